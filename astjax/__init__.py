@@ -1,0 +1,2 @@
+"""astjax: JAX's transformations by source-to-source rewriting of Python."""
+from .array import Array, Device
