@@ -1,0 +1,203 @@
+"""Shape manipulation: reshape, concatenate, pad, ... returning Arrays.
+
+Results are views where NumPy's are (Arrays are immutable, so sharing memory
+is safe). Joining functions promote their inputs on JAX's lattice
+(`concatenate([int32, float32])` is float32). Errors name the shapes
+involved and what would work instead.
+"""
+import numpy as np
+
+from ._promote import (
+    arg as _arg,
+    dtype_arg as _dtype_arg,
+    nd as _nd,
+    out as _out,
+    promote_all as _promote_all,
+)
+
+
+def shape(a):
+    """The shape of `a` as a tuple of Python ints."""
+    return np.shape(a)
+
+
+def ndim(a):
+    """The number of dimensions of `a` (a Python int)."""
+    return np.ndim(a)
+
+
+def size(a, axis=None):
+    """The number of elements of `a`, or its length along `axis` (a Python int)."""
+    return np.size(a, axis)
+
+
+def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+    """NumPy's reshape (`newshape=` is accepted as an old alias of `shape`)."""
+    if newshape is not None:
+        if shape is not None:
+            raise TypeError("reshape: pass the new shape once, as shape= (not also newshape=).")
+        shape = newshape
+    if shape is None:
+        raise TypeError("reshape: missing the new shape, e.g. reshape(a, (2, 3)).")
+    a = _arg(a)
+    try:
+        return _out(a.reshape(shape, order=order))
+    except ValueError as e:
+        raise ValueError(
+            f"reshape: cannot reshape an array of shape {a.shape} ({a.size} elements) "
+            f"into shape {shape!r}: the number of elements must stay the same; use -1 "
+            f"for one dimension to have it inferred from the others."
+        ) from e
+
+
+def ravel(a, order="C"):
+    """`a` flattened to one dimension."""
+    return _out(_arg(a).ravel(order))
+
+
+def transpose(a, axes=None):
+    """NumPy's transpose: axes reversed, or permuted as `axes` says."""
+    return _out(_arg(a).transpose(axes))
+
+
+def swapaxes(a, axis1, axis2):
+    """NumPy's swapaxes."""
+    return _out(_arg(a).swapaxes(axis1, axis2))
+
+
+def moveaxis(a, source, destination):
+    """NumPy's moveaxis."""
+    return _out(np.moveaxis(_nd(a), source, destination))
+
+
+def expand_dims(a, axis):
+    """NumPy's expand_dims (`axis` may be a tuple)."""
+    return _out(np.expand_dims(_nd(a), axis))
+
+
+def squeeze(a, axis=None):
+    """NumPy's squeeze: drop length-1 axes (all of them, or those in `axis`)."""
+    a = _arg(a)
+    try:
+        return _out(a.squeeze(axis))
+    except ValueError as e:
+        raise ValueError(
+            f"squeeze: cannot squeeze axis {axis!r} of an array of shape {a.shape}: only "
+            f"axes of length 1 can be removed (use reshape to change other axes)."
+        ) from e
+
+
+def broadcast_to(array, shape):
+    """NumPy's broadcast_to (a read-only view)."""
+    array = _nd(array)
+    try:
+        return _out(np.broadcast_to(array, shape))
+    except ValueError as e:
+        raise ValueError(
+            f"broadcast_to: cannot broadcast an array of shape {array.shape} to shape "
+            f"{shape!r}: each dimension must be equal or 1 in the input, aligned from "
+            f"the right."
+        ) from e
+
+
+def _join(numpy_fn, name, arrays, axis, dtype, same_shape):
+    if isinstance(arrays, np.ndarray):
+        arrays = list(arrays)
+    arrays = _promote_all(_nd(x) for x in arrays)
+    if not arrays:
+        raise ValueError(f"{name}: need at least one array to join, got an empty sequence.")
+    if dtype is not None:
+        dtype = _dtype_arg(dtype)
+        arrays = [x.astype(dtype, copy=False) for x in arrays]
+    try:
+        return _out(numpy_fn(arrays) if axis is None else numpy_fn(arrays, axis=axis))
+    except ValueError as e:
+        shapes = ", ".join(str(x.shape) for x in arrays)
+        rule = ("all arrays must have the same shape" if same_shape else
+                f"all arrays need the same number of dimensions and the same size in "
+                f"every dimension except axis {axis}")
+        raise ValueError(f"{name}: cannot join arrays of shapes [{shapes}]"
+                         f"{'' if axis is None else f' along axis {axis}'}: {rule} "
+                         f"(NumPy says: {e}).") from e
+
+
+def concatenate(arrays, axis=0, dtype=None):
+    """NumPy's concatenate with JAX's type promotion."""
+    if axis is None:
+        return _join(np.concatenate, "concatenate", [_nd(x).ravel() for x in arrays], 0,
+                     dtype, False)
+    return _join(np.concatenate, "concatenate", arrays, axis, dtype, False)
+
+
+def stack(arrays, axis=0, dtype=None):
+    """NumPy's stack with JAX's type promotion."""
+    return _join(np.stack, "stack", arrays, axis, dtype, True)
+
+
+def hstack(tup, dtype=None):
+    """NumPy's hstack with JAX's type promotion."""
+    return _join(np.hstack, "hstack", tup, None, dtype, False)
+
+
+def vstack(tup, dtype=None):
+    """NumPy's vstack with JAX's type promotion."""
+    return _join(np.vstack, "vstack", tup, None, dtype, False)
+
+
+def split(ary, indices_or_sections, axis=0):
+    """NumPy's split, as a list of Arrays."""
+    return [_out(x) for x in np.split(_nd(ary), indices_or_sections, axis)]
+
+
+_PAD_MODES = ("constant", "edge", "linear_ramp", "maximum", "mean", "median", "minimum",
+              "reflect", "symmetric", "wrap", "empty")
+
+
+def pad(array, pad_width, mode="constant", **kwargs):
+    """NumPy's pad; mode "constant" (with constant_values), "edge", or NumPy's others."""
+    if not callable(mode) and mode not in _PAD_MODES:
+        raise ValueError(f"pad: unsupported mode {mode!r}; use one of "
+                         f"{', '.join(map(repr, _PAD_MODES))} or a callable.")
+    array = _nd(array)
+    if mode == "empty":
+        mode = "constant"  # deterministic, as JAX (it fills with zeros)
+    try:
+        return _out(np.pad(array, pad_width, mode=mode, **kwargs))
+    except (ValueError, TypeError) as e:
+        raise (TypeError if isinstance(e, TypeError) else ValueError)(
+            f"pad: cannot pad an array of shape {array.shape} with pad_width={pad_width!r}, "
+            f"mode={mode!r}, {kwargs or 'no keyword arguments'}: {e}. pad_width is an int, "
+            f"a (before, after) pair, or one pair per axis; only mode='constant' takes "
+            f"constant_values."
+        ) from e
+
+
+def tile(A, reps):
+    """NumPy's tile."""
+    return _out(np.tile(_nd(A), reps))
+
+
+def repeat(a, repeats, axis=None, *, total_repeat_length=None):
+    """NumPy's repeat; `total_repeat_length` truncates, or repeats the last value."""
+    a = _nd(a)
+    result = np.repeat(a, _nd(repeats) if isinstance(repeats, np.ndarray) else repeats, axis)
+    if total_repeat_length is not None:
+        ax = 0 if axis is None else axis
+        n = result.shape[ax]
+        if n > total_repeat_length:
+            result = np.take(result, np.arange(total_repeat_length), axis=ax)
+        elif n < total_repeat_length:
+            pad_width = [(0, 0)] * result.ndim
+            pad_width[ax] = (0, total_repeat_length - n)
+            result = np.pad(result, pad_width, mode="edge")
+    return _out(result)
+
+
+def flip(m, axis=None):
+    """NumPy's flip (a view)."""
+    return _out(np.flip(_nd(m), axis))
+
+
+def roll(a, shift, axis=None):
+    """NumPy's roll."""
+    return _out(np.roll(_nd(a), shift, axis))
