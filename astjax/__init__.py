@@ -1,2 +1,15 @@
-"""astjax: JAX's transformations by source-to-source rewriting of Python."""
+"""astjax: JAX's transformations by source-to-source rewriting of Python.
+
+`astjax.grad(f)` reads f's source, writes the source of its derivative, and
+runs it; `astjax.source(astjax.grad(f))` shows that source.
+"""
+from . import numpy, random, tree_util, lax, errors, rules  # noqa: F401
 from .array import Array, Device
+from .api import grad, value_and_grad, vjp, source
+from .devices import devices, device_put, local_devices, device_count
+from .errors import TransformError
+
+__version__ = "0.1.0"
+
+__all__ = ["Array", "Device", "grad", "value_and_grad", "vjp", "source", "devices", "device_put",
+           "local_devices", "device_count", "numpy", "random", "tree_util", "lax", "TransformError"]

@@ -1,0 +1,1 @@
+"""Analyses of normalized functions: what each statement applies, and what is active."""

@@ -1,0 +1,58 @@
+"""Activity: which variables need derivatives.
+
+A variable is *varied* if it depends on an input being differentiated, and
+*useful* if the output depends on it; only variables that are both (active)
+get an adjoint or a tangent. The analysis is by name and ignores statement
+order, which over-approximates slightly and is always safe.
+"""
+import gast
+
+from .classify import classify
+
+__all__ = ["Activity"]
+
+
+class Activity:
+    """The active variables of a normalized function, with respect to `inputs`, for `outputs`."""
+
+    def __init__(self, function_node, resolver, inputs, outputs):
+        self.assignments = []     # (target name, Application)
+        for node in gast.walk(function_node):
+            if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
+                self.assignments.append((node.targets[0].id, classify(node.value, resolver)))
+            elif isinstance(node, gast.Expr) and _is_append(node.value):
+                self.assignments.append((node.value.func.value.id, classify(
+                    gast.List(elts=node.value.args, ctx=gast.Load()), resolver)))
+        self.varied = self._forward(set(inputs))
+        self.useful = self._backward(set(outputs))
+        self.active = self.varied & self.useful
+
+    def _forward(self, names):
+        changed = True
+        while changed:
+            changed = False
+            for target, app in self.assignments:
+                if target not in names and app.differentiable and any(n in names for n in app.operand_names()):
+                    names.add(target)
+                    changed = True
+        return names
+
+    def _backward(self, names):
+        changed = True
+        while changed:
+            changed = False
+            for target, app in self.assignments:
+                if target in names and app.differentiable:
+                    new = set(app.operand_names()) - names
+                    if new:
+                        names |= new
+                        changed = True
+        return names
+
+    def is_active(self, node):
+        return isinstance(node, gast.Name) and node.id in self.active
+
+
+def _is_append(value):
+    return (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
+            and value.func.attr == "append" and isinstance(value.func.value, gast.Name))

@@ -1,0 +1,1 @@
+"""Backends: where generated source runs. `python` (NumPy) is the reference, always available."""

@@ -1,0 +1,1 @@
+"""Code generation helpers: names, rule-template expansion, unparsing."""

@@ -1,0 +1,29 @@
+"""Devices: where arrays live. astjax computes on the host CPU (CUDA backends come later)."""
+import numpy as np
+
+from .array import Array, cpu_device, wrap
+
+__all__ = ["devices", "local_devices", "device_count", "device_put"]
+
+
+def devices(backend=None):
+    """The devices of `backend` ("cpu" or None for the default)."""
+    if backend not in (None, "cpu"):
+        raise RuntimeError(f"unknown backend {backend!r}: astjax has the 'cpu' backend here")
+    return [cpu_device]
+
+
+def local_devices(process_index=None, backend=None):
+    return devices(backend)
+
+
+def device_count(backend=None):
+    return len(devices(backend))
+
+
+def device_put(x, device=None):
+    """Place `x` (a pytree of arrays) on `device`: an astjax Array, keeping its dtype."""
+    from .tree_util import tree_map
+    if device is not None and device not in devices():
+        raise ValueError(f"device_put: unknown device {device!r}; choose one of astjax.devices()")
+    return tree_map(lambda leaf: leaf if isinstance(leaf, Array) else wrap(np.asarray(leaf)), x)

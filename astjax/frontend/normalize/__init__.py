@@ -1,0 +1,25 @@
+"""Normalization: rewrite a function into the small form the transformations read.
+
+After these passes every statement applies one primitive to names and
+constants (`_t1 = jnp.sin(x)`), methods are function calls, updates are
+functional (`y = y.at[i].add(v)`), and the function ends in a single return.
+Each pass is one file; `normalize` runs them in order.
+"""
+from .method_calls import MethodCalls
+from .augmented_assignment import AugmentedAssignment
+from .tuple_assignment import TupleAssignment
+from .control_flow import ControlFlow
+from .one_primitive_per_statement import OnePrimitivePerStatement
+
+__all__ = ["normalize", "PASSES"]
+
+PASSES = (MethodCalls, AugmentedAssignment, TupleAssignment, ControlFlow, OnePrimitivePerStatement)
+
+
+def normalize(function_node, context):
+    """Run every normalization pass over a copy of `function_node`."""
+    import copy
+    node = copy.deepcopy(function_node)
+    for pass_class in PASSES:
+        node = pass_class(context).run(node)
+    return node

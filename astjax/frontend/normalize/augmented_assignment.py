@@ -1,0 +1,71 @@
+"""Augmented and item assignments become plain, functional assignments.
+
+    x += e          ->   x = x + e
+    y[i] = e        ->   y = y.at[i].set(e)
+    y[i] += e       ->   y = y.at[i].add(e)
+
+So code that looks like it mutates a local array differentiates correctly:
+the update is a primitive with a derivative rule, not a hidden side effect.
+"""
+import gast
+
+from .base import Pass, copy_location
+
+_AT_METHOD = {gast.Add: "add", gast.Mult: "multiply", gast.Sub: None, gast.Div: None}
+
+
+def _at_update(target, method, value):
+    at = gast.Attribute(value=_load(target.value), attr="at", ctx=gast.Load())
+    subscript = gast.Subscript(value=at, slice=_load(target.slice), ctx=gast.Load())
+    call = gast.Call(func=gast.Attribute(value=subscript, attr=method, ctx=gast.Load()), args=[value], keywords=[])
+    return gast.Assign(targets=[_store(target.value)], value=call, type_comment=None)
+
+
+def _load(node):
+    import copy
+    node = copy.deepcopy(node)
+    node.ctx = gast.Load()
+    return node
+
+
+def _store(node):
+    import copy
+    node = copy.deepcopy(node)
+    node.ctx = gast.Store()
+    return node
+
+
+class AugmentedAssignment(Pass):
+    """Desugar `x op= e`, `y[i] = e` and `y[i] op= e`."""
+
+    def visit_AugAssign(self, node):
+        self.generic_visit(node)
+        target = node.target
+        if isinstance(target, gast.Name):
+            value = gast.BinOp(left=_load(target), op=node.op, right=node.value)
+            return copy_location(gast.Assign(targets=[_store(target)], value=value, type_comment=None), node)
+        if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
+            op = type(node.op)
+            if op in (gast.Add, gast.Mult):
+                return copy_location(_at_update(target, _AT_METHOD[op], node.value), node)
+            current = gast.Subscript(value=_load(target.value), slice=_load(target.slice), ctx=gast.Load())
+            value = gast.BinOp(left=current, op=node.op, right=node.value)
+            return copy_location(_at_update(target, "set", value), node)
+        raise self.error("astjax can only update names and items of local arrays in place", node,
+                         hint="assign the result to a local name first (obj = ...; obj += e).")
+
+    def visit_Assign(self, node):
+        self.generic_visit(node)
+        if len(node.targets) != 1:
+            raise self.error("chained assignment (a = b = e) is not supported", node,
+                             hint="write one assignment per line.")
+        target = node.targets[0]
+        if isinstance(target, gast.Subscript):
+            if not isinstance(target.value, gast.Name):
+                raise self.error("item assignment is supported on local array names only", node,
+                                 hint="assign the array to a local name first.")
+            return copy_location(_at_update(target, "set", node.value), node)
+        if isinstance(target, gast.Attribute):
+            raise self.error("assigning to attributes is not supported in transformed functions", node,
+                             hint="keep values in local variables and return them.")
+        return node

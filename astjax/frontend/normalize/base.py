@@ -1,0 +1,33 @@
+"""The shape of a normalization pass: a gast transformer with the function's context."""
+import gast
+
+__all__ = ["Pass", "copy_location", "name", "store"]
+
+
+class Pass(gast.NodeTransformer):
+    """A normalization pass. Subclasses say in their docstring what they rewrite."""
+
+    def __init__(self, context):
+        self.context = context
+
+    def run(self, function_node):
+        return self.visit(function_node)
+
+    def error(self, message, node, hint=None):
+        return self.context.error(message, node, hint)
+
+
+def copy_location(new, old):
+    """Give `new` (and its children without a position) the line of `old`."""
+    for child in gast.walk(new):
+        if getattr(child, "lineno", None) is None and hasattr(old, "lineno"):
+            gast.copy_location(child, old)
+    return new
+
+
+def name(identifier):
+    return gast.Name(id=identifier, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def store(identifier):
+    return gast.Name(id=identifier, ctx=gast.Store(), annotation=None, type_comment=None)

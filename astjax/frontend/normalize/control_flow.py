@@ -1,0 +1,228 @@
+"""Control flow in the form the derivative passes read: range loops, one exit.
+
+1. Loops over values become loops over positions::
+
+       for v in xs:                 ->   for _i in range(len(xs)):
+                                             v = xs[_i]
+       for i, v in enumerate(xs):   ->   for i in range(len(xs)):
+                                             v = xs[i]
+       for a, b in zip(xs, ys):     ->   for _i in range(min(len(xs), len(ys))):
+                                             a = xs[_i]
+                                             b = ys[_i]
+
+2. Statements after a branch that always leaves (return, break, continue)
+   move into the branch that does not, so every jump ends its block::
+
+       if n == 0:                   ->   if n == 0:
+           return 1.0                        return 1.0
+       return x * f(x, n - 1)            else:
+                                             return x * f(x, n - 1)
+
+3. A function with several returns assigns the result and returns it once;
+   a return inside a loop sets a flag and breaks out::
+
+       if c:                        ->   if c:
+           return a                          _ret = a
+       else:                             else:
+           return b                          _ret = b
+                                         return _ret
+"""
+import copy
+
+import gast
+
+from .base import Pass, copy_location, name, store
+
+JUMPS = (gast.Return, gast.Break, gast.Continue)
+
+
+def always_jumps(block):
+    """Whether running `block` always ends in a return, break or continue."""
+    if not block:
+        return False
+    last = block[-1]
+    if isinstance(last, JUMPS):
+        return True
+    if isinstance(last, gast.If):
+        return always_jumps(last.body) and always_jumps(last.orelse)
+    return False
+
+
+def may_jump(block):
+    """Whether some path through `block` (outside nested loops) jumps."""
+    for stmt in block:
+        if isinstance(stmt, JUMPS):
+            return True
+        if isinstance(stmt, gast.If) and (may_jump(stmt.body) or may_jump(stmt.orelse)):
+            return True
+    return False
+
+
+def append_to_fallthrough(block, rest):
+    """Append `rest` to every path through `block` that does not jump."""
+    if always_jumps(block):
+        return block
+    if block and isinstance(block[-1], gast.If) and (may_jump(block[-1].body) or may_jump(block[-1].orelse)):
+        last = block[-1]
+        last.body = append_to_fallthrough(last.body, copy.deepcopy(rest))
+        last.orelse = append_to_fallthrough(last.orelse, rest)
+        return block
+    return block + rest
+
+
+class ControlFlow(Pass):
+    """Rewrite loops to range loops and put every jump at the end of its block."""
+
+    def run(self, node):
+        self.loop_returns = False
+        node = self.visit(node)
+        node.body = self.structure(node.body, in_loop=False)
+        node.body = self.single_return(node)
+        return node
+
+    # ------------------------------------------------------------ loops
+    def visit_For(self, node):
+        self.generic_visit(node)
+        if node.orelse:
+            raise self.error("`for ... else` is not supported in transformed functions", node,
+                             hint="use a flag variable set before `break`.")
+        it = node.iter
+        if isinstance(it, gast.Call) and self._is_builtin(it.func, range):
+            if not isinstance(node.target, gast.Name):
+                raise self.error("a range loop needs a single loop variable", node)
+            return node
+        position = None
+        if isinstance(it, gast.Call) and self._is_builtin(it.func, enumerate) and len(it.args) == 1:
+            if not (isinstance(node.target, gast.Tuple) and len(node.target.elts) == 2):
+                raise self.error("write `for i, v in enumerate(xs)`", node)
+            position, target = node.target.elts
+            sequences, targets = [it.args[0]], [target]
+        elif isinstance(it, gast.Call) and self._is_builtin(it.func, zip):
+            if not (isinstance(node.target, gast.Tuple) and len(node.target.elts) == len(it.args)):
+                raise self.error("unpack one name per zipped sequence: `for a, b in zip(xs, ys)`", node)
+            sequences, targets = it.args, node.target.elts
+        else:
+            sequences, targets = [it], [node.target]
+        if position is None:
+            position = store(self.context.namer.fresh("_i"))
+        sequences = [self._hoist(s) for s in sequences]
+        hoisted = [s for s, _ in sequences if s is not None]
+        sequences = [n for _, n in sequences]
+        lengths = [gast.Call(func=name("len"), args=[copy.deepcopy(s)], keywords=[]) for s in sequences]
+        count = lengths[0] if len(lengths) == 1 else gast.Call(func=name("min"), args=lengths, keywords=[])
+        loads = []
+        for seq, target in zip(sequences, targets):
+            if not isinstance(target, gast.Name):
+                raise self.error("loop targets must be names", node)
+            item = gast.Subscript(value=copy.deepcopy(seq), slice=name(position.id), ctx=gast.Load())
+            loads.append(copy_location(gast.Assign(targets=[store(target.id)], value=item, type_comment=None), node))
+        loop = gast.For(target=store(position.id), iter=gast.Call(func=name("range"), args=[count], keywords=[]),
+                        body=loads + node.body, orelse=[], type_comment=None)
+        return [copy_location(s, node) for s in hoisted + [loop]]
+
+    def _hoist(self, sequence):
+        if isinstance(sequence, gast.Name):
+            return None, sequence
+        tmp = self.context.namer.fresh()
+        return gast.Assign(targets=[store(tmp)], value=sequence, type_comment=None), name(tmp)
+
+    def _is_builtin(self, func, builtin):
+        return self.context.resolver.static_value(func) is builtin
+
+    def visit_While(self, node):
+        self.generic_visit(node)
+        if node.orelse:
+            raise self.error("`while ... else` is not supported in transformed functions", node,
+                             hint="use a flag variable set before `break`.")
+        return node
+
+    # ------------------------------------------------------------ jumps
+    def structure(self, block, in_loop):
+        """Move statements after a jumping branch into the branch that falls through."""
+        out = []
+        for i, stmt in enumerate(block):
+            if isinstance(stmt, (gast.For, gast.While)):
+                stmt.body = self.structure(stmt.body, in_loop=True)
+                stmt.body = self.returns_in_loop(stmt)
+            elif isinstance(stmt, gast.If):
+                stmt.body = self.structure(stmt.body, in_loop)
+                stmt.orelse = self.structure(stmt.orelse, in_loop)
+                rest = block[i + 1:]
+                if rest and (may_jump(stmt.body) or may_jump(stmt.orelse)):
+                    rest = self.structure(rest, in_loop)
+                    out.append(stmt)
+                    return append_to_fallthrough(out, rest)
+            out.append(stmt)
+            if isinstance(stmt, JUMPS):
+                break   # anything after a jump is dead
+        if in_loop and out and isinstance(out[-1], gast.Continue):
+            out[-1] = copy_location(gast.Pass(), out[-1])
+        return out
+
+    def returns_in_loop(self, loop):
+        """A `return e` inside a loop becomes `_ret = e; _returned = True; break`."""
+        body = loop.body
+        if not any(isinstance(n, gast.Return) for s in body for n in gast.walk(s)):
+            return body
+        self.loop_returns = True
+        self._rewrite_returns(body)
+        return body
+
+    def _rewrite_returns(self, block):
+        for i, stmt in enumerate(block):
+            if isinstance(stmt, gast.Return):
+                block[i:i + 1] = [copy_location(s, stmt) for s in (
+                    gast.Assign(targets=[store("_ret")], value=stmt.value or gast.Constant(value=None, kind=None),
+                                type_comment=None),
+                    gast.Assign(targets=[store("_returned")], value=gast.Constant(value=True, kind=None),
+                                type_comment=None),
+                    gast.Break())]
+                return
+            if isinstance(stmt, gast.If):
+                self._rewrite_returns(stmt.body)
+                self._rewrite_returns(stmt.orelse)
+            elif isinstance(stmt, (gast.For, gast.While)):
+                if any(isinstance(n, gast.Return) for s in stmt.body for n in gast.walk(s)):
+                    raise self.error("a return inside nested loops is not supported yet", stmt,
+                                     hint="set a result variable and break out of each loop.")
+
+    def single_return(self, function):
+        """Give the function exactly one return, at its end."""
+        body = function.body
+        returns = [n for n in gast.walk(function) if isinstance(n, gast.Return)]
+        if self.loop_returns:
+            self.context.namer.reserve("_ret")
+            self.context.namer.reserve("_returned")
+            body = self._guard_after_loop_returns(body)
+            body.insert(0, gast.Assign(targets=[store("_returned")], value=gast.Constant(value=False, kind=None),
+                                       type_comment=None))
+        elif len(returns) == 1 and body and isinstance(body[-1], gast.Return):
+            return body
+        elif not returns:
+            return body + [gast.Return(value=gast.Constant(value=None, kind=None))]
+        self.context.namer.reserve("_ret")
+        self._assign_returns(body)
+        return body + [gast.Return(value=name("_ret"))]
+
+    def _assign_returns(self, block):
+        for i, stmt in enumerate(block):
+            if isinstance(stmt, gast.Return):
+                value = stmt.value or gast.Constant(value=None, kind=None)
+                block[i] = copy_location(gast.Assign(targets=[store("_ret")], value=value, type_comment=None), stmt)
+            elif isinstance(stmt, gast.If):
+                self._assign_returns(stmt.body)
+                self._assign_returns(stmt.orelse)
+
+    def _guard_after_loop_returns(self, block):
+        """After a loop that may return, run the rest only if it did not."""
+        out = []
+        for i, stmt in enumerate(block):
+            out.append(stmt)
+            if isinstance(stmt, (gast.For, gast.While)) and any(
+                    isinstance(n, gast.Name) and n.id == "_returned" for n in gast.walk(stmt)):
+                rest = block[i + 1:]
+                if rest:
+                    guard = gast.If(test=name("_returned"), body=[gast.Pass()], orelse=self._guard_after_loop_returns(rest))
+                    out.append(copy_location(guard, stmt))
+                return out
+        return out

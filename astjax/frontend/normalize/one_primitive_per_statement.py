@@ -1,0 +1,310 @@
+"""One primitive per statement: nested expressions get named temporaries.
+
+    y = jnp.sin(x) * x + 1.0     ->   _t1 = jnp.sin(x)
+                                      _t2 = _t1 * x
+                                      y = _t2 + 1.0
+
+Operands become names or constants; a conditional expression becomes an
+`if` statement and `a and b` short-circuits through one; a `while` test is
+computed before the loop and again at the end of its body. The derivative
+passes then see each primitive application on its own line, and the cleanup
+passes fold single-use temporaries back in so generated code reads well.
+"""
+import copy
+
+import gast
+
+from ..resolve import NOT_STATIC
+from .base import Pass, copy_location, name, store
+
+_UNSUPPORTED = {
+    gast.Try: ("try/except", "move the error handling outside the transformed function"),
+    gast.With: ("`with` blocks", "move the `with` outside the transformed function"),
+    gast.Global: ("`global`", "pass the value as an argument and return the new value"),
+    gast.Nonlocal: ("`nonlocal`", "pass the value as an argument and return the new value"),
+    gast.Delete: ("`del`", "let the name go out of use instead"),
+    gast.ClassDef: ("class definitions", "define the class outside the transformed function"),
+    gast.Raise: ("`raise`", "check inputs before calling the transformed function"),
+    gast.Assert: ("`assert`", "check inputs before calling the transformed function"),
+    gast.Import: ("imports", "import at module level"),
+    gast.ImportFrom: ("imports", "import at module level"),
+}
+_UNSUPPORTED_EXPR = {
+    gast.Yield: ("`yield` (generators)", "return a list or array instead"),
+    gast.YieldFrom: ("`yield from`", "return a list or array instead"),
+    gast.Await: ("`await`", "transform a plain (not async) function"),
+    gast.NamedExpr: ("the walrus operator `:=`", "assign on its own line"),
+    gast.Starred: ("starred arguments (*args)", "pass the arguments one by one"),
+    gast.Lambda: ("a lambda inside a transformed function", "define it with `def` at module level"),
+    gast.DictComp: ("dict comprehensions", "build the dict with a loop"),
+    gast.SetComp: ("set comprehensions", "use a list"),
+    gast.GeneratorExp: ("generator expressions", "use a list comprehension"),
+    gast.Dict: ("dict literals", "use separate variables or a tuple"),
+}
+
+
+class OnePrimitivePerStatement(Pass):
+    """Flatten nested expressions into a sequence of single-primitive assignments."""
+
+    def run(self, node):
+        node.body = self.block(node.body)
+        return node
+
+    # --------------------------------------------------------- statements
+    def block(self, stmts):
+        out = []
+        for stmt in stmts:
+            out.extend(self.statement(stmt))
+        return out
+
+    def statement(self, stmt):
+        self.emitted = []
+        self.current = stmt
+        kind = type(stmt)
+        if kind in _UNSUPPORTED:
+            what, instead = _UNSUPPORTED[kind]
+            raise self.error(f"{what} cannot be transformed", stmt, hint=instead + ".")
+        if isinstance(stmt, gast.FunctionDef):
+            raise self.error("nested function definitions inside a transformed function are not supported yet",
+                             stmt, hint="define the helper function at module level and call it.")
+        if isinstance(stmt, gast.Assign):
+            value = self.expression(stmt.value)
+            new = gast.Assign(targets=stmt.targets, value=value, type_comment=None)
+        elif isinstance(stmt, gast.AnnAssign):
+            value = self.expression(stmt.value)
+            new = gast.Assign(targets=[stmt.target], value=value, type_comment=None)
+        elif isinstance(stmt, gast.Expr):
+            if isinstance(stmt.value, gast.Constant):
+                return []      # a docstring or a bare constant does nothing
+            new = gast.Expr(value=self.expression(stmt.value))
+        elif isinstance(stmt, gast.Return):
+            new = gast.Return(value=self.returned(stmt.value))
+        elif isinstance(stmt, gast.If):
+            test = self.operand(stmt.test)
+            pre = self.emitted
+            new = gast.If(test=test, body=self.block(stmt.body) or [gast.Pass()], orelse=self.block(stmt.orelse))
+            self.emitted = pre
+        elif isinstance(stmt, gast.For):
+            new = self.for_loop(stmt)
+        elif isinstance(stmt, gast.While):
+            new = self.while_loop(stmt)
+        elif isinstance(stmt, (gast.Pass, gast.Break, gast.Continue)):
+            new = stmt
+        else:
+            raise self.error(f"`{type(stmt).__name__}` statements cannot be transformed", stmt)
+        emitted = self.emitted
+        return [copy_location(s, stmt) for s in emitted + [new]]
+
+    def for_loop(self, stmt):
+        call = stmt.iter
+        assigned = {n.id for s in stmt.body for n in gast.walk(s)
+                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        args = []
+        for arg in call.args:
+            atom = self.operand(arg)
+            if isinstance(atom, gast.Name) and atom.id in assigned:
+                atom = self.assign_temp(atom)   # the bounds are read once, before the loop
+            args.append(atom)
+        pre = self.emitted
+        body = self.block(stmt.body) or [gast.Pass()]
+        self.emitted = pre
+        return gast.For(target=stmt.target, iter=gast.Call(func=call.func, args=args, keywords=[]),
+                        body=body, orelse=[], type_comment=None)
+
+    def while_loop(self, stmt):
+        pre = self.emitted
+        self.emitted = []
+        test = self.operand(stmt.test)
+        test_stmts = self.emitted
+        body = self.block(stmt.body)
+        self.emitted = pre + test_stmts
+        if test_stmts:   # recompute the test at the end of each iteration
+            body = body + [copy_location(copy.deepcopy(s), stmt) for s in test_stmts]
+        return gast.While(test=test, body=body or [gast.Pass()], orelse=[])
+
+    def returned(self, value):
+        """The returned value as a name: a computed result is called `out`."""
+        if value is None:
+            return None
+        if isinstance(value, gast.Tuple):
+            return gast.Tuple(elts=[self.returned(e) for e in value.elts], ctx=gast.Load())
+        value = self.expression(value)
+        if isinstance(value, (gast.Name, gast.Constant)):
+            return value
+        out = "out" if "out" not in self.context.namer.taken else self.context.namer.fresh("out")
+        self.context.namer.reserve(out)
+        self.emitted.append(copy_location(gast.Assign(targets=[store(out)], value=value, type_comment=None),
+                                          self.current))
+        return name(out)
+
+    # -------------------------------------------------------- expressions
+    def assign_temp(self, value):
+        tmp = self.context.namer.fresh()
+        self.emitted.append(copy_location(gast.Assign(targets=[store(tmp)], value=value, type_comment=None),
+                                          self.current))
+        return name(tmp)
+
+    def is_static(self, node):
+        return self.context.resolver.static_value(node) is not NOT_STATIC
+
+    def operand(self, node):
+        """`node` as a name or constant, computing it into a temporary if needed."""
+        if isinstance(node, (gast.Name, gast.Constant)):
+            return node
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and isinstance(node.operand, gast.Constant):
+            return gast.Constant(value=-node.operand.value, kind=None)
+        if isinstance(node, gast.Attribute) and self.is_static(node):
+            return node        # np.pi, jnp.float32: constants
+        if isinstance(node, (gast.Tuple, gast.List)) and all(
+                isinstance(e, (gast.Constant, gast.Name)) for e in node.elts):
+            return gast.Tuple(elts=node.elts, ctx=gast.Load()) if isinstance(node, gast.Tuple) else node
+        value = self.expression(node)
+        if isinstance(value, (gast.Name, gast.Constant)):
+            return value
+        return self.assign_temp(value)
+
+    def structure(self, node):
+        """Operands of calls may be (nested) tuples and lists of operands: shapes, pad widths, stacks."""
+        if isinstance(node, (gast.Tuple, gast.List)):
+            kind = gast.Tuple if isinstance(node, gast.Tuple) else gast.List
+            return kind(elts=[self.structure(e) for e in node.elts], ctx=gast.Load())
+        return self.operand(node)
+
+    def index(self, node):
+        if isinstance(node, gast.Slice):
+            return gast.Slice(lower=node.lower and self.operand(node.lower),
+                              upper=node.upper and self.operand(node.upper),
+                              step=node.step and self.operand(node.step))
+        if isinstance(node, gast.Tuple):
+            return gast.Tuple(elts=[self.index(e) for e in node.elts], ctx=gast.Load())
+        return self.operand(node)
+
+    def expression(self, node):
+        """`node` as one primitive applied to operands (the right side of one statement)."""
+        kind = type(node)
+        if kind in _UNSUPPORTED_EXPR:
+            what, instead = _UNSUPPORTED_EXPR[kind]
+            raise self.error(f"{what} cannot be transformed", node, hint=instead + ".")
+        if isinstance(node, (gast.Name, gast.Constant)):
+            return node
+        if isinstance(node, gast.BinOp):
+            return gast.BinOp(left=self.operand(node.left), op=node.op, right=self.operand(node.right))
+        if isinstance(node, gast.UnaryOp):
+            if isinstance(node.operand, gast.Constant) and isinstance(node.op, gast.USub):
+                return gast.Constant(value=-node.operand.value, kind=None)
+            return gast.UnaryOp(op=node.op, operand=self.operand(node.operand))
+        if isinstance(node, gast.Compare):
+            return self.compare(node)
+        if isinstance(node, gast.BoolOp):
+            return self.bool_op(node)
+        if isinstance(node, gast.IfExp):
+            return self.if_expression(node)
+        if isinstance(node, gast.Call):
+            return self.call(node)
+        if isinstance(node, gast.Subscript):
+            return gast.Subscript(value=self.operand(node.value), slice=self.index(node.slice), ctx=gast.Load())
+        if isinstance(node, gast.Attribute):
+            if self.is_static(node):
+                return node
+            return gast.Attribute(value=self.operand(node.value), attr=node.attr, ctx=gast.Load())
+        if isinstance(node, (gast.Tuple, gast.List)):
+            return self.structure(node)
+        if isinstance(node, gast.ListComp):
+            return self.list_comprehension(node)
+        if isinstance(node, gast.JoinedStr):
+            return node
+        raise self.error(f"`{type(node).__name__}` expressions cannot be transformed", node)
+
+    def compare(self, node):
+        if len(node.ops) == 1:
+            return gast.Compare(left=self.operand(node.left), ops=node.ops,
+                                comparators=[self.operand(node.comparators[0])])
+        # a < b < c  ->  (a < b) and (b < c), b evaluated once
+        left = self.operand(node.left)
+        parts = []
+        for op, right in zip(node.ops, node.comparators):
+            right = self.operand(right)
+            parts.append(gast.Compare(left=left, ops=[op], comparators=[right]))
+            left = right
+        return self.bool_op(gast.BoolOp(op=gast.And(), values=parts))
+
+    def bool_op(self, node):
+        """`a and b` -> `_t = a; if _t: _t = b` (b only evaluated when needed)."""
+        result = self.context.namer.fresh()
+        first = self.expression(node.values[0])
+        self.emitted.append(copy_location(gast.Assign(targets=[store(result)], value=first, type_comment=None),
+                                          self.current))
+        for value in node.values[1:]:
+            pre = self.emitted
+            self.emitted = []
+            later = self.expression(value)
+            branch = self.emitted + [gast.Assign(targets=[store(result)], value=later, type_comment=None)]
+            self.emitted = pre
+            keep_going = isinstance(node.op, gast.And)
+            test = gast.If(test=name(result), body=branch if keep_going else [gast.Pass()],
+                           orelse=[] if keep_going else branch)
+            self.emitted.append(copy_location(test, self.current))
+        return name(result)
+
+    def if_expression(self, node):
+        """`a if c else b` -> `if c: _t = a else: _t = b` (only the chosen side is evaluated)."""
+        test = self.operand(node.test)
+        result = self.context.namer.fresh()
+        branches = []
+        for side in (node.body, node.orelse):
+            pre = self.emitted
+            self.emitted = []
+            value = self.expression(side)
+            branches.append(self.emitted + [gast.Assign(targets=[store(result)], value=value, type_comment=None)])
+            self.emitted = pre
+        self.emitted.append(copy_location(gast.If(test=test, body=branches[0], orelse=branches[1]), self.current))
+        return name(result)
+
+    def call(self, node):
+        func = node.func
+        if isinstance(func, gast.Attribute) and not self.is_static(func):
+            func = self.method_target(func)
+        elif not isinstance(func, (gast.Name, gast.Attribute)):
+            func = self.operand(func)
+        for arg in node.args:
+            if isinstance(arg, gast.Starred):
+                what, instead = _UNSUPPORTED_EXPR[gast.Starred]
+                raise self.error(f"{what} cannot be transformed", arg, hint=instead + ".")
+        args = [self.structure(a) for a in node.args]
+        keywords = []
+        for kw in node.keywords:
+            if kw.arg is None:
+                raise self.error("**kwargs in a call cannot be transformed", node, hint="pass keywords by name.")
+            keywords.append(gast.keyword(arg=kw.arg, value=self.structure(kw.value)))
+        return gast.Call(func=func, args=args, keywords=keywords)
+
+    def method_target(self, func):
+        """`x.at[i].add` keeps its shape with `x` and `i` as operands; other methods keep their object."""
+        inner = func.value
+        if (isinstance(inner, gast.Subscript) and isinstance(inner.value, gast.Attribute)
+                and inner.value.attr == "at"):
+            base = self.operand(inner.value.value)
+            at = gast.Attribute(value=base, attr="at", ctx=gast.Load())
+            return gast.Attribute(value=gast.Subscript(value=at, slice=self.index(inner.slice), ctx=gast.Load()),
+                                  attr=func.attr, ctx=gast.Load())
+        return gast.Attribute(value=self.operand(inner), attr=func.attr, ctx=gast.Load())
+
+    def list_comprehension(self, node):
+        """`[e for v in xs]` -> a loop that appends to a fresh list."""
+        if len(node.generators) != 1 or node.generators[0].ifs:
+            raise self.error("only simple list comprehensions `[e for v in xs]` can be transformed", node,
+                             hint="write the loop out.")
+        gen = node.generators[0]
+        result = self.context.namer.fresh()
+        append = gast.Expr(value=gast.Call(func=gast.Attribute(value=name(result), attr="append", ctx=gast.Load()),
+                                           args=[node.elt], keywords=[]))
+        loop = gast.For(target=gen.target, iter=gen.iter, body=[append], orelse=[], type_comment=None)
+        init = gast.Assign(targets=[store(result)], value=gast.List(elts=[], ctx=gast.Load()), type_comment=None)
+        from .control_flow import ControlFlow
+        loop = ControlFlow(self.context).visit(copy_location(loop, self.current))
+        loops = loop if isinstance(loop, list) else [loop]
+        pre = self.emitted
+        self.emitted = []
+        stmts = self.block([copy_location(init, self.current)] + loops)
+        self.emitted = pre + stmts
+        return name(result)

@@ -1,0 +1,93 @@
+"""Resolve the free names of a function: closure cells, globals, builtins.
+
+beniget's def-use chains say which names are local to the function; every
+other name is looked up in the function's closure, then its globals, then
+builtins. Attribute chains on resolved modules (`np.sin`, `jnp.linalg.norm`,
+`math.exp`) are evaluated statically, so `np.sin` and `jnp.sin` resolve to the
+same object under any import alias.
+"""
+import builtins
+import types
+
+import beniget
+import gast
+
+__all__ = ["Resolver", "NOT_STATIC"]
+
+
+class _NotStatic:
+    def __repr__(self):
+        return "NOT_STATIC"
+
+
+NOT_STATIC = _NotStatic()
+
+
+class _QuietChains(beniget.DefUseChains):
+    """beniget's def-use chains without its warnings about unbound names (globals)."""
+
+    def unbound_identifier(self, name, node):
+        pass
+
+    def warn(self, msg, node):
+        pass
+
+
+def local_names(function_node):
+    """Names bound inside `function_node`'s own scope (parameters included)."""
+    module = gast.Module(body=[function_node], type_ignores=[])
+    chains = _QuietChains()
+    chains.visit(module)
+    return {definition.name() for definition in chains.locals[function_node]}
+
+
+class Resolver:
+    """Answers "what does this name or attribute chain mean?" for one function."""
+
+    def __init__(self, fn, function_node):
+        self.fn = fn
+        self.locals = local_names(function_node)
+        code = getattr(fn, "__code__", None)
+        cells = getattr(fn, "__closure__", None) or ()
+        self.closure = {}
+        if code is not None:
+            for name, cell in zip(code.co_freevars, cells):
+                try:
+                    self.closure[name] = cell.cell_contents
+                except ValueError:   # an empty cell: the name is not bound yet
+                    pass
+        self.globals = getattr(fn, "__globals__", {})
+
+    def is_local(self, name):
+        return name in self.locals
+
+    def lookup(self, name):
+        """The value a free name refers to, or NOT_STATIC for locals and unknown names."""
+        if name in self.locals:
+            return NOT_STATIC
+        if name in self.closure:
+            return self.closure[name]
+        if name in self.globals:
+            return self.globals[name]
+        return getattr(builtins, name, NOT_STATIC)
+
+    def static_value(self, expr):
+        """The value of a Name or Attribute chain made only of free names, else NOT_STATIC."""
+        if isinstance(expr, gast.Name):
+            return self.lookup(expr.id)
+        if isinstance(expr, gast.Attribute):
+            base = self.static_value(expr.value)
+            if base is NOT_STATIC or not isinstance(base, (types.ModuleType, type)):
+                return NOT_STATIC
+            return getattr(base, expr.attr, NOT_STATIC)
+        return NOT_STATIC
+
+    def free_names(self, function_node):
+        """Free names the function's body refers to, with their values."""
+        found = {}
+        for node in gast.walk(function_node):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+                value = self.lookup(node.id)
+                if value is not NOT_STATIC:
+                    found[node.id] = value
+        return found

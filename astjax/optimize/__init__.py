@@ -1,0 +1,30 @@
+"""Cleanup passes that make generated code read like hand-written code.
+
+`cleanup` runs them to a fixed point: fold constants, fold the first adjoint
+contribution into its zero initialization, substitute single-use temporaries,
+drop dead code.
+"""
+from .constant_folding import fold_constants
+from .dead_code import remove_dead_code
+from .forward_substitution import substitute_temporaries
+from .zero_accumulation import fold_zero_accumulation
+
+__all__ = ["cleanup"]
+
+
+def cleanup(function_node, keep=()):
+    """Simplify `function_node` in place until nothing changes; return it."""
+    for _ in range(8):
+        before = _fingerprint(function_node)
+        fold_constants(function_node)
+        fold_zero_accumulation(function_node)
+        substitute_temporaries(function_node)
+        remove_dead_code(function_node)
+        if _fingerprint(function_node) == before:
+            break
+    return function_node
+
+
+def _fingerprint(node):
+    import gast
+    return gast.dump(node)

@@ -1,0 +1,54 @@
+"""Constant folding and algebraic identities that rules leave behind.
+
+    by * 2 * x ** (2 - 1)    ->   by * 2 * x
+    1.0 * e, e * 1.0, e ** 1 ->   e
+    -(-e)                    ->   e
+"""
+import operator
+
+import gast
+
+__all__ = ["fold_constants"]
+
+_OPS = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul, gast.Pow: operator.pow}
+
+
+def fold_constants(function_node):
+    return _Fold().visit(function_node)
+
+
+def _const(node, value=None):
+    if not isinstance(node, gast.Constant) or isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+        return False
+    return value is None or node.value == value
+
+
+class _Fold(gast.NodeTransformer):
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        op = type(node.op)
+        if _const(node.left) and _const(node.right) and op in _OPS:
+            try:
+                value = _OPS[op](node.left.value, node.right.value)
+            except (OverflowError, ZeroDivisionError, ValueError):
+                return node
+            if isinstance(value, (int, float)) and abs(value) < 1e15:
+                return gast.Constant(value=value, kind=None)
+        if op is gast.Pow and _const(node.right, 1):
+            return node.left
+        if op is gast.Mult and _const(node.right, 1):
+            return node.left
+        if op is gast.Mult and _const(node.left, 1):
+            return node.right
+        if op is gast.Div and _const(node.right, 1):
+            return node.left
+        return node
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, gast.USub):
+            if isinstance(node.operand, gast.UnaryOp) and isinstance(node.operand.op, gast.USub):
+                return node.operand.operand
+            if _const(node.operand):
+                return gast.Constant(value=-node.operand.value, kind=None)
+        return node

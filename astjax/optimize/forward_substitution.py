@@ -1,0 +1,110 @@
+"""Forward substitution: a temporary read once is replaced by its expression.
+
+    _t1 = jnp.cos(x)                 ->   bx += by * jnp.cos(x)
+    bx += by * _t1
+
+Only generated temporaries (`_t3`, `b_t3`, `_y1`, ...) are substituted, never
+the user's own names, and only within one block, when nothing in between
+changes what the expression reads, and never into a loop body.
+"""
+import re
+
+import gast
+
+from .effects import has_effects, reads, writes
+
+__all__ = ["substitute_temporaries", "is_temporary"]
+
+_TEMPORARY = re.compile(r"^b*_(t\d+|y\d+|b\d+|ret)$")
+
+
+def is_temporary(identifier):
+    return bool(_TEMPORARY.match(identifier))
+
+
+def substitute_temporaries(function_node):
+    counts = _load_counts(function_node)
+    stores = _store_counts(function_node)
+    _block(function_node.body, counts, stores)
+    return function_node
+
+
+def _load_counts(node):
+    counts = {}
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            counts[n.id] = counts.get(n.id, 0) + 1
+    return counts
+
+
+def _store_counts(node):
+    counts = {}
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+            counts[n.id] = counts.get(n.id, 0) + 1
+        elif isinstance(n, gast.AugAssign):
+            counts[n.target.id] = counts.get(n.target.id, 0) + 1
+    return counts
+
+
+def _block(block, counts, stores):
+    i = 0
+    while i < len(block):
+        stmt = block[i]
+        for field in ("body", "orelse"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and not isinstance(stmt, gast.FunctionDef):
+                _block(inner, counts, stores)
+        if _try_substitute(block, i, counts, stores):
+            del block[i]
+            continue
+        i += 1
+
+
+def _try_substitute(block, i, counts, stores):
+    stmt = block[i]
+    if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)):
+        return False
+    target = stmt.targets[0].id
+    if not is_temporary(target) or counts.get(target) != 1 or stores.get(target) != 1 or has_effects(stmt.value):
+        return False
+    needs = reads(stmt.value)
+    for j in range(i + 1, len(block)):
+        later = block[j]
+        if _simple(later):
+            if target in reads(later):
+                return _replace(later, target, stmt.value)
+        elif isinstance(later, gast.If) and target in reads(later.test):
+            return _replace(later.test, target, stmt.value, parent=later, field="test")
+        elif target in reads(later):
+            return False     # used inside a loop or a branch body: keep it where it is computed
+        if writes(later) & needs or (needs & _aug_targets(later)):
+            return False
+    return False
+
+
+def _simple(stmt):
+    return isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Return, gast.Expr))
+
+
+def _aug_targets(stmt):
+    return {n.target.id for n in gast.walk(stmt) if isinstance(n, gast.AugAssign)}
+
+
+class _Replace(gast.NodeTransformer):
+    def __init__(self, target, value):
+        self.target, self.value, self.done = target, value, False
+
+    def visit_Name(self, node):
+        if node.id == self.target and isinstance(node.ctx, gast.Load):
+            self.done = True
+            return self.value
+        return node
+
+
+def _replace(node, target, value, parent=None, field=None):
+    replacer = _Replace(target, value)
+    new = replacer.visit(node)
+    if parent is not None:
+        setattr(parent, field, new)
+    return replacer.done

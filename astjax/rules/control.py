@@ -1,0 +1,47 @@
+"""The tape: where the forward sweep keeps values that the reverse sweep needs back.
+
+When a loop overwrites a variable whose old value a derivative rule reads,
+the forward sweep pushes the old value and the reverse sweep pops it. The
+tape is a plain stack, so its memory grows with what is overwritten, not
+with the number of statements.
+"""
+import builtins
+
+from .. import numpy as jnp
+from .helpers import to_float
+from .registry import defjvp, defvjp, primitive
+
+
+class Tape(list):
+    """A last-in first-out stack of saved values."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"Tape({len(self)} values)"
+
+
+def push(tape, value):
+    """Save `value` on `tape`."""
+    tape.append(value)
+
+
+def pop(tape):
+    """Take back the value saved last."""
+    return tape.pop()
+
+
+# `float(x)` of an array keeps the derivative flowing.
+to_float_prim = primitive("to_float", to_float, operands=("x",), aliases=(builtins.float,))
+defvjp(to_float_prim, "bx += by")
+defjvp(to_float_prim, "dy = dx")
+
+# min(a, b) and max(a, b) of two values are elementwise minimum / maximum.
+builtin_max = primitive("builtin_max", builtins.max, operands=("x1", "x2"), unbroadcast=True,
+                        signature=lambda x1, x2: None)
+defvjp(builtin_max, "bx1 += by * (x1 >= x2)", "bx2 += by * (x1 < x2)")
+defjvp(builtin_max, "dy = dx1 * (x1 >= x2) + dx2 * (x1 < x2)")
+builtin_min = primitive("builtin_min", builtins.min, operands=("x1", "x2"), unbroadcast=True,
+                        signature=lambda x1, x2: None)
+defvjp(builtin_min, "bx1 += by * (x1 <= x2)", "bx2 += by * (x1 > x2)")
+defjvp(builtin_min, "dy = dx1 * (x1 <= x2) + dx2 * (x1 > x2)")

@@ -1,0 +1,67 @@
+"""Products: dot, matmul, outer, inner.
+
+The adjoint of a product is a product with the other operand transposed:
+for matrices `bA += bY @ B.T` and `bB += A.T @ bY`. The shape cases (vector
+or matrix on either side) live in two small Python functions below; they are
+plain astjax code, so a second derivative transforms them like user code.
+"""
+import numpy as np
+
+from .. import numpy as jnp
+from .helpers import unbroadcast
+from .registry import defjvp, defvjp, primitive
+
+
+def matmul_lhs_adjoint(g, x1, x2):
+    """The adjoint of `x1` in `y = x1 @ x2`, given the adjoint `g` of `y`."""
+    if jnp.ndim(x2) == 1:
+        if jnp.ndim(x1) == 1:
+            return g * x2
+        return jnp.expand_dims(g, -1) * x2
+    return unbroadcast(jnp.matmul(g, jnp.swapaxes(x2, -1, -2)), x1)
+
+
+def matmul_rhs_adjoint(g, x1, x2):
+    """The adjoint of `x2` in `y = x1 @ x2`, given the adjoint `g` of `y`."""
+    if jnp.ndim(x1) == 1:
+        if jnp.ndim(x2) == 1:
+            return g * x1
+        return unbroadcast(jnp.expand_dims(x1, -1) * jnp.expand_dims(g, -2), x2)
+    if jnp.ndim(x2) == 1:
+        return unbroadcast(jnp.sum(x1 * jnp.expand_dims(g, -1), axis=-2), x2)
+    return unbroadcast(jnp.matmul(jnp.swapaxes(x1, -1, -2), g), x2)
+
+
+def dot_lhs_adjoint(g, a, b):
+    """The adjoint of `a` in `y = dot(a, b)` (scalars, vectors and matrices)."""
+    if jnp.ndim(a) == 0 or jnp.ndim(b) == 0:
+        return unbroadcast(g * b, a)
+    return matmul_lhs_adjoint(g, a, b)
+
+
+def dot_rhs_adjoint(g, a, b):
+    """The adjoint of `b` in `y = dot(a, b)` (scalars, vectors and matrices)."""
+    if jnp.ndim(a) == 0 or jnp.ndim(b) == 0:
+        return unbroadcast(g * a, b)
+    return matmul_rhs_adjoint(g, a, b)
+
+
+COMPOSITES = {f.__name__: f for f in (matmul_lhs_adjoint, matmul_rhs_adjoint, dot_lhs_adjoint, dot_rhs_adjoint)}
+
+matmul = primitive("matmul", jnp.matmul, operands=("x1", "x2"), aliases=(np.matmul,),
+                   operator=__import__("gast").MatMult)
+defvjp(matmul, "bx1 += matmul_lhs_adjoint(by, x1, x2)", "bx2 += matmul_rhs_adjoint(by, x1, x2)")
+defjvp(matmul, "dy = jnp.matmul(dx1, x2) + jnp.matmul(x1, dx2)")
+
+dot = primitive("dot", jnp.dot, operands=("a", "b"), aliases=(np.dot,))
+defvjp(dot, "ba += dot_lhs_adjoint(by, a, b)", "bb += dot_rhs_adjoint(by, a, b)")
+defjvp(dot, "dy = jnp.dot(da, b) + jnp.dot(a, db)")
+
+outer = primitive("outer", jnp.outer, operands=("a", "b"), aliases=(np.outer,))
+defvjp(outer, "ba += jnp.reshape(jnp.dot(by, jnp.ravel(b)), jnp.shape(a))",
+       "bb += jnp.reshape(jnp.dot(jnp.ravel(a), by), jnp.shape(b))")
+defjvp(outer, "dy = jnp.outer(da, b) + jnp.outer(a, db)")
+
+inner = primitive("inner", jnp.inner, operands=("a", "b"), aliases=(np.inner,))
+defvjp(inner, "ba += unbroadcast(by * b, a)", "bb += unbroadcast(by * a, b)")
+defjvp(inner, "dy = jnp.inner(da, b) + jnp.inner(a, db)")

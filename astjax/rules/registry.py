@@ -1,0 +1,186 @@
+"""The primitive table: each primitive's meaning, derivative rules and lowerings in one place.
+
+A rule is a line of Python written the way it is written on a blackboard::
+
+    defvjp(sin, "bx += by * jnp.cos(x)")
+    defjvp(sin, "dy = dx * jnp.cos(x)")
+
+Inside a template, the primitive's own parameter names (`x`, `x1`, `axis`)
+stand for the arguments of the call being differentiated, `y` for its result,
+`by` / `bx` for adjoints (reverse mode) and `dy` / `dx` for tangents (forward
+mode). A rule may call only other primitives, so the code it generates can be
+transformed again: that is how grad of grad works.
+"""
+import inspect
+
+import gast
+
+__all__ = ["Primitive", "primitive", "defvjp", "defjvp", "lookup_callable", "lookup_operator",
+           "all_primitives", "parse_expression", "PRIMITIVES"]
+
+
+class Primitive:
+    """One operation astjax knows: what it computes and how to differentiate and batch it.
+
+    operands: the parameter names that carry differentiable values (`x`, or
+        `x1, x2`); every other parameter is a static argument (`axis`, ...).
+    vjp: operand name -> expression template of its adjoint contribution.
+    jvp: operand name -> expression template of its tangent contribution.
+    differentiable: False for comparisons, `floor`, `argmax`, shape queries:
+        their results carry no derivative.
+    sequence_operand: name of an operand that is a list of arrays (`stack`).
+    """
+
+    def __init__(self, name, impl, operands=("x",), differentiable=True,
+                 unbroadcast=False, sequence_operand=None, signature=None, doc=None):
+        self.name = name
+        self.impl = impl
+        self.operands = tuple(operands)
+        self.differentiable = differentiable
+        self.unbroadcast = unbroadcast
+        self.sequence_operand = sequence_operand
+        self.vjp = {}
+        self.jvp = {}
+        self.elementwise = False     # result has the broadcast shape of the operands
+        self.batch = None
+        self.lowerings = {}
+        self.signature = _signature(signature or impl)
+        self.doc = doc
+
+    def bind(self, args, keywords):
+        """Map the call's argument nodes to this primitive's parameter names.
+
+        Returns a dict name -> gast expression, defaults filled in as constants;
+        None when the arguments do not fit the signature.
+        """
+        if self.signature is None:
+            return None
+        try:
+            bound = self.signature.bind(*args, **keywords)
+        except TypeError:
+            return None
+        out = {}
+        for name, param in self.signature.parameters.items():
+            if name in bound.arguments:
+                value = bound.arguments[name]
+                if param.kind is inspect.Parameter.VAR_POSITIONAL:
+                    value = gast.Tuple(elts=list(value), ctx=gast.Load())
+                elif param.kind is inspect.Parameter.VAR_KEYWORD:
+                    continue
+                out[name] = value
+            elif param.default is not inspect.Parameter.empty:
+                out[name] = _constant_node(param.default)
+        return out
+
+    def __repr__(self):
+        return f"<primitive {self.name}>"
+
+
+PRIMITIVES = {}          # name -> Primitive
+_BY_CALLABLE = {}        # callable object -> Primitive (jnp.sin, np.sin, math.sin, ...)
+_BY_OPERATOR = {}        # gast operator class -> Primitive (gast.Add -> add)
+
+
+def primitive(name, impl, *, aliases=(), operator=None, **kwargs):
+    """Register a primitive computed by `impl`, also reachable as each of `aliases`."""
+    prim = Primitive(name, impl, **kwargs)
+    PRIMITIVES[name] = prim
+    for fn in (impl,) + tuple(aliases):
+        if fn is not None:
+            _BY_CALLABLE.setdefault(_key(fn), prim)
+    if operator is not None:
+        _BY_OPERATOR[operator] = prim
+    return prim
+
+
+def defvjp(prim, *rules):
+    """Give `prim` reverse-mode rules, one `bx += <expression>` line per operand."""
+    for rule in rules:
+        target, expression = _split_rule(rule, "b", "+=")
+        prim.vjp[_operand(prim, target, rule)] = expression
+    return prim
+
+
+def defjvp(prim, *rules):
+    """Give `prim` forward-mode rules: `dy = <expression>` sums one term per operand.
+
+    Either one rule whose right-hand side is a sum of per-operand terms, each
+    naming exactly one tangent (`dy = dx1 * x2 + x1 * dx2`), or one rule per
+    operand written `dx -> <term>`.
+    """
+    for rule in rules:
+        if "->" in rule:
+            target, term = (part.strip() for part in rule.split("->", 1))
+            prim.jvp[_operand(prim, target, rule)] = parse_expression(term)
+            continue
+        target, expression = _split_rule(rule, "d", "=")
+        if target != "dy":
+            raise ValueError(f"a jvp rule assigns dy: {rule!r}")
+        for term in _sum_terms(expression):
+            tangents = {n.id for n in gast.walk(term) if isinstance(n, gast.Name)
+                        and n.id[:1] == "d" and n.id[1:] in prim.operands}
+            if len(tangents) != 1:
+                raise ValueError(f"each term of {rule!r} must use exactly one tangent")
+            prim.jvp[tangents.pop()[1:]] = term
+    return prim
+
+
+def lookup_callable(fn):
+    """The primitive that `fn` (jnp.sin, np.sin, math.sin, ...) computes, or None."""
+    try:
+        return _BY_CALLABLE.get(_key(fn))
+    except TypeError:   # unhashable objects are never primitives
+        return None
+
+
+def lookup_operator(op):
+    return _BY_OPERATOR.get(type(op))
+
+
+def all_primitives():
+    return list(PRIMITIVES.values())
+
+
+def parse_expression(text):
+    """A gast expression node for a template's text."""
+    return gast.parse(text).body[0].value
+
+
+# ----------------------------------------------------------------- internals
+def _key(fn):
+    return fn
+
+
+def _signature(impl):
+    try:
+        return inspect.signature(impl)
+    except (TypeError, ValueError):
+        return None
+
+
+def _constant_node(value):
+    if isinstance(value, tuple):
+        return gast.Tuple(elts=[_constant_node(v) for v in value], ctx=gast.Load())
+    return gast.Constant(value=value, kind=None)
+
+
+def _split_rule(rule, prefix, assign):
+    if assign not in rule:
+        raise ValueError(f"rule {rule!r} must read `{prefix}<name> {assign} <expression>`")
+    target, expression = rule.split(assign, 1)
+    if assign == "=" and target.rstrip().endswith("+"):
+        raise ValueError(f"rule {rule!r}: use `=`")
+    return target.strip(), parse_expression(expression.strip())
+
+
+def _operand(prim, target, rule):
+    name = target[1:]
+    if name not in prim.operands:
+        raise ValueError(f"rule {rule!r} names {target}, but {prim.name}'s operands are {prim.operands}")
+    return name
+
+
+def _sum_terms(expression):
+    if isinstance(expression, gast.BinOp) and isinstance(expression.op, gast.Add):
+        return _sum_terms(expression.left) + _sum_terms(expression.right)
+    return [expression]

@@ -1,0 +1,100 @@
+"""Structural primitives: they move values around without computing new ones.
+
+Their adjoints move the adjoint back: a reshape's adjoint reshapes back, a
+slice's adjoint scatters into zeros, a pad's adjoint crops. All are linear,
+so each tangent rule applies the primitive itself to the tangent.
+"""
+import numpy as np
+
+from .. import numpy as jnp
+from .. import lax
+from . import helpers
+from .registry import PRIMITIVES, defjvp, defvjp, parse_expression, primitive
+
+
+def structural(name, impl, operand, vjp, jvp, **kwargs):
+    prim = primitive(name, impl, operands=(operand,), **kwargs)
+    defvjp(prim, vjp)
+    defjvp(prim, jvp)
+    return prim
+
+
+structural("reshape", jnp.reshape, "a", "ba += jnp.reshape(by, jnp.shape(a))",
+           "dy = jnp.reshape(da, jnp.shape(y))", aliases=(np.reshape,))
+structural("ravel", jnp.ravel, "a", "ba += jnp.reshape(by, jnp.shape(a))",
+           "dy = jnp.ravel(da)", aliases=(np.ravel,))
+structural("expand_dims", jnp.expand_dims, "a", "ba += jnp.reshape(by, jnp.shape(a))",
+           "dy = jnp.reshape(da, jnp.shape(y))", aliases=(np.expand_dims,))
+structural("squeeze", jnp.squeeze, "a", "ba += jnp.reshape(by, jnp.shape(a))",
+           "dy = jnp.reshape(da, jnp.shape(y))", aliases=(np.squeeze,))
+structural("transpose", jnp.transpose, "a", "ba += jnp.transpose(by, invert_permutation(axes))",
+           "dy = jnp.transpose(da, axes)", aliases=(np.transpose,))
+structural("swapaxes", jnp.swapaxes, "a", "ba += jnp.swapaxes(by, axis1, axis2)",
+           "dy = jnp.swapaxes(da, axis1, axis2)", aliases=(np.swapaxes,))
+structural("moveaxis", jnp.moveaxis, "a", "ba += jnp.moveaxis(by, destination, source)",
+           "dy = jnp.moveaxis(da, source, destination)", aliases=(np.moveaxis,))
+structural("flip", jnp.flip, "m", "bm += jnp.flip(by, axis)",
+           "dy = jnp.flip(dm, axis)", aliases=(np.flip,))
+structural("broadcast_to", jnp.broadcast_to, "array", "barray += unbroadcast(by, array)",
+           "dy = jnp.broadcast_to(darray, shape)", aliases=(np.broadcast_to,))
+structural("pad", jnp.pad, "array", "barray += pad_adjoint(by, pad_width, mode)",
+           "dy = jnp.pad(darray, pad_width, mode)", aliases=(np.pad,),
+           signature=lambda array, pad_width, mode="constant": None)
+structural("pad_adjoint", helpers.pad_adjoint, "g", "bg += jnp.pad(by, pad_width, mode)",
+           "dy = pad_adjoint(dg, pad_width, mode)")
+structural("astype", helpers.astype, "x", "bx += by", "dy = astype(dx, dtype)", aliases=(jnp.astype,)
+           if hasattr(jnp, "astype") else ())
+structural("copy", jnp.copy, "a", "ba += by", "dy = da", aliases=(np.copy,))
+structural("array", jnp.array, "object", "bobject += by", "dy = jnp.array(dobject)",
+           aliases=(jnp.asarray, np.array, np.asarray), sequence_operand="object",
+           signature=lambda object, dtype=None: None)
+
+# Functions of a list of arrays: one adjoint per element (k is its position).
+for _name in ("stack", "concatenate"):
+    _prim = primitive(_name, getattr(jnp, _name), operands=("arrays",), sequence_operand="arrays",
+                      aliases=(getattr(np, _name),), signature=lambda arrays, axis=0: None)
+    defjvp(_prim, f"dy = jnp.{_name}(darrays, axis)")
+for _name, _part in {"stack": "stack_part(by, k, axis)",
+                     "concatenate": "concatenate_part(by, arrays, k, axis)",
+                     "array": "stack_part(by, k)"}.items():
+    PRIMITIVES[_name].sequence_vjp = parse_expression(_part)
+structural("stack_part", helpers.stack_part, "g", "bg += stack_part_adjoint(by, g, k, axis)",
+           "dy = stack_part(dg, k, axis)")
+structural("stack_part_adjoint", helpers.stack_part_adjoint, "p", "bp += stack_part(by, k, axis)",
+           "dy = stack_part_adjoint(dp, g, k, axis)")
+structural("concatenate_part", helpers.concatenate_part, "g",
+           "bg += concatenate_part_adjoint(by, g, arrays, k, axis)",
+           "dy = concatenate_part(dg, arrays, k, axis)")
+structural("concatenate_part_adjoint", helpers.concatenate_part_adjoint, "p",
+           "bp += concatenate_part(by, arrays, k, axis)",
+           "dy = concatenate_part_adjoint(dp, g, arrays, k, axis)")
+
+# Indexing and functional updates: `x[idx]`, `x.at[idx].set(v)`, `x.at[idx].add(v)`.
+getitem = structural("getitem", helpers.getitem, "x", "bx += index_adjoint(x, idx, by)",
+                     "dy = dx[idx]", aliases=(helpers.at_get,))
+at_set = primitive("at_set", helpers.at_set, operands=("x", "v"))
+defvjp(at_set, "bx += by.at[idx].set(0.0)", "bv += unbroadcast(by[idx], v)")
+defjvp(at_set, "dy = dx.at[idx].set(0.0) + jnp.zeros_like(y).at[idx].set(dv)")
+at_add = primitive("at_add", helpers.at_add, operands=("x", "v"))
+defvjp(at_add, "bx += by", "bv += unbroadcast(by[idx], v)")
+defjvp(at_add, "dy = dx + jnp.zeros_like(y).at[idx].add(dv)")
+at_multiply = primitive("at_multiply", helpers.at_multiply, operands=("x", "v"))
+defvjp(at_multiply, "bx += by.at[idx].multiply(v)", "bv += unbroadcast(by[idx] * x[idx], v)")
+defjvp(at_multiply, "dy = dx.at[idx].multiply(v) + jnp.zeros_like(y).at[idx].add(dv * x[idx])")
+
+structural("index_adjoint", helpers.index_adjoint, "g", "bg += by[idx]",
+           "dy = index_adjoint(x, idx, dg)", signature=lambda x, idx, g: None)
+structural("dynamic_slice", lax.dynamic_slice, "operand",
+           "boperand += dynamic_slice_adjoint(by, operand, start_indices)",
+           "dy = lax.dynamic_slice(doperand, start_indices, slice_sizes)")
+structural("dynamic_slice_adjoint", helpers.dynamic_slice_adjoint, "g",
+           "bg += lax.dynamic_slice(by, start_indices, jnp.shape(g))",
+           "dy = dynamic_slice_adjoint(dg, operand, start_indices)")
+
+# The helpers that rules themselves call are primitives too, so derivatives of derivatives work.
+structural("unbroadcast", helpers.unbroadcast, "g", "bg += jnp.broadcast_to(by, jnp.shape(g))",
+           "dy = unbroadcast(dg, x)")
+structural("unreduce", helpers.unreduce, "g", "bg += jnp.sum(by, axis, keepdims=keepdims)",
+           "dy = unreduce(dg, x, axis, keepdims)")
+for _helper in ("reduced_size", "invert_permutation", "clip_mask", "extremum_mask"):
+    primitive(_helper, getattr(helpers, _helper), operands=(), differentiable=False)

@@ -1,0 +1,89 @@
+"""Build the generated functions of one derivative request: the main one and its callees.
+
+`Derivation().reverse(f, wrt=(0,), mode="grad")` normalizes f, runs reverse
+mode, cleans the result up and compiles it; each user function f calls gets its
+own `vjp_<name>` function the same way (once per set of active arguments, so
+recursion reuses the function being built).
+"""
+import gast
+
+from ..codegen.namespace import GENERATED_NAMESPACE
+from ..frontend.context import FunctionContext
+from ..frontend.normalize import normalize
+from ..frontend.parse import function_source
+from ..optimize import cleanup
+from ..backends.python import compile_function
+from .vjp import ReverseMode
+
+__all__ = ["Derivation"]
+
+
+class Derivation:
+    """The generated functions behind one transformation, and their source text."""
+
+    def __init__(self):
+        self.functions = {}        # name -> compiled function
+        self.sources = []          # (name, text), main function first
+        self.namespaces = []
+        self.callees = {}          # (function, mask) -> generated name
+
+    def reverse(self, fn, wrt, mode="grad", has_aux=False, name=None):
+        """Generate, clean up and compile the reverse-mode function of `fn`."""
+        source = function_source(fn)
+        context = FunctionContext(source)
+        node = normalize(source.node, context)
+        params = [a.id for a in node.args.args]
+        _check_params(node, context)
+        names = [params[i] for i in wrt]
+        namespace = dict(GENERATED_NAMESPACE)
+        namespace.update(context.resolver.free_names(source.node))
+        self.namespaces.append(namespace)
+        label = name or f"{mode}_{_clean(source.name)}"
+
+        def callee_vjp(callee, mask, stmt):
+            return self._callee(callee, mask, namespace, context, stmt)
+
+        transform = ReverseMode(context, node, names, mode=mode, has_aux=has_aux, callee_vjp=callee_vjp, name=label)
+        generated = cleanup(transform.transform())
+        fn_out, text = compile_function(generated, namespace, label)
+        self.functions[label] = fn_out
+        self.sources.append((label, text))
+        for ns in self.namespaces:
+            ns.update(self.functions)
+        return fn_out
+
+    def _callee(self, callee, mask, namespace, context, stmt):
+        key = (callee, mask)
+        if key not in self.callees:
+            base = f"vjp_{_clean(getattr(callee, '__name__', 'f'))}"
+            label = base
+            n = 1
+            while label in self.functions or label in self.callees.values():
+                n += 1
+                label = f"{base}_{n}"
+            self.callees[key] = label
+            try:
+                self.reverse(callee, [i for i, m in enumerate(mask) if m], mode="vjp", name=label)
+            except Exception as exc:
+                from ..errors import AstjaxError
+                if isinstance(exc, AstjaxError):
+                    raise
+                raise context.error(f"could not differentiate the call to `{label[4:]}`: {exc}", stmt) from exc
+        return self.callees[key]
+
+    def source_text(self):
+        """All generated functions, the main one first."""
+        main = self.sources[-1:]
+        callees = self.sources[:-1]
+        return "\n\n".join(text for _, text in main + callees)
+
+
+def _clean(name):
+    return "lambda" if name in ("<lambda>", "_lambda") else name
+
+
+def _check_params(node, context):
+    args = node.args
+    if args.vararg or args.kwarg or args.kwonlyargs:
+        raise context.error("functions with *args, **kwargs or keyword-only parameters cannot be transformed yet",
+                            node, hint="list the parameters explicitly.")

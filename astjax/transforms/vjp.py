@@ -1,0 +1,451 @@
+"""Reverse mode: a primal sweep, then an adjoint sweep that runs the program backwards.
+
+For each statement `y = f(x)` of the normalized function, taken in reverse
+order, the adjoint sweep expands f's rule (`bx += by * jnp.cos(x)`). Branches
+are reversed inside the same branch; a `for` loop runs backwards
+(`for i in reversed(range(n))`); a `while` loop, or a loop that breaks, counts
+its iterations and runs that many times. A value the primal sweep overwrote
+but a rule still reads is pushed on a tape before it is overwritten and popped
+back at the mirrored point, so the tape holds only what is overwritten. Calls
+to the user's own functions differentiate the callee into its own `vjp_<name>`
+function, which recomputes the callee's forward pass (recursion included).
+"""
+import copy
+import itertools
+
+import gast
+
+from ..analyses.activity import Activity
+from ..analyses.shapes import ShapeClasses
+from ..analyses.classify import classify
+from ..codegen.templates import assign, augassign, call, comment, expand, is_marker, name
+from ..frontend.normalize.base import copy_location
+
+__all__ = ["ReverseMode"]
+
+_ZERO = 0.0
+_ids = itertools.count()
+
+
+class ReverseMode:
+    """Differentiate one normalized function in reverse mode.
+
+    wrt: parameter names to differentiate with respect to.
+    mode: "grad" (seed 1.0; return the adjoints), "value_and_grad" (also the value)
+        or "vjp" (the output's adjoint is an extra parameter).
+    has_aux: the function returns (output, aux); aux is returned alongside.
+    callee_vjp(fn, mask, node) -> name of the generated vjp of a called user function.
+    """
+
+    def __init__(self, context, function_node, wrt, mode="grad", has_aux=False, callee_vjp=None, name=None):
+        self.context = context
+        self.namer = context.namer
+        self.function = function_node
+        self.params = [a.id for a in function_node.args.args]
+        self.wrt = list(wrt)
+        self.mode = mode
+        self.has_aux = has_aux
+        self.callee_vjp = callee_vjp
+        self.name = name or f"{mode}_{function_node.name.strip('_') or 'f'}"
+        self.restores = {}      # marker id -> statement it restores
+        self.counters = {}      # id(loop) -> counter name
+        self.last_line = None
+
+    # ---------------------------------------------------------------- driver
+    def transform(self):
+        body = self.function.body
+        ret = body[-1]
+        primal = body[:-1]
+        self.output, self.aux = self._outputs(ret)
+        outputs = [self.output.id] if isinstance(self.output, gast.Name) else []
+        self.activity = Activity(self.function, self.context.resolver, self.wrt, outputs)
+        self.shapes = ShapeClasses(self.function, self.context.resolver)
+        self._number(primal)
+
+        adjoint = self.reverse_block(primal)
+        self.saved = self._saved_names(adjoint)
+        self.pushed = set()
+        self.none_initialized = set()
+        forward = self.forward_block(primal, in_loop=False)
+        adjoint = self._resolve_restores(adjoint)
+
+        new_body = []
+        if self.pushed:
+            new_body.append(assign("_tape", call("Tape")))
+            self.namer.reserve("_tape")
+        new_body += forward
+        new_body += self._adjoint_inits()
+        new_body += adjoint
+        new_body.append(self._return())
+        args = copy.deepcopy(self.function.args)
+        if self.mode == "vjp":
+            args.args.insert(0, gast.Name(id=self.seed_name, ctx=gast.Param(), annotation=None, type_comment=None))
+        fn = gast.FunctionDef(name=self.name, args=args, body=new_body, decorator_list=[], returns=None,
+                              type_comment=None, type_params=[])
+        return copy_location(fn, self.function)
+
+    def _outputs(self, ret):
+        value = ret.value
+        if self.has_aux:
+            if not (isinstance(value, gast.Tuple) and len(value.elts) == 2):
+                raise self.context.error("with has_aux=True the function must return a pair (output, aux)", ret,
+                                         hint="return output, aux")
+            return value.elts[0], value.elts[1]
+        if isinstance(value, gast.Tuple):
+            raise self.context.error(
+                "the function returns a tuple; grad and vjp need a single array output here", ret,
+                hint="return one array, or pass has_aux=True to return (output, aux).")
+        return value, None
+
+    def _number(self, stmts):
+        """Record, for every variable, where it is assigned and whether inside a loop."""
+        self.position = {}
+        self.assigned_at = {p: [-1] for p in self.params}
+        self.in_loop = {}
+        counter = itertools.count()
+
+        def walk(block, loops):
+            for stmt in block:
+                pos = next(counter)
+                self.position[id(stmt)] = pos
+                self.in_loop[id(stmt)] = bool(loops)
+                if isinstance(stmt, gast.Assign):
+                    self.assigned_at.setdefault(stmt.targets[0].id, []).append(pos)
+                if isinstance(stmt, gast.For):
+                    self.assigned_at.setdefault(stmt.target.id, []).append(pos)
+                    walk(stmt.body, loops + [stmt])
+                elif isinstance(stmt, gast.While):
+                    walk(stmt.body, loops + [stmt])
+                elif isinstance(stmt, gast.If):
+                    walk(stmt.body, loops)
+                    walk(stmt.orelse, loops)
+        walk(stmts, [])
+
+    # ----------------------------------------------------------- adjoint sweep
+    def adjoint(self, variable):
+        return self.namer.adjoint(variable)
+
+    def is_active(self, node):
+        return self.activity.is_active(node)
+
+    def reverse_block(self, stmts):
+        out = []
+        for stmt in reversed(stmts):
+            out.extend(self.reverse_statement(stmt))
+        return out
+
+    def reverse_statement(self, stmt):
+        if isinstance(stmt, gast.Assign):
+            return self.reverse_assign(stmt)
+        if isinstance(stmt, gast.If):
+            body, orelse = self.reverse_block(stmt.body), self.reverse_block(stmt.orelse)
+            if not body and not orelse:
+                return []
+            return [copy_location(gast.If(test=copy.deepcopy(stmt.test), body=body or [gast.Pass()], orelse=orelse),
+                                  stmt)]
+        if isinstance(stmt, gast.For):
+            return self.reverse_for(stmt)
+        if isinstance(stmt, gast.While):
+            return self.reverse_while(stmt)
+        if isinstance(stmt, gast.Expr) and _is_append(stmt.value):
+            return self.reverse_append(stmt)
+        return []
+
+    def _comment(self, stmt):
+        line = getattr(stmt, "lineno", None)
+        if line is None or line == self.last_line:
+            return []
+        self.last_line = line
+        text = self.context.source.line_text(line)
+        return [comment(f"from line {line}: {text}")] if text else []
+
+    def _restore_marker(self, stmt):
+        key = next(_ids)
+        self.restores[key] = stmt
+        return gast.Expr(value=call("__restore__", gast.Constant(value=key, kind=None)))
+
+    def reverse_assign(self, stmt):
+        target = stmt.targets[0].id
+        app = classify(stmt.value, self.context.resolver)
+        if target not in self.activity.active or not app.differentiable:
+            return [self._restore_marker(stmt)]
+        out = self._comment(stmt)
+        contributions, prelude = self.contributions(stmt, target, app)
+        out += prelude
+        badj = self.adjoint(target)
+        own = [e for n, e in contributions if n == target]
+        others = [(n, e) for n, e in contributions if n != target]
+        if target in app.operand_names():
+            out.append(self._restore_marker(stmt))
+            out += [augassign(self.adjoint(n), e) for n, e in others]
+            out.append(assign(badj, _sum(own) if own else gast.Constant(value=_ZERO, kind=None)))
+        else:
+            out += [augassign(self.adjoint(n), e) for n, e in others]
+            out.append(assign(badj, gast.Constant(value=_ZERO, kind=None)))
+            out.append(self._restore_marker(stmt))
+        return [copy_location(s, stmt) for s in out]
+
+    def contributions(self, stmt, target, app):
+        """[(operand variable, adjoint contribution)] for one active statement, and statements to run first."""
+        badj = name(self.adjoint(target))
+        prelude = []
+        if app.kind == "copy":
+            return [(app.node.id, badj)], prelude
+        if app.kind == "primitive":
+            return self._primitive_contributions(stmt, target, app, badj, prelude), prelude
+        if app.kind == "function":
+            return self._callee_contributions(stmt, app, badj, prelude), prelude
+        if app.kind == "tuple":
+            raise self.context.error("building a tuple or list of values that need derivatives is not supported "
+                                     "here", stmt, hint="stack arrays with jnp.stack([...]) instead.")
+        what = getattr(app.callee, "__qualname__", None) or getattr(app.callee, "__name__", None)
+        text = f"`{what}`" if what else "this expression"
+        raise self.context.error(
+            f"astjax has no derivative rule for {text}", stmt,
+            hint="use an astjax.numpy function, write it in Python from primitives that have rules, "
+                 "or give it a rule with @astjax.custom_vjp.")
+
+    def _primitive_contributions(self, stmt, target, app, badj, prelude):
+        prim = app.primitive
+        bindings = dict(app.bound)
+        if "idx" in bindings and prim.name == "getitem":
+            bindings["idx"] = _index_expression(bindings["idx"])
+        bindings["by"] = badj
+        bindings["y"] = name(target)
+        uses_output = any(_uses(rule, "y") for rule in prim.vjp.values())
+        if uses_output and target in app.operand_names():
+            keep = self.namer.fresh("_y")
+            prelude.append(assign(keep, name(target)))
+            bindings["y"] = name(keep)
+        out = []
+        for operand in prim.operands:
+            node = app.bound.get(operand)
+            if node is None:
+                continue
+            if operand == prim.sequence_operand and isinstance(node, (gast.List, gast.Tuple)):
+                for k, element in enumerate(node.elts):
+                    if self.is_active(element):
+                        rule = getattr(prim, "sequence_vjp", None)
+                        out.append((element.id, expand(rule, dict(bindings, k=gast.Constant(value=k, kind=None)))))
+                continue
+            if not self.is_active(node):
+                continue
+            if operand not in prim.vjp:
+                raise self.context.error(f"`{prim.name}` has no derivative with respect to its argument `{operand}`",
+                                         stmt, hint="treat that argument as a constant (jax.lax.stop_gradient).")
+            contribution = expand(prim.vjp[operand], bindings)
+            if prim.unbroadcast and self.shapes.of(node) != self.shapes.statement(stmt):
+                contribution = call("unbroadcast", contribution, copy.deepcopy(node))
+            out.append((node.id, contribution))
+        return out
+
+    def _callee_contributions(self, stmt, app, badj, prelude):
+        if any(self.is_active(k.value) for k in app.node.keywords):
+            raise self.context.error("pass arguments that need derivatives by position to user functions", stmt)
+        mask = tuple(self.is_active(a) for a in app.args)
+        if not any(mask):
+            return []
+        vjp_name = self.callee_vjp(app.callee, mask, stmt)
+        result = gast.Call(func=name(vjp_name), args=[badj] + [copy.deepcopy(a) for a in app.args],
+                           keywords=copy.deepcopy(app.node.keywords))
+        active = [a for a, m in zip(app.args, mask) if m]
+        if len(active) == 1:
+            return [(active[0].id, result)]
+        parts = self.namer.fresh("_b")
+        prelude.append(assign(parts, result))
+        return [(a.id, gast.Subscript(value=name(parts), slice=gast.Constant(value=i, kind=None), ctx=gast.Load()))
+                for i, a in enumerate(active)]
+
+    def reverse_append(self, stmt):
+        raise self.context.error("appending values that need derivatives to a list is not supported yet", stmt,
+                                 hint="build the array with .at[i].set(...) in the loop instead.")
+
+    def reverse_for(self, stmt):
+        body = self.reverse_block(stmt.body)
+        if not body:
+            return []
+        args = stmt.iter.args
+        if _breaks(stmt.body):
+            count = self.namer.fresh("_n")
+            self.counters[id(stmt)] = count
+            start, step = (args[0], args[2] if len(args) == 3 else None) if len(args) > 1 else (None, None)
+            if start is None:
+                bounds = [name(count)]
+            else:
+                span = gast.BinOp(left=name(count), op=gast.Mult(), right=copy.deepcopy(step)) if step else name(count)
+                bounds = [copy.deepcopy(start), gast.BinOp(left=copy.deepcopy(start), op=gast.Add(), right=span)]
+                if step:
+                    bounds.append(copy.deepcopy(step))
+            iterator = call("reversed", call("range", *bounds))
+        else:
+            iterator = call("reversed", call("range", *[copy.deepcopy(a) for a in args]))
+        loop = gast.For(target=copy.deepcopy(stmt.target), iter=iterator, body=body, orelse=[], type_comment=None)
+        return [copy_location(loop, stmt)]
+
+    def reverse_while(self, stmt):
+        body = self.reverse_block(stmt.body)
+        if not body:
+            return []
+        count = self.namer.fresh("_n")
+        self.counters[id(stmt)] = count
+        loop = gast.For(target=gast.Name(id=self.namer.fresh("_k"), ctx=gast.Store(), annotation=None, type_comment=None),
+                        iter=call("range", name(count)), body=body, orelse=[], type_comment=None)
+        return [copy_location(loop, stmt)]
+
+    # ------------------------------------------------------------- the tape
+    def _saved_names(self, adjoint):
+        """Variables a rule reads that the primal sweep overwrites: these go on the tape."""
+        reads = {n.id for s in adjoint for n in gast.walk(s)
+                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+        loop_targets = set()
+        for node in gast.walk(self.function):
+            if isinstance(node, gast.For):
+                loop_targets.add(node.target.id)
+        saved = set()
+        for variable, positions in self.assigned_at.items():
+            if variable not in reads or variable in loop_targets:
+                continue
+            overwritten = len(positions) > 1 or any(
+                self.in_loop.get(id(s)) for s in _assignments(self.function, variable))
+            if overwritten:
+                saved.add(variable)
+        return saved
+
+    def forward_block(self, stmts, in_loop):
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, gast.Assign):
+                variable = stmt.targets[0].id
+                if variable in self.saved and self._may_be_defined(variable, stmt):
+                    out.append(copy_location(gast.Expr(value=call("push", name("_tape"), name(variable))), stmt))
+                    self.pushed.add(id(stmt))
+                out.append(stmt)
+            elif isinstance(stmt, (gast.For, gast.While)):
+                out += self._declare_loop_locals(stmt)
+                body = self.forward_block(stmt.body, in_loop=True)
+                count = self.counters.get(id(stmt))
+                if count:
+                    out.append(copy_location(assign(count, gast.Constant(value=0, kind=None)), stmt))
+                    body = [copy_location(assign(count, gast.BinOp(left=name(count), op=gast.Add(),
+                                                                   right=gast.Constant(value=1, kind=None))), stmt)] + body
+                stmt.body = body
+                out.append(stmt)
+            elif isinstance(stmt, gast.If):
+                stmt.body = self.forward_block(stmt.body, in_loop) or [gast.Pass()]
+                stmt.orelse = self.forward_block(stmt.orelse, in_loop)
+                out.append(stmt)
+            else:
+                out.append(stmt)
+        return out
+
+    def _may_be_defined(self, variable, stmt):
+        positions = self.assigned_at.get(variable, [])
+        return positions[0] < self.position[id(stmt)] or self.in_loop[id(stmt)]
+
+    def _declare_loop_locals(self, loop):
+        """Saved variables first assigned inside `loop` start as None, so the first push has a value."""
+        out = []
+        start = self.position[id(loop)]
+        for node in gast.walk(loop):
+            if isinstance(node, gast.Assign):
+                variable = node.targets[0].id
+                if (variable in self.saved and variable not in self.none_initialized
+                        and self.assigned_at[variable][0] > start):
+                    self.none_initialized.add(variable)
+                    out.append(copy_location(assign(variable, gast.Constant(value=None, kind=None)), loop))
+        return out
+
+    def _resolve_restores(self, stmts):
+        out = []
+        for stmt in stmts:
+            if is_marker(stmt, "__restore__"):
+                original = self.restores[stmt.value.args[0].value]
+                if id(original) in self.pushed:
+                    out.append(copy_location(assign(original.targets[0].id, call("pop", name("_tape"))), original))
+                continue
+            for field in ("body", "orelse"):
+                if hasattr(stmt, field) and isinstance(getattr(stmt, field), list):
+                    setattr(stmt, field, self._resolve_restores(getattr(stmt, field)))
+            if isinstance(stmt, (gast.If,)) and not stmt.body:
+                stmt.body = [gast.Pass()]
+            if isinstance(stmt, gast.For) and not stmt.body:
+                stmt.body = [gast.Pass()]
+            out.append(stmt)
+        return out
+
+    # ------------------------------------------------------- start and end
+    def _adjoint_inits(self):
+        out = []
+        output = self.output.id if isinstance(self.output, gast.Name) else None
+        for variable in sorted(self.activity.active):
+            if variable == output and variable not in self.params:
+                continue
+            out.append(assign(self.adjoint(variable), gast.Constant(value=_ZERO, kind=None)))
+        if output is not None and output in self.activity.active:
+            if self.mode == "vjp":
+                self.seed_name = self.adjoint(output) if output not in self.params else self.namer.fresh("ct")
+                if self.seed_name != self.adjoint(output):
+                    out.append(assign(self.adjoint(output), name(self.seed_name)))
+            else:
+                out.append(assign(self.adjoint(output), gast.Constant(value=1.0, kind=None)))
+        elif self.mode == "vjp":
+            self.seed_name = self.namer.fresh("ct")
+        return out
+
+    def _return(self):
+        grads = [name(self.adjoint(p)) if p in self.activity.active else gast.Constant(value=_ZERO, kind=None)
+                 for p in self.wrt]
+        grad = grads[0] if len(grads) == 1 else gast.Tuple(elts=grads, ctx=gast.Load())
+        value = copy.deepcopy(self.output)
+        if self.has_aux:
+            aux = copy.deepcopy(self.aux)
+            if self.mode == "value_and_grad":
+                value = gast.Tuple(elts=[value, aux], ctx=gast.Load())
+            else:
+                grad = gast.Tuple(elts=[grad, aux], ctx=gast.Load())
+        if self.mode == "value_and_grad":
+            return gast.Return(value=gast.Tuple(elts=[value, grad], ctx=gast.Load()))
+        return gast.Return(value=grad)
+
+
+def _index_expression(index):
+    """An index as an ordinary expression: `1:3` -> `slice(1, 3)`, so it can be an argument."""
+    if isinstance(index, gast.Slice):
+        parts = [p if p is not None else gast.Constant(value=None, kind=None)
+                 for p in (index.lower, index.upper, index.step)]
+        while len(parts) > 1 and isinstance(parts[-1], gast.Constant) and parts[-1].value is None:
+            parts.pop()
+        return call("slice", *parts)
+    if isinstance(index, gast.Tuple):
+        return gast.Tuple(elts=[_index_expression(e) for e in index.elts], ctx=gast.Load())
+    return index
+
+
+def _sum(terms):
+    total = terms[0]
+    for term in terms[1:]:
+        total = gast.BinOp(left=total, op=gast.Add(), right=term)
+    return total
+
+
+def _uses(template, identifier):
+    return any(isinstance(n, gast.Name) and n.id == identifier for n in gast.walk(template))
+
+
+def _is_append(value):
+    return (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
+            and value.func.attr == "append")
+
+
+def _breaks(block):
+    """Whether `block` breaks out of its own loop (not counting nested loops)."""
+    for stmt in block:
+        if isinstance(stmt, gast.Break):
+            return True
+        if isinstance(stmt, gast.If) and (_breaks(stmt.body) or _breaks(stmt.orelse)):
+            return True
+    return False
+
+
+def _assignments(function, variable):
+    return [n for n in gast.walk(function) if isinstance(n, gast.Assign) and n.targets[0].id == variable]
