@@ -68,6 +68,8 @@ def _try_substitute(block, i, counts, stores):
     target = stmt.targets[0].id
     if not is_temporary(target) or counts.get(target) != 1 or stores.get(target) != 1 or has_effects(stmt.value):
         return False
+    if _calls_user_function(stmt.value) or _size(stmt.value) > _MAX_SUBSTITUTED_SIZE:
+        return False     # a call of the user's code, or a long expression, reads better on its own line
     needs = reads(stmt.value)
     for j in range(i + 1, len(block)):
         later = block[j]
@@ -81,6 +83,23 @@ def _try_substitute(block, i, counts, stores):
         if writes(later) & needs or (needs & _aug_targets(later)):
             return False
     return False
+
+
+_MAX_SUBSTITUTED_SIZE = 12     # nodes: keeps substituted lines about as long as a person writes them
+
+
+def _size(node):
+    return sum(1 for n in gast.walk(node) if isinstance(n, gast.expr))
+
+
+def _calls_user_function(node):
+    """Calls by a bare name that is not a rule helper: the user's functions and generated vjps."""
+    from ..codegen.namespace import GENERATED_NAMESPACE
+    return any(isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id not in GENERATED_NAMESPACE
+               and n.func.id not in _BUILTIN_CALLS for n in gast.walk(node))
+
+
+_BUILTIN_CALLS = {"float", "int", "len", "range", "reversed", "abs", "min", "max", "slice"}
 
 
 def _simple(stmt):
