@@ -7,6 +7,7 @@ function can be transformed again: the next pass reads the generated source.
 """
 import functools
 import numbers
+import weakref
 
 import numpy as np
 
@@ -15,7 +16,7 @@ from .array import Array, wrap
 from .rules.helpers import materialize
 from .transforms.derivation import Derivation
 
-__all__ = ["grad", "value_and_grad", "vjp", "source"]
+__all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "source"]
 
 
 class ReverseTransform:
@@ -66,6 +67,157 @@ class ReverseTransform:
                                 f"{max(self.argnums) + 1} positional arguments, got {len(args)}")
             args[i] = tree_util.tree_map(lambda leaf: _differentiable_input(leaf, self.kind), args[i])
         return args
+
+
+_FORWARD = weakref.WeakKeyDictionary()     # function -> {mask: generated jvp function}
+
+
+def _is_float_leaf(leaf):
+    if isinstance(leaf, bool) or isinstance(leaf, numbers.Integral):
+        return False
+    if isinstance(leaf, numbers.Real):
+        return True
+    return np.issubdtype(np.result_type(leaf), np.inexact)
+
+
+def forward_function(fun, mask):
+    """The generated forward-mode function of `fun` for the float arguments in `mask` (cached)."""
+    try:
+        table = _FORWARD.setdefault(fun, {})
+    except TypeError:         # not weak-referenceable: no cache
+        table = {}
+    if mask not in table:
+        derivation = Derivation()
+        derivation.forward(fun, [i for i, m in enumerate(mask) if m])
+        table[mask] = derivation
+    derivation = table[mask]
+    return derivation.functions[derivation.sources[-1][0]], derivation
+
+
+def jvp(fun, primals, tangents, has_aux=False):
+    """`(fun(*primals), tangent of the output)`: forward mode along `tangents`, as `jax.jvp`."""
+    _check_callable(fun, "jvp")
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError("jvp expects primals and tangents as tuples or lists: jvp(f, (x,), (dx,))")
+    if len(primals) != len(tangents):
+        raise ValueError(f"jvp got {len(primals)} primals but {len(tangents)} tangents; pass one tangent per primal.")
+    primals = list(primals)
+    tangents = list(tangents)
+    mask = []
+    for i, (p, t) in enumerate(zip(primals, tangents)):
+        leaves = tree_util.tree_leaves(p)
+        is_float = bool(leaves) and all(_is_float_leaf(leaf) for leaf in leaves)
+        mask.append(is_float)
+        if not is_float:
+            continue
+        if tree_util.tree_structure(p) != tree_util.tree_structure(t):
+            raise ValueError(f"jvp: primal {i} and its tangent have different structures: "
+                             f"{tree_util.tree_structure(p)} and {tree_util.tree_structure(t)}")
+        for leaf_p, leaf_t in zip(leaves, tree_util.tree_leaves(t)):
+            if np.shape(leaf_p) != np.shape(leaf_t):
+                raise ValueError(f"jvp called with different primal and tangent shapes: primal {i} has shape "
+                                 f"{np.shape(leaf_p)}, its tangent {np.shape(leaf_t)}.")
+        primals[i] = tree_util.tree_map(lambda leaf: _differentiable_input(leaf, "jvp"), p)
+        tangents[i] = tree_util.tree_map(lambda leaf, like: wrap(np.asarray(leaf, dtype=np.result_type(like))),
+                                         t, primals[i])
+    generated, _ = forward_function(fun, tuple(mask))
+    value, tangent = generated(*primals, *[t for t, m in zip(tangents, mask) if m])
+    if has_aux:
+        (value, aux), (tangent, _) = (value, tangent)
+        return _as_output(value), _tangent_like(tangent, value), aux
+    return _as_output(value), _tangent_like(tangent, value)
+
+
+def _as_output(value):
+    return tree_util.tree_map(lambda v: wrap(v) if isinstance(v, (np.ndarray, numbers.Number)) else v, value)
+
+
+def _tangent_like(tangent, value):
+    if isinstance(value, (tuple, list)):
+        return type(value)(_tangent_like(t, v) for t, v in zip(tangent, value))
+    return materialize(tangent, value)
+
+
+def jacfwd(fun, argnums=0, has_aux=False):
+    """The Jacobian of `fun` by forward mode: one jvp per input element. Shape: output + input."""
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+
+    @functools.wraps(fun)
+    def jacfwd_f(*args):
+        args = list(args)
+        for i in nums:
+            args[i] = _differentiable_input(args[i], "jacfwd")
+        jacobians = []
+        for i in nums:
+            x = np.asarray(args[i])
+            columns = []
+            for k in range(x.size):
+                basis = np.zeros(x.size, dtype=x.dtype)
+                basis[k] = 1
+                tangents = [np.zeros_like(np.asarray(a, dtype=np.result_type(a))) if _is_float_leaf(a)
+                            else np.zeros(()) for a in args]
+                tangents[i] = basis.reshape(x.shape)
+                out, tangent = jvp(fun, args, tangents)
+                columns.append(np.asarray(tangent))
+            out_shape = np.shape(out)
+            jac = np.stack(columns, axis=-1) if columns else np.zeros(out_shape + (0,))
+            jacobians.append(wrap(jac.reshape(out_shape + x.shape)))
+        return jacobians[0] if single else tuple(jacobians)
+
+    jacfwd_f.__astjax_transform__ = _ForwardTransform(fun, nums)
+    return jacfwd_f
+
+
+def jacrev(fun, argnums=0, has_aux=False):
+    """The Jacobian of `fun` by reverse mode: one pullback per output element. Shape: output + input."""
+    single = isinstance(argnums, int)
+    nums = (argnums,) if single else tuple(argnums)
+
+    @functools.wraps(fun)
+    def jacrev_f(*args):
+        out, pullback = vjp(fun, *args)
+        out_arr = np.asarray(out)
+        rows = {i: [] for i in nums}
+        for k in range(out_arr.size):
+            basis = np.zeros(out_arr.size, dtype=np.result_type(out_arr))
+            basis[k] = 1
+            cotangents = pullback(basis.reshape(out_arr.shape))
+            for i in nums:
+                rows[i].append(np.asarray(cotangents[i]))
+        jacobians = []
+        for i in nums:
+            in_shape = np.shape(args[i])
+            jac = np.stack(rows[i]) if rows[i] else np.zeros((0,) + in_shape)
+            jacobians.append(wrap(jac.reshape(out_arr.shape + in_shape)))
+        return jacobians[0] if single else tuple(jacobians)
+
+    jacrev_f.__astjax_transform__ = ReverseTransform(fun, tuple(range(max(nums) + 1)), has_aux, "vjp")
+    return jacrev_f
+
+
+def hessian(fun, argnums=0, has_aux=False):
+    """The Hessian of a scalar `fun`: forward mode over the generated reverse-mode gradient."""
+    return jacfwd(grad(fun, argnums, has_aux=has_aux), argnums)
+
+
+class _ForwardTransform:
+    """What `astjax.source` shows for a forward-mode transformation: the generated jvp."""
+
+    def __init__(self, fun, nums):
+        self.fun = fun
+        self.nums = nums
+
+    def _mask(self):
+        from .frontend.parse import function_source
+        count = len(function_source(self.fun).node.args.args)
+        return tuple(i in self.nums for i in range(count))
+
+    def source_text(self):
+        return forward_function(self.fun, self._mask())[1].source_text()
+
+    def composable_source(self):
+        return forward_function(self.fun, self._mask())[0].__astjax_function_source__
 
 
 def _differentiable_input(leaf, kind):

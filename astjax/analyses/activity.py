@@ -23,6 +23,9 @@ class Activity:
             elif isinstance(node, gast.Expr) and _is_append(node.value):
                 self.assignments.append((node.value.func.value.id, classify(
                     gast.List(elts=node.value.args, ctx=gast.Load()), resolver)))
+            elif isinstance(node, gast.Expr) and _is_push(node.value):
+                tape, value = node.value.args
+                self.assignments.append((tape.id, classify(gast.List(elts=[value], ctx=gast.Load()), resolver)))
         self.varied = self._forward(set(inputs))
         self.useful = self._backward(set(outputs))
         self.active = self.varied & self.useful
@@ -56,3 +59,8 @@ class Activity:
 def _is_append(value):
     return (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
             and value.func.attr == "append" and isinstance(value.func.value, gast.Name))
+
+
+def _is_push(value):
+    return (isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and value.func.id == "push"
+            and len(value.args) == 2 and isinstance(value.args[0], gast.Name))

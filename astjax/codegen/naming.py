@@ -41,6 +41,15 @@ class Namer:
                 self.counters[base] = n
                 return self.reserve(candidate)
 
+    def unique(self, base):
+        """`base` itself if free, else `base2`, `base3`, ..."""
+        if base not in self.taken:
+            return self.reserve(base)
+        n = 2
+        while f"{base}{n}" in self.taken:
+            n += 1
+        return self.reserve(f"{base}{n}")
+
     def adjoint(self, name):
         """`bx` for `x` (then `bx_`, `bx__`, ... if `bx` is a user's name)."""
         return self._derived("b", name)

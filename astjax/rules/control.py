@@ -45,3 +45,9 @@ builtin_min = primitive("builtin_min", builtins.min, operands=("x1", "x2"), unbr
                         signature=lambda x1, x2: None)
 defvjp(builtin_min, "bx1 += by * (x1 <= x2)", "bx2 += by * (x1 > x2)")
 defjvp(builtin_min, "dy = dx1 * (x1 <= x2) + dx2 * (x1 > x2)")
+
+# The tape's own operations: the transformations give them their derivatives
+# directly (a pushed value's tangent goes on a tangent tape beside it).
+primitive("Tape", Tape, operands=(), differentiable=False)
+primitive("pop", pop, operands=("tape",))
+primitive("push", push, operands=("tape", "value"))

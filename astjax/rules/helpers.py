@@ -8,7 +8,7 @@ import numpy as np
 
 from ..array import wrap
 
-__all__ = ["TreeAdjoint", "index_adjoint", "materialize", "unbroadcast", "unreduce", "reduced_size", "invert_permutation", "pad_adjoint",
+__all__ = ["broadcast_like", "TreeAdjoint", "index_adjoint", "materialize", "unbroadcast", "unreduce", "reduced_size", "invert_permutation", "pad_adjoint",
            "at_set", "at_add", "at_multiply", "at_get", "getitem", "clip_mask", "extremum_mask",
            "astype", "dynamic_slice_adjoint", "stack_part", "concatenate_part", "to_float",
            "stack_part_adjoint", "concatenate_part_adjoint",
@@ -229,6 +229,13 @@ def concatenate_part_adjoint(p, g, arrays, k, axis=0):
     index[axis] = slice(start, start + sizes[k])
     out[tuple(index)] = np.asarray(p)
     return wrap(out)
+
+
+def broadcast_like(t, *operands):
+    """`t` broadcast to the shape the operands broadcast to (a tangent of a broadcasting primitive)."""
+    shape = np.broadcast_shapes(*(np.shape(o) for o in operands))
+    t = np.asarray(t)
+    return wrap(t if t.shape == shape else np.broadcast_to(t, shape))
 
 
 def to_float(x):

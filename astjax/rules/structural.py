@@ -98,3 +98,5 @@ structural("unreduce", helpers.unreduce, "g", "bg += jnp.sum(by, axis, keepdims=
            "dy = unreduce(dg, x, axis, keepdims)")
 for _helper in ("reduced_size", "invert_permutation", "clip_mask", "extremum_mask"):
     primitive(_helper, getattr(helpers, _helper), operands=(), differentiable=False)
+structural("broadcast_like", helpers.broadcast_like, "t", "bt += unbroadcast(by, t)",
+           "dy = broadcast_like(dt, *operands)")

@@ -13,6 +13,7 @@ from ..frontend.normalize import normalize
 from ..frontend.parse import function_source
 from ..optimize import cleanup
 from ..backends.python import compile_function
+from .jvp import ForwardMode
 from .vjp import ReverseMode
 
 __all__ = ["Derivation"]
@@ -52,23 +53,53 @@ class Derivation:
             ns.update(self.functions)
         return fn_out
 
-    def _callee(self, callee, mask, namespace, context, stmt):
-        key = (callee, mask)
+    def forward(self, fn, wrt, name=None):
+        """Generate, clean up and compile the forward-mode function of `fn`: (args, tangents) -> (out, tangent)."""
+        source = function_source(fn)
+        context = FunctionContext(source)
+        node = normalize(source.node, context)
+        _check_params(node, context)
+        params = [a.id for a in node.args.args]
+        names = [params[i] for i in wrt]
+        namespace = dict(GENERATED_NAMESPACE)
+        namespace.update(context.resolver.free_names(source.node))
+        self.namespaces.append(namespace)
+        label = name or f"jvp_{_clean(source.name)}"
+
+        def callee_jvp(callee, mask, stmt):
+            return self._callee(callee, mask, namespace, context, stmt, kind="jvp")
+
+        transform = ForwardMode(context, node, names, callee_jvp=callee_jvp, name=label)
+        generated = cleanup(transform.transform())
+        fn_out, text = compile_function(generated, namespace, label)
+        self.functions[label] = fn_out
+        self.sources.append((label, text))
+        for ns in self.namespaces:
+            ns.update(self.functions)
+        return fn_out
+
+    def _callee(self, callee, mask, namespace, context, stmt, kind="vjp"):
+        key = (callee, mask, kind)
         if key not in self.callees:
-            base = f"vjp_{_clean(getattr(callee, '__name__', 'f'))}"
+            base = f"{kind}_{_clean(getattr(callee, '__name__', 'f'))}"
             label = base
             n = 1
             while label in self.functions or label in self.callees.values():
                 n += 1
                 label = f"{base}_{n}"
             self.callees[key] = label
+            wrt = [i for i, m in enumerate(mask) if m]
             try:
-                self.reverse(callee, [i for i, m in enumerate(mask) if m], mode="vjp", name=label)
+                if kind == "vjp":
+                    self.reverse(callee, wrt, mode="vjp", name=label)
+                else:
+                    self.forward(callee, wrt, name=label)
             except Exception as exc:
                 from ..errors import AstjaxError
                 if isinstance(exc, AstjaxError):
                     raise
-                raise context.error(f"could not differentiate the call to `{label[4:]}`: {exc}", stmt) from exc
+                raise context.error(f"could not differentiate the call to `{label.split('_', 1)[1]}`: {exc}",
+                                    stmt) from exc
         return self.callees[key]
 
     def source_text(self):

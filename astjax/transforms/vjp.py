@@ -62,6 +62,9 @@ class ReverseMode:
         self.shapes = ShapeClasses(self.function, self.context.resolver)
         self._number(primal)
 
+        self.tape = self.namer.unique("_tape")
+        self.tape_variables = {n.targets[0].id for n in gast.walk(self.function)
+                               if isinstance(n, gast.Assign) and _call_name(n.value) == "Tape"}
         adjoint = self.reverse_block(primal)
         self.saved = self._saved_names(adjoint)
         self.pushed = set()
@@ -71,8 +74,7 @@ class ReverseMode:
 
         new_body = []
         if self.pushed:
-            new_body.append(assign("_tape", call("Tape")))
-            self.namer.reserve("_tape")
+            new_body.append(assign(self.tape, call("Tape")))
         new_body += forward
         new_body += self._adjoint_inits()
         new_body += adjoint
@@ -149,7 +151,16 @@ class ReverseMode:
             return self.reverse_while(stmt)
         if isinstance(stmt, gast.Expr) and _is_append(stmt.value):
             return self.reverse_append(stmt)
+        if isinstance(stmt, gast.Expr) and _call_name(stmt.value) == "push":
+            return self.reverse_push(stmt)
         return []
+
+    def reverse_push(self, stmt):
+        """`push(t, v)` hands v to a later pop, so v's adjoint comes back from the adjoint tape."""
+        tape, value = stmt.value.args
+        if not (self.is_active(value) and self.is_active(tape)):
+            return []
+        return [copy_location(augassign(self.adjoint(value.id), call("pop", name(self.adjoint(tape.id)))), stmt)]
 
     def _comment(self, stmt):
         line = getattr(stmt, "lineno", None)
@@ -170,6 +181,13 @@ class ReverseMode:
         if target not in self.activity.active or not app.differentiable:
             return [self._restore_marker(stmt)]
         out = self._comment(stmt)
+        if _call_name(stmt.value) == "pop":
+            # v = pop(t): the adjoint of v goes back, on the adjoint tape, to the push that saved v.
+            tape = stmt.value.args[0]
+            out += [gast.Expr(value=call("push", name(self.adjoint(tape.id)), name(self.adjoint(target)))),
+                    assign(self.adjoint(target), gast.Constant(value=_ZERO, kind=None)),
+                    self._restore_marker(stmt)]
+            return [copy_location(s, stmt) for s in out]
         contributions, prelude = self.contributions(stmt, target, app)
         out += prelude
         badj = self.adjoint(target)
@@ -264,7 +282,12 @@ class ReverseMode:
         body = self.reverse_block(stmt.body)
         if not body:
             return []
-        args = stmt.iter.args
+        backwards = _call_name(stmt.iter) == "reversed"
+        args = stmt.iter.args[0].args if backwards else stmt.iter.args
+        if backwards:      # a loop that already runs backwards is reversed by running it forwards
+            loop = gast.For(target=copy.deepcopy(stmt.target), iter=copy.deepcopy(stmt.iter.args[0]), body=body,
+                            orelse=[], type_comment=None)
+            return [copy_location(loop, stmt)]
         if _breaks(stmt.body):
             count = self.namer.fresh("_n")
             self.counters[id(stmt)] = count
@@ -317,7 +340,7 @@ class ReverseMode:
             if isinstance(stmt, gast.Assign):
                 variable = stmt.targets[0].id
                 if variable in self.saved and self._may_be_defined(variable, stmt):
-                    out.append(copy_location(gast.Expr(value=call("push", name("_tape"), name(variable))), stmt))
+                    out.append(copy_location(gast.Expr(value=call("push", name(self.tape), name(variable))), stmt))
                     self.pushed.add(id(stmt))
                 out.append(stmt)
             elif isinstance(stmt, (gast.For, gast.While)):
@@ -361,7 +384,7 @@ class ReverseMode:
             if is_marker(stmt, "__restore__"):
                 original = self.restores[stmt.value.args[0].value]
                 if id(original) in self.pushed:
-                    out.append(copy_location(assign(original.targets[0].id, call("pop", name("_tape"))), original))
+                    out.append(copy_location(assign(original.targets[0].id, call("pop", name(self.tape))), original))
                 continue
             for field in ("body", "orelse"):
                 if hasattr(stmt, field) and isinstance(getattr(stmt, field), list):
@@ -380,7 +403,8 @@ class ReverseMode:
         for variable in sorted(self.activity.active):
             if variable == output and variable not in self.params:
                 continue
-            out.append(assign(self.adjoint(variable), gast.Constant(value=_ZERO, kind=None)))
+            zero = call("Tape") if variable in self.tape_variables else gast.Constant(value=_ZERO, kind=None)
+            out.append(assign(self.adjoint(variable), zero))
         if output is not None and output in self.activity.active:
             if self.mode == "vjp":
                 self.seed_name = self.adjoint(output) if output not in self.params else self.namer.fresh("ct")
@@ -430,6 +454,12 @@ def _sum(terms):
 
 def _uses(template, identifier):
     return any(isinstance(n, gast.Name) and n.id == identifier for n in gast.walk(template))
+
+
+def _call_name(value):
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Name):
+        return value.func.id
+    return None
 
 
 def _is_append(value):

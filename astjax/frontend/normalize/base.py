@@ -1,7 +1,7 @@
 """The shape of a normalization pass: a gast transformer with the function's context."""
 import gast
 
-__all__ = ["Pass", "copy_location", "name", "store"]
+__all__ = ["Pass", "copy_location", "name", "store", "range_of"]
 
 
 class Pass(gast.NodeTransformer):
@@ -23,6 +23,16 @@ def copy_location(new, old):
         if getattr(child, "lineno", None) is None and hasattr(old, "lineno"):
             gast.copy_location(child, old)
     return new
+
+
+def range_of(iterator, is_builtin):
+    """(the `range(...)` call, reversed?) of a loop over `range(...)` or `reversed(range(...))`, else None."""
+    if isinstance(iterator, gast.Call) and is_builtin(iterator.func, range):
+        return iterator, False
+    if (isinstance(iterator, gast.Call) and is_builtin(iterator.func, reversed) and len(iterator.args) == 1
+            and isinstance(iterator.args[0], gast.Call) and is_builtin(iterator.args[0].func, range)):
+        return iterator.args[0], True
+    return None
 
 
 def name(identifier):

@@ -31,7 +31,7 @@ import copy
 
 import gast
 
-from .base import Pass, copy_location, name, store
+from .base import Pass, copy_location, name, range_of, store
 
 JUMPS = (gast.Return, gast.Break, gast.Continue)
 
@@ -87,7 +87,7 @@ class ControlFlow(Pass):
             raise self.error("`for ... else` is not supported in transformed functions", node,
                              hint="use a flag variable set before `break`.")
         it = node.iter
-        if isinstance(it, gast.Call) and self._is_builtin(it.func, range):
+        if range_of(it, self._is_builtin) is not None:
             if not isinstance(node.target, gast.Name):
                 raise self.error("a range loop needs a single loop variable", node)
             return node

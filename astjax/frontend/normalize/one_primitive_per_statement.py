@@ -15,7 +15,7 @@ import copy
 import gast
 
 from ..resolve import NOT_STATIC
-from .base import Pass, copy_location, name, store
+from .base import Pass, copy_location, name, range_of, store
 
 _UNSUPPORTED = {
     gast.Try: ("try/except", "move the error handling outside the transformed function"),
@@ -96,7 +96,7 @@ class OnePrimitivePerStatement(Pass):
         return [copy_location(s, stmt) for s in emitted + [new]]
 
     def for_loop(self, stmt):
-        call = stmt.iter
+        call, backwards = range_of(stmt.iter, lambda f, b: self.context.resolver.static_value(f) is b)
         assigned = {n.id for s in stmt.body for n in gast.walk(s)
                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         args = []
@@ -108,8 +108,10 @@ class OnePrimitivePerStatement(Pass):
         pre = self.emitted
         body = self.block(stmt.body) or [gast.Pass()]
         self.emitted = pre
-        return gast.For(target=stmt.target, iter=gast.Call(func=call.func, args=args, keywords=[]),
-                        body=body, orelse=[], type_comment=None)
+        iterator = gast.Call(func=call.func, args=args, keywords=[])
+        if backwards:
+            iterator = gast.Call(func=stmt.iter.func, args=[iterator], keywords=[])
+        return gast.For(target=stmt.target, iter=iterator, body=body, orelse=[], type_comment=None)
 
     def while_loop(self, stmt):
         pre = self.emitted

@@ -1,0 +1,234 @@
+"""Forward mode: each statement is followed by its tangent, `dy = dx * jnp.cos(x)`.
+
+Tangents ride along with the values through the same control flow, so
+branches, loops and recursion need nothing special: the tangent of a loop is
+the loop with tangent statements inside. A statement that overwrites one of
+its own operands (`y = y * x`) gets its tangent just before it, while the old
+value is still there. Calls to the user's functions call their own generated
+`jvp_<name>`, which returns the value and its tangent together.
+"""
+import copy
+
+import gast
+
+from ..analyses.activity import Activity
+from ..analyses.classify import classify
+from ..analyses.shapes import ShapeClasses
+from ..codegen.templates import assign, call, comment, expand, name
+from ..frontend.normalize.base import copy_location
+
+__all__ = ["ForwardMode"]
+
+
+class ForwardMode:
+    """Differentiate one normalized function in forward mode with respect to the parameters `wrt`.
+
+    The generated function takes the original parameters, then one tangent per
+    parameter in `wrt`, and returns `(output, output_tangent)`.
+    callee_jvp(fn, mask, node) -> name of the generated jvp of a called user function.
+    """
+
+    def __init__(self, context, function_node, wrt, callee_jvp=None, name=None):
+        self.context = context
+        self.namer = context.namer
+        self.function = function_node
+        self.params = [a.id for a in function_node.args.args]
+        self.wrt = list(wrt)
+        self.callee_jvp = callee_jvp
+        self.name = name or f"jvp_{function_node.name.strip('_') or 'f'}"
+        self.last_line = None
+
+    def tangent(self, variable):
+        return self.namer.tangent(variable)
+
+    def transform(self):
+        body = self.function.body
+        ret = body[-1]
+        # Forward activity only: everything that depends on the inputs gets a tangent.
+        everything = {n.id for n in gast.walk(self.function) if isinstance(n, gast.Name)}
+        self.activity = Activity(self.function, self.context.resolver, self.wrt, everything)
+        self.varied = self.activity.varied
+        self.shapes = ShapeClasses(self.function, self.context.resolver)
+        new_body = self.block(body[:-1])
+        new_body.append(self._return(ret))
+        args = copy.deepcopy(self.function.args)
+        args.args += [gast.Name(id=self.tangent(p), ctx=gast.Param(), annotation=None, type_comment=None)
+                      for p in self.wrt]
+        fn = gast.FunctionDef(name=self.name, args=args, body=new_body, decorator_list=[], returns=None,
+                              type_comment=None, type_params=[])
+        return copy_location(fn, self.function)
+
+    def _return(self, ret):
+        value = ret.value
+        outputs = value.elts if isinstance(value, gast.Tuple) else [value]
+        tangents = [self._tangent_of(o) for o in outputs]
+        tangent = tangents[0] if not isinstance(value, gast.Tuple) else gast.Tuple(elts=tangents, ctx=gast.Load())
+        return copy_location(gast.Return(value=gast.Tuple(elts=[copy.deepcopy(value), tangent], ctx=gast.Load())), ret)
+
+    def _tangent_of(self, node):
+        if isinstance(node, gast.Name) and node.id in self.varied:
+            return name(self.tangent(node.id))
+        return call("jnp.zeros_like", copy.deepcopy(node))
+
+    # ------------------------------------------------------------ statements
+    def block(self, stmts):
+        out = []
+        for stmt in stmts:
+            out.extend(self.statement(stmt))
+        return out
+
+    def statement(self, stmt):
+        if isinstance(stmt, gast.Assign):
+            return self.assignment(stmt)
+        if isinstance(stmt, gast.Expr) and _call_name(stmt.value) == "push":
+            tape, value = stmt.value.args
+            if isinstance(value, gast.Name) and value.id in self.varied:
+                return [stmt, copy_location(gast.Expr(value=call("push", name(self.tangent(tape.id)),
+                                                                  name(self.tangent(value.id)))), stmt)]
+            return [stmt]
+        if isinstance(stmt, gast.If):
+            stmt.body = self.block(stmt.body) or [gast.Pass()]
+            stmt.orelse = self.block(stmt.orelse)
+            return [stmt]
+        if isinstance(stmt, (gast.For, gast.While)):
+            stmt.body = self.block(stmt.body) or [gast.Pass()]
+            return [stmt]
+        if isinstance(stmt, gast.Expr) and _call_name(stmt.value) == "append":
+            raise self.context.error("appending values that need derivatives to a list is not supported yet",
+                                     stmt, hint="build the array with .at[i].set(...) in the loop instead.")
+        return [stmt]
+
+    def _comment(self, stmt):
+        line = getattr(stmt, "lineno", None)
+        if line is None or line == self.last_line:
+            return []
+        self.last_line = line
+        text = self.context.source.line_text(line)
+        return [comment(f"from line {line}: {text}")] if text else []
+
+    def assignment(self, stmt):
+        target = stmt.targets[0].id
+        if target not in self.varied:
+            return [stmt]
+        app = classify(stmt.value, self.context.resolver)
+        dtarget = self.tangent(target)
+        if app.kind == "function" and any(self._is_varied(a) for a in app.args):
+            return self._callee(stmt, target, app)
+        if _call_name(stmt.value) == "Tape":
+            return [stmt, copy_location(assign(dtarget, call("Tape")), stmt)]
+        if _call_name(stmt.value) == "pop":
+            tape = stmt.value.args[0]
+            return [stmt, copy_location(assign(dtarget, call("pop", name(self.tangent(tape.id)))), stmt)]
+        terms, output_used = self.terms(stmt, target, app)
+        if not terms:
+            zero = gast.Constant(value=0.0, kind=None) if isinstance(stmt.value, gast.Constant) else \
+                call("jnp.zeros_like", name(target))
+            return [stmt, copy_location(assign(dtarget, zero), stmt)]
+        tangent_stmt = assign(dtarget, _sum(terms))
+        out = self._comment(stmt)
+        if target in app.operand_names():
+            if output_used:   # y = exp(y): the rule needs the new value and the old one
+                old = self.namer.fresh("_old")
+                terms, _ = self.terms(stmt, target, app, old_value=old)
+                out += [assign(old, name(target)), stmt, assign(dtarget, _sum(terms))]
+                return [copy_location(s, stmt) for s in out]
+            out += [tangent_stmt, stmt]
+        else:
+            out += [stmt, tangent_stmt]
+        return [copy_location(s, stmt) for s in out]
+
+    def _is_varied(self, node):
+        return isinstance(node, gast.Name) and node.id in self.varied
+
+    def terms(self, stmt, target, app, old_value=None):
+        """The tangent terms of one statement (one per varied operand), and whether a rule reads the output."""
+        if app.kind == "copy":
+            return ([name(self.tangent(app.node.id))] if self._is_varied(app.node) else []), False
+        if app.kind == "tuple":
+            raise self.context.error("building a tuple or list of values that need derivatives is not supported "
+                                     "here", stmt, hint="stack arrays with jnp.stack([...]) instead.")
+        if app.kind != "primitive":
+            if not any(self._is_varied(a) for a in app.args):
+                return [], False
+            what = getattr(app.callee, "__qualname__", None) or getattr(app.callee, "__name__", None)
+            raise self.context.error(f"astjax has no derivative rule for `{what or 'this expression'}`", stmt,
+                                     hint="use an astjax.numpy function, or give it a rule with @astjax.custom_jvp.")
+        prim = app.primitive
+        if not prim.differentiable:
+            return [], False
+        bindings = dict(app.bound)
+        if old_value is not None:     # the operand's value before this statement overwrote it
+            bindings = {k: name(old_value) if isinstance(v, gast.Name) and v.id == target else v
+                        for k, v in bindings.items()}
+        bindings["y"] = name(target)
+        for operand in prim.operands:
+            node = app.bound.get(operand)
+            if node is not None:
+                bindings["d" + operand] = self._tangent_expression(node)
+        terms, output_used = [], False
+        for operand in prim.operands:
+            node = app.bound.get(operand)
+            if node is None or not self._has_tangent(node):
+                continue
+            if operand not in prim.jvp:
+                raise self.context.error(f"`{prim.name}` has no forward-mode rule for its argument `{operand}`", stmt)
+            term = expand(prim.jvp[operand], bindings)
+            output_used = output_used or any(isinstance(n, gast.Name) and n.id == "y" for n in gast.walk(prim.jvp[operand]))
+            if (prim.unbroadcast and self.shapes.of(node) != self.shapes.statement(stmt)
+                    and (_bare(term) or prim.name == "where")):
+                others = [copy.deepcopy(app.bound[k]) for k in prim.operands if k in app.bound]
+                term = call("broadcast_like", term, *others)
+            terms.append(term)
+        return terms, output_used
+
+    def _has_tangent(self, node):
+        if isinstance(node, (gast.List, gast.Tuple)):
+            return any(self._has_tangent(e) for e in node.elts)
+        return self._is_varied(node)
+
+    def _tangent_expression(self, node):
+        """The tangent of an operand: its `d` name, zeros for a constant, element-wise for a list."""
+        if isinstance(node, (gast.List, gast.Tuple)):
+            kind = type(node)
+            return kind(elts=[self._tangent_expression(e) for e in node.elts], ctx=gast.Load())
+        if self._is_varied(node):
+            return name(self.tangent(node.id))
+        return call("jnp.zeros_like", copy.deepcopy(node))
+
+    def _callee(self, stmt, target, app):
+        mask = tuple(self._is_varied(a) for a in app.args)
+        jvp_name = self.callee_jvp(app.callee, mask, stmt)
+        args = [copy.deepcopy(a) for a in app.args] + [name(self.tangent(a.id)) for a, m in zip(app.args, mask) if m]
+        both = gast.Tuple(elts=[gast.Name(id=target, ctx=gast.Store(), annotation=None, type_comment=None),
+                                gast.Name(id=self.tangent(target), ctx=gast.Store(), annotation=None,
+                                          type_comment=None)], ctx=gast.Store())
+        new = gast.Assign(targets=[both], value=gast.Call(func=name(jvp_name), args=args,
+                                                          keywords=copy.deepcopy(app.node.keywords)),
+                          type_comment=None)
+        return [copy_location(s, stmt) for s in self._comment(stmt) + [new]]
+
+
+def _sum(terms):
+    total = terms[0]
+    for term in terms[1:]:
+        total = gast.BinOp(left=total, op=gast.Add(), right=term)
+    return total
+
+
+def _bare(term):
+    """A term that is just a tangent (`dx`, `-dx`) keeps the operand's shape, which may be smaller."""
+    if isinstance(term, gast.UnaryOp):
+        term = term.operand
+    return isinstance(term, gast.Name)
+
+
+def _call_name(value):
+    if isinstance(value, gast.Call):
+        func = value.func
+        if isinstance(func, gast.Name):
+            return func.id
+        if isinstance(func, gast.Attribute):
+            return func.attr
+    return None
+
+
