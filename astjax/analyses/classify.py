@@ -35,7 +35,7 @@ class Application:
     def differentiable(self):
         if self.kind == "primitive":
             return self.primitive.differentiable
-        return self.kind in ("function", "copy", "tuple", "opaque")
+        return self.kind in ("function", "copy", "tuple", "opaque", "custom_vjp", "custom_jvp")
 
     def operand_nodes(self):
         """(operand name, node) for each operand a derivative could flow through."""
@@ -45,7 +45,7 @@ class Application:
             return [("x", self.node)]
         if self.kind == "tuple":
             return [(str(i), e) for i, e in enumerate(self.node.elts)]
-        if self.kind in ("function", "opaque"):
+        if self.kind in ("function", "opaque", "custom_vjp", "custom_jvp"):
             return [(str(i), a) for i, a in enumerate(self.args)]
         return []
 
@@ -111,6 +111,11 @@ def _call(call, resolver):
     target = resolver.static_value(func)
     if target is NOT_STATIC:
         return Application("opaque", call, args=list(call.args) + [k.value for k in call.keywords])
+    from ..custom_derivatives import custom_jvp, custom_vjp
+    if isinstance(target, custom_vjp):
+        return Application("custom_vjp", call, callee=target, args=list(call.args))
+    if isinstance(target, custom_jvp):
+        return Application("custom_jvp", call, callee=target, args=list(call.args))
     prim = lookup_callable(target)
     if prim is not None:
         bound = prim.bind(call.args, {k.arg: k.value for k in call.keywords})

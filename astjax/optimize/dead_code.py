@@ -6,7 +6,7 @@
 """
 import gast
 
-from .effects import has_effects, reads
+from .effects import has_effects, reads, writes
 
 __all__ = ["remove_dead_code"]
 
@@ -34,10 +34,10 @@ def _block(stmts, live_out):
 
 def _statement(stmt, live):
     if isinstance(stmt, gast.Assign):
-        target = stmt.targets[0]
-        if isinstance(target, gast.Name) and target.id not in live and not has_effects(stmt.value):
+        targets = writes(stmt.targets[0])
+        if not (targets & live) and not has_effects(stmt.value):
             return None, live
-        return stmt, (live - {target.id}) | reads(stmt.value)
+        return stmt, (live - targets) | reads(stmt.value)
     if isinstance(stmt, gast.AugAssign):
         if stmt.target.id not in live and not has_effects(stmt.value):
             return None, live

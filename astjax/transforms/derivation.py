@@ -30,7 +30,7 @@ class Derivation:
 
     def reverse(self, fn, wrt, mode="grad", has_aux=False, name=None):
         """Generate, clean up and compile the reverse-mode function of `fn`."""
-        source = function_source(fn)
+        source = function_source(_callable_with_source(fn))
         context = FunctionContext(source)
         node = normalize(source.node, context)
         params = [a.id for a in node.args.args]
@@ -44,7 +44,8 @@ class Derivation:
         def callee_vjp(callee, mask, stmt):
             return self._callee(callee, mask, namespace, context, stmt)
 
-        transform = ReverseMode(context, node, names, mode=mode, has_aux=has_aux, callee_vjp=callee_vjp, name=label)
+        transform = ReverseMode(context, node, names, mode=mode, has_aux=has_aux, callee_vjp=callee_vjp, name=label,
+                                bind_name=lambda obj, base: self._bind(namespace, obj, base))
         generated = cleanup(transform.transform())
         fn_out, text = compile_function(generated, namespace, label)
         self.functions[label] = fn_out
@@ -55,7 +56,7 @@ class Derivation:
 
     def forward(self, fn, wrt, name=None):
         """Generate, clean up and compile the forward-mode function of `fn`: (args, tangents) -> (out, tangent)."""
-        source = function_source(fn)
+        source = function_source(_callable_with_source(fn))
         context = FunctionContext(source)
         node = normalize(source.node, context)
         _check_params(node, context)
@@ -69,7 +70,8 @@ class Derivation:
         def callee_jvp(callee, mask, stmt):
             return self._callee(callee, mask, namespace, context, stmt, kind="jvp")
 
-        transform = ForwardMode(context, node, names, callee_jvp=callee_jvp, name=label)
+        transform = ForwardMode(context, node, names, callee_jvp=callee_jvp, name=label,
+                                bind_name=lambda obj, base: self._bind(namespace, obj, base))
         generated = cleanup(transform.transform())
         fn_out, text = compile_function(generated, namespace, label)
         self.functions[label] = fn_out
@@ -77,6 +79,16 @@ class Derivation:
         for ns in self.namespaces:
             ns.update(self.functions)
         return fn_out
+
+    @staticmethod
+    def _bind(namespace, obj, base):
+        """Make `obj` callable from generated code as `base` (or `base2`, ... if taken)."""
+        label, n = base, 1
+        while label in namespace and namespace[label] is not obj:
+            n += 1
+            label = f"{base}{n}"
+        namespace[label] = obj
+        return label
 
     def _callee(self, callee, mask, namespace, context, stmt, kind="vjp"):
         key = (callee, mask, kind)
@@ -107,6 +119,14 @@ class Derivation:
         main = self.sources[-1:]
         callees = self.sources[:-1]
         return "\n\n".join(text for _, text in main + callees)
+
+
+def _callable_with_source(fn):
+    """A custom_vjp/custom_jvp function is differentiated through a one-line function that calls it."""
+    from ..custom_derivatives import custom_jvp, custom_vjp, trampoline
+    if isinstance(fn, (custom_vjp, custom_jvp)):
+        return trampoline(fn)
+    return fn
 
 
 def _clean(name):

@@ -28,13 +28,14 @@ class ForwardMode:
     callee_jvp(fn, mask, node) -> name of the generated jvp of a called user function.
     """
 
-    def __init__(self, context, function_node, wrt, callee_jvp=None, name=None):
+    def __init__(self, context, function_node, wrt, callee_jvp=None, name=None, bind_name=None):
         self.context = context
         self.namer = context.namer
         self.function = function_node
         self.params = [a.id for a in function_node.args.args]
         self.wrt = list(wrt)
         self.callee_jvp = callee_jvp
+        self.bind_name = bind_name
         self.name = name or f"jvp_{function_node.name.strip('_') or 'f'}"
         self.last_line = None
 
@@ -114,6 +115,12 @@ class ForwardMode:
         dtarget = self.tangent(target)
         if app.kind == "function" and any(self._is_varied(a) for a in app.args):
             return self._callee(stmt, target, app)
+        if app.kind == "custom_jvp" and any(self._is_varied(a) for a in app.args):
+            return self._custom_jvp(stmt, target, app)
+        if app.kind == "custom_vjp" and any(self._is_varied(a) for a in app.args):
+            raise self.context.error(
+                f"`{app.callee.__name__}` has a custom_vjp rule, which astjax uses in reverse mode only", stmt,
+                hint="use grad/vjp/jacrev for it, or give it a forward rule with @astjax.custom_jvp.")
         if _call_name(stmt.value) == "Tape":
             return [stmt, copy_location(assign(dtarget, call("Tape")), stmt)]
         if _call_name(stmt.value) == "pop":
@@ -194,6 +201,21 @@ class ForwardMode:
         if self._is_varied(node):
             return name(self.tangent(node.id))
         return call("jnp.zeros_like", copy.deepcopy(node))
+
+    def _custom_jvp(self, stmt, target, app):
+        """`y = f(x)` for a custom_jvp f: `y, dy = f_jvp((x,), (dx,))`."""
+        custom = app.callee
+        if custom.jvp is None:
+            raise self.context.error(f"custom_jvp function `{custom.__name__}` has no rule yet", stmt,
+                                     hint=f"define it with @{custom.__name__}.defjvp before differentiating.")
+        rule = self.bind_name(custom.jvp, f"{custom.__name__}_jvp")
+        primals = gast.Tuple(elts=[copy.deepcopy(a) for a in app.args], ctx=gast.Load())
+        tangents = gast.Tuple(elts=[self._tangent_expression(a) for a in app.args], ctx=gast.Load())
+        both = gast.Tuple(elts=[gast.Name(id=target, ctx=gast.Store(), annotation=None, type_comment=None),
+                                gast.Name(id=self.tangent(target), ctx=gast.Store(), annotation=None,
+                                          type_comment=None)], ctx=gast.Store())
+        new = gast.Assign(targets=[both], value=call(rule, primals, tangents), type_comment=None)
+        return [copy_location(s, stmt) for s in self._comment(stmt) + [new]]
 
     def _callee(self, stmt, target, app):
         mask = tuple(self._is_varied(a) for a in app.args)

@@ -37,7 +37,8 @@ class ReverseMode:
     callee_vjp(fn, mask, node) -> name of the generated vjp of a called user function.
     """
 
-    def __init__(self, context, function_node, wrt, mode="grad", has_aux=False, callee_vjp=None, name=None):
+    def __init__(self, context, function_node, wrt, mode="grad", has_aux=False, callee_vjp=None, name=None,
+                 bind_name=None):
         self.context = context
         self.namer = context.namer
         self.function = function_node
@@ -46,6 +47,7 @@ class ReverseMode:
         self.mode = mode
         self.has_aux = has_aux
         self.callee_vjp = callee_vjp
+        self.bind_name = bind_name
         self.name = name or f"{mode}_{function_node.name.strip('_') or 'f'}"
         self.restores = {}      # marker id -> statement it restores
         self.counters = {}      # id(loop) -> counter name
@@ -55,7 +57,8 @@ class ReverseMode:
     def transform(self):
         body = self.function.body
         ret = body[-1]
-        primal = body[:-1]
+        primal = self._split_custom_vjp_calls(body[:-1])
+        self.function.body = primal + [ret]
         self.output, self.aux = self._outputs(ret)
         outputs = [self.output.id] if isinstance(self.output, gast.Name) else []
         self.activity = Activity(self.function, self.context.resolver, self.wrt, outputs)
@@ -177,8 +180,8 @@ class ReverseMode:
 
     def reverse_assign(self, stmt):
         target = stmt.targets[0].id
-        app = classify(stmt.value, self.context.resolver)
-        if target not in self.activity.active or not app.differentiable:
+        app = classify(getattr(stmt, "custom_call", stmt.value), self.context.resolver)
+        if target not in self.activity.active or not app.differentiable or getattr(stmt, "is_custom_forward", False):
             return [self._restore_marker(stmt)]
         out = self._comment(stmt)
         if _call_name(stmt.value) == "pop":
@@ -213,6 +216,12 @@ class ReverseMode:
             return self._primitive_contributions(stmt, target, app, badj, prelude), prelude
         if app.kind == "function":
             return self._callee_contributions(stmt, app, badj, prelude), prelude
+        if app.kind == "custom_vjp":
+            return self._custom_vjp_contributions(stmt, app, badj, prelude), prelude
+        if app.kind == "custom_jvp":
+            raise self.context.error(
+                f"`{app.callee.__name__}` has a custom_jvp rule, which astjax uses in forward mode only", stmt,
+                hint="give it a reverse-mode rule with @astjax.custom_vjp (defvjp(fwd, bwd)), or use jvp/jacfwd.")
         if app.kind == "tuple":
             raise self.context.error("building a tuple or list of values that need derivatives is not supported "
                                      "here", stmt, hint="stack arrays with jnp.stack([...]) instead.")
@@ -273,6 +282,45 @@ class ReverseMode:
         prelude.append(assign(parts, result))
         return [(a.id, gast.Subscript(value=name(parts), slice=gast.Constant(value=i, kind=None), ctx=gast.Load()))
                 for i, a in enumerate(active)]
+
+    def _custom_vjp_contributions(self, stmt, app, badj, prelude):
+        """`y = f(x)` for a custom_vjp f: the primal sweep called `fwd`; here `bwd` gives the cotangents."""
+        custom = app.callee
+        if custom.bwd is None:
+            raise self.context.error(f"custom_vjp function `{custom.__name__}` has no rules yet", stmt,
+                                     hint=f"call {custom.__name__}.defvjp(fwd, bwd) before differentiating it.")
+        residuals = stmt.residuals
+        bwd = self.bind_name(custom.bwd, f"{custom.__name__}_bwd")
+        parts = self.namer.fresh("_b")
+        prelude.append(assign(parts, call(bwd, gast.Subscript(value=name(residuals), slice=gast.Constant(value=1, kind=None),
+                                                               ctx=gast.Load()), badj)))
+        return [(a.id, gast.Subscript(value=name(parts), slice=gast.Constant(value=i, kind=None), ctx=gast.Load()))
+                for i, a in enumerate(app.args) if self.is_active(a)]
+
+    def _split_custom_vjp_calls(self, stmts):
+        """`y = f(x)` for a custom_vjp f becomes `_r1 = f_fwd(x); y = _r1[0]`: the residuals stay for bwd."""
+        out = []
+        for stmt in stmts:
+            for field in ("body", "orelse"):
+                inner = getattr(stmt, field, None)
+                if isinstance(inner, list):
+                    setattr(stmt, field, self._split_custom_vjp_calls(inner))
+            if isinstance(stmt, gast.Assign):
+                app = classify(stmt.value, self.context.resolver)
+                if app.kind == "custom_vjp" and app.callee.fwd is not None:
+                    residuals = self.namer.fresh("_r")
+                    fwd = self.bind_name(app.callee.fwd, f"{app.callee.__name__}_fwd")
+                    first = copy_location(assign(residuals, gast.Call(func=name(fwd), args=copy.deepcopy(app.args),
+                                                                      keywords=copy.deepcopy(stmt.value.keywords))), stmt)
+                    first.is_custom_forward = True
+                    output = copy_location(assign(stmt.targets[0].id, gast.Subscript(
+                        value=name(residuals), slice=gast.Constant(value=0, kind=None), ctx=gast.Load())), stmt)
+                    output.custom_call = stmt.value        # the adjoint sweep differentiates this call
+                    output.residuals = residuals
+                    out += [first, output]
+                    continue
+            out.append(stmt)
+        return out
 
     def reverse_append(self, stmt):
         raise self.context.error("appending values that need derivatives to a list is not supported yet", stmt,
