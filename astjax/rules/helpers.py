@@ -8,7 +8,7 @@ import numpy as np
 
 from ..array import wrap
 
-__all__ = ["broadcast_like", "TreeAdjoint", "index_adjoint", "materialize", "unbroadcast", "unreduce", "reduced_size", "invert_permutation", "pad_adjoint",
+__all__ = ["item_adjoint", "stack_adjoint", "concatenate_adjoint", "array_adjoint", "broadcast_like", "TreeAdjoint", "index_adjoint", "materialize", "unbroadcast", "unreduce", "reduced_size", "invert_permutation", "pad_adjoint",
            "at_set", "at_add", "at_multiply", "at_get", "getitem", "clip_mask", "extremum_mask",
            "astype", "dynamic_slice_adjoint", "stack_part", "concatenate_part", "to_float",
            "stack_part_adjoint", "concatenate_part_adjoint",
@@ -115,6 +115,31 @@ def index_adjoint(x, idx, g):
     out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float32))
     np.add.at(out, _plain(idx), np.asarray(g))
     return wrap(out)
+
+
+def item_adjoint(adjoint, i):
+    """Item i of the adjoint of a list (zero when nothing reached it)."""
+    if isinstance(adjoint, TreeAdjoint):
+        return adjoint.items.get(i, 0.0)
+    return 0.0
+
+
+def stack_adjoint(g, axis=0):
+    """The adjoint of the list passed to `jnp.stack`: the slices of `g`."""
+    g = np.asarray(g)
+    return TreeAdjoint({i: wrap(np.take(g, i, axis=axis)) for i in range(g.shape[axis])})
+
+
+def concatenate_adjoint(g, arrays, axis=0):
+    """The adjoint of the list passed to `jnp.concatenate`: the pieces of `g`."""
+    return TreeAdjoint({k: concatenate_part(g, arrays, k, axis) for k in range(len(arrays))})
+
+
+def array_adjoint(g, object):
+    """The adjoint of `jnp.array(object)`: `g` itself, or its rows for a list of arrays."""
+    if isinstance(object, (list, tuple)):
+        return stack_adjoint(g)
+    return g
 
 
 def materialize(g, like):

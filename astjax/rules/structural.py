@@ -45,7 +45,7 @@ structural("pad_adjoint", helpers.pad_adjoint, "g", "bg += jnp.pad(by, pad_width
 structural("astype", helpers.astype, "x", "bx += by", "dy = astype(dx, dtype)", aliases=(jnp.astype,)
            if hasattr(jnp, "astype") else ())
 structural("copy", jnp.copy, "a", "ba += by", "dy = da", aliases=(np.copy,))
-structural("array", jnp.array, "object", "bobject += by", "dy = jnp.array(dobject)",
+structural("array", jnp.array, "object", "bobject += array_adjoint(by, object)", "dy = jnp.array(dobject)",
            aliases=(jnp.asarray, np.array, np.asarray), sequence_operand="object",
            signature=lambda object, dtype=None: None)
 
@@ -54,6 +54,8 @@ for _name in ("stack", "concatenate"):
     _prim = primitive(_name, getattr(jnp, _name), operands=("arrays",), sequence_operand="arrays",
                       aliases=(getattr(np, _name),), signature=lambda arrays, axis=0: None)
     defjvp(_prim, f"dy = jnp.{_name}(darrays, axis)")
+defvjp(PRIMITIVES["stack"], "barrays += stack_adjoint(by, axis)")
+defvjp(PRIMITIVES["concatenate"], "barrays += concatenate_adjoint(by, arrays, axis)")
 for _name, _part in {"stack": "stack_part(by, k, axis)",
                      "concatenate": "concatenate_part(by, arrays, k, axis)",
                      "array": "stack_part(by, k)"}.items():

@@ -95,8 +95,12 @@ class ForwardMode:
             stmt.body = self.block(stmt.body) or [gast.Pass()]
             return [stmt]
         if isinstance(stmt, gast.Expr) and _call_name(stmt.value) == "append":
-            raise self.context.error("appending values that need derivatives to a list is not supported yet",
-                                     stmt, hint="build the array with .at[i].set(...) in the loop instead.")
+            items = stmt.value.func.value
+            if isinstance(items, gast.Name) and items.id in self.varied:   # the tangents go on a list beside it
+                tangent = self._tangent_expression(stmt.value.args[0])
+                append = gast.Call(func=gast.Attribute(value=name(self.tangent(items.id)), attr="append",
+                                                       ctx=gast.Load()), args=[tangent], keywords=[])
+                return [stmt, copy_location(gast.Expr(value=append), stmt)]
         return [stmt]
 
     def _comment(self, stmt):
@@ -128,8 +132,12 @@ class ForwardMode:
             return [stmt, copy_location(assign(dtarget, call("pop", name(self.tangent(tape.id)))), stmt)]
         terms, output_used = self.terms(stmt, target, app)
         if not terms:
-            zero = gast.Constant(value=0.0, kind=None) if isinstance(stmt.value, gast.Constant) else \
-                call("jnp.zeros_like", name(target))
+            if isinstance(stmt.value, gast.List) and not stmt.value.elts:
+                zero = gast.List(elts=[], ctx=gast.Load())
+            elif isinstance(stmt.value, gast.Constant):
+                zero = gast.Constant(value=0.0, kind=None)
+            else:
+                zero = call("jnp.zeros_like", name(target))
             return [stmt, copy_location(assign(dtarget, zero), stmt)]
         tangent_stmt = assign(dtarget, _sum(terms))
         out = self._comment(stmt)
@@ -151,6 +159,8 @@ class ForwardMode:
         """The tangent terms of one statement (one per varied operand), and whether a rule reads the output."""
         if app.kind == "copy":
             return ([name(self.tangent(app.node.id))] if self._is_varied(app.node) else []), False
+        if app.kind == "tuple" and isinstance(stmt.value, gast.List) and not stmt.value.elts:
+            return [], False      # `xs = []`: its tangent list starts empty too (see assignment)
         if app.kind == "tuple":
             raise self.context.error("building a tuple or list of values that need derivatives is not supported "
                                      "here", stmt, hint="stack arrays with jnp.stack([...]) instead.")

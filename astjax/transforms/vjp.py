@@ -222,6 +222,8 @@ class ReverseMode:
             raise self.context.error(
                 f"`{app.callee.__name__}` has a custom_jvp rule, which astjax uses in forward mode only", stmt,
                 hint="give it a reverse-mode rule with @astjax.custom_vjp (defvjp(fwd, bwd)), or use jvp/jacfwd.")
+        if app.kind == "tuple" and isinstance(stmt.value, gast.List) and not stmt.value.elts:
+            return [], prelude      # `xs = []`: nothing flows back through an empty list
         if app.kind == "tuple":
             raise self.context.error("building a tuple or list of values that need derivatives is not supported "
                                      "here", stmt, hint="stack arrays with jnp.stack([...]) instead.")
@@ -323,8 +325,18 @@ class ReverseMode:
         return out
 
     def reverse_append(self, stmt):
-        raise self.context.error("appending values that need derivatives to a list is not supported yet", stmt,
-                                 hint="build the array with .at[i].set(...) in the loop instead.")
+        """`xs.append(v)`: take v back off the list and give v the adjoint of its position."""
+        items = stmt.value.func.value
+        if not self.is_active(items):
+            return []
+        out = self._comment(stmt)
+        out.append(gast.Expr(value=gast.Call(func=gast.Attribute(value=name(items.id), attr="pop", ctx=gast.Load()),
+                                             args=[], keywords=[])))
+        value = stmt.value.args[0]
+        if self.is_active(value):
+            out.append(augassign(self.adjoint(value.id), call("item_adjoint", name(self.adjoint(items.id)),
+                                                            call("len", name(items.id)))))
+        return [copy_location(s, stmt) for s in out]
 
     def reverse_for(self, stmt):
         body = self.reverse_block(stmt.body)
