@@ -334,8 +334,11 @@ def _uniform(k, shape, dt, minval, maxval):
     floats -= dt.type(1.0)
     lo = np.asarray(minval, dt)
     hi = np.asarray(maxval, dt)
-    if lo.shape == () and hi.shape == () and lo == 0 and hi == 1:
-        return floats  # x * 1 + 0 and max(0, x) are exact no-ops
+    if lo.shape == () and hi.shape == ():
+        if lo == 0 and hi == 1:
+            return floats  # x * 1 + 0 and max(0, x) are exact no-ops
+        scale = lambda f: np.maximum(lo, _fma(f, hi - lo, lo, dt))
+        return _map_blocks(scale, floats.reshape(-1)).reshape(shape)
     return np.maximum(lo, _fma(floats, hi - lo, lo, dt))
 
 

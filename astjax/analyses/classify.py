@@ -87,7 +87,8 @@ def classify(value, resolver):
             return Application("constant", value)
         if value.attr in _METADATA:
             return Application("primitive", value, primitive=PRIMITIVES["shape"])
-        return Application("opaque", value, args=[value.value])
+        return _primitive(PRIMITIVES["attribute"], value,
+                          {"x": value.value, "attr": gast.Constant(value=value.attr, kind=None)})
     if isinstance(value, (gast.Tuple, gast.List)):
         return Application("tuple", value)
     if isinstance(value, gast.Call):

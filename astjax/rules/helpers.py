@@ -8,7 +8,7 @@ import numpy as np
 
 from ..array import wrap
 
-__all__ = ["item_adjoint", "stack_adjoint", "concatenate_adjoint", "array_adjoint", "broadcast_like", "TreeAdjoint", "index_adjoint", "materialize", "unbroadcast", "unreduce", "reduced_size", "invert_permutation", "pad_adjoint",
+__all__ = ["attribute_adjoint", "item_adjoint", "stack_adjoint", "concatenate_adjoint", "array_adjoint", "broadcast_like", "TreeAdjoint", "index_adjoint", "materialize", "unbroadcast", "unreduce", "reduced_size", "invert_permutation", "pad_adjoint",
            "at_set", "at_add", "at_multiply", "at_get", "getitem", "clip_mask", "extremum_mask",
            "astype", "dynamic_slice_adjoint", "stack_part", "concatenate_part", "to_float",
            "stack_part_adjoint", "concatenate_part_adjoint",
@@ -115,6 +115,14 @@ def index_adjoint(x, idx, g):
     out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float32))
     np.add.at(out, _plain(idx), np.asarray(g))
     return wrap(out)
+
+
+def attribute_adjoint(x, attr, g):
+    """The adjoint of a namedtuple `x` from `y = x.attr`: `g` in that field."""
+    fields = getattr(type(x), "_fields", None)
+    if fields is None or attr not in fields:
+        raise TypeError(f"astjax differentiates attribute reads of namedtuples only, not `{type(x).__name__}.{attr}`")
+    return TreeAdjoint({fields.index(attr): g})
 
 
 def item_adjoint(adjoint, i):

@@ -18,6 +18,9 @@ def matmul_lhs_adjoint(g, x1, x2):
         if jnp.ndim(x1) == 1:
             return g * x2
         return jnp.expand_dims(g, -1) * x2
+    if jnp.ndim(x1) == 1:
+        # x1 acts as a (1, n) matrix broadcast over x2's batch: give g that row back, then sum it out.
+        return unbroadcast(jnp.matmul(jnp.expand_dims(g, -2), jnp.swapaxes(x2, -1, -2)), x1)
     return unbroadcast(jnp.matmul(g, jnp.swapaxes(x2, -1, -2)), x1)
 
 
@@ -33,23 +36,55 @@ def matmul_rhs_adjoint(g, x1, x2):
 
 
 def dot_lhs_adjoint(g, a, b):
-    """The adjoint of `a` in `y = dot(a, b)` (scalars, vectors and matrices)."""
+    """The adjoint of `a` in `y = dot(a, b)` (any ranks: dot contracts a's last axis with b's second-last)."""
     if jnp.ndim(a) == 0 or jnp.ndim(b) == 0:
         return unbroadcast(g * b, a)
-    return matmul_lhs_adjoint(g, a, b)
+    if jnp.ndim(b) <= 2:
+        return matmul_lhs_adjoint(g, a, b)
+    k = jnp.shape(a)[-1]
+    b2 = jnp.reshape(jnp.moveaxis(b, -2, 0), (k, -1))
+    g2 = jnp.reshape(g, (-1, jnp.shape(b2)[1]))
+    return jnp.reshape(jnp.matmul(g2, jnp.transpose(b2)), jnp.shape(a))
 
 
 def dot_rhs_adjoint(g, a, b):
-    """The adjoint of `b` in `y = dot(a, b)` (scalars, vectors and matrices)."""
+    """The adjoint of `b` in `y = dot(a, b)` (any ranks)."""
     if jnp.ndim(a) == 0 or jnp.ndim(b) == 0:
         return unbroadcast(g * a, b)
-    return matmul_rhs_adjoint(g, a, b)
+    if jnp.ndim(b) <= 2:
+        return matmul_rhs_adjoint(g, a, b)
+    k = jnp.shape(a)[-1]
+    a2 = jnp.reshape(a, (-1, k))
+    g2 = jnp.reshape(g, (jnp.shape(a2)[0], -1))
+    moved = jnp.reshape(jnp.matmul(jnp.transpose(a2), g2), (k,) + jnp.shape(b)[:-2] + jnp.shape(b)[-1:])
+    return jnp.moveaxis(moved, 0, -2)
 
 
-COMPOSITES = {f.__name__: f for f in (matmul_lhs_adjoint, matmul_rhs_adjoint, dot_lhs_adjoint, dot_rhs_adjoint)}
+def inner_lhs_adjoint(g, a, b):
+    """The adjoint of `a` in `y = inner(a, b)`: y[i..., j...] = sum_k a[i..., k] b[j..., k]."""
+    if jnp.ndim(a) == 0 or jnp.ndim(b) == 0:
+        return unbroadcast(g * b, a)
+    b2 = jnp.reshape(b, (-1, jnp.shape(b)[-1]))
+    g2 = jnp.reshape(g, (-1, jnp.shape(b2)[0]))
+    return jnp.reshape(jnp.matmul(g2, b2), jnp.shape(a))
 
+
+def inner_rhs_adjoint(g, a, b):
+    """The adjoint of `b` in `y = inner(a, b)`."""
+    if jnp.ndim(a) == 0 or jnp.ndim(b) == 0:
+        return unbroadcast(g * a, b)
+    a2 = jnp.reshape(a, (-1, jnp.shape(a)[-1]))
+    g2 = jnp.reshape(g, (jnp.shape(a2)[0], -1))
+    return jnp.reshape(jnp.matmul(jnp.transpose(g2), a2), jnp.shape(b))
+
+
+COMPOSITES = {f.__name__: f for f in (matmul_lhs_adjoint, matmul_rhs_adjoint, dot_lhs_adjoint, dot_rhs_adjoint,
+                                      inner_lhs_adjoint, inner_rhs_adjoint)}
+
+# The signature names the operands x1, x2 as the `@` operator binds them (jnp.matmul's own are a, b).
 matmul = primitive("matmul", jnp.matmul, operands=("x1", "x2"), aliases=(np.matmul,),
-                   operator=__import__("gast").MatMult)
+                   operator=__import__("gast").MatMult,
+                   signature=lambda x1, x2, *, precision=None, preferred_element_type=None: None)
 defvjp(matmul, "bx1 += matmul_lhs_adjoint(by, x1, x2)", "bx2 += matmul_rhs_adjoint(by, x1, x2)")
 defjvp(matmul, "dy = jnp.matmul(dx1, x2) + jnp.matmul(x1, dx2)")
 
@@ -63,5 +98,5 @@ defvjp(outer, "ba += jnp.reshape(jnp.dot(by, jnp.ravel(b)), jnp.shape(a))",
 defjvp(outer, "dy = jnp.outer(da, b) + jnp.outer(a, db)")
 
 inner = primitive("inner", jnp.inner, operands=("a", "b"), aliases=(np.inner,))
-defvjp(inner, "ba += unbroadcast(by * b, a)", "bb += unbroadcast(by * a, b)")
+defvjp(inner, "ba += inner_lhs_adjoint(by, a, b)", "bb += inner_rhs_adjoint(by, a, b)")
 defjvp(inner, "dy = jnp.inner(da, b) + jnp.inner(a, db)")

@@ -84,6 +84,8 @@ at_multiply = primitive("at_multiply", helpers.at_multiply, operands=("x", "v"))
 defvjp(at_multiply, "bx += by.at[idx].multiply(v)", "bv += unbroadcast(by[idx] * x[idx], v)")
 defjvp(at_multiply, "dy = dx.at[idx].multiply(v) + jnp.zeros_like(y).at[idx].add(dv * x[idx])")
 
+structural("attribute", getattr, "x", "bx += attribute_adjoint(x, attr, by)", "dy = getattr(dx, attr)",
+           signature=lambda x, attr: None)
 structural("index_adjoint", helpers.index_adjoint, "g", "bg += by[idx]",
            "dy = index_adjoint(x, idx, dg)", signature=lambda x, idx, g: None)
 structural("dynamic_slice", lax.dynamic_slice, "operand",

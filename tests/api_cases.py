@@ -1,0 +1,61 @@
+"""Functions exercised by test_api.py."""
+import collections
+
+import numpy as np
+
+import astjax.numpy as jnp
+
+Params = collections.namedtuple("Params", ["w", "b"])
+
+
+def loss(w, b, x):
+    return jnp.sum(jnp.tanh(w * x + b))
+
+
+def with_aux(x):
+    y = jnp.sin(x)
+    return jnp.sum(y), y
+
+
+def dict_params(params, x):
+    return jnp.sum(params["w"] * x + params["b"])
+
+
+def tuple_params(params, x):
+    w, b = params[0], params[1]
+    return jnp.sum(w * x) + b
+
+
+def namedtuple_params(params, x):
+    return jnp.sum(params.w * x + params.b)
+
+
+def local_update(x):
+    y = jnp.zeros(3)
+    y[0] += x
+    y = y.at[2].set(x * 2.0)
+    return jnp.sum(y)
+
+
+def slices(x):
+    return jnp.sum(x[1:3] ** 2) + x[0]
+
+
+def broadcasting(a, b):
+    return jnp.sum(a * b + a)
+
+
+def matrix(a, b):
+    return jnp.sum(jnp.dot(a, b) ** 2)
+
+
+def vector_function(x):
+    return jnp.sin(x) * x[0]
+
+
+def numpy_code(x):
+    return np.sum(np.exp(x) * np.cos(x))
+
+
+def unused_argument(x, y):
+    return x * 2.0

@@ -1,0 +1,48 @@
+"""Functions that astjax must refuse with a clear message (see test_errors.py)."""
+import astjax.numpy as jnp
+
+
+def uses_try(x):
+    try:
+        y = x * 2.0
+    except ValueError:
+        y = x
+    return y
+
+
+def uses_yield(x):
+    yield x * 2.0
+
+
+def uses_global(x):
+    global COUNTER
+    COUNTER = 1
+    return x
+
+
+def vector_output(x):
+    return x * 2.0
+
+
+def calls_unknown(x):
+    return jnp.sum(opaque(x))
+
+
+def opaque(x):
+    return x
+
+
+class Opaque:
+    def __call__(self, x):
+        return x
+
+
+opaque_object = Opaque()
+
+
+def calls_opaque_object(x):
+    return opaque_object(x) * 2.0
+
+
+def tuple_output(x):
+    return x, x

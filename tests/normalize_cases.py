@@ -1,0 +1,71 @@
+"""Functions whose normalized source tests/test_normalize.py checks (astjax reads source from files)."""
+import numpy as np
+
+import astjax.numpy as jnp
+
+
+def methods(x):
+    return x.sum(axis=0) + x.T + x.reshape(2, 3)
+
+
+def augmented(x, y):
+    x += y
+    y[0] += x
+    y[1] = x
+    return y
+
+
+def tuples(x):
+    a, b = x, 2.0
+    a, b = b, a
+    h, w = x.shape
+    return a * b + h
+
+
+def early_return(x, n):
+    if n == 0:
+        return 1.0
+    return x * early_return(x, n - 1)
+
+
+def loop_break(x):
+    for i in range(10):
+        if x > 5.0:
+            break
+        x = x * 2.0
+    return x
+
+
+def loop_values(xs, ys):
+    total = 0.0
+    for v in xs:
+        total = total + v
+    for i, v in enumerate(xs):
+        total = total + v * i
+    for a, b in zip(xs, ys):
+        total = total + a * b
+    return total
+
+
+def nested(x):
+    return jnp.sin(x) * x + 1.0
+
+
+def conditional_expression(x):
+    return x if x > 0 else -x
+
+
+def short_circuit(x, y):
+    if x > 0 and y > 0:
+        return x
+    return y
+
+
+def while_test(x):
+    while jnp.sum(x) < 10.0:
+        x = x * 2.0
+    return x
+
+
+def plain_numpy(x):
+    return np.sum(np.exp(x))

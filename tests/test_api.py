@@ -1,0 +1,159 @@
+"""The public API behaves like JAX's: argnums, has_aux, pytrees, vjp, jvp, Jacobians, source."""
+import inspect
+import linecache
+import traceback
+
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+
+import api_cases as cases
+
+RNG = np.random.default_rng(0)
+
+
+def numeric_grad(f, args, argnum, eps=1e-6):
+    args = [np.array(a, dtype=np.float64) for a in args]
+    x = args[argnum]
+    g = np.zeros_like(x)
+    for index in np.ndindex(x.shape):
+        plus, minus = x.copy(), x.copy()
+        plus[index] += eps
+        minus[index] -= eps
+        g[index] = (float(f(*args[:argnum], plus, *args[argnum + 1:])) -
+                    float(f(*args[:argnum], minus, *args[argnum + 1:]))) / (2 * eps)
+    return g
+
+
+def test_argnums_tuple_and_value_and_grad():
+    w, b, x = RNG.normal(size=3), RNG.normal(size=()), RNG.normal(size=3)
+    gw, gb = astjax.grad(cases.loss, argnums=(0, 1))(w, b, x)
+    np.testing.assert_allclose(gw, numeric_grad(cases.loss, (w, b, x), 0), rtol=1e-6)
+    np.testing.assert_allclose(gb, numeric_grad(cases.loss, (w, b, x), 1), rtol=1e-6)
+    value, gx = astjax.value_and_grad(cases.loss, argnums=2)(w, b, x)
+    np.testing.assert_allclose(value, cases.loss(w, b, x))
+    np.testing.assert_allclose(gx, numeric_grad(cases.loss, (w, b, x), 2), rtol=1e-6)
+
+
+def test_has_aux():
+    x = RNG.normal(size=4)
+    g, aux = astjax.grad(cases.with_aux, has_aux=True)(x)
+    np.testing.assert_allclose(g, np.cos(x))
+    np.testing.assert_allclose(aux, np.sin(x))
+    (value, aux), g = astjax.value_and_grad(cases.with_aux, has_aux=True)(x)
+    np.testing.assert_allclose(value, np.sin(x).sum())
+
+
+def test_pytree_arguments():
+    x = RNG.normal(size=3)
+    params = {"w": RNG.normal(size=3), "b": 0.5}
+    g = astjax.grad(cases.dict_params)(params, x)
+    assert set(g) == {"w", "b"}
+    np.testing.assert_allclose(g["w"], x)
+    np.testing.assert_allclose(g["b"], 3.0)
+    g = astjax.grad(cases.tuple_params)((RNG.normal(size=3), 1.0), x)
+    assert isinstance(g, tuple)
+    np.testing.assert_allclose(g[0], x)
+    np.testing.assert_allclose(g[1], 1.0)
+    g = astjax.grad(cases.namedtuple_params)(cases.Params(np.ones(3), np.zeros(3)), x)
+    assert isinstance(g, cases.Params)
+    np.testing.assert_allclose(g.w, x)
+    np.testing.assert_allclose(g.b, np.ones(3))
+
+
+def test_in_place_looking_local_updates_get_their_gradient():
+    assert float(astjax.grad(cases.local_update)(1.5)) == pytest.approx(3.0)
+
+
+def test_slices_scatter_the_gradient():
+    x = RNG.normal(size=5)
+    np.testing.assert_allclose(astjax.grad(cases.slices)(x), [1.0, 2 * x[1], 2 * x[2], 0.0, 0.0])
+
+
+def test_broadcasting_gradients_are_summed_back():
+    a, b = RNG.normal(size=(3, 1)), RNG.normal(size=(1, 4))
+    ga, gb = astjax.grad(cases.broadcasting, argnums=(0, 1))(a, b)
+    assert ga.shape == (3, 1) and gb.shape == (1, 4)
+    np.testing.assert_allclose(ga, numeric_grad(cases.broadcasting, (a, b), 0), rtol=1e-6)
+    np.testing.assert_allclose(gb, numeric_grad(cases.broadcasting, (a, b), 1), rtol=1e-6)
+
+
+@pytest.mark.parametrize("shapes", [((3, 4), (4, 2)), ((4,), (4, 2)), ((3, 4), (4,)), ((4,), (4,))])
+def test_dot_gradients(shapes):
+    a, b = RNG.normal(size=shapes[0]), RNG.normal(size=shapes[1])
+    ga, gb = astjax.grad(cases.matrix, argnums=(0, 1))(a, b)
+    np.testing.assert_allclose(ga, numeric_grad(cases.matrix, (a, b), 0), rtol=1e-5)
+    np.testing.assert_allclose(gb, numeric_grad(cases.matrix, (a, b), 1), rtol=1e-5)
+
+
+def test_plain_numpy_code_differentiates_unchanged():
+    x = RNG.normal(size=4)
+    np.testing.assert_allclose(astjax.grad(cases.numpy_code)(x),
+                               np.exp(x) * (np.cos(x) - np.sin(x)), rtol=1e-6)
+
+
+def test_unused_argument_gets_zeros_of_its_shape():
+    gx, gy = astjax.grad(cases.unused_argument, argnums=(0, 1))(1.0, np.ones((2, 2)))
+    assert float(gx) == 2.0
+    np.testing.assert_array_equal(gy, np.zeros((2, 2)))
+
+
+def test_float32_inputs_give_float32_gradients():
+    g = astjax.grad(lambda t: t * t)(3.0)
+    assert g.dtype == np.float32 and isinstance(g, astjax.Array)
+    g = astjax.grad(lambda t: jnp.sum(t * t))(np.ones(3, np.float64))
+    assert g.dtype == np.float64
+
+
+def test_vjp_and_jvp_agree_with_the_jacobian():
+    x = RNG.normal(size=3)
+    out, pullback = astjax.vjp(cases.vector_function, x)
+    np.testing.assert_allclose(out, np.sin(x) * x[0])
+    jac = astjax.jacfwd(cases.vector_function)(x)
+    np.testing.assert_allclose(jac, astjax.jacrev(cases.vector_function)(x), rtol=1e-6)
+    ct = RNG.normal(size=3)
+    (g,) = pullback(ct)
+    np.testing.assert_allclose(g, ct @ jac, rtol=1e-6)
+    t = RNG.normal(size=3)
+    _, tangent = astjax.jvp(cases.vector_function, (x,), (t,))
+    np.testing.assert_allclose(tangent, jac @ t, rtol=1e-6)
+
+
+def test_hessian_is_forward_over_reverse():
+    x = RNG.normal(size=3)
+    f = lambda v: jnp.sum(jnp.sin(v) * v[0])
+    h = astjax.hessian(f)(x)
+    expected = np.diag(-np.sin(x) * x[0])
+    expected[0, :] += np.cos(x)
+    expected[:, 0] += np.cos(x)
+    np.testing.assert_allclose(h, expected, rtol=1e-6, atol=1e-12)
+
+
+def test_source_is_readable_python():
+    text = astjax.source(astjax.grad(cases.loss))
+    assert text.startswith("def grad_loss(w, b, x):")
+    assert "# from line" in text and "bw" in text
+    compile(text, "<generated>", "exec")
+
+
+def test_generated_lines_show_in_tracebacks_and_getsource():
+    g = astjax.grad(lambda t: jnp.sum(jnp.log(t)))
+    generated = g.__astjax_transform__.generated("grad")
+    assert "def grad_lambda" in inspect.getsource(generated)
+    with np.errstate(all="raise"):
+        try:
+            g(np.array([0.0]))
+        except FloatingPointError:
+            frames = traceback.extract_tb(__import__("sys").exc_info()[2])
+            assert any(f.filename.startswith("<astjax:") and f.line for f in frames)
+        else:
+            pytest.fail("log(0) should have raised under errstate(all='raise')")
+
+
+def test_transformations_compose():
+    assert float(astjax.grad(astjax.grad(lambda t: t ** 3))(2.0)) == pytest.approx(12.0)
+    assert float(astjax.jvp(astjax.grad(lambda t: t ** 3), (2.0,), (1.0,))[1]) == pytest.approx(12.0)
+    (gg,) = astjax.vjp(astjax.grad(lambda t: jnp.sin(t)), 0.5)[1](1.0)
+    assert float(gg) == pytest.approx(-np.sin(0.5), rel=1e-6)

@@ -1,0 +1,86 @@
+"""Bad input gets a clear error naming the user's file, line and expression, and what to do instead."""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax.errors import SourceUnavailableError, TransformError
+
+import error_cases as cases
+
+
+def error_of(fn, *args, **kwargs):
+    with pytest.raises((TransformError, TypeError, ValueError)) as info:
+        fn(*args, **kwargs)
+    return str(info.value)
+
+
+@pytest.mark.parametrize("fn, words", [
+    (cases.uses_try, "try/except"),
+    (cases.uses_yield, "yield"),
+    (cases.uses_global, "global"),
+])
+def test_unsupported_syntax_points_at_the_line_with_a_caret(fn, words):
+    message = error_of(astjax.grad(fn), 1.0)
+    assert "error_cases.py" in message and "line" in message
+    assert words in message
+    assert "^" in message and "Instead:" in message
+
+
+def test_function_without_source():
+    namespace = {}
+    exec("def made_by_exec(x):\n    return x * 2.0\n", namespace)
+    with pytest.raises(SourceUnavailableError, match="no source file"):
+        astjax.grad(namespace["made_by_exec"])(1.0)
+    with pytest.raises(SourceUnavailableError, match="no Python source"):
+        astjax.grad(np.sin)(1.0)
+
+
+def test_integer_input_to_grad():
+    message = error_of(astjax.grad(cases.vector_output), 3)
+    assert "float" in message and "3.0" in message
+    message = error_of(astjax.grad(lambda x: jnp.sum(x)), np.arange(3))
+    assert "int" in message
+
+
+def test_non_scalar_output():
+    message = error_of(astjax.grad(cases.vector_output), np.ones(3))
+    assert "scalar" in message and "(3,)" in message and "jnp.sum" in message
+
+
+def test_tuple_output_without_has_aux():
+    message = error_of(astjax.grad(cases.tuple_output), 1.0)
+    assert "has_aux" in message and "error_cases.py" in message
+
+
+def test_missing_rule_names_the_callee():
+    message = error_of(astjax.grad(cases.calls_opaque_object), 1.0)
+    assert "no derivative rule" in message and "custom_vjp" in message
+    assert "opaque_object(x)" in message
+
+
+def test_argnums_out_of_range():
+    message = error_of(astjax.grad(cases.vector_output, argnums=2), 1.0)
+    assert "argnums" in message
+
+
+def test_jvp_shape_mismatch():
+    message = error_of(astjax.jvp, jnp.sin, (np.ones(3),), (np.ones(2),))
+    assert "shape" in message
+
+
+def test_vjp_cotangent_shape_mismatch():
+    _, pullback = astjax.vjp(cases.vector_output, np.ones(3))
+    message = error_of(pullback, np.ones(2))
+    assert "(2,)" in message and "(3,)" in message
+
+
+def test_grad_of_a_non_function():
+    with pytest.raises(TypeError, match="expects a function"):
+        astjax.grad(3.0)
+
+
+def test_item_assignment_on_an_array_points_to_at():
+    x = jnp.zeros(3)
+    with pytest.raises(TypeError, match=r"\.at\["):
+        x[0] = 1.0

@@ -1,0 +1,162 @@
+"""Expected-source tests for the normalization passes: source in, source out."""
+import copy
+import textwrap
+
+import pytest
+
+from astjax.codegen.unparse import unparse
+from astjax.frontend.context import FunctionContext
+from astjax.frontend.normalize import (AugmentedAssignment, ControlFlow, MethodCalls, OnePrimitivePerStatement,
+                                       TupleAssignment, normalize)
+from astjax.frontend.parse import function_source
+
+import normalize_cases as cases
+
+
+def run(fn, *passes):
+    source = function_source(fn)
+    context = FunctionContext(source)
+    node = copy.deepcopy(source.node)
+    for pass_class in passes:
+        node = pass_class(context).run(node)
+    return unparse(node)
+
+
+def expect(text):
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def test_method_calls_become_function_calls():
+    assert run(cases.methods, MethodCalls) == expect("""
+        def methods(x):
+            return jnp.sum(x, axis=0) + jnp.transpose(x) + jnp.reshape(x, (2, 3))
+    """)
+
+
+def test_augmented_and_item_assignments_become_functional_updates():
+    assert run(cases.augmented, AugmentedAssignment) == expect("""
+        def augmented(x, y):
+            x = x + y
+            y = y.at[0].add(x)
+            y = y.at[1].set(x)
+            return y
+    """)
+
+
+def test_tuple_assignment_splits_and_keeps_swaps_correct():
+    assert run(cases.tuples, TupleAssignment) == expect("""
+        def tuples(x):
+            a = x
+            b = 2.0
+            _t1 = b
+            _t2 = a
+            a = _t1
+            b = _t2
+            _t3 = x.shape
+            h = _t3[0]
+            w = _t3[1]
+            return a * b + h
+    """)
+
+
+def test_early_return_moves_the_rest_into_else_and_returns_once():
+    assert run(cases.early_return, ControlFlow) == expect("""
+        def early_return(x, n):
+            if n == 0:
+                _ret = 1.0
+            else:
+                _ret = x * early_return(x, n - 1)
+            return _ret
+    """)
+
+
+def test_break_moves_the_rest_of_the_iteration_into_else():
+    assert run(cases.loop_break, ControlFlow) == expect("""
+        def loop_break(x):
+            for i in range(10):
+                if x > 5.0:
+                    break
+                else:
+                    x = x * 2.0
+            return x
+    """)
+
+
+def test_loops_over_values_become_range_loops():
+    assert run(cases.loop_values, ControlFlow) == expect("""
+        def loop_values(xs, ys):
+            total = 0.0
+            for _i1 in range(len(xs)):
+                v = xs[_i1]
+                total = total + v
+            for i in range(len(xs)):
+                v = xs[i]
+                total = total + v * i
+            for _i2 in range(min(len(xs), len(ys))):
+                a = xs[_i2]
+                b = ys[_i2]
+                total = total + a * b
+            return total
+    """)
+
+
+def test_one_primitive_per_statement_names_the_result_out():
+    assert run(cases.nested, OnePrimitivePerStatement) == expect("""
+        def nested(x):
+            _t1 = jnp.sin(x)
+            _t2 = _t1 * x
+            out = _t2 + 1.0
+            return out
+    """)
+
+
+def test_conditional_expression_becomes_a_branch():
+    assert run(cases.conditional_expression, OnePrimitivePerStatement) == expect("""
+        def conditional_expression(x):
+            _t1 = x > 0
+            if _t1:
+                _t2 = x
+            else:
+                _t2 = -x
+            return _t2
+    """)
+
+
+def test_and_short_circuits_through_a_branch():
+    text = run(cases.short_circuit, ControlFlow, OnePrimitivePerStatement)
+    assert text == expect("""
+        def short_circuit(x, y):
+            _t1 = x > 0
+            if _t1:
+                _t1 = y > 0
+            if _t1:
+                _ret = x
+            else:
+                _ret = y
+            return _ret
+    """)
+
+
+def test_while_test_is_recomputed_at_the_end_of_the_body():
+    assert run(cases.while_test, OnePrimitivePerStatement) == expect("""
+        def while_test(x):
+            _t1 = jnp.sum(x)
+            _t2 = _t1 < 10.0
+            while _t2:
+                x = x * 2.0
+                _t1 = jnp.sum(x)
+                _t2 = _t1 < 10.0
+            return x
+    """)
+
+
+@pytest.mark.parametrize("fn", [cases.methods, cases.augmented, cases.tuples, cases.early_return,
+                                cases.loop_break, cases.loop_values, cases.plain_numpy])
+def test_full_normalization_keeps_one_primitive_per_statement(fn):
+    source = function_source(fn)
+    node = normalize(source.node, FunctionContext(source))
+    import gast
+    for stmt in gast.walk(node):
+        if isinstance(stmt, gast.Assign):
+            nested_calls = [n for n in gast.walk(stmt.value) if isinstance(n, (gast.Call, gast.BinOp))]
+            assert len(nested_calls) <= 1, unparse(stmt)
