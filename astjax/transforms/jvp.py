@@ -191,7 +191,7 @@ class ForwardMode:
                 raise self.context.error(f"`{prim.name}` has no forward-mode rule for its argument `{operand}`", stmt)
             term = expand(prim.jvp[operand], bindings)
             output_used = output_used or any(isinstance(n, gast.Name) and n.id == "y" for n in gast.walk(prim.jvp[operand]))
-            if (prim.unbroadcast and self.shapes.of(node) != self.shapes.statement(stmt)
+            if (prim.unbroadcast and not self.shapes.same_shape(node, stmt)
                     and (_bare(term) or prim.name == "where")):
                 others = [copy.deepcopy(app.bound[k]) for k in prim.operands if k in app.bound]
                 term = call("broadcast_like", term, *others)

@@ -263,7 +263,7 @@ class ReverseMode:
                 raise self.context.error(f"`{prim.name}` has no derivative with respect to its argument `{operand}`",
                                          stmt, hint="treat that argument as a constant (jax.lax.stop_gradient).")
             contribution = expand(prim.vjp[operand], bindings)
-            if prim.unbroadcast and self.shapes.of(node) != self.shapes.statement(stmt):
+            if prim.unbroadcast and not self.shapes.same_shape(node, stmt):
                 contribution = call("unbroadcast", contribution, copy.deepcopy(node))
             out.append((node.id, contribution))
         return out
