@@ -59,3 +59,14 @@ def numpy_code(x):
 
 def unused_argument(x, y):
     return x * 2.0
+
+
+SCALE = 3.0
+
+
+def local_functions(x):
+    def scaled(t):
+        y = t * SCALE
+        return y * x
+    square = lambda t: t * t
+    return square(scaled(x)) + scaled(2.0)

@@ -157,3 +157,10 @@ def test_transformations_compose():
     assert float(astjax.jvp(astjax.grad(lambda t: t ** 3), (2.0,), (1.0,))[1]) == pytest.approx(12.0)
     (gg,) = astjax.vjp(astjax.grad(lambda t: jnp.sin(t)), 0.5)[1](1.0)
     assert float(gg) == pytest.approx(-np.sin(0.5), rel=1e-6)
+
+
+def test_local_functions_and_lambdas_are_inlined():
+    x = 1.5
+    assert float(astjax.grad(cases.local_functions)(x)) == pytest.approx(4 * 9 * x ** 3 + 6)
+    assert float(astjax.jvp(cases.local_functions, (x,), (1.0,))[1]) == pytest.approx(4 * 9 * x ** 3 + 6)
+    assert "scaled_y" in astjax.source(astjax.grad(cases.local_functions))

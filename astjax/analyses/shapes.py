@@ -49,6 +49,8 @@ class ShapeClasses:
         if isinstance(node, gast.Constant) and isinstance(node.value, (int, float, bool)):
             return frozenset([SCALAR])
         if isinstance(node, gast.Name):
+            if node.id not in self.variable and isinstance(self.resolver.lookup(node.id), (int, float)):
+                return frozenset([SCALAR])      # a global or closure number
             return self.variable.get(node.id, frozenset([f"free:{node.id}"]))
         return frozenset([f"unknown:{id(node)}"])
 

@@ -47,6 +47,8 @@ class OnePrimitivePerStatement(Pass):
     """Flatten nested expressions into a sequence of single-primitive assignments."""
 
     def run(self, node):
+        self.local_functions = getattr(node, "local_functions", {})
+        self.inlining = []
         node.body = self.block(node.body)
         return node
 
@@ -65,8 +67,8 @@ class OnePrimitivePerStatement(Pass):
             what, instead = _UNSUPPORTED[kind]
             raise self.error(f"{what} cannot be transformed", stmt, hint=instead + ".")
         if isinstance(stmt, gast.FunctionDef):
-            raise self.error("nested function definitions inside a transformed function are not supported yet",
-                             stmt, hint="define the helper function at module level and call it.")
+            raise self.error("a function defined inside a branch or loop of a transformed function is not supported",
+                             stmt, hint="define it at the top of the function body, or at module level.")
         if isinstance(stmt, gast.Assign):
             value = self.expression(stmt.value)
             new = gast.Assign(targets=stmt.targets, value=value, type_comment=None)
@@ -262,8 +264,37 @@ class OnePrimitivePerStatement(Pass):
         self.emitted.append(copy_location(gast.If(test=test, body=branches[0], orelse=branches[1]), self.current))
         return name(result)
 
+    def inline(self, node):
+        """A call of a local function: its body, with its own names prefixed, computed here."""
+        import copy as copy_module
+        callee_name = node.func.id
+        if callee_name in self.inlining:
+            raise self.error(f"local function `{callee_name}` calls itself; recursion needs a module-level function",
+                             node, hint=f"define `{callee_name}` at module level.")
+        fdef = copy_module.deepcopy(self.local_functions[callee_name])
+        params = [a.id for a in fdef.args.args]
+        if len(node.args) != len(params) or node.keywords:
+            raise self.error(f"local function `{callee_name}` takes {len(params)} positional arguments", node)
+        from ..resolve import local_names
+        renames = {n: self.context.namer.unique(f"{callee_name}_{n}") for n in local_names(fdef)}
+        for arg, param in zip(node.args, params):
+            value = self.expression(arg)
+            self.emitted.append(copy_location(gast.Assign(targets=[store(renames[param])], value=value,
+                                                          type_comment=None), self.current))
+        body = [_Rename(renames).visit(s) for s in fdef.body]
+        self.inlining.append(callee_name)
+        pre, current = self.emitted, self.current
+        stmts = self.block(body[:-1])
+        self.emitted, self.current = pre + stmts, current
+        result = body[-1].value if isinstance(body[-1], gast.Return) else gast.Constant(value=None, kind=None)
+        value = self.expression(result) if result is not None else gast.Constant(value=None, kind=None)
+        self.inlining.pop()
+        return value
+
     def call(self, node):
         func = node.func
+        if isinstance(func, gast.Name) and func.id in self.local_functions:
+            return self.inline(node)
         if isinstance(func, gast.Attribute) and not self.is_static(func):
             func = self.method_target(func)
         elif not isinstance(func, (gast.Name, gast.Attribute)):
@@ -310,3 +341,15 @@ class OnePrimitivePerStatement(Pass):
         stmts = self.block([copy_location(init, self.current)] + loops)
         self.emitted = pre + stmts
         return name(result)
+
+
+class _Rename(gast.NodeTransformer):
+    """Rename a local function's own variables (not the enclosing function's) before inlining."""
+
+    def __init__(self, renames):
+        self.renames = renames
+
+    def visit_Name(self, node):
+        if node.id in self.renames:
+            return gast.Name(id=self.renames[node.id], ctx=node.ctx, annotation=None, type_comment=None)
+        return node
