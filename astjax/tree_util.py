@@ -165,45 +165,6 @@ def _unflatten(node, it):
     return kind.unflatten(data, items)
 
 
-def _compile_unflatten(node):
-    """Straight-line code that rebuilds `node` from a leaf list `l`, e.g.
-    `lambda l: (l[0], {'a': l[1]})`; None if the tree is too big or deep."""
-    consts = {}
-    index = [0]
-
-    def const(value):
-        name = "_c%d" % len(consts)
-        consts[name] = value
-        return name
-
-    def gen(n):
-        if n is None:
-            index[0] += 1
-            return "l[%d]" % (index[0] - 1)
-        kind, data, children = n
-        parts = [gen(c) for c in children]
-        if kind is _TUPLE:
-            return "(" + "".join(p + ", " for p in parts) + ")"
-        if kind is _LIST:
-            return "[" + ", ".join(parts) + "]"
-        if kind.type is dict:
-            return "{" + ", ".join(
-                "%s: %s" % (const(k), p) for k, p in zip(data, parts)) + "}"
-        if kind.type is _NoneType:
-            return "None"
-        return "%s(%s, [%s])" % (const(kind.unflatten), const(data),
-                                 ", ".join(parts))
-
-    if _count_nodes(node) > _MAX_COMPILED_NODES:
-        return None
-    try:
-        src = "def _unflatten_compiled(l):\n    return %s\n" % gen(node)
-        exec(compile(src, "<pytree unflatten>", "exec"), consts)
-    except (SyntaxError, RecursionError, MemoryError):
-        return None                     # e.g. nesting beyond the parser's
-    return consts["_unflatten_compiled"]
-
-
 def _count_leaves(node):
     if node is None:
         return 1
@@ -274,24 +235,16 @@ def _flatten_up_to(node, x, out):
         _flatten_up_to(c, sub, out)
 
 
-# A treedef unflattened this often gets compiled code (costs ~30 calls'
-# worth once, then runs ~6x faster); trees beyond this size stay interpreted.
-_COMPILE_AFTER = 8
-_MAX_COMPILED_NODES = 2000
-
-
 class PyTreeDef:
     """The structure of a pytree: hashable, comparable, and able to rebuild
     the tree from a flat list of leaves."""
-    __slots__ = ("_node", "_num_leaves", "_hash", "_uses", "_compiled")
+    __slots__ = ("_node", "_num_leaves", "_hash")
 
     def __init__(self, node, num_leaves=None):
         self._node = node
         self._num_leaves = (_count_leaves(node) if num_leaves is None
                             else num_leaves)
         self._hash = None
-        self._uses = 0
-        self._compiled = None
 
     @property
     def num_leaves(self):
@@ -310,17 +263,9 @@ class PyTreeDef:
             raise ValueError("Too %s leaves for PyTreeDef; expected %d, got %d"
                              % ("few" if n < self._num_leaves else "many",
                                 self._num_leaves, n))
-        fn = self._compiled
-        if fn is not None:
-            return fn(leaves)
         node = self._node
         if node is None:
             return leaves[0]
-        self._uses += 1
-        if self._uses == _COMPILE_AFTER:
-            fn = self._compiled = _compile_unflatten(node)
-            if fn is not None:
-                return fn(leaves)
         return _unflatten(node, iter(leaves))
 
     def flatten_up_to(self, tree):
