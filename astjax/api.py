@@ -329,8 +329,35 @@ def vjp(fun, *primals, has_aux=False):
         grads = grads if len(args) > 1 else (grads,)
         return tuple(materialize(g, a) for g, a in zip(grads, args))
 
-    pullback.__astjax_transform__ = transform
+    pullback.__astjax_transform__ = _PullbackTransform(transform, args)
     return (output, pullback, aux) if has_aux else (output, pullback)
+
+
+class _PullbackTransform:
+    """A pullback as source: `def pullback(ct): return (vjp_f(ct, p0, p1),)`, with the primals bound,
+    so grad, jvp and vjp can differentiate a pullback like any function."""
+
+    def __init__(self, transform, primals):
+        self.transform = transform
+        self.primals = primals
+        self._source = None
+
+    def source_text(self):
+        return self.transform.source_text()
+
+    def composable_source(self):
+        if self._source is None:
+            import gast
+
+            from .backends.python import compile_function
+            names = [f"p{i}" for i in range(len(self.primals))]
+            call = f"vjp_f(ct, {', '.join(names)})"
+            result = f"({call},)" if len(names) == 1 else call
+            node = gast.parse(f"def pullback(ct):\n    return {result}\n").body[0]
+            namespace = dict(zip(names, self.primals), vjp_f=self.transform.generated("vjp"))
+            fn, _ = compile_function(node, namespace, label="pullback")
+            self._source = fn.__astjax_function_source__
+        return self._source
 
 
 def source(fun):

@@ -4,6 +4,7 @@ import collections
 import numpy as np
 
 import astjax.numpy as jnp
+from astjax import lax
 
 Params = collections.namedtuple("Params", ["w", "b"])
 
@@ -70,3 +71,21 @@ def local_functions(x):
         return y * x
     square = lambda t: t * t
     return square(scaled(x)) + scaled(2.0)
+
+
+def tuple_values(a, b):
+    t = (a * b, a + b)
+    return t[0] * t[1]
+
+
+def blur(image, kernel):
+    im_h, im_w = image.shape
+    ker_h, ker_w = kernel.shape
+    pad_h, pad_w = ker_h // 2, ker_w // 2
+    padded = jnp.pad(image, ((pad_h, pad_h), (pad_w, pad_w)), mode="edge")
+    output = jnp.zeros_like(image)
+    for i in range(ker_h):
+        for j in range(ker_w):
+            window = lax.dynamic_slice(padded, (i, j), (im_h, im_w))
+            output += kernel[i, j] * window
+    return jnp.sum(output ** 2)

@@ -164,3 +164,24 @@ def test_local_functions_and_lambdas_are_inlined():
     assert float(astjax.grad(cases.local_functions)(x)) == pytest.approx(4 * 9 * x ** 3 + 6)
     assert float(astjax.jvp(cases.local_functions, (x,), (1.0,))[1]) == pytest.approx(4 * 9 * x ** 3 + 6)
     assert "scaled_y" in astjax.source(astjax.grad(cases.local_functions))
+
+
+def test_grad_of_a_pullback():
+    _, pullback = astjax.vjp(lambda x: jnp.sin(x) * x, 2.0)
+    g = astjax.grad(lambda ct: pullback(ct)[0])(1.0)
+    assert float(g) == pytest.approx(np.cos(2.0) * 2 + np.sin(2.0), rel=1e-6)
+
+
+def test_tuples_of_values_carry_derivatives():
+    ga, gb = astjax.grad(cases.tuple_values, argnums=(0, 1))(2.0, 3.0)
+    assert (float(ga), float(gb)) == (21.0, 16.0)
+    assert float(astjax.jvp(cases.tuple_values, (2.0, 3.0), (1.0, 0.0))[1]) == 21.0
+
+
+def test_blur_gradient_through_loops_padding_and_dynamic_slice():
+    image = RNG.uniform(size=(6, 7))
+    kernel = RNG.uniform(size=(3, 3))
+    g = astjax.grad(cases.blur, argnums=1)(image, kernel)
+    np.testing.assert_allclose(g, numeric_grad(cases.blur, (image, kernel), 1), rtol=1e-5)
+    g_image = astjax.grad(cases.blur, argnums=0)(image, kernel)
+    np.testing.assert_allclose(g_image, numeric_grad(cases.blur, (image, kernel), 0), rtol=1e-5)

@@ -161,9 +161,9 @@ class ForwardMode:
             return ([name(self.tangent(app.node.id))] if self._is_varied(app.node) else []), False
         if app.kind == "tuple" and isinstance(stmt.value, gast.List) and not stmt.value.elts:
             return [], False      # `xs = []`: its tangent list starts empty too (see assignment)
-        if app.kind == "tuple":
-            raise self.context.error("building a tuple or list of values that need derivatives is not supported "
-                                     "here", stmt, hint="stack arrays with jnp.stack([...]) instead.")
+        if app.kind == "tuple":       # t = (a, b): its tangent is the tuple of theirs
+            kind = type(stmt.value)
+            return [kind(elts=[self._tangent_expression(e) for e in stmt.value.elts], ctx=gast.Load())], False
         if app.kind != "primitive":
             if not any(self._is_varied(a) for a in app.args):
                 return [], False

@@ -55,11 +55,10 @@ class ReverseMode:
 
     # ---------------------------------------------------------------- driver
     def transform(self):
-        body = self.function.body
-        ret = body[-1]
-        primal = self._split_custom_vjp_calls(body[:-1])
-        self.function.body = primal + [ret]
+        ret = self.function.body[-1]
         self.output, self.aux = self._outputs(ret)
+        primal = self._split_custom_vjp_calls(self.function.body[:-1])
+        self.function.body = primal + [ret]
         outputs = [self.output.id] if isinstance(self.output, gast.Name) else []
         self.activity = Activity(self.function, self.context.resolver, self.wrt, outputs)
         self.shapes = ShapeClasses(self.function, self.context.resolver)
@@ -96,6 +95,11 @@ class ReverseMode:
                 raise self.context.error("with has_aux=True the function must return a pair (output, aux)", ret,
                                          hint="return output, aux")
             return value.elts[0], value.elts[1]
+        if isinstance(value, gast.Tuple) and self.mode == "vjp":
+            # A tuple output: its cotangent is a tuple too (a TreeAdjoint), read back item by item.
+            packed = self.namer.unique("out")
+            self.function.body.insert(len(self.function.body) - 1, copy_location(assign(packed, value), ret))
+            return name(packed), None
         if isinstance(value, gast.Tuple):
             raise self.context.error(
                 "the function returns a tuple; grad and vjp need a single array output here", ret,
@@ -224,9 +228,9 @@ class ReverseMode:
                 hint="give it a reverse-mode rule with @astjax.custom_vjp (defvjp(fwd, bwd)), or use jvp/jacfwd.")
         if app.kind == "tuple" and isinstance(stmt.value, gast.List) and not stmt.value.elts:
             return [], prelude      # `xs = []`: nothing flows back through an empty list
-        if app.kind == "tuple":
-            raise self.context.error("building a tuple or list of values that need derivatives is not supported "
-                                     "here", stmt, hint="stack arrays with jnp.stack([...]) instead.")
+        if app.kind == "tuple":       # t = (a, b): each item's adjoint is read back from t's
+            return [(e.id, call("item_adjoint", badj, gast.Constant(value=i, kind=None)))
+                    for i, e in enumerate(stmt.value.elts) if self.is_active(e)], prelude
         what = getattr(app.callee, "__qualname__", None) or getattr(app.callee, "__name__", None)
         text = f"`{what}`" if what else "this expression"
         raise self.context.error(
