@@ -17,6 +17,8 @@ from .classify import classify
 __all__ = ["ShapeClasses", "SCALAR"]
 
 SCALAR = "scalar"          # a Python number: broadcasts against anything, changes no shape
+_SAME_SHAPE_AS_FIRST_ARGUMENT = {"zeros_like", "ones_like", "full_like", "astype", "copy", "negative",
+                                 "positive", "to_float"}
 
 
 class ShapeClasses:
@@ -69,6 +71,8 @@ class ShapeClasses:
             return self.of(value)
         if isinstance(value, gast.Constant) and isinstance(value.value, (int, float)):
             return frozenset([SCALAR])
+        if app.kind == "primitive" and app.primitive.name in _SAME_SHAPE_AS_FIRST_ARGUMENT and value.args:
+            return self.of(value.args[0])
         if app.kind == "primitive" and app.primitive.elementwise:
             operands = [node for key, node in app.bound.items()
                         if key in app.primitive.operands or key == "condition"]
