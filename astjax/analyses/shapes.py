@@ -71,8 +71,8 @@ class ShapeClasses:
             return self.of(value)
         if isinstance(value, gast.Constant) and isinstance(value.value, (int, float)):
             return frozenset([SCALAR])
-        if app.kind == "primitive" and app.primitive.name in _SAME_SHAPE_AS_FIRST_ARGUMENT and value.args:
-            return self.of(value.args[0])
+        if app.kind == "primitive" and app.primitive.name in _SAME_SHAPE_AS_FIRST_ARGUMENT and app.bound:
+            return self.of(next(iter(app.bound.values())))
         if app.kind == "primitive" and app.primitive.elementwise:
             operands = [node for key, node in app.bound.items()
                         if key in app.primitive.operands or key == "condition"]
