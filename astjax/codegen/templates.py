@@ -14,7 +14,7 @@ import gast
 from ..rules import lookup_callable
 from .namespace import GENERATED_NAMESPACE
 
-__all__ = ["expand", "comment", "is_marker", "call", "assign", "augassign"]
+__all__ = ["expand", "comment", "LineComments", "is_marker", "call", "assign", "augassign"]
 
 
 class _Substitute(gast.NodeTransformer):
@@ -72,6 +72,22 @@ def comment(text):
     return gast.Expr(value=gast.Call(func=gast.Name(id="__comment__", ctx=gast.Load(), annotation=None,
                                                     type_comment=None),
                                      args=[gast.Constant(value=text, kind=None)], keywords=[]))
+
+
+class LineComments:
+    """Hands out one `# from line N: <the user's line>` comment each time the user line changes."""
+
+    def __init__(self, source):
+        self.source = source
+        self.last_line = None
+
+    def __call__(self, stmt):
+        line = getattr(stmt, "lineno", None)
+        if line is None or line == self.last_line:
+            return []
+        self.last_line = line
+        text = self.source.line_text(line)
+        return [comment(f"from line {line}: {text}")] if text else []
 
 
 def is_marker(stmt, kind=None):

@@ -30,48 +30,32 @@ class Derivation:
 
     def reverse(self, fn, wrt, mode="grad", has_aux=False, name=None):
         """Generate, clean up and compile the reverse-mode function of `fn`."""
-        source = function_source(_callable_with_source(fn))
-        context = FunctionContext(source)
-        node = normalize(source.node, context)
-        params = [a.id for a in node.args.args]
-        _check_params(node, context)
-        names = [params[i] for i in wrt]
-        namespace = dict(GENERATED_NAMESPACE)
-        namespace.update(context.resolver.free_names(source.node))
-        self.namespaces.append(namespace)
-        label = name or f"{mode}_{_clean(source.name)}"
-
-        def callee_vjp(callee, mask, stmt):
-            return self._callee(callee, mask, namespace, context, stmt)
-
-        transform = ReverseMode(context, node, names, mode=mode, has_aux=has_aux, callee_vjp=callee_vjp, name=label,
-                                bind_name=lambda obj, base: self._bind(namespace, obj, base))
-        generated = cleanup(transform.transform())
-        fn_out, text = compile_function(generated, namespace, label)
-        self.functions[label] = fn_out
-        self.sources.append((label, text))
-        for ns in self.namespaces:
-            ns.update(self.functions)
-        return fn_out
+        def make(context, node, names, namespace, label):
+            return ReverseMode(context, node, names, mode=mode, has_aux=has_aux, name=label,
+                               callee_vjp=self._callee_hook(namespace, context, "vjp"),
+                               bind_name=lambda obj, base: self._bind(namespace, obj, base))
+        return self._generate(fn, wrt, make, name, prefix=mode)
 
     def forward(self, fn, wrt, name=None):
         """Generate, clean up and compile the forward-mode function of `fn`: (args, tangents) -> (out, tangent)."""
+        def make(context, node, names, namespace, label):
+            return ForwardMode(context, node, names, name=label,
+                               callee_jvp=self._callee_hook(namespace, context, "jvp"),
+                               bind_name=lambda obj, base: self._bind(namespace, obj, base))
+        return self._generate(fn, wrt, make, name, prefix="jvp")
+
+    def _generate(self, fn, wrt, make_transform, name, prefix):
+        """Normalize `fn`, run the transformation `make_transform` builds, clean up, compile."""
         source = function_source(_callable_with_source(fn))
         context = FunctionContext(source)
         node = normalize(source.node, context)
         _check_params(node, context)
         params = [a.id for a in node.args.args]
-        names = [params[i] for i in wrt]
         namespace = dict(GENERATED_NAMESPACE)
         namespace.update(context.resolver.free_names(source.node))
         self.namespaces.append(namespace)
-        label = name or f"jvp_{_clean(source.name)}"
-
-        def callee_jvp(callee, mask, stmt):
-            return self._callee(callee, mask, namespace, context, stmt, kind="jvp")
-
-        transform = ForwardMode(context, node, names, callee_jvp=callee_jvp, name=label,
-                                bind_name=lambda obj, base: self._bind(namespace, obj, base))
+        label = name or f"{prefix}_{_clean(source.name)}"
+        transform = make_transform(context, node, [params[i] for i in wrt], namespace, label)
         generated = cleanup(transform.transform())
         fn_out, text = compile_function(generated, namespace, label)
         self.functions[label] = fn_out
@@ -79,6 +63,9 @@ class Derivation:
         for ns in self.namespaces:
             ns.update(self.functions)
         return fn_out
+
+    def _callee_hook(self, namespace, context, kind):
+        return lambda callee, mask, stmt: self._callee(callee, mask, namespace, context, stmt, kind=kind)
 
     @staticmethod
     def _bind(namespace, obj, base):

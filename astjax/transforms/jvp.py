@@ -14,7 +14,7 @@ import gast
 from ..analyses.activity import Activity
 from ..analyses.classify import classify
 from ..analyses.shapes import ShapeClasses
-from ..codegen.templates import assign, call, comment, expand, name
+from ..codegen.templates import LineComments, assign, call, comment, expand, name
 from ..frontend.normalize.base import copy_location
 
 __all__ = ["ForwardMode"]
@@ -37,7 +37,7 @@ class ForwardMode:
         self.callee_jvp = callee_jvp
         self.bind_name = bind_name
         self.name = name or f"jvp_{function_node.name.strip('_') or 'f'}"
-        self.last_line = None
+        self._comment = LineComments(context.source)
 
     def tangent(self, variable):
         return self.namer.tangent(variable)
@@ -103,13 +103,6 @@ class ForwardMode:
                 return [stmt, copy_location(gast.Expr(value=append), stmt)]
         return [stmt]
 
-    def _comment(self, stmt):
-        line = getattr(stmt, "lineno", None)
-        if line is None or line == self.last_line:
-            return []
-        self.last_line = line
-        text = self.context.source.line_text(line)
-        return [comment(f"from line {line}: {text}")] if text else []
 
     def assignment(self, stmt):
         target = stmt.targets[0].id

@@ -18,7 +18,7 @@ import gast
 from ..analyses.activity import Activity
 from ..analyses.shapes import ShapeClasses
 from ..analyses.classify import classify
-from ..codegen.templates import assign, augassign, call, comment, expand, is_marker, name
+from ..codegen.templates import LineComments, assign, augassign, call, comment, expand, is_marker, name
 from ..frontend.normalize.base import copy_location
 
 __all__ = ["ReverseMode"]
@@ -51,7 +51,7 @@ class ReverseMode:
         self.name = name or f"{mode}_{function_node.name.strip('_') or 'f'}"
         self.restores = {}      # marker id -> statement it restores
         self.counters = {}      # id(loop) -> counter name
-        self.last_line = None
+        self._comment = LineComments(context.source)
 
     # ---------------------------------------------------------------- driver
     def transform(self):
@@ -169,13 +169,6 @@ class ReverseMode:
             return []
         return [copy_location(augassign(self.adjoint(value.id), call("pop", name(self.adjoint(tape.id)))), stmt)]
 
-    def _comment(self, stmt):
-        line = getattr(stmt, "lineno", None)
-        if line is None or line == self.last_line:
-            return []
-        self.last_line = line
-        text = self.context.source.line_text(line)
-        return [comment(f"from line {line}: {text}")] if text else []
 
     def _restore_marker(self, stmt):
         key = next(_ids)
