@@ -229,6 +229,8 @@ def _differentiable_input(leaf, kind):
             f"{kind} requires real-valued inputs (a float dtype), but got {shown}. "
             f"Pass a float (e.g. 3.0 instead of 3, or x.astype(jnp.float32)), or move the integer "
             f"argument out of argnums.")
+    if isinstance(leaf, np.generic):
+        return wrap(np.asarray(leaf))          # a NumPy scalar keeps its dtype (float64 stays float64)
     if isinstance(leaf, numbers.Real):
         return wrap(np.float32(leaf))
     if isinstance(leaf, np.ndarray) and type(leaf) is not Array:

@@ -37,8 +37,8 @@ def test_augmented_and_item_assignments_become_functional_updates():
     assert run(cases.augmented, AugmentedAssignment) == expect("""
         def augmented(x, y):
             x = x + y
-            y = y.at[0].add(x)
-            y = y.at[1].set(x)
+            y = at_add(y, 0, x)
+            y = at_set(y, 1, x)
             return y
     """)
 
@@ -128,8 +128,10 @@ def test_and_short_circuits_through_a_branch():
         def short_circuit(x, y):
             _t1 = x > 0
             if _t1:
-                _t1 = y > 0
-            if _t1:
+                _t2 = y > 0
+            else:
+                _t2 = _t1
+            if _t2:
                 _ret = x
             else:
                 _ret = y

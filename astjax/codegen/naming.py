@@ -22,13 +22,16 @@ def names_in(node):
 class Namer:
     """Hands out fresh names that do not clash with the function's own."""
 
-    def __init__(self, taken=()):
+    def __init__(self, taken=(), on_new=None):
         self.taken = set(taken)
         self.counters = {}
         self.derived = {}
+        self.on_new = on_new
 
     def reserve(self, name):
         self.taken.add(name)
+        if self.on_new is not None:
+            self.on_new(name)      # e.g. the resolver learns that the name is a local variable
         return name
 
     def fresh(self, base="_t"):

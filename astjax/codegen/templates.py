@@ -14,7 +14,7 @@ import gast
 from ..rules import lookup_callable
 from .namespace import GENERATED_NAMESPACE
 
-__all__ = ["expand", "comment", "LineComments", "is_marker", "call", "assign", "augassign"]
+__all__ = ["expand", "comment", "LineComments", "index_expression", "is_marker", "call", "assign", "augassign"]
 
 
 class _Substitute(gast.NodeTransformer):
@@ -65,6 +65,19 @@ def _is_default(node, param):
         return False
     default = param.default
     return type(node.value) is type(default) and node.value == default if default is not None else node.value is None
+
+
+def index_expression(index):
+    """An index as an ordinary expression: `1:3` -> `slice(1, 3)`, so it can be an argument."""
+    if isinstance(index, gast.Slice):
+        parts = [p if p is not None else gast.Constant(value=None, kind=None)
+                 for p in (index.lower, index.upper, index.step)]
+        if isinstance(parts[2], gast.Constant) and parts[2].value is None:
+            parts.pop()     # slice(lower, upper): both stay, slice(k) would mean [:k]
+        return call("slice", *parts)
+    if isinstance(index, gast.Tuple):
+        return gast.Tuple(elts=[index_expression(e) for e in index.elts], ctx=gast.Load())
+    return index
 
 
 def comment(text):

@@ -12,7 +12,8 @@ class FunctionContext:
     def __init__(self, source):
         self.source = source
         self.resolver = Resolver(source.fn, source.node)
-        self.namer = Namer(names_in(source.node) | set(self.resolver.closure) | {"jnp", "np"})
+        self.namer = Namer(names_in(source.node) | set(self.resolver.closure) | {"jnp", "np"},
+                           on_new=self.resolver.locals.add)
 
     def error(self, message, node=None, hint=None):
         return TransformError(message, node=node, origin=self.source, hint=hint)

@@ -12,6 +12,8 @@ import types
 import beniget
 import gast
 
+from ..rules import helpers
+
 __all__ = ["Resolver", "NOT_STATIC"]
 
 
@@ -39,6 +41,10 @@ def local_names(function_node):
     chains = _QuietChains()
     chains.visit(module)
     return {definition.name() for definition in chains.locals[function_node]}
+
+
+# Names that normalization itself writes into user code (`y[i] = v` -> `y = at_set(y, i, v)`).
+_INTRODUCED = {name: getattr(helpers, name) for name in ("at_set", "at_add", "at_multiply")}
 
 
 class Resolver:
@@ -69,6 +75,8 @@ class Resolver:
             return self.closure[name]
         if name in self.globals:
             return self.globals[name]
+        if name in _INTRODUCED:
+            return _INTRODUCED[name]
         return getattr(builtins, name, NOT_STATIC)
 
     def static_value(self, expr):

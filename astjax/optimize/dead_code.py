@@ -20,19 +20,19 @@ def remove_dead_code(function_node):
     return function_node
 
 
-def _block(stmts, live_out):
-    """(kept statements, names live before them), working backwards."""
+def _block(stmts, live_out, dry=False):
+    """(kept statements, names live before them), working backwards; `dry` computes liveness only."""
     live = set(live_out)
     kept = []
     for stmt in reversed(stmts):
-        stmt, live = _statement(stmt, live)
+        stmt, live = _statement(stmt, live, dry)
         if stmt is not None:
             kept.append(stmt)
     kept.reverse()
     return kept, live
 
 
-def _statement(stmt, live):
+def _statement(stmt, live, dry=False):
     if isinstance(stmt, gast.Assign):
         targets = writes(stmt.targets[0])
         if not (targets & live) and not has_effects(stmt.value):
@@ -43,28 +43,34 @@ def _statement(stmt, live):
             return None, live
         return stmt, live | reads(stmt.value) | {stmt.target.id}
     if isinstance(stmt, gast.If):
-        body, live_body = _block(stmt.body, live)
-        orelse, live_else = _block(stmt.orelse, live)
+        body, live_body = _block(stmt.body, live, dry)
+        orelse, live_else = _block(stmt.orelse, live, dry)
         if not _does_something(body) and not _does_something(orelse):
             return None, live
+        live_in = live_body | live_else | reads(stmt.test)
+        if dry:
+            return stmt, live_in
         if not _does_something(body):      # if c: pass else: s   ->   if not c: s
             body, orelse = orelse, []
             stmt.test = gast.UnaryOp(op=gast.Not(), operand=stmt.test)
         stmt.body = body
         stmt.orelse = orelse if _does_something(orelse) else []
-        return stmt, live_body | live_else | reads(stmt.test)
+        return stmt, live_in
     if isinstance(stmt, (gast.For, gast.While)):
-        # Iterate to a fixed point: what a later iteration reads is live at the end of this one.
+        # What a later iteration reads is live at the end of this one: find that fixed point
+        # first, then prune the body once with it.
         loop_live = set(live) | (reads(stmt.test) if isinstance(stmt, gast.While) else set())
         while True:
-            body, live_in = _block(stmt.body, loop_live)
+            _, live_in = _block(stmt.body, loop_live, dry=True)
             grown = loop_live | live_in
             if grown == loop_live:
                 break
             loop_live = grown
+        body, _ = _block(stmt.body, loop_live, dry)
         if not _does_something(body):
             return None, live
-        stmt.body = body
+        if not dry:
+            stmt.body = body
         header = reads(stmt.iter) if isinstance(stmt, gast.For) else reads(stmt.test)
         target = {stmt.target.id} if isinstance(stmt, gast.For) else set()
         return stmt, (loop_live - target) | live | header

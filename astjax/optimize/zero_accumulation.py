@@ -18,6 +18,8 @@ def fold_zero_accumulation(function_node):
 def _is_zero(value):
     if isinstance(value, gast.Constant) and value.value == 0.0 and not isinstance(value.value, bool):
         return True
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Name):
+        return value.func.id == "zero_like"
     return (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
             and value.func.attr == "zeros_like")
 

@@ -47,15 +47,21 @@ binary("multiply", numpy=np.multiply, operator=gast.Mult,
 binary("divide", numpy=np.divide, operator=gast.Div, aliases=(np.true_divide, jnp.true_divide),
        vjp=["bx1 += by / x2", "bx2 += -by * y / x2"],
        jvp=["dx1 -> dx1 / x2", "dx2 -> -dx2 * y / x2"])
+# As in JAX: 0 ** 0 has slope 0 in x1, and a zero base has slope 0 in the exponent (not 0 * log 0 = nan).
 binary("power", numpy=np.power, operator=gast.Pow, aliases=(math.pow,),
-       vjp=["bx1 += by * x2 * x1 ** (x2 - 1)", "bx2 += by * y * jnp.log(x1)"],
-       jvp=["dy = dx1 * x2 * x1 ** (x2 - 1) + dx2 * y * jnp.log(x1)"])
+       vjp=["bx1 += by * x2 * x1 ** jnp.where(x2 == 0.0, 1.0, x2 - 1)",
+            "bx2 += by * y * jnp.log(jnp.where(x1 == 0.0, 1.0, x1))"],
+       jvp=["dy = dx1 * x2 * x1 ** jnp.where(x2 == 0.0, 1.0, x2 - 1)"
+            " + dx2 * y * jnp.log(jnp.where(x1 == 0.0, 1.0, x1))"])
+# A tie shares the gradient equally, as in JAX (and as central differences see it).
 binary("maximum", numpy=np.maximum,
-       vjp=["bx1 += by * (x1 >= x2)", "bx2 += by * (x1 < x2)"],
-       jvp=["dy = dx1 * (x1 >= x2) + dx2 * (x1 < x2)"])
+       vjp=["bx1 += by * (x1 >= x2) * jnp.where(x1 == x2, 0.5, 1.0)",
+            "bx2 += by * (x1 <= x2) * jnp.where(x1 == x2, 0.5, 1.0)"],
+       jvp=["dy = dx1 * (x1 >= x2) * jnp.where(x1 == x2, 0.5, 1.0) + dx2 * (x1 <= x2) * jnp.where(x1 == x2, 0.5, 1.0)"])
 binary("minimum", numpy=np.minimum,
-       vjp=["bx1 += by * (x1 <= x2)", "bx2 += by * (x1 > x2)"],
-       jvp=["dy = dx1 * (x1 <= x2) + dx2 * (x1 > x2)"])
+       vjp=["bx1 += by * (x1 <= x2) * jnp.where(x1 == x2, 0.5, 1.0)",
+            "bx2 += by * (x1 >= x2) * jnp.where(x1 == x2, 0.5, 1.0)"],
+       jvp=["dy = dx1 * (x1 <= x2) * jnp.where(x1 == x2, 0.5, 1.0) + dx2 * (x1 >= x2) * jnp.where(x1 == x2, 0.5, 1.0)"])
 binary("arctan2", numpy=np.arctan2, aliases=(math.atan2,),
        vjp=["bx1 += by * x2 / (x1 ** 2 + x2 ** 2)", "bx2 += -by * x1 / (x1 ** 2 + x2 ** 2)"],
        jvp=["dy = dx1 * x2 / (x1 ** 2 + x2 ** 2) + dx2 * -x1 / (x1 ** 2 + x2 ** 2)"])
@@ -103,7 +109,7 @@ defjvp(where, "dy = jnp.where(condition, dx1, 0.0) + jnp.where(condition, 0.0, d
 where.elementwise = True
 
 clip = primitive("clip", jnp.clip, operands=("a",), aliases=(np.clip,),
-                 signature=lambda a, a_min=None, a_max=None: None)
-defvjp(clip, "ba += by * clip_mask(a, a_min, a_max)")
-defjvp(clip, "dy = da * clip_mask(a, a_min, a_max)")
+                 signature=lambda a, a_min=None, a_max=None, *, min=None, max=None: None)
+defvjp(clip, "ba += by * clip_mask(a, a_min, a_max, min, max)")
+defjvp(clip, "dy = da * clip_mask(a, a_min, a_max, min, max)")
 clip.elementwise = True

@@ -8,7 +8,8 @@ import numpy as np
 
 from ..array import wrap
 
-__all__ = ["attribute_adjoint", "item_adjoint", "stack_adjoint", "concatenate_adjoint", "array_adjoint", "broadcast_like", "TreeAdjoint", "index_adjoint", "materialize", "unbroadcast", "unreduce", "reduced_size", "invert_permutation", "pad_adjoint",
+__all__ = ["tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
+           "attribute_adjoint", "item_adjoint", "stack_adjoint", "concatenate_adjoint", "array_adjoint", "broadcast_like", "TreeAdjoint", "index_adjoint", "materialize", "unbroadcast", "unreduce", "reduced_size", "invert_permutation", "pad_adjoint",
            "at_set", "at_add", "at_multiply", "at_get", "getitem", "clip_mask", "extremum_mask",
            "astype", "dynamic_slice_adjoint", "stack_part", "concatenate_part", "to_float",
            "stack_part_adjoint", "concatenate_part_adjoint",
@@ -17,10 +18,14 @@ __all__ = ["attribute_adjoint", "item_adjoint", "stack_adjoint", "concatenate_ad
 
 def unbroadcast(g, x):
     """Sum `g` over the axes along which `x` was broadcast, giving `g` the shape of `x`."""
+    if isinstance(g, TreeAdjoint) or isinstance(x, TreeAdjoint):
+        return g                  # adjoints of containers add item by item; nothing was broadcast
     shape = np.shape(x)
     g = np.asarray(g)
     if g.shape == shape:
         return wrap(g)
+    if g.ndim < len(shape):       # a zero adjoint not yet shaped: it only needs broadcasting up
+        return wrap(np.broadcast_to(g, shape))
     extra = g.ndim - len(shape)
     axes = tuple(range(extra)) + tuple(
         extra + i for i, n in enumerate(shape) if n == 1 and g.shape[extra + i] != 1)
@@ -28,30 +33,43 @@ def unbroadcast(g, x):
     return wrap(summed.reshape(shape))
 
 
-def unreduce(g, x, axis=None, keepdims=False):
-    """Broadcast the result `g` of a reduction of `x` back to the shape of `x`."""
+def unreduce(g, x, axis=None, keepdims=False, where=None):
+    """Broadcast the result `g` of a reduction of `x` back to the shape of `x` (zero outside `where`)."""
     g = np.asarray(g)
     shape = np.shape(x)
     if axis is not None and not keepdims:
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
         axes = tuple(a % len(shape) for a in axes)
         g = np.expand_dims(g, axes)
-    return wrap(np.broadcast_to(g, shape))
+    g = np.broadcast_to(g, shape)
+    if where is not None:
+        g = np.where(where, g, np.zeros((), dtype=g.dtype))
+    return wrap(g)
 
 
-def reduced_size(x, axis=None):
-    """How many elements a reduction over `axis` combines."""
+def reduced_size(x, axis=None, ddof=0, correction=None, where=None):
+    """How many elements a reduction over `axis` combines, less `ddof` (or `correction`, as in var/std).
+
+    With a `where` mask the count differs per reduced slice: an array shaped like the
+    reduction's result with keepdims=True.
+    """
     shape = np.shape(x)
+    less = ddof if correction is None else correction
+    if where is not None:
+        return wrap(np.sum(np.broadcast_to(where, shape), axis=axis, keepdims=True) - less)
     if axis is None:
-        return int(np.prod(shape, dtype=np.int64))
-    axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
-    return int(np.prod([shape[a] for a in axes], dtype=np.int64))
+        count = int(np.prod(shape, dtype=np.int64))
+    else:
+        axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+        count = int(np.prod([shape[a] for a in axes], dtype=np.int64))
+    return count - less
 
 
 def invert_permutation(axes, ndim=None):
     """The axes that undo `transpose(x, axes)` (None undoes None)."""
     if axes is None:
         return None
+    axes = [int(a) % len(axes) for a in axes]     # transpose accepts negative axes
     return tuple(int(i) for i in np.argsort(axes))
 
 
@@ -81,28 +99,40 @@ def pad_adjoint(g, pad_width, mode="constant"):
 
 
 class TreeAdjoint:
-    """The adjoint of a tuple, list or dict: the adjoints of the items reached so far.
+    """The adjoint of a tuple, list, dict or namedtuple: the adjoints of the items reached so far.
 
-    Adjoints add up with `+=`; items never reached count as zero. The API turns
-    it back into the container the user passed (`materialize`).
+    Adjoints add up with `+=`; items never reached count as zero. Reading an
+    item (`t[k]`, or a namedtuple field `t.name`) gives its adjoint, so code
+    generated for a second derivative can use it as the container it stands
+    for. The API turns it back into that container (`materialize`).
     """
 
-    __slots__ = ("items",)
+    __slots__ = ("items", "fields")
 
-    def __init__(self, items):
+    def __init__(self, items, fields=None):
         self.items = items
+        self.fields = fields
 
     def __add__(self, other):
         if isinstance(other, TreeAdjoint):
             items = dict(self.items)
             for key, value in other.items.items():
                 items[key] = items[key] + value if key in items else value
-            return TreeAdjoint(items)
+            return TreeAdjoint(items, self.fields or other.fields)
         if np.ndim(other) == 0 and not np.any(other):
             return self
         return NotImplemented
 
     __radd__ = __add__
+
+    def __getitem__(self, key):
+        return self.items.get(key, 0.0)
+
+    def __getattr__(self, name):
+        fields = object.__getattribute__(self, "fields")
+        if fields and name in fields:
+            return self.items.get(fields.index(name), 0.0)
+        raise AttributeError(name)
 
     def __repr__(self):
         return f"TreeAdjoint({self.items!r})"
@@ -110,7 +140,7 @@ class TreeAdjoint:
 
 def index_adjoint(x, idx, g):
     """The adjoint of `x` from `y = x[idx]`: `g` put back at `idx`, zeros elsewhere."""
-    if isinstance(x, (tuple, list, dict)):
+    if isinstance(x, (tuple, list, dict, TreeAdjoint)):
         return TreeAdjoint({idx: g})
     out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float32))
     np.add.at(out, _plain(idx), np.asarray(g))
@@ -122,7 +152,7 @@ def attribute_adjoint(x, attr, g):
     fields = getattr(type(x), "_fields", None)
     if fields is None or attr not in fields:
         raise TypeError(f"astjax differentiates attribute reads of namedtuples only, not `{type(x).__name__}.{attr}`")
-    return TreeAdjoint({fields.index(attr): g})
+    return TreeAdjoint({fields.index(attr): g}, fields)
 
 
 def item_adjoint(adjoint, i):
@@ -148,6 +178,40 @@ def array_adjoint(g, object):
     if isinstance(object, (list, tuple)):
         return stack_adjoint(g)
     return g
+
+
+def tree_item_adjoint(i, g):
+    """Transpose of `item_adjoint`: `g` as the adjoint of item i of a list."""
+    return TreeAdjoint({i: g})
+
+
+def stack_items(t, like, axis=0):
+    """Transpose of `stack_adjoint`: the items of a list adjoint stacked (zeros where none arrived)."""
+    like = np.asarray(like)
+    items = t.items if isinstance(t, TreeAdjoint) else {}
+    parts = [np.broadcast_to(np.asarray(items.get(i, 0.0)), np.take(like, i, axis=axis).shape)
+             for i in range(like.shape[axis])]
+    return wrap(np.stack(parts, axis=axis))
+
+
+def concatenate_items(t, like, arrays, axis=0):
+    """Transpose of `concatenate_adjoint`: the pieces of a list adjoint joined again."""
+    items = t.items if isinstance(t, TreeAdjoint) else {}
+    parts = [np.broadcast_to(np.asarray(items.get(k, 0.0)), np.shape(a)) for k, a in enumerate(arrays)]
+    return wrap(np.concatenate(parts, axis=axis))
+
+
+def array_items(t, like, object):
+    """Transpose of `array_adjoint`."""
+    if isinstance(object, (list, tuple)):
+        return stack_items(t, like)
+    return t
+
+
+def field_of_adjoint(t, x, attr):
+    """Transpose of `attribute_adjoint`: the adjoint of the field `attr` of a namedtuple adjoint."""
+    index = type(x)._fields.index(attr)
+    return t.items.get(index, 0.0) if isinstance(t, TreeAdjoint) else 0.0
 
 
 def materialize(g, like):
@@ -196,15 +260,22 @@ def at_multiply(x, idx, v):
     return wrap(x).at[idx].multiply(v)
 
 
-def clip_mask(a, a_min=None, a_max=None):
-    """1.0 where `clip(a, a_min, a_max)` passes `a` through, else 0.0."""
+def clip_mask(a, a_min=None, a_max=None, min=None, max=None):
+    """1.0 where `clip(a, a_min, a_max)` passes `a` through, 0.0 where it clips, 0.5 on a bound.
+
+    As in JAX, where clip is maximum then minimum and each shares a tie's gradient equally.
+    `min` / `max` are the keyword spellings of the bounds (jnp.clip(a, min=..., max=...)).
+    """
+    a_min = a_min if min is None else min
+    a_max = a_max if max is None else max
     a = np.asarray(a)
-    mask = np.ones(a.shape, dtype=bool)
+    dtype = a.dtype if np.issubdtype(a.dtype, np.inexact) else np.float32
+    mask = np.ones(a.shape, dtype=dtype)
     if a_min is not None:
-        mask &= a >= a_min
+        mask = mask * np.where(a > a_min, 1.0, np.where(a == a_min, 0.5, 0.0)).astype(dtype)
     if a_max is not None:
-        mask &= a <= a_max
-    return wrap(mask.astype(a.dtype if np.issubdtype(a.dtype, np.inexact) else np.float32))
+        mask = mask * np.where(a < a_max, 1.0, np.where(a == a_max, 0.5, 0.0)).astype(dtype)
+    return wrap(mask)
 
 
 def extremum_mask(a, y, axis=None, keepdims=False):
@@ -212,7 +283,7 @@ def extremum_mask(a, y, axis=None, keepdims=False):
     a = np.asarray(a)
     hit = (a == np.asarray(unreduce(y, a, axis, keepdims))).astype(a.dtype)
     count = hit.sum(axis=axis, keepdims=True)
-    return wrap(hit / count)
+    return wrap(hit / np.maximum(count, 1))     # no hit: `initial` was the extremum, no gradient
 
 
 def astype(x, dtype):
@@ -277,7 +348,16 @@ def to_float(x):
 
 
 def zero_like(x):
-    """A zero of the same shape and float dtype as `x` (the adjoint nothing has reached)."""
+    """The adjoint nothing has reached yet: zeros shaped like `x`.
+
+    A tuple, list or dict gets 0.0 (its adjoint grows item by item, see
+    TreeAdjoint) and a tape an empty tape.
+    """
+    from .control import Tape
+    if isinstance(x, Tape):
+        return Tape()
+    if x is None or isinstance(x, (tuple, list, dict, TreeAdjoint)):
+        return 0.0
     return wrap(np.zeros(np.shape(x), dtype=np.result_type(x, np.float32)))
 
 

@@ -10,35 +10,48 @@ from .. import numpy as jnp
 from .registry import defjvp, defvjp, primitive
 
 
-def reduction(name, *, aliases=(), vjp, jvp):
-    prim = primitive(name, getattr(jnp, name), operands=("a",), aliases=aliases)
+def reduction(name, *, aliases=(), vjp, jvp, signature=None):
+    prim = primitive(name, getattr(jnp, name), operands=("a",), aliases=aliases, signature=signature)
     defvjp(prim, vjp)
     defjvp(prim, jvp)
     return prim
 
 
+# sum, mean, var and std honour a `where` mask (unreduce zeroes the adjoint outside it and
+# reduced_size counts per slice); prod, max and min do not, so their signatures leave `where`
+# out: such a call is an error rather than a silently wrong derivative.
 reduction("sum", aliases=(np.sum,),
-          vjp="ba += unreduce(by, a, axis, keepdims)",
-          jvp="dy = jnp.sum(da, axis, keepdims=keepdims)")
+          vjp="ba += unreduce(by, a, axis, keepdims, where)",
+          jvp="dy = jnp.sum(da, axis, keepdims=keepdims, where=where)")
 reduction("mean", aliases=(np.mean,),
-          vjp="ba += unreduce(by, a, axis, keepdims) / reduced_size(a, axis)",
-          jvp="dy = jnp.mean(da, axis, keepdims=keepdims)")
+          vjp="ba += unreduce(by, a, axis, keepdims, where) / reduced_size(a, axis, where=where)",
+          jvp="dy = jnp.mean(da, axis, keepdims=keepdims, where=where)")
+# d prod / d a_i is the product of the other elements: y / a_i, except where a_i is zero (then it is the
+# product of the nonzero elements if a_i is the slice's only zero, else 0). Exact to first order
+# everywhere; a second derivative at a slice with two or more zeros comes out 0.
 reduction("prod", aliases=(np.prod,),
-          vjp="ba += unreduce(by * y, a, axis, keepdims) / a",
-          jvp="dy = jnp.sum(da * unreduce(y, a, axis, keepdims) / a, axis, keepdims=keepdims)")
+          vjp="ba += jnp.where(a == 0.0, unreduce(by * jnp.prod(jnp.where(a == 0.0, 1.0, a), axis, keepdims=keepdims)"
+              " * (jnp.sum(a == 0.0, axis, keepdims=keepdims) == 1), a, axis, keepdims),"
+              " unreduce(by * y, a, axis, keepdims) / jnp.where(a == 0.0, 1.0, a))",
+          jvp="dy = jnp.sum(da * jnp.where(a == 0.0, unreduce(jnp.prod(jnp.where(a == 0.0, 1.0, a), axis,"
+              " keepdims=keepdims) * (jnp.sum(a == 0.0, axis, keepdims=keepdims) == 1), a, axis, keepdims),"
+              " unreduce(y, a, axis, keepdims) / jnp.where(a == 0.0, 1.0, a)), axis, keepdims=keepdims)",
+          signature=lambda a, axis=None, dtype=None, out=None, keepdims=False: None)
 reduction("max", aliases=(np.max, np.amax, jnp.amax),
           vjp="ba += unreduce(by, a, axis, keepdims) * extremum_mask(a, y, axis, keepdims)",
-          jvp="dy = jnp.sum(da * extremum_mask(a, y, axis, keepdims), axis, keepdims=keepdims)")
+          jvp="dy = jnp.sum(da * extremum_mask(a, y, axis, keepdims), axis, keepdims=keepdims)",
+          signature=lambda a, axis=None, out=None, keepdims=False, initial=None: None)
 reduction("min", aliases=(np.min, np.amin, jnp.amin),
           vjp="ba += unreduce(by, a, axis, keepdims) * extremum_mask(a, y, axis, keepdims)",
-          jvp="dy = jnp.sum(da * extremum_mask(a, y, axis, keepdims), axis, keepdims=keepdims)")
+          jvp="dy = jnp.sum(da * extremum_mask(a, y, axis, keepdims), axis, keepdims=keepdims)",
+          signature=lambda a, axis=None, out=None, keepdims=False, initial=None: None)
 reduction("var", aliases=(np.var,),
-          vjp="ba += unreduce(by, a, axis, keepdims) * 2.0 * (a - jnp.mean(a, axis, keepdims=True))"
-              " / (reduced_size(a, axis) - ddof)",
-          jvp="dy = jnp.sum(da * 2.0 * (a - jnp.mean(a, axis, keepdims=True)), axis, keepdims=keepdims)"
-              " / (reduced_size(a, axis) - ddof)")
+          vjp="ba += unreduce(by, a, axis, keepdims, where) * 2.0 * (a - jnp.mean(a, axis, keepdims=True, where=where))"
+              " / reduced_size(a, axis, ddof, correction, where)",
+          jvp="dy = jnp.sum(da * 2.0 * (a - jnp.mean(a, axis, keepdims=True, where=where))"
+              " / reduced_size(a, axis, ddof, correction, where), axis, keepdims=keepdims, where=where)")
 reduction("std", aliases=(np.std,),
-          vjp="ba += unreduce(by / y, a, axis, keepdims) * (a - jnp.mean(a, axis, keepdims=True))"
-              " / (reduced_size(a, axis) - ddof)",
-          jvp="dy = jnp.sum(da * (a - jnp.mean(a, axis, keepdims=True)), axis, keepdims=keepdims)"
-              " / ((reduced_size(a, axis) - ddof) * y)")
+          vjp="ba += unreduce(by / y, a, axis, keepdims, where) * (a - jnp.mean(a, axis, keepdims=True, where=where))"
+              " / reduced_size(a, axis, ddof, correction, where)",
+          jvp="dy = jnp.sum(da * (a - jnp.mean(a, axis, keepdims=True, where=where))"
+              " / reduced_size(a, axis, ddof, correction, where), axis, keepdims=keepdims, where=where) / y")

@@ -19,10 +19,10 @@ def structural(name, impl, operand, vjp, jvp, **kwargs):
     return prim
 
 
-structural("reshape", jnp.reshape, "a", "ba += jnp.reshape(by, jnp.shape(a))",
-           "dy = jnp.reshape(da, jnp.shape(y))", aliases=(np.reshape,))
-structural("ravel", jnp.ravel, "a", "ba += jnp.reshape(by, jnp.shape(a))",
-           "dy = jnp.ravel(da)", aliases=(np.ravel,))
+structural("reshape", jnp.reshape, "a", "ba += jnp.reshape(by, jnp.shape(a), order)",
+           "dy = jnp.reshape(da, jnp.shape(y), order)", aliases=(np.reshape,))
+structural("ravel", jnp.ravel, "a", "ba += jnp.reshape(by, jnp.shape(a), order)",
+           "dy = jnp.ravel(da, order)", aliases=(np.ravel,))
 structural("expand_dims", jnp.expand_dims, "a", "ba += jnp.reshape(by, jnp.shape(a))",
            "dy = jnp.reshape(da, jnp.shape(y))", aliases=(np.expand_dims,))
 structural("squeeze", jnp.squeeze, "a", "ba += jnp.reshape(by, jnp.shape(a))",
@@ -98,9 +98,31 @@ structural("dynamic_slice_adjoint", helpers.dynamic_slice_adjoint, "g",
 # The helpers that rules themselves call are primitives too, so derivatives of derivatives work.
 structural("unbroadcast", helpers.unbroadcast, "g", "bg += jnp.broadcast_to(by, jnp.shape(g))",
            "dy = unbroadcast(dg, x)")
-structural("unreduce", helpers.unreduce, "g", "bg += jnp.sum(by, axis, keepdims=keepdims)",
-           "dy = unreduce(dg, x, axis, keepdims)")
+structural("unreduce", helpers.unreduce, "g", "bg += jnp.sum(by, axis, keepdims=keepdims, where=where)",
+           "dy = unreduce(dg, x, axis, keepdims, where)")
 for _helper in ("reduced_size", "invert_permutation", "clip_mask", "extremum_mask"):
     primitive(_helper, getattr(helpers, _helper), operands=(), differentiable=False)
 structural("broadcast_like", helpers.broadcast_like, "t", "bt += unbroadcast(by, t)",
            "dy = broadcast_like(dt, *operands)")
+
+# The adjoints of lists and namedtuples are built by helpers too; their transposes rebuild arrays.
+structural("item_adjoint", helpers.item_adjoint, "adjoint", "badjoint += tree_item_adjoint(i, by)",
+           "dy = item_adjoint(dadjoint, i)")
+structural("tree_item_adjoint", helpers.tree_item_adjoint, "g", "bg += item_adjoint(by, i)",
+           "dy = tree_item_adjoint(i, dg)")
+structural("stack_adjoint", helpers.stack_adjoint, "g", "bg += stack_items(by, g, axis)",
+           "dy = stack_adjoint(dg, axis)")
+structural("stack_items", helpers.stack_items, "t", "bt += stack_adjoint(by, axis)",
+           "dy = stack_items(dt, like, axis)")
+structural("concatenate_adjoint", helpers.concatenate_adjoint, "g", "bg += concatenate_items(by, g, arrays, axis)",
+           "dy = concatenate_adjoint(dg, arrays, axis)")
+structural("concatenate_items", helpers.concatenate_items, "t", "bt += concatenate_adjoint(by, arrays, axis)",
+           "dy = concatenate_items(dt, like, arrays, axis)")
+structural("array_adjoint", helpers.array_adjoint, "g", "bg += array_items(by, g, object)",
+           "dy = array_adjoint(dg, object)")
+structural("array_items", helpers.array_items, "t", "bt += array_adjoint(by, object)",
+           "dy = array_items(dt, like, object)")
+structural("attribute_adjoint", helpers.attribute_adjoint, "g", "bg += field_of_adjoint(by, x, attr)",
+           "dy = attribute_adjoint(x, attr, dg)")
+structural("field_of_adjoint", helpers.field_of_adjoint, "t", "bt += attribute_adjoint(x, attr, by)",
+           "dy = field_of_adjoint(dt, x, attr)")

@@ -18,12 +18,15 @@ import gast
 from ..analyses.activity import Activity
 from ..analyses.shapes import ShapeClasses
 from ..analyses.classify import classify
-from ..codegen.templates import LineComments, assign, augassign, call, comment, expand, is_marker, name
+from ..codegen.templates import LineComments, index_expression, assign, augassign, call, comment, expand, is_marker, name
 from ..frontend.normalize.base import copy_location
 
 __all__ = ["ReverseMode"]
 
 _ZERO = 0.0
+# Primitives whose rules accept a bare 0.0 as the adjoint of their result (it broadcasts).
+_ZERO_TOLERANT = {"sum", "mean", "max", "min", "prod", "var", "std", "getitem", "transpose", "to_float",
+                  "negative", "positive", "attribute", "pop", "unreduce", "unbroadcast"}
 _ids = itertools.count()
 
 
@@ -50,6 +53,7 @@ class ReverseMode:
         self.bind_name = bind_name
         self.name = name or f"{mode}_{function_node.name.strip('_') or 'f'}"
         self.restores = {}      # marker id -> statement it restores
+        self._shaped = {}       # variable -> whether its zero adjoint must have its shape
         self.counters = {}      # id(loop) -> counter name
         self._comment = LineComments(context.source)
 
@@ -70,14 +74,22 @@ class ReverseMode:
         adjoint = self.reverse_block(primal)
         self.saved = self._saved_names(adjoint)
         self.pushed = set()
-        self.none_initialized = set()
         forward = self.forward_block(primal, in_loop=False)
         adjoint = self._resolve_restores(adjoint)
 
         new_body = []
         if self.pushed:
             new_body.append(assign(self.tape, call("Tape")))
+            new_body += self._declarations()
         new_body += forward
+        if self.mode == "value_and_grad" and isinstance(self.output, gast.Name):
+            # The adjoint sweep restores overwritten variables, the output's too: keep its value now.
+            self.value_name = self.namer.unique("value")
+            new_body.append(assign(self.value_name, name(self.output.id)))
+        if self.has_aux and isinstance(self.aux, gast.Name):
+            kept = self.namer.unique("aux")
+            new_body.append(assign(kept, name(self.aux.id)))
+            self.aux = name(kept)
         new_body += self._adjoint_inits()
         new_body += adjoint
         new_body.append(self._return())
@@ -112,6 +124,10 @@ class ReverseMode:
         self.assigned_at = {p: [-1] for p in self.params}
         self.in_loop = {}
         counter = itertools.count()
+
+        self.top_level = set()
+        for stmt in stmts:
+            self.top_level.add(id(stmt))
 
         def walk(block, loops):
             for stmt in block:
@@ -178,15 +194,16 @@ class ReverseMode:
     def reverse_assign(self, stmt):
         target = stmt.targets[0].id
         app = classify(getattr(stmt, "custom_call", stmt.value), self.context.resolver)
-        if target not in self.activity.active or not app.differentiable or getattr(stmt, "is_custom_forward", False):
+        if getattr(stmt, "is_custom_forward", False) or target not in self.activity.active:
             return [self._restore_marker(stmt)]
+        if not app.differentiable:      # e.g. `s = 0.0` in a loop: the old s no longer matters
+            return [self._restore_marker(stmt), copy_location(self._reset(target), stmt)]
         out = self._comment(stmt)
         if _call_name(stmt.value) == "pop":
             # v = pop(t): the adjoint of v goes back, on the adjoint tape, to the push that saved v.
             tape = stmt.value.args[0]
             out += [gast.Expr(value=call("push", name(self.adjoint(tape.id)), name(self.adjoint(target)))),
-                    assign(self.adjoint(target), gast.Constant(value=_ZERO, kind=None)),
-                    self._restore_marker(stmt)]
+                    self._restore_marker(stmt), self._reset(target)]
             return [copy_location(s, stmt) for s in out]
         contributions, prelude = self.contributions(stmt, target, app)
         out += prelude
@@ -196,12 +213,35 @@ class ReverseMode:
         if target in app.operand_names():
             out.append(self._restore_marker(stmt))
             out += [augassign(self.adjoint(n), e) for n, e in others]
-            out.append(assign(badj, _sum(own) if own else gast.Constant(value=_ZERO, kind=None)))
+            out.append(assign(badj, _sum(own)) if own else self._reset(target))
         else:
             out += [augassign(self.adjoint(n), e) for n, e in others]
-            out.append(assign(badj, gast.Constant(value=_ZERO, kind=None)))
             out.append(self._restore_marker(stmt))
+            out.append(self._reset(target))
         return [copy_location(s, stmt) for s in out]
+
+    def _reset(self, variable):
+        """The adjoint of a variable's previous value starts again from zero."""
+        return assign(self.adjoint(variable), self._zero(variable))
+
+    def _zero(self, variable):
+        """`0.0`, or `zero_like(v)` where a rule would index or reshape v's adjoint (a bare 0.0 cannot be)."""
+        if self._needs_shaped_zero(variable):
+            return call("zero_like", name(variable))
+        return gast.Constant(value=_ZERO, kind=None)
+
+    def _needs_shaped_zero(self, variable):
+        if variable not in self._shaped:
+            needs = False
+            for stmt in _assignments(self.function, variable):
+                app = classify(getattr(stmt, "custom_call", stmt.value), self.context.resolver)
+                if app.kind in ("function", "custom_vjp", "tuple"):
+                    needs = True
+                elif app.kind == "primitive" and not (app.primitive.elementwise or
+                                                      app.primitive.name in _ZERO_TOLERANT):
+                    needs = True
+            self._shaped[variable] = needs
+        return self._shaped[variable]
 
     def contributions(self, stmt, target, app):
         """[(operand variable, adjoint contribution)] for one active statement, and statements to run first."""
@@ -235,7 +275,7 @@ class ReverseMode:
         prim = app.primitive
         bindings = dict(app.bound)
         if "idx" in bindings and prim.name == "getitem":
-            bindings["idx"] = _index_expression(bindings["idx"])
+            bindings["idx"] = index_expression(bindings["idx"])
         bindings["by"] = badj
         bindings["y"] = name(target)
         uses_output = any(_uses(rule, "y") for rule in prim.vjp.values())
@@ -375,8 +415,10 @@ class ReverseMode:
     # ------------------------------------------------------------- the tape
     def _saved_names(self, adjoint):
         """Variables a rule reads that the primal sweep overwrites: these go on the tape."""
+        shape_only = {id(c.args[0]) for s in adjoint for c in gast.walk(s)
+                      if isinstance(c, gast.Call) and isinstance(c.func, gast.Name) and c.func.id == "zero_like"}
         reads = {n.id for s in adjoint for n in gast.walk(s)
-                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and id(n) not in shape_only}
         loop_targets = set()
         for node in gast.walk(self.function):
             if isinstance(node, gast.For):
@@ -401,7 +443,6 @@ class ReverseMode:
                     self.pushed.add(id(stmt))
                 out.append(stmt)
             elif isinstance(stmt, (gast.For, gast.While)):
-                out += self._declare_loop_locals(stmt)
                 body = self.forward_block(stmt.body, in_loop=True)
                 count = self.counters.get(id(stmt))
                 if count:
@@ -419,20 +460,20 @@ class ReverseMode:
         return out
 
     def _may_be_defined(self, variable, stmt):
-        positions = self.assigned_at.get(variable, [])
-        return positions[0] < self.position[id(stmt)] or self.in_loop[id(stmt)]
+        """False only for a variable's first definition, made at the top level (surely unset before)."""
+        first = self.assigned_at.get(variable, [0])[0] == self.position[id(stmt)]
+        return not (first and id(stmt) in self.top_level)
 
-    def _declare_loop_locals(self, loop):
-        """Saved variables first assigned inside `loop` start as None, so the first push has a value."""
+    def _declarations(self):
+        """Saved variables that a branch or loop may define first start as None, so every push has a value."""
         out = []
-        start = self.position[id(loop)]
-        for node in gast.walk(loop):
-            if isinstance(node, gast.Assign):
-                variable = node.targets[0].id
-                if (variable in self.saved and variable not in self.none_initialized
-                        and self.assigned_at[variable][0] > start):
-                    self.none_initialized.add(variable)
-                    out.append(copy_location(assign(variable, gast.Constant(value=None, kind=None)), loop))
+        for variable in sorted(self.saved):
+            if variable in self.params:
+                continue
+            firsts = [s for s in _assignments(self.function, variable)
+                      if self.position.get(id(s)) == self.assigned_at[variable][0]]
+            if not any(id(s) in self.top_level for s in firsts):
+                out.append(assign(variable, gast.Constant(value=None, kind=None)))
         return out
 
     def _resolve_restores(self, stmts):
@@ -460,7 +501,13 @@ class ReverseMode:
         for variable in sorted(self.activity.active):
             if variable == output and variable not in self.params:
                 continue
-            zero = call("Tape") if variable in self.tape_variables else gast.Constant(value=_ZERO, kind=None)
+            if variable in self.tape_variables:
+                zero = call("Tape")
+            elif self._needs_shaped_zero(variable) and (
+                    variable in self.params or self._defined_at_top_level(variable)):
+                zero = call("zero_like", name(variable))
+            else:      # defined only inside a branch or a loop: it may have no value to shape a zero
+                zero = gast.Constant(value=_ZERO, kind=None)
             out.append(assign(self.adjoint(variable), zero))
         if output is not None and output in self.activity.active:
             if self.mode == "vjp":
@@ -473,11 +520,14 @@ class ReverseMode:
             self.seed_name = self.namer.fresh("ct")
         return out
 
+    def _defined_at_top_level(self, variable):
+        return any(id(s) in self.top_level for s in _assignments(self.function, variable))
+
     def _return(self):
         grads = [name(self.adjoint(p)) if p in self.activity.active else gast.Constant(value=_ZERO, kind=None)
                  for p in self.wrt]
         grad = grads[0] if len(grads) == 1 else gast.Tuple(elts=grads, ctx=gast.Load())
-        value = copy.deepcopy(self.output)
+        value = name(self.value_name) if getattr(self, "value_name", None) else copy.deepcopy(self.output)
         if self.has_aux:
             aux = copy.deepcopy(self.aux)
             if self.mode == "value_and_grad":
@@ -487,19 +537,6 @@ class ReverseMode:
         if self.mode == "value_and_grad":
             return gast.Return(value=gast.Tuple(elts=[value, grad], ctx=gast.Load()))
         return gast.Return(value=grad)
-
-
-def _index_expression(index):
-    """An index as an ordinary expression: `1:3` -> `slice(1, 3)`, so it can be an argument."""
-    if isinstance(index, gast.Slice):
-        parts = [p if p is not None else gast.Constant(value=None, kind=None)
-                 for p in (index.lower, index.upper, index.step)]
-        while len(parts) > 1 and isinstance(parts[-1], gast.Constant) and parts[-1].value is None:
-            parts.pop()
-        return call("slice", *parts)
-    if isinstance(index, gast.Tuple):
-        return gast.Tuple(elts=[_index_expression(e) for e in index.elts], ctx=gast.Load())
-    return index
 
 
 def _sum(terms):

@@ -1,23 +1,27 @@
 """Augmented and item assignments become plain, functional assignments.
 
     x += e          ->   x = x + e
-    y[i] = e        ->   y = y.at[i].set(e)
-    y[i] += e       ->   y = y.at[i].add(e)
+    y[i] = e        ->   y = at_set(y, i, e)
+    y[i] += e       ->   y = at_add(y, i, e)
+    y[1:3] *= e     ->   y = at_multiply(y, slice(1, 3), e)
 
 So code that looks like it mutates a local array differentiates correctly:
 the update is a primitive with a derivative rule, not a hidden side effect.
+(`at_set(y, i, e)` is `y.at[i].set(e)` written as a function, so it also
+works on a plain NumPy array made with `np.zeros`.)
 """
 import gast
 
+from ...codegen.templates import index_expression
 from .base import Pass, copy_location
 
 _AT_METHOD = {gast.Add: "add", gast.Mult: "multiply", gast.Sub: None, gast.Div: None}
 
 
 def _at_update(target, method, value):
-    at = gast.Attribute(value=_load(target.value), attr="at", ctx=gast.Load())
-    subscript = gast.Subscript(value=at, slice=_load(target.slice), ctx=gast.Load())
-    call = gast.Call(func=gast.Attribute(value=subscript, attr=method, ctx=gast.Load()), args=[value], keywords=[])
+    index = index_expression(_load(target.slice))
+    call = gast.Call(func=gast.Name(id=f"at_{method}", ctx=gast.Load(), annotation=None, type_comment=None),
+                     args=[_load(target.value), index, value], keywords=[])
     return gast.Assign(targets=[_store(target.value)], value=call, type_comment=None)
 
 

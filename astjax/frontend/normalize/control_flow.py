@@ -70,6 +70,16 @@ def append_to_fallthrough(block, rest):
     return block + rest
 
 
+def _drop_tail_continues(block):
+    """A `continue` that ends every path it is on does nothing once the rest moved into `else`."""
+    if block and isinstance(block[-1], gast.Continue):
+        block[-1] = copy_location(gast.Pass(), block[-1])
+    elif block and isinstance(block[-1], gast.If):
+        _drop_tail_continues(block[-1].body)
+        _drop_tail_continues(block[-1].orelse)
+    return block
+
+
 class ControlFlow(Pass):
     """Rewrite loops to range loops and put every jump at the end of its block."""
 
@@ -142,7 +152,7 @@ class ControlFlow(Pass):
         out = []
         for i, stmt in enumerate(block):
             if isinstance(stmt, (gast.For, gast.While)):
-                stmt.body = self.structure(stmt.body, in_loop=True)
+                stmt.body = _drop_tail_continues(self.structure(stmt.body, in_loop=True))
                 stmt.body = self.returns_in_loop(stmt)
             elif isinstance(stmt, gast.If):
                 stmt.body = self.structure(stmt.body, in_loop)
@@ -155,8 +165,6 @@ class ControlFlow(Pass):
             out.append(stmt)
             if isinstance(stmt, JUMPS):
                 break   # anything after a jump is dead
-        if in_loop and out and isinstance(out[-1], gast.Continue):
-            out[-1] = copy_location(gast.Pass(), out[-1])
         return out
 
     def returns_in_loop(self, loop):

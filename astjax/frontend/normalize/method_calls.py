@@ -13,7 +13,7 @@ from .base import Pass, copy_location, name
 # method -> astjax.numpy function (same arguments, the array first)
 METHODS = {m: m for m in ("sum", "mean", "prod", "max", "min", "var", "std", "argmax", "argmin",
                           "ravel", "squeeze", "clip", "cumsum", "swapaxes", "dot", "round",
-                          "any", "all", "copy", "transpose", "reshape")}
+                          "any", "all", "copy", "transpose", "reshape", "astype")}
 METHODS["flatten"] = "ravel"
 VARARG_METHODS = {"reshape", "transpose"}   # x.reshape(2, 3) means x.reshape((2, 3))
 
@@ -29,9 +29,6 @@ class MethodCalls(Pass):
         func = node.func
         if not (isinstance(func, gast.Attribute) and self._is_value(func.value)):
             return node
-        if func.attr == "astype":
-            return copy_location(gast.Call(func=name("astype"), args=[func.value] + node.args,
-                                           keywords=node.keywords), node)
         if func.attr not in METHODS:
             return node
         args = node.args

@@ -83,6 +83,8 @@ class OnePrimitivePerStatement(Pass):
             new = gast.Return(value=self.returned(stmt.value))
         elif isinstance(stmt, gast.If):
             test = self.operand(stmt.test)
+            if isinstance(test, gast.Name) and test.id in _assigned_in(stmt.body + stmt.orelse):
+                test = self.assign_temp(test)   # the derivative re-tests the value the branch saw
             pre = self.emitted
             new = gast.If(test=test, body=self.block(stmt.body) or [gast.Pass()], orelse=self.block(stmt.orelse))
             self.emitted = pre
@@ -233,22 +235,26 @@ class OnePrimitivePerStatement(Pass):
         return self.bool_op(gast.BoolOp(op=gast.And(), values=parts))
 
     def bool_op(self, node):
-        """`a and b` -> `_t = a; if _t: _t = b` (b only evaluated when needed)."""
-        result = self.context.namer.fresh()
-        first = self.expression(node.values[0])
-        self.emitted.append(copy_location(gast.Assign(targets=[store(result)], value=first, type_comment=None),
-                                          self.current))
+        """`a and b` -> `_t1 = a; if _t1: _t2 = b else: _t2 = _t1` (b only evaluated when needed).
+
+        The result gets a name of its own, so the test a derivative re-reads is never overwritten.
+        """
+        result = self.operand(node.values[0])
         for value in node.values[1:]:
+            test = result if isinstance(result, gast.Name) else self.assign_temp(result)
+            combined = self.context.namer.fresh()
             pre = self.emitted
             self.emitted = []
             later = self.expression(value)
-            branch = self.emitted + [gast.Assign(targets=[store(result)], value=later, type_comment=None)]
+            evaluated = self.emitted + [gast.Assign(targets=[store(combined)], value=later, type_comment=None)]
             self.emitted = pre
+            kept = [gast.Assign(targets=[store(combined)], value=name(test.id), type_comment=None)]
             keep_going = isinstance(node.op, gast.And)
-            test = gast.If(test=name(result), body=branch if keep_going else [gast.Pass()],
-                           orelse=[] if keep_going else branch)
-            self.emitted.append(copy_location(test, self.current))
-        return name(result)
+            branch = gast.If(test=name(test.id), body=evaluated if keep_going else kept,
+                             orelse=kept if keep_going else evaluated)
+            self.emitted.append(copy_location(branch, self.current))
+            result = name(combined)
+        return result
 
     def if_expression(self, node):
         """`a if c else b` -> `if c: _t = a else: _t = b` (only the chosen side is evaluated)."""
@@ -341,6 +347,10 @@ class OnePrimitivePerStatement(Pass):
         stmts = self.block([copy_location(init, self.current)] + loops)
         self.emitted = pre + stmts
         return name(result)
+
+
+def _assigned_in(stmts):
+    return {n.id for s in stmts for n in gast.walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 
 class _Rename(gast.NodeTransformer):
