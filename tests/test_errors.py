@@ -84,3 +84,8 @@ def test_item_assignment_on_an_array_points_to_at():
     x = jnp.zeros(3)
     with pytest.raises(TypeError, match=r"\.at\["):
         x[0] = 1.0
+
+
+def test_a_library_function_without_a_rule_is_refused_by_name():
+    message = error_of(astjax.grad(cases.library_without_rule), np.eye(3))
+    assert "no derivative rule for `trace`" in message and "custom_vjp" in message

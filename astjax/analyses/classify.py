@@ -96,6 +96,16 @@ def classify(value, resolver):
     return Application("opaque", value)
 
 
+# Functions from these packages are used through their rules only: one without a rule is an
+# error where it meets a derivative, never transformed as if it were the user's code.
+_LIBRARIES = ("numpy", "astjax.numpy", "astjax.lax", "astjax.random", "astjax.array", "scipy", "math")
+
+
+def _is_library(fn):
+    module = getattr(fn, "__module__", None) or ""
+    return any(module == lib or module.startswith(lib + ".") for lib in _LIBRARIES)
+
+
 def _primitive(prim, node, bound):
     return Application("primitive", node, primitive=prim, bound=bound)
 
@@ -123,6 +133,7 @@ def _call(call, resolver):
         if bound is None:
             return Application("opaque", call, callee=target, args=list(call.args))
         return _primitive(prim, call, bound)
-    if callable(target) and hasattr(target, "__code__") or hasattr(target, "__astjax_transform__"):
+    if hasattr(target, "__astjax_transform__") or (callable(target) and hasattr(target, "__code__")
+                                                   and not _is_library(target)):
         return Application("function", call, callee=target, args=list(call.args))
     return Application("opaque", call, callee=target, args=list(call.args) + [k.value for k in call.keywords])

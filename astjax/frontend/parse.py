@@ -73,8 +73,7 @@ def function_source(fn):
     if code in _GENERATED:
         return _GENERATED[code]
     filename = code.co_filename
-    module_tree = _parse_file(filename, fn)
-    node = _locate(module_tree, code, fn)
+    node = _locate(_parse_file(filename, fn), code, fn)
     return FunctionSource(gast.ast_to_gast(node), fn, filename, code.co_firstlineno)
 
 
@@ -96,25 +95,30 @@ def _parse_file(filename, fn):
         )
     text = "".join(lines)
     key = (filename, len(text), hash(text))
-    tree = _FILE_TREES.get(key)
-    if tree is None:
-        tree = ast.parse(text, filename=filename)
-        _FILE_TREES[key] = tree
-    return tree
+    index = _FILE_TREES.get(key)
+    if index is None:
+        index = _FILE_TREES[key] = _index_by_line(ast.parse(text, filename=filename))
+    return index
 
 
-def _locate(tree, code, fn):
+def _index_by_line(tree):
+    """Functions and lambdas of a parsed file by the line their code object starts on."""
+    index = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Lambda):
+            index.setdefault(node.lineno, []).append(node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            index.setdefault(first, []).append(node)
+    return index
+
+
+def _locate(index, code, fn):
     """The FunctionDef or Lambda node of `code` in a parsed file."""
     line = code.co_firstlineno
     is_lambda = code.co_name == "<lambda>"
-    candidates = []
-    for node in ast.walk(tree):
-        if is_lambda and isinstance(node, ast.Lambda) and node.lineno == line:
-            candidates.append(node)
-        elif not is_lambda and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-            if node.name == code.co_name and first == line:
-                candidates.append(node)
+    candidates = [node for node in index.get(line, ())
+                  if (isinstance(node, ast.Lambda) if is_lambda else getattr(node, "name", None) == code.co_name)]
     if len(candidates) > 1:
         candidates = [n for n in candidates if _same_code(n, code)] or candidates[:1]
     if not candidates:
