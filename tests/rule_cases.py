@@ -20,7 +20,7 @@ import numpy as np
 
 import astjax.numpy as jnp
 from astjax import lax
-from astjax.rules.helpers import (array_adjoint, array_items, attribute_adjoint, broadcast_like,
+from astjax.rules.helpers import (array_adjoint, array_items, attribute_adjoint, broadcast_like, cumsum_adjoint, trace_adjoint,
                                   concatenate_adjoint, concatenate_items, concatenate_part,
                                   concatenate_part_adjoint, dynamic_slice_adjoint, field_of_adjoint,
                                   index_adjoint, item_adjoint, pad_adjoint, stack_adjoint, stack_items,
@@ -1341,3 +1341,36 @@ for _name in ("array_adjoint", "array_items"):
     case(_name, "round_trip", array_round_trip, normal(2, 3), normal(3), normal(3), argnums=(0,))
 for _name in ("attribute_adjoint", "field_of_adjoint"):
     case(_name, "round_trip", field_round_trip, normal(3), Point(normal(3), normal(3)), argnums=(0,))
+
+
+# ------------------------------------------------ cumulative sums and traces
+def cumsum_axis(a, w):
+    return jnp.sum(w * jnp.cumsum(a, axis=1))
+
+
+def cumsum_flat(a, w):
+    return jnp.sum(w * jnp.cumsum(a))
+
+
+def cumsum_adjoint_fn(g, a, w):
+    return jnp.sum(w * cumsum_adjoint(g, a, 0))
+
+
+def trace_fn(a, w):
+    return jnp.sum(w * jnp.trace(a))
+
+
+def trace_offset(a, w):
+    return jnp.sum(w * jnp.trace(a, offset=1, axis1=1, axis2=2))
+
+
+def trace_adjoint_fn(g, a, w):
+    return jnp.sum(w * trace_adjoint(g, a, 0, 0, 1))
+
+
+case("cumsum", "axis", cumsum_axis, normal(3, 4))
+case("cumsum", "flat", cumsum_flat, normal(2, 3))
+case("cumsum_adjoint", "axis0", cumsum_adjoint_fn, normal(4, 2), np.zeros((4, 2)), argnums=(0,))
+case("trace", "matrix", trace_fn, normal(3, 3))
+case("trace", "offset_batched", trace_offset, normal(2, 3, 4))
+case("trace_adjoint", "matrix", trace_adjoint_fn, scalar(0.7), np.zeros((3, 4)), argnums=(0,))

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..array import wrap
 
-__all__ = ["tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
+__all__ = ["cumsum_adjoint", "trace_adjoint", "tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
            "attribute_adjoint", "item_adjoint", "stack_adjoint", "concatenate_adjoint", "array_adjoint", "broadcast_like", "TreeAdjoint", "index_adjoint", "materialize", "unbroadcast", "unreduce", "reduced_size", "invert_permutation", "pad_adjoint",
            "at_set", "at_add", "at_multiply", "at_get", "getitem", "clip_mask", "extremum_mask",
            "astype", "dynamic_slice_adjoint", "stack_part", "concatenate_part", "to_float",
@@ -340,6 +340,25 @@ def broadcast_like(t, *operands):
     shape = np.broadcast_shapes(*(np.shape(o) for o in operands))
     t = np.asarray(t)
     return wrap(t if t.shape == shape else np.broadcast_to(t, shape))
+
+
+def cumsum_adjoint(g, a, axis=None):
+    """Transpose of `cumsum`: the sum of `g` from each position to the end (then shaped like `a`)."""
+    g = np.asarray(g)
+    if axis is None:
+        return wrap(np.flip(np.cumsum(np.flip(g.ravel()))).reshape(np.shape(a)))
+    return wrap(np.flip(np.cumsum(np.flip(g, axis), axis), axis))
+
+
+def trace_adjoint(g, a, offset=0, axis1=0, axis2=1):
+    """Transpose of `trace`: `g` placed on the diagonal of zeros shaped like `a`."""
+    a_shape = np.shape(a)
+    out = np.zeros(a_shape, dtype=np.result_type(g, np.float32))
+    moved = np.moveaxis(out, (axis1, axis2), (-2, -1))
+    n, m = moved.shape[-2:]
+    rows = np.arange(max(0, -offset), min(n, m - offset))
+    moved[..., rows, rows + offset] = np.asarray(g)[..., None]
+    return wrap(out)
 
 
 def to_float(x):

@@ -1,4 +1,4 @@
-"""Reductions: sum, mean, prod, max, min, var, std (and the cumulative sum).
+"""Reductions: sum, mean, prod, max, min, var, std, trace, and the cumulative sum.
 
 `a` is the operand, as NumPy names it. A reduction's adjoint spreads `by`
 back over the reduced axes (`unreduce`); its tangent is the reduction of the
@@ -7,6 +7,7 @@ operand's tangent.
 import numpy as np
 
 from .. import numpy as jnp
+from . import helpers
 from .registry import defjvp, defvjp, primitive
 
 
@@ -55,3 +56,17 @@ reduction("std", aliases=(np.std,),
               " / reduced_size(a, axis, ddof, correction, where)",
           jvp="dy = jnp.sum(da * (a - jnp.mean(a, axis, keepdims=True, where=where))"
               " / reduced_size(a, axis, ddof, correction, where), axis, keepdims=keepdims, where=where) / y")
+
+cumsum = primitive("cumsum", jnp.cumsum, operands=("a",), aliases=(np.cumsum,))
+defvjp(cumsum, "ba += cumsum_adjoint(by, a, axis)")
+defjvp(cumsum, "dy = jnp.cumsum(da, axis)")
+cumsum_adjoint = primitive("cumsum_adjoint", helpers.cumsum_adjoint, operands=("g",))
+defvjp(cumsum_adjoint, "bg += jnp.reshape(jnp.cumsum(by, axis), jnp.shape(g))")
+defjvp(cumsum_adjoint, "dy = cumsum_adjoint(dg, a, axis)")
+
+trace = primitive("trace", jnp.trace, operands=("a",), aliases=(np.trace,))
+defvjp(trace, "ba += trace_adjoint(by, a, offset, axis1, axis2)")
+defjvp(trace, "dy = jnp.trace(da, offset, axis1, axis2)")
+trace_adjoint = primitive("trace_adjoint", helpers.trace_adjoint, operands=("g",))
+defvjp(trace_adjoint, "bg += jnp.trace(by, offset, axis1, axis2)")
+defjvp(trace_adjoint, "dy = trace_adjoint(dg, a, offset, axis1, axis2)")
