@@ -49,4 +49,4 @@ def tuple_output(x):
 
 
 def library_without_rule(a):
-    return jnp.trace(a)
+    return jnp.sum(jnp.hstack([a, a]))
