@@ -132,6 +132,26 @@ def test_vjp_matches_finite_differences(case):
         _check_gradient(got, args[i], expected, f"{_case_id(case)}: d/d(argument {i})", grad_fn)
 
 
+@pytest.mark.parametrize("case", _params(CASES, [_case_id(c) for c in CASES], MACHINERY_XFAILS))
+def test_jvp_matches_reverse_mode(case):
+    """Forward mode against reverse mode: the tangent along t is the gradient dotted with t."""
+    w = _weight(case.fn, case.args, _case_id(case))
+    args = case.args + (w,)
+    grads = astjax.grad(case.fn, argnums=case.argnums)(*args)
+    rng = np.random.default_rng(len(_case_id(case)))
+    tangents = [astjax.tree_util.tree_map(lambda a: np.zeros_like(np.asarray(a, dtype=np.float64)), a)
+                if isinstance(a, (tuple, list, dict)) or np.issubdtype(np.result_type(a), np.inexact)
+                else np.zeros(()) for a in args]
+    expected = 0.0
+    for i, g in zip(case.argnums, grads):
+        t = astjax.tree_util.tree_map(lambda leaf: rng.standard_normal(np.shape(leaf)), args[i])
+        tangents[i] = t
+        expected += sum(float(np.sum(np.asarray(gl) * tl)) for gl, tl in
+                        zip(astjax.tree_util.tree_leaves(g), astjax.tree_util.tree_leaves(t)))
+    _, tangent = astjax.jvp(case.fn, tuple(args), tuple(tangents))
+    np.testing.assert_allclose(float(tangent), expected, rtol=1e-6, atol=1e-9, err_msg=_case_id(case))
+
+
 def test_every_differentiable_primitive_has_a_case():
     differentiable = _differentiable_names()
     tested = {c.primitive for c in CASES}
