@@ -138,31 +138,47 @@ def _tangent_like(tangent, value):
     return materialize(tangent, value)
 
 
+def _zero_tangent(arg):
+    """A zero tangent for any argument: zeros for float leaves, a 0-d zero for the rest."""
+    return tree_util.tree_map(
+        lambda leaf: np.zeros(np.shape(leaf), np.result_type(leaf)) if _is_float_leaf(leaf) else np.zeros(()), arg)
+
+
 def jacfwd(fun, argnums=0, has_aux=False):
-    """The Jacobian of `fun` by forward mode: one jvp per input element. Shape: output + input."""
+    """The Jacobian of `fun` by forward mode: one jvp per input element.
+
+    Shape: the output's shape + the input's. For a pytree argument the result
+    has the argument's structure, one Jacobian per leaf, as in JAX.
+    """
     single = isinstance(argnums, int)
     nums = (argnums,) if single else tuple(argnums)
 
     @functools.wraps(fun)
     def jacfwd_f(*args):
-        args = list(args)
-        for i in nums:
-            args[i] = _differentiable_input(args[i], "jacfwd")
+        args = [tree_util.tree_map(lambda leaf: _differentiable_input(leaf, "jacfwd"), a) if i in nums else a
+                for i, a in enumerate(args)]
+        base = [_zero_tangent(a) for a in args]
         jacobians = []
         for i in nums:
-            x = np.asarray(args[i])
-            columns = []
-            for k in range(x.size):
-                basis = np.zeros(x.size, dtype=x.dtype)
-                basis[k] = 1
-                tangents = [np.zeros_like(np.asarray(a, dtype=np.result_type(a))) if _is_float_leaf(a)
-                            else np.zeros(()) for a in args]
-                tangents[i] = basis.reshape(x.shape)
-                out, tangent = jvp(fun, args, tangents)
-                columns.append(np.asarray(tangent))
-            out_shape = np.shape(out)
-            jac = np.stack(columns, axis=-1) if columns else np.zeros(out_shape + (0,))
-            jacobians.append(wrap(jac.reshape(out_shape + x.shape)))
+            leaves, treedef = tree_util.tree_flatten(args[i])
+            per_leaf = []
+            for position, leaf in enumerate(leaves):
+                columns, out_shape = [], None
+                for k in range(np.size(leaf)):
+                    basis = np.zeros(np.size(leaf), dtype=np.result_type(leaf))
+                    basis[k] = 1
+                    tangent_leaves = [np.zeros(np.shape(l), np.result_type(l)) for l in leaves]
+                    tangent_leaves[position] = basis.reshape(np.shape(leaf))
+                    tangents = list(base)
+                    tangents[i] = tree_util.tree_unflatten(treedef, tangent_leaves)
+                    out, tangent = jvp(fun, args, tangents)
+                    out_shape = np.shape(out)
+                    columns.append(np.asarray(tangent))
+                if out_shape is None:
+                    out_shape = np.shape(fun(*args))
+                jac = np.stack(columns, axis=-1) if columns else np.zeros(out_shape + (0,))
+                per_leaf.append(wrap(jac.reshape(out_shape + np.shape(leaf))))
+            jacobians.append(tree_util.tree_unflatten(treedef, per_leaf))
         return jacobians[0] if single else tuple(jacobians)
 
     jacfwd_f.__astjax_transform__ = _ForwardTransform(fun, nums)
@@ -170,7 +186,10 @@ def jacfwd(fun, argnums=0, has_aux=False):
 
 
 def jacrev(fun, argnums=0, has_aux=False):
-    """The Jacobian of `fun` by reverse mode: one pullback per output element. Shape: output + input."""
+    """The Jacobian of `fun` by reverse mode: one pullback per output element.
+
+    Shape: the output's shape + the input's; pytree arguments as in `jacfwd`.
+    """
     single = isinstance(argnums, int)
     nums = (argnums,) if single else tuple(argnums)
 
@@ -184,12 +203,16 @@ def jacrev(fun, argnums=0, has_aux=False):
             basis[k] = 1
             cotangents = pullback(basis.reshape(out_arr.shape))
             for i in nums:
-                rows[i].append(np.asarray(cotangents[i]))
+                rows[i].append([np.asarray(leaf) for leaf in tree_util.tree_leaves(cotangents[i])])
         jacobians = []
         for i in nums:
-            in_shape = np.shape(args[i])
-            jac = np.stack(rows[i]) if rows[i] else np.zeros((0,) + in_shape)
-            jacobians.append(wrap(jac.reshape(out_arr.shape + in_shape)))
+            leaves, treedef = tree_util.tree_flatten(args[i])
+            per_leaf = []
+            for position, leaf in enumerate(leaves):
+                stacked = (np.stack([row[position] for row in rows[i]]) if rows[i]
+                           else np.zeros((0,) + np.shape(leaf)))
+                per_leaf.append(wrap(stacked.reshape(out_arr.shape + np.shape(leaf))))
+            jacobians.append(tree_util.tree_unflatten(treedef, per_leaf))
         return jacobians[0] if single else tuple(jacobians)
 
     jacrev_f.__astjax_transform__ = ReverseTransform(fun, tuple(range(max(nums) + 1)), has_aux, "vjp")

@@ -185,3 +185,26 @@ def test_blur_gradient_through_loops_padding_and_dynamic_slice():
     np.testing.assert_allclose(g, numeric_grad(cases.blur, (image, kernel), 1), rtol=1e-5)
     g_image = astjax.grad(cases.blur, argnums=0)(image, kernel)
     np.testing.assert_allclose(g_image, numeric_grad(cases.blur, (image, kernel), 0), rtol=1e-5)
+
+
+def test_jacobians_of_pytree_arguments_and_several_argnums():
+    params = {"w": RNG.normal(size=3), "b": RNG.normal(size=())}
+    x = RNG.normal(size=3)
+    fwd = astjax.jacfwd(cases.pytree_vector_function)(params, x)
+    rev = astjax.jacrev(cases.pytree_vector_function)(params, x)
+    assert set(fwd) == set(rev) == {"w", "b"}
+    assert fwd["w"].shape == (3, 3) and fwd["b"].shape == (3,)
+    slope = 1 - np.tanh(params["w"] * x + params["b"]) ** 2
+    np.testing.assert_allclose(fwd["w"], np.diag(slope * x), rtol=1e-6, atol=1e-12)
+    np.testing.assert_allclose(rev["w"], fwd["w"], rtol=1e-6, atol=1e-12)
+    np.testing.assert_allclose(rev["b"], slope, rtol=1e-6)
+    jp, jx = astjax.jacfwd(cases.pytree_vector_function, argnums=(0, 1))(params, x)
+    np.testing.assert_allclose(jx, np.diag(slope * params["w"]), rtol=1e-6, atol=1e-12)
+    jp_rev, jx_rev = astjax.jacrev(cases.pytree_vector_function, argnums=(0, 1))(params, x)
+    np.testing.assert_allclose(jx_rev, jx, rtol=1e-6, atol=1e-12)
+
+
+def test_hessian_with_argnums():
+    h = astjax.hessian(cases.loss, argnums=1)(np.ones(3), 0.3, np.arange(3.0))
+    t = np.tanh(np.ones(3) * np.arange(3.0) + 0.3)
+    assert float(h) == pytest.approx(np.sum(-2 * t * (1 - t ** 2)), rel=1e-6)
