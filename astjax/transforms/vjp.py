@@ -17,6 +17,7 @@ import gast
 
 from ..analyses.activity import Activity
 from ..analyses.shapes import ShapeClasses
+from ..analyses.tape import TapePlan
 from ..analyses.classify import classify
 from ..codegen.templates import LineComments, index_expression, assign, augassign, call, comment, expand, is_marker, name
 from ..frontend.normalize.base import copy_location
@@ -66,21 +67,21 @@ class ReverseMode:
         outputs = [self.output.id] if isinstance(self.output, gast.Name) else []
         self.activity = Activity(self.function, self.context.resolver, self.wrt, outputs)
         self.shapes = ShapeClasses(self.function, self.context.resolver)
-        self._number(primal)
+        self.plan = TapePlan(self.function, primal, self.params)
 
         self.tape = self.namer.unique("_tape")
         self.tape_variables = {n.targets[0].id for n in gast.walk(self.function)
                                if isinstance(n, gast.Assign) and _call_name(n.value) == "Tape"}
         adjoint = self.reverse_block(primal)
-        self.saved = self._saved_names(adjoint)
+        self.plan.decide(adjoint)
         self.pushed = set()
-        forward = self.forward_block(primal, in_loop=False)
+        forward = self.forward_block(primal)
         adjoint = self._resolve_restores(adjoint)
 
         new_body = []
         if self.pushed:
             new_body.append(assign(self.tape, call("Tape")))
-            new_body += self._declarations()
+            new_body += [assign(v, gast.Constant(value=None, kind=None)) for v in self.plan.declarations()]
         new_body += forward
         if self.mode == "value_and_grad" and isinstance(self.output, gast.Name):
             # The adjoint sweep restores overwritten variables, the output's too: keep its value now.
@@ -117,34 +118,6 @@ class ReverseMode:
                 "the function returns a tuple; grad and vjp need a single array output here", ret,
                 hint="return one array, or pass has_aux=True to return (output, aux).")
         return value, None
-
-    def _number(self, stmts):
-        """Record, for every variable, where it is assigned and whether inside a loop."""
-        self.position = {}
-        self.assigned_at = {p: [-1] for p in self.params}
-        self.in_loop = {}
-        counter = itertools.count()
-
-        self.top_level = set()
-        for stmt in stmts:
-            self.top_level.add(id(stmt))
-
-        def walk(block, loops):
-            for stmt in block:
-                pos = next(counter)
-                self.position[id(stmt)] = pos
-                self.in_loop[id(stmt)] = bool(loops)
-                if isinstance(stmt, gast.Assign):
-                    self.assigned_at.setdefault(stmt.targets[0].id, []).append(pos)
-                if isinstance(stmt, gast.For):
-                    self.assigned_at.setdefault(stmt.target.id, []).append(pos)
-                    walk(stmt.body, loops + [stmt])
-                elif isinstance(stmt, gast.While):
-                    walk(stmt.body, loops + [stmt])
-                elif isinstance(stmt, gast.If):
-                    walk(stmt.body, loops)
-                    walk(stmt.orelse, loops)
-        walk(stmts, [])
 
     # ----------------------------------------------------------- adjoint sweep
     def adjoint(self, variable):
@@ -233,7 +206,7 @@ class ReverseMode:
     def _needs_shaped_zero(self, variable):
         if variable not in self._shaped:
             needs = False
-            for stmt in _assignments(self.function, variable):
+            for stmt in self.plan.assignments(variable):
                 app = classify(getattr(stmt, "custom_call", stmt.value), self.context.resolver)
                 if app.kind in ("function", "custom_vjp", "tuple"):
                     needs = True
@@ -413,37 +386,17 @@ class ReverseMode:
         return [copy_location(loop, stmt)]
 
     # ------------------------------------------------------------- the tape
-    def _saved_names(self, adjoint):
-        """Variables a rule reads that the primal sweep overwrites: these go on the tape."""
-        shape_only = {id(c.args[0]) for s in adjoint for c in gast.walk(s)
-                      if isinstance(c, gast.Call) and isinstance(c.func, gast.Name) and c.func.id == "zero_like"}
-        reads = {n.id for s in adjoint for n in gast.walk(s)
-                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and id(n) not in shape_only}
-        loop_targets = set()
-        for node in gast.walk(self.function):
-            if isinstance(node, gast.For):
-                loop_targets.add(node.target.id)
-        saved = set()
-        for variable, positions in self.assigned_at.items():
-            if variable not in reads or variable in loop_targets:
-                continue
-            overwritten = len(positions) > 1 or any(
-                self.in_loop.get(id(s)) for s in _assignments(self.function, variable))
-            if overwritten:
-                saved.add(variable)
-        return saved
-
-    def forward_block(self, stmts, in_loop):
+    def forward_block(self, stmts):
         out = []
         for stmt in stmts:
             if isinstance(stmt, gast.Assign):
                 variable = stmt.targets[0].id
-                if variable in self.saved and self._may_be_defined(variable, stmt):
+                if self.plan.pushes_before(stmt):
                     out.append(copy_location(gast.Expr(value=call("push", name(self.tape), name(variable))), stmt))
                     self.pushed.add(id(stmt))
                 out.append(stmt)
             elif isinstance(stmt, (gast.For, gast.While)):
-                body = self.forward_block(stmt.body, in_loop=True)
+                body = self.forward_block(stmt.body)
                 count = self.counters.get(id(stmt))
                 if count:
                     out.append(copy_location(assign(count, gast.Constant(value=0, kind=None)), stmt))
@@ -452,28 +405,11 @@ class ReverseMode:
                 stmt.body = body
                 out.append(stmt)
             elif isinstance(stmt, gast.If):
-                stmt.body = self.forward_block(stmt.body, in_loop) or [gast.Pass()]
-                stmt.orelse = self.forward_block(stmt.orelse, in_loop)
+                stmt.body = self.forward_block(stmt.body) or [gast.Pass()]
+                stmt.orelse = self.forward_block(stmt.orelse)
                 out.append(stmt)
             else:
                 out.append(stmt)
-        return out
-
-    def _may_be_defined(self, variable, stmt):
-        """False only for a variable's first definition, made at the top level (surely unset before)."""
-        first = self.assigned_at.get(variable, [0])[0] == self.position[id(stmt)]
-        return not (first and id(stmt) in self.top_level)
-
-    def _declarations(self):
-        """Saved variables that a branch or loop may define first start as None, so every push has a value."""
-        out = []
-        for variable in sorted(self.saved):
-            if variable in self.params:
-                continue
-            firsts = [s for s in _assignments(self.function, variable)
-                      if self.position.get(id(s)) == self.assigned_at[variable][0]]
-            if not any(id(s) in self.top_level for s in firsts):
-                out.append(assign(variable, gast.Constant(value=None, kind=None)))
         return out
 
     def _resolve_restores(self, stmts):
@@ -504,7 +440,7 @@ class ReverseMode:
             if variable in self.tape_variables:
                 zero = call("Tape")
             elif self._needs_shaped_zero(variable) and (
-                    variable in self.params or self._defined_at_top_level(variable)):
+                    variable in self.params or self.plan.defined_at_top_level(variable)):
                 zero = call("zero_like", name(variable))
             else:      # defined only inside a branch or a loop: it may have no value to shape a zero
                 zero = gast.Constant(value=_ZERO, kind=None)
@@ -519,9 +455,6 @@ class ReverseMode:
         elif self.mode == "vjp":
             self.seed_name = self.namer.fresh("ct")
         return out
-
-    def _defined_at_top_level(self, variable):
-        return any(id(s) in self.top_level for s in _assignments(self.function, variable))
 
     def _return(self):
         grads = [name(self.adjoint(p)) if p in self.activity.active else gast.Constant(value=_ZERO, kind=None)
@@ -569,7 +502,3 @@ def _breaks(block):
         if isinstance(stmt, gast.If) and (_breaks(stmt.body) or _breaks(stmt.orelse)):
             return True
     return False
-
-
-def _assignments(function, variable):
-    return [n for n in gast.walk(function) if isinstance(n, gast.Assign) and n.targets[0].id == variable]

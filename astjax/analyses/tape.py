@@ -1,0 +1,84 @@
+"""What the reverse sweep must keep: which variables go on the tape, and where a push is safe.
+
+A variable is saved when a rule of the adjoint sweep reads it (for more than
+its shape) and the primal sweep overwrites it: it is assigned more than once,
+or inside a loop. Every other value is still in its variable when the adjoint
+sweep needs it, so the tape grows only with what is overwritten.
+"""
+import itertools
+
+import gast
+
+__all__ = ["TapePlan"]
+
+
+class TapePlan:
+    """Positions of the primal statements and the tape decisions that follow from them."""
+
+    def __init__(self, function_node, primal, params):
+        self.function = function_node
+        self.params = list(params)
+        self.position = {}            # id(stmt) -> place in program order
+        self.in_loop = {}             # id(stmt) -> inside some loop?
+        self.top_level = {id(stmt) for stmt in primal}
+        self.assigned_at = {p: [-1] for p in self.params}    # variable -> positions assigned
+        self.saved = set()
+        counter = itertools.count()
+
+        def walk(block, in_loop):
+            for stmt in block:
+                pos = next(counter)
+                self.position[id(stmt)] = pos
+                self.in_loop[id(stmt)] = in_loop
+                if isinstance(stmt, gast.Assign):
+                    self.assigned_at.setdefault(stmt.targets[0].id, []).append(pos)
+                if isinstance(stmt, gast.For):
+                    self.assigned_at.setdefault(stmt.target.id, []).append(pos)
+                    walk(stmt.body, True)
+                elif isinstance(stmt, gast.While):
+                    walk(stmt.body, True)
+                elif isinstance(stmt, gast.If):
+                    walk(stmt.body, in_loop)
+                    walk(stmt.orelse, in_loop)
+        walk(primal, False)
+
+    def assignments(self, variable):
+        return [n for n in gast.walk(self.function) if isinstance(n, gast.Assign) and n.targets[0].id == variable]
+
+    def defined_at_top_level(self, variable):
+        return any(id(s) in self.top_level for s in self.assignments(variable))
+
+    def decide(self, adjoint):
+        """Choose the saved variables, given the adjoint sweep's statements."""
+        shape_only = {id(c.args[0]) for s in adjoint for c in gast.walk(s)
+                      if isinstance(c, gast.Call) and isinstance(c.func, gast.Name) and c.func.id == "zero_like"}
+        reads = {n.id for s in adjoint for n in gast.walk(s)
+                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and id(n) not in shape_only}
+        loop_targets = {n.target.id for n in gast.walk(self.function) if isinstance(n, gast.For)}
+        for variable, positions in self.assigned_at.items():
+            if variable not in reads or variable in loop_targets:
+                continue
+            if len(positions) > 1 or any(self.in_loop.get(id(s)) for s in self.assignments(variable)):
+                self.saved.add(variable)
+        return self.saved
+
+    def pushes_before(self, stmt):
+        """Whether the primal sweep saves the old value of `stmt`'s target before `stmt` runs.
+
+        Not for a variable's first definition made at the top level: it surely had no value.
+        """
+        variable = stmt.targets[0].id
+        if variable not in self.saved:
+            return False
+        first = self.assigned_at.get(variable, [0])[0] == self.position[id(stmt)]
+        return not (first and id(stmt) in self.top_level)
+
+    def declarations(self):
+        """Saved variables that a branch or loop may define first: they start as None, so a push has a value."""
+        out = []
+        for variable in sorted(self.saved - set(self.params)):
+            firsts = [s for s in self.assignments(variable)
+                      if self.position.get(id(s)) == self.assigned_at[variable][0]]
+            if not any(id(s) in self.top_level for s in firsts):
+                out.append(variable)
+        return out
