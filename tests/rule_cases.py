@@ -1374,3 +1374,40 @@ case("cumsum_adjoint", "axis0", cumsum_adjoint_fn, normal(4, 2), np.zeros((4, 2)
 case("trace", "matrix", trace_fn, normal(3, 3))
 case("trace", "offset_batched", trace_offset, normal(2, 3, 4))
 case("trace_adjoint", "matrix", trace_adjoint_fn, scalar(0.7), np.zeros((3, 4)), argnums=(0,))
+
+
+# ------------------------------------------------ linear algebra
+def _well_conditioned(n):
+    return _array(np.eye(n) * 3.0 + _rng.standard_normal((n, n)) * 0.3)
+
+
+def inv_fn(a, w):
+    return jnp.sum(w * jnp.linalg.inv(a))
+
+
+def det_fn(a, w):
+    return jnp.sum(w * jnp.linalg.det(a))
+
+
+def solve_vector(a, b, w):
+    return jnp.sum(w * jnp.linalg.solve(a, b))
+
+
+def solve_matrix(a, b, w):
+    return jnp.sum(w * jnp.linalg.solve(a, b))
+
+
+def norm_vector(x, w):
+    return jnp.sum(w * jnp.linalg.norm(x))
+
+
+def norm_rows(x, w):
+    return jnp.sum(w * jnp.linalg.norm(x, axis=1))
+
+
+case("inv", "matrix", inv_fn, _well_conditioned(3))
+case("det", "matrix", det_fn, _well_conditioned(3))
+case("solve", "vector", solve_vector, _well_conditioned(3), normal(3))
+case("solve", "matrix", solve_matrix, _well_conditioned(3), normal(3, 2))
+case("norm", "vector", norm_vector, normal(4))
+case("norm", "rows", norm_rows, normal(3, 4))

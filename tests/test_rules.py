@@ -196,8 +196,18 @@ def _callee(node):
         if (func.attr in _AT_METHODS and isinstance(func.value, gast.Subscript)
                 and isinstance(func.value.value, gast.Attribute) and func.value.value.attr == "at"):
             return "at"
-        if isinstance(func.value, gast.Name) and func.value.id in ("jnp", "lax"):
-            return lookup_callable(getattr(GENERATED_NAMESPACE[func.value.id], func.attr, None))
+        value = _static(func)
+        return lookup_callable(value) if value is not None else None
+    return None
+
+
+def _static(node):
+    """The object an attribute chain such as `jnp.linalg.solve` names in generated code."""
+    if isinstance(node, gast.Name):
+        return GENERATED_NAMESPACE.get(node.id)
+    if isinstance(node, gast.Attribute):
+        base = _static(node.value)
+        return getattr(base, node.attr, None) if base is not None else None
     return None
 
 

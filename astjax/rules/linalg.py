@@ -1,4 +1,4 @@
-"""Products: dot, matmul, outer, inner.
+"""Products (dot, matmul, outer, inner) and linear algebra (inv, det, solve, norm).
 
 The adjoint of a product is a product with the other operand transposed:
 for matrices `bA += bY @ B.T` and `bB += A.T @ bY`. The shape cases (vector
@@ -8,6 +8,8 @@ plain astjax code, so a second derivative transforms them like user code.
 import numpy as np
 
 from .. import numpy as jnp
+from .. import numpy as _jnp_package  # noqa: F401  (jnp.linalg below)
+from ..numpy import linalg as jnp_linalg
 from .helpers import unbroadcast
 from .registry import defjvp, defvjp, primitive
 
@@ -78,8 +80,16 @@ def inner_rhs_adjoint(g, a, b):
     return jnp.reshape(jnp.matmul(jnp.transpose(g2), a2), jnp.shape(b))
 
 
+def solve_lhs_adjoint(g, a, y):
+    """The adjoint of `a` in `y = solve(a, b)`: -(solve(a.T, g)) y.T, for a vector or matrix b."""
+    gb = jnp.linalg.solve(jnp.swapaxes(a, -1, -2), g)
+    if jnp.ndim(y) == jnp.ndim(a) - 1:
+        return -jnp.expand_dims(gb, -1) * jnp.expand_dims(y, -2)
+    return -jnp.matmul(gb, jnp.swapaxes(y, -1, -2))
+
+
 COMPOSITES = {f.__name__: f for f in (matmul_lhs_adjoint, matmul_rhs_adjoint, dot_lhs_adjoint, dot_rhs_adjoint,
-                                      inner_lhs_adjoint, inner_rhs_adjoint)}
+                                      inner_lhs_adjoint, inner_rhs_adjoint, solve_lhs_adjoint)}
 
 # The signature names the operands x1, x2 as the `@` operator binds them (jnp.matmul's own are a, b).
 matmul = primitive("matmul", jnp.matmul, operands=("x1", "x2"), aliases=(np.matmul,),
@@ -100,3 +110,33 @@ defjvp(outer, "dy = jnp.outer(da, b) + jnp.outer(a, db)")
 inner = primitive("inner", jnp.inner, operands=("a", "b"), aliases=(np.inner,))
 defvjp(inner, "ba += inner_lhs_adjoint(by, a, b)", "bb += inner_rhs_adjoint(by, a, b)")
 defjvp(inner, "dy = jnp.inner(da, b) + jnp.inner(a, db)")
+
+# ------------------------------------------------------------- linear algebra
+inv = primitive("inv", jnp_linalg.inv, operands=("a",), aliases=(np.linalg.inv,))
+defvjp(inv, "ba += -jnp.matmul(jnp.matmul(jnp.swapaxes(y, -1, -2), by), jnp.swapaxes(y, -1, -2))")
+defjvp(inv, "dy = -jnp.matmul(jnp.matmul(y, da), y)")
+
+det = primitive("det", jnp_linalg.det, operands=("a",), aliases=(np.linalg.det,))
+defvjp(det, "ba += jnp.expand_dims(jnp.expand_dims(by * y, -1), -1) * jnp.swapaxes(jnp.linalg.inv(a), -1, -2)")
+defjvp(det, "dy = y * jnp.trace(jnp.linalg.solve(a, da), axis1=-2, axis2=-1)")
+
+solve = primitive("solve", jnp_linalg.solve, operands=("a", "b"), aliases=(np.linalg.solve,))
+defvjp(solve, "ba += solve_lhs_adjoint(by, a, y)", "bb += jnp.linalg.solve(jnp.swapaxes(a, -1, -2), by)")
+defjvp(solve, "da -> -jnp.linalg.solve(a, jnp.matmul(da, y))", "db -> jnp.linalg.solve(a, db)")
+
+norm = primitive("norm", jnp_linalg.norm, operands=("x",), aliases=(np.linalg.norm,))
+defvjp(norm, "bx += unreduce(by / y, x, axis, keepdims) * x")
+defjvp(norm, "dy = jnp.sum(dx * x, axis, keepdims=keepdims) / y")
+
+
+def _euclidean_only(bound):
+    order = bound.get("ord")
+    value = getattr(order, "value", None)
+    if order is not None and hasattr(order, "value") and value not in (None, 2, "fro"):
+        return (f"astjax differentiates jnp.linalg.norm for the 2-norm and the Frobenius norm only, "
+                f"not ord={value!r}",
+                "write this norm from jnp primitives (e.g. jnp.sum(jnp.abs(x)) for ord=1).")
+    return None
+
+
+norm.static_check = _euclidean_only

@@ -42,6 +42,7 @@ class Primitive:
         self.vjp = {}
         self.jvp = {}
         self.elementwise = False     # result has the broadcast shape of the operands
+        self.static_check = None     # bound args -> (message, hint) when the rules do not cover this use
         self.batch = None
         self.lowerings = {}
         self.signature = _signature(signature or impl)

@@ -164,6 +164,10 @@ class ForwardMode:
             raise self.context.error(f"astjax has no derivative rule for `{what or 'this expression'}`", stmt,
                                      hint="use an astjax.numpy function, or give it a rule with @astjax.custom_jvp.")
         prim = app.primitive
+        problem = prim.static_check(app.bound) if prim.static_check else None
+        if problem:
+            message, hint = problem
+            raise self.context.error(message, stmt, hint=hint)
         if not prim.differentiable:
             return [], False
         bindings = dict(app.bound)

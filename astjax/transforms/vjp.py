@@ -246,6 +246,10 @@ class ReverseMode:
 
     def _primitive_contributions(self, stmt, target, app, badj, prelude):
         prim = app.primitive
+        problem = prim.static_check(app.bound) if prim.static_check else None
+        if problem:
+            message, hint = problem
+            raise self.context.error(message, stmt, hint=hint)
         bindings = dict(app.bound)
         if "idx" in bindings and prim.name == "getitem":
             bindings["idx"] = index_expression(bindings["idx"])
