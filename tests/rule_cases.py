@@ -20,7 +20,7 @@ import numpy as np
 
 import astjax.numpy as jnp
 from astjax import lax
-from astjax.rules.helpers import (array_adjoint, array_items, attribute_adjoint, broadcast_like, cumsum_adjoint, trace_adjoint,
+from astjax.rules.helpers import (array_adjoint, array_items, attribute_adjoint, broadcast_like, cumsum_adjoint, trace_adjoint, unbroadcast_to,
                                   concatenate_adjoint, concatenate_items, concatenate_part,
                                   concatenate_part_adjoint, dynamic_slice_adjoint, field_of_adjoint,
                                   index_adjoint, item_adjoint, pad_adjoint, stack_adjoint, stack_items,
@@ -1411,3 +1411,10 @@ case("solve", "vector", solve_vector, _well_conditioned(3), normal(3))
 case("solve", "matrix", solve_matrix, _well_conditioned(3), normal(3, 2))
 case("norm", "vector", norm_vector, normal(4))
 case("norm", "rows", norm_rows, normal(3, 4))
+
+
+def unbroadcast_to_fn(g, w):
+    return jnp.sum(w * unbroadcast_to(g, (3, 1)))
+
+
+case("unbroadcast_to", "shape", unbroadcast_to_fn, normal(2, 3, 4))

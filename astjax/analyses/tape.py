@@ -23,6 +23,7 @@ class TapePlan:
         self.top_level = {id(stmt) for stmt in primal}
         self.assigned_at = {p: [-1] for p in self.params}    # variable -> positions assigned
         self.saved = set()
+        self.shape_saved = set()
         counter = itertools.count()
 
         def walk(block, in_loop):
@@ -49,26 +50,33 @@ class TapePlan:
         return any(id(s) in self.top_level for s in self.assignments(variable))
 
     def decide(self, adjoint):
-        """Choose the saved variables, given the adjoint sweep's statements."""
-        shape_only = {id(c.args[0]) for s in adjoint for c in gast.walk(s)
-                      if isinstance(c, gast.Call) and isinstance(c.func, gast.Name) and c.func.id == "zero_like"}
-        reads = {n.id for s in adjoint for n in gast.walk(s)
-                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and id(n) not in shape_only}
+        """Choose the saved variables, given the adjoint sweep's statements.
+
+        A variable the adjoint sweep reads only for its shape (a node marked
+        `shape_only`, such as `unbroadcast`'s second argument) keeps just its
+        shape on the tape (`shape_saved`); `zero_like`'s argument needs no save.
+        """
+        zero_like_args = {id(c.args[0]) for s in adjoint for c in gast.walk(s)
+                          if isinstance(c, gast.Call) and isinstance(c.func, gast.Name) and c.func.id == "zero_like"}
+        loads = [n for s in adjoint for n in gast.walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
+                 and id(n) not in zero_like_args]
+        reads = {n.id for n in loads if not getattr(n, "shape_only", False)}
+        shape_reads = {n.id for n in loads if getattr(n, "shape_only", False)} - reads
         loop_targets = {n.target.id for n in gast.walk(self.function) if isinstance(n, gast.For)}
         for variable, positions in self.assigned_at.items():
-            if variable not in reads or variable in loop_targets:
+            if variable in loop_targets or variable not in reads | shape_reads:
                 continue
             if len(positions) > 1 or any(self.in_loop.get(id(s)) for s in self.assignments(variable)):
-                self.saved.add(variable)
+                (self.saved if variable in reads else self.shape_saved).add(variable)
         return self.saved
 
     def pushes_before(self, stmt):
-        """Whether the primal sweep saves the old value of `stmt`'s target before `stmt` runs.
+        """Whether the primal sweep saves the old value (or shape) of `stmt`'s target before `stmt` runs.
 
         Not for a variable's first definition made at the top level: it surely had no value.
         """
         variable = stmt.targets[0].id
-        if variable not in self.saved:
+        if variable not in self.saved and variable not in self.shape_saved:
             return False
         first = self.assigned_at.get(variable, [0])[0] == self.position[id(stmt)]
         return not (first and id(stmt) in self.top_level)
@@ -76,7 +84,7 @@ class TapePlan:
     def declarations(self):
         """Saved variables that a branch or loop may define first: they start as None, so a push has a value."""
         out = []
-        for variable in sorted(self.saved - set(self.params)):
+        for variable in sorted((self.saved | self.shape_saved) - set(self.params)):
             firsts = [s for s in self.assignments(variable)
                       if self.position.get(id(s)) == self.assigned_at[variable][0]]
             if not any(id(s) in self.top_level for s in firsts):

@@ -1,8 +1,9 @@
 """Constant folding and algebraic identities that rules leave behind.
 
-    by * 2 * x ** (2 - 1)    ->   by * 2 * x
-    1.0 * e, e * 1.0, e ** 1 ->   e
-    -(-e)                    ->   e
+    by * 2 * x ** (2 - 1)               ->   by * 2 * x
+    x ** jnp.where(2 == 0.0, 1.0, 2 - 1) ->   x
+    1.0 * e, e * 1.0, e ** 1            ->   e
+    -(-e)                               ->   e
 """
 import operator
 
@@ -11,6 +12,8 @@ import gast
 __all__ = ["fold_constants"]
 
 _OPS = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul, gast.Pow: operator.pow}
+_COMPARISONS = {gast.Eq: operator.eq, gast.NotEq: operator.ne, gast.Lt: operator.lt, gast.LtE: operator.le,
+                gast.Gt: operator.gt, gast.GtE: operator.ge}
 
 
 def fold_constants(function_node):
@@ -51,4 +54,22 @@ class _Fold(gast.NodeTransformer):
                 return node.operand.operand
             if _const(node.operand):
                 return gast.Constant(value=-node.operand.value, kind=None)
+        return node
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if len(node.ops) == 1 and _const(node.left) and _const(node.comparators[0]) \
+                and type(node.ops[0]) in _COMPARISONS:
+            value = _COMPARISONS[type(node.ops[0])](node.left.value, node.comparators[0].value)
+            return gast.Constant(value=bool(value), kind=None)
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        is_where = isinstance(func, gast.Attribute) and func.attr == "where" and \
+            isinstance(func.value, gast.Name) and func.value.id == "jnp"
+        if is_where and len(node.args) == 3 and isinstance(node.args[0], gast.Constant) \
+                and isinstance(node.args[0].value, bool):
+            return node.args[1] if node.args[0].value else node.args[2]
         return node

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..array import wrap
 
-__all__ = ["cumsum_adjoint", "trace_adjoint", "tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
+__all__ = ["unbroadcast_to", "cumsum_adjoint", "trace_adjoint", "tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
            "attribute_adjoint", "item_adjoint", "stack_adjoint", "concatenate_adjoint", "array_adjoint", "broadcast_like", "TreeAdjoint", "index_adjoint", "materialize", "unbroadcast", "unreduce", "reduced_size", "invert_permutation", "pad_adjoint",
            "at_set", "at_add", "at_multiply", "at_get", "getitem", "clip_mask", "extremum_mask",
            "astype", "dynamic_slice_adjoint", "stack_part", "concatenate_part", "to_float",
@@ -31,6 +31,13 @@ def unbroadcast(g, x):
         extra + i for i, n in enumerate(shape) if n == 1 and g.shape[extra + i] != 1)
     summed = g.sum(axis=axes, keepdims=True) if axes else g
     return wrap(summed.reshape(shape))
+
+
+def unbroadcast_to(g, shape):
+    """`unbroadcast` given the shape itself (the tape kept only the shape of the operand)."""
+    if isinstance(g, TreeAdjoint):
+        return g
+    return unbroadcast(g, np.empty(tuple(shape), dtype=np.bool_) if tuple(shape) else np.bool_(False))
 
 
 def unreduce(g, x, axis=None, keepdims=False, where=None):

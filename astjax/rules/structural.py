@@ -98,6 +98,8 @@ structural("dynamic_slice_adjoint", helpers.dynamic_slice_adjoint, "g",
 # The helpers that rules themselves call are primitives too, so derivatives of derivatives work.
 structural("unbroadcast", helpers.unbroadcast, "g", "bg += jnp.broadcast_to(by, jnp.shape(g))",
            "dy = unbroadcast(dg, x)")
+structural("unbroadcast_to", helpers.unbroadcast_to, "g", "bg += jnp.broadcast_to(by, jnp.shape(g))",
+           "dy = unbroadcast_to(dg, shape)")
 structural("unreduce", helpers.unreduce, "g", "bg += jnp.sum(by, axis, keepdims=keepdims, where=where)",
            "dy = unreduce(dg, x, axis, keepdims, where)")
 for _helper in ("reduced_size", "invert_permutation", "clip_mask", "extremum_mask"):

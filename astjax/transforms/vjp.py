@@ -74,9 +74,10 @@ class ReverseMode:
                                if isinstance(n, gast.Assign) and _call_name(n.value) == "Tape"}
         adjoint = self.reverse_block(primal)
         self.plan.decide(adjoint)
+        self.shape_names = {v: self.namer.unique(f"{v}_shape") for v in sorted(self.plan.shape_saved)}
         self.pushed = set()
         forward = self.forward_block(primal)
-        adjoint = self._resolve_restores(adjoint)
+        adjoint = self._resolve_restores(self._read_saved_shapes(adjoint))
 
         new_body = []
         if self.pushed:
@@ -91,6 +92,7 @@ class ReverseMode:
             kept = self.namer.unique("aux")
             new_body.append(assign(kept, name(self.aux.id)))
             self.aux = name(kept)
+        new_body += [assign(shape, call("jnp.shape", name(v))) for v, shape in self.shape_names.items()]
         new_body += self._adjoint_inits()
         new_body += adjoint
         new_body.append(self._return())
@@ -278,7 +280,9 @@ class ReverseMode:
                                          stmt, hint="treat that argument as a constant (jax.lax.stop_gradient).")
             contribution = expand(prim.vjp[operand], bindings)
             if prim.unbroadcast and not self.shapes.same_shape(node, stmt):
-                contribution = call("unbroadcast", contribution, copy.deepcopy(node))
+                shape_of = copy.deepcopy(node)
+                shape_of.shape_only = True          # read for its shape only: the tape keeps just that
+                contribution = call("unbroadcast", contribution, shape_of)
             out.append((node.id, contribution))
         return out
 
@@ -396,7 +400,10 @@ class ReverseMode:
             if isinstance(stmt, gast.Assign):
                 variable = stmt.targets[0].id
                 if self.plan.pushes_before(stmt):
-                    out.append(copy_location(gast.Expr(value=call("push", name(self.tape), name(variable))), stmt))
+                    saved = name(variable)
+                    if variable in self.plan.shape_saved:
+                        saved = call("jnp.shape", saved)
+                    out.append(copy_location(gast.Expr(value=call("push", name(self.tape), saved)), stmt))
                     self.pushed.add(id(stmt))
                 out.append(stmt)
             elif isinstance(stmt, (gast.For, gast.While)):
@@ -416,13 +423,28 @@ class ReverseMode:
                 out.append(stmt)
         return out
 
+    def _read_saved_shapes(self, stmts):
+        """`unbroadcast(g, x)` -> `unbroadcast_to(g, x_shape)` for a variable whose shape alone is saved."""
+        shapes = self.shape_names
+
+        class ReadShapes(gast.NodeTransformer):
+            def visit_Call(self, node):
+                self.generic_visit(node)
+                if (isinstance(node.func, gast.Name) and node.func.id == "unbroadcast" and len(node.args) == 2
+                        and getattr(node.args[1], "shape_only", False) and node.args[1].id in shapes):
+                    return call("unbroadcast_to", node.args[0], name(shapes[node.args[1].id]))
+                return node
+        return [ReadShapes().visit(s) for s in stmts]
+
     def _resolve_restores(self, stmts):
         out = []
         for stmt in stmts:
             if is_marker(stmt, "__restore__"):
                 original = self.restores[stmt.value.args[0].value]
                 if id(original) in self.pushed:
-                    out.append(copy_location(assign(original.targets[0].id, call("pop", name(self.tape))), original))
+                    variable = original.targets[0].id
+                    target = self.shape_names.get(variable, variable)
+                    out.append(copy_location(assign(target, call("pop", name(self.tape))), original))
                 continue
             for field in ("body", "orelse"):
                 if hasattr(stmt, field) and isinstance(getattr(stmt, field), list):
