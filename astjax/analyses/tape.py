@@ -49,19 +49,48 @@ class TapePlan:
     def defined_at_top_level(self, variable):
         return any(id(s) in self.top_level for s in self.assignments(variable))
 
-    def decide(self, adjoint):
+    def decide(self, adjoint, restored_by):
         """Choose the saved variables, given the adjoint sweep's statements.
 
-        A variable the adjoint sweep reads only for its shape (a node marked
-        `shape_only`, such as `unbroadcast`'s second argument) keeps just its
-        shape on the tape (`shape_saved`); `zero_like`'s argument needs no save.
+        `restored_by(stmt)` names the variable a restore marker of the adjoint
+        sweep restores (None for other statements). A read needs the tape when
+        it may run after a restore of its variable; a read before any restore,
+        outside a loop that restores, sees the final value still in place. A
+        variable read only for its shape (a node marked `shape_only`, such as
+        `unbroadcast`'s second argument) keeps just its shape on the tape
+        (`shape_saved`); `zero_like`'s argument needs no save.
         """
-        zero_like_args = {id(c.args[0]) for s in adjoint for c in gast.walk(s)
-                          if isinstance(c, gast.Call) and isinstance(c.func, gast.Name) and c.func.id == "zero_like"}
-        loads = [n for s in adjoint for n in gast.walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
-                 and id(n) not in zero_like_args]
-        reads = {n.id for n in loads if not getattr(n, "shape_only", False)}
-        shape_reads = {n.id for n in loads if getattr(n, "shape_only", False)} - reads
+        reads, shape_reads = set(), set()
+        restored = set()
+
+        def restores_in(stmts):
+            return {v for s in stmts for n in gast.walk(s) if (v := restored_by(n)) is not None}
+
+        def scan(stmts, restored_in_loop):
+            for stmt in stmts:
+                variable = restored_by(stmt)
+                if variable is not None:
+                    restored.add(variable)
+                    continue
+                if isinstance(stmt, (gast.For, gast.While)):
+                    scan(stmt.body, restored_in_loop | restores_in(stmt.body))
+                    continue
+                if isinstance(stmt, gast.If):
+                    parts = [stmt.test]
+                    scan(stmt.body, restored_in_loop)
+                    scan(stmt.orelse, restored_in_loop)
+                else:
+                    parts = [stmt]
+                zero_like_args = {id(c.args[0]) for p in parts for c in gast.walk(p) if isinstance(c, gast.Call)
+                                  and isinstance(c.func, gast.Name) and c.func.id == "zero_like"}
+                for p in parts:
+                    for n in gast.walk(p):
+                        if not (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)) or id(n) in zero_like_args:
+                            continue
+                        if n.id in restored or n.id in restored_in_loop:
+                            (shape_reads if getattr(n, "shape_only", False) else reads).add(n.id)
+        scan(adjoint, set())
+        shape_reads -= reads
         loop_targets = {n.target.id for n in gast.walk(self.function) if isinstance(n, gast.For)}
         for variable, positions in self.assigned_at.items():
             if variable in loop_targets or variable not in reads | shape_reads:

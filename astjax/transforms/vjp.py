@@ -73,7 +73,7 @@ class ReverseMode:
         self.tape_variables = {n.targets[0].id for n in gast.walk(self.function)
                                if isinstance(n, gast.Assign) and _call_name(n.value) == "Tape"}
         adjoint = self.reverse_block(primal)
-        self.plan.decide(adjoint)
+        self.plan.decide(adjoint, self._restored_by)
         self.shape_names = {v: self.namer.unique(f"{v}_shape") for v in sorted(self.plan.shape_saved)}
         self.pushed = set()
         forward = self.forward_block(primal)
@@ -422,6 +422,12 @@ class ReverseMode:
             else:
                 out.append(stmt)
         return out
+
+    def _restored_by(self, stmt):
+        """The variable a restore marker restores, else None."""
+        if is_marker(stmt, "__restore__"):
+            return self.restores[stmt.value.args[0].value].targets[0].id
+        return None
 
     def _read_saved_shapes(self, stmts):
         """`unbroadcast(g, x)` -> `unbroadcast_to(g, x_shape)` for a variable whose shape alone is saved."""
