@@ -65,7 +65,11 @@ class ReverseTransform:
             if i >= len(args) or i < -len(args):
                 raise TypeError(f"{self.kind} of {_name(self.fun)} with argnums={self.argnums} needs at least "
                                 f"{max(self.argnums) + 1} positional arguments, got {len(args)}")
-            args[i] = tree_util.tree_map(lambda leaf: _differentiable_input(leaf, self.kind), args[i])
+            arg = args[i]
+            if isinstance(arg, (np.ndarray, np.generic, float, int)):      # the common case: one leaf
+                args[i] = _differentiable_input(arg, self.kind)
+            else:
+                args[i] = tree_util.tree_map(lambda leaf: _differentiable_input(leaf, self.kind), arg)
         return args
 
 
@@ -244,6 +248,8 @@ class _ForwardTransform:
 
 
 def _differentiable_input(leaf, kind):
+    if type(leaf) is Array and leaf.dtype.kind in "fc":
+        return leaf
     dtype = np.result_type(leaf) if not isinstance(leaf, numbers.Number) else None
     if isinstance(leaf, bool) or isinstance(leaf, numbers.Integral) or (
             dtype is not None and not np.issubdtype(dtype, np.inexact)):
@@ -271,6 +277,8 @@ def _name(fun):
 
 
 def _check_scalar_output(value, fun):
+    if type(value) is Array and value.ndim == 0 and value.dtype.kind in "fc":
+        return
     shape = np.shape(value)
     if shape != ():
         raise TypeError(f"grad requires a function with a scalar output, but {_name(fun)} returned an array "
