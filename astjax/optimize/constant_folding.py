@@ -3,7 +3,7 @@
     by * 2 * x ** (2 - 1)               ->   by * 2 * x
     x ** jnp.where(2 == 0.0, 1.0, 2 - 1) ->   x
     1.0 * e, e * 1.0, e ** 1            ->   e
-    -(-e)                               ->   e
+    -(-e), -(-a * b / c)                ->   e, a * b / c
 """
 import operator
 
@@ -24,6 +24,17 @@ def _const(node, value=None):
     if not isinstance(node, gast.Constant) or isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
         return False
     return value is None or node.value == value
+
+
+def _without_leading_negation(node):
+    """`e` for `-e`, and `a * b / c` for `-a * b / c` (the sign of a product is its first factor's); else None."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        return node.operand
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Mult, gast.Div)):
+        left = _without_leading_negation(node.left)
+        if left is not None:
+            return gast.BinOp(left=left, op=node.op, right=node.right)
+    return None
 
 
 class _Fold(gast.NodeTransformer):
@@ -50,8 +61,9 @@ class _Fold(gast.NodeTransformer):
     def visit_UnaryOp(self, node):
         self.generic_visit(node)
         if isinstance(node.op, gast.USub):
-            if isinstance(node.operand, gast.UnaryOp) and isinstance(node.operand.op, gast.USub):
-                return node.operand.operand
+            positive = _without_leading_negation(node.operand)
+            if positive is not None:      # -(-a * b / c)  ->  a * b / c
+                return positive
             if _const(node.operand):
                 return gast.Constant(value=-node.operand.value, kind=None)
         return node
