@@ -1,11 +1,8 @@
-"""The README's example: grad of a small NumPy-style loss, and the source astjax wrote for it."""
 import astjax
 import astjax.numpy as jnp
 
-
 def sigmoid(x):
     return 1.0 / (1.0 + jnp.exp(-x))
-
 
 def loss(w, x):
     return jnp.sum(sigmoid(w * x))
@@ -15,3 +12,6 @@ if __name__ == "__main__":
     dloss = astjax.grad(loss)
     print(dloss(jnp.ones(3), jnp.arange(3.0)))
     print(astjax.source(dloss))
+
+# The README's example, line for line, so the line numbers in its printed source match;
+# tests/test_snapshots.py checks that the README shows exactly what astjax writes.

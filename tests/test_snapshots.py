@@ -42,3 +42,13 @@ def test_examples_run():
     import runpy
     for script in ("teaching.py", "readme_example.py", "forward_and_hessian.py"):
         runpy.run_path(str(ROOT / "examples" / script), run_name="__main__")
+
+
+def test_readme_shows_the_source_astjax_writes():
+    """The generated source printed in README.md is the one astjax writes for its example."""
+    import runpy
+    readme = (ROOT / "README.md").read_text()
+    start = readme.index("```python\ndef grad_loss")
+    shown = readme[start + len("```python\n"):readme.index("```", start + 3)]
+    example = runpy.run_path(str(ROOT / "examples" / "readme_example.py"))
+    assert astjax.source(astjax.grad(example["loss"])).strip() == shown.strip()
