@@ -34,18 +34,29 @@ class ReverseTransform:
         self._built = {}
 
     def derivation(self, mode):
-        """The Derivation for `mode` ("grad", "value_and_grad" or "vjp"), built on first use."""
+        """The Derivation for `mode` ("grad", "value_and_grad" or "vjp"), built once per function."""
         if mode not in self._built:
-            derivation = Derivation()
-            wrt = self.argnums if mode != "vjp" else None
-            derivation.reverse(self.fun, wrt if wrt is not None else self._all_positions(), mode=mode,
-                               has_aux=self.has_aux)
-            self._built[mode] = derivation
+            wrt = self.argnums if mode != "vjp" else self._all_positions()
+            key = (mode, tuple(wrt), self.has_aux)
+            try:
+                table = _REVERSE.setdefault(self.fun, {})
+            except TypeError:        # not weak-referenceable: no cache beyond this transform
+                table = {}
+            if key not in table:
+                derivation = Derivation()
+                derivation.reverse(self.fun, wrt, mode=mode, has_aux=self.has_aux)
+                table[key] = derivation
+            self._built[mode] = table[key]
         return self._built[mode]
 
     def _all_positions(self):
-        from .frontend.parse import function_source
-        return tuple(range(len(function_source(self.fun).node.args.args)))
+        import inspect
+        try:
+            count = len(inspect.signature(self.fun).parameters)
+        except (TypeError, ValueError):
+            from .frontend.parse import function_source
+            count = len(function_source(self.fun).node.args.args)
+        return tuple(range(count))
 
     def generated(self, mode):
         derivation = self.derivation(mode)
@@ -74,6 +85,7 @@ class ReverseTransform:
 
 
 _FORWARD = weakref.WeakKeyDictionary()     # function -> {mask: generated jvp function}
+_REVERSE = weakref.WeakKeyDictionary()     # function -> {(mode, wrt, has_aux): Derivation}
 
 
 def _is_float_leaf(leaf):
