@@ -3,7 +3,7 @@
 `astjax.grad(f)` reads f's source, writes the source of its derivative, and
 runs it; `astjax.source(astjax.grad(f))` shows that source.
 """
-from . import numpy, random, tree_util, lax, errors, rules  # noqa: F401
+from . import numpy, random, tree_util, lax, errors, rules  # noqa: F401 (the public submodules)
 from .array import Array, Device
 from .custom_derivatives import custom_jvp, custom_vjp
 from .api import grad, value_and_grad, vjp, jvp, jacfwd, jacrev, hessian, source
@@ -12,5 +12,5 @@ from .errors import TransformError
 
 __version__ = "0.1.0"
 
-__all__ = ["Array", "Device", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "source", "devices", "device_put",
+__all__ = ["errors", "rules", "Array", "Device", "grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "source", "devices", "device_put",
            "local_devices", "device_count", "custom_vjp", "custom_jvp", "numpy", "random", "tree_util", "lax", "TransformError"]

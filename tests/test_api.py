@@ -1,6 +1,5 @@
 """The public API behaves like JAX's: argnums, has_aux, pytrees, vjp, jvp, Jacobians, source."""
 import inspect
-import linecache
 import traceback
 
 import numpy as np

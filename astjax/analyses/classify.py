@@ -8,9 +8,8 @@ import gast
 from ..frontend.resolve import NOT_STATIC
 from ..rules import lookup_callable, lookup_operator, PRIMITIVES
 
-__all__ = ["Application", "classify", "MARKERS"]
+__all__ = ["Application", "classify"]
 
-MARKERS = ("__comment__", "__restore__")
 _AT_METHODS = {"set": "at_set", "add": "at_add", "multiply": "at_multiply", "mul": "at_multiply",
                "get": "getitem"}
 _METADATA = {"shape", "dtype", "ndim", "size", "device"}

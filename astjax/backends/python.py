@@ -9,7 +9,7 @@ import linecache
 import gast
 
 from ..codegen.unparse import unparse
-from ..frontend.parse import FunctionSource, generated_filename, register_generated
+from ..frontend.parse import FunctionSource, generated_filename
 
 __all__ = ["compile_function"]
 
@@ -25,5 +25,4 @@ def compile_function(function_node, namespace, label=None):
     source = FunctionSource(node, fn, filename, 1, generated=True)
     fn.__astjax_function_source__ = source
     fn.__astjax_source_text__ = text
-    register_generated(fn, source)
     return fn, text

@@ -15,7 +15,7 @@ import gast
 
 from ..errors import SourceUnavailableError
 
-__all__ = ["FunctionSource", "function_source", "register_generated"]
+__all__ = ["FunctionSource", "function_source", "generated_filename"]
 
 
 class FunctionSource:
@@ -46,14 +46,6 @@ class FunctionSource:
         return f"<FunctionSource {self.name} at {self.filename}:{self.first_line}>"
 
 
-_GENERATED = {}   # code object -> FunctionSource, for functions astjax wrote
-
-
-def register_generated(fn, source):
-    """Remember the FunctionSource of a function astjax generated."""
-    _GENERATED[fn.__code__] = source
-
-
 def function_source(fn):
     """The FunctionSource of a Python function, lambda, or generated function."""
     fn = inspect.unwrap(fn, stop=lambda f: hasattr(f, "__astjax_transform__"))
@@ -70,8 +62,6 @@ def function_source(fn):
             "by reading their source code.",
             hint="wrap the call in a Python function (def f(x): return op(x)) and transform that.",
         )
-    if code in _GENERATED:
-        return _GENERATED[code]
     filename = code.co_filename
     node = _locate(_parse_file(filename, fn), code, fn)
     return FunctionSource(gast.ast_to_gast(node), fn, filename, code.co_firstlineno)

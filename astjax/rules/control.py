@@ -7,7 +7,6 @@ with the number of statements.
 """
 import builtins
 
-from .. import numpy as jnp
 from .helpers import to_float
 from .registry import defjvp, defvjp, primitive
 

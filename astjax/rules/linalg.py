@@ -8,7 +8,6 @@ plain astjax code, so a second derivative transforms them like user code.
 import numpy as np
 
 from .. import numpy as jnp
-from .. import numpy as _jnp_package  # noqa: F401  (jnp.linalg below)
 from ..numpy import linalg as jnp_linalg
 from .helpers import unbroadcast
 from .registry import defjvp, defvjp, primitive

@@ -5,8 +5,6 @@ mode, cleans the result up and compiles it; each user function f calls gets its
 own `vjp_<name>` function the same way (once per set of active arguments, so
 recursion reuses the function being built).
 """
-import gast
-
 from ..codegen.namespace import GENERATED_NAMESPACE
 from ..frontend.context import FunctionContext
 from ..frontend.normalize import normalize

@@ -14,7 +14,7 @@ import gast
 from ..analyses.activity import Activity
 from ..analyses.classify import classify
 from ..analyses.shapes import ShapeClasses
-from ..codegen.templates import LineComments, assign, call, comment, expand, name
+from ..codegen.templates import LineComments, assign, call, expand, name
 from ..frontend.normalize.base import copy_location
 
 __all__ = ["ForwardMode"]

@@ -19,7 +19,7 @@ from ..analyses.activity import Activity
 from ..analyses.shapes import ShapeClasses
 from ..analyses.tape import TapePlan
 from ..analyses.classify import classify
-from ..codegen.templates import LineComments, index_expression, assign, augassign, call, comment, expand, is_marker, name
+from ..codegen.templates import LineComments, index_expression, assign, augassign, call, expand, is_marker, name
 from ..frontend.normalize.base import copy_location
 
 __all__ = ["ReverseMode"]
