@@ -6,6 +6,7 @@ reference backend; `astjax.source(g)` prints that source. A transformed
 function can be transformed again: the next pass reads the generated source.
 """
 import functools
+import inspect
 import numbers
 import weakref
 
@@ -19,24 +20,54 @@ from .transforms.derivation import Derivation
 __all__ = ["grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "source"]
 
 
+def split_callable(fun):
+    """(a function with source, leading arguments, keywords) for what a user may pass.
+
+    A bound method is its function with `self` first; a `functools.partial`
+    adds its arguments; an object with `__call__` is that method bound to it.
+    """
+    if inspect.ismethod(fun):
+        inner, leading, keywords = split_callable(fun.__func__)
+        return inner, leading + (fun.__self__,), keywords
+    if isinstance(fun, functools.partial):
+        inner, leading, keywords = split_callable(fun.func)
+        return inner, leading + tuple(fun.args), {**keywords, **(fun.keywords or {})}
+    if (not inspect.isfunction(fun) and not hasattr(fun, "__astjax_transform__") and not _is_custom(fun)
+            and inspect.isfunction(getattr(type(fun), "__call__", None))):
+        return type(fun).__call__, (fun,), {}
+    return fun, (), {}
+
+
+def _is_custom(fun):
+    from .custom_derivatives import custom_jvp, custom_vjp
+    return isinstance(fun, (custom_vjp, custom_jvp))
+
+
 class ReverseTransform:
     """What `grad(f, argnums, has_aux)` knows: the function, the arguments, the generated code."""
 
     def __init__(self, fun, argnums, has_aux, kind):
         _check_callable(fun, kind)
-        self.fun = fun
+        self.user_fun = fun
+        self.fun, self.leading, self.keywords = split_callable(fun)
         self.single = isinstance(argnums, int)
-        self.argnums = (argnums,) if self.single else tuple(argnums)
+        self.argnums = (argnums,) if self.single else tuple(argnums)    # positions in the user's call
         if not self.argnums or not all(isinstance(a, int) for a in self.argnums):
             raise TypeError(f"argnums must be an int or a tuple of ints, got {argnums!r}")
         self.has_aux = has_aux
         self.kind = kind
         self._built = {}
+        self._composable = None
+
+    def call(self, mode, args, kwargs, before=()):
+        """Run the generated function of `mode` on the user's arguments (after `before`, e.g. a cotangent)."""
+        return self.generated(mode)(*before, *self.leading, *args, **{**self.keywords, **kwargs})
 
     def derivation(self, mode):
         """The Derivation for `mode` ("grad", "value_and_grad" or "vjp"), built once per function."""
         if mode not in self._built:
-            wrt = self.argnums if mode != "vjp" else self._all_positions()
+            shift = len(self.leading)
+            wrt = tuple(a + shift for a in self.argnums) if mode != "vjp" else self._all_positions()
             key = (mode, tuple(wrt), self.has_aux)
             try:
                 table = _REVERSE.setdefault(self.fun, {})
@@ -50,21 +81,30 @@ class ReverseTransform:
         return self._built[mode]
 
     def _all_positions(self):
-        import inspect
+        """Every parameter after the leading (bound) ones: what a pullback differentiates."""
         try:
             count = len(inspect.signature(self.fun).parameters)
         except (TypeError, ValueError):
             from .frontend.parse import function_source
             count = len(function_source(self.fun).node.args.args)
-        return tuple(range(count))
+        return tuple(range(len(self.leading), count))
 
     def generated(self, mode):
         derivation = self.derivation(mode)
         return derivation.functions[derivation.sources[-1][0]]
 
     def composable_source(self):
-        """The FunctionSource of the generated function, for the next transformation to read."""
-        return self.generated(self.kind).__astjax_function_source__
+        """The FunctionSource of the generated function, for the next transformation to read.
+
+        With bound leading arguments (a method's `self`), a one-line generated
+        function binds them, so the next transformation sees the user's signature.
+        """
+        generated = self.generated(self.kind)
+        if not self.leading and not self.keywords:
+            return generated.__astjax_function_source__
+        if self._composable is None:
+            self._composable = _bind_leading(generated, self.fun, self.leading, self.keywords)
+        return self._composable
 
     def source_text(self):
         return self.derivation(self.kind).source_text()
@@ -136,8 +176,9 @@ def jvp(fun, primals, tangents, has_aux=False):
         primals[i] = tree_util.tree_map(lambda leaf: _differentiable_input(leaf, "jvp"), p)
         tangents[i] = tree_util.tree_map(lambda leaf, like: wrap(np.asarray(leaf, dtype=np.result_type(like))),
                                          t, primals[i])
-    generated, _ = forward_function(fun, tuple(mask))
-    value, tangent = generated(*primals, *[t for t, m in zip(tangents, mask) if m])
+    function, leading, keywords = split_callable(fun)
+    generated, _ = forward_function(function, (False,) * len(leading) + tuple(mask))
+    value, tangent = generated(*leading, *primals, *[t for t, m in zip(tangents, mask) if m], **keywords)
     if has_aux:
         (value, aux), (tangent, _) = (value, tangent)
         return _as_output(value), _tangent_like(tangent, value), aux
@@ -244,8 +285,8 @@ class _ForwardTransform:
     """What `astjax.source` shows for a forward-mode transformation: the generated jvp."""
 
     def __init__(self, fun, nums):
-        self.fun = fun
-        self.nums = nums
+        self.fun, self.leading, _ = split_callable(fun)
+        self.nums = tuple(n + len(self.leading) for n in nums)
 
     def _mask(self):
         from .frontend.parse import function_source
@@ -257,6 +298,22 @@ class _ForwardTransform:
 
     def composable_source(self):
         return forward_function(self.fun, self._mask())[0].__astjax_function_source__
+
+
+def _bind_leading(generated, fun, leading, keywords):
+    """FunctionSource of `def f(x): return generated(<leading>, x, <keywords>)`."""
+    import gast
+
+    from .backends.python import compile_function
+    params = [p for p in list(inspect.signature(fun).parameters)[len(leading):] if p not in keywords]
+    bound = [f"_leading{i}" for i in range(len(leading))]
+    keyword_text = [f"{k}=_keyword_{k}" for k in keywords]
+    call = f"_generated({', '.join(bound + params + keyword_text)})"
+    text = f"def {generated.__name__}({', '.join(params)}):\n    return {call}\n"
+    namespace = {"_generated": generated, **dict(zip(bound, leading)),
+                 **{f"_keyword_{k}": v for k, v in keywords.items()}}
+    fn, _ = compile_function(gast.parse(text).body[0], namespace, label=generated.__name__)
+    return fn.__astjax_function_source__
 
 
 def _differentiable_input(leaf, kind):
@@ -317,7 +374,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
     @functools.wraps(fun)
     def value_and_grad_f(*args, **kwargs):
         args = transform.prepare(args)
-        value, grads = transform.generated("value_and_grad")(*args, **kwargs)
+        value, grads = transform.call("value_and_grad", args, kwargs)
         output = value[0] if has_aux else value
         _check_scalar_output(output, fun)
         if has_aux:
@@ -343,7 +400,7 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     @functools.wraps(fun)
     def grad_f(*args, **kwargs):
         args = transform.prepare(args)
-        value, grads = transform.generated("value_and_grad")(*args, **kwargs)
+        value, grads = transform.call("value_and_grad", args, kwargs)
         _check_scalar_output(value[0] if has_aux else value, fun)
         result = _materialize_grads(transform, grads, args)
         return (result, value[1]) if has_aux else result
@@ -363,14 +420,12 @@ def vjp(fun, *primals, has_aux=False):
     value = fun(*args)
     output, aux = (value[0], value[1]) if has_aux else (value, None)
     output = wrap(output) if isinstance(output, (np.ndarray, numbers.Number)) else output
-    generated = transform.generated("vjp")
-
     def pullback(cotangent):
         if np.shape(cotangent) != np.shape(output):
             raise ValueError(f"the cotangent passed to the vjp pullback has shape {np.shape(cotangent)}, "
                              f"but the output of {_name(fun)} has shape {np.shape(output)}; they must match.")
         cotangent = wrap(np.asarray(cotangent, dtype=np.result_type(output)))
-        grads = generated(cotangent, *args)
+        grads = transform.call("vjp", args, {}, before=(cotangent,))
         grads = grads if len(args) > 1 else (grads,)
         return tuple(materialize(g, a) for g, a in zip(grads, args))
 
@@ -400,6 +455,9 @@ class _PullbackTransform:
             result = f"({call},)" if len(names) == 1 else call
             node = gast.parse(f"def pullback(ct):\n    return {result}\n").body[0]
             namespace = dict(zip(names, self.primals), vjp_f=self.transform.generated("vjp"))
+            if self.transform.leading or self.transform.keywords:
+                raise NotImplementedError("differentiating the pullback of a method or partial is not supported "
+                                          "yet; differentiate a plain function instead")
             fn, _ = compile_function(node, namespace, label="pullback")
             self._source = fn.__astjax_function_source__
         return self._source
@@ -414,3 +472,9 @@ def source(fun):
             return text
         raise TypeError(f"{_name(fun)} is not an astjax-transformed function; pass e.g. astjax.grad(f).")
     return transform.source_text()
+
+
+# Calls of these on values known when transforming (`astjax.grad(f)` inside a transformed function)
+# are evaluated then, so the function they build is transformed like any callee.
+for _transformation in (grad, value_and_grad, jacfwd, jacrev, hessian):
+    _transformation.__astjax_static_call__ = True

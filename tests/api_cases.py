@@ -3,6 +3,7 @@ import collections
 
 import numpy as np
 
+import astjax
 import astjax.numpy as jnp
 from astjax import lax
 
@@ -93,3 +94,27 @@ def blur(image, kernel):
 
 def pytree_vector_function(params, x):
     return jnp.tanh(params["w"] * x + params["b"])
+
+
+class Model:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def loss(self, x):
+        return jnp.sum(jnp.sin(x) * self.scale)
+
+    def __call__(self, x):
+        return jnp.sum(x * x * self.scale)
+
+
+def scaled_loss(x, scale):
+    return jnp.sum(x ** 3 * scale)
+
+
+def inner_energy(w):
+    return jnp.sum(jnp.sin(w) * w)
+
+
+def gradient_penalty(w):
+    g = astjax.grad(inner_energy)(w)
+    return jnp.sum(g ** 2)

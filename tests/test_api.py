@@ -207,3 +207,27 @@ def test_hessian_with_argnums():
     h = astjax.hessian(cases.loss, argnums=1)(np.ones(3), 0.3, np.arange(3.0))
     t = np.tanh(np.ones(3) * np.arange(3.0) + 0.3)
     assert float(h) == pytest.approx(np.sum(-2 * t * (1 - t ** 2)), rel=1e-6)
+
+
+def test_methods_partials_and_callable_objects():
+    import functools
+    model = cases.Model(2.0)
+    x = RNG.normal(size=3)
+    np.testing.assert_allclose(astjax.grad(model.loss)(x), 2.0 * np.cos(x), rtol=1e-6)
+    np.testing.assert_allclose(astjax.grad(model)(x), 4.0 * x, rtol=1e-6)
+    partial = functools.partial(cases.scaled_loss, scale=3.0)
+    np.testing.assert_allclose(astjax.grad(partial)(x), 9.0 * x ** 2, rtol=1e-6)
+    _, tangent = astjax.jvp(model.loss, (x,), (np.ones(3),))
+    assert float(tangent) == pytest.approx(np.sum(2.0 * np.cos(x)), rel=1e-6)
+    (ct,) = astjax.vjp(model.loss, x)[1](1.0)
+    np.testing.assert_allclose(ct, 2.0 * np.cos(x), rtol=1e-6)
+    second = astjax.grad(lambda t: astjax.grad(model.loss)(t)[0])(x)
+    np.testing.assert_allclose(second, [-2.0 * np.sin(x[0]), 0.0, 0.0], rtol=1e-6, atol=1e-12)
+    assert "def jvp_loss(self, x, dx)" in astjax.source(astjax.jacfwd(model.loss))
+
+
+def test_a_transformation_called_inside_a_transformed_function():
+    w = RNG.normal(size=3)
+    expected = numeric_grad(cases.gradient_penalty, (w,), 0)
+    np.testing.assert_allclose(astjax.grad(cases.gradient_penalty)(w), expected, rtol=1e-5)
+    assert "vjp_grad_inner_energy" in astjax.source(astjax.grad(cases.gradient_penalty))

@@ -80,14 +80,34 @@ class Resolver:
         return getattr(builtins, name, NOT_STATIC)
 
     def static_value(self, expr):
-        """The value of a Name or Attribute chain made only of free names, else NOT_STATIC."""
+        """The value of an expression made only of free names, else NOT_STATIC.
+
+        Names, attribute chains on modules and classes, callable attributes of
+        other objects (`model.loss`), and calls of astjax's transformations on
+        such values (`astjax.grad(model.loss)`), which build functions whose
+        generated source the next transformation reads.
+        """
         if isinstance(expr, gast.Name):
             return self.lookup(expr.id)
         if isinstance(expr, gast.Attribute):
             base = self.static_value(expr.value)
-            if base is NOT_STATIC or not isinstance(base, (types.ModuleType, type)):
+            if base is NOT_STATIC:
                 return NOT_STATIC
-            return getattr(base, expr.attr, NOT_STATIC)
+            value = getattr(base, expr.attr, NOT_STATIC)
+            if isinstance(base, (types.ModuleType, type)) or callable(value):
+                return value
+            return NOT_STATIC
+        if isinstance(expr, gast.Call):
+            func = self.static_value(expr.func)
+            if not getattr(func, "__astjax_static_call__", False):
+                return NOT_STATIC
+            args = [self.static_value(a) for a in expr.args]
+            keywords = {k.arg: self.static_value(k.value) if not isinstance(k.value, gast.Constant)
+                        else k.value.value for k in expr.keywords}
+            args = [a.value if isinstance(e, gast.Constant) else a for a, e in zip(args, expr.args)]
+            if any(a is NOT_STATIC for a in args) or any(v is NOT_STATIC for v in keywords.values()):
+                return NOT_STATIC
+            return func(*args, **keywords)
         return NOT_STATIC
 
     def free_names(self, function_node):

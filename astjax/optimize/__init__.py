@@ -1,9 +1,10 @@
 """Cleanup passes that make generated code read like hand-written code.
 
-`cleanup` runs them to a fixed point: fold constants, fold the first adjoint
-contribution into its zero initialization, substitute single-use temporaries,
-drop dead code.
+`cleanup` runs them to a fixed point: fold constants, turn a push popped right
+back into an assignment, fold the first adjoint contribution into its zero
+initialization, substitute single-use temporaries, drop dead code.
 """
+from .adjacent_push_pop import fold_adjacent_push_pop
 from .constant_folding import fold_constants
 from .dead_code import remove_dead_code
 from .forward_substitution import substitute_temporaries
@@ -17,6 +18,7 @@ def cleanup(function_node, keep=()):
     for _ in range(8):
         before = _fingerprint(function_node)
         fold_constants(function_node)
+        fold_adjacent_push_pop(function_node)
         fold_zero_accumulation(function_node)
         substitute_temporaries(function_node)
         remove_dead_code(function_node)

@@ -78,7 +78,7 @@ class Derivation:
     def _callee(self, callee, mask, namespace, context, stmt, kind="vjp"):
         key = (callee, mask, kind)
         if key not in self.callees:
-            base = f"{kind}_{_clean(getattr(callee, '__name__', 'f'))}"
+            base = f"{kind}_{_clean(function_source(_callable_with_source(callee)).name)}"
             label = base
             n = 1
             while label in self.functions or label in self.callees.values():

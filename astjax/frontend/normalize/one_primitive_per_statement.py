@@ -303,7 +303,7 @@ class OnePrimitivePerStatement(Pass):
             return self.inline(node)
         if isinstance(func, gast.Attribute) and not self.is_static(func):
             func = self.method_target(func)
-        elif not isinstance(func, (gast.Name, gast.Attribute)):
+        elif not isinstance(func, (gast.Name, gast.Attribute)) and not self.is_static(func):
             func = self.operand(func)
         for arg in node.args:
             if isinstance(arg, gast.Starred):
