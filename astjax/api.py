@@ -46,8 +46,9 @@ def _is_custom(fun):
 class ReverseTransform:
     """What `grad(f, argnums, has_aux)` knows: the function, the arguments, the generated code."""
 
-    def __init__(self, fun, argnums, has_aux, kind):
+    def __init__(self, fun, argnums, has_aux, kind, allow_int=False):
         _check_callable(fun, kind)
+        self.allow_int = allow_int
         self.user_fun = fun
         self.fun, self.leading, self.keywords = split_callable(fun)
         self.single = isinstance(argnums, int)
@@ -117,7 +118,10 @@ class ReverseTransform:
                 raise TypeError(f"{self.kind} of {_name(self.fun)} with argnums={self.argnums} needs at least "
                                 f"{max(self.argnums) + 1} positional arguments, got {len(args)}")
             arg = args[i]
-            if isinstance(arg, (np.ndarray, np.generic, float, int)):      # the common case: one leaf
+            if self.allow_int:
+                args[i] = tree_util.tree_map(
+                    lambda leaf: _differentiable_input(leaf, self.kind) if _is_float_leaf(leaf) else leaf, arg)
+            elif isinstance(arg, (np.ndarray, np.generic, float, int)):      # the common case: one leaf
                 args[i] = _differentiable_input(arg, self.kind)
             else:
                 args[i] = tree_util.tree_map(lambda leaf: _differentiable_input(leaf, self.kind), arg)
@@ -358,9 +362,23 @@ def _check_scalar_output(value, fun):
         raise TypeError(f"grad requires a float-valued output, but {_name(fun)} returned {dtype.name}.")
 
 
+FLOAT0 = np.dtype([("float0", np.void, 0)])    # JAX's dtype for the "gradient" of an integer
+
+
+def _gradient_like(g, arg):
+    """The gradient shaped like `arg`; integer leaves (with allow_int=True) get float0 zeros, as in JAX."""
+    if isinstance(arg, (tuple, list, dict)):
+        return tree_util.tree_map(
+            lambda grad_leaf, leaf: grad_leaf if _is_float_leaf(leaf) else np.zeros(np.shape(leaf), FLOAT0),
+            materialize(g, arg), arg)
+    if _is_float_leaf(arg):
+        return materialize(g, arg)
+    return np.zeros(np.shape(arg), FLOAT0)
+
+
 def _materialize_grads(transform, grads, args):
     grads = grads if len(transform.argnums) > 1 else (grads,)
-    out = tuple(materialize(g, args[i]) for g, i in zip(grads, transform.argnums))
+    out = tuple(_gradient_like(g, args[i]) for g, i in zip(grads, transform.argnums))
     return out[0] if transform.single else out
 
 
@@ -369,7 +387,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
 
     With has_aux=True, `fun` returns `(output, aux)` and the result is `((output, aux), grad)`.
     """
-    transform = ReverseTransform(fun, argnums, has_aux, "value_and_grad")
+    transform = ReverseTransform(fun, argnums, has_aux, "value_and_grad", allow_int=allow_int)
 
     @functools.wraps(fun)
     def value_and_grad_f(*args, **kwargs):
@@ -395,7 +413,7 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     the result is `(gradient, aux)`. The derivative is Python source generated
     from `fun`'s source: see it with `astjax.source(grad(fun))`.
     """
-    transform = ReverseTransform(fun, argnums, has_aux, "grad")
+    transform = ReverseTransform(fun, argnums, has_aux, "grad", allow_int=allow_int)
 
     @functools.wraps(fun)
     def grad_f(*args, **kwargs):
