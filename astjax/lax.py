@@ -1,8 +1,9 @@
 """astjax.lax: JAX's lower-level operations with their JAX names and arguments.
 
 Loop combinators (`fori_loop`, `while_loop`, `scan`, `cond`) run their Python
-bodies directly: astjax transforms Python control flow itself, so these are
-conveniences for code written for JAX rather than something astjax needs.
+bodies directly. Inside a transformed function they become the Python loops
+and branches they stand for (frontend/normalize/lax_control_flow.py), so code
+written for JAX differentiates like any loop; astjax does not need them.
 """
 import numpy as np
 

@@ -118,3 +118,29 @@ def inner_energy(w):
 def gradient_penalty(w):
     g = astjax.grad(inner_energy)(w)
     return jnp.sum(g ** 2)
+
+
+def lax_body(i, v):
+    return v * 1.1 + i * 0.01
+
+
+def lax_fori(x):
+    return lax.fori_loop(0, 5, lax_body, x)
+
+
+def lax_while(x):
+    return lax.while_loop(lambda v: v < 10.0, lambda v: v * 2.0, x)
+
+
+def lax_cond(x):
+    return lax.cond(x > 0, lambda a: a * a, lambda a: -a, x)
+
+
+def lax_step(c, xi):
+    c = c * 0.9 + xi
+    return c, c * c
+
+
+def lax_scan(xs):
+    c, ys = lax.scan(lax_step, 0.0, xs)
+    return ys.sum() + c

@@ -238,3 +238,14 @@ def test_allow_int_gives_float0_zeros():
     assert float(gx) == 3.0 and gn.dtype == astjax.api.FLOAT0
     with pytest.raises(TypeError, match="float"):
         astjax.grad(lambda x, n: x * n, argnums=1)(2.0, 3)
+
+
+@pytest.mark.parametrize("fn, x", [(cases.lax_fori, 0.5), (cases.lax_while, 0.7), (cases.lax_cond, 1.5),
+                                   (cases.lax_cond, -1.5), (cases.lax_scan, [0.1, 0.2, 0.3])])
+def test_lax_control_flow_becomes_python_control_flow(fn, x):
+    x = np.asarray(x, dtype=np.float64)
+    expected = numeric_grad(fn, (x,), 0)
+    np.testing.assert_allclose(astjax.grad(fn)(x), expected, rtol=1e-6)
+    t = np.ones_like(x)
+    _, tangent = astjax.jvp(fn, (x,), (t,))
+    assert float(tangent) == pytest.approx(float(np.sum(expected * t)), rel=1e-6)

@@ -7,6 +7,7 @@ builtins. Attribute chains on resolved modules (`np.sin`, `jnp.linalg.norm`,
 same object under any import alias.
 """
 import builtins
+import importlib
 import types
 
 import beniget
@@ -43,8 +44,10 @@ def local_names(function_node):
     return {definition.name() for definition in chains.locals[function_node]}
 
 
-# Names that normalization itself writes into user code (`y[i] = v` -> `y = at_set(y, i, v)`).
+# Names that normalization itself writes into user code (`y[i] = v` -> `y = at_set(y, i, v)`,
+# `x.sum()` -> `jnp.sum(x)`), for files that never imported them.
 _INTRODUCED = {name: getattr(helpers, name) for name in ("at_set", "at_add", "at_multiply")}
+_INTRODUCED["jnp"] = importlib.import_module("astjax.numpy")
 
 
 class Resolver:
