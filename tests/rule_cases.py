@@ -1418,3 +1418,21 @@ def unbroadcast_to_fn(g, w):
 
 
 case("unbroadcast_to", "shape", unbroadcast_to_fn, normal(2, 3, 4))
+
+
+# ------------------------------------------------ einsum (rules built from the subscripts)
+def einsum_matmul(a, b, w):
+    return jnp.sum(w * jnp.einsum("ij,jk->ik", a, b))
+
+
+def einsum_summed_out(a, b, w):
+    return jnp.sum(w * jnp.einsum("ij,kl->k", a, b))
+
+
+def einsum_implicit_transpose(a, w):
+    return jnp.sum(w * jnp.einsum("ji", a))
+
+
+case("einsum", "matmul", einsum_matmul, normal(3, 4), normal(4, 2))
+case("einsum", "summed_out", einsum_summed_out, normal(2, 3), normal(4, 2))
+case("einsum", "implicit_transpose", einsum_implicit_transpose, normal(3, 4))

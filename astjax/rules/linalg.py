@@ -139,3 +139,59 @@ def _euclidean_only(bound):
 
 
 norm.static_check = _euclidean_only
+
+
+# ------------------------------------------------------------------ einsum
+# einsum's rules depend on its subscripts: for a literal subscripts string they are
+# written at transformation time, one einsum per operand (operands are named o0, o1, ...).
+def _einsum_parts(subscripts, count):
+    """(input subscripts, output subscripts), or None for forms the rules do not cover."""
+    if not isinstance(subscripts, str) or "." in subscripts:
+        return None
+    text = subscripts.replace(" ", "")
+    if "->" in text:
+        left, output = text.split("->")
+    else:
+        left = text
+        letters = left.replace(",", "")
+        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    inputs = left.split(",")
+    if len(inputs) != count or any(len(set(s)) != len(s) for s in inputs):
+        return None       # a repeated label in one operand (a diagonal) is not covered
+    return inputs, output
+
+
+def einsum_vjp_rule(subscripts, k, count):
+    """`by`'s contribution to operand k: an einsum back to k's labels, broadcast where k had summed ones."""
+    parts = _einsum_parts(subscripts, count)
+    if parts is None:
+        return None
+    inputs, output = parts
+    mine = inputs[k]
+    others = [(i, s) for i, s in enumerate(inputs) if i != k]
+    kept = "".join(c for c in mine if c in output or any(c in s for _, s in others))
+    spec = ",".join([output] + [s for _, s in others]) + "->" + kept
+    names = ", ".join(["by"] + [f"o{i}" for i, _ in others])
+    rule = f"jnp.einsum({spec!r}, {names})"
+    missing = tuple(p for p, c in enumerate(mine) if c not in kept)
+    if missing:
+        rule = f"jnp.broadcast_to(jnp.expand_dims({rule}, {missing!r}), jnp.shape(o{k}))"
+    return rule
+
+
+def einsum_jvp_rule(subscripts, k, count):
+    """Operand k's tangent term: the same einsum with that operand's tangent in its place."""
+    if _einsum_parts(subscripts, count) is None:
+        return None
+    names = ", ".join(f"d{i}" if i == k else f"o{i}" for i in range(count))
+    return f"jnp.einsum({subscripts!r}, {names})"
+
+
+einsum = primitive("einsum", jnp.einsum, operands=("operands",), sequence_operand="operands",
+                   aliases=(np.einsum,), signature=lambda subscripts, *operands: None)
+einsum.sequence_rule_builders = {"vjp": einsum_vjp_rule, "jvp": einsum_jvp_rule,
+                                 "static": "subscripts",
+                                 "unsupported": ("astjax differentiates einsum for literal subscripts without "
+                                                 "'...' or a label repeated within one operand",
+                                                 "write the contraction with explicit subscripts, or with "
+                                                 "jnp.matmul / jnp.sum")}

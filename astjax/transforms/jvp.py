@@ -180,6 +180,15 @@ class ForwardMode:
             if node is not None:
                 bindings["d" + operand] = self._tangent_expression(node)
         terms, output_used = [], False
+        if getattr(prim, "sequence_rule_builders", None):
+            from .vjp import sequence_rule
+            elements = app.bound[prim.sequence_operand].elts
+            names = {f"o{i}": e for i, e in enumerate(elements)}
+            names.update({f"d{i}": self._tangent_expression(e) for i, e in enumerate(elements)})
+            for k, element in enumerate(elements):
+                if self._is_varied(element):
+                    terms.append(expand(sequence_rule(prim, "jvp", app, k, self.context, stmt), names))
+            return terms, False
         for operand in prim.operands:
             node = app.bound.get(operand)
             if node is None or not self._has_tangent(node):

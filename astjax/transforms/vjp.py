@@ -270,8 +270,10 @@ class ReverseMode:
             if operand == prim.sequence_operand and isinstance(node, (gast.List, gast.Tuple)):
                 for k, element in enumerate(node.elts):
                     if self.is_active(element):
-                        rule = getattr(prim, "sequence_vjp", None)
-                        out.append((element.id, expand(rule, dict(bindings, k=gast.Constant(value=k, kind=None)))))
+                        rule = sequence_rule(prim, "vjp", app, k, self.context, stmt)
+                        elements = {f"o{i}": e for i, e in enumerate(node.elts)}
+                        out.append((element.id, expand(rule, dict(bindings, k=gast.Constant(value=k, kind=None),
+                                                                  **elements))))
                 continue
             if not self.is_active(node):
                 continue
@@ -502,6 +504,21 @@ class ReverseMode:
         if self.mode == "value_and_grad":
             return gast.Return(value=gast.Tuple(elts=[value, grad], ctx=gast.Load()))
         return gast.Return(value=grad)
+
+
+def sequence_rule(prim, mode, app, k, context, stmt):
+    """The rule for element k of a list operand: the primitive's own, or one built from a static argument."""
+    builders = getattr(prim, "sequence_rule_builders", None)
+    if builders is None:
+        return getattr(prim, "sequence_vjp", None)
+    static = app.bound.get(builders["static"])
+    count = len(app.bound[prim.sequence_operand].elts)
+    text = builders[mode](static.value, k, count) if isinstance(static, gast.Constant) else None
+    if text is None:
+        message, hint = builders["unsupported"]
+        raise context.error(message, stmt, hint=hint)
+    from ..rules.registry import parse_expression
+    return parse_expression(text)
 
 
 def _sum(terms):
