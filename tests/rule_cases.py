@@ -20,7 +20,7 @@ import numpy as np
 
 import astjax.numpy as jnp
 from astjax import lax
-from astjax.rules.helpers import (array_adjoint, array_items, attribute_adjoint, broadcast_like, cumsum_adjoint, trace_adjoint, unbroadcast_to,
+from astjax.rules.helpers import (array_adjoint, array_items, attribute_adjoint, broadcast_like, cumsum_adjoint, trace_adjoint, unbroadcast_to, take_adjoint,
                                   concatenate_adjoint, concatenate_items, concatenate_part,
                                   concatenate_part_adjoint, dynamic_slice_adjoint, field_of_adjoint,
                                   index_adjoint, item_adjoint, pad_adjoint, stack_adjoint, stack_items,
@@ -1436,3 +1436,21 @@ def einsum_implicit_transpose(a, w):
 case("einsum", "matmul", einsum_matmul, normal(3, 4), normal(4, 2))
 case("einsum", "summed_out", einsum_summed_out, normal(2, 3), normal(4, 2))
 case("einsum", "implicit_transpose", einsum_implicit_transpose, normal(3, 4))
+
+
+# ------------------------------------------------ take (a gather; repeated indices add up)
+def take_rows(a, w):
+    return jnp.sum(w * jnp.take(a, np.array([2, 0, 2]), axis=0))
+
+
+def take_flat(a, w):
+    return jnp.sum(w * jnp.take(a, np.array([[1, 5], [5, 3]])))
+
+
+def take_adjoint_fn(g, a, w):
+    return jnp.sum(w * take_adjoint(g, a, np.array([1, 1, 0]), 1))
+
+
+case("take", "rows", take_rows, normal(3, 4))
+case("take", "flat", take_flat, normal(2, 3))
+case("take_adjoint", "axis1", take_adjoint_fn, normal(2, 3), np.zeros((2, 4)), argnums=(0,))

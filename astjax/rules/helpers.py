@@ -8,7 +8,7 @@ import numpy as np
 
 from ..array import Array, wrap
 
-__all__ = ["unbroadcast_to", "cumsum_adjoint", "trace_adjoint", "tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
+__all__ = ["take_adjoint", "unbroadcast_to", "cumsum_adjoint", "trace_adjoint", "tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
            "attribute_adjoint", "item_adjoint", "stack_adjoint", "concatenate_adjoint", "array_adjoint", "broadcast_like", "TreeAdjoint", "index_adjoint", "materialize", "unbroadcast", "unreduce", "reduced_size", "invert_permutation", "pad_adjoint",
            "at_set", "at_add", "at_multiply", "at_get", "getitem", "clip_mask", "extremum_mask",
            "astype", "dynamic_slice_adjoint", "stack_part", "concatenate_part", "to_float",
@@ -367,6 +367,18 @@ def trace_adjoint(g, a, offset=0, axis1=0, axis2=1):
     n, m = moved.shape[-2:]
     rows = np.arange(max(0, -offset), min(n, m - offset))
     moved[..., rows, rows + offset] = np.asarray(g)[..., None]
+    return wrap(out)
+
+
+def take_adjoint(g, a, indices, axis=None):
+    """Transpose of `take`: `g` added back at `indices` (repeats add up) in zeros shaped like `a`."""
+    out = np.zeros(np.shape(a), dtype=np.result_type(g, np.float32))
+    indices = np.asarray(indices)
+    if axis is None:
+        np.add.at(out.reshape(-1), indices.reshape(-1), np.asarray(g).reshape(-1))
+    else:
+        axis = axis % out.ndim
+        np.add.at(out, (slice(None),) * axis + (indices,), np.asarray(g))
     return wrap(out)
 
 

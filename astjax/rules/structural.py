@@ -128,3 +128,10 @@ structural("attribute_adjoint", helpers.attribute_adjoint, "g", "bg += field_of_
            "dy = attribute_adjoint(x, attr, dg)")
 structural("field_of_adjoint", helpers.field_of_adjoint, "t", "bt += attribute_adjoint(x, attr, by)",
            "dy = field_of_adjoint(dt, x, attr)")
+
+# Gathers: `take`'s adjoint scatter-adds back where the gather read (repeated indices add up).
+structural("take", jnp.take, "a", "ba += take_adjoint(by, a, indices, axis)",
+           "dy = jnp.take(da, indices, axis)", aliases=(np.take,),
+           signature=lambda a, indices, axis=None: None)
+structural("take_adjoint", helpers.take_adjoint, "g", "bg += jnp.take(by, indices, axis)",
+           "dy = take_adjoint(dg, a, indices, axis)")
