@@ -6,7 +6,8 @@ runs it; `astjax.source(astjax.grad(f))` shows that source.
 from . import numpy, random, tree_util, lax, errors, rules  # noqa: F401 (the public submodules)
 from .array import Array, Device
 from .custom_derivatives import custom_jvp, custom_vjp
-from .api import grad, value_and_grad, vjp, jvp, jacfwd, jacrev, hessian, source
+from .api import grad, value_and_grad, vjp, source
+from .forward import jvp, jacfwd, jacrev, hessian
 from .devices import devices, device_put, local_devices, device_count
 from .errors import TransformError
 

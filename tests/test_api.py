@@ -235,7 +235,7 @@ def test_a_transformation_called_inside_a_transformed_function():
 
 def test_allow_int_gives_float0_zeros():
     gx, gn = astjax.grad(lambda x, n: x * n, argnums=(0, 1), allow_int=True)(2.0, 3)
-    assert float(gx) == 3.0 and gn.dtype == astjax.api.FLOAT0
+    assert float(gx) == 3.0 and gn.dtype == astjax.arguments.FLOAT0
     with pytest.raises(TypeError, match="float"):
         astjax.grad(lambda x, n: x * n, argnums=1)(2.0, 3)
 
