@@ -59,9 +59,12 @@ def run():
           float(astjax.grad(relu_branch)(-2.0)))
     print(astjax.source(astjax.grad(power_loop)))
 
-    _section("3. derivatives of derivatives")
+    _section("3. forward mode, and derivatives of derivatives")
+    value, slope = astjax.jvp(power_loop, (1.5, 4), (1.0, 0))
+    print("jvp(power_loop, (1.5, 4), (1.0, 0)) =", (float(value), float(slope)), " (5.0625, 13.5)")
     fourth = astjax.grad(astjax.grad(astjax.grad(lambda t: t ** 4)))
     print("grad(grad(grad(x**4)))(2.0) =", float(fourth(2.0)), " (24 * 2 = 48)")
+    print("hessian(sum_logistic)(arange(3.0)) diagonal =", np.diag(np.asarray(astjax.hessian(sum_logistic)(x))))
 
     _section("4. time against NumPy (reference backend, float32, median of 7)")
     rows = []
