@@ -144,3 +144,15 @@ def lax_step(c, xi):
 def lax_scan(xs):
     c, ys = lax.scan(lax_step, 0.0, xs)
     return ys.sum() + c
+
+
+def mlp_predict(params, x):
+    h = x
+    for layer in params[:-1]:
+        h = jnp.tanh(h @ layer["w"] + layer["b"])
+    last = params[-1]
+    return h @ last["w"] + last["b"]
+
+
+def mlp_loss(params, x, y):
+    return jnp.mean((mlp_predict(params, x) - y) ** 2)

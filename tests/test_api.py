@@ -249,3 +249,19 @@ def test_lax_control_flow_becomes_python_control_flow(fn, x):
     t = np.ones_like(x)
     _, tangent = astjax.jvp(fn, (x,), (t,))
     assert float(tangent) == pytest.approx(float(np.sum(expected * t)), rel=1e-6)
+
+
+def test_mlp_with_a_list_of_layer_dicts():
+    sizes = [3, 4, 4, 2]
+    params = [{"w": RNG.normal(size=(a, b)) * 0.5, "b": RNG.normal(size=b) * 0.1} for a, b in zip(sizes, sizes[1:])]
+    x, y = RNG.normal(size=(5, 3)), RNG.normal(size=(5, 2))
+    grads = astjax.grad(cases.mlp_loss)(params, x, y)
+    assert isinstance(grads, list) and len(grads) == 3 and set(grads[0]) == {"w", "b"}
+    for i in range(3):
+        for name in ("w", "b"):
+            def as_function(leaf, i=i, name=name):
+                changed = [dict(layer) for layer in params]
+                changed[i][name] = leaf
+                return cases.mlp_loss(changed, x, y)
+            expected = numeric_grad(as_function, (params[i][name],), 0)
+            np.testing.assert_allclose(grads[i][name], expected, rtol=1e-5, atol=1e-9)

@@ -147,6 +147,12 @@ class TreeAdjoint:
 
 def index_adjoint(x, idx, g):
     """The adjoint of `x` from `y = x[idx]`: `g` put back at `idx`, zeros elsewhere."""
+    if isinstance(x, (tuple, list)) and isinstance(idx, slice):
+        positions = range(len(x))[idx]       # x[a:b] is a shorter list: its adjoint re-keyed to x's positions
+        items = g.items if isinstance(g, TreeAdjoint) else {}
+        return TreeAdjoint({positions[k]: value for k, value in items.items()})
+    if isinstance(x, (tuple, list)) and isinstance(idx, (int, np.integer)):
+        return TreeAdjoint({int(idx) % len(x): g})      # x[-1] is x[len(x) - 1]
     if isinstance(x, (tuple, list, dict, TreeAdjoint)):
         return TreeAdjoint({idx: g})
     out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float32))
