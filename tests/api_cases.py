@@ -156,3 +156,10 @@ def mlp_predict(params, x):
 
 def mlp_loss(params, x, y):
     return jnp.mean((mlp_predict(params, x) - y) ** 2)
+
+
+def checked(x):
+    assert x.ndim == 1, "a vector please"
+    if jnp.any(x < 0):
+        raise ValueError("x must be non-negative")
+    return jnp.sum(jnp.sqrt(x))

@@ -265,3 +265,14 @@ def test_mlp_with_a_list_of_layer_dicts():
                 return cases.mlp_loss(changed, x, y)
             expected = numeric_grad(as_function, (params[i][name],), 0)
             np.testing.assert_allclose(grads[i][name], expected, rtol=1e-5, atol=1e-9)
+
+
+def test_assert_and_raise_run_as_written():
+    x = np.array([1.0, 4.0])
+    np.testing.assert_allclose(astjax.grad(cases.checked)(x), 0.5 / np.sqrt(x))
+    with pytest.raises(ValueError, match="non-negative"):
+        astjax.grad(cases.checked)(np.array([-1.0, 4.0]))
+    with pytest.raises(AssertionError, match="a vector"):
+        astjax.grad(cases.checked)(np.ones((2, 2)))
+    _, tangent = astjax.jvp(cases.checked, (x,), (np.ones(2),))
+    assert float(tangent) == pytest.approx(0.75)

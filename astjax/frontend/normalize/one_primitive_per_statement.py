@@ -24,8 +24,6 @@ _UNSUPPORTED = {
     gast.Nonlocal: ("`nonlocal`", "pass the value as an argument and return the new value"),
     gast.Delete: ("`del`", "let the name go out of use instead"),
     gast.ClassDef: ("class definitions", "define the class outside the transformed function"),
-    gast.Raise: ("`raise`", "check inputs before calling the transformed function"),
-    gast.Assert: ("`assert`", "check inputs before calling the transformed function"),
     gast.Import: ("imports", "import at module level"),
     gast.ImportFrom: ("imports", "import at module level"),
 }
@@ -92,8 +90,8 @@ class OnePrimitivePerStatement(Pass):
             new = self.for_loop(stmt)
         elif isinstance(stmt, gast.While):
             new = self.while_loop(stmt)
-        elif isinstance(stmt, (gast.Pass, gast.Break, gast.Continue)):
-            new = stmt
+        elif isinstance(stmt, (gast.Pass, gast.Break, gast.Continue, gast.Assert, gast.Raise)):
+            new = stmt      # checks run in the primal sweep as written; they carry no derivative
         else:
             raise self.error(f"`{type(stmt).__name__}` statements cannot be transformed", stmt)
         emitted = self.emitted
