@@ -20,7 +20,7 @@ import numpy as np
 
 import astjax.numpy as jnp
 from astjax import lax
-from astjax.rules.helpers import (array_adjoint, array_items, attribute_adjoint, broadcast_like, cumsum_adjoint, trace_adjoint, unbroadcast_to, take_adjoint,
+from astjax.rules.helpers import (array_adjoint, array_items, attribute_adjoint, broadcast_like, cumsum_adjoint, trace_adjoint, unbroadcast_to, take_adjoint, sum_adjoint, sum_items,
                                   concatenate_adjoint, concatenate_items, concatenate_part,
                                   concatenate_part_adjoint, dynamic_slice_adjoint, field_of_adjoint,
                                   index_adjoint, item_adjoint, pad_adjoint, stack_adjoint, stack_items,
@@ -1454,3 +1454,22 @@ def take_adjoint_fn(g, a, w):
 case("take", "rows", take_rows, normal(3, 4))
 case("take", "flat", take_flat, normal(2, 3))
 case("take_adjoint", "axis1", take_adjoint_fn, normal(2, 3), np.zeros((2, 4)), argnums=(0,))
+
+
+# ------------------------------------------------ the builtin sum of a list
+def builtin_sum_literal(a, b, w):
+    return jnp.sum(w * sum([a * 2.0, b]))
+
+
+def builtin_sum_generator(a, w):
+    return jnp.sum(w * sum(row * row for row in a))
+
+
+def sum_round_trip(g, a, b, w):
+    return jnp.sum(w * sum_items(sum_adjoint(g, [a, b]), g, [a, b]))
+
+
+case("builtin_sum", "literal", builtin_sum_literal, normal(3), normal(2, 3))
+case("builtin_sum", "generator", builtin_sum_generator, normal(4, 3), argnums=(0,))
+for _name in ("sum_adjoint", "sum_items"):
+    case(_name, "round_trip", sum_round_trip, normal(2, 3), normal(3), normal(2, 3), argnums=(0,))

@@ -7,8 +7,9 @@ with the number of statements.
 """
 import builtins
 
+from . import helpers
 from .helpers import to_float
-from .registry import defjvp, defvjp, primitive
+from .registry import defjvp, defvjp, parse_expression, primitive
 
 
 class Tape(list):
@@ -50,3 +51,16 @@ defjvp(builtin_min, "dy = dx1 * (x1 <= x2) + dx2 * (x1 > x2)")
 primitive("Tape", Tape, operands=(), differentiable=False)
 primitive("pop", pop, operands=("tape",))
 primitive("push", push, operands=("tape", "value"))
+
+# The builtin sum of a list: each item's adjoint is the result's, summed back to the item's shape.
+builtin_sum = primitive("builtin_sum", builtins.sum, operands=("iterable",), sequence_operand="iterable",
+                        signature=lambda iterable, start=0: None)
+defvjp(builtin_sum, "biterable += sum_adjoint(by, iterable)")
+defjvp(builtin_sum, "dy = sum(diterable)")
+builtin_sum.sequence_vjp = parse_expression("unbroadcast(by, item)")
+sum_adjoint = primitive("sum_adjoint", helpers.sum_adjoint, operands=("g",))
+defvjp(sum_adjoint, "bg += sum_items(by, g, iterable)")
+defjvp(sum_adjoint, "dy = sum_adjoint(dg, iterable)")
+sum_items = primitive("sum_items", helpers.sum_items, operands=("t",))
+defvjp(sum_items, "bt += sum_adjoint(by, iterable)")
+defjvp(sum_items, "dy = sum_items(dt, like, iterable)")

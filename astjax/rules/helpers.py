@@ -8,7 +8,7 @@ import numpy as np
 
 from ..array import Array, wrap
 
-__all__ = ["take_adjoint", "unbroadcast_to", "cumsum_adjoint", "trace_adjoint", "tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
+__all__ = ["sum_adjoint", "sum_items", "take_adjoint", "unbroadcast_to", "cumsum_adjoint", "trace_adjoint", "tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
            "attribute_adjoint", "item_adjoint", "stack_adjoint", "concatenate_adjoint", "array_adjoint", "broadcast_like", "TreeAdjoint", "index_adjoint", "materialize", "unbroadcast", "unreduce", "reduced_size", "invert_permutation", "pad_adjoint",
            "at_set", "at_add", "at_multiply", "at_get", "getitem", "clip_mask", "extremum_mask",
            "astype", "dynamic_slice_adjoint", "stack_part", "concatenate_part", "to_float",
@@ -386,6 +386,20 @@ def take_adjoint(g, a, indices, axis=None):
         axis = axis % out.ndim
         np.add.at(out, (slice(None),) * axis + (indices,), np.asarray(g))
     return wrap(out)
+
+
+def sum_adjoint(g, iterable):
+    """The adjoint of a list passed to the builtin `sum`: `g` for every item, summed to its shape."""
+    return TreeAdjoint({k: unbroadcast(g, item) for k, item in enumerate(iterable)})
+
+
+def sum_items(t, like, iterable):
+    """Transpose of `sum_adjoint`: the items of a list adjoint, each broadcast to `like`'s shape, added."""
+    items = t.items if isinstance(t, TreeAdjoint) else {}
+    total = np.zeros(np.shape(like), dtype=np.result_type(like, np.float32))
+    for value in items.values():
+        total = total + np.asarray(value)
+    return wrap(total)
 
 
 def to_float(x):

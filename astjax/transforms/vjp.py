@@ -273,7 +273,7 @@ class ReverseMode:
                         rule = sequence_rule(prim, "vjp", app, k, self.context, stmt)
                         elements = {f"o{i}": e for i, e in enumerate(node.elts)}
                         out.append((element.id, expand(rule, dict(bindings, k=gast.Constant(value=k, kind=None),
-                                                                  **elements))))
+                                                                  item=element, **elements))))
                 continue
             if not self.is_active(node):
                 continue

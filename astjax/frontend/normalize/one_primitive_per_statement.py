@@ -36,7 +36,6 @@ _UNSUPPORTED_EXPR = {
     gast.Lambda: ("a lambda inside a transformed function", "define it with `def` at module level"),
     gast.DictComp: ("dict comprehensions", "build the dict with a loop"),
     gast.SetComp: ("set comprehensions", "use a list"),
-    gast.GeneratorExp: ("generator expressions", "use a list comprehension"),
     gast.Dict: ("dict literals", "use separate variables or a tuple"),
 }
 
@@ -213,7 +212,8 @@ class OnePrimitivePerStatement(Pass):
             return gast.Attribute(value=self.operand(node.value), attr=node.attr, ctx=gast.Load())
         if isinstance(node, (gast.Tuple, gast.List)):
             return self.structure(node)
-        if isinstance(node, gast.ListComp):
+        if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
+            # A generator consumed by a call (sum(f(v) for v in xs)) is the list it produces.
             return self.list_comprehension(node)
         if isinstance(node, gast.JoinedStr):
             return node
