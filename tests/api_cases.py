@@ -163,3 +163,11 @@ def checked(x):
     if jnp.any(x < 0):
         raise ValueError("x must be non-negative")
     return jnp.sum(jnp.sqrt(x))
+
+
+def keyword_helper(x, scale=1.0, shift=0.0):
+    return jnp.sum(jnp.sin(x) * scale + shift)
+
+
+def keyword_caller(x, alpha=1.67):
+    return keyword_helper(x, scale=alpha, shift=1.0) * alpha

@@ -276,3 +276,10 @@ def test_assert_and_raise_run_as_written():
         astjax.grad(cases.checked)(np.ones((2, 2)))
     _, tangent = astjax.jvp(cases.checked, (x,), (np.ones(2),))
     assert float(tangent) == pytest.approx(0.75)
+
+
+def test_keyword_arguments_to_the_function_and_to_callees():
+    x = np.array([0.2, 0.4])
+    np.testing.assert_allclose(astjax.grad(cases.keyword_caller)(x, alpha=2.0), 4 * np.cos(x), rtol=1e-6)
+    _, g_alpha = astjax.grad(cases.keyword_caller, argnums=(0, 1))(x, 2.0)
+    assert float(g_alpha) == pytest.approx(4 * np.sin(x).sum() + 2.0, rel=1e-6)

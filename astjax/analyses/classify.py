@@ -100,7 +100,7 @@ def classify(value, resolver):
 _LIBRARIES = ("numpy", "astjax.numpy", "astjax.lax", "astjax.random", "astjax.array", "scipy", "math")
 
 
-def _is_library(fn):
+def is_library(fn):
     module = getattr(fn, "__module__", None) or ""
     return any(module == lib or module.startswith(lib + ".") for lib in _LIBRARIES)
 
@@ -133,6 +133,6 @@ def _call(call, resolver):
             return Application("opaque", call, callee=target, args=list(call.args))
         return _primitive(prim, call, bound)
     if hasattr(target, "__astjax_transform__") or (callable(target) and hasattr(target, "__code__")
-                                                   and not _is_library(target)):
+                                                   and not is_library(target)):
         return Application("function", call, callee=target, args=list(call.args))
     return Application("opaque", call, callee=target, args=list(call.args) + [k.value for k in call.keywords])

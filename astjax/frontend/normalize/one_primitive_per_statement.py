@@ -313,7 +313,37 @@ class OnePrimitivePerStatement(Pass):
             if kw.arg is None:
                 raise self.error("**kwargs in a call cannot be transformed", node, hint="pass keywords by name.")
             keywords.append(gast.keyword(arg=kw.arg, value=self.structure(kw.value)))
+        if keywords:
+            args, keywords = self.by_position(func, args, keywords)
         return gast.Call(func=func, args=args, keywords=keywords)
+
+    def by_position(self, func, args, keywords):
+        """A call of the user's own function passes every argument by position (derivatives flow by position)."""
+        import inspect
+        from ...analyses.classify import is_library
+        from ...rules import lookup_callable
+        target = self.context.resolver.static_value(func)
+        if not (inspect.isfunction(target) and not is_library(target) and lookup_callable(target) is None):
+            return args, keywords
+        try:
+            signature = inspect.signature(target)
+            bound = signature.bind(*args, **{k.arg: k.value for k in keywords})
+        except TypeError:
+            return args, keywords
+        positional = []
+        for param_name, param in signature.parameters.items():
+            if param.kind not in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
+                return args, keywords
+            if param_name in bound.arguments:
+                positional.append(bound.arguments[param_name])
+            elif param.default is not param.empty and isinstance(param.default, (int, float, bool, str, type(None))):
+                positional.append(gast.Constant(value=param.default, kind=None))
+            else:
+                return args, keywords
+        while len(positional) > len(args) and isinstance(positional[-1], gast.Constant) and \
+                signature.parameters[list(signature.parameters)[len(positional) - 1]].name not in bound.arguments:
+            positional.pop()      # trailing defaults the call did not pass stay implicit
+        return positional, []
 
     def method_target(self, func):
         """`x.at[i].add` keeps its shape with `x` and `i` as operands; other methods keep their object."""
