@@ -18,6 +18,7 @@ import astjax
 import astjax.numpy as jnp
 from astjax import tree_util
 from astjax.codegen.namespace import GENERATED_NAMESPACE
+from astjax.codegen.templates import static_value
 from astjax.rules import all_primitives, lookup_callable
 from astjax.rules.linalg import COMPOSITES
 
@@ -197,18 +198,8 @@ def _callee(node):
         if (func.attr in _AT_METHODS and isinstance(func.value, gast.Subscript)
                 and isinstance(func.value.value, gast.Attribute) and func.value.value.attr == "at"):
             return "at"
-        value = _static(func)
+        value = static_value(func)
         return lookup_callable(value) if value is not None else None
-    return None
-
-
-def _static(node):
-    """The object an attribute chain such as `jnp.linalg.solve` names in generated code."""
-    if isinstance(node, gast.Name):
-        return GENERATED_NAMESPACE.get(node.id)
-    if isinstance(node, gast.Attribute):
-        base = _static(node.value)
-        return getattr(base, node.attr, None) if base is not None else None
     return None
 
 

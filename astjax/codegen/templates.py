@@ -38,7 +38,7 @@ class _DropDefaults(gast.NodeTransformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
-        prim = lookup_callable(_static(node.func))
+        prim = lookup_callable(static_value(node.func))
         signature = prim.signature if prim is not None else None
         if signature is None:
             return node
@@ -51,11 +51,12 @@ class _DropDefaults(gast.NodeTransformer):
         return node
 
 
-def _static(func):
+def static_value(func):
+    """The object a name or attribute chain (`jnp.linalg.solve`) names in generated code, or None."""
     if isinstance(func, gast.Name):
         return GENERATED_NAMESPACE.get(func.id)
     if isinstance(func, gast.Attribute):
-        base = _static(func.value)
+        base = static_value(func.value)
         return getattr(base, func.attr, None) if base is not None else None
     return None
 

@@ -23,28 +23,19 @@ def is_temporary(identifier):
 
 
 def substitute_temporaries(function_node):
-    counts = _load_counts(function_node)
-    stores = _store_counts(function_node)
+    counts, stores = _uses(function_node)
     _block(function_node.body, counts, stores)
     return function_node
 
 
-def _load_counts(node):
-    counts = {}
+def _uses(node):
+    """(how often each name is read, how often it is assigned) in `node`."""
+    loads, stores = {}, {}
     for n in gast.walk(node):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-            counts[n.id] = counts.get(n.id, 0) + 1
-    return counts
-
-
-def _store_counts(node):
-    counts = {}
-    for n in gast.walk(node):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
-            counts[n.id] = counts.get(n.id, 0) + 1
-        elif isinstance(n, gast.AugAssign):
-            counts[n.target.id] = counts.get(n.target.id, 0) + 1
-    return counts
+        if isinstance(n, gast.Name):
+            table = loads if isinstance(n.ctx, gast.Load) else stores
+            table[n.id] = table.get(n.id, 0) + 1
+    return loads, stores
 
 
 def _block(block, counts, stores):

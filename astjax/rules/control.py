@@ -9,7 +9,7 @@ import builtins
 
 from . import helpers
 from .helpers import to_float
-from .registry import defjvp, defvjp, parse_expression, primitive
+from .registry import PRIMITIVES, defjvp, defvjp, parse_expression, primitive
 
 
 class Tape(list):
@@ -64,3 +64,7 @@ defjvp(sum_adjoint, "dy = sum_adjoint(dg, iterable)")
 sum_items = primitive("sum_items", helpers.sum_items, operands=("t",))
 defvjp(sum_items, "bt += sum_adjoint(by, iterable)")
 defjvp(sum_items, "dy = sum_items(dt, like, iterable)")
+
+# A float() and a tape pop pass a bare 0.0 adjoint through unchanged.
+for _prim in (to_float_prim, PRIMITIVES["pop"]):
+    _prim.accepts_scalar_zero = True

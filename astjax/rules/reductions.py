@@ -15,6 +15,7 @@ def reduction(name, *, aliases=(), vjp, jvp, signature=None):
     prim = primitive(name, getattr(jnp, name), operands=("a",), aliases=aliases, signature=signature)
     defvjp(prim, vjp)
     defjvp(prim, jvp)
+    prim.accepts_scalar_zero = True      # unreduce broadcasts a bare 0.0 back to the operand
     return prim
 
 

@@ -43,10 +43,16 @@ class Primitive:
         self.jvp = {}
         self.elementwise = False     # result has the broadcast shape of the operands
         self.static_check = None     # bound args -> (message, hint) when the rules do not cover this use
+        self.accepts_scalar_zero = False   # its rules work when `by` is a bare 0.0 (nothing reached y yet)
         self.batch = None
         self.lowerings = {}
         self.signature = _signature(signature or impl)
         self.doc = doc
+
+    @property
+    def zero_safe(self):
+        """Whether a bare 0.0 may stand for its result's adjoint: true when the rules only broadcast it."""
+        return self.elementwise or self.accepts_scalar_zero
 
     def bind(self, args, keywords):
         """Map the call's argument nodes to this primitive's parameter names.

@@ -135,3 +135,7 @@ structural("take", jnp.take, "a", "ba += take_adjoint(by, a, indices, axis)",
            signature=lambda a, indices, axis=None: None)
 structural("take_adjoint", helpers.take_adjoint, "g", "bg += jnp.take(by, indices, axis)",
            "dy = take_adjoint(dg, a, indices, axis)")
+
+# These rules only broadcast or scatter `by`, so a bare 0.0 adjoint works in them.
+for _name in ("getitem", "transpose", "attribute", "unreduce", "unbroadcast"):
+    PRIMITIVES[_name].accepts_scalar_zero = True

@@ -25,9 +25,6 @@ from ..frontend.normalize.base import copy_location
 __all__ = ["ReverseMode"]
 
 _ZERO = 0.0
-# Primitives whose rules accept a bare 0.0 as the adjoint of their result (it broadcasts).
-_ZERO_TOLERANT = {"sum", "mean", "max", "min", "prod", "var", "std", "getitem", "transpose", "to_float",
-                  "negative", "positive", "attribute", "pop", "unreduce", "unbroadcast"}
 _ids = itertools.count()
 
 
@@ -212,8 +209,7 @@ class ReverseMode:
                 app = classify(getattr(stmt, "custom_call", stmt.value), self.context.resolver)
                 if app.kind in ("function", "custom_vjp", "tuple"):
                     needs = True
-                elif app.kind == "primitive" and not (app.primitive.elementwise or
-                                                      app.primitive.name in _ZERO_TOLERANT):
+                elif app.kind == "primitive" and not app.primitive.zero_safe:
                     needs = True
             self._shaped[variable] = needs
         return self._shaped[variable]
