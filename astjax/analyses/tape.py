@@ -73,6 +73,8 @@ class TapePlan:
                     restored.add(variable)
                     continue
                 if isinstance(stmt, (gast.For, gast.While)):
+                    # The header runs once, before the body's restores: it reads what is in place now.
+                    note_reads([stmt.iter if isinstance(stmt, gast.For) else stmt.test], restored_in_loop)
                     scan(stmt.body, restored_in_loop | restores_in(stmt.body))
                     continue
                 if isinstance(stmt, gast.If):
@@ -81,14 +83,18 @@ class TapePlan:
                     scan(stmt.orelse, restored_in_loop)
                 else:
                     parts = [stmt]
-                zero_like_args = {id(c.args[0]) for p in parts for c in gast.walk(p) if isinstance(c, gast.Call)
-                                  and isinstance(c.func, gast.Name) and c.func.id == "zero_like"}
-                for p in parts:
-                    for n in gast.walk(p):
-                        if not (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)) or id(n) in zero_like_args:
-                            continue
-                        if n.id in restored or n.id in restored_in_loop:
-                            (shape_reads if getattr(n, "shape_only", False) else reads).add(n.id)
+                note_reads(parts, restored_in_loop)
+
+        def note_reads(parts, restored_in_loop):
+            zero_like_args = {id(c.args[0]) for p in parts for c in gast.walk(p) if isinstance(c, gast.Call)
+                              and isinstance(c.func, gast.Name) and c.func.id == "zero_like"}
+            for p in parts:
+                for n in gast.walk(p):
+                    if not (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)) or id(n) in zero_like_args:
+                        continue
+                    if n.id in restored or n.id in restored_in_loop:
+                        (shape_reads if getattr(n, "shape_only", False) else reads).add(n.id)
+
         scan(adjoint, set())
         shape_reads -= reads
         loop_targets = {n.target.id for n in gast.walk(self.function) if isinstance(n, gast.For)}
