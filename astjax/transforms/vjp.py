@@ -178,6 +178,7 @@ class ReverseMode:
                     self._restore_marker(stmt), self._reset(target)]
             return [copy_location(s, stmt) for s in out]
         contributions, prelude = self.contributions(stmt, target, app)
+        self._check_every_path_has_a_rule(stmt, app, contributions)
         # A call's derivative reads its arguments: when the call overwrote one of them, restore it first.
         reads_operands = app.kind in ("function", "custom_vjp")
         badj = self.adjoint(target)
@@ -197,6 +198,20 @@ class ReverseMode:
             out.append(self._restore_marker(stmt))
             out.append(self._reset(target))
         return [copy_location(s, stmt) for s in out]
+
+    def _check_every_path_has_a_rule(self, stmt, app, contributions):
+        """An active operand that receives no adjoint would be a silent zero: refuse instead."""
+        given = {n for n, _ in contributions}
+        for _, node in app.operand_nodes():
+            if self.is_active(node) or node is None:
+                continue
+            dropped = sorted({n.id for n in gast.walk(node) if isinstance(n, gast.Name) and self.is_active(n)} - given)
+            if dropped:
+                raise self.context.error(
+                    f"astjax cannot differentiate through this expression: `{dropped[0]}` reaches it inside "
+                    f"a {type(node).__name__.lower()} that this call does not take apart", stmt,
+                    hint=f"assign the {type(node).__name__.lower()} to a variable first, or pass its items as "
+                         f"separate arguments.")
 
     def _reset(self, variable):
         """The adjoint of a variable's previous value starts again from zero."""
@@ -442,15 +457,25 @@ class ReverseMode:
         return None
 
     def _read_saved_shapes(self, stmts):
-        """`unbroadcast(g, x)` -> `unbroadcast_to(g, x_shape)` for a variable whose shape alone is saved."""
+        """Read the saved shape of a variable whose shape alone is saved.
+
+        `unbroadcast(g, x)` -> `unbroadcast_to(g, x_shape)`, and
+        `bx = zero_like(x)` -> `bx = zeros_shaped(x_shape, bx)` (bx gives the dtype).
+        """
         shapes = self.shape_names
+        adjoint = self.adjoint
 
         class ReadShapes(gast.NodeTransformer):
             def visit_Call(self, node):
                 self.generic_visit(node)
-                if (isinstance(node.func, gast.Name) and node.func.id == "unbroadcast" and len(node.args) == 2
+                if not isinstance(node.func, gast.Name):
+                    return node
+                if (node.func.id == "unbroadcast" and len(node.args) == 2
                         and getattr(node.args[1], "shape_only", False) and node.args[1].id in shapes):
                     return call("unbroadcast_to", node.args[0], name(shapes[node.args[1].id]))
+                if node.func.id == "zero_like" and isinstance(node.args[0], gast.Name) and node.args[0].id in shapes:
+                    variable = node.args[0].id
+                    return call("zeros_shaped", name(shapes[variable]), name(adjoint(variable)))
                 return node
         return [ReadShapes().visit(s) for s in stmts]
 

@@ -135,7 +135,8 @@ class ControlFlow(Pass):
             return self._own_loop_variable(node, node.target.id) if rename else node
         position = None
         if isinstance(it, gast.Call) and self._is_builtin(it.func, enumerate) and len(it.args) == 1:
-            if not (isinstance(node.target, gast.Tuple) and len(node.target.elts) == 2):
+            if not (isinstance(node.target, gast.Tuple) and len(node.target.elts) == 2
+                    and isinstance(node.target.elts[0], gast.Name)):
                 raise self.error("write `for i, v in enumerate(xs)`", node)
             position, target = node.target.elts
             sequences, targets = [it.args[0]], [target]
@@ -154,15 +155,26 @@ class ControlFlow(Pass):
         count = lengths[0] if len(lengths) == 1 else gast.Call(func=name("min"), args=lengths, keywords=[])
         loads = []
         for seq, target in zip(sequences, targets):
-            if not isinstance(target, gast.Name):
-                raise self.error("loop targets must be names", node)
             item = gast.Subscript(value=copy.deepcopy(seq), slice=name(position.id), ctx=gast.Load())
-            loads.append(copy_location(gast.Assign(targets=[store(target.id)], value=item, type_comment=None), node))
+            loads += [copy_location(s, node) for s in self._unpack(target, item, node)]
         loop = gast.For(target=store(position.id), iter=gast.Call(func=name("range"), args=[count], keywords=[]),
                         body=loads + node.body, orelse=[], type_comment=None)
         if rename and position.id == _target_name(node):
             loop = self._own_loop_variable(loop, position.id)
         return [copy_location(s, node) for s in hoisted + [loop]]
+
+    def _unpack(self, target, value, loop):
+        """Assignments binding a loop target (a name, or nested tuples of names) to `value`."""
+        if isinstance(target, gast.Name):
+            return [gast.Assign(targets=[store(target.id)], value=value, type_comment=None)]
+        if not isinstance(target, (gast.Tuple, gast.List)):
+            raise self.error("loop targets must be names or tuples of names", loop)
+        item = self.context.namer.fresh("_item")
+        out = [gast.Assign(targets=[store(item)], value=value, type_comment=None)]
+        for k, element in enumerate(target.elts):
+            part = gast.Subscript(value=name(item), slice=gast.Constant(value=k, kind=None), ctx=gast.Load())
+            out += self._unpack(element, part, loop)
+        return out
 
     def _target_needs_own_variable(self, loop):
         """Whether the loop variable is rebound in the body or read outside the loop.

@@ -4,17 +4,20 @@ Each case is checked three ways: the value against the original function, the
 gradient against central finite differences in float64, and forward mode
 (jvp along each basis vector) against reverse mode.
 """
+import inspect
+
 import numpy as np
 import pytest
 
 import astjax
+import astjax.numpy as jnp
 
-import loop_reversal_cases as cases
+import reverse_sweep_cases as cases
 
-X = np.array([1.0, 2.0, 3.0, 4.0, 0.5, 0.7])
+X = np.array([1.0, 2.0, 3.0, 4.0, 0.5, 0.7, 0.2, 0.9])
 COUNTS = np.array([2, 0, 3])
 
-CASES = [(name, fn) for name, fn in vars(cases).items() if callable(fn) and not name.startswith("_")
+CASES = [(name, fn) for name, fn in vars(cases).items() if inspect.isfunction(fn) and not name.startswith("_")
          and fn.__module__ == cases.__name__]
 
 
@@ -58,3 +61,23 @@ def test_forward_agrees_with_reverse(name, fn):
 def test_while_loop_counter_is_kept_per_outer_iteration():
     text = astjax.source(astjax.grad(cases.while_inside_for))
     assert "push(" in text and "_n" in text
+
+
+def _mlp_over_parameter_list(params, x):
+    h = x
+    for W, b in params:
+        h = jnp.tanh(h @ W + b)
+    return jnp.sum(h ** 2)
+
+
+def test_gradient_with_respect_to_a_list_of_layer_tuples():
+    params = [(W.copy(), b.copy()) for W, b in cases._LAYERS]
+    grads = astjax.grad(_mlp_over_parameter_list)(params, X.copy())
+    for layer in range(3):
+        for part in range(2):
+            def along(v, layer=layer, part=part):
+                changed = [list(p) for p in params]
+                changed[layer][part] = v.reshape(params[layer][part].shape)
+                return _mlp_over_parameter_list([tuple(p) for p in changed], X.copy())
+            expected = _finite_differences(along, (params[layer][part].ravel().copy(),))
+            np.testing.assert_allclose(np.asarray(grads[layer][part]).ravel(), expected, rtol=1e-6, atol=1e-7)

@@ -1,7 +1,13 @@
-"""Loops whose reversal needs what the primal saw: bounds set by outer loops, counts of
-loops that break or are `while` loops nested in other loops, loop variables rebound in
-the body or read after the loop, sequences rebound while iterated, calls that overwrite
-their own argument, and returns from inside nested loops (see test_loop_reversal.py)."""
+"""Programs whose reverse sweep needs exactly what the primal saw (see test_reverse_sweep.py).
+
+Loops: bounds set by outer loops, counts of loops that break or are `while` loops
+nested in other loops, loop variables rebound in the body or read after the loop,
+sequences rebound while iterated, returns from inside nested loops. Calls: a call
+that overwrites its own argument, tuples built at a call. Carried values whose shape
+changes from one iteration to the next (an MLP with layers 8-6-5-3).
+"""
+import numpy as np
+
 import astjax.numpy as jnp
 
 
@@ -173,3 +179,32 @@ def triangular_while(x):
             j = j + 1
         i = i + 1
     return s
+
+
+def _sum_of_pair(pair):
+    a, b = pair
+    return jnp.sum(a * b)
+
+
+def tuple_built_at_call(x):
+    h = x * 2.0
+    return _sum_of_pair((x, h))
+
+
+_rng = np.random.default_rng(0)
+_LAYERS = [(_rng.normal(size=(8, 6)), _rng.normal(size=6)), (_rng.normal(size=(6, 5)), _rng.normal(size=5)),
+           (_rng.normal(size=(5, 3)), _rng.normal(size=3))]
+
+
+def layers_of_changing_width(x):
+    h = x
+    for W, b in _LAYERS:
+        h = jnp.tanh(h @ W + b)
+    return jnp.sum(h)
+
+
+def enumerate_with_tuple_target(x):
+    h = x
+    for i, (W, b) in enumerate(_LAYERS):
+        h = jnp.tanh(h @ W + b * i)
+    return jnp.sum(h ** 2)
