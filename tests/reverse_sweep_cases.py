@@ -208,3 +208,15 @@ def enumerate_with_tuple_target(x):
     for i, (W, b) in enumerate(_LAYERS):
         h = jnp.tanh(h @ W + b * i)
     return jnp.sum(h ** 2)
+
+
+def _noisy(x):
+    return x * np.random.randn(x.shape[0])
+
+
+def _indirectly_noisy(x):
+    return _noisy(x) + 1.0
+
+
+def callee_draws_random_numbers(x):
+    return jnp.sum(_indirectly_noisy(x) ** 2)
