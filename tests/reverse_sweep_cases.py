@@ -220,3 +220,40 @@ def _indirectly_noisy(x):
 
 def callee_draws_random_numbers(x):
     return jnp.sum(_indirectly_noisy(x) ** 2)
+
+
+def iterate_array_copy_while_changing_it(x):
+    y = x * 1.0
+    s = 0.0
+    for v in y.copy():
+        y[1] = 5.0
+        s = s + v * x[0]
+    return s + y[1] * x[2]
+
+
+def iterate_list_copy_while_appending(x):
+    xs = [x[0], x[1]]
+    s = 0.0
+    for v in xs[:]:
+        xs.append(v * 2.0)
+        s = s + v
+    return s + xs[3]
+
+
+def iterate_array_while_changing_it(x):
+    y = x * 1.0
+    s = 0.0
+    for v in y:
+        y[1] = 5.0
+        s = s + v * x[0]
+    return s
+
+
+def iterate_list_while_appending(x):
+    xs = [x[0], x[1]]
+    s = 0.0
+    for v in xs:
+        if len(xs) < 4:
+            xs.append(v * 2.0)
+        s = s + v
+    return s

@@ -17,7 +17,7 @@ import reverse_sweep_cases as cases
 X = np.array([1.0, 2.0, 3.0, 4.0, 0.5, 0.7, 0.2, 0.9])
 COUNTS = np.array([2, 0, 3])
 
-REFUSED = {"callee_draws_random_numbers"}
+REFUSED = {"callee_draws_random_numbers", "iterate_array_while_changing_it", "iterate_list_while_appending"}
 CASES = [(name, fn) for name, fn in vars(cases).items() if inspect.isfunction(fn) and not name.startswith("_")
          and fn.__module__ == cases.__name__ and name not in REFUSED]
 
@@ -90,3 +90,12 @@ def test_a_callee_that_draws_random_numbers_is_refused():
         astjax.grad(cases.callee_draws_random_numbers)(X.copy())
     message = str(info.value)
     assert "reverse_sweep_cases.py" in message and "random" in message and "_indirectly_noisy" in message
+
+
+@pytest.mark.parametrize("fn, line", [(cases.iterate_array_while_changing_it, "y[1] = 5.0"),
+                                      (cases.iterate_list_while_appending, "xs.append(v * 2.0)")])
+def test_a_sequence_changed_in_place_while_iterated_is_refused(fn, line):
+    """Python iterates lists and arrays live; astjax refuses rather than iterate a snapshot."""
+    with pytest.raises(astjax.errors.TransformError) as info:
+        astjax.grad(fn)(X.copy())
+    assert line in str(info.value) and "while iterating over it" in str(info.value)

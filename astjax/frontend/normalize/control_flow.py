@@ -34,6 +34,8 @@ import gast
 from .base import Pass, copy_location, name, range_of, store
 
 JUMPS = (gast.Return, gast.Break, gast.Continue)
+_IN_PLACE_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "fill", "resize",
+                     "put", "itemset", "setfield", "__setitem__", "__delitem__", "__iadd__", "__imul__"}
 
 
 def always_jumps(block):
@@ -148,6 +150,8 @@ class ControlFlow(Pass):
             sequences, targets = [it], [node.target]
         if position is None:
             position = store(self.context.namer.fresh("_i"))
+        for sequence in sequences:
+            self._refuse_changed_while_iterated(sequence, node.body)
         sequences = [self._hoist(s, assigned) for s in sequences]
         hoisted = [s for s, _ in sequences if s is not None]
         sequences = [n for _, n in sequences]
@@ -175,6 +179,28 @@ class ControlFlow(Pass):
             part = gast.Subscript(value=name(item), slice=gast.Constant(value=k, kind=None), ctx=gast.Load())
             out += self._unpack(element, part, loop)
         return out
+
+    def _refuse_changed_while_iterated(self, sequence, body):
+        """Python iterates a list or array live: a body that changes it in place changes the iteration."""
+        if not isinstance(sequence, gast.Name):
+            return
+        for node in (n for s in body for n in gast.walk(s)):
+            changed = None
+            if (isinstance(node, gast.Assign) and isinstance(node.value, gast.Call)
+                    and isinstance(node.value.func, gast.Name) and node.value.func.id.startswith("at_")
+                    and node.value.args and isinstance(node.value.args[0], gast.Name)
+                    and node.value.args[0].id == sequence.id):
+                changed = "an item assignment"
+            elif (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+                    and isinstance(node.func.value, gast.Name) and node.func.value.id == sequence.id
+                    and node.func.attr in _IN_PLACE_METHODS):
+                changed = f"`.{node.func.attr}()`"
+            if changed:
+                raise self.error(
+                    f"the loop changes `{sequence.id}` in place ({changed}) while iterating over it; Python "
+                    f"would see the change in later iterations", node,
+                    hint=f"iterate over a copy made for the loop (`{sequence.id}.copy()` for an array, "
+                         f"`{sequence.id}[:]` for a list), or build the new values in another variable.")
 
     def _target_needs_own_variable(self, loop):
         """Whether the loop variable is rebound in the body or read outside the loop.
