@@ -12,7 +12,7 @@ from ..frontend.parse import function_source
 from ..optimize import cleanup
 from ..backends.python import compile_function
 from .jvp import ForwardMode
-from .vjp import ReverseMode
+from .reverse import ReverseMode
 
 __all__ = ["Derivation"]
 
