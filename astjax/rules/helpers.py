@@ -128,9 +128,16 @@ class TreeAdjoint:
             return TreeAdjoint(items, self.fields or other.fields)
         if np.ndim(other) == 0 and not np.any(other):
             return self
+        if np.ndim(other) > 0 and all(isinstance(k, (int, np.integer)) for k in self.items):
+            # The same list was also read as an array (`np.sum(xs)`): add the items into its rows.
+            out = np.array(other, dtype=np.result_type(other, np.float32))
+            for key, value in self.items.items():
+                out[key] += np.asarray(value)
+            return wrap(out)
         return NotImplemented
 
     __radd__ = __add__
+    __array_ufunc__ = None      # `array + TreeAdjoint` must come here, never broadcast over an object
 
     def __getitem__(self, key):
         return self.items.get(key, 0.0)
@@ -169,10 +176,18 @@ def attribute_adjoint(x, attr, g):
 
 
 def item_adjoint(adjoint, i):
-    """Item i of the adjoint of a list (zero when nothing reached it)."""
+    """Item i of the adjoint of a list (zero when nothing reached it).
+
+    A rule that read the list as an array (`np.sum(xs)`, `jnp.array(rows)`)
+    gave it an array adjoint: item i is then that array's row i.
+    """
     if isinstance(adjoint, TreeAdjoint):
         return adjoint.items.get(i, 0.0)
-    return 0.0
+    if np.ndim(adjoint) == 0:
+        if np.any(adjoint):
+            raise TypeError(f"astjax: a list's adjoint is the scalar {adjoint!r}; it cannot be split into items")
+        return 0.0
+    return wrap(np.asarray(adjoint)[i])
 
 
 def stack_adjoint(g, axis=0):
