@@ -81,8 +81,9 @@ at_add = primitive("at_add", helpers.at_add, operands=("x", "v"))
 defvjp(at_add, "bx += by", "bv += unbroadcast(by[idx], v)")
 defjvp(at_add, "dy = dx + jnp.zeros_like(y).at[idx].add(dv)")
 at_multiply = primitive("at_multiply", helpers.at_multiply, operands=("x", "v"))
-defvjp(at_multiply, "bx += by.at[idx].multiply(v)", "bv += unbroadcast(by[idx] * x[idx], v)")
-defjvp(at_multiply, "dy = dx.at[idx].multiply(v) + jnp.zeros_like(y).at[idx].add(dv * x[idx])")
+# With a repeated position, v's adjoint would need the other factors too: unique_index refuses that.
+defvjp(at_multiply, "bx += by.at[idx].multiply(v)", "bv += unbroadcast(by[unique_index(idx, x)] * x[idx], v)")
+defjvp(at_multiply, "dy = dx.at[idx].multiply(v) + jnp.zeros_like(y).at[unique_index(idx, x)].add(dv * x[idx])")
 
 structural("attribute", getattr, "x", "bx += attribute_adjoint(x, attr, by)", "dy = getattr(dx, attr)",
            signature=lambda x, attr: None)
@@ -102,8 +103,6 @@ structural("unbroadcast_to", helpers.unbroadcast_to, "g", "bg += jnp.broadcast_t
            "dy = unbroadcast_to(dg, shape)")
 structural("unreduce", helpers.unreduce, "g", "bg += jnp.sum(by, axis, keepdims=keepdims, where=where)",
            "dy = unreduce(dg, x, axis, keepdims, where)")
-for _helper in ("reduced_size", "invert_permutation", "clip_mask", "extremum_mask"):
-    primitive(_helper, getattr(helpers, _helper), operands=(), differentiable=False)
 structural("broadcast_like", helpers.broadcast_like, "t", "bt += unbroadcast(by, t)",
            "dy = broadcast_like(dt, *operands)")
 
@@ -139,3 +138,15 @@ structural("take_adjoint", helpers.take_adjoint, "g", "bg += jnp.take(by, indice
 # These rules only broadcast or scatter `by`, so a bare 0.0 adjoint works in them.
 for _name in ("getitem", "transpose", "attribute", "unreduce", "unbroadcast"):
     PRIMITIVES[_name].accepts_scalar_zero = True
+
+# Parameters these helpers read only for a shape or a structure: they may hold values that carry a
+# derivative (the primal `x` of `unbroadcast(g, x)`), which stays exact since only the shape is read.
+_SHAPE_PARAMS = {
+    "array_adjoint": ("object",), "array_items": ("like", "object"), "attribute_adjoint": ("x",),
+    "broadcast_like": ("operands",), "concatenate_adjoint": ("arrays",), "concatenate_items": ("like", "arrays"),
+    "concatenate_part": ("arrays",), "concatenate_part_adjoint": ("g", "arrays"), "dynamic_slice_adjoint": ("operand",),
+    "field_of_adjoint": ("x",), "index_adjoint": ("x",), "stack_items": ("like",), "stack_part_adjoint": ("g",),
+    "take_adjoint": ("a",), "unbroadcast": ("x",), "unreduce": ("x",),
+}
+for _name, _params in _SHAPE_PARAMS.items():
+    PRIMITIVES[_name].shape_params = PRIMITIVES[_name].shape_params | frozenset(_params)

@@ -18,7 +18,7 @@ import gast
 from ..analyses.activity import Activity
 from ..analyses.shapes import ShapeClasses
 from ..analyses.tape import TapePlan
-from ..analyses.classify import classify
+from ..analyses.classify import check_refusals, classify
 from ..codegen.templates import LineComments, index_expression, assign, augassign, call, expand, is_marker, name
 from ..frontend.normalize.base import copy_location
 
@@ -63,6 +63,7 @@ class ReverseMode:
         self.function.body = primal + [ret]
         outputs = [self.output.id] if isinstance(self.output, gast.Name) else []
         self.activity = Activity(self.function, self.context.resolver, self.wrt, outputs)
+        check_refusals(self.function, self.context.resolver, self.activity, self.context)
         self.shapes = ShapeClasses(self.function, self.context.resolver)
         self.plan = TapePlan(self.function, primal, self.params)
 
