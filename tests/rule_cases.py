@@ -1528,6 +1528,14 @@ def diagonal_offset(a, w):
     return jnp.sum(w * a.diagonal(1, 1, 2))
 
 
+def diag_matrix(v, w):
+    return jnp.sum(w * jnp.diag(v, 1))
+
+
+def diag_of_matrix(a, w):
+    return jnp.sum(w * jnp.diag(a, -1))
+
+
 def diagonal_adjoint_fn(g, a, w):
     return jnp.sum(w * diagonal_adjoint(g, a, 0, 0, 1))
 
@@ -1629,6 +1637,8 @@ case("meshgrid", "ij", meshgrid_ij, normal(2), normal(3), normal(2))
 case("meshgrid_list", "xy", meshgrid_list_fn, normal(3), normal(2))
 case("diagonal", "main", diagonal_fn, normal(3, 3))
 case("diagonal", "offset_axes", diagonal_offset, normal(2, 3, 4))
+case("diag", "vector", diag_matrix, normal(3))
+case("diag", "matrix", diag_of_matrix, normal(3, 3))
 case("diagonal_adjoint", "main", diagonal_adjoint_fn, normal(3), np.zeros((3, 4)), argnums=(0,))
 case("repeat", "flat", repeat_flat, normal(2, 2))
 case("repeat", "axis_counts", repeat_axis, normal(2, 3))

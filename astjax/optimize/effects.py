@@ -55,9 +55,16 @@ def call_effect(call, namespace=None):
         target = scope.get(func.id, getattr(builtins, func.id, None))
         prim = lookup_callable(target) if target is not None else None
         return prim.effect if prim is not None else None
-    if isinstance(func, gast.Attribute) and func.attr in MUTATING_METHODS and not _is_module(func.value):
+    if isinstance(func, gast.Attribute) and func.attr in MUTATING_METHODS and not _is_module(func.value) \
+            and not _is_index_update(func.value):
         return MUTATING_METHODS[func.attr]
     return None
+
+
+def _is_index_update(node):
+    """`x.at[i]`: its methods (`.add`, `.set`, ...) return a new array and change nothing."""
+    return (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Attribute)
+            and node.value.attr == "at")
 
 
 def has_effects(node):
@@ -73,7 +80,7 @@ def mutation_refusal(call, resolver, varied, useful=None, forward=False):
     the names the output depends on (None: all of them).
     """
     func = call.func
-    if not (isinstance(func, gast.Attribute) and func.attr in MUTATING_METHODS):
+    if not (isinstance(func, gast.Attribute) and func.attr in MUTATING_METHODS) or _is_index_update(func.value):
         return None
     from ..frontend.resolve import NOT_STATIC
     supported = FORWARD_METHODS if forward else REVERSIBLE_METHODS

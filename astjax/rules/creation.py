@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import numpy as jnp
 from . import helpers
+from .helpers import diagonal_adjoint
 from .linalg import COMPOSITES
 from .registry import defjvp, defvjp, parse_expression, primitive
 
@@ -69,6 +70,17 @@ _rules(primitive("diagonal", jnp.diagonal, operands=("a",), aliases=(np.diagonal
 _rules(primitive("diagonal_adjoint", helpers.diagonal_adjoint, operands=("g",)),
        "bg += jnp.diagonal(by, offset, axis1, axis2)", "dy = diagonal_adjoint(dg, a, offset, axis1, axis2)",
        shape_params=("a",))
+
+def diag_adjoint(g, v, k):
+    """The adjoint of `v` from `y = jnp.diag(v, k)`: the k-th diagonal of g (v a vector), else g on it."""
+    if jnp.ndim(v) == 1:
+        return jnp.diagonal(g, k)
+    return diagonal_adjoint(g, v, k, 0, 1)
+
+
+COMPOSITES[diag_adjoint.__name__] = diag_adjoint
+_rules(primitive("diag", jnp.diag, operands=("v",), aliases=(np.diag,)),
+       "bv += diag_adjoint(by, v, k)", "dy = jnp.diag(dv, k)")
 
 repeat = _rules(primitive("repeat", jnp.repeat, operands=("a",), aliases=(np.repeat,),
                           signature=lambda a, repeats, axis=None, total_repeat_length=None: None),

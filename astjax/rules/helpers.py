@@ -14,7 +14,8 @@ __all__ = ["sum_adjoint", "sum_items", "take_adjoint", "unbroadcast_to", "cumsum
            "astype", "dynamic_slice_adjoint", "stack_part", "concatenate_part", "to_float",
            "stack_part_adjoint", "concatenate_part_adjoint",
            "zero_like", "diagonal_adjoint", "repeat_adjoint", "linspace_weights", "meshgrid_axes", "meshgrid_list",
-           "tree_leaves_of", "tree_leaves_adjoint", "unique_index", "adjugate"]
+           "tree_leaves_of", "tree_leaves_adjoint", "unique_index", "adjugate",
+           "spectral_direction", "no_higher_derivative"]
 
 
 def unbroadcast(g, x):
@@ -549,3 +550,14 @@ def adjugate(a):
     v = np.swapaxes(vt, -1, -2)
     out = (v * others[..., None, :]) @ np.swapaxes(u, -1, -2) * sign[..., None, None]
     return wrap(out.astype(np.result_type(a, np.float32)))
+
+
+def spectral_direction(x):
+    """u v^T for the top singular pair of the matrix x: the gradient of its spectral norm."""
+    u, _, vt = np.linalg.svd(np.asarray(x))
+    return wrap(np.outer(u[:, 0], vt[0]).astype(np.result_type(x, np.float32)))
+
+
+def no_higher_derivative(t, what):
+    """Stands in the rules of a primitive whose own derivative astjax does not have: an error if reached."""
+    raise NotImplementedError(f"astjax: the second derivative of {what} is not supported")

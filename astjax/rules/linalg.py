@@ -11,7 +11,7 @@ import numpy as np
 from .. import numpy as jnp
 from ..numpy import linalg as jnp_linalg
 from . import helpers
-from .helpers import unbroadcast, unreduce
+from .helpers import spectral_direction, unbroadcast, unreduce
 from .registry import defjvp, defvjp, primitive
 
 
@@ -156,20 +156,26 @@ def norm_adjoint(g, x, y, ord, axis, keepdims):
     spectral norm (ord=2) u v^T, from the top singular pair.
     """
     if ord == 2 and axis is None and jnp.ndim(x) == 2:
-        u, s, vt = jnp_linalg.svd(x)
-        return g * jnp.outer(u[:, 0], vt[0])
+        return g * spectral_direction(x)
     return unreduce(g / y, x, axis, keepdims) * x
 
 
 def norm_tangent(t, x, y, ord, axis, keepdims):
     """The tangent of `y = jnp.linalg.norm(x, ord, axis, keepdims)` for a tangent `t` of x."""
     if ord == 2 and axis is None and jnp.ndim(x) == 2:
-        u, s, vt = jnp_linalg.svd(x)
-        return jnp.sum(t * jnp.outer(u[:, 0], vt[0]))
+        return jnp.sum(t * spectral_direction(x))
     return jnp.sum(t * x, axis, keepdims=keepdims) / y
 
 
 COMPOSITES.update({f.__name__: f for f in (norm_adjoint, norm_tangent)})
+# The spectral norm's gradient, u v^T: differentiating it again is an error where it is reached (at run time,
+# so that second derivatives of vector norms, which share norm_adjoint, still work).
+spectral = primitive("spectral_direction", helpers.spectral_direction, operands=("x",))
+defvjp(spectral, "bx += no_higher_derivative(by, 'the spectral norm')")
+defjvp(spectral, "dy = no_higher_derivative(dx, 'the spectral norm')")
+refused_here = primitive("no_higher_derivative", helpers.no_higher_derivative, operands=("t",))
+defvjp(refused_here, "bt += no_higher_derivative(by, what)")
+defjvp(refused_here, "dy = no_higher_derivative(dt, what)")
 
 norm = primitive("norm", jnp_linalg.norm, operands=("x",), aliases=(np.linalg.norm,))
 defvjp(norm, "bx += norm_adjoint(by, x, y, ord, axis, keepdims)")

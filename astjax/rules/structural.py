@@ -81,9 +81,10 @@ at_add = primitive("at_add", helpers.at_add, operands=("x", "v"))
 defvjp(at_add, "bx += by", "bv += unbroadcast(by[idx], v)")
 defjvp(at_add, "dy = dx + jnp.zeros_like(y).at[idx].add(dv)")
 at_multiply = primitive("at_multiply", helpers.at_multiply, operands=("x", "v"))
-# With a repeated position, v's adjoint would need the other factors too: unique_index refuses that.
-defvjp(at_multiply, "bx += by.at[idx].multiply(v)", "bv += unbroadcast(by[unique_index(idx, x)] * x[idx], v)")
-defjvp(at_multiply, "dy = dx.at[idx].multiply(v) + jnp.zeros_like(y).at[unique_index(idx, x)].add(dv * x[idx])")
+# v's rule holds for distinct positions (with a repeat it would need the other factors too): normalization
+# writes a user's `x.at[idx].multiply(v)` as `x.at[unique_index(idx, x)].multiply(v)`, which checks that.
+defvjp(at_multiply, "bx += by.at[idx].multiply(v)", "bv += unbroadcast(by[idx] * x[idx], v)")
+defjvp(at_multiply, "dy = dx.at[idx].multiply(v) + jnp.zeros_like(y).at[idx].add(dv * x[idx])")
 
 structural("attribute", getattr, "x", "bx += attribute_adjoint(x, attr, by)", "dy = getattr(dx, attr)",
            signature=lambda x, attr: None)

@@ -19,7 +19,18 @@ METHODS = {m: m for m in ("sum", "mean", "prod", "max", "min", "var", "std", "ar
                           "trace", "take", "repeat", "argsort")}
 METHODS["flatten"] = "ravel"
 VARARG_METHODS = {"reshape", "transpose"}
-_UPDATES = {"max": "maximum", "min": "minimum", "power": None, "subtract": None, "divide": None}   # x.reshape(2, 3) means x.reshape((2, 3))
+_UPDATES = {"max": "maximum", "min": "minimum", "power": None, "subtract": None, "divide": None, "multiply": None}
+
+
+def _index_value(index):
+    """An index written inside `[...]` as an expression a call can take: `1:3` -> `slice(1, 3, None)`."""
+    if isinstance(index, gast.Slice):
+        parts = [copy.deepcopy(p) if p is not None else gast.Constant(value=None, kind=None)
+                 for p in (index.lower, index.upper, index.step)]
+        return gast.Call(func=name("slice"), args=parts, keywords=[])
+    if isinstance(index, gast.Tuple):
+        return gast.Tuple(elts=[_index_value(e) for e in index.elts], ctx=gast.Load())
+    return index   # x.reshape(2, 3) means x.reshape((2, 3))
 
 
 class MethodCalls(Pass):
@@ -52,7 +63,8 @@ class MethodCalls(Pass):
             x.at[i].min(v)        ->   x.at[unique_index(i, x)].set(jnp.minimum(x[i], v))
             x.at[i].power(v)      ->   x.at[unique_index(i, x)].set(x[i] ** v)
             x.at[i].subtract(v)   ->   x.at[i].add(-v)
-            x.at[i].divide(v)     ->   x.at[i].multiply(1.0 / v)
+            x.at[i].divide(v)     ->   x.at[unique_index(i, x)].multiply(1.0 / v)
+            x.at[i].multiply(v)   ->   x.at[unique_index(i, x)].multiply(v)     (v not a literal)
 
         (`unique_index` checks at run time that no position repeats: with repeats a
         scatter-max is not a max of one old value and one new one.)
@@ -70,18 +82,21 @@ class MethodCalls(Pass):
             return gast.Call(func=gast.Attribute(value=ref, attr=method, ctx=gast.Load()), args=[argument],
                              keywords=[])
 
+        checked = gast.Call(func=name("unique_index"), args=[_index_value(index), copy.deepcopy(array)],
+                            keywords=[])
+        if func.attr == "multiply" and not isinstance(value, gast.Constant):
+            return at(checked, "multiply", value)
         if func.attr == "subtract":
             return at(index, "add", gast.UnaryOp(op=gast.USub(), operand=value))
         if func.attr == "divide":
-            return at(index, "multiply", gast.BinOp(left=gast.Constant(value=1.0, kind=None), op=gast.Div(),
-                                                    right=value))
+            return at(checked, "multiply", gast.BinOp(left=gast.Constant(value=1.0, kind=None), op=gast.Div(),
+                                                      right=value))
         old = gast.Subscript(value=copy.deepcopy(array), slice=copy.deepcopy(index), ctx=gast.Load())
         if func.attr == "power":
             new = gast.BinOp(left=old, op=gast.Pow(), right=value)
         else:
             new = gast.Call(func=gast.Attribute(value=name("jnp"), attr=_UPDATES[func.attr], ctx=gast.Load()),
                             args=[old, value], keywords=[])
-        checked = gast.Call(func=name("unique_index"), args=[index, copy.deepcopy(array)], keywords=[])
         return at(checked, "set", new)
 
     def visit_Attribute(self, node):
