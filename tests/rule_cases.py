@@ -1477,7 +1477,7 @@ for _name in ("sum_adjoint", "sum_items"):
 
 # ================================================ builders and gathers (rules/creation.py)
 from astjax import tree_util  # noqa: E402
-from astjax.rules.helpers import (adjugate, diagonal_adjoint, meshgrid_list, repeat_adjoint,  # noqa: E402
+from astjax.rules.helpers import (adjugate, cast_adjoint, diagonal_adjoint, meshgrid_list, repeat_adjoint,  # noqa: E402
                                   tree_leaves_adjoint, tree_leaves_of)
 
 
@@ -1660,3 +1660,20 @@ case("sum", "list_of_arrays", list_sum, normal(3), normal(3))
 case("mean", "list_of_arrays", list_mean, normal(2), normal(2))
 case("prod", "list_of_arrays", list_prod, nonzero(0.5, 1.5, 3), nonzero(0.5, 1.5, 3))
 case("array", "nested_scalars", array_of_scalars, scalar(0.3), scalar(-0.8))
+
+
+def cast_adjoint_float(g, w):
+    return jnp.sum(w * cast_adjoint(g, np.zeros(3)))
+
+
+def cast_adjoint_int(g, w):
+    return jnp.sum(w * cast_adjoint(g, np.zeros(3, dtype=np.int32)))
+
+
+def astype_int(x, w):
+    return jnp.sum(w * x * x.astype(jnp.int32))
+
+
+case("cast_adjoint", "float", cast_adjoint_float, normal(3))
+case("cast_adjoint", "int", cast_adjoint_int, normal(3))
+case("astype", "to_int", astype_int, uniform(0.2, 0.8, 3) + _array([1.0, -3.0, 5.0]))

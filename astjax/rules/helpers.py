@@ -15,7 +15,7 @@ __all__ = ["sum_adjoint", "sum_items", "take_adjoint", "unbroadcast_to", "cumsum
            "stack_part_adjoint", "concatenate_part_adjoint",
            "zero_like", "diagonal_adjoint", "repeat_adjoint", "linspace_weights", "meshgrid_axes", "meshgrid_list",
            "tree_leaves_of", "tree_leaves_adjoint", "unique_index", "adjugate",
-           "spectral_direction", "no_higher_derivative"]
+           "spectral_direction", "no_higher_derivative", "cast_adjoint"]
 
 
 def unbroadcast(g, x):
@@ -561,3 +561,10 @@ def spectral_direction(x):
 def no_higher_derivative(t, what):
     """Stands in the rules of a primitive whose own derivative astjax does not have: an error if reached."""
     raise NotImplementedError(f"astjax: the second derivative of {what} is not supported")
+
+
+def cast_adjoint(g, like):
+    """`g`, or zeros when the cast's result `like` is integer or boolean: a cast to int carries no derivative."""
+    if np.issubdtype(np.result_type(like), np.inexact):
+        return g
+    return wrap(np.zeros(np.shape(g), dtype=np.result_type(g, np.float32)))

@@ -42,10 +42,13 @@ structural("pad", jnp.pad, "array", "barray += pad_adjoint(by, pad_width, mode)"
            signature=lambda array, pad_width, mode="constant": None)
 structural("pad_adjoint", helpers.pad_adjoint, "g", "bg += jnp.pad(by, pad_width, mode)",
            "dy = pad_adjoint(dg, pad_width, mode)")
-structural("astype", helpers.astype, "x", "bx += by", "dy = astype(dx, dtype)", aliases=(jnp.astype,)
+structural("cast_adjoint", helpers.cast_adjoint, "g", "bg += cast_adjoint(by, like)",
+           "dy = cast_adjoint(dg, like)", shape_params=("like",))
+structural("astype", helpers.astype, "x", "bx += cast_adjoint(by, y)", "dy = cast_adjoint(astype(dx, dtype), y)", aliases=(jnp.astype,)
            if hasattr(jnp, "astype") else ())
 structural("copy", jnp.copy, "a", "ba += by", "dy = da", aliases=(np.copy,))
-structural("array", jnp.array, "object", "bobject += array_adjoint(by, object)", "dy = jnp.array(dobject)",
+structural("array", jnp.array, "object", "bobject += array_adjoint(cast_adjoint(by, y), object)",
+           "dy = cast_adjoint(jnp.array(dobject), y)",
            aliases=(jnp.asarray, np.array, np.asarray), sequence_operand="object",
            signature=lambda object, dtype=None: None)
 
@@ -58,7 +61,7 @@ defvjp(PRIMITIVES["stack"], "barrays += stack_adjoint(by, axis)")
 defvjp(PRIMITIVES["concatenate"], "barrays += concatenate_adjoint(by, arrays, axis)")
 for _name, _part in {"stack": "stack_part(by, k, axis)",
                      "concatenate": "concatenate_part(by, arrays, k, axis)",
-                     "array": "stack_part(by, k)"}.items():
+                     "array": "stack_part(cast_adjoint(by, y), k)"}.items():
     PRIMITIVES[_name].sequence_vjp = parse_expression(_part)
 structural("stack_part", helpers.stack_part, "g", "bg += stack_part_adjoint(by, g, k, axis)",
            "dy = stack_part(dg, k, axis)")
