@@ -244,7 +244,17 @@ def casts_to_int(x):
     return jnp.sum(x.astype(jnp.int32) * x) + jnp.sum(np.array(x * 3.0, dtype=int) * x)
 
 
-_RIGHT = [casts_to_int, sum_of_list_literal, sum_of_comprehension, rotation_of_scalars, cumprod_method, diagonal_method,
+def _pair_product(pair):
+    a, b = pair
+    return jnp.sum(a * b)
+
+
+def tuple_to_helper(x):
+    h = x * 2.0
+    return _pair_product((x, h)) + _pair_product([x[0], x ** 2])
+
+
+_RIGHT = [tuple_to_helper, casts_to_int, sum_of_list_literal, sum_of_comprehension, rotation_of_scalars, cumprod_method, diagonal_method,
           take_and_repeat_methods, full_and_linspace, meshgrid_product, l2_over_tree_leaves, spectral_norms,
           at_max_min, det_of_singular, at_set_out_of_bounds]
 

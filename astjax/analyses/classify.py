@@ -83,6 +83,10 @@ class Application:
                 carries(k.value) for k in getattr(self.node, "keywords", [])):
             return ("a value that needs a derivative is passed by keyword to a user function",
                     "pass it by position")
+        if self.kind in ("function", "custom_vjp", "custom_jvp") and any(
+                not isinstance(a, (gast.Name, gast.Constant)) and carries(a) for a in self.args):
+            return ("a value that needs a derivative is passed inside an expression to a user function",
+                    "give that value its own name on the line before and pass the name")
         return None
 
     def __repr__(self):

@@ -21,7 +21,7 @@ from .base import Pass, copy_location, name, store
 
 
 class ListOperands(Pass):
-    """Name the list and tuple literals that reach a primitive, a list append, or another list."""
+    """Name the list and tuple literals that reach a primitive, a user function, a list append, or another list."""
 
     def run(self, node):
         node.body = self.block(node.body)
@@ -53,7 +53,10 @@ class ListOperands(Pass):
             node.args = [self.named(a) for a in node.args]
             return
         prim = lookup_callable(self.context.resolver.static_value(func))
-        if prim is None or not prim.differentiable or prim.signature is None:
+        if prim is None:       # the user's function (or one astjax refuses): a list argument is a value too
+            node.args = [self.named(a) for a in node.args]
+            return
+        if not prim.differentiable or prim.signature is None:
             return
         try:
             bound = prim.signature.bind(*node.args, **{k.arg: k.value for k in node.keywords if k.arg})
