@@ -333,10 +333,21 @@ def unknown_method(x):
     return jnp.sum(x.ptp())
 
 
+def _append_double(xs, v):
+    xs.append(v * 2.0)
+
+
+def mutating_helper(x):
+    xs = []
+    _append_double(xs, x)
+    return jnp.sum(xs[0])
+
+
 _REFUSED = [(list_pop, "xs.pop()"), (list_extend, "xs.extend("), (list_insert, "xs.insert("),
             (list_remove, "items.remove("), (drain_with_pop, "items.pop()"), (sort_in_place, "y.sort()"),
             (clip_bound_carries_derivative, "jnp.clip("), (norm_order_at_run_time, "jnp.linalg.norm("),
-            (norm_order_one, "jnp.linalg.norm("), (unknown_method, "x.ptp()")]
+            (norm_order_one, "jnp.linalg.norm("), (unknown_method, "x.ptp()"),
+            (mutating_helper, "_append_double(xs, x)")]
 
 
 @pytest.mark.parametrize("fn, line", _REFUSED, ids=lambda f: getattr(f, "__name__", ""))

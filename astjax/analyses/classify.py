@@ -141,10 +141,31 @@ def check_refusals(function_node, resolver, activity, context, forward=False):
             if node.targets[0].id in needed:
                 problem = classify(getattr(node, "custom_call", node.value), resolver).refusal(activity.varied)
         elif isinstance(node, gast.Expr) and isinstance(node.value, gast.Call):
-            problem = mutation_refusal(node.value, resolver, activity.varied, mutated_needed, forward)
+            problem = (mutation_refusal(node.value, resolver, activity.varied, mutated_needed, forward)
+                       or _discarded_call_refusal(node.value, resolver, activity.varied))
         if problem:
             message, hint = problem
             raise context.error(message, node, hint=hint)
+
+
+def _discarded_call_refusal(call, resolver, varied):
+    """A call whose result is dropped can only matter through what it changes: refused if a derivative reaches it.
+
+    `add_to(xs, x)` may append to xs; astjax follows no such mutation (methods
+    in optimize/effects.py's table are judged there).
+    """
+    from ..optimize.effects import MUTATING_METHODS
+    if isinstance(call.func, gast.Attribute) and call.func.attr in MUTATING_METHODS:
+        return None
+    app = classify(call, resolver)
+    if app.kind not in ("function", "opaque", "custom_vjp", "custom_jvp"):
+        return None
+    names = {n.id for n in gast.walk(call) if isinstance(n, gast.Name)}
+    if not names & varied:
+        return None
+    return ("the result of this call is not used, so it can only matter through what it changes in its "
+            "arguments; astjax does not follow such changes", "return the new value and assign it "
+            "(`xs = add_to(xs, x)`), or make the call on values that do not depend on the differentiated input")
 
 
 def classify(value, resolver):
