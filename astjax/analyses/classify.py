@@ -2,6 +2,13 @@
 
 The result binds the statement's operand nodes to the primitive's parameter
 names, so a rule template can be expanded with them.
+
+Refuse by default (`check_refusals`): a value that carries a derivative may
+reach a result only through an operand a rule covers, a copy, a tuple item or
+a user function's argument. An opaque call (a method or function astjax has
+no rule for), a static argument (`clip`'s bounds, `full`'s shape), an
+expression nested in an operand, or a mutation the transformations do not
+reverse is an error at the user's line, never a silent zero.
 """
 import gast
 
