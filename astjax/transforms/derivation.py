@@ -46,8 +46,8 @@ class Derivation:
         """Normalize `fn`, run the transformation `make_transform` builds, clean up, compile."""
         source = function_source(_callable_with_source(fn))
         context = FunctionContext(source)
+        _check_params(source.node, context)
         node = normalize(source.node, context)
-        _check_params(node, context)
         params = [a.id for a in node.args.args]
         namespace = dict(GENERATED_NAMESPACE)
         namespace.update(context.resolver.free_names(source.node))
@@ -120,6 +120,14 @@ def _clean(name):
 
 def _check_params(node, context):
     args = node.args
+    if (args.vararg or args.kwarg) and hasattr(context.source.fn, "__wrapped__"):
+        wrapped = context.source.fn.__wrapped__
+        name = getattr(wrapped, "__name__", "f")
+        raise context.error(f"`{name}` is wrapped by a decorator whose wrapper takes *args/**kwargs: astjax "
+                            "differentiates the wrapper (differentiating the undecorated function would drop what "
+                            "the wrapper does), and cannot transform *args or **kwargs yet", node,
+                            hint=f"give the wrapper explicit parameters (def wrapper(x): ...), or transform "
+                                 f"`{name}.__wrapped__` and apply the decorator's effect in your own code.")
     if args.vararg or args.kwarg or args.kwonlyargs:
         raise context.error("functions with *args, **kwargs or keyword-only parameters cannot be transformed yet",
                             node, hint="list the parameters explicitly.")

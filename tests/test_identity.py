@@ -1,0 +1,130 @@
+"""Function identity and scoping: astjax differentiates the code the function runs, or refuses.
+
+Each case checks the value against running the original function and the
+derivative against central finite differences in float64 (and forward mode
+against reverse mode where both apply).
+"""
+import functools
+import importlib.util
+import linecache
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax.errors import AstjaxError
+
+
+def finite_difference(f, x, eps=1e-6):
+    """Central differences of a scalar function in float64."""
+    x = np.asarray(x, dtype=np.float64)
+    flat = x.reshape(-1)
+    out = np.zeros_like(flat)
+    for i in range(flat.size):
+        step = np.zeros_like(flat)
+        step[i] = eps
+        out[i] = (float(f((flat + step).reshape(x.shape))) - float(f((flat - step).reshape(x.shape)))) / (2 * eps)
+    return out.reshape(x.shape)
+
+
+def check(f, x):
+    """grad(f)(x) and jvp(f) agree with finite differences; value_and_grad's value with f(x)."""
+    x = np.asarray(x, dtype=np.float64)
+    value, gradient = astjax.value_and_grad(f)(x)
+    np.testing.assert_allclose(np.asarray(value), np.asarray(f(x)), rtol=1e-12)
+    expected = finite_difference(f, x)
+    np.testing.assert_allclose(np.asarray(gradient), expected, rtol=1e-6, atol=1e-8)
+    tangent = np.ones_like(x)
+    _, forward = astjax.jvp(f, (x,), (tangent,))
+    np.testing.assert_allclose(float(forward), float(np.sum(expected * tangent)), rtol=1e-6, atol=1e-8)
+    return gradient
+
+
+def define(text, filename, namespace=None):
+    """Execute `text` as if typed in a notebook cell named `filename` (linecache holds its text)."""
+    text = textwrap.dedent(text)
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    namespace = {"jnp": jnp, "np": np} if namespace is None else namespace
+    exec(compile(text, filename, "exec"), namespace)
+    return namespace
+
+
+# --- 1. function identity -----------------------------------------------------------------------
+
+def test_two_lambdas_on_one_line_are_told_apart():
+    a, b = (lambda x: x * 2.), (lambda x: x * 3.)
+    assert float(check(a, 1.5)) == pytest.approx(2.0)
+    assert float(check(b, 1.5)) == pytest.approx(3.0)
+
+
+def test_nested_lambdas_on_one_line():
+    scaled_square = lambda k: (lambda y: y * y * k)
+    assert float(check(scaled_square(3.0), 2.0)) == pytest.approx(12.0)
+    assert float(check(scaled_square(5.0), 2.0)) == pytest.approx(20.0)
+
+
+def test_redefined_cell_is_refused_for_the_old_function():
+    old = define("def f(x):\n    return x * 2.0\n", "<identity-cell-1>")["f"]
+    new = define("def f(x):\n    return x * x * 5.0\n", "<identity-cell-1>")["f"]
+    assert float(check(new, 1.5)) == pytest.approx(15.0)
+    with pytest.raises(AstjaxError, match="has changed since it was defined"):
+        astjax.grad(old)(1.0)
+
+
+def test_file_changed_after_import_is_refused(tmp_path):
+    path = tmp_path / "identity_changed_module.py"
+    path.write_text("def f(x):\n    return x * 2.0\n")
+    spec = importlib.util.spec_from_file_location("identity_changed_module", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    path.write_text("def f(x):\n    return x * 7.0\n")
+    linecache.checkcache(str(path))
+    with pytest.raises(AstjaxError, match="re-run its definition"):
+        astjax.grad(module.f)(1.0)
+    sys.modules.pop("identity_changed_module", None)
+
+
+def test_same_text_same_code_is_accepted():
+    f = define("def f(x):\n    return jnp.sin(x) * 2.0\n", "<identity-cell-2>")["f"]
+    check(f, 0.3)
+    f_again = define("def f(x):\n    return jnp.sin(x) * 2.0\n", "<identity-cell-2>")["f"]
+    check(f, 0.3)
+    check(f_again, 0.7)
+
+
+# --- 2. decorated functions ---------------------------------------------------------------------
+
+def _doubling(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return 2 * fn(*args, **kwargs)
+    return wrapper
+
+
+def _doubling_explicit(fn):
+    @functools.wraps(fn)
+    def wrapper(x):
+        return 2.0 * fn(x)
+    return wrapper
+
+
+def test_decorator_with_star_args_is_refused_not_dropped():
+    @_doubling
+    def f(x):
+        return x * x
+
+    with pytest.raises(AstjaxError, match="wrapped by a decorator"):
+        astjax.grad(f)(3.0)
+    with pytest.raises(AstjaxError, match="wrapped by a decorator"):
+        astjax.jvp(f, (3.0,), (1.0,))
+
+
+def test_decorator_with_explicit_parameters_is_differentiated_with_its_wrapper():
+    @_doubling_explicit
+    def f(x):
+        return x * x * x
+
+    assert float(check(f, 1.5)) == pytest.approx(2.0 * 3 * 1.5 ** 2)
