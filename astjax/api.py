@@ -46,20 +46,23 @@ class ReverseTransform:
         return self.generated(mode)(*before, *self.leading, *args, **{**self.keywords, **kwargs})
 
     def derivation(self, mode):
-        """The Derivation for `mode` ("grad", "value_and_grad" or "vjp"), built once per function."""
-        if mode not in self._built:
-            shift = len(self.leading)
-            wrt = tuple(a + shift for a in self.argnums) if mode != "vjp" else self._all_positions()
-            key = (mode, tuple(wrt), self.has_aux)
-            try:
-                table = _REVERSE.setdefault(self.fun, {})
-            except TypeError:        # not weak-referenceable: no cache beyond this transform
-                table = {}
-            if key not in table:
-                derivation = Derivation()
-                derivation.reverse(self.fun, wrt, mode=mode, has_aux=self.has_aux)
-                table[key] = derivation
-            self._built[mode] = table[key]
+        """The Derivation for `mode` ("grad", "value_and_grad" or "vjp"), built once per function
+        and built again when a global, closure cell or default it resolved has been rebound."""
+        built = self._built.get(mode)
+        if built is not None and built.current():
+            return built
+        shift = len(self.leading)
+        wrt = tuple(a + shift for a in self.argnums) if mode != "vjp" else self._all_positions()
+        key = (mode, tuple(wrt), self.has_aux)
+        try:
+            table = _REVERSE.setdefault(self.fun, {})
+        except TypeError:        # not weak-referenceable: no cache beyond this transform
+            table = {}
+        if key not in table or not table[key].current():     # a global or closure cell was rebound
+            derivation = Derivation()
+            derivation.reverse(self.fun, wrt, mode=mode, has_aux=self.has_aux)
+            table[key] = derivation
+        self._built[mode] = table[key]
         return self._built[mode]
 
     def _all_positions(self):

@@ -15,6 +15,7 @@ from .api import ReverseTransform, grad, vjp
 from .arguments import check_callable, differentiable_input, is_float_leaf, split_callable
 from .array import wrap
 from .rules.helpers import materialize
+from .frontend.parse import defaults_after
 from .transforms.derivation import Derivation
 
 __all__ = ["jvp", "jacfwd", "jacrev", "hessian", "forward_function"]
@@ -28,7 +29,7 @@ def forward_function(fun, mask):
         table = _FORWARD.setdefault(fun, {})
     except TypeError:         # not weak-referenceable: no cache
         table = {}
-    if mask not in table:
+    if mask not in table or not table[mask].current():     # new, or a global it read was rebound
         derivation = Derivation()
         derivation.forward(fun, [i for i, m in enumerate(mask) if m])
         table[mask] = derivation
@@ -63,6 +64,10 @@ def jvp(fun, primals, tangents, has_aux=False):
         tangents[i] = tree_util.tree_map(lambda leaf, like: wrap(np.asarray(leaf, dtype=np.result_type(like))),
                                          t, primals[i])
     function, leading, keywords = split_callable(fun)
+    if not keywords:         # the generated function takes every primal, then the tangents
+        defaults = defaults_after(function, len(leading) + len(primals))
+        primals += defaults
+        mask += [False] * len(defaults)
     generated, _ = forward_function(function, (False,) * len(leading) + tuple(mask))
     value, tangent = generated(*leading, *primals, *[t for t, m in zip(tangents, mask) if m], **keywords)
     if has_aux:

@@ -128,3 +128,128 @@ def test_decorator_with_explicit_parameters_is_differentiated_with_its_wrapper()
         return x * x * x
 
     assert float(check(f, 1.5)) == pytest.approx(2.0 * 3 * 1.5 ** 2)
+
+
+# --- 3. default arguments -----------------------------------------------------------------------
+
+def test_defaults_are_the_values_bound_at_definition():
+    namespace = define("""
+        C = 2.0
+        def g(x, c=C):
+            return c * x * x
+        def h(x):
+            return g(x) + g(x, 1.0)
+        C = 5.0
+    """, "<identity-defaults>")
+    g, h = namespace["g"], namespace["h"]
+    assert float(check(g, 1.5)) == pytest.approx(2 * 2.0 * 1.5)
+    assert float(check(h, 1.5)) == pytest.approx(2 * 3.0 * 1.5)
+
+
+def test_jvp_with_a_default_parameter_not_passed():
+    def g(x, c=2.0):
+        return c * x * x
+
+    value, tangent = astjax.jvp(g, (1.5,), (0.5,))
+    assert float(value) == pytest.approx(g(1.5))
+    assert float(tangent) == pytest.approx(2 * 2.0 * 1.5 * 0.5)
+    value, tangent = astjax.jvp(g, (1.5, 3.0), (0.5, 1.0))
+    assert float(value) == pytest.approx(g(1.5, 3.0))
+    assert float(tangent) == pytest.approx(2 * 3.0 * 1.5 * 0.5 + 1.5 ** 2)
+
+
+def test_reassigned_defaults_rebuild_the_derivative():
+    def g(x, c=2.0):
+        return c * x * x
+
+    gradient = astjax.grad(g)
+    assert float(gradient(1.0)) == pytest.approx(4.0)
+    g.__defaults__ = (3.0,)
+    assert float(gradient(1.0)) == pytest.approx(6.0)
+
+
+# --- 4. globals and closure cells rebound after the first transform -----------------------------
+
+def test_rebound_global_is_read_again():
+    namespace = define("""
+        K = 2.0
+        def f(x):
+            return K * jnp.sin(x)
+    """, "<identity-global>")
+    f = namespace["f"]
+    gradient = astjax.grad(f)
+    assert float(gradient(0.5)) == pytest.approx(2.0 * np.cos(0.5), rel=1e-6)
+    namespace["K"] = 3.0
+    assert float(gradient(0.5)) == pytest.approx(3.0 * np.cos(0.5), rel=1e-6)
+    assert float(astjax.grad(f)(0.5)) == pytest.approx(3.0 * np.cos(0.5), rel=1e-6)
+    check(f, 0.5)
+
+
+def test_rebound_global_function_is_called_anew():
+    namespace = define("""
+        def helper(x):
+            return x * x
+        def f(x):
+            return helper(x) * 2.0
+    """, "<identity-global-function>")
+    f = namespace["f"]
+    gradient = astjax.grad(f)
+    assert float(gradient(1.5)) == pytest.approx(6.0)
+    define("""
+        def helper(x):
+            return jnp.sin(x)
+    """, "<identity-global-function-2>", namespace)
+    assert float(gradient(1.5)) == pytest.approx(2.0 * np.cos(1.5), rel=1e-6)
+    _, tangent = astjax.jvp(f, (1.5,), (1.0,))
+    assert float(tangent) == pytest.approx(2.0 * np.cos(1.5), rel=1e-6)
+
+
+def test_rebound_global_read_by_a_callee_and_under_a_second_grad():
+    namespace = define("""
+        K = 2.0
+        def helper(x):
+            return K * x * x * x
+        def f(x):
+            return helper(x) + x
+    """, "<identity-global-callee>")
+    f = namespace["f"]
+    first, second = astjax.grad(f), astjax.grad(astjax.grad(f))
+    assert float(first(1.0)) == pytest.approx(7.0)
+    assert float(second(1.0)) == pytest.approx(12.0)
+    namespace["K"] = 3.0
+    assert float(first(1.0)) == pytest.approx(10.0)
+    assert float(second(1.0)) == pytest.approx(18.0)
+
+
+def test_rebound_closure_cell_is_read_again():
+    def make():
+        k = 2.0
+
+        def inner(x):
+            return k * x * x
+
+        def set_k(value):
+            nonlocal k
+            k = value
+        return inner, set_k
+
+    inner, set_k = make()
+    gradient = astjax.grad(inner)
+    assert float(gradient(1.0)) == pytest.approx(4.0)
+    set_k(7.0)
+    assert float(gradient(1.0)) == pytest.approx(14.0)
+    _, tangent = astjax.jvp(inner, (1.0,), (1.0,))
+    assert float(tangent) == pytest.approx(14.0)
+    check(inner, 0.7)
+
+
+def test_global_defined_later_that_shadows_a_builtin_is_noticed():
+    namespace = define("""
+        def f(x):
+            return abs(x) * x
+    """, "<identity-shadow-builtin>")
+    f = namespace["f"]
+    gradient = astjax.grad(f)
+    assert float(gradient(-2.0)) == pytest.approx(4.0)
+    namespace["abs"] = lambda v: v * v
+    assert float(gradient(-2.0)) == pytest.approx(12.0)

@@ -19,7 +19,7 @@ import gast
 
 from ..errors import SourceUnavailableError
 
-__all__ = ["FunctionSource", "function_source", "generated_filename"]
+__all__ = ["FunctionSource", "function_source", "generated_filename", "defaults_after"]
 
 
 class FunctionSource:
@@ -77,6 +77,29 @@ def function_source(fn):
     parsed = _parse_file(filename, fn)
     node = _locate(parsed, code, fn)
     return FunctionSource(gast.ast_to_gast(node), fn, filename, code.co_firstlineno)
+
+
+def defaults_after(function, given):
+    """The default values of `function`'s parameters after its first `given` ones.
+
+    A forward-mode function takes its tangents after its primals, so it has no
+    defaults of its own: whoever calls it passes these explicitly.
+    """
+    code = getattr(function, "__code__", None)
+    if code is None or getattr(function, "__astjax_transform__", None) is not None:
+        try:
+            function = function_source(function).fn
+        except SourceUnavailableError:
+            return []
+        code = getattr(function, "__code__", None)
+        if code is None:
+            return []
+    defaults = getattr(function, "__defaults__", None) or ()
+    count = code.co_argcount
+    first_default = count - len(defaults)
+    if given >= count or given < first_default:
+        return []
+    return list(defaults[given - first_default:])
 
 
 def _describe(fn):

@@ -5,7 +5,10 @@ mode, cleans the result up and compiles it; each user function f calls gets its
 own `vjp_<name>` function the same way (once per set of active arguments, so
 recursion reuses the function being built).
 """
+import gast
+
 from ..codegen.namespace import GENERATED_NAMESPACE
+from ..frontend.bindings import Bindings
 from ..frontend.context import FunctionContext
 from ..frontend.normalize import normalize
 from ..frontend.parse import function_source
@@ -25,6 +28,12 @@ class Derivation:
         self.sources = []          # (name, text), main function first
         self.namespaces = []
         self.callees = {}          # (function, mask) -> generated name
+        self.bindings = Bindings()  # what the resolved free names held when this was built
+
+    def current(self):
+        """Whether every global, closure cell, `__code__` and `__defaults__` this derivation resolved
+        still holds the same object (else the caller builds it again)."""
+        return self.bindings.current()
 
     def reverse(self, fn, wrt, mode="grad", has_aux=False, name=None):
         """Generate, clean up and compile the reverse-mode function of `fn`."""
@@ -50,17 +59,32 @@ class Derivation:
         node = normalize(source.node, context)
         params = [a.id for a in node.args.args]
         namespace = dict(GENERATED_NAMESPACE)
-        namespace.update(context.resolver.free_names(source.node))
+        _bind_defaults(node, source.fn, context, namespace)
+        free = context.resolver.free_names(source.node)
+        namespace.update(free)
+        self._record_bindings(source, context, free)
         self.namespaces.append(namespace)
         label = name or f"{prefix}_{_clean(source.name)}"
         transform = make_transform(context, node, [params[i] for i in wrt], namespace, label)
         generated = cleanup(transform.transform())
         fn_out, text = compile_function(generated, namespace, label)
+        fn_out.__astjax_function_source__.bindings = self.bindings
         self.functions[label] = fn_out
         self.sources.append((label, text))
         for ns in self.namespaces:
             ns.update(self.functions)
         return fn_out
+
+    def _record_bindings(self, source, context, free):
+        """Remember what `source`'s free names resolved to (a generated source: what its derivation did)."""
+        if source.generated:
+            self.bindings.extend(getattr(source, "bindings", None))
+        else:
+            self.bindings.record_function(source.fn, source.node, context.resolver.is_local)
+        for value in free.values():
+            generated = getattr(value, "__astjax_function_source__", None)
+            if generated is not None:
+                self.bindings.extend(getattr(generated, "bindings", None))
 
     def _callee_hook(self, namespace, context, kind):
         return lambda callee, mask, stmt: self._callee(callee, mask, namespace, context, stmt, kind=kind)
@@ -116,6 +140,25 @@ def _callable_with_source(fn):
 
 def _clean(name):
     return "lambda" if name in ("<lambda>", "_lambda") else name
+
+
+def _bind_defaults(node, fn, context, namespace):
+    """Default values are the ones bound when `fn` was defined (its `__defaults__`), never its source
+    text evaluated again now: `def f(x, c=C)` keeps the C of its definition when C is rebound."""
+    if not node.args.defaults:
+        return
+    values = getattr(fn, "__defaults__", None) or ()
+    if len(values) != len(node.args.defaults):
+        raise context.error(f"the defaults of `{context.source.name}` do not match its source "
+                            f"({len(values)} values, {len(node.args.defaults)} in the source)", node,
+                            hint="re-run the function's definition, and do not assign `__defaults__`.")
+    names = []
+    for value, expr in zip(values, node.args.defaults):
+        label = context.namer.fresh("_default")
+        namespace[label] = value
+        names.append(gast.copy_location(gast.Name(id=label, ctx=gast.Load(), annotation=None,
+                                                  type_comment=None), expr))
+    node.args.defaults = names
 
 
 def _check_params(node, context):
