@@ -22,6 +22,11 @@ def tuples(x):
     return a * b + h
 
 
+def unpack_into_itself(x):
+    x, w = x
+    return x * w
+
+
 def early_return(x, n):
     if n == 0:
         return 1.0

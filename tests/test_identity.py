@@ -253,3 +253,112 @@ def test_global_defined_later_that_shadows_a_builtin_is_noticed():
     assert float(gradient(-2.0)) == pytest.approx(4.0)
     namespace["abs"] = lambda v: v * v
     assert float(gradient(-2.0)) == pytest.approx(12.0)
+
+
+# --- 5. scoping ---------------------------------------------------------------------------------
+
+def test_comprehension_variable_does_not_leak():
+    def f(x):
+        i = 10.0
+        ys = [x * x * i for i in range(3)]
+        return jnp.sum(jnp.stack(ys)) * i
+
+    assert float(check(f, 1.5)) == pytest.approx(10.0 * 2 * 1.5 * 3)
+
+
+def test_generator_variable_does_not_leak():
+    def f(x):
+        v = x * 2.0
+        s = sum(v * x for v in [x, x * x])
+        return s + v
+
+    check(f, 1.5)
+
+
+def test_nested_comprehensions_keep_their_own_variables():
+    def f(x):
+        i = 3.0
+        ys = [[x * i * j for j in range(2)] for i in range(3)]
+        return ys[2][1] + ys[1][1] + i * x
+
+    check(f, 1.5)
+
+
+def test_local_lambda_rebound_to_a_new_body():
+    def f(x):
+        g = lambda t: t * 2.0
+        y = g(x)
+        g = lambda t: t * t * x
+        return y + g(x)
+
+    assert float(check(f, 1.5)) == pytest.approx(2.0 + 3 * 1.5 ** 2)
+
+
+def test_local_def_redefined_uses_the_body_in_force_at_each_call():
+    def f(x):
+        def g(t):
+            return t * 2.0
+        y = g(x)
+
+        def g(t):
+            return jnp.sin(t)
+
+        def h(t):
+            return g(t) * 10.0
+        return y + g(x) + h(x)
+
+    check(f, 0.7)
+
+
+def test_local_function_redefined_after_a_caller_is_refused():
+    def f(x):
+        def g(t):
+            return t * 2.0
+
+        def h(t):
+            return g(t) * 10.0
+
+        def g(t):
+            return t * t
+        return h(x)
+
+    with pytest.raises(AstjaxError, match="defined again"):
+        astjax.grad(f)(1.0)
+
+
+def test_local_function_rebound_to_a_value_is_refused():
+    def f(x):
+        g = lambda t: t * 2.0
+        y = g(x)
+        g = jnp.sin
+        return y + g(x)
+
+    with pytest.raises(AstjaxError, match="rebound to a value"):
+        astjax.grad(f)(1.0)
+
+
+def test_unpacking_an_array_into_its_own_name():
+    def f(x):
+        x, w = x
+        return x * w * w
+
+    check(f, [2.0, 3.0])
+
+
+def test_unpacking_rows_of_a_matrix():
+    def f(x):
+        a, b = x
+        return jnp.sum(a * jnp.sin(b))
+
+    check(f, np.arange(6.0).reshape(2, 3) / 5)
+
+
+def test_unpacking_the_wrong_length_raises_as_python_does():
+    def f(x):
+        x, w = x
+        return x * w
+
+    with pytest.raises(Exception):
+        f(np.array([1.0, 2.0, 3.0]))
+    with pytest.raises(AssertionError, match="another length"):
+        astjax.grad(f)(np.array([1.0, 2.0, 3.0]))

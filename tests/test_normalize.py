@@ -53,9 +53,21 @@ def test_tuple_assignment_splits_and_keeps_swaps_correct():
             a = _t1
             b = _t2
             _t3 = x.shape
+            assert len(_t3) == 2, 'cannot unpack a value of another length into 2 names'
             h = _t3[0]
             w = _t3[1]
             return a * b + h
+    """)
+
+
+def test_unpacking_a_name_into_itself_reads_the_old_value_once():
+    assert run(cases.unpack_into_itself, TupleAssignment) == expect("""
+        def unpack_into_itself(x):
+            _t1 = x
+            assert len(_t1) == 2, 'cannot unpack a value of another length into 2 names'
+            x = _t1[0]
+            w = _t1[1]
+            return x * w
     """)
 
 

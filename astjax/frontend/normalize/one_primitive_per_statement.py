@@ -362,10 +362,13 @@ class OnePrimitivePerStatement(Pass):
             raise self.error("only simple list comprehensions `[e for v in xs]` can be transformed", node,
                              hint="write the loop out.")
         gen = node.generators[0]
+        # The comprehension's variables are its own (Python 3): fresh names, so none leaks into the function.
+        renames = {n.id: self.context.namer.unique(n.id) for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
+        target, elt = _Rename(renames).visit(copy.deepcopy(gen.target)), _Rename(renames).visit(copy.deepcopy(node.elt))
         result = self.context.namer.fresh()
         append = gast.Expr(value=gast.Call(func=gast.Attribute(value=name(result), attr="append", ctx=gast.Load()),
-                                           args=[node.elt], keywords=[]))
-        loop = gast.For(target=gen.target, iter=gen.iter, body=[append], orelse=[], type_comment=None)
+                                           args=[elt], keywords=[]))
+        loop = gast.For(target=target, iter=gen.iter, body=[append], orelse=[], type_comment=None)
         init = gast.Assign(targets=[store(result)], value=gast.List(elts=[], ctx=gast.Load()), type_comment=None)
         from .control_flow import ControlFlow
         loop = ControlFlow(self.context).visit(copy_location(loop, self.current))
