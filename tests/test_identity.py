@@ -362,3 +362,105 @@ def test_unpacking_the_wrong_length_raises_as_python_does():
         f(np.array([1.0, 2.0, 3.0]))
     with pytest.raises(AssertionError, match="another length"):
         astjax.grad(f)(np.array([1.0, 2.0, 3.0]))
+
+
+# --- 5b. user names that clash with names generated code uses -----------------------------------
+
+CLASHING = ["push", "pop", "range", "len", "unbroadcast", "Tape", "zero_like", "item_adjoint", "index_adjoint",
+            "jnp", "np", "sum", "reversed"]
+
+
+def _check_both_modes(f, x):
+    """grad and jvp of `f` at `x` against finite differences, value against `f`."""
+    return check(f, x)
+
+
+@pytest.mark.parametrize("clash", CLASHING)
+def test_local_variable_named_like_a_generated_helper(clash):
+    namespace = define(f"""
+        import astjax.numpy as _numpy
+        def f(x):
+            {clash} = x * 2.0
+            s = 1.0
+            for i in _numpy.arange(3):
+                s = s * {clash} + _numpy.sin(x) * i
+            ys = [x * k for k in [1.0, 2.0]]
+            return s + ys[1] * {clash}
+    """, f"<identity-clash-local-{clash}>", namespace={})
+    _check_both_modes(namespace["f"], 0.7)
+
+
+@pytest.mark.parametrize("clash", ["push", "pop", "Tape", "unbroadcast", "len", "jnp"])
+def test_parameter_named_like_a_generated_helper(clash):
+    namespace = define(f"""
+        import astjax.numpy as _numpy
+        def f({clash}):
+            s = 1.0
+            for i in _numpy.arange(3):
+                s = s * {clash} + _numpy.cos({clash})
+            return s
+    """, f"<identity-clash-param-{clash}>", namespace={})
+    _check_both_modes(namespace["f"], 0.7)
+
+
+def test_global_functions_named_push_and_pop():
+    namespace = define("""
+        import astjax.numpy as jnp
+        def push(v):
+            return v * 3.0
+        def pop(v):
+            return jnp.sin(v)
+        def f(x):
+            s = 1.0
+            for i in range(3):
+                s = s * push(x) + pop(s)
+            return s
+    """, "<identity-clash-global-functions>", namespace={})
+    _check_both_modes(namespace["f"], 0.4)
+
+
+def test_module_level_range_and_len_redefined():
+    namespace = define("""
+        import builtins
+        import astjax.numpy as jnp
+        def range(n):
+            return builtins.range(n - 1)
+        def len(v):
+            return 2
+        def f(x):
+            s = 1.0
+            for i in range(4):
+                s = s * x + jnp.sin(x) * len(x)
+            return s
+    """, "<identity-clash-range>", namespace={})
+    f = namespace["f"]
+    value = _check_both_modes(f, 0.4)
+    assert np.isfinite(value)
+
+
+def test_nested_binding_of_a_reserved_name_while_the_global_is_used():
+    namespace = define("""
+        import astjax.numpy as jnp
+        def push(v):
+            return v * 3.0
+        def f(x):
+            g = lambda push: push * x
+            s = 1.0
+            for i in range(2):
+                s = s * g(x) + push(x)
+            return s
+    """, "<identity-clash-nested>", namespace={})
+    _check_both_modes(namespace["f"], 0.6)
+
+
+def test_user_names_like_generated_callee_and_default_names():
+    def g(x, c=2.0):
+        return c * x * x
+
+    def f(x):
+        _default = x * 3.0
+        vjp_g = x + 1.0
+        jvp_g = x * x
+        return g(x) * _default + vjp_g * jvp_g
+
+    check(f, 0.8)

@@ -40,7 +40,7 @@ class Derivation:
         def make(context, node, names, namespace, label):
             return ReverseMode(context, node, names, mode=mode, has_aux=has_aux, name=label,
                                callee_vjp=self._callee_hook(namespace, context, "vjp"),
-                               bind_name=lambda obj, base: self._bind(namespace, obj, base))
+                               bind_name=lambda obj, base: self._bind(namespace, obj, base, context.namer.taken))
         return self._generate(fn, wrt, make, name, prefix=mode)
 
     def forward(self, fn, wrt, name=None):
@@ -48,7 +48,7 @@ class Derivation:
         def make(context, node, names, namespace, label):
             return ForwardMode(context, node, names, name=label,
                                callee_jvp=self._callee_hook(namespace, context, "jvp"),
-                               bind_name=lambda obj, base: self._bind(namespace, obj, base))
+                               bind_name=lambda obj, base: self._bind(namespace, obj, base, context.namer.taken))
         return self._generate(fn, wrt, make, name, prefix="jvp")
 
     def _generate(self, fn, wrt, make_transform, name, prefix):
@@ -61,6 +61,9 @@ class Derivation:
         namespace = dict(GENERATED_NAMESPACE)
         _bind_defaults(node, source.fn, context, namespace)
         free = context.resolver.free_names(source.node)
+        for old, new in context.renamed_free.items():      # a global `push` or `range` keeps its value
+            free.pop(old, None)                            # under its new name, not the generated one's
+            free[new] = context.resolver.lookup(new)
         namespace.update(free)
         self._record_bindings(source, context, free)
         self.namespaces.append(namespace)
@@ -90,10 +93,11 @@ class Derivation:
         return lambda callee, mask, stmt: self._callee(callee, mask, namespace, context, stmt, kind=kind)
 
     @staticmethod
-    def _bind(namespace, obj, base):
-        """Make `obj` callable from generated code as `base` (or `base2`, ... if taken)."""
+    def _bind(namespace, obj, base, taken=()):
+        """Make `obj` callable from generated code as `base` (or `base2`, ... if taken, or a name the
+        function itself uses, which would shadow it)."""
         label, n = base, 1
-        while label in namespace and namespace[label] is not obj:
+        while (label in namespace and namespace[label] is not obj) or label in taken:
             n += 1
             label = f"{base}{n}"
         namespace[label] = obj
@@ -105,7 +109,7 @@ class Derivation:
             base = f"{kind}_{_clean(function_source(_callable_with_source(callee)).name)}"
             label = base
             n = 1
-            while label in self.functions or label in self.callees.values():
+            while label in self.functions or label in self.callees.values() or label in context.namer.taken:
                 n += 1
                 label = f"{base}_{n}"
             self.callees[key] = label
