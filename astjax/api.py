@@ -87,9 +87,9 @@ class ReverseTransform:
         generated = self.generated(self.kind)
         if not self.leading and not self.keywords:
             return generated.__astjax_function_source__
-        if self._composable is None:
-            self._composable = _bind_leading(generated, self.fun, self.leading, self.keywords)
-        return self._composable
+        if self._composable is None or self._composable[0] is not generated:     # built again since
+            self._composable = (generated, _bind_leading(generated, self.fun, self.leading, self.keywords))
+        return self._composable[1]
 
     def source_text(self):
         return self.derivation(self.kind).source_text()
@@ -240,7 +240,8 @@ class _PullbackTransform:
         return self.transform.source_text()
 
     def composable_source(self):
-        if self._source is None:
+        generated = self.transform.generated("vjp")
+        if self._source is None or self._source[0] is not generated:     # new, or built again since
             import gast
 
             from .backends.python import compile_function
@@ -248,13 +249,13 @@ class _PullbackTransform:
             call = f"vjp_f(ct, {', '.join(names)})"
             result = f"({call},)" if len(names) == 1 else call
             node = gast.parse(f"def pullback(ct):\n    return {result}\n").body[0]
-            namespace = dict(zip(names, self.primals), vjp_f=self.transform.generated("vjp"))
+            namespace = dict(zip(names, self.primals), vjp_f=generated)
             if self.transform.leading or self.transform.keywords:
                 raise NotImplementedError("differentiating the pullback of a method or partial is not supported "
                                           "yet; differentiate a plain function instead")
             fn, _ = compile_function(node, namespace, label="pullback")
-            self._source = fn.__astjax_function_source__
-        return self._source
+            self._source = (generated, fn.__astjax_function_source__)
+        return self._source[1]
 
 
 def source(fun):

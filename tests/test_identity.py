@@ -464,3 +464,19 @@ def test_user_names_like_generated_callee_and_default_names():
         return g(x) * _default + vjp_g * jvp_g
 
     check(f, 0.8)
+
+
+def test_rebound_global_read_by_a_method_under_a_second_grad():
+    namespace = define("""
+        K = 2.0
+        class Model:
+            def loss(self, x):
+                return K * x * x * x
+    """, "<identity-global-method>")
+    model = namespace["Model"]()
+    first, second = astjax.grad(model.loss), astjax.grad(astjax.grad(model.loss))
+    assert float(first(1.0)) == pytest.approx(6.0)
+    assert float(second(1.0)) == pytest.approx(12.0)
+    namespace["K"] = 3.0
+    assert float(first(1.0)) == pytest.approx(9.0)
+    assert float(second(1.0)) == pytest.approx(18.0)
