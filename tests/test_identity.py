@@ -480,3 +480,11 @@ def test_rebound_global_read_by_a_method_under_a_second_grad():
     namespace["K"] = 3.0
     assert float(first(1.0)) == pytest.approx(9.0)
     assert float(second(1.0)) == pytest.approx(18.0)
+
+
+def test_lambdas_swapped_on_a_redefined_line_are_refused():
+    namespace = define("a, b = (lambda x: x * 2.0), (lambda x: x * 3.0)\n", "<identity-swapped-lambdas>")
+    old_b = namespace["b"]
+    define("a, b = (lambda x: x * 3.0), (lambda x: x * 2.0)\n", "<identity-swapped-lambdas>")
+    with pytest.raises(AstjaxError, match="has changed since it was defined"):
+        astjax.grad(old_b)(1.0)

@@ -14,6 +14,7 @@ import ast
 import inspect
 import linecache
 import os
+import warnings
 
 import gast
 
@@ -121,13 +122,15 @@ class _ParsedFile:
         if self._codes is None:
             self._codes = {}
             try:
-                module = compile(self.text, self.filename, "exec", dont_inherit=True)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")      # the file's own warnings were shown at import
+                    module = compile(self.text, self.filename, "exec", dont_inherit=True)
             except (SyntaxError, ValueError):
                 return self._codes
             stack = [module]
             while stack:
                 code = stack.pop()
-                self._codes.setdefault((code.co_qualname, code.co_firstlineno), []).append(code)
+                self._codes.setdefault((_qualname(code), code.co_firstlineno), []).append(code)
                 stack.extend(c for c in code.co_consts if inspect.iscode(c))
         return self._codes
 
@@ -186,10 +189,12 @@ def _locate(parsed, code, fn):
         candidates = _innermost_containing(candidates, _spans(code))
     if not candidates:
         raise _changed(fn, line)
-    compiled = [c for c in parsed.codes().get((code.co_qualname, line), ()) if same_code(c, code)]
-    if not compiled:
-        raise _changed(fn, line)
     node = candidates[0]
+    compiled = parsed.codes().get((_qualname(code), line), ())
+    if is_lambda:       # the code compiled from this very lambda, not from another on its line
+        compiled = [c for c in compiled if _innermost_containing([node], _spans(c))]
+    if not any(same_code(c, code) for c in compiled):
+        raise _changed(fn, line)
     if isinstance(node, ast.AsyncFunctionDef):
         raise SourceUnavailableError(f"{_describe(fn)} is an async function; astjax transforms plain functions.")
     if isinstance(node, ast.Lambda):
@@ -197,9 +202,15 @@ def _locate(parsed, code, fn):
     return node
 
 
+def _qualname(code):
+    return getattr(code, "co_qualname", code.co_name)
+
+
 def _spans(code):
     """The (line, column) spans of `code`'s own instructions (the RESUME at column 0 left out)."""
     spans = []
+    if not hasattr(code, "co_positions"):
+        return spans
     for start_line, end_line, start_col, end_col in code.co_positions():
         if None in (start_line, end_line, start_col, end_col) or (start_col == end_col == 0):
             continue
