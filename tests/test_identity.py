@@ -488,3 +488,20 @@ def test_lambdas_swapped_on_a_redefined_line_are_refused():
     define("a, b = (lambda x: x * 3.0), (lambda x: x * 2.0)\n", "<identity-swapped-lambdas>")
     with pytest.raises(AstjaxError, match="has changed since it was defined"):
         astjax.grad(old_b)(1.0)
+
+
+def test_rebound_function_of_a_user_module_is_called_anew(tmp_path, monkeypatch):
+    (tmp_path / "identity_helpers_module.py").write_text("def helper(x):\n    return x * x\n")
+    (tmp_path / "identity_user_module.py").write_text(
+        "import identity_helpers_module as helpers\n\ndef f(x):\n    return helpers.helper(x) * 2.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import identity_helpers_module
+    import identity_user_module
+    f = identity_user_module.f
+    gradient = astjax.grad(f)
+    assert float(gradient(1.5)) == pytest.approx(6.0)
+    identity_helpers_module.helper = lambda x: x * x * x
+    assert float(gradient(1.5)) == pytest.approx(2.0 * 3 * 1.5 ** 2)
+    check(f, 1.5)
+    for module in ("identity_helpers_module", "identity_user_module"):
+        sys.modules.pop(module, None)

@@ -10,8 +10,13 @@ records each resolved name with the object it held, plus the function's own
 `is` tests) says whether all still hold; if not, the derivative is rebuilt.
 
 Names resolved to builtins (or not found) are recorded as absent from the
-globals, so a global defined later that shadows them is noticed too.
+globals, so a global defined later that shadows them is noticed too; an
+attribute of one of the user's modules (`helpers.loss`) is recorded like a
+global of that module.
 """
+import sys
+import types
+
 import gast
 
 __all__ = ["Bindings"]
@@ -32,14 +37,22 @@ class Bindings:
         self._entries = {}         # (kind, id(holder), key) -> (kind, holder, key, value)
         self._check = None
 
-    def record_function(self, fn, node, is_local):
-        """Record what the free names of `node` (the source of `fn`) resolve to now."""
+    def record_function(self, fn, node, resolver):
+        """Record what the free names of `node` (the source of `fn`) and the attributes of the user's
+        modules it reads (`helpers.loss`) resolve to now."""
+        self._record_names(fn, node, resolver.is_local)
+        for child in gast.walk(node):
+            if isinstance(child, gast.Attribute) and isinstance(child.ctx, gast.Load):
+                base = resolver.static_value(child.value)
+                if isinstance(base, types.ModuleType) and not _is_library(base):
+                    self._add("attr", base, child.attr, getattr(base, child.attr, ABSENT))
+
+    def _record_names(self, fn, node, is_local):
         code = getattr(fn, "__code__", None)
         if code is None:
             return
-        self._add("attr", fn, "__code__", code)
-        self._add("attr", fn, "__defaults__", getattr(fn, "__defaults__", None))
-        self._add("attr", fn, "__kwdefaults__", getattr(fn, "__kwdefaults__", None))
+        self._add("function", fn, "__code__", code)
+        self._add("function", fn, "__defaults__", getattr(fn, "__defaults__", None))
         cells = dict(zip(code.co_freevars, getattr(fn, "__closure__", None) or ()))
         globals_ = getattr(fn, "__globals__", None)
         seen = set()
@@ -83,13 +96,21 @@ class Bindings:
                 tests.append(f"h{i}.get({key!r}, ABSENT) is v{i}")
             elif kind == "cell":
                 tests.append(f"_cell(h{i}) is v{i}" if value is ABSENT else f"h{i}.cell_contents is v{i}")
-            else:
+            elif kind == "function":
                 tests.append(f"h{i}.{key} is v{i}")
+            else:
+                tests.append(f"getattr(h{i}, {key!r}, ABSENT) is v{i}")
         namespace["_cell"] = _cell_value
         text = ("def current():\n    try:\n        return " + (" and ".join(tests) or "True")
                 + "\n    except ValueError:\n        return False\n")
         exec(compile(text, "<astjax bindings>", "exec"), namespace)
         return namespace["current"]
+
+
+def _is_library(module):
+    """astjax, NumPy and the standard library: their attributes are not rebound under a derivative."""
+    root = module.__name__.partition(".")[0]
+    return root in ("astjax", "numpy", "math", "builtins", "functools", "operator") or root in sys.stdlib_module_names
 
 
 def _cell_value(cell):

@@ -83,7 +83,7 @@ class Derivation:
         if source.generated:
             self.bindings.extend(getattr(source, "bindings", None))
         else:
-            self.bindings.record_function(source.fn, source.node, context.resolver.is_local)
+            self.bindings.record_function(source.fn, source.node, context.resolver)
         for value in free.values():
             generated = getattr(value, "__astjax_function_source__", None)
             if generated is not None:
