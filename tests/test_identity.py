@@ -505,3 +505,13 @@ def test_rebound_function_of_a_user_module_is_called_anew(tmp_path, monkeypatch)
     check(f, 1.5)
     for module in ("identity_helpers_module", "identity_user_module"):
         sys.modules.pop(module, None)
+
+
+def test_forward_over_reverse_with_a_default_parameter():
+    def g(x, c=2.0):
+        return c * x * x * x
+
+    value, tangent = astjax.jvp(astjax.grad(g), (1.0,), (1.0,))
+    assert float(value) == pytest.approx(6.0)
+    assert float(tangent) == pytest.approx(12.0)
+    assert float(astjax.hessian(g)(1.0)) == pytest.approx(12.0)
