@@ -515,3 +515,21 @@ def test_forward_over_reverse_with_a_default_parameter():
     assert float(value) == pytest.approx(6.0)
     assert float(tangent) == pytest.approx(12.0)
     assert float(astjax.hessian(g)(1.0)) == pytest.approx(12.0)
+
+
+def test_comprehension_with_several_loops_and_conditions():
+    def f(x):
+        i = 5.0
+        ys = [x * k * j for k in range(3) for j in range(k, 3) if j > 0 if k < 2]
+        zs = [x ** k for k in range(5) if k % 2 == 0]
+        return sum(ys) + sum(zs) * i
+
+    check(f, 1.3)
+
+
+def test_comprehension_over_a_list_of_values_with_a_condition():
+    def f(x):
+        xs = [x, 2.0 * x, x * x]
+        return sum(a * b for a in xs for b in xs if b is not a)
+
+    check(f, 1.3)
