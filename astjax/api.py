@@ -16,6 +16,7 @@ import numpy as np
 from . import tree_util
 from .arguments import FLOAT0, check_callable, differentiable_input, is_float_leaf, name_of, split_callable
 from .array import Array, wrap
+from .codegen.namespace import renamed_keywords
 from .rules.helpers import materialize
 from .transforms.derivation import Derivation
 
@@ -43,7 +44,9 @@ class ReverseTransform:
 
     def call(self, mode, args, kwargs, before=()):
         """Run the generated function of `mode` on the user's arguments (after `before`, e.g. a cotangent)."""
-        return self.generated(mode)(*before, *self.leading, *args, **{**self.keywords, **kwargs})
+        generated = self.generated(mode)
+        keywords = renamed_keywords(generated, {**self.keywords, **kwargs}) if kwargs or self.keywords else {}
+        return generated(*before, *self.leading, *args, **keywords)
 
     def derivation(self, mode):
         """The Derivation for `mode` ("grad", "value_and_grad" or "vjp"), built once per function
@@ -119,11 +122,11 @@ def _bind_leading(generated, fun, leading, keywords):
     from .backends.python import compile_function
     params = [p for p in list(inspect.signature(fun).parameters)[len(leading):] if p not in keywords]
     bound = [f"_leading{i}" for i in range(len(leading))]
-    keyword_text = [f"{k}=_keyword_{k}" for k in keywords]
+    keyword_text = [f"{k}=_keyword_{k}" for k in renamed_keywords(generated, keywords)]
     call = f"_generated({', '.join(bound + params + keyword_text)})"
     text = f"def {generated.__name__}({', '.join(params)}):\n    return {call}\n"
     namespace = {"_generated": generated, **dict(zip(bound, leading)),
-                 **{f"_keyword_{k}": v for k, v in keywords.items()}}
+                 **{f"_keyword_{k}": v for k, v in renamed_keywords(generated, keywords).items()}}
     fn, _ = compile_function(gast.parse(text).body[0], namespace, label=generated.__name__)
     return fn.__astjax_function_source__
 

@@ -5,6 +5,7 @@
 output element, and `hessian` is `jacfwd` over the generated gradient.
 """
 import functools
+import inspect
 import numbers
 import weakref
 
@@ -15,6 +16,7 @@ from .api import ReverseTransform, grad, vjp
 from .arguments import check_callable, differentiable_input, is_float_leaf, split_callable
 from .array import wrap
 from .rules.helpers import materialize
+from .codegen.namespace import renamed_keywords
 from .frontend.parse import defaults_after
 from .transforms.derivation import Derivation
 
@@ -64,16 +66,38 @@ def jvp(fun, primals, tangents, has_aux=False):
         tangents[i] = tree_util.tree_map(lambda leaf, like: wrap(np.asarray(leaf, dtype=np.result_type(like))),
                                          t, primals[i])
     function, leading, keywords = split_callable(fun)
-    if not keywords:         # the generated function takes every primal, then the tangents
-        defaults = defaults_after(function, len(leading) + len(primals))
-        primals += defaults
-        mask += [False] * len(defaults)
+    rest, keywords = _remaining_arguments(function, len(leading) + len(primals), keywords)
+    primals += rest          # the generated function takes every primal, then the tangents
+    mask += [False] * len(rest)
     generated, _ = forward_function(function, (False,) * len(leading) + tuple(mask))
-    value, tangent = generated(*leading, *primals, *[t for t, m in zip(tangents, mask) if m], **keywords)
+    value, tangent = generated(*leading, *primals, *[t for t, m in zip(tangents, mask) if m],
+                               **renamed_keywords(generated, keywords))
     if has_aux:
         (value, aux), (tangent, _) = (value, tangent)
         return _as_output(value), _tangent_like(tangent, value), aux
     return _as_output(value), _tangent_like(tangent, value)
+
+
+def _remaining_arguments(function, given, keywords):
+    """(values for the parameters after the first `given`, keywords left over): a partial's keywords
+    and the defaults, by position, since a forward-mode function takes its tangents after every primal."""
+    if not keywords:
+        return defaults_after(function, given), keywords
+    try:
+        parameters = list(inspect.signature(function).parameters.values())[given:]
+    except (TypeError, ValueError):
+        return [], keywords
+    rest, left = [], dict(keywords)
+    for parameter in parameters:
+        if parameter.kind not in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD):
+            break
+        if parameter.name in left:
+            rest.append(left.pop(parameter.name))
+        elif parameter.default is not parameter.empty:
+            rest.append(parameter.default)
+        else:
+            break
+    return (rest, {}) if not left else ([], keywords)
 
 
 def _as_output(value):

@@ -533,3 +533,19 @@ def test_comprehension_over_a_list_of_values_with_a_condition():
         return sum(a * b for a in xs for b in xs if b is not a)
 
     check(f, 1.3)
+
+
+def test_parameter_named_like_a_builtin_keeps_its_keyword():
+    def scaled(x, min, max):
+        s = 0.0
+        for i in range(3):
+            s = s + jnp.clip(x * i, min, max) * x
+        return s
+
+    expected = finite_difference(lambda v: scaled(v, -1.0, 2.0), 0.9)
+    assert float(astjax.grad(scaled)(0.9, -1.0, max=2.0)) == pytest.approx(float(expected), rel=1e-6)
+    assert float(astjax.grad(scaled)(0.9, min=-1.0, max=2.0)) == pytest.approx(float(expected), rel=1e-6)
+    bound = functools.partial(scaled, min=-1.0, max=2.0)
+    assert float(astjax.grad(bound)(0.9)) == pytest.approx(float(expected), rel=1e-6)
+    _, tangent = astjax.jvp(bound, (0.9,), (1.0,))
+    assert float(tangent) == pytest.approx(float(expected), rel=1e-6)

@@ -13,7 +13,7 @@ from ..rules import helpers
 from ..rules.control import Tape, pop, push
 from ..rules.linalg import COMPOSITES
 
-__all__ = ["GENERATED_NAMESPACE", "RESERVED", "expected_value"]
+__all__ = ["GENERATED_NAMESPACE", "RESERVED", "expected_value", "renamed_keywords"]
 
 GENERATED_NAMESPACE = {"jnp": jnp, "lax": lax, "Tape": Tape, "push": push, "pop": pop}
 GENERATED_NAMESPACE.update({n: getattr(helpers, n) for n in helpers.__all__})
@@ -22,7 +22,7 @@ GENERATED_NAMESPACE.update(COMPOSITES)
 # Builtins that rules, templates and control-flow reversal write into generated code.
 GENERATED_BUILTINS = frozenset({
     "range", "reversed", "len", "list", "tuple", "zip", "enumerate", "float", "int", "bool", "abs", "min",
-    "max", "sum", "slice", "isinstance", "getattr", "type", "object", "set", "dict", "round", "all", "any",
+    "max", "sum", "slice", "isinstance", "getattr",
 })
 
 # Names the user's code may not keep: the generated namespace, those builtins, and `np`.
@@ -37,3 +37,10 @@ def expected_value(name):
         return GENERATED_NAMESPACE[name]
     value = getattr(builtins, name, _NOTHING) if name in GENERATED_BUILTINS else _NOTHING
     return None if value is _NOTHING else value
+
+
+def renamed_keywords(generated, keywords):
+    """Keyword arguments for a generated function whose parameters clashing with RESERVED were renamed
+    (`def clip(x, max)` -> `def grad_clip(x, max_)`): the user still passes `max=...`."""
+    renames = getattr(generated, "__astjax_param_renames__", None)
+    return {renames.get(k, k): v for k, v in keywords.items()} if renames else keywords

@@ -16,6 +16,7 @@ class FunctionContext:
         self.namer = Namer(names_in(source.node) | set(self.resolver.closure) | RESERVED,
                            on_new=self.resolver.locals.add)
         self.renamed_free = {}     # a free name clashing with a reserved one -> its name in generated code
+        self.renamed_params = {}   # a parameter clashing with a reserved name -> its name in generated code
 
     def error(self, message, node=None, hint=None):
         return TransformError(message, node=node, origin=self.source, hint=hint)

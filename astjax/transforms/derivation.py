@@ -72,6 +72,8 @@ class Derivation:
         generated = cleanup(transform.transform())
         fn_out, text = compile_function(generated, namespace, label)
         fn_out.__astjax_function_source__.bindings = self.bindings
+        if context.renamed_params:
+            fn_out.__astjax_param_renames__ = dict(context.renamed_params)
         self.functions[label] = fn_out
         self.sources.append((label, text))
         for ns in self.namespaces:

@@ -10,7 +10,9 @@ binding with such a name is renamed throughout the function; a free name that
 resolves to something other than what generated code means by it (a global
 `push`, a module-level `range = ...`) is renamed too and resolves to the
 user's value under its new name. Free names that mean the same object (`jnp`
-imported as astjax.numpy, the builtin `len`) stay as they are.
+imported as astjax.numpy, the builtin `len`) stay as they are. A renamed
+parameter still takes its keyword: the generated function carries the renames
+(`__astjax_param_renames__`) and callers translate keywords through them.
 """
 import gast
 
@@ -45,6 +47,8 @@ class ReservedNames(Pass):
             if expected_value(old) is not None:
                 resolver.closure[old] = expected_value(old)
         if renames:
+            params = {a.id for a in node.args.args}
+            self.context.renamed_params.update({old: new for old, new in renames.items() if old in params})
             node = _Rename(renames).visit(node)
         return node
 
