@@ -549,3 +549,21 @@ def test_parameter_named_like_a_builtin_keeps_its_keyword():
     assert float(astjax.grad(bound)(0.9)) == pytest.approx(float(expected), rel=1e-6)
     _, tangent = astjax.jvp(bound, (0.9,), (1.0,))
     assert float(tangent) == pytest.approx(float(expected), rel=1e-6)
+
+
+def test_a_global_named_like_a_comprehension_variable_does_not_force_rebuilds():
+    namespace = define("""
+        i = 0
+        def f(x):
+            ys = [x * i for i in range(3)]
+            return ys[2] * x
+    """, "<identity-global-i>")
+    f = namespace["f"]
+    gradient = astjax.grad(f)
+    transform = gradient.__astjax_transform__
+    assert float(gradient(1.5)) == pytest.approx(6.0)
+    built = transform.derivation("value_and_grad")
+    for step in range(3):
+        namespace["i"] = step + 1
+        assert float(gradient(1.5)) == pytest.approx(6.0)
+    assert transform.derivation("value_and_grad") is built

@@ -17,6 +17,7 @@ global of that module.
 import sys
 import types
 
+import beniget
 import gast
 
 __all__ = ["Bindings"]
@@ -56,8 +57,8 @@ class Bindings:
         cells = dict(zip(code.co_freevars, getattr(fn, "__closure__", None) or ()))
         globals_ = getattr(fn, "__globals__", None)
         seen = set()
-        for child in gast.walk(node):
-            if not isinstance(child, gast.Name) or child.id in seen or is_local(child.id):
+        for child in free_name_nodes(node):
+            if child.id in seen or is_local(child.id):
                 continue
             seen.add(child.id)
             if child.id in cells:
@@ -105,6 +106,25 @@ class Bindings:
                 + "\n    except ValueError:\n        return False\n")
         exec(compile(text, "<astjax bindings>", "exec"), namespace)
         return namespace["current"]
+
+
+class _Chains(beniget.DefUseChains):
+    def unbound_identifier(self, name, node):
+        pass
+
+    def warn(self, msg, node):
+        pass
+
+
+def free_name_nodes(function_node):
+    """The Name loads in `function_node` that no binding inside it reaches: globals, closure cells,
+    builtins. A comprehension's or a lambda's own variable is not one of them, so a module-level
+    loop counter `i` that a comprehension inside reuses as its name does not count."""
+    chains = _Chains()
+    chains.visit(gast.Module(body=[function_node], type_ignores=[]))
+    resolved = {id(use.node) for definition in chains.chains.values() for use in definition.users()}
+    return [n for n in gast.walk(function_node)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and id(n) not in resolved]
 
 
 def _is_library(module):
