@@ -42,9 +42,10 @@ class ReverseTransform:
         self._built = {}
         self._composable = None
 
-    def call(self, mode, args, kwargs, before=()):
-        """Run the generated function of `mode` on the user's arguments (after `before`, e.g. a cotangent)."""
-        generated = self.generated(mode)
+    def call(self, mode, args, kwargs, before=(), generated=None):
+        """Run the generated function of `mode` (or `generated`, one built earlier) on the user's arguments
+        (after `before`, e.g. a cotangent)."""
+        generated = generated or self.generated(mode)
         keywords = renamed_keywords(generated, {**self.keywords, **kwargs}) if kwargs or self.keywords else {}
         return generated(*before, *self.leading, *args, **keywords)
 
@@ -214,6 +215,7 @@ def vjp(fun, *primals, has_aux=False):
     check_callable(fun, "vjp")
     transform = ReverseTransform(fun, tuple(range(len(primals))) or (0,), has_aux, "vjp")
     args = transform.prepare(primals) if primals else []
+    pinned = transform.generated("vjp")     # the pullback belongs to the function as it is now, as in JAX
     value = fun(*args)
     output, aux = (value[0], value[1]) if has_aux else (value, None)
     output = wrap(output) if isinstance(output, (np.ndarray, numbers.Number)) else output
@@ -222,11 +224,11 @@ def vjp(fun, *primals, has_aux=False):
             raise ValueError(f"the cotangent passed to the vjp pullback has shape {np.shape(cotangent)}, "
                              f"but the output of {name_of(fun)} has shape {np.shape(output)}; they must match.")
         cotangent = wrap(np.asarray(cotangent, dtype=np.result_type(output)))
-        grads = transform.call("vjp", args, {}, before=(cotangent,))
+        grads = transform.call("vjp", args, {}, before=(cotangent,), generated=pinned)
         grads = grads if len(args) > 1 else (grads,)
         return tuple(materialize(g, a) for g, a in zip(grads, args))
 
-    pullback.__astjax_transform__ = _PullbackTransform(transform, args)
+    pullback.__astjax_transform__ = _PullbackTransform(transform, args, pinned)
     return (output, pullback, aux) if has_aux else (output, pullback)
 
 
@@ -234,17 +236,18 @@ class _PullbackTransform:
     """A pullback as source: `def pullback(ct): return (vjp_f(ct, p0, p1),)`, with the primals bound,
     so grad, jvp and vjp can differentiate a pullback like any function."""
 
-    def __init__(self, transform, primals):
+    def __init__(self, transform, primals, generated):
         self.transform = transform
         self.primals = primals
+        self.generated = generated      # the generated vjp the pullback was made with
         self._source = None
 
     def source_text(self):
         return self.transform.source_text()
 
     def composable_source(self):
-        generated = self.transform.generated("vjp")
-        if self._source is None or self._source[0] is not generated:     # new, or built again since
+        generated = self.generated
+        if self._source is None:
             import gast
 
             from .backends.python import compile_function
@@ -257,8 +260,8 @@ class _PullbackTransform:
                 raise NotImplementedError("differentiating the pullback of a method or partial is not supported "
                                           "yet; differentiate a plain function instead")
             fn, _ = compile_function(node, namespace, label="pullback")
-            self._source = (generated, fn.__astjax_function_source__)
-        return self._source[1]
+            self._source = fn.__astjax_function_source__
+        return self._source
 
 
 def source(fun):

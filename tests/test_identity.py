@@ -567,3 +567,18 @@ def test_a_global_named_like_a_comprehension_variable_does_not_force_rebuilds():
         namespace["i"] = step + 1
         assert float(gradient(1.5)) == pytest.approx(6.0)
     assert transform.derivation("value_and_grad") is built
+
+
+def test_pullback_belongs_to_the_function_when_vjp_was_called():
+    namespace = define("""
+        K = 2.0
+        def f(x):
+            return K * x * x
+    """, "<identity-pullback>")
+    f = namespace["f"]
+    output, pullback = astjax.vjp(f, 1.5)
+    namespace["K"] = 3.0
+    assert float(output) == pytest.approx(2.0 * 1.5 ** 2)
+    assert float(pullback(1.0)[0]) == pytest.approx(2.0 * 2 * 1.5)
+    output, pullback = astjax.vjp(f, 1.5)
+    assert float(pullback(1.0)[0]) == pytest.approx(3.0 * 2 * 1.5)
