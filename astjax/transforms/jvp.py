@@ -16,6 +16,7 @@ from ..analyses.classify import check_refusals, classify
 from ..analyses.shapes import ShapeClasses
 from ..codegen.templates import LineComments, assign, call, expand, name
 from ..frontend.normalize.base import copy_location
+from ..frontend.parse import defaults_after
 
 __all__ = ["ForwardMode"]
 
@@ -54,6 +55,7 @@ class ForwardMode:
         new_body = self.block(body[:-1])
         new_body.append(self._return(ret))
         args = copy.deepcopy(self.function.args)
+        args.defaults = []      # tangents follow the primals: callers pass every primal (defaults_after)
         args.args += [gast.Name(id=self.tangent(p), ctx=gast.Param(), annotation=None, type_comment=None)
                       for p in self.wrt]
         fn = gast.FunctionDef(name=self.name, args=args, body=new_body, decorator_list=[], returns=None,
@@ -243,8 +245,10 @@ class ForwardMode:
 
     def _callee(self, stmt, target, app):
         mask = tuple(self._is_varied(a) for a in app.args)
-        jvp_name = self.callee_jvp(app.callee, mask, stmt)
-        args = [copy.deepcopy(a) for a in app.args] + [name(self.tangent(a.id)) for a, m in zip(app.args, mask) if m]
+        defaults = [] if app.node.keywords else defaults_after(app.callee, len(app.args))
+        jvp_name = self.callee_jvp(app.callee, mask + (False,) * len(defaults), stmt)
+        args = ([copy.deepcopy(a) for a in app.args] + [name(self.bind_name(v, "_default")) for v in defaults]
+                + [name(self.tangent(a.id)) for a, m in zip(app.args, mask) if m])
         both = gast.Tuple(elts=[gast.Name(id=target, ctx=gast.Store(), annotation=None, type_comment=None),
                                 gast.Name(id=self.tangent(target), ctx=gast.Store(), annotation=None,
                                           type_comment=None)], ctx=gast.Store())
