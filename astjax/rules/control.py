@@ -51,6 +51,9 @@ defjvp(builtin_min, "dy = dx1 * (x1 <= x2) + dx2 * (x1 > x2)")
 primitive("Tape", Tape, operands=(), differentiable=False)
 primitive("pop", pop, operands=("tape",))
 primitive("push", push, operands=("tape", "value"))
+# The adjoint nothing has reached yet (zeros, 0.0 for a container, an empty tape) is a constant:
+# a derivative of generated code copies it unchanged rather than transforming the helper.
+primitive("zero_like", helpers.zero_like, operands=(), differentiable=False)
 
 # The builtin sum of a list: each item's adjoint is the result's, summed back to the item's shape.
 builtin_sum = primitive("builtin_sum", builtins.sum, operands=("iterable",), sequence_operand="iterable",

@@ -115,6 +115,7 @@ class TreeAdjoint:
     """
 
     __slots__ = ("items", "fields")
+    __array_ufunc__ = None      # `zeros + adjoint` calls __radd__ here, never an object array around it
 
     def __init__(self, items, fields=None):
         self.items = items
@@ -351,7 +352,12 @@ def concatenate_part_adjoint(p, g, arrays, k, axis=0):
 
 
 def broadcast_like(t, *operands):
-    """`t` broadcast to the shape the operands broadcast to (a tangent of a broadcasting primitive)."""
+    """`t` broadcast to the shape the operands broadcast to (a tangent of a broadcasting primitive).
+
+    The tangent of a container's adjoint (a TreeAdjoint, summed by `+`) is one too: it passes unchanged.
+    """
+    if isinstance(t, TreeAdjoint):
+        return t
     shape = np.broadcast_shapes(*(np.shape(o) for o in operands))
     t = np.asarray(t)
     return wrap(t if t.shape == shape else np.broadcast_to(t, shape))
