@@ -18,6 +18,7 @@ from .arguments import FLOAT0, check_callable, differentiable_input, is_float_le
 from .array import Array, wrap
 from .rules.helpers import materialize
 from .transforms.derivation import Derivation
+from .transforms.forward_over_reverse import forward_over_reverse
 
 __all__ = ["grad", "value_and_grad", "vjp", "source", "ReverseTransform"]
 
@@ -56,8 +57,10 @@ class ReverseTransform:
             except TypeError:        # not weak-referenceable: no cache beyond this transform
                 table = {}
             if key not in table:
-                derivation = Derivation()
-                derivation.reverse(self.fun, wrt, mode=mode, has_aux=self.has_aux)
+                derivation = forward_over_reverse(self, mode)      # grad(grad(f)) of a scalar: jvp of grad(f)
+                if derivation is None:
+                    derivation = Derivation()
+                    derivation.reverse(self.fun, wrt, mode=mode, has_aux=self.has_aux)
                 table[key] = derivation
             self._built[mode] = table[key]
         return self._built[mode]

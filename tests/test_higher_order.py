@@ -56,3 +56,97 @@ def test_second_derivatives_through_a_helper_returning_a_tuple(fn):
         direction = np.eye(2)[k]
         _, tangent = astjax.jvp(astjax.grad(fn), (x,), (jnp.array(direction),))
         np.testing.assert_allclose(np.asarray(tangent), numeric[:, k], rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------- orders 1 to 6
+def tanh_by_exp(x):
+    return (1 - jnp.exp(-2 * x)) / (1 + jnp.exp(-2 * x))
+
+
+def tanh_direct(x):
+    return jnp.tanh(x)
+
+
+def x_sin_x(x):
+    return x * jnp.sin(x)
+
+
+def sin_loop(x):
+    y = x
+    for i in range(3):
+        y = jnp.sin(y) * x
+    return y
+
+
+def tanh_derivatives(x, orders):
+    """d^k tanh / dx^k at x for k = 1..orders, from d/dx P(t) = P'(t) (1 - t^2) with t = tanh x (exact)."""
+    t = np.tanh(x)
+    p = np.polynomial.Polynomial([0.0, 1.0])
+    out = []
+    for _ in range(orders):
+        p = p.deriv() * np.polynomial.Polynomial([1.0, 0.0, -1.0])
+        out.append(p(t))
+    return out
+
+
+def nested_grads(fn, orders):
+    fns, g = [], fn
+    for _ in range(orders):
+        g = astjax.grad(g)
+        fns.append(g)
+    return fns
+
+
+@pytest.mark.parametrize("fn", [tanh_by_exp, tanh_direct])
+def test_six_derivatives_of_tanh_are_exact(fn):
+    x = np.float64(0.3)
+    grads = nested_grads(fn, 6)
+    for order, (g, expected) in enumerate(zip(grads, tanh_derivatives(x, 6)), start=1):
+        np.testing.assert_allclose(float(g(jnp.array(x))), expected, rtol=1e-9, err_msg=f"order {order}")
+
+
+@pytest.mark.parametrize("fn, orders", [(x_sin_x, 5), (sin_loop, 4)])
+def test_each_order_is_the_derivative_of_the_one_below(fn, orders):
+    x = np.array([0.3])
+    lower = fn
+    for order, g in enumerate(nested_grads(fn, orders), start=1):
+        numeric = central_difference(lambda v, lower=lower: lower(v[0]), x, h=1e-4)
+        value = float(g(jnp.array(np.float64(0.3))))
+        np.testing.assert_allclose(value, float(numeric.ravel()[0]), rtol=1e-6, atol=1e-7, err_msg=f"order {order}")
+        lower = g
+
+
+@pytest.mark.parametrize("fn", [tanh_by_exp, sin_loop, uses_pair.__class__ and x_sin_x])
+def test_forward_over_reverse_agrees_with_reverse_over_reverse(fn):
+    """grad(grad(f)) of a scalar runs as forward over reverse; jacrev(grad(f)) is reverse over reverse."""
+    x = jnp.array(np.float64(0.7))
+    forward_over = astjax.grad(astjax.grad(fn))
+    assert "def grad_grad_" in astjax.source(forward_over)
+    reverse_over = astjax.jacrev(astjax.grad(fn))
+    np.testing.assert_allclose(float(forward_over(x)), float(reverse_over(x)), rtol=1e-10)
+    value, derivative = astjax.value_and_grad(astjax.grad(fn))(x)
+    np.testing.assert_allclose(float(value), float(astjax.grad(fn)(x)), rtol=1e-12)
+    np.testing.assert_allclose(float(derivative), float(forward_over(x)), rtol=1e-12)
+
+
+def test_grad_of_a_gradient_of_an_array_is_refused_as_before():
+    with pytest.raises(TypeError, match="scalar output"):
+        astjax.grad(astjax.grad(lambda x: jnp.sum(jnp.sin(x))))(jnp.ones(3))
+
+
+def test_float32_stays_float32_through_orders():
+    g = astjax.grad(astjax.grad(astjax.grad(tanh_by_exp)))
+    assert g(jnp.array(0.3, dtype=jnp.float32)).dtype == np.float32
+
+
+def _lines(fn):
+    return len(astjax.source(fn).splitlines())
+
+
+def test_generated_source_at_most_two_and_a_half_times_larger_per_order():
+    grads = nested_grads(tanh_by_exp, 5)
+    for g in grads:
+        g(jnp.array(0.3))
+    lines = [_lines(g) for g in grads]
+    for order in range(2, 5):
+        assert lines[order] <= 2.5 * lines[order - 1], lines
