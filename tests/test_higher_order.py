@@ -150,3 +150,37 @@ def test_generated_source_at_most_two_and_a_half_times_larger_per_order():
     lines = [_lines(g) for g in grads]
     for order in range(2, 5):
         assert lines[order] <= 2.5 * lines[order - 1], lines
+
+
+# ---------------------------------------------------------------- what cleanup may share
+def _shared(source):
+    import gast
+
+    from astjax.codegen.unparse import unparse
+    from astjax.optimize.common_subexpressions import share_common_subexpressions
+    node = gast.parse(source).body[0]
+    return unparse(share_common_subexpressions(node)).strip()
+
+
+def test_pure_expressions_are_computed_once_and_copies_are_read_through():
+    out = _shared("def f(x):\n    a = jnp.exp(-2 * x)\n    b = jnp.exp(-2 * x)\n    c = b\n    c = c\n"
+                  "    return 1 + c * -2 * x\n")
+    assert out.count("jnp.exp") == 1
+    assert "c = c" not in out
+    assert "return 1 + a * a" not in out and out.endswith("return 1 + a * -2 * x")
+
+
+def test_effects_and_user_calls_are_never_merged():
+    source = ("def f(x, xs, _tape):\n    a = pop(_tape)\n    b = pop(_tape)\n    c = g(x)\n    d = g(x)\n"
+              "    e = np.random.randn()\n    h = np.random.randn()\n    k = Tape()\n    m = Tape()\n"
+              "    return a + b + c + d + e + h + k + m\n")
+    out = _shared(source)
+    for call in ("pop(_tape)", "g(x)", "np.random.randn()", "Tape()"):
+        assert out.count(call) == 2, out
+
+
+def test_a_shared_value_is_forgotten_when_what_it_reads_changes():
+    out = _shared("def f(x, xs):\n    a = x * 2\n    x = x + 1\n    b = x * 2\n    c = xs[0] * 3\n"
+                  "    xs.append(x)\n    d = xs[0] * 3\n    for i in range(3):\n        x = x * 2\n"
+                  "        e = x * 2\n    return a + b + c + d + e\n")
+    assert out.count("x * 2") == 4 and out.count("xs[0] * 3") == 2, out
