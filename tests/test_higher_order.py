@@ -184,3 +184,13 @@ def test_a_shared_value_is_forgotten_when_what_it_reads_changes():
                   "    xs.append(x)\n    d = xs[0] * 3\n    for i in range(3):\n        x = x * 2\n"
                   "        e = x * 2\n    return a + b + c + d + e\n")
     assert out.count("x * 2") == 4 and out.count("xs[0] * 3") == 2, out
+
+
+def test_values_are_numbered_through_the_names_that_hold_them():
+    out = _shared("def f(x, c):\n    t1 = x / c\n    t2 = x * x / c\n    y = t1 + t2\n    z = x / c + x * x / c\n"
+                  "    return y * z\n")
+    assert out.endswith("return y * y"), out
+    # the same text after a name it reads was assigned again is a new value
+    out = _shared("def f(x):\n    a = x * 2\n    b = a + 1\n    x = x + 5.0\n    c = x * 2\n    d = c + 1\n"
+                  "    return b * d\n")
+    assert out.endswith("return b * d") and out.count("+ 1") == 2, out

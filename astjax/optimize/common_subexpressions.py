@@ -38,26 +38,69 @@ def share_common_subexpressions(function_node):
 
 
 class _Known:
-    """What is known at a point of a block: expressions held by names, names equal to others or constants."""
+    """What is known at a point of a block: expressions held by names, names equal to others or constants.
 
-    def __init__(self):
-        self.held = {}       # structural key of an expression -> (name holding it, names it reads)
-        self.equal = {}      # name -> (Name or Constant node it equals, names that reads)
+    Expressions are compared by value number: a name holding a known expression stands for that
+    expression's number, so `_t1 = a / c; _t2 = b / c; y = _t1 + _t2` and `a / c + b / c` are one
+    value. A name no expression is known for is numbered with how often it was assigned, so its
+    old and new values never meet. `uses` indexes each entry under the names it involves, so
+    forgetting a name touches only its entries (a stale index entry only makes it forget more).
+    """
+
+    def __init__(self, numbers=None):
+        self.held = {}       # value number of an expression -> name holding it
+        self.value_of = {}   # name -> value number of the expression it holds
+        self.equal = {}      # name -> Name or Constant node it equals
+        self.uses = {}       # name -> {("held", number) / ("value_of", name) / ("equal", name)}
+        self.version = {}    # name -> how often it has been assigned
+        self.numbers = {} if numbers is None else numbers      # structure -> value number (shared)
 
     def copy(self):
-        known = _Known()
-        known.held, known.equal = dict(self.held), dict(self.equal)
+        known = _Known(self.numbers)
+        known.held, known.value_of, known.equal = dict(self.held), dict(self.value_of), dict(self.equal)
+        known.uses = {name: set(entries) for name, entries in self.uses.items()}
+        known.version = dict(self.version)
         return known
+
+    def hold(self, number, variable, deps):
+        self.held.setdefault(number, variable)
+        self.value_of[variable] = number
+        for entry in (("held", number), ("value_of", variable)):
+            self._index(entry, {variable} | deps)
+
+    def make_equal(self, variable, node, deps):
+        self.equal[variable] = node
+        self._index(("equal", variable), {variable} | deps)
+
+    def _index(self, entry, names):
+        for name in names:
+            self.uses.setdefault(name, set()).add(entry)
 
     def forget(self, names):
         """Drop what depends on `names` (they are being assigned)."""
-        if not names:
-            return
-        self.held = {k: (v, deps) for k, (v, deps) in self.held.items() if v not in names and not deps & names}
-        self.equal = {k: (v, deps) for k, (v, deps) in self.equal.items() if k not in names and not deps & names}
+        tables = {"held": self.held, "value_of": self.value_of, "equal": self.equal}
+        for name in names:
+            self.version[name] = self.version.get(name, 0) + 1
+            for table, key in self.uses.pop(name, ()):
+                tables[table].pop(key, None)
 
     def clear(self):
-        self.held, self.equal = {}, {}
+        self.held, self.value_of, self.equal, self.uses = {}, {}, {}, {}
+
+    def number(self, node):
+        """The value number of expression `node` (names holding known expressions count as those)."""
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+            if node.id in self.value_of:
+                return self.value_of[node.id]
+            structure = ("Name", node.id, self.version.get(node.id, 0))
+        elif isinstance(node, gast.AST):
+            structure = (type(node).__name__,) + tuple(self.number(getattr(node, f, None)) for f in node._fields
+                                                       if f not in ("ctx", "type_comment", "kind", "annotation"))
+        elif isinstance(node, list):
+            structure = ("list",) + tuple(self.number(n) for n in node)
+        else:
+            structure = (type(node).__name__, node)
+        return self.numbers.setdefault(structure, len(self.numbers))
 
 
 def _block(block, known):
@@ -113,14 +156,12 @@ def _block(block, known):
 
 def _learn(known, variable, value):
     if isinstance(value, gast.Name):
-        root = known.equal.get(value.id, (value, {value.id}))
-        known.equal[variable] = root
+        root = known.equal.get(value.id, value)
+        known.make_equal(variable, root, {root.id} if isinstance(root, gast.Name) else set())
     elif isinstance(value, gast.Constant) and type(value.value) is float:    # seeds and zeros (not counters)
-        known.equal[variable] = (value, set())
+        known.make_equal(variable, value, set())
     elif _pure(value) and not isinstance(value, _MUTABLE):
-        key = _key(value)
-        if key not in known.held:
-            known.held[key] = (variable, reads(value))
+        known.hold(known.number(value), variable, reads(value))
 
 
 def _rewrite(node, known):
@@ -136,7 +177,7 @@ class _Rewrite(gast.NodeTransformer):
 
     def visit_Name(self, node):
         if isinstance(node.ctx, gast.Load) and node.id in self.known.equal:
-            replacement = self.known.equal[node.id][0]
+            replacement = self.known.equal[node.id]
             if isinstance(replacement, gast.Name):
                 return gast.Name(id=replacement.id, ctx=gast.Load(), annotation=None, type_comment=None)
         return node
@@ -147,24 +188,14 @@ class _Rewrite(gast.NodeTransformer):
             for field in ("left", "right", "operand"):
                 operand = getattr(node, field, None)
                 if isinstance(operand, gast.Name) and isinstance(operand.ctx, gast.Load):
-                    replacement = self.known.equal.get(operand.id, (None,))[0]
+                    replacement = self.known.equal.get(operand.id)
                     if isinstance(replacement, gast.Constant):
                         setattr(node, field, gast.Constant(value=replacement.value, kind=None))
         if isinstance(node, gast.expr) and not isinstance(node, (gast.Name, gast.Constant)) and self.known.held:
-            held = self.known.held.get(_key(node))
+            held = self.known.held.get(self.known.number(node))
             if held is not None:
-                return gast.Name(id=held[0], ctx=gast.Load(), annotation=None, type_comment=None)
+                return gast.Name(id=held, ctx=gast.Load(), annotation=None, type_comment=None)
         return node
-
-
-def _key(node):
-    """A hashable structural key of an expression (no positions)."""
-    if isinstance(node, gast.AST):
-        return (type(node).__name__,) + tuple(_key(getattr(node, f, None)) for f in node._fields
-                                              if f not in ("ctx", "type_comment", "kind", "annotation"))
-    if isinstance(node, list):
-        return tuple(_key(n) for n in node)
-    return (type(node).__name__, node)
 
 
 def _pure(node):
