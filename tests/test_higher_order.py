@@ -194,3 +194,14 @@ def test_values_are_numbered_through_the_names_that_hold_them():
     out = _shared("def f(x):\n    a = x * 2\n    b = a + 1\n    x = x + 5.0\n    c = x * 2\n    d = c + 1\n"
                   "    return b * d\n")
     assert out.endswith("return b * d") and out.count("+ 1") == 2, out
+
+
+@pytest.mark.parametrize("fn", [uses_pair, lambda x: jnp.sum(jnp.sin(x) * x)])
+def test_float32_inputs_stay_float32_through_second_derivatives(fn):
+    x = jnp.array([0.5, 1.3], dtype=jnp.float32)
+    _, tangent = astjax.jvp(astjax.grad(fn), (x,), (jnp.ones(2, dtype=jnp.float32),))
+    assert tangent.dtype == np.float32
+    assert astjax.hessian(fn)(x).dtype == np.float32
+    assert astjax.jacfwd(astjax.grad(fn))(x).dtype == np.float32
+    numeric = central_difference(astjax.grad(fn), np.array([0.5, 1.3]))
+    np.testing.assert_allclose(np.asarray(astjax.hessian(fn)(x)), numeric, rtol=1e-4, atol=1e-4)

@@ -21,7 +21,7 @@ def unbroadcast(g, x):
     if isinstance(g, TreeAdjoint) or isinstance(x, TreeAdjoint):
         return g                  # adjoints of containers add item by item; nothing was broadcast
     shape = np.shape(x)
-    g = np.asarray(g)
+    g = _weakly_typed(g, x)
     if g.shape == shape:
         return wrap(g)
     if g.ndim < len(shape):       # a zero adjoint not yet shaped: it only needs broadcasting up
@@ -41,8 +41,11 @@ def unbroadcast_to(g, shape):
 
 
 def unreduce(g, x, axis=None, keepdims=False, where=None):
-    """Broadcast the result `g` of a reduction of `x` back to the shape of `x` (zero outside `where`)."""
-    g = np.asarray(g)
+    """Broadcast the result `g` of a reduction of `x` back to the shape of `x` (zero outside `where`).
+
+    A Python float `g` (the seed `bout = 1.0`) is weakly typed, as in JAX: it takes x's float dtype.
+    """
+    g = _weakly_typed(g, x)
     shape = np.shape(x)
     if axis is not None and not keepdims:
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
@@ -52,6 +55,15 @@ def unreduce(g, x, axis=None, keepdims=False, where=None):
     if where is not None:
         g = np.where(where, g, np.zeros((), dtype=g.dtype))
     return wrap(g)
+
+
+def _weakly_typed(g, x):
+    """`g` as an array; a Python float (a seed such as `bout = 1.0`) takes x's float dtype, as in JAX."""
+    if type(g) is float:
+        dtype = np.result_type(x)
+        if np.issubdtype(dtype, np.floating):
+            return np.asarray(g, dtype=dtype)
+    return np.asarray(g)
 
 
 def reduced_size(x, axis=None, ddof=0, correction=None, where=None):
