@@ -205,3 +205,32 @@ def test_float32_inputs_stay_float32_through_second_derivatives(fn):
     assert astjax.jacfwd(astjax.grad(fn))(x).dtype == np.float32
     numeric = central_difference(astjax.grad(fn), np.array([0.5, 1.3]))
     np.testing.assert_allclose(np.asarray(astjax.hessian(fn)(x)), numeric, rtol=1e-4, atol=1e-4)
+
+
+# ---------------------------------------------------------------- forward over forward (order 3) through helpers
+def product_and_sine(a, b):
+    return a * b, jnp.sin(a)
+
+
+def helper_in_a_while_loop(x, y):
+    p, q = product_and_sine(x, y)
+    s = 0.0
+    i = 0
+    while i < 3:
+        s = s + p * q * x
+        i = i + 1
+    return s + y * x ** 3
+
+
+def test_third_derivative_through_a_tuple_returning_helper_and_a_while_loop():
+    x, y = np.float64(0.4), np.float64(1.7)
+    g1 = astjax.grad(helper_in_a_while_loop)
+    g2 = astjax.grad(g1)
+    g3 = astjax.grad(g2)
+    for lower, higher in ((g1, g2), (g2, g3)):
+        numeric = central_difference(lambda v, lower=lower: lower(v[0], y), np.array([x]))
+        np.testing.assert_allclose(float(higher(x, y)), float(numeric.ravel()[0]), rtol=1e-6)
+    mixed = astjax.grad(astjax.grad(helper_in_a_while_loop, 1), 0)
+    numeric = central_difference(lambda v: astjax.grad(helper_in_a_while_loop, 1)(v[0], y), np.array([x]))
+    np.testing.assert_allclose(float(mixed(x, y)), float(numeric.ravel()[0]), rtol=1e-6)
+

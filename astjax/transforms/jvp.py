@@ -67,6 +67,8 @@ class ForwardMode:
         return copy_location(gast.Return(value=gast.Tuple(elts=[copy.deepcopy(value), tangent], ctx=gast.Load())), ret)
 
     def _tangent_of(self, node):
+        if isinstance(node, (gast.Tuple, gast.List)):     # `return ((y, z), (dy, dz))`: item by item
+            return type(node)(elts=[self._tangent_of(e) for e in node.elts], ctx=gast.Load())
         if isinstance(node, gast.Name) and node.id in self.varied:
             return name(self.tangent(node.id))
         return call("jnp.zeros_like", copy.deepcopy(node))
