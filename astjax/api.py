@@ -19,6 +19,7 @@ from .array import Array, wrap
 from .codegen.namespace import renamed_keywords
 from .rules.helpers import materialize
 from .transforms.derivation import Derivation
+from .transforms.forward_over_reverse import forward_over_reverse
 
 __all__ = ["grad", "value_and_grad", "vjp", "source", "ReverseTransform"]
 
@@ -63,8 +64,10 @@ class ReverseTransform:
         except TypeError:        # not weak-referenceable: no cache beyond this transform
             table = {}
         if key not in table or not table[key].current():     # a global or closure cell was rebound
-            derivation = Derivation()
-            derivation.reverse(self.fun, wrt, mode=mode, has_aux=self.has_aux)
+            derivation = forward_over_reverse(self, mode)      # grad(grad(f)) of a scalar: jvp of grad(f)
+            if derivation is None:
+                derivation = Derivation()
+                derivation.reverse(self.fun, wrt, mode=mode, has_aux=self.has_aux)
             table[key] = derivation
         self._built[mode] = table[key]
         return self._built[mode]
