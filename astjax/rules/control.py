@@ -33,7 +33,7 @@ def pop(tape):
 
 
 # `float(x)` of an array keeps the derivative flowing.
-to_float_prim = primitive("to_float", to_float, operands=("x",), aliases=(builtins.float,))
+to_float_prim = primitive("to_float", to_float, operands=("x",), aliases=(builtins.float,), result_shape_of="x")
 defvjp(to_float_prim, "bx += by")
 defjvp(to_float_prim, "dy = dx")
 

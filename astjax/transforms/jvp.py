@@ -221,8 +221,8 @@ class ForwardMode:
             term = expand(prim.jvp[operand], bindings)
             output_used = output_used or any(isinstance(n, gast.Name) and n.id == "y" for n in gast.walk(prim.jvp[operand]))
             if (prim.unbroadcast and not self.shapes.same_shape(node, stmt)
-                    and (_bare(term) or prim.name == "where")):
-                others = [copy.deepcopy(app.bound[k]) for k in prim.operands + ("condition",) if k in app.bound]
+                    and (_bare(term) or prim.broadcasts_with)):
+                others = [copy.deepcopy(app.bound[k]) for k in prim.operands + prim.broadcasts_with if k in app.bound]
                 term = call("broadcast_like", term, *others)
             terms.append(term)
         return terms, output_used
