@@ -210,18 +210,42 @@ def vjp(fun, *primals, has_aux=False):
     args = transform.prepare(primals) if primals else []
     value = fun(*args)
     output, aux = (value[0], value[1]) if has_aux else (value, None)
-    output = wrap(output) if isinstance(output, (np.ndarray, numbers.Number)) else output
+    output = tree_util.tree_map(lambda v: wrap(v) if isinstance(v, (np.ndarray, numbers.Number)) else v, output)
+
     def pullback(cotangent):
-        if np.shape(cotangent) != np.shape(output):
-            raise ValueError(f"the cotangent passed to the vjp pullback has shape {np.shape(cotangent)}, "
-                             f"but the output of {name_of(fun)} has shape {np.shape(output)}; they must match.")
-        cotangent = wrap(np.asarray(cotangent, dtype=np.result_type(output)))
+        cotangent = _cotangent_like(cotangent, output, fun)
         grads = transform.call("vjp", args, {}, before=(cotangent,))
+        grads = grads[0] if has_aux else grads
         grads = grads if len(args) > 1 else (grads,)
         return tuple(materialize(g, a) for g, a in zip(grads, args))
 
     pullback.__astjax_transform__ = _PullbackTransform(transform, args)
     return (output, pullback, aux) if has_aux else (output, pullback)
+
+
+def _cotangent_like(cotangent, output, fun):
+    """The cotangent as Arrays of the output's dtypes, after checking it has the output's structure and shapes."""
+    out_leaves, out_tree = tree_util.tree_flatten(output)
+    ct_leaves, ct_tree = tree_util.tree_flatten(cotangent)
+    if out_tree != ct_tree:
+        raise ValueError(f"the cotangent passed to the vjp pullback has structure {ct_tree}, but the output of "
+                         f"{name_of(fun)} has structure {out_tree}; they must match.")
+    for c, o in zip(ct_leaves, out_leaves):
+        if np.shape(c) != np.shape(o):
+            raise ValueError(f"the cotangent passed to the vjp pullback has shape {np.shape(c)}, "
+                             f"but the output of {name_of(fun)} has shape {np.shape(o)}; they must match.")
+    return as_seed(tree_util.tree_unflatten(
+        out_tree, [wrap(np.asarray(c, dtype=np.result_type(o))) for c, o in zip(ct_leaves, out_leaves)]))
+
+
+def as_seed(cotangent):
+    """A cotangent as generated pullbacks read it: containers become TreeAdjoints (a plain tuple reads as zero)."""
+    from .rules.helpers import TreeAdjoint
+    if isinstance(cotangent, dict):
+        return TreeAdjoint({k: as_seed(v) for k, v in cotangent.items()})
+    if isinstance(cotangent, (tuple, list)):
+        return TreeAdjoint({i: as_seed(v) for i, v in enumerate(cotangent)}, getattr(cotangent, "_fields", None))
+    return cotangent
 
 
 class _PullbackTransform:

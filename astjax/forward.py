@@ -11,7 +11,7 @@ import weakref
 import numpy as np
 
 from . import tree_util
-from .api import ReverseTransform, grad, vjp
+from .api import as_seed, grad
 from .arguments import check_callable, differentiable_input, is_float_leaf, split_callable
 from .array import wrap
 from .rules.helpers import materialize
@@ -91,22 +91,27 @@ def jacfwd(fun, argnums=0, has_aux=False):
     """The Jacobian of `fun` by forward mode: one jvp per input element.
 
     Shape: the output's shape + the input's. For a pytree argument the result
-    has the argument's structure, one Jacobian per leaf, as in JAX.
+    has the argument's structure, one Jacobian per leaf; for a pytree output it
+    has the output's structure (outer) over the arguments' (inner), as in JAX.
+    With has_aux=True `fun` returns `(output, aux)` and the result is `(jacobian, aux)`.
     """
+    check_callable(fun, "jacfwd")
     single = isinstance(argnums, int)
     nums = (argnums,) if single else tuple(argnums)
 
     @functools.wraps(fun)
     def jacfwd_f(*args):
+        _check_argnums("jacfwd", fun, nums, args)
         args = [tree_util.tree_map(lambda leaf: differentiable_input(leaf, "jacfwd"), a) if i in nums else a
                 for i, a in enumerate(args)]
         base = [_zero_tangent(a) for a in args]
-        jacobians = []
+        out, aux = None, None
+        per_arg = []            # per argument: per input leaf: per output leaf: columns
         for i in nums:
             leaves, treedef = tree_util.tree_flatten(args[i])
             per_leaf = []
             for position, leaf in enumerate(leaves):
-                columns, out_shape = [], None
+                columns = []
                 for k in range(np.size(leaf)):
                     basis = np.zeros(np.size(leaf), dtype=np.result_type(leaf))
                     basis[k] = 1
@@ -114,52 +119,94 @@ def jacfwd(fun, argnums=0, has_aux=False):
                     tangent_leaves[position] = basis.reshape(np.shape(leaf))
                     tangents = list(base)
                     tangents[i] = tree_util.tree_unflatten(treedef, tangent_leaves)
-                    out, tangent = jvp(fun, args, tangents)
-                    out_shape = np.shape(out)
-                    columns.append(np.asarray(tangent))
-                if out_shape is None:
-                    out_shape = np.shape(fun(*args))
-                jac = np.stack(columns, axis=-1) if columns else np.zeros(out_shape + (0,))
-                per_leaf.append(wrap(jac.reshape(out_shape + np.shape(leaf))))
-            jacobians.append(tree_util.tree_unflatten(treedef, per_leaf))
-        return jacobians[0] if single else tuple(jacobians)
+                    result = jvp(fun, args, tangents, has_aux=has_aux)
+                    out, tangent = result[0], result[1]
+                    aux = result[2] if has_aux else None
+                    columns.append([np.asarray(t) for t in tree_util.tree_leaves(tangent)])
+                per_leaf.append(columns)
+            per_arg.append((leaves, treedef, per_leaf))
+        if out is None:                        # every differentiated argument is empty
+            value = fun(*args)
+            out, aux = (value[0], value[1]) if has_aux else (value, None)
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        jacobians = []
+        for j, out_leaf in enumerate(out_leaves):
+            out_shape = np.shape(out_leaf)
+            for_output = []
+            for leaves, treedef, per_leaf in per_arg:
+                blocks = []
+                for leaf, columns in zip(leaves, per_leaf):
+                    jac = (np.stack([column[j] for column in columns], axis=-1) if columns
+                           else np.zeros(out_shape + (0,), np.result_type(out_leaf)))
+                    blocks.append(wrap(jac.reshape(out_shape + np.shape(leaf))))
+                for_output.append(tree_util.tree_unflatten(treedef, blocks))
+            jacobians.append(for_output[0] if single else tuple(for_output))
+        jacobian = tree_util.tree_unflatten(out_tree, jacobians)
+        return (jacobian, aux) if has_aux else jacobian
 
-    jacfwd_f.__astjax_transform__ = _ForwardTransform(fun, nums)
+    jacfwd_f.__astjax_transform__ = _JacobianTransform("jacfwd", fun, nums, has_aux)
     return jacfwd_f
 
 
 def jacrev(fun, argnums=0, has_aux=False):
     """The Jacobian of `fun` by reverse mode: one pullback per output element.
 
-    Shape: the output's shape + the input's; pytree arguments as in `jacfwd`.
+    Shapes and pytrees as in `jacfwd`; with has_aux=True the result is `(jacobian, aux)`.
     """
+    check_callable(fun, "jacrev")
     single = isinstance(argnums, int)
     nums = (argnums,) if single else tuple(argnums)
 
     @functools.wraps(fun)
     def jacrev_f(*args):
-        out, pullback = vjp(fun, *args)
-        out_arr = np.asarray(out)
-        rows = {i: [] for i in nums}
-        for k in range(out_arr.size):
-            basis = np.zeros(out_arr.size, dtype=np.result_type(out_arr))
-            basis[k] = 1
-            cotangents = pullback(basis.reshape(out_arr.shape))
-            for i in nums:
-                rows[i].append([np.asarray(leaf) for leaf in tree_util.tree_leaves(cotangents[i])])
+        _check_argnums("jacrev", fun, nums, args)
+        positions = tuple(i % len(args) for i in nums)
+        args = [tree_util.tree_map(lambda leaf: differentiable_input(leaf, "jacrev"), a) if i in positions else a
+                for i, a in enumerate(args)]
+        function, leading, keywords = split_callable(fun)
+        pullback, _ = pullback_function(function, tuple(len(leading) + i for i in positions), has_aux)
+        value = fun(*args)
+        out, aux = (value[0], value[1]) if has_aux else (value, None)
+        out_leaves, out_tree = tree_util.tree_flatten(out)
         jacobians = []
-        for i in nums:
-            leaves, treedef = tree_util.tree_flatten(args[i])
-            per_leaf = []
-            for position, leaf in enumerate(leaves):
-                stacked = (np.stack([row[position] for row in rows[i]]) if rows[i]
-                           else np.zeros((0,) + np.shape(leaf)))
-                per_leaf.append(wrap(stacked.reshape(out_arr.shape + np.shape(leaf))))
-            jacobians.append(tree_util.tree_unflatten(treedef, per_leaf))
-        return jacobians[0] if single else tuple(jacobians)
+        for j, out_leaf in enumerate(out_leaves):
+            out_arr = np.asarray(out_leaf)
+            rows = []                         # per output element: per argument: its cotangent's leaves
+            for k in range(out_arr.size):
+                basis = np.zeros(out_arr.size, dtype=out_arr.dtype)
+                basis[k] = 1
+                seeds = [wrap(np.zeros(np.shape(l), np.result_type(l))) for l in out_leaves]
+                seeds[j] = wrap(basis.reshape(out_arr.shape))
+                seed = as_seed(tree_util.tree_unflatten(out_tree, seeds))
+                grads = pullback(seed, *leading, *args, **keywords)
+                grads = grads[0] if has_aux else grads
+                grads = grads if len(positions) > 1 else (grads,)
+                rows.append([[np.asarray(leaf) for leaf in tree_util.tree_leaves(materialize(g, args[i]))]
+                             for g, i in zip(grads, positions)])
+            for_output = []
+            for a, i in enumerate(positions):
+                leaves, treedef = tree_util.tree_flatten(args[i])
+                blocks = []
+                for position, leaf in enumerate(leaves):
+                    stacked = (np.stack([row[a][position] for row in rows]) if rows
+                               else np.zeros((0,) + np.shape(leaf), np.result_type(leaf)))
+                    blocks.append(wrap(stacked.reshape(out_arr.shape + np.shape(leaf))))
+                for_output.append(tree_util.tree_unflatten(treedef, blocks))
+            jacobians.append(for_output[0] if single else tuple(for_output))
+        jacobian = tree_util.tree_unflatten(out_tree, jacobians)
+        return (jacobian, aux) if has_aux else jacobian
 
-    jacrev_f.__astjax_transform__ = ReverseTransform(fun, tuple(range(max(nums) + 1)), has_aux, "vjp")
+    jacrev_f.__astjax_transform__ = _JacobianTransform("jacrev", fun, nums, has_aux)
     return jacrev_f
+
+
+def _check_argnums(kind, fun, nums, args):
+    if not nums or not all(isinstance(i, int) for i in nums):
+        raise TypeError(f"argnums must be an int or a tuple of ints, got {nums!r}")
+    for i in nums:
+        if not -len(args) <= i < len(args):
+            raise TypeError(f"{kind} of {getattr(fun, '__name__', fun)} with argnums={nums} needs at least "
+                            f"{max(nums) + 1} positional arguments, got {len(args)}")
 
 
 def hessian(fun, argnums=0, has_aux=False):
@@ -167,23 +214,64 @@ def hessian(fun, argnums=0, has_aux=False):
     return jacfwd(grad(fun, argnums, has_aux=has_aux), argnums)
 
 
-class _ForwardTransform:
-    """What `astjax.source` shows for a forward-mode transformation: the generated jvp."""
+class _JacobianTransform:
+    """What `astjax.source` shows for jacfwd/jacrev (the generated jvp or pullback of `fun`), and the
+    Jacobian as source (a loop over basis vectors) for the next transformation to differentiate."""
 
-    def __init__(self, fun, nums):
-        self.fun, self.leading, _ = split_callable(fun)
-        self.nums = tuple(n + len(self.leading) for n in nums)
+    def __init__(self, kind, fun, nums, has_aux):
+        self.kind = kind
+        self.user_fun = fun
+        self.fun, self.leading, self.keywords = split_callable(fun)
+        self.nums = tuple(nums)
+        self.has_aux = has_aux
+        self._source = None
 
-    def _mask(self):
+    def _count(self):
         from .frontend.parse import function_source
-        count = len(function_source(self.fun).node.args.args)
-        return tuple(i in self.nums for i in range(count))
+        return len(function_source(self.fun).node.args.args)
+
+    def _mask(self, position):
+        shifted = position + len(self.leading)
+        return tuple(i == shifted for i in range(self._count()))
+
+    def generated_for(self, position):
+        """The generated jvp (jacfwd) or pullback (jacrev) of `fun` for one user argument position."""
+        if self.kind == "jacfwd":
+            return forward_function(self.fun, self._mask(position))[0]
+        return pullback_function(self.fun, (position + len(self.leading),))[0]
 
     def source_text(self):
-        return forward_function(self.fun, self._mask())[1].source_text()
+        position = self.nums[0] % max(self._count() - len(self.leading), 1)
+        if self.kind == "jacfwd":
+            return forward_function(self.fun, self._mask(position))[1].source_text()
+        return pullback_function(self.fun, (position + len(self.leading),))[1].source_text()
 
     def composable_source(self):
-        return forward_function(self.fun, self._mask())[0].__astjax_function_source__
+        if self.has_aux:
+            raise NotImplementedError(
+                f"transforming {self.kind}(f, has_aux=True) again is not supported yet; transform a function "
+                f"without aux (has_aux=False) instead")
+        if self._source is None:
+            from .jacobian_source import jacobian_source
+            self._source = jacobian_source(self.kind, self.fun, self.leading, self.keywords, self.nums,
+                                           self.generated_for)
+        return self._source
+
+
+def pullback_function(fun, wrt, has_aux=False):
+    """The generated pullback `(ct, *args) -> cotangents of args[wrt]` of `fun` (cached)."""
+    from .api import _REVERSE
+    try:
+        table = _REVERSE.setdefault(fun, {})
+    except TypeError:
+        table = {}
+    key = ("vjp", tuple(wrt), has_aux)
+    if key not in table:
+        derivation = Derivation()
+        derivation.reverse(fun, list(wrt), mode="vjp", has_aux=has_aux)
+        table[key] = derivation
+    derivation = table[key]
+    return derivation.functions[derivation.sources[-1][0]], derivation
 
 
 # Calls of these on values known when transforming (`astjax.jacfwd(f)` inside a transformed
