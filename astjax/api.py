@@ -126,16 +126,25 @@ def _bind_leading(generated, fun, leading, keywords):
 
 
 def _check_scalar_output(value, fun):
+    """grad needs one float scalar: anything else raises TypeError, with JAX's wording first."""
     if type(value) is Array and value.ndim == 0 and value.dtype.kind in "fc":
         return
+    if value is None or not isinstance(value, (np.ndarray, np.generic, numbers.Number)):
+        shown = "None" if value is None else f"a {type(value).__name__}"
+        raise TypeError(f"Gradient only defined for scalar-output functions. Output was {shown}: "
+                        f"{name_of(fun)} must return one float scalar"
+                        + (" (did it forget a `return`?)." if value is None else
+                           "; with has_aux=True it may return (output, aux)."))
     shape = np.shape(value)
     if shape != ():
-        raise TypeError(f"grad requires a function with a scalar output, but {name_of(fun)} returned an array "
+        raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: {shape}. "
+                        f"grad requires a function with a scalar output, but {name_of(fun)} returned an array "
                         f"of shape {shape}. Use jnp.sum(...) to reduce it, or astjax.vjp / astjax.jacrev for "
                         f"non-scalar outputs.")
     dtype = np.result_type(value)
     if not np.issubdtype(dtype, np.inexact):
-        raise TypeError(f"grad requires a float-valued output, but {name_of(fun)} returned {dtype.name}.")
+        raise TypeError(f"grad requires real- or complex-valued outputs (input dtype that is a sub-dtype of "
+                        f"np.inexact), but {name_of(fun)} returned {dtype.name}.")
 
 
 def _gradient_like(g, arg):

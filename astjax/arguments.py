@@ -30,10 +30,56 @@ def split_callable(fun):
     if isinstance(fun, functools.partial):
         inner, leading, keywords = split_callable(fun.func)
         return inner, leading + tuple(fun.args), {**keywords, **(fun.keywords or {})}
+    if _is_library_function(fun):
+        return library_trampoline(fun), (), {}
     if (not inspect.isfunction(fun) and not hasattr(fun, "__astjax_transform__") and not _is_custom(fun)
             and inspect.isfunction(getattr(type(fun), "__call__", None))):
         return type(fun).__call__, (fun,), {}
     return fun, (), {}
+
+
+def _is_library_function(fun):
+    """An astjax.numpy / astjax.lax / NumPy function passed directly (`grad(jnp.sin)`): a primitive, not user code."""
+    if hasattr(fun, "__astjax_transform__") or hasattr(fun, "__astjax_function_source__") or _is_custom(fun):
+        return False
+    if isinstance(fun, np.ufunc):
+        return True
+    module = getattr(fun, "__module__", None) or ""
+    return callable(fun) and (module == "numpy" or module.startswith(("numpy.", "astjax.")))
+
+
+_TRAMPOLINES = {}
+
+
+def library_trampoline(fun):
+    """A generated `def sin(x): return _primitive(x)`, so transforming a library function meets it as a call
+    with a rule. Its parameters are the function's positional parameters without defaults."""
+    key = id(fun)
+    if key in _TRAMPOLINES and _TRAMPOLINES[key][0] is fun:
+        return _TRAMPOLINES[key][1]
+    import gast
+
+    from .backends.python import compile_function
+    if isinstance(fun, np.ufunc):
+        params = [f"x{i}" for i in range(fun.nin)]
+    else:
+        try:
+            signature = inspect.signature(fun)
+        except (TypeError, ValueError):
+            raise TypeError(f"cannot read the parameters of {name_of(fun)}; wrap it in a Python function "
+                            f"(def f(x): return op(x)) and transform that.") from None
+        params = []
+        for p in signature.parameters.values():
+            if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) or p.default is not p.empty:
+                break
+            params.append(p.name)
+    name = getattr(fun, "__name__", "f")
+    if not name.isidentifier():
+        name = "f"
+    text = f"def {name}({', '.join(params)}):\n    return _primitive({', '.join(params)})\n"
+    trampoline, _ = compile_function(gast.parse(text).body[0], {"_primitive": fun}, label=f"primitive_{name}")
+    _TRAMPOLINES[key] = (fun, trampoline)
+    return trampoline
 
 
 def _is_custom(fun):

@@ -171,3 +171,11 @@ def keyword_helper(x, scale=1.0, shift=0.0):
 
 def keyword_caller(x, alpha=1.67):
     return keyword_helper(x, scale=alpha, shift=1.0) * alpha
+
+
+def returns_nothing(x):
+    y = x * 2.0
+
+
+def returns_none(x):
+    return None

@@ -283,3 +283,41 @@ def test_keyword_arguments_to_the_function_and_to_callees():
     np.testing.assert_allclose(astjax.grad(cases.keyword_caller)(x, alpha=2.0), 4 * np.cos(x), rtol=1e-6)
     _, g_alpha = astjax.grad(cases.keyword_caller, argnums=(0, 1))(x, 2.0)
     assert float(g_alpha) == pytest.approx(4 * np.sin(x).sum() + 2.0, rel=1e-6)
+
+
+@pytest.mark.parametrize("fn, reference", [(jnp.sin, np.sin), (np.sin, np.sin), (jnp.tanh, np.tanh),
+                                           (np.exp, np.exp), (jnp.log1p, np.log1p)])
+def test_library_functions_passed_directly(fn, reference):
+    x = 0.7
+    g = astjax.grad(fn)(x)
+    numeric = (reference(x + 1e-6) - reference(x - 1e-6)) / 2e-6
+    np.testing.assert_allclose(g, numeric, rtol=1e-3)          # float32 input, float32 gradient
+    assert np.asarray(g).dtype == np.float32
+    v = RNG.uniform(0.1, 0.9, size=3)
+    jac = astjax.jacfwd(fn)(v)
+    np.testing.assert_allclose(np.diag(jac), [(reference(a + 1e-6) - reference(a - 1e-6)) / 2e-6 for a in v],
+                               rtol=1e-6)
+    np.testing.assert_allclose(astjax.jacrev(fn)(v), jac, rtol=1e-12)
+    second = astjax.grad(astjax.grad(fn))(np.float64(x))
+    numeric2 = (reference(x + 1e-4) - 2 * reference(x) + reference(x - 1e-4)) / 1e-8
+    np.testing.assert_allclose(second, numeric2, rtol=1e-4)
+
+
+def test_library_reduction_and_two_argument_function_passed_directly():
+    x, y = RNG.normal(size=3), RNG.normal(size=3)
+    np.testing.assert_allclose(astjax.grad(jnp.sum)(x), np.ones(3))
+    np.testing.assert_allclose(astjax.grad(jnp.dot, argnums=1)(x, y), x)
+    np.testing.assert_allclose(astjax.jvp(jnp.exp, (x,), (y,))[1], np.exp(x) * y)
+    np.testing.assert_allclose(astjax.hessian(jnp.sin)(np.float64(0.3)), -np.sin(0.3))
+
+
+@pytest.mark.parametrize("fn", [cases.returns_nothing, cases.returns_none])
+@pytest.mark.parametrize("transformation", [astjax.grad, astjax.value_and_grad])
+def test_grad_of_a_function_returning_none_raises_like_jax(fn, transformation):
+    with pytest.raises(TypeError, match="Gradient only defined for scalar-output functions. Output was None"):
+        transformation(fn)(1.0)
+
+
+def test_grad_of_a_vector_output_raises_like_jax():
+    with pytest.raises(TypeError, match=r"Gradient only defined for scalar-output functions. Output had shape: \(3,\)"):
+        astjax.grad(jnp.sin)(np.ones(3))
