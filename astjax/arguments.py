@@ -44,8 +44,16 @@ def _is_library_function(fun):
         return False
     if isinstance(fun, np.ufunc):
         return True
+    if not callable(fun) or inspect.ismethod(fun) or isinstance(fun, functools.partial):
+        return False
     module = getattr(fun, "__module__", None) or ""
-    return callable(fun) and (module == "numpy" or module.startswith(("numpy.", "astjax.")))
+    if module == "numpy" or module.startswith(("numpy.", "astjax.")):
+        return True
+    from .rules import lookup_callable
+    try:
+        return not hasattr(fun, "__code__") and lookup_callable(fun) is not None      # math.sin, abs
+    except TypeError:
+        return False
 
 
 _TRAMPOLINES = {}

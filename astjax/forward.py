@@ -76,8 +76,12 @@ def _as_output(value):
 
 
 def _tangent_like(tangent, value):
+    """The output's tangent in the output's structure (tuples, lists, namedtuples, dicts), zeros filled in."""
+    if isinstance(value, dict):
+        return type(value)((k, _tangent_like(tangent[k], v)) for k, v in value.items())
     if isinstance(value, (tuple, list)):
-        return type(value)(_tangent_like(t, v) for t, v in zip(tangent, value))
+        items = [_tangent_like(t, v) for t, v in zip(tangent, value)]
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
     return materialize(tangent, value)
 
 

@@ -179,3 +179,23 @@ def returns_nothing(x):
 
 def returns_none(x):
     return None
+
+
+def loss_with_dict_aux(x):
+    loss = jnp.sum(jnp.sin(x) * x)
+    acc = jnp.mean(x > 0.0)
+    return loss, {"acc": acc, "loss": loss, "preds": [x * 2.0]}
+
+
+def dict_output(x):
+    return {"a": x * x, "b": jnp.sin(x)}
+
+
+def calls_dict_helper(x):
+    d = dict_output(x)
+    return jnp.sum(d["a"] * 3.0 + d["b"])
+
+
+def local_dict(x):
+    d = {"a": x}
+    return jnp.sum(d["a"])

@@ -321,3 +321,46 @@ def test_grad_of_a_function_returning_none_raises_like_jax(fn, transformation):
 def test_grad_of_a_vector_output_raises_like_jax():
     with pytest.raises(TypeError, match=r"Gradient only defined for scalar-output functions. Output had shape: \(3,\)"):
         astjax.grad(jnp.sin)(np.ones(3))
+
+
+def test_has_aux_with_a_dict_literal():
+    x = RNG.normal(size=4)
+    truth = np.sin(x) + x * np.cos(x)
+    g, aux = astjax.grad(cases.loss_with_dict_aux, has_aux=True)(x)
+    np.testing.assert_allclose(g, truth, rtol=1e-10)
+    np.testing.assert_allclose(g, numeric_grad(lambda v: cases.loss_with_dict_aux(v)[0], (x,), 0), rtol=1e-6)
+    assert set(aux) == {"acc", "loss", "preds"}
+    np.testing.assert_allclose(aux["acc"], np.mean(x > 0))
+    np.testing.assert_allclose(aux["preds"][0], x * 2.0)
+    (value, aux2), g2 = astjax.value_and_grad(cases.loss_with_dict_aux, has_aux=True)(x)
+    np.testing.assert_allclose(value, np.sum(np.sin(x) * x))
+    np.testing.assert_allclose(aux2["loss"], value)
+    np.testing.assert_allclose(g2, truth, rtol=1e-10)
+    for jac in (astjax.jacrev, astjax.jacfwd):
+        j, aux3 = jac(cases.loss_with_dict_aux, has_aux=True)(x)
+        np.testing.assert_allclose(j, truth, rtol=1e-10)
+        np.testing.assert_allclose(aux3["acc"], np.mean(x > 0))
+
+
+def test_dict_output_in_every_mode():
+    x = RNG.normal(size=3)
+    jr = astjax.jacrev(cases.dict_output)(x)
+    jf = astjax.jacfwd(cases.dict_output)(x)
+    for key, derivative in (("a", 2 * x), ("b", np.cos(x))):
+        np.testing.assert_allclose(jr[key], np.diag(derivative), atol=1e-12)
+        np.testing.assert_allclose(jf[key], np.diag(derivative), atol=1e-12)
+    v = RNG.normal(size=3)
+    _, tangent = astjax.jvp(cases.dict_output, (x,), (v,))
+    np.testing.assert_allclose(tangent["a"], 2 * x * v)
+    np.testing.assert_allclose(tangent["b"], np.cos(x) * v)
+    _, pullback = astjax.vjp(cases.dict_output, x)
+    (g,) = pullback({"a": v, "b": np.ones(3)})
+    np.testing.assert_allclose(g, 2 * x * v + np.cos(x))
+    g = astjax.grad(cases.calls_dict_helper)(x)
+    np.testing.assert_allclose(g, numeric_grad(cases.calls_dict_helper, (x,), 0), rtol=1e-6)
+    np.testing.assert_allclose(astjax.jacfwd(cases.calls_dict_helper)(x), g, rtol=1e-10)
+
+
+def test_a_dict_literal_that_is_not_returned_is_refused():
+    with pytest.raises(astjax.errors.TransformError, match="dict literals"):
+        astjax.grad(cases.local_dict)(np.ones(2))

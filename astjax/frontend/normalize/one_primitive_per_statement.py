@@ -36,7 +36,8 @@ _UNSUPPORTED_EXPR = {
     gast.Lambda: ("a lambda inside a transformed function", "define it with `def` at module level"),
     gast.DictComp: ("dict comprehensions", "build the dict with a loop"),
     gast.SetComp: ("set comprehensions", "use a list"),
-    gast.Dict: ("dict literals", "use separate variables or a tuple"),
+    gast.Dict: ("dict literals (except as a returned value)",
+                "use separate variables or a tuple; a dict may be returned as written: return loss, {\"acc\": acc}"),
 }
 
 
@@ -131,7 +132,8 @@ class OnePrimitivePerStatement(Pass):
             return None
         if isinstance(value, gast.Tuple):
             return gast.Tuple(elts=[self.returned(e) for e in value.elts], ctx=gast.Load())
-        value = self.expression(value)
+        # A dict literal returned as written (`return loss, {"acc": acc}`) cannot be aliased or mutated.
+        value = self.dict_literal(value) if isinstance(value, gast.Dict) else self.expression(value)
         if isinstance(value, (gast.Name, gast.Constant)):
             return value
         out = "out" if "out" not in self.context.namer.taken else self.context.namer.fresh("out")
@@ -218,6 +220,12 @@ class OnePrimitivePerStatement(Pass):
         if isinstance(node, gast.JoinedStr):
             return node
         raise self.error(f"`{type(node).__name__}` expressions cannot be transformed", node)
+
+    def dict_literal(self, node):
+        if not all(isinstance(k, gast.Constant) for k in node.keys):
+            raise self.error("a dict literal with computed keys (or `**`) cannot be transformed", node,
+                             hint="write each key as a constant, e.g. {\"acc\": acc}.")
+        return gast.Dict(keys=node.keys, values=[self.operand(v) for v in node.values])
 
     def compare(self, node):
         if len(node.ops) == 1:
