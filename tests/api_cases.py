@@ -199,3 +199,7 @@ def calls_dict_helper(x):
 def local_dict(x):
     d = {"a": x}
     return jnp.sum(d["a"])
+
+
+def mixed_scalar(x):
+    return jnp.sum(jnp.sin(x) * x[0] + x ** 3)

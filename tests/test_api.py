@@ -364,3 +364,40 @@ def test_dict_output_in_every_mode():
 def test_a_dict_literal_that_is_not_returned_is_refused():
     with pytest.raises(astjax.errors.TransformError, match="dict literals"):
         astjax.grad(cases.local_dict)(np.ones(2))
+
+
+def test_float32_stays_float32_through_second_derivatives():
+    x = np.array([0.3, 0.7, 1.1], np.float32)
+    assert astjax.hessian(cases.mixed_scalar)(x).dtype == np.float32
+    assert astjax.jacfwd(astjax.grad(cases.mixed_scalar))(x).dtype == np.float32
+    value, tangent = astjax.jvp(astjax.grad(cases.mixed_scalar), (x,), (np.ones(3, np.float32),))
+    assert value.dtype == np.float32 and tangent.dtype == np.float32
+    h64 = astjax.hessian(cases.mixed_scalar)(x.astype(np.float64))
+    np.testing.assert_allclose(astjax.hessian(cases.mixed_scalar)(x), h64, rtol=1e-5)
+
+
+def test_reverse_pass_has_no_float64_intermediates():
+    """The 1.0 seed and bare 0.0 adjoints are weak: the raw generated gradient is already float32."""
+    x = astjax.numpy.asarray(np.array([0.3, 0.7, 1.1], np.float32))
+    g = astjax.grad(cases.mixed_scalar)
+    g(x)
+    value, raw = g.__astjax_transform__.call("value_and_grad", [x], {})
+    assert value.dtype == np.float32 and raw.dtype == np.float32
+
+
+def test_weak_python_scalars_with_bool_and_int_arrays():
+    b = jnp.asarray(np.array([True, False]))
+    i = jnp.asarray(np.array([1, 2], np.int32))
+    assert (b * 1.0).dtype == np.float32
+    assert (1.0 * b).dtype == np.float32
+    assert (1 - b).dtype == np.int32
+    assert (b + 1).dtype == np.int32
+    assert (i * 1.5).dtype == np.float32
+    assert (i / 2).dtype == np.float32
+    np.testing.assert_allclose(i / 2, [0.5, 1.0])
+    np.testing.assert_array_equal(1 - b, [0, 1])
+    f = jnp.asarray(np.array([1.0, 2.0], np.float32))
+    assert (f * 2).dtype == np.float32 and (2.0 ** f).dtype == np.float32 and (i + f).dtype == np.float32
+    y = f
+    y += 1
+    np.testing.assert_array_equal(f, [1.0, 2.0])          # += rebinds: the alias keeps its value

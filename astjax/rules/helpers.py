@@ -16,12 +16,24 @@ __all__ = ["sum_adjoint", "sum_items", "take_adjoint", "unbroadcast_to", "cumsum
            "zero_like"]
 
 
+def weak_array(g, like):
+    """`g` as an array. A Python scalar (the 1.0 seed, a bare 0.0 adjoint) is weakly typed, as in JAX:
+    it takes the float dtype of `like`, so a float32 computation gets no float64 intermediates."""
+    if isinstance(g, (int, float)) and not isinstance(g, (bool, np.generic)):
+        try:
+            dtype = np.result_type(like)
+        except (TypeError, ValueError):
+            dtype = None
+        return np.asarray(g, dtype=dtype if dtype is not None and np.issubdtype(dtype, np.inexact) else np.float32)
+    return np.asarray(g)
+
+
 def unbroadcast(g, x):
     """Sum `g` over the axes along which `x` was broadcast, giving `g` the shape of `x`."""
     if isinstance(g, TreeAdjoint) or isinstance(x, TreeAdjoint):
         return g                  # adjoints of containers add item by item; nothing was broadcast
     shape = np.shape(x)
-    g = np.asarray(g)
+    g = weak_array(g, x)
     if g.shape == shape:
         return wrap(g)
     if g.ndim < len(shape):       # a zero adjoint not yet shaped: it only needs broadcasting up
@@ -42,7 +54,7 @@ def unbroadcast_to(g, shape):
 
 def unreduce(g, x, axis=None, keepdims=False, where=None):
     """Broadcast the result `g` of a reduction of `x` back to the shape of `x` (zero outside `where`)."""
-    g = np.asarray(g)
+    g = weak_array(g, x)
     shape = np.shape(x)
     if axis is not None and not keepdims:
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
@@ -353,7 +365,7 @@ def concatenate_part_adjoint(p, g, arrays, k, axis=0):
 def broadcast_like(t, *operands):
     """`t` broadcast to the shape the operands broadcast to (a tangent of a broadcasting primitive)."""
     shape = np.broadcast_shapes(*(np.shape(o) for o in operands))
-    t = np.asarray(t)
+    t = weak_array(t, operands[0]) if operands else np.asarray(t)
     return wrap(t if t.shape == shape else np.broadcast_to(t, shape))
 
 
