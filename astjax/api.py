@@ -16,6 +16,7 @@ import numpy as np
 from . import tree_util
 from .arguments import FLOAT0, check_callable, differentiable_input, is_float_leaf, name_of, split_callable
 from .array import Array, wrap
+from .errors import api_boundary
 from .rules.helpers import materialize
 from .transforms.derivation import Derivation
 
@@ -172,6 +173,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
     transform = ReverseTransform(fun, argnums, has_aux, "value_and_grad", allow_int=allow_int)
 
     @functools.wraps(fun)
+    @api_boundary
     def value_and_grad_f(*args, **kwargs):
         args = transform.prepare(args)
         value, grads = transform.call("value_and_grad", args, kwargs)
@@ -198,6 +200,7 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     transform = ReverseTransform(fun, argnums, has_aux, "grad", allow_int=allow_int)
 
     @functools.wraps(fun)
+    @api_boundary
     def grad_f(*args, **kwargs):
         args = transform.prepare(args)
         value, grads = transform.call("value_and_grad", args, kwargs)
@@ -209,6 +212,7 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     return grad_f
 
 
+@api_boundary
 def vjp(fun, *primals, has_aux=False):
     """`(fun(*primals), pullback)` where `pullback(ct)` gives the cotangents of all primals.
 
@@ -221,6 +225,7 @@ def vjp(fun, *primals, has_aux=False):
     output, aux = (value[0], value[1]) if has_aux else (value, None)
     output = tree_util.tree_map(lambda v: wrap(v) if isinstance(v, (np.ndarray, numbers.Number)) else v, output)
 
+    @api_boundary
     def pullback(cotangent):
         cotangent = _cotangent_like(cotangent, output, fun)
         grads = transform.call("vjp", args, {}, before=(cotangent,))

@@ -14,6 +14,7 @@ from . import tree_util
 from .api import as_seed, grad
 from .arguments import check_callable, differentiable_input, is_float_leaf, split_callable
 from .array import wrap
+from .errors import api_boundary
 from .rules.helpers import materialize
 from .transforms.derivation import Derivation
 
@@ -36,6 +37,7 @@ def forward_function(fun, mask):
     return derivation.functions[derivation.sources[-1][0]], derivation
 
 
+@api_boundary
 def jvp(fun, primals, tangents, has_aux=False):
     """`(fun(*primals), tangent of the output)`: forward mode along `tangents`, as `jax.jvp`."""
     check_callable(fun, "jvp")
@@ -104,6 +106,7 @@ def jacfwd(fun, argnums=0, has_aux=False):
     nums = (argnums,) if single else tuple(argnums)
 
     @functools.wraps(fun)
+    @api_boundary
     def jacfwd_f(*args):
         _check_argnums("jacfwd", fun, nums, args)
         args = [tree_util.tree_map(lambda leaf: differentiable_input(leaf, "jacfwd"), a) if i in nums else a
@@ -162,6 +165,7 @@ def jacrev(fun, argnums=0, has_aux=False):
     nums = (argnums,) if single else tuple(argnums)
 
     @functools.wraps(fun)
+    @api_boundary
     def jacrev_f(*args):
         _check_argnums("jacrev", fun, nums, args)
         positions = tuple(i % len(args) for i in nums)

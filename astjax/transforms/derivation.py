@@ -55,7 +55,7 @@ class Derivation:
         label = name or f"{prefix}_{_clean(source.name)}"
         transform = make_transform(context, node, [params[i] for i in wrt], namespace, label)
         generated = cleanup(transform.transform())
-        fn_out, text = compile_function(generated, namespace, label)
+        fn_out, text = compile_function(generated, namespace, label, origin=source.filename)
         self.functions[label] = fn_out
         self.sources.append((label, text))
         for ns in self.namespaces:
