@@ -14,7 +14,7 @@ import weakref
 import numpy as np
 
 from . import tree_util
-from .arguments import FLOAT0, check_callable, differentiable_input, is_float_leaf, name_of, split_callable
+from .arguments import FLOAT0, Packing, check_callable, differentiable_input, is_float_leaf, name_of, split_callable
 from .array import Array, wrap
 from .errors import api_boundary
 from .rules.helpers import materialize
@@ -41,24 +41,45 @@ class ReverseTransform:
         self.kind = kind
         self._built = {}
         self._composable = None
+        self.packing = None            # for *args / keyword-only parameters: see arguments.Packing
+        if Packing.needed(self.fun):
+            if self.leading or self.keywords:
+                raise TypeError(f"{kind} of a bound method or partial of {name_of(self.fun)}, which has *args or "
+                                f"keyword-only parameters, is not supported yet; transform a plain function.")
+            if any(a < 0 for a in self.argnums):
+                raise TypeError(f"{kind} of {name_of(self.fun)}, which has *args: pass non-negative argnums.")
+            self.packing = Packing(self.fun)
 
     def call(self, mode, args, kwargs, before=()):
         """Run the generated function of `mode` on the user's arguments (after `before`, e.g. a cotangent)."""
+        if self.packing is not None:
+            return self.generated(mode)(*before, *self.packing.pack(args, kwargs))
         return self.generated(mode)(*before, *self.leading, *args, **{**self.keywords, **kwargs})
+
+    def packed_wrt(self):
+        """The packed parameters the argnums fall in (the *args tuple counts once), in order."""
+        return tuple(sorted({self.packing.position(a, max(self.argnums) + 1)[0] for a in self.argnums}))
 
     def derivation(self, mode):
         """The Derivation for `mode` ("grad", "value_and_grad" or "vjp"), built once per function."""
         if mode not in self._built:
             shift = len(self.leading)
             wrt = tuple(a + shift for a in self.argnums) if mode != "vjp" else self._all_positions()
+            fun = self.fun
+            if self.packing is not None:
+                if mode == "vjp":
+                    raise TypeError(f"vjp and jacrev of {name_of(self.fun)}, which has *args or keyword-only "
+                                    f"parameters, are not supported yet; use grad, jvp or jacfwd, or list the "
+                                    f"parameters explicitly.")
+                wrt, fun = self.packed_wrt(), self.packing.source
             key = (mode, tuple(wrt), self.has_aux)
             try:
-                table = _REVERSE.setdefault(self.fun, {})
+                table = _REVERSE.setdefault(fun, {})
             except TypeError:        # not weak-referenceable: no cache beyond this transform
                 table = {}
             if key not in table:
                 derivation = Derivation()
-                derivation.reverse(self.fun, wrt, mode=mode, has_aux=self.has_aux)
+                derivation.reverse(fun, wrt, mode=mode, has_aux=self.has_aux)
                 table[key] = derivation
             self._built[mode] = table[key]
         return self._built[mode]
@@ -160,9 +181,24 @@ def _gradient_like(g, arg):
 
 
 def _materialize_grads(transform, grads, args):
+    if transform.packing is not None:
+        return _materialize_packed_grads(transform, grads, args)
     grads = grads if len(transform.argnums) > 1 else (grads,)
     out = tuple(_gradient_like(g, args[i]) for g, i in zip(grads, transform.argnums))
     return out[0] if transform.single else out
+
+
+def _materialize_packed_grads(transform, grads, args):
+    """Gradients of the user's positional arguments, read from those of the packed parameters."""
+    wrt = transform.packed_wrt()
+    grads = grads if len(wrt) > 1 else (grads,)
+    packed = transform.packing.pack(args, {})[:len(transform.packing.positional) + 1]
+    out = []
+    for a in transform.argnums:
+        param, item = transform.packing.position(a, len(args))
+        g = grads[wrt.index(param)]
+        out.append(_gradient_like(g, args[a]) if item is None else _gradient_like(g, packed[param])[item])
+    return out[0] if transform.single else tuple(out)
 
 
 def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):

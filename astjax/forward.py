@@ -5,6 +5,7 @@
 output element, and `hessian` is `jacfwd` over the generated gradient.
 """
 import functools
+import inspect
 import numbers
 import weakref
 
@@ -12,7 +13,7 @@ import numpy as np
 
 from . import tree_util
 from .api import as_seed, grad
-from .arguments import check_callable, differentiable_input, is_float_leaf, split_callable
+from .arguments import Packing, check_callable, differentiable_input, is_float_leaf, split_callable
 from .array import wrap
 from .errors import api_boundary
 from .rules.helpers import materialize
@@ -65,12 +66,30 @@ def jvp(fun, primals, tangents, has_aux=False):
         tangents[i] = tree_util.tree_map(lambda leaf, like: wrap(np.asarray(leaf, dtype=np.result_type(like))),
                                          t, primals[i])
     function, leading, keywords = split_callable(fun)
+    if Packing.needed(function) and not leading and not keywords:
+        function, primals, tangents, mask = _packed_call(function, primals, tangents, mask)
     generated, _ = forward_function(function, (False,) * len(leading) + tuple(mask))
     value, tangent = generated(*leading, *primals, *[t for t, m in zip(tangents, mask) if m], **keywords)
     if has_aux:
         (value, aux), (tangent, _) = (value, tangent)
         return _as_output(value), _tangent_like(tangent, value), aux
     return _as_output(value), _tangent_like(tangent, value)
+
+
+def _packed_call(function, primals, tangents, mask):
+    """(source, primals, tangents, mask) for a function with *args: the extra arguments are one tuple."""
+    packing = Packing(function)
+    n = len(packing.positional)
+    if packing.keyword_only and any(packing.signature.parameters[k].default is inspect.Parameter.empty
+                                    for k in packing.keyword_only):
+        raise TypeError(f"jvp of {getattr(function, '__name__', function)}: its keyword-only parameters need "
+                        f"values, and jvp passes positional arguments only; bind them with functools.partial.")
+    packed_primals = packing.pack(primals, {})
+    rest = [t if m else _zero_tangent(p) for p, t, m in zip(primals[n:], tangents[n:], mask[n:])]
+    packed_tangents = list(tangents[:n]) + ([tuple(rest)] if packing.vararg else [])
+    packed_mask = list(mask[:n]) + ([any(mask[n:])] if packing.vararg else [])
+    extra = len(packed_primals) - len(packed_mask)
+    return packing.source, packed_primals, packed_tangents + [None] * extra, tuple(packed_mask + [False] * extra)
 
 
 def _as_output(value):
@@ -172,6 +191,10 @@ def jacrev(fun, argnums=0, has_aux=False):
         args = [tree_util.tree_map(lambda leaf: differentiable_input(leaf, "jacrev"), a) if i in positions else a
                 for i, a in enumerate(args)]
         function, leading, keywords = split_callable(fun)
+        if Packing.needed(function):
+            raise TypeError(f"vjp and jacrev of {getattr(function, '__name__', function)}, which has *args or "
+                            f"keyword-only parameters, are not supported yet; use grad, jvp or jacfwd, or list the "
+                            f"parameters explicitly.")
         pullback, _ = pullback_function(function, tuple(len(leading) + i for i in positions), has_aux)
         value = fun(*args)
         out, aux = (value[0], value[1]) if has_aux else (value, None)

@@ -203,3 +203,21 @@ def local_dict(x):
 
 def mixed_scalar(x):
     return jnp.sum(jnp.sin(x) * x[0] + x ** 3)
+
+
+def rnn(params, *inputs):
+    h = params
+    for i in range(len(inputs)):
+        h = jnp.tanh(h * inputs[i] + 0.1)
+    return h
+
+
+def scaled_square(x, *, scale=2.0):
+    return x * scale * x
+
+
+def weighted_sum(w, *xs, scale=1.5, bias=0.0):
+    s = 0.0
+    for x in xs:
+        s = s + jnp.sum(w * x) * scale
+    return s + bias

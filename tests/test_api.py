@@ -401,3 +401,43 @@ def test_weak_python_scalars_with_bool_and_int_arrays():
     y = f
     y += 1
     np.testing.assert_array_equal(f, [1.0, 2.0])          # += rebinds: the alias keeps its value
+
+
+def _central(f, args, k, h=1e-6):
+    plus, minus = list(args), list(args)
+    plus[k], minus[k] = args[k] + h, args[k] - h
+    return (f(*plus) - f(*minus)) / (2 * h)
+
+
+def test_star_args_parameters_count_as_positional_arguments():
+    args = (np.float64(0.5), np.float64(1.0), np.float64(2.0))
+    grads = astjax.grad(cases.rnn, argnums=(0, 1, 2))(*args)
+    for k in range(3):
+        np.testing.assert_allclose(grads[k], _central(cases.rnn, args, k), rtol=1e-6)
+        tangents = [0.0, 0.0, 0.0]
+        tangents[k] = 1.0
+        np.testing.assert_allclose(astjax.jvp(cases.rnn, args, tuple(tangents))[1], grads[k], rtol=1e-10)
+    np.testing.assert_allclose(astjax.grad(cases.rnn, argnums=2)(*args), grads[2], rtol=1e-12)
+    second = astjax.grad(astjax.grad(cases.rnn))(*args)
+    np.testing.assert_allclose(second, _central(astjax.grad(cases.rnn), args, 0), rtol=1e-5)
+    np.testing.assert_allclose(astjax.hessian(cases.rnn)(*args), second, rtol=1e-10)
+
+
+def test_keyword_only_parameters():
+    x = np.float64(0.5)
+    np.testing.assert_allclose(astjax.grad(cases.scaled_square)(x, scale=3.0), 2 * 3.0 * x)
+    np.testing.assert_allclose(astjax.grad(cases.scaled_square)(x), 2 * 2.0 * x)
+    np.testing.assert_allclose(astjax.jvp(cases.scaled_square, (x,), (1.0,))[1], 2 * 2.0 * x)
+    w, x1, x2 = RNG.normal(size=3), RNG.normal(size=3), RNG.normal(size=3)
+    gw, g1, g2 = astjax.grad(cases.weighted_sum, argnums=(0, 1, 2))(w, x1, x2, scale=2.0)
+    np.testing.assert_allclose(gw, (x1 + x2) * 2.0)
+    np.testing.assert_allclose(g1, w * 2.0)
+    np.testing.assert_allclose(g2, w * 2.0)
+    value, gw = astjax.value_and_grad(cases.weighted_sum)(w, x1, x2, bias=1.0)
+    np.testing.assert_allclose(value, cases.weighted_sum(w, x1, x2, bias=1.0))
+    np.testing.assert_allclose(gw, (x1 + x2) * 1.5)
+
+
+def test_star_args_in_vjp_is_refused_clearly():
+    with pytest.raises(TypeError, match=r"\*args or keyword-only"):
+        astjax.jacrev(cases.rnn)(np.float64(0.5), np.float64(1.0))
