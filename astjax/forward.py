@@ -283,7 +283,8 @@ class _JacobianTransform:
                 f"transforming {self.kind}(f, has_aux=True) again is not supported yet; transform a function "
                 f"without aux (has_aux=False) instead")
         if self._source is None:
-            from .jacobian_source import jacobian_source
+            from .jacobian_source import jacobian_source, check_array_output
+            check_array_output(self.kind, self.fun)
             self._source = jacobian_source(self.kind, self.fun, self.leading, self.keywords, self.nums,
                                            self.generated_for)
         return self._source

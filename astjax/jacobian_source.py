@@ -19,7 +19,32 @@ import inspect
 
 import gast
 
-__all__ = ["jacobian_source"]
+__all__ = ["jacobian_source", "check_array_output"]
+
+
+def check_array_output(kind, fun):
+    """Refuse a Jacobian as source for a function that returns a tuple, list or dict literal: the loop
+    below stacks one array per basis vector (Jacobians of pytree outputs work when called directly)."""
+    from .frontend.parse import function_source
+    source = function_source(fun)
+    for node in _own_nodes(source.node):
+        if isinstance(node, gast.Return) and isinstance(node.value, (gast.Tuple, gast.List, gast.Dict)):
+            from .errors import TransformError
+            raise TransformError(
+                f"{kind} of `{source.name}`, which returns a tuple, list or dict, cannot be transformed again yet",
+                node, source, hint=f"transform {kind} of a function returning one array, e.g. one item of the "
+                                   f"output.")
+
+
+def _own_nodes(function_node):
+    """The nodes of a function's body, not descending into nested functions or lambdas."""
+    stack = list(function_node.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in gast.iter_child_nodes(node):
+            if not isinstance(child, (gast.FunctionDef, gast.Lambda)):
+                stack.append(child)
 
 
 def jacobian_source(kind, fun, leading, keywords, nums, generated_for):

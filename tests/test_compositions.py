@@ -131,3 +131,11 @@ def test_float32_stays_float32_through_compositions():
 
 def test_source_of_a_jacobian_shows_generated_code():
     assert "def " in astjax.source(jacrev(f)) and "def " in astjax.source(jacfwd(f))
+
+
+@pytest.mark.parametrize("outer", [jacfwd, jacrev, grad])
+def test_a_jacobian_of_a_tuple_output_transformed_again_is_refused(outer):
+    inner = jacfwd(pair)
+    fn = (lambda x: jnp.sum(inner(x)[0])) if outer is grad else inner
+    with pytest.raises(astjax.errors.TransformError, match="returns a tuple"):
+        outer(fn)(X)
