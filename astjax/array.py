@@ -54,6 +54,17 @@ _DUNDER = {"add": "add", "subtract": "sub", "multiply": "mul", "divide": "truedi
            "floor_divide": "floordiv", "remainder": "mod", "power": "pow"}
 
 
+_PROMOTE = []
+
+
+def _promotion(inexact):
+    """astjax.numpy's promote (or promote_inexact), imported on first use (it imports this module)."""
+    if not _PROMOTE:
+        from .numpy._promote import promote, promote_inexact
+        _PROMOTE.extend([promote, promote_inexact])
+    return _PROMOTE[1 if inexact else 0]
+
+
 class Array(np.ndarray):
     """An immutable n-dimensional array (see the module docstring)."""
 
@@ -82,16 +93,22 @@ class Array(np.ndarray):
     # anything else (lists, containers of adjoints) is left to NumPy's operator.
     def _binary(op, reflected=False, inexact=False, inplace=False):
         name = op.__name__
+        plain = getattr(np.ndarray, f"__{'r' if reflected else ''}{_DUNDER[name]}__")
 
         def method(self, other):
-            if type(other) in _PLAIN_SCALARS or isinstance(other, (np.ndarray, np.generic)):
-                from .numpy._promote import promote, promote_inexact
+            kind = self.dtype.kind
+            t = type(other)
+            if (t is float or t is int) and kind in "fc":          # NumPy agrees with JAX: the fast path
+                return op(other, self) if reflected else op(self, other)
+            if t in _PLAIN_SCALARS or isinstance(other, (np.ndarray, np.generic)):
+                if isinstance(other, np.ndarray) and other.dtype is self.dtype and (kind in "fc" or not inexact):
+                    return op(other, self) if reflected else op(self, other)
                 x, y = (other, self) if reflected else (self, other)
-                x, y = (promote_inexact if inexact else promote)(x, y)
+                x, y = _promotion(inexact)(x, y)
                 return op(x, y)
             if inplace:
                 return op(self, other)
-            return getattr(np.ndarray, f"__{'r' if reflected else ''}{_DUNDER[name]}__")(self, other)
+            return plain(self, other)
         method.__doc__ = f"`{name}` with JAX's type promotion" + (
             " (a new array: astjax arrays are immutable)." if inplace else ".")
         return method
