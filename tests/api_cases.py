@@ -221,3 +221,8 @@ def weighted_sum(w, *xs, scale=1.5, bias=0.0):
     for x in xs:
         s = s + jnp.sum(w * x) * scale
     return s + bias
+
+
+def vector_with_dict_aux(x):
+    y = jnp.sin(x)
+    return y * 2.0, {"y": y}

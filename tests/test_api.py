@@ -441,3 +441,16 @@ def test_keyword_only_parameters():
 def test_star_args_in_vjp_is_refused_clearly():
     with pytest.raises(TypeError, match=r"\*args or keyword-only"):
         astjax.jacrev(cases.rnn)(np.float64(0.5), np.float64(1.0))
+
+
+def test_vjp_and_jvp_with_aux():
+    x = RNG.normal(size=3)
+    out, pullback, aux = astjax.vjp(cases.vector_with_dict_aux, x, has_aux=True)
+    np.testing.assert_allclose(out, 2 * np.sin(x))
+    np.testing.assert_allclose(aux["y"], np.sin(x))
+    v = RNG.normal(size=3)
+    (g,) = pullback(v)
+    np.testing.assert_allclose(g, 2 * np.cos(x) * v)
+    out, tangent, aux = astjax.jvp(cases.vector_with_dict_aux, (x,), (v,), has_aux=True)
+    np.testing.assert_allclose(tangent, 2 * np.cos(x) * v)
+    np.testing.assert_allclose(aux["y"], np.sin(x))
