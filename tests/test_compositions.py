@@ -139,3 +139,23 @@ def test_a_jacobian_of_a_tuple_output_transformed_again_is_refused(outer):
     fn = (lambda x: jnp.sum(inner(x)[0])) if outer is grad else inner
     with pytest.raises(astjax.errors.TransformError, match="returns a tuple"):
         outer(fn)(X)
+
+
+class Model:
+    def __init__(self):
+        self.w = np.array([1.0, 2.0, 3.0])
+
+    def predict(self, x):
+        return jnp.sin(x * self.w)
+
+
+def test_compositions_of_a_method_and_of_tuple_argnums():
+    model = Model()
+    close(jacrev(jacfwd(model.predict))(X), numerical_jacobian(lambda x: np.asarray(jacfwd(model.predict)(x)), X))
+    inside = lambda x: jnp.sum(jacrev(model.predict)(x) ** 2)
+    close(grad(inside)(X), numerical_jacobian(lambda x: np.asarray(inside(x)), X))
+    y = np.array([0.5, -0.4, 0.9])
+    both = jacfwd(jacrev(two_args, argnums=(0, 1)))(X, y)
+    assert isinstance(both, tuple) and len(both) == 2
+    for k in range(2):
+        close(both[k], numerical_jacobian(lambda x: np.asarray(jacrev(two_args, argnums=(0, 1))(x, y)[k]), X))
