@@ -159,3 +159,11 @@ def test_compositions_of_a_method_and_of_tuple_argnums():
     assert isinstance(both, tuple) and len(both) == 2
     for k in range(2):
         close(both[k], numerical_jacobian(lambda x: np.asarray(jacrev(two_args, argnums=(0, 1))(x, y)[k]), X))
+
+
+def test_generated_zero_like_is_a_primitive_without_derivative():
+    """A fourth derivative through a loop differentiates third-order code that calls zero_like; it must
+    meet it as a primitive with no derivative, not read it as user code (which failed inside astjax)."""
+    from astjax.rules import helpers, lookup_callable
+    primitive = lookup_callable(helpers.zero_like)
+    assert primitive is not None and not primitive.differentiable

@@ -34,3 +34,8 @@ for _name in ["floor", "ceil", "round", "sign", "argmax", "argmin", "isnan", "is
 nondifferentiable("floor_math", math.floor, aliases=(math.ceil, math.trunc, math.isnan, math.isinf))
 for _builtin in ("len", "range", "int", "bool", "isinstance", "enumerate", "zip", "print", "round"):
     nondifferentiable(f"builtin_{_builtin}", getattr(builtins, _builtin))
+
+# The adjoint-initialising helper of generated code: zeros (or an empty tape), so no derivative. A third
+# derivative differentiates code that calls it.
+from .helpers import zero_like as _zero_like  # noqa: E402
+nondifferentiable("zero_like", _zero_like)
