@@ -242,7 +242,7 @@ def _check_argnums(kind, fun, nums, args):
 
 def hessian(fun, argnums=0, has_aux=False):
     """The Hessian of a scalar `fun`: forward mode over the generated reverse-mode gradient."""
-    return jacfwd(grad(fun, argnums, has_aux=has_aux), argnums)
+    return jacfwd(grad(fun, argnums, has_aux=has_aux), argnums, has_aux=has_aux)
 
 
 class _JacobianTransform:

@@ -226,3 +226,20 @@ def weighted_sum(w, *xs, scale=1.5, bias=0.0):
 def vector_with_dict_aux(x):
     y = jnp.sin(x)
     return y * 2.0, {"y": y}
+
+
+def loss_with_named_dict_aux(x):
+    loss = jnp.sum(jnp.sin(x) * x)
+    metrics = {"loss": loss, "first": x[0]}
+    return loss, metrics
+
+
+def dict_mutated_before_return(x):
+    metrics = {"a": x}
+    metrics["a"] = x * 2.0
+    return jnp.sum(x), metrics
+
+
+def dict_read_before_return(x):
+    metrics = {"a": x * 2.0}
+    return jnp.sum(metrics["a"]), metrics

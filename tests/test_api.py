@@ -454,3 +454,24 @@ def test_vjp_and_jvp_with_aux():
     out, tangent, aux = astjax.jvp(cases.vector_with_dict_aux, (x,), (v,), has_aux=True)
     np.testing.assert_allclose(tangent, 2 * np.cos(x) * v)
     np.testing.assert_allclose(aux["y"], np.sin(x))
+
+
+def test_a_dict_named_then_returned_is_an_aux_too():
+    x = RNG.normal(size=3)
+    g, aux = astjax.grad(cases.loss_with_named_dict_aux, has_aux=True)(x)
+    np.testing.assert_allclose(g, np.sin(x) + x * np.cos(x), rtol=1e-10)
+    np.testing.assert_allclose(aux["loss"], np.sum(np.sin(x) * x))
+    np.testing.assert_allclose(aux["first"], x[0])
+    for fn in (cases.dict_mutated_before_return, cases.dict_read_before_return):
+        with pytest.raises(astjax.errors.TransformError, match="dict literals"):
+            astjax.grad(fn, has_aux=True)(x)
+
+
+def test_hessian_with_aux():
+    x = RNG.normal(size=3)
+    h, aux = astjax.hessian(cases.loss_with_named_dict_aux, has_aux=True)(x)
+    np.testing.assert_allclose(h, np.diag(2 * np.cos(x) - x * np.sin(x)), atol=1e-10)
+    np.testing.assert_allclose(aux["loss"], np.sum(np.sin(x) * x))
+    h2, aux2 = astjax.hessian(cases.loss_with_dict_aux, has_aux=True)(x)
+    np.testing.assert_allclose(h2, h, atol=1e-10)
+    np.testing.assert_allclose(aux2["acc"], np.mean(x > 0))

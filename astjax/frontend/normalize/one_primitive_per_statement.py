@@ -46,6 +46,7 @@ class OnePrimitivePerStatement(Pass):
 
     def run(self, node):
         self.local_functions = getattr(node, "local_functions", {})
+        self.returned_only = _returned_only(node)
         self.inlining = []
         node.body = self.block(node.body)
         return node
@@ -67,7 +68,12 @@ class OnePrimitivePerStatement(Pass):
         if isinstance(stmt, gast.FunctionDef):
             raise self.error("a function defined inside a branch or loop of a transformed function is not supported",
                              stmt, hint="define it at the top of the function body, or at module level.")
-        if isinstance(stmt, gast.Assign):
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Dict) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id in self.returned_only:
+            # `out = {"l": l}` then `return (g, out)` (as generated code writes a returned dict): no alias
+            # or mutation can reach the dict, so it is the returned dict literal.
+            new = gast.Assign(targets=stmt.targets, value=self.dict_literal(stmt.value), type_comment=None)
+        elif isinstance(stmt, gast.Assign):
             value = self.expression(stmt.value)
             new = gast.Assign(targets=stmt.targets, value=value, type_comment=None)
         elif isinstance(stmt, gast.AnnAssign):
@@ -383,6 +389,43 @@ class OnePrimitivePerStatement(Pass):
         stmts = self.block([copy_location(init, self.current)] + loops)
         self.emitted = pre + stmts
         return name(result)
+
+
+def _returned_only(function_node):
+    """Names assigned once, at the top level of the body, and read only as items returned as they are
+    (`return out`, `return loss, out`) or by plain copies (`aux = out`) into names that are themselves."""
+    assigned = {}
+    for stmt in function_node.body:
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name):
+            assigned[stmt.targets[0].id] = assigned.get(stmt.targets[0].id, 0) + 1
+    stores = [n.id for n in gast.walk(function_node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)]
+    copies, other_reads, returned = {}, set(), set()
+    stack = list(function_node.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, gast.Return):      # `return out` or `return (loss, out)`: out is returned as is
+            items = node.value.elts if isinstance(node.value, gast.Tuple) else [node.value]
+            returned |= {item.id for item in items if isinstance(item, gast.Name)}
+            stack.extend(item for item in items if item is not None and not isinstance(item, gast.Name))
+            continue
+        if (isinstance(node, gast.Assign) and isinstance(node.value, gast.Name) and len(node.targets) == 1
+                and isinstance(node.targets[0], gast.Name)):
+            copies.setdefault(node.value.id, []).append(node.targets[0].id)
+            continue
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+            other_reads.add(node.id)
+        stack.extend(gast.iter_child_nodes(node))
+    candidates = {v for v, count in assigned.items() if count == 1 and stores.count(v) == 1
+                  and v not in other_reads}
+    changed = True
+    while changed:
+        changed = False
+        for v in list(candidates):
+            uses = copies.get(v, [])
+            if not all(u in candidates for u in uses) or not (v in returned or uses):
+                candidates.discard(v)
+                changed = True
+    return candidates
 
 
 def _assigned_in(stmts):
