@@ -67,10 +67,6 @@ class ReverseTransform:
             wrt = tuple(a + shift for a in self.argnums) if mode != "vjp" else self._all_positions()
             fun = self.fun
             if self.packing is not None:
-                if mode == "vjp":
-                    raise TypeError(f"vjp and jacrev of {name_of(self.fun)}, which has *args or keyword-only "
-                                    f"parameters, are not supported yet; use grad, jvp or jacfwd, or list the "
-                                    f"parameters explicitly.")
                 wrt, fun = self.packed_wrt(), self.packing.source
             key = (mode, tuple(wrt), self.has_aux)
             try:
@@ -266,6 +262,8 @@ def vjp(fun, *primals, has_aux=False):
         cotangent = _cotangent_like(cotangent, output, fun)
         grads = transform.call("vjp", args, {}, before=(cotangent,))
         grads = grads[0] if has_aux else grads
+        if transform.packing is not None:
+            return _materialize_packed_grads(transform, grads, args)
         grads = grads if len(args) > 1 else (grads,)
         return tuple(materialize(g, a) for g, a in zip(grads, args))
 
@@ -320,9 +318,9 @@ class _PullbackTransform:
             result = f"({call},)" if len(names) == 1 else call
             node = gast.parse(f"def pullback(ct):\n    return {result}\n").body[0]
             namespace = dict(zip(names, self.primals), vjp_f=self.transform.generated("vjp"))
-            if self.transform.leading or self.transform.keywords:
-                raise NotImplementedError("differentiating the pullback of a method or partial is not supported "
-                                          "yet; differentiate a plain function instead")
+            if self.transform.leading or self.transform.keywords or self.transform.packing is not None:
+                raise NotImplementedError("differentiating the pullback of a method, a partial or a function with "
+                                          "*args is not supported yet; differentiate a plain function instead")
             fn, _ = compile_function(node, namespace, label="pullback")
             self._source = fn.__astjax_function_source__
         return self._source

@@ -191,11 +191,7 @@ def jacrev(fun, argnums=0, has_aux=False):
         args = [tree_util.tree_map(lambda leaf: differentiable_input(leaf, "jacrev"), a) if i in positions else a
                 for i, a in enumerate(args)]
         function, leading, keywords = split_callable(fun)
-        if Packing.needed(function):
-            raise TypeError(f"vjp and jacrev of {getattr(function, '__name__', function)}, which has *args or "
-                            f"keyword-only parameters, are not supported yet; use grad, jvp or jacfwd, or list the "
-                            f"parameters explicitly.")
-        pullback, _ = pullback_function(function, tuple(len(leading) + i for i in positions), has_aux)
+        cotangents_of = _pullback_for(function, leading, keywords, positions, args, has_aux)
         value = fun(*args)
         out, aux = (value[0], value[1]) if has_aux else (value, None)
         out_leaves, out_tree = tree_util.tree_flatten(out)
@@ -209,11 +205,7 @@ def jacrev(fun, argnums=0, has_aux=False):
                 seeds = [wrap(np.zeros(np.shape(l), np.result_type(l))) for l in out_leaves]
                 seeds[j] = wrap(basis.reshape(out_arr.shape))
                 seed = as_seed(tree_util.tree_unflatten(out_tree, seeds))
-                grads = pullback(seed, *leading, *args, **keywords)
-                grads = grads[0] if has_aux else grads
-                grads = grads if len(positions) > 1 else (grads,)
-                rows.append([[np.asarray(leaf) for leaf in tree_util.tree_leaves(materialize(g, args[i]))]
-                             for g, i in zip(grads, positions)])
+                rows.append([[np.asarray(leaf) for leaf in tree_util.tree_leaves(g)] for g in cotangents_of(seed)])
             for_output = []
             for a, i in enumerate(positions):
                 leaves, treedef = tree_util.tree_flatten(args[i])
@@ -229,6 +221,37 @@ def jacrev(fun, argnums=0, has_aux=False):
 
     jacrev_f.__astjax_transform__ = _JacobianTransform("jacrev", fun, nums, has_aux)
     return jacrev_f
+
+
+def _pullback_for(function, leading, keywords, positions, args, has_aux):
+    """`seed -> [cotangent of args[i] for i in positions]`, through the generated pullback of `function`
+    (for a function with *args, through that of its packed form: see arguments.Packing)."""
+    if Packing.needed(function) and not leading and not keywords:
+        packing = Packing(function)
+        wrt = tuple(sorted({packing.position(i, len(args))[0] for i in positions}))
+        pullback, _ = pullback_function(packing.source, wrt, has_aux)
+        packed = packing.pack(args, {})
+
+        def cotangents_of(seed):
+            grads = pullback(seed, *packed)
+            grads = grads[0] if has_aux else grads
+            grads = grads if len(wrt) > 1 else (grads,)
+            out = []
+            for i in positions:
+                param, item = packing.position(i, len(args))
+                g = materialize(grads[wrt.index(param)], packed[param])
+                out.append(g if item is None else g[item])
+            return out
+        return cotangents_of
+
+    pullback, _ = pullback_function(function, tuple(len(leading) + i for i in positions), has_aux)
+
+    def cotangents_of(seed):
+        grads = pullback(seed, *leading, *args, **keywords)
+        grads = grads[0] if has_aux else grads
+        grads = grads if len(positions) > 1 else (grads,)
+        return [materialize(g, args[i]) for g, i in zip(grads, positions)]
+    return cotangents_of
 
 
 def _check_argnums(kind, fun, nums, args):
