@@ -167,3 +167,45 @@ def test_generated_zero_like_is_a_primitive_without_derivative():
     from astjax.rules import helpers, lookup_callable
     primitive = lookup_callable(helpers.zero_like)
     assert primitive is not None and not primitive.differentiable
+
+
+def cube_of_sine(x):
+    return jnp.sum(jnp.sin(x) ** 3)
+
+
+def third_derivative_of_cube_of_sine(x):
+    s, c = np.sin(x), np.cos(x)
+    truth = np.zeros((x.size,) * 3)
+    for i in range(x.size):
+        truth[i, i, i] = 6 * c[i] ** 3 - 21 * s[i] ** 2 * c[i]
+    return truth
+
+
+@pytest.mark.parametrize("chain", ["fff", "rff", "ffr", "frf", "rfr", "rrr"])
+def test_third_order_jacobians(chain):
+    fn = cube_of_sine
+    for letter in reversed(chain):
+        fn = (jacfwd if letter == "f" else jacrev)(fn)
+    x = np.array([0.2, 0.4])
+    close(fn(x), third_derivative_of_cube_of_sine(x), 1e-10)
+
+
+def nested_tuple_inside(x):
+    t = ((x, x * 2.0), x * 3.0)
+    return t[0][1] + t[1]
+
+
+def nested_tuple_output(x):
+    return (x * 2.0, x), (x * 5.0, x)
+
+
+def test_nested_tuples_carry_derivatives_in_both_modes():
+    x = np.float64(1.0)
+    close(grad(nested_tuple_inside)(x), 5.0, 1e-12)
+    close(jvp(nested_tuple_inside, (x,), (1.0,))[1], 5.0, 1e-12)
+    _, pullback = vjp(nested_tuple_output, x)
+    close(pullback(((1.0, 0.0), (1.0, 0.0)))[0], 7.0, 1e-12)
+    close(pullback(((0.0, 1.0), (0.0, 1.0)))[0], 2.0, 1e-12)
+    tangent = jvp(nested_tuple_output, (x,), (1.0,))[1]
+    close(tangent[0][0], 2.0, 1e-12)
+    close(tangent[1][0], 5.0, 1e-12)

@@ -67,6 +67,8 @@ class ForwardMode:
         return copy_location(gast.Return(value=gast.Tuple(elts=[copy.deepcopy(value), tangent], ctx=gast.Load())), ret)
 
     def _tangent_of(self, node):
+        if isinstance(node, gast.Tuple):      # a nested tuple output (a jvp's own (out, tangent) pair)
+            return gast.Tuple(elts=[self._tangent_of(e) for e in node.elts], ctx=gast.Load())
         if isinstance(node, gast.Name) and node.id in self.varied:
             return name(self.tangent(node.id))
         return call("jnp.zeros_like", copy.deepcopy(node))

@@ -137,7 +137,9 @@ class OnePrimitivePerStatement(Pass):
         if value is None:
             return None
         if isinstance(value, gast.Tuple):
-            return gast.Tuple(elts=[self.returned(e) for e in value.elts], ctx=gast.Load())
+            items = [self.returned(e) for e in value.elts]
+            return gast.Tuple(elts=[self.assign_temp(self.flat_structure(e)) if _holds_names(e) else e
+                                    for e in items], ctx=gast.Load())
         # A dict literal returned as written (`return loss, {"acc": acc}`) cannot be aliased or mutated.
         value = self.dict_literal(value) if isinstance(value, gast.Dict) else self.expression(value)
         if isinstance(value, (gast.Name, gast.Constant)):
@@ -181,6 +183,13 @@ class OnePrimitivePerStatement(Pass):
             return kind(elts=[self.structure(e) for e in node.elts], ctx=gast.Load())
         return self.operand(node)
 
+    def flat_structure(self, node):
+        """`t = ((x, y), z)` -> `_t1 = (x, y); t = (_t1, z)`: a tuple whose items hold variables has only
+        names as items, so each derivative reads every item back (a nested literal would drop one)."""
+        kind = type(node)
+        return kind(elts=[self.assign_temp(self.flat_structure(e)) if _holds_names(e) else e for e in node.elts],
+                    ctx=gast.Load())
+
     def index(self, node):
         if isinstance(node, gast.Slice):
             return gast.Slice(lower=node.lower and self.operand(node.lower),
@@ -219,7 +228,7 @@ class OnePrimitivePerStatement(Pass):
                 return node
             return gast.Attribute(value=self.operand(node.value), attr=node.attr, ctx=gast.Load())
         if isinstance(node, (gast.Tuple, gast.List)):
-            return self.structure(node)
+            return self.flat_structure(self.structure(node))
         if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
             # A generator consumed by a call (sum(f(v) for v in xs)) is the list it produces.
             return self.list_comprehension(node)
@@ -389,6 +398,11 @@ class OnePrimitivePerStatement(Pass):
         stmts = self.block([copy_location(init, self.current)] + loops)
         self.emitted = pre + stmts
         return name(result)
+
+
+def _holds_names(node):
+    """A tuple or list literal with a variable somewhere inside (constant ones stay literal: shapes, widths)."""
+    return isinstance(node, (gast.Tuple, gast.List)) and any(isinstance(n, gast.Name) for n in gast.walk(node))
 
 
 def _returned_only(function_node):
