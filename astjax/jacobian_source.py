@@ -77,7 +77,7 @@ def jacobian_source(kind, fun, leading, keywords, nums, generated_for):
         lines += build(params, i, generated, bound, keyword_text, result, suffix=str(n))
         results.append(result)
     returned = results[0] if len(results) == 1 else "(" + ", ".join(results) + ",)"
-    name = f"{kind}_{_clean(getattr(fun, '__name__', 'f'))}"
+    name = f"{kind}_{_chain_name(fun)}"
     text = f"def {name}({', '.join(params)}):\n" + "".join(f"    {line}\n" for line in lines)
     text += f"    return {returned}\n"
     fn, _ = compile_function(gast.parse(text).body[0], namespace, label=name)
@@ -116,6 +116,15 @@ def _parameters(fun, leading, keywords):
     node = function_source(fun).node
     names = [a.id for a in node.args.args]
     return [p for p in names[len(leading):] if p not in keywords]
+
+
+def _chain_name(fun):
+    """`s` for a user function, `jacrev_s` for jacrev(s), `grad_jacrev_s` ...: generated names stay distinct."""
+    transform = getattr(fun, "__astjax_transform__", None)
+    inner = getattr(transform, "user_fun", None)
+    if transform is not None and inner is not None and inner is not fun and getattr(transform, "kind", None):
+        return f"{transform.kind}_{_chain_name(inner)}"
+    return _clean(getattr(fun, "__name__", "f"))
 
 
 def _clean(name):

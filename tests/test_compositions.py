@@ -181,7 +181,7 @@ def third_derivative_of_cube_of_sine(x):
     return truth
 
 
-@pytest.mark.parametrize("chain", ["fff", "rff", "ffr", "frf", "rfr", "rrr"])
+@pytest.mark.parametrize("chain", ["fff", "rff", "ffr", "frf", "rfr", "rrr", "frr"])
 def test_third_order_jacobians(chain):
     fn = cube_of_sine
     for letter in reversed(chain):

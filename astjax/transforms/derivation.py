@@ -55,6 +55,11 @@ class Derivation:
         label = name or f"{prefix}_{_clean(source.name)}"
         transform = make_transform(context, node, [params[i] for i in wrt], namespace, label)
         generated = cleanup(transform.transform())
+        if label in self.functions:       # a callee built meanwhile took the name: the main one must not shadow it
+            n = 2
+            while f"{label}_{n}" in self.functions or f"{label}_{n}" in self.callees.values():
+                n += 1
+            label = generated.name = f"{label}_{n}"
         fn_out, text = compile_function(generated, namespace, label, origin=source.filename)
         self.functions[label] = fn_out
         self.sources.append((label, text))
