@@ -209,3 +209,21 @@ def test_nested_tuples_carry_derivatives_in_both_modes():
     tangent = jvp(nested_tuple_output, (x,), (1.0,))[1]
     close(tangent[0][0], 2.0, 1e-12)
     close(tangent[1][0], 5.0, 1e-12)
+
+
+def split_pair(p):
+    return p[0], p[1]
+
+
+def uses_split_pair(p):
+    a, b = split_pair(p)
+    return jnp.sin(a) * b ** 2
+
+
+def test_hessian_through_a_helper_returning_a_tuple():
+    """Forward over reverse: the tangent of a tuple's adjoint must stay a container (it read as zeros)."""
+    p = np.array([0.3, 0.7])
+    truth = numerical_jacobian(lambda v: np.asarray(grad(uses_split_pair)(v)), p)
+    close(hessian(uses_split_pair)(p), truth)
+    close(jacfwd(grad(uses_split_pair))(p), truth)
+    close(jvp(grad(uses_split_pair), (p,), (np.array([1.0, -1.0]),))[1], truth @ np.array([1.0, -1.0]))

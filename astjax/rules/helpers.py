@@ -364,6 +364,8 @@ def concatenate_part_adjoint(p, g, arrays, k, axis=0):
 
 def broadcast_like(t, *operands):
     """`t` broadcast to the shape the operands broadcast to (a tangent of a broadcasting primitive)."""
+    if isinstance(t, TreeAdjoint) or any(isinstance(o, (TreeAdjoint, tuple, list, dict)) for o in operands):
+        return t                  # the tangent of a container adds item by item; nothing is broadcast
     shape = np.broadcast_shapes(*(np.shape(o) for o in operands))
     t = weak_array(t, operands[0]) if operands else np.asarray(t)
     return wrap(t if t.shape == shape else np.broadcast_to(t, shape))
