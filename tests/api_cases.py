@@ -243,3 +243,15 @@ def dict_mutated_before_return(x):
 def dict_read_before_return(x):
     metrics = {"a": x * 2.0}
     return jnp.sum(metrics["a"]), metrics
+
+
+def dict_aux_through_a_named_tuple(x):
+    loss = jnp.sum(x ** 2)
+    metrics = {"loss": loss}
+    result = (loss, metrics)
+    return result
+
+
+def calls_dict_aux_through_a_named_tuple(x):
+    loss, metrics = dict_aux_through_a_named_tuple(x)
+    return loss * 3.0 + metrics["loss"]

@@ -453,3 +453,10 @@ def test_star_args_in_vjp_and_jacrev():
     np.testing.assert_allclose(jw, (x1 + x2) * 1.5)
     np.testing.assert_allclose(j2, w * 1.5)
     np.testing.assert_allclose(astjax.jacfwd(cases.weighted_sum, argnums=2)(w, x1, x2), j2)
+
+
+def test_a_dict_inside_a_named_returned_tuple():
+    x = RNG.normal(size=3)
+    g = astjax.grad(cases.calls_dict_aux_through_a_named_tuple)(x)
+    np.testing.assert_allclose(g, numeric_grad(cases.calls_dict_aux_through_a_named_tuple, (x,), 0), rtol=1e-6)
+    np.testing.assert_allclose(astjax.jacfwd(cases.calls_dict_aux_through_a_named_tuple)(x), g, rtol=1e-10)

@@ -407,7 +407,8 @@ def _holds_names(node):
 
 def _returned_only(function_node):
     """Names assigned once, at the top level of the body, and read only as items returned as they are
-    (`return out`, `return loss, out`) or by plain copies (`aux = out`) into names that are themselves."""
+    (`return out`, `return loss, out`) or by plain copies (`aux = out`) or tuples (`_out = (loss, out)`)
+    into names that are themselves."""
     assigned = {}
     for stmt in function_node.body:
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name):
@@ -425,6 +426,14 @@ def _returned_only(function_node):
         if (isinstance(node, gast.Assign) and isinstance(node.value, gast.Name) and len(node.targets) == 1
                 and isinstance(node.targets[0], gast.Name)):
             copies.setdefault(node.value.id, []).append(node.targets[0].id)
+            continue
+        if (isinstance(node, gast.Assign) and isinstance(node.value, gast.Tuple) and len(node.targets) == 1
+                and isinstance(node.targets[0], gast.Name)):      # `_out = (loss, aux)`: an item, as returned
+            for item in node.value.elts:
+                if isinstance(item, gast.Name):
+                    copies.setdefault(item.id, []).append(node.targets[0].id)
+                else:
+                    stack.append(item)
             continue
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
             other_reads.add(node.id)
