@@ -14,9 +14,10 @@ import weakref
 import numpy as np
 
 from . import tree_util
-from .arguments import FLOAT0, check_callable, differentiable_input, is_float_leaf, name_of, split_callable
+from .arguments import FLOAT0, Packing, check_callable, differentiable_input, is_float_leaf, name_of, split_callable
 from .array import Array, wrap
 from .codegen.namespace import renamed_keywords
+from .errors import api_boundary
 from .rules.helpers import materialize
 from .transforms.derivation import Derivation
 from .transforms.forward_over_reverse import forward_over_reverse
@@ -42,13 +43,27 @@ class ReverseTransform:
         self.kind = kind
         self._built = {}
         self._composable = None
+        self.packing = None            # for *args / keyword-only parameters: see arguments.Packing
+        if Packing.needed(self.fun):
+            if self.leading or self.keywords:
+                raise TypeError(f"{kind} of a bound method or partial of {name_of(self.fun)}, which has *args or "
+                                f"keyword-only parameters, is not supported yet; transform a plain function.")
+            if any(a < 0 for a in self.argnums):
+                raise TypeError(f"{kind} of {name_of(self.fun)}, which has *args: pass non-negative argnums.")
+            self.packing = Packing(self.fun)
 
     def call(self, mode, args, kwargs, before=(), generated=None):
         """Run the generated function of `mode` (or `generated`, one built earlier) on the user's arguments
         (after `before`, e.g. a cotangent)."""
         generated = generated or self.generated(mode)
+        if self.packing is not None:
+            return generated(*before, *self.packing.pack(args, kwargs))
         keywords = renamed_keywords(generated, {**self.keywords, **kwargs}) if kwargs or self.keywords else {}
         return generated(*before, *self.leading, *args, **keywords)
+
+    def packed_wrt(self):
+        """The packed parameters the argnums fall in (the *args tuple counts once), in order."""
+        return tuple(sorted({self.packing.position(a, max(self.argnums) + 1)[0] for a in self.argnums}))
 
     def derivation(self, mode):
         """The Derivation for `mode` ("grad", "value_and_grad" or "vjp"), built once per function
@@ -58,16 +73,20 @@ class ReverseTransform:
             return built
         shift = len(self.leading)
         wrt = tuple(a + shift for a in self.argnums) if mode != "vjp" else self._all_positions()
+        fun = self.fun
+        if self.packing is not None:
+            wrt, fun = self.packed_wrt(), self.packing.source
         key = (mode, tuple(wrt), self.has_aux)
         try:
-            table = _REVERSE.setdefault(self.fun, {})
+            table = _REVERSE.setdefault(fun, {})
         except TypeError:        # not weak-referenceable: no cache beyond this transform
             table = {}
         if key not in table or not table[key].current():     # a global or closure cell was rebound
-            derivation = forward_over_reverse(self, mode)      # grad(grad(f)) of a scalar: jvp of grad(f)
+            # grad(grad(f)) of a scalar: the jvp of grad(f)
+            derivation = forward_over_reverse(self, mode) if self.packing is None else None
             if derivation is None:
                 derivation = Derivation()
-                derivation.reverse(self.fun, wrt, mode=mode, has_aux=self.has_aux)
+                derivation.reverse(fun, wrt, mode=mode, has_aux=self.has_aux)
             table[key] = derivation
         self._built[mode] = table[key]
         return self._built[mode]
@@ -136,16 +155,25 @@ def _bind_leading(generated, fun, leading, keywords):
 
 
 def _check_scalar_output(value, fun):
+    """grad needs one float scalar: anything else raises TypeError, with JAX's wording first."""
     if type(value) is Array and value.ndim == 0 and value.dtype.kind in "fc":
         return
+    if value is None or not isinstance(value, (np.ndarray, np.generic, numbers.Number)):
+        shown = "None" if value is None else f"a {type(value).__name__}"
+        raise TypeError(f"Gradient only defined for scalar-output functions. Output was {shown}: "
+                        f"{name_of(fun)} must return one float scalar"
+                        + (" (did it forget a `return`?)." if value is None else
+                           "; with has_aux=True it may return (output, aux)."))
     shape = np.shape(value)
     if shape != ():
-        raise TypeError(f"grad requires a function with a scalar output, but {name_of(fun)} returned an array "
+        raise TypeError(f"Gradient only defined for scalar-output functions. Output had shape: {shape}. "
+                        f"grad requires a function with a scalar output, but {name_of(fun)} returned an array "
                         f"of shape {shape}. Use jnp.sum(...) to reduce it, or astjax.vjp / astjax.jacrev for "
                         f"non-scalar outputs.")
     dtype = np.result_type(value)
     if not np.issubdtype(dtype, np.inexact):
-        raise TypeError(f"grad requires a float-valued output, but {name_of(fun)} returned {dtype.name}.")
+        raise TypeError(f"grad requires real- or complex-valued outputs (input dtype that is a sub-dtype of "
+                        f"np.inexact), but {name_of(fun)} returned {dtype.name}.")
 
 
 def _gradient_like(g, arg):
@@ -160,9 +188,24 @@ def _gradient_like(g, arg):
 
 
 def _materialize_grads(transform, grads, args):
+    if transform.packing is not None:
+        return _materialize_packed_grads(transform, grads, args)
     grads = grads if len(transform.argnums) > 1 else (grads,)
     out = tuple(_gradient_like(g, args[i]) for g, i in zip(grads, transform.argnums))
     return out[0] if transform.single else out
+
+
+def _materialize_packed_grads(transform, grads, args):
+    """Gradients of the user's positional arguments, read from those of the packed parameters."""
+    wrt = transform.packed_wrt()
+    grads = grads if len(wrt) > 1 else (grads,)
+    packed = transform.packing.pack(args, {})[:len(transform.packing.positional) + 1]
+    out = []
+    for a in transform.argnums:
+        param, item = transform.packing.position(a, len(args))
+        g = grads[wrt.index(param)]
+        out.append(_gradient_like(g, args[a]) if item is None else _gradient_like(g, packed[param])[item])
+    return out[0] if transform.single else tuple(out)
 
 
 def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
@@ -173,6 +216,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
     transform = ReverseTransform(fun, argnums, has_aux, "value_and_grad", allow_int=allow_int)
 
     @functools.wraps(fun)
+    @api_boundary
     def value_and_grad_f(*args, **kwargs):
         args = transform.prepare(args)
         value, grads = transform.call("value_and_grad", args, kwargs)
@@ -199,6 +243,7 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     transform = ReverseTransform(fun, argnums, has_aux, "grad", allow_int=allow_int)
 
     @functools.wraps(fun)
+    @api_boundary
     def grad_f(*args, **kwargs):
         args = transform.prepare(args)
         value, grads = transform.call("value_and_grad", args, kwargs)
@@ -210,6 +255,7 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     return grad_f
 
 
+@api_boundary
 def vjp(fun, *primals, has_aux=False):
     """`(fun(*primals), pullback)` where `pullback(ct)` gives the cotangents of all primals.
 
@@ -221,18 +267,45 @@ def vjp(fun, *primals, has_aux=False):
     pinned = transform.generated("vjp")     # the pullback belongs to the function as it is now, as in JAX
     value = fun(*args)
     output, aux = (value[0], value[1]) if has_aux else (value, None)
-    output = wrap(output) if isinstance(output, (np.ndarray, numbers.Number)) else output
+    output = tree_util.tree_map(lambda v: wrap(v) if isinstance(v, (np.ndarray, numbers.Number)) else v, output)
+
+    @api_boundary
     def pullback(cotangent):
-        if np.shape(cotangent) != np.shape(output):
-            raise ValueError(f"the cotangent passed to the vjp pullback has shape {np.shape(cotangent)}, "
-                             f"but the output of {name_of(fun)} has shape {np.shape(output)}; they must match.")
-        cotangent = wrap(np.asarray(cotangent, dtype=np.result_type(output)))
+        cotangent = _cotangent_like(cotangent, output, fun)
         grads = transform.call("vjp", args, {}, before=(cotangent,), generated=pinned)
+        grads = grads[0] if has_aux else grads
+        if transform.packing is not None:
+            return _materialize_packed_grads(transform, grads, args)
         grads = grads if len(args) > 1 else (grads,)
         return tuple(materialize(g, a) for g, a in zip(grads, args))
 
     pullback.__astjax_transform__ = _PullbackTransform(transform, args, pinned)
     return (output, pullback, aux) if has_aux else (output, pullback)
+
+
+def _cotangent_like(cotangent, output, fun):
+    """The cotangent as Arrays of the output's dtypes, after checking it has the output's structure and shapes."""
+    out_leaves, out_tree = tree_util.tree_flatten(output)
+    ct_leaves, ct_tree = tree_util.tree_flatten(cotangent)
+    if out_tree != ct_tree:
+        raise ValueError(f"the cotangent passed to the vjp pullback has structure {ct_tree}, but the output of "
+                         f"{name_of(fun)} has structure {out_tree}; they must match.")
+    for c, o in zip(ct_leaves, out_leaves):
+        if np.shape(c) != np.shape(o):
+            raise ValueError(f"the cotangent passed to the vjp pullback has shape {np.shape(c)}, "
+                             f"but the output of {name_of(fun)} has shape {np.shape(o)}; they must match.")
+    return as_seed(tree_util.tree_unflatten(
+        out_tree, [wrap(np.asarray(c, dtype=np.result_type(o))) for c, o in zip(ct_leaves, out_leaves)]))
+
+
+def as_seed(cotangent):
+    """A cotangent as generated pullbacks read it: containers become TreeAdjoints (a plain tuple reads as zero)."""
+    from .rules.helpers import TreeAdjoint
+    if isinstance(cotangent, dict):
+        return TreeAdjoint({k: as_seed(v) for k, v in cotangent.items()})
+    if isinstance(cotangent, (tuple, list)):
+        return TreeAdjoint({i: as_seed(v) for i, v in enumerate(cotangent)}, getattr(cotangent, "_fields", None))
+    return cotangent
 
 
 class _PullbackTransform:
@@ -259,9 +332,9 @@ class _PullbackTransform:
             result = f"({call},)" if len(names) == 1 else call
             node = gast.parse(f"def pullback(ct):\n    return {result}\n").body[0]
             namespace = dict(zip(names, self.primals), vjp_f=generated)
-            if self.transform.leading or self.transform.keywords:
-                raise NotImplementedError("differentiating the pullback of a method or partial is not supported "
-                                          "yet; differentiate a plain function instead")
+            if self.transform.leading or self.transform.keywords or self.transform.packing is not None:
+                raise NotImplementedError("differentiating the pullback of a method, a partial or a function with "
+                                          "*args is not supported yet; differentiate a plain function instead")
             fn, _ = compile_function(node, namespace, label="pullback")
             self._source = fn.__astjax_function_source__
         return self._source

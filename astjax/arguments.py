@@ -13,7 +13,8 @@ import numpy as np
 
 from .array import Array, wrap
 
-__all__ = ["split_callable", "differentiable_input", "is_float_leaf", "check_callable", "name_of", "FLOAT0"]
+__all__ = ["split_callable", "differentiable_input", "is_float_leaf", "check_callable", "name_of", "FLOAT0",
+           "Packing", "library_trampoline"]
 
 FLOAT0 = np.dtype([("float0", np.void, 0)])    # JAX's dtype for the "gradient" of an integer
 
@@ -30,10 +31,64 @@ def split_callable(fun):
     if isinstance(fun, functools.partial):
         inner, leading, keywords = split_callable(fun.func)
         return inner, leading + tuple(fun.args), {**keywords, **(fun.keywords or {})}
+    if _is_library_function(fun):
+        return library_trampoline(fun), (), {}
     if (not inspect.isfunction(fun) and not hasattr(fun, "__astjax_transform__") and not _is_custom(fun)
             and inspect.isfunction(getattr(type(fun), "__call__", None))):
         return type(fun).__call__, (fun,), {}
     return fun, (), {}
+
+
+def _is_library_function(fun):
+    """An astjax.numpy / astjax.lax / NumPy function passed directly (`grad(jnp.sin)`): a primitive, not user code."""
+    if hasattr(fun, "__astjax_transform__") or hasattr(fun, "__astjax_function_source__") or _is_custom(fun):
+        return False
+    if isinstance(fun, np.ufunc):
+        return True
+    if not callable(fun) or inspect.ismethod(fun) or isinstance(fun, functools.partial):
+        return False
+    module = getattr(fun, "__module__", None) or ""
+    if module == "numpy" or module.startswith(("numpy.", "astjax.")):
+        return True
+    from .rules import lookup_callable
+    try:
+        return not hasattr(fun, "__code__") and lookup_callable(fun) is not None      # math.sin, abs
+    except TypeError:
+        return False
+
+
+_TRAMPOLINES = {}
+
+
+def library_trampoline(fun):
+    """A generated `def sin(x): return _primitive(x)`, so transforming a library function meets it as a call
+    with a rule. Its parameters are the function's positional parameters without defaults."""
+    key = id(fun)
+    if key in _TRAMPOLINES and _TRAMPOLINES[key][0] is fun:
+        return _TRAMPOLINES[key][1]
+    import gast
+
+    from .backends.python import compile_function
+    if isinstance(fun, np.ufunc):
+        params = [f"x{i}" for i in range(fun.nin)]
+    else:
+        try:
+            signature = inspect.signature(fun)
+        except (TypeError, ValueError):
+            raise TypeError(f"cannot read the parameters of {name_of(fun)}; wrap it in a Python function "
+                            f"(def f(x): return op(x)) and transform that.") from None
+        params = []
+        for p in signature.parameters.values():
+            if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) or p.default is not p.empty:
+                break
+            params.append(p.name)
+    name = getattr(fun, "__name__", "f")
+    if not name.isidentifier():
+        name = "f"
+    text = f"def {name}({', '.join(params)}):\n    return _primitive({', '.join(params)})\n"
+    trampoline, _ = compile_function(gast.parse(text).body[0], {"_primitive": fun}, label=f"primitive_{name}")
+    _TRAMPOLINES[key] = (fun, trampoline)
+    return trampoline
 
 
 def _is_custom(fun):
@@ -76,3 +131,105 @@ def check_callable(fun, kind):
 
 def name_of(fun):
     return getattr(fun, "__name__", repr(fun))
+
+
+class Packing:
+    """How a function with `*args` or keyword-only parameters is differentiated.
+
+    The function is transformed as if `*inputs` were one ordinary parameter
+    holding a tuple and each keyword-only parameter an ordinary one after it:
+
+        def rnn(params, *inputs, scale=1.0)   ->   def rnn(params, inputs, scale)
+
+    `pack` turns the user's call into that call; argnums count the user's
+    positional arguments as JAX does (argnums=1 is the first of `*inputs`).
+    """
+
+    def __init__(self, fun):
+        self.fun = fun
+        self.signature = inspect.signature(fun)
+        params = list(self.signature.parameters.values())
+        if any(p.kind is p.VAR_KEYWORD for p in params):
+            raise TypeError(f"{name_of(fun)} has a **kwargs parameter, which astjax cannot transform yet; "
+                            f"list the keyword parameters explicitly.")
+        self.positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        var = [p.name for p in params if p.kind is p.VAR_POSITIONAL]
+        self.vararg = var[0] if var else None
+        self.keyword_only = [p.name for p in params if p.kind is p.KEYWORD_ONLY]
+        self.source = _packed_source(fun)
+
+    @staticmethod
+    def needed(fun):
+        """Whether `fun`'s signature (a transformed function's: its user function's) has *args or
+        keyword-only parameters."""
+        if hasattr(fun, "__astjax_function_source__") or not callable(fun):
+            return False
+        transform = getattr(fun, "__astjax_transform__", None)
+        if transform is not None:           # a transformed function: as its user function (not a library one)
+            inner = getattr(transform, "fun", None)
+            return inner is not None and inner is not fun and Packing.needed(inner)
+        try:
+            params = inspect.signature(fun).parameters.values()
+        except (TypeError, ValueError):
+            return False
+        return any(p.kind in (p.VAR_POSITIONAL, p.KEYWORD_ONLY) for p in params)
+
+    def pack(self, args, kwargs):
+        """The packed argument list for the user's call `fun(*args, **kwargs)`."""
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        packed = [bound.arguments[n] for n in self.positional]
+        if self.vararg is not None:
+            packed.append(tuple(bound.arguments.get(self.vararg, ())))
+        packed += [bound.arguments[n] for n in self.keyword_only]
+        return packed
+
+    def position(self, argnum, count):
+        """(packed parameter, item of the *args tuple or None) of the user's positional argument `argnum`."""
+        if argnum < 0:
+            argnum += count
+        if argnum < len(self.positional):
+            return argnum, None
+        if self.vararg is None or argnum >= count:
+            raise TypeError(f"argnums {argnum} is out of range for {name_of(self.fun)} called with {count} "
+                            f"positional arguments")
+        return len(self.positional), argnum - len(self.positional)
+
+
+class _PackedFunction:
+    """Stands for a function whose parameters were packed: carries the rewritten source."""
+
+    def __init__(self, fun, source):
+        self.fun = fun
+        self.__astjax_function_source__ = source
+        self.__name__ = getattr(fun, "__name__", "f")
+
+    def __call__(self, *args):
+        raise TypeError("internal: a packed function is only transformed, never called")
+
+
+_PACKED = {}
+
+
+def _packed_source(fun):
+    """A callable carrying the source of `fun` with *args and keyword-only parameters made ordinary."""
+    import copy
+
+    from .frontend.parse import function_source
+    key = id(fun)
+    if key in _PACKED and _PACKED[key][0] is fun:
+        return _PACKED[key][1]
+    original = function_source(fun)
+    node = copy.deepcopy(original.node)
+    arguments = node.args
+    params = list(arguments.posonlyargs) + list(arguments.args)
+    if arguments.vararg is not None:
+        params.append(arguments.vararg)
+    params += list(arguments.kwonlyargs)
+    arguments.posonlyargs, arguments.args, arguments.vararg = [], params, None
+    arguments.kwonlyargs, arguments.kw_defaults, arguments.defaults = [], [], []
+    source = copy.copy(original)
+    source.node = node
+    packed = _PackedFunction(fun, source)
+    _PACKED[key] = (fun, packed)
+    return packed

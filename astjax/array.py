@@ -49,6 +49,22 @@ def wrap(value, dtype=None):
     return out
 
 
+_PLAIN_SCALARS = (int, float, complex, bool)
+_DUNDER = {"add": "add", "subtract": "sub", "multiply": "mul", "divide": "truediv", "true_divide": "truediv",
+           "floor_divide": "floordiv", "remainder": "mod", "power": "pow"}
+
+
+_PROMOTE = []
+
+
+def _promotion(inexact):
+    """astjax.numpy's promote (or promote_inexact), imported on first use (it imports this module)."""
+    if not _PROMOTE:
+        from .numpy._promote import promote, promote_inexact
+        _PROMOTE.extend([promote, promote_inexact])
+    return _PROMOTE[1 if inexact else 0]
+
+
 class Array(np.ndarray):
     """An immutable n-dimensional array (see the module docstring)."""
 
@@ -71,6 +87,47 @@ class Array(np.ndarray):
             "(or .add, .multiply, .min, .max) instead of `x[index] = value`."
         )
 
+    # ------------------------------------------- JAX's promotion for operators
+    # NumPy's operators promote `bool_array * 1.0` to float64 and `1 - bool_array` to int64; JAX's
+    # Python scalars are weak (float32, int32). Operands meet on JAX's lattice (astjax.numpy._promote);
+    # anything else (lists, containers of adjoints) is left to NumPy's operator.
+    def _binary(op, reflected=False, inexact=False, inplace=False):
+        name = op.__name__
+        plain = getattr(np.ndarray, f"__{'r' if reflected else ''}{_DUNDER[name]}__")
+
+        def method(self, other):
+            kind = self.dtype.kind
+            t = type(other)
+            if (t is float or t is int) and kind in "fc":          # NumPy agrees with JAX: the fast path
+                return op(other, self) if reflected else op(self, other)
+            if t in _PLAIN_SCALARS or isinstance(other, (np.ndarray, np.generic)):
+                if isinstance(other, np.ndarray) and other.dtype is self.dtype and (kind in "fc" or not inexact):
+                    return op(other, self) if reflected else op(self, other)
+                x, y = (other, self) if reflected else (self, other)
+                x, y = _promotion(inexact)(x, y)
+                return op(x, y)
+            if inplace:
+                if getattr(t, "__array_ufunc__", 0) is None:
+                    return NotImplemented       # `other` takes the operation over (its reflected method)
+                return op(self, other)
+            return plain(self, other)
+        method.__doc__ = f"`{name}` with JAX's type promotion" + (
+            " (a new array: astjax arrays are immutable)." if inplace else ".")
+        return method
+
+    __add__, __radd__, __iadd__ = _binary(np.add), _binary(np.add, True), _binary(np.add, inplace=True)
+    __sub__, __rsub__ = _binary(np.subtract), _binary(np.subtract, True)
+    __isub__ = _binary(np.subtract, inplace=True)
+    __mul__, __rmul__ = _binary(np.multiply), _binary(np.multiply, True)
+    __imul__ = _binary(np.multiply, inplace=True)
+    __truediv__, __rtruediv__ = _binary(np.true_divide, inexact=True), _binary(np.true_divide, True, inexact=True)
+    __itruediv__ = _binary(np.true_divide, inexact=True, inplace=True)
+    __floordiv__, __rfloordiv__ = _binary(np.floor_divide), _binary(np.floor_divide, True)
+    __ifloordiv__ = _binary(np.floor_divide, inplace=True)
+    __mod__, __rmod__, __imod__ = _binary(np.mod), _binary(np.mod, True), _binary(np.mod, inplace=True)
+    __pow__, __rpow__, __ipow__ = _binary(np.power), _binary(np.power, True), _binary(np.power, inplace=True)
+    del _binary
+
     def _rebind(op):
         def method(self, other):
             if getattr(type(other), "__array_ufunc__", 0) is None:
@@ -79,13 +136,6 @@ class Array(np.ndarray):
         method.__doc__ = "Return a new array (astjax arrays are immutable)."
         return method
 
-    __iadd__ = _rebind(np.add)
-    __isub__ = _rebind(np.subtract)
-    __imul__ = _rebind(np.multiply)
-    __itruediv__ = _rebind(np.true_divide)
-    __ifloordiv__ = _rebind(np.floor_divide)
-    __ipow__ = _rebind(np.power)
-    __imod__ = _rebind(np.mod)
     __imatmul__ = _rebind(np.matmul)
     __iand__ = _rebind(np.bitwise_and)
     __ior__ = _rebind(np.bitwise_or)

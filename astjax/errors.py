@@ -55,3 +55,106 @@ def location_of(node, origin):
     if lineno is None:
         return origin.filename, origin.first_line, None
     return origin.filename, origin.file_line(lineno), origin.file_col(lineno, col)
+
+
+# ------------------------------------------------------------------ at the API boundary
+import functools as _functools
+import os as _os
+import re as _re
+import types as _types
+
+_PACKAGE_DIR = _os.path.dirname(_os.path.abspath(__file__)) + _os.sep
+_GENERATED_ORIGINS = {}          # generated file name -> the file its `# from line N` comments refer to
+_FROM_LINE = _re.compile(r"#\s*from line (\d+):")
+
+
+_LINE_MAPS = {}                  # generated file name -> {generated line: origin line}
+
+
+def register_generated(filename, origin, line_map=None):
+    """Remember which file generated `filename` came from: its `# from line N` comments and the
+    statements in `line_map` point into `origin`."""
+    _GENERATED_ORIGINS[filename] = origin
+    _LINE_MAPS[filename] = line_map or {}
+
+
+def api_boundary(fn):
+    """Wrap a public transformation so that errors read from the user's side.
+
+    An AstjaxError loses astjax's own frames from its traceback (as JAX filters
+    its frames): the user sees their call, then the message that names their
+    line. Any other error raised while running generated code gets a note with
+    the generated line that raised and the user's line it was derived from.
+    """
+    @_functools.wraps(fn)
+    def boundary(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except AstjaxError as exc:
+            raise exc.with_traceback(_without_internal_frames(exc.__traceback__)) from exc.__cause__
+        except Exception as exc:
+            _note_generated_origin(exc)
+            raise
+    return boundary
+
+
+def _is_internal(filename):
+    return _os.path.abspath(filename).startswith(_PACKAGE_DIR) if not filename.startswith("<") else False
+
+
+def _without_internal_frames(tb):
+    frames = []
+    while tb is not None:
+        if not _is_internal(tb.tb_frame.f_code.co_filename):
+            frames.append(tb)
+        tb = tb.tb_next
+    filtered = None
+    for frame in reversed(frames):
+        filtered = _types.TracebackType(filtered, frame.tb_frame, frame.tb_lasti, frame.tb_lineno)
+    return filtered
+
+
+def _note_generated_origin(exc):
+    """Add to `exc` the generated line that raised and the user line it came from (once)."""
+    if getattr(exc, "_astjax_noted", False) or not hasattr(exc, "add_note"):
+        return
+    deepest = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename in _GENERATED_ORIGINS:
+            deepest = tb
+        tb = tb.tb_next
+    if deepest is None:
+        return
+    filename, lineno = deepest.tb_frame.f_code.co_filename, deepest.tb_lineno
+    lines = [f"astjax: raised in generated code, File \"{filename}\", line {lineno}:",
+             "    " + linecache.getline(filename, lineno).strip()]
+    origin = trace_to_user(filename, lineno)
+    if origin is not None:
+        user_file, user_line = origin
+        lines += [f"derived from your line, File \"{user_file}\", line {user_line}:",
+                  "    " + linecache.getline(user_file, user_line).strip()]
+    try:
+        exc.add_note("\n".join(lines))
+        exc._astjax_noted = True
+    except (AttributeError, TypeError):
+        pass
+
+
+def trace_to_user(filename, lineno):
+    """(file, line) of the user's line that generated `lineno` of `filename`, following `# from line N`
+    comments through each generated layer (grad of grad); None when it cannot be told."""
+    for _ in range(16):
+        if filename not in _GENERATED_ORIGINS:
+            return filename, lineno
+        origin = _GENERATED_ORIGINS[filename]
+        line = _LINE_MAPS.get(filename, {}).get(lineno)
+        for k in range(lineno, 0, -1) if line is None else ():
+            match = _FROM_LINE.search(linecache.getline(filename, k))
+            if match:
+                line = int(match.group(1))
+                break
+        if line is None or origin is None:
+            return None
+        filename, lineno = origin, line
+    return None

@@ -12,9 +12,10 @@ import weakref
 import numpy as np
 
 from . import tree_util
-from .api import ReverseTransform, grad, vjp
-from .arguments import check_callable, differentiable_input, is_float_leaf, split_callable
+from .api import as_seed, grad
+from .arguments import Packing, check_callable, differentiable_input, is_float_leaf, split_callable
 from .array import wrap
+from .errors import api_boundary
 from .rules.helpers import materialize
 from .codegen.namespace import renamed_keywords
 from .frontend.parse import defaults_after
@@ -39,6 +40,7 @@ def forward_function(fun, mask):
     return derivation.functions[derivation.sources[-1][0]], derivation
 
 
+@api_boundary
 def jvp(fun, primals, tangents, has_aux=False):
     """`(fun(*primals), tangent of the output)`: forward mode along `tangents`, as `jax.jvp`."""
     check_callable(fun, "jvp")
@@ -66,9 +68,12 @@ def jvp(fun, primals, tangents, has_aux=False):
         tangents[i] = tree_util.tree_map(lambda leaf, like: wrap(np.asarray(leaf, dtype=np.result_type(like))),
                                          t, primals[i])
     function, leading, keywords = split_callable(fun)
-    rest, keywords = _remaining_arguments(function, len(leading) + len(primals), keywords)
-    primals += rest          # the generated function takes every primal, then the tangents
-    mask += [False] * len(rest)
+    if Packing.needed(function) and not leading and not keywords:
+        function, primals, tangents, mask = _packed_call(function, primals, tangents, mask)
+    else:
+        rest, keywords = _remaining_arguments(function, len(leading) + len(primals), keywords)
+        primals += rest          # the generated function takes every primal, then the tangents
+        mask += [False] * len(rest)
     generated, _ = forward_function(function, (False,) * len(leading) + tuple(mask))
     value, tangent = generated(*leading, *primals, *[t for t, m in zip(tangents, mask) if m],
                                **renamed_keywords(generated, keywords))
@@ -98,6 +103,20 @@ def _remaining_arguments(function, given, keywords):
         else:
             break
     return (rest, {}) if not left else ([], keywords)
+def _packed_call(function, primals, tangents, mask):
+    """(source, primals, tangents, mask) for a function with *args: the extra arguments are one tuple."""
+    packing = Packing(function)
+    n = len(packing.positional)
+    if packing.keyword_only and any(packing.signature.parameters[k].default is inspect.Parameter.empty
+                                    for k in packing.keyword_only):
+        raise TypeError(f"jvp of {getattr(function, '__name__', function)}: its keyword-only parameters need "
+                        f"values, and jvp passes positional arguments only; bind them with functools.partial.")
+    packed_primals = packing.pack(primals, {})
+    rest = [t if m else _zero_tangent(p) for p, t, m in zip(primals[n:], tangents[n:], mask[n:])]
+    packed_tangents = list(tangents[:n]) + ([tuple(rest)] if packing.vararg else [])
+    packed_mask = list(mask[:n]) + ([any(mask[n:])] if packing.vararg else [])
+    extra = len(packed_primals) - len(packed_mask)
+    return packing.source, packed_primals, packed_tangents + [None] * extra, tuple(packed_mask + [False] * extra)
 
 
 def _as_output(value):
@@ -105,8 +124,12 @@ def _as_output(value):
 
 
 def _tangent_like(tangent, value):
+    """The output's tangent in the output's structure (tuples, lists, namedtuples, dicts), zeros filled in."""
+    if isinstance(value, dict):
+        return type(value)((k, _tangent_like(tangent[k], v)) for k, v in value.items())
     if isinstance(value, (tuple, list)):
-        return type(value)(_tangent_like(t, v) for t, v in zip(tangent, value))
+        items = [_tangent_like(t, v) for t, v in zip(tangent, value)]
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
     return materialize(tangent, value)
 
 
@@ -120,22 +143,28 @@ def jacfwd(fun, argnums=0, has_aux=False):
     """The Jacobian of `fun` by forward mode: one jvp per input element.
 
     Shape: the output's shape + the input's. For a pytree argument the result
-    has the argument's structure, one Jacobian per leaf, as in JAX.
+    has the argument's structure, one Jacobian per leaf; for a pytree output it
+    has the output's structure (outer) over the arguments' (inner), as in JAX.
+    With has_aux=True `fun` returns `(output, aux)` and the result is `(jacobian, aux)`.
     """
+    check_callable(fun, "jacfwd")
     single = isinstance(argnums, int)
     nums = (argnums,) if single else tuple(argnums)
 
     @functools.wraps(fun)
+    @api_boundary
     def jacfwd_f(*args):
+        _check_argnums("jacfwd", fun, nums, args)
         args = [tree_util.tree_map(lambda leaf: differentiable_input(leaf, "jacfwd"), a) if i in nums else a
                 for i, a in enumerate(args)]
         base = [_zero_tangent(a) for a in args]
-        jacobians = []
+        out, aux = None, None
+        per_arg = []            # per argument: per input leaf: per output leaf: columns
         for i in nums:
             leaves, treedef = tree_util.tree_flatten(args[i])
             per_leaf = []
             for position, leaf in enumerate(leaves):
-                columns, out_shape = [], None
+                columns = []
                 for k in range(np.size(leaf)):
                     basis = np.zeros(np.size(leaf), dtype=np.result_type(leaf))
                     basis[k] = 1
@@ -143,76 +172,188 @@ def jacfwd(fun, argnums=0, has_aux=False):
                     tangent_leaves[position] = basis.reshape(np.shape(leaf))
                     tangents = list(base)
                     tangents[i] = tree_util.tree_unflatten(treedef, tangent_leaves)
-                    out, tangent = jvp(fun, args, tangents)
-                    out_shape = np.shape(out)
-                    columns.append(np.asarray(tangent))
-                if out_shape is None:
-                    out_shape = np.shape(fun(*args))
-                jac = np.stack(columns, axis=-1) if columns else np.zeros(out_shape + (0,))
-                per_leaf.append(wrap(jac.reshape(out_shape + np.shape(leaf))))
-            jacobians.append(tree_util.tree_unflatten(treedef, per_leaf))
-        return jacobians[0] if single else tuple(jacobians)
+                    result = jvp(fun, args, tangents, has_aux=has_aux)
+                    out, tangent = result[0], result[1]
+                    aux = result[2] if has_aux else None
+                    columns.append([np.asarray(t) for t in tree_util.tree_leaves(tangent)])
+                per_leaf.append(columns)
+            per_arg.append((leaves, treedef, per_leaf))
+        if out is None:                        # every differentiated argument is empty
+            value = fun(*args)
+            out, aux = (value[0], value[1]) if has_aux else (value, None)
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        jacobians = []
+        for j, out_leaf in enumerate(out_leaves):
+            out_shape = np.shape(out_leaf)
+            for_output = []
+            for leaves, treedef, per_leaf in per_arg:
+                blocks = []
+                for leaf, columns in zip(leaves, per_leaf):
+                    jac = (np.stack([column[j] for column in columns], axis=-1) if columns
+                           else np.zeros(out_shape + (0,), np.result_type(out_leaf)))
+                    blocks.append(wrap(jac.reshape(out_shape + np.shape(leaf))))
+                for_output.append(tree_util.tree_unflatten(treedef, blocks))
+            jacobians.append(for_output[0] if single else tuple(for_output))
+        jacobian = tree_util.tree_unflatten(out_tree, jacobians)
+        return (jacobian, aux) if has_aux else jacobian
 
-    jacfwd_f.__astjax_transform__ = _ForwardTransform(fun, nums)
+    jacfwd_f.__astjax_transform__ = _JacobianTransform("jacfwd", fun, nums, has_aux)
     return jacfwd_f
 
 
 def jacrev(fun, argnums=0, has_aux=False):
     """The Jacobian of `fun` by reverse mode: one pullback per output element.
 
-    Shape: the output's shape + the input's; pytree arguments as in `jacfwd`.
+    Shapes and pytrees as in `jacfwd`; with has_aux=True the result is `(jacobian, aux)`.
     """
+    check_callable(fun, "jacrev")
     single = isinstance(argnums, int)
     nums = (argnums,) if single else tuple(argnums)
 
     @functools.wraps(fun)
+    @api_boundary
     def jacrev_f(*args):
-        out, pullback = vjp(fun, *args)
-        out_arr = np.asarray(out)
-        rows = {i: [] for i in nums}
-        for k in range(out_arr.size):
-            basis = np.zeros(out_arr.size, dtype=np.result_type(out_arr))
-            basis[k] = 1
-            cotangents = pullback(basis.reshape(out_arr.shape))
-            for i in nums:
-                rows[i].append([np.asarray(leaf) for leaf in tree_util.tree_leaves(cotangents[i])])
+        _check_argnums("jacrev", fun, nums, args)
+        positions = tuple(i % len(args) for i in nums)
+        args = [tree_util.tree_map(lambda leaf: differentiable_input(leaf, "jacrev"), a) if i in positions else a
+                for i, a in enumerate(args)]
+        function, leading, keywords = split_callable(fun)
+        cotangents_of = _pullback_for(function, leading, keywords, positions, args, has_aux)
+        value = fun(*args)
+        out, aux = (value[0], value[1]) if has_aux else (value, None)
+        out_leaves, out_tree = tree_util.tree_flatten(out)
         jacobians = []
-        for i in nums:
-            leaves, treedef = tree_util.tree_flatten(args[i])
-            per_leaf = []
-            for position, leaf in enumerate(leaves):
-                stacked = (np.stack([row[position] for row in rows[i]]) if rows[i]
-                           else np.zeros((0,) + np.shape(leaf)))
-                per_leaf.append(wrap(stacked.reshape(out_arr.shape + np.shape(leaf))))
-            jacobians.append(tree_util.tree_unflatten(treedef, per_leaf))
-        return jacobians[0] if single else tuple(jacobians)
+        for j, out_leaf in enumerate(out_leaves):
+            out_arr = np.asarray(out_leaf)
+            rows = []                         # per output element: per argument: its cotangent's leaves
+            for k in range(out_arr.size):
+                basis = np.zeros(out_arr.size, dtype=out_arr.dtype)
+                basis[k] = 1
+                seeds = [wrap(np.zeros(np.shape(l), np.result_type(l))) for l in out_leaves]
+                seeds[j] = wrap(basis.reshape(out_arr.shape))
+                seed = as_seed(tree_util.tree_unflatten(out_tree, seeds))
+                rows.append([[np.asarray(leaf) for leaf in tree_util.tree_leaves(g)] for g in cotangents_of(seed)])
+            for_output = []
+            for a, i in enumerate(positions):
+                leaves, treedef = tree_util.tree_flatten(args[i])
+                blocks = []
+                for position, leaf in enumerate(leaves):
+                    stacked = (np.stack([row[a][position] for row in rows]) if rows
+                               else np.zeros((0,) + np.shape(leaf), np.result_type(leaf)))
+                    blocks.append(wrap(stacked.reshape(out_arr.shape + np.shape(leaf))))
+                for_output.append(tree_util.tree_unflatten(treedef, blocks))
+            jacobians.append(for_output[0] if single else tuple(for_output))
+        jacobian = tree_util.tree_unflatten(out_tree, jacobians)
+        return (jacobian, aux) if has_aux else jacobian
 
-    jacrev_f.__astjax_transform__ = ReverseTransform(fun, tuple(range(max(nums) + 1)), has_aux, "vjp")
+    jacrev_f.__astjax_transform__ = _JacobianTransform("jacrev", fun, nums, has_aux)
     return jacrev_f
+
+
+def _pullback_for(function, leading, keywords, positions, args, has_aux):
+    """`seed -> [cotangent of args[i] for i in positions]`, through the generated pullback of `function`
+    (for a function with *args, through that of its packed form: see arguments.Packing)."""
+    if Packing.needed(function) and not leading and not keywords:
+        packing = Packing(function)
+        wrt = tuple(sorted({packing.position(i, len(args))[0] for i in positions}))
+        pullback, _ = pullback_function(packing.source, wrt, has_aux)
+        packed = packing.pack(args, {})
+
+        def cotangents_of(seed):
+            grads = pullback(seed, *packed)
+            grads = grads[0] if has_aux else grads
+            grads = grads if len(wrt) > 1 else (grads,)
+            out = []
+            for i in positions:
+                param, item = packing.position(i, len(args))
+                g = materialize(grads[wrt.index(param)], packed[param])
+                out.append(g if item is None else g[item])
+            return out
+        return cotangents_of
+
+    pullback, _ = pullback_function(function, tuple(len(leading) + i for i in positions), has_aux)
+
+    def cotangents_of(seed):
+        grads = pullback(seed, *leading, *args, **keywords)
+        grads = grads[0] if has_aux else grads
+        grads = grads if len(positions) > 1 else (grads,)
+        return [materialize(g, args[i]) for g, i in zip(grads, positions)]
+    return cotangents_of
+
+
+def _check_argnums(kind, fun, nums, args):
+    if not nums or not all(isinstance(i, int) for i in nums):
+        raise TypeError(f"argnums must be an int or a tuple of ints, got {nums!r}")
+    for i in nums:
+        if not -len(args) <= i < len(args):
+            raise TypeError(f"{kind} of {getattr(fun, '__name__', fun)} with argnums={nums} needs at least "
+                            f"{max(nums) + 1} positional arguments, got {len(args)}")
 
 
 def hessian(fun, argnums=0, has_aux=False):
     """The Hessian of a scalar `fun`: forward mode over the generated reverse-mode gradient."""
-    return jacfwd(grad(fun, argnums, has_aux=has_aux), argnums)
+    return jacfwd(grad(fun, argnums, has_aux=has_aux), argnums, has_aux=has_aux)
 
 
-class _ForwardTransform:
-    """What `astjax.source` shows for a forward-mode transformation: the generated jvp."""
+class _JacobianTransform:
+    """What `astjax.source` shows for jacfwd/jacrev (the generated jvp or pullback of `fun`), and the
+    Jacobian as source (a loop over basis vectors) for the next transformation to differentiate."""
 
-    def __init__(self, fun, nums):
-        self.fun, self.leading, _ = split_callable(fun)
-        self.nums = tuple(n + len(self.leading) for n in nums)
+    def __init__(self, kind, fun, nums, has_aux):
+        self.kind = kind
+        self.user_fun = fun
+        self.fun, self.leading, self.keywords = split_callable(fun)
+        self.nums = tuple(nums)
+        self.has_aux = has_aux
+        self._source = None
 
-    def _mask(self):
+    def _count(self):
         from .frontend.parse import function_source
-        count = len(function_source(self.fun).node.args.args)
-        return tuple(i in self.nums for i in range(count))
+        return len(function_source(self.fun).node.args.args)
+
+    def _mask(self, position):
+        shifted = position + len(self.leading)
+        return tuple(i == shifted for i in range(self._count()))
+
+    def generated_for(self, position):
+        """The generated jvp (jacfwd) or pullback (jacrev) of `fun` for one user argument position."""
+        if self.kind == "jacfwd":
+            return forward_function(self.fun, self._mask(position))[0]
+        return pullback_function(self.fun, (position + len(self.leading),))[0]
 
     def source_text(self):
-        return forward_function(self.fun, self._mask())[1].source_text()
+        position = self.nums[0] % max(self._count() - len(self.leading), 1)
+        if self.kind == "jacfwd":
+            return forward_function(self.fun, self._mask(position))[1].source_text()
+        return pullback_function(self.fun, (position + len(self.leading),))[1].source_text()
 
     def composable_source(self):
-        return forward_function(self.fun, self._mask())[0].__astjax_function_source__
+        if self.has_aux:
+            raise NotImplementedError(
+                f"transforming {self.kind}(f, has_aux=True) again is not supported yet; transform a function "
+                f"without aux (has_aux=False) instead")
+        if self._source is None:
+            from .jacobian_source import jacobian_source, check_array_output
+            check_array_output(self.kind, self.fun)
+            self._source = jacobian_source(self.kind, self.fun, self.leading, self.keywords, self.nums,
+                                           self.generated_for)
+        return self._source
+
+
+def pullback_function(fun, wrt, has_aux=False):
+    """The generated pullback `(ct, *args) -> cotangents of args[wrt]` of `fun` (cached)."""
+    from .api import _REVERSE
+    try:
+        table = _REVERSE.setdefault(fun, {})
+    except TypeError:
+        table = {}
+    key = ("vjp", tuple(wrt), has_aux)
+    if key not in table:
+        derivation = Derivation()
+        derivation.reverse(fun, list(wrt), mode="vjp", has_aux=has_aux)
+        table[key] = derivation
+    derivation = table[key]
+    return derivation.functions[derivation.sources[-1][0]], derivation
 
 
 # Calls of these on values known when transforming (`astjax.jacfwd(f)` inside a transformed

@@ -171,3 +171,87 @@ def keyword_helper(x, scale=1.0, shift=0.0):
 
 def keyword_caller(x, alpha=1.67):
     return keyword_helper(x, scale=alpha, shift=1.0) * alpha
+
+
+def returns_nothing(x):
+    y = x * 2.0
+
+
+def returns_none(x):
+    return None
+
+
+def loss_with_dict_aux(x):
+    loss = jnp.sum(jnp.sin(x) * x)
+    acc = jnp.mean(x > 0.0)
+    return loss, {"acc": acc, "loss": loss, "preds": [x * 2.0]}
+
+
+def dict_output(x):
+    return {"a": x * x, "b": jnp.sin(x)}
+
+
+def calls_dict_helper(x):
+    d = dict_output(x)
+    return jnp.sum(d["a"] * 3.0 + d["b"])
+
+
+def local_dict(x):
+    d = {"a": x}
+    return jnp.sum(d["a"])
+
+
+def mixed_scalar(x):
+    return jnp.sum(jnp.sin(x) * x[0] + x ** 3)
+
+
+def rnn(params, *inputs):
+    h = params
+    for i in range(len(inputs)):
+        h = jnp.tanh(h * inputs[i] + 0.1)
+    return h
+
+
+def scaled_square(x, *, scale=2.0):
+    return x * scale * x
+
+
+def weighted_sum(w, *xs, scale=1.5, bias=0.0):
+    s = 0.0
+    for x in xs:
+        s = s + jnp.sum(w * x) * scale
+    return s + bias
+
+
+def vector_with_dict_aux(x):
+    y = jnp.sin(x)
+    return y * 2.0, {"y": y}
+
+
+def loss_with_named_dict_aux(x):
+    loss = jnp.sum(jnp.sin(x) * x)
+    metrics = {"loss": loss, "first": x[0]}
+    return loss, metrics
+
+
+def dict_mutated_before_return(x):
+    metrics = {"a": x}
+    metrics["a"] = x * 2.0
+    return jnp.sum(x), metrics
+
+
+def dict_read_before_return(x):
+    metrics = {"a": x * 2.0}
+    return jnp.sum(metrics["a"]), metrics
+
+
+def dict_aux_through_a_named_tuple(x):
+    loss = jnp.sum(x ** 2)
+    metrics = {"loss": loss}
+    result = (loss, metrics)
+    return result
+
+
+def calls_dict_aux_through_a_named_tuple(x):
+    loss, metrics = dict_aux_through_a_named_tuple(x)
+    return loss * 3.0 + metrics["loss"]

@@ -54,3 +54,15 @@ def library_without_rule(a):
 
 def unsupported_norm(x):
     return jnp.linalg.norm(x, ord=1)
+
+
+def index_past_the_end(x):
+    y = jnp.sin(x)
+    z = y[jnp.argmax(y) + 10]
+    return z
+
+
+def index_past_the_end_in_the_adjoint(x):
+    b = jnp.sin(x) * x
+    c = b[jnp.argmax(b) + 10]
+    return c

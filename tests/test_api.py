@@ -283,3 +283,180 @@ def test_keyword_arguments_to_the_function_and_to_callees():
     np.testing.assert_allclose(astjax.grad(cases.keyword_caller)(x, alpha=2.0), 4 * np.cos(x), rtol=1e-6)
     _, g_alpha = astjax.grad(cases.keyword_caller, argnums=(0, 1))(x, 2.0)
     assert float(g_alpha) == pytest.approx(4 * np.sin(x).sum() + 2.0, rel=1e-6)
+
+
+@pytest.mark.parametrize("fn, reference", [(jnp.sin, np.sin), (np.sin, np.sin), (jnp.tanh, np.tanh),
+                                           (np.exp, np.exp), (jnp.log1p, np.log1p)])
+def test_library_functions_passed_directly(fn, reference):
+    x = 0.7
+    g = astjax.grad(fn)(x)
+    numeric = (reference(x + 1e-6) - reference(x - 1e-6)) / 2e-6
+    np.testing.assert_allclose(g, numeric, rtol=1e-3)          # float32 input, float32 gradient
+    assert np.asarray(g).dtype == np.float32
+    v = RNG.uniform(0.1, 0.9, size=3)
+    jac = astjax.jacfwd(fn)(v)
+    np.testing.assert_allclose(np.diag(jac), [(reference(a + 1e-6) - reference(a - 1e-6)) / 2e-6 for a in v],
+                               rtol=1e-6)
+    np.testing.assert_allclose(astjax.jacrev(fn)(v), jac, rtol=1e-12)
+    second = astjax.grad(astjax.grad(fn))(np.float64(x))
+    numeric2 = (reference(x + 1e-4) - 2 * reference(x) + reference(x - 1e-4)) / 1e-8
+    np.testing.assert_allclose(second, numeric2, rtol=1e-4)
+
+
+def test_library_reduction_and_two_argument_function_passed_directly():
+    x, y = RNG.normal(size=3), RNG.normal(size=3)
+    np.testing.assert_allclose(astjax.grad(jnp.sum)(x), np.ones(3))
+    np.testing.assert_allclose(astjax.grad(jnp.dot, argnums=1)(x, y), x)
+    np.testing.assert_allclose(astjax.jvp(jnp.exp, (x,), (y,))[1], np.exp(x) * y)
+    np.testing.assert_allclose(astjax.hessian(jnp.sin)(np.float64(0.3)), -np.sin(0.3))
+
+
+@pytest.mark.parametrize("fn", [cases.returns_nothing, cases.returns_none])
+@pytest.mark.parametrize("transformation", [astjax.grad, astjax.value_and_grad])
+def test_grad_of_a_function_returning_none_raises_like_jax(fn, transformation):
+    with pytest.raises(TypeError, match="Gradient only defined for scalar-output functions. Output was None"):
+        transformation(fn)(1.0)
+
+
+def test_grad_of_a_vector_output_raises_like_jax():
+    with pytest.raises(TypeError, match=r"Gradient only defined for scalar-output functions. Output had shape: \(3,\)"):
+        astjax.grad(jnp.sin)(np.ones(3))
+
+
+def test_has_aux_with_a_dict_literal():
+    x = RNG.normal(size=4)
+    truth = np.sin(x) + x * np.cos(x)
+    g, aux = astjax.grad(cases.loss_with_dict_aux, has_aux=True)(x)
+    np.testing.assert_allclose(g, truth, rtol=1e-10)
+    np.testing.assert_allclose(g, numeric_grad(lambda v: cases.loss_with_dict_aux(v)[0], (x,), 0), rtol=1e-6)
+    assert set(aux) == {"acc", "loss", "preds"}
+    np.testing.assert_allclose(aux["acc"], np.mean(x > 0))
+    np.testing.assert_allclose(aux["preds"][0], x * 2.0)
+    (value, aux2), g2 = astjax.value_and_grad(cases.loss_with_dict_aux, has_aux=True)(x)
+    np.testing.assert_allclose(value, np.sum(np.sin(x) * x))
+    np.testing.assert_allclose(aux2["loss"], value)
+    np.testing.assert_allclose(g2, truth, rtol=1e-10)
+    for jac in (astjax.jacrev, astjax.jacfwd):
+        j, aux3 = jac(cases.loss_with_dict_aux, has_aux=True)(x)
+        np.testing.assert_allclose(j, truth, rtol=1e-10)
+        np.testing.assert_allclose(aux3["acc"], np.mean(x > 0))
+
+
+def test_dict_output_in_every_mode():
+    x = RNG.normal(size=3)
+    jr = astjax.jacrev(cases.dict_output)(x)
+    jf = astjax.jacfwd(cases.dict_output)(x)
+    for key, derivative in (("a", 2 * x), ("b", np.cos(x))):
+        np.testing.assert_allclose(jr[key], np.diag(derivative), atol=1e-12)
+        np.testing.assert_allclose(jf[key], np.diag(derivative), atol=1e-12)
+    v = RNG.normal(size=3)
+    _, tangent = astjax.jvp(cases.dict_output, (x,), (v,))
+    np.testing.assert_allclose(tangent["a"], 2 * x * v)
+    np.testing.assert_allclose(tangent["b"], np.cos(x) * v)
+    _, pullback = astjax.vjp(cases.dict_output, x)
+    (g,) = pullback({"a": v, "b": np.ones(3)})
+    np.testing.assert_allclose(g, 2 * x * v + np.cos(x))
+    g = astjax.grad(cases.calls_dict_helper)(x)
+    np.testing.assert_allclose(g, numeric_grad(cases.calls_dict_helper, (x,), 0), rtol=1e-6)
+    np.testing.assert_allclose(astjax.jacfwd(cases.calls_dict_helper)(x), g, rtol=1e-10)
+
+
+def test_a_dict_literal_that_is_not_returned_is_refused():
+    with pytest.raises(astjax.errors.TransformError, match="dict literals"):
+        astjax.grad(cases.local_dict)(np.ones(2))
+
+
+def test_float32_stays_float32_through_second_derivatives():
+    x = np.array([0.3, 0.7, 1.1], np.float32)
+    assert astjax.hessian(cases.mixed_scalar)(x).dtype == np.float32
+    assert astjax.jacfwd(astjax.grad(cases.mixed_scalar))(x).dtype == np.float32
+    value, tangent = astjax.jvp(astjax.grad(cases.mixed_scalar), (x,), (np.ones(3, np.float32),))
+    assert value.dtype == np.float32 and tangent.dtype == np.float32
+    h64 = astjax.hessian(cases.mixed_scalar)(x.astype(np.float64))
+    np.testing.assert_allclose(astjax.hessian(cases.mixed_scalar)(x), h64, rtol=1e-5)
+
+
+def test_reverse_pass_has_no_float64_intermediates():
+    """The 1.0 seed and bare 0.0 adjoints are weak: the raw generated gradient is already float32."""
+    x = astjax.numpy.asarray(np.array([0.3, 0.7, 1.1], np.float32))
+    g = astjax.grad(cases.mixed_scalar)
+    g(x)
+    value, raw = g.__astjax_transform__.call("value_and_grad", [x], {})
+    assert value.dtype == np.float32 and raw.dtype == np.float32
+
+
+def test_weak_python_scalars_with_bool_and_int_arrays():
+    b = jnp.asarray(np.array([True, False]))
+    i = jnp.asarray(np.array([1, 2], np.int32))
+    assert (b * 1.0).dtype == np.float32
+    assert (1.0 * b).dtype == np.float32
+    assert (1 - b).dtype == np.int32
+    assert (b + 1).dtype == np.int32
+    assert (i * 1.5).dtype == np.float32
+    assert (i / 2).dtype == np.float32
+    np.testing.assert_allclose(i / 2, [0.5, 1.0])
+    np.testing.assert_array_equal(1 - b, [0, 1])
+    f = jnp.asarray(np.array([1.0, 2.0], np.float32))
+    assert (f * 2).dtype == np.float32 and (2.0 ** f).dtype == np.float32 and (i + f).dtype == np.float32
+    y = f
+    y += 1
+    np.testing.assert_array_equal(f, [1.0, 2.0])          # += rebinds: the alias keeps its value
+
+
+def _central(f, args, k, h=1e-6):
+    plus, minus = list(args), list(args)
+    plus[k], minus[k] = args[k] + h, args[k] - h
+    return (f(*plus) - f(*minus)) / (2 * h)
+
+
+def test_star_args_parameters_count_as_positional_arguments():
+    args = (np.float64(0.5), np.float64(1.0), np.float64(2.0))
+    grads = astjax.grad(cases.rnn, argnums=(0, 1, 2))(*args)
+    for k in range(3):
+        np.testing.assert_allclose(grads[k], _central(cases.rnn, args, k), rtol=1e-6)
+        tangents = [0.0, 0.0, 0.0]
+        tangents[k] = 1.0
+        np.testing.assert_allclose(astjax.jvp(cases.rnn, args, tuple(tangents))[1], grads[k], rtol=1e-10)
+    np.testing.assert_allclose(astjax.grad(cases.rnn, argnums=2)(*args), grads[2], rtol=1e-12)
+    second = astjax.grad(astjax.grad(cases.rnn))(*args)
+    np.testing.assert_allclose(second, _central(astjax.grad(cases.rnn), args, 0), rtol=1e-5)
+    np.testing.assert_allclose(astjax.hessian(cases.rnn)(*args), second, rtol=1e-10)
+
+
+def test_keyword_only_parameters():
+    x = np.float64(0.5)
+    np.testing.assert_allclose(astjax.grad(cases.scaled_square)(x, scale=3.0), 2 * 3.0 * x)
+    np.testing.assert_allclose(astjax.grad(cases.scaled_square)(x), 2 * 2.0 * x)
+    np.testing.assert_allclose(astjax.jvp(cases.scaled_square, (x,), (1.0,))[1], 2 * 2.0 * x)
+    w, x1, x2 = RNG.normal(size=3), RNG.normal(size=3), RNG.normal(size=3)
+    gw, g1, g2 = astjax.grad(cases.weighted_sum, argnums=(0, 1, 2))(w, x1, x2, scale=2.0)
+    np.testing.assert_allclose(gw, (x1 + x2) * 2.0)
+    np.testing.assert_allclose(g1, w * 2.0)
+    np.testing.assert_allclose(g2, w * 2.0)
+    value, gw = astjax.value_and_grad(cases.weighted_sum)(w, x1, x2, bias=1.0)
+    np.testing.assert_allclose(value, cases.weighted_sum(w, x1, x2, bias=1.0))
+    np.testing.assert_allclose(gw, (x1 + x2) * 1.5)
+
+
+def test_star_args_in_vjp_and_jacrev():
+    args = (np.float64(0.5), np.float64(1.0), np.float64(2.0))
+    grads = astjax.grad(cases.rnn, argnums=(0, 1, 2))(*args)
+    out, pullback = astjax.vjp(cases.rnn, *args)
+    np.testing.assert_allclose(out, cases.rnn(*args))
+    cotangents = pullback(np.float64(2.0))
+    assert len(cotangents) == 3
+    for k in range(3):
+        np.testing.assert_allclose(cotangents[k], 2.0 * np.asarray(grads[k]), rtol=1e-12)
+    np.testing.assert_allclose(astjax.jacrev(cases.rnn, argnums=2)(*args), grads[2], rtol=1e-12)
+    w, x1, x2 = RNG.normal(size=3), RNG.normal(size=3), RNG.normal(size=3)
+    jw, j2 = astjax.jacrev(cases.weighted_sum, argnums=(0, 2))(w, x1, x2)
+    np.testing.assert_allclose(jw, (x1 + x2) * 1.5)
+    np.testing.assert_allclose(j2, w * 1.5)
+    np.testing.assert_allclose(astjax.jacfwd(cases.weighted_sum, argnums=2)(w, x1, x2), j2)
+
+
+def test_a_dict_inside_a_named_returned_tuple():
+    x = RNG.normal(size=3)
+    g = astjax.grad(cases.calls_dict_aux_through_a_named_tuple)(x)
+    np.testing.assert_allclose(g, numeric_grad(cases.calls_dict_aux_through_a_named_tuple, (x,), 0), rtol=1e-6)
+    np.testing.assert_allclose(astjax.jacfwd(cases.calls_dict_aux_through_a_named_tuple)(x), g, rtol=1e-10)

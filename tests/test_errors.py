@@ -33,7 +33,7 @@ def test_function_without_source():
     with pytest.raises(SourceUnavailableError, match="no source file"):
         astjax.grad(namespace["made_by_exec"])(1.0)
     with pytest.raises(SourceUnavailableError, match="no Python source"):
-        astjax.grad(np.sin)(1.0)
+        astjax.grad(divmod)(1.0)          # a builtin without a rule (np.sin or abs is a primitive: it works)
 
 
 def test_integer_input_to_grad():
@@ -94,3 +94,35 @@ def test_a_library_function_without_a_rule_is_refused_by_name():
 def test_a_use_the_rules_do_not_cover_is_refused():
     message = error_of(astjax.grad(cases.unsupported_norm), np.ones(3))
     assert "ord=1" in message and "jnp.sum(jnp.abs(x))" in message
+
+
+def _astjax_frames(exc):
+    import os
+    import traceback
+    package = os.path.dirname(os.path.abspath(astjax.__file__)) + os.sep
+    return [f for f in traceback.extract_tb(exc.__traceback__) if os.path.abspath(f.filename).startswith(package)]
+
+
+@pytest.mark.parametrize("transformation", [astjax.grad, astjax.jacfwd, astjax.jacrev, astjax.hessian])
+def test_transform_errors_hide_astjax_frames(transformation):
+    with pytest.raises(TransformError) as info:
+        transformation(cases.uses_try)(np.float64(1.0))
+    frames = _astjax_frames(info.value)
+    assert len(frames) <= 1 and all(f.filename.endswith("errors.py") for f in frames), frames
+    assert "error_cases.py" in str(info.value)
+
+
+def test_runtime_error_in_generated_code_names_the_generated_and_the_user_line():
+    with pytest.raises(IndexError) as info:
+        astjax.grad(cases.index_past_the_end)(np.ones(3))
+    notes = "\n".join(getattr(info.value, "__notes__", []))
+    assert "generated code" in notes and "y[_t" in notes
+    assert "error_cases.py" in notes and "z = y[jnp.argmax(y) + 10]" in notes
+
+
+def test_runtime_error_in_second_order_code_is_traced_to_the_user_line():
+    with pytest.raises(IndexError) as info:
+        astjax.jacfwd(astjax.grad(cases.index_past_the_end_in_the_adjoint))(np.ones(3))
+    notes = "\n".join(getattr(info.value, "__notes__", []))
+    assert "<astjax:" in notes and "index_adjoint" in notes
+    assert "error_cases.py" in notes and "c = b[jnp.argmax(b) + 10]" in notes

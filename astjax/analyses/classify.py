@@ -26,7 +26,7 @@ class Application:
     """One statement's right-hand side, understood.
 
     kind: "primitive", "function" (a user's Python function), "copy", "constant",
-    "tuple" (a literal tuple/list of values) or "opaque" (anything else).
+    "tuple" (a literal tuple/list of values), "dict" (a dict literal) or "opaque" (anything else).
     """
 
     def __init__(self, kind, node, primitive=None, bound=None, callee=None, args=None):
@@ -41,7 +41,7 @@ class Application:
     def differentiable(self):
         if self.kind == "primitive":
             return self.primitive.differentiable
-        return self.kind in ("function", "copy", "tuple", "opaque", "custom_vjp", "custom_jvp")
+        return self.kind in ("function", "copy", "tuple", "dict", "opaque", "custom_vjp", "custom_jvp")
 
     def operand_nodes(self):
         """(operand name, node) for each operand a derivative could flow through."""
@@ -51,6 +51,8 @@ class Application:
             return [("x", self.node)]
         if self.kind == "tuple":
             return [(str(i), e) for i, e in enumerate(self.node.elts)]
+        if self.kind == "dict":
+            return [(str(i), e) for i, e in enumerate(self.node.values)]
         if self.kind in ("function", "opaque", "custom_vjp", "custom_jvp"):
             return [(str(i), a) for i, a in enumerate(self.args)]
         return []
@@ -205,6 +207,8 @@ def classify(value, resolver):
                           {"x": value.value, "attr": gast.Constant(value=value.attr, kind=None)})
     if isinstance(value, (gast.Tuple, gast.List)):
         return Application("tuple", value)
+    if isinstance(value, gast.Dict):
+        return Application("dict", value)
     if isinstance(value, gast.Call):
         return _call(value, resolver)
     return Application("opaque", value, args=[value])

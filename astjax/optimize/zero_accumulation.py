@@ -24,6 +24,16 @@ def _is_zero(value):
             and value.func.attr == "zeros_like")
 
 
+def _is_shaped_zero(value):
+    return not isinstance(value, gast.Constant)
+
+
+def _may_be_bare_zero(value):
+    """`item_adjoint(...)` gives a bare 0.0 for an item nothing reached: the shaped zero must stay."""
+    return (isinstance(value, gast.Call) and isinstance(value.func, gast.Name)
+            and value.func.id == "item_adjoint")
+
+
 def _block(block):
     for stmt in block:
         for field in ("body", "orelse"):
@@ -43,7 +53,8 @@ def _block(block):
                     continue
                 later = block[j]
                 if (isinstance(later, gast.AugAssign) and later.target.id == variable
-                        and isinstance(later.op, gast.Add) and variable not in reads(later.value)):
+                        and isinstance(later.op, gast.Add) and variable not in reads(later.value)
+                        and not (_is_shaped_zero(stmt.value) and _may_be_bare_zero(later.value))):
                     block[j] = gast.copy_location(
                         gast.Assign(targets=[gast.Name(id=variable, ctx=gast.Store(), annotation=None,
                                                        type_comment=None)], value=later.value, type_comment=None),

@@ -18,12 +18,24 @@ __all__ = ["sum_adjoint", "sum_items", "take_adjoint", "unbroadcast_to", "cumsum
            "spectral_direction", "no_higher_derivative", "cast_adjoint"]
 
 
+def weak_array(g, like):
+    """`g` as an array. A Python scalar (the 1.0 seed, a bare 0.0 adjoint) is weakly typed, as in JAX:
+    it takes the float dtype of `like`, so a float32 computation gets no float64 intermediates."""
+    if isinstance(g, (int, float)) and not isinstance(g, (bool, np.generic)):
+        try:
+            dtype = np.asarray(like).dtype if isinstance(like, (list, tuple)) else np.result_type(like)
+        except (TypeError, ValueError):
+            dtype = None
+        return np.asarray(g, dtype=dtype if dtype is not None and np.issubdtype(dtype, np.inexact) else np.float32)
+    return np.asarray(g)
+
+
 def unbroadcast(g, x):
     """Sum `g` over the axes along which `x` was broadcast, giving `g` the shape of `x`."""
     if isinstance(g, TreeAdjoint) or isinstance(x, TreeAdjoint):
         return g                  # adjoints of containers add item by item; nothing was broadcast
     shape = np.shape(x)
-    g = _weakly_typed(g, x)
+    g = weak_array(g, x)
     if g.shape == shape:
         return wrap(g)
     if g.ndim < len(shape):       # a zero adjoint not yet shaped: it only needs broadcasting up
@@ -47,7 +59,7 @@ def unreduce(g, x, axis=None, keepdims=False, where=None):
 
     A Python float `g` (the seed `bout = 1.0`) is weakly typed, as in JAX: it takes x's float dtype.
     """
-    g = _weakly_typed(g, x)
+    g = weak_array(g, x)
     shape = np.shape(x)
     if axis is not None and not keepdims:
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
@@ -57,15 +69,6 @@ def unreduce(g, x, axis=None, keepdims=False, where=None):
     if where is not None:
         g = np.where(where, g, np.zeros((), dtype=g.dtype))
     return wrap(g)
-
-
-def _weakly_typed(g, x):
-    """`g` as an array; a Python float (a seed such as `bout = 1.0`) takes x's float dtype, as in JAX."""
-    if type(g) is float:
-        dtype = np.asarray(x).dtype if isinstance(x, (list, tuple)) else np.result_type(x)
-        if np.issubdtype(dtype, np.floating):
-            return np.asarray(g, dtype=dtype)
-    return np.asarray(g)
 
 
 def reduced_size(x, axis=None, ddof=0, correction=None, where=None):
@@ -381,14 +384,11 @@ def concatenate_part_adjoint(p, g, arrays, k, axis=0):
 
 
 def broadcast_like(t, *operands):
-    """`t` broadcast to the shape the operands broadcast to (a tangent of a broadcasting primitive).
-
-    The tangent of a container's adjoint (a TreeAdjoint, summed by `+`) is one too: it passes unchanged.
-    """
-    if isinstance(t, TreeAdjoint):
-        return t
+    """`t` broadcast to the shape the operands broadcast to (a tangent of a broadcasting primitive)."""
+    if isinstance(t, TreeAdjoint) or any(isinstance(o, (TreeAdjoint, tuple, list, dict)) for o in operands):
+        return t                  # the tangent of a container adds item by item; nothing is broadcast
     shape = np.broadcast_shapes(*(np.shape(o) for o in operands))
-    t = np.asarray(t)
+    t = weak_array(t, operands[0]) if operands else np.asarray(t)
     return wrap(t if t.shape == shape else np.broadcast_to(t, shape))
 
 

@@ -70,7 +70,12 @@ class Derivation:
         label = name or f"{prefix}_{_clean(source.name)}"
         transform = make_transform(context, node, [params[i] for i in wrt], namespace, label)
         generated = cleanup(transform.transform())
-        fn_out, text = compile_function(generated, namespace, label)
+        if label in self.functions:       # a callee built meanwhile took the name: the main one must not shadow it
+            n = 2
+            while f"{label}_{n}" in self.functions or f"{label}_{n}" in self.callees.values():
+                n += 1
+            label = generated.name = f"{label}_{n}"
+        fn_out, text = compile_function(generated, namespace, label, origin=source.filename)
         fn_out.__astjax_function_source__.bindings = self.bindings
         if context.renamed_params:
             fn_out.__astjax_param_renames__ = dict(context.renamed_params)
@@ -213,8 +218,9 @@ def _impurity(fn, seen):
     import gast
     from ..analyses.classify import is_library
     from ..frontend.resolve import NOT_STATIC
+    from ..rules import lookup_callable
     fn = _callable_with_source(fn)
-    if fn in seen or not inspect.isfunction(fn):
+    if fn in seen or not inspect.isfunction(fn) or hasattr(fn, "__astjax_function_source__"):
         return None
     seen.add(fn)
     try:
@@ -248,7 +254,8 @@ def _impurity(fn, seen):
                 or owner is _np.random or owner is _random):
             what = getattr(target, "__qualname__", getattr(target, "__name__", "a random source"))
             return f"draws random numbers (`{what}`)"
-        if inspect.isfunction(target) and not is_library(target):
+        if (inspect.isfunction(target) and not is_library(target) and lookup_callable(target) is None
+                and not (getattr(target, "__module__", None) or "").startswith("astjax.")):
             found = _impurity(target, seen)
             if found is not None:
                 return found

@@ -180,6 +180,9 @@ class ForwardMode:
         if app.kind == "tuple":       # t = (a, b): its tangent is the tuple of theirs
             kind = type(stmt.value)
             return [kind(elts=[self._tangent_expression(e) for e in stmt.value.elts], ctx=gast.Load())], False
+        if app.kind == "dict":        # d = {"k": a}: its tangent is the dict of theirs, same keys
+            return [gast.Dict(keys=[copy.deepcopy(k) for k in stmt.value.keys],
+                              values=[self._tangent_expression(v) for v in stmt.value.values])], False
         if app.kind != "primitive":
             if not any(self._is_varied(a) for a in app.args):
                 return [], False

@@ -36,7 +36,8 @@ _UNSUPPORTED_EXPR = {
     gast.Lambda: ("a lambda inside a transformed function", "define it with `def` at module level"),
     gast.DictComp: ("dict comprehensions", "build the dict with a loop"),
     gast.SetComp: ("set comprehensions", "use a list"),
-    gast.Dict: ("dict literals", "use separate variables or a tuple"),
+    gast.Dict: ("dict literals (except as a returned value)",
+                "use separate variables or a tuple; a dict may be returned as written: return loss, {\"acc\": acc}"),
 }
 
 
@@ -45,6 +46,7 @@ class OnePrimitivePerStatement(Pass):
 
     def run(self, node):
         self.local_functions = getattr(node, "local_functions", {})
+        self.returned_only = _returned_only(node)
         self.inlining = []
         node.body = self.block(node.body)
         return node
@@ -66,7 +68,12 @@ class OnePrimitivePerStatement(Pass):
         if isinstance(stmt, gast.FunctionDef):
             raise self.error("a function defined inside a branch or loop of a transformed function is not supported",
                              stmt, hint="define it at the top of the function body, or at module level.")
-        if isinstance(stmt, gast.Assign):
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Dict) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id in self.returned_only:
+            # `out = {"l": l}` then `return (g, out)` (as generated code writes a returned dict): no alias
+            # or mutation can reach the dict, so it is the returned dict literal.
+            new = gast.Assign(targets=stmt.targets, value=self.dict_literal(stmt.value), type_comment=None)
+        elif isinstance(stmt, gast.Assign):
             value = self.expression(stmt.value)
             new = gast.Assign(targets=stmt.targets, value=value, type_comment=None)
         elif isinstance(stmt, gast.AnnAssign):
@@ -130,8 +137,11 @@ class OnePrimitivePerStatement(Pass):
         if value is None:
             return None
         if isinstance(value, gast.Tuple):
-            return gast.Tuple(elts=[self.returned(e) for e in value.elts], ctx=gast.Load())
-        value = self.expression(value)
+            items = [self.returned(e) for e in value.elts]
+            return gast.Tuple(elts=[self.assign_temp(self.flat_structure(e)) if _holds_names(e) else e
+                                    for e in items], ctx=gast.Load())
+        # A dict literal returned as written (`return loss, {"acc": acc}`) cannot be aliased or mutated.
+        value = self.dict_literal(value) if isinstance(value, gast.Dict) else self.expression(value)
         if isinstance(value, (gast.Name, gast.Constant)):
             return value
         out = "out" if "out" not in self.context.namer.taken else self.context.namer.fresh("out")
@@ -173,6 +183,13 @@ class OnePrimitivePerStatement(Pass):
             return kind(elts=[self.structure(e) for e in node.elts], ctx=gast.Load())
         return self.operand(node)
 
+    def flat_structure(self, node):
+        """`t = ((x, y), z)` -> `_t1 = (x, y); t = (_t1, z)`: a tuple whose items hold variables has only
+        names as items, so each derivative reads every item back (a nested literal would drop one)."""
+        kind = type(node)
+        return kind(elts=[self.assign_temp(self.flat_structure(e)) if _holds_names(e) else e for e in node.elts],
+                    ctx=gast.Load())
+
     def index(self, node):
         if isinstance(node, gast.Slice):
             return gast.Slice(lower=node.lower and self.operand(node.lower),
@@ -211,13 +228,19 @@ class OnePrimitivePerStatement(Pass):
                 return node
             return gast.Attribute(value=self.operand(node.value), attr=node.attr, ctx=gast.Load())
         if isinstance(node, (gast.Tuple, gast.List)):
-            return self.structure(node)
+            return self.flat_structure(self.structure(node))
         if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
             # A generator consumed by a call (sum(f(v) for v in xs)) is the list it produces.
             return self.list_comprehension(node)
         if isinstance(node, gast.JoinedStr):
             return node
         raise self.error(f"`{type(node).__name__}` expressions cannot be transformed", node)
+
+    def dict_literal(self, node):
+        if not all(isinstance(k, gast.Constant) for k in node.keys):
+            raise self.error("a dict literal with computed keys (or `**`) cannot be transformed", node,
+                             hint="write each key as a constant, e.g. {\"acc\": acc}.")
+        return gast.Dict(keys=node.keys, values=[self.operand(v) for v in node.values])
 
     def compare(self, node):
         if len(node.ops) == 1:
@@ -400,6 +423,57 @@ class OnePrimitivePerStatement(Pass):
         stmts = self.block([copy_location(init, self.current)] + loops)
         self.emitted = pre + stmts
         return name(result)
+
+
+def _holds_names(node):
+    """A tuple or list literal with a variable somewhere inside (constant ones stay literal: shapes, widths)."""
+    return isinstance(node, (gast.Tuple, gast.List)) and any(isinstance(n, gast.Name) for n in gast.walk(node))
+
+
+def _returned_only(function_node):
+    """Names assigned once, at the top level of the body, and read only as items returned as they are
+    (`return out`, `return loss, out`) or by plain copies (`aux = out`) or tuples (`_out = (loss, out)`)
+    into names that are themselves."""
+    assigned = {}
+    for stmt in function_node.body:
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name):
+            assigned[stmt.targets[0].id] = assigned.get(stmt.targets[0].id, 0) + 1
+    stores = [n.id for n in gast.walk(function_node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)]
+    copies, other_reads, returned = {}, set(), set()
+    stack = list(function_node.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, gast.Return):      # `return out` or `return (loss, out)`: out is returned as is
+            items = node.value.elts if isinstance(node.value, gast.Tuple) else [node.value]
+            returned |= {item.id for item in items if isinstance(item, gast.Name)}
+            stack.extend(item for item in items if item is not None and not isinstance(item, gast.Name))
+            continue
+        if (isinstance(node, gast.Assign) and isinstance(node.value, gast.Name) and len(node.targets) == 1
+                and isinstance(node.targets[0], gast.Name)):
+            copies.setdefault(node.value.id, []).append(node.targets[0].id)
+            continue
+        if (isinstance(node, gast.Assign) and isinstance(node.value, gast.Tuple) and len(node.targets) == 1
+                and isinstance(node.targets[0], gast.Name)):      # `_out = (loss, aux)`: an item, as returned
+            for item in node.value.elts:
+                if isinstance(item, gast.Name):
+                    copies.setdefault(item.id, []).append(node.targets[0].id)
+                else:
+                    stack.append(item)
+            continue
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+            other_reads.add(node.id)
+        stack.extend(gast.iter_child_nodes(node))
+    candidates = {v for v, count in assigned.items() if count == 1 and stores.count(v) == 1
+                  and v not in other_reads}
+    changed = True
+    while changed:
+        changed = False
+        for v in list(candidates):
+            uses = copies.get(v, [])
+            if not all(u in candidates for u in uses) or not (v in returned or uses):
+                candidates.discard(v)
+                changed = True
+    return candidates
 
 
 def _assigned_in(stmts):

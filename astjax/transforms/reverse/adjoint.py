@@ -158,7 +158,7 @@ class AdjointSweep:
             needs = False
             for stmt in self.plan.assignments(variable):
                 app = classify(getattr(stmt, "custom_call", stmt.value), self.context.resolver)
-                if app.kind in ("function", "custom_vjp", "tuple"):
+                if app.kind in ("function", "custom_vjp", "tuple", "dict"):
                     needs = True
                 elif app.kind == "primitive" and not app.primitive.zero_safe:
                     needs = True
@@ -186,6 +186,9 @@ class AdjointSweep:
         if app.kind == "tuple":       # t = (a, b): each item's adjoint is read back from t's
             return [(e.id, call("item_adjoint", badj, gast.Constant(value=i, kind=None)))
                     for i, e in enumerate(stmt.value.elts) if self.is_active(e)], prelude
+        if app.kind == "dict":        # d = {"k": a}: each value's adjoint is read back from d's, by key
+            return [(v.id, call("item_adjoint", badj, copy.deepcopy(k)))
+                    for k, v in zip(stmt.value.keys, stmt.value.values) if self.is_active(v)], prelude
         what = getattr(app.callee, "__qualname__", None) or getattr(app.callee, "__name__", None)
         text = f"`{what}`" if what else "this expression"
         raise self.context.error(
