@@ -11,6 +11,7 @@ import gast
 import numpy as np
 
 from .. import numpy as jnp
+from . import helpers
 from .registry import primitive
 
 
@@ -31,6 +32,7 @@ for _name in ["floor", "ceil", "round", "sign", "argmax", "argmin", "isnan", "is
     if hasattr(jnp, _name):
         nondifferentiable(_name, getattr(jnp, _name),
                           aliases=tuple(a for a in (getattr(np, _name, None),) if a is not None))
+nondifferentiable("distinct_index", helpers.distinct_index)   # `y[idx] op= v` with an index array
 nondifferentiable("floor_math", math.floor, aliases=(math.ceil, math.trunc, math.isnan, math.isinf))
 for _builtin in ("len", "range", "int", "bool", "isinstance", "enumerate", "zip", "print", "round"):
     nondifferentiable(f"builtin_{_builtin}", getattr(builtins, _builtin))
