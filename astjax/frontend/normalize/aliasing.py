@@ -236,6 +236,19 @@ class Aliasing(Pass):
         inner.block(fdef.body, inner_state, frozenset())
 
     def assign(self, stmt, targets, value, state, after):
+        if (len(targets) == 1 and isinstance(targets[0], (gast.Tuple, gast.List))
+                and isinstance(value, (gast.Tuple, gast.List)) and len(targets[0].elts) == len(value.elts)
+                and not any(isinstance(e, gast.Starred) for e in targets[0].elts + value.elts)):
+            parts = [(t, self.value(v, state, after, stmt), self.kind_of(v, state))   # a, b = e1, e2
+                     for t, v in zip(targets[0].elts, value.elts)]
+            state = state.copy()
+            self.age(state)
+            for target, tags, kind in parts:
+                if isinstance(target, gast.Name):
+                    self.bind_target(target, tags, state, stmt, kind)
+                else:
+                    self.bind_target(target, frozenset().union(*(p[1] for p in parts)), state, stmt)
+            return state
         tags = self.value(value, state, after, stmt)
         kind = self.kind_of(value, state)
         state = state.copy()
@@ -420,7 +433,7 @@ class Aliasing(Pass):
                 f"{what} changes `{y}` in place, but `{y}` may share memory with `{other}`"
                 f"{self.bound(y, state, other)}, which is used afterwards: NumPy would change `{other}` too", stmt,
                 hint=f"write `{y} = ...` with a new value (`{y} = {y} + e`, `{y} = {y}.at[i].set(v)`), "
-                     f"or copy first (`{y} = {other}.copy()`).")
+                     f"or copy it first (`{y} = {y}.copy()` before this line).")
 
     def bound(self, y, state, other=None):
         places = []
