@@ -219,6 +219,33 @@ FOLLOWED += [
 ]
 
 
+def step_in_place(u):
+    u += 0.5 * u
+    return u
+
+
+def count_down(n, x):
+    n -= 1
+    return x * n
+
+
+def helper_result_only(x):
+    y = x * 1.0
+    v = step_in_place(y)            # NumPy changes y too, but y is not read again
+    return np.sum(v * v)
+
+
+def helper_on_a_number(x):
+    k = 3
+    return np.sum(count_down(k, x)) + k
+
+
+FOLLOWED += [
+    (helper_result_only, ([1.0, 2.0, 3.0],)),
+    (helper_on_a_number, ([1.0, 2.0, 3.0],)),
+]
+
+
 def test_the_callers_array_is_never_written():
     x = np.array([1.0, 2.0, 3.0])
     astjax.grad(update_a_parameter)(x)
@@ -354,7 +381,26 @@ def old_accumulator_read(x):
     return s - prev
 
 
+def zero_first_through_an_alias(a):
+    b = a
+    b[0] = 0.0
+
+
+def helper_writes_an_array_read_later(x):
+    y = x * 1.0
+    v = step_in_place(y)
+    return np.sum(y * v)
+
+
+def helper_side_effect_only(x):
+    y = x * 2.0
+    zero_first_through_an_alias(y)
+    return np.sum(y * x)
+
+
 REFUSED = [
+    (helper_writes_an_array_read_later, ([1.0, 2.0, 3.0],), ["step_in_place", "`u`", "`y`"]),
+    (helper_side_effect_only, ([1.0, 2.0, 3.0],), ["zero_first_through_an_alias", "`a`", "return the new value"]),
     (alias_read_after_augmented, ([1.0, 2.0, 3.0],), ["`y += 1.0`", "`x`", "y = x", "y = y + "]),
     (alias_read_after_item_write, ([1.0, 2.0, 3.0],), ["`z[0] = 0.0`", "`y`", "z = y", "z = z.copy()"]),
     (view_by_slice, ([1.0, 2.0, 3.0],), ["`b`", "a = b[1:]"]),

@@ -131,6 +131,7 @@ class Aliasing(Pass):
         self.rewrites = {}        # id(statement) -> replacement statements
         self.known_tags = {}
         self.allocated = set()
+        self.written_parameters = set()     # parameters this function writes into (its callers must know)
         self.param_names = [a.id for a in node.args.args + node.args.kwonlyargs]
         for extra in (node.args.vararg, node.args.kwarg):
             if extra is not None:
@@ -224,6 +225,7 @@ class Aliasing(Pass):
         inner.rewrites = self.rewrites
         inner.known_tags = self.known_tags
         inner.allocated = set()
+        inner.written_parameters = set()
         inner.param_names = []
         inner.scope_locals = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
                               and isinstance(n.ctx, gast.Store)}
@@ -419,6 +421,7 @@ class Aliasing(Pass):
     def check_unshared(self, y, stmt, state, after, what):
         """Refuse `what` (an in-place operation on `y`) if another live name, or a global, may share `y`'s memory."""
         tags = self.lookup(y, state)
+        self.written_parameters.update(tag.label for tag in tags if tag.kind == "parameter")
         for tag in tags:
             if tag.kind == "external":
                 raise self.error(
@@ -434,6 +437,35 @@ class Aliasing(Pass):
                 f"{self.bound(y, state, other)}, which is used afterwards: NumPy would change `{other}` too", stmt,
                 hint=f"write `{y} = ...` with a new value (`{y} = {y} + e`, `{y} = {y}.at[i].set(v)`), "
                      f"or copy it first (`{y} = {y}.copy()` before this line).")
+
+    def check_callee_writes(self, callee, call, state, after, stmt):
+        """A user function that writes into a parameter changes the caller's array in NumPy; astjax
+        computes it without that side effect, so the array passed must not be read afterwards."""
+        written = parameters_written_by(callee)
+        if not written:
+            return
+        import inspect
+        try:
+            bound = inspect.signature(callee).bind_partial(*call.args, **{k.arg: k.value for k in call.keywords
+                                                                        if k.arg is not None})
+        except (TypeError, ValueError):
+            bound = None
+        arguments = bound.arguments.items() if bound is not None else [(p, None) for p in written]
+        for param, arg in arguments:
+            if param not in written or (arg is not None and self.is_number(arg, state)):
+                continue
+            tags = self.value(arg, state, after, stmt) if arg is not None else frozenset().union(
+                *(self.value(a, state, after, stmt) for a in call.args))
+            readers = sorted(n for n in state.tags if n in after and state.tags[n] & tags)
+            if readers or [t for t in tags if t.kind == "external"]:
+                what = readers[0] if readers else _text(arg) if arg is not None else "its argument"
+                name_ = getattr(callee, "__name__", "f")
+                raise self.error(
+                    f"`{name_}` writes into its parameter `{param}` in place, so NumPy would change `{what}` "
+                    "here; astjax computes the call without that side effect", call,
+                    hint=f"return the new value from `{name_}` and assign it (`y = {name_}(y)`), "
+                         "or pass a copy (`.copy()`).")
+            self.written_parameters.update(t.label for t in tags if t.kind == "parameter")   # passed on
 
     def bound(self, y, state, other=None):
         places = []
@@ -568,6 +600,7 @@ class Aliasing(Pass):
         func = node.func
         static = self.context.resolver.static_value(func)
         if static is not NOT_STATIC:
+            self.check_callee_writes(static, node, state, after, stmt)
             fname = getattr(static, "__name__", "")
             module = _module_of(static)
             if static in _NUMBER_BUILTINS or module == "math":
@@ -685,6 +718,38 @@ class Aliasing(Pass):
         if isinstance(node, (gast.List, gast.Tuple, gast.ListComp)):
             return True
         return isinstance(node, gast.Name) and state.kind.get(node.id) == "list"
+
+
+_WRITES = {}
+
+
+def parameters_written_by(fn):
+    """Names of the parameters a user function writes into (in place), found by this pass on its source."""
+    import inspect
+    from ...analyses.classify import is_library
+    from ...rules import lookup_callable
+    target = getattr(fn, "__func__", fn)
+    if (not inspect.isfunction(target) or is_library(target) or _module_of(target) == "astjax"
+            or lookup_callable(target) is not None):
+        return frozenset()       # astjax's own runtime (tape push/pop) and primitives with rules
+    code = target.__code__
+    if code in _WRITES:
+        return _WRITES[code]
+    _WRITES[code] = frozenset()           # a recursive call while this one is analysed
+    from ..context import FunctionContext
+    from ..parse import function_source
+    from ...errors import AstjaxError
+    try:
+        context = FunctionContext(function_source(target))
+        analysis = Aliasing(context)
+        analysis.run(copy.deepcopy(context.source.node))
+        written = frozenset(analysis.written_parameters)
+    except AstjaxError:
+        written = frozenset(inspect.signature(target).parameters)   # unknown: assume every parameter
+    except Exception:
+        written = frozenset(inspect.signature(target).parameters)
+    _WRITES[code] = written
+    return written
 
 
 def _root(target):
