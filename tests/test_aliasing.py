@@ -398,7 +398,29 @@ def helper_side_effect_only(x):
     return np.sum(y * x)
 
 
+def sort_inside_an_expression(x):
+    y = x * 1.0
+    unused = [y.sort() for _ in range(1)]
+    return np.sum(y * x)
+
+
+def fill_part_of_an_array(x):
+    y = x * 1.0
+    y[1:].fill(0.0)
+    return np.sum(y * x)
+
+
+def list_grown_through_an_alias(x):
+    ys = [x]
+    alias = ys
+    unused = [ys.append(v) for v in [x * 2.0]]
+    return np.sum(alias[-1])
+
+
 REFUSED = [
+    (sort_inside_an_expression, ([3.0, 1.0, 2.0],), ["y.sort()", "own line"]),
+    (fill_part_of_an_array, ([1.0, 2.0, 3.0],), ["y[1:].fill(0.0)"]),
+    (list_grown_through_an_alias, ([1.0, 2.0, 3.0],), ["ys.append(v)", "`alias`"]),
     (helper_writes_an_array_read_later, ([1.0, 2.0, 3.0],), ["step_in_place", "`u`", "`y`"]),
     (helper_side_effect_only, ([1.0, 2.0, 3.0],), ["zero_first_through_an_alias", "`a`", "return the new value"]),
     (alias_read_after_augmented, ([1.0, 2.0, 3.0],), ["`y += 1.0`", "`x`", "y = x", "y = y + "]),
@@ -441,3 +463,26 @@ def test_a_repeated_index_array_is_refused_when_the_function_runs():
     assert "test_aliasing.py" in message and "y[idx] += x[0]" in message and "np.add.at" in message
     assert np.allclose(np.asarray(astjax.grad(index_array_without_repeats)(x, np.array([2, 1]))),
                        _central_differences(index_array_without_repeats, (x, np.array([2, 1]))), rtol=1e-6)
+
+
+def write_into_a_buffer_argument(x, buf):
+    buf[0] = x[0]
+    return np.sum(buf * x)
+
+
+def write_into_zeros_like_an_index(x, idx):
+    y = np.zeros_like(idx)
+    y[0] = x[0]
+    return np.sum(y * x)
+
+
+@pytest.mark.parametrize("fn", [write_into_a_buffer_argument, write_into_zeros_like_an_index])
+def test_a_float_written_into_an_integer_array_is_refused_when_the_function_runs(fn):
+    with pytest.raises(AstjaxError, match="truncates"):
+        astjax.grad(fn)(np.array([1.5, 2.0, 3.0]), np.zeros(3, dtype=int))
+
+
+def test_integers_written_into_an_integer_array_still_work():
+    x = np.array([1.5, 2.0, 3.0])
+    grad = astjax.grad(integer_array_of_integers)(x)
+    assert np.allclose(np.asarray(grad), [2.0, 1.0, 0.0])

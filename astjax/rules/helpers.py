@@ -278,18 +278,31 @@ def distinct_index(x, idx, where):
     return idx
 
 
+def _no_truncation(x, v):
+    """Writing floats into an integer array truncates them (NumPy), which has no derivative: refuse."""
+    if (np.issubdtype(np.asarray(x).dtype, np.integer) or np.asarray(x).dtype == np.bool_) and \
+            np.issubdtype(np.asarray(v).dtype, np.inexact):
+        from ..errors import AstjaxError
+        raise AstjaxError(f"a {np.asarray(v).dtype} value is written into an array of {np.asarray(x).dtype}: "
+                          "NumPy truncates it, which has no derivative, and astjax refuses it. Instead: make the "
+                          "array a float array, or convert the value explicitly (int(...), .astype(int)).")
+
+
 def at_set(x, idx, v):
     """`x.at[idx].set(v)`, as a function."""
+    _no_truncation(x, v)
     return wrap(x).at[idx].set(v)
 
 
 def at_add(x, idx, v):
     """`x.at[idx].add(v)`, as a function."""
+    _no_truncation(x, v)
     return wrap(x).at[idx].add(v)
 
 
 def at_multiply(x, idx, v):
     """`x.at[idx].multiply(v)`, as a function."""
+    _no_truncation(x, v)
     return wrap(x).at[idx].multiply(v)
 
 

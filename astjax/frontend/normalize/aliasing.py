@@ -336,6 +336,9 @@ class Aliasing(Pass):
             return
         receiver = func.value
         if not isinstance(receiver, gast.Name):
+            if func.attr in _IN_PLACE_METHODS:
+                raise self.error(f"`{_text(call)}` changes part of an array in place, which astjax cannot follow",
+                                 call, hint="compute the new array and assign it to the name (`y = y.at[i].set(v)`, `y = jnp.sort(y)`).")
             return
         y = receiver.id
         if func.attr in _LIST_MUTATORS:
@@ -581,6 +584,9 @@ class Aliasing(Pass):
         if isinstance(node, gast.Call):
             return self.call(node, state, after, stmt) 
         if isinstance(node, (gast.ListComp, gast.GeneratorExp, gast.SetComp, gast.DictComp)):
+            for inner in gast.walk(node):
+                if isinstance(inner, gast.Call):
+                    self.call(inner, state, after, stmt)     # in-place calls inside are checked too
             loaded = {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
             bound = {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
             return fresh.union(*(self.lookup(n, state) for n in loaded - bound))
@@ -599,6 +605,15 @@ class Aliasing(Pass):
                              node, hint="call it on its own line, or assign the result instead: y = f(...).")
         func = node.func
         static = self.context.resolver.static_value(func)
+        statement_call = isinstance(stmt, gast.Expr) and stmt.value is node
+        if not statement_call and isinstance(func, gast.Attribute) and static is NOT_STATIC and (
+                func.attr in _IN_PLACE_METHODS or func.attr in _LIST_MUTATORS):
+            if func.attr in _IN_PLACE_METHODS:
+                raise self.error(f"`{_text(node)}` changes `{_text(func.value)}` in place inside an expression",
+                                 node, hint="call it on its own line, or compute a new array (jnp.sort(y)).")
+            root = _root(func.value)
+            if root is not None:
+                self.check_unshared(root, stmt, state, after, f"`{_text(node)}`")
         if static is not NOT_STATIC:
             self.check_callee_writes(static, node, state, after, stmt)
             fname = getattr(static, "__name__", "")
