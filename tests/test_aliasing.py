@@ -486,3 +486,20 @@ def test_integers_written_into_an_integer_array_still_work():
     x = np.array([1.5, 2.0, 3.0])
     grad = astjax.grad(integer_array_of_integers)(x)
     assert np.allclose(np.asarray(grad), [2.0, 1.0, 0.0])
+
+
+def second_order_through_updates(x):
+    y = x * 1.0
+    y[0] = y[1] * y[2]
+    y += x
+    return np.sum(y * y)
+
+
+def test_second_derivatives_through_in_place_updates():
+    """grad of the generated gradient: astjax's own output is not checked again for aliasing."""
+    x = np.array([1.0, 2.0, 3.0])
+    hessian = np.asarray(astjax.hessian(second_order_through_updates)(x))
+    grad = astjax.grad(second_order_through_updates)
+    h = 1e-5
+    expected = np.array([(np.asarray(grad(x + h * e)) - np.asarray(grad(x - h * e))) / (2 * h) for e in np.eye(3)])
+    assert np.allclose(hessian, expected, rtol=1e-6, atol=1e-6)
