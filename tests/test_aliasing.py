@@ -240,7 +240,25 @@ def helper_on_a_number(x):
     return np.sum(count_down(k, x)) + k
 
 
+def local_body_accumulates(x):
+    def body(i, acc):
+        acc += x[i] ** 2
+        return acc
+    return astjax.lax.fori_loop(0, 3, body, 0.0)
+
+
+def local_helper_result_only(x):
+    def bump(a):
+        a += 1.0
+        return a
+    y = x * 1.0
+    z = bump(y)
+    return np.sum(z * z)
+
+
 FOLLOWED += [
+    (local_body_accumulates, ([1.0, 2.0, 3.0],)),
+    (local_helper_result_only, ([1.0, 2.0, 3.0],)),
     (helper_result_only, ([1.0, 2.0, 3.0],)),
     (helper_on_a_number, ([1.0, 2.0, 3.0],)),
 ]

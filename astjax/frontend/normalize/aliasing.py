@@ -134,6 +134,7 @@ class Aliasing(Pass):
         self.known_tags = {}
         self.allocated = set()
         self.written_parameters = set()     # parameters this function writes into (its callers must know)
+        self.local_writes = {}              # local function -> (its parameters, those it writes into)
         self.param_names = [a.id for a in node.args.args + node.args.kwonlyargs]
         for extra in (node.args.vararg, node.args.kwarg):
             if extra is not None:
@@ -231,13 +232,15 @@ class Aliasing(Pass):
         inner.param_names = []
         inner.scope_locals = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
                               and isinstance(n.ctx, gast.Store)}
+        inner.local_writes = {}
         inner_state = _State()
-        outside = self.tag("external", f"an argument or enclosing variable of local function `{fdef.name}`")
-        for a in fdef.args.args:
-            inner_state.tags[a.id] = frozenset([outside])
+        outside = self.tag("external", f"an enclosing variable of local function `{fdef.name}`")
+        for a in fdef.args.args:      # its callers check what it writes into (as for module-level helpers)
+            inner_state.tags[a.id] = frozenset([self.tag("parameter", a.id, key=("local", id(fdef), a.id))])
             inner_state.origin[a.id] = None
         inner.outside = outside
         inner.block(fdef.body, inner_state, frozenset())
+        self.local_writes[fdef.name] = ([a.id for a in fdef.args.args], frozenset(inner.written_parameters))
 
     def assign(self, stmt, targets, value, state, after):
         if (len(targets) == 1 and isinstance(targets[0], (gast.Tuple, gast.List))
@@ -456,6 +459,22 @@ class Aliasing(Pass):
         except (TypeError, ValueError):
             bound = None
         arguments = bound.arguments.items() if bound is not None else [(p, None) for p in written]
+        self.check_written_arguments(callee, written, arguments, call, state, after, stmt)
+
+    def check_local_writes(self, call, state, after, stmt):
+        """Calls of local functions that write into a parameter, or that are handed to another call."""
+        func = call.func
+        if isinstance(func, gast.Name) and func.id in self.local_writes:
+            params, written = self.local_writes[func.id]
+            if written:
+                self.check_written_arguments(func.id, written, list(zip(params, call.args)), call, state, after,
+                                             stmt)
+        for arg in call.args:
+            if isinstance(arg, gast.Name) and self.local_writes.get(arg.id, (None, None))[1]:
+                others = [(f"p{i}", a) for i, a in enumerate(call.args) if a is not arg]
+                self.check_written_arguments(arg.id, {p for p, _ in others}, others, call, state, after, stmt)
+
+    def check_written_arguments(self, callee, written, arguments, call, state, after, stmt):
         for param, arg in arguments:
             if param not in written or (arg is not None and self.is_number(arg, state)):
                 continue
@@ -464,7 +483,7 @@ class Aliasing(Pass):
             readers = sorted(n for n in state.tags if n in after and state.tags[n] & tags)
             if readers or [t for t in tags if t.kind == "external"]:
                 what = readers[0] if readers else _text(arg) if arg is not None else "its argument"
-                name_ = getattr(callee, "__name__", "f")
+                name_ = callee if isinstance(callee, str) else getattr(callee, "__name__", "f")
                 raise self.error(
                     f"`{name_}` writes into its parameter `{param}` in place, so NumPy would change `{what}` "
                     "here; astjax computes the call without that side effect", call,
@@ -616,6 +635,7 @@ class Aliasing(Pass):
             root = _root(func.value)
             if root is not None:
                 self.check_unshared(root, stmt, state, after, f"`{_text(node)}`")
+        self.check_local_writes(node, state, after, stmt)
         if static is not NOT_STATIC:
             self.check_callee_writes(static, node, state, after, stmt)
             fname = getattr(static, "__name__", "")
