@@ -256,7 +256,19 @@ def local_helper_result_only(x):
     return np.sum(z * z)
 
 
+def doubled(a):
+    return a * 2.0
+
+
+def helper_result_is_fresh(x):
+    y = x * 1.0
+    v = doubled(y)
+    y[0] = 1.0                       # v is a new array: NumPy leaves it alone
+    return np.sum(v * x) + np.sum(y * x)
+
+
 FOLLOWED += [
+    (helper_result_is_fresh, ([1.0, 2.0, 3.0],)),
     (local_body_accumulates, ([1.0, 2.0, 3.0],)),
     (local_helper_result_only, ([1.0, 2.0, 3.0],)),
     (helper_result_only, ([1.0, 2.0, 3.0],)),
@@ -435,7 +447,30 @@ def list_grown_through_an_alias(x):
     return np.sum(alias[-1])
 
 
+def first_row(a):
+    return a[0]
+
+
+def weights():
+    return GLOBAL_WEIGHTS
+
+
+def helper_returns_a_view(x):
+    A = x * 1.0
+    row = first_row(A)
+    row += 1.0
+    return np.sum(A)
+
+
+def helper_returns_a_global(x):
+    w = weights()
+    w *= x
+    return np.sum(w)
+
+
 REFUSED = [
+    (helper_returns_a_view, ([[1.0, 2.0], [3.0, 4.0]],), ["`row += 1.0`", "`A`"]),
+    (helper_returns_a_global, ([1.0, 2.0, 3.0],), ["global returned by `weights`"]),
     (sort_inside_an_expression, ([3.0, 1.0, 2.0],), ["y.sort()", "own line"]),
     (fill_part_of_an_array, ([1.0, 2.0, 3.0],), ["y[1:].fill(0.0)"]),
     (list_grown_through_an_alias, ([1.0, 2.0, 3.0],), ["ys.append(v)", "`alias`"]),

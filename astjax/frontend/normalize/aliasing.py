@@ -135,6 +135,7 @@ class Aliasing(Pass):
         self.allocated = set()
         self.written_parameters = set()     # parameters this function writes into (its callers must know)
         self.local_writes = {}              # local function -> (its parameters, those it writes into)
+        self.returned = set()               # tags the returned value may share
         self.param_names = [a.id for a in node.args.args + node.args.kwonlyargs]
         for extra in (node.args.vararg, node.args.kwarg):
             if extra is not None:
@@ -185,6 +186,9 @@ class Aliasing(Pass):
             state = state.copy()
             state.tags[stmt.name] = frozenset()
             return state
+        if isinstance(stmt, gast.Return):
+            self.returned |= self.value(stmt.value, state, after, stmt)
+            return state
         if isinstance(stmt, (gast.With, gast.Try)):
             for part in ("body", "orelse", "finalbody"):
                 state = self.block(getattr(stmt, part, []) or [], state, after)
@@ -233,6 +237,7 @@ class Aliasing(Pass):
         inner.scope_locals = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
                               and isinstance(n.ctx, gast.Store)}
         inner.local_writes = {}
+        inner.returned = set()
         inner_state = _State()
         outside = self.tag("external", f"an enclosing variable of local function `{fdef.name}`")
         for a in fdef.args.args:      # its callers check what it writes into (as for module-level helpers)
@@ -461,6 +466,33 @@ class Aliasing(Pass):
         arguments = bound.arguments.items() if bound is not None else [(p, None) for p in written]
         self.check_written_arguments(callee, written, arguments, call, state, after, stmt)
 
+    def user_function_result(self, callee, call, state, after, stmt, unknown):
+        """What a user function's result may share: the arguments it may return (a view of), or a global."""
+        import inspect
+        summary = summary_of(callee)
+        if summary is None:
+            return unknown
+        _, returned, external = summary
+        try:
+            bound = inspect.signature(callee).bind_partial(*call.args, **{k.arg: k.value for k in call.keywords
+                                                                        if k.arg is not None})
+        except (TypeError, ValueError):
+            return unknown
+        result = frozenset([self.tag("fresh", call)])
+        for param in returned:
+            if param in bound.arguments:
+                arg = bound.arguments[param]
+                parts = arg if isinstance(arg, (tuple, list)) else [arg]
+                result = result.union(*(self.value(a, state, after, stmt) for a in parts if isinstance(a, gast.AST)))
+            elif isinstance(call.func, gast.Attribute):
+                result = result | self.value(call.func.value, state, after, stmt)    # `self`'s memory
+            else:
+                external = True
+        if external:
+            name_ = getattr(callee, "__name__", "the function")
+            result = result | {self.tag("external", f"a global returned by `{name_}`")}
+        return result
+
     def check_local_writes(self, call, state, after, stmt):
         """Calls of local functions that write into a parameter, or that are handed to another call."""
         func = call.func
@@ -655,7 +687,7 @@ class Aliasing(Pass):
             if static in (list, tuple, sorted, reversed, zip, enumerate, dict, set, iter, max, min, sum, map,
                           filter, next):
                 return args | fresh
-            return args | fresh        # the user's own function: it may return (a view of) an argument
+            return self.user_function_result(static, node, state, after, stmt, args | fresh)
         if isinstance(func, gast.Attribute):
             receiver = self.value(func.value, state, after, stmt)
             if func.attr in _ALLOCATING_METHODS and not any(
@@ -757,36 +789,43 @@ class Aliasing(Pass):
         return isinstance(node, gast.Name) and state.kind.get(node.id) == "list"
 
 
-_WRITES = {}
+_SUMMARIES = {}
 
 
-def parameters_written_by(fn):
-    """Names of the parameters a user function writes into (in place), found by this pass on its source."""
+def summary_of(fn):
+    """(parameters it writes into, parameters whose memory its result may share, whether the result may be
+    a global), found by this pass on a user function's source; None for functions it does not analyse."""
     import inspect
     from ...analyses.classify import is_library
     from ...rules import lookup_callable
     target = getattr(fn, "__func__", fn)
     if (not inspect.isfunction(target) or is_library(target) or _module_of(target) == "astjax"
             or lookup_callable(target) is not None):
-        return frozenset()       # astjax's own runtime (tape push/pop) and primitives with rules
+        return None              # astjax's own runtime (tape push/pop) and primitives with rules
     code = target.__code__
-    if code in _WRITES:
-        return _WRITES[code]
-    _WRITES[code] = frozenset()           # a recursive call while this one is analysed
+    if code in _SUMMARIES:
+        return _SUMMARIES[code]
+    everything = frozenset(inspect.signature(target).parameters)
+    _SUMMARIES[code] = (frozenset(), everything, True)     # a recursive call while this one is analysed
     from ..context import FunctionContext
     from ..parse import function_source
-    from ...errors import AstjaxError
     try:
         context = FunctionContext(function_source(target))
         analysis = Aliasing(context)
         analysis.run(copy.deepcopy(context.source.node))
-        written = frozenset(analysis.written_parameters)
-    except AstjaxError:
-        written = frozenset(inspect.signature(target).parameters)   # unknown: assume every parameter
-    except Exception:
-        written = frozenset(inspect.signature(target).parameters)
-    _WRITES[code] = written
-    return written
+        returned = {t.label for t in analysis.returned if t.kind == "parameter"}
+        summary = (frozenset(analysis.written_parameters), frozenset(returned),
+                   any(t.kind == "external" for t in analysis.returned))
+    except Exception:           # not analysable: it may write into, and return, anything
+        summary = (everything, everything, True)
+    _SUMMARIES[code] = summary
+    return summary
+
+
+def parameters_written_by(fn):
+    """Names of the parameters a user function writes into (in place)."""
+    summary = summary_of(fn)
+    return summary[0] if summary is not None else frozenset()
 
 
 def _root(target):
