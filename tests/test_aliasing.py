@@ -468,7 +468,15 @@ def helper_returns_a_global(x):
     return np.sum(w)
 
 
+def shallow_list_copy(x):
+    xs = [x * 1.0, x * 2.0]
+    ys = xs.copy()
+    ys[0] += 1.0                     # NumPy: the array inside xs changes too
+    return np.sum(xs[0] * x)
+
+
 REFUSED = [
+    (shallow_list_copy, ([1.0, 2.0, 3.0],), ["`xs`", "ys = xs.copy()"]),
     (helper_returns_a_view, ([[1.0, 2.0], [3.0, 4.0]],), ["`row += 1.0`", "`A`"]),
     (helper_returns_a_global, ([1.0, 2.0, 3.0],), ["global returned by `weights`"]),
     (sort_inside_an_expression, ([3.0, 1.0, 2.0],), ["y.sort()", "own line"]),

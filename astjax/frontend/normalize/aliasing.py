@@ -17,7 +17,10 @@ value. This pass proves that, statement by statement, or refuses:
   change it for later calls too);
 * a parameter has no other name: mutating it changes only the caller's
   array, which astjax never writes into (the value and derivative returned
-  are NumPy's);
+  are NumPy's). A call of a user function (module-level or local) is read
+  through a summary of its own source: which parameters it writes into (the
+  caller may then not read the array it passed) and which its result may
+  share (`return a[0]` is a view of the argument; `return a * 2` is new);
 * writing a value that may be a float into an integer array (NumPy truncates:
   no derivative) is refused;
 * `y[[0, 0, 2]] += v` (NumPy adds once per position) is refused when the index
@@ -635,7 +638,7 @@ class Aliasing(Pass):
         if isinstance(node, gast.Starred):
             return self.value(node.value, state, after, stmt)
         if isinstance(node, gast.Call):
-            return self.call(node, state, after, stmt) 
+            return self.call(node, state, after, stmt)
         if isinstance(node, (gast.ListComp, gast.GeneratorExp, gast.SetComp, gast.DictComp)):
             for inner in gast.walk(node):
                 if isinstance(inner, gast.Call):
@@ -690,6 +693,8 @@ class Aliasing(Pass):
             return self.user_function_result(static, node, state, after, stmt, args | fresh)
         if isinstance(func, gast.Attribute):
             receiver = self.value(func.value, state, after, stmt)
+            if func.attr == "copy" and isinstance(func.value, gast.Name) and state.kind.get(func.value.id) == "list":
+                return receiver | fresh        # a list's copy is shallow: it holds the same arrays
             if func.attr in _ALLOCATING_METHODS and not any(
                     k.arg == "copy" and isinstance(k.value, gast.Constant) and k.value.value is False
                     for k in node.keywords):
