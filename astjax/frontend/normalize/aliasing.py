@@ -37,9 +37,7 @@ Loops are analysed to a fixed point and branches joined, so a name is
 unshared only if it is unshared on every path.
 """
 import ast
-import builtins
 import copy
-import math
 
 import gast
 import numpy as np
@@ -76,7 +74,6 @@ _IN_PLACE_METHODS = {"sort", "fill", "resize", "put", "partition", "itemset", "s
 _LIST_MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "reverse"}
 _MUTATING_FUNCTIONS = {"copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis", "shuffle"}
 _METADATA = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes"}
-_VIEW_ATTRIBUTES = {"T", "mT", "real", "imag", "flat", "base"}
 _NUMBER_BUILTINS = {float, int, len, bool, abs, round, complex, isinstance, hash, ord, id}
 
 
