@@ -475,7 +475,20 @@ def shallow_list_copy(x):
     return np.sum(xs[0] * x)
 
 
+def alias_left_by_break(x):
+    y = x * 1.0
+    z = x * 2.0
+    for i in range(3):
+        z = y
+        if i == 1:
+            break
+        z = y * 1.0
+    y[0] = 5.0                       # after the break, z is y: NumPy changes z too
+    return np.sum(z * x)
+
+
 REFUSED = [
+    (alias_left_by_break, ([1.0, 2.0, 3.0],), ["`z`", "y[0] = 5.0"]),
     (shallow_list_copy, ([1.0, 2.0, 3.0],), ["`xs`", "ys = xs.copy()"]),
     (helper_returns_a_view, ([[1.0, 2.0], [3.0, 4.0]],), ["`row += 1.0`", "`A`"]),
     (helper_returns_a_global, ([1.0, 2.0, 3.0],), ["global returned by `weights`"]),

@@ -136,6 +136,7 @@ class Aliasing(Pass):
         self.written_parameters = set()     # parameters this function writes into (its callers must know)
         self.local_writes = {}              # local function -> (its parameters, those it writes into)
         self.returned = set()               # tags the returned value may share
+        self.jumps = []                     # per enclosing loop: states at its `break`s and `continue`s
         self.param_names = [a.id for a in node.args.args + node.args.kwonlyargs]
         for extra in (node.args.vararg, node.args.kwarg):
             if extra is not None:
@@ -186,6 +187,10 @@ class Aliasing(Pass):
             state = state.copy()
             state.tags[stmt.name] = frozenset()
             return state
+        if isinstance(stmt, (gast.Break, gast.Continue)):
+            if self.jumps:
+                self.jumps[-1].append(state.copy())
+            return state
         if isinstance(stmt, gast.Return):
             self.returned |= self.value(stmt.value, state, after, stmt)
             return state
@@ -216,7 +221,10 @@ class Aliasing(Pass):
                 self.bind_target(target, element, current, stmt, kind=self.element_kind(stmt.iter, current))
             else:
                 self.value(stmt.test, current, inside, stmt)
+            self.jumps.append([])
             end = self.block(stmt.body, current, inside)
+            for jumped in self.jumps.pop():     # `break` and `continue` leave with the state they saw
+                end = end.join(jumped)
             joined = entry.join(end)
             if joined.same(entry):
                 break
@@ -238,6 +246,7 @@ class Aliasing(Pass):
                               and isinstance(n.ctx, gast.Store)}
         inner.local_writes = {}
         inner.returned = set()
+        inner.jumps = []
         inner_state = _State()
         outside = self.tag("external", f"an enclosing variable of local function `{fdef.name}`")
         for a in fdef.args.args:      # its callers check what it writes into (as for module-level helpers)
