@@ -487,7 +487,15 @@ def alias_left_by_break(x):
     return np.sum(z * x)
 
 
+def lambda_sorts_in_place(x):
+    sort_it = lambda a: a.sort()     # noqa: E731
+    y = x * 1.0
+    sort_it(y)
+    return np.sum(y * np.arange(3.0))
+
+
 REFUSED = [
+    (lambda_sorts_in_place, ([3.0, 1.0, 2.0],), ["lambda", "a.sort()"]),
     (alias_left_by_break, ([1.0, 2.0, 3.0],), ["`z`", "y[0] = 5.0"]),
     (shallow_list_copy, ([1.0, 2.0, 3.0],), ["`xs`", "ys = xs.copy()"]),
     (helper_returns_a_view, ([[1.0, 2.0], [3.0, 4.0]],), ["`row += 1.0`", "`A`"]),

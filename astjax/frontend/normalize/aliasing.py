@@ -604,6 +604,12 @@ class Aliasing(Pass):
         if isinstance(node, gast.Name):
             return self.lookup(node.id, state)
         if isinstance(node, gast.Lambda):
+            for inner in gast.walk(node.body):
+                if isinstance(inner, gast.Call) and (any(k.arg == "out" for k in inner.keywords) or (
+                        isinstance(inner.func, gast.Attribute) and (
+                            inner.func.attr in _IN_PLACE_METHODS | _LIST_MUTATORS or inner.func.attr == "at"))):
+                    raise self.error(f"this lambda changes an array or list in place (`{_text(inner)}`)", inner,
+                                     hint="define a function with `def` that returns the new value.")
             return frozenset()
         static = self.context.resolver.static_value(node) if isinstance(node, gast.Attribute) else NOT_STATIC
         if static is not NOT_STATIC:
