@@ -15,7 +15,6 @@ user code:
             _columns.append(_tangent)
         return jnp.reshape(jnp.stack(_columns, axis=-1), jnp.shape(_out) + jnp.shape(x))
 """
-import inspect
 
 import gast
 

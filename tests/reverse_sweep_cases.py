@@ -231,13 +231,14 @@ def iterate_array_copy_while_changing_it(x):
     return s + y[1] * x[2]
 
 
-def iterate_list_copy_while_appending(x):
+def append_to_another_list_while_iterating(x):
     xs = [x[0], x[1]]
+    ys = []
     s = 0.0
-    for v in xs[:]:
-        xs.append(v * 2.0)
+    for v in xs:
+        ys.append(v * 2.0)
         s = s + v
-    return s + xs[3]
+    return s + ys[1]
 
 
 def iterate_array_while_changing_it(x):
@@ -281,7 +282,6 @@ def _stateful(v):
 
 
 def callee_assigns_into_a_global(x):
-    _STATE["w"] = 1.0
     return jnp.sum(_stateful(x) ** 2)
 
 

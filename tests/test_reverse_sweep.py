@@ -100,11 +100,11 @@ def test_a_sequence_changed_in_place_while_iterated_is_refused(fn, line):
     """Python iterates lists and arrays live; astjax refuses rather than iterate a snapshot."""
     with pytest.raises(astjax.errors.TransformError) as info:
         astjax.grad(fn)(X.copy())
-    assert line in str(info.value) and "while iterating over it" in str(info.value)
+    assert line in str(info.value) and "in place" in str(info.value)
 
 
 @pytest.mark.parametrize("fn, words", [(cases.callee_changes_a_global_list, "changes `_CALLS` in place"),
-                                       (cases.callee_appends_to_its_argument, "changes `xs` in place"),
+                                       (cases.callee_appends_to_its_argument, "`_append_to`"),
                                        (cases.callee_assigns_into_a_global, "assigns into `_STATE`")])
 def test_a_callee_that_changes_outside_state_is_refused(fn, words):
     """Re-running it in the reverse sweep would change the state again (and it may read the change)."""

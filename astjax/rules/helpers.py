@@ -10,7 +10,7 @@ from ..array import Array, wrap
 
 __all__ = ["sum_adjoint", "sum_items", "take_adjoint", "unbroadcast_to", "cumsum_adjoint", "trace_adjoint", "tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
            "attribute_adjoint", "item_adjoint", "stack_adjoint", "concatenate_adjoint", "array_adjoint", "broadcast_like", "TreeAdjoint", "index_adjoint", "materialize", "unbroadcast", "unreduce", "reduced_size", "invert_permutation", "pad_adjoint",
-           "at_set", "at_add", "at_multiply", "at_get", "getitem", "clip_mask", "extremum_mask",
+           "distinct_index", "at_set", "at_add", "at_multiply", "at_get", "getitem", "clip_mask", "extremum_mask",
            "astype", "dynamic_slice_adjoint", "stack_part", "concatenate_part", "to_float",
            "stack_part_adjoint", "concatenate_part_adjoint",
            "zero_like", "zeros_shaped", "diagonal_adjoint", "repeat_adjoint", "linspace_weights", "meshgrid_axes", "meshgrid_list",
@@ -293,18 +293,49 @@ def at_get(x, idx):
     return getitem(x, idx)
 
 
+def distinct_index(x, idx, where):
+    """`idx`, after checking that it names no position of `x` twice (else an AstjaxError naming `where`).
+
+    NumPy's `y[idx] += v` and `y[idx] = v` write each position once however often `idx`
+    repeats it; the functional updates astjax lowers them to (and their derivatives)
+    are only the same when no position repeats.
+    """
+    from ..errors import AstjaxError
+    plain = _plain(idx)
+    hits = np.zeros(np.shape(x), dtype=np.int64)
+    np.add.at(hits, plain, 1)
+    if hits.size and hits.max() > 1:
+        raise AstjaxError(f"{where}: the index repeats a position; NumPy applies this update once per position, "
+                          "not once per repetition, and astjax refuses it. Instead: make the indices unique, or "
+                          "use np.add.at(y, index, v) to add once per repetition.")
+    return idx
+
+
+def _no_truncation(x, v):
+    """Writing floats into an integer array truncates them (NumPy), which has no derivative: refuse."""
+    if (np.issubdtype(np.asarray(x).dtype, np.integer) or np.asarray(x).dtype == np.bool_) and \
+            np.issubdtype(np.asarray(v).dtype, np.inexact):
+        from ..errors import AstjaxError
+        raise AstjaxError(f"a {np.asarray(v).dtype} value is written into an array of {np.asarray(x).dtype}: "
+                          "NumPy truncates it, which has no derivative, and astjax refuses it. Instead: make the "
+                          "array a float array, or convert the value explicitly (int(...), .astype(int)).")
+
+
 def at_set(x, idx, v):
     """`x.at[idx].set(v)`, as a function."""
+    _no_truncation(x, v)
     return wrap(x).at[idx].set(v)
 
 
 def at_add(x, idx, v):
     """`x.at[idx].add(v)`, as a function."""
+    _no_truncation(x, v)
     return wrap(x).at[idx].add(v)
 
 
 def at_multiply(x, idx, v):
     """`x.at[idx].multiply(v)`, as a function."""
+    _no_truncation(x, v)
     return wrap(x).at[idx].multiply(v)
 
 

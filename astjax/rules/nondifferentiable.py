@@ -56,5 +56,5 @@ for _builtin, _reason in (("len", INTEGER), ("range", INTEGER), ("int", PIECEWIS
 nondifferentiable("builtin_print", builtins.print, NOTHING, effect="prints")
 for _helper, _reason in (("reduced_size", SHAPES), ("invert_permutation", INTEGER), ("clip_mask", BOOLEAN),
                          ("extremum_mask", BOOLEAN), ("linspace_weights", SHAPES), ("meshgrid_axes", SHAPES),
-                         ("unique_index", INTEGER)):
+                         ("unique_index", INTEGER), ("distinct_index", INTEGER)):
     nondifferentiable(_helper, getattr(helpers, _helper), _reason)

@@ -76,7 +76,7 @@ def overwrite_chain(x):
 
 @entry(args=lambda r: (scalar(r, 0.5, 1.5),), tags={"overwrite", "augassign"})
 def augmented_assignments(x):
-    y = x
+    y = 1.0 * x      # `y = x` would share x's memory: NumPy's `y += ...` would change x (refused)
     y += 2.0 * x
     y *= x
     y -= 1.0

@@ -1,11 +1,14 @@
 """Normalization: rewrite a function into the small form the transformations read.
 
+First, in-place operations are checked against every other name that may
+share their memory and refused where NumPy's meaning would differ (aliasing).
 After these passes every statement applies one primitive to names and
 constants (`_t1 = jnp.sin(x)`), methods are function calls, updates are
 functional (`y = y.at[i].add(v)`), and the function ends in a single return.
 Each pass is one file; `normalize` runs them in order.
 """
 from .reserved_names import ReservedNames
+from .aliasing import Aliasing
 from .lax_control_flow import LaxControlFlow
 from .local_functions import LocalFunctions
 from .method_calls import MethodCalls
@@ -17,8 +20,8 @@ from .list_operands import ListOperands
 
 __all__ = ["normalize", "PASSES"]
 
-PASSES = (ReservedNames, LocalFunctions, MethodCalls, AugmentedAssignment, LaxControlFlow, TupleAssignment,
-          ControlFlow, OnePrimitivePerStatement, ListOperands)
+PASSES = (Aliasing, ReservedNames, LocalFunctions, MethodCalls, AugmentedAssignment, LaxControlFlow,
+          TupleAssignment, ControlFlow, OnePrimitivePerStatement, ListOperands)
 
 
 def normalize(function_node, context):

@@ -9,6 +9,15 @@ So code that looks like it mutates a local array differentiates correctly:
 the update is a primitive with a derivative rule, not a hidden side effect.
 (`at_set(y, i, e)` is `y.at[i].set(e)` written as a function, so it also
 works on a plain NumPy array made with `np.zeros`.)
+
+An index the aliasing pass could not prove free of repeated positions (an
+index array) is checked when the function runs, since NumPy writes each
+position once however often it is repeated:
+
+    y[idx] += e     ->   y = at_add(y, distinct_index(y, idx, "f.py:7"), e)
+
+Whether the update may be made functional at all (no other name sees `y`'s
+memory) is decided by the aliasing pass, which runs first.
 """
 import gast
 
@@ -18,8 +27,11 @@ from .base import Pass, copy_location
 _AT_METHOD = {gast.Add: "add", gast.Mult: "multiply", gast.Sub: None, gast.Div: None}
 
 
-def _at_update(target, method, value):
+def _at_update(target, method, value, where):
     index = index_expression(_load(target.slice))
+    if getattr(target, "checked_index", False):
+        index = gast.Call(func=gast.Name(id="distinct_index", ctx=gast.Load(), annotation=None, type_comment=None),
+                          args=[_load(target.value), index, gast.Constant(value=where, kind=None)], keywords=[])
     call = gast.Call(func=gast.Name(id=f"at_{method}", ctx=gast.Load(), annotation=None, type_comment=None),
                      args=[_load(target.value), index, value], keywords=[])
     return gast.Assign(targets=[_store(target.value)], value=call, type_comment=None)
@@ -51,12 +63,18 @@ class AugmentedAssignment(Pass):
         if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
             op = type(node.op)
             if op in (gast.Add, gast.Mult):
-                return copy_location(_at_update(target, _AT_METHOD[op], node.value), node)
+                return copy_location(_at_update(target, _AT_METHOD[op], node.value, self.where(node)), node)
             current = gast.Subscript(value=_load(target.value), slice=_load(target.slice), ctx=gast.Load())
             value = gast.BinOp(left=current, op=node.op, right=node.value)
-            return copy_location(_at_update(target, "set", value), node)
+            return copy_location(_at_update(target, "set", value, self.where(node)), node)
         raise self.error("astjax can only update names and items of local arrays in place", node,
                          hint="assign the result to a local name first (obj = ...; obj += e).")
+
+    def where(self, node):
+        """`file:line: text` of the user's statement, for an error raised when the function runs."""
+        source = self.context.source
+        line = source.file_line(node.lineno) if getattr(node, "lineno", None) else source.first_line
+        return f"{source.filename}:{line}: {self.context.line_text(node)}"
 
     def visit_Assign(self, node):
         self.generic_visit(node)
@@ -68,7 +86,7 @@ class AugmentedAssignment(Pass):
             if not isinstance(target.value, gast.Name):
                 raise self.error("item assignment is supported on local array names only", node,
                                  hint="assign the array to a local name first.")
-            return copy_location(_at_update(target, "set", node.value), node)
+            return copy_location(_at_update(target, "set", node.value, self.where(node)), node)
         if isinstance(target, gast.Attribute):
             raise self.error("assigning to attributes is not supported in transformed functions", node,
                              hint="keep values in local variables and return them.")

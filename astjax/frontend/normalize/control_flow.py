@@ -199,8 +199,8 @@ class ControlFlow(Pass):
                 raise self.error(
                     f"the loop changes `{sequence.id}` in place ({changed}) while iterating over it; Python "
                     f"would see the change in later iterations", node,
-                    hint=f"iterate over a copy made for the loop (`{sequence.id}.copy()` for an array, "
-                         f"`{sequence.id}[:]` for a list), or build the new values in another variable.")
+                    hint=f"iterate over a copy made for the loop (`{sequence.id}.copy()` for an array), or "
+                         f"build the new values in another list or array.")
 
     def _target_needs_own_variable(self, loop):
         """Whether the loop variable is rebound in the body or read outside the loop.

@@ -1,0 +1,907 @@
+"""In-place operations: allowed where NumPy's meaning and astjax's agree, refused elsewhere.
+
+NumPy arrays are mutable and shared: after `y = x`, `y += 1` changes `x` too;
+`a = b[1:]` is a view, so `a[0] = 5` changes `b`. astjax's later passes make
+every update functional (`y += e` -> `y = y + e`, `y[i] = v` -> `y = at_set(y, i, v)`),
+which computes the same numbers exactly when nothing else can see the old
+value. This pass proves that, statement by statement, or refuses:
+
+* it tracks, for every local name, which memory its value may share
+  (an allocation, a parameter, a global): `y = x`, `x[1:]`, `x.T`,
+  `x.reshape(...)`, `[x]`, unknown calls share their arguments' memory;
+  arithmetic, `.copy()`, `np.zeros(...)`, `np.array(...)`, ufuncs allocate;
+* an in-place operation on `y` (`y op= e` unless `y` is a number, `y[i] = v`,
+  `y[i] op= v`, `y.sort()`, `y.fill(v)`, `np.add.at(y, i, v)`, `out=y`,
+  `xs.append(v)`) is refused when another name that may share `y`'s memory is
+  read afterwards, or when `y` may be a global or closure value (NumPy would
+  change it for later calls too);
+* a parameter has no other name: mutating it changes only the caller's
+  array, which astjax never writes into (the value and derivative returned
+  are NumPy's). A call of a user function (module-level or local) is read
+  through a summary of its own source: which parameters it writes into (the
+  caller may then not read the array it passed) and which its result may
+  share (`return a[0]` is a view of the argument; `return a * 2` is new);
+* writing a value that may be a float into an integer array (NumPy truncates:
+  no derivative) is refused;
+* `y[[0, 0, 2]] += v` (NumPy adds once per position) is refused when the index
+  repeats a literal position; an index that may be an integer array is checked
+  when the function runs (`distinct_index`);
+* in-place calls become assignments the later passes understand::
+
+      y.sort()                 ->   y = jnp.sort(y)
+      y.fill(v)                ->   y = jnp.zeros_like(y) + v
+      np.add.at(y, i, v)       ->   y = at_add(y, i, v)        (accumulates, as NumPy)
+      np.multiply(a, b, out=y) ->   y = np.multiply(a, b)
+
+Loops are analysed to a fixed point and branches joined, so a name is
+unshared only if it is unshared on every path.
+"""
+import ast
+import copy
+
+import gast
+import numpy as np
+
+from ..resolve import NOT_STATIC
+from .base import Pass, copy_location, name, store
+
+__all__ = ["Aliasing"]
+
+# numpy / astjax.numpy functions whose result is a new array that shares no memory with the arguments
+_ALLOCATING = {
+    "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like", "array", "copy",
+    "arange", "linspace", "logspace", "geomspace", "eye", "identity", "tri", "sum", "mean", "prod", "max", "min",
+    "amax", "amin", "std", "var", "median", "average", "dot", "matmul", "vdot", "inner", "outer", "tensordot",
+    "einsum", "kron", "cross", "trace", "concatenate", "stack", "vstack", "hstack", "dstack", "column_stack",
+    "where", "cumsum", "cumprod", "sort", "argsort", "argmax", "argmin", "clip", "round", "around", "tile",
+    "repeat", "diff", "convolve", "correlate", "polyval", "interp", "maximum", "minimum", "fmax", "fmin",
+    "norm", "det", "inv", "solve", "cholesky", "logsumexp", "softmax", "roll", "pad", "take", "allclose",
+    "all", "any", "count_nonzero", "nonzero", "unique", "searchsorted", "histogram", "bincount", "cov",
+    "corrcoef", "meshgrid", "tril", "triu", "vander", "nan_to_num", "logaddexp", "heaviside",
+}
+# functions whose result may share the first argument's memory (views, or the argument itself)
+_VIEWS = {
+    "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "reshape", "ravel", "transpose",
+    "swapaxes", "moveaxis", "rollaxis", "squeeze", "expand_dims", "atleast_1d", "atleast_2d", "atleast_3d",
+    "broadcast_to", "broadcast_arrays", "diagonal", "diag", "real", "imag", "flip", "fliplr", "flipud",
+    "rot90", "split", "array_split", "hsplit", "vsplit", "dsplit", "require", "matrix_transpose",
+    "permute_dims", "unstack",
+}
+# array methods that allocate (`x.copy()`), read shapes, or reduce
+_ALLOCATING_METHODS = _ALLOCATING | {"copy", "astype", "tolist", "flatten", "item", "dot", "conj"}
+# array methods and functions that write into their first argument
+_IN_PLACE_METHODS = {"sort", "fill", "resize", "put", "partition", "itemset", "setfield", "byteswap", "setflags"}
+_LIST_MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "reverse"}
+_MUTATING_FUNCTIONS = {"copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis", "shuffle"}
+_METADATA = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes"}
+_NUMBER_BUILTINS = {float, int, len, bool, abs, round, complex, isinstance, hash, ord, id}
+
+
+def _text(node):
+    return ast.unparse(gast.gast_to_ast(node)).strip()
+
+
+class _Tag:
+    """One piece of memory a value may occupy."""
+
+    __slots__ = ("kind", "label")
+
+    def __init__(self, kind, label):
+        self.kind = kind        # "fresh", "parameter", "external"
+        self.label = label
+
+    def __repr__(self):
+        return f"<{self.kind} {self.label}>"
+
+
+class _State:
+    """name -> (tags its value may share, where it was bound, kind) at one point of the program."""
+
+    def __init__(self, tags=None, origin=None, kind=None):
+        self.tags = dict(tags or {})
+        self.origin = dict(origin or {})      # name -> the statement that last bound it
+        self.kind = dict(kind or {})          # name -> "int_array", "int", "list", or absent (unknown)
+
+    def copy(self):
+        return _State(self.tags, self.origin, self.kind)
+
+    def join(self, other):
+        out = _State()
+        for key in set(self.tags) | set(other.tags):
+            out.tags[key] = self.tags.get(key, frozenset()) | other.tags.get(key, frozenset())
+            out.origin[key] = self.origin.get(key) or other.origin.get(key)
+            if key not in self.tags:            # unbound on one path: the other path's kind
+                kind = other.kind.get(key)
+            elif key not in other.tags:
+                kind = self.kind.get(key)
+            else:
+                kind = self.kind.get(key) if self.kind.get(key) == other.kind.get(key) else None
+            if kind is not None:
+                out.kind[key] = kind
+        return out
+
+    def same(self, other):
+        return self.tags == other.tags and self.kind == other.kind
+
+
+class Aliasing(Pass):
+    """Check every in-place operation against the names that may share its memory; lower in-place calls."""
+
+    def run(self, node):
+        if getattr(self.context.source, "generated", False):
+            return node     # astjax's own output: every update in it is already functional
+        self.rewrites = {}        # id(statement) -> replacement statements
+        self.known_tags = {}
+        self.allocated = set()
+        self.written_parameters = set()     # parameters this function writes into (its callers must know)
+        self.local_writes = {}              # local function -> (its parameters, those it writes into)
+        self.returned = set()               # tags the returned value may share
+        self.jumps = []                     # per enclosing loop: states at its `break`s and `continue`s
+        self.param_names = [a.id for a in node.args.args + node.args.kwonlyargs]
+        for extra in (node.args.vararg, node.args.kwarg):
+            if extra is not None:
+                self.param_names.append(extra.id)
+        state = _State()
+        for p in self.param_names:
+            state.tags[p] = frozenset([self.tag("parameter", p)])
+            state.origin[p] = None
+        self.scope_locals = None
+        self.block(node.body, state, frozenset())
+        return _Apply(self.rewrites).visit(node)
+
+    # ------------------------------------------------------------ statements
+    def block(self, stmts, state, after):
+        """Analyse `stmts` from `state`; `after`: names that may be read once the block is done."""
+        reads_after = [frozenset()] * len(stmts)
+        later = frozenset(after)
+        for i in range(len(stmts) - 1, -1, -1):
+            reads_after[i] = later
+            later = later | _reads(stmts[i])
+        for stmt, later in zip(stmts, reads_after):
+            state = self.statement(stmt, state, later)
+        return state
+
+    def statement(self, stmt, state, after):
+        self.allocated = set()
+        if isinstance(stmt, gast.Assign):
+            return self.assign(stmt, stmt.targets, stmt.value, state, after)
+        if isinstance(stmt, gast.AnnAssign):
+            if stmt.value is None:
+                return state
+            return self.assign(stmt, [stmt.target], stmt.value, state, after)
+        if isinstance(stmt, gast.AugAssign):
+            return self.augmented(stmt, state, after)
+        if isinstance(stmt, gast.Expr):
+            self.expression_statement(stmt, state, after)
+            self.value(stmt.value, state, after, stmt)
+            return state
+        if isinstance(stmt, gast.If):
+            self.value(stmt.test, state, after, stmt)
+            left = self.block(stmt.body, state.copy(), after)
+            right = self.block(stmt.orelse, state.copy(), after)
+            return left.join(right)
+        if isinstance(stmt, (gast.For, gast.While)):
+            return self.loop(stmt, state, after)
+        if isinstance(stmt, gast.FunctionDef):
+            self.local_function(stmt, state)
+            state = state.copy()
+            state.tags[stmt.name] = frozenset()
+            return state
+        if isinstance(stmt, (gast.Break, gast.Continue)):
+            if self.jumps:
+                self.jumps[-1].append(state.copy())
+            return state
+        if isinstance(stmt, gast.Return):
+            self.returned |= self.value(stmt.value, state, after, stmt)
+            return state
+        if isinstance(stmt, (gast.With, gast.Try)):
+            for part in ("body", "orelse", "finalbody"):
+                state = self.block(getattr(stmt, part, []) or [], state, after)
+            for handler in getattr(stmt, "handlers", []):
+                state = state.join(self.block(handler.body, state.copy(), after))
+            return state
+        for child in gast.iter_child_nodes(stmt):
+            if isinstance(child, gast.expr):
+                self.value(child, state, after, stmt)
+        return state
+
+    def loop(self, stmt, state, after):
+        inside = after | _reads(stmt)      # the next iteration reads everything the loop reads
+        entry = state
+        for _ in range(20):
+            current = entry.copy()
+            if isinstance(stmt, gast.For):
+                element = self.value(stmt.iter, current, inside, stmt)
+                self.age(current)
+                target = stmt.target
+                if (isinstance(stmt.iter, gast.Call) and self.context.resolver.static_value(stmt.iter.func)
+                        is enumerate and isinstance(target, gast.Tuple) and len(target.elts) == 2):
+                    self.bind_target(target.elts[0], frozenset(), current, stmt, kind="int")
+                    target = target.elts[1]
+                self.bind_target(target, element, current, stmt, kind=self.element_kind(stmt.iter, current))
+            else:
+                self.value(stmt.test, current, inside, stmt)
+            self.jumps.append([])
+            end = self.block(stmt.body, current, inside)
+            for jumped in self.jumps.pop():     # `break` and `continue` leave with the state they saw
+                end = end.join(jumped)
+            joined = entry.join(end)
+            if joined.same(entry):
+                break
+            entry = joined
+        else:
+            raise self.error("astjax could not analyse which arrays this loop shares", stmt)
+        end = self.block(stmt.orelse, entry.copy(), after)
+        return entry.join(end)
+
+    def local_function(self, fdef, state):
+        """A local function's parameters and free names belong to its caller: it may not write into them."""
+        inner = Aliasing(self.context)
+        inner.rewrites = self.rewrites
+        inner.known_tags = self.known_tags
+        inner.allocated = set()
+        inner.written_parameters = set()
+        inner.param_names = []
+        inner.scope_locals = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
+                              and isinstance(n.ctx, gast.Store)}
+        inner.local_writes = {}
+        inner.returned = set()
+        inner.jumps = []
+        inner_state = _State()
+        outside = self.tag("external", f"an enclosing variable of local function `{fdef.name}`")
+        for a in fdef.args.args:      # its callers check what it writes into (as for module-level helpers)
+            inner_state.tags[a.id] = frozenset([self.tag("parameter", a.id, key=("local", id(fdef), a.id))])
+            inner_state.origin[a.id] = None
+        inner.outside = outside
+        inner.block(fdef.body, inner_state, frozenset())
+        self.local_writes[fdef.name] = ([a.id for a in fdef.args.args], frozenset(inner.written_parameters))
+
+    def assign(self, stmt, targets, value, state, after):
+        if (len(targets) == 1 and isinstance(targets[0], (gast.Tuple, gast.List))
+                and isinstance(value, (gast.Tuple, gast.List)) and len(targets[0].elts) == len(value.elts)
+                and not any(isinstance(e, gast.Starred) for e in targets[0].elts + value.elts)):
+            parts = [(t, self.value(v, state, after, stmt), self.kind_of(v, state))   # a, b = e1, e2
+                     for t, v in zip(targets[0].elts, value.elts)]
+            state = state.copy()
+            self.age(state)
+            for target, tags, kind in parts:
+                if isinstance(target, gast.Name):
+                    self.bind_target(target, tags, state, stmt, kind)
+                else:
+                    self.bind_target(target, frozenset().union(*(p[1] for p in parts)), state, stmt)
+            return state
+        tags = self.value(value, state, after, stmt)
+        kind = self.kind_of(value, state)
+        state = state.copy()
+        self.age(state)
+        for target in targets:
+            if isinstance(target, gast.Subscript):
+                self.item_store(stmt, target, value, state, after, augmented=False)
+                root = _root(target)
+                if root is not None and state.kind.get(root) not in ("array", "int_array"):
+                    state.tags[root] = state.tags.get(root, frozenset()) | tags   # a list now holds the value
+            elif isinstance(target, gast.Attribute):
+                pass      # refused by the augmented-assignment pass
+            else:
+                self.bind_target(target, tags, state, stmt, kind)
+        return state
+
+    def bind_target(self, target, tags, state, stmt, kind=None):
+        for n in gast.walk(target):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                state.tags[n.id] = tags
+                state.origin[n.id] = stmt
+                if kind is not None and isinstance(target, gast.Name):
+                    state.kind[n.id] = kind
+                else:
+                    state.kind.pop(n.id, None)
+
+    def augmented(self, stmt, state, after):
+        self.value(stmt.value, state, after, stmt)
+        target = stmt.target
+        if isinstance(target, gast.Name):
+            y = target.id
+            tags = self.lookup(y, state)
+            if not tags:          # a number: `y += e` rebinds it
+                state = state.copy()
+                self.age(state)
+                state.tags[y] = frozenset([self.tag("fresh", stmt)])
+                state.origin[y] = stmt
+                if not (state.kind.get(y) == "int" and self.is_int(stmt.value, state)
+                        and not isinstance(stmt.op, gast.Div)):
+                    state.kind.pop(y, None)
+                return state
+            self.check_unshared(y, stmt, state, after, f"`{_text(stmt)}`")
+            if state.kind.get(y) == "int_array" and not self.is_int(stmt.value, state):
+                raise self.int_array_error(y, stmt, state)
+            if state.kind.get(y) == "int" and not self.is_int(stmt.value, state):
+                state = state.copy()
+                state.kind.pop(y, None)
+            return state
+        if isinstance(target, gast.Subscript):
+            self.item_store(stmt, target, stmt.value, state, after, augmented=True)
+        return state
+
+    def item_store(self, stmt, target, value, state, after, augmented):
+        root = _root(target)
+        if root is None:
+            return
+        self.check_unshared(root, stmt, state, after, f"`{_text(stmt)}`")
+        if state.kind.get(root) == "int_array" and not self.is_int(value, state):
+            raise self.int_array_error(root, stmt, state)
+        if isinstance(target.value, gast.Name):
+            self.check_index(stmt, target, state)
+
+    def expression_statement(self, stmt, state, after):
+        """`y.sort()`, `y.fill(v)`, `np.add.at(y, i, v)`, `f(..., out=y)`, `xs.append(v)` as statements."""
+        call = stmt.value
+        if not isinstance(call, gast.Call):
+            return
+        func = call.func
+        static = self.context.resolver.static_value(func)
+        out = [k for k in call.keywords if k.arg == "out"]
+        if out:
+            self.out_argument(stmt, call, out[0], state, after)
+            return
+        if isinstance(func, gast.Attribute) and func.attr == "at" and isinstance(
+                self.context.resolver.static_value(func.value), np.ufunc):
+            return self.ufunc_at(stmt, call, func, state, after)
+        if static is not NOT_STATIC and getattr(static, "__name__", None) in _MUTATING_FUNCTIONS and \
+                _module_of(static) in ("numpy", "astjax"):
+            raise self.error(f"`{_text(call)}` writes into its first argument in place, which astjax cannot "
+                             "differentiate", call,
+                             hint="build the new array with a function instead (np.where, y.at[i].set(v)).")
+        if not isinstance(func, gast.Attribute) or static is not NOT_STATIC:
+            return
+        receiver = func.value
+        if not isinstance(receiver, gast.Name):
+            if func.attr in _IN_PLACE_METHODS:
+                raise self.error(f"`{_text(call)}` changes part of an array in place, which astjax cannot follow",
+                                 call, hint="compute the new array and assign it to the name (`y = y.at[i].set(v)`, `y = jnp.sort(y)`).")
+            return
+        y = receiver.id
+        if func.attr in _LIST_MUTATORS:
+            self.check_unshared(y, stmt, state, after, f"`{_text(call)}`")
+            grown = state.tags.get(y, frozenset())
+            for arg in call.args:
+                grown = grown | self.value(arg, state, after, stmt)
+            self.age(state)
+            state.tags[y] = grown
+            return
+        if func.attr not in _IN_PLACE_METHODS or state.kind.get(y) == "list":
+            return
+        self.check_unshared(y, stmt, state, after, f"`{_text(call)}`")
+        if func.attr == "sort" and not call.args:
+            new = gast.Call(func=gast.Attribute(value=name("jnp"), attr="sort", ctx=gast.Load()),
+                            args=[name(y)], keywords=call.keywords)
+        elif func.attr == "fill" and len(call.args) == 1 and not call.keywords:
+            if state.kind.get(y) == "int_array" and not self.is_int(call.args[0], state):
+                raise self.int_array_error(y, stmt, state)
+            zeros = gast.Call(func=gast.Attribute(value=name("jnp"), attr="zeros_like", ctx=gast.Load()),
+                              args=[name(y)], keywords=[])
+            new = gast.BinOp(left=zeros, op=gast.Add(), right=call.args[0])
+        else:
+            raise self.error(f"`{_text(call)}` changes `{y}` in place, which astjax cannot differentiate", call,
+                             hint=f"assign a new array to `{y}` instead (`{y} = ...`).")
+        self.rewrites[id(stmt)] = [copy_location(gast.Assign(targets=[store(y)], value=new, type_comment=None),
+                                                 stmt)]
+
+    def out_argument(self, stmt, call, out, state, after):
+        if not isinstance(out.value, gast.Name):
+            raise self.error("`out=` must name a local array for astjax to follow it", call,
+                             hint="assign the result instead: y = f(...).")
+        y = out.value.id
+        self.check_unshared(y, stmt, state, after, f"`{_text(call)}`")
+        if state.kind.get(y) == "int_array":
+            raise self.int_array_error(y, stmt, state)
+        new = gast.Call(func=call.func, args=call.args, keywords=[k for k in call.keywords if k is not out])
+        self.rewrites[id(stmt)] = [copy_location(gast.Assign(targets=[store(y)], value=new, type_comment=None),
+                                                 stmt)]
+
+    def ufunc_at(self, stmt, call, func, state, after):
+        ufunc = self.context.resolver.static_value(func.value)
+        text = _text(call)
+        if len(call.args) != 3 or call.keywords or not isinstance(call.args[0], gast.Name):
+            raise self.error(f"astjax follows `{text}` only as `np.add.at(y, index, values)` on a local name",
+                             call, hint="write `y = y.at[index].add(values)`.")
+        y = call.args[0].id
+        if ufunc not in (np.add, np.subtract):
+            raise self.error(f"`{text}` applies `{ufunc.__name__}` repeatedly at repeated indices; astjax has no "
+                             "derivative for that", call, hint="use np.add.at, or a loop over the indices.")
+        self.check_unshared(y, stmt, state, after, f"`{text}`")
+        values = call.args[2]
+        if state.kind.get(y) == "int_array" and not self.is_int(values, state):
+            raise self.int_array_error(y, stmt, state)
+        if ufunc is np.subtract:
+            values = gast.UnaryOp(op=gast.USub(), operand=values)
+        new = gast.Call(func=name("at_add"), args=[name(y), call.args[1], values], keywords=[])
+        self.rewrites[id(stmt)] = [copy_location(gast.Assign(targets=[store(y)], value=new, type_comment=None),
+                                                 stmt)]
+
+    # ------------------------------------------------------------ tags
+    def tag(self, kind, label, key=None):
+        """The one tag of an allocation site or outside value (so loops reach a fixed point)."""
+        key = (kind, id(label) if key is None and not isinstance(label, str) else key or label)
+        if key not in self.known_tags:
+            self.known_tags[key] = _Tag(kind, label)
+        tag = self.known_tags[key]
+        if kind == "fresh":
+            self.allocated.add(tag)
+        return tag
+
+    def age(self, state):
+        """Arrays allocated just now are new: names still holding an earlier allocation from the same
+        line (an earlier loop iteration) hold an older generation, distinct from the new one."""
+        for new in self.allocated:
+            old = self.tag("older", new.label, key=("older", id(new)))
+            for n, tags in list(state.tags.items()):
+                if new in tags:
+                    state.tags[n] = (tags - {new}) | {old}
+        self.allocated = set()
+
+    # ------------------------------------------------------------ checks
+    def check_unshared(self, y, stmt, state, after, what):
+        """Refuse `what` (an in-place operation on `y`) if another live name, or a global, may share `y`'s memory."""
+        tags = self.lookup(y, state)
+        self.written_parameters.update(tag.label for tag in tags if tag.kind == "parameter")
+        for tag in tags:
+            if tag.kind == "external":
+                raise self.error(
+                    f"{what} changes `{y}` in place, and `{y}` may be {tag.label}{self.bound(y, state)}; NumPy "
+                    f"would change that array too", stmt,
+                    hint=f"copy it first (`{y} = {y}.copy()`), or write `{y} = ...` with a new value "
+                         f"(`{y} = {y} + e`, `{y} = {y}.at[i].set(v)`).")
+        for other in sorted(state.tags):
+            if other == y or other not in after or not (state.tags[other] & tags):
+                continue
+            raise self.error(
+                f"{what} changes `{y}` in place, but `{y}` may share memory with `{other}`"
+                f"{self.bound(y, state, other)}, which is used afterwards: NumPy would change `{other}` too", stmt,
+                hint=f"write `{y} = ...` with a new value (`{y} = {y} + e`, `{y} = {y}.at[i].set(v)`), "
+                     f"or copy it first (`{y} = {y}.copy()` before this line).")
+
+    def check_callee_writes(self, callee, call, state, after, stmt):
+        """A user function that writes into a parameter changes the caller's array in NumPy; astjax
+        computes it without that side effect, so the array passed must not be read afterwards."""
+        written = parameters_written_by(callee)
+        if not written:
+            return
+        import inspect
+        try:
+            bound = inspect.signature(callee).bind_partial(*call.args, **{k.arg: k.value for k in call.keywords
+                                                                        if k.arg is not None})
+        except (TypeError, ValueError):
+            bound = None
+        arguments = bound.arguments.items() if bound is not None else [(p, None) for p in written]
+        self.check_written_arguments(callee, written, arguments, call, state, after, stmt)
+
+    def user_function_result(self, callee, call, state, after, stmt, unknown):
+        """What a user function's result may share: the arguments it may return (a view of), or a global."""
+        import inspect
+        summary = summary_of(callee)
+        if summary is None:
+            return unknown
+        _, returned, external = summary
+        try:
+            bound = inspect.signature(callee).bind_partial(*call.args, **{k.arg: k.value for k in call.keywords
+                                                                        if k.arg is not None})
+        except (TypeError, ValueError):
+            return unknown
+        result = frozenset([self.tag("fresh", call)])
+        for param in returned:
+            if param in bound.arguments:
+                arg = bound.arguments[param]
+                parts = arg if isinstance(arg, (tuple, list)) else [arg]
+                result = result.union(*(self.value(a, state, after, stmt) for a in parts if isinstance(a, gast.AST)))
+            elif isinstance(call.func, gast.Attribute):
+                result = result | self.value(call.func.value, state, after, stmt)    # `self`'s memory
+            else:
+                external = True
+        if external:
+            name_ = getattr(callee, "__name__", "the function")
+            result = result | {self.tag("external", f"a global returned by `{name_}`")}
+        return result
+
+    def check_local_writes(self, call, state, after, stmt):
+        """Calls of local functions that write into a parameter, or that are handed to another call."""
+        func = call.func
+        if isinstance(func, gast.Name) and func.id in self.local_writes:
+            params, written = self.local_writes[func.id]
+            if written:
+                self.check_written_arguments(func.id, written, list(zip(params, call.args)), call, state, after,
+                                             stmt)
+        for arg in call.args:
+            if isinstance(arg, gast.Name) and self.local_writes.get(arg.id, (None, None))[1]:
+                others = [(f"p{i}", a) for i, a in enumerate(call.args) if a is not arg]
+                self.check_written_arguments(arg.id, {p for p, _ in others}, others, call, state, after, stmt)
+
+    def check_written_arguments(self, callee, written, arguments, call, state, after, stmt):
+        for param, arg in arguments:
+            if param not in written or (arg is not None and self.is_number(arg, state)):
+                continue
+            tags = self.value(arg, state, after, stmt) if arg is not None else frozenset().union(
+                *(self.value(a, state, after, stmt) for a in call.args))
+            readers = sorted(n for n in state.tags if n in after and state.tags[n] & tags)
+            if readers or [t for t in tags if t.kind == "external"]:
+                what = readers[0] if readers else _text(arg) if arg is not None else "its argument"
+                name_ = callee if isinstance(callee, str) else getattr(callee, "__name__", "f")
+                raise self.error(
+                    f"`{name_}` writes into its parameter `{param}` in place, so NumPy would change `{what}` "
+                    "here; astjax computes the call without that side effect", call,
+                    hint=f"return the new value from `{name_}` and assign it (`y = {name_}(y)`), "
+                         "or pass a copy (`.copy()`).")
+            self.written_parameters.update(t.label for t in tags if t.kind == "parameter")   # passed on
+
+    def bound(self, y, state, other=None):
+        places = []
+        for n in (y, other):
+            origin = state.origin.get(n) if n else None
+            if origin is not None and getattr(origin, "lineno", None) is not None:
+                line = self.context.source.file_line(origin.lineno)
+                text = _text(origin).splitlines()[0]
+                places.append(f"line {line}: {text}")
+        return f" ({'; '.join(places)})" if places else ""
+
+    def int_array_error(self, y, stmt, state):
+        return self.error(
+            f"`{y}` is an integer array{self.bound(y, state)}: `{_text(stmt).splitlines()[0]}` would truncate "
+            "the value to an integer (as NumPy does), which has no derivative", stmt,
+            hint=f"make `{y}` a float array (drop `dtype=int`), or convert explicitly (`int(...)`) "
+                 "if truncation is meant.")
+
+    def check_index(self, stmt, target, state):
+        """Repeated positions: NumPy's `y[idx] op= v` applies once per position; refuse or check at run time."""
+        index = target.slice
+        parts = index.elts if isinstance(index, gast.Tuple) else [index]
+        unknown = False
+        for part in parts:
+            if isinstance(part, (gast.List, gast.Tuple)) or (
+                    isinstance(part, gast.Call) and getattr(self.context.resolver.static_value(part.func),
+                                                            "__name__", "") in ("array", "asarray")):
+                elts = part.elts if isinstance(part, (gast.List, gast.Tuple)) else (
+                    part.args[0].elts if part.args and isinstance(part.args[0], (gast.List, gast.Tuple)) else None)
+                if elts is not None and all(isinstance(e, gast.Constant) and type(e.value) is int for e in elts):
+                    values = [e.value for e in elts]
+                    if len(set(values)) != len(values):
+                        raise self.error(
+                            f"the index {_text(part)} repeats a position: NumPy's `{_text(stmt)}` applies the update "
+                            "once per position, not once per repetition", stmt,
+                            hint="write each position once, or use np.add.at(y, index, v) to add repeatedly.")
+                    continue
+                unknown = True
+            elif not self.is_basic_index(part, state):
+                unknown = True
+        if unknown:
+            target.checked_index = True       # the lowering checks at run time that no position repeats
+
+    def is_basic_index(self, part, state):
+        if isinstance(part, (gast.Slice, gast.Compare)):
+            return True
+        if isinstance(part, gast.Constant):
+            return part.value is None or part.value is Ellipsis or type(part.value) in (int, bool)
+        return self.is_int(part, state)
+
+    # ------------------------------------------------------------ values
+    def lookup(self, n, state):
+        if n in state.tags:
+            return state.tags[n]
+        if self.scope_locals is not None:          # inside a local function
+            if n in self.scope_locals:
+                return frozenset()
+            return frozenset([self.outside])
+        if self.context.resolver.is_local(n):
+            return frozenset()                      # not bound yet on this path
+        value = self.context.resolver.lookup(n)
+        if value is NOT_STATIC or _mutable(value):
+            where = "a closure variable" if n in self.context.resolver.closure else "a global"
+            return frozenset([self.tag("external", f"{where} (`{n}`)")])
+        return frozenset()
+
+    def value(self, node, state, after, stmt):
+        """The memory the value of expression `node` may share."""
+        if node is None or isinstance(node, gast.Constant):
+            return frozenset()
+        if isinstance(node, gast.Name):
+            return self.lookup(node.id, state)
+        if isinstance(node, gast.Lambda):
+            for inner in gast.walk(node.body):
+                if isinstance(inner, gast.Call) and (any(k.arg == "out" for k in inner.keywords) or (
+                        isinstance(inner.func, gast.Attribute) and (
+                            inner.func.attr in _IN_PLACE_METHODS | _LIST_MUTATORS or inner.func.attr == "at"))):
+                    raise self.error(f"this lambda changes an array or list in place (`{_text(inner)}`)", inner,
+                                     hint="define a function with `def` that returns the new value.")
+            return frozenset()
+        static = self.context.resolver.static_value(node) if isinstance(node, gast.Attribute) else NOT_STATIC
+        if static is not NOT_STATIC:
+            return frozenset([self.tag("external", f"a global (`{_text(node)}`)")]) if _mutable(static) \
+                else frozenset()
+        fresh = frozenset([self.tag("fresh", node)])
+        if isinstance(node, (gast.BinOp, gast.UnaryOp)):
+            operands = [node.left, node.right] if isinstance(node, gast.BinOp) else [node.operand]
+            shared = frozenset().union(*(self.value(o, state, after, stmt) for o in operands))
+            if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
+                return frozenset()
+            if any(self.is_container(o, state) for o in operands):
+                return shared | fresh          # [a] * 3, xs + ys: new list, same elements
+            if not shared and all(self.is_number(o, state) for o in operands):
+                return frozenset()
+            return fresh
+        if isinstance(node, gast.Compare):
+            for part in [node.left] + node.comparators:
+                self.value(part, state, after, stmt)
+            return fresh
+        if isinstance(node, (gast.BoolOp, gast.IfExp)):
+            parts = node.values if isinstance(node, gast.BoolOp) else [node.body, node.orelse]
+            if isinstance(node, gast.IfExp):
+                self.value(node.test, state, after, stmt)
+            return frozenset().union(*(self.value(p, state, after, stmt) for p in parts))
+        if isinstance(node, gast.Subscript):
+            self.value(node.slice, state, after, stmt)
+            return self.value(node.value, state, after, stmt)
+        if isinstance(node, gast.Attribute):
+            base = self.value(node.value, state, after, stmt)
+            if node.attr in _METADATA:
+                return frozenset()
+            return base
+        if isinstance(node, (gast.Tuple, gast.List, gast.Set)):
+            return fresh.union(*(self.value(e, state, after, stmt) for e in node.elts))
+        if isinstance(node, gast.Dict):
+            return fresh.union(*(self.value(e, state, after, stmt) for e in node.keys + node.values if e is not None))
+        if isinstance(node, gast.Starred):
+            return self.value(node.value, state, after, stmt)
+        if isinstance(node, gast.Call):
+            return self.call(node, state, after, stmt)
+        if isinstance(node, (gast.ListComp, gast.GeneratorExp, gast.SetComp, gast.DictComp)):
+            for inner in gast.walk(node):
+                if isinstance(inner, gast.Call):
+                    self.call(inner, state, after, stmt)     # in-place calls inside are checked too
+            loaded = {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+            bound = {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+            return fresh.union(*(self.lookup(n, state) for n in loaded - bound))
+        shared = frozenset()
+        for child in gast.iter_child_nodes(node):
+            if isinstance(child, gast.expr):
+                shared = shared | self.value(child, state, after, stmt)
+        return shared | fresh
+
+    def call(self, node, state, after, stmt):
+        fresh = frozenset([self.tag("fresh", node)])
+        args = frozenset().union(*(self.value(a, state, after, stmt) for a in node.args),
+                                 *(self.value(k.value, state, after, stmt) for k in node.keywords))
+        if any(k.arg == "out" for k in node.keywords) and not (isinstance(stmt, gast.Expr) and stmt.value is node):
+            raise self.error(f"`{_text(node)}` writes into its `out=` array, and its result is used as a value",
+                             node, hint="call it on its own line, or assign the result instead: y = f(...).")
+        func = node.func
+        static = self.context.resolver.static_value(func)
+        statement_call = isinstance(stmt, gast.Expr) and stmt.value is node
+        if not statement_call and isinstance(func, gast.Attribute) and static is NOT_STATIC and (
+                func.attr in _IN_PLACE_METHODS or func.attr in _LIST_MUTATORS):
+            if func.attr in _IN_PLACE_METHODS:
+                raise self.error(f"`{_text(node)}` changes `{_text(func.value)}` in place inside an expression",
+                                 node, hint="call it on its own line, or compute a new array (jnp.sort(y)).")
+            root = _root(func.value)
+            if root is not None:
+                self.check_unshared(root, stmt, state, after, f"`{_text(node)}`")
+        self.check_local_writes(node, state, after, stmt)
+        if static is not NOT_STATIC:
+            self.check_callee_writes(static, node, state, after, stmt)
+            fname = getattr(static, "__name__", "")
+            module = _module_of(static)
+            if static in _NUMBER_BUILTINS or module == "math":
+                return frozenset()
+            if static is range:
+                return frozenset()
+            if module in ("numpy", "astjax"):
+                copy_false = any(k.arg == "copy" and isinstance(k.value, gast.Constant) and k.value.value is False
+                                 for k in node.keywords)
+                if (isinstance(static, np.ufunc) or fname in _ALLOCATING) and not copy_false:
+                    return fresh
+                if fname in _VIEWS or copy_false or module == "numpy":
+                    return args | fresh
+                return fresh          # astjax.numpy computes a new immutable Array
+            if static in (list, tuple, sorted, reversed, zip, enumerate, dict, set, iter, max, min, sum, map,
+                          filter, next):
+                return args | fresh
+            return self.user_function_result(static, node, state, after, stmt, args | fresh)
+        if isinstance(func, gast.Attribute):
+            receiver = self.value(func.value, state, after, stmt)
+            if func.attr == "copy" and isinstance(func.value, gast.Name) and state.kind.get(func.value.id) == "list":
+                return receiver | fresh        # a list's copy is shallow: it holds the same arrays
+            if func.attr in _ALLOCATING_METHODS and not any(
+                    k.arg == "copy" and isinstance(k.value, gast.Constant) and k.value.value is False
+                    for k in node.keywords):
+                return fresh
+            if func.attr in ("set", "add", "multiply", "mul", "subtract", "divide", "power", "min", "max", "get") \
+                    and isinstance(func.value, gast.Subscript) and isinstance(func.value.value, gast.Attribute) \
+                    and func.value.value.attr == "at":
+                return fresh
+            return receiver | args | fresh
+        return self.value(func, state, after, stmt) | args | fresh
+
+    # ------------------------------------------------------------ kinds
+    def kind_of(self, value, state):
+        """"int_array", "int", "list" or None (unknown) for a bound value."""
+        if self.is_int(value, state):
+            return "int"
+        if isinstance(value, gast.Name):
+            return state.kind.get(value.id)
+        if isinstance(value, (gast.List, gast.ListComp)):
+            return "list"
+        if isinstance(value, (gast.BinOp, gast.UnaryOp)) and not any(
+                self.is_container(o, state) for o in gast.iter_child_nodes(value) if isinstance(o, gast.expr)):
+            return "array"
+        if isinstance(value, gast.Call):
+            static = self.context.resolver.static_value(value.func)
+            if static is list:
+                return "list"
+            if _module_of(static) in ("numpy", "astjax") and getattr(static, "__name__", "") in (
+                    "zeros", "ones", "empty", "full", "array", "asarray", "arange", "zeros_like", "ones_like",
+                    "empty_like", "full_like", "eye", "identity"):
+                dtype = self.dtype_argument(value, static.__name__)
+                if dtype is not None:
+                    return "int_array" if _integral(dtype) else None
+                if static.__name__ == "arange" and all(self.is_int(a, state) for a in value.args):
+                    return "int_array"
+                if static.__name__ in ("array", "asarray") and value.args and isinstance(
+                        value.args[0], (gast.List, gast.Tuple)) and value.args[0].elts and all(
+                        isinstance(e, gast.Constant) and type(e.value) in (int, bool) for e in value.args[0].elts):
+                    return "int_array"
+                if static.__name__.endswith("_like") and value.args and isinstance(value.args[0], gast.Name) \
+                        and state.kind.get(value.args[0].id) == "int_array":
+                    return "int_array"
+            if _module_of(static) in ("numpy", "astjax") and (
+                    isinstance(static, np.ufunc) or getattr(static, "__name__", "") in _ALLOCATING):
+                return "array"
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and value.func.attr == "astype" \
+                and value.args:
+            dtype = self.context.resolver.static_value(value.args[0]) if not isinstance(
+                value.args[0], gast.Constant) else value.args[0].value
+            if dtype is not NOT_STATIC and _integral(dtype):
+                return "int_array"
+        return None
+
+    def dtype_argument(self, call, fname):
+        position = {"zeros": 1, "ones": 1, "empty": 1, "full": 2, "array": 1, "asarray": 1, "arange": 3,
+                    "zeros_like": 1, "ones_like": 1, "empty_like": 1, "full_like": 2, "eye": 3,
+                    "identity": 1}[fname]
+        node = next((k.value for k in call.keywords if k.arg == "dtype"), None)
+        if node is None and len(call.args) > position and fname != "arange":
+            node = call.args[position]
+        if node is None:
+            return None
+        if isinstance(node, gast.Constant):
+            return node.value
+        value = self.context.resolver.static_value(node)
+        return None if value is NOT_STATIC else value
+
+    def element_kind(self, iterator, state):
+        if isinstance(iterator, gast.Call) and self.context.resolver.static_value(iterator.func) in (range,):
+            return "int"
+        return None
+
+    def is_int(self, node, state):
+        """Whether `node` is certainly a Python / NumPy integer scalar."""
+        if isinstance(node, gast.Constant):
+            return type(node.value) in (int, bool)
+        if isinstance(node, gast.Name):
+            return state.kind.get(node.id) == "int"
+        if isinstance(node, gast.UnaryOp):
+            return self.is_int(node.operand, state)
+        if isinstance(node, gast.BinOp):
+            return not isinstance(node.op, (gast.Div, gast.Pow, gast.MatMult)) and self.is_int(node.left, state) \
+                and self.is_int(node.right, state)
+        if isinstance(node, gast.Call):
+            static = self.context.resolver.static_value(node.func)
+            return static in (int, len) or (static is round and len(node.args) == 1)
+        return False
+
+    def is_number(self, node, state):
+        if isinstance(node, gast.Constant):
+            return isinstance(node.value, (int, float, complex, bool))
+        return self.is_int(node, state) or (isinstance(node, gast.Name) and not self.lookup(node.id, state))
+
+    def is_container(self, node, state):
+        if isinstance(node, (gast.List, gast.Tuple, gast.ListComp)):
+            return True
+        return isinstance(node, gast.Name) and state.kind.get(node.id) == "list"
+
+
+_SUMMARIES = {}
+
+
+def summary_of(fn):
+    """(parameters it writes into, parameters whose memory its result may share, whether the result may be
+    a global), found by this pass on a user function's source; None for functions it does not analyse."""
+    import inspect
+    from ...analyses.classify import is_library
+    from ...rules import lookup_callable
+    target = getattr(fn, "__func__", fn)
+    if (not inspect.isfunction(target) or is_library(target) or _module_of(target) == "astjax"
+            or lookup_callable(target) is not None):
+        return None              # astjax's own runtime (tape push/pop) and primitives with rules
+    code = target.__code__
+    if code in _SUMMARIES:
+        return _SUMMARIES[code]
+    everything = frozenset(inspect.signature(target).parameters)
+    _SUMMARIES[code] = (frozenset(), everything, True)     # a recursive call while this one is analysed
+    from ..context import FunctionContext
+    from ..parse import function_source
+    try:
+        context = FunctionContext(function_source(target))
+        analysis = Aliasing(context)
+        analysis.run(copy.deepcopy(context.source.node))
+        returned = {t.label for t in analysis.returned if t.kind == "parameter"}
+        summary = (frozenset(analysis.written_parameters), frozenset(returned),
+                   any(t.kind == "external" for t in analysis.returned))
+    except Exception:           # not analysable: it may write into, and return, anything
+        summary = (everything, everything, True)
+    _SUMMARIES[code] = summary
+    return summary
+
+
+def parameters_written_by(fn):
+    """Names of the parameters a user function writes into (in place)."""
+    summary = summary_of(fn)
+    return summary[0] if summary is not None else frozenset()
+
+
+def _root(target):
+    while isinstance(target, gast.Subscript):
+        target = target.value
+    return target.id if isinstance(target, gast.Name) else None
+
+
+def _reads(node):
+    return frozenset(n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
+
+
+def _module_of(value):
+    module = getattr(value, "__module__", None) or ""
+    if isinstance(value, np.ufunc):
+        return "numpy"
+    return module.split(".")[0]
+
+
+def _mutable(value):
+    return isinstance(value, (np.ndarray, list, dict, set, bytearray)) or (
+        hasattr(value, "__dict__") and not callable(value) and not isinstance(value, type)
+        and type(value).__module__ not in ("builtins",) and not _is_module(value))
+
+
+def _is_module(value):
+    import types
+    return isinstance(value, types.ModuleType)
+
+
+def _integral(dtype):
+    try:
+        return np.issubdtype(np.dtype(dtype), np.integer) or np.dtype(dtype) == np.bool_
+    except TypeError:
+        return False
+
+
+class _Apply(gast.NodeTransformer):
+    """Replace in-place calls by the assignments chosen for them; mark indices checked at run time."""
+
+    def __init__(self, rewrites):
+        self.rewrites = rewrites
+
+    def generic_visit(self, node):
+        for field, old in gast.iter_fields(node):
+            if isinstance(old, list):
+                new = []
+                for item in old:
+                    if isinstance(item, gast.AST) and id(item) in self.rewrites:
+                        new.extend(self.rewrites[id(item)])
+                        continue
+                    item = self.visit(item) if isinstance(item, gast.AST) else item
+                    if isinstance(item, list):
+                        new.extend(item)
+                    elif item is not None:
+                        new.append(item)
+                old[:] = new
+            elif isinstance(old, gast.AST):
+                if isinstance(node, gast.Subscript) and field == "slice" and ("index", id(node)) in self.rewrites:
+                    node.checked_index = True
+                setattr(node, field, self.visit(old))
+        return node
