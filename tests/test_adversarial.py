@@ -1,0 +1,40 @@
+"""The adversarial corpus (tests/adversarial): every case works, or is refused clearly.
+
+Cases listed in `adversarial.known_failures.KNOWN_FAILURES` are expected to
+fail (xfail strict: a fix shows up as XPASS, then delete the entry). Nothing
+else is skipped. See tests/adversarial/harness.py for how a case is judged.
+"""
+import collections
+
+import pytest
+
+from adversarial import CASES
+from adversarial.harness import run_case
+from adversarial.known_failures import KNOWN_FAILURES
+
+
+def _params():
+    params = []
+    for c in CASES:
+        reason = KNOWN_FAILURES.get(c.name)
+        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        params.append(pytest.param(c, id=c.name, marks=marks))
+    return params
+
+
+@pytest.mark.parametrize("case", _params())
+def test_adversarial_case(case):
+    run_case(case)
+
+
+def test_known_failures_name_existing_cases():
+    names = {c.name for c in CASES}
+    stale = sorted(set(KNOWN_FAILURES) - names)
+    assert not stale, f"KNOWN_FAILURES names cases that do not exist: {stale}"
+
+
+def test_corpus_is_large_and_covers_every_outcome():
+    assert len(CASES) >= 250, len(CASES)
+    assert len({c.name for c in CASES}) == len(CASES)
+    outcomes = collections.Counter(c.outcome for c in CASES)
+    assert outcomes["works"] and outcomes["either"] and outcomes["refuse"], outcomes
