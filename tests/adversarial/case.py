@@ -56,6 +56,7 @@ class Case:
     fd_step: float = 1e-6
     rtol: float = 1e-5
     note: str = ""
+    file: str = None            # the corpus file that registered the case (refusals must name it)
 
     @property
     def argnums_tuple(self):
@@ -68,17 +69,20 @@ class Case:
 
 
 def case(fn, make_args, outcome, *, name=None, argnums=0, mode="grad", jvp=True, check=None,
-         errors=(), error_match=None, fd_step=1e-6, rtol=1e-5, note=""):
+         errors=(), error_match=None, fd_step=1e-6, rtol=1e-5, note="", category=None):
     """Register `fn` as an adversarial case; returns fn unchanged."""
+    import sys
+    caller = sys._getframe(1).f_globals
     assert outcome in OUTCOMES, outcome
     assert mode in MODES, mode
     assert mode != "custom" or check is not None
-    category = fn.__module__.rsplit(".", 1)[-1] if hasattr(fn, "__module__") else "misc"
-    name = name or f"{category}.{fn.__name__}"
+    category = category or caller["__name__"].rsplit(".", 1)[-1]
+    name = f"{category}.{name or fn.__name__}"
     assert all(c.name != name for c in CASES), f"duplicate case name {name}"
     CASES.append(Case(name=name, fn=fn, make_args=make_args, outcome=outcome, category=category,
                       argnums=argnums, mode=mode, jvp=jvp, check=check, errors=tuple(errors),
-                      error_match=error_match, fd_step=fd_step, rtol=rtol, note=note))
+                      error_match=error_match, fd_step=fd_step, rtol=rtol, note=note,
+                      file=caller["__file__"]))
     return fn
 
 

@@ -14,7 +14,6 @@
 import ast
 import contextlib
 import copy
-import inspect
 import re
 import signal
 import sys
@@ -184,22 +183,19 @@ def _function_lines(filename):
     return _FUNCTION_LINES[filename]
 
 
-def _case_file(case):
-    try:
-        return inspect.getsourcefile(case.fn)
-    except TypeError:
-        return sys.modules[case.fn.__module__].__file__
+def names_a_line_of(exc, filename):
+    """Whether an astjax error's message names `filename` and a line of a function defined there."""
+    return any(f == filename and any(a <= int(line) <= b for a, b in _function_lines(f))
+               for f, line in _LOCATION.findall(str(exc)))
 
 
 def assert_clear_refusal(case, exc):
     """`exc` is a clear refusal for `case`, else an AssertionError carrying its traceback."""
     message = str(exc)
     if isinstance(exc, AstjaxError):
-        corpus_file = _case_file(case)
-        for filename, line in _LOCATION.findall(message):
-            if filename == corpus_file and any(a <= int(line) <= b for a, b in _function_lines(filename)):
-                return
-        raise AssertionError(f"{case.name}: astjax refused without naming a line of {corpus_file}:\n"
+        if names_a_line_of(exc, case.file):
+            return
+        raise AssertionError(f"{case.name}: astjax refused without naming a line of {case.file}:\n"
                              f"{type(exc).__name__}: {message}")
     if case.errors and isinstance(exc, case.errors) and re.search(case.error_match or "", message):
         return
@@ -300,7 +296,10 @@ def _check_custom(case):
         return
     assert triples, f"{case.name}: the check compared nothing"
     for actual, expected, label in triples:
-        assert_close(actual, expected, f"{case.name}: {label}", case.rtol)
+        if isinstance(expected, np.dtype):
+            assert np.result_type(actual) == expected, f"{case.name}: {label}: dtype {np.result_type(actual)}"
+        else:
+            assert_close(actual, expected, f"{case.name}: {label}", case.rtol)
 
 
 _MODES = {"grad": _check_grad, "jac": _check_jac, "custom": _check_custom}
