@@ -56,6 +56,7 @@ class Case:
     fd_step: float = 1e-6
     rtol: float = 1e-5
     note: str = ""
+    reference: object = None    # a plain-Python twin used as the oracle where fn's own run is not (JAX semantics)
     file: str = None            # the corpus file that registered the case (refusals must name it)
 
     @property
@@ -69,7 +70,8 @@ class Case:
 
 
 def case(fn, make_args, outcome, *, name=None, argnums=0, mode="grad", jvp=True, check=None,
-         errors=(), error_match=None, fd_step=1e-6, rtol=1e-5, note="", category=None):
+         errors=(), error_match=None, fd_step=1e-6, rtol=1e-5, note="", category=None,
+         reference=None):
     """Register `fn` as an adversarial case; returns fn unchanged."""
     import sys
     caller = sys._getframe(1).f_globals
@@ -81,7 +83,7 @@ def case(fn, make_args, outcome, *, name=None, argnums=0, mode="grad", jvp=True,
     assert all(c.name != name for c in CASES), f"duplicate case name {name}"
     CASES.append(Case(name=name, fn=fn, make_args=make_args, outcome=outcome, category=category,
                       argnums=argnums, mode=mode, jvp=jvp, check=check, errors=tuple(errors),
-                      error_match=error_match, fd_step=fd_step, rtol=rtol, note=note,
+                      error_match=error_match, fd_step=fd_step, rtol=rtol, note=note, reference=reference,
                       file=caller["__file__"]))
     return fn
 

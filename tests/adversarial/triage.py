@@ -34,8 +34,7 @@ def main(argv):
             continue
         t0 = time.time()
         try:
-            run_case(c)
-            status, reason = "pass", ""
+            status, reason = run_case(c), ""
         except BaseException as exc:  # noqa: BLE001
             status, reason = "FAIL", _reason(exc, c.name)
         dt = time.time() - t0
