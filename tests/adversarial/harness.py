@@ -25,7 +25,7 @@ import astjax
 from astjax.errors import AstjaxError
 
 __all__ = ["run_case", "CaseTimeout", "TIMEOUT_S", "fresh", "leaves", "fd_grad", "fd_jacobian",
-           "fd_directional", "assert_close", "assert_clear_refusal"]
+           "fd_directional", "fd_hessian", "names_a_line_of", "assert_close", "assert_clear_refusal"]
 
 TIMEOUT_S = 20
 ATOL = 1e-6
@@ -125,6 +125,29 @@ def fd_grad(fn, args, i, h=1e-6):
     return grads
 
 
+def fd_hessian(fn, args, i=0, h=1e-4):
+    """Second central differences of scalar fn with respect to the array args[i]: shape x.shape * 2."""
+    x = np.array(args[i], dtype=np.float64)
+    n = x.size
+    H = np.zeros((n, n))
+
+    def at(v):
+        a = list(args)
+        a[i] = v.reshape(x.shape)
+        return _scalar_value(fn, a)
+    flat = x.ravel()
+    for p in range(n):
+        for q in range(n):
+            vals = []
+            for sp, sq in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
+                v = flat.copy()
+                v[p] += sp * h
+                v[q] += sq * h
+                vals.append(at(v))
+            H[p, q] = (vals[0] - vals[1] - vals[2] + vals[3]) / (4 * h * h)
+    return H.reshape(x.shape + x.shape)
+
+
 def _outputs(out):
     return [np.asarray(o, dtype=np.float64) for o in leaves(out)]
 
@@ -192,13 +215,13 @@ def names_a_line_of(exc, filename):
 def assert_clear_refusal(case, exc):
     """`exc` is a clear refusal for `case`, else an AssertionError carrying its traceback."""
     message = str(exc)
+    if case.errors and isinstance(exc, case.errors) and re.search(case.error_match or "", message):
+        return
     if isinstance(exc, AstjaxError):
         if names_a_line_of(exc, case.file):
             return
         raise AssertionError(f"{case.name}: astjax refused without naming a line of {case.file}:\n"
                              f"{type(exc).__name__}: {message}")
-    if case.errors and isinstance(exc, case.errors) and re.search(case.error_match or "", message):
-        return
     tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     raise AssertionError(f"{case.name}: not a clear refusal ({type(exc).__name__}):\n{tb}")
 
@@ -246,8 +269,10 @@ def _tangents(case, args):
 def _check_grad(case):
     fn, args = case.fn, case.args()
     ref = case.reference or fn
-    expected_value = _scalar_value(ref, args)
     got = _attempt(case, lambda: astjax.value_and_grad(fn, argnums=case.argnums)(*fresh(args)), primary=True)
+    if case.outcome == "refuse":
+        return
+    expected_value = _scalar_value(ref, args)
     grads_by_arg = None
     if got is not None:
         value, grads = got
