@@ -42,3 +42,12 @@ def test_corpus_is_large_and_covers_every_outcome():
     assert len({c.name for c in CASES}) == len(CASES)
     outcomes = collections.Counter(c.outcome for c in CASES)
     assert outcomes["works"] and outcomes["either"] and outcomes["refuse"], outcomes
+
+
+def test_known_failures_has_no_duplicate_entries():
+    import ast
+    import adversarial.known_failures as kf
+    with open(kf.__file__) as fh:
+        tree = ast.parse(fh.read())
+    keys = [k.value for node in ast.walk(tree) if isinstance(node, ast.Dict) for k in node.keys]
+    assert len(keys) == len(set(keys)), sorted(k for k in keys if keys.count(k) > 1)
