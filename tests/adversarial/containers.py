@@ -380,3 +380,37 @@ def list_alias_append(x):
 
 
 case(list_alias_append, lambda r: (vec(r, 2),), "either")
+
+
+def append_then_pop_in_loop(x):
+    s = 0.1 * x[0]
+    acc = []
+    for i in range(4):
+        acc.append(jnp.tanh(x[0] + 0.5) + 0.1 * s)
+        if len(acc) > 0:
+            s = s + 0.3 * acc.pop()
+    acc.append(jnp.cos(x[1]) * 0.5 + 0.1 * s)
+    for v in acc:
+        s = s + 0.1 * v
+    return s
+
+
+case(append_then_pop_in_loop, lambda r: (vec(r, 4),), "works",
+     note="found by tests/test_adversarial_properties.py (family lists)")
+
+
+def iterate_growing_list_in_inner_loop(x):
+    s = 0.1 * x[0]
+    acc = []
+    for i in range(4):
+        acc.append(jnp.tanh(x[1] + 0.5) + 0.1 * s)
+        for j in range(3):
+            s = 0.5 * s + 0.3 * x[2] * x[i]
+            for v in acc:
+                s = 0.9 * s + 0.1 * v
+        s = s + 0.3 * acc.pop()
+    return s
+
+
+case(iterate_growing_list_in_inner_loop, lambda r: (vec(r, 4),), "works",
+     note="found by tests/test_adversarial_properties.py (family lists)")

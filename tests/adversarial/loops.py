@@ -428,3 +428,52 @@ def loop_with_scalar_index_arithmetic(x):
 
 
 case(loop_with_scalar_index_arithmetic, lambda r: (vec(r, 5),), "works")
+
+
+def dependent_inner_then_branch_on_outer(x):
+    s = 0.0 + 0.1 * x[0]
+    acc = []
+    for i0 in range(4):
+        for i1 in range(4 - i0):
+            s = 0.5 * s + -0.7 * jnp.sin(x[(i0 + 1) % 4])
+            s = 0.5 * s + 0.3 * jnp.tanh(x[0] + 0.5)
+        if i0 % 2 == 0:
+            s = -0.6 * s + 0.3 * jnp.cos(x[1]) * 0.5
+            s = -0.6 * s + 1.0 * jnp.tanh(x[0] + 0.5)
+    for i2 in range(3):
+        s = 0.8 * s + 1.0 * jnp.cos(x[(i2 + 1) % 4]) * 0.5
+        s = 0.8 * s + 0.3 * jnp.sin(x[(i2 + 1) % 4])
+    for v in acc:
+        s = s + 0.1 * v
+    return s
+
+
+case(dependent_inner_then_branch_on_outer, lambda r: (vec(r, 4),), "works",
+     note="found by tests/test_adversarial_properties.py (family dependent_bounds)")
+
+
+def data_bound_capped_by_outer_index(x, m):
+    s = 0.0 + 0.1 * x[0]
+    acc = []
+    for i0 in range(4):
+        for i1 in range(min(int(m[3]), i0 + 1)):
+            s = 0.8 * s + -0.7 * jnp.cos(x[(i1 + 1) % 4]) * 0.5
+            s = 0.5 * s + -0.7 * x[1]
+        if i0 % 2 == 0:
+            s = -0.6 * s + 1.0 * jnp.tanh(x[1] + 0.5)
+            if i0 % 2 == 0:
+                s = 0.5 * s + -0.7 * jnp.sin(x[0])
+                s = 0.5 * s + -0.7 * x[2]
+            else:
+                s = 0.8 * s + 0.3 * jnp.sin(x[(i0 + 1) % 4])
+        if i0 % 2 == 0:
+            s = -0.6 * s + -0.7 * jnp.tanh(x[i0 % 4] + 0.5)
+        else:
+            s = 0.5 * s + -0.7 * x[0] * x[0]
+    for v in acc:
+        s = s + 0.1 * v
+    return s
+
+
+case(data_bound_capped_by_outer_index, lambda r: (vec(r, 4), np.array([3, 3, 3, 3])), "works",
+     note="found by tests/test_adversarial_properties.py (family data_bounds)")

@@ -9,7 +9,8 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.dirname(_TESTS), _TESTS]  # this checkout's astjax, then the corpus
 
 from adversarial import CASES  # noqa: E402
 from adversarial.harness import run_case  # noqa: E402
