@@ -58,7 +58,8 @@ class TapePlan:
         outside a loop that restores, sees the final value still in place. A
         variable read only for its shape (a node marked `shape_only`, such as
         `unbroadcast`'s second argument) keeps just its shape on the tape
-        (`shape_saved`); `zero_like`'s argument needs no save.
+        (`shape_saved`), and so does `zero_like`'s argument (a loop may change
+        the shape of a variable from one iteration to the next).
         """
         reads, shape_reads = set(), set()
         restored = set()
@@ -73,6 +74,8 @@ class TapePlan:
                     restored.add(variable)
                     continue
                 if isinstance(stmt, (gast.For, gast.While)):
+                    # The header runs once, before the body's restores: it reads what is in place now.
+                    note_reads([stmt.iter if isinstance(stmt, gast.For) else stmt.test], restored_in_loop)
                     scan(stmt.body, restored_in_loop | restores_in(stmt.body))
                     continue
                 if isinstance(stmt, gast.If):
@@ -81,14 +84,19 @@ class TapePlan:
                     scan(stmt.orelse, restored_in_loop)
                 else:
                     parts = [stmt]
-                zero_like_args = {id(c.args[0]) for p in parts for c in gast.walk(p) if isinstance(c, gast.Call)
-                                  and isinstance(c.func, gast.Name) and c.func.id == "zero_like"}
-                for p in parts:
-                    for n in gast.walk(p):
-                        if not (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)) or id(n) in zero_like_args:
-                            continue
-                        if n.id in restored or n.id in restored_in_loop:
-                            (shape_reads if getattr(n, "shape_only", False) else reads).add(n.id)
+                note_reads(parts, restored_in_loop)
+
+        def note_reads(parts, restored_in_loop):
+            zero_like_args = {id(c.args[0]) for p in parts for c in gast.walk(p) if isinstance(c, gast.Call)
+                              and isinstance(c.func, gast.Name) and c.func.id == "zero_like"}
+            for p in parts:
+                for n in gast.walk(p):
+                    if not (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)):
+                        continue
+                    if n.id in restored or n.id in restored_in_loop:
+                        shape_only = getattr(n, "shape_only", False) or id(n) in zero_like_args
+                        (shape_reads if shape_only else reads).add(n.id)
+
         scan(adjoint, set())
         shape_reads -= reads
         loop_targets = {n.target.id for n in gast.walk(self.function) if isinstance(n, gast.For)}

@@ -19,7 +19,7 @@ def _is_zero(value):
     if isinstance(value, gast.Constant) and value.value == 0.0 and not isinstance(value.value, bool):
         return True
     if isinstance(value, gast.Call) and isinstance(value.func, gast.Name):
-        return value.func.id == "zero_like"
+        return value.func.id in ("zero_like", "zeros_shaped")
     return (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
             and value.func.attr == "zeros_like")
 

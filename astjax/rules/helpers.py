@@ -13,7 +13,7 @@ __all__ = ["sum_adjoint", "sum_items", "take_adjoint", "unbroadcast_to", "cumsum
            "at_set", "at_add", "at_multiply", "at_get", "getitem", "clip_mask", "extremum_mask",
            "astype", "dynamic_slice_adjoint", "stack_part", "concatenate_part", "to_float",
            "stack_part_adjoint", "concatenate_part_adjoint",
-           "zero_like"]
+           "zero_like", "zeros_shaped"]
 
 
 def unbroadcast(g, x):
@@ -405,6 +405,12 @@ def sum_items(t, like, iterable):
 def to_float(x):
     """`float(x)` that keeps a 0-d array's precision."""
     return wrap(np.asarray(x, dtype=np.result_type(x, np.float32)))
+
+
+def zeros_shaped(shape, like):
+    """Zeros of a saved shape, in the floating dtype of `like` (an adjoint of the same variable)."""
+    dtype = np.result_type(like, np.float32) if isinstance(like, np.ndarray) else np.float32
+    return wrap(np.zeros(tuple(shape), dtype=dtype))
 
 
 def zero_like(x):

@@ -86,6 +86,8 @@ class Derivation:
                 label = f"{base}_{n}"
             self.callees[key] = label
             wrt = [i for i, m in enumerate(mask) if m]
+            if kind == "vjp":
+                _refuse_if_impure(callee, context, stmt)
             try:
                 if kind == "vjp":
                     self.reverse(callee, wrt, mode="vjp", name=label)
@@ -123,3 +125,51 @@ def _check_params(node, context):
     if args.vararg or args.kwarg or args.kwonlyargs:
         raise context.error("functions with *args, **kwargs or keyword-only parameters cannot be transformed yet",
                             node, hint="list the parameters explicitly.")
+
+
+def _refuse_if_impure(callee, context, stmt):
+    """A callee's derivative re-runs its primal: one that draws random numbers would draw others."""
+    draw = _random_draw(callee, set())
+    if draw is not None:
+        name = getattr(callee, "__name__", "the function")
+        raise context.error(
+            f"`{name}` draws random numbers ({draw}); its derivative re-runs it and would draw different "
+            f"ones, giving the gradient of another sample", stmt,
+            hint="draw the random numbers in the function you differentiate (or outside it) and pass them "
+                 f"to `{name}` as an argument, or use astjax.random with an explicit key.")
+
+
+def _random_draw(fn, seen):
+    """The first call to a random-number source in `fn` or the user functions it calls, else None."""
+    import inspect
+    import random as _random
+    import numpy as _np
+    import gast
+    from ..analyses.classify import is_library
+    from ..frontend.resolve import NOT_STATIC
+    fn = _callable_with_source(fn)
+    if fn in seen or not inspect.isfunction(fn):
+        return None
+    seen.add(fn)
+    try:
+        source = function_source(fn)
+    except Exception:
+        return None
+    resolver = FunctionContext(source).resolver
+    for node in gast.walk(source.node):
+        if not isinstance(node, gast.Call):
+            continue
+        target = resolver.static_value(node.func)
+        if target is NOT_STATIC:
+            continue
+        owner = getattr(target, "__self__", None)
+        module = getattr(target, "__module__", None) or ""
+        if (module.startswith("numpy.random") or module in ("random", "_random")
+                or isinstance(owner, (_np.random.Generator, _np.random.RandomState, _random.Random))
+                or owner is _np.random or owner is _random):
+            return f"`{getattr(target, '__qualname__', getattr(target, '__name__', 'a random draw'))}`"
+        if inspect.isfunction(target) and not is_library(target):
+            found = _random_draw(target, seen)
+            if found is not None:
+                return found
+    return None

@@ -59,7 +59,7 @@ class ReverseMode:
     def transform(self):
         ret = self.function.body[-1]
         self.output, self.aux = self._outputs(ret)
-        primal = self._split_custom_vjp_calls(self.function.body[:-1])
+        primal = self._count_iterations(self._split_custom_vjp_calls(self.function.body[:-1]))
         self.function.body = primal + [ret]
         outputs = [self.output.id] if isinstance(self.output, gast.Name) else []
         self.activity = Activity(self.function, self.context.resolver, self.wrt, outputs)
@@ -178,19 +178,40 @@ class ReverseMode:
                     self._restore_marker(stmt), self._reset(target)]
             return [copy_location(s, stmt) for s in out]
         contributions, prelude = self.contributions(stmt, target, app)
-        out += prelude
+        self._check_every_path_has_a_rule(stmt, app, contributions)
+        # A call's derivative reads its arguments: when the call overwrote one of them, restore it first.
+        reads_operands = app.kind in ("function", "custom_vjp")
         badj = self.adjoint(target)
         own = [e for n, e in contributions if n == target]
         others = [(n, e) for n, e in contributions if n != target]
         if target in app.operand_names():
+            if not reads_operands:
+                out += prelude
             out.append(self._restore_marker(stmt))
+            if reads_operands:
+                out += prelude
             out += [augassign(self.adjoint(n), e) for n, e in others]
             out.append(assign(badj, _sum(own)) if own else self._reset(target))
         else:
+            out += prelude
             out += [augassign(self.adjoint(n), e) for n, e in others]
             out.append(self._restore_marker(stmt))
             out.append(self._reset(target))
         return [copy_location(s, stmt) for s in out]
+
+    def _check_every_path_has_a_rule(self, stmt, app, contributions):
+        """An active operand that receives no adjoint would be a silent zero: refuse instead."""
+        given = {n for n, _ in contributions}
+        for _, node in app.operand_nodes():
+            if self.is_active(node) or node is None:
+                continue
+            dropped = sorted({n.id for n in gast.walk(node) if isinstance(n, gast.Name) and self.is_active(n)} - given)
+            if dropped:
+                raise self.context.error(
+                    f"astjax cannot differentiate through this expression: `{dropped[0]}` reaches it inside "
+                    f"a {type(node).__name__.lower()} that this call does not take apart", stmt,
+                    hint=f"assign the {type(node).__name__.lower()} to a variable first, or pass its items as "
+                         f"separate arguments.")
 
     def _reset(self, variable):
         """The adjoint of a variable's previous value starts again from zero."""
@@ -355,29 +376,22 @@ class ReverseMode:
         return [copy_location(s, stmt) for s in out]
 
     def reverse_for(self, stmt):
+        """Run the loop's iterations backwards: the same range reversed, cut to the count if it may break."""
         body = self.reverse_block(stmt.body)
         if not body:
             return []
         backwards = _call_name(stmt.iter) == "reversed"
-        args = stmt.iter.args[0].args if backwards else stmt.iter.args
-        if backwards:      # a loop that already runs backwards is reversed by running it forwards
-            loop = gast.For(target=copy.deepcopy(stmt.target), iter=copy.deepcopy(stmt.iter.args[0]), body=body,
-                            orelse=[], type_comment=None)
-            return [copy_location(loop, stmt)]
-        if _breaks(stmt.body):
-            count = self.namer.fresh("_n")
-            self.counters[id(stmt)] = count
-            start, step = (args[0], args[2] if len(args) == 3 else None) if len(args) > 1 else (None, None)
-            if start is None:
-                bounds = [name(count)]
-            else:
-                span = gast.BinOp(left=name(count), op=gast.Mult(), right=copy.deepcopy(step)) if step else name(count)
-                bounds = [copy.deepcopy(start), gast.BinOp(left=copy.deepcopy(start), op=gast.Add(), right=span)]
-                if step:
-                    bounds.append(copy.deepcopy(step))
-            iterator = call("reversed", call("range", *bounds))
-        else:
-            iterator = call("reversed", call("range", *[copy.deepcopy(a) for a in args]))
+        visited = copy.deepcopy(stmt.iter.args[0] if backwards else stmt.iter)
+        count = self.counters.get(id(stmt))
+        if count is None:
+            iterator = visited if backwards else call("reversed", visited)
+        elif backwards:     # it visited the last `count` positions of the range: run them forwards
+            start = gast.BinOp(left=call("len", copy.deepcopy(visited)), op=gast.Sub(), right=name(count))
+            iterator = gast.Subscript(value=visited, slice=gast.Slice(lower=start, upper=None, step=None),
+                                      ctx=gast.Load())
+        else:               # it visited the first `count` positions
+            iterator = call("reversed", gast.Subscript(value=visited, slice=gast.Slice(
+                lower=None, upper=name(count), step=None), ctx=gast.Load()))
         loop = gast.For(target=copy.deepcopy(stmt.target), iter=iterator, body=body, orelse=[], type_comment=None)
         return [copy_location(loop, stmt)]
 
@@ -385,11 +399,32 @@ class ReverseMode:
         body = self.reverse_block(stmt.body)
         if not body:
             return []
-        count = self.namer.fresh("_n")
-        self.counters[id(stmt)] = count
+        count = self.counters[id(stmt)]
         loop = gast.For(target=gast.Name(id=self.namer.fresh("_k"), ctx=gast.Store(), annotation=None, type_comment=None),
                         iter=call("range", name(count)), body=body, orelse=[], type_comment=None)
         return [copy_location(loop, stmt)]
+
+    def _count_iterations(self, stmts):
+        """Count the iterations of every loop whose length the reverse sweep cannot recompute.
+
+        A `while` loop, or a `for` loop that may break, gets `_n = 0` before it and
+        `_n = _n + 1` at the top of its body. The counter is an ordinary variable of
+        the primal sweep, so the tape keeps it when an enclosing loop overwrites it.
+        """
+        out = []
+        for stmt in stmts:
+            for field in ("body", "orelse"):
+                inner = getattr(stmt, field, None)
+                if isinstance(inner, list) and not isinstance(stmt, gast.FunctionDef):
+                    setattr(stmt, field, self._count_iterations(inner))
+            if isinstance(stmt, gast.While) or (isinstance(stmt, gast.For) and _breaks(stmt.body)):
+                count = self.namer.fresh("_n")
+                self.counters[id(stmt)] = count
+                out.append(copy_location(assign(count, gast.Constant(value=0, kind=None)), stmt))
+                stmt.body.insert(0, copy_location(assign(count, gast.BinOp(
+                    left=name(count), op=gast.Add(), right=gast.Constant(value=1, kind=None))), stmt))
+            out.append(stmt)
+        return out
 
     # ------------------------------------------------------------- the tape
     def forward_block(self, stmts):
@@ -405,13 +440,7 @@ class ReverseMode:
                     self.pushed.add(id(stmt))
                 out.append(stmt)
             elif isinstance(stmt, (gast.For, gast.While)):
-                body = self.forward_block(stmt.body)
-                count = self.counters.get(id(stmt))
-                if count:
-                    out.append(copy_location(assign(count, gast.Constant(value=0, kind=None)), stmt))
-                    body = [copy_location(assign(count, gast.BinOp(left=name(count), op=gast.Add(),
-                                                                   right=gast.Constant(value=1, kind=None))), stmt)] + body
-                stmt.body = body
+                stmt.body = self.forward_block(stmt.body)
                 out.append(stmt)
             elif isinstance(stmt, gast.If):
                 stmt.body = self.forward_block(stmt.body) or [gast.Pass()]
@@ -428,15 +457,25 @@ class ReverseMode:
         return None
 
     def _read_saved_shapes(self, stmts):
-        """`unbroadcast(g, x)` -> `unbroadcast_to(g, x_shape)` for a variable whose shape alone is saved."""
+        """Read the saved shape of a variable whose shape alone is saved.
+
+        `unbroadcast(g, x)` -> `unbroadcast_to(g, x_shape)`, and
+        `bx = zero_like(x)` -> `bx = zeros_shaped(x_shape, bx)` (bx gives the dtype).
+        """
         shapes = self.shape_names
+        adjoint = self.adjoint
 
         class ReadShapes(gast.NodeTransformer):
             def visit_Call(self, node):
                 self.generic_visit(node)
-                if (isinstance(node.func, gast.Name) and node.func.id == "unbroadcast" and len(node.args) == 2
+                if not isinstance(node.func, gast.Name):
+                    return node
+                if (node.func.id == "unbroadcast" and len(node.args) == 2
                         and getattr(node.args[1], "shape_only", False) and node.args[1].id in shapes):
                     return call("unbroadcast_to", node.args[0], name(shapes[node.args[1].id]))
+                if node.func.id == "zero_like" and isinstance(node.args[0], gast.Name) and node.args[0].id in shapes:
+                    variable = node.args[0].id
+                    return call("zeros_shaped", name(shapes[variable]), name(adjoint(variable)))
                 return node
         return [ReadShapes().visit(s) for s in stmts]
 

@@ -34,6 +34,8 @@ import gast
 from .base import Pass, copy_location, name, range_of, store
 
 JUMPS = (gast.Return, gast.Break, gast.Continue)
+_IN_PLACE_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "fill", "resize",
+                     "put", "itemset", "setfield", "__setitem__", "__delitem__", "__iadd__", "__imul__"}
 
 
 def always_jumps(block):
@@ -80,11 +82,41 @@ def _drop_tail_continues(block):
     return block
 
 
+def _loop_may_return(stmt):
+    """Whether a loop at or inside `stmt` sets `_returned` (a return inside it became a break)."""
+    return any(isinstance(loop, (gast.For, gast.While)) and any(
+        isinstance(n, gast.Name) and n.id == "_returned" and isinstance(n.ctx, gast.Store) for n in gast.walk(loop))
+        for loop in gast.walk(stmt))
+
+
+def _count_loads(node):
+    counts = {}
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            counts[n.id] = counts.get(n.id, 0) + 1
+    return counts
+
+
+def _assigned_in(block):
+    return {n.id for s in block for n in gast.walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+
+
+def _target_name(loop):
+    """The name the loop binds to the position: `i` in `for i in range(n)` or `for i, v in enumerate(xs)`."""
+    target = loop.target
+    if isinstance(target, gast.Name):
+        return target.id
+    if isinstance(target, gast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], gast.Name):
+        return target.elts[0].id
+    return None
+
+
 class ControlFlow(Pass):
     """Rewrite loops to range loops and put every jump at the end of its block."""
 
     def run(self, node):
         self.loop_returns = False
+        self.loads = _count_loads(node)
         node = self.visit(node)
         node.body = self.structure(node.body, in_loop=False)
         node.body = self.single_return(node)
@@ -92,6 +124,8 @@ class ControlFlow(Pass):
 
     # ------------------------------------------------------------ loops
     def visit_For(self, node):
+        rename = self._target_needs_own_variable(node)
+        assigned = _assigned_in(node.body)
         self.generic_visit(node)
         if node.orelse:
             raise self.error("`for ... else` is not supported in transformed functions", node,
@@ -100,10 +134,11 @@ class ControlFlow(Pass):
         if range_of(it, self._is_builtin) is not None:
             if not isinstance(node.target, gast.Name):
                 raise self.error("a range loop needs a single loop variable", node)
-            return node
+            return self._own_loop_variable(node, node.target.id) if rename else node
         position = None
         if isinstance(it, gast.Call) and self._is_builtin(it.func, enumerate) and len(it.args) == 1:
-            if not (isinstance(node.target, gast.Tuple) and len(node.target.elts) == 2):
+            if not (isinstance(node.target, gast.Tuple) and len(node.target.elts) == 2
+                    and isinstance(node.target.elts[0], gast.Name)):
                 raise self.error("write `for i, v in enumerate(xs)`", node)
             position, target = node.target.elts
             sequences, targets = [it.args[0]], [target]
@@ -115,23 +150,83 @@ class ControlFlow(Pass):
             sequences, targets = [it], [node.target]
         if position is None:
             position = store(self.context.namer.fresh("_i"))
-        sequences = [self._hoist(s) for s in sequences]
+        for sequence in sequences:
+            self._refuse_changed_while_iterated(sequence, node.body)
+        sequences = [self._hoist(s, assigned) for s in sequences]
         hoisted = [s for s, _ in sequences if s is not None]
         sequences = [n for _, n in sequences]
         lengths = [gast.Call(func=name("len"), args=[copy.deepcopy(s)], keywords=[]) for s in sequences]
         count = lengths[0] if len(lengths) == 1 else gast.Call(func=name("min"), args=lengths, keywords=[])
         loads = []
         for seq, target in zip(sequences, targets):
-            if not isinstance(target, gast.Name):
-                raise self.error("loop targets must be names", node)
             item = gast.Subscript(value=copy.deepcopy(seq), slice=name(position.id), ctx=gast.Load())
-            loads.append(copy_location(gast.Assign(targets=[store(target.id)], value=item, type_comment=None), node))
+            loads += [copy_location(s, node) for s in self._unpack(target, item, node)]
         loop = gast.For(target=store(position.id), iter=gast.Call(func=name("range"), args=[count], keywords=[]),
                         body=loads + node.body, orelse=[], type_comment=None)
+        if rename and position.id == _target_name(node):
+            loop = self._own_loop_variable(loop, position.id)
         return [copy_location(s, node) for s in hoisted + [loop]]
 
-    def _hoist(self, sequence):
-        if isinstance(sequence, gast.Name):
+    def _unpack(self, target, value, loop):
+        """Assignments binding a loop target (a name, or nested tuples of names) to `value`."""
+        if isinstance(target, gast.Name):
+            return [gast.Assign(targets=[store(target.id)], value=value, type_comment=None)]
+        if not isinstance(target, (gast.Tuple, gast.List)):
+            raise self.error("loop targets must be names or tuples of names", loop)
+        item = self.context.namer.fresh("_item")
+        out = [gast.Assign(targets=[store(item)], value=value, type_comment=None)]
+        for k, element in enumerate(target.elts):
+            part = gast.Subscript(value=name(item), slice=gast.Constant(value=k, kind=None), ctx=gast.Load())
+            out += self._unpack(element, part, loop)
+        return out
+
+    def _refuse_changed_while_iterated(self, sequence, body):
+        """Python iterates a list or array live: a body that changes it in place changes the iteration."""
+        if not isinstance(sequence, gast.Name):
+            return
+        for node in (n for s in body for n in gast.walk(s)):
+            changed = None
+            if (isinstance(node, gast.Assign) and isinstance(node.value, gast.Call)
+                    and isinstance(node.value.func, gast.Name) and node.value.func.id.startswith("at_")
+                    and node.value.args and isinstance(node.value.args[0], gast.Name)
+                    and node.value.args[0].id == sequence.id):
+                changed = "an item assignment"
+            elif (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+                    and isinstance(node.func.value, gast.Name) and node.func.value.id == sequence.id
+                    and node.func.attr in _IN_PLACE_METHODS):
+                changed = f"`.{node.func.attr}()`"
+            if changed:
+                raise self.error(
+                    f"the loop changes `{sequence.id}` in place ({changed}) while iterating over it; Python "
+                    f"would see the change in later iterations", node,
+                    hint=f"iterate over a copy made for the loop (`{sequence.id}.copy()` for an array, "
+                         f"`{sequence.id}[:]` for a list), or build the new values in another variable.")
+
+    def _target_needs_own_variable(self, loop):
+        """Whether the loop variable is rebound in the body or read outside the loop.
+
+        The reverse sweep re-creates a loop variable from its range; that is only
+        the value the primal saw when nothing else writes or reads the name.
+        """
+        target = _target_name(loop)
+        if target is None:
+            return False
+        inside = sum(1 for s in [loop.iter] + loop.body for n in gast.walk(s)
+                     if isinstance(n, gast.Name) and n.id == target and isinstance(n.ctx, gast.Load))
+        loads = getattr(self, "loads", None) or {}     # a comprehension's loop: its variable is its own
+        return target in _assigned_in(loop.body) or loads.get(target, inside) > inside
+
+    def _own_loop_variable(self, loop, target):
+        """`for i in range(n): body` -> `for _k in range(n): i = _k; body`: i becomes an ordinary variable."""
+        counter = self.context.namer.fresh("_k")
+        loop.body.insert(0, copy_location(gast.Assign(targets=[store(target)], value=name(counter),
+                                                      type_comment=None), loop))
+        loop.target = store(counter)
+        return loop
+
+    def _hoist(self, sequence, assigned=()):
+        """The sequence a loop iterates, as a name the body does not rebind (Python iterates the original)."""
+        if isinstance(sequence, gast.Name) and sequence.id not in assigned:
             return None, sequence
         tmp = self.context.namer.fresh()
         return gast.Assign(targets=[store(tmp)], value=sequence, type_comment=None), name(tmp)
@@ -148,24 +243,40 @@ class ControlFlow(Pass):
 
     # ------------------------------------------------------------ jumps
     def structure(self, block, in_loop):
-        """Move statements after a jumping branch into the branch that falls through."""
+        """Move statements after a jumping branch into the branch that falls through.
+
+        After a statement whose inner loop may have returned, the rest of the block
+        runs only if it did not: `if _returned: break` inside a loop, else
+        `if _returned: pass else: rest`.
+        """
         out = []
         for i, stmt in enumerate(block):
+            rest = block[i + 1:]
             if isinstance(stmt, (gast.For, gast.While)):
                 stmt.body = _drop_tail_continues(self.structure(stmt.body, in_loop=True))
                 stmt.body = self.returns_in_loop(stmt)
             elif isinstance(stmt, gast.If):
                 stmt.body = self.structure(stmt.body, in_loop)
                 stmt.orelse = self.structure(stmt.orelse, in_loop)
-                rest = block[i + 1:]
                 if rest and (may_jump(stmt.body) or may_jump(stmt.orelse)):
-                    rest = self.structure(rest, in_loop)
                     out.append(stmt)
-                    return append_to_fallthrough(out, rest)
+                    return append_to_fallthrough(out, self._guarded(stmt, rest, in_loop))
             out.append(stmt)
             if isinstance(stmt, JUMPS):
                 break   # anything after a jump is dead
+            if _loop_may_return(stmt):
+                out.append(self._guarded(stmt, rest, in_loop, force=True)[0])
+                return out
         return out
+
+    def _guarded(self, stmt, rest, in_loop, force=False):
+        """`rest`, structured; behind `if _returned` when a loop inside `stmt` may have returned."""
+        if not (force or _loop_may_return(stmt)):
+            return self.structure(rest, in_loop)
+        leave = gast.Break() if in_loop else gast.Pass()
+        guard = gast.If(test=name("_returned"), body=[copy_location(leave, stmt)],
+                        orelse=self.structure(rest, in_loop))
+        return [copy_location(guard, stmt)]
 
     def returns_in_loop(self, loop):
         """A `return e` inside a loop becomes `_ret = e; _returned = True; break`."""
@@ -189,10 +300,6 @@ class ControlFlow(Pass):
             if isinstance(stmt, gast.If):
                 self._rewrite_returns(stmt.body)
                 self._rewrite_returns(stmt.orelse)
-            elif isinstance(stmt, (gast.For, gast.While)):
-                if any(isinstance(n, gast.Return) for s in stmt.body for n in gast.walk(s)):
-                    raise self.error("a return inside nested loops is not supported yet", stmt,
-                                     hint="set a result variable and break out of each loop.")
 
     def single_return(self, function):
         """Give the function exactly one return, at its end."""
@@ -201,7 +308,6 @@ class ControlFlow(Pass):
         if self.loop_returns:
             self.context.namer.reserve("_ret")
             self.context.namer.reserve("_returned")
-            body = self._guard_after_loop_returns(body)
             body.insert(0, gast.Assign(targets=[store("_returned")], value=gast.Constant(value=False, kind=None),
                                        type_comment=None))
         elif len(returns) == 1 and body and isinstance(body[-1], gast.Return):
@@ -220,17 +326,3 @@ class ControlFlow(Pass):
             elif isinstance(stmt, gast.If):
                 self._assign_returns(stmt.body)
                 self._assign_returns(stmt.orelse)
-
-    def _guard_after_loop_returns(self, block):
-        """After a loop that may return, run the rest only if it did not."""
-        out = []
-        for i, stmt in enumerate(block):
-            out.append(stmt)
-            if isinstance(stmt, (gast.For, gast.While)) and any(
-                    isinstance(n, gast.Name) and n.id == "_returned" for n in gast.walk(stmt)):
-                rest = block[i + 1:]
-                if rest:
-                    guard = gast.If(test=name("_returned"), body=[gast.Pass()], orelse=self._guard_after_loop_returns(rest))
-                    out.append(copy_location(guard, stmt))
-                return out
-        return out

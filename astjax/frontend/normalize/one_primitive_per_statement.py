@@ -315,15 +315,26 @@ class OnePrimitivePerStatement(Pass):
             keywords.append(gast.keyword(arg=kw.arg, value=self.structure(kw.value)))
         if keywords:
             args, keywords = self.by_position(func, args, keywords)
+        if self.is_user_function(func):
+            # A tuple or list built at the call is a value of its own: the callee's derivative
+            # gives back one adjoint for it, which the derivative then splits item by item.
+            args = [self.assign_temp(a) if isinstance(a, (gast.Tuple, gast.List)) else a for a in args]
         return gast.Call(func=func, args=args, keywords=keywords)
 
-    def by_position(self, func, args, keywords):
-        """A call of the user's own function passes every argument by position (derivatives flow by position)."""
+    def is_user_function(self, func):
+        """Whether `func` is the user's own Python function (transformed, not a primitive)."""
         import inspect
         from ...analyses.classify import is_library
         from ...rules import lookup_callable
         target = self.context.resolver.static_value(func)
-        if not (inspect.isfunction(target) and not is_library(target) and lookup_callable(target) is None):
+        return (target is not NOT_STATIC and inspect.isfunction(target) and not is_library(target)
+                and lookup_callable(target) is None)
+
+    def by_position(self, func, args, keywords):
+        """A call of the user's own function passes every argument by position (derivatives flow by position)."""
+        import inspect
+        target = self.context.resolver.static_value(func)
+        if not self.is_user_function(func):
             return args, keywords
         try:
             signature = inspect.signature(target)
