@@ -60,11 +60,7 @@ FAMILIES = {
 }
 
 # Families whose default-profile examples fail today (derandomized: the same programs every run).
-XFAIL = {
-    "dependent_bounds": "loop bounds depending on outer indices are re-read in the reverse sweep (issue 6.1)",
-    "helpers": "helper called in a loop as a = h(a, a) (issue 6.6)",
-    "everything": "the mechanisms above",
-}
+XFAIL = {}
 
 HELPERS = '''
 def h0(a, b):
