@@ -438,3 +438,92 @@ def sorted_with_key(x):
 
 
 case(sorted_with_key, lambda r: (np.array([0.3, 0.9, -0.4]),), "either")
+
+
+def _inner_returns_early_in_loop(v):
+    for i in range(4):
+        if i == 2:
+            return v * (i + 1.0)
+        v = jnp.sin(v)
+    return v
+
+
+def helper_with_return_in_loop_called_in_loop(x):
+    s = 0.0
+    for k in range(3):
+        s = s + jnp.sum(_inner_returns_early_in_loop(x * (k + 1.0)))
+    return s
+
+
+case(helper_with_return_in_loop_called_in_loop, lambda r: (vec(r, 3),), "works")
+
+
+def _swap(a, b):
+    return b, a
+
+
+def helper_swaps_in_loop(x):
+    a, b = x[0], x[1]
+    for i in range(3):
+        a, b = _swap(a * 1.5, b)
+    return a * 2.0 + b
+
+
+case(helper_swaps_in_loop, lambda r: (vec(r, 2),), "works")
+
+
+def _uses_same_arg_twice(a, b):
+    a = a * b
+    return a + b
+
+
+def helper_same_array_twice_in_loop(x):
+    y = x
+    for i in range(3):
+        y = _uses_same_arg_twice(y, y)
+    return jnp.sum(y)
+
+
+case(helper_same_array_twice_in_loop, lambda r: (vec(r, 3) * 0.5,), "works")
+
+
+def _rebinds_parameter(v):
+    v = v * 2.0
+    v = jnp.sin(v)
+    return v
+
+
+def helper_rebinding_parameter_in_loop(x):
+    s = x
+    for i in range(3):
+        s = _rebinds_parameter(s) + s
+    return jnp.sum(s)
+
+
+case(helper_rebinding_parameter_in_loop, lambda r: (vec(r, 3),), "works")
+
+
+def _helper_with_default_traced(v, scale=None):
+    if scale is None:
+        scale = 2.0
+    return v * scale
+
+
+def helper_none_default(x):
+    return jnp.sum(_helper_with_default_traced(x) + _helper_with_default_traced(x, x[0]))
+
+
+case(helper_none_default, lambda r: (vec(r, 3),), "works")
+
+
+def _recursive_list_sum(items):
+    if len(items) == 0:
+        return 0.0
+    return items[0] + _recursive_list_sum(items[1:])
+
+
+def recursion_over_list(x):
+    return _recursive_list_sum([x[0], x[1] * x[0], x[2] ** 2])
+
+
+case(recursion_over_list, lambda r: (vec(r, 3),), "works")

@@ -414,3 +414,112 @@ def iterate_growing_list_in_inner_loop(x):
 
 case(iterate_growing_list_in_inner_loop, lambda r: (vec(r, 4),), "works",
      note="found by tests/test_adversarial_properties.py (family lists)")
+
+
+def iterate_list_while_appending(x):
+    xs = [x[0], x[1]]
+    for v in xs:
+        if len(xs) < 5:
+            xs.append(v * 2.0)
+    return xs[-1] + xs[2] * xs[3]
+
+
+case(iterate_list_while_appending, lambda r: (vec(r, 2),), "either",
+     note="Python sees the appended items: the loop runs 5 times")
+
+
+def iterate_list_while_popping(x):
+    xs = [x[0], x[1], x[2], x[0] * x[1]]
+    s = 0.0
+    for v in xs:
+        s = s + v
+        xs.pop()
+    return s
+
+
+case(iterate_list_while_popping, lambda r: (vec(r, 3),), "either",
+     note="Python stops after 2 items: the list shrinks under the iterator")
+
+
+def nested_tuple_into_helper(x, y):
+    return _nested_consumer(((x, [y, x * y]), 2.0))
+
+
+def _nested_consumer(packed):
+    (a, (b, c)), k = packed
+    return jnp.sum(a * b) * k + jnp.sum(c ** 2)
+
+
+case(nested_tuple_into_helper, lambda r: (vec(r, 3), vec(r, 3)), "works", argnums=(0, 1))
+
+
+def helper_returns_list_then_mutate(x):
+    vals = _as_list(x)
+    vals[0] = vals[0] * vals[1]
+    vals.append(vals[2] ** 2)
+    return vals[0] + vals[3]
+
+
+def _as_list(v):
+    return [v[0], v[1], v[2]]
+
+
+case(helper_returns_list_then_mutate, lambda r: (vec(r, 3),), "works")
+
+
+def list_of_arrays_index_from_loop(params, x):
+    h = x
+    for i in range(len(params)):
+        h = jnp.tanh(params[i] * h)
+    return jnp.sum(h)
+
+
+case(list_of_arrays_index_from_loop, lambda r: ([vec(r, 3), vec(r, 3), vec(r, 3)], vec(r, 3)), "works")
+
+
+def dict_get_with_default(params):
+    w = params.get("w")
+    b = params.get("b", 0.5)
+    return jnp.sum(w ** 2) * b
+
+
+case(dict_get_with_default, lambda r: ({"w": vec(r, 3)},), "works")
+
+
+def dict_keys_loop_sorted(params):
+    s = 0.0
+    for k in sorted(params):
+        s = s * 0.5 + jnp.sum(params[k] ** 2)
+    return s
+
+
+case(dict_keys_loop_sorted, lambda r: ({"b": vec(r, 2), "a": vec(r, 3)},), "works")
+
+
+def tuple_of_lists_unpacked_in_loop(x):
+    pairs = ([x[0], x[1]], [x[2], x[0]])
+    s = 0.0
+    for a, b in pairs:
+        s = s + a * b
+    return s
+
+
+case(tuple_of_lists_unpacked_in_loop, lambda r: (vec(r, 3),), "works")
+
+
+def list_extend_with_generator(x):
+    xs = []
+    xs.extend(v * 2.0 for v in [x[0], x[1]])
+    return xs[0] * xs[1]
+
+
+case(list_extend_with_generator, lambda r: (vec(r, 2),), "works")
+
+
+def list_index_with_numpy_int(x):
+    xs = [x[0], x[1], x[2]]
+    k = np.argmax(np.array([0.1, 0.9, 0.3]))
+    return xs[k] * 3.0 + xs[0]
+
+
+case(list_index_with_numpy_int, lambda r: (vec(r, 3),), "works")

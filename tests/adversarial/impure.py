@@ -176,3 +176,51 @@ def print_in_function(x):
 
 
 case(print_in_function, lambda r: (vec(r, 3),), "works")
+
+
+def _maybe_noise(v, flag):
+    if flag:
+        return v + np.random.randn(*v.shape)
+    return v * 2.0
+
+
+def random_callee_on_untaken_branch(x):
+    return np.sum(_maybe_noise(x, False) ** 2)
+
+
+case(random_callee_on_untaken_branch, lambda r: (vec(r, 3),), "either", mode="custom", check=_check_seeded)
+
+
+def random_in_loop_body(x):
+    s = 0.0
+    for i in range(3):
+        s = s + np.sum((x + 0.1 * np.random.randn(3)) ** 2) * (i + 1.0)
+    return s
+
+
+case(random_in_loop_body, lambda r: (vec(r, 3),), "either", mode="custom", check=_check_seeded)
+
+
+def _unseeded_generator_noise(shape):
+    return np.random.default_rng().standard_normal(shape)
+
+
+def unseeded_generator_in_callee(x):
+    eps = _unseeded_generator_noise(x.shape)
+    return np.sum(x ** 2 + 0.0 * eps)
+
+
+case(unseeded_generator_in_callee, lambda r: (vec(r, 3),), "either",
+     note="fresh entropy each call; the value does not depend on it (0.0 * eps)")
+
+
+def _scale_by_random_choice(v):
+    k = np.random.randint(1, 4)
+    return v * k
+
+
+def random_integer_in_callee(x):
+    return np.sum(_scale_by_random_choice(x) ** 2)
+
+
+case(random_integer_in_callee, lambda r: (vec(r, 3),), "either", mode="custom", check=_check_seeded)

@@ -92,6 +92,10 @@ KNOWN_FAILURES = {
     "library.np_item_of_traced": "WRONG: x[0].item() treated as a constant (must refuse or differentiate)",
     "library.np_tolist_of_traced": "WRONG: x.tolist() treated as a constant (must refuse or differentiate)",
     # --- list methods deleted as dead code or mishandled (effects not declared)
+    "loops.while_pop_until_empty": "WRONG: v = stack.pop() in `while len(stack) > 0`",
+    "loops.loop_over_list_rebound_in_body": "WRONG: `for v in items` with items rebound in the body iterates the new list",
+    "containers.helper_returns_list_then_mutate": "CRASH: 'Array' has no append: a list returned by a helper becomes an array",
+    "containers.list_extend_with_generator": "CRASH: IndexError: xs.extend(generator expression)",
     "containers.list_pop": "WRONG: xs.pop() deleted as dead code",
     "containers.list_pop_front": "WRONG: xs.pop(0) deleted as dead code",
     "containers.list_extend": "WRONG value: xs.extend(...) deleted as dead code",
@@ -112,6 +116,11 @@ KNOWN_FAILURES = {
     "misc.bubble_sort_network": "REFUSED: v[j], v[j + 1] = v[j + 1], v[j] swap on a list",
     "calls.helper_mutating_list": "CRASH: IndexError: a helper that appends to the caller's list",
     # --- comprehensions, dicts, tuple loop targets
+    "containers.dict_get_with_default": "WRONG: params.get('w') treated as a constant",
+    "containers.dict_keys_loop_sorted": "REFUSED: for k in sorted(params)",
+    "containers.tuple_of_lists_unpacked_in_loop": "REFUSED: for a, b in (list, list)",
+    "containers.nested_tuple_into_helper": "REFUSED: nested unpacking (a, (b, c)), k = packed in a helper",
+    "calls.helper_none_default": "CRASH: NoneType * float: `if scale is None: scale = 2.0` default in a helper",
     "containers.list_comprehension_with_if": "REFUSED: list comprehension with an if clause",
     "containers.comprehension_calling_local_function": "WRONG: comprehension calling a local def drops the closure path",
     "containers.comprehension_calling_lambda": "WRONG: comprehension calling a lambda drops the closure path",

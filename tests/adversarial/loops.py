@@ -477,3 +477,247 @@ def data_bound_capped_by_outer_index(x, m):
 
 case(data_bound_capped_by_outer_index, lambda r: (vec(r, 4), np.array([3, 3, 3, 3])), "works",
      note="found by tests/test_adversarial_properties.py (family data_bounds)")
+
+
+def stale_inner_variable_after_empty_loop(x):
+    s = 0.0
+    j = 0
+    for i in range(4):
+        for j in range(i - 1):
+            s = s + x[j] * x[i]
+        s = s * 0.5 + x[j] ** 2
+    return s
+
+
+case(stale_inner_variable_after_empty_loop, lambda r: (vec(r, 4),), "works",
+     note="when range(i - 1) is empty, j keeps its value from an earlier outer iteration")
+
+
+def break_in_while_in_dependent_for(x):
+    s = 0.0
+    for i in range(4):
+        k = i
+        while k < 6:
+            s = s + x[k % 4] * x[i]
+            if k - i >= 2:
+                break
+            k = k + 1
+    return s
+
+
+case(break_in_while_in_dependent_for, lambda r: (vec(r, 4),), "works")
+
+
+def continue_with_dependent_bounds(x):
+    s = 0.0
+    for i in range(4):
+        for j in range(i, 4):
+            if (i * j) % 3 == 1:
+                continue
+            s = s + jnp.sin(x[i] - x[j]) + x[j]
+    return s
+
+
+case(continue_with_dependent_bounds, lambda r: (vec(r, 4),), "works")
+
+
+def range_len_of_growing_list(x):
+    xs = [x[0], x[1]]
+    for i in range(len(xs)):
+        xs.append(xs[i] * x[2])
+    return xs[0] + xs[1] * xs[2] + xs[3] * 2.0
+
+
+case(range_len_of_growing_list, lambda r: (vec(r, 3),), "works")
+
+
+def bound_from_int_of_differentiated_value(x):
+    n = int(x[0] * 3.0) + 2
+    s = 0.0
+    for i in range(n):
+        s = s + x[1] * (i + 1.0)
+    return s * x[0]
+
+
+case(bound_from_int_of_differentiated_value, lambda r: (np.array([0.55, 0.3]),), "either",
+     note="int() of a differentiated value: piecewise constant, the bound has no derivative")
+
+
+def outer_variable_reassigned_in_inner(x):
+    s = 0.0
+    for i in range(3):
+        for j in range(2):
+            i = i + j
+            s = s + x[i % 4] * (j + 1.0)
+    return s
+
+
+case(outer_variable_reassigned_in_inner, lambda r: (vec(r, 4),), "works")
+
+
+def return_inside_while_inside_for(x):
+    s = 0.0
+    for i in range(4):
+        k = 0
+        while k < 3:
+            s = s + x[i] * x[k]
+            if i == 2 and k == 1:
+                return s * 2.0
+            k = k + 1
+    return s
+
+
+case(return_inside_while_inside_for, lambda r: (vec(r, 4),), "either")
+
+
+def flag_breaks_outer_loop(x):
+    s = 0.0
+    done = False
+    for i in range(4):
+        for j in range(4):
+            s = s + x[i] * x[j]
+            if i + j == 3:
+                done = True
+                break
+        if done and i >= 1:
+            break
+    return s
+
+
+case(flag_breaks_outer_loop, lambda r: (vec(r, 4),), "works")
+
+
+def enumerate_reversed_slice(x):
+    s = 0.0
+    for i, v in enumerate(x[::-1]):
+        s = s + (i + 1.0) * v ** 2
+    return s
+
+
+case(enumerate_reversed_slice, lambda r: (vec(r, 4),), "works")
+
+
+def reversed_range_slice(x):
+    s = 0.0
+    for i in range(4)[::-1]:
+        s = s * 0.5 + x[i]
+    return s
+
+
+case(reversed_range_slice, lambda r: (vec(r, 4),), "works")
+
+
+def zip_range_and_array(x):
+    s = 0.0
+    for i, v in zip(range(3), x):
+        s = s + v * x[(i + 1) % 4]
+    return s
+
+
+case(zip_range_and_array, lambda r: (vec(r, 4),), "works")
+
+
+def counter_changed_conditionally(x):
+    n = 2
+    s = 0.0
+    for i in range(5):
+        if i % 2 == 0:
+            n = n + 1
+        for j in range(n - i if n > i else 0):
+            s = s + x[j % 4] * 0.5
+    return s
+
+
+case(counter_changed_conditionally, lambda r: (vec(r, 4),), "works")
+
+
+def four_level_triangular(x):
+    s = 0.0
+    for i in range(3):
+        for j in range(i + 1):
+            for k in range(j + 1):
+                for l in range(k, 3):
+                    s = s + x[i] * x[l] - x[j] * x[k]
+    return s
+
+
+case(four_level_triangular, lambda r: (vec(r, 3),), "works")
+
+
+def array_shrinks_in_loop(x):
+    s = 0.0
+    y = x
+    while y.shape[0] > 1:
+        s = s + jnp.sum(y ** 2)
+        y = y[1:] * y[0]
+    return s + y[0]
+
+
+case(array_shrinks_in_loop, lambda r: (vec(r, 4),), "works")
+
+
+def loop_over_list_rebound_in_body(x):
+    items = [x[0], x[1]]
+    s = 0.0
+    for v in items:
+        s = s + v
+        items = [v * 2.0]
+    return s + items[0]
+
+
+case(loop_over_list_rebound_in_body, lambda r: (vec(r, 2),), "works",
+     note="Python iterates the original list; the rebinding only changes the name")
+
+
+def while_pop_until_empty(x):
+    stack = [x[0], x[1] * 2.0, x[2] * 3.0]
+    s = 0.0
+    while len(stack) > 0:
+        v = stack.pop()
+        s = s * 0.5 + v
+    return s
+
+
+case(while_pop_until_empty, lambda r: (vec(r, 3),), "works")
+
+
+def while_true_break_on_counter(x):
+    s = x[0]
+    i = 0
+    while True:
+        i += 1
+        s = s * 0.9 + x[i % 3]
+        if i >= 5:
+            break
+    return s
+
+
+case(while_true_break_on_counter, lambda r: (vec(r, 3),), "works")
+
+
+def inner_bound_is_outer_loop_value_of_array(x, idx):
+    s = 0.0
+    for k in idx:
+        for j in range(k):
+            s = s + x[j] * x[k]
+    return s
+
+
+case(inner_bound_is_outer_loop_value_of_array, lambda r: (vec(r, 4), np.array([3, 0, 2, 1])), "works")
+
+
+def loop_body_calls_helper_with_loop_bound(x):
+    s = 0.0
+    for i in range(4):
+        s = s + _partial_sum(x, i)
+    return s
+
+
+def _partial_sum(v, n):
+    t = 0.0
+    for j in range(n):
+        t = t + v[j] * v[n]
+    return t
+
+
+case(loop_body_calls_helper_with_loop_bound, lambda r: (vec(r, 4),), "works")
