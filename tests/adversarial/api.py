@@ -360,3 +360,75 @@ def value_and_grad_value_is_value(x):
 
 
 case(value_and_grad_value_is_value, lambda r: (vec(r, 4),), "works")
+
+
+def triangular_loops_scalar(a):
+    s = 0.0
+    for i in range(4):
+        for j in range(i + 1, 4):
+            s = s + jnp.sin(a * (i + 1.0)) * jnp.cos(a * (j + 1.0))
+    return s
+
+
+def _check_second_derivative_loops(fn, args):
+    a = float(args[0])
+    h = 1e-4
+    f = [float(fn(np.float64(a + k * h) * np.ones(()))) for k in (-1, 0, 1)]
+    second = (f[0] - 2 * f[1] + f[2]) / h ** 2
+    g2 = astjax.grad(astjax.grad(fn))(*args)
+    _, hvp = astjax.jvp(astjax.grad(fn), tuple(args), (np.ones(()),))
+    return [(g2, second, "grad(grad(f)) through triangular loops"),
+            (hvp, second, "jvp(grad(f)) through triangular loops")]
+
+
+case(triangular_loops_scalar, lambda r: (scalar(r),), "works", mode="custom", check=_check_second_derivative_loops,
+     rtol=1e-4, name="second_derivative_through_triangular_loops")
+
+
+def hvp_through_dependent_loops(x):
+    s = 0.0
+    for i in range(3):
+        for j in range(i + 1):
+            s = s + x[i] * x[j] * jnp.sin(x[i - j])
+    return s
+
+
+def _check_hvp(fn, args):
+    H = fd_hessian(fn, args)
+    t = np.array([0.4, -1.0, 0.7])
+    _, hvp = astjax.jvp(astjax.grad(fn), tuple(args), (t,))
+    return [(hvp, H @ t, "jvp(grad(f)) through dependent loops"),
+            (astjax.jacfwd(astjax.grad(fn))(*args), H, "jacfwd(grad(f)) through dependent loops")]
+
+
+case(hvp_through_dependent_loops, lambda r: (vec(r, 3),), "works", mode="custom", check=_check_hvp, rtol=1e-4)
+
+
+from collections import namedtuple  # noqa: E402
+
+Params = namedtuple("Params", ["w", "b"])
+
+
+def namedtuple_params(p, x):
+    return jnp.sum(jnp.tanh(p.w * x + p.b) ** 2)
+
+
+case(namedtuple_params, lambda r: (Params(vec(r, 3), vec(r, 3)), vec(r, 3)), "works")
+
+
+def list_of_scalars_argument(coeffs):
+    return coeffs[0] * coeffs[1] + jnp.sin(coeffs[2])
+
+
+case(list_of_scalars_argument, lambda r: ([scalar(r), scalar(r), scalar(r)],), "works")
+
+
+def nested_dict_list_argument(tree):
+    s = 0.0
+    for layer in tree["layers"]:
+        s = s + jnp.sum(layer[0] * layer[1])
+    return s + jnp.sum(tree["scale"] ** 2)
+
+
+case(nested_dict_list_argument,
+     lambda r: ({"layers": [(vec(r, 2), vec(r, 2)), (vec(r, 3), vec(r, 3))], "scale": vec(r, 1)},), "works")

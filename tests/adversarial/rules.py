@@ -529,3 +529,89 @@ def with_aux(x):
 
 case(with_aux, lambda r: (vec(r, 3),), "works", mode="custom", check=_check_jacfwd_has_aux,
      name="jacfwd_jacrev_has_aux")
+
+
+def pairwise_distance_matrix(X):
+    D = jnp.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=-1)
+    return jnp.sum(jnp.exp(-D))
+
+
+case(pairwise_distance_matrix, lambda r: (mat(r, 4, 2),), "works")
+
+
+def negative_axis_keepdims(A):
+    return jnp.sum(A / jnp.sum(A, axis=-1, keepdims=True) * A[:, -1:])
+
+
+case(negative_axis_keepdims, lambda r: (mat(r, 3, lo=0.5, hi=1.5),), "works")
+
+
+def relu_by_mask_multiply(x):
+    return jnp.sum(x * (x > 0) + 0.1 * x * (x <= 0))
+
+
+case(relu_by_mask_multiply, lambda r: (np.array([0.3, -0.6, 0.8, -0.2]),), "works")
+
+
+def branch_on_data_in_triangular_loop(x):
+    s = 0.0
+    for i in range(4):
+        for j in range(i + 1, 4):
+            if x[i] > x[j]:
+                s = s + (x[i] - x[j]) ** 2
+            else:
+                s = s + jnp.sin(x[j] - x[i])
+    return s
+
+
+case(branch_on_data_in_triangular_loop, lambda r: (np.array([0.1, 0.7, -0.4, 0.35]),), "works")
+
+
+def scalar_times_one_element_vector(x, c):
+    return jnp.sum((x * c) ** 2) + jnp.sum(c * c)
+
+
+case(scalar_times_one_element_vector, lambda r: (vec(r, 3), vec(r, 1)), "works", argnums=(0, 1))
+
+
+def outer_product_then_trace_like_sum(x, y):
+    M = jnp.outer(x, y)
+    return jnp.sum(jnp.diag(M)) + jnp.sum(M.T @ x)
+
+
+case(outer_product_then_trace_like_sum, lambda r: (vec(r, 3), vec(r, 3)), "works", argnums=(0, 1))
+
+
+def integer_power_loop_negative(x):
+    s = 0.0
+    for p in range(-2, 3):
+        s = s + jnp.sum(x ** p)
+    return s
+
+
+case(integer_power_loop_negative, lambda r: (np.array([0.6, -0.8, 1.3]),), "works")
+
+
+def expand_dims_squeeze_roundtrip(x):
+    y = jnp.expand_dims(x, 0)
+    z = jnp.squeeze(y * jnp.ones((2, 1)), axis=None) if False else jnp.squeeze(y, axis=0)
+    return jnp.sum(jnp.sin(z) * z)
+
+
+case(expand_dims_squeeze_roundtrip, lambda r: (vec(r, 3),), "works")
+
+
+def reshape_with_minus_one(x):
+    A = jnp.reshape(x, (-1, 2))
+    return jnp.sum(A[:, 0] * A[:, 1])
+
+
+case(reshape_with_minus_one, lambda r: (vec(r, 6),), "works")
+
+
+def where_one_argument_nonzero(x):
+    idx = jnp.where(x > 0)[0]
+    return jnp.sum(x[idx] ** 2)
+
+
+case(where_one_argument_nonzero, lambda r: (np.array([0.3, -0.6, 0.8, -0.2]),), "works")
