@@ -392,3 +392,78 @@ def global_array_user(x):
 
 case(global_array_user, lambda r: (vec(r, 3),), "works", mode="custom", check=_check_global_array_mutated,
      name="global_array_mutated_in_place")
+
+
+_namespace = {"jnp": jnp}
+exec("def made_by_exec(x):\n    return jnp.sum(x ** 3)\n", _namespace)
+case(_namespace["made_by_exec"], lambda r: (vec(r, 3),), "either", name="function_made_by_exec",
+     errors=(astjax.errors.SourceUnavailableError,), error_match="(?i)source",
+     note="no source file: refusing is the only option besides differentiating the bytecode")
+
+
+multi_line_lambda = (lambda x:
+                     jnp.sum(x ** 2)
+                     * 3.0)
+case(multi_line_lambda, lambda r: (vec(r, 3),), "works", name="lambda_over_several_lines")
+
+
+def doubled_star_args(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs) * 2.0
+    return wrapper
+
+
+@doubled_star_args
+def decorated_star_args_wrapper(x):
+    return jnp.sum(jnp.sin(x))
+
+
+case(decorated_star_args_wrapper, lambda r: (vec(r, 3),), "works")
+
+
+_REGISTRY = {}
+
+
+def register_and_replace(fn):
+    _REGISTRY[fn.__name__] = fn
+    return lambda x: fn(x) + jnp.sum(x)
+
+
+@register_and_replace
+def decorator_returns_lambda(x):
+    return jnp.sum(x ** 2)
+
+
+case(decorator_returns_lambda, lambda r: (vec(r, 3),), "works", name="decorator_returning_a_lambda")
+
+
+LOSSES = {"l2": lambda x: jnp.sum(x ** 2), "l4": lambda x: jnp.sum(x ** 4)}
+case(LOSSES["l4"], lambda r: (vec(r, 3),), "works", name="second_lambda_in_a_dict_on_one_line")
+
+
+SCALED = []
+for _k in (1.0, 5.0):
+    SCALED.append(lambda x, k=_k: jnp.sum(jnp.sin(x) * k))
+case(SCALED[1], lambda r: (vec(r, 3),), "works", name="lambda_made_in_a_module_loop_default_5")
+
+
+def renamed_function(x):
+    return jnp.sum(jnp.cos(x) * 4.0)
+
+
+renamed_function.__name__ = "triple_lambda"
+renamed_function.__qualname__ = "triple_lambda"
+case(renamed_function, lambda r: (vec(r, 3),), "works", name="function_with_changed_name")
+
+
+def _external_forward(self, x):
+    return jnp.sum(x * self.k)
+
+
+class AssignedMethod:
+    k = 3.0
+    forward = _external_forward
+
+
+case(AssignedMethod().forward, lambda r: (vec(r, 3),), "works", name="method_assigned_in_class_body")

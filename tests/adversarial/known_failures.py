@@ -69,6 +69,9 @@ KNOWN_FAILURES = {
     "identity.nonlocal_rebound_after_first_transform": "WRONG: a closure cell rebound after the first call is frozen",
     "identity.global_array_rebound": "WRONG: a global array rebound after the first transform is frozen",
     "identity.source_file_edited_after_import": "WRONG: differentiates the edited file, not the code Python runs",
+    "identity.decorated_star_args_wrapper": "WRONG: functools.wraps(*args, **kwargs) wrapper ignored",
+    "identity.second_lambda_in_a_dict_on_one_line": "WRONG: two lambdas on one line in a dict: the first is differentiated",
+    "identity.lambda_made_in_a_module_loop_default_5": "WRONG (jvp primal): default k=_k of a lambda not taken from __defaults__",
     "identity.function_redefined_in_a_loop": "CRASH: NameError: default argument k=k of a local def",
     # --- 2. values dropped: calls not understood treated as constants
     "library.np_sum_of_list_literal": "WRONG: np.sum([x, 2 * x, x * x]) drops the list's values",
