@@ -399,3 +399,90 @@ def column_write(A):
 
 
 case(column_write, lambda r: (mat(r, 3),), "works")
+
+
+def asarray_is_alias(x):
+    y = np.asarray(x)
+    y[0] = 3.0 * x[1]
+    return np.sum(x ** 2)
+
+
+case(asarray_is_alias, lambda r: (vec(r, 3),), "either", note="np.asarray of an ndarray does not copy")
+
+
+def reversed_view_write(x):
+    y = x * 1.0
+    v = y[::-1]
+    v[0] = y[0] * 2.0
+    return np.sum(y * x)
+
+
+case(reversed_view_write, lambda r: (vec(r, 3),), "either")
+
+
+def copyto_local(x):
+    y = np.zeros(3)
+    np.copyto(y, x * 2.0)
+    return np.sum(y * x)
+
+
+case(copyto_local, lambda r: (vec(r, 3),), "either")
+
+
+def tuple_alias_iadd(x):
+    y = x * 1.0
+    a, b = y, y
+    a += 1.0
+    return np.sum(b * x)
+
+
+case(tuple_alias_iadd, lambda r: (vec(r, 3),), "either")
+
+
+def fill_method(x):
+    y = x * 1.0
+    z = y
+    z.fill(0.5)
+    return np.sum(y * x)
+
+
+case(fill_method, lambda r: (vec(r, 3),), "either")
+
+
+def np_put(x, v):
+    y = x * 1.0
+    np.put(y, [0, 2], v)
+    return np.sum(y ** 2)
+
+
+case(np_put, lambda r: (vec(r, 3), vec(r, 2)), "either", argnums=(0, 1))
+
+
+def clip_out_in_place(x):
+    y = x * 2.0
+    np.clip(y, -0.5, 0.5, out=y)
+    return np.sum(y * x)
+
+
+case(clip_out_in_place, lambda r: (np.array([0.1, 0.6, -0.4]),), "either")
+
+
+def newaxis_view_write(x):
+    y = x * 1.0
+    v = y[np.newaxis]
+    v[0, 1] = 7.0 * x[0]
+    return np.sum(y * x)
+
+
+case(newaxis_view_write, lambda r: (vec(r, 3),), "either")
+
+
+def augmented_on_subscript_of_alias_in_loop(x):
+    y = x * 1.0
+    z = y
+    for i in range(3):
+        z[i] *= y[(i + 1) % 3]
+    return np.sum(y)
+
+
+case(augmented_on_subscript_of_alias_in_loop, lambda r: (vec(r, 3),), "either")
