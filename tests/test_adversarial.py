@@ -23,7 +23,7 @@ def _params():
 
 
 # A known failure may be a hang: it gets a shorter leash, so that the file stays fast.
-KNOWN_FAILURE_TIMEOUT_S = 5
+KNOWN_FAILURE_TIMEOUT_S = 3
 
 
 @pytest.mark.parametrize("case", _params())

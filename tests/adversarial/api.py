@@ -432,3 +432,68 @@ def nested_dict_list_argument(tree):
 
 case(nested_dict_list_argument,
      lambda r: ({"layers": [(vec(r, 2), vec(r, 2)), (vec(r, 3), vec(r, 3))], "scale": vec(r, 1)},), "works")
+
+
+# ----------------------------------------------------------------- programs that must be refused (JAX refuses them)
+def returns_tuple_without_has_aux(x):
+    return jnp.sum(x ** 2), jnp.sum(x)
+
+
+case(returns_tuple_without_has_aux, lambda r: (vec(r, 3),), "refuse", errors=(TypeError,),
+     error_match="(?i)scalar|tuple|has_aux")
+
+
+def returns_integer(x):
+    return jnp.sum(x > 0)
+
+
+case(returns_integer, lambda r: (vec(r, 3),), "refuse", errors=(TypeError,), error_match="(?i)int|float|real|dtype")
+
+
+def returns_complex(x):
+    return jnp.sum(x * 1j)
+
+
+case(returns_complex, lambda r: (vec(r, 3),), "refuse", errors=(TypeError,),
+     error_match="(?i)complex|holomorphic|real")
+
+
+def one_argument_only(x):
+    return jnp.sum(x ** 2)
+
+
+case(one_argument_only, lambda r: (vec(r, 3),), "refuse", argnums=2, errors=(TypeError, ValueError, IndexError),
+     error_match="(?i)argnum|argument|out of (range|bounds)", name="argnums_out_of_range")
+
+
+def _check_has_aux_scalar(fn, args):
+    return [(astjax.grad(fn, has_aux=True)(*args)[0], np.zeros(3), "has_aux with a scalar output")]
+
+
+case(one_argument_only, lambda r: (vec(r, 3),), "refuse", mode="custom", check=_check_has_aux_scalar,
+     errors=(TypeError, ValueError), error_match="(?i)aux|pair|tuple", name="has_aux_on_scalar_output")
+
+
+def _check_jvp_of_custom_vjp(fn, args):
+    _, t = astjax.jvp(fn, tuple(args), (np.ones(3),))
+    return [(t, np.ones(3), "jvp of a custom_vjp function")]
+
+
+case(uses_custom_vjp, lambda r: (vec(r, 3),), "refuse", mode="custom", check=_check_jvp_of_custom_vjp,
+     errors=(TypeError,), error_match="(?i)custom_vjp|forward|jvp", name="jvp_of_custom_vjp_function",
+     note="JAX: can't apply forward-mode autodiff (jvp) to a custom_vjp function")
+
+
+def generator_function(x):
+    yield jnp.sum(x)
+
+
+case(generator_function, lambda r: (vec(r, 3),), "refuse", errors=(TypeError,), error_match="(?i)generator|scalar")
+
+
+def string_argument_differentiated(x, name):
+    return jnp.sum(x) * len(name)
+
+
+case(string_argument_differentiated, lambda r: (vec(r, 3), "abc"), "refuse", argnums=1, errors=(TypeError,),
+     error_match="(?i)str|float|type|array")

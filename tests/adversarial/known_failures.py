@@ -205,6 +205,7 @@ KNOWN_FAILURES = {
     "api.jacrev_jacfwd_of_tuple_output": "CRASH: jacrev/jacfwd of a tuple output",
     "api.vjp_of_tuple_output": "CRASH: vjp of a tuple output",
     "api.grad_of_function_returning_none": "WRONG: grad of a None-returning function gives zeros (JAX: TypeError)",
+    "api.returns_complex": "WRONG: grad of a complex-valued output returns zeros (JAX: TypeError, use holomorphic=True)",
     "api.forgot_return_in_branch": "CRASH: UnboundLocalError '_ret' when a branch falls off the end (JAX: TypeError)",
     "api.fourth_derivative_loop": "WRONG: grad^4 through a loop gives a wrong value (and takes ~7 s to build)",
     "api.uses_custom_jvp": "REFUSED: custom_jvp function under grad",
