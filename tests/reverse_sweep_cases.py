@@ -257,3 +257,51 @@ def iterate_list_while_appending(x):
             xs.append(v * 2.0)
         s = s + v
     return s
+
+
+_CALLS = []
+
+
+def _count_and_scale(v):
+    _CALLS.append(1)
+    return v * float(len(_CALLS) % 2 + 1)
+
+
+def callee_changes_a_global_list(x):
+    _CALLS.clear()
+    return jnp.sum(_count_and_scale(x) * x)
+
+
+_STATE = {"w": 1.0}
+
+
+def _stateful(v):
+    _STATE["w"] = _STATE["w"] * 2.0
+    return v * _STATE["w"]
+
+
+def callee_assigns_into_a_global(x):
+    _STATE["w"] = 1.0
+    return jnp.sum(_stateful(x) ** 2)
+
+
+def _append_to(xs, v):
+    xs.append(v * 2.0)
+    return v
+
+
+def callee_appends_to_its_argument(x):
+    xs = [x[0]]
+    y = _append_to(xs, x[1])
+    return y * xs[-1]
+
+
+def _fresh_list(v):
+    out = []
+    out.append(v * 2.0)
+    out.append(v * 3.0)
+    return out[0] * out[1]
+
+
+def callee_builds_its_own_list(x):
+    return _fresh_list(x[0]) + x[1]

@@ -17,7 +17,9 @@ import reverse_sweep_cases as cases
 X = np.array([1.0, 2.0, 3.0, 4.0, 0.5, 0.7, 0.2, 0.9])
 COUNTS = np.array([2, 0, 3])
 
-REFUSED = {"callee_draws_random_numbers", "iterate_array_while_changing_it", "iterate_list_while_appending"}
+REFUSED = {"callee_draws_random_numbers", "callee_changes_a_global_list", "callee_appends_to_its_argument",
+           "callee_assigns_into_a_global",
+           "iterate_array_while_changing_it", "iterate_list_while_appending"}
 CASES = [(name, fn) for name, fn in vars(cases).items() if inspect.isfunction(fn) and not name.startswith("_")
          and fn.__module__ == cases.__name__ and name not in REFUSED]
 
@@ -99,3 +101,13 @@ def test_a_sequence_changed_in_place_while_iterated_is_refused(fn, line):
     with pytest.raises(astjax.errors.TransformError) as info:
         astjax.grad(fn)(X.copy())
     assert line in str(info.value) and "while iterating over it" in str(info.value)
+
+
+@pytest.mark.parametrize("fn, words", [(cases.callee_changes_a_global_list, "changes `_CALLS` in place"),
+                                       (cases.callee_appends_to_its_argument, "changes `xs` in place"),
+                                       (cases.callee_assigns_into_a_global, "assigns into `_STATE`")])
+def test_a_callee_that_changes_outside_state_is_refused(fn, words):
+    """Re-running it in the reverse sweep would change the state again (and it may read the change)."""
+    with pytest.raises(astjax.errors.TransformError) as info:
+        astjax.grad(fn)(X.copy())
+    assert words in str(info.value) and "reverse_sweep_cases.py" in str(info.value)

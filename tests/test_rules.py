@@ -30,9 +30,9 @@ RTOL, ATOL = 1e-5, 1e-7
 
 # Differentiable primitives deliberately without a finite-difference case: name -> why.
 SKIPPED = {
-    "push": "tape operation of generated code (no user spelling, no rule: transforms/vjp.py and jvp.py "
+    "push": "tape operation of generated code (no user spelling, no rule: transforms/reverse/ and jvp.py "
             "differentiate it directly); exercised by test_second_derivative_through_the_tape",
-    "pop": "tape operation of generated code (no user spelling, no rule: transforms/vjp.py and jvp.py "
+    "pop": "tape operation of generated code (no user spelling, no rule: transforms/reverse/ and jvp.py "
            "differentiate it directly); exercised by test_second_derivative_through_the_tape",
 }
 

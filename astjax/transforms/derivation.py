@@ -12,7 +12,7 @@ from ..frontend.parse import function_source
 from ..optimize import cleanup
 from ..backends.python import compile_function
 from .jvp import ForwardMode
-from .vjp import ReverseMode
+from .reverse import ReverseMode
 
 __all__ = ["Derivation"]
 
@@ -128,19 +128,28 @@ def _check_params(node, context):
 
 
 def _refuse_if_impure(callee, context, stmt):
-    """A callee's derivative re-runs its primal: one that draws random numbers would draw others."""
-    draw = _random_draw(callee, set())
-    if draw is not None:
+    """A callee's derivative re-runs its primal: it must give the same result the second time.
+
+    One that draws random numbers would draw others; one that changes an object it
+    did not create (a global, a closure's list, its caller's argument) would change
+    it again and may read the change. Both are refused.
+    """
+    effect = _impurity(callee, set())
+    if effect is not None:
         name = getattr(callee, "__name__", "the function")
         raise context.error(
-            f"`{name}` draws random numbers ({draw}); its derivative re-runs it and would draw different "
-            f"ones, giving the gradient of another sample", stmt,
-            hint="draw the random numbers in the function you differentiate (or outside it) and pass them "
-                 f"to `{name}` as an argument, or use astjax.random with an explicit key.")
+            f"`{name}` {effect}; astjax's derivative of a call re-runs the callee, which would not give the "
+            f"same result again", stmt,
+            hint="draw random numbers (or change state) in the function you differentiate or outside it, and "
+                 f"pass the values to `{name}` as arguments; for randomness use astjax.random with an explicit key.")
 
 
-def _random_draw(fn, seen):
-    """The first call to a random-number source in `fn` or the user functions it calls, else None."""
+_IN_PLACE_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update",
+                     "setdefault", "popitem", "add", "discard", "fill", "resize", "put", "itemset"}
+
+
+def _impurity(fn, seen):
+    """How `fn` or a user function it calls is impure (a random draw, a change to outside state), else None."""
     import inspect
     import random as _random
     import numpy as _np
@@ -156,10 +165,23 @@ def _random_draw(fn, seen):
     except Exception:
         return None
     resolver = FunctionContext(source).resolver
-    for node in gast.walk(source.node):
+    statements = getattr(source.node, "body", source.node)     # a lambda's body is one expression
+    body = [n for stmt in (statements if isinstance(statements, list) else [statements]) for n in gast.walk(stmt)]
+    local = {n.id for n in body if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    for node in body:
+        if isinstance(node, (gast.Subscript, gast.Attribute)) and isinstance(node.ctx, gast.Store):
+            base = node.value
+            while isinstance(base, (gast.Subscript, gast.Attribute)):
+                base = base.value
+            if isinstance(base, gast.Name) and base.id not in local:
+                return f"assigns into `{base.id}`, which it did not create"
         if not isinstance(node, gast.Call):
             continue
-        target = resolver.static_value(node.func)
+        func = node.func
+        if (isinstance(func, gast.Attribute) and func.attr in _IN_PLACE_METHODS and isinstance(func.value, gast.Name)
+                and func.value.id not in local):
+            return f"changes `{func.value.id}` in place (`.{func.attr}()`), which it did not create"
+        target = resolver.static_value(func)
         if target is NOT_STATIC:
             continue
         owner = getattr(target, "__self__", None)
@@ -167,9 +189,10 @@ def _random_draw(fn, seen):
         if (module.startswith("numpy.random") or module in ("random", "_random")
                 or isinstance(owner, (_np.random.Generator, _np.random.RandomState, _random.Random))
                 or owner is _np.random or owner is _random):
-            return f"`{getattr(target, '__qualname__', getattr(target, '__name__', 'a random draw'))}`"
+            what = getattr(target, "__qualname__", getattr(target, "__name__", "a random source"))
+            return f"draws random numbers (`{what}`)"
         if inspect.isfunction(target) and not is_library(target):
-            found = _random_draw(target, seen)
+            found = _impurity(target, seen)
             if found is not None:
                 return found
     return None

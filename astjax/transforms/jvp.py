@@ -181,7 +181,7 @@ class ForwardMode:
                 bindings["d" + operand] = self._tangent_expression(node)
         terms, output_used = [], False
         if getattr(prim, "sequence_rule_builders", None):
-            from .vjp import sequence_rule
+            from .sequence_rules import sequence_rule
             elements = app.bound[prim.sequence_operand].elts
             names = {f"o{i}": e for i, e in enumerate(elements)}
             names.update({f"d{i}": self._tangent_expression(e) for i, e in enumerate(elements)})

@@ -1,0 +1,303 @@
+"""The adjoint sweep: each primal statement, taken in reverse order, becomes its adjoint.
+
+For `y = f(x)` the rule of f is expanded (`bx += by * jnp.cos(x)`); a call of the
+user's own function calls its generated `vjp_<name>`; a tuple's adjoint is read
+back item by item. Branches are reversed inside the same branch and loops by
+loops.py. Where the primal overwrote a value a later rule reads, the sweep leaves
+a restore marker that tape_writer.py turns into a pop.
+"""
+import copy
+import itertools
+
+import gast
+
+from ...analyses.classify import classify
+from ...codegen.templates import LineComments, index_expression, assign, augassign, call, expand, is_marker, name
+from ...frontend.normalize.base import copy_location
+from ..sequence_rules import sequence_rule
+from .loops import reverse_for, reverse_while
+
+__all__ = ["AdjointSweep"]
+
+_ZERO = 0.0
+_ids = itertools.count()
+
+
+class AdjointSweep:
+    """Build the adjoint statements of one normalized function.
+
+    callee_vjp(fn, mask, node) -> name of the generated vjp of a called user function.
+    bind_name(obj, base) -> a name generated code can call `obj` by.
+    counters: id(loop) -> the name counting its iterations (loops.count_iterations).
+    """
+
+    def __init__(self, context, activity, shapes, plan, counters, callee_vjp, bind_name):
+        self.context = context
+        self.namer = context.namer
+        self.activity = activity
+        self.shapes = shapes
+        self.plan = plan
+        self.counters = counters
+        self.callee_vjp = callee_vjp
+        self.bind_name = bind_name
+        self.restores = {}      # marker id -> statement it restores
+        self._shaped = {}       # variable -> whether its zero adjoint must have its shape
+        self._comment = LineComments(context.source)
+
+    def adjoint(self, variable):
+        return self.namer.adjoint(variable)
+
+    def is_active(self, node):
+        return self.activity.is_active(node)
+
+    def reverse_block(self, stmts):
+        out = []
+        for stmt in reversed(stmts):
+            out.extend(self.reverse_statement(stmt))
+        return out
+
+    def reverse_statement(self, stmt):
+        if isinstance(stmt, gast.Assign):
+            return self.reverse_assign(stmt)
+        if isinstance(stmt, gast.If):
+            body, orelse = self.reverse_block(stmt.body), self.reverse_block(stmt.orelse)
+            if not body and not orelse:
+                return []
+            return [copy_location(gast.If(test=copy.deepcopy(stmt.test), body=body or [gast.Pass()], orelse=orelse),
+                                  stmt)]
+        if isinstance(stmt, gast.For):
+            return reverse_for(self, stmt)
+        if isinstance(stmt, gast.While):
+            return reverse_while(self, stmt)
+        if isinstance(stmt, gast.Expr) and _is_append(stmt.value):
+            return self.reverse_append(stmt)
+        if isinstance(stmt, gast.Expr) and _call_name(stmt.value) == "push":
+            return self.reverse_push(stmt)
+        return []
+
+    def reverse_push(self, stmt):
+        """`push(t, v)` hands v to a later pop, so v's adjoint comes back from the adjoint tape."""
+        tape, value = stmt.value.args
+        if not (self.is_active(value) and self.is_active(tape)):
+            return []
+        return [copy_location(augassign(self.adjoint(value.id), call("pop", name(self.adjoint(tape.id)))), stmt)]
+
+    def _restore_marker(self, stmt):
+        key = next(_ids)
+        self.restores[key] = stmt
+        return gast.Expr(value=call("__restore__", gast.Constant(value=key, kind=None)))
+
+    def restored_by(self, stmt):
+        """The variable a restore marker restores, else None."""
+        if is_marker(stmt, "__restore__"):
+            return self.restores[stmt.value.args[0].value].targets[0].id
+        return None
+
+    def reverse_assign(self, stmt):
+        target = stmt.targets[0].id
+        app = classify(getattr(stmt, "custom_call", stmt.value), self.context.resolver)
+        if getattr(stmt, "is_custom_forward", False) or target not in self.activity.active:
+            return [self._restore_marker(stmt)]
+        if not app.differentiable:      # e.g. `s = 0.0` in a loop: the old s no longer matters
+            return [self._restore_marker(stmt), copy_location(self._reset(target), stmt)]
+        out = self._comment(stmt)
+        if _call_name(stmt.value) == "pop":
+            # v = pop(t): the adjoint of v goes back, on the adjoint tape, to the push that saved v.
+            tape = stmt.value.args[0]
+            out += [gast.Expr(value=call("push", name(self.adjoint(tape.id)), name(self.adjoint(target)))),
+                    self._restore_marker(stmt), self._reset(target)]
+            return [copy_location(s, stmt) for s in out]
+        contributions, prelude = self.contributions(stmt, target, app)
+        self._check_every_path_has_a_rule(stmt, app, contributions)
+        # A call's derivative reads its arguments: when the call overwrote one of them, restore it first.
+        reads_operands = app.kind in ("function", "custom_vjp")
+        badj = self.adjoint(target)
+        own = [e for n, e in contributions if n == target]
+        others = [(n, e) for n, e in contributions if n != target]
+        if target in app.operand_names():
+            if not reads_operands:
+                out += prelude
+            out.append(self._restore_marker(stmt))
+            if reads_operands:
+                out += prelude
+            out += [augassign(self.adjoint(n), e) for n, e in others]
+            out.append(assign(badj, _sum(own)) if own else self._reset(target))
+        else:
+            out += prelude
+            out += [augassign(self.adjoint(n), e) for n, e in others]
+            out.append(self._restore_marker(stmt))
+            out.append(self._reset(target))
+        return [copy_location(s, stmt) for s in out]
+
+    def _check_every_path_has_a_rule(self, stmt, app, contributions):
+        """An active operand that receives no adjoint would be a silent zero: refuse instead."""
+        given = {n for n, _ in contributions}
+        for _, node in app.operand_nodes():
+            if self.is_active(node) or node is None:
+                continue
+            dropped = sorted({n.id for n in gast.walk(node) if isinstance(n, gast.Name) and self.is_active(n)} - given)
+            if dropped:
+                raise self.context.error(
+                    f"astjax cannot differentiate through this expression: `{dropped[0]}` reaches it inside "
+                    f"a {type(node).__name__.lower()} that this call does not take apart", stmt,
+                    hint=f"assign the {type(node).__name__.lower()} to a variable first, or pass its items as "
+                         f"separate arguments.")
+
+    def _reset(self, variable):
+        """The adjoint of a variable's previous value starts again from zero."""
+        return assign(self.adjoint(variable), self._zero(variable))
+
+    def _zero(self, variable):
+        """`0.0`, or `zero_like(v)` where a rule would index or reshape v's adjoint (a bare 0.0 cannot be)."""
+        if self.needs_shaped_zero(variable):
+            return call("zero_like", name(variable))
+        return gast.Constant(value=_ZERO, kind=None)
+
+    def needs_shaped_zero(self, variable):
+        if variable not in self._shaped:
+            needs = False
+            for stmt in self.plan.assignments(variable):
+                app = classify(getattr(stmt, "custom_call", stmt.value), self.context.resolver)
+                if app.kind in ("function", "custom_vjp", "tuple"):
+                    needs = True
+                elif app.kind == "primitive" and not app.primitive.zero_safe:
+                    needs = True
+            self._shaped[variable] = needs
+        return self._shaped[variable]
+
+    def contributions(self, stmt, target, app):
+        """[(operand variable, adjoint contribution)] for one active statement, and statements to run first."""
+        badj = name(self.adjoint(target))
+        prelude = []
+        if app.kind == "copy":
+            return [(app.node.id, badj)], prelude
+        if app.kind == "primitive":
+            return self._primitive_contributions(stmt, target, app, badj, prelude), prelude
+        if app.kind == "function":
+            return self._callee_contributions(stmt, app, badj, prelude), prelude
+        if app.kind == "custom_vjp":
+            return self._custom_vjp_contributions(stmt, app, badj, prelude), prelude
+        if app.kind == "custom_jvp":
+            raise self.context.error(
+                f"`{app.callee.__name__}` has a custom_jvp rule, which astjax uses in forward mode only", stmt,
+                hint="give it a reverse-mode rule with @astjax.custom_vjp (defvjp(fwd, bwd)), or use jvp/jacfwd.")
+        if app.kind == "tuple" and isinstance(stmt.value, gast.List) and not stmt.value.elts:
+            return [], prelude      # `xs = []`: nothing flows back through an empty list
+        if app.kind == "tuple":       # t = (a, b): each item's adjoint is read back from t's
+            return [(e.id, call("item_adjoint", badj, gast.Constant(value=i, kind=None)))
+                    for i, e in enumerate(stmt.value.elts) if self.is_active(e)], prelude
+        what = getattr(app.callee, "__qualname__", None) or getattr(app.callee, "__name__", None)
+        text = f"`{what}`" if what else "this expression"
+        raise self.context.error(
+            f"astjax has no derivative rule for {text}", stmt,
+            hint="use an astjax.numpy function, write it in Python from primitives that have rules, "
+                 "or give it a rule with @astjax.custom_vjp.")
+
+    def _primitive_contributions(self, stmt, target, app, badj, prelude):
+        prim = app.primitive
+        problem = prim.static_check(app.bound) if prim.static_check else None
+        if problem:
+            message, hint = problem
+            raise self.context.error(message, stmt, hint=hint)
+        bindings = dict(app.bound)
+        if "idx" in bindings and prim.name == "getitem":
+            bindings["idx"] = index_expression(bindings["idx"])
+        bindings["by"] = badj
+        bindings["y"] = name(target)
+        uses_output = any(_uses(rule, "y") for rule in prim.vjp.values())
+        if uses_output and target in app.operand_names():
+            keep = self.namer.fresh("_y")
+            prelude.append(assign(keep, name(target)))
+            bindings["y"] = name(keep)
+        out = []
+        for operand in prim.operands:
+            node = app.bound.get(operand)
+            if node is None:
+                continue
+            if operand == prim.sequence_operand and isinstance(node, (gast.List, gast.Tuple)):
+                for k, element in enumerate(node.elts):
+                    if self.is_active(element):
+                        rule = sequence_rule(prim, "vjp", app, k, self.context, stmt)
+                        elements = {f"o{i}": e for i, e in enumerate(node.elts)}
+                        out.append((element.id, expand(rule, dict(bindings, k=gast.Constant(value=k, kind=None),
+                                                                  item=element, **elements))))
+                continue
+            if not self.is_active(node):
+                continue
+            if operand not in prim.vjp:
+                raise self.context.error(f"`{prim.name}` has no derivative with respect to its argument `{operand}`",
+                                         stmt, hint="treat that argument as a constant (jax.lax.stop_gradient).")
+            contribution = expand(prim.vjp[operand], bindings)
+            if prim.unbroadcast and not self.shapes.same_shape(node, stmt):
+                shape_of = copy.deepcopy(node)
+                shape_of.shape_only = True          # read for its shape only: the tape keeps just that
+                contribution = call("unbroadcast", contribution, shape_of)
+            out.append((node.id, contribution))
+        return out
+
+    def _callee_contributions(self, stmt, app, badj, prelude):
+        if any(self.is_active(k.value) for k in app.node.keywords):
+            raise self.context.error("pass arguments that need derivatives by position to user functions", stmt)
+        mask = tuple(self.is_active(a) for a in app.args)
+        if not any(mask):
+            return []
+        vjp_name = self.callee_vjp(app.callee, mask, stmt)
+        result = gast.Call(func=name(vjp_name), args=[badj] + [copy.deepcopy(a) for a in app.args],
+                           keywords=copy.deepcopy(app.node.keywords))
+        active = [a for a, m in zip(app.args, mask) if m]
+        if len(active) == 1:
+            return [(active[0].id, result)]
+        parts = self.namer.fresh("_b")
+        prelude.append(assign(parts, result))
+        return [(a.id, gast.Subscript(value=name(parts), slice=gast.Constant(value=i, kind=None), ctx=gast.Load()))
+                for i, a in enumerate(active)]
+
+    def _custom_vjp_contributions(self, stmt, app, badj, prelude):
+        """`y = f(x)` for a custom_vjp f: the primal sweep called `fwd`; here `bwd` gives the cotangents."""
+        custom = app.callee
+        if custom.bwd is None:
+            raise self.context.error(f"custom_vjp function `{custom.__name__}` has no rules yet", stmt,
+                                     hint=f"call {custom.__name__}.defvjp(fwd, bwd) before differentiating it.")
+        residuals = stmt.residuals
+        bwd = self.bind_name(custom.bwd, f"{custom.__name__}_bwd")
+        parts = self.namer.fresh("_b")
+        prelude.append(assign(parts, call(bwd, gast.Subscript(value=name(residuals), slice=gast.Constant(value=1, kind=None),
+                                                               ctx=gast.Load()), badj)))
+        return [(a.id, gast.Subscript(value=name(parts), slice=gast.Constant(value=i, kind=None), ctx=gast.Load()))
+                for i, a in enumerate(app.args) if self.is_active(a)]
+
+    def reverse_append(self, stmt):
+        """`xs.append(v)`: take v back off the list and give v the adjoint of its position."""
+        items = stmt.value.func.value
+        if not self.is_active(items):
+            return []
+        out = self._comment(stmt)
+        out.append(gast.Expr(value=gast.Call(func=gast.Attribute(value=name(items.id), attr="pop", ctx=gast.Load()),
+                                             args=[], keywords=[])))
+        value = stmt.value.args[0]
+        if self.is_active(value):
+            out.append(augassign(self.adjoint(value.id), call("item_adjoint", name(self.adjoint(items.id)),
+                                                            call("len", name(items.id)))))
+        return [copy_location(s, stmt) for s in out]
+
+
+def _sum(terms):
+    total = terms[0]
+    for term in terms[1:]:
+        total = gast.BinOp(left=total, op=gast.Add(), right=term)
+    return total
+
+
+def _uses(template, identifier):
+    return any(isinstance(n, gast.Name) and n.id == identifier for n in gast.walk(template))
+
+
+def _call_name(value):
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Name):
+        return value.func.id
+    return None
+
+
+def _is_append(value):
+    return (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
+            and value.func.attr == "append")

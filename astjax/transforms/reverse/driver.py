@@ -1,0 +1,160 @@
+"""Reverse mode: a primal sweep, then an adjoint sweep that runs the program backwards.
+
+The driver prepares the primal (custom_vjp calls split, loop iterations counted),
+runs the analyses (activity, shapes, the tape plan), asks adjoint.py for the
+adjoint statements and tape_writer.py for the pushes and pops, and assembles
+the generated function: primal sweep, adjoint initialisations, adjoint sweep,
+return. Calls to the user's own functions get their own `vjp_<name>`
+(transforms/derivation.py), which recomputes the callee's primal sweep.
+"""
+import copy
+
+import gast
+
+from ...analyses.activity import Activity
+from ...analyses.shapes import ShapeClasses
+from ...analyses.tape import TapePlan
+from ...codegen.templates import assign, call, name
+from ...frontend.normalize.base import copy_location
+from .adjoint import AdjointSweep
+from .custom_calls import split_custom_vjp_calls
+from .loops import count_iterations
+from .tape_writer import TapeWriter
+
+__all__ = ["ReverseMode"]
+
+_ZERO = 0.0
+
+
+class ReverseMode:
+    """Differentiate one normalized function in reverse mode.
+
+    wrt: parameter names to differentiate with respect to.
+    mode: "grad" (seed 1.0; return the adjoints), "value_and_grad" (also the value)
+        or "vjp" (the output's adjoint is an extra parameter).
+    has_aux: the function returns (output, aux); aux is returned alongside.
+    callee_vjp(fn, mask, node) -> name of the generated vjp of a called user function.
+    """
+
+    def __init__(self, context, function_node, wrt, mode="grad", has_aux=False, callee_vjp=None, name=None,
+                 bind_name=None):
+        self.context = context
+        self.namer = context.namer
+        self.function = function_node
+        self.params = [a.id for a in function_node.args.args]
+        self.wrt = list(wrt)
+        self.mode = mode
+        self.has_aux = has_aux
+        self.callee_vjp = callee_vjp
+        self.bind_name = bind_name
+        self.name = name or f"{mode}_{function_node.name.strip('_') or 'f'}"
+
+    def transform(self):
+        ret = self.function.body[-1]
+        self.output, self.aux = self._outputs(ret)
+        counters = {}
+        primal = split_custom_vjp_calls(self.function.body[:-1], self.context, self.bind_name)
+        primal = count_iterations(primal, self.namer, counters)
+        self.function.body = primal + [ret]
+        outputs = [self.output.id] if isinstance(self.output, gast.Name) else []
+        self.activity = Activity(self.function, self.context.resolver, self.wrt, outputs)
+        self.plan = TapePlan(self.function, primal, self.params)
+        self.sweep = AdjointSweep(self.context, self.activity, ShapeClasses(self.function, self.context.resolver),
+                                  self.plan, counters, self.callee_vjp, self.bind_name)
+
+        self.tape_variables = {n.targets[0].id for n in gast.walk(self.function)
+                               if isinstance(n, gast.Assign) and _call_name(n.value) == "Tape"}
+        adjoint = self.sweep.reverse_block(primal)
+        self.plan.decide(adjoint, self.sweep.restored_by)
+        shape_names = {v: self.namer.unique(f"{v}_shape") for v in sorted(self.plan.shape_saved)}
+        tape = TapeWriter(self.plan, self.sweep.restores, shape_names, self.namer.unique("_tape"), self.namer.adjoint)
+        forward = tape.forward_block(primal)
+        adjoint = tape.resolve_restores(tape.read_saved_shapes(adjoint))
+
+        new_body = []
+        if tape.pushed:
+            new_body.append(assign(tape.tape, call("Tape")))
+            new_body += [assign(v, gast.Constant(value=None, kind=None)) for v in self.plan.declarations()]
+        new_body += forward
+        if self.mode == "value_and_grad" and isinstance(self.output, gast.Name):
+            # The adjoint sweep restores overwritten variables, the output's too: keep its value now.
+            self.value_name = self.namer.unique("value")
+            new_body.append(assign(self.value_name, name(self.output.id)))
+        if self.has_aux and isinstance(self.aux, gast.Name):
+            kept = self.namer.unique("aux")
+            new_body.append(assign(kept, name(self.aux.id)))
+            self.aux = name(kept)
+        new_body += [assign(shape, call("jnp.shape", name(v))) for v, shape in shape_names.items()]
+        new_body += self._adjoint_inits()
+        new_body += adjoint
+        new_body.append(self._return())
+        args = copy.deepcopy(self.function.args)
+        if self.mode == "vjp":
+            args.args.insert(0, gast.Name(id=self.seed_name, ctx=gast.Param(), annotation=None, type_comment=None))
+        fn = gast.FunctionDef(name=self.name, args=args, body=new_body, decorator_list=[], returns=None,
+                              type_comment=None, type_params=[])
+        return copy_location(fn, self.function)
+
+    def _outputs(self, ret):
+        value = ret.value
+        if self.has_aux:
+            if not (isinstance(value, gast.Tuple) and len(value.elts) == 2):
+                raise self.context.error("with has_aux=True the function must return a pair (output, aux)", ret,
+                                         hint="return output, aux")
+            return value.elts[0], value.elts[1]
+        if isinstance(value, gast.Tuple) and self.mode == "vjp":
+            # A tuple output: its cotangent is a tuple too (a TreeAdjoint), read back item by item.
+            packed = self.namer.unique("out")
+            self.function.body.insert(len(self.function.body) - 1, copy_location(assign(packed, value), ret))
+            return name(packed), None
+        if isinstance(value, gast.Tuple):
+            raise self.context.error(
+                "the function returns a tuple; grad and vjp need a single array output here", ret,
+                hint="return one array, or pass has_aux=True to return (output, aux).")
+        return value, None
+
+    def _adjoint_inits(self):
+        out = []
+        output = self.output.id if isinstance(self.output, gast.Name) else None
+        for variable in sorted(self.activity.active):
+            if variable == output and variable not in self.params:
+                continue
+            if variable in self.tape_variables:
+                zero = call("Tape")
+            elif self.sweep.needs_shaped_zero(variable) and (
+                    variable in self.params or self.plan.defined_at_top_level(variable)):
+                zero = call("zero_like", name(variable))
+            else:      # defined only inside a branch or a loop: it may have no value to shape a zero
+                zero = gast.Constant(value=_ZERO, kind=None)
+            out.append(assign(self.namer.adjoint(variable), zero))
+        if output is not None and output in self.activity.active:
+            if self.mode == "vjp":
+                self.seed_name = self.namer.adjoint(output) if output not in self.params else self.namer.fresh("ct")
+                if self.seed_name != self.namer.adjoint(output):
+                    out.append(assign(self.namer.adjoint(output), name(self.seed_name)))
+            else:
+                out.append(assign(self.namer.adjoint(output), gast.Constant(value=1.0, kind=None)))
+        elif self.mode == "vjp":
+            self.seed_name = self.namer.fresh("ct")
+        return out
+
+    def _return(self):
+        grads = [name(self.namer.adjoint(p)) if p in self.activity.active else gast.Constant(value=_ZERO, kind=None)
+                 for p in self.wrt]
+        grad = grads[0] if len(grads) == 1 else gast.Tuple(elts=grads, ctx=gast.Load())
+        value = name(self.value_name) if getattr(self, "value_name", None) else copy.deepcopy(self.output)
+        if self.has_aux:
+            aux = copy.deepcopy(self.aux)
+            if self.mode == "value_and_grad":
+                value = gast.Tuple(elts=[value, aux], ctx=gast.Load())
+            else:
+                grad = gast.Tuple(elts=[grad, aux], ctx=gast.Load())
+        if self.mode == "value_and_grad":
+            return gast.Return(value=gast.Tuple(elts=[value, grad], ctx=gast.Load()))
+        return gast.Return(value=grad)
+
+
+def _call_name(value):
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Name):
+        return value.func.id
+    return None
