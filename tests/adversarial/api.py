@@ -497,3 +497,23 @@ def string_argument_differentiated(x, name):
 
 case(string_argument_differentiated, lambda r: (vec(r, 3), "abc"), "refuse", argnums=1, errors=(TypeError,),
      error_match="(?i)str|float|type|array")
+
+
+def _tanh_derivative(x, order):
+    """d^order/dx^order tanh(x), from d/dx P(t) = P'(t) (1 - t^2) with t = tanh(x)."""
+    P = np.polynomial.Polynomial([0.0, 1.0])
+    for _ in range(order):
+        P = P.deriv() * np.polynomial.Polynomial([1.0, 0.0, -1.0])
+    return P(np.tanh(x))
+
+
+def _check_fifth_tanh(fn, args):
+    g = fn
+    for _ in range(5):
+        g = astjax.grad(g)
+    return [(g(*args), _tanh_derivative(float(args[0]), 5), "5th derivative of exp-written tanh (closed form)")]
+
+
+case(exp_written_tanh, lambda r: (scalar(r, 0.2, 0.6),), "works", mode="custom", check=_check_fifth_tanh, rtol=1e-6,
+     name="fifth_derivative_exp_tanh_in_time",
+     note="issue 6: the 5th derivative took 17 s to build; the case's timeout is 20 s")
