@@ -527,3 +527,129 @@ def recursion_over_list(x):
 
 
 case(recursion_over_list, lambda r: (vec(r, 3),), "works")
+
+
+class Scaler:
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, v):
+        return v * self.k
+
+    @property
+    def double(self):
+        return self.k * 2.0
+
+
+def callable_object_inside_loss(x):
+    s = Scaler(3.0)
+    return jnp.sum(s(x) ** 2) + s.double * x[0]
+
+
+case(callable_object_inside_loss, lambda r: (vec(r, 3),), "works")
+
+
+class Vec2:
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+
+    def __add__(self, other):
+        return Vec2(self.a + other.a, self.b + other.b)
+
+    def norm2(self):
+        return self.a * self.a + self.b * self.b
+
+
+def operator_overloading_class(x):
+    v = Vec2(x[0], x[1]) + Vec2(x[2], x[0] * x[1])
+    return v.norm2()
+
+
+case(operator_overloading_class, lambda r: (vec(r, 3),), "either")
+
+
+class Model:
+    def __init__(self, weights):
+        self.weights = weights
+
+    def loss(self, x):
+        h = x
+        for w in self.weights:
+            h = jnp.tanh(w * h)
+        return jnp.sum(h ** 2)
+
+
+def method_with_loop_over_attribute(w0, w1, x):
+    return Model([w0, w1]).loss(x)
+
+
+case(method_with_loop_over_attribute, lambda r: (vec(r, 3), vec(r, 3), vec(r, 3)), "works", argnums=(0, 1))
+
+
+class Counter:
+    def __init__(self):
+        self.n = 0
+
+    def bump(self, v):
+        self.n = self.n + 1
+        return v * self.n
+
+
+def method_mutating_self_in_loop(x):
+    c = Counter()
+    s = 0.0
+    for i in range(3):
+        s = s + jnp.sum(c.bump(x))
+    return s * c.n
+
+
+case(method_mutating_self_in_loop, lambda r: (vec(r, 3),), "either",
+     note="the method changes self: re-running it in the reverse sweep changes n")
+
+
+class Table:
+    def __init__(self, rows):
+        self.rows = rows
+
+    def __getitem__(self, i):
+        return self.rows[i] * 2.0
+
+    def __len__(self):
+        return len(self.rows)
+
+
+def custom_getitem_container(x):
+    t = Table([x[0], x[1], x[2]])
+    s = 0.0
+    for i in range(len(t)):
+        s = s + t[i] * x[i]
+    return s
+
+
+case(custom_getitem_container, lambda r: (vec(r, 3),), "either")
+
+
+def _compose(f, g):
+    return lambda v: f(g(v))
+
+
+def composed_functions(x):
+    h = _compose(jnp.sin, _user_square)
+    return jnp.sum(h(x))
+
+
+case(composed_functions, lambda r: (vec(r, 3),), "works")
+
+
+def _apply_n_times(f, v, n):
+    for _ in range(n):
+        v = f(v)
+    return v
+
+
+def higher_order_helper_in_loop(x):
+    return jnp.sum(_apply_n_times(jnp.tanh, x * 2.0, 3))
+
+
+case(higher_order_helper_in_loop, lambda r: (vec(r, 3),), "works")
