@@ -461,3 +461,91 @@ def np_abs_sign_hypot(x):
 
 
 case(np_abs_sign_hypot, lambda r: (np.array([0.3, -0.4, 0.8]),), "works")
+
+
+from numpy import sin as np_sin_alias  # noqa: E402
+from numpy import cos  # noqa: E402
+
+
+def functions_imported_by_name(x):
+    return np.sum(np_sin_alias(x) * cos(x))
+
+
+case(functions_imported_by_name, lambda r: (vec(r, 3),), "works")
+
+
+def numpy_scalar_constructors(x):
+    return np.float64(x[0]) * x[1] + np.float32(2.0) * x[2]
+
+
+case(numpy_scalar_constructors, lambda r: (vec(r, 3),), "works")
+
+
+def mod_and_floordiv_of_traced(x):
+    return jnp.sum((x % 1.0) ** 2 + (x // 1.0) * x)
+
+
+case(mod_and_floordiv_of_traced, lambda r: (np.array([0.3, 1.6, -0.45]),), "works")
+
+
+def array_copy_constructors(x):
+    a = jnp.array(x)
+    b = np.array(x, dtype=np.float64)
+    c = jnp.asarray(x) * 1.0
+    return jnp.sum(a * b * c)
+
+
+case(array_copy_constructors, lambda r: (vec(r, 3),), "works")
+
+
+def real_imag_conj_of_real(x):
+    return jnp.sum(x.real * x.conj() + x.imag)
+
+
+case(real_imag_conj_of_real, lambda r: (vec(r, 3),), "works")
+
+
+def shape_attributes_in_bounds(x):
+    s = 0.0
+    for i in range(x.size - x.ndim):
+        s = s + x[i] * x[i + 1] * len(x)
+    return s + x.T[0]
+
+
+case(shape_attributes_in_bounds, lambda r: (vec(r, 4),), "works")
+
+
+def math_sqrt_of_traced(x):
+    return math.sqrt(x[0]) * x[1]
+
+
+case(math_sqrt_of_traced, lambda r: (pos(r, 2),), "either")
+
+
+def np_local_rebinding(x):
+    np = jnp  # noqa: F811 -- the function rebinds the module name locally
+    return np.sum(np.sin(x) ** 2)
+
+
+case(np_local_rebinding, lambda r: (vec(r, 3),), "works")
+
+
+def reductions_with_where_argument(x):
+    return jnp.sum(x ** 2, where=x > 0) + jnp.max(x, initial=-10.0)
+
+
+case(reductions_with_where_argument, lambda r: (np.array([0.3, -0.6, 0.8]),), "either")
+
+
+def cumsum_reverse_via_flip(x):
+    return jnp.sum(jnp.flip(jnp.cumsum(jnp.flip(x))) * jnp.arange(1.0, 5.0))
+
+
+case(cumsum_reverse_via_flip, lambda r: (vec(r, 4),), "works")
+
+
+def np_mean_axis_tuple_and_ddof(A):
+    return np.sum(np.mean(A, axis=(0,)) ** 2) + np.var(A, ddof=1)
+
+
+case(np_mean_axis_tuple_and_ddof, lambda r: (mat(r, 3),), "works")
