@@ -523,3 +523,24 @@ def list_index_with_numpy_int(x):
 
 
 case(list_index_with_numpy_int, lambda r: (vec(r, 3),), "works")
+
+
+def append_in_dependent_loop_then_pop(x):
+    s = 0.0 + 0.1 * x[0]
+    acc = []
+    for i0 in range(4):
+        for i1 in range(i0 - 1):
+            s = 0.5 * s + -0.7 * jnp.tanh(x[i0 % 4] + 0.5)
+            acc.append(x[(i1 + 1) % 4] * x[0] + 0.1 * s)
+        if i0 == 2:
+            continue
+        s = 0.5 * s + 1.0 * jnp.tanh(x[3] + 0.5)
+    if len(acc) > 0:
+        s = s + 0.3 * acc.pop()
+    for v in acc:
+        s = s + 0.1 * v
+    return s
+
+
+case(append_in_dependent_loop_then_pop, lambda r: (vec(r, 4),), "works",
+     note="found by tests/test_adversarial_properties.py (family everything)")

@@ -10,6 +10,7 @@ KNOWN_FAILURES = {
     # --- 1. loop headers read after they changed (bounds, trip counts, break positions are not taped)
     "loops.bound_from_round_of_data": "REFUSED (jvp): n = int(m[0]) read from a non-differentiated argument",
     "containers.append_then_pop_in_loop": "CRASH: pop from empty list: append and pop in the same loop body",
+    "containers.append_in_dependent_loop_then_pop": "CRASH: pop from empty list: append in a loop, one pop after it",
     "containers.iterate_growing_list_in_inner_loop": "CRASH: integer modulo by zero: iterating a list that grows in the outer loop",
     "misc.edit_distance_like_table": "CRASH: pop from empty list: range(1, i + 1) inner bound",
     # --- 6/7. calls and values passed through containers into helpers
