@@ -174,6 +174,27 @@ def _index(index):
     return index
 
 
+def _in_bounds(shape, index, values):
+    """(index, values) without the updates whose integer index is out of bounds: JAX drops those.
+
+    Handles integer and integer-array indices (and tuples of them); any other
+    index is returned as it is (NumPy then raises for an out-of-bounds integer).
+    """
+    parts = index if isinstance(index, tuple) else (index,)
+    if len(parts) > len(shape) or not all(
+            isinstance(p, (int, np.integer)) or (isinstance(p, np.ndarray) and p.dtype.kind in "iu") for p in parts):
+        return index, values
+    arrays = np.broadcast_arrays(*[np.asarray(p) for p in parts])
+    valid = np.ones(arrays[0].shape, dtype=bool)
+    for p, n in zip(arrays, shape):
+        valid &= (p >= -n) & (p < n)
+    if valid.all():
+        return index, values
+    rest = shape[len(parts):]
+    values = np.broadcast_to(values, arrays[0].shape + tuple(rest))
+    return tuple(p[valid] for p in arrays), values[valid]
+
+
 class _IndexUpdateRef:
     """`x.at[index]`: each method returns a new array, leaving `x` untouched."""
 
@@ -188,12 +209,12 @@ class _IndexUpdateRef:
 
     def _scatter(self, ufunc, values):
         out = np.array(self.array)
-        values = np.asarray(values)
+        index, values = _in_bounds(out.shape, self.index, np.asarray(values))
         if ufunc is None:
-            out[self.index] = values
+            out[index] = values
         else:
             # ufunc.at accumulates repeated indices, like JAX's scatter.
-            ufunc.at(out, self.index, values.astype(out.dtype, copy=False))
+            ufunc.at(out, index, values.astype(out.dtype, copy=False))
         return out.view(Array)
 
     def set(self, values, **kwargs):

@@ -1473,3 +1473,207 @@ case("builtin_sum", "literal", builtin_sum_literal, normal(3), normal(2, 3))
 case("builtin_sum", "generator", builtin_sum_generator, normal(4, 3), argnums=(0,))
 for _name in ("sum_adjoint", "sum_items"):
     case(_name, "round_trip", sum_round_trip, normal(2, 3), normal(3), normal(2, 3), argnums=(0,))
+
+
+# ================================================ builders and gathers (rules/creation.py)
+from astjax import tree_util  # noqa: E402
+from astjax.rules.helpers import (adjugate, cast_adjoint, diagonal_adjoint, meshgrid_list, repeat_adjoint,  # noqa: E402
+                                  tree_leaves_adjoint, tree_leaves_of)
+
+
+def full_fn(fill_value, w):
+    return jnp.sum(w * jnp.full((2, 3), fill_value))
+
+
+def full_row(fill_value, w):
+    return jnp.sum(w * jnp.full((4, 3), fill_value))     # a (3,) fill value broadcast over rows
+
+
+def full_like_fn(fill_value, like, w):
+    return jnp.sum(w * jnp.full_like(like, fill_value))
+
+
+def linspace_fn(start, stop, w):
+    return jnp.sum(w * jnp.linspace(start, stop, 5))
+
+
+def linspace_open(start, stop, w):
+    return jnp.sum(w * jnp.linspace(start, stop, 4, endpoint=False))
+
+
+def linspace_vector(start, stop, w):
+    return jnp.sum(w * jnp.linspace(start, stop, 3, axis=1))
+
+
+def meshgrid_xy(x, y, w):
+    a, b = jnp.meshgrid(x, y)
+    return jnp.sum(w * (a * b + a ** 2))
+
+
+def meshgrid_ij(x, y, z, w):
+    a, b, c = jnp.meshgrid(x, y, z, indexing="ij")
+    return jnp.sum(w * (a * b * c))
+
+
+def meshgrid_list_fn(x, y, w):
+    a, b = meshgrid_list([x, y], False, "xy")
+    return jnp.sum(w * (a - 2.0 * b))
+
+
+def diagonal_fn(a, w):
+    return jnp.sum(w * jnp.diagonal(a))
+
+
+def diagonal_offset(a, w):
+    return jnp.sum(w * a.diagonal(1, 1, 2))
+
+
+def diag_matrix(v, w):
+    return jnp.sum(w * jnp.diag(v, 1))
+
+
+def diag_of_matrix(a, w):
+    return jnp.sum(w * jnp.diag(a, -1))
+
+
+def diagonal_adjoint_fn(g, a, w):
+    return jnp.sum(w * diagonal_adjoint(g, a, 0, 0, 1))
+
+
+def repeat_flat(a, w):
+    return jnp.sum(w * jnp.repeat(a, 2))
+
+
+def repeat_axis(a, w):
+    return jnp.sum(w * a.repeat(np.array([1, 0, 3]), axis=1))
+
+
+def repeat_adjoint_fn(g, a, w):
+    return jnp.sum(w * repeat_adjoint(g, a, 2, None))
+
+
+def cumprod_axis(a, w):
+    return jnp.sum(w * jnp.cumprod(a, axis=1))
+
+
+def cumprod_flat(a, w):
+    return jnp.sum(w * a.cumprod())
+
+
+def cumprod_zero(a, w):
+    return jnp.sum(w * jnp.cumprod(a * jnp.array([1.0, 0.0, 1.0, 1.0])))     # exact through a zero
+
+
+def tree_leaves_fn(params, w):
+    leaves = tree_util.tree_leaves(params)
+    return jnp.sum(w * jnp.stack([leaves[0] * leaves[1], leaves[2] ** 2]))
+
+
+def tree_leaves_of_fn(a, b, w):
+    leaves = tree_leaves_of([a, (b, a)])
+    return jnp.sum(w * (leaves[0] * leaves[1] + leaves[2]))
+
+
+def tree_leaves_adjoint_fn(g, w):
+    t = tree_leaves_adjoint([np.zeros(3), np.zeros(3)], [g, 2.0 * g])
+    return jnp.sum(w * (t[0] + 3.0 * t[1]))
+
+
+def adjugate_fn(a, w):
+    return jnp.sum(w * adjugate(a))
+
+
+def det_singular(a, w):
+    return jnp.sum(w * jnp.linalg.det(a * jnp.array([[1.0, 1.0, 1.0], [1.0, 1.0, 1.0], [0.0, 0.0, 0.0]])))
+
+
+def norm_spectral(x, w):
+    return jnp.sum(w * jnp.linalg.norm(x, 2))
+
+
+_SPECTRAL_ORD = 2
+
+
+def norm_spectral_global(x, w):
+    return jnp.sum(w * jnp.linalg.norm(x, _SPECTRAL_ORD))
+
+
+def at_max_fn(x, v, w):
+    return jnp.sum(w * x.at[jnp.array([0, 2])].max(v))
+
+
+def at_min_fn(x, v, w):
+    return jnp.sum(w * x.at[1].min(v))
+
+
+def at_multiply_distinct(x, v, w):
+    return jnp.sum(w * x.at[jnp.array([2, 0])].multiply(v))
+
+
+def list_sum(x, y, w):
+    return jnp.sum(w * np.sum([x, 2.0 * y, x * y], axis=0))
+
+
+def list_mean(x, y, w):
+    return jnp.sum(w * jnp.mean([x, y * y], axis=0))
+
+
+def list_prod(x, y, w):
+    return jnp.sum(w * np.prod([x, y, x + 1.0], axis=0))
+
+
+def array_of_scalars(c, s, w):
+    return jnp.sum(w * jnp.array([[c, -s], [s * c, c]]))
+
+
+case("full", "scalar", full_fn, scalar(0.7))
+case("full", "row", full_row, normal(3))
+case("full_like", "scalar", full_like_fn, scalar(-1.3), np.zeros((2, 2)), argnums=(0,))
+case("linspace", "closed", linspace_fn, scalar(0.4), scalar(2.5))
+case("linspace", "open", linspace_open, scalar(-1.0), scalar(0.5))
+case("linspace", "vector", linspace_vector, normal(2), normal(2))
+case("meshgrid", "xy", meshgrid_xy, normal(3), normal(2))
+case("meshgrid", "ij", meshgrid_ij, normal(2), normal(3), normal(2))
+case("meshgrid_list", "xy", meshgrid_list_fn, normal(3), normal(2))
+case("diagonal", "main", diagonal_fn, normal(3, 3))
+case("diagonal", "offset_axes", diagonal_offset, normal(2, 3, 4))
+case("diag", "vector", diag_matrix, normal(3))
+case("diag", "matrix", diag_of_matrix, normal(3, 3))
+case("diagonal_adjoint", "main", diagonal_adjoint_fn, normal(3), np.zeros((3, 4)), argnums=(0,))
+case("repeat", "flat", repeat_flat, normal(2, 2))
+case("repeat", "axis_counts", repeat_axis, normal(2, 3))
+case("repeat_adjoint", "flat", repeat_adjoint_fn, normal(8), np.zeros((2, 2)), argnums=(0,))
+case("cumprod", "axis", cumprod_axis, nonzero(0.5, 1.5, 2, 4))
+case("cumprod", "flat", cumprod_flat, nonzero(0.5, 1.5, 2, 3))
+case("cumprod", "zero", cumprod_zero, nonzero(0.5, 1.5, 4))
+case("tree_leaves", "of_list", tree_leaves_of_fn, normal(2), normal(2))
+case("tree_leaves", "dict", tree_leaves_fn, {"b": normal(3), "a": [normal(3), normal(3)]})
+case("tree_leaves_adjoint", "list", tree_leaves_adjoint_fn, normal(3))
+case("adjugate", "square", adjugate_fn, normal(3, 3) + 3.0 * _array(np.eye(3)))
+case("det", "singular", det_singular, normal(3, 3))
+case("norm", "spectral", norm_spectral, normal(3, 2))
+case("norm", "spectral_global_ord", norm_spectral_global, normal(2, 3))
+case("at_set", "max", at_max_fn, normal(4), normal(2))
+case("at_set", "min", at_min_fn, normal(3), scalar(0.1))
+case("at_multiply", "distinct", at_multiply_distinct, normal(3), normal(2))
+case("sum", "list_of_arrays", list_sum, normal(3), normal(3))
+case("mean", "list_of_arrays", list_mean, normal(2), normal(2))
+case("prod", "list_of_arrays", list_prod, nonzero(0.5, 1.5, 3), nonzero(0.5, 1.5, 3))
+case("array", "nested_scalars", array_of_scalars, scalar(0.3), scalar(-0.8))
+
+
+def cast_adjoint_float(g, w):
+    return jnp.sum(w * cast_adjoint(g, np.zeros(3)))
+
+
+def cast_adjoint_int(g, w):
+    return jnp.sum(w * cast_adjoint(g, np.zeros(3, dtype=np.int32)))
+
+
+def astype_int(x, w):
+    return jnp.sum(w * x * x.astype(jnp.int32))
+
+
+case("cast_adjoint", "float", cast_adjoint_float, normal(3))
+case("cast_adjoint", "int", cast_adjoint_int, normal(3))
+case("astype", "to_int", astype_int, uniform(0.2, 0.8, 3) + _array([1.0, -3.0, 5.0]))

@@ -2,13 +2,20 @@
 
 The result binds the statement's operand nodes to the primitive's parameter
 names, so a rule template can be expanded with them.
+
+Refuse by default (`check_refusals`): a value that carries a derivative may
+reach a result only through an operand a rule covers, a copy, a tuple item or
+a user function's argument. An opaque call (a method or function astjax has
+no rule for), a static argument (`clip`'s bounds, `full`'s shape), an
+expression nested in an operand, or a mutation the transformations do not
+reverse is an error at the user's line, never a silent zero.
 """
 import gast
 
 from ..frontend.resolve import NOT_STATIC
 from ..rules import lookup_callable, lookup_operator, PRIMITIVES
 
-__all__ = ["Application", "classify"]
+__all__ = ["Application", "classify", "check_refusals", "method_classification"]
 
 _AT_METHODS = {"set": "at_set", "add": "at_add", "multiply": "at_multiply", "mul": "at_multiply",
                "get": "getitem"}
@@ -55,9 +62,117 @@ class Application:
             names.extend(n.id for n in gast.walk(node) if isinstance(n, gast.Name))
         return names
 
+    def refusal(self, varied):
+        """(message, hint) when a derivative that flows into this application has no rule, else None.
+
+        `varied`: the names that depend on the differentiated inputs. Refuse by
+        default: a value that needs a derivative may enter only through an
+        operand a rule covers, never through a static argument, an expression
+        nested inside an operand, or a call astjax does not know.
+        """
+        def carries(node):
+            return any(isinstance(n, gast.Name) and n.id in varied for n in gast.walk(node))
+
+        if self.kind == "primitive":
+            return _primitive_refusal(self, carries)
+        if self.kind == "tuple":
+            for element in self.node.elts:
+                if not isinstance(element, (gast.Name, gast.Constant)) and carries(element):
+                    return ("a value that needs a derivative is nested inside this list or tuple",
+                            "give the inner value its own name first")
+            return None
+        if self.kind == "opaque" and any(carries(a) for a in self.args):
+            what = getattr(self.callee, "__qualname__", None) or getattr(self.callee, "__name__", None)
+            return (f"astjax has no derivative rule for {_describe(what, self.node)}",
+                    "use an astjax.numpy function, write it in Python from primitives that have rules, "
+                    "or give it a rule with @astjax.custom_vjp.")
+        if self.kind in ("function", "custom_vjp", "custom_jvp") and any(
+                carries(k.value) for k in getattr(self.node, "keywords", [])):
+            return ("a value that needs a derivative is passed by keyword to a user function",
+                    "pass it by position")
+        if self.kind in ("function", "custom_vjp", "custom_jvp") and any(
+                not isinstance(a, (gast.Name, gast.Constant)) and carries(a) for a in self.args):
+            return ("a value that needs a derivative is passed inside an expression to a user function",
+                    "give that value its own name on the line before and pass the name")
+        return None
+
     def __repr__(self):
         what = self.primitive.name if self.primitive else getattr(self.callee, "__name__", "")
         return f"<Application {self.kind} {what}>"
+
+
+def _primitive_refusal(app, carries):
+    prim = app.primitive
+    if not prim.differentiable:
+        return None          # declared with a reason: its result carries no derivative
+    for param, node in app.bound.items():
+        if param in prim.operands:
+            if isinstance(node, (gast.Name, gast.Constant)) or not carries(node):
+                continue
+            if param == prim.sequence_operand and isinstance(node, (gast.List, gast.Tuple)) and all(
+                    isinstance(e, (gast.Name, gast.Constant)) for e in node.elts):
+                continue
+            return (f"`{prim.name}` receives a value that needs a derivative inside the expression "
+                    f"passed as `{param}`", "give that value its own name on the line before")
+        if param in prim.shape_params or not carries(node):
+            continue
+        return (f"`{prim.name}` treats its argument `{param}` as a constant, but it depends on the input "
+                f"being differentiated: its derivative would be silently dropped",
+                f"pass a value that does not depend on the differentiated input as `{param}` (compute it "
+                f"outside and pass it as an argument you do not differentiate).")
+    return None
+
+
+def _describe(what, node):
+    if what:
+        return what if what.startswith("the `") else f"`{what}`"
+    try:
+        import ast
+        return f"`{ast.unparse(gast.gast_to_ast(node))}`"
+    except Exception:       # an unusual node
+        return "this expression"
+
+
+def check_refusals(function_node, resolver, activity, context, forward=False):
+    """Refuse by default: raise at the first statement whose derivative no rule covers.
+
+    In reverse mode the derivative of an active name is computed; in forward
+    mode that of every varied name (`activity` is the function's Activity).
+    """
+    from ..optimize.effects import mutation_refusal
+    needed = activity.varied if forward else activity.active
+    mutated_needed = None if forward else activity.useful
+    for node in gast.walk(function_node):
+        problem = None
+        if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
+            if node.targets[0].id in needed:
+                problem = classify(getattr(node, "custom_call", node.value), resolver).refusal(activity.varied)
+        elif isinstance(node, gast.Expr) and isinstance(node.value, gast.Call):
+            problem = (mutation_refusal(node.value, resolver, activity.varied, mutated_needed, forward)
+                       or _discarded_call_refusal(node.value, resolver, activity.varied))
+        if problem:
+            message, hint = problem
+            raise context.error(message, node, hint=hint)
+
+
+def _discarded_call_refusal(call, resolver, varied):
+    """A call whose result is dropped can only matter through what it changes: refused if a derivative reaches it.
+
+    `add_to(xs, x)` may append to xs; astjax follows no such mutation (methods
+    in optimize/effects.py's table are judged there).
+    """
+    from ..optimize.effects import MUTATING_METHODS
+    if isinstance(call.func, gast.Attribute) and call.func.attr in MUTATING_METHODS:
+        return None
+    app = classify(call, resolver)
+    if app.kind not in ("function", "opaque", "custom_vjp", "custom_jvp"):
+        return None
+    names = {n.id for n in gast.walk(call) if isinstance(n, gast.Name)}
+    if not names & varied:
+        return None
+    return ("the result of this call is not used, so it can only matter through what it changes in its "
+            "arguments; astjax does not follow such changes", "return the new value and assign it "
+            "(`xs = add_to(xs, x)`), or make the call on values that do not depend on the differentiated input")
 
 
 def classify(value, resolver):
@@ -92,12 +207,13 @@ def classify(value, resolver):
         return Application("tuple", value)
     if isinstance(value, gast.Call):
         return _call(value, resolver)
-    return Application("opaque", value)
+    return Application("opaque", value, args=[value])
 
 
 # Functions from these packages are used through their rules only: one without a rule is an
 # error where it meets a derivative, never transformed as if it were the user's code.
-_LIBRARIES = ("numpy", "astjax.numpy", "astjax.lax", "astjax.random", "astjax.array", "scipy", "math")
+_LIBRARIES = ("numpy", "astjax.numpy", "astjax.lax", "astjax.random", "astjax.array", "astjax.tree_util",
+              "scipy", "math")
 
 
 def is_library(fn):
@@ -120,7 +236,10 @@ def _call(call, resolver):
         return _primitive(PRIMITIVES[_AT_METHODS[func.attr]], call, bound)
     target = resolver.static_value(func)
     if target is NOT_STATIC:
-        return Application("opaque", call, args=list(call.args) + [k.value for k in call.keywords])
+        # `x.cumprod()`, `f(x)` for a local f: the receiver and every argument may carry a derivative
+        receiver = [func.value] if isinstance(func, gast.Attribute) else [func]
+        return Application("opaque", call, callee=_Unknown(func),
+                           args=receiver + list(call.args) + [k.value for k in call.keywords])
     from ..custom_derivatives import custom_jvp, custom_vjp
     if isinstance(target, custom_vjp):
         return Application("custom_vjp", call, callee=target, args=list(call.args))
@@ -130,9 +249,69 @@ def _call(call, resolver):
     if prim is not None:
         bound = prim.bind(call.args, {k.arg: k.value for k in call.keywords})
         if bound is None:
-            return Application("opaque", call, callee=target, args=list(call.args))
-        return _primitive(prim, call, bound)
+            return Application("opaque", call, callee=target,
+                               args=list(call.args) + [k.value for k in call.keywords])
+        static = {k: _known_constant(v, resolver) for k, v in bound.items() if k not in prim.operands}
+        return _primitive(prim, call, dict(bound, **static))
     if hasattr(target, "__astjax_transform__") or (callable(target) and hasattr(target, "__code__")
                                                    and not is_library(target)):
         return Application("function", call, callee=target, args=list(call.args))
     return Application("opaque", call, callee=target, args=list(call.args) + [k.value for k in call.keywords])
+
+
+def _known_constant(node, resolver):
+    """A static argument written as a global or closure name (`ord=ORD`) as the constant it holds.
+
+    Rules and their checks read static arguments as literals; a name they could
+    not read would slip past a check (`norm(A, ORD)` with ORD = 1).
+    """
+    if isinstance(node, (gast.Name, gast.Attribute)):
+        value = resolver.static_value(node)
+        if _is_literal(value):
+            from ..rules.registry import _constant_node
+            return _constant_node(value)
+    return node
+
+
+def _is_literal(value):
+    if isinstance(value, tuple):
+        return all(_is_literal(v) for v in value)
+    return value is None or isinstance(value, (bool, int, float, str))
+
+
+class _Unknown:
+    """Stands for a callee astjax cannot name statically (a method of a value, a local callable)."""
+
+    def __init__(self, func):
+        import ast
+        try:
+            text = ast.unparse(gast.gast_to_ast(func))
+        except Exception:       # an unusual node: say "this call"
+            text = "this call"
+        if isinstance(func, gast.Attribute):
+            text = f"the `.{func.attr}()` method of `{text.rsplit('.', 1)[0]}`"
+        self.__qualname__ = self.__name__ = text
+
+
+def method_classification(method):
+    """How astjax treats `x.<method>` of an array under a derivative (a rules.Classification).
+
+    A method astjax rewrites into an astjax.numpy function is classified as that
+    function; metadata (`x.shape`) depends only on shapes; a method that mutates
+    the array, and every other one, is refused where a derivative reaches it.
+    """
+    from .. import numpy as jnp
+    from ..frontend.normalize.method_calls import METHODS
+    from ..optimize.effects import MUTATING_METHODS
+    from ..rules import Classification, classification
+    from ..rules.nondifferentiable import SHAPES
+    if method in METHODS:
+        return classification(getattr(jnp, METHODS[method]))
+    if method == "T":
+        return classification(jnp.transpose)
+    if method in _METADATA:
+        return Classification("nondifferentiable", "shape", SHAPES)
+    if method in MUTATING_METHODS:
+        return Classification("refused", None, f"it {MUTATING_METHODS[method]}: a mutation astjax does not reverse")
+    return Classification("refused", None, "astjax has no derivative rule for this method: a call that a "
+                                           "derivative reaches is an error")

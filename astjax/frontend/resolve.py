@@ -46,7 +46,7 @@ def local_names(function_node):
 
 # Names that normalization itself writes into user code (`y[i] = v` -> `y = at_set(y, i, v)`,
 # `x.sum()` -> `jnp.sum(x)`), for files that never imported them.
-_INTRODUCED = {name: getattr(helpers, name) for name in ("at_set", "at_add", "at_multiply")}
+_INTRODUCED = {name: getattr(helpers, name) for name in ("at_set", "at_add", "at_multiply", "unique_index")}
 _INTRODUCED["jnp"] = importlib.import_module("astjax.numpy")
 
 

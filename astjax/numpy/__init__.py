@@ -48,7 +48,7 @@ from ._reductions import (
     min, prod, std, sum, var,
 )
 from ._shape import (
-    broadcast_to, concatenate, expand_dims, flip, hstack, moveaxis, ndim, pad, ravel, repeat,
+    broadcast_to, concatenate, diagonal, expand_dims, flip, hstack, moveaxis, ndim, pad, ravel, repeat,
     reshape, roll, shape, size, split, squeeze, stack, swapaxes, tile, transpose, vstack,
 )
 
@@ -64,7 +64,7 @@ __all__ = [
     'arccosh', 'arcsin', 'arcsinh', 'arctan', 'arctan2', 'arctanh', 'argmax', 'argmin',
     'argsort', 'around', 'array', 'asarray', 'astype', 'bool', 'bool_', 'broadcast_to',
     'can_cast', 'cbrt', 'ceil', 'clip', 'complex128', 'complex64', 'complexfloating',
-    'concatenate', 'copy', 'cos', 'cosh', 'cumprod', 'cumsum', 'diag', 'divide', 'dot',
+    'concatenate', 'copy', 'cos', 'cosh', 'cumprod', 'cumsum', 'diag', 'diagonal', 'divide', 'dot',
     'dtype', 'e', 'einsum', 'empty', 'empty_like', 'equal', 'exp', 'exp2', 'expand_dims',
     'expm1', 'eye', 'finfo', 'flip', 'float16', 'float32', 'float64', 'floating', 'floor',
     'floor_divide', 'full', 'full_like', 'generic', 'greater', 'greater_equal', 'hstack',

@@ -201,3 +201,8 @@ def flip(m, axis=None):
 def roll(a, shift, axis=None):
     """NumPy's roll."""
     return _out(np.roll(_nd(a), shift, axis))
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """NumPy's diagonal (a new array, not a read-only view)."""
+    return _out(np.diagonal(_nd(a), offset, axis1, axis2).copy())

@@ -1,18 +1,103 @@
-"""Which statements must stay even if their result is unused (the tape, list appends)."""
+"""Effects are declared: which calls do something besides computing a value.
+
+Two tables say it, and every pass reads them rather than matching names of its own:
+
+* a primitive's `effect` field (the tape's `push` and `pop`, `print`), and
+* MUTATING_METHODS, the methods of lists, dicts, sets and arrays that change
+  the object they are called on (`xs.append(v)`, `xs.pop()`, `a.sort()`).
+
+Dead-code elimination keeps every call with an effect; the refuse-by-default
+check (analyses/classify.py) refuses a mutation under a derivative unless the
+transformations know how to reverse it (REVERSIBLE_METHODS).
+"""
+import builtins
+
 import gast
 
-IMPURE_CALLS = {"push", "pop", "append", "print"}
+__all__ = ["MUTATING_METHODS", "REVERSIBLE_METHODS", "FORWARD_METHODS", "MARKERS", "has_effects", "call_effect",
+           "mutation_refusal", "reads", "writes"]
+
+# method -> what it changes in its receiver
+MUTATING_METHODS = {
+    "append": "adds an item at the end", "pop": "removes an item", "extend": "adds items at the end",
+    "insert": "adds an item", "remove": "removes an item", "clear": "removes every item",
+    "reverse": "reverses the order in place", "sort": "sorts in place", "update": "changes entries",
+    "setdefault": "may add an entry", "popitem": "removes an entry", "add": "adds an element",
+    "discard": "removes an element", "difference_update": "removes elements",
+    "intersection_update": "removes elements", "symmetric_difference_update": "changes elements",
+    "fill": "overwrites every element", "resize": "changes the shape in place", "put": "writes elements",
+    "itemset": "writes an element", "partition": "reorders in place", "byteswap": "may swap bytes in place",
+    "setfield": "writes a field", "setflags": "changes flags", "__setitem__": "writes an element",
+    "__delitem__": "removes an element", "__iadd__": "adds in place",
+}
+
+# Mutations whose derivative the transformations write: list append (reverse mode
+# pops the item back off and hands it its adjoint; forward mode appends the tangent
+# to a tangent list beside it). Every other mutation of a value that carries a
+# derivative is refused.
+REVERSIBLE_METHODS = {"append"}
+# Forward mode also mirrors `xs.pop()` on the tangent list (generated reverse sweeps pop their lists).
+FORWARD_METHODS = {"append", "pop"}
+
+# Calls generated code uses as markers for later passes: never removed.
+MARKERS = {"__comment__", "__restore__"}
+
+
+def call_effect(call, namespace=None):
+    """What the call `call` does besides returning a value (a short phrase), or None."""
+    from ..codegen.namespace import GENERATED_NAMESPACE
+    from ..rules import lookup_callable
+    func = call.func
+    if isinstance(func, gast.Name):
+        if func.id in MARKERS:
+            return "marks a position for a later pass"
+        scope = namespace if namespace is not None else GENERATED_NAMESPACE
+        target = scope.get(func.id, getattr(builtins, func.id, None))
+        prim = lookup_callable(target) if target is not None else None
+        return prim.effect if prim is not None else None
+    if isinstance(func, gast.Attribute) and func.attr in MUTATING_METHODS and not _is_module(func.value) \
+            and not _is_index_update(func.value):
+        return MUTATING_METHODS[func.attr]
+    return None
+
+
+def _is_index_update(node):
+    """`x.at[i]`: its methods (`.add`, `.set`, ...) return a new array and change nothing."""
+    return (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Attribute)
+            and node.value.attr == "at")
 
 
 def has_effects(node):
     """Whether evaluating `node` may do something besides computing a value."""
-    for child in gast.walk(node):
-        if isinstance(child, gast.Call):
-            func = child.func
-            ident = func.id if isinstance(func, gast.Name) else func.attr if isinstance(func, gast.Attribute) else None
-            if ident in IMPURE_CALLS or ident == "__comment__" or ident == "__restore__":
-                return True
-    return False
+    return any(isinstance(child, gast.Call) and call_effect(child) for child in gast.walk(node))
+
+
+def mutation_refusal(call, resolver, varied, useful=None, forward=False):
+    """(message, hint) for a mutating method call whose derivative no rule covers, else None.
+
+    `xs.extend(ys)` under grad with xs or ys carrying a derivative would lose
+    the items' adjoints (the reverse sweep does not undo it): refused. `useful`:
+    the names the output depends on (None: all of them).
+    """
+    func = call.func
+    if not (isinstance(func, gast.Attribute) and func.attr in MUTATING_METHODS) or _is_index_update(func.value):
+        return None
+    from ..frontend.resolve import NOT_STATIC
+    supported = FORWARD_METHODS if forward else REVERSIBLE_METHODS
+    if resolver.static_value(func.value) is not NOT_STATIC or func.attr in supported:
+        return None
+    names = {n.id for n in gast.walk(call) if isinstance(n, gast.Name)}
+    receiver = {n.id for n in gast.walk(func.value) if isinstance(n, gast.Name)}
+    if not (names & varied) or (useful is not None and not (receiver & useful)):
+        return None
+    return (f"`.{func.attr}()` {MUTATING_METHODS[func.attr]} of a value that carries a derivative; "
+            f"astjax cannot differentiate through that mutation",
+            "build a new list instead (`xs = xs + [v]`, `xs = xs[:-1]`, `v = xs[-1]`), "
+            "or use `.append(v)`, which astjax differentiates.")
+
+
+def _is_module(node):
+    return isinstance(node, gast.Name) and node.id in ("jnp", "np", "lax", "math")
 
 
 def reads(node):

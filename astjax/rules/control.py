@@ -48,9 +48,9 @@ defjvp(builtin_min, "dy = dx1 * (x1 <= x2) + dx2 * (x1 > x2)")
 
 # The tape's own operations: the transformations give them their derivatives
 # directly (a pushed value's tangent goes on a tangent tape beside it).
-primitive("Tape", Tape, operands=(), differentiable=False)
-primitive("pop", pop, operands=("tape",))
-primitive("push", push, operands=("tape", "value"))
+primitive("Tape", Tape, operands=(), differentiable=False, reason="a new, empty tape holds no values yet")
+primitive("pop", pop, operands=("tape",), effect="takes the last value off the tape")
+primitive("push", push, operands=("tape", "value"), effect="puts a value on the tape")
 
 # The builtin sum of a list: each item's adjoint is the result's, summed back to the item's shape.
 builtin_sum = primitive("builtin_sum", builtins.sum, operands=("iterable",), sequence_operand="iterable",
@@ -68,3 +68,7 @@ defjvp(sum_items, "dy = sum_items(dt, like, iterable)")
 # A float() and a tape pop pass a bare 0.0 adjoint through unchanged.
 for _prim in (to_float_prim, PRIMITIVES["pop"]):
     _prim.accepts_scalar_zero = True
+
+# sum_adjoint/sum_items read the summed list for its items' shapes only.
+sum_adjoint.shape_params = sum_adjoint.shape_params | frozenset({"iterable"})
+sum_items.shape_params = sum_items.shape_params | frozenset({"like", "iterable"})

@@ -13,7 +13,9 @@ __all__ = ["sum_adjoint", "sum_items", "take_adjoint", "unbroadcast_to", "cumsum
            "at_set", "at_add", "at_multiply", "at_get", "getitem", "clip_mask", "extremum_mask",
            "astype", "dynamic_slice_adjoint", "stack_part", "concatenate_part", "to_float",
            "stack_part_adjoint", "concatenate_part_adjoint",
-           "zero_like", "zeros_shaped"]
+           "zero_like", "zeros_shaped", "diagonal_adjoint", "repeat_adjoint", "linspace_weights", "meshgrid_axes", "meshgrid_list",
+           "tree_leaves_of", "tree_leaves_adjoint", "unique_index", "adjugate",
+           "spectral_direction", "no_higher_derivative", "cast_adjoint"]
 
 
 def unbroadcast(g, x):
@@ -128,9 +130,16 @@ class TreeAdjoint:
             return TreeAdjoint(items, self.fields or other.fields)
         if np.ndim(other) == 0 and not np.any(other):
             return self
+        if np.ndim(other) > 0 and all(isinstance(k, (int, np.integer)) for k in self.items):
+            # The same list was also read as an array (`np.sum(xs)`): add the items into its rows.
+            out = np.array(other, dtype=np.result_type(other, np.float32))
+            for key, value in self.items.items():
+                out[key] += np.asarray(value)
+            return wrap(out)
         return NotImplemented
 
     __radd__ = __add__
+    __array_ufunc__ = None      # `array + TreeAdjoint` must come here, never broadcast over an object
 
     def __getitem__(self, key):
         return self.items.get(key, 0.0)
@@ -169,10 +178,18 @@ def attribute_adjoint(x, attr, g):
 
 
 def item_adjoint(adjoint, i):
-    """Item i of the adjoint of a list (zero when nothing reached it)."""
+    """Item i of the adjoint of a list (zero when nothing reached it).
+
+    A rule that read the list as an array (`np.sum(xs)`, `jnp.array(rows)`)
+    gave it an array adjoint: item i is then that array's row i.
+    """
     if isinstance(adjoint, TreeAdjoint):
         return adjoint.items.get(i, 0.0)
-    return 0.0
+    if np.ndim(adjoint) == 0:
+        if np.any(adjoint):
+            raise TypeError(f"astjax: a list's adjoint is the scalar {adjoint!r}; it cannot be split into items")
+        return 0.0
+    return wrap(np.asarray(adjoint)[i])
 
 
 def stack_adjoint(g, axis=0):
@@ -431,3 +448,129 @@ def _plain(idx):
     if isinstance(idx, tuple):
         return tuple(_plain(i) for i in idx)
     return np.asarray(idx) if isinstance(idx, np.ndarray) else idx
+
+
+def diagonal_adjoint(g, a, offset=0, axis1=0, axis2=1):
+    """Transpose of `diagonal`: `g` written on that diagonal of zeros shaped like `a`."""
+    out = np.zeros(np.shape(a), dtype=np.result_type(g, np.float32))
+    moved = np.moveaxis(out, (axis1, axis2), (-2, -1))
+    n, m = moved.shape[-2:]
+    rows = np.arange(max(0, -offset), min(n, m - offset))
+    moved[..., rows, rows + offset] = np.asarray(g)
+    return wrap(out)
+
+
+def repeat_adjoint(g, a, repeats, axis=None):
+    """Transpose of `repeat`: each element's copies summed back (shaped like `a`)."""
+    g = np.asarray(g)
+    shape = np.shape(a)
+    ax = 0 if axis is None else axis % max(len(shape), 1)
+    length = int(np.prod(shape)) if axis is None else shape[ax]
+    counts = np.broadcast_to(np.asarray(repeats), (length,))
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.intp)
+    summed = np.add.reduceat(g, starts, axis=ax) if g.shape[ax] else np.zeros_like(g)
+    summed = np.where(np.expand_dims(counts, tuple(i for i in range(g.ndim) if i != ax)) == 0, 0, summed)
+    return wrap(summed.reshape(shape))
+
+
+def linspace_weights(y, num, endpoint=True, axis=0):
+    """How far along each sample of `linspace(start, stop, num, endpoint, axis)` lies: 0 at start, 1 at stop.
+
+    Shaped to broadcast against the result `y` (num along `axis`, 1 elsewhere), in y's dtype.
+    """
+    t = np.linspace(0.0, 1.0, num, endpoint=endpoint)
+    shape = [1] * np.ndim(y)
+    shape[axis] = num
+    return wrap(t.reshape(shape).astype(np.result_type(y, np.float32)))
+
+
+def meshgrid_axes(k, y, indexing="xy"):
+    """The axes of grid k of `meshgrid` along which input k is *not* laid out (the axes its adjoint sums)."""
+    count = len(y)
+    along = k
+    if indexing == "xy" and count >= 2 and k < 2:
+        along = 1 - k
+    return tuple(i for i in range(count) if i != along)
+
+
+def meshgrid_list(xs, sparse=False, indexing="xy"):
+    """`jnp.meshgrid(*xs)`: the grids of a list of inputs (the tangent rule of meshgrid)."""
+    from .. import numpy as jnp
+    return jnp.meshgrid(*xs, sparse=sparse, indexing=indexing)
+
+
+def tree_leaves_of(tree):
+    """`tree_util.tree_leaves(tree)`, also for a tree of adjoints (a TreeAdjoint stands for its container)."""
+    from .. import tree_util
+    if isinstance(tree, TreeAdjoint):
+        return [leaf for key in sorted(tree.items, key=_sort_key) for leaf in tree_leaves_of(tree.items[key])]
+    return tree_util.tree_leaves(tree)
+
+
+def tree_leaves_adjoint(tree, g):
+    """Transpose of `tree_leaves`: item k of the list adjoint `g` becomes the adjoint of leaf k of `tree`."""
+    from .. import tree_util
+    leaves, treedef = tree_util.tree_flatten(tree)
+    return _container_adjoint(treedef.unflatten([item_adjoint(g, k) for k in range(len(leaves))]))
+
+
+def _container_adjoint(value):
+    """A tree of adjoints as the TreeAdjoint the adjoint sweep accumulates for a container."""
+    if isinstance(value, dict):
+        return TreeAdjoint({k: _container_adjoint(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        fields = getattr(type(value), "_fields", None)
+        return TreeAdjoint({i: _container_adjoint(v) for i, v in enumerate(value)},
+                           list(fields) if fields else None)
+    return value
+
+
+def _sort_key(key):
+    return (str(type(key)), key)
+
+
+def unique_index(idx, x):
+    """`idx`, once checked to name no element of `x` twice.
+
+    The rules of `.at[idx].multiply/max/min` hold for distinct positions only;
+    with a repeated position they would be wrong, so that is an error.
+    """
+    positions = np.arange(np.size(x)).reshape(np.shape(x))[_plain(idx)]
+    if np.size(positions) != np.unique(positions).size:
+        raise ValueError("astjax: the derivative of x.at[idx].multiply/max/min with an index that repeats a "
+                         f"position ({idx!r}) is not supported; combine the repeated updates first")
+    return idx
+
+
+def adjugate(a):
+    """The adjugate of a (batch of) square matrices, exact for singular ones too: det(a) inv(a) if invertible.
+
+    From the SVD a = U S V^T: adj(a) = det(U) det(V) V diag(prod_{j != i} s_j) U^T.
+    """
+    a = np.asarray(a)
+    u, s, vt = np.linalg.svd(a)
+    n = s.shape[-1]
+    others = np.stack([np.prod(np.delete(s, i, axis=-1), axis=-1) for i in range(n)], axis=-1) if n > 1 \
+        else np.ones_like(s)
+    sign = np.linalg.det(u) * np.linalg.det(vt)
+    v = np.swapaxes(vt, -1, -2)
+    out = (v * others[..., None, :]) @ np.swapaxes(u, -1, -2) * sign[..., None, None]
+    return wrap(out.astype(np.result_type(a, np.float32)))
+
+
+def spectral_direction(x):
+    """u v^T for the top singular pair of the matrix x: the gradient of its spectral norm."""
+    u, _, vt = np.linalg.svd(np.asarray(x))
+    return wrap(np.outer(u[:, 0], vt[0]).astype(np.result_type(x, np.float32)))
+
+
+def no_higher_derivative(t, what):
+    """Stands in the rules of a primitive whose own derivative astjax does not have: an error if reached."""
+    raise NotImplementedError(f"astjax: the second derivative of {what} is not supported")
+
+
+def cast_adjoint(g, like):
+    """`g`, or zeros when the cast's result `like` is integer or boolean: a cast to int carries no derivative."""
+    if np.issubdtype(np.result_type(like), np.inexact):
+        return g
+    return wrap(np.zeros(np.shape(g), dtype=np.result_type(g, np.float32)))

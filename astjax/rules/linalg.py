@@ -5,11 +5,13 @@ for matrices `bA += bY @ B.T` and `bB += A.T @ bY`. The shape cases (vector
 or matrix on either side) live in two small Python functions below; they are
 plain astjax code, so a second derivative transforms them like user code.
 """
+import gast
 import numpy as np
 
 from .. import numpy as jnp
 from ..numpy import linalg as jnp_linalg
-from .helpers import unbroadcast
+from . import helpers
+from .helpers import spectral_direction, unbroadcast, unreduce
 from .registry import defjvp, defvjp, primitive
 
 
@@ -115,26 +117,85 @@ inv = primitive("inv", jnp_linalg.inv, operands=("a",), aliases=(np.linalg.inv,)
 defvjp(inv, "ba += -jnp.matmul(jnp.matmul(jnp.swapaxes(y, -1, -2), by), jnp.swapaxes(y, -1, -2))")
 defjvp(inv, "dy = -jnp.matmul(jnp.matmul(y, da), y)")
 
+# d det(a) = <adj(a)^T, da>: the adjugate exists at singular matrices too (JAX's gradient there).
 det = primitive("det", jnp_linalg.det, operands=("a",), aliases=(np.linalg.det,))
-defvjp(det, "ba += jnp.expand_dims(jnp.expand_dims(by * y, -1), -1) * jnp.swapaxes(jnp.linalg.inv(a), -1, -2)")
-defjvp(det, "dy = y * jnp.trace(jnp.linalg.solve(a, da), axis1=-2, axis2=-1)")
+defvjp(det, "ba += jnp.expand_dims(jnp.expand_dims(by, -1), -1) * jnp.swapaxes(adjugate(a), -1, -2)")
+defjvp(det, "dy = jnp.sum(jnp.swapaxes(adjugate(a), -1, -2) * da, axis=(-2, -1))")
+
+
+def adjugate_adjoint(g, a):
+    """The adjoint of `a` from `y = adjugate(a)` = det(a) inv(a), for invertible a."""
+    d = jnp.expand_dims(jnp.expand_dims(jnp_linalg.det(a), -1), -1)
+    z = jnp_linalg.inv(a)
+    zt = jnp.swapaxes(z, -1, -2)
+    inner = jnp.expand_dims(jnp.expand_dims(jnp.sum(g * z, axis=(-2, -1)), -1), -1)
+    return d * (inner * zt - jnp.matmul(jnp.matmul(zt, g), zt))
+
+
+def adjugate_tangent(t, a):
+    """The tangent of `y = adjugate(a)` for a tangent `t` of a (invertible)."""
+    d = jnp.expand_dims(jnp.expand_dims(jnp_linalg.det(a), -1), -1)
+    z = jnp_linalg.inv(a)
+    zt_dot = jnp.expand_dims(jnp.expand_dims(jnp.sum(jnp.swapaxes(z, -1, -2) * t, axis=(-2, -1)), -1), -1)
+    return d * (zt_dot * z - jnp.matmul(jnp.matmul(z, t), z))
+
+
+COMPOSITES.update({f.__name__: f for f in (adjugate_adjoint, adjugate_tangent)})
+adjugate = primitive("adjugate", helpers.adjugate, operands=("a",))
+defvjp(adjugate, "ba += adjugate_adjoint(by, a)")
+defjvp(adjugate, "dy = adjugate_tangent(da, a)")
 
 solve = primitive("solve", jnp_linalg.solve, operands=("a", "b"), aliases=(np.linalg.solve,))
 defvjp(solve, "ba += solve_lhs_adjoint(by, a, y)", "bb += jnp.linalg.solve(jnp.swapaxes(a, -1, -2), by)")
 defjvp(solve, "da -> -jnp.linalg.solve(a, jnp.matmul(da, y))", "db -> jnp.linalg.solve(a, db)")
 
+def norm_adjoint(g, x, y, ord, axis, keepdims):
+    """The adjoint of `y = jnp.linalg.norm(x, ord, axis, keepdims)`.
+
+    x / |x| for a vector's 2-norm and for the Frobenius norm; for a matrix's
+    spectral norm (ord=2) u v^T, from the top singular pair.
+    """
+    if ord == 2 and axis is None and jnp.ndim(x) == 2:
+        return g * spectral_direction(x)
+    return unreduce(g / y, x, axis, keepdims) * x
+
+
+def norm_tangent(t, x, y, ord, axis, keepdims):
+    """The tangent of `y = jnp.linalg.norm(x, ord, axis, keepdims)` for a tangent `t` of x."""
+    if ord == 2 and axis is None and jnp.ndim(x) == 2:
+        return jnp.sum(t * spectral_direction(x))
+    return jnp.sum(t * x, axis, keepdims=keepdims) / y
+
+
+COMPOSITES.update({f.__name__: f for f in (norm_adjoint, norm_tangent)})
+# The spectral norm's gradient, u v^T: differentiating it again is an error where it is reached (at run time,
+# so that second derivatives of vector norms, which share norm_adjoint, still work).
+spectral = primitive("spectral_direction", helpers.spectral_direction, operands=("x",))
+defvjp(spectral, "bx += no_higher_derivative(by, 'the spectral norm')")
+defjvp(spectral, "dy = no_higher_derivative(dx, 'the spectral norm')")
+refused_here = primitive("no_higher_derivative", helpers.no_higher_derivative, operands=("t",))
+defvjp(refused_here, "bt += no_higher_derivative(by, what)")
+defjvp(refused_here, "dy = no_higher_derivative(dt, what)")
+
 norm = primitive("norm", jnp_linalg.norm, operands=("x",), aliases=(np.linalg.norm,))
-defvjp(norm, "bx += unreduce(by / y, x, axis, keepdims) * x")
-defjvp(norm, "dy = jnp.sum(dx * x, axis, keepdims=keepdims) / y")
+defvjp(norm, "bx += norm_adjoint(by, x, y, ord, axis, keepdims)")
+defjvp(norm, "dy = norm_tangent(dx, x, y, ord, axis, keepdims)")
 
 
 def _euclidean_only(bound):
     order = bound.get("ord")
+    if order is not None and not isinstance(order, gast.Constant):
+        return ("astjax must know jnp.linalg.norm's `ord` when it transforms the function, but here it is "
+                "computed at run time", "write ord as a literal (ord=2) or a module-level constant.")
     value = getattr(order, "value", None)
-    if order is not None and hasattr(order, "value") and value not in (None, 2, "fro"):
-        return (f"astjax differentiates jnp.linalg.norm for the 2-norm and the Frobenius norm only, "
-                f"not ord={value!r}",
+    if value not in (None, 2, "fro"):
+        return (f"astjax differentiates jnp.linalg.norm for the 2-norm, the spectral norm and the Frobenius "
+                f"norm only, not ord={value!r}",
                 "write this norm from jnp primitives (e.g. jnp.sum(jnp.abs(x)) for ord=1).")
+    axis = bound.get("axis")
+    if value == 2 and isinstance(axis, gast.Tuple) and len(axis.elts) == 2:
+        return ("the spectral norm over two axes (ord=2, axis=(i, j)) has no rule in astjax",
+                "move the two axes last and use jnp.linalg.norm(x, 2) on each matrix.")
     return None
 
 

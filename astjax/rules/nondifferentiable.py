@@ -1,5 +1,7 @@
-"""Primitives whose results carry no derivative: comparisons, rounding, shapes, constructors.
+"""Primitives whose results carry no derivative, each with the reason why.
 
+A reason is one of: the result is boolean or integer; the result is piecewise
+constant in its inputs (rounding); or it depends only on shapes and dtypes.
 Their outputs are never active, so the transformations copy them into the
 derivative's primal sweep unchanged. (A function with a real derivative must
 never be listed here: a missing rule is an error, a zero rule a wrong answer.)
@@ -11,26 +13,46 @@ import gast
 import numpy as np
 
 from .. import numpy as jnp
-from .registry import primitive
+from . import helpers
+from .registry import PRIMITIVES, primitive
+
+BOOLEAN = "its result is boolean"
+INTEGER = "its result is an integer (an index, a count or a size)"
+PIECEWISE = "its result is piecewise constant (rounding): the derivative is zero almost everywhere"
+SHAPES = "its result depends only on shapes and dtypes, not on values"
+NOTHING = "it returns nothing (printing)"
 
 
-def nondifferentiable(name, impl, aliases=(), operator=None, signature=None):
+def nondifferentiable(name, impl, reason, aliases=(), operator=None, signature=None, effect=None):
     return primitive(name, impl, operands=(), differentiable=False, aliases=aliases,
-                     operator=operator, signature=signature)
+                     operator=operator, signature=signature, reason=reason, effect=effect)
 
 
 for _name, _op in [("less", gast.Lt), ("less_equal", gast.LtE), ("greater", gast.Gt),
                    ("greater_equal", gast.GtE), ("equal", gast.Eq), ("not_equal", gast.NotEq)]:
-    nondifferentiable(_name, getattr(jnp, _name), aliases=(getattr(np, _name),), operator=_op)
-nondifferentiable("floor_divide", jnp.floor_divide, aliases=(np.floor_divide,), operator=gast.FloorDiv)
+    nondifferentiable(_name, getattr(jnp, _name), BOOLEAN, aliases=(getattr(np, _name),), operator=_op)
+nondifferentiable("floor_divide", jnp.floor_divide, PIECEWISE, aliases=(np.floor_divide,), operator=gast.FloorDiv)
 
-for _name in ["floor", "ceil", "round", "sign", "argmax", "argmin", "isnan", "isfinite", "isinf",
-              "logical_and", "logical_or", "logical_not", "logical_xor", "zeros_like", "ones_like",
-              "zeros", "ones", "full", "full_like", "empty", "arange", "linspace", "eye", "identity",
-              "shape", "ndim", "size", "argsort", "meshgrid", "allclose", "all", "any"]:
-    if hasattr(jnp, _name):
-        nondifferentiable(_name, getattr(jnp, _name),
-                          aliases=tuple(a for a in (getattr(np, _name, None),) if a is not None))
-nondifferentiable("floor_math", math.floor, aliases=(math.ceil, math.trunc, math.isnan, math.isinf))
-for _builtin in ("len", "range", "int", "bool", "isinstance", "enumerate", "zip", "print", "round"):
-    nondifferentiable(f"builtin_{_builtin}", getattr(builtins, _builtin))
+_REASONS = {
+    BOOLEAN: ["isnan", "isfinite", "isinf", "logical_and", "logical_or", "logical_not", "logical_xor",
+              "allclose", "all", "any", "isclose"],
+    PIECEWISE: ["floor", "ceil", "round", "sign", "trunc", "around"],
+    INTEGER: ["argmax", "argmin", "argsort", "arange"],
+    SHAPES: ["zeros_like", "ones_like", "zeros", "ones", "empty", "empty_like", "eye", "identity", "shape",
+             "ndim", "size"],
+}
+for _reason, _names in _REASONS.items():
+    for _name in _names:
+        if hasattr(jnp, _name) and _name not in PRIMITIVES:
+            nondifferentiable(_name, getattr(jnp, _name), _reason,
+                              aliases=tuple(a for a in (getattr(np, _name, None),) if a is not None))
+nondifferentiable("floor_math", math.floor, PIECEWISE, aliases=(math.ceil, math.trunc))
+nondifferentiable("isnan_math", math.isnan, BOOLEAN, aliases=(math.isinf, math.isfinite))
+for _builtin, _reason in (("len", INTEGER), ("range", INTEGER), ("int", PIECEWISE), ("bool", BOOLEAN),
+                          ("isinstance", BOOLEAN), ("round", PIECEWISE)):
+    nondifferentiable(f"builtin_{_builtin}", getattr(builtins, _builtin), _reason)
+nondifferentiable("builtin_print", builtins.print, NOTHING, effect="prints")
+for _helper, _reason in (("reduced_size", SHAPES), ("invert_permutation", INTEGER), ("clip_mask", BOOLEAN),
+                         ("extremum_mask", BOOLEAN), ("linspace_weights", SHAPES), ("meshgrid_axes", SHAPES),
+                         ("unique_index", INTEGER)):
+    nondifferentiable(_helper, getattr(helpers, _helper), _reason)

@@ -12,11 +12,12 @@ mode). A rule may call only other primitives, so the code it generates can be
 transformed again: that is how grad of grad works.
 """
 import inspect
+from collections import namedtuple
 
 import gast
 
 __all__ = ["Primitive", "primitive", "defvjp", "defjvp", "lookup_callable", "lookup_operator",
-           "all_primitives", "parse_expression", "PRIMITIVES"]
+           "all_primitives", "parse_expression", "PRIMITIVES", "Classification", "classification"]
 
 
 class Primitive:
@@ -29,14 +30,24 @@ class Primitive:
     differentiable: False for comparisons, `floor`, `argmax`, shape queries:
         their results carry no derivative.
     sequence_operand: name of an operand that is a list of arrays (`stack`).
+    reason: why a primitive with differentiable=False has a zero derivative
+        (its result is integer or boolean, piecewise constant, or depends only on shapes).
+    shape_params: non-operand parameters read only for their shape or structure
+        (`unreduce(g, x)` reads x's shape): they may hold values that carry a
+        derivative. Any other non-operand parameter that does is refused.
+    effect: what the call does besides returning a value (it mutates its
+        argument, it prints), else None: dead-code elimination keeps such calls.
     """
 
     def __init__(self, name, impl, operands=("x",), differentiable=True,
-                 unbroadcast=False, sequence_operand=None, signature=None, doc=None):
+                 unbroadcast=False, sequence_operand=None, signature=None, doc=None,
+                 reason=None, shape_params=(), effect=None):
         self.name = name
         self.impl = impl
         self.operands = tuple(operands)
         self.differentiable = differentiable
+        self.reason = reason
+        self.effect = effect
         self.unbroadcast = unbroadcast
         self.sequence_operand = sequence_operand
         self.vjp = {}
@@ -48,6 +59,8 @@ class Primitive:
         self.lowerings = {}
         self.signature = _signature(signature or impl)
         self.doc = doc
+        names = set(self.signature.parameters) if self.signature is not None else set()
+        self.shape_params = frozenset(shape_params) | (INTEGER_PARAMETERS & names)
 
     @property
     def zero_safe(self):
@@ -82,6 +95,14 @@ class Primitive:
     def __repr__(self):
         return f"<primitive {self.name}>"
 
+
+# Parameters NumPy accepts only integers, shapes, axes or indices for (a float there is an error), so
+# no derivative can flow through them: a value from the tape (a popped index) may stand there.
+INTEGER_PARAMETERS = frozenset({
+    "idx", "i", "k", "axis", "axes", "axis1", "axis2", "shape", "newshape", "num", "offset", "repeats",
+    "indices", "source", "destination", "start_indices", "slice_sizes", "pad_width", "ddof", "order", "dtype",
+    "keepdims", "endpoint", "indexing", "sparse", "copy", "mode", "attr", "subscripts", "precision",
+    "preferred_element_type", "total_repeat_length", "is_leaf"})
 
 PRIMITIVES = {}          # name -> Primitive
 _BY_CALLABLE = {}        # callable object -> Primitive (jnp.sin, np.sin, math.sin, ...)
@@ -138,6 +159,30 @@ def lookup_callable(fn):
         return _BY_CALLABLE.get(_key(fn))
     except TypeError:   # unhashable objects are never primitives
         return None
+
+
+Classification = namedtuple("Classification", "kind primitive detail")
+Classification.__doc__ = """How astjax treats a callable under a derivative.
+
+kind: "rules" (a primitive with VJP and JVP rules), "nondifferentiable" (a
+    primitive whose result carries no derivative; detail says why) or
+    "refused" (no rule: an error where a derivative reaches it).
+primitive: the primitive's name (None when refused).
+"""
+
+REFUSED = ("astjax has no derivative rule for it: a call that a derivative reaches is an error "
+           "(use it on values that do not depend on the differentiated input, or give it a rule "
+           "with @astjax.custom_vjp)")
+
+
+def classification(obj):
+    """The Classification of `obj` (a function such as `np.sin` or `jnp.linalg.det`): data for coverage pages."""
+    prim = lookup_callable(obj)
+    if prim is None:
+        return Classification("refused", None, REFUSED)
+    if not prim.differentiable:
+        return Classification("nondifferentiable", prim.name, prim.reason)
+    return Classification("rules", prim.name, f"differentiable in {', '.join(prim.operands) or 'nothing'}")
 
 
 def lookup_operator(op):

@@ -42,10 +42,13 @@ structural("pad", jnp.pad, "array", "barray += pad_adjoint(by, pad_width, mode)"
            signature=lambda array, pad_width, mode="constant": None)
 structural("pad_adjoint", helpers.pad_adjoint, "g", "bg += jnp.pad(by, pad_width, mode)",
            "dy = pad_adjoint(dg, pad_width, mode)")
-structural("astype", helpers.astype, "x", "bx += by", "dy = astype(dx, dtype)", aliases=(jnp.astype,)
+structural("cast_adjoint", helpers.cast_adjoint, "g", "bg += cast_adjoint(by, like)",
+           "dy = cast_adjoint(dg, like)", shape_params=("like",))
+structural("astype", helpers.astype, "x", "bx += cast_adjoint(by, y)", "dy = cast_adjoint(astype(dx, dtype), y)", aliases=(jnp.astype,)
            if hasattr(jnp, "astype") else ())
 structural("copy", jnp.copy, "a", "ba += by", "dy = da", aliases=(np.copy,))
-structural("array", jnp.array, "object", "bobject += array_adjoint(by, object)", "dy = jnp.array(dobject)",
+structural("array", jnp.array, "object", "bobject += array_adjoint(cast_adjoint(by, y), object)",
+           "dy = cast_adjoint(jnp.array(dobject), y)",
            aliases=(jnp.asarray, np.array, np.asarray), sequence_operand="object",
            signature=lambda object, dtype=None: None)
 
@@ -58,7 +61,7 @@ defvjp(PRIMITIVES["stack"], "barrays += stack_adjoint(by, axis)")
 defvjp(PRIMITIVES["concatenate"], "barrays += concatenate_adjoint(by, arrays, axis)")
 for _name, _part in {"stack": "stack_part(by, k, axis)",
                      "concatenate": "concatenate_part(by, arrays, k, axis)",
-                     "array": "stack_part(by, k)"}.items():
+                     "array": "stack_part(cast_adjoint(by, y), k)"}.items():
     PRIMITIVES[_name].sequence_vjp = parse_expression(_part)
 structural("stack_part", helpers.stack_part, "g", "bg += stack_part_adjoint(by, g, k, axis)",
            "dy = stack_part(dg, k, axis)")
@@ -81,6 +84,8 @@ at_add = primitive("at_add", helpers.at_add, operands=("x", "v"))
 defvjp(at_add, "bx += by", "bv += unbroadcast(by[idx], v)")
 defjvp(at_add, "dy = dx + jnp.zeros_like(y).at[idx].add(dv)")
 at_multiply = primitive("at_multiply", helpers.at_multiply, operands=("x", "v"))
+# v's rule holds for distinct positions (with a repeat it would need the other factors too): normalization
+# writes a user's `x.at[idx].multiply(v)` as `x.at[unique_index(idx, x)].multiply(v)`, which checks that.
 defvjp(at_multiply, "bx += by.at[idx].multiply(v)", "bv += unbroadcast(by[idx] * x[idx], v)")
 defjvp(at_multiply, "dy = dx.at[idx].multiply(v) + jnp.zeros_like(y).at[idx].add(dv * x[idx])")
 
@@ -102,8 +107,6 @@ structural("unbroadcast_to", helpers.unbroadcast_to, "g", "bg += jnp.broadcast_t
            "dy = unbroadcast_to(dg, shape)")
 structural("unreduce", helpers.unreduce, "g", "bg += jnp.sum(by, axis, keepdims=keepdims, where=where)",
            "dy = unreduce(dg, x, axis, keepdims, where)")
-for _helper in ("reduced_size", "invert_permutation", "clip_mask", "extremum_mask"):
-    primitive(_helper, getattr(helpers, _helper), operands=(), differentiable=False)
 structural("broadcast_like", helpers.broadcast_like, "t", "bt += unbroadcast(by, t)",
            "dy = broadcast_like(dt, *operands)")
 
@@ -139,3 +142,15 @@ structural("take_adjoint", helpers.take_adjoint, "g", "bg += jnp.take(by, indice
 # These rules only broadcast or scatter `by`, so a bare 0.0 adjoint works in them.
 for _name in ("getitem", "transpose", "attribute", "unreduce", "unbroadcast"):
     PRIMITIVES[_name].accepts_scalar_zero = True
+
+# Parameters these helpers read only for a shape or a structure: they may hold values that carry a
+# derivative (the primal `x` of `unbroadcast(g, x)`), which stays exact since only the shape is read.
+_SHAPE_PARAMS = {
+    "array_adjoint": ("object",), "array_items": ("like", "object"), "attribute_adjoint": ("x",),
+    "broadcast_like": ("operands",), "concatenate_adjoint": ("arrays",), "concatenate_items": ("like", "arrays"),
+    "concatenate_part": ("arrays",), "concatenate_part_adjoint": ("g", "arrays"), "dynamic_slice_adjoint": ("operand",),
+    "field_of_adjoint": ("x",), "index_adjoint": ("x",), "stack_items": ("like",), "stack_part_adjoint": ("g",),
+    "take_adjoint": ("a",), "unbroadcast": ("x",), "unreduce": ("x",),
+}
+for _name, _params in _SHAPE_PARAMS.items():
+    PRIMITIVES[_name].shape_params = PRIMITIVES[_name].shape_params | frozenset(_params)

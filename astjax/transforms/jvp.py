@@ -12,7 +12,7 @@ import copy
 import gast
 
 from ..analyses.activity import Activity
-from ..analyses.classify import classify
+from ..analyses.classify import check_refusals, classify
 from ..analyses.shapes import ShapeClasses
 from ..codegen.templates import LineComments, assign, call, expand, name
 from ..frontend.normalize.base import copy_location
@@ -49,6 +49,7 @@ class ForwardMode:
         everything = {n.id for n in gast.walk(self.function) if isinstance(n, gast.Name)}
         self.activity = Activity(self.function, self.context.resolver, self.wrt, everything)
         self.varied = self.activity.varied
+        check_refusals(self.function, self.context.resolver, self.activity, self.context, forward=True)
         self.shapes = ShapeClasses(self.function, self.context.resolver)
         new_body = self.block(body[:-1])
         new_body.append(self._return(ret))
@@ -94,6 +95,13 @@ class ForwardMode:
         if isinstance(stmt, (gast.For, gast.While)):
             stmt.body = self.block(stmt.body) or [gast.Pass()]
             return [stmt]
+        if isinstance(stmt, gast.Expr) and _call_name(stmt.value) == "pop" and isinstance(stmt.value.func,
+                                                                                       gast.Attribute):
+            items = stmt.value.func.value      # `xs.pop()`: the tangent list beside xs loses its item too
+            if isinstance(items, gast.Name) and items.id in self.varied:
+                pop = gast.Call(func=gast.Attribute(value=name(self.tangent(items.id)), attr="pop", ctx=gast.Load()),
+                                args=copy.deepcopy(stmt.value.args), keywords=[])
+                return [stmt, copy_location(gast.Expr(value=pop), stmt)]
         if isinstance(stmt, gast.Expr) and _call_name(stmt.value) == "append":
             items = stmt.value.func.value
             if isinstance(items, gast.Name) and items.id in self.varied:   # the tangents go on a list beside it

@@ -12,11 +12,12 @@ from .augmented_assignment import AugmentedAssignment
 from .tuple_assignment import TupleAssignment
 from .control_flow import ControlFlow
 from .one_primitive_per_statement import OnePrimitivePerStatement
+from .list_operands import ListOperands
 
 __all__ = ["normalize", "PASSES"]
 
 PASSES = (LocalFunctions, MethodCalls, AugmentedAssignment, LaxControlFlow, TupleAssignment, ControlFlow,
-          OnePrimitivePerStatement)
+          OnePrimitivePerStatement, ListOperands)
 
 
 def normalize(function_node, context):

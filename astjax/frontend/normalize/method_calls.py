@@ -5,6 +5,8 @@
 
 Only methods called on values (not on modules such as `np`) are rewritten.
 """
+import copy
+
 import gast
 
 from ..resolve import NOT_STATIC
@@ -13,9 +15,22 @@ from .base import Pass, copy_location, name
 # method -> astjax.numpy function (same arguments, the array first)
 METHODS = {m: m for m in ("sum", "mean", "prod", "max", "min", "var", "std", "argmax", "argmin",
                           "ravel", "squeeze", "clip", "cumsum", "swapaxes", "dot", "round",
-                          "any", "all", "copy", "transpose", "reshape", "astype")}
+                          "any", "all", "copy", "transpose", "reshape", "astype", "cumprod", "diagonal",
+                          "trace", "take", "repeat", "argsort")}
 METHODS["flatten"] = "ravel"
-VARARG_METHODS = {"reshape", "transpose"}   # x.reshape(2, 3) means x.reshape((2, 3))
+VARARG_METHODS = {"reshape", "transpose"}
+_UPDATES = {"max": "maximum", "min": "minimum", "power": None, "subtract": None, "divide": None, "multiply": None}
+
+
+def _index_value(index):
+    """An index written inside `[...]` as an expression a call can take: `1:3` -> `slice(1, 3, None)`."""
+    if isinstance(index, gast.Slice):
+        parts = [copy.deepcopy(p) if p is not None else gast.Constant(value=None, kind=None)
+                 for p in (index.lower, index.upper, index.step)]
+        return gast.Call(func=name("slice"), args=parts, keywords=[])
+    if isinstance(index, gast.Tuple):
+        return gast.Tuple(elts=[_index_value(e) for e in index.elts], ctx=gast.Load())
+    return index   # x.reshape(2, 3) means x.reshape((2, 3))
 
 
 class MethodCalls(Pass):
@@ -27,6 +42,9 @@ class MethodCalls(Pass):
     def visit_Call(self, node):
         self.generic_visit(node)
         func = node.func
+        update = self._index_update(node)
+        if update is not None:
+            return copy_location(update, node)
         if not (isinstance(func, gast.Attribute) and self._is_value(func.value)):
             return node
         if func.attr not in METHODS:
@@ -37,6 +55,49 @@ class MethodCalls(Pass):
         call = gast.Call(func=gast.Attribute(value=name("jnp"), attr=METHODS[func.attr], ctx=gast.Load()),
                          args=[func.value] + args, keywords=node.keywords)
         return copy_location(call, node)
+
+    def _index_update(self, node):
+        """`x.at[i].max(v)` and friends as the updates whose rules astjax has (None for other calls).
+
+            x.at[i].max(v)        ->   x.at[unique_index(i, x)].set(jnp.maximum(x[i], v))
+            x.at[i].min(v)        ->   x.at[unique_index(i, x)].set(jnp.minimum(x[i], v))
+            x.at[i].power(v)      ->   x.at[unique_index(i, x)].set(x[i] ** v)
+            x.at[i].subtract(v)   ->   x.at[i].add(-v)
+            x.at[i].divide(v)     ->   x.at[unique_index(i, x)].multiply(1.0 / v)
+            x.at[i].multiply(v)   ->   x.at[unique_index(i, x)].multiply(v)     (v not a literal)
+
+        (`unique_index` checks at run time that no position repeats: with repeats a
+        scatter-max is not a max of one old value and one new one.)
+        """
+        func = node.func
+        if not (isinstance(func, gast.Attribute) and func.attr in _UPDATES and isinstance(func.value, gast.Subscript)
+                and isinstance(func.value.value, gast.Attribute) and func.value.value.attr == "at"
+                and len(node.args) == 1 and not node.keywords and self._is_value(func.value.value.value)):
+            return None
+        array, index, value = func.value.value.value, func.value.slice, node.args[0]
+
+        def at(idx, method, argument):
+            ref = gast.Subscript(value=gast.Attribute(value=copy.deepcopy(array), attr="at", ctx=gast.Load()),
+                                 slice=idx, ctx=gast.Load())
+            return gast.Call(func=gast.Attribute(value=ref, attr=method, ctx=gast.Load()), args=[argument],
+                             keywords=[])
+
+        checked = gast.Call(func=name("unique_index"), args=[_index_value(index), copy.deepcopy(array)],
+                            keywords=[])
+        if func.attr == "multiply" and not isinstance(value, gast.Constant):
+            return at(checked, "multiply", value)
+        if func.attr == "subtract":
+            return at(index, "add", gast.UnaryOp(op=gast.USub(), operand=value))
+        if func.attr == "divide":
+            return at(checked, "multiply", gast.BinOp(left=gast.Constant(value=1.0, kind=None), op=gast.Div(),
+                                                      right=value))
+        old = gast.Subscript(value=copy.deepcopy(array), slice=copy.deepcopy(index), ctx=gast.Load())
+        if func.attr == "power":
+            new = gast.BinOp(left=old, op=gast.Pow(), right=value)
+        else:
+            new = gast.Call(func=gast.Attribute(value=name("jnp"), attr=_UPDATES[func.attr], ctx=gast.Load()),
+                            args=[old, value], keywords=[])
+        return at(checked, "set", new)
 
     def visit_Attribute(self, node):
         self.generic_visit(node)

@@ -12,6 +12,7 @@ import copy
 import gast
 
 from ...analyses.activity import Activity
+from ...analyses.classify import check_refusals
 from ...analyses.shapes import ShapeClasses
 from ...analyses.tape import TapePlan
 from ...codegen.templates import assign, call, name
@@ -58,6 +59,7 @@ class ReverseMode:
         self.function.body = primal + [ret]
         outputs = [self.output.id] if isinstance(self.output, gast.Name) else []
         self.activity = Activity(self.function, self.context.resolver, self.wrt, outputs)
+        check_refusals(self.function, self.context.resolver, self.activity, self.context)
         self.plan = TapePlan(self.function, primal, self.params)
         self.sweep = AdjointSweep(self.context, self.activity, ShapeClasses(self.function, self.context.resolver),
                                   self.plan, counters, self.callee_vjp, self.bind_name)
