@@ -98,7 +98,10 @@ def _scalar_value(fn, args):
     out = fn(*fresh(args))
     if out is None:
         raise TypeError("the original function returned None")
-    return np.float64(np.asarray(out))
+    out = np.asarray(out)
+    # A reference computed in float32 makes float64 finite differences meaningless: the case is invalid.
+    assert out.dtype != np.float32, "the original function computes in float32: write the case in float64"
+    return np.float64(out)
 
 
 def fd_grad(fn, args, i, h=1e-6):

@@ -12,7 +12,6 @@ KNOWN_FAILURES = {
     "containers.append_then_pop_in_loop": "REFUSED: append and pop in the same loop body",
     "containers.append_in_dependent_loop_then_pop": "REFUSED: append in a loop, one pop after it",
     "containers.iterate_growing_list_in_inner_loop": "REFUSED: acc.pop() after iterating a list that grows in the outer loop",
-    "misc.edit_distance_like_table": "WRONG: D = D.at[i, j].set(D[i - 1, j - 1] + ...) in range(1, i + 1) loops",
     # --- 6/7. calls and values passed through containers into helpers
     "calls.dict_into_helper": "REFUSED: dict literal passed to a helper",
     "calls.call_result_discarded": "REFUSED: a discarded call to a pure user function is taken for an effect",
@@ -80,7 +79,6 @@ KNOWN_FAILURES = {
     "identity.lambda_made_in_a_module_loop_default_5": "WRONG (jvp primal): default k=_k of a lambda not taken from __defaults__",
     "identity.function_redefined_in_a_loop": "CRASH: NameError: default argument k=k of a local def",
     # --- 2. values dropped: calls not understood treated as constants
-    "library.zeros_then_fill_via_at": "WRONG: jnp.zeros(3).at[1].set(traced) loses the set value's gradient",
     # --- list methods deleted as dead code or mishandled (effects not declared)
     "loops.while_pop_until_empty": "REFUSED: v = stack.pop() in `while len(stack) > 0`",
     "loops.loop_over_list_rebound_in_body": "CRASH: TreeAdjoint does not support ufuncs: `for v in items` with items rebound in the body",

@@ -180,7 +180,7 @@ case(np_full_traced, lambda r: (vec(r, 2),), "works")
 
 
 def zeros_then_fill_via_at(x):
-    y = jnp.zeros(3)
+    y = jnp.zeros(3, dtype=x.dtype)
     y = y.at[1].set(x[0] * 2.0)
     return jnp.sum(y * x)
 

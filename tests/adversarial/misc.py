@@ -116,7 +116,7 @@ case(soft_dtw, lambda r: (vec(r, 3), vec(r, 4)), "works", argnums=(0, 1))
 
 def edit_distance_like_table(x):
     n = x.shape[0]
-    D = jnp.zeros((n + 1, n + 1))
+    D = jnp.zeros((n + 1, n + 1), dtype=x.dtype)
     for i in range(1, n + 1):
         for j in range(1, i + 1):
             D = D.at[i, j].set(D[i - 1, j - 1] + x[i - 1] * x[j - 1] + 0.5 * D[i - 1, j])
