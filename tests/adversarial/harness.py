@@ -42,11 +42,13 @@ def time_limit(seconds):
     def _on_alarm(signum, frame):
         raise CaseTimeout(f"case ran longer than {seconds} s (a hang?)")
     previous = signal.signal(signal.SIGALRM, _on_alarm)
-    signal.alarm(seconds)
+    # The alarm repeats every second after the first: a CaseTimeout swallowed where Python cannot
+    # raise (a weakref callback, a finalizer) is raised again at the next tick.
+    signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
     try:
         yield
     finally:
-        signal.alarm(0)
+        signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
 
 
