@@ -16,8 +16,10 @@ import numpy as np
 from . import tree_util
 from .arguments import FLOAT0, check_callable, differentiable_input, is_float_leaf, name_of, split_callable
 from .array import Array, wrap
+from .codegen.namespace import renamed_keywords
 from .rules.helpers import materialize
 from .transforms.derivation import Derivation
+from .transforms.forward_over_reverse import forward_over_reverse
 
 __all__ = ["grad", "value_and_grad", "vjp", "source", "ReverseTransform"]
 
@@ -41,25 +43,33 @@ class ReverseTransform:
         self._built = {}
         self._composable = None
 
-    def call(self, mode, args, kwargs, before=()):
-        """Run the generated function of `mode` on the user's arguments (after `before`, e.g. a cotangent)."""
-        return self.generated(mode)(*before, *self.leading, *args, **{**self.keywords, **kwargs})
+    def call(self, mode, args, kwargs, before=(), generated=None):
+        """Run the generated function of `mode` (or `generated`, one built earlier) on the user's arguments
+        (after `before`, e.g. a cotangent)."""
+        generated = generated or self.generated(mode)
+        keywords = renamed_keywords(generated, {**self.keywords, **kwargs}) if kwargs or self.keywords else {}
+        return generated(*before, *self.leading, *args, **keywords)
 
     def derivation(self, mode):
-        """The Derivation for `mode` ("grad", "value_and_grad" or "vjp"), built once per function."""
-        if mode not in self._built:
-            shift = len(self.leading)
-            wrt = tuple(a + shift for a in self.argnums) if mode != "vjp" else self._all_positions()
-            key = (mode, tuple(wrt), self.has_aux)
-            try:
-                table = _REVERSE.setdefault(self.fun, {})
-            except TypeError:        # not weak-referenceable: no cache beyond this transform
-                table = {}
-            if key not in table:
+        """The Derivation for `mode` ("grad", "value_and_grad" or "vjp"), built once per function
+        and built again when a global, closure cell or default it resolved has been rebound."""
+        built = self._built.get(mode)
+        if built is not None and built.current():
+            return built
+        shift = len(self.leading)
+        wrt = tuple(a + shift for a in self.argnums) if mode != "vjp" else self._all_positions()
+        key = (mode, tuple(wrt), self.has_aux)
+        try:
+            table = _REVERSE.setdefault(self.fun, {})
+        except TypeError:        # not weak-referenceable: no cache beyond this transform
+            table = {}
+        if key not in table or not table[key].current():     # a global or closure cell was rebound
+            derivation = forward_over_reverse(self, mode)      # grad(grad(f)) of a scalar: jvp of grad(f)
+            if derivation is None:
                 derivation = Derivation()
                 derivation.reverse(self.fun, wrt, mode=mode, has_aux=self.has_aux)
-                table[key] = derivation
-            self._built[mode] = table[key]
+            table[key] = derivation
+        self._built[mode] = table[key]
         return self._built[mode]
 
     def _all_positions(self):
@@ -84,9 +94,9 @@ class ReverseTransform:
         generated = self.generated(self.kind)
         if not self.leading and not self.keywords:
             return generated.__astjax_function_source__
-        if self._composable is None:
-            self._composable = _bind_leading(generated, self.fun, self.leading, self.keywords)
-        return self._composable
+        if self._composable is None or self._composable[0] is not generated:     # built again since
+            self._composable = (generated, _bind_leading(generated, self.fun, self.leading, self.keywords))
+        return self._composable[1]
 
     def source_text(self):
         return self.derivation(self.kind).source_text()
@@ -116,11 +126,11 @@ def _bind_leading(generated, fun, leading, keywords):
     from .backends.python import compile_function
     params = [p for p in list(inspect.signature(fun).parameters)[len(leading):] if p not in keywords]
     bound = [f"_leading{i}" for i in range(len(leading))]
-    keyword_text = [f"{k}=_keyword_{k}" for k in keywords]
+    keyword_text = [f"{k}=_keyword_{k}" for k in renamed_keywords(generated, keywords)]
     call = f"_generated({', '.join(bound + params + keyword_text)})"
     text = f"def {generated.__name__}({', '.join(params)}):\n    return {call}\n"
     namespace = {"_generated": generated, **dict(zip(bound, leading)),
-                 **{f"_keyword_{k}": v for k, v in keywords.items()}}
+                 **{f"_keyword_{k}": v for k, v in renamed_keywords(generated, keywords).items()}}
     fn, _ = compile_function(gast.parse(text).body[0], namespace, label=generated.__name__)
     return fn.__astjax_function_source__
 
@@ -208,6 +218,7 @@ def vjp(fun, *primals, has_aux=False):
     check_callable(fun, "vjp")
     transform = ReverseTransform(fun, tuple(range(len(primals))) or (0,), has_aux, "vjp")
     args = transform.prepare(primals) if primals else []
+    pinned = transform.generated("vjp")     # the pullback belongs to the function as it is now, as in JAX
     value = fun(*args)
     output, aux = (value[0], value[1]) if has_aux else (value, None)
     output = wrap(output) if isinstance(output, (np.ndarray, numbers.Number)) else output
@@ -216,11 +227,11 @@ def vjp(fun, *primals, has_aux=False):
             raise ValueError(f"the cotangent passed to the vjp pullback has shape {np.shape(cotangent)}, "
                              f"but the output of {name_of(fun)} has shape {np.shape(output)}; they must match.")
         cotangent = wrap(np.asarray(cotangent, dtype=np.result_type(output)))
-        grads = transform.call("vjp", args, {}, before=(cotangent,))
+        grads = transform.call("vjp", args, {}, before=(cotangent,), generated=pinned)
         grads = grads if len(args) > 1 else (grads,)
         return tuple(materialize(g, a) for g, a in zip(grads, args))
 
-    pullback.__astjax_transform__ = _PullbackTransform(transform, args)
+    pullback.__astjax_transform__ = _PullbackTransform(transform, args, pinned)
     return (output, pullback, aux) if has_aux else (output, pullback)
 
 
@@ -228,15 +239,17 @@ class _PullbackTransform:
     """A pullback as source: `def pullback(ct): return (vjp_f(ct, p0, p1),)`, with the primals bound,
     so grad, jvp and vjp can differentiate a pullback like any function."""
 
-    def __init__(self, transform, primals):
+    def __init__(self, transform, primals, generated):
         self.transform = transform
         self.primals = primals
+        self.generated = generated      # the generated vjp the pullback was made with
         self._source = None
 
     def source_text(self):
         return self.transform.source_text()
 
     def composable_source(self):
+        generated = self.generated
         if self._source is None:
             import gast
 
@@ -245,7 +258,7 @@ class _PullbackTransform:
             call = f"vjp_f(ct, {', '.join(names)})"
             result = f"({call},)" if len(names) == 1 else call
             node = gast.parse(f"def pullback(ct):\n    return {result}\n").body[0]
-            namespace = dict(zip(names, self.primals), vjp_f=self.transform.generated("vjp"))
+            namespace = dict(zip(names, self.primals), vjp_f=generated)
             if self.transform.leading or self.transform.keywords:
                 raise NotImplementedError("differentiating the pullback of a method or partial is not supported "
                                           "yet; differentiate a plain function instead")

@@ -73,6 +73,8 @@ class Array(np.ndarray):
 
     def _rebind(op):
         def method(self, other):
+            if getattr(type(other), "__array_ufunc__", 0) is None:
+                return NotImplemented       # `other` takes the operation over (its reflected method)
             return op(self, other)
         method.__doc__ = "Return a new array (astjax arrays are immutable)."
         return method

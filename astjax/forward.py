@@ -5,6 +5,7 @@
 output element, and `hessian` is `jacfwd` over the generated gradient.
 """
 import functools
+import inspect
 import numbers
 import weakref
 
@@ -15,6 +16,8 @@ from .api import ReverseTransform, grad, vjp
 from .arguments import check_callable, differentiable_input, is_float_leaf, split_callable
 from .array import wrap
 from .rules.helpers import materialize
+from .codegen.namespace import renamed_keywords
+from .frontend.parse import defaults_after
 from .transforms.derivation import Derivation
 
 __all__ = ["jvp", "jacfwd", "jacrev", "hessian", "forward_function"]
@@ -28,7 +31,7 @@ def forward_function(fun, mask):
         table = _FORWARD.setdefault(fun, {})
     except TypeError:         # not weak-referenceable: no cache
         table = {}
-    if mask not in table:
+    if mask not in table or not table[mask].current():     # new, or a global it read was rebound
         derivation = Derivation()
         derivation.forward(fun, [i for i, m in enumerate(mask) if m])
         table[mask] = derivation
@@ -63,12 +66,38 @@ def jvp(fun, primals, tangents, has_aux=False):
         tangents[i] = tree_util.tree_map(lambda leaf, like: wrap(np.asarray(leaf, dtype=np.result_type(like))),
                                          t, primals[i])
     function, leading, keywords = split_callable(fun)
+    rest, keywords = _remaining_arguments(function, len(leading) + len(primals), keywords)
+    primals += rest          # the generated function takes every primal, then the tangents
+    mask += [False] * len(rest)
     generated, _ = forward_function(function, (False,) * len(leading) + tuple(mask))
-    value, tangent = generated(*leading, *primals, *[t for t, m in zip(tangents, mask) if m], **keywords)
+    value, tangent = generated(*leading, *primals, *[t for t, m in zip(tangents, mask) if m],
+                               **renamed_keywords(generated, keywords))
     if has_aux:
         (value, aux), (tangent, _) = (value, tangent)
         return _as_output(value), _tangent_like(tangent, value), aux
     return _as_output(value), _tangent_like(tangent, value)
+
+
+def _remaining_arguments(function, given, keywords):
+    """(values for the parameters after the first `given`, keywords left over): a partial's keywords
+    and the defaults, by position, since a forward-mode function takes its tangents after every primal."""
+    if not keywords:
+        return defaults_after(function, given), keywords
+    try:
+        parameters = list(inspect.signature(function).parameters.values())[given:]
+    except (TypeError, ValueError):
+        return [], keywords
+    rest, left = [], dict(keywords)
+    for parameter in parameters:
+        if parameter.kind not in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD):
+            break
+        if parameter.name in left:
+            rest.append(left.pop(parameter.name))
+        elif parameter.default is not parameter.empty:
+            rest.append(parameter.default)
+        else:
+            break
+    return (rest, {}) if not left else ([], keywords)
 
 
 def _as_output(value):

@@ -22,6 +22,30 @@ def tuples(x):
     return a * b + h
 
 
+def unpack_into_itself(x):
+    x, w = x
+    return x * w
+
+
+def clashing_names(x, push):
+    pop = x * push
+    ys = [pop * i for i in range(len(x))]
+    return jnp.sum(pop) + ys[0]
+
+
+def redefined_local_lambda(x):
+    g = lambda t: t * 2.0
+    y = g(x)
+    g = lambda t: t * 3.0
+    return y + g(x)
+
+
+def comprehension_variable(x):
+    i = 2.0
+    ys = [x * i for i in range(3)]
+    return ys[0] * i
+
+
 def early_return(x, n):
     if n == 0:
         return 1.0

@@ -8,6 +8,8 @@ from astjax.codegen.unparse import unparse
 from astjax.frontend.context import FunctionContext
 from astjax.frontend.normalize import (AugmentedAssignment, ControlFlow, MethodCalls, OnePrimitivePerStatement,
                                        TupleAssignment, normalize)
+from astjax.frontend.normalize.local_functions import LocalFunctions
+from astjax.frontend.normalize.reserved_names import ReservedNames
 from astjax.frontend.parse import function_source
 
 import normalize_cases as cases
@@ -53,9 +55,54 @@ def test_tuple_assignment_splits_and_keeps_swaps_correct():
             a = _t1
             b = _t2
             _t3 = x.shape
+            assert len(_t3) == 2, 'cannot unpack a value of another length into 2 names'
             h = _t3[0]
             w = _t3[1]
             return a * b + h
+    """)
+
+
+def test_unpacking_a_name_into_itself_reads_the_old_value_once():
+    assert run(cases.unpack_into_itself, TupleAssignment) == expect("""
+        def unpack_into_itself(x):
+            _t1 = x
+            assert len(_t1) == 2, 'cannot unpack a value of another length into 2 names'
+            x = _t1[0]
+            w = _t1[1]
+            return x * w
+    """)
+
+
+def test_user_names_that_generated_code_uses_are_renamed():
+    assert run(cases.clashing_names, ReservedNames) == expect("""
+        def clashing_names(x, push_):
+            pop_ = x * push_
+            ys = [pop_ * i for i in range(len(x))]
+            return jnp.sum(pop_) + ys[0]
+    """)
+
+
+def test_redefined_local_lambda_gets_a_name_per_definition():
+    run_text = run(cases.redefined_local_lambda, LocalFunctions)
+    assert run_text == expect("""
+        def redefined_local_lambda(x):
+            y = g(x)
+            return y + g2(x)
+    """)
+
+
+def test_comprehension_variable_gets_its_own_name():
+    assert run(cases.comprehension_variable, OnePrimitivePerStatement) == expect("""
+        def comprehension_variable(x):
+            i = 2.0
+            _t1 = []
+            for i2 in range(3):
+                _t2 = x * i2
+                _t1.append(_t2)
+            ys = _t1
+            _t3 = ys[0]
+            out = _t3 * i
+            return out
     """)
 
 

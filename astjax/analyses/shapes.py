@@ -17,8 +17,6 @@ from .classify import classify
 __all__ = ["ShapeClasses", "SCALAR"]
 
 SCALAR = "scalar"          # a Python number: broadcasts against anything, changes no shape
-_SAME_SHAPE_AS_FIRST_ARGUMENT = {"zeros_like", "ones_like", "full_like", "astype", "copy", "negative",
-                                 "positive", "to_float"}
 
 
 class ShapeClasses:
@@ -71,11 +69,11 @@ class ShapeClasses:
             return self.of(value)
         if isinstance(value, gast.Constant) and isinstance(value.value, (int, float)):
             return frozenset([SCALAR])
-        if app.kind == "primitive" and app.primitive.name in _SAME_SHAPE_AS_FIRST_ARGUMENT and app.bound:
-            return self.of(next(iter(app.bound.values())))
+        if app.kind == "primitive" and app.bound.get(app.primitive.result_shape_of) is not None:
+            return self.of(app.bound[app.primitive.result_shape_of])
         if app.kind == "primitive" and app.primitive.elementwise:
             operands = [node for key, node in app.bound.items()
-                        if key in app.primitive.operands or key == "condition"]
+                        if key in app.primitive.operands or key in app.primitive.broadcasts_with]
             shaped = frozenset().union(*(self.of(node) for node in operands)) - {SCALAR}
             if len(shaped) <= 1:
                 return shaped or frozenset([SCALAR])

@@ -1,21 +1,26 @@
 """Find a function's source and parse it with gast.
 
 The whole file is parsed and the function's node located by line (and, for
-several lambdas on one line, by comparing bytecode), so decorated functions,
-nested functions and lambdas inside calls all work and every node keeps its
-real line number in the user's file. Functions that astjax generated carry
+several lambdas on one line, by the columns of the code's instructions), so
+decorated functions, nested functions and lambdas inside calls all work and
+every node keeps its real line number in the user's file. The file's text is
+also compiled and the function's own `__code__` must match what it gives
+(bytecode, constants, names, nested code; line numbers aside): a file edited
+after import or a notebook cell redefined under the same name is refused
+rather than differentiated from text the function does not run. Functions that astjax generated carry
 their own FunctionSource, so transformations compose.
 """
 import ast
 import inspect
 import linecache
 import os
+import warnings
 
 import gast
 
 from ..errors import SourceUnavailableError
 
-__all__ = ["FunctionSource", "function_source", "generated_filename"]
+__all__ = ["FunctionSource", "function_source", "generated_filename", "defaults_after"]
 
 
 class FunctionSource:
@@ -47,8 +52,12 @@ class FunctionSource:
 
 
 def function_source(fn):
-    """The FunctionSource of a Python function, lambda, or generated function."""
-    fn = inspect.unwrap(fn, stop=lambda f: hasattr(f, "__astjax_transform__"))
+    """The FunctionSource of a Python function, lambda, or generated function.
+
+    A decorated function is read as what it is, the decorator's wrapper: its
+    `__wrapped__` is not followed, since differentiating the undecorated
+    source would drop what the wrapper does.
+    """
     generated = getattr(fn, "__astjax_function_source__", None)
     if generated is not None:
         return generated
@@ -57,19 +66,73 @@ def function_source(fn):
         return transform.composable_source()
     code = getattr(fn, "__code__", None)
     if code is None:
+        wrapped = getattr(fn, "__wrapped__", None)
         raise SourceUnavailableError(
             f"{_describe(fn)} has no Python source: astjax transforms Python functions "
-            "by reading their source code.",
+            "by reading their source code"
+            + (f" (it wraps {_describe(wrapped)}, but differentiating that instead would drop what the "
+               "wrapper does)." if wrapped is not None else "."),
             hint="wrap the call in a Python function (def f(x): return op(x)) and transform that.",
         )
     filename = code.co_filename
-    node = _locate(_parse_file(filename, fn), code, fn)
+    parsed = _parse_file(filename, fn)
+    node = _locate(parsed, code, fn)
     return FunctionSource(gast.ast_to_gast(node), fn, filename, code.co_firstlineno)
+
+
+def defaults_after(function, given):
+    """The default values of `function`'s parameters after its first `given` ones.
+
+    A forward-mode function takes its tangents after its primals, so it has no
+    defaults of its own: whoever calls it passes these explicitly.
+    """
+    code = getattr(function, "__code__", None)
+    if code is None or getattr(function, "__astjax_transform__", None) is not None:
+        try:
+            function = function_source(function).fn
+        except SourceUnavailableError:
+            return []
+        code = getattr(function, "__code__", None)
+        if code is None:
+            return []
+    defaults = getattr(function, "__defaults__", None) or ()
+    count = code.co_argcount
+    first_default = count - len(defaults)
+    if given >= count or given < first_default:
+        return []
+    return list(defaults[given - first_default:])
 
 
 def _describe(fn):
     name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
     return f"`{name}`"
+
+
+class _ParsedFile:
+    """One version of a source file: its functions and lambdas by first line, and its code objects."""
+
+    def __init__(self, text, filename):
+        self.text = text
+        self.filename = filename
+        self.by_line = _index_by_line(ast.parse(text, filename=filename))
+        self._codes = None
+
+    def codes(self):
+        """Every code object compiling this text gives, by (qualified name, first line)."""
+        if self._codes is None:
+            self._codes = {}
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")      # the file's own warnings were shown at import
+                    module = compile(self.text, self.filename, "exec", dont_inherit=True)
+            except (SyntaxError, ValueError):
+                return self._codes
+            stack = [module]
+            while stack:
+                code = stack.pop()
+                self._codes.setdefault((_qualname(code), code.co_firstlineno), []).append(code)
+                stack.extend(c for c in code.co_consts if inspect.iscode(c))
+        return self._codes
 
 
 _FILE_TREES = {}
@@ -85,10 +148,13 @@ def _parse_file(filename, fn):
         )
     text = "".join(lines)
     key = (filename, len(text), hash(text))
-    index = _FILE_TREES.get(key)
-    if index is None:
-        index = _FILE_TREES[key] = _index_by_line(ast.parse(text, filename=filename))
-    return index
+    parsed = _FILE_TREES.get(key)
+    if parsed is None:
+        try:
+            parsed = _FILE_TREES[key] = _ParsedFile(text, filename)
+        except SyntaxError as exc:
+            raise _changed(fn, code_line=fn.__code__.co_firstlineno) from exc
+    return parsed
 
 
 def _index_by_line(tree):
@@ -103,21 +169,32 @@ def _index_by_line(tree):
     return index
 
 
-def _locate(index, code, fn):
-    """The FunctionDef or Lambda node of `code` in a parsed file."""
+def _changed(fn, code_line):
+    code = fn.__code__
+    return SourceUnavailableError(
+        f"the source of {_describe(fn)} has changed since it was defined: {code.co_filename} at line "
+        f"{code_line} no longer compiles to the function's code, so astjax would differentiate "
+        "different code than the function runs.",
+        hint="re-run its definition (re-import the module, re-run the notebook cell), then transform it.",
+    )
+
+
+def _locate(parsed, code, fn):
+    """The FunctionDef or Lambda node of `code` in a parsed file, checked to compile to `code`."""
     line = code.co_firstlineno
     is_lambda = code.co_name == "<lambda>"
-    candidates = [node for node in index.get(line, ())
+    candidates = [node for node in parsed.by_line.get(line, ())
                   if (isinstance(node, ast.Lambda) if is_lambda else getattr(node, "name", None) == code.co_name)]
     if len(candidates) > 1:
-        candidates = [n for n in candidates if _same_code(n, code)] or candidates[:1]
+        candidates = _innermost_containing(candidates, _spans(code))
     if not candidates:
-        raise SourceUnavailableError(
-            f"cannot find the source of {_describe(fn)} in {code.co_filename} at line {line}: "
-            "the file may have changed since the function was defined.",
-            hint="re-import the module (or restart the interpreter) so the file and the function agree.",
-        )
+        raise _changed(fn, line)
     node = candidates[0]
+    compiled = parsed.codes().get((_qualname(code), line), ())
+    if is_lambda:       # the code compiled from this very lambda, not from another on its line
+        compiled = [c for c in compiled if _innermost_containing([node], _spans(c))]
+    if not any(same_code(c, code) for c in compiled):
+        raise _changed(fn, line)
     if isinstance(node, ast.AsyncFunctionDef):
         raise SourceUnavailableError(f"{_describe(fn)} is an async function; astjax transforms plain functions.")
     if isinstance(node, ast.Lambda):
@@ -125,17 +202,53 @@ def _locate(index, code, fn):
     return node
 
 
-def _same_code(node, code):
-    """Whether compiling `node` gives the same bytecode as `code` (to tell lambdas apart)."""
-    try:
-        expr = ast.Expression(body=node) if isinstance(node, ast.Lambda) else ast.Module(body=[node], type_ignores=[])
-        compiled = compile(ast.fix_missing_locations(expr), code.co_filename, "eval" if isinstance(node, ast.Lambda) else "exec")
-    except (SyntaxError, ValueError, TypeError):
+def _qualname(code):
+    return getattr(code, "co_qualname", code.co_name)
+
+
+def _spans(code):
+    """The (line, column) spans of `code`'s own instructions (the RESUME at column 0 left out)."""
+    spans = []
+    if not hasattr(code, "co_positions"):
+        return spans
+    for start_line, end_line, start_col, end_col in code.co_positions():
+        if None in (start_line, end_line, start_col, end_col) or (start_col == end_col == 0):
+            continue
+        spans.append(((start_line, start_col), (end_line, end_col)))
+    return spans
+
+
+def _innermost_containing(nodes, spans):
+    """The nodes whose source span holds every instruction of the code, smallest first."""
+    def holds(node):
+        start, end = (node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)
+        return all(start <= a and b <= end for a, b in spans)
+    found = [n for n in nodes if holds(n)]
+    return sorted(found, key=lambda n: (n.end_lineno - n.lineno, n.end_col_offset - n.col_offset))
+
+
+def same_code(a, b):
+    """Whether two code objects do the same thing: bytecode, constants, names and the code of
+    nested functions, line numbers ignored."""
+    if a is b:
+        return True
+    if (a.co_code != b.co_code or a.co_names != b.co_names or a.co_varnames != b.co_varnames
+            or a.co_freevars != b.co_freevars or a.co_cellvars != b.co_cellvars or a.co_flags != b.co_flags
+            or a.co_argcount != b.co_argcount or a.co_kwonlyargcount != b.co_kwonlyargcount
+            or a.co_posonlyargcount != b.co_posonlyargcount or a.co_name != b.co_name
+            or len(a.co_consts) != len(b.co_consts)):
         return False
-    for const in compiled.co_consts:
-        if inspect.iscode(const) and const.co_code == code.co_code and const.co_names == code.co_names:
-            return True
-    return False
+    return all(_same_constant(x, y) for x, y in zip(a.co_consts, b.co_consts))
+
+
+def _same_constant(x, y):
+    if inspect.iscode(x) or inspect.iscode(y):
+        return inspect.iscode(x) and inspect.iscode(y) and same_code(x, y)
+    if type(x) is not type(y):
+        return False
+    if isinstance(x, tuple):
+        return len(x) == len(y) and all(_same_constant(p, q) for p, q in zip(x, y))
+    return repr(x) == repr(y) if isinstance(x, (float, complex)) else x == y
 
 
 def _lambda_as_def(node):

@@ -2,9 +2,11 @@
 
 `cleanup` runs them to a fixed point: fold constants, turn a push popped right
 back into an assignment, fold the first adjoint contribution into its zero
-initialization, substitute single-use temporaries, drop dead code.
+initialization, share common subexpressions (and propagate copies and
+constants), substitute single-use temporaries, drop dead code.
 """
 from .adjacent_push_pop import fold_adjacent_push_pop
+from .common_subexpressions import share_common_subexpressions
 from .constant_folding import fold_constants
 from .dead_code import remove_dead_code
 from .forward_substitution import substitute_temporaries
@@ -20,6 +22,7 @@ def cleanup(function_node, keep=()):
         fold_constants(function_node)
         fold_adjacent_push_pop(function_node)
         fold_zero_accumulation(function_node)
+        share_common_subexpressions(function_node)
         substitute_temporaries(function_node)
         remove_dead_code(function_node)
         if _fingerprint(function_node) == before:

@@ -4,6 +4,7 @@
     x ** jnp.where(2 == 0.0, 1.0, 2 - 1) ->   x
     1.0 * e, e * 1.0, e ** 1            ->   e
     -(-e), -(-a * b / c)                ->   e, a * b / c
+    broadcast_like(dt, *(a, b))         ->   broadcast_like(dt, a, b)
 """
 import operator
 
@@ -78,6 +79,10 @@ class _Fold(gast.NodeTransformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
+        if any(isinstance(a, gast.Starred) and isinstance(a.value, (gast.Tuple, gast.List)) for a in node.args):
+            node.args = [e for a in node.args                      # f(t, *(a, b))  ->  f(t, a, b)
+                         for e in (a.value.elts if isinstance(a, gast.Starred)
+                                   and isinstance(a.value, (gast.Tuple, gast.List)) else [a])]
         func = node.func
         is_where = isinstance(func, gast.Attribute) and func.attr == "where" and \
             isinstance(func.value, gast.Name) and func.value.id == "jnp"

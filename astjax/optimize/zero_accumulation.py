@@ -5,7 +5,7 @@
 """
 import gast
 
-from .effects import reads, writes
+from .effects import reads
 
 __all__ = ["fold_zero_accumulation"]
 
@@ -25,21 +25,23 @@ def _is_zero(value):
 
 
 def _block(block):
-    i = 0
-    while i < len(block):
-        stmt = block[i]
+    for stmt in block:
         for field in ("body", "orelse"):
             inner = getattr(stmt, field, None)
             if isinstance(inner, list):
                 _block(inner)
+    # The names each statement mentions, computed once: the search below is then a set lookup
+    # per statement (generated code of a third derivative has thousands of statements).
+    mentions = [_names(stmt) for stmt in block]
+    i = 0
+    while i < len(block):
+        stmt = block[i]
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) and _is_zero(stmt.value):
             variable = stmt.targets[0].id
             for j in range(i + 1, len(block)):
-                later = block[j]
-                mentions = variable in reads(later) or variable in writes(later) or any(
-                    isinstance(n, gast.AugAssign) and n.target.id == variable for n in gast.walk(later))
-                if not mentions:
+                if variable not in mentions[j]:
                     continue
+                later = block[j]
                 if (isinstance(later, gast.AugAssign) and later.target.id == variable
                         and isinstance(later.op, gast.Add) and variable not in reads(later.value)):
                     block[j] = gast.copy_location(
@@ -47,6 +49,11 @@ def _block(block):
                                                        type_comment=None)], value=later.value, type_comment=None),
                         later)
                     del block[i]
+                    del mentions[i]
                     i -= 1
                 break
         i += 1
+
+
+def _names(stmt):
+    return {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name)}

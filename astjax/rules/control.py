@@ -9,6 +9,7 @@ import builtins
 
 from . import helpers
 from .helpers import to_float
+from .nondifferentiable import SHAPES
 from .registry import PRIMITIVES, defjvp, defvjp, parse_expression, primitive
 
 
@@ -32,7 +33,7 @@ def pop(tape):
 
 
 # `float(x)` of an array keeps the derivative flowing.
-to_float_prim = primitive("to_float", to_float, operands=("x",), aliases=(builtins.float,))
+to_float_prim = primitive("to_float", to_float, operands=("x",), aliases=(builtins.float,), result_shape_of="x")
 defvjp(to_float_prim, "bx += by")
 defjvp(to_float_prim, "dy = dx")
 
@@ -51,6 +52,9 @@ defjvp(builtin_min, "dy = dx1 * (x1 <= x2) + dx2 * (x1 > x2)")
 primitive("Tape", Tape, operands=(), differentiable=False, reason="a new, empty tape holds no values yet")
 primitive("pop", pop, operands=("tape",), effect="takes the last value off the tape")
 primitive("push", push, operands=("tape", "value"), effect="puts a value on the tape")
+# The adjoint nothing has reached yet (zeros, 0.0 for a container, an empty tape) is a constant:
+# a derivative of generated code copies it unchanged rather than transforming the helper.
+primitive("zero_like", helpers.zero_like, operands=(), differentiable=False, reason=SHAPES)
 
 # The builtin sum of a list: each item's adjoint is the result's, summed back to the item's shape.
 builtin_sum = primitive("builtin_sum", builtins.sum, operands=("iterable",), sequence_operand="iterable",

@@ -28,7 +28,7 @@ def _rules(prim, vjp, jvp, shape_params=()):
 # ------------------------------------------------------------------ builders
 _rules(primitive("full", jnp.full, operands=("fill_value",), aliases=(np.full,)),
        "bfill_value += unbroadcast(by, fill_value)", "dy = jnp.full(shape, dfill_value, dtype)")
-_rules(primitive("full_like", jnp.full_like, operands=("fill_value",), aliases=(np.full_like,),
+_rules(primitive("full_like", jnp.full_like, operands=("fill_value",), aliases=(np.full_like,), result_shape_of="a",
                  signature=lambda a, fill_value, dtype=None, shape=None: None),
        "bfill_value += unbroadcast(by, fill_value)", "dy = jnp.full_like(a, dfill_value, dtype, shape)",
        shape_params=("a",))

@@ -103,6 +103,7 @@ unary("tanh", numpy=np.tanh, math_fn=math.tanh, vjp="bx += by * (1.0 - y * y)", 
 
 # --------------------------------------------------------------- selection
 where = primitive("where", jnp.where, operands=("x1", "x2"), unbroadcast=True, aliases=(np.where,),
+                  broadcasts_with=("condition",),
                   signature=lambda condition, x1, x2: None)
 defvjp(where, "bx1 += jnp.where(condition, by, 0.0)", "bx2 += jnp.where(condition, 0.0, by)")
 defjvp(where, "dy = jnp.where(condition, dx1, 0.0) + jnp.where(condition, 0.0, dx2)")

@@ -23,7 +23,7 @@ def unbroadcast(g, x):
     if isinstance(g, TreeAdjoint) or isinstance(x, TreeAdjoint):
         return g                  # adjoints of containers add item by item; nothing was broadcast
     shape = np.shape(x)
-    g = np.asarray(g)
+    g = _weakly_typed(g, x)
     if g.shape == shape:
         return wrap(g)
     if g.ndim < len(shape):       # a zero adjoint not yet shaped: it only needs broadcasting up
@@ -43,8 +43,11 @@ def unbroadcast_to(g, shape):
 
 
 def unreduce(g, x, axis=None, keepdims=False, where=None):
-    """Broadcast the result `g` of a reduction of `x` back to the shape of `x` (zero outside `where`)."""
-    g = np.asarray(g)
+    """Broadcast the result `g` of a reduction of `x` back to the shape of `x` (zero outside `where`).
+
+    A Python float `g` (the seed `bout = 1.0`) is weakly typed, as in JAX: it takes x's float dtype.
+    """
+    g = _weakly_typed(g, x)
     shape = np.shape(x)
     if axis is not None and not keepdims:
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
@@ -54,6 +57,15 @@ def unreduce(g, x, axis=None, keepdims=False, where=None):
     if where is not None:
         g = np.where(where, g, np.zeros((), dtype=g.dtype))
     return wrap(g)
+
+
+def _weakly_typed(g, x):
+    """`g` as an array; a Python float (a seed such as `bout = 1.0`) takes x's float dtype, as in JAX."""
+    if type(g) is float:
+        dtype = np.asarray(x).dtype if isinstance(x, (list, tuple)) else np.result_type(x)
+        if np.issubdtype(dtype, np.floating):
+            return np.asarray(g, dtype=dtype)
+    return np.asarray(g)
 
 
 def reduced_size(x, axis=None, ddof=0, correction=None, where=None):
@@ -117,6 +129,7 @@ class TreeAdjoint:
     """
 
     __slots__ = ("items", "fields")
+    __array_ufunc__ = None      # `zeros + adjoint` calls __radd__ here, never an object array around it
 
     def __init__(self, items, fields=None):
         self.items = items
@@ -368,7 +381,12 @@ def concatenate_part_adjoint(p, g, arrays, k, axis=0):
 
 
 def broadcast_like(t, *operands):
-    """`t` broadcast to the shape the operands broadcast to (a tangent of a broadcasting primitive)."""
+    """`t` broadcast to the shape the operands broadcast to (a tangent of a broadcasting primitive).
+
+    The tangent of a container's adjoint (a TreeAdjoint, summed by `+`) is one too: it passes unchanged.
+    """
+    if isinstance(t, TreeAdjoint):
+        return t
     shape = np.broadcast_shapes(*(np.shape(o) for o in operands))
     t = np.asarray(t)
     return wrap(t if t.shape == shape else np.broadcast_to(t, shape))

@@ -23,9 +23,10 @@ SHAPES = "its result depends only on shapes and dtypes, not on values"
 NOTHING = "it returns nothing (printing)"
 
 
-def nondifferentiable(name, impl, reason, aliases=(), operator=None, signature=None, effect=None):
-    return primitive(name, impl, operands=(), differentiable=False, aliases=aliases,
-                     operator=operator, signature=signature, reason=reason, effect=effect)
+def nondifferentiable(name, impl, reason, aliases=(), operator=None, signature=None, effect=None,
+                      result_shape_of=None):
+    return primitive(name, impl, operands=(), differentiable=False, aliases=aliases, operator=operator,
+                     signature=signature, reason=reason, effect=effect, result_shape_of=result_shape_of)
 
 
 for _name, _op in [("less", gast.Lt), ("less_equal", gast.LtE), ("greater", gast.Gt),
@@ -45,7 +46,8 @@ for _reason, _names in _REASONS.items():
     for _name in _names:
         if hasattr(jnp, _name) and _name not in PRIMITIVES:
             nondifferentiable(_name, getattr(jnp, _name), _reason,
-                              aliases=tuple(a for a in (getattr(np, _name, None),) if a is not None))
+                              aliases=tuple(a for a in (getattr(np, _name, None),) if a is not None),
+                              result_shape_of="a" if _name.endswith("_like") else None)
 nondifferentiable("floor_math", math.floor, PIECEWISE, aliases=(math.ceil, math.trunc))
 nondifferentiable("isnan_math", math.isnan, BOOLEAN, aliases=(math.isinf, math.isfinite))
 for _builtin, _reason in (("len", INTEGER), ("range", INTEGER), ("int", PIECEWISE), ("bool", BOOLEAN),

@@ -37,17 +37,26 @@ class Primitive:
         derivative. Any other non-operand parameter that does is refused.
     effect: what the call does besides returning a value (it mutates its
         argument, it prints), else None: dead-code elimination keeps such calls.
+    index_params: parameters that are an index (`x[idx]`): a rule passes them to a
+        function, so a slice in them is written as `slice(a, b)`.
+    result_shape_of: the parameter whose shape the result has (`zeros_like(a)`), if any.
+    broadcasts_with: non-operand parameters whose shape takes part in the result's
+        broadcast shape (`where`'s condition).
     """
 
     def __init__(self, name, impl, operands=("x",), differentiable=True,
                  unbroadcast=False, sequence_operand=None, signature=None, doc=None,
-                 reason=None, shape_params=(), effect=None):
+                 reason=None, shape_params=(), effect=None, index_params=(), result_shape_of=None,
+                 broadcasts_with=()):
         self.name = name
         self.impl = impl
         self.operands = tuple(operands)
         self.differentiable = differentiable
         self.reason = reason
         self.effect = effect
+        self.index_params = tuple(index_params)
+        self.result_shape_of = result_shape_of
+        self.broadcasts_with = tuple(broadcasts_with)
         self.unbroadcast = unbroadcast
         self.sequence_operand = sequence_operand
         self.vjp = {}

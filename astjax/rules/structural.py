@@ -44,9 +44,10 @@ structural("pad_adjoint", helpers.pad_adjoint, "g", "bg += jnp.pad(by, pad_width
            "dy = pad_adjoint(dg, pad_width, mode)")
 structural("cast_adjoint", helpers.cast_adjoint, "g", "bg += cast_adjoint(by, like)",
            "dy = cast_adjoint(dg, like)", shape_params=("like",))
-structural("astype", helpers.astype, "x", "bx += cast_adjoint(by, y)", "dy = cast_adjoint(astype(dx, dtype), y)", aliases=(jnp.astype,)
+structural("astype", helpers.astype, "x", "bx += cast_adjoint(by, y)", "dy = cast_adjoint(astype(dx, dtype), y)",
+           result_shape_of="x", aliases=(jnp.astype,)
            if hasattr(jnp, "astype") else ())
-structural("copy", jnp.copy, "a", "ba += by", "dy = da", aliases=(np.copy,))
+structural("copy", jnp.copy, "a", "ba += by", "dy = da", aliases=(np.copy,), result_shape_of="a")
 structural("array", jnp.array, "object", "bobject += array_adjoint(cast_adjoint(by, y), object)",
            "dy = cast_adjoint(jnp.array(dobject), y)",
            aliases=(jnp.asarray, np.array, np.asarray), sequence_operand="object",
@@ -76,7 +77,7 @@ structural("concatenate_part_adjoint", helpers.concatenate_part_adjoint, "p",
 
 # Indexing and functional updates: `x[idx]`, `x.at[idx].set(v)`, `x.at[idx].add(v)`.
 getitem = structural("getitem", helpers.getitem, "x", "bx += index_adjoint(x, idx, by)",
-                     "dy = dx[idx]", aliases=(helpers.at_get,))
+                     "dy = dx[idx]", aliases=(helpers.at_get,), index_params=("idx",))
 at_set = primitive("at_set", helpers.at_set, operands=("x", "v"))
 defvjp(at_set, "bx += by.at[idx].set(0.0)", "bv += unbroadcast(by[idx], v)")
 defjvp(at_set, "dy = dx.at[idx].set(0.0) + jnp.zeros_like(y).at[idx].set(dv)")

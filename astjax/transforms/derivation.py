@@ -5,7 +5,10 @@ mode, cleans the result up and compiles it; each user function f calls gets its
 own `vjp_<name>` function the same way (once per set of active arguments, so
 recursion reuses the function being built).
 """
+import gast
+
 from ..codegen.namespace import GENERATED_NAMESPACE
+from ..frontend.bindings import Bindings
 from ..frontend.context import FunctionContext
 from ..frontend.normalize import normalize
 from ..frontend.parse import function_source
@@ -25,13 +28,19 @@ class Derivation:
         self.sources = []          # (name, text), main function first
         self.namespaces = []
         self.callees = {}          # (function, mask) -> generated name
+        self.bindings = Bindings()  # what the resolved free names held when this was built
+
+    def current(self):
+        """Whether every global, closure cell, `__code__` and `__defaults__` this derivation resolved
+        still holds the same object (else the caller builds it again)."""
+        return self.bindings.current()
 
     def reverse(self, fn, wrt, mode="grad", has_aux=False, name=None):
         """Generate, clean up and compile the reverse-mode function of `fn`."""
         def make(context, node, names, namespace, label):
             return ReverseMode(context, node, names, mode=mode, has_aux=has_aux, name=label,
                                callee_vjp=self._callee_hook(namespace, context, "vjp"),
-                               bind_name=lambda obj, base: self._bind(namespace, obj, base))
+                               bind_name=lambda obj, base: self._bind(namespace, obj, base, context.namer.taken))
         return self._generate(fn, wrt, make, name, prefix=mode)
 
     def forward(self, fn, wrt, name=None):
@@ -39,37 +48,58 @@ class Derivation:
         def make(context, node, names, namespace, label):
             return ForwardMode(context, node, names, name=label,
                                callee_jvp=self._callee_hook(namespace, context, "jvp"),
-                               bind_name=lambda obj, base: self._bind(namespace, obj, base))
+                               bind_name=lambda obj, base: self._bind(namespace, obj, base, context.namer.taken))
         return self._generate(fn, wrt, make, name, prefix="jvp")
 
     def _generate(self, fn, wrt, make_transform, name, prefix):
         """Normalize `fn`, run the transformation `make_transform` builds, clean up, compile."""
         source = function_source(_callable_with_source(fn))
         context = FunctionContext(source)
+        _check_params(source.node, context)
         node = normalize(source.node, context)
-        _check_params(node, context)
         params = [a.id for a in node.args.args]
         namespace = dict(GENERATED_NAMESPACE)
-        namespace.update(context.resolver.free_names(source.node))
+        _bind_defaults(node, source.fn, context, namespace)
+        free = context.resolver.free_names(source.node)
+        for old, new in context.renamed_free.items():      # a global `push` or `range` keeps its value
+            free.pop(old, None)                            # under its new name, not the generated one's
+            free[new] = context.resolver.lookup(new)
+        namespace.update(free)
+        self._record_bindings(source, context, free)
         self.namespaces.append(namespace)
         label = name or f"{prefix}_{_clean(source.name)}"
         transform = make_transform(context, node, [params[i] for i in wrt], namespace, label)
         generated = cleanup(transform.transform())
         fn_out, text = compile_function(generated, namespace, label)
+        fn_out.__astjax_function_source__.bindings = self.bindings
+        if context.renamed_params:
+            fn_out.__astjax_param_renames__ = dict(context.renamed_params)
         self.functions[label] = fn_out
         self.sources.append((label, text))
         for ns in self.namespaces:
             ns.update(self.functions)
         return fn_out
 
+    def _record_bindings(self, source, context, free):
+        """Remember what `source`'s free names resolved to (a generated source: what its derivation did)."""
+        if source.generated:
+            self.bindings.extend(getattr(source, "bindings", None))
+        else:
+            self.bindings.record_function(source.fn, source.node, context.resolver)
+        for value in free.values():
+            generated = getattr(value, "__astjax_function_source__", None)
+            if generated is not None:
+                self.bindings.extend(getattr(generated, "bindings", None))
+
     def _callee_hook(self, namespace, context, kind):
         return lambda callee, mask, stmt: self._callee(callee, mask, namespace, context, stmt, kind=kind)
 
     @staticmethod
-    def _bind(namespace, obj, base):
-        """Make `obj` callable from generated code as `base` (or `base2`, ... if taken)."""
+    def _bind(namespace, obj, base, taken=()):
+        """Make `obj` callable from generated code as `base` (or `base2`, ... if taken, or a name the
+        function itself uses, which would shadow it)."""
         label, n = base, 1
-        while label in namespace and namespace[label] is not obj:
+        while (label in namespace and namespace[label] is not obj) or label in taken:
             n += 1
             label = f"{base}{n}"
         namespace[label] = obj
@@ -81,7 +111,7 @@ class Derivation:
             base = f"{kind}_{_clean(function_source(_callable_with_source(callee)).name)}"
             label = base
             n = 1
-            while label in self.functions or label in self.callees.values():
+            while label in self.functions or label in self.callees.values() or label in context.namer.taken:
                 n += 1
                 label = f"{base}_{n}"
             self.callees[key] = label
@@ -120,8 +150,35 @@ def _clean(name):
     return "lambda" if name in ("<lambda>", "_lambda") else name
 
 
+def _bind_defaults(node, fn, context, namespace):
+    """Default values are the ones bound when `fn` was defined (its `__defaults__`), never its source
+    text evaluated again now: `def f(x, c=C)` keeps the C of its definition when C is rebound."""
+    if not node.args.defaults:
+        return
+    values = getattr(fn, "__defaults__", None) or ()
+    if len(values) != len(node.args.defaults):
+        raise context.error(f"the defaults of `{context.source.name}` do not match its source "
+                            f"({len(values)} values, {len(node.args.defaults)} in the source)", node,
+                            hint="re-run the function's definition, and do not assign `__defaults__`.")
+    names = []
+    for value, expr in zip(values, node.args.defaults):
+        label = context.namer.fresh("_default")
+        namespace[label] = value
+        names.append(gast.copy_location(gast.Name(id=label, ctx=gast.Load(), annotation=None,
+                                                  type_comment=None), expr))
+    node.args.defaults = names
+
+
 def _check_params(node, context):
     args = node.args
+    if (args.vararg or args.kwarg) and hasattr(context.source.fn, "__wrapped__"):
+        wrapped = context.source.fn.__wrapped__
+        name = getattr(wrapped, "__name__", "f")
+        raise context.error(f"`{name}` is wrapped by a decorator whose wrapper takes *args/**kwargs: astjax "
+                            "differentiates the wrapper (differentiating the undecorated function would drop what "
+                            "the wrapper does), and cannot transform *args or **kwargs yet", node,
+                            hint=f"give the wrapper explicit parameters (def wrapper(x): ...), or transform "
+                                 f"`{name}.__wrapped__` and apply the decorator's effect in your own code.")
     if args.vararg or args.kwarg or args.kwonlyargs:
         raise context.error("functions with *args, **kwargs or keyword-only parameters cannot be transformed yet",
                             node, hint="list the parameters explicitly.")

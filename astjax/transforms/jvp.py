@@ -16,6 +16,7 @@ from ..analyses.classify import check_refusals, classify
 from ..analyses.shapes import ShapeClasses
 from ..codegen.templates import LineComments, assign, call, expand, name
 from ..frontend.normalize.base import copy_location
+from ..frontend.parse import defaults_after
 
 __all__ = ["ForwardMode"]
 
@@ -54,6 +55,7 @@ class ForwardMode:
         new_body = self.block(body[:-1])
         new_body.append(self._return(ret))
         args = copy.deepcopy(self.function.args)
+        args.defaults = []      # tangents follow the primals: callers pass every primal (defaults_after)
         args.args += [gast.Name(id=self.tangent(p), ctx=gast.Param(), annotation=None, type_comment=None)
                       for p in self.wrt]
         fn = gast.FunctionDef(name=self.name, args=args, body=new_body, decorator_list=[], returns=None,
@@ -68,6 +70,8 @@ class ForwardMode:
         return copy_location(gast.Return(value=gast.Tuple(elts=[copy.deepcopy(value), tangent], ctx=gast.Load())), ret)
 
     def _tangent_of(self, node):
+        if isinstance(node, (gast.Tuple, gast.List)):     # `return ((y, z), (dy, dz))`: item by item
+            return type(node)(elts=[self._tangent_of(e) for e in node.elts], ctx=gast.Load())
         if isinstance(node, gast.Name) and node.id in self.varied:
             return name(self.tangent(node.id))
         return call("jnp.zeros_like", copy.deepcopy(node))
@@ -83,10 +87,12 @@ class ForwardMode:
         if isinstance(stmt, gast.Assign):
             return self.assignment(stmt)
         if isinstance(stmt, gast.Expr) and _call_name(stmt.value) == "push":
+            # A tape with a tangent tape beside it gets one tangent per push, so that every pop
+            # takes back the tangent of the value it takes back (zero for a constant or a shape).
             tape, value = stmt.value.args
-            if isinstance(value, gast.Name) and value.id in self.varied:
+            if self._is_varied(tape):
                 return [stmt, copy_location(gast.Expr(value=call("push", name(self.tangent(tape.id)),
-                                                                  name(self.tangent(value.id)))), stmt)]
+                                                                  self._pushed_tangent(value))), stmt)]
             return [stmt]
         if isinstance(stmt, gast.If):
             stmt.body = self.block(stmt.body) or [gast.Pass()]
@@ -112,8 +118,18 @@ class ForwardMode:
         return [stmt]
 
 
+    def _pushed_tangent(self, value):
+        if self._is_varied(value):
+            return name(self.tangent(value.id))
+        if isinstance(value, gast.Name):
+            return call("zero_like", copy.deepcopy(value))
+        return gast.Constant(value=0.0, kind=None)
+
     def assignment(self, stmt):
         target = stmt.targets[0].id
+        if _call_name(stmt.value) == "pop" and self._is_varied(stmt.value.args[0]):
+            tape = stmt.value.args[0]       # the tangent pushed with the value comes back with it
+            return [stmt, copy_location(assign(self.tangent(target), call("pop", name(self.tangent(tape.id)))), stmt)]
         if target not in self.varied:
             return [stmt]
         app = classify(stmt.value, self.context.resolver)
@@ -128,15 +144,14 @@ class ForwardMode:
                 hint="use grad/vjp/jacrev for it, or give it a forward rule with @astjax.custom_jvp.")
         if _call_name(stmt.value) == "Tape":
             return [stmt, copy_location(assign(dtarget, call("Tape")), stmt)]
-        if _call_name(stmt.value) == "pop":
-            tape = stmt.value.args[0]
-            return [stmt, copy_location(assign(dtarget, call("pop", name(self.tangent(tape.id)))), stmt)]
         terms, output_used = self.terms(stmt, target, app)
         if not terms:
             if isinstance(stmt.value, gast.List) and not stmt.value.elts:
                 zero = gast.List(elts=[], ctx=gast.Load())
             elif isinstance(stmt.value, gast.Constant):
                 zero = gast.Constant(value=0.0, kind=None)
+            elif _call_name(stmt.value) == "zero_like":    # an adjoint not reached yet: a tape's is a tape
+                zero = call("zero_like", name(target))
             else:
                 zero = call("jnp.zeros_like", name(target))
             return [stmt, copy_location(assign(dtarget, zero), stmt)]
@@ -206,8 +221,8 @@ class ForwardMode:
             term = expand(prim.jvp[operand], bindings)
             output_used = output_used or any(isinstance(n, gast.Name) and n.id == "y" for n in gast.walk(prim.jvp[operand]))
             if (prim.unbroadcast and not self.shapes.same_shape(node, stmt)
-                    and (_bare(term) or prim.name == "where")):
-                others = [copy.deepcopy(app.bound[k]) for k in prim.operands + ("condition",) if k in app.bound]
+                    and (_bare(term) or prim.broadcasts_with)):
+                others = [copy.deepcopy(app.bound[k]) for k in prim.operands + prim.broadcasts_with if k in app.bound]
                 term = call("broadcast_like", term, *others)
             terms.append(term)
         return terms, output_used
@@ -243,8 +258,10 @@ class ForwardMode:
 
     def _callee(self, stmt, target, app):
         mask = tuple(self._is_varied(a) for a in app.args)
-        jvp_name = self.callee_jvp(app.callee, mask, stmt)
-        args = [copy.deepcopy(a) for a in app.args] + [name(self.tangent(a.id)) for a, m in zip(app.args, mask) if m]
+        defaults = [] if app.node.keywords else defaults_after(app.callee, len(app.args))
+        jvp_name = self.callee_jvp(app.callee, mask + (False,) * len(defaults), stmt)
+        args = ([copy.deepcopy(a) for a in app.args] + [name(self.bind_name(v, "_default")) for v in defaults]
+                + [name(self.tangent(a.id)) for a, m in zip(app.args, mask) if m])
         both = gast.Tuple(elts=[gast.Name(id=target, ctx=gast.Store(), annotation=None, type_comment=None),
                                 gast.Name(id=self.tangent(target), ctx=gast.Store(), annotation=None,
                                           type_comment=None)], ctx=gast.Store())

@@ -5,6 +5,7 @@ constants (`_t1 = jnp.sin(x)`), methods are function calls, updates are
 functional (`y = y.at[i].add(v)`), and the function ends in a single return.
 Each pass is one file; `normalize` runs them in order.
 """
+from .reserved_names import ReservedNames
 from .lax_control_flow import LaxControlFlow
 from .local_functions import LocalFunctions
 from .method_calls import MethodCalls
@@ -16,8 +17,8 @@ from .list_operands import ListOperands
 
 __all__ = ["normalize", "PASSES"]
 
-PASSES = (LocalFunctions, MethodCalls, AugmentedAssignment, LaxControlFlow, TupleAssignment, ControlFlow,
-          OnePrimitivePerStatement, ListOperands)
+PASSES = (ReservedNames, LocalFunctions, MethodCalls, AugmentedAssignment, LaxControlFlow, TupleAssignment,
+          ControlFlow, OnePrimitivePerStatement, ListOperands)
 
 
 def normalize(function_node, context):

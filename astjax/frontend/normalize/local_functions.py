@@ -20,24 +20,36 @@ __all__ = ["LocalFunctions"]
 
 
 class LocalFunctions(Pass):
-    """Collect `def g(...)` and `g = lambda ...` from the body into `function.local_functions`."""
+    """Collect `def g(...)` and `g = lambda ...` from the body into `function.local_functions`.
+
+    A name defined again (`f = lambda t: 2 * t; ...; f = lambda t: 3 * t`)
+    gets a fresh name for each later definition, and the statements after it
+    call that one, so each call site uses the body in force there.
+    """
 
     def run(self, node):
         from . import AugmentedAssignment, ControlFlow, MethodCalls, TupleAssignment
         local = {}
+        current = {}            # a local function's name in the source -> its key in `local`
         body = []
         for stmt in node.body:
-            if isinstance(stmt, gast.FunctionDef):
-                local[stmt.name] = stmt
+            defined = _definition(stmt)
+            if defined is not None:
+                source_name, fdef = defined
+                key = source_name
+                if source_name in current:
+                    self._check_not_called_later(local, current[source_name], fdef)
+                    key = self.context.namer.unique(source_name)
+                fdef.name = key
+                local[key] = _Rename({k: v for k, v in current.items() if k != v}).visit(fdef)
+                current[source_name] = key
                 continue
-            if (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
-                    and isinstance(stmt.value, gast.Lambda)):
-                lam = stmt.value
-                ret = copy_location(gast.Return(value=lam.body), lam.body)
-                local[stmt.targets[0].id] = copy_location(
-                    gast.FunctionDef(name=stmt.targets[0].id, args=lam.args, body=[ret], decorator_list=[],
-                                     returns=None, type_comment=None, type_params=[]), stmt)
-                continue
+            if current:
+                stmt = _Rename({k: v for k, v in current.items() if k != v}).visit(stmt)
+                for n in gast.walk(stmt):
+                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and n.id in current:
+                        raise self.error(f"local function `{n.id}` is rebound to a value", n,
+                                         hint=f"give the value another name than `{n.id}`.")
             body.append(stmt)
         for name, fdef in list(local.items()):
             if fdef.args.vararg or fdef.args.kwarg or fdef.args.kwonlyargs or fdef.args.defaults:
@@ -48,4 +60,38 @@ class LocalFunctions(Pass):
             local[name] = fdef
         node.body = body
         node.local_functions = local
+        return node
+
+    def _check_not_called_later(self, local, key, redefinition):
+        """Refuse when another local function calls `key`, which is about to be redefined: Python would
+        call the new definition from there at call time."""
+        for other_key, fdef in local.items():
+            if other_key != key and any(isinstance(n, gast.Name) and n.id == key for n in gast.walk(fdef)):
+                raise self.error(f"local function `{fdef.name}` uses `{key}`, which is defined again here",
+                                 redefinition, hint=f"give the new definition another name than `{key}`.")
+
+
+def _definition(stmt):
+    """(name, FunctionDef) for `def g(...)` or `g = lambda ...`, else None."""
+    if isinstance(stmt, gast.FunctionDef):
+        return stmt.name, stmt
+    if (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
+            and isinstance(stmt.value, gast.Lambda)):
+        lam = stmt.value
+        ret = copy_location(gast.Return(value=lam.body), lam.body)
+        return stmt.targets[0].id, copy_location(
+            gast.FunctionDef(name=stmt.targets[0].id, args=lam.args, body=[ret], decorator_list=[],
+                             returns=None, type_comment=None, type_params=[]), stmt)
+    return None
+
+
+class _Rename(gast.NodeTransformer):
+    """Rename the loads of redefined local functions to the definition in force."""
+
+    def __init__(self, renames):
+        self.renames = renames
+
+    def visit_Name(self, node):
+        if node.id in self.renames and isinstance(node.ctx, gast.Load):
+            return gast.Name(id=self.renames[node.id], ctx=node.ctx, annotation=None, type_comment=None)
         return node

@@ -368,18 +368,32 @@ class OnePrimitivePerStatement(Pass):
         return gast.Attribute(value=self.operand(inner), attr=func.attr, ctx=gast.Load())
 
     def list_comprehension(self, node):
-        """`[e for v in xs]` -> a loop that appends to a fresh list."""
-        if len(node.generators) != 1 or node.generators[0].ifs:
-            raise self.error("only simple list comprehensions `[e for v in xs]` can be transformed", node,
-                             hint="write the loop out.")
-        gen = node.generators[0]
+        """`[e for a in xs if c for b in ys]` -> nested loops (and ifs) that append to a fresh list.
+
+        The comprehension's variables are its own (Python 3): each gets a fresh
+        name, so none leaks into the function or shadows a variable the element
+        reads. The first iterable is evaluated in the enclosing scope, the later
+        ones and the conditions see the earlier variables, as in Python.
+        """
+        renames, loops = {}, []
+        for gen in node.generators:
+            iterable = _Rename(renames).visit(copy.deepcopy(gen.iter))
+            own = {n.id: self.context.namer.unique(n.id) for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
+            renames = {**renames, **own}
+            target = _Rename(renames).visit(copy.deepcopy(gen.target))
+            conditions = [_Rename(renames).visit(copy.deepcopy(c)) for c in gen.ifs]
+            loops.append((target, iterable, conditions))
+        elt = _Rename(renames).visit(copy.deepcopy(node.elt))
         result = self.context.namer.fresh()
-        append = gast.Expr(value=gast.Call(func=gast.Attribute(value=name(result), attr="append", ctx=gast.Load()),
-                                           args=[node.elt], keywords=[]))
-        loop = gast.For(target=gen.target, iter=gen.iter, body=[append], orelse=[], type_comment=None)
+        body = [gast.Expr(value=gast.Call(func=gast.Attribute(value=name(result), attr="append", ctx=gast.Load()),
+                                          args=[elt], keywords=[]))]
+        for target, iterable, conditions in reversed(loops):
+            for condition in reversed(conditions):
+                body = [gast.If(test=condition, body=body, orelse=[])]
+            body = [gast.For(target=target, iter=iterable, body=body, orelse=[], type_comment=None)]
         init = gast.Assign(targets=[store(result)], value=gast.List(elts=[], ctx=gast.Load()), type_comment=None)
         from .control_flow import ControlFlow
-        loop = ControlFlow(self.context).visit(copy_location(loop, self.current))
+        loop = ControlFlow(self.context).visit(copy_location(body[0], self.current))
         loops = loop if isinstance(loop, list) else [loop]
         pre = self.emitted
         self.emitted = []

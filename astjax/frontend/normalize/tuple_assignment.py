@@ -1,7 +1,11 @@
 """Tuple assignments become one assignment per name.
 
     a, b = b, a          ->   _t1 = b; _t2 = a; a = _t1; b = _t2
-    h, w = x.shape       ->   h = x.shape[0]; w = x.shape[1]     (value evaluated once)
+    h, w = x.shape       ->   _t1 = x.shape; assert len(_t1) == 2; h = _t1[0]; w = _t1[1]
+    x, w = x             ->   _t1 = x; assert len(_t1) == 2; x = _t1[0]; w = _t1[1]
+
+An array unpacks along its first axis, as in Python; the value is read once,
+before any target is bound, and its length is checked.
 """
 import copy
 
@@ -12,6 +16,14 @@ from .base import Pass, copy_location, name, store
 
 class TupleAssignment(Pass):
     """Split `a, b = e` into single-name assignments."""
+
+    @staticmethod
+    def _length_check(value, count):
+        """`assert len(v) == count`: Python refuses to unpack a value of another length, so do we."""
+        test = gast.Compare(left=gast.Call(func=name("len"), args=[copy.deepcopy(value)], keywords=[]),
+                            ops=[gast.Eq()], comparators=[gast.Constant(value=count, kind=None)])
+        message = gast.Constant(value=f"cannot unpack a value of another length into {count} names", kind=None)
+        return gast.Assert(test=test, msg=message)
 
     def visit_Assign(self, node):
         target = node.targets[0]
@@ -32,11 +44,13 @@ class TupleAssignment(Pass):
             out += [gast.Assign(targets=[store(t.id)], value=name(tmp), type_comment=None)
                     for t, tmp in zip(target.elts, temps)]
         else:
-            whole = value if isinstance(value, gast.Name) else None
-            if whole is None:
+            targets = {t.id for t in target.elts}
+            whole = value if isinstance(value, gast.Name) and value.id not in targets else None
+            if whole is None:       # `x, w = x` unpacks the old x: read it once, before any target is bound
                 tmp = self.context.namer.fresh()
                 out.append(gast.Assign(targets=[store(tmp)], value=value, type_comment=None))
                 whole = name(tmp)
+            out.append(self._length_check(whole, len(target.elts)))
             for i, t in enumerate(target.elts):
                 item = gast.Subscript(value=copy.deepcopy(whole), slice=gast.Constant(value=i, kind=None),
                                       ctx=gast.Load())

@@ -200,8 +200,9 @@ class AdjointSweep:
             message, hint = problem
             raise self.context.error(message, stmt, hint=hint)
         bindings = dict(app.bound)
-        if "idx" in bindings and prim.name == "getitem":
-            bindings["idx"] = index_expression(bindings["idx"])
+        for param in prim.index_params:
+            if param in bindings:
+                bindings[param] = index_expression(bindings[param])
         bindings["by"] = badj
         bindings["y"] = name(target)
         uses_output = any(_uses(rule, "y") for rule in prim.vjp.values())

@@ -1,0 +1,80 @@
+"""User names that clash with names generated code uses are renamed first.
+
+    def f(x):                       def f(x):
+        push = x * 2.0        ->        push_ = x * 2.0
+        return push * len(x)            return push_ * len(x)
+
+Generated code calls `push`, `pop`, `range`, `len`, `unbroadcast`, `jnp`, ...
+(codegen/namespace.py: RESERVED). A local variable, parameter or nested
+binding with such a name is renamed throughout the function; a free name that
+resolves to something other than what generated code means by it (a global
+`push`, a module-level `range = ...`) is renamed too and resolves to the
+user's value under its new name. Free names that mean the same object (`jnp`
+imported as astjax.numpy, the builtin `len`) stay as they are. A renamed
+parameter still takes its keyword: the generated function carries the renames
+(`__astjax_param_renames__`) and callers translate keywords through them.
+"""
+import gast
+
+from ...codegen.namespace import RESERVED, expected_value
+from ..resolve import NOT_STATIC
+from .base import Pass
+
+__all__ = ["ReservedNames"]
+
+
+class ReservedNames(Pass):
+    """Rename the user's names that generated code reserves."""
+
+    def run(self, node):
+        resolver = self.context.resolver
+        used = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+        bound = {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+        bound |= {n.name for n in gast.walk(node) if isinstance(n, gast.FunctionDef) and n is not node}
+        renames = {}
+        for old in sorted(used & RESERVED):
+            value = NOT_STATIC if resolver.is_local(old) else resolver.lookup(old)
+            if old not in bound and (value is NOT_STATIC or value is expected_value(old)):
+                continue          # a free name meaning what generated code means by it (or unknown)
+            if value is NOT_STATIC:
+                new = self.context.namer.unique(f"{old}_")        # a local variable of the function
+            else:
+                new = self._free_name(old)
+                resolver.closure[new] = value
+                self.context.renamed_free[old] = new
+            renames[old] = new
+            resolver.locals.discard(old)       # from here on `old` means what generated code means by it
+            if expected_value(old) is not None:
+                resolver.closure[old] = expected_value(old)
+        if renames:
+            params = {a.id for a in node.args.args}
+            self.context.renamed_params.update({old: new for old, new in renames.items() if old in params})
+            node = _Rename(renames).visit(node)
+        return node
+
+    def _free_name(self, old):
+        """A new name for a free variable: taken in the namer, but not made a local of the function."""
+        taken = self.context.namer.taken
+        new, n = f"{old}_", 1
+        while new in taken:
+            n += 1
+            new = f"{old}_{n}"
+        taken.add(new)
+        return new
+
+
+class _Rename(gast.NodeTransformer):
+    def __init__(self, renames):
+        self.renames = renames
+
+    def visit_Name(self, node):
+        if node.id in self.renames:
+            return gast.Name(id=self.renames[node.id], ctx=node.ctx, annotation=node.annotation,
+                             type_comment=node.type_comment)
+        return node
+
+    def visit_FunctionDef(self, node):
+        if node.name in self.renames:
+            node.name = self.renames[node.name]
+        self.generic_visit(node)
+        return node

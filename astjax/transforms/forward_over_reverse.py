@@ -1,0 +1,113 @@
+"""grad of a gradient with respect to the same scalar: forward mode over the generated gradient.
+
+`grad(grad(f))(x)` differentiates the code of `grad(f)`. Reverse mode over it
+replays its primal sweep and reverses its reverse sweep (a tape of the
+adjoints it accumulates), about four times the code per order. When the
+outer grad differentiates with respect to the same single argument as the
+inner one, that argument is a scalar (the inner gradient has its shape, and
+the outer grad needs a scalar output), so the derivative is the tangent of
+the inner gradient along 1.0:
+
+    def grad_grad_f(x):                 # jvp_grad_f(x, dx) with dx = 1.0
+        if jnp.ndim(x) != 0:
+            raise TypeError("grad requires a function with a scalar output, ...")
+        ...
+        return dout                     # value_and_grad returns (out, dout)
+
+Forward mode adds a tangent beside each statement (about twice the code per
+order, before cleanup) and needs no tape of its own.
+"""
+import ast
+import copy
+
+import gast
+
+from ..frontend.parse import function_source
+from .derivation import Derivation, _clean
+from .jvp import ForwardMode
+
+__all__ = ["forward_over_reverse"]
+
+
+def forward_over_reverse(transform, mode):
+    """A Derivation computing `mode` ("grad" or "value_and_grad") of `transform` in forward mode,
+    or None when the request is not the grad of a gradient with respect to the same argument."""
+    if mode not in ("grad", "value_and_grad") or not _applies(transform):
+        return None
+    position = transform.argnums[0]
+    derivation = _Seeded()
+    base = _clean(function_source(transform.fun).name)
+    derivation.seeded(transform.fun, position, mode, f"{mode}_{base}")
+    return derivation
+
+
+def _applies(transform):
+    from ..api import ReverseTransform
+    inner = getattr(transform.fun, "__astjax_transform__", None)
+    plain = (transform.single and not transform.has_aux and not transform.allow_int
+             and not transform.leading and not transform.keywords)
+    return (plain and isinstance(inner, ReverseTransform) and inner.kind == "grad" and inner.single
+            and not inner.has_aux and not inner.allow_int and not inner.leading and not inner.keywords
+            and inner.argnums == transform.argnums)
+
+
+class _Seeded(Derivation):
+    def seeded(self, fn, position, mode, name):
+        def make(context, node, names, namespace, label):
+            forward = ForwardMode(context, node, names, name=label,
+                                  callee_jvp=self._callee_hook(namespace, context, "jvp"),
+                                  bind_name=lambda obj, base: self._bind(namespace, obj, base))
+            return _SeedOne(forward, mode)
+        return self._generate(fn, [position], make, name, prefix=mode)
+
+
+class _SeedOne:
+    """The forward-mode function with its one tangent parameter bound to 1.0 at the top."""
+
+    def __init__(self, forward, mode):
+        self.forward, self.mode = forward, mode
+
+    def transform(self):
+        fn = self.forward.transform()
+        seed = fn.args.args.pop()           # the tangent of the differentiated argument comes last
+        variable = self.forward.wrt[0]
+        message = (f"grad requires a function with a scalar output, but the gradient with respect to "
+                   f"`{variable}` has its shape, and `{variable}` is not a scalar. Use astjax.hessian or "
+                   f"astjax.jacfwd(astjax.grad(f)) for the second derivatives of an array argument.")
+        check = gast.parse(f"if jnp.ndim({variable}) != 0:\n    raise TypeError({message!r})").body[0]
+        bind = gast.Assign(targets=[gast.Name(id=seed.id, ctx=gast.Store(), annotation=None, type_comment=None)],
+                           value=gast.Constant(value=1.0, kind=None), type_comment=None)
+        ret = fn.body[-1]
+        if self.mode == "grad":
+            ret.value = copy.deepcopy(ret.value.elts[1])
+        fn.body = [check, bind] + _without(fn.body, check)       # a lower order's copy of the check goes
+        return _located(fn)
+
+
+def _without(body, check):
+    """`body` less the copies of `check` (and the line comment above each); dead code removes their tests."""
+    text = _text(check.body[0])         # its test may have been normalized into a temporary: match the raise
+    out = []
+    for stmt in body:
+        if isinstance(stmt, gast.If) and len(stmt.body) == 1 and _text(stmt.body[0]) == text and not stmt.orelse:
+            if out and _is_comment(out[-1]):
+                out.pop()
+            continue
+        out.append(stmt)
+    return out
+
+
+def _text(stmt):
+    return ast.unparse(gast.gast_to_ast(stmt))
+
+
+def _is_comment(stmt):
+    return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
+            and isinstance(stmt.value.func, gast.Name) and stmt.value.func.id == "__comment__")
+
+
+def _located(fn):
+    for node in gast.walk(fn):
+        if hasattr(node, "lineno") and getattr(node, "lineno", None) is None:
+            node.lineno = fn.lineno
+    return gast.fix_missing_locations(fn)

@@ -1,0 +1,236 @@
+"""Higher-order derivatives: grad of grad of ..., and forward mode over generated reverse mode.
+
+Every order is checked against central differences (float64) of the order
+below it, and compositions against each other (jacrev(grad), jacfwd(grad),
+hessian, jvp(grad)).
+"""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+
+
+def central_difference(f, x, h=1e-5):
+    """d/dx f at x, in float64, elementwise over a 1-d x (a Jacobian, rows = f's output)."""
+    x = np.asarray(x, dtype=np.float64)
+    columns = []
+    for k in range(x.size):
+        e = np.zeros_like(x)
+        e.flat[k] = h
+        columns.append((np.asarray(f(jnp.array(x + e)), np.float64) - np.asarray(f(jnp.array(x - e)), np.float64))
+                       / (2 * h))
+    return np.stack(columns, axis=-1).reshape(np.shape(columns[0]) + x.shape)
+
+
+# ---------------------------------------------------------------- helpers returning tuples
+def pair(p):
+    return p[0], p[1]
+
+
+def uses_pair(p):
+    a, b = pair(p)
+    return a * a * b + jnp.sin(b)
+
+
+def pair_in_loop(p):
+    s = 0.0
+    for i in range(2):
+        a, b = pair(p)
+        s = s + a * b * b + jnp.exp(a * s)
+    return s
+
+
+@pytest.mark.parametrize("fn", [uses_pair, pair_in_loop])
+def test_second_derivatives_through_a_helper_returning_a_tuple(fn):
+    x = jnp.array(np.array([0.5, 1.3]))
+    by_reverse = np.asarray(astjax.jacrev(astjax.grad(fn))(x))
+    by_forward = np.asarray(astjax.jacfwd(astjax.grad(fn))(x))
+    by_hessian = np.asarray(astjax.hessian(fn)(x))
+    numeric = central_difference(astjax.grad(fn), x)
+    assert np.any(numeric != 0)
+    np.testing.assert_allclose(by_reverse, numeric, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(by_forward, numeric, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(by_hessian, numeric, rtol=1e-5, atol=1e-6)
+    for k in range(2):
+        direction = np.eye(2)[k]
+        _, tangent = astjax.jvp(astjax.grad(fn), (x,), (jnp.array(direction),))
+        np.testing.assert_allclose(np.asarray(tangent), numeric[:, k], rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------- orders 1 to 6
+def tanh_by_exp(x):
+    return (1 - jnp.exp(-2 * x)) / (1 + jnp.exp(-2 * x))
+
+
+def tanh_direct(x):
+    return jnp.tanh(x)
+
+
+def x_sin_x(x):
+    return x * jnp.sin(x)
+
+
+def sin_loop(x):
+    y = x
+    for i in range(3):
+        y = jnp.sin(y) * x
+    return y
+
+
+def tanh_derivatives(x, orders):
+    """d^k tanh / dx^k at x for k = 1..orders, from d/dx P(t) = P'(t) (1 - t^2) with t = tanh x (exact)."""
+    t = np.tanh(x)
+    p = np.polynomial.Polynomial([0.0, 1.0])
+    out = []
+    for _ in range(orders):
+        p = p.deriv() * np.polynomial.Polynomial([1.0, 0.0, -1.0])
+        out.append(p(t))
+    return out
+
+
+def nested_grads(fn, orders):
+    fns, g = [], fn
+    for _ in range(orders):
+        g = astjax.grad(g)
+        fns.append(g)
+    return fns
+
+
+@pytest.mark.parametrize("fn", [tanh_by_exp, tanh_direct])
+def test_six_derivatives_of_tanh_are_exact(fn):
+    x = np.float64(0.3)
+    grads = nested_grads(fn, 6)
+    for order, (g, expected) in enumerate(zip(grads, tanh_derivatives(x, 6)), start=1):
+        np.testing.assert_allclose(float(g(jnp.array(x))), expected, rtol=1e-9, err_msg=f"order {order}")
+
+
+@pytest.mark.parametrize("fn, orders", [(x_sin_x, 5), (sin_loop, 4)])
+def test_each_order_is_the_derivative_of_the_one_below(fn, orders):
+    x = np.array([0.3])
+    lower = fn
+    for order, g in enumerate(nested_grads(fn, orders), start=1):
+        numeric = central_difference(lambda v, lower=lower: lower(v[0]), x, h=1e-4)
+        value = float(g(jnp.array(np.float64(0.3))))
+        np.testing.assert_allclose(value, float(numeric.ravel()[0]), rtol=1e-6, atol=1e-7, err_msg=f"order {order}")
+        lower = g
+
+
+@pytest.mark.parametrize("fn", [tanh_by_exp, sin_loop, uses_pair.__class__ and x_sin_x])
+def test_forward_over_reverse_agrees_with_reverse_over_reverse(fn):
+    """grad(grad(f)) of a scalar runs as forward over reverse; jacrev(grad(f)) is reverse over reverse."""
+    x = jnp.array(np.float64(0.7))
+    forward_over = astjax.grad(astjax.grad(fn))
+    assert "def grad_grad_" in astjax.source(forward_over)
+    reverse_over = astjax.jacrev(astjax.grad(fn))
+    np.testing.assert_allclose(float(forward_over(x)), float(reverse_over(x)), rtol=1e-10)
+    value, derivative = astjax.value_and_grad(astjax.grad(fn))(x)
+    np.testing.assert_allclose(float(value), float(astjax.grad(fn)(x)), rtol=1e-12)
+    np.testing.assert_allclose(float(derivative), float(forward_over(x)), rtol=1e-12)
+
+
+def test_grad_of_a_gradient_of_an_array_is_refused_as_before():
+    with pytest.raises(TypeError, match="scalar output"):
+        astjax.grad(astjax.grad(lambda x: jnp.sum(jnp.sin(x))))(jnp.ones(3))
+
+
+def test_float32_stays_float32_through_orders():
+    g = astjax.grad(astjax.grad(astjax.grad(tanh_by_exp)))
+    assert g(jnp.array(0.3, dtype=jnp.float32)).dtype == np.float32
+
+
+def _lines(fn):
+    return len(astjax.source(fn).splitlines())
+
+
+def test_generated_source_at_most_two_and_a_half_times_larger_per_order():
+    grads = nested_grads(tanh_by_exp, 5)
+    for g in grads:
+        g(jnp.array(0.3))
+    lines = [_lines(g) for g in grads]
+    for order in range(2, 5):
+        assert lines[order] <= 2.5 * lines[order - 1], lines
+
+
+# ---------------------------------------------------------------- what cleanup may share
+def _shared(source):
+    import gast
+
+    from astjax.codegen.unparse import unparse
+    from astjax.optimize.common_subexpressions import share_common_subexpressions
+    node = gast.parse(source).body[0]
+    return unparse(share_common_subexpressions(node)).strip()
+
+
+def test_pure_expressions_are_computed_once_and_copies_are_read_through():
+    out = _shared("def f(x):\n    a = jnp.exp(-2 * x)\n    b = jnp.exp(-2 * x)\n    c = b\n    c = c\n"
+                  "    return 1 + c * -2 * x\n")
+    assert out.count("jnp.exp") == 1
+    assert "c = c" not in out
+    assert "return 1 + a * a" not in out and out.endswith("return 1 + a * -2 * x")
+
+
+def test_effects_and_user_calls_are_never_merged():
+    source = ("def f(x, xs, _tape):\n    a = pop(_tape)\n    b = pop(_tape)\n    c = g(x)\n    d = g(x)\n"
+              "    e = np.random.randn()\n    h = np.random.randn()\n    k = Tape()\n    m = Tape()\n"
+              "    return a + b + c + d + e + h + k + m\n")
+    out = _shared(source)
+    for call in ("pop(_tape)", "g(x)", "np.random.randn()", "Tape()"):
+        assert out.count(call) == 2, out
+
+
+def test_a_shared_value_is_forgotten_when_what_it_reads_changes():
+    out = _shared("def f(x, xs):\n    a = x * 2\n    x = x + 1\n    b = x * 2\n    c = xs[0] * 3\n"
+                  "    xs.append(x)\n    d = xs[0] * 3\n    for i in range(3):\n        x = x * 2\n"
+                  "        e = x * 2\n    return a + b + c + d + e\n")
+    assert out.count("x * 2") == 4 and out.count("xs[0] * 3") == 2, out
+
+
+def test_values_are_numbered_through_the_names_that_hold_them():
+    out = _shared("def f(x, c):\n    t1 = x / c\n    t2 = x * x / c\n    y = t1 + t2\n    z = x / c + x * x / c\n"
+                  "    return y * z\n")
+    assert out.endswith("return y * y"), out
+    # the same text after a name it reads was assigned again is a new value
+    out = _shared("def f(x):\n    a = x * 2\n    b = a + 1\n    x = x + 5.0\n    c = x * 2\n    d = c + 1\n"
+                  "    return b * d\n")
+    assert out.endswith("return b * d") and out.count("+ 1") == 2, out
+
+
+@pytest.mark.parametrize("fn", [uses_pair, lambda x: jnp.sum(jnp.sin(x) * x)])
+def test_float32_inputs_stay_float32_through_second_derivatives(fn):
+    x = jnp.array([0.5, 1.3], dtype=jnp.float32)
+    _, tangent = astjax.jvp(astjax.grad(fn), (x,), (jnp.ones(2, dtype=jnp.float32),))
+    assert tangent.dtype == np.float32
+    assert astjax.hessian(fn)(x).dtype == np.float32
+    assert astjax.jacfwd(astjax.grad(fn))(x).dtype == np.float32
+    numeric = central_difference(astjax.grad(fn), np.array([0.5, 1.3]))
+    np.testing.assert_allclose(np.asarray(astjax.hessian(fn)(x)), numeric, rtol=1e-4, atol=1e-4)
+
+
+# ---------------------------------------------------------------- forward over forward (order 3) through helpers
+def product_and_sine(a, b):
+    return a * b, jnp.sin(a)
+
+
+def helper_in_a_while_loop(x, y):
+    p, q = product_and_sine(x, y)
+    s = 0.0
+    i = 0
+    while i < 3:
+        s = s + p * q * x
+        i = i + 1
+    return s + y * x ** 3
+
+
+def test_third_derivative_through_a_tuple_returning_helper_and_a_while_loop():
+    x, y = np.float64(0.4), np.float64(1.7)
+    g1 = astjax.grad(helper_in_a_while_loop)
+    g2 = astjax.grad(g1)
+    g3 = astjax.grad(g2)
+    for lower, higher in ((g1, g2), (g2, g3)):
+        numeric = central_difference(lambda v, lower=lower: lower(v[0], y), np.array([x]))
+        np.testing.assert_allclose(float(higher(x, y)), float(numeric.ravel()[0]), rtol=1e-6)
+    mixed = astjax.grad(astjax.grad(helper_in_a_while_loop, 1), 0)
+    numeric = central_difference(lambda v: astjax.grad(helper_in_a_while_loop, 1)(v[0], y), np.array([x]))
+    np.testing.assert_allclose(float(mixed(x, y)), float(numeric.ravel()[0]), rtol=1e-6)
+
