@@ -196,7 +196,8 @@ def assert_close(actual, expected, what, rtol=1e-5):
 
 
 # ----------------------------------------------------------------- refusals
-_LOCATION = re.compile(r'File "([^"]+)", line (\d+)')
+# 'File "path", line N' (a traceback's form), 'path at line N', 'path, line N' or 'path:N'.
+_LOCATION = re.compile(r'File "([^"]+)", line (\d+)|(/[^\s"\',:]+\.py)(?:,? (?:at )?line |:)(\d+)')
 _FUNCTION_LINES = {}
 
 
@@ -213,8 +214,11 @@ def _function_lines(filename):
 
 def names_a_line_of(exc, filename):
     """Whether an astjax error's message names `filename` and a line of a function defined there."""
-    return any(f == filename and any(a <= int(line) <= b for a, b in _function_lines(f))
-               for f, line in _LOCATION.findall(str(exc)))
+    for quoted, line, bare, bare_line in _LOCATION.findall(str(exc)):
+        f, n = (quoted, line) if quoted else (bare, bare_line)
+        if f == filename and any(a <= int(n) <= b for a, b in _function_lines(f)):
+            return True
+    return False
 
 
 def assert_clear_refusal(case, exc):
