@@ -1,0 +1,53 @@
+"""The adversarial corpus (tests/adversarial): every case works, or is refused clearly.
+
+Cases listed in `adversarial.known_failures.KNOWN_FAILURES` are expected to
+fail (xfail strict: a fix shows up as XPASS, then delete the entry). Nothing
+else is skipped. See tests/adversarial/harness.py for how a case is judged.
+"""
+import collections
+
+import pytest
+
+from adversarial import CASES
+from adversarial.harness import TIMEOUT_S, run_case
+from adversarial.known_failures import KNOWN_FAILURES
+
+
+def _params():
+    params = []
+    for c in CASES:
+        reason = KNOWN_FAILURES.get(c.name)
+        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        params.append(pytest.param(c, id=c.name, marks=marks))
+    return params
+
+
+# A known failure may be a hang: it gets a shorter leash, so that the file stays fast.
+KNOWN_FAILURE_TIMEOUT_S = 3
+
+
+@pytest.mark.parametrize("case", _params())
+def test_adversarial_case(case):
+    run_case(case, timeout=KNOWN_FAILURE_TIMEOUT_S if case.name in KNOWN_FAILURES else TIMEOUT_S)
+
+
+def test_known_failures_name_existing_cases():
+    names = {c.name for c in CASES}
+    stale = sorted(set(KNOWN_FAILURES) - names)
+    assert not stale, f"KNOWN_FAILURES names cases that do not exist: {stale}"
+
+
+def test_corpus_is_large_and_covers_every_outcome():
+    assert len(CASES) >= 250, len(CASES)
+    assert len({c.name for c in CASES}) == len(CASES)
+    outcomes = collections.Counter(c.outcome for c in CASES)
+    assert outcomes["works"] and outcomes["either"] and outcomes["refuse"], outcomes
+
+
+def test_known_failures_has_no_duplicate_entries():
+    import ast
+    import adversarial.known_failures as kf
+    with open(kf.__file__) as fh:
+        tree = ast.parse(fh.read())
+    keys = [k.value for node in ast.walk(tree) if isinstance(node, ast.Dict) for k in node.keys]
+    assert len(keys) == len(set(keys)), sorted(k for k in keys if keys.count(k) > 1)
