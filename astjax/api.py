@@ -156,7 +156,7 @@ def _bind_leading(generated, fun, leading, keywords):
 
 def _check_scalar_output(value, fun):
     """grad needs one float scalar: anything else raises TypeError, with JAX's wording first."""
-    if type(value) is Array and value.ndim == 0 and value.dtype.kind in "fc":
+    if type(value) is Array and value.ndim == 0 and value.dtype.kind == "f":
         return
     if value is None or not isinstance(value, (np.ndarray, np.generic, numbers.Number)):
         shown = "None" if value is None else f"a {type(value).__name__}"
@@ -171,9 +171,10 @@ def _check_scalar_output(value, fun):
                         f"of shape {shape}. Use jnp.sum(...) to reduce it, or astjax.vjp / astjax.jacrev for "
                         f"non-scalar outputs.")
     dtype = np.result_type(value)
-    if not np.issubdtype(dtype, np.inexact):
-        raise TypeError(f"grad requires real- or complex-valued outputs (input dtype that is a sub-dtype of "
-                        f"np.inexact), but {name_of(fun)} returned {dtype.name}.")
+    if not np.issubdtype(dtype, np.floating):
+        raise TypeError(f"grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), "
+                        f"but {name_of(fun)} returned {dtype.name}. astjax has no complex differentiation yet "
+                        f"(no holomorphic=True); differentiate the real and imaginary parts separately.")
 
 
 def _gradient_like(g, arg):

@@ -144,17 +144,41 @@ def check_refusals(function_node, resolver, activity, context, forward=False):
     from ..optimize.effects import mutation_refusal
     needed = activity.varied if forward else activity.active
     mutated_needed = None if forward else activity.useful
+    containers = _container_names(function_node)
     for node in gast.walk(function_node):
         problem = None
         if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
             if node.targets[0].id in needed:
-                problem = classify(getattr(node, "custom_call", node.value), resolver).refusal(activity.varied)
+                problem = (_container_arithmetic_refusal(node.value, containers)
+                           or classify(getattr(node, "custom_call", node.value), resolver).refusal(activity.varied))
         elif isinstance(node, gast.Expr) and isinstance(node.value, gast.Call):
             problem = (mutation_refusal(node.value, resolver, activity.varied, mutated_needed, forward)
                        or _discarded_call_refusal(node.value, resolver, activity.varied))
         if problem:
             message, hint = problem
             raise context.error(message, node, hint=hint)
+
+
+def _container_names(function_node):
+    """Names some statement binds to a tuple or list built in place (`t = (a, b)`, `xs = [...]`)."""
+    return {n.targets[0].id for n in gast.walk(function_node)
+            if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)
+            and isinstance(n.value, (gast.Tuple, gast.List, gast.ListComp))}
+
+
+def _container_arithmetic_refusal(value, containers):
+    """`+` and `*` on tuples and lists concatenate and repeat; the arithmetic rules would differentiate
+    them as sums and products, a silently wrong derivative: refused instead."""
+    if not (isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Mult))):
+        return None
+    for operand in (value.left, value.right):
+        if isinstance(operand, (gast.Tuple, gast.List)) or (isinstance(operand, gast.Name)
+                                                              and operand.id in containers):
+            what = "concatenates" if isinstance(value.op, gast.Add) else "repeats"
+            return (f"`{'+' if isinstance(value.op, gast.Add) else '*'}` here {what} a tuple or list, which "
+                    f"astjax cannot differentiate", "build the list with `append` (or `jnp.concatenate` / "
+                    "`jnp.stack` for arrays), or use its items directly.")
+    return None
 
 
 def _discarded_call_refusal(call, resolver, varied):

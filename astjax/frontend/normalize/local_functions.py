@@ -36,6 +36,11 @@ class LocalFunctions(Pass):
             defined = _definition(stmt)
             if defined is not None:
                 source_name, fdef = defined
+                if fdef.decorator_list:
+                    raise self.error(f"local function `{source_name}` has a decorator, which astjax would not "
+                                     f"apply", fdef.decorator_list[0],
+                                     hint=f"define `{source_name}` at module level: a decorated module-level "
+                                          f"function is differentiated as its wrapper.")
                 key = source_name
                 if source_name in current:
                     self._check_not_called_later(local, current[source_name], fdef)
