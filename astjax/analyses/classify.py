@@ -161,9 +161,15 @@ def check_refusals(function_node, resolver, activity, context, forward=False):
 
 def _container_names(function_node):
     """Names some statement binds to a tuple or list built in place (`t = (a, b)`, `xs = [...]`)."""
-    return {n.targets[0].id for n in gast.walk(function_node)
-            if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)
-            and isinstance(n.value, (gast.Tuple, gast.List, gast.ListComp))}
+    assigns = [n for n in gast.walk(function_node) if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
+    names = {n.targets[0].id for n in assigns if isinstance(n.value, (gast.Tuple, gast.List, gast.ListComp))}
+    while True:         # a slice of a tuple or list is one too (`xs[1:]`)
+        more = {n.targets[0].id for n in assigns if isinstance(n.value, gast.Subscript)
+                and isinstance(n.value.slice, gast.Slice) and isinstance(n.value.value, gast.Name)
+                and n.value.value.id in names} - names
+        if not more:
+            return names
+        names |= more
 
 
 def _container_arithmetic_refusal(value, containers):

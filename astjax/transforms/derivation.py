@@ -52,11 +52,31 @@ class Derivation:
         return self._generate(fn, wrt, make, name, prefix="jvp")
 
     def _generate(self, fn, wrt, make_transform, name, prefix):
-        """Normalize `fn`, run the transformation `make_transform` builds, clean up, compile."""
+        """Normalize `fn`, run the transformation `make_transform` builds, clean up, compile.
+
+        An exception other than astjax's own while transforming is a construct astjax does not
+        handle: it is reported as an error naming the user's function, never let through raw.
+        """
         source = function_source(_callable_with_source(fn))
         context = FunctionContext(source)
+        try:
+            return self._generate_from(source, context, wrt, make_transform, name, prefix)
+        except Exception as exc:
+            from ..errors import AstjaxError
+            if isinstance(exc, AstjaxError):
+                raise
+            raise context.error(
+                f"astjax could not transform `{source.name}` ({type(exc).__name__}: {exc}): a construct in it "
+                f"is not handled yet", source.node,
+                hint="rewrite the function with simpler constructs (plain loops, named temporaries), and please "
+                     "report this with the function's source.") from exc
+
+    def _generate_from(self, source, context, wrt, make_transform, name, prefix):
         _check_params(source.node, context)
         node = normalize(source.node, context)
+        for arg in node.args.args + node.args.kwonlyargs:
+            arg.annotation = None      # annotations name types the generated module need not import
+        node.returns = None
         params = [a.id for a in node.args.args]
         namespace = dict(GENERATED_NAMESPACE)
         _bind_defaults(node, source.fn, context, namespace)

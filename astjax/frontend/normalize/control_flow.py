@@ -125,7 +125,7 @@ class ControlFlow(Pass):
     # ------------------------------------------------------------ loops
     def visit_For(self, node):
         rename = self._target_needs_own_variable(node)
-        assigned = _assigned_in(node.body)
+        assigned = _assigned_in(node.body + [node.target])      # `for x in x` rebinds x too
         self.generic_visit(node)
         if node.orelse:
             raise self.error("`for ... else` is not supported in transformed functions", node,
@@ -315,6 +315,8 @@ class ControlFlow(Pass):
         elif not returns:
             return body + [gast.Return(value=gast.Constant(value=None, kind=None))]
         self.context.namer.reserve("_ret")
+        if not self.loop_returns and not always_jumps(body):   # falling off the end returns None, as in Python
+            body = append_to_fallthrough(body, [gast.Return(value=gast.Constant(value=None, kind=None))])
         self._assign_returns(body)
         return body + [gast.Return(value=name("_ret"))]
 
