@@ -1,7 +1,7 @@
 """The shape of a normalization pass: a gast transformer with the function's context."""
 import gast
 
-__all__ = ["Pass", "copy_location", "name", "store", "range_of"]
+__all__ = ["Pass", "copy_location", "name", "store", "range_of", "rewrite_inner_blocks"]
 
 
 class Pass(gast.NodeTransformer):
@@ -15,6 +15,19 @@ class Pass(gast.NodeTransformer):
 
     def error(self, message, node, hint=None):
         return self.context.error(message, node, hint)
+
+
+def rewrite_inner_blocks(stmt, rewrite):
+    """Replace the body and else-block of a compound statement by `rewrite(block)`.
+
+    A nested function definition is left alone: its body is another scope.
+    """
+    if isinstance(stmt, gast.FunctionDef):
+        return
+    for field in ("body", "orelse"):
+        inner = getattr(stmt, field, None)
+        if isinstance(inner, list):
+            setattr(stmt, field, rewrite(inner))
 
 
 def copy_location(new, old):

@@ -22,7 +22,7 @@ import copy
 import gast
 
 from ... import lax
-from .base import Pass, copy_location, name, store
+from .base import Pass, copy_location, name, rewrite_inner_blocks, store
 
 __all__ = ["LaxControlFlow"]
 
@@ -40,10 +40,7 @@ class LaxControlFlow(Pass):
     def block(self, stmts):
         out = []
         for stmt in stmts:
-            for field in ("body", "orelse"):
-                inner = getattr(stmt, field, None)
-                if isinstance(inner, list) and not isinstance(stmt, gast.FunctionDef):
-                    setattr(stmt, field, self.block(inner))
+            rewrite_inner_blocks(stmt, self.block)
             out.extend(self.statement(stmt))
         return out
 

@@ -17,7 +17,7 @@ import gast
 
 from ...rules import lookup_callable
 from ..resolve import NOT_STATIC
-from .base import Pass, copy_location, name, store
+from .base import Pass, copy_location, name, rewrite_inner_blocks, store
 
 
 class ListOperands(Pass):
@@ -30,10 +30,7 @@ class ListOperands(Pass):
     def block(self, stmts):
         out = []
         for stmt in stmts:
-            for field in ("body", "orelse"):
-                inner = getattr(stmt, field, None)
-                if isinstance(inner, list) and not isinstance(stmt, gast.FunctionDef):
-                    setattr(stmt, field, self.block(inner))
+            rewrite_inner_blocks(stmt, self.block)
             self.emitted = []
             self.statement(stmt)
             out.extend(copy_location(s, stmt) for s in self.emitted)

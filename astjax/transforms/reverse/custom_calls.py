@@ -9,7 +9,7 @@ import gast
 
 from ...analyses.classify import classify
 from ...codegen.templates import assign, name
-from ...frontend.normalize.base import copy_location
+from ...frontend.normalize.base import copy_location, rewrite_inner_blocks
 
 __all__ = ["split_custom_vjp_calls"]
 
@@ -18,10 +18,7 @@ def split_custom_vjp_calls(stmts, context, bind_name):
     """`y = f(x)` for a custom_vjp f becomes `_r1 = f_fwd(x); y = _r1[0]`: the residuals stay for bwd."""
     out = []
     for stmt in stmts:
-        for field in ("body", "orelse"):
-            inner = getattr(stmt, field, None)
-            if isinstance(inner, list):
-                setattr(stmt, field, split_custom_vjp_calls(inner, context, bind_name))
+        rewrite_inner_blocks(stmt, lambda block: split_custom_vjp_calls(block, context, bind_name))
         if isinstance(stmt, gast.Assign):
             app = classify(stmt.value, context.resolver)
             if app.kind == "custom_vjp" and app.callee.fwd is not None:

@@ -17,7 +17,7 @@ import copy
 import gast
 
 from ...codegen.templates import assign, call, name
-from ...frontend.normalize.base import copy_location
+from ...frontend.normalize.base import copy_location, rewrite_inner_blocks
 
 __all__ = ["reverse_for", "reverse_while", "count_iterations", "breaks"]
 
@@ -63,10 +63,7 @@ def count_iterations(stmts, namer, counters):
     """
     out = []
     for stmt in stmts:
-        for field in ("body", "orelse"):
-            inner = getattr(stmt, field, None)
-            if isinstance(inner, list) and not isinstance(stmt, gast.FunctionDef):
-                setattr(stmt, field, count_iterations(inner, namer, counters))
+        rewrite_inner_blocks(stmt, lambda block: count_iterations(block, namer, counters))
         if isinstance(stmt, gast.While) or (isinstance(stmt, gast.For) and breaks(stmt.body)):
             count = namer.fresh("_n")
             counters[id(stmt)] = count
