@@ -47,10 +47,10 @@ def _is_library_function(fun):
         return True
     if not callable(fun) or inspect.ismethod(fun) or isinstance(fun, functools.partial):
         return False
-    module = getattr(fun, "__module__", None) or ""
-    if module == "numpy" or module.startswith(("numpy.", "astjax.")):
-        return True
+    from .analyses.classify import is_library
     from .rules import lookup_callable
+    if is_library(fun):         # numpy, astjax.numpy, astjax.lax, ...: not astjax.demo's Python functions
+        return True
     try:
         return not hasattr(fun, "__code__") and lookup_callable(fun) is not None      # math.sin, abs
     except TypeError:
