@@ -1,7 +1,7 @@
 """Errors that point at the user's code: file, line, the line itself with a caret, and a fix."""
 import linecache
 
-__all__ = ["AstjaxError", "TransformError", "SourceUnavailableError", "location_of"]
+__all__ = ["AstjaxError", "TransformError", "RuntimeRefusal", "SourceUnavailableError", "location_of"]
 
 
 class AstjaxError(Exception):
@@ -36,6 +36,12 @@ class TransformError(AstjaxError):
         if self.hint:
             parts.append("Instead: " + self.hint)
         return "\n".join(parts)
+
+
+class RuntimeRefusal(AstjaxError, ValueError):
+    """A value the derivative cannot handle, found when the generated code runs (a repeated index in
+    `.at[idx].multiply`, a float written into an integer array). At the API boundary its message gains
+    the generated line and the user's line it came from."""
 
 
 class SourceUnavailableError(TransformError):
@@ -91,6 +97,8 @@ def api_boundary(fn):
         try:
             return fn(*args, **kwargs)
         except AstjaxError as exc:
+            if not isinstance(exc, TransformError):
+                _locate_in_message(exc)
             raise exc.with_traceback(_without_internal_frames(exc.__traceback__)) from exc.__cause__
         except Exception as exc:
             _note_generated_origin(exc)
@@ -114,10 +122,30 @@ def _without_internal_frames(tb):
     return filtered
 
 
+def _locate_in_message(exc):
+    """An astjax error raised while generated code ran: its message names the user's line (once)."""
+    lines = _generated_origin(exc)
+    if lines and exc.args and not getattr(exc, "_astjax_noted", False):
+        exc.args = (f"{exc.args[0]}\n" + "\n".join(lines),) + exc.args[1:]
+        exc._astjax_noted = True
+
+
 def _note_generated_origin(exc):
     """Add to `exc` the generated line that raised and the user line it came from (once)."""
     if getattr(exc, "_astjax_noted", False) or not hasattr(exc, "add_note"):
         return
+    lines = _generated_origin(exc)
+    if not lines:
+        return
+    try:
+        exc.add_note("\n".join(lines))
+        exc._astjax_noted = True
+    except (AttributeError, TypeError):
+        pass
+
+
+def _generated_origin(exc):
+    """Lines naming the generated line that raised `exc` and the user's line it came from, or []."""
     deepest = None
     tb = exc.__traceback__
     while tb is not None:
@@ -125,7 +153,7 @@ def _note_generated_origin(exc):
             deepest = tb
         tb = tb.tb_next
     if deepest is None:
-        return
+        return []
     filename, lineno = deepest.tb_frame.f_code.co_filename, deepest.tb_lineno
     lines = [f"astjax: raised in generated code, File \"{filename}\", line {lineno}:",
              "    " + linecache.getline(filename, lineno).strip()]
@@ -134,11 +162,7 @@ def _note_generated_origin(exc):
         user_file, user_line = origin
         lines += [f"derived from your line, File \"{user_file}\", line {user_line}:",
                   "    " + linecache.getline(user_file, user_line).strip()]
-    try:
-        exc.add_note("\n".join(lines))
-        exc._astjax_noted = True
-    except (AttributeError, TypeError):
-        pass
+    return lines
 
 
 def trace_to_user(filename, lineno):

@@ -586,8 +586,9 @@ def unique_index(idx, x):
     """
     positions = np.arange(np.size(x)).reshape(np.shape(x))[_plain(idx)]
     if np.size(positions) != np.unique(positions).size:
-        raise ValueError("astjax: the derivative of x.at[idx].multiply/max/min with an index that repeats a "
-                         f"position ({idx!r}) is not supported; combine the repeated updates first")
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal("the derivative of x.at[idx].multiply/max/min with an index that repeats a "
+                             f"position ({idx!r}) is not supported; combine the repeated updates first")
     return idx
 
 

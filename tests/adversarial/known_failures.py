@@ -78,10 +78,8 @@ KNOWN_FAILURES = {
     "containers.dict_items_loop": "REFUSED: for k, v in params.items()",
     "containers.dict_comprehension": "REFUSED: dict comprehension",
     # --- 5. NumPy mutation semantics (aliases and views): wrong values, neither followed nor refused
-    "mutation.float_into_int_array_like": "WRONG: y = zeros_like(int array); y[:] = floats not truncated",
     # --- 8. impure callees
     # --- 9. rules wrong in some uses, rules missing
-    "rules.at_multiply_repeated": "CRASH: plain ValueError without the user's line: .at[[0, 0]].multiply(v) (JAX multiplies twice)",
     "rules.at_set_out_of_bounds_dropped": "CRASH: .at[5].set(v) out of bounds raises (JAX drops it)",
     "rules.scan_tuple_xs_ys": "REFUSED (transform error at the def line): lax.scan with tuple xs / ys",
     "rules.scan_tuple_carry": "REFUSED (transform error at the def line): lax.scan with a tuple carry",
