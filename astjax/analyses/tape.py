@@ -99,6 +99,8 @@ class TapePlan:
 
         scan(adjoint, set())
         shape_reads -= reads
+        # A loop variable is set again by the reversed loop's header: normalization (control_flow.py) gave
+        # any loop variable the body rebinds, or code after the loop reads, a variable of its own.
         loop_targets = {n.target.id for n in gast.walk(self.function) if isinstance(n, gast.For)}
         for variable, positions in self.assigned_at.items():
             if variable in loop_targets or variable not in reads | shape_reads:

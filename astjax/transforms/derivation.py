@@ -226,10 +226,6 @@ def _refuse_if_impure(callee, context, stmt):
                  f"pass the values to `{name}` as arguments; for randomness use astjax.random with an explicit key.")
 
 
-_IN_PLACE_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update",
-                     "setdefault", "popitem", "add", "discard", "fill", "resize", "put", "itemset"}
-
-
 def _impurity(fn, seen):
     """How `fn` or a user function it calls is impure (a random draw, a change to outside state), else None."""
     import inspect
@@ -238,6 +234,7 @@ def _impurity(fn, seen):
     import gast
     from ..analyses.classify import is_library
     from ..frontend.resolve import NOT_STATIC
+    from ..optimize.effects import MUTATING_METHODS
     from ..rules import lookup_callable
     fn = _callable_with_source(fn)
     if fn in seen or not inspect.isfunction(fn) or hasattr(fn, "__astjax_function_source__"):
@@ -261,7 +258,7 @@ def _impurity(fn, seen):
         if not isinstance(node, gast.Call):
             continue
         func = node.func
-        if (isinstance(func, gast.Attribute) and func.attr in _IN_PLACE_METHODS and isinstance(func.value, gast.Name)
+        if (isinstance(func, gast.Attribute) and func.attr in MUTATING_METHODS and isinstance(func.value, gast.Name)
                 and func.value.id not in local):
             return f"changes `{func.value.id}` in place (`.{func.attr}()`), which it did not create"
         target = resolver.static_value(func)

@@ -31,11 +31,10 @@ import copy
 
 import gast
 
+from ...optimize.effects import MUTATING_METHODS
 from .base import Pass, copy_location, name, range_of, store
 
 JUMPS = (gast.Return, gast.Break, gast.Continue)
-_IN_PLACE_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "fill", "resize",
-                     "put", "itemset", "setfield", "__setitem__", "__delitem__", "__iadd__", "__imul__"}
 
 
 def always_jumps(block):
@@ -193,7 +192,7 @@ class ControlFlow(Pass):
                 changed = "an item assignment"
             elif (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
                     and isinstance(node.func.value, gast.Name) and node.func.value.id == sequence.id
-                    and node.func.attr in _IN_PLACE_METHODS):
+                    and node.func.attr in MUTATING_METHODS):
                 changed = f"`.{node.func.attr}()`"
             if changed:
                 raise self.error(
