@@ -305,3 +305,34 @@ def _fresh_list(v):
 
 def callee_builds_its_own_list(x):
     return _fresh_list(x[0]) + x[1]
+
+
+def tuple_concatenation(x):
+    t = (x[0], x[1]) + (x[2],)
+    return t[0] * t[2] + t[1]
+
+
+def list_repetition(x):
+    xs = [x[0]] * 3
+    return xs[0] * xs[1]
+
+
+def decorated_local_function(x):
+    def twice(fn):
+        def inner(v):
+            return fn(fn(v))
+        return inner
+
+    @twice
+    def step(v):
+        return jnp.sin(v)
+    return jnp.sum(step(x))
+
+
+def falls_off_the_end(x):
+    if x[0] > 100.0:
+        return jnp.sum(x)
+
+
+def complex_output(x):
+    return jnp.sum(x * 1j)

@@ -18,7 +18,8 @@ X = np.array([1.0, 2.0, 3.0, 4.0, 0.5, 0.7, 0.2, 0.9])
 COUNTS = np.array([2, 0, 3])
 
 REFUSED = {"callee_draws_random_numbers", "callee_changes_a_global_list", "callee_appends_to_its_argument",
-           "callee_assigns_into_a_global",
+           "callee_assigns_into_a_global", "tuple_concatenation", "list_repetition", "decorated_local_function",
+           "falls_off_the_end", "complex_output",
            "iterate_array_while_changing_it", "iterate_list_while_appending"}
 CASES = [(name, fn) for name, fn in vars(cases).items() if inspect.isfunction(fn) and not name.startswith("_")
          and fn.__module__ == cases.__name__ and name not in REFUSED]
@@ -111,3 +112,22 @@ def test_a_callee_that_changes_outside_state_is_refused(fn, words):
     with pytest.raises(astjax.errors.TransformError) as info:
         astjax.grad(fn)(X.copy())
     assert words in str(info.value) and "reverse_sweep_cases.py" in str(info.value)
+
+
+@pytest.mark.parametrize("fn, line, words", [
+    (cases.tuple_concatenation, "t = (x[0], x[1]) + (x[2],)", "concatenates a tuple or list"),
+    (cases.list_repetition, "xs = [x[0]] * 3", "repeats a tuple or list"),
+    (cases.decorated_local_function, "@twice", "has a decorator"),
+])
+def test_constructs_the_rules_would_get_wrong_are_refused_at_their_line(fn, line, words):
+    """`+` / `*` on tuples would be differentiated as sums and products; a local decorator would be skipped."""
+    with pytest.raises(astjax.errors.TransformError) as info:
+        astjax.grad(fn)(X.copy())
+    assert line in str(info.value) and words in str(info.value)
+
+
+@pytest.mark.parametrize("fn, words", [(cases.falls_off_the_end, "Output was None"),
+                                       (cases.complex_output, "real-valued outputs")])
+def test_outputs_grad_cannot_differentiate_raise_type_error(fn, words):
+    with pytest.raises(TypeError, match=words):
+        astjax.grad(fn)(X.copy())
