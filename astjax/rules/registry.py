@@ -11,12 +11,13 @@ stand for the arguments of the call being differentiated, `y` for its result,
 mode). A rule may call only other primitives, so the code it generates can be
 transformed again: that is how grad of grad works.
 """
+import importlib
 import inspect
 from collections import namedtuple
 
 import gast
 
-__all__ = ["Primitive", "primitive", "defvjp", "defjvp", "lookup_callable", "lookup_operator",
+__all__ = ["Primitive", "primitive", "defvjp", "defjvp", "deflowering", "lowering", "lookup_callable", "lookup_operator",
            "all_primitives", "parse_expression", "PRIMITIVES", "Classification", "classification"]
 
 
@@ -160,6 +161,27 @@ def defjvp(prim, *rules):
                 raise ValueError(f"each term of {rule!r} must use exactly one tangent")
             prim.jvp[tangents.pop()[1:]] = term
     return prim
+
+
+def deflowering(prim, **backends):
+    """Say how `prim` runs on each compiled backend: `deflowering(sin, numba="astjax.runtime.numba_cpu:sin")`.
+
+    A lowering is named as "module:attribute" and imported only when something
+    is compiled, so `import astjax` never imports Numba.
+    """
+    prim.lowerings.update(backends)
+    return prim
+
+
+def lowering(prim, backend):
+    """The callable that runs `prim` on `backend` ("numba"), imported on first use; None when it has none."""
+    target = prim.lowerings.get(backend)
+    if target is None or callable(target):
+        return target
+    module_name, _, attribute = target.partition(":")
+    resolved = getattr(importlib.import_module(module_name), attribute)
+    prim.lowerings[backend] = resolved
+    return resolved
 
 
 def lookup_callable(fn):
