@@ -18,6 +18,7 @@ from .arguments import FLOAT0, Packing, check_callable, differentiable_input, is
 from .array import Array, wrap
 from .codegen.namespace import renamed_keywords
 from .errors import api_boundary
+from .jit.api import compiled_version
 from .rules.helpers import materialize
 from .transforms.derivation import Derivation
 from .transforms.forward_over_reverse import forward_over_reverse
@@ -55,7 +56,7 @@ class ReverseTransform:
     def call(self, mode, args, kwargs, before=(), generated=None):
         """Run the generated function of `mode` (or `generated`, one built earlier) on the user's arguments
         (after `before`, e.g. a cotangent)."""
-        generated = generated or self.generated(mode)
+        generated = compiled_version(generated or self.generated(mode))
         if self.packing is not None:
             return generated(*before, *self.packing.pack(args, kwargs))
         keywords = renamed_keywords(generated, {**self.keywords, **kwargs}) if kwargs or self.keywords else {}

@@ -51,6 +51,12 @@ class Derivation:
                                bind_name=lambda obj, base: self._bind(namespace, obj, base, context.namer.taken))
         return self._generate(fn, wrt, make, name, prefix="jvp")
 
+    def primal(self, fn, name=None):
+        """Normalize and clean up `fn` without differentiating it: the source jit compiles."""
+        def make(context, node, names, namespace, label):
+            return _Unchanged(node, label, context, self._callee_hook(namespace, context, "jit"))
+        return self._generate(fn, (), make, name, prefix="jit")
+
     def _generate(self, fn, wrt, make_transform, name, prefix):
         """Normalize `fn`, run the transformation `make_transform` builds, clean up, compile.
 
@@ -77,6 +83,8 @@ class Derivation:
         for arg in node.args.args + node.args.kwonlyargs:
             arg.annotation = None      # annotations name types the generated module need not import
         node.returns = None
+        if hasattr(node, "decorator_list"):
+            node.decorator_list = []     # `fn` is the function before decoration: its decorators are outside it
         params = [a.id for a in node.args.args]
         namespace = dict(GENERATED_NAMESPACE)
         _bind_defaults(node, source.fn, context, namespace)
@@ -146,6 +154,8 @@ class Derivation:
             try:
                 if kind == "vjp":
                     self.reverse(callee, wrt, mode="vjp", name=label)
+                elif kind == "jit":
+                    self.primal(callee, name=label)
                 else:
                     self.forward(callee, wrt, name=label)
             except Exception as exc:
@@ -161,6 +171,26 @@ class Derivation:
         main = self.sources[-1:]
         callees = self.sources[:-1]
         return "\n\n".join(text for _, text in main + callees)
+
+
+class _Unchanged:
+    """The identity transformation: the normalized function under its generated name, its calls of
+    user functions redirected to their normalized versions (so jit compiles them too)."""
+
+    def __init__(self, node, label, context, callee_primal):
+        self.node, self.label = node, label
+        self.context, self.callee_primal = context, callee_primal
+
+    def transform(self):
+        from ..analyses.classify import classify
+        self.node.name = self.label
+        for call in [n for n in gast.walk(self.node) if isinstance(n, gast.Call)]:
+            app = classify(call, self.context.resolver)
+            local = isinstance(call.func, gast.Name) and self.context.resolver.is_local(call.func.id)
+            if app.kind == "function" and not local:
+                label = self.callee_primal(app.callee, (), call)
+                call.func = gast.Name(id=label, ctx=gast.Load(), annotation=None, type_comment=None)
+        return self.node
 
 
 def _callable_with_source(fn):

@@ -1,0 +1,167 @@
+"""astjax.jit: compile a function, or a transformed one, for the CPU with Numba.
+
+`jit(f)` compiles the normalized source of f; `jit(grad(f))` compiles the
+generated derivative source and keeps grad's own handling of arguments and
+results around it. Either way each signature compiles once, is checked once
+against the reference backend, and later calls run the compiled code. What
+jit cannot compile is refused at the user's line (see backends/numba_cpu.py),
+never run slowly behind the user's back.
+"""
+import contextvars
+import functools
+import inspect
+import numbers
+import weakref
+
+import numpy as np
+
+from ..array import Array, wrap
+from ..arguments import check_callable, name_of
+from ..errors import api_boundary
+from .compiled import CompiledFunction
+
+__all__ = ["jit", "Jitted", "compiled_version"]
+
+_ACTIVE = contextvars.ContextVar("astjax_jit_swaps", default=None)
+
+
+def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=None, donate_argnames=None,
+        keep_unused=False, device=None, backend=None, inline=False):
+    """Compile `fun` with Numba, once per signature (argument dtypes, ranks and static values).
+
+    Like `jax.jit`: usable as `@jit`, `jit(f)` or `@jit(static_argnums=...)`; static arguments are
+    compiled into the code (they must be hashable) and the others may change freely, shapes included.
+    Python loops stay loops: the trip count is a runtime value. `donate_argnums` is accepted; the
+    CPU backend does not reuse donated buffers.
+    """
+    if fun is None:
+        return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
+                                 donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+                                 keep_unused=keep_unused, device=device, backend=backend, inline=inline)
+    if backend not in (None, "cpu"):
+        raise ValueError(f"jit: backend {backend!r} is not available; astjax compiles for 'cpu'")
+    return Jitted(fun, static_argnums, static_argnames)
+
+
+class Jitted:
+    """A jitted function: call it like the original; `.lower(*args).source` shows the compiled source."""
+
+    def __init__(self, fun, static_argnums=None, static_argnames=None):
+        check_callable(fun, "jit")
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.static_argnums = _as_tuple(static_argnums)
+        self.static_argnames = _as_tuple(static_argnames)
+        self.transformed = getattr(fun, "__astjax_transform__", None) is not None
+        self._primal = None            # (Derivation, CompiledFunction) of a plain function
+        self._swaps = weakref.WeakKeyDictionary()   # generated function -> its CompiledFunction
+        self.__astjax_transform__ = _JitTransform(self)
+        self._call = api_boundary(self._run)
+
+    def __call__(self, *args, **kwargs):
+        return self._call(*args, **kwargs)
+
+    def __get__(self, instance, owner):
+        return self if instance is None else functools.partial(self, instance)
+
+    def __repr__(self):
+        return f"<astjax.jit of {name_of(self.fun)}>"
+
+    def _run(self, *args, **kwargs):
+        if self.transformed:
+            token = _ACTIVE.set(self._swaps)
+            try:
+                return self.fun(*args, **kwargs)
+            finally:
+                _ACTIVE.reset(token)
+        compiled = self.compiled()
+        return _as_array(compiled(*args, **kwargs))
+
+    def compiled(self):
+        """The CompiledFunction of a plain (untransformed) function, built again if a global it read changed."""
+        if self._primal is None or not self._primal[0].current():
+            from ..transforms.derivation import Derivation
+            derivation = Derivation()
+            generated = derivation.primal(self.fun)
+            self._primal = (derivation, CompiledFunction(generated, self._static_names(generated)))
+        return self._primal[1]
+
+    def _static_names(self, generated):
+        names = list(inspect.signature(generated).parameters)
+        static = {names[i] for i in self.static_argnums if -len(names) <= i < len(names)}
+        return static | set(self.static_argnames)
+
+    def lower(self, *args, **kwargs):
+        """A Lowered object whose `.source` is the source Numba compiles for these arguments."""
+        if self.transformed:
+            texts = []
+            token = _ACTIVE.set(self._swaps)
+            try:
+                self.fun(*args, **kwargs)
+            finally:
+                _ACTIVE.reset(token)
+            for compiled in list(self._swaps.values()):
+                texts.extend(entry.text for entry in compiled.entries.values())
+            return Lowered("\n\n".join(texts))
+        return Lowered(self.compiled().lowered(*args, **kwargs))
+
+
+class Lowered:
+    """What jit compiled for one signature."""
+
+    def __init__(self, source):
+        self.source = source
+
+    def as_text(self):
+        return self.source
+
+
+class _JitTransform:
+    """jit is transparent to the other transformations: grad(jit(f)) differentiates f's source."""
+
+    def __init__(self, jitted):
+        self.jitted = jitted
+
+    def composable_source(self):
+        from ..frontend.parse import function_source
+        return function_source(self.jitted.fun)
+
+    def source_text(self):
+        if self.jitted.transformed:
+            from ..api import source
+            return source(self.jitted.fun)
+        return self.jitted.compiled().generated.__astjax_source_text__
+
+
+def compiled_version(generated):
+    """Inside a jitted call, the compiled stand-in for the generated function `generated`; else itself."""
+    swaps = _ACTIVE.get()
+    if swaps is None or not hasattr(generated, "__astjax_function_source__"):
+        return generated
+    compiled = swaps.get(generated)
+    if compiled is None:
+        compiled = swaps[generated] = CompiledFunction(generated)
+    return compiled
+
+
+def _as_array(value):
+    """A jitted function's result as JAX gives it: Python numbers become Arrays (float32 for floats)."""
+    if isinstance(value, tuple):
+        return type(value)(*map(_as_array, value)) if hasattr(value, "_fields") else tuple(map(_as_array, value))
+    if isinstance(value, list):
+        return [_as_array(v) for v in value]
+    if isinstance(value, bool):
+        return wrap(np.asarray(value))
+    if isinstance(value, numbers.Integral):
+        return wrap(np.asarray(value, np.int32))
+    if isinstance(value, numbers.Real):
+        return wrap(np.asarray(value, np.float32))
+    if isinstance(value, np.ndarray) and type(value) is not Array:
+        return wrap(value)
+    return value
+
+
+def _as_tuple(value):
+    if value is None:
+        return ()
+    return (value,) if isinstance(value, (int, str)) else tuple(value)

@@ -1,0 +1,217 @@
+"""A generated function compiled with Numba, once per signature, and checked against the reference.
+
+The first call of a signature (argument dtypes, ranks, Python-number
+arguments, static values) runs the generated function on the reference
+backend while observing its variables' types, lowers its source (and its
+callees') with those types, compiles it, runs the compiled code on the same
+arguments and compares the two results. They must agree in structure, shape
+and dtype, and in value to rounding: otherwise jit raises rather than return
+a number it cannot vouch for. Later calls go straight to the compiled code.
+"""
+import inspect
+
+import numpy as np
+
+from ..array import wrap
+from ..backends.numba_cpu import JitError, compile_lowered, numba_error
+from ..errors import trace_to_user
+from .lower import LoweringContext, lower_function
+from .observe import abstract, observe
+
+__all__ = ["CompiledFunction"]
+
+
+class CompiledFunction:
+    """`generated` (a function with generated source) compiled per signature; called like it."""
+
+    def __init__(self, generated, static=()):
+        self.generated = generated
+        self.parameters = list(inspect.signature(generated).parameters)
+        self.static = frozenset(static)          # parameter names whose values are compiled in
+        self.entries = {}
+
+    def __call__(self, *args, **kwargs):
+        if kwargs or len(args) != len(self.parameters):
+            args = self._positional(args, kwargs)
+        key = self._key(args)
+        entry = self.entries.get(key)
+        if entry is None:
+            return self._first_call(key, args)
+        return entry.run(args)
+
+    def lowered(self, *args, **kwargs):
+        """The lowered source for these arguments (compiling them if needed)."""
+        if kwargs or len(args) != len(self.parameters):
+            args = self._positional(args, kwargs)
+        key = self._key(args)
+        if key not in self.entries:
+            self._first_call(key, args)
+        return self.entries[key].text
+
+    def _positional(self, args, kwargs):
+        bound = inspect.signature(self.generated).bind(*args, **kwargs)
+        bound.apply_defaults()
+        return tuple(bound.arguments.values())
+
+    def _key(self, args):
+        return tuple(_static_key(a) if name in self.static else abstract(a)
+                     for name, a in zip(self.parameters, args)) + (len(args),)
+
+    def _first_call(self, key, args):
+        expected, observed = observe(self.generated, args, {}, _is_generated)
+        static = {name: a for name, a in zip(self.parameters, args) if name in self.static}
+        dispatcher, text = _build(self.generated, observed, {}, [], static)
+        entry = _Entry(dispatcher, text, abstract(expected), [n not in self.static for n in self.parameters])
+        try:
+            got = entry.run(args)
+        except JitError:
+            raise
+        except Exception as exc:
+            if _is_numba_error(exc):
+                raise numba_error(exc, _location(self.generated)) from None
+            raise
+        _check_agrees(got, expected, self.generated)
+        self.entries[key] = entry
+        return got
+
+
+class _Entry:
+    """One compiled signature: the dispatcher and how to pass arguments in and results out."""
+
+    def __init__(self, dispatcher, text, out_spec, dynamic):
+        self.dispatcher, self.text, self.out_spec = dispatcher, text, out_spec
+        self.dynamic = dynamic
+
+    def run(self, args):
+        values = [to_numba(a) for a, keep in zip(args, self.dynamic) if keep]
+        return from_numba(self.dispatcher(*values), self.out_spec)
+
+
+def _build(generated, observed, built, texts, static):
+    """Lower and compile `generated` and the generated functions it calls; return (dispatcher, all text)."""
+    if generated in built:
+        return built[generated], None
+    filename = generated.__code__.co_filename
+
+    def error(message, node, hint):
+        line = getattr(node, "lineno", None)
+        location = trace_to_user(filename, line) if line else None
+        return JitError(message, location or _location(generated), hint)
+
+    context = LoweringContext(generated, observed.for_code(generated.__code__), error)
+    try:
+        node = lower_function(context)
+    except JitError as exc:
+        raise exc.with_traceback(None) from None      # the walk over the tree says nothing to the user
+    if static:
+        node.args.args = [a for a in node.args.args if a.id not in static]
+        node.args.defaults = []
+    from .numba_support import SUPPORT
+    namespace = dict(generated.__globals__)
+    namespace.update(SUPPORT)
+    namespace.update(context.bindings)
+    namespace.update(static)
+    built[generated] = None
+    for callee in context.callees:
+        if callee is generated:
+            continue
+        dispatcher, _ = _build(callee, observed, built, texts, {})
+        for label, obj in context.bindings.items():
+            if obj is callee:
+                namespace[label] = dispatcher
+    dispatcher, text = compile_lowered(node, namespace, filename)
+    for label, obj in context.bindings.items():
+        if obj is generated:
+            namespace[label] = dispatcher
+    built[generated] = dispatcher
+    texts.insert(0, text)
+    return dispatcher, "\n\n".join(texts)
+
+
+def to_numba(value):
+    """An argument as Numba takes it: plain ndarrays, 0-d arrays as scalars, lists as tuples."""
+    if isinstance(value, np.ndarray):
+        if value.ndim == 0:
+            return value[()]
+        return value if type(value) is np.ndarray else value.view(np.ndarray)
+    if value is None or isinstance(value, (bool, int, float, np.generic)):
+        return value
+    if isinstance(value, (tuple, list)) and not hasattr(value, "_fields"):
+        return tuple(to_numba(v) for v in value)
+    raise JitError(f"jit cannot pass a {type(value).__name__} into compiled code yet",
+                   hint="pass arrays, numbers, or tuples and lists of them (or mark the argument static)")
+
+
+def from_numba(value, spec):
+    """A compiled result as the reference backend gives it (Arrays of the same dtype, 0-d included)."""
+    if isinstance(value, tuple):
+        items = spec[1] if spec and spec[0] == "tuple" and len(spec[1]) == len(value) else [None] * len(value)
+        return tuple(from_numba(v, s) for v, s in zip(value, items))
+    if isinstance(value, list):
+        return [from_numba(v, None) for v in value]
+    kind = spec[0] if spec else None
+    if kind in ("array", "scalar"):
+        dtype = np.dtype(spec[1])
+        array = np.asarray(value)
+        if kind == "scalar" and array.ndim and array.size == 1:
+            array = array.reshape(())
+        return wrap(array if array.dtype == dtype else array.astype(dtype))
+    if kind == "weak" and isinstance(value, np.ndarray) and value.size == 1:
+        return float(value.reshape(())) if spec[1] == "float" else int(value.reshape(()))
+    if isinstance(value, np.ndarray):
+        return wrap(value)
+    if isinstance(value, np.generic):
+        return wrap(np.asarray(value))
+    return value
+
+
+def _check_agrees(got, expected, generated):
+    """The compiled result must be the reference's: same structure, shapes, dtypes and values."""
+    from .. import tree_util
+    got_leaves, got_tree = tree_util.tree_flatten(got)
+    want_leaves, want_tree = tree_util.tree_flatten(expected)
+    if got_tree != want_tree:
+        raise _disagree(generated, f"it returned {got_tree}, the reference backend {want_tree}")
+    for g, w in zip(got_leaves, want_leaves):
+        g, w = np.asarray(g), np.asarray(w)
+        if g.shape != w.shape:
+            if g.size == w.size == 1 or (g.size == 1 and not np.any(g)):
+                continue
+            raise _disagree(generated, f"a result has shape {g.shape}, the reference's {w.shape}")
+        if w.dtype.kind in "fc":
+            tolerance = 1e-3 if w.dtype.itemsize <= 4 else 1e-7
+            scale = np.max(np.abs(w[np.isfinite(w)])) if np.isfinite(w).any() else 1.0
+            if not np.allclose(g, w, rtol=tolerance, atol=tolerance * max(scale, 1e-30), equal_nan=True):
+                raise _disagree(generated, "its values differ from the reference backend's beyond rounding")
+        elif not np.array_equal(g, w):
+            raise _disagree(generated, "its values differ from the reference backend's")
+
+
+def _disagree(generated, what):
+    return JitError(f"the compiled code of `{generated.__name__}` does not agree with the reference backend: {what}",
+                    _location(generated), "run this function without jit, and please report it")
+
+
+def _location(generated):
+    source = getattr(generated, "__astjax_function_source__", None)
+    return trace_to_user(generated.__code__.co_filename, 1) if source is not None else None
+
+
+def _is_generated(filename):
+    return filename.startswith("<astjax:")
+
+
+def _is_numba_error(exc):
+    try:
+        from numba.core.errors import NumbaError
+    except ImportError:
+        return False
+    return isinstance(exc, NumbaError)
+
+
+def _static_key(value):
+    try:
+        hash(value)
+    except TypeError:
+        raise TypeError(f"a static argument must be hashable, got a {type(value).__name__}") from None
+    return ("static", type(value).__name__, value)

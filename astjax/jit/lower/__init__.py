@@ -1,0 +1,67 @@
+"""Lowering: generated reference source -> source Numba compiles, for one signature.
+
+Each pass reads the generated function's AST and the abstract types the
+first call observed (jit/observe.py), and rewrites one concern:
+
+    typed_placeholders   `v = None` and zero adjoints `bv = 0.0` get the type v holds later
+    tape_stacks          the one heterogeneous tape becomes one typed stack per saved variable
+    weak_scalars         a Python number meeting an array takes the array's dtype (JAX's weak types)
+    numba_calls          each primitive call becomes its Numba lowering; `+=` becomes `b = b + e`
+
+The result is still Python source (`astjax.jit(f).lower(*args).source` prints it).
+"""
+import copy
+
+from .numba_calls import lower_calls
+from .tape_stacks import split_tape
+from .typed_placeholders import type_placeholders
+from .weak_scalars import cast_weak_scalars
+
+__all__ = ["lower_function", "LoweringContext"]
+
+
+class LoweringContext:
+    """What the passes share: the function, its namespace, the observed types, the error reporter."""
+
+    def __init__(self, generated, observed_types, error):
+        self.generated = generated
+        self.source = generated.__astjax_function_source__
+        self.namespace = generated.__globals__
+        self.types = observed_types              # {name: set of abstract types}
+        self.error = error                       # (message, node, hint) -> exception
+        self.bindings = {}                       # name in lowered code -> object
+        self.callees = []                        # generated functions this one calls
+
+    def types_of(self, name):
+        return self.types.get(name, set())
+
+    def lowered_type(self, name):
+        """The one type `name` has in compiled code, or None: a Python number that later holds a
+        value with a dtype takes that dtype, and a `None` placeholder takes the type it is replaced by."""
+        from .weak_kinds import WEAK_KINDS
+        types = self.types_of(name) - {("none",)}
+        strong = {t for t in types if t not in WEAK_KINDS}
+        if len(strong) == 1:
+            return next(iter(strong))
+        if not strong and len(types) == 1:
+            return next(iter(types))
+        return None
+
+    def bind(self, base, obj, taken):
+        """A name for `obj` in the lowered namespace that no local of the function uses."""
+        label, n = base, 1
+        while label in taken or (label in self.bindings and self.bindings[label] is not obj):
+            n += 1
+            label = f"{base}_{n}"
+        self.bindings[label] = obj
+        return label
+
+
+def lower_function(context):
+    """The lowered copy of `context.generated`'s function node."""
+    node = copy.deepcopy(context.source.node)
+    type_placeholders(node, context)
+    split_tape(node, context)
+    cast_weak_scalars(node, context)
+    lower_calls(node, context)
+    return node

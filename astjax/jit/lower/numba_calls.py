@@ -1,0 +1,178 @@
+"""Each call in generated code becomes a call Numba can compile.
+
+    _t2 = jnp.exp(-x)                  ->   _t2 = exp(-x)            (exp: the primitive's Numba lowering)
+    bx = unreduce(bout, _t4) * _t4     ->   bx = unreduce(bout, _t4, None, False, None) * _t4
+    _t2 = blur(_t1, x)                 ->   _t2 = jit_blur(_t1, x)   (a generated callee, compiled too)
+    bx += e                            ->   bx = bx + e
+    for i in reversed(range(n)):       ->   for i in range(n - 1, -1, -1):
+
+Arguments are passed by position in the primitive's signature order, defaults
+written out, so a lowering needs no keyword handling. `+=` becomes an
+assignment because Numba would add into the array in place, through every
+name that shares it (`bx = b_t2; bx += e` would change b_t2). A call that has
+no lowering, and any construct Numba would have to guess at, is refused at
+the user's line.
+"""
+import builtins
+import inspect
+
+import gast
+
+from ...codegen.unparse import unparse
+from ...rules import lookup_callable
+from ...rules.registry import lowering
+
+__all__ = ["lower_calls"]
+
+# Builtins Numba compiles with Python's meaning.
+_BUILTINS = {"range", "len", "enumerate", "zip", "int", "bool", "tuple", "slice"}
+# Methods of lists created inside the function.
+_LIST_METHODS = {"append", "pop"}
+
+
+def lower_calls(node, context):
+    locals_ = {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param))}
+    locals_ |= {a.id for a in node.args.args}
+    _CallLowering(context, locals_).visit(node)
+
+
+class _CallLowering(gast.NodeTransformer):
+    def __init__(self, context, locals_):
+        self.context = context
+        self.locals = locals_
+
+    def visit_AugAssign(self, node):
+        self.generic_visit(node)
+        target = node.target
+        if not isinstance(target, gast.Name):
+            raise self.context.error("jit cannot compile an in-place update of this target", node,
+                                     "write `a = a + b`")
+        load = gast.Name(id=target.id, ctx=gast.Load(), annotation=None, type_comment=None)
+        return gast.copy_location(gast.Assign(targets=[target], value=gast.BinOp(left=load, op=node.op, right=node.value)),
+                                  node)
+
+    def visit_For(self, node):
+        it = node.iter
+        if (isinstance(it, gast.Call) and self._static(it.func) is builtins.reversed and len(it.args) == 1
+                and isinstance(it.args[0], gast.Call) and self._static(it.args[0].func) is builtins.range):
+            node.iter = _reversed_range(it.args[0], self.context, node)
+        self.generic_visit(node)
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id in self.locals:
+            if func.attr in _LIST_METHODS:
+                return node
+            raise self.context.error(f"jit cannot compile the method call `.{func.attr}()` here", node,
+                                     "call the astjax.numpy function instead (x.sum() -> jnp.sum(x))")
+        if isinstance(func, gast.Name) and func.id in self.locals:
+            raise self.context.error(f"jit cannot compile a call of the local value `{func.id}`", node,
+                                     "call the function by its global name")
+        if isinstance(func, gast.Attribute) and func.attr == "__call__":
+            raise self.context.error("jit cannot compile this call", node, None)
+        if isinstance(func, gast.Name) and func.id in ("shape_of", "weak_like"):
+            return node                               # written by the lowering passes (jit/numba_support.py)
+        target = self._static(func)
+        if target is _UNKNOWN:
+            raise self.context.error(f"jit cannot tell what `{unparse(node).strip()}` calls", node,
+                                     "call a function defined at module level or an astjax.numpy function")
+        if _is_numpy_scalar_type(target):                  # np.float32(x): a cast Numba knows
+            return node
+        if isinstance(func, gast.Name) and func.id in _BUILTINS and getattr(builtins, func.id) is target:
+            return node
+        prim = lookup_callable(target)
+        if prim is not None and prim.name not in ("push", "pop", "Tape"):
+            return self._primitive(node, prim)
+        generated = getattr(target, "__astjax_function_source__", None)
+        if generated is not None and getattr(target, "__globals__", None) is not None:
+            return self._callee(node, target)
+        raise self.context.error(f"jit cannot compile a call to `{_describe(target)}`: it has no Numba lowering",
+                                 node, "run this function without jit, or compute this value outside the jitted "
+                                       "function and pass it in")
+
+    def _primitive(self, node, prim):
+        implementation = lowering(prim, "numba")
+        if implementation is None:
+            raise self.context.error(f"jit has no Numba lowering for `{prim.name}` yet", node,
+                                     "run this function without jit (astjax.jit refuses rather than run it slowly "
+                                     "without telling you)")
+        bound = prim.bind(node.args, {k.arg: k.value for k in node.keywords})
+        if bound is None:
+            raise self.context.error(f"these arguments do not fit `{prim.name}`'s signature", node, None)
+        args = []
+        for name, param in prim.signature.parameters.items():
+            if param.kind is inspect.Parameter.VAR_KEYWORD:
+                continue
+            value = bound.get(name)
+            if value is None:
+                value = gast.Constant(value=None, kind=None)
+            if name == prim.sequence_operand and isinstance(value, gast.List):
+                value = gast.Tuple(elts=value.elts, ctx=gast.Load())
+            args.append(value)
+        label = self.context.bind(prim.name, implementation, self.locals)
+        return gast.copy_location(gast.Call(func=_name(label), args=args, keywords=[]), node)
+
+    def _callee(self, node, target):
+        if node.keywords:
+            signature = inspect.signature(target)
+            try:
+                bound = signature.bind(*node.args, **{k.arg: k.value for k in node.keywords})
+            except TypeError:
+                raise self.context.error("these arguments do not fit the called function", node, None)
+            bound.apply_defaults()
+            node.args = [v if isinstance(v, gast.AST) else gast.Constant(value=v, kind=None)
+                         for v in bound.arguments.values()]
+            node.keywords = []
+        if target not in self.context.callees:
+            self.context.callees.append(target)
+        label = self.context.bind(target.__name__, target, self.locals)
+        node.func = _name(label)
+        return node
+
+    def _static(self, expr):
+        if isinstance(expr, gast.Name):
+            if expr.id in self.locals:
+                return _UNKNOWN
+            if expr.id in self.context.namespace:
+                return self.context.namespace[expr.id]
+            if expr.id == "np":                 # written by the lowering passes themselves
+                import numpy
+                return numpy
+            return getattr(builtins, expr.id, _UNKNOWN)
+        if isinstance(expr, gast.Attribute):
+            base = self._static(expr.value)
+            return _UNKNOWN if base is _UNKNOWN else getattr(base, expr.attr, _UNKNOWN)
+        return _UNKNOWN
+
+
+_UNKNOWN = object()
+
+
+def _reversed_range(call, context, loop):
+    """`range(...)` walked backwards as a range Numba compiles."""
+    args = call.args
+    if call.keywords or len(args) > 2:
+        raise context.error("jit cannot compile `reversed(range(start, stop, step))` yet", loop,
+                            "write the loop with a positive step")
+    start = args[0] if len(args) == 2 else gast.Constant(value=0, kind=None)
+    stop = args[1] if len(args) == 2 else args[0]
+    text = "range({stop} - 1, {start} - 1, -1)"
+    from ...codegen.unparse import unparse
+    return gast.parse(text.format(stop=unparse(stop).strip(), start=unparse(start).strip())).body[0].value
+
+
+def _is_numpy_scalar_type(obj):
+    import numpy as np
+    return isinstance(obj, type) and issubclass(obj, np.generic)
+
+
+def _describe(obj):
+    module = getattr(obj, "__module__", None)
+    name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or type(obj).__name__
+    return f"{module}.{name}" if module else name
+
+
+def _name(identifier):
+    return gast.Name(id=identifier, ctx=gast.Load(), annotation=None, type_comment=None)

@@ -1,0 +1,62 @@
+"""Give placeholder values the type their variable holds later.
+
+Generated code declares saved variables as `v = None` and starts adjoints at
+`bv = 0.0` (products at `y = 1.0`); Python does not mind that the name later
+holds an array, Numba does (a variable has one type). Where the first call
+observed that `v` holds exactly one type with a dtype, the constant becomes a
+value of that type:
+
+    window = None      ->   window = np.zeros((0, 0), np.float32)
+    bkernel = 0.0      ->   bkernel = np.zeros((1, 1), np.float32)
+    y = 1.0            ->   y = np.float32(1.0)
+
+A constant standing for an array has shape (1, ..., 1): it broadcasts
+against whatever it meets exactly as the scalar did. A `None` placeholder is
+only ever pushed on the tape and popped back unread, so its value is free.
+"""
+import gast
+
+from ..observe import WEAK_FLOAT, WEAK_INT
+from .weak_kinds import WEAK_KINDS
+
+__all__ = ["type_placeholders", "placeholder"]
+
+
+def type_placeholders(node, context):
+    for stmt in gast.walk(node):
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
+                and isinstance(stmt.value, gast.Constant)):
+            continue
+        value = stmt.value.value
+        if not (value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))):
+            continue
+        target = context.lowered_type(stmt.targets[0].id)
+        if target is None or target in WEAK_KINDS:
+            continue
+        replacement = placeholder(target, 0 if value is None else 1, value or 0)
+        if replacement is not None:
+            stmt.value = replacement
+
+
+def placeholder(abstract_type, length, value=0):
+    """An expression of `abstract_type` holding `value`, arrays with every dimension `length` long
+    (0: an empty placeholder; 1: a value that broadcasts like the scalar it stands for); None if impossible."""
+    kind = abstract_type[0]
+    if kind == "array":
+        dtype, ndim = abstract_type[1], abstract_type[2]
+        shape = ", ".join([str(length)] * ndim) + ("," if ndim == 1 else "")
+        if value == 0:
+            return gast.parse(f"np.zeros(({shape}), np.{dtype})").body[0].value
+        return gast.parse(f"np.full(({shape}), {value!r}, np.{dtype})").body[0].value
+    if kind == "scalar":
+        return gast.parse(f"np.{abstract_type[1]}({value!r})").body[0].value
+    if abstract_type == WEAK_FLOAT:
+        return gast.Constant(value=0.0, kind=None)
+    if abstract_type == WEAK_INT:
+        return gast.Constant(value=0, kind=None)
+    if kind == "tuple":
+        items = [placeholder(item, length) for item in abstract_type[1]]
+        if any(item is None for item in items):
+            return None
+        return gast.Tuple(elts=items, ctx=gast.Load())
+    return None

@@ -1,0 +1,98 @@
+"""What each variable of generated code holds, seen by running the reference backend once.
+
+jit specializes generated source to one signature (argument shapes and
+dtypes). Numba types every variable statically, and generated code is
+written for any type: a saved variable starts as `None`, an adjoint starts as
+`0.0` and becomes an array, a Python float stays weakly typed until it meets
+an array. The first call of each signature runs the reference backend anyway
+(its result checks the compiled one), so a line tracer records the abstract
+type of every local of every generated function as it runs; the lowering
+passes read those types. Tracing stops after `LIMIT` lines: loops repeat
+their types, and a long loop must not make the first call slow.
+"""
+import sys
+
+import numpy as np
+
+__all__ = ["Observed", "observe", "abstract", "WEAK_FLOAT", "WEAK_INT", "NONE"]
+
+LIMIT = 20000
+
+WEAK_FLOAT = ("weak", "float")      # a Python float: weakly typed, as in JAX
+WEAK_INT = ("weak", "int")          # a Python int (loop counters, lengths, shapes)
+NONE = ("none",)
+
+
+def abstract(value):
+    """The abstract type of a value: what Numba's type of it will be, plus weakness.
+
+    ("array", dtype, ndim) for arrays of 1 or more dimensions; ("scalar", dtype) for NumPy
+    scalars and 0-d arrays (Numba computes 0-d results as scalars); WEAK_FLOAT / WEAK_INT
+    for Python numbers; ("bool",) for Python bools; ("tuple", (items...)); ("list", items).
+    """
+    if value is None:
+        return NONE
+    if isinstance(value, bool) or isinstance(value, np.bool_):
+        return ("scalar", "bool")
+    if isinstance(value, int):
+        return WEAK_INT
+    if isinstance(value, float):
+        return WEAK_FLOAT
+    if isinstance(value, np.generic):
+        return ("scalar", value.dtype.name)
+    if isinstance(value, np.ndarray):
+        return ("scalar", value.dtype.name) if value.ndim == 0 else ("array", value.dtype.name, value.ndim)
+    if isinstance(value, tuple):
+        return ("tuple", tuple(abstract(v) for v in value))
+    if isinstance(value, list):
+        return ("list", frozenset(abstract(v) for v in value))
+    return ("object", type(value).__name__)
+
+
+class Observed:
+    """Abstract types seen per generated function (by code object) and variable name."""
+
+    def __init__(self):
+        self.types = {}          # code object -> {name: set of abstract types}
+        self.complete = True     # False when tracing stopped before the function returned
+
+    def of(self, code, name):
+        return self.types.get(code, {}).get(name, set())
+
+    def for_code(self, code):
+        return self.types.get(code, {})
+
+
+def observe(fn, args, kwargs, watched):
+    """Call `fn(*args, **kwargs)`, recording the locals of frames whose file `watched(filename)` accepts.
+
+    Returns (result, Observed).
+    """
+    seen = Observed()
+    budget = [LIMIT]
+
+    def local_tracer(frame, event, arg):
+        if budget[0] <= 0:
+            seen.complete = False
+            frame.f_trace = None
+            return None
+        budget[0] -= 1
+        table = seen.types.setdefault(frame.f_code, {})
+        for name, value in frame.f_locals.items():
+            table.setdefault(name, set()).add(abstract(value))
+        if event == "return":
+            table.setdefault("<return>", set()).add(abstract(arg))
+        return local_tracer
+
+    def global_tracer(frame, event, arg):
+        if budget[0] > 0 and watched(frame.f_code.co_filename):
+            return local_tracer
+        return None
+
+    previous = sys.gettrace()
+    sys.settrace(global_tracer)
+    try:
+        result = fn(*args, **kwargs)
+    finally:
+        sys.settrace(previous)
+    return result, seen
