@@ -8,11 +8,12 @@ from .array import Array, Device
 from .custom_derivatives import custom_jvp, custom_vjp
 from .api import grad, value_and_grad, vjp, source
 from .jit import jit
+from .parallel import pmap
 from .forward import jvp, jacfwd, jacrev, hessian
 from .devices import devices, device_put, local_devices, device_count
 from .errors import TransformError
 
 __version__ = "0.1.0"
 
-__all__ = ["errors", "rules", "Array", "Device", "grad", "value_and_grad", "vjp", "jit", "jvp", "jacfwd", "jacrev", "hessian", "source", "devices", "device_put",
+__all__ = ["errors", "rules", "Array", "Device", "grad", "value_and_grad", "vjp", "jit", "pmap", "jvp", "jacfwd", "jacrev", "hessian", "source", "devices", "device_put",
            "local_devices", "device_count", "custom_vjp", "custom_jvp", "numpy", "random", "tree_util", "lax", "TransformError"]
