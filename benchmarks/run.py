@@ -1,18 +1,22 @@
 """Benchmarks: astjax against NumPy (and JAX when installed), in one process, as ratios.
 
-    python benchmarks/run.py [--quick]
+    OPENBLAS_NUM_THREADS=1 python benchmarks/run.py [--quick]
 
-Times are medians of repeated calls after a warm-up call (compile or
-generation excluded); the ratio column is astjax / NumPy, lower is better.
-Machines are noisy: compare ratios within one run, not across runs.
+Each row times its candidates interleaved (one call of each in turn, repeated)
+after a warm-up call that compiles or generates, and reports medians. The ratio
+columns are astjax / NumPy and astjax / JAX-jit: lower is better. The machines
+here are shared and noisy: pin BLAS to one thread (as above) and compare ratios
+within one run, never across runs. Compile times are reported separately.
 """
 import argparse
+import os
 import time
 
 import numpy as np
 
 import astjax
 import astjax.numpy as jnp
+from astjax import lax
 from astjax.demo import power_loop, sum_logistic     # the demo's functions, timed here
 
 try:                                  # an optional comparison only
@@ -22,73 +26,160 @@ try:                                  # an optional comparison only
 except Exception:                     # noqa: BLE001 - any failure means "no JAX here"
     jax = None
 
+ALPHA, SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
-def median_time(fn, *args, repeat=7):
-    fn(*args)
-    times = []
+
+def _block(out):
+    if hasattr(out, "block_until_ready"):
+        out.block_until_ready()
+    return out
+
+
+def interleaved_medians(candidates, args, repeat):
+    """Median seconds of each candidate, calling them in turn `repeat` times (None stays None)."""
+    live = [c for c in candidates if c is not None]
+    times = {id(c): [] for c in live}
     for _ in range(repeat):
-        start = time.perf_counter()
-        out = fn(*args)
-        if hasattr(out, "block_until_ready"):
-            out.block_until_ready()
-        times.append(time.perf_counter() - start)
-    return sorted(times)[len(times) // 2]
+        for c in live:
+            start = time.perf_counter()
+            _block(c(*args))
+            times[id(c)].append(time.perf_counter() - start)
+    return [None if c is None else sorted(times[id(c)])[repeat // 2] for c in candidates]
 
 
+def first_call(fn, args):
+    start = time.perf_counter()
+    _block(fn(*args))
+    return time.perf_counter() - start
+
+
+# ------------------------------------------------------------------ the workloads
 def square(x):
     return x * x
 
 
+def tiny(x):
+    return x + 1.0
+
+
+def selu(x):
+    return SCALE * jnp.where(x > 0, x, ALPHA * jnp.exp(x) - ALPHA)
+
+
+def selu_numpy(x):
+    return SCALE * np.where(x > 0, x, ALPHA * np.exp(x) - ALPHA)
+
+
+def mlp_loss(w1, w2, w3, x, y):
+    h1 = jnp.tanh(jnp.dot(x, w1))
+    h2 = jnp.tanh(jnp.dot(h1, w2))
+    out = jnp.dot(h2, w3)
+    return jnp.sum((out - y) ** 2) / x.shape[0]
+
+
+def mlp_grad_numpy(w1, w2, w3, x, y):
+    h1 = np.tanh(x @ w1)
+    h2 = np.tanh(h1 @ w2)
+    g_out = 2.0 * (h2 @ w3 - y) / x.shape[0]
+    g_h2 = (g_out @ w3.T) * (1 - h2 * h2)
+    g_h1 = (g_h2 @ w2.T) * (1 - h1 * h1)
+    return x.T @ g_h1, h1.T @ g_h2, h2.T @ g_out
+
+
+def blur(image, kernel):
+    im_h, im_w = image.shape
+    ker_h, ker_w = kernel.shape
+    pad_h, pad_w = ker_h // 2, ker_w // 2
+    padded = jnp.pad(image, ((pad_h, pad_h), (pad_w, pad_w)), mode="edge")
+    output = jnp.zeros_like(image)
+    for i in range(ker_h):
+        for j in range(ker_w):
+            window = lax.dynamic_slice(padded, (i, j), (im_h, im_w))
+            output += kernel[i, j] * window
+    return output
+
+
+def blur_numpy(image, kernel):
+    im_h, im_w = image.shape
+    ker_h, ker_w = kernel.shape
+    padded = np.pad(image, ((ker_h // 2,) * 2, (ker_w // 2,) * 2), mode="edge")
+    output = np.zeros_like(image)
+    for i in range(ker_h):
+        for j in range(ker_w):
+            output += kernel[i, j] * padded[i:i + im_h, j:j + im_w]
+    return output
+
+
+def numpy_dsigmoid(x):
+    s = 1.0 / (1.0 + np.exp(-x))
+    return s * (1.0 - s)
+
+
 def workloads(quick):
+    """(label, astjax reference, astjax jit, NumPy, JAX-jit or None, arguments)."""
+    rng = np.random.default_rng(0)
     n = 100_000 if quick else 1_000_000
-    data = np.random.default_rng(0).normal(size=n).astype(np.float32)
-    rows = []
-
-    def numpy_dsigmoid(x):
-        s = 1.0 / (1.0 + np.exp(-x))
-        return s * (1.0 - s)
-
-    jax_grad = None
-    if jax is not None:
-        jax_grad = jax.jit(jax.grad(lambda x: jjnp.sum(1.0 / (1.0 + jjnp.exp(-x)))))
-    rows.append((f"grad sum(sigmoid(x)), n={n:,}", astjax.grad(sum_logistic), numpy_dsigmoid, jax_grad, (data,)))
-
-    rows.append(("grad x*x, one scalar (call overhead)", astjax.grad(square), lambda x: 2.0 * x,
-                 jax.jit(jax.grad(lambda x: x * x)) if jax else None, (np.float32(1.5),)))
-
-    def numpy_power_grad(x, k):
-        return k * x ** (k - 1)
-
-    rows.append(("grad power_loop, 1000 iterations", astjax.grad(power_loop), numpy_power_grad, None,
-                 (np.float32(1.0001), 1000)))
-
-    matrix = np.random.default_rng(1).normal(size=(200, 200)).astype(np.float32)
-    rows.append(("jnp.matmul 200x200", jnp.matmul, np.matmul, jax.jit(jjnp.matmul) if jax else None,
-                 (matrix, matrix)))
-    rows.append((f"jnp.sin, n={n:,}", jnp.sin, np.sin, jax.jit(jjnp.sin) if jax else None, (data,)))
+    data = rng.normal(size=n).astype(np.float32)
+    j = jax.jit if jax is not None else (lambda f: None)
+    rows = [
+        ("dispatch: x + 1.0, 3 elements", tiny, astjax.jit(tiny), lambda x: x + np.float32(1.0),
+         j(lambda x: x + 1.0) if jax else None, (np.ones(3, np.float32),)),
+        (f"selu, n={n:,}", selu, astjax.jit(selu), selu_numpy,
+         j(lambda x: SCALE * jjnp.where(x > 0, x, ALPHA * jjnp.exp(x) - ALPHA)) if jax else None, (data,)),
+        (f"grad sum(sigmoid(x)), n={n:,}", astjax.grad(sum_logistic), astjax.jit(astjax.grad(sum_logistic)),
+         numpy_dsigmoid, j(jax.grad(lambda x: jjnp.sum(1.0 / (1.0 + jjnp.exp(-x))))) if jax else None, (data,)),
+        ("grad x*x, one scalar", astjax.grad(square), astjax.jit(astjax.grad(square)), lambda x: 2.0 * x,
+         j(jax.grad(lambda x: x * x)) if jax else None, (np.float32(1.5),)),
+        ("grad power_loop, 1000 iterations", astjax.grad(power_loop), astjax.jit(astjax.grad(power_loop)),
+         lambda x, k: k * x ** (k - 1), None, (np.float32(1.0001), 1000)),
+    ]
+    batch, sizes = (32, (196, 64, 64, 10)) if quick else (128, (784, 256, 256, 10))
+    ws = [rng.normal(scale=0.1, size=(a, b)).astype(np.float32) for a, b in zip(sizes, sizes[1:])]
+    x = rng.normal(size=(batch, sizes[0])).astype(np.float32)
+    y = rng.normal(size=(batch, sizes[-1])).astype(np.float32)
+    mlp_grad = astjax.grad(mlp_loss, argnums=(0, 1, 2))
+    rows.append((f"MLP gradient {'-'.join(map(str, sizes))}, batch {batch}", mlp_grad, astjax.jit(mlp_grad),
+                 mlp_grad_numpy, None, (*ws, x, y)))
+    h, w = (120, 180) if quick else (473, 716)
+    image = rng.uniform(size=(h, w)).astype(np.float32)
+    kernel = rng.uniform(size=(9, 9)).astype(np.float32)
+    rows.append((f"9x9 blur on {h}x{w}", blur, astjax.jit(blur), blur_numpy, None, (image, kernel)))
     return rows
+
+
+def _ms(t):
+    return f"{t * 1e3:9.3f}ms" if t is not None else f"{'refused':>11s}"
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
+    parser.add_argument("--repeat", type=int, default=9)
     args = parser.parse_args(argv)
-    header = f"{'workload':40s} {'astjax':>11s} {'numpy':>11s} {'ratio':>7s}"
+    if os.environ.get("OPENBLAS_NUM_THREADS") != "1":
+        print("note: set OPENBLAS_NUM_THREADS=1 for stable ratios on a shared machine\n")
+    header = f"{'workload':42s} {'reference':>11s} {'jit':>11s} {'numpy':>11s} {'jit/np':>7s}"
     if jax is not None:
-        header += f" {'jax':>11s} {'vs jax':>7s}"
-    print(header)
-    for label, ours, numpy_fn, jax_fn, inputs in workloads(args.quick):
-        t_ours = median_time(ours, *inputs)
-        t_np = median_time(numpy_fn, *inputs)
-        line = f"{label:40s} {t_ours * 1e3:9.3f}ms {t_np * 1e3:9.3f}ms {t_ours / t_np:6.2f}x"
+        header += f" {'jax-jit':>11s} {'jit/jax':>8s}"
+    print(header + f" {'compile':>9s}")
+    for label, reference, jitted, numpy_fn, jax_fn, inputs in workloads(args.quick):
+        try:
+            compile_time = first_call(jitted, inputs)
+        except astjax.errors.AstjaxError as exc:
+            print(f"{label:42s} jit refused: {str(exc).splitlines()[-2 if len(str(exc).splitlines()) > 1 else -1]}")
+            jitted, compile_time = None, None
+        if jax_fn is not None:
+            first_call(jax_fn, inputs)
+        t_ref, t_jit, t_np, t_jax = interleaved_medians([reference, jitted, numpy_fn, jax_fn], inputs, args.repeat)
+        line = f"{label:42s} {_ms(t_ref)} {_ms(t_jit)} {_ms(t_np)}"
+        line += f" {t_jit / t_np:6.2f}x" if t_jit is not None else f" {'-':>7s}"
         if jax is not None:
-            if jax_fn is not None:
-                t_jax = median_time(jax_fn, *inputs)
-                line += f" {t_jax * 1e3:9.3f}ms {t_ours / t_jax:6.2f}x"
-            else:
-                line += f" {'-':>11s} {'-':>7s}"
+            line += f" {_ms(t_jax)}" + (f" {t_jit / t_jax:7.2f}x" if t_jit and t_jax else f" {'-':>8s}")
+        line += f" {compile_time:8.2f}s" if compile_time is not None else f" {'-':>9s}"
         print(line)
-    print("\nastjax runs on its reference backend (generated Python over NumPy); jit is not built yet.")
+    print("\nreference: the generated Python over NumPy; jit: the same source lowered and compiled with Numba "
+          "(no fusion yet).\ncompile: the jitted function's first call (Numba compile + one reference run that "
+          "checks it).")
 
 
 if __name__ == "__main__":

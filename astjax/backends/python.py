@@ -15,14 +15,15 @@ from ..frontend.parse import FunctionSource, generated_filename
 __all__ = ["compile_function"]
 
 
-def compile_function(function_node, namespace, label=None, origin=None):
+def compile_function(function_node, namespace, label=None, origin=None, filename=None):
     """Execute the source of `function_node` in `namespace`; return (function, source text).
 
     `origin` is the file the generated `# from line N` comments refer to, so that an
     error raised inside the generated code can name the user's line it came from.
+    `filename`, when given, is a real file already holding the text (jit's disk cache).
     """
     text = unparse(function_node)
-    filename = generated_filename(label or function_node.name)
+    filename = filename(text) if callable(filename) else generated_filename(label or function_node.name)
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     node = gast.parse(text).body[0]
     register_generated(filename, origin, _line_map(function_node, node))

@@ -12,11 +12,12 @@ import inspect
 
 import numpy as np
 
-from ..array import wrap
+from ..array import Array, wrap
 from ..backends.numba_cpu import JitError, compile_lowered, numba_error
 from ..errors import trace_to_user
 from .lower import LoweringContext, lower_function
-from .observe import abstract, observe
+from . import cache
+from .observe import Observed, abstract, observe
 
 __all__ = ["CompiledFunction"]
 
@@ -28,16 +29,32 @@ class CompiledFunction:
         self.generated = generated
         self.parameters = list(inspect.signature(generated).parameters)
         self.static = frozenset(static)          # parameter names whose values are compiled in
-        self.entries = {}
+        self.entries = {}                        # abstract signature -> _Entry
+        self.by_quick_key = {}                   # quick_key of the arguments -> _Entry (the dispatch path)
 
     def __call__(self, *args, **kwargs):
+        if not kwargs and not self.static:
+            try:
+                entry = self.by_quick_key.get(tuple(map(quick_key, args)))
+            except TypeError:
+                entry = None
+            if entry is not None:
+                return entry.run(args)
         if kwargs or len(args) != len(self.parameters):
             args = self._positional(args, kwargs)
         key = self._key(args)
         entry = self.entries.get(key)
         if entry is None:
             return self._first_call(key, args)
+        self._remember_quick_key(args, entry)
         return entry.run(args)
+
+    def _remember_quick_key(self, args, entry):
+        if not self.static and len(args) == len(self.parameters):
+            try:
+                self.by_quick_key[tuple(map(quick_key, args))] = entry
+            except TypeError:
+                pass
 
     def lowered(self, *args, **kwargs):
         """The lowered source for these arguments (compiling them if needed)."""
@@ -58,10 +75,26 @@ class CompiledFunction:
                      for name, a in zip(self.parameters, args)) + (len(args),)
 
     def _first_call(self, key, args):
-        expected, observed = observe(self.generated, args, {}, _is_generated)
         static = {name: a for name, a in zip(self.parameters, args) if name in self.static}
-        dispatcher, text = _build(self.generated, observed, {}, [], static)
-        entry = _Entry(dispatcher, text, abstract(expected), [n not in self.static for n in self.parameters])
+        dynamic = [n not in self.static for n in self.parameters]
+        disk_key = cache.entry_key(self.generated, key) if cache.enabled() else None
+        record = cache.load(disk_key) if disk_key else None
+        if record is not None:                      # compiled and checked by an earlier process
+            types, out_spec = record
+            observed = Observed.by_name(cache.reachable_generated(self.generated), types)
+            try:
+                dispatcher, text = _build(self.generated, observed, {}, [], static, on_disk=True)
+                entry = _Entry(dispatcher, text, out_spec, dynamic)
+                got = entry.run(args)
+            except Exception:       # noqa: BLE001 -- a stale or foreign record: build it again below
+                pass
+            else:
+                self.entries[key] = entry
+                self._remember_quick_key(args, entry)
+                return got
+        expected, observed = observe(self.generated, args, {}, _is_generated)
+        dispatcher, text = _build(self.generated, observed, {}, [], static, on_disk=disk_key is not None)
+        entry = _Entry(dispatcher, text, abstract(expected), dynamic)
         try:
             got = entry.run(args)
         except JitError:
@@ -72,6 +105,10 @@ class CompiledFunction:
             raise
         _check_agrees(got, expected, self.generated)
         self.entries[key] = entry
+        self._remember_quick_key(args, entry)
+        if disk_key is not None and observed.complete:
+            cache.store(disk_key, {fn.__name__: observed.for_code(fn.__code__)
+                                   for fn in cache.reachable_generated(self.generated)}, entry.out_spec)
         return got
 
 
@@ -81,13 +118,43 @@ class _Entry:
     def __init__(self, dispatcher, text, out_spec, dynamic):
         self.dispatcher, self.text, self.out_spec = dispatcher, text, out_spec
         self.dynamic = dynamic
+        self.all_dynamic = all(dynamic)
+        self.convert_out = _converter(out_spec)
 
     def run(self, args):
-        values = [to_numba(a) for a, keep in zip(args, self.dynamic) if keep]
-        return from_numba(self.dispatcher(*values), self.out_spec)
+        if self.all_dynamic:
+            values = [to_numba(a) for a in args]
+        else:
+            values = [to_numba(a) for a, keep in zip(args, self.dynamic) if keep]
+        return self.convert_out(self.dispatcher(*values))
 
 
-def _build(generated, observed, built, texts, static):
+def quick_key(value, _ndarray=np.ndarray, _plain=(float, int, bool)):
+    """A cheap stand-in for the abstract signature of one argument, for the dispatch dictionary."""
+    kind = type(value)
+    if kind is _ndarray or kind is Array:
+        return value.dtype, value.ndim
+    if kind in _plain or issubclass(kind, np.generic):
+        return kind
+    if kind is tuple or kind is list:
+        return (kind,) + tuple(map(quick_key, value))
+    raise TypeError("no quick key")
+
+
+def _converter(spec):
+    """A function turning a compiled result into what the reference backend returns, made once per signature."""
+    if spec and spec[0] == "array":
+        dtype = np.dtype(spec[1])
+
+        def array_out(value):
+            if type(value) is np.ndarray and value.dtype == dtype:
+                return value.view(Array)
+            return from_numba(value, spec)
+        return array_out
+    return lambda value: from_numba(value, spec)
+
+
+def _build(generated, observed, built, texts, static, on_disk=False):
     """Lower and compile `generated` and the generated functions it calls; return (dispatcher, all text)."""
     if generated in built:
         return built[generated], None
@@ -115,21 +182,23 @@ def _build(generated, observed, built, texts, static):
     for callee in context.callees:
         if callee is generated:
             continue
-        dispatcher, _ = _build(callee, observed, built, texts, {})
+        dispatcher, _ = _build(callee, observed, built, texts, {}, on_disk)
         for label, obj in context.bindings.items():
             if obj is callee:
                 namespace[label] = dispatcher
-    dispatcher, text = compile_lowered(node, namespace, filename)
-    for label, obj in context.bindings.items():
-        if obj is generated:
-            namespace[label] = dispatcher
+    if on_disk:
+        namespace["__astjax_node__"] = node
+    self_names = [label for label, obj in context.bindings.items() if obj is generated]
+    dispatcher, text = compile_lowered(node, namespace, filename, cache.source_file if on_disk else None, self_names)
     built[generated] = dispatcher
     texts.insert(0, text)
     return dispatcher, "\n\n".join(texts)
 
 
-def to_numba(value):
+def to_numba(value, _ndarray=np.ndarray):
     """An argument as Numba takes it: plain ndarrays, 0-d arrays as scalars, lists as tuples."""
+    if type(value) is Array and value.ndim:
+        return value.view(_ndarray)
     if isinstance(value, np.ndarray):
         if value.ndim == 0:
             return value[()]
