@@ -9,6 +9,7 @@ becomes an astjax error naming the user's line.
 """
 import re
 
+from ..codegen.unparse import unparse
 from ..errors import AstjaxError, trace_to_user
 from .python import compile_function
 
@@ -34,32 +35,33 @@ class JitError(AstjaxError):
         super().__init__("\n".join(parts))
 
 
-def compile_lowered(node, namespace, reference_filename, source_file=None, self_names=()):
+def compile_lowered(node, namespace, reference_filename, source_file=None, self_names=(), checked=True):
     """(numba dispatcher, lowered source text) for the lowered function `node`; `self_names` are the
-    names under which the function calls itself.
+    names under which the function calls itself. `checked=False` (for loops astjax generated, whose
+    indices are in range by construction) drops the bounds checks.
 
     With `source_file` (text -> path of a real file holding it), Numba caches the machine code
     beside that file, for the next process.
     """
     import numba
+    path = None
     if source_file is not None:
-        namespace = _module_namespace(namespace, source_file)
+        path = source_file(unparse(node))
+        namespace = _module_namespace(namespace, path)
     fn, text = compile_function(node, namespace, label=f"numba_{node.name}", origin=reference_filename,
-                                filename=source_file)
-    dispatcher = numba.njit(boundscheck=True, error_model="numpy", nogil=True, cache=source_file is not None)(fn)
+                                filename=(lambda text: path) if path else None)
+    dispatcher = numba.njit(boundscheck=checked, error_model="numpy", nogil=True, cache=source_file is not None)(fn)
     for label in (node.name, *self_names):
         namespace[label] = dispatcher          # a recursive call compiles to a call of the dispatcher
     dispatcher.__astjax_lowered_text__ = text
     return dispatcher, text
 
 
-def _module_namespace(namespace, source_file):
-    """`namespace` as the dict of a module in sys.modules, named after the lowered text: Numba's cache
-    re-imports a function's module by name when it loads the function in another process."""
+def _module_namespace(namespace, path):
+    """`namespace` as the dict of a module in sys.modules, named after the lowered source file: Numba's
+    cache re-imports a function's module by name when it loads the function in another process."""
     import sys
     import types
-    from ..codegen.unparse import unparse
-    path = source_file(unparse(namespace.pop("__astjax_node__")))
     module_name = "astjax_lowered_" + path.rsplit("m_", 1)[-1][:-3]
     module = types.ModuleType(module_name)
     module.__dict__.update({k: v for k, v in namespace.items() if k not in ("__name__", "__builtins__")})

@@ -76,7 +76,7 @@ def reachable_generated(generated):
 def _digest_value(value):
     """Bytes that change whenever `value` would compile differently; None when unknown."""
     if isinstance(value, (pytypes.ModuleType, type)) or callable(value):
-        name = getattr(value, "__module__", "") + "." + getattr(value, "__qualname__", getattr(value, "__name__", ""))
+        name = f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', getattr(value, '__name__', ''))}"
         text = getattr(value, "__astjax_source_text__", None)
         return (name + (text or "")).encode()
     if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):

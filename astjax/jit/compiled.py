@@ -83,7 +83,7 @@ class CompiledFunction:
             types, out_spec = record
             observed = Observed.by_name(cache.reachable_generated(self.generated), types)
             try:
-                dispatcher, text = _build(self.generated, observed, {}, [], static, on_disk=True)
+                dispatcher, text = _build(self.generated, observed, {}, [], static, disk_key)
                 entry = _Entry(dispatcher, text, out_spec, dynamic)
                 got = entry.run(args)
             except Exception:       # noqa: BLE001 -- a stale or foreign record: build it again below
@@ -93,7 +93,7 @@ class CompiledFunction:
                 self._remember_quick_key(args, entry)
                 return got
         expected, observed = observe(self.generated, args, {}, _is_generated)
-        dispatcher, text = _build(self.generated, observed, {}, [], static, on_disk=disk_key is not None)
+        dispatcher, text = _build(self.generated, observed, {}, [], static, disk_key)
         entry = _Entry(dispatcher, text, abstract(expected), dynamic)
         try:
             got = entry.run(args)
@@ -154,8 +154,13 @@ def _converter(spec):
     return lambda value: from_numba(value, spec)
 
 
-def _build(generated, observed, built, texts, static, on_disk=False):
-    """Lower and compile `generated` and the generated functions it calls; return (dispatcher, all text)."""
+def _build(generated, observed, built, texts, static, disk_key=None):
+    """Lower and compile `generated` and the generated functions it calls; return (dispatcher, all text).
+
+    With a `disk_key`, each lowered function is written to a file stamped with that key (Numba caches
+    machine code per file and does not notice when a callee or a global value changed: the key does).
+    """
+    source_file = None if disk_key is None else (lambda text: cache.source_file(f"{text}\n# astjax entry {disk_key}\n"))
     if generated in built:
         return built[generated], None
     filename = generated.__code__.co_filename
@@ -179,17 +184,19 @@ def _build(generated, observed, built, texts, static, on_disk=False):
     namespace.update(context.bindings)
     namespace.update(static)
     built[generated] = None
+    for label, kernel in context.kernels:
+        namespace[label], kernel_text = compile_lowered(kernel, dict(SUPPORT), filename,
+                                                        source_file, checked=False)
+        texts.append(kernel_text)
     for callee in context.callees:
         if callee is generated:
             continue
-        dispatcher, _ = _build(callee, observed, built, texts, {}, on_disk)
+        dispatcher, _ = _build(callee, observed, built, texts, {}, disk_key)
         for label, obj in context.bindings.items():
             if obj is callee:
                 namespace[label] = dispatcher
-    if on_disk:
-        namespace["__astjax_node__"] = node
     self_names = [label for label, obj in context.bindings.items() if obj is generated]
-    dispatcher, text = compile_lowered(node, namespace, filename, cache.source_file if on_disk else None, self_names)
+    dispatcher, text = compile_lowered(node, namespace, filename, source_file, self_names)
     built[generated] = dispatcher
     texts.insert(0, text)
     return dispatcher, "\n\n".join(texts)

@@ -52,4 +52,6 @@ def _weak_like(c, partner):
     return impl
 
 
-SUPPORT = {"shape_of": shape_of, "weak_like": weak_like, "np": np}
+from .fast_math import fast_exp  # noqa: E402 (fused loops call it)
+
+SUPPORT = {"shape_of": shape_of, "weak_like": weak_like, "np": np, "fast_exp": fast_exp}

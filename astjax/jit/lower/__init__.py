@@ -6,12 +6,14 @@ first call observed (jit/observe.py), and rewrites one concern:
     typed_placeholders   `v = None` and zero adjoints `bv = 0.0` get the type v holds later
     tape_stacks          the one heterogeneous tape becomes one typed stack per saved variable
     weak_scalars         a Python number meeting an array takes the array's dtype (JAX's weak types)
+    fuse_elementwise     a tree of elementwise operations on arrays becomes one loop
     numba_calls          each primitive call becomes its Numba lowering; `+=` becomes `b = b + e`
 
 The result is still Python source (`astjax.jit(f).lower(*args).source` prints it).
 """
 import copy
 
+from .fuse_elementwise import fuse_elementwise
 from .numba_calls import lower_calls
 from .tape_stacks import split_tape
 from .typed_placeholders import type_placeholders
@@ -31,6 +33,7 @@ class LoweringContext:
         self.error = error                       # (message, node, hint) -> exception
         self.bindings = {}                       # name in lowered code -> object
         self.callees = []                        # generated functions this one calls
+        self.kernels = []                        # (name, function node) of fused loops it calls
 
     def types_of(self, name):
         return self.types.get(name, set())
@@ -63,5 +66,6 @@ def lower_function(context):
     type_placeholders(node, context)
     split_tape(node, context)
     cast_weak_scalars(node, context)
+    fuse_elementwise(node, context)
     lower_calls(node, context)
     return node

@@ -15,6 +15,7 @@ the user's line.
 """
 import builtins
 import inspect
+import weakref
 
 import gast
 
@@ -72,8 +73,9 @@ class _CallLowering(gast.NodeTransformer):
                                      "call the function by its global name")
         if isinstance(func, gast.Attribute) and func.attr == "__call__":
             raise self.context.error("jit cannot compile this call", node, None)
-        if isinstance(func, gast.Name) and func.id in ("shape_of", "weak_like"):
-            return node                               # written by the lowering passes (jit/numba_support.py)
+        if isinstance(func, gast.Name) and (func.id in ("shape_of", "weak_like") or func.id.startswith("_fused_")
+                                            and func.id in self.context.bindings):
+            return node                               # written by the lowering passes themselves
         target = self._static(func)
         if target is _UNKNOWN:
             raise self.context.error(f"jit cannot tell what `{unparse(node).strip()}` calls", node,
@@ -88,6 +90,8 @@ class _CallLowering(gast.NodeTransformer):
         generated = getattr(target, "__astjax_function_source__", None)
         if generated is not None and getattr(target, "__globals__", None) is not None:
             return self._callee(node, target)
+        if _is_user_function(target):
+            return self._callee(node, primal_of(target))
         raise self.context.error(f"jit cannot compile a call to `{_describe(target)}`: it has no Numba lowering",
                                  node, "run this function without jit, or compute this value outside the jitted "
                                        "function and pass it in")
@@ -148,6 +152,23 @@ class _CallLowering(gast.NodeTransformer):
 
 
 _UNKNOWN = object()
+_PRIMALS = weakref.WeakKeyDictionary()      # user function -> (Derivation, its normalized generated function)
+
+
+def primal_of(function):
+    """The normalized generated version of a user function that generated code calls (a derivative's
+    primal sweep calls the user's own callee), built again when a global it read was rebound."""
+    from ...transforms.derivation import Derivation
+    built = _PRIMALS.get(function)
+    if built is None or not built[0].current():
+        derivation = Derivation()
+        built = _PRIMALS[function] = (derivation, derivation.primal(function))
+    return built[1]
+
+
+def _is_user_function(obj):
+    from ...analyses.classify import is_library
+    return inspect.isfunction(obj) and not is_library(obj) and not (obj.__module__ or "").startswith("astjax.")
 
 
 def _reversed_range(call, context, loop):

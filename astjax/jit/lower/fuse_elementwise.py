@@ -1,0 +1,274 @@
+"""Fuse an elementwise expression over arrays into one loop (and a sum of one into one pass).
+
+A statement whose right-hand side is a tree of elementwise operations on
+arrays of one float dtype becomes a call of a generated kernel that reads each
+input once and writes the output once, instead of one temporary array per
+operation:
+
+    _t5 = jnp.where(x > np.float32(0), x, np.float32(alpha) * jnp.exp(x) - np.float32(alpha))
+->
+    _t5 = _fused_1(x, np.float32(0), np.float32(alpha))
+
+    def _fused_1(x, c0, c1):
+        out = np.empty(x.shape, np.float32)
+        flat_x, flat_out = x.ravel(), out.reshape(-1)
+        for i in range(flat_out.size):
+            x_i = flat_x[i]
+            flat_out[i] = x_i if x_i > c0 else c1 * np.exp(x_i) - c1
+        return out
+
+`jnp.sum(<elementwise tree>)` becomes one pass that accumulates in float64.
+Arrays of different shapes would broadcast: then the statement keeps its
+unfused form (`_fused_1(x, y) if x.shape == y.shape else <original>`), so the
+meaning never changes. Scalar forms follow NumPy on scalars (np.exp, np.log:
+nan and inf rather than exceptions); `exp` is jit/fast_math.py's vectorizable one
+unless ASTJAX_FAST_MATH=0.
+"""
+import copy
+
+import gast
+
+from ...codegen.unparse import unparse
+from ...rules import lookup_callable
+
+__all__ = ["fuse_elementwise"]
+
+_OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
+_COMPARISONS = (gast.Gt, gast.GtE, gast.Lt, gast.LtE, gast.Eq, gast.NotEq)
+# primitive -> the scalar expression of one element, written with the operand names a, b, c.
+SCALAR_FORMS = {
+    "exp": "np.exp(a)", "log": "np.log(a)", "tanh": "np.tanh(a)", "sin": "np.sin(a)", "cos": "np.cos(a)",
+    "sqrt": "np.sqrt(a)", "abs": "np.abs(a)", "negative": "-a", "log1p": "np.log1p(a)", "expm1": "np.expm1(a)",
+    "square": "a * a", "where": "(b if a else c)",
+    "maximum": "(a if (a >= b or a != a) else b)", "minimum": "(a if (a <= b or a != a) else b)",
+}
+_FLOATS = ("float32", "float64")
+MINIMUM_OPERATIONS = 2
+
+
+def fuse_elementwise(node, context):
+    """Rewrite the fusible statements of `node`; the kernels go to `context.kernels`."""
+    inline_single_use(node)
+    counter = [0]
+    for stmt in [s for s in gast.walk(node) if isinstance(s, gast.Assign)]:
+        if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], gast.Name):
+            continue
+        target_type = context.lowered_type(stmt.targets[0].id)
+        if target_type is None or target_type[0] not in ("array", "scalar") or target_type[1] not in _FLOATS:
+            continue
+        fusion = _Fusion(context, target_type[1])
+        call = fusion.fuse(stmt.value, target_type, counter)
+        if call is not None:
+            stmt.value = call
+
+
+def inline_single_use(node):
+    """`t = E; u = f(t)` -> `u = f(E)` where t is read nowhere else: a longer elementwise tree to fuse.
+
+    Only consecutive statements of one block, so nothing runs between E's old and new place.
+    """
+    loads = {}
+    stores = {}
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name):
+            table = loads if isinstance(n.ctx, gast.Load) else stores
+            table[n.id] = table.get(n.id, 0) + 1
+    params = {a.id for a in node.args.args}
+    for block in _blocks(node):
+        i = 0
+        while i + 1 < len(block):
+            first, second = block[i], block[i + 1]
+            name = first.targets[0].id if (isinstance(first, gast.Assign) and len(first.targets) == 1
+                                           and isinstance(first.targets[0], gast.Name)) else None
+            if (name and name not in params and loads.get(name) == 1 and stores.get(name) == 1
+                    and isinstance(second, gast.Assign) and _elementwise_value(first.value)):
+                uses = [n for n in gast.walk(second.value) if isinstance(n, gast.Name) and n.id == name]
+                if len(uses) == 1:
+                    second.value = _replace(second.value, uses[0], first.value)
+                    del block[i]
+                    continue
+            i += 1
+
+
+def _elementwise_value(value):
+    return isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Call))
+
+
+def _replace(tree, old, new):
+    class Replace(gast.NodeTransformer):
+        def visit_Name(self, n):
+            return new if n is old else n
+    return Replace().visit(tree)
+
+
+def _blocks(node):
+    for n in gast.walk(node):
+        for field in ("body", "orelse"):
+            block = getattr(n, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
+                yield block
+
+
+class _Fusion:
+    def __init__(self, context, dtype):
+        self.context, self.dtype = context, dtype
+        self.arrays, self.scalars = [], []      # leaf expressions passed to the kernel
+        self.operations = 0
+        self.ndim = None
+
+    def fuse(self, value, target_type, counter):
+        reduce = False
+        if target_type[0] == "scalar":
+            inner = self._sum_operand(value)
+            if inner is None:
+                return None
+            value, reduce = inner, True
+        elif target_type[0] != "array":
+            return None
+        scalar = self.element(value)
+        if scalar is None or self.operations < MINIMUM_OPERATIONS or not self.arrays:
+            return None
+        counter[0] += 1
+        label = self.context.bind(f"_fused_{counter[0]}", None, ())
+        kernel = self._kernel(label, scalar, reduce, target_type)
+        self.context.kernels.append((label, kernel))
+        args = [copy.deepcopy(a) for a in self.arrays + self.scalars]
+        call = gast.Call(func=_name(label), args=args, keywords=[])
+        if len(self.arrays) == 1:
+            return call
+        first = self.arrays[0]
+        test = None
+        for other in self.arrays[1:]:
+            same = gast.Compare(left=_attribute(copy.deepcopy(first), "shape"), ops=[gast.Eq()],
+                                comparators=[_attribute(copy.deepcopy(other), "shape")])
+            test = same if test is None else gast.BoolOp(op=gast.And(), values=[test, same])
+        return gast.IfExp(test=test, body=call, orelse=value)
+
+    def _sum_operand(self, value):
+        if not (isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords):
+            return None
+        prim = lookup_callable(self._static(value.func))
+        return value.args[0] if prim is not None and prim.name == "sum" else None
+
+    # ------------------------------------------------------------ one element's expression
+    def element(self, expr):
+        """The scalar expression (text) computing one element of `expr`, or None when not fusible."""
+        if isinstance(expr, gast.Name):
+            kind = self.context.lowered_type(expr.id)
+            if kind is None:
+                return None
+            if kind[0] == "array":
+                if kind[1] != self.dtype or (self.ndim is not None and kind[2] != self.ndim):
+                    return None
+                self.ndim = kind[2]
+                return self._leaf(self.arrays, expr, "flat")
+            if kind[0] == "scalar" or kind[0] == "weak":
+                return self._leaf(self.scalars, expr, "c")
+            return None
+        if isinstance(expr, gast.Constant) and isinstance(expr.value, (int, float)) and not isinstance(expr.value, bool):
+            return repr(expr.value)
+        if isinstance(expr, gast.Call) and _is_cast(expr):
+            return self._leaf(self.scalars, expr, "c")
+        if isinstance(expr, gast.BinOp) and isinstance(expr.op, _OPERATORS):
+            return self._combine(_OPERATOR_TEXT[type(expr.op)], [expr.left, expr.right])
+        if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, gast.USub):
+            operand = self.element(expr.operand)
+            if operand is None:
+                return None
+            self.operations += 1
+            return f"(-{operand})"
+        if isinstance(expr, gast.Compare) and len(expr.ops) == 1 and isinstance(expr.ops[0], _COMPARISONS):
+            return self._combine(_COMPARISON_TEXT[type(expr.ops[0])], [expr.left, expr.comparators[0]])
+        if isinstance(expr, gast.Call) and not expr.keywords:
+            prim = lookup_callable(self._static(expr.func))
+            form = SCALAR_FORMS.get(prim.name) if prim is not None else None
+            if form is not None and prim.name == "exp" and _fast_math():
+                form = "fast_exp(a)"
+            if form is None or len(expr.args) != _arity(form):
+                return None
+            operands = [self.element(a) for a in expr.args]
+            if any(o is None for o in operands):
+                return None
+            self.operations += 1
+            return _substitute(form, operands)
+        return None
+
+    def _combine(self, template, operands):
+        texts = [self.element(o) for o in operands]
+        if any(t is None for t in texts):
+            return None
+        self.operations += 1
+        return "(" + template.format(*texts) + ")"
+
+    def _leaf(self, table, expr, prefix):
+        """The kernel's name for a leaf (`flat0[i]` for an array's element, `c0` for a scalar)."""
+        text = unparse(expr).strip()
+        index = next((i for i, seen in enumerate(table) if unparse(seen).strip() == text), None)
+        if index is None:
+            table.append(expr)
+            index = len(table) - 1
+        return f"flat{index}[i]" if prefix == "flat" else f"c{index}"
+
+    def _static(self, func):
+        import builtins
+        if isinstance(func, gast.Name):
+            return self.context.namespace.get(func.id, getattr(builtins, func.id, None))
+        if isinstance(func, gast.Attribute):
+            base = self._static(func.value)
+            return getattr(base, func.attr, None) if base is not None else None
+        return None
+
+    # ------------------------------------------------------------ the kernel
+    def _kernel(self, label, scalar, reduce, target_type):
+        arrays = [f"x{i}" for i in range(len(self.arrays))]
+        scalars = [f"c{i}" for i in range(len(self.scalars))]
+        lines = [f"def {label}({', '.join(arrays + scalars)}):"]
+        lines += [f"    flat{i} = x{i}.ravel()" for i in range(len(arrays))]
+        element = scalar
+        if reduce:
+            lines += ["    total = 0.0", "    for i in range(flat0.size):", f"        total += {element}",
+                      f"    return np.{self.dtype}(total)"]
+        else:
+            lines += [f"    out = np.empty(x0.shape, np.{self.dtype})", "    flat_out = out.reshape(-1)",
+                      "    for i in range(flat_out.size):", f"        flat_out[i] = {element}", "    return out"]
+        return gast.parse("\n".join(lines) + "\n").body[0]
+
+
+_OPERATOR_TEXT = {gast.Add: "{} + {}", gast.Sub: "{} - {}", gast.Mult: "{} * {}", gast.Div: "{} / {}",
+                  gast.Pow: "{} ** {}"}
+_COMPARISON_TEXT = {gast.Gt: "{} > {}", gast.GtE: "{} >= {}", gast.Lt: "{} < {}", gast.LtE: "{} <= {}",
+                    gast.Eq: "{} == {}", gast.NotEq: "{} != {}"}
+
+
+def _fast_math():
+    from ..fast_math import enabled
+    return enabled()
+
+
+def _arity(form):
+    return len({letter for letter in "abc" if _has_operand(form, letter)})
+
+
+def _has_operand(form, letter):
+    import re
+    return re.search(rf"(?<![A-Za-z_.]){letter}(?![A-Za-z_(])", form) is not None
+
+
+def _substitute(form, operands):
+    import re
+    return "(" + re.sub(r"(?<![A-Za-z_.])([abc])(?![A-Za-z_(])", lambda m: f"({operands['abc'.index(m.group(1))]})",
+                        form) + ")"
+
+
+def _is_cast(call):
+    func = call.func
+    return (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id == "np"
+            and func.attr in ("float32", "float64", "int32", "int64"))
+
+
+def _name(identifier):
+    return gast.Name(id=identifier, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def _attribute(value, attr):
+    return gast.Attribute(value=value, attr=attr, ctx=gast.Load())
