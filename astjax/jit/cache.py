@@ -45,7 +45,8 @@ def entry_key(generated, signature):
 
     from .. import __version__
     digest = hashlib.sha256()
-    for part in (FORMAT, __version__, numba.__version__, sys.version, json.dumps(_encode(signature), default=repr)):
+    for part in (FORMAT, __version__, _package_stamp(), numba.__version__, sys.version,
+                 json.dumps(_encode(signature), default=repr)):
         digest.update(repr(part).encode())
     for fn in reachable_generated(generated):
         digest.update(fn.__astjax_source_text__.encode())
@@ -56,6 +57,23 @@ def entry_key(generated, signature):
                     return None
                 digest.update(name.encode() + b"=" + part)
     return digest.hexdigest()[:40]
+
+
+_STAMP = []
+
+
+def _package_stamp():
+    """The path, size and modification time of every astjax source file: a change to a lowering or a
+    pass (an edited checkout between two runs) must not load machine code compiled from the old one."""
+    if not _STAMP:
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        digest = hashlib.sha256()
+        for folder, _, files in sorted(os.walk(root)):
+            for name in sorted(f for f in files if f.endswith(".py")):
+                info = os.stat(os.path.join(folder, name))
+                digest.update(f"{folder}/{name}:{info.st_size}:{info.st_mtime_ns}".encode())
+        _STAMP.append(digest.hexdigest())
+    return _STAMP[0]
 
 
 def reachable_generated(generated):

@@ -96,7 +96,15 @@ class CompiledFunction:
         dispatcher, text = _build(self.generated, observed, {}, [], static, disk_key)
         entry = _Entry(dispatcher, text, abstract(expected), dynamic)
         try:
-            got = entry.run(args)
+            try:
+                got = entry.run(args)
+            except (ImportError, EOFError, AttributeError) as exc:       # Numba's cache files could not be read
+                if disk_key is None or _is_numba_error(exc):
+                    raise
+                disk_key = None
+                dispatcher, text = _build(self.generated, observed, {}, [], static, None)
+                entry = _Entry(dispatcher, text, abstract(expected), dynamic)
+                got = entry.run(args)
         except JitError:
             raise
         except Exception as exc:

@@ -9,12 +9,10 @@ operation:
 ->
     _t5 = _fused_1(x, np.float32(0), np.float32(alpha))
 
-    def _fused_1(x, c0, c1):
-        out = np.empty(x.shape, np.float32)
-        flat_x, flat_out = x.ravel(), out.reshape(-1)
-        for i in range(flat_out.size):
-            x_i = flat_x[i]
-            flat_out[i] = x_i if x_i > c0 else c1 * np.exp(x_i) - c1
+    def _fused_1(x0, c0, c1):
+        out = np.empty(x0.shape, np.float32)
+        for i0 in range(x0.shape[0]):
+            out[i0] = x0[i0] if x0[i0] > c0 else c1 * fast_exp(x0[i0]) - c1
         return out
 
 `jnp.sum(<elementwise tree>)` becomes one pass that accumulates in float64.
@@ -220,17 +218,24 @@ class _Fusion:
 
     # ------------------------------------------------------------ the kernel
     def _kernel(self, label, scalar, reduce, target_type):
+        """The loop nest: one loop per dimension, the last innermost (contiguous for C-ordered arrays,
+        and no copy of a strided view such as a window of a padded image)."""
         arrays = [f"x{i}" for i in range(len(self.arrays))]
         scalars = [f"c{i}" for i in range(len(self.scalars))]
-        lines = [f"def {label}({', '.join(arrays + scalars)}):"]
-        lines += [f"    flat{i} = x{i}.ravel()" for i in range(len(arrays))]
+        indices = [f"i{d}" for d in range(self.ndim)]
         element = scalar
+        for k in range(len(arrays)):
+            element = element.replace(f"flat{k}[i]", f"x{k}[{', '.join(indices)}]")
+        lines = [f"def {label}({', '.join(arrays + scalars)}):"]
+        lines.append("    total = 0.0" if reduce else f"    out = np.empty(x0.shape, np.{self.dtype})")
+        indent = "    "
+        for d, index in enumerate(indices):
+            lines.append(f"{indent}for {index} in range(x0.shape[{d}]):")
+            indent += "    "
         if reduce:
-            lines += ["    total = 0.0", "    for i in range(flat0.size):", f"        total += {element}",
-                      f"    return np.{self.dtype}(total)"]
+            lines += [f"{indent}total += {element}", f"    return np.{self.dtype}(total)"]
         else:
-            lines += [f"    out = np.empty(x0.shape, np.{self.dtype})", "    flat_out = out.reshape(-1)",
-                      "    for i in range(flat_out.size):", f"        flat_out[i] = {element}", "    return out"]
+            lines += [f"{indent}out[{', '.join(indices)}] = {element}", "    return out"]
         return gast.parse("\n".join(lines) + "\n").body[0]
 
 
