@@ -105,6 +105,8 @@ class Derivation:
             label = generated.name = f"{label}_{n}"
         fn_out, text = compile_function(generated, namespace, label, origin=source.filename)
         fn_out.__astjax_function_source__.bindings = self.bindings
+        # adjoints and tangents: a zero one may stand for an array of any shape (jit reads this)
+        fn_out.__astjax_derivative_names__ = frozenset(context.namer.derived.values())
         if context.renamed_params:
             fn_out.__astjax_param_renames__ = dict(context.renamed_params)
         self.functions[label] = fn_out

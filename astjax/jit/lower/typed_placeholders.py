@@ -10,8 +10,12 @@ value of that type:
     bkernel = 0.0      ->   bkernel = np.zeros((1, 1), np.float32)
     y = 1.0            ->   y = np.float32(1.0)
 
-A constant standing for an array has shape (1, ..., 1): it broadcasts
-against whatever it meets exactly as the scalar did. A `None` placeholder is
+A zero adjoint or tangent standing for an array has shape (1, ..., 1): it
+broadcasts against whatever it meets exactly as the scalar did, and the
+transformation's wrapper gives the result its argument's shape. A user's
+variable that starts as a number and becomes an array is refused instead: the
+(1, ..., 1) stand-in would change the shape of a result that returns it
+unchanged (a loop that ran zero times). A `None` placeholder is
 only ever pushed on the tape and popped back unread, so its value is free.
 """
 import gast
@@ -30,9 +34,17 @@ def type_placeholders(node, context):
         value = stmt.value.value
         if not (value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))):
             continue
-        target = context.lowered_type(stmt.targets[0].id)
+        name = stmt.targets[0].id
+        target = context.lowered_type(name)
         if target is None or target in WEAK_KINDS:
             continue
+        derivatives = getattr(context.generated, "__astjax_derivative_names__", frozenset())
+        if value is not None and target[0] == "array" and name not in derivatives:
+            raise context.error(
+                f"`{name}` starts as the number {value!r} and later holds an array; compiled code gives a variable "
+                f"one type, and an array standing for the number would change the result's shape where the "
+                f"number is returned as it is", stmt,
+                f"start `{name}` as an array (for example `jnp.ones_like(x)` or `jnp.zeros(shape)`), or run without jit")
         replacement = placeholder(target, 0 if value is None else 1, value or 0)
         if replacement is not None:
             stmt.value = replacement
