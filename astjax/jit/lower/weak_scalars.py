@@ -58,6 +58,10 @@ class _Caster(gast.NodeTransformer):
             return None
         if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, (gast.USub, gast.UAdd)):
             return self.weak(expr.operand)
+        if isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name) and expr.func.id in ("len", "int"):
+            import builtins
+            if self.context.namespace.get(expr.func.id, getattr(builtins, expr.func.id)) is getattr(builtins, expr.func.id):
+                return WEAK_INT             # a length, or int() of a number: a Python int
         if isinstance(expr, gast.BinOp) and isinstance(expr.op, _ARITHMETIC):
             left, right = self.weak(expr.left), self.weak(expr.right)
             if left and right:
