@@ -209,3 +209,20 @@ def test_full_normalization_keeps_one_primitive_per_statement(fn):
         if isinstance(stmt, gast.Assign):
             nested_calls = [n for n in gast.walk(stmt.value) if isinstance(n, (gast.Call, gast.BinOp))]
             assert len(nested_calls) <= 1, unparse(stmt)
+
+
+def _module_alias_twice(x):
+    np_alias = _jnp
+    if x[0] > 0:
+        np_alias = _jnp
+    return np_alias.sum(x)
+
+
+import astjax.numpy as _jnp  # noqa: E402
+
+
+def test_a_local_alias_of_a_module_assigned_twice_is_refused():
+    import astjax
+    import numpy as np
+    with pytest.raises(astjax.errors.TransformError, match="local name for a module"):
+        astjax.grad(_module_alias_twice)(np.ones(3))

@@ -7,6 +7,7 @@ constants (`_t1 = jnp.sin(x)`), methods are function calls, updates are
 functional (`y = y.at[i].add(v)`), and the function ends in a single return.
 Each pass is one file; `normalize` runs them in order.
 """
+from .module_aliases import ModuleAliases
 from .reserved_names import ReservedNames
 from .aliasing import Aliasing
 from .lax_control_flow import LaxControlFlow
@@ -20,7 +21,7 @@ from .list_operands import ListOperands
 
 __all__ = ["normalize", "PASSES"]
 
-PASSES = (Aliasing, ReservedNames, LocalFunctions, MethodCalls, AugmentedAssignment, LaxControlFlow,
+PASSES = (ModuleAliases, Aliasing, ReservedNames, LocalFunctions, MethodCalls, AugmentedAssignment, LaxControlFlow,
           TupleAssignment, ControlFlow, OnePrimitivePerStatement, ListOperands)
 
 

@@ -46,6 +46,10 @@ class ReservedNames(Pass):
             resolver.locals.discard(old)       # from here on `old` means what generated code means by it
             if expected_value(old) is not None:
                 resolver.closure[old] = expected_value(old)
+        for name in RESERVED - used:      # passes write these later (`range`, `len` of a loop over a list)
+            meaning = expected_value(name)
+            if meaning is not None and not resolver.is_local(name) and resolver.lookup(name) is not meaning:
+                resolver.closure[name] = meaning          # a module-level `range` does not capture them
         if renames:
             params = {a.id for a in node.args.args}
             self.context.renamed_params.update({old: new for old, new in renames.items() if old in params})
