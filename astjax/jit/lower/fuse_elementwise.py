@@ -47,6 +47,7 @@ MINIMUM_OPERATIONS = 2
 def fuse_elementwise(node, context):
     """Rewrite the fusible statements of `node`; the kernels go to `context.kernels`."""
     inline_single_use(node)
+    definitions = _single_definitions(node)
     counter = [0]
     for stmt in [s for s in gast.walk(node) if isinstance(s, gast.Assign)]:
         if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], gast.Name):
@@ -54,10 +55,61 @@ def fuse_elementwise(node, context):
         target_type = context.lowered_type(stmt.targets[0].id)
         if target_type is None or target_type[0] not in ("array", "scalar") or target_type[1] not in _FLOATS:
             continue
-        fusion = _Fusion(context, target_type[1])
+        fusion = _Fusion(context, target_type[1], definitions)
         call = fusion.fuse(stmt.value, target_type, counter)
         if call is not None:
             stmt.value = call
+    if counter[0]:
+        remove_unread(node)
+
+
+def _single_definitions(node):
+    """{name: value} for names assigned once, at the function's top level, from names that are never
+    rebound: reading such a name anywhere means its one value, so a fused loop may recompute it
+    from its operands instead of reading a stored array (`_t4 = 1.0 / _t3` inside the adjoint's loop)."""
+    stores = _store_counts(node)
+    out = {}
+    for stmt in node.body:
+        if (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
+                and stores.get(stmt.targets[0].id) == 1 and _elementwise_value(stmt.value)
+                and all(stores.get(n.id, 0) <= 1 for n in gast.walk(stmt.value) if isinstance(n, gast.Name))):
+            out[stmt.targets[0].id] = stmt.value
+    return out
+
+
+def remove_unread(node):
+    """Drop top-level assignments of elementwise values that nothing reads any more (fused loops
+    recompute them)."""
+    while True:
+        loads = {}
+        for n in gast.walk(node):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                loads[n.id] = loads.get(n.id, 0) + 1
+        keep = [s for s in node.body if not (isinstance(s, gast.Assign) and len(s.targets) == 1
+                                             and isinstance(s.targets[0], gast.Name)
+                                             and not loads.get(s.targets[0].id) and _pure(s.value))]
+        if len(keep) == len(node.body):
+            return
+        node.body = keep
+
+
+def _pure(value):
+    """Arithmetic, comparisons and calls of astjax.numpy functions: nothing else happens when it runs."""
+    for n in gast.walk(value):
+        if isinstance(n, gast.Call):
+            func = n.func
+            if not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
+                    and func.value.id in ("jnp", "np")):
+                return False
+    return True
+
+
+def _store_counts(node):
+    stores = {}
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+            stores[n.id] = stores.get(n.id, 0) + 1
+    return stores
 
 
 def inline_single_use(node):
@@ -108,11 +160,13 @@ def _blocks(node):
 
 
 class _Fusion:
-    def __init__(self, context, dtype):
+    def __init__(self, context, dtype, definitions=None):
         self.context, self.dtype = context, dtype
+        self.definitions = definitions or {}   # names a loop may recompute (see _single_definitions)
         self.arrays, self.scalars = [], []      # leaf expressions passed to the kernel
         self.operations = 0
         self.ndim = None
+        self.depth = 0
 
     def fuse(self, value, target_type, counter):
         reduce = False
@@ -158,6 +212,9 @@ class _Fusion:
             if kind[0] == "array":
                 if kind[1] != self.dtype or (self.ndim is not None and kind[2] != self.ndim):
                     return None
+                recomputed = self._recompute(expr.id)
+                if recomputed is not None:
+                    return recomputed
                 self.ndim = kind[2]
                 return self._leaf(self.arrays, expr, "flat")
             if kind[0] == "scalar" or kind[0] == "weak":
@@ -179,6 +236,8 @@ class _Fusion:
             return self._combine(_COMPARISON_TEXT[type(expr.ops[0])], [expr.left, expr.comparators[0]])
         if isinstance(expr, gast.Call) and not expr.keywords:
             prim = lookup_callable(self._static(expr.func))
+            if prim is not None and prim.name in ("unreduce", "unbroadcast"):
+                return self._broadcast_only(prim, expr.args)
             form = SCALAR_FORMS.get(prim.name) if prim is not None else None
             if form is not None and prim.name == "exp" and _fast_math():
                 form = "fast_exp(a)"
@@ -190,6 +249,34 @@ class _Fusion:
             self.operations += 1
             return _substitute(form, operands)
         return None
+
+    def _recompute(self, name):
+        """The element of a single-definition temporary recomputed from its operands, or None."""
+        if name not in self.definitions or self.depth >= 6:
+            return None
+        saved = (len(self.arrays), len(self.scalars), self.operations, self.ndim)
+        self.depth += 1
+        text = self.element(self.definitions[name])
+        self.depth -= 1
+        if text is None:
+            del self.arrays[saved[0]:], self.scalars[saved[1]:]
+            self.operations, self.ndim = saved[2], saved[3]
+        return text
+
+    def _broadcast_only(self, prim, args):
+        """`unreduce(g, x)` of a scalar g and `unbroadcast(g, x)` where g has x's shape: the element of g,
+        with x's leaves registered so that the runtime shape check covers them."""
+        if prim.name not in ("unreduce", "unbroadcast") or len(args) != 2:
+            return None
+        g, like = args
+        if prim.name == "unreduce":
+            kind = self.context.lowered_type(g.id) if isinstance(g, gast.Name) else None
+            if not (kind and kind[0] in ("scalar", "weak")) and not (isinstance(g, gast.Call) and _is_cast(g)):
+                return None
+        text = self.element(g)
+        if text is None or self.element(like) is None:
+            return None
+        return text
 
     def _combine(self, template, operands):
         texts = [self.element(o) for o in operands]
