@@ -49,8 +49,11 @@ def fuse_elementwise(node, context):
     inline_single_use(node)
     definitions = _single_definitions(node)
     counter = [0]
-    for stmt in [s for s in gast.walk(node) if isinstance(s, gast.Assign)]:
+    # Consumers first: once the statements reading a temporary recompute it, it needs no loop of its own.
+    for stmt in reversed([s for s in gast.walk(node) if isinstance(s, gast.Assign)]):
         if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], gast.Name):
+            continue
+        if counter[0] and stmt.targets[0].id in definitions and not _is_read(node, stmt.targets[0].id):
             continue
         target_type = context.lowered_type(stmt.targets[0].id)
         if target_type is None or target_type[0] not in ("array", "scalar") or target_type[1] not in _FLOATS:
@@ -94,14 +97,19 @@ def remove_unread(node):
 
 
 def _pure(value):
-    """Arithmetic, comparisons and calls of astjax.numpy functions: nothing else happens when it runs."""
+    """Arithmetic, comparisons, calls of astjax.numpy functions and fused loops: nothing else happens."""
     for n in gast.walk(value):
         if isinstance(n, gast.Call):
             func = n.func
-            if not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
-                    and func.value.id in ("jnp", "np")):
+            fused = isinstance(func, gast.Name) and func.id.startswith("_fused_")
+            if not fused and not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
+                                  and func.value.id in ("jnp", "np")):
                 return False
     return True
+
+
+def _is_read(node, name):
+    return any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load) for n in gast.walk(node))
 
 
 def _store_counts(node):
