@@ -54,6 +54,8 @@ def fuse_elementwise(node, context):
         if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], gast.Name):
             continue
         if counter[0] and stmt.targets[0].id in definitions and not _is_read(node, stmt.targets[0].id):
+            if stmt in node.body and _pure(stmt.value):
+                node.body.remove(stmt)          # its readers recompute it: its operands' reads go too
             continue
         target_type = context.lowered_type(stmt.targets[0].id)
         if target_type is None or target_type[0] not in ("array", "scalar") or target_type[1] not in _FLOATS:
