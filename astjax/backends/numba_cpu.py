@@ -35,10 +35,12 @@ class JitError(AstjaxError):
         super().__init__("\n".join(parts))
 
 
-def compile_lowered(node, namespace, reference_filename, source_file=None, self_names=(), checked=True):
+def compile_lowered(node, namespace, reference_filename, source_file=None, self_names=(), checked=True,
+                    fastmath=False):
     """(numba dispatcher, lowered source text) for the lowered function `node`; `self_names` are the
     names under which the function calls itself. `checked=False` (for loops astjax generated, whose
-    indices are in range by construction) drops the bounds checks.
+    indices are in range by construction) drops the bounds checks; `fastmath` passes Numba's flags
+    (only the reassociation of a fused sum's partial sums uses it).
 
     With `source_file` (text -> path of a real file holding it), Numba caches the machine code
     beside that file, for the next process.
@@ -50,7 +52,8 @@ def compile_lowered(node, namespace, reference_filename, source_file=None, self_
         namespace = _module_namespace(namespace, path)
     fn, text = compile_function(node, namespace, label=f"numba_{node.name}", origin=reference_filename,
                                 filename=(lambda text: path) if path else None)
-    dispatcher = numba.njit(boundscheck=checked, error_model="numpy", nogil=True, cache=source_file is not None)(fn)
+    dispatcher = numba.njit(boundscheck=checked, error_model="numpy", nogil=True, fastmath=fastmath,
+                            cache=source_file is not None)(fn)
     for label in (node.name, *self_names):
         namespace[label] = dispatcher          # a recursive call compiles to a call of the dispatcher
     dispatcher.__astjax_lowered_text__ = text

@@ -192,9 +192,11 @@ def _build(generated, observed, built, texts, static, disk_key=None):
     namespace.update(context.bindings)
     namespace.update(static)
     built[generated] = None
-    for label, kernel in context.kernels:
-        namespace[label], kernel_text = compile_lowered(kernel, dict(SUPPORT), filename,
-                                                        source_file, checked=False)
+    kernel_namespace = dict(SUPPORT)
+    for label, kernel, options in context.kernels:          # element functions come before their sums
+        kernel_namespace[label], kernel_text = compile_lowered(kernel, kernel_namespace, filename, source_file,
+                                                               checked=False, **options)
+        namespace[label] = kernel_namespace[label]
         texts.append(kernel_text)
     for callee in context.callees:
         if callee is generated:

@@ -62,7 +62,7 @@ LOG2E_64, LN2_HI_64, LN2_LO_64 = 1.4426950408889634, 6.93147180369123816490e-01,
 HI_64, LO_64 = 709.782712893384, -745.1332191019412
 
 
-@njit(inline="always", error_model="numpy")
+@njit(error_model="numpy")
 def _exp32(x):
     clamped = min(max(x, LO_32), HI_32)
     k = np.floor(clamped * LOG2E_32 + _F32(0.5))
@@ -83,7 +83,7 @@ def _exp32(x):
     return value if x == x else x
 
 
-@njit(inline="always", error_model="numpy")
+@njit(error_model="numpy")
 def _exp64(x):
     clamped = min(max(x, LO_64), HI_64)
     k = np.floor(clamped * LOG2E_64 + 0.5)
@@ -114,7 +114,7 @@ def fast_exp(x):
     return np.exp(x)
 
 
-@overload(fast_exp, inline="always")
+@overload(fast_exp)
 def _fast_exp(x):
     if x == types.float32:
         return lambda x: _exp32(x)

@@ -192,8 +192,15 @@ class _Fusion:
             return None
         counter[0] += 1
         label = self.context.bind(f"_fused_{counter[0]}", None, ())
-        kernel = self._kernel(label, scalar, reduce, target_type)
-        self.context.kernels.append((label, kernel))
+        if reduce:
+            element_label = self.context.bind(f"{label}_element", None, ())
+            self.context.kernels.append((element_label, self._element_function(element_label, scalar), {}))
+            kernel = self._sum_kernel(label, element_label)
+            # reassociating the partial sums lets LLVM vectorize them; the element function is compiled
+            # apart, without the flag, so the user's arithmetic is never reassociated
+            self.context.kernels.append((label, kernel, {"fastmath": {"reassoc"}}))
+        else:
+            self.context.kernels.append((label, self._kernel(label, scalar), {}))
         args = [copy.deepcopy(a) for a in self.arrays + self.scalars]
         call = gast.Call(func=_name(label), args=args, keywords=[])
         if len(self.arrays) == 1:
@@ -314,26 +321,60 @@ class _Fusion:
         return None
 
     # ------------------------------------------------------------ the kernel
-    def _kernel(self, label, scalar, reduce, target_type):
+    def _kernel(self, label, scalar):
         """The loop nest: one loop per dimension, the last innermost (contiguous for C-ordered arrays,
         and no copy of a strided view such as a window of a padded image)."""
-        arrays = [f"x{i}" for i in range(len(self.arrays))]
-        scalars = [f"c{i}" for i in range(len(self.scalars))]
-        indices = [f"i{d}" for d in range(self.ndim)]
-        element = scalar
-        for k in range(len(arrays)):
-            element = element.replace(f"flat{k}[i]", f"x{k}[{', '.join(indices)}]")
-        lines = [f"def {label}({', '.join(arrays + scalars)}):"]
-        lines.append("    total = 0.0" if reduce else f"    out = np.empty(x0.shape, np.{self.dtype})")
+        arrays, scalars, indices = self._names()
+        element = self._indexed(scalar, indices)
+        lines = [f"def {label}({', '.join(arrays + scalars)}):",
+                 f"    out = np.empty(x0.shape, np.{self.dtype})"]
         indent = "    "
         for d, index in enumerate(indices):
             lines.append(f"{indent}for {index} in range(x0.shape[{d}]):")
             indent += "    "
-        if reduce:
-            lines += [f"{indent}total += {element}", f"    return np.{self.dtype}(total)"]
-        else:
-            lines += [f"{indent}out[{', '.join(indices)}] = {element}", "    return out"]
+        lines += [f"{indent}out[{', '.join(indices)}] = {element}", "    return out"]
         return gast.parse("\n".join(lines) + "\n").body[0]
+
+    def _element_function(self, label, scalar):
+        """One element of a summed tree, as a function of the elements of its arrays."""
+        arrays, scalars, _ = self._names()
+        element = scalar
+        for k in range(len(arrays)):
+            element = element.replace(f"flat{k}[i]", f"e{k}")
+        parameters = [f"e{k}" for k in range(len(arrays))] + scalars
+        return gast.parse(f"def {label}({', '.join(parameters)}):\n    return {element}\n").body[0]
+
+    def _sum_kernel(self, label, element_label):
+        """The sum of a tree in one pass: partial sums of 4096 elements in the array's dtype (which LLVM
+        vectorizes), added into a float64 total."""
+        arrays, scalars, indices = self._names()
+        index = ", ".join(indices)
+        element = f"{element_label}({', '.join([f'x{k}[{index}]' for k in range(len(arrays))] + scalars)})"
+        lines = [f"def {label}({', '.join(arrays + scalars)}):", "    total = 0.0"]
+        indent = "    "
+        for d, index in enumerate(indices[:-1]):
+            lines.append(f"{indent}for {index} in range(x0.shape[{d}]):")
+            indent += "    "
+        last = len(indices) - 1
+        lines += [f"{indent}n = x0.shape[{last}]",
+                  f"{indent}for start in range(0, n, 4096):",
+                  f"{indent}    part = np.{self.dtype}(0.0)",
+                  f"{indent}    for {indices[last]} in range(start, min(start + 4096, n)):",
+                  f"{indent}        part += {element}",
+                  f"{indent}    total += part",
+                  f"    return np.{self.dtype}(total)"]
+        return gast.parse("\n".join(lines) + "\n").body[0]
+
+    def _names(self):
+        arrays = [f"x{i}" for i in range(len(self.arrays))]
+        scalars = [f"c{i}" for i in range(len(self.scalars))]
+        return arrays, scalars, [f"i{d}" for d in range(self.ndim)]
+
+    def _indexed(self, scalar, indices):
+        element = scalar
+        for k in range(len(self.arrays)):
+            element = element.replace(f"flat{k}[i]", f"x{k}[{', '.join(indices)}]")
+        return element
 
 
 _OPERATOR_TEXT = {gast.Add: "{} + {}", gast.Sub: "{} - {}", gast.Mult: "{} * {}", gast.Div: "{} / {}",
