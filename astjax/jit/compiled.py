@@ -218,7 +218,7 @@ def to_numba(value, _ndarray=np.ndarray):
         return value.view(_ndarray)
     if isinstance(value, np.ndarray):
         if value.ndim == 0:
-            return value[()]
+            return value.view(_ndarray)[()]          # a NumPy scalar (an Array's [()] stays a 0-d Array)
         return value if type(value) is np.ndarray else value.view(np.ndarray)
     if value is None or isinstance(value, (bool, int, float, np.generic)):
         return value
