@@ -11,7 +11,10 @@ for another key, is ignored and rebuilt; files are written to a temporary name
 and renamed, so two processes writing at once leave one whole file.
 
 `ASTJAX_CACHE_DIR` chooses the directory (default: ~/.cache/astjax);
-`ASTJAX_DISK_CACHE=0` turns the disk cache off.
+`ASTJAX_DISK_CACHE=0` turns the disk cache off. Numba's own machine-code cache
+is off unless `ASTJAX_NUMBA_CACHE=1`: loading a cached function that calls some
+of the runtime's lowerings (the reductions) crashed the process in Numba 0.68,
+and a crash is worse than a compile.
 """
 import hashlib
 import json
@@ -29,6 +32,10 @@ FORMAT = 1
 
 def enabled():
     return os.environ.get("ASTJAX_DISK_CACHE", "1") != "0"
+
+
+def numba_machine_code():
+    return os.environ.get("ASTJAX_NUMBA_CACHE", "0") == "1"
 
 
 def directory():

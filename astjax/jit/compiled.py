@@ -168,7 +168,9 @@ def _build(generated, observed, built, texts, static, disk_key=None):
     With a `disk_key`, each lowered function is written to a file stamped with that key (Numba caches
     machine code per file and does not notice when a callee or a global value changed: the key does).
     """
-    source_file = None if disk_key is None else (lambda text: cache.source_file(f"{text}\n# astjax entry {disk_key}\n"))
+    source_file = None
+    if disk_key is not None and cache.numba_machine_code():
+        source_file = lambda text: cache.source_file(f"{text}\n# astjax entry {disk_key}\n")  # noqa: E731
     if generated in built:
         return built[generated], None
     filename = generated.__code__.co_filename
