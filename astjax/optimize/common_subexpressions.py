@@ -147,11 +147,16 @@ def _block(block, known):
             else:
                 known.clear()
         else:                   # an effect (push, append), assert, raise, break: trust nothing after it
-            if isinstance(stmt, gast.Expr):
+            if isinstance(stmt, gast.Expr) and not _is_push(stmt):     # a push names the variable its pop restores
                 stmt.value = _rewrite(stmt.value, known)
             known.clear()
         out.append(stmt)
     return out
+
+
+def _is_push(stmt):
+    call = stmt.value
+    return isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and call.func.id == "push"
 
 
 def _learn(known, variable, value):
