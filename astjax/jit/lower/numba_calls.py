@@ -90,6 +90,10 @@ class _CallLowering(gast.NodeTransformer):
         generated = getattr(target, "__astjax_function_source__", None)
         if generated is not None and getattr(target, "__globals__", None) is not None:
             return self._callee(node, target)
+        composite = _composite_lowering(target)
+        if composite is not None:
+            label = self.context.bind(target.__name__, composite, self.locals)
+            return gast.copy_location(gast.Call(func=_name(label), args=node.args, keywords=node.keywords), node)
         if _is_user_function(target):
             return self._callee(node, primal_of(target))
         raise self.context.error(f"jit cannot compile a call to `{_describe(target)}`: it has no Numba lowering",
@@ -164,6 +168,16 @@ def primal_of(function):
         derivation = Derivation()
         built = _PRIMALS[function] = (derivation, derivation.primal(function))
     return built[1]
+
+
+def _composite_lowering(obj):
+    """The Numba twin of a derivative rule's helper function (rules/linalg.py COMPOSITES), or None."""
+    from ...rules.linalg import COMPOSITES
+    name = getattr(obj, "__name__", None)
+    if name not in COMPOSITES or COMPOSITES[name] is not obj:
+        return None
+    from ...runtime import numba_cpu
+    return getattr(numba_cpu, "COMPOSITES", {}).get(name)
 
 
 def _is_user_function(obj):
