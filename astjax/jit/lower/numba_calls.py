@@ -22,6 +22,7 @@ import gast
 from ...codegen.unparse import unparse
 from ...rules import lookup_callable
 from ...rules.registry import lowering
+from .dtypes import DtypeReader
 
 __all__ = ["lower_calls"]
 
@@ -61,7 +62,11 @@ class _CallLowering(gast.NodeTransformer):
         return node
 
     def visit_Call(self, node):
+        native = self._native(node)
         self.generic_visit(node)
+        if native is not None:
+            return gast.copy_location(gast.Call(func=gast.parse(native).body[0].value, args=node.args, keywords=[]),
+                                      node)
         func = node.func
         if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id in self.locals:
             if func.attr in _LIST_METHODS:
@@ -99,6 +104,27 @@ class _CallLowering(gast.NodeTransformer):
         raise self.context.error(f"jit cannot compile a call to `{_describe(target)}`: it has no Numba lowering",
                                  node, "run this function without jit, or compute this value outside the jitted "
                                        "function and pass it in")
+
+    def _native(self, node):
+        """`np.<name>` when Numba's own NumPy function gives exactly the reference's result here: the
+        operands are given by position, all of one float dtype (float32 or float64), and the call passes
+        nothing else. Numba types its own functions far faster than a generic lowering."""
+        if node.keywords or not node.args:
+            return None
+        target = self._static(node.func)
+        prim = lookup_callable(target) if target is not _UNKNOWN else None
+        if prim is None or prim.name not in NATIVE or len(node.args) != NATIVE[prim.name][1]:
+            return None
+        reader = DtypeReader(self.context)
+        operands = node.args[1:] if prim.name == "where" else node.args
+        dtypes = {reader.dtype(a) for a in operands}
+        if len(dtypes) != 1 or dtypes.pop() not in ("float32", "float64"):
+            return None
+        if prim.name == "where" and not _is_boolean(node.args[0], self.context):
+            return None
+        if prim.name in ("dot", "matmul") and not all(_rank(a, self.context) in (1, 2) for a in node.args):
+            return None
+        return NATIVE[prim.name][0]
 
     def _primitive(self, node, prim):
         implementation = lowering(prim, "numba")
@@ -156,6 +182,30 @@ class _CallLowering(gast.NodeTransformer):
 
 
 _UNKNOWN = object()
+# primitive -> (Numba's NumPy function, the number of positional operands it is used with)
+NATIVE = {name: (f"np.{name}", 1) for name in (
+    "exp", "log", "tanh", "sin", "cos", "tan", "sqrt", "expm1", "log1p", "arcsin", "arccos", "arctan", "sinh",
+    "cosh", "negative", "abs", "floor", "ceil", "sum", "max", "min", "mean", "prod", "zeros_like", "ones_like")}
+NATIVE.update({name: (f"np.{name}", 2) for name in ("add", "subtract", "multiply", "divide", "maximum", "minimum",
+                                                     "power", "dot")})
+NATIVE["matmul"] = ("np.dot", 2)
+NATIVE["where"] = ("np.where", 3)
+
+
+def _is_boolean(expr, context):
+    if isinstance(expr, gast.Compare):
+        return True
+    if isinstance(expr, gast.Name):
+        kinds = {t[1] for t in context.types_of(expr.id) if t[0] in ("array", "scalar")}
+        return kinds == {"bool"}
+    return False
+
+
+def _rank(expr, context):
+    if isinstance(expr, gast.Name):
+        ranks = {t[2] if t[0] == "array" else 0 for t in context.types_of(expr.id) - {("none",)}}
+        return ranks.pop() if len(ranks) == 1 else None
+    return None
 _PRIMALS = weakref.WeakKeyDictionary()      # user function -> (Derivation, its normalized generated function)
 
 
