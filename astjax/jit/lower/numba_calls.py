@@ -95,6 +95,9 @@ class _CallLowering(gast.NodeTransformer):
         generated = getattr(target, "__astjax_function_source__", None)
         if generated is not None and getattr(target, "__globals__", None) is not None:
             return self._callee(node, target)
+        product = self._native_product_adjoint(node, target)
+        if product is not None:
+            return product
         composite = _composite_lowering(target)
         if composite is not None:
             label = self.context.bind(target.__name__, composite, self.locals)
@@ -125,6 +128,26 @@ class _CallLowering(gast.NodeTransformer):
         if prim.name in ("dot", "matmul") and not all(_rank(a, self.context) in (1, 2) for a in node.args):
             return None
         return NATIVE[prim.name][0]
+
+    def _native_product_adjoint(self, node, target):
+        """dot/matmul adjoints of vectors and matrices of one float dtype, as the products they are
+        (`g @ b.T`, `a.T @ g`, outer products): Numba types these in milliseconds."""
+        name = getattr(target, "__name__", None)
+        if name not in _PRODUCT_ADJOINTS or node.keywords or len(node.args) != 3:
+            return None
+        from ...rules.linalg import COMPOSITES
+        if COMPOSITES.get(name) is not target:
+            return None
+        g, a, b = node.args
+        ranks = (_rank(a, self.context), _rank(b, self.context))
+        template = _PRODUCT_ADJOINTS[name].get(ranks)
+        reader = DtypeReader(self.context)
+        dtypes = {reader.dtype(v) for v in (g, a, b)}
+        if template is None or len(dtypes) != 1 or dtypes.pop() not in ("float32", "float64") \
+                or not all(isinstance(v, gast.Name) for v in (g, a, b)):
+            return None
+        text = template.format(g=g.id, a=a.id, b=b.id)
+        return gast.copy_location(gast.parse(text).body[0].value, node)
 
     def _primitive(self, node, prim):
         implementation = lowering(prim, "numba")
@@ -190,6 +213,15 @@ NATIVE.update({name: (f"np.{name}", 2) for name in ("add", "subtract", "multiply
                                                      "power", "dot")})
 NATIVE["matmul"] = ("np.dot", 2)
 NATIVE["where"] = ("np.where", 3)
+
+
+# The adjoints of y = dot(a, b) (and matmul) by the ranks of (a, b), as Numba's own products.
+_DOT_LHS = {(2, 2): "np.dot({g}, {b}.T)", (1, 2): "np.dot({b}, {g})", (2, 1): "np.outer({g}, {b})",
+            (1, 1): "{g} * {b}"}
+_DOT_RHS = {(2, 2): "np.dot({a}.T, {g})", (1, 2): "np.outer({a}, {g})", (2, 1): "np.dot({a}.T, {g})",
+            (1, 1): "{g} * {a}"}
+_PRODUCT_ADJOINTS = {"dot_lhs_adjoint": _DOT_LHS, "dot_rhs_adjoint": _DOT_RHS,
+                     "matmul_lhs_adjoint": _DOT_LHS, "matmul_rhs_adjoint": _DOT_RHS}
 
 
 def _is_boolean(expr, context):
