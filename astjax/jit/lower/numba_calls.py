@@ -144,9 +144,9 @@ class _CallLowering(gast.NodeTransformer):
         reader = DtypeReader(self.context)
         dtypes = {reader.dtype(v) for v in (g, a, b)}
         if template is None or len(dtypes) != 1 or dtypes.pop() not in ("float32", "float64") \
-                or not all(isinstance(v, gast.Name) for v in (g, a, b)):
+                or not all(isinstance(v, gast.Name) for v in (a, b)):
             return None
-        text = template.format(g=g.id, a=a.id, b=b.id)
+        text = template.format(g=f"({unparse(g).strip()})", a=a.id, b=b.id)
         return gast.copy_location(gast.parse(text).body[0].value, node)
 
     def _primitive(self, node, prim):
