@@ -2,6 +2,7 @@
 
 shape_of(x)        np.shape for arrays and scalars alike (a scalar's shape is ()).
 weak_like(c, p)    a Python number `c` as the dtype JAX gives it beside `p`, decided when Numba compiles.
+pad_edge_or_zeros  np.pad of a vector or matrix, mode "edge" or "constant" (zeros), as one loop nest.
 """
 import numpy as np
 from numba import types
@@ -54,4 +55,49 @@ def _weak_like(c, partner):
 
 from .fast_math import fast_exp  # noqa: E402 (fused loops call it)
 
-SUPPORT = {"shape_of": shape_of, "weak_like": weak_like, "np": np, "fast_exp": fast_exp}
+def pad_edge_or_zeros(x, widths, edge):
+    """np.pad of a 1-d or 2-d array with mode "edge" (edge=True) or "constant" zeros: one loop nest."""
+    raise NotImplementedError
+
+
+@overload(pad_edge_or_zeros)
+def _pad_edge_or_zeros(x, widths, edge):
+    if not isinstance(x, types.Array) or x.ndim not in (1, 2):
+        return None
+    if x.ndim == 1:
+        def pad1(x, widths, edge):
+            (before, after), = widths
+            n = x.shape[0]
+            out = np.zeros(n + before + after, x.dtype)
+            for i in range(out.shape[0]):
+                k = i - before
+                if 0 <= k < n:
+                    out[i] = x[k]
+                elif edge and n > 0:
+                    out[i] = x[min(max(k, 0), n - 1)]
+            return out
+        return pad1
+
+    def pad2(x, widths, edge):
+        (top, bottom), (left, right) = widths
+        h, w = x.shape
+        out = np.zeros((h + top + bottom, w + left + right), x.dtype)
+        for i in range(out.shape[0]):
+            r = i - top
+            inside_row = 0 <= r < h
+            if not inside_row and not edge:
+                continue
+            r = min(max(r, 0), h - 1)
+            for j in range(out.shape[1]):
+                c = j - left
+                if 0 <= c < w:
+                    if inside_row or edge:
+                        out[i, j] = x[r, c]
+                elif edge:
+                    out[i, j] = x[r, min(max(c, 0), w - 1)]
+        return out
+    return pad2
+
+
+SUPPORT = {"shape_of": shape_of, "weak_like": weak_like, "np": np, "fast_exp": fast_exp,
+           "pad_edge_or_zeros": pad_edge_or_zeros}

@@ -78,7 +78,7 @@ class _CallLowering(gast.NodeTransformer):
                                      "call the function by its global name")
         if isinstance(func, gast.Attribute) and func.attr == "__call__":
             raise self.context.error("jit cannot compile this call", node, None)
-        if isinstance(func, gast.Name) and (func.id in ("shape_of", "weak_like") or func.id.startswith("_fused_")
+        if isinstance(func, gast.Name) and (func.id in ("shape_of", "weak_like", "pad_edge_or_zeros") or func.id.startswith("_fused_")
                                             and func.id in self.context.bindings):
             return node                               # written by the lowering passes themselves
         target = self._static(func)
@@ -95,6 +95,9 @@ class _CallLowering(gast.NodeTransformer):
         generated = getattr(target, "__astjax_function_source__", None)
         if generated is not None and getattr(target, "__globals__", None) is not None:
             return self._callee(node, target)
+        padded = self._native_pad(node, target)
+        if padded is not None:
+            return padded
         product = self._native_product_adjoint(node, target)
         if product is not None:
             return product
@@ -128,6 +131,21 @@ class _CallLowering(gast.NodeTransformer):
         if prim.name in ("dot", "matmul") and not all(_rank(a, self.context) in (1, 2) for a in node.args):
             return None
         return NATIVE[prim.name][0]
+
+    def _native_pad(self, node, target):
+        """`jnp.pad(x, widths, mode="edge" | "constant")` of a vector or matrix: one loop nest
+        (jit/numba_support.py), where the generic lowering takes seconds to compile."""
+        prim = lookup_callable(target)
+        if prim is None or prim.name != "pad" or len(node.args) != 2:
+            return None
+        modes = [k.value.value for k in node.keywords if k.arg == "mode" and isinstance(k.value, gast.Constant)]
+        if len(node.keywords) > 1 or (node.keywords and not modes) or (modes and modes[0] not in ("edge", "constant")):
+            return None
+        if _rank(node.args[0], self.context) not in (1, 2):
+            return None
+        edge = gast.Constant(value=bool(modes) and modes[0] == "edge", kind=None)
+        return gast.copy_location(gast.Call(func=_name("pad_edge_or_zeros"), args=[*node.args, edge], keywords=[]),
+                                  node)
 
     def _native_product_adjoint(self, node, target):
         """dot/matmul adjoints of vectors and matrices of one float dtype, as the products they are
