@@ -89,15 +89,15 @@ class _CallLowering(gast.NodeTransformer):
             return node
         if isinstance(func, gast.Name) and func.id in _BUILTINS and getattr(builtins, func.id) is target:
             return node
+        padded = self._native_pad(node, target)
+        if padded is not None:
+            return padded
         prim = lookup_callable(target)
         if prim is not None and prim.name not in ("push", "pop", "Tape"):
             return self._primitive(node, prim)
         generated = getattr(target, "__astjax_function_source__", None)
         if generated is not None and getattr(target, "__globals__", None) is not None:
             return self._callee(node, target)
-        padded = self._native_pad(node, target)
-        if padded is not None:
-            return padded
         product = self._native_product_adjoint(node, target)
         if product is not None:
             return product
