@@ -90,7 +90,11 @@ def numba_error(exc, fallback_location=None):
                     "(the compiled code must give every variable one type)")
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
 def _summary(message):
+    message = _ANSI.sub("", message)
     lines = [line.strip() for line in message.splitlines() if line.strip()]
     for line in lines:
         if not line.startswith(("-", "During:", "File", "Failed in")) and "<astjax:" not in line:

@@ -282,7 +282,9 @@ def _composite_lowering(obj):
 
 def _is_user_function(obj):
     from ...analyses.classify import is_library
-    return inspect.isfunction(obj) and not is_library(obj) and not (obj.__module__ or "").startswith("astjax.")
+    module = obj.__module__ or "" if inspect.isfunction(obj) else ""
+    return (inspect.isfunction(obj) and not is_library(obj)
+            and (not module.startswith("astjax.") or module == "astjax.demo"))
 
 
 def _reversed_range(call, context, loop):
