@@ -179,7 +179,7 @@ class _Fusion:
         self.depth = 0
 
     def fuse(self, value, target_type, counter):
-        reduce = False
+        reduce, original = False, value
         if target_type[0] == "scalar":
             inner = self._sum_operand(value)
             if inner is None:
@@ -211,7 +211,7 @@ class _Fusion:
             same = gast.Compare(left=_attribute(copy.deepcopy(first), "shape"), ops=[gast.Eq()],
                                 comparators=[_attribute(copy.deepcopy(other), "shape")])
             test = same if test is None else gast.BoolOp(op=gast.And(), values=[test, same])
-        return gast.IfExp(test=test, body=call, orelse=value)
+        return gast.IfExp(test=test, body=call, orelse=original)
 
     def _sum_operand(self, value):
         if not (isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords):
