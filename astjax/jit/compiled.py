@@ -110,7 +110,8 @@ class CompiledFunction:
         except Exception as exc:
             if _is_numba_error(exc):
                 raise numba_error(exc, _location(self.generated)) from None
-            raise
+            # The reference backend ran these arguments without an error: the compiled code must too.
+            raise _disagree(self.generated, f"it raised {type(exc).__name__}: {exc}") from exc
         _check_agrees(got, expected, self.generated)
         self.entries[key] = entry
         self._remember_quick_key(args, entry)
