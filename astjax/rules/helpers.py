@@ -10,7 +10,7 @@ from ..array import Array, wrap
 
 __all__ = ["sum_adjoint", "sum_items", "take_adjoint", "unbroadcast_to", "cumsum_adjoint", "trace_adjoint", "tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
            "attribute_adjoint", "item_adjoint", "stack_adjoint", "concatenate_adjoint", "array_adjoint", "broadcast_like", "TreeAdjoint", "index_adjoint", "materialize", "unbroadcast", "unreduce", "reduced_size", "invert_permutation", "pad_adjoint",
-           "distinct_index", "at_set", "at_add", "at_multiply", "at_get", "getitem", "clip_mask", "extremum_mask",
+           "distinct_index", "at_set", "at_add", "at_multiply", "at_get", "in_bounds_part", "getitem", "clip_mask", "extremum_mask",
            "astype", "dynamic_slice_adjoint", "stack_part", "concatenate_part", "to_float",
            "stack_part_adjoint", "concatenate_part_adjoint",
            "zero_like", "zeros_shaped", "diagonal_adjoint", "repeat_adjoint", "linspace_weights", "meshgrid_axes", "meshgrid_list",
@@ -321,22 +321,78 @@ def _no_truncation(x, v):
                           "array a float array, or convert the value explicitly (int(...), .astype(int)).")
 
 
+def _an_array(x, update):
+    """Refuse an item update of a Python container: its functional form would turn the list into an array.
+
+    `xs[i] = v` on a list is normalized to `xs = at_set(xs, i, v)` like an array's; astjax has no
+    derivative rules that keep a list a list through it, so it refuses (a tuple raises Python's TypeError).
+    """
+    if isinstance(x, tuple):
+        raise TypeError(f"'{type(x).__name__}' object does not support item assignment")
+    if isinstance(x, (list, dict)):
+        from ..errors import RuntimeRefusal
+        kind = type(x).__name__
+        raise RuntimeRefusal(
+            f"an item of a Python {kind} is updated in place (`{update}` on a {kind}); astjax differentiates item "
+            f"updates of arrays only, and refuses it. Instead: build a new {kind} "
+            "(`xs = [v if k == i else e for k, e in enumerate(xs)]`), or keep the values in an array "
+            "(`xs = jnp.stack(xs)`, then `xs = xs.at[i].set(v)`).")
+
+
 def at_set(x, idx, v):
     """`x.at[idx].set(v)`, as a function."""
+    _an_array(x, "xs[i] = v")
     _no_truncation(x, v)
     return wrap(x).at[idx].set(v)
 
 
 def at_add(x, idx, v):
     """`x.at[idx].add(v)`, as a function."""
+    _an_array(x, "xs[i] += v")
     _no_truncation(x, v)
     return wrap(x).at[idx].add(v)
 
 
 def at_multiply(x, idx, v):
     """`x.at[idx].multiply(v)`, as a function."""
+    _an_array(x, "xs[i] *= v")
     _no_truncation(x, v)
     return wrap(x).at[idx].multiply(v)
+
+
+def _in_bounds_mask(shape, idx):
+    """For an integer or integer-array index (or a tuple of them): the broadcast index arrays and a mask
+    of the positions inside `shape` (JAX drops `.at[]` updates outside it). None for any other index."""
+    parts = idx if isinstance(idx, tuple) else (idx,)
+    if len(parts) > len(shape) or not all(
+            isinstance(p, (int, np.integer)) and not isinstance(p, bool)
+            or (isinstance(p, np.ndarray) and p.dtype.kind in "iu") for p in parts):
+        return None
+    arrays = np.broadcast_arrays(*[np.asarray(p) for p in parts])
+    valid = np.ones(arrays[0].shape, dtype=bool)
+    for p, n in zip(arrays, shape):
+        valid &= (p >= -n) & (p < n)
+    return arrays, valid
+
+
+def in_bounds_part(g, idx):
+    """`g[idx]`, with zeros where `idx` is out of bounds: the part of `g` an `.at[idx]` update touched.
+
+    JAX drops an update whose index is out of bounds, so that update's value gets no adjoint
+    (and the position it named does not exist); NumPy's `g[idx]` would raise instead.
+    """
+    g = np.asarray(g)
+    plain = _plain(idx)
+    found = _in_bounds_mask(g.shape, plain)
+    if found is None or found[1].all():
+        return wrap(g[plain])
+    arrays, valid = found
+    rest = g.shape[len(arrays):]
+    if not valid.any():
+        return wrap(np.zeros(valid.shape + rest, dtype=g.dtype))
+    picked = g[tuple(np.where(valid, p, 0) for p in arrays)]
+    mask = valid.reshape(valid.shape + (1,) * len(rest))
+    return wrap(np.where(mask, picked, np.zeros((), dtype=g.dtype)))
 
 
 def clip_mask(a, a_min=None, a_max=None, min=None, max=None):
@@ -584,7 +640,8 @@ def unique_index(idx, x):
     The rules of `.at[idx].multiply/max/min` hold for distinct positions only;
     with a repeated position they would be wrong, so that is an error.
     """
-    positions = np.arange(np.size(x)).reshape(np.shape(x))[_plain(idx)]
+    positions = np.asarray(in_bounds_part(np.arange(np.size(x)).reshape(np.shape(x)) + 1, idx))
+    positions = positions[positions > 0]        # out-of-bounds positions (0 here) are dropped, never repeated
     if np.size(positions) != np.unique(positions).size:
         from ..errors import RuntimeRefusal
         raise RuntimeRefusal("the derivative of x.at[idx].multiply/max/min with an index that repeats a "

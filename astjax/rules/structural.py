@@ -78,17 +78,21 @@ structural("concatenate_part_adjoint", helpers.concatenate_part_adjoint, "p",
 # Indexing and functional updates: `x[idx]`, `x.at[idx].set(v)`, `x.at[idx].add(v)`.
 getitem = structural("getitem", helpers.getitem, "x", "bx += index_adjoint(x, idx, by)",
                      "dy = dx[idx]", aliases=(helpers.at_get,), index_params=("idx",))
-at_set = primitive("at_set", helpers.at_set, operands=("x", "v"))
-defvjp(at_set, "bx += by.at[idx].set(0.0)", "bv += unbroadcast(by[idx], v)")
+# An update at an out-of-bounds index is dropped (as in JAX): `in_bounds_part(by, idx)` is `by[idx]`
+# with zeros there, so the dropped value gets no adjoint and x keeps its own at every position.
+at_set = primitive("at_set", helpers.at_set, operands=("x", "v"), index_params=("idx",))
+defvjp(at_set, "bx += by.at[idx].set(0.0)", "bv += unbroadcast(in_bounds_part(by, idx), v)")
 defjvp(at_set, "dy = dx.at[idx].set(0.0) + jnp.zeros_like(y).at[idx].set(dv)")
-at_add = primitive("at_add", helpers.at_add, operands=("x", "v"))
-defvjp(at_add, "bx += by", "bv += unbroadcast(by[idx], v)")
+at_add = primitive("at_add", helpers.at_add, operands=("x", "v"), index_params=("idx",))
+defvjp(at_add, "bx += by", "bv += unbroadcast(in_bounds_part(by, idx), v)")
 defjvp(at_add, "dy = dx + jnp.zeros_like(y).at[idx].add(dv)")
-at_multiply = primitive("at_multiply", helpers.at_multiply, operands=("x", "v"))
+at_multiply = primitive("at_multiply", helpers.at_multiply, operands=("x", "v"), index_params=("idx",))
 # v's rule holds for distinct positions (with a repeat it would need the other factors too): normalization
 # writes a user's `x.at[idx].multiply(v)` as `x.at[unique_index(idx, x)].multiply(v)`, which checks that.
-defvjp(at_multiply, "bx += by.at[idx].multiply(v)", "bv += unbroadcast(by[idx] * x[idx], v)")
-defjvp(at_multiply, "dy = dx.at[idx].multiply(v) + jnp.zeros_like(y).at[idx].add(dv * x[idx])")
+defvjp(at_multiply, "bx += by.at[idx].multiply(v)", "bv += unbroadcast(in_bounds_part(by, idx) * in_bounds_part(x, idx), v)")
+defjvp(at_multiply, "dy = dx.at[idx].multiply(v) + jnp.zeros_like(y).at[idx].add(dv) * x")
+structural("in_bounds_part", helpers.in_bounds_part, "g", "bg += jnp.zeros_like(g).at[idx].add(by)",
+           "dy = in_bounds_part(dg, idx)", index_params=("idx",))
 
 structural("attribute", getattr, "x", "bx += attribute_adjoint(x, attr, by)", "dy = getattr(dx, attr)",
            signature=lambda x, attr: None)

@@ -326,6 +326,12 @@ class Aliasing(Pass):
         root = _root(target)
         if root is None:
             return
+        if state.kind.get(root) == "list":
+            raise self.error(
+                f"`{_text(stmt).splitlines()[0]}` updates an item of the Python list `{root}`{self.bound(root, state)} "
+                "in place; astjax differentiates item updates of arrays only", stmt,
+                hint=f"build a new list (`{root} = [v if k == i else e for k, e in enumerate({root})]`), or keep "
+                     f"the values in an array (`{root} = jnp.stack({root})`, then `{root} = {root}.at[i].set(v)`).")
         self.check_unshared(root, stmt, state, after, f"`{_text(stmt)}`")
         if state.kind.get(root) == "int_array" and not self.is_int(value, state):
             raise self.int_array_error(root, stmt, state)
