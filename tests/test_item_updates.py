@@ -78,6 +78,25 @@ def test_second_derivatives_through_an_out_of_bounds_update():
     assert np.allclose(hessian, expected, rtol=1e-6, atol=1e-6)
 
 
+def set_at_a_repeated_position(x):
+    y = jnp.zeros_like(x).at[jnp.array([0, 0])].set(x[1:] * 2.0)
+    return jnp.sum(y * jnp.array([1.0, 0.0, 0.0]))
+
+
+def test_the_derivative_of_a_set_at_a_repeated_position_is_refused():
+    """Only one of the two values is kept at position 0: v's adjoint must not reach both."""
+    x = np.array([1.0, 2.0, 3.5])
+    with pytest.raises(AstjaxError) as info:
+        astjax.grad(set_at_a_repeated_position)(x)
+    message = str(info.value)
+    assert "repeats a position" in message and "test_item_updates.py" in message, message
+    _, tangent = astjax.jvp(set_at_a_repeated_position, (x,), (np.array([0.0, 1.0, 1.0]),))
+    h = 1e-6
+    expected = (set_at_a_repeated_position(x + h * np.array([0.0, 1.0, 1.0]))
+                - set_at_a_repeated_position(x - h * np.array([0.0, 1.0, 1.0]))) / (2 * h)
+    assert np.allclose(float(tangent), float(expected), rtol=1e-6)
+
+
 # ---------------------------------------------------------------- item updates of lists: refused
 def list_item_set(x):
     xs = [x[0], x[1], x[2]]

@@ -644,8 +644,9 @@ def unique_index(idx, x):
     positions = positions[positions > 0]        # out-of-bounds positions (0 here) are dropped, never repeated
     if np.size(positions) != np.unique(positions).size:
         from ..errors import RuntimeRefusal
-        raise RuntimeRefusal("the derivative of x.at[idx].multiply/max/min with an index that repeats a "
-                             f"position ({idx!r}) is not supported; combine the repeated updates first")
+        raise RuntimeRefusal("the derivative of x.at[idx].set/multiply/max/min with an index that repeats a "
+                             f"position ({idx!r}) is not supported (set keeps one of the values written there, "
+                             "and which one is not specified); combine the repeated updates first")
     return idx
 
 

@@ -81,7 +81,9 @@ getitem = structural("getitem", helpers.getitem, "x", "bx += index_adjoint(x, id
 # An update at an out-of-bounds index is dropped (as in JAX): `in_bounds_part(by, idx)` is `by[idx]`
 # with zeros there, so the dropped value gets no adjoint and x keeps its own at every position.
 at_set = primitive("at_set", helpers.at_set, operands=("x", "v"), index_params=("idx",))
-defvjp(at_set, "bx += by.at[idx].set(0.0)", "bv += unbroadcast(in_bounds_part(by, idx), v)")
+# With a repeated position only one of the values written there is kept, and which one is not specified
+# (JAX) or is the last (NumPy): v's adjoint refuses that (unique_index) rather than guess.
+defvjp(at_set, "bx += by.at[idx].set(0.0)", "bv += unbroadcast(in_bounds_part(by, unique_index(idx, x)), v)")
 defjvp(at_set, "dy = dx.at[idx].set(0.0) + jnp.zeros_like(y).at[idx].set(dv)")
 at_add = primitive("at_add", helpers.at_add, operands=("x", "v"), index_params=("idx",))
 defvjp(at_add, "bx += by", "bv += unbroadcast(in_bounds_part(by, idx), v)")

@@ -6,15 +6,19 @@ every update functional (`y += e` -> `y = y + e`, `y[i] = v` -> `y = at_set(y, i
 which computes the same numbers exactly when nothing else can see the old
 value. This pass proves that, statement by statement, or refuses:
 
-* it tracks, for every local name, which memory its value may share
-  (an allocation, a parameter, a global): `y = x`, `x[1:]`, `x.T`,
-  `x.reshape(...)`, `[x]`, unknown calls share their arguments' memory;
-  arithmetic, `.copy()`, `np.zeros(...)`, `np.array(...)`, ufuncs allocate;
-* an in-place operation on `y` (`y op= e` unless `y` is a number, `y[i] = v`,
+* it tracks, for every local name, which objects its value may be (an
+  allocation, a parameter, a global): `y = x`, `x[1:]`, `x.T`,
+  `x.reshape(...)` share x's memory, unknown calls share what their arguments
+  reach; arithmetic, `.copy()`, `np.zeros(...)`, `np.array(...)`, ufuncs
+  allocate. A list, tuple or dict is an object of its own whose items are
+  kept apart (analyses/aliasing.py): `v = xs[0]` is an item, not the list;
+* an in-place operation (`y op= e` unless `y` is a number, `y[i] = v`,
   `y[i] op= v`, `y.sort()`, `y.fill(v)`, `np.add.at(y, i, v)`, `out=y`,
-  `xs.append(v)`) is refused when another name that may share `y`'s memory is
-  read afterwards, or when `y` may be a global or closure value (NumPy would
-  change it for later calls too);
+  `xs.append(v)`) is refused when another name that may reach the object it
+  changes is read afterwards, or when that object may be a global or closure
+  value (NumPy would change it for later calls too). `xs.append(v)` changes
+  the list only: names holding its items do not see it, a list holding `xs`
+  does; `row += 1` changes the array row, seen by any list holding it;
 * a parameter has no other name: mutating it changes only the caller's
   array, which astjax never writes into (the value and derivative returned
   are NumPy's). A call of a user function (module-level or local) is read
@@ -245,7 +249,8 @@ class Aliasing(Pass):
                 raise self.int_array_error(y, stmt, state)
             if state.kind.get(y) == "int" and not self.is_int(stmt.value, state):
                 state.kind.pop(y, None)
-            if state.kind.get(y) not in ("array", "int_array", "int"):   # xs += [v]: a list holds v now
+            if state.kind.get(y) == "list" or self.is_container(stmt.value, state) or any(
+                    t.container for t in added):          # xs += [v]: the list holds v now
                 state.add_items(tags, state.items_of(added))
             return state
         if isinstance(target, gast.Subscript):
