@@ -25,7 +25,7 @@ from astjax.rules.helpers import (array_adjoint, array_items, attribute_adjoint,
                                   concatenate_part_adjoint, dynamic_slice_adjoint, field_of_adjoint,
                                   index_adjoint, item_adjoint, pad_adjoint, stack_adjoint, stack_items,
                                   stack_part, stack_part_adjoint, tree_item_adjoint, unbroadcast, unreduce,
-                                  in_bounds_part)
+                                  part_at, placed_at, cleared_at)
 
 Case = namedtuple("Case", "primitive label fn args argnums")
 
@@ -1672,24 +1672,34 @@ def at_multiply_partly_out_of_bounds(x, v, w):
     return jnp.sum(w * x.at[jnp.array([2, 9, -4])].multiply(v))
 
 
-def in_bounds_part_array(g, w):
-    return jnp.sum(w * in_bounds_part(g, jnp.array([0, 5, -1, -7])))
+def part_at_array(g, w):
+    return jnp.sum(w * part_at(g, g, jnp.array([0, 5, -1, -7])))
 
 
-def in_bounds_part_point(g, w):
-    return jnp.sum(w * in_bounds_part(g, 9))
+def part_at_point(g, w):
+    return jnp.sum(w * part_at(g, g, 9))
 
 
-def in_bounds_part_slice(g, w):
-    return jnp.sum(w * in_bounds_part(g, slice(1, 3)))
+def part_at_slice(g, w):
+    return jnp.sum(w * part_at(g, g, slice(1, 3)))
+
+
+def placed_at_array(p, w):
+    return jnp.sum(w * placed_at(p, jnp.zeros((4, 3)), jnp.array([0, 5, -1, 0])))
+
+
+def cleared_at_array(g, w):
+    return jnp.sum(w * cleared_at(g, g, jnp.array([1, 7, -1])))
 
 
 case("at_set", "out_of_bounds", at_set_out_of_bounds, normal(4, 3), normal(3))
 case("at_add", "partly_out_of_bounds", at_add_partly_out_of_bounds, normal(4, 3), normal(4, 3))
 case("at_multiply", "partly_out_of_bounds", at_multiply_partly_out_of_bounds, normal(4, 3), normal(3, 3))
-case("in_bounds_part", "array", in_bounds_part_array, normal(4, 3))
-case("in_bounds_part", "point", in_bounds_part_point, normal(4, 3))
-case("in_bounds_part", "slice", in_bounds_part_slice, normal(4, 3))
+case("part_at", "array", part_at_array, normal(4, 3))
+case("part_at", "point", part_at_point, normal(4, 3))
+case("part_at", "slice", part_at_slice, normal(4, 3))
+case("placed_at", "array", placed_at_array, normal(4, 3))
+case("cleared_at", "array", cleared_at_array, normal(4, 3))
 case("sum", "list_of_arrays", list_sum, normal(3), normal(3))
 case("mean", "list_of_arrays", list_mean, normal(2), normal(2))
 case("prod", "list_of_arrays", list_prod, nonzero(0.5, 1.5, 3), nonzero(0.5, 1.5, 3))

@@ -53,15 +53,12 @@ KNOWN_FAILURES = {
     # --- 2. values dropped: calls not understood treated as constants
     # --- list methods deleted as dead code or mishandled (effects not declared)
     "loops.while_pop_until_empty": "REFUSED: v = stack.pop() in `while len(stack) > 0`",
-    "containers.helper_returns_list_then_mutate": "REFUSED (when it runs): vals[0] = ... on a list returned by a helper",
     "containers.list_extend_with_generator": "REFUSED: xs.extend(generator expression)",
     "containers.list_pop": "REFUSED: last = xs.pop()",
     "containers.list_pop_front": "REFUSED: first = xs.pop(0)",
     "containers.list_extend": "REFUSED: xs.extend([...]) (hint: build a new list)",
     "containers.list_insert": "REFUSED: xs.insert(1, v)",
     "containers.list_pop_while": "REFUSED: `while stack: stack.pop()`",
-    "containers.list_item_assign": "REFUSED: xs[i] = xs[i] * x[i] on a list (item updates of lists have no rules)",
-    "containers.list_negative_index_assign": "REFUSED: xs[-1] = ... on a list (item updates of lists have no rules)",
     "containers.list_slice_and_concat": "REFUSED: + on slices of a list (concatenation)",
     "containers.list_multiply_repeat": "REFUSED: + / * on a tuple or list (concatenation, repetition) is refused",
     "containers.tuple_concat": "REFUSED: + / * on a tuple or list (concatenation, repetition) is refused",

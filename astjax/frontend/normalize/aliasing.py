@@ -263,12 +263,6 @@ class Aliasing(Pass):
         root = root_name(target)
         if root is None:
             return
-        if state.kind.get(root) == "list":
-            raise self.error(
-                f"`{text(stmt).splitlines()[0]}` updates an item of the Python list `{root}`{self.bound(root, state)} "
-                "in place; astjax differentiates item updates of arrays only", stmt,
-                hint=f"build a new list (`{root} = [v if k == i else e for k, e in enumerate({root})]`), or keep "
-                     f"the values in an array (`{root} = jnp.stack({root})`, then `{root} = {root}.at[i].set(v)`).")
         holder = self.value(target.value, state, after, stmt)
         changed = holder | state.items_of(holder) if augmented else holder
         self.check_unshared(root, stmt, state, after, f"`{text(stmt)}`", changed)
