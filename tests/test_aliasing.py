@@ -612,6 +612,51 @@ def list_comprehension_of_the_same_arrays(x):
     return np.sum(ys[0] * x)
 
 
+def history_of_one_array_changed_in_place(x):
+    acc = x * 1.0
+    hist = []
+    for i in range(3):
+        hist.append(acc)
+        acc *= 2.0                   # every entry of hist is this one array
+    return np.sum(hist[0] * x)
+
+
+def loop_variable_item_changed(x):
+    xs = [x * 1.0, x * 2.0]
+    for v in xs:
+        v += 1.0                     # v is an item of xs
+    return np.sum(xs[0] * x)
+
+
+def cell_of_a_nested_list_changed(x):
+    grid = [[x * 1.0]]
+    row = grid[0]
+    cell = row[0]
+    cell += 1.0
+    return np.sum(grid[0][0] * x)
+
+
+def items_of_a_comprehension_copy_changed(x):
+    xs = [x * 1.0, x * 2.0]
+    ys = [v for v in xs]             # a new list, the same arrays
+    ys[0] += 1.0
+    return np.sum(xs[0] * x)
+
+
+def dict_value_changed_through_a_name(x):
+    d = {"a": x * 1.0}
+    a = d["a"]
+    a += 1.0
+    return np.sum(d["a"] * x)
+
+
+def starred_rest_item_changed(x):
+    xs = [x * 1.0, x * 2.0]
+    first, *rest = xs
+    rest[0] += 1.0
+    return np.sum(xs[1] * x)
+
+
 REFUSED = [
     (lambda_sorts_in_place, ([3.0, 1.0, 2.0],), ["lambda", "a.sort()"]),
     (alias_left_by_break, ([1.0, 2.0, 3.0],), ["`z`", "y[0] = 5.0"]),
@@ -642,13 +687,19 @@ REFUSED = [
     (out_into_alias, ([1.0, 2.0, 3.0],), ["`x`"]),
     (copyto, ([1.0, 2.0, 3.0],), ["copyto", "in place"]),
     (old_accumulator_read, ([1.0, 2.0, 3.0],), ["`prev`", "s = s + "]),
-    (array_changed_while_in_a_list, ([1.0, 2.0, 3.0],), ["`row += 1.0`", "`rows`", "held by"]),
+    (array_changed_while_in_a_list, ([1.0, 2.0, 3.0],), ["`row += 1.0`", "`rows` may hold what it changes"]),
     (inner_list_grown_while_in_a_list, ([1.0, 2.0, 3.0],), ["row.append(x[1])", "`rows`"]),
     (inner_list_grown_through_an_item, ([1.0, 2.0, 3.0],), ["inner.append(x[2] * 2.0)", "`grid`"]),
     (inner_list_grown_through_a_subscript, ([1.0, 2.0, 3.0],), ["pair[0].append(x * 2.0)", "`xs`"]),
     (inner_list_grown_through_a_shallow_copy, ([1.0, 2.0, 3.0],), ["copied[0].append(x[2])", "`grid`"]),
     (item_changed_in_place_through_its_list, ([1.0, 2.0, 3.0],), ["vals[0] += 1.0", "`a`"]),
     (list_comprehension_of_the_same_arrays, ([1.0, 2.0, 3.0],), ["`y += 1.0`", "`ys`"]),
+    (history_of_one_array_changed_in_place, ([1.0, 2.0, 3.0],), ["`acc *= 2.0`", "`hist` may hold"]),
+    (loop_variable_item_changed, ([1.0, 2.0, 3.0],), ["`v += 1.0`", "`xs` may hold"]),
+    (cell_of_a_nested_list_changed, ([1.0, 2.0, 3.0],), ["`cell += 1.0`", "`grid` may hold"]),
+    (items_of_a_comprehension_copy_changed, ([1.0, 2.0, 3.0],), ["`ys[0] += 1.0`", "`xs` may hold"]),
+    (dict_value_changed_through_a_name, ([1.0, 2.0, 3.0],), ["`a += 1.0`", "`d` may hold"]),
+    (starred_rest_item_changed, ([1.0, 2.0, 3.0],), ["`rest[0] += 1.0`", "`xs` may hold"]),
 ]
 
 

@@ -412,10 +412,11 @@ class Aliasing(Pass):
         for other in sorted(state.tags):
             if other == y or other not in after or not (state.reach(state.tags[other]) & changed):
                 continue
-            how = "share memory with" if state.tags[other] & changed else "be held by"
+            how = f"`{y}` may share memory with `{other}`" if state.tags[other] & changed else \
+                f"`{other}` may hold what it changes (in a list, tuple or dict)"
             raise self.error(
-                f"{what} changes `{y}` in place, but `{y}` may {how} `{other}`"
-                f"{self.bound(y, state, other)}, which is used afterwards: NumPy would change `{other}` too", stmt,
+                f"{what} changes `{y}` in place, but {how}{self.bound(y, state, other)}, which is used "
+                f"afterwards: NumPy would change `{other}` too", stmt,
                 hint=f"write `{y} = ...` with a new value (`{y} = {y} + e`, `{y} = {y}.at[i].set(v)`), "
                      f"or copy it first (`{y} = {y}.copy()` before this line).")
 
