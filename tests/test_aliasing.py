@@ -340,6 +340,16 @@ FOLLOWED += [
 ]
 
 
+def changed_array_read_by_a_lambda_later(x):
+    row = x * 1.0
+    first = lambda: row             # noqa: E731  (reads the name when it runs: the new value)
+    row += 1.0
+    return np.sum(first() * x)
+
+
+FOLLOWED += [(changed_array_read_by_a_lambda_later, ([1.0, 2.0, 3.0],))]
+
+
 def test_the_callers_array_is_never_written():
     x = np.array([1.0, 2.0, 3.0])
     astjax.grad(update_a_parameter)(x)
@@ -657,6 +667,16 @@ def starred_rest_item_changed(x):
     return np.sum(xs[1] * x)
 
 
+def list_read_later_by_a_local_function(x):
+    row = x * 1.0
+    rows = [row]
+
+    def first():
+        return rows[0]
+    row += 1.0                       # first() reads rows when it runs: NumPy's row, changed
+    return np.sum(first() * x)
+
+
 REFUSED = [
     (lambda_sorts_in_place, ([3.0, 1.0, 2.0],), ["lambda", "a.sort()"]),
     (alias_left_by_break, ([1.0, 2.0, 3.0],), ["`z`", "y[0] = 5.0"]),
@@ -700,6 +720,7 @@ REFUSED = [
     (items_of_a_comprehension_copy_changed, ([1.0, 2.0, 3.0],), ["`ys[0] += 1.0`", "`xs` may hold"]),
     (dict_value_changed_through_a_name, ([1.0, 2.0, 3.0],), ["`a += 1.0`", "`d` may hold"]),
     (starred_rest_item_changed, ([1.0, 2.0, 3.0],), ["`rest[0] += 1.0`", "`xs` may hold"]),
+    (list_read_later_by_a_local_function, ([1.0, 2.0, 3.0],), ["`row += 1.0`", "`rows` may hold"]),
 ]
 
 

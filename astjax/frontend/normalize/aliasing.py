@@ -75,8 +75,15 @@ class Aliasing(Pass):
             state.tags[p] = frozenset([self.tag("parameter", p)])
             state.origin[p] = None
         self.scope_locals = None
+        self.closure_reads = _closure_reads(node)
         self.block(node.body, state, frozenset())
         return _Apply(self.rewrites).visit(node)
+
+    def reads_of(self, stmt):
+        """The names `stmt` reads, counting those read by the local functions and lambdas it names (they
+        run later, and see the objects those names hold then)."""
+        names = reads(stmt)
+        return names.union(*(self.closure_reads[n] for n in names if n in self.closure_reads))
 
     # ------------------------------------------------------------ statements
     def block(self, stmts, state, after):
@@ -85,7 +92,7 @@ class Aliasing(Pass):
         later = frozenset(after)
         for i in range(len(stmts) - 1, -1, -1):
             reads_after[i] = later
-            later = later | reads(stmts[i])
+            later = later | self.reads_of(stmts[i])
         for stmt, later in zip(stmts, reads_after):
             state = self.statement(stmt, state, later)
         return state
@@ -144,7 +151,7 @@ class Aliasing(Pass):
         return state
 
     def loop(self, stmt, state, after):
-        inside = after | reads(stmt)      # the next iteration reads everything the loop reads
+        inside = after | self.reads_of(stmt)      # the next iteration reads everything the loop reads
         entry = state
         for _ in range(20):
             current = entry.copy()
@@ -185,6 +192,7 @@ class Aliasing(Pass):
         inner.local_writes = {}
         inner.returned = set()
         inner.jumps = []
+        inner.closure_reads = self.closure_reads
         inner_state = State()
         outside = self.tag("external", f"an enclosing variable of local function `{fdef.name}`")
         for a in fdef.args.args:      # its callers check what it writes into (as for module-level helpers)
@@ -847,6 +855,28 @@ def parameters_written_by(fn):
     """Names of the parameters a user function writes into (in place)."""
     summary = summary_of(fn)
     return summary[0] if summary is not None else frozenset()
+
+
+def _closure_reads(function):
+    """Local function or lambda name -> the names its body reads, with those of the local functions it
+    names in turn."""
+    direct = {}
+    for node in gast.walk(function):
+        if isinstance(node, gast.FunctionDef) and node is not function:
+            direct.setdefault(node.name, set()).update(reads(node))
+        elif isinstance(node, gast.Assign) and isinstance(node.value, gast.Lambda):
+            for target in node.targets:
+                if isinstance(target, gast.Name):
+                    direct.setdefault(target.id, set()).update(reads(node.value))
+    changed = True
+    while changed:
+        changed = False
+        for name_, names in direct.items():
+            more = set().union(*(direct[n] for n in names if n in direct and n != name_)) - names
+            if more:
+                names |= more
+                changed = True
+    return {n: frozenset(names) for n, names in direct.items()}
 
 
 def _base_name(node):
