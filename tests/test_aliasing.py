@@ -677,6 +677,26 @@ def list_read_later_by_a_local_function(x):
     return np.sum(first() * x)
 
 
+def item_returned_by_a_local_function_changed(x):
+    rows = [x * 1.0, x * 2.0]
+
+    def get(i):
+        return rows[i]
+    r = get(0)
+    r += 1.0                         # r is rows[0]
+    return np.sum(rows[0] * x)
+
+
+def view_returned_by_a_local_function_changed(x):
+    y = x * 1.0
+
+    def tail():
+        return y[1:]
+    v = tail()
+    v[0] = 5.0                       # v is a view of y
+    return np.sum(y * x)
+
+
 REFUSED = [
     (lambda_sorts_in_place, ([3.0, 1.0, 2.0],), ["lambda", "a.sort()"]),
     (alias_left_by_break, ([1.0, 2.0, 3.0],), ["`z`", "y[0] = 5.0"]),
@@ -721,6 +741,8 @@ REFUSED = [
     (dict_value_changed_through_a_name, ([1.0, 2.0, 3.0],), ["`a += 1.0`", "`d` may hold"]),
     (starred_rest_item_changed, ([1.0, 2.0, 3.0],), ["`rest[0] += 1.0`", "`xs` may hold"]),
     (list_read_later_by_a_local_function, ([1.0, 2.0, 3.0],), ["`row += 1.0`", "`rows` may hold"]),
+    (item_returned_by_a_local_function_changed, ([1.0, 2.0, 3.0],), ["`r += 1.0`", "`rows`", "r = get(0)"]),
+    (view_returned_by_a_local_function_changed, ([1.0, 2.0, 3.0],), ["`v[0] = 5.0`", "`y`", "v = tail()"]),
 ]
 
 

@@ -727,7 +727,11 @@ class Aliasing(Pass):
                     and func.value.value.attr == "at":
                 return fresh
             return state.reach(receiver | args) | fresh
-        return self.value(func, state, after, stmt) | state.reach(args) | fresh
+        result = self.value(func, state, after, stmt) | state.reach(args) | fresh
+        if isinstance(func, gast.Name) and func.id in self.closure_reads:   # a local function or lambda may
+            for n in self.closure_reads[func.id]:                            # return what its body reads
+                result |= state.reach(self.lookup(n, state))
+        return result
 
     # ------------------------------------------------------------ kinds
     def kind_of(self, value, state):
@@ -860,14 +864,20 @@ def parameters_written_by(fn):
 def _closure_reads(function):
     """Local function or lambda name -> the names its body reads, with those of the local functions it
     names in turn."""
+    def free(local):        # the names it reads that it does not bind itself (parameters, assignments)
+        args = local.args
+        bound = {a.id for a in args.args + args.kwonlyargs + [args.vararg, args.kwarg] if a is not None}
+        bound |= {n.id for n in gast.walk(local) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        return reads(local) - bound
+
     direct = {}
     for node in gast.walk(function):
         if isinstance(node, gast.FunctionDef) and node is not function:
-            direct.setdefault(node.name, set()).update(reads(node))
+            direct.setdefault(node.name, set()).update(free(node))
         elif isinstance(node, gast.Assign) and isinstance(node.value, gast.Lambda):
             for target in node.targets:
                 if isinstance(target, gast.Name):
-                    direct.setdefault(target.id, set()).update(reads(node.value))
+                    direct.setdefault(target.id, set()).update(free(node.value))
     changed = True
     while changed:
         changed = False
