@@ -192,6 +192,31 @@ def test_a_list_updated_in_place_is_still_a_list():
     assert np.allclose(np.asarray(jacobian[0]), [x[1], x[0]]) and np.allclose(np.asarray(jacobian[1]), [0.0, 1.0])
 
 
+def list_holding_one_array_twice(x):
+    y = x * 1.0
+    xs = [y, y]
+    xs[0] += 1.0                     # NumPy adds into y in place: xs[1] changes too
+    return np.sum(xs[1] * x)
+
+
+def list_holding_overlapping_views(x):
+    y = x * 1.0
+    xs = [y[0:2], y[1:3]]
+    xs[0] += 1.0                     # xs[1] shares y[1] with xs[0]
+    return np.sum(xs[1] * x[1:])
+
+
+@pytest.mark.parametrize("fn", [list_holding_one_array_twice, list_holding_overlapping_views],
+                         ids=lambda f: f.__name__)
+def test_adding_into_an_item_another_item_shares_is_refused(fn):
+    x = np.array([0.7, -1.3, 2.1])
+    for transform in (lambda: astjax.grad(fn)(x), lambda: astjax.jvp(fn, (x,), (np.ones(3),))):
+        with pytest.raises(AstjaxError) as info:
+            transform()
+        message = str(info.value)
+        assert "test_item_updates.py" in message and "xs[0] += 1.0" in message and "position 1" in message, message
+
+
 # ---------------------------------------------------------------- what a list, tuple or dict cannot do
 def list_item_multiplied(x):
     vals = _as_list(x)

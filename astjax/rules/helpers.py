@@ -364,10 +364,25 @@ def at_set(x, idx, v):
 
 def at_add(x, idx, v):
     """`x.at[idx].add(v)`, as a function; for a list, a copy with v added to item idx."""
+    if isinstance(x, list) and isinstance(x[_list_position(x, idx)], np.ndarray):
+        _no_other_item_shares(x, _list_position(x, idx))
     if isinstance(x, (list, tuple, dict)):
         return _updated_item(x, idx, "xs[i] += v", lambda old: old + v)
     _no_truncation(x, v)
     return wrap(x).at[idx].add(v)
+
+
+def _no_other_item_shares(x, i):
+    """`xs[i] += v` adds into the array xs[i] in place (NumPy): another item that is that array, or a
+    view of it, would change too, which a new list with item i replaced does not do: refuse that."""
+    item = x[i]
+    for k, other in enumerate(x):
+        if k != i and isinstance(other, np.ndarray) and (other is item or np.shares_memory(other, item)):
+            from ..errors import RuntimeRefusal
+            raise RuntimeRefusal(
+                f"`xs[{i}] += v` adds into the array at position {i} of the list in place, and the item at "
+                f"position {k} is that array too (or a view of it): NumPy would change both, and astjax refuses "
+                "it. Instead: write `xs[i] = xs[i] + v`, or build the list from separate arrays (`.copy()`).")
 
 
 def at_multiply(x, idx, v):
