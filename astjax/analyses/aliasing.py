@@ -26,7 +26,8 @@ import numpy as np
 
 __all__ = ["Tag", "State", "ALLOCATING", "VIEWS", "ALLOCATING_METHODS", "IN_PLACE_METHODS", "LIST_MUTATORS",
            "MUTATING_FUNCTIONS", "METADATA", "NUMBER_BUILTINS", "COPYING_BUILTINS", "LAZY_BUILTINS",
-           "ITEM_BUILTINS", "text", "root_name", "reads", "module_of", "mutable", "integral"]
+           "ITEM_BUILTINS", "text", "root_name", "base_name", "reads", "closure_reads_of", "module_of", "mutable",
+           "integral"]
 
 # numpy / astjax.numpy functions whose result is a new array that shares no memory with the arguments
 ALLOCATING = {
@@ -195,3 +196,38 @@ def integral(dtype):
         return np.issubdtype(np.dtype(dtype), np.integer) or np.dtype(dtype) == np.bool_
     except TypeError:
         return False
+
+
+def closure_reads_of(function):
+    """Local function or lambda name -> the names its body reads, with those of the local functions it
+    names in turn."""
+    def free(local):        # the names it reads that it does not bind itself (parameters, assignments)
+        args = local.args
+        bound = {a.id for a in args.args + args.kwonlyargs + [args.vararg, args.kwarg] if a is not None}
+        bound |= {n.id for n in gast.walk(local) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        return reads(local) - bound
+
+    direct = {}
+    for node in gast.walk(function):
+        if isinstance(node, gast.FunctionDef) and node is not function:
+            direct.setdefault(node.name, set()).update(free(node))
+        elif isinstance(node, gast.Assign) and isinstance(node.value, gast.Lambda):
+            for target in node.targets:
+                if isinstance(target, gast.Name):
+                    direct.setdefault(target.id, set()).update(free(node.value))
+    changed = True
+    while changed:
+        changed = False
+        for name_, names in direct.items():
+            more = set().union(*(direct[n] for n in names if n in direct and n != name_)) - names
+            if more:
+                names |= more
+                changed = True
+    return {n: frozenset(names) for n, names in direct.items()}
+
+
+def base_name(node):
+    """The name an expression like `pair[0]` or `obj.items` starts from (None for a call's result)."""
+    while isinstance(node, (gast.Subscript, gast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, gast.Name) else None

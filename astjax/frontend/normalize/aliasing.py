@@ -47,7 +47,8 @@ import numpy as np
 
 from ...analyses.aliasing import (ALLOCATING, ALLOCATING_METHODS, COPYING_BUILTINS, IN_PLACE_METHODS, ITEM_BUILTINS,
                                   LAZY_BUILTINS, LIST_MUTATORS, METADATA, MUTATING_FUNCTIONS, NUMBER_BUILTINS, VIEWS,
-                                  State, Tag, integral, module_of, mutable, reads, root_name, text)
+                                  State, Tag, base_name, closure_reads_of, integral, module_of, mutable, reads,
+                                  root_name, text)
 from ..resolve import NOT_STATIC
 from .base import Pass, copy_location, name, store
 
@@ -75,7 +76,7 @@ class Aliasing(Pass):
             state.tags[p] = frozenset([self.tag("parameter", p)])
             state.origin[p] = None
         self.scope_locals = None
-        self.closure_reads = _closure_reads(node)
+        self.closure_reads = closure_reads_of(node)
         self.block(node.body, state, frozenset())
         return _Apply(self.rewrites).visit(node)
 
@@ -304,7 +305,7 @@ class Aliasing(Pass):
             return
         receiver = func.value
         if not isinstance(receiver, gast.Name):
-            base = _base_name(receiver)
+            base = base_name(receiver)
             if func.attr in LIST_MUTATORS and base is not None:      # pair[0].append(v): the list pair[0] is
                 self.list_mutator(base, call, state, after, stmt, holder=self.value(receiver, state, after, stmt))
                 return
@@ -679,7 +680,7 @@ class Aliasing(Pass):
             if func.attr in IN_PLACE_METHODS:
                 raise self.error(f"`{text(node)}` changes `{text(func.value)}` in place inside an expression",
                                  node, hint="call it on its own line, or compute a new array (jnp.sort(y)).")
-            base = _base_name(func.value)
+            base = base_name(func.value)
             if base is not None:
                 self.list_mutator(base, node, state, after, stmt, holder=self.value(func.value, state, after, stmt))
         self.check_local_writes(node, state, after, stmt)
@@ -859,41 +860,6 @@ def parameters_written_by(fn):
     """Names of the parameters a user function writes into (in place)."""
     summary = summary_of(fn)
     return summary[0] if summary is not None else frozenset()
-
-
-def _closure_reads(function):
-    """Local function or lambda name -> the names its body reads, with those of the local functions it
-    names in turn."""
-    def free(local):        # the names it reads that it does not bind itself (parameters, assignments)
-        args = local.args
-        bound = {a.id for a in args.args + args.kwonlyargs + [args.vararg, args.kwarg] if a is not None}
-        bound |= {n.id for n in gast.walk(local) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-        return reads(local) - bound
-
-    direct = {}
-    for node in gast.walk(function):
-        if isinstance(node, gast.FunctionDef) and node is not function:
-            direct.setdefault(node.name, set()).update(free(node))
-        elif isinstance(node, gast.Assign) and isinstance(node.value, gast.Lambda):
-            for target in node.targets:
-                if isinstance(target, gast.Name):
-                    direct.setdefault(target.id, set()).update(free(node.value))
-    changed = True
-    while changed:
-        changed = False
-        for name_, names in direct.items():
-            more = set().union(*(direct[n] for n in names if n in direct and n != name_)) - names
-            if more:
-                names |= more
-                changed = True
-    return {n: frozenset(names) for n, names in direct.items()}
-
-
-def _base_name(node):
-    """The name an expression like `pair[0]` or `obj.items` starts from (None for a call's result)."""
-    while isinstance(node, (gast.Subscript, gast.Attribute)):
-        node = node.value
-    return node.id if isinstance(node, gast.Name) else None
 
 
 class _Apply(gast.NodeTransformer):
