@@ -275,6 +275,7 @@ def test_an_augmented_update_of_an_item_that_may_be_a_view_is_refused():
         astjax.grad(list_item_add_of_an_item_seen_elsewhere)(np.array([1.0, 2.0, 3.0]))
     message = str(info.value)
     assert "xs[1] += xs[0]" in message and "`x`" in message and "Instead:" in message, message
+    assert "xs[1] = xs[1] + e" in message, message
 
 
 @pytest.mark.parametrize("fn, error, match", [(tuple_item_set, TypeError, "does not support item assignment"),

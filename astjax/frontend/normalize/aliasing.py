@@ -274,7 +274,12 @@ class Aliasing(Pass):
             return
         holder = self.value(target.value, state, after, stmt)
         changed = holder | state.items_of(holder) if augmented else holder
-        self.check_unshared(root, stmt, state, after, f"`{text(stmt)}`", changed)
+        hint = None
+        if augmented and any(t.container for t in holder):     # a list's item NumPy may add into
+            item = text(target)
+            hint = (f"write the item anew (`{item} = {item} + e` rather than `{item} += e`), or copy what it "
+                    f"may share first (`{item} = {item}.copy()`, or copies of the arrays put in `{root}`).")
+        self.check_unshared(root, stmt, state, after, f"`{text(stmt)}`", changed, hint)
         if state.kind.get(root) == "int_array" and not self.is_int(value, state):
             raise self.int_array_error(root, stmt, state)
         if isinstance(target.value, gast.Name):
@@ -406,7 +411,7 @@ class Aliasing(Pass):
         return frozenset([tag])
 
     # ------------------------------------------------------------ checks
-    def check_unshared(self, y, stmt, state, after, what, changed=None):
+    def check_unshared(self, y, stmt, state, after, what, changed=None, hint=None):
         """Refuse `what` (an in-place change of the objects `changed`, by default `y`'s own) if another live
         name may see one of them (as itself, or through a list, tuple or dict), or if one may be a global."""
         changed = self.lookup(y, state) if changed is None else frozenset(changed)
@@ -416,8 +421,8 @@ class Aliasing(Pass):
                 raise self.error(
                     f"{what} changes `{y}` in place, and `{y}` may be {tag.label}{self.bound(y, state)}; NumPy "
                     f"would change that array too", stmt,
-                    hint=f"copy it first (`{y} = {y}.copy()`), or write `{y} = ...` with a new value "
-                         f"(`{y} = {y} + e`, `{y} = {y}.at[i].set(v)`).")
+                        hint=hint or f"copy it first (`{y} = {y}.copy()`), or write `{y} = ...` with a new value "
+                                 f"(`{y} = {y} + e`, `{y} = {y}.at[i].set(v)`).")
         for other in sorted(state.tags):
             if other == y or other not in after or not (state.reach(state.tags[other]) & changed):
                 continue
@@ -426,8 +431,8 @@ class Aliasing(Pass):
             raise self.error(
                 f"{what} changes `{y}` in place, but {how}{self.bound(y, state, other)}, which is used "
                 f"afterwards: NumPy would change `{other}` too", stmt,
-                hint=f"write `{y} = ...` with a new value (`{y} = {y} + e`, `{y} = {y}.at[i].set(v)`), "
-                     f"or copy it first (`{y} = {y}.copy()` before this line).")
+                hint=hint or f"write `{y} = ...` with a new value (`{y} = {y} + e`, `{y} = {y}.at[i].set(v)`), "
+                             f"or copy it first (`{y} = {y}.copy()` before this line).")
 
     def check_callee_writes(self, callee, call, state, after, stmt):
         """A user function that writes into a parameter changes the caller's array in NumPy; astjax
