@@ -24,7 +24,8 @@ from astjax.rules.helpers import (array_adjoint, array_items, attribute_adjoint,
                                   concatenate_adjoint, concatenate_items, concatenate_part,
                                   concatenate_part_adjoint, dynamic_slice_adjoint, field_of_adjoint,
                                   index_adjoint, item_adjoint, pad_adjoint, stack_adjoint, stack_items,
-                                  stack_part, stack_part_adjoint, tree_item_adjoint, unbroadcast, unreduce)
+                                  stack_part, stack_part_adjoint, tree_item_adjoint, unbroadcast, unreduce,
+                                  part_at, placed_at, cleared_at)
 
 Case = namedtuple("Case", "primitive label fn args argnums")
 
@@ -1656,6 +1657,49 @@ case("norm", "spectral_global_ord", norm_spectral_global, normal(2, 3))
 case("at_set", "max", at_max_fn, normal(4), normal(2))
 case("at_set", "min", at_min_fn, normal(3), scalar(0.1))
 case("at_multiply", "distinct", at_multiply_distinct, normal(3), normal(2))
+
+
+# Out-of-bounds updates are dropped, as in JAX: the dropped values get no adjoint, x keeps its own.
+def at_set_out_of_bounds(x, v, w):
+    return jnp.sum(w * x.at[5].set(v))
+
+
+def at_add_partly_out_of_bounds(x, v, w):
+    return jnp.sum(w * x.at[jnp.array([0, 7, -1, -9])].add(v))
+
+
+def at_multiply_partly_out_of_bounds(x, v, w):
+    return jnp.sum(w * x.at[jnp.array([2, 9, -4])].multiply(v))
+
+
+def part_at_array(g, w):
+    return jnp.sum(w * part_at(g, g, jnp.array([0, 5, -1, -7])))
+
+
+def part_at_point(g, w):
+    return jnp.sum(w * part_at(g, g, 9))
+
+
+def part_at_slice(g, w):
+    return jnp.sum(w * part_at(g, g, slice(1, 3)))
+
+
+def placed_at_array(p, w):
+    return jnp.sum(w * placed_at(p, jnp.zeros((4, 3)), jnp.array([0, 5, -1, 0])))
+
+
+def cleared_at_array(g, w):
+    return jnp.sum(w * cleared_at(g, g, jnp.array([1, 7, -1])))
+
+
+case("at_set", "out_of_bounds", at_set_out_of_bounds, normal(4, 3), normal(3))
+case("at_add", "partly_out_of_bounds", at_add_partly_out_of_bounds, normal(4, 3), normal(4, 3))
+case("at_multiply", "partly_out_of_bounds", at_multiply_partly_out_of_bounds, normal(4, 3), normal(3, 3))
+case("part_at", "array", part_at_array, normal(4, 3))
+case("part_at", "point", part_at_point, normal(4, 3))
+case("part_at", "slice", part_at_slice, normal(4, 3))
+case("placed_at", "array", placed_at_array, normal(4, 3))
+case("cleared_at", "array", cleared_at_array, normal(4, 3))
 case("sum", "list_of_arrays", list_sum, normal(3), normal(3))
 case("mean", "list_of_arrays", list_mean, normal(2), normal(2))
 case("prod", "list_of_arrays", list_prod, nonzero(0.5, 1.5, 3), nonzero(0.5, 1.5, 3))

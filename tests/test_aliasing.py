@@ -276,6 +276,80 @@ FOLLOWED += [
 ]
 
 
+# A list object and the arrays it holds are told apart: a list mutator conflicts only with the names
+# that may reach the list itself (another name for it, a list holding it), not with its items.
+def history_read_while_it_grows(x):
+    h = [x[0] * 1.0, x[1] * 1.0]
+    for i in range(2, 5):
+        h.append(h[i - 1] * 0.5 + h[i - 2] * x[2])
+    return h[-1] + h[2]
+
+
+def accumulator_appended_then_rebound(x):
+    out = []
+    for i in range(2):
+        acc = 0.0
+        for j in range(2):
+            acc = acc + x[i + j] * x[j]
+        out.append(acc)
+    return jnp.sum(jnp.stack(out) ** 2)
+
+
+def item_read_then_list_grows(x):
+    xs = [x * 1.0]
+    v = xs[0]
+    xs.append(v * 2.0)
+    return np.sum(v * xs[1])
+
+
+def array_in_a_list_rebound_not_changed(x):
+    row = x * 1.0
+    rows = [row]
+    row = row + 1.0
+    rows.append(row)
+    return np.sum(rows[0] * rows[1])
+
+
+def items_removed_while_read(x):
+    items = [1.0, 2.0, 3.0]
+    s = 0.0
+    while len(items) > 0:
+        v = items[0]
+        s = s + v * np.sum(x ** 2)
+        items.remove(v)
+    return s
+
+
+def loop_over_a_list_that_grew(x):
+    items = [x[0], x[1] * 2.0]
+    for i in range(len(items)):
+        items.append(items[i] * x[2])
+    s = 0.0
+    for v in items:
+        s = s + v
+    return s
+
+
+FOLLOWED += [
+    (history_read_while_it_grows, ([1.0, 2.0, 0.5],)),
+    (accumulator_appended_then_rebound, ([1.0, 2.0, 3.0],)),
+    (item_read_then_list_grows, ([1.0, 2.0, 3.0],)),
+    (array_in_a_list_rebound_not_changed, ([1.0, 2.0, 3.0],)),
+    (items_removed_while_read, ([1.0, 2.0, 3.0],)),
+    (loop_over_a_list_that_grew, ([1.0, 2.0, 3.0],)),
+]
+
+
+def changed_array_read_by_a_lambda_later(x):
+    row = x * 1.0
+    first = lambda: row             # noqa: E731  (reads the name when it runs: the new value)
+    row += 1.0
+    return np.sum(first() * x)
+
+
+FOLLOWED += [(changed_array_read_by_a_lambda_later, ([1.0, 2.0, 3.0],))]
+
+
 def test_the_callers_array_is_never_written():
     x = np.array([1.0, 2.0, 3.0])
     astjax.grad(update_a_parameter)(x)
@@ -494,6 +568,135 @@ def lambda_sorts_in_place(x):
     return np.sum(y * np.arange(3.0))
 
 
+def array_changed_while_in_a_list(x):
+    row = x * 1.0
+    rows = [row]
+    row += 1.0                       # NumPy: rows[0] is row, it changes too
+    return np.sum(rows[0] * x)
+
+
+def inner_list_grown_while_in_a_list(x):
+    row = [x[0]]
+    rows = []
+    rows.append(row)
+    row.append(x[1])                 # rows[0] is row: it grows too
+    return rows[0][1] * x[0]
+
+
+def inner_list_grown_through_an_item(x):
+    grid = [[x[0]], [x[1]]]
+    inner = grid[0]
+    inner.append(x[2] * 2.0)         # grid[0] is inner
+    return grid[0][-1] * x[0]
+
+
+def inner_list_grown_through_a_subscript(x):
+    xs = [x * 1.0]
+    pair = [xs, x]
+    pair[0].append(x * 2.0)          # pair[0] is xs
+    return np.sum(xs[-1])
+
+
+def inner_list_grown_through_a_shallow_copy(x):
+    grid = [[x[0]], [x[1]]]
+    copied = grid.copy()
+    copied[0].append(x[2])           # a shallow copy holds the same inner lists
+    return grid[0][-1] * x[0]
+
+
+def _rows_of(x):
+    return [x * 1.0, x * 2.0]
+
+
+def item_changed_in_place_through_its_list(x):
+    vals = _rows_of(x)
+    a = vals[0]
+    vals[0] += 1.0                   # NumPy: the array a is changes in place
+    return np.sum(a * x)
+
+
+def list_comprehension_of_the_same_arrays(x):
+    y = x * 1.0
+    ys = [y for _ in range(2)]
+    y += 1.0                         # ys holds y twice
+    return np.sum(ys[0] * x)
+
+
+def history_of_one_array_changed_in_place(x):
+    acc = x * 1.0
+    hist = []
+    for i in range(3):
+        hist.append(acc)
+        acc *= 2.0                   # every entry of hist is this one array
+    return np.sum(hist[0] * x)
+
+
+def loop_variable_item_changed(x):
+    xs = [x * 1.0, x * 2.0]
+    for v in xs:
+        v += 1.0                     # v is an item of xs
+    return np.sum(xs[0] * x)
+
+
+def cell_of_a_nested_list_changed(x):
+    grid = [[x * 1.0]]
+    row = grid[0]
+    cell = row[0]
+    cell += 1.0
+    return np.sum(grid[0][0] * x)
+
+
+def items_of_a_comprehension_copy_changed(x):
+    xs = [x * 1.0, x * 2.0]
+    ys = [v for v in xs]             # a new list, the same arrays
+    ys[0] += 1.0
+    return np.sum(xs[0] * x)
+
+
+def dict_value_changed_through_a_name(x):
+    d = {"a": x * 1.0}
+    a = d["a"]
+    a += 1.0
+    return np.sum(d["a"] * x)
+
+
+def starred_rest_item_changed(x):
+    xs = [x * 1.0, x * 2.0]
+    first, *rest = xs
+    rest[0] += 1.0
+    return np.sum(xs[1] * x)
+
+
+def list_read_later_by_a_local_function(x):
+    row = x * 1.0
+    rows = [row]
+
+    def first():
+        return rows[0]
+    row += 1.0                       # first() reads rows when it runs: NumPy's row, changed
+    return np.sum(first() * x)
+
+
+def item_returned_by_a_local_function_changed(x):
+    rows = [x * 1.0, x * 2.0]
+
+    def get(i):
+        return rows[i]
+    r = get(0)
+    r += 1.0                         # r is rows[0]
+    return np.sum(rows[0] * x)
+
+
+def view_returned_by_a_local_function_changed(x):
+    y = x * 1.0
+
+    def tail():
+        return y[1:]
+    v = tail()
+    v[0] = 5.0                       # v is a view of y
+    return np.sum(y * x)
+
+
 REFUSED = [
     (lambda_sorts_in_place, ([3.0, 1.0, 2.0],), ["lambda", "a.sort()"]),
     (alias_left_by_break, ([1.0, 2.0, 3.0],), ["`z`", "y[0] = 5.0"]),
@@ -524,6 +727,22 @@ REFUSED = [
     (out_into_alias, ([1.0, 2.0, 3.0],), ["`x`"]),
     (copyto, ([1.0, 2.0, 3.0],), ["copyto", "in place"]),
     (old_accumulator_read, ([1.0, 2.0, 3.0],), ["`prev`", "s = s + "]),
+    (array_changed_while_in_a_list, ([1.0, 2.0, 3.0],), ["`row += 1.0`", "`rows` may hold what it changes"]),
+    (inner_list_grown_while_in_a_list, ([1.0, 2.0, 3.0],), ["row.append(x[1])", "`rows`"]),
+    (inner_list_grown_through_an_item, ([1.0, 2.0, 3.0],), ["inner.append(x[2] * 2.0)", "`grid`"]),
+    (inner_list_grown_through_a_subscript, ([1.0, 2.0, 3.0],), ["pair[0].append(x * 2.0)", "`xs`"]),
+    (inner_list_grown_through_a_shallow_copy, ([1.0, 2.0, 3.0],), ["copied[0].append(x[2])", "`grid`"]),
+    (item_changed_in_place_through_its_list, ([1.0, 2.0, 3.0],), ["vals[0] += 1.0", "`a`"]),
+    (list_comprehension_of_the_same_arrays, ([1.0, 2.0, 3.0],), ["`y += 1.0`", "`ys`"]),
+    (history_of_one_array_changed_in_place, ([1.0, 2.0, 3.0],), ["`acc *= 2.0`", "`hist` may hold"]),
+    (loop_variable_item_changed, ([1.0, 2.0, 3.0],), ["`v += 1.0`", "`xs` may hold"]),
+    (cell_of_a_nested_list_changed, ([1.0, 2.0, 3.0],), ["`cell += 1.0`", "`grid` may hold"]),
+    (items_of_a_comprehension_copy_changed, ([1.0, 2.0, 3.0],), ["`ys[0] += 1.0`", "`xs` may hold"]),
+    (dict_value_changed_through_a_name, ([1.0, 2.0, 3.0],), ["`a += 1.0`", "`d` may hold"]),
+    (starred_rest_item_changed, ([1.0, 2.0, 3.0],), ["`rest[0] += 1.0`", "`xs` may hold"]),
+    (list_read_later_by_a_local_function, ([1.0, 2.0, 3.0],), ["`row += 1.0`", "`rows` may hold"]),
+    (item_returned_by_a_local_function_changed, ([1.0, 2.0, 3.0],), ["`r += 1.0`", "`rows`", "r = get(0)"]),
+    (view_returned_by_a_local_function_changed, ([1.0, 2.0, 3.0],), ["`v[0] = 5.0`", "`y`", "v = tail()"]),
 ]
 
 

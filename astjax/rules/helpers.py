@@ -10,7 +10,7 @@ from ..array import Array, wrap
 
 __all__ = ["sum_adjoint", "sum_items", "take_adjoint", "unbroadcast_to", "cumsum_adjoint", "trace_adjoint", "tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
            "attribute_adjoint", "item_adjoint", "stack_adjoint", "concatenate_adjoint", "array_adjoint", "broadcast_like", "TreeAdjoint", "index_adjoint", "materialize", "unbroadcast", "unreduce", "reduced_size", "invert_permutation", "pad_adjoint",
-           "distinct_index", "at_set", "at_add", "at_multiply", "at_get", "getitem", "clip_mask", "extremum_mask",
+           "distinct_index", "at_set", "at_add", "at_multiply", "at_get", "part_at", "placed_at", "cleared_at", "zero_tangent", "getitem", "clip_mask", "extremum_mask",
            "astype", "dynamic_slice_adjoint", "stack_part", "concatenate_part", "to_float",
            "stack_part_adjoint", "concatenate_part_adjoint",
            "zero_like", "zeros_shaped", "diagonal_adjoint", "repeat_adjoint", "linspace_weights", "meshgrid_axes", "meshgrid_list",
@@ -301,6 +301,8 @@ def distinct_index(x, idx, where):
     are only the same when no position repeats.
     """
     from ..errors import AstjaxError
+    if isinstance(x, (list, tuple, dict)):
+        return idx                  # one item of a container: at_set and friends check the index themselves
     plain = _plain(idx)
     hits = np.zeros(np.shape(x), dtype=np.int64)
     np.add.at(hits, plain, 1)
@@ -321,22 +323,163 @@ def _no_truncation(x, v):
                           "array a float array, or convert the value explicitly (int(...), .astype(int)).")
 
 
+def _list_position(x, idx):
+    """`idx` as a position of the list `x` (`x[-1]` is `x[len(x) - 1]`): an integer, as Python requires."""
+    if isinstance(idx, bool) or not isinstance(idx, (int, np.integer)):
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(f"an item of a Python list is updated at the index {idx!r}; astjax follows item "
+                             "updates of lists at an integer index only. Instead: keep the values in an array "
+                             "(`xs = jnp.stack(xs)`, then `xs = xs.at[index].set(v)`).")
+    n = len(x)
+    if not -n <= idx < n:
+        raise IndexError("list assignment index out of range")
+    return int(idx) % n
+
+
+def _updated_item(x, idx, update, combine):
+    """A copy of the list `x` with item idx replaced by `combine(old item)`; a tuple cannot be updated
+    (Python's TypeError) and a dict's items are refused. (`xs[i] = v` on a list is normalized to
+    `xs = at_set(xs, i, v)` like an array's; the aliasing pass checked that no other name sees the list.)"""
+    if isinstance(x, tuple):
+        raise TypeError(f"'{type(x).__name__}' object does not support item assignment")
+    if isinstance(x, dict):
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(
+            f"an item of a Python dict is updated in place (`{update}` on a dict); astjax differentiates item "
+            "updates of arrays and lists only, and refuses it. Instead: build a new dict "
+            "(`d = {**d, key: v}`), or keep the value in its own variable.")
+    out = list(x)
+    i = _list_position(x, idx)
+    out[i] = combine(x[i])
+    return out
+
+
 def at_set(x, idx, v):
-    """`x.at[idx].set(v)`, as a function."""
+    """`x.at[idx].set(v)`, as a function; for a list, a copy with item idx replaced."""
+    if isinstance(x, (list, tuple, dict)):
+        return _updated_item(x, idx, "xs[i] = v", lambda old: v)
     _no_truncation(x, v)
     return wrap(x).at[idx].set(v)
 
 
 def at_add(x, idx, v):
-    """`x.at[idx].add(v)`, as a function."""
+    """`x.at[idx].add(v)`, as a function; for a list, a copy with v added to item idx."""
+    if isinstance(x, list) and isinstance(x[_list_position(x, idx)], np.ndarray):
+        _no_other_item_shares(x, _list_position(x, idx))
+    if isinstance(x, (list, tuple, dict)):
+        return _updated_item(x, idx, "xs[i] += v", lambda old: old + v)
     _no_truncation(x, v)
     return wrap(x).at[idx].add(v)
 
 
+def _no_other_item_shares(x, i):
+    """`xs[i] += v` adds into the array xs[i] in place (NumPy): another item that is that array, or a
+    view of it, would change too, which a new list with item i replaced does not do: refuse that."""
+    item = x[i]
+    for k, other in enumerate(x):
+        if k != i and isinstance(other, np.ndarray) and (other is item or np.shares_memory(other, item)):
+            from ..errors import RuntimeRefusal
+            raise RuntimeRefusal(
+                f"`xs[{i}] += v` adds into the array at position {i} of the list in place, and the item at "
+                f"position {k} is that array too (or a view of it): NumPy would change both, and astjax refuses "
+                "it. Instead: write `xs[i] = xs[i] + v`, or build the list from separate arrays (`.copy()`).")
+
+
 def at_multiply(x, idx, v):
-    """`x.at[idx].multiply(v)`, as a function."""
+    """`x.at[idx].multiply(v)`, as a function (arrays only: `xs[i] *= v` on a list is refused)."""
+    if isinstance(x, tuple):
+        raise TypeError(f"'{type(x).__name__}' object does not support item assignment")
+    if isinstance(x, (list, dict)):
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(f"an item of a Python {type(x).__name__} is multiplied in place (`xs[i] *= v`); "
+                             "astjax refuses it. Instead: write `xs[i] = xs[i] * v`.")
     _no_truncation(x, v)
     return wrap(x).at[idx].multiply(v)
+
+
+def _in_bounds_mask(shape, idx):
+    """For an integer or integer-array index (or a tuple of them): the broadcast index arrays and a mask
+    of the positions inside `shape` (JAX drops `.at[]` updates outside it). None for any other index."""
+    parts = idx if isinstance(idx, tuple) else (idx,)
+    if len(parts) > len(shape) or not all(
+            isinstance(p, (int, np.integer)) and not isinstance(p, bool)
+            or (isinstance(p, np.ndarray) and p.dtype.kind in "iu") for p in parts):
+        return None
+    arrays = np.broadcast_arrays(*[np.asarray(p) for p in parts])
+    valid = np.ones(arrays[0].shape, dtype=bool)
+    for p, n in zip(arrays, shape):
+        valid &= (p >= -n) & (p < n)
+    return arrays, valid
+
+
+def _is_sequence(x):
+    return isinstance(x, (list, tuple))
+
+
+def part_at(g, x, idx):
+    """The part of `g` (an adjoint or tangent of x) at the position an `.at[idx]` update of x wrote.
+
+    For an array, `g[idx]` with zeros where idx is out of bounds: JAX drops such an update, so
+    its value gets no adjoint (NumPy's `g[idx]` would raise). For a list, item idx of its adjoint
+    (a TreeAdjoint, or an array when the list was also read as one) or of its tangent.
+    """
+    if _is_sequence(x):
+        i = _list_position(x, idx)
+        if isinstance(g, TreeAdjoint):
+            return g.items.get(i, 0.0)
+        if _is_sequence(g):
+            return g[i]
+        if np.ndim(g) == 0:
+            return g                              # an adjoint nothing reached (0.0)
+        return wrap(np.asarray(g)[i])
+    g = np.asarray(g)
+    if g.ndim == 0 and np.ndim(x) > 0:
+        g = np.broadcast_to(g, np.shape(x))
+    plain = _plain(idx)
+    found = _in_bounds_mask(g.shape, plain)
+    if found is None or found[1].all():
+        return wrap(g[plain])
+    arrays, valid = found
+    rest = g.shape[len(arrays):]
+    if not valid.any():
+        return wrap(np.zeros(valid.shape + rest, dtype=g.dtype))
+    picked = g[tuple(np.where(valid, p, 0) for p in arrays)]
+    mask = valid.reshape(valid.shape + (1,) * len(rest))
+    return wrap(np.where(mask, picked, np.zeros((), dtype=g.dtype)))
+
+
+def placed_at(p, x, idx):
+    """Transpose of `part_at`: `p` put at position idx of zeros shaped like x (out-of-bounds parts
+    dropped, repeated positions added up); for a list, the adjoint of its item idx."""
+    if _is_sequence(x):
+        return TreeAdjoint({_list_position(x, idx): p})
+    zeros = np.zeros(np.shape(x), dtype=np.result_type(p, np.float32))
+    return wrap(zeros).at[idx].add(p)
+
+
+def cleared_at(g, x, idx):
+    """`g` (an adjoint or tangent of x) with position idx set to zero: the part the update kept."""
+    if _is_sequence(x):
+        i = _list_position(x, idx)
+        if isinstance(g, TreeAdjoint):
+            return TreeAdjoint({k: v for k, v in g.items.items() if k != i}, g.fields)
+        if _is_sequence(g):
+            out = list(g)
+            out[i] = zero_tangent(g[i])
+            return out
+        if np.ndim(g) == 0:
+            return g                              # an adjoint nothing reached (0.0)
+        return wrap(g).at[i].set(0.0)
+    if np.ndim(g) == 0 and np.ndim(x) > 0:
+        g = np.broadcast_to(np.asarray(g), np.shape(x))
+    return wrap(g).at[idx].set(0.0)
+
+
+def zero_tangent(x):
+    """The zero tangent of x: zeros shaped like an array; a list (tuple) of them for a list (tuple)."""
+    if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
+        return type(x)(zero_tangent(e) for e in x)
+    return wrap(np.zeros(np.shape(x), dtype=np.result_type(x, np.float32)))
 
 
 def clip_mask(a, a_min=None, a_max=None, min=None, max=None):
@@ -584,11 +727,15 @@ def unique_index(idx, x):
     The rules of `.at[idx].multiply/max/min` hold for distinct positions only;
     with a repeated position they would be wrong, so that is an error.
     """
-    positions = np.arange(np.size(x)).reshape(np.shape(x))[_plain(idx)]
+    if _is_sequence(x):
+        return idx                              # a list's item is updated at one integer position
+    positions = np.asarray(part_at(np.arange(np.size(x)).reshape(np.shape(x)) + 1, x, idx))
+    positions = positions[positions > 0]        # out-of-bounds positions (0 here) are dropped, never repeated
     if np.size(positions) != np.unique(positions).size:
         from ..errors import RuntimeRefusal
-        raise RuntimeRefusal("the derivative of x.at[idx].multiply/max/min with an index that repeats a "
-                             f"position ({idx!r}) is not supported; combine the repeated updates first")
+        raise RuntimeRefusal("the derivative of x.at[idx].set/multiply/max/min with an index that repeats a "
+                             f"position ({idx!r}) is not supported (set keeps one of the values written there, "
+                             "and which one is not specified); combine the repeated updates first")
     return idx
 
 

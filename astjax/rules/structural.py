@@ -9,6 +9,7 @@ import numpy as np
 from .. import numpy as jnp
 from .. import lax
 from . import helpers
+from .nondifferentiable import SHAPES
 from .registry import PRIMITIVES, defjvp, defvjp, parse_expression, primitive
 
 
@@ -78,17 +79,31 @@ structural("concatenate_part_adjoint", helpers.concatenate_part_adjoint, "p",
 # Indexing and functional updates: `x[idx]`, `x.at[idx].set(v)`, `x.at[idx].add(v)`.
 getitem = structural("getitem", helpers.getitem, "x", "bx += index_adjoint(x, idx, by)",
                      "dy = dx[idx]", aliases=(helpers.at_get,), index_params=("idx",))
-at_set = primitive("at_set", helpers.at_set, operands=("x", "v"))
-defvjp(at_set, "bx += by.at[idx].set(0.0)", "bv += unbroadcast(by[idx], v)")
-defjvp(at_set, "dy = dx.at[idx].set(0.0) + jnp.zeros_like(y).at[idx].set(dv)")
-at_add = primitive("at_add", helpers.at_add, operands=("x", "v"))
-defvjp(at_add, "bx += by", "bv += unbroadcast(by[idx], v)")
-defjvp(at_add, "dy = dx + jnp.zeros_like(y).at[idx].add(dv)")
-at_multiply = primitive("at_multiply", helpers.at_multiply, operands=("x", "v"))
+# An update at an out-of-bounds index is dropped (as in JAX): `part_at(by, x, idx)` is `by[idx]` with
+# zeros there, so the dropped value gets no adjoint and x keeps its own at every position. For a Python
+# list (`xs[i] = v` normalizes to `xs = at_set(xs, i, v)`) the same helpers take item i of its adjoint
+# or tangent. The tangent of an update is the update of the tangents (`joint_jvp`: one term, since `+`
+# would concatenate the tangents of a list).
+at_set = primitive("at_set", helpers.at_set, operands=("x", "v"), index_params=("idx",))
+# With a repeated position only one of the values written there is kept, and which one is not specified
+# (JAX) or is the last (NumPy): v's adjoint refuses that (unique_index) rather than guess.
+defvjp(at_set, "bx += cleared_at(by, x, idx)", "bv += unbroadcast(part_at(by, x, unique_index(idx, x)), v)")
+at_set.joint_jvp = parse_expression("at_set(dx, idx, dv)")
+at_add = primitive("at_add", helpers.at_add, operands=("x", "v"), index_params=("idx",))
+defvjp(at_add, "bx += by", "bv += unbroadcast(part_at(by, x, idx), v)")
+at_add.joint_jvp = parse_expression("at_add(dx, idx, dv)")
+at_multiply = primitive("at_multiply", helpers.at_multiply, operands=("x", "v"), index_params=("idx",))
 # v's rule holds for distinct positions (with a repeat it would need the other factors too): normalization
 # writes a user's `x.at[idx].multiply(v)` as `x.at[unique_index(idx, x)].multiply(v)`, which checks that.
-defvjp(at_multiply, "bx += by.at[idx].multiply(v)", "bv += unbroadcast(by[idx] * x[idx], v)")
-defjvp(at_multiply, "dy = dx.at[idx].multiply(v) + jnp.zeros_like(y).at[idx].add(dv * x[idx])")
+defvjp(at_multiply, "bx += by.at[idx].multiply(v)", "bv += unbroadcast(part_at(by, x, idx) * part_at(x, x, idx), v)")
+defjvp(at_multiply, "dy = dx.at[idx].multiply(v) + jnp.zeros_like(y).at[idx].add(dv) * x")
+structural("part_at", helpers.part_at, "g", "bg += placed_at(by, x, idx)", "dy = part_at(dg, x, idx)",
+           index_params=("idx",), shape_params=("x",))
+structural("placed_at", helpers.placed_at, "p", "bp += part_at(by, x, idx)", "dy = placed_at(dp, x, idx)",
+           index_params=("idx",), shape_params=("x",))
+structural("cleared_at", helpers.cleared_at, "g", "bg += cleared_at(by, x, idx)", "dy = cleared_at(dg, x, idx)",
+           index_params=("idx",), shape_params=("x",))
+primitive("zero_tangent", helpers.zero_tangent, operands=(), differentiable=False, reason=SHAPES)
 
 structural("attribute", getattr, "x", "bx += attribute_adjoint(x, attr, by)", "dy = getattr(dx, attr)",
            signature=lambda x, attr: None)

@@ -14,7 +14,7 @@ import gast
 from ..analyses.activity import Activity
 from ..analyses.classify import check_refusals, classify
 from ..analyses.shapes import ShapeClasses
-from ..codegen.templates import LineComments, assign, call, expand, name
+from ..codegen.templates import LineComments, assign, call, expand, index_expression, name
 from ..frontend.normalize.base import copy_location
 from ..frontend.parse import defaults_after
 
@@ -205,6 +205,18 @@ class ForwardMode:
             node = app.bound.get(operand)
             if node is not None:
                 bindings["d" + operand] = self._tangent_expression(node)
+        joint = getattr(prim, "joint_jvp", None)
+        if joint is not None:    # one term in all the tangents: `dy = at_set(dx, idx, dv)`
+            if not any(self._has_tangent(app.bound[o]) for o in prim.operands if o in app.bound):
+                return [], False
+            for operand in prim.operands:
+                node = app.bound.get(operand)
+                if node is not None and not self._has_tangent(node):
+                    bindings["d" + operand] = call("zero_tangent", copy.deepcopy(node))
+            for param in prim.index_params:
+                if param in bindings:
+                    bindings[param] = index_expression(bindings[param])
+            return [expand(joint, bindings)], False
         terms, output_used = [], False
         if getattr(prim, "sequence_rule_builders", None):
             from .sequence_rules import sequence_rule

@@ -6,15 +6,19 @@ every update functional (`y += e` -> `y = y + e`, `y[i] = v` -> `y = at_set(y, i
 which computes the same numbers exactly when nothing else can see the old
 value. This pass proves that, statement by statement, or refuses:
 
-* it tracks, for every local name, which memory its value may share
-  (an allocation, a parameter, a global): `y = x`, `x[1:]`, `x.T`,
-  `x.reshape(...)`, `[x]`, unknown calls share their arguments' memory;
-  arithmetic, `.copy()`, `np.zeros(...)`, `np.array(...)`, ufuncs allocate;
-* an in-place operation on `y` (`y op= e` unless `y` is a number, `y[i] = v`,
+* it tracks, for every local name, which objects its value may be (an
+  allocation, a parameter, a global): `y = x`, `x[1:]`, `x.T`,
+  `x.reshape(...)` share x's memory, unknown calls share what their arguments
+  reach; arithmetic, `.copy()`, `np.zeros(...)`, `np.array(...)`, ufuncs
+  allocate. A list, tuple or dict is an object of its own whose items are
+  kept apart (analyses/aliasing.py): `v = xs[0]` is an item, not the list;
+* an in-place operation (`y op= e` unless `y` is a number, `y[i] = v`,
   `y[i] op= v`, `y.sort()`, `y.fill(v)`, `np.add.at(y, i, v)`, `out=y`,
-  `xs.append(v)`) is refused when another name that may share `y`'s memory is
-  read afterwards, or when `y` may be a global or closure value (NumPy would
-  change it for later calls too);
+  `xs.append(v)`) is refused when another name that may reach the object it
+  changes is read afterwards, or when that object may be a global or closure
+  value (NumPy would change it for later calls too). `xs.append(v)` changes
+  the list only: names holding its items do not see it, a list holding `xs`
+  does; `row += 1` changes the array row, seen by any list holding it;
 * a parameter has no other name: mutating it changes only the caller's
   array, which astjax never writes into (the value and derivative returned
   are NumPy's). A call of a user function (module-level or local) is read
@@ -36,118 +40,51 @@ value. This pass proves that, statement by statement, or refuses:
 Loops are analysed to a fixed point and branches joined, so a name is
 unshared only if it is unshared on every path.
 """
-import ast
 import copy
 
 import gast
 import numpy as np
 
+from ...analyses.aliasing import (ALLOCATING, ALLOCATING_METHODS, COPYING_BUILTINS, IN_PLACE_METHODS, ITEM_BUILTINS,
+                                  LAZY_BUILTINS, LIST_MUTATORS, METADATA, MUTATING_FUNCTIONS, NUMBER_BUILTINS, VIEWS,
+                                  State, Tag, base_name, closure_reads_of, integral, module_of, mutable, reads,
+                                  root_name, text)
 from ..resolve import NOT_STATIC
 from .base import Pass, copy_location, name, store
 
 __all__ = ["Aliasing"]
 
-# numpy / astjax.numpy functions whose result is a new array that shares no memory with the arguments
-_ALLOCATING = {
-    "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like", "array", "copy",
-    "arange", "linspace", "logspace", "geomspace", "eye", "identity", "tri", "sum", "mean", "prod", "max", "min",
-    "amax", "amin", "std", "var", "median", "average", "dot", "matmul", "vdot", "inner", "outer", "tensordot",
-    "einsum", "kron", "cross", "trace", "concatenate", "stack", "vstack", "hstack", "dstack", "column_stack",
-    "where", "cumsum", "cumprod", "sort", "argsort", "argmax", "argmin", "clip", "round", "around", "tile",
-    "repeat", "diff", "convolve", "correlate", "polyval", "interp", "maximum", "minimum", "fmax", "fmin",
-    "norm", "det", "inv", "solve", "cholesky", "logsumexp", "softmax", "roll", "pad", "take", "allclose",
-    "all", "any", "count_nonzero", "nonzero", "unique", "searchsorted", "histogram", "bincount", "cov",
-    "corrcoef", "meshgrid", "tril", "triu", "vander", "nan_to_num", "logaddexp", "heaviside",
-}
-# functions whose result may share the first argument's memory (views, or the argument itself)
-_VIEWS = {
-    "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "reshape", "ravel", "transpose",
-    "swapaxes", "moveaxis", "rollaxis", "squeeze", "expand_dims", "atleast_1d", "atleast_2d", "atleast_3d",
-    "broadcast_to", "broadcast_arrays", "diagonal", "diag", "real", "imag", "flip", "fliplr", "flipud",
-    "rot90", "split", "array_split", "hsplit", "vsplit", "dsplit", "require", "matrix_transpose",
-    "permute_dims", "unstack",
-}
-# array methods that allocate (`x.copy()`), read shapes, or reduce
-_ALLOCATING_METHODS = _ALLOCATING | {"copy", "astype", "tolist", "flatten", "item", "dot", "conj"}
-# array methods and functions that write into their first argument
-_IN_PLACE_METHODS = {"sort", "fill", "resize", "put", "partition", "itemset", "setfield", "byteswap", "setflags"}
-_LIST_MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "reverse"}
-_MUTATING_FUNCTIONS = {"copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis", "shuffle"}
-_METADATA = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes"}
-_NUMBER_BUILTINS = {float, int, len, bool, abs, round, complex, isinstance, hash, ord, id}
-
-
-def _text(node):
-    return ast.unparse(gast.gast_to_ast(node)).strip()
-
-
-class _Tag:
-    """One piece of memory a value may occupy."""
-
-    __slots__ = ("kind", "label")
-
-    def __init__(self, kind, label):
-        self.kind = kind        # "fresh", "parameter", "external"
-        self.label = label
-
-    def __repr__(self):
-        return f"<{self.kind} {self.label}>"
-
-
-class _State:
-    """name -> (tags its value may share, where it was bound, kind) at one point of the program."""
-
-    def __init__(self, tags=None, origin=None, kind=None):
-        self.tags = dict(tags or {})
-        self.origin = dict(origin or {})      # name -> the statement that last bound it
-        self.kind = dict(kind or {})          # name -> "int_array", "int", "list", or absent (unknown)
-
-    def copy(self):
-        return _State(self.tags, self.origin, self.kind)
-
-    def join(self, other):
-        out = _State()
-        for key in set(self.tags) | set(other.tags):
-            out.tags[key] = self.tags.get(key, frozenset()) | other.tags.get(key, frozenset())
-            out.origin[key] = self.origin.get(key) or other.origin.get(key)
-            if key not in self.tags:            # unbound on one path: the other path's kind
-                kind = other.kind.get(key)
-            elif key not in other.tags:
-                kind = self.kind.get(key)
-            else:
-                kind = self.kind.get(key) if self.kind.get(key) == other.kind.get(key) else None
-            if kind is not None:
-                out.kind[key] = kind
-        return out
-
-    def same(self, other):
-        return self.tags == other.tags and self.kind == other.kind
-
 
 class Aliasing(Pass):
-    """Check every in-place operation against the names that may share its memory; lower in-place calls."""
+    """Check every in-place operation against the names that may see its memory; lower in-place calls."""
 
     def run(self, node):
         if getattr(self.context.source, "generated", False):
             return node     # astjax's own output: every update in it is already functional
         self.rewrites = {}        # id(statement) -> replacement statements
         self.known_tags = {}
-        self.allocated = set()
         self.written_parameters = set()     # parameters this function writes into (its callers must know)
         self.local_writes = {}              # local function -> (its parameters, those it writes into)
-        self.returned = set()               # tags the returned value may share
+        self.returned = set()               # tags the returned value may let its reader see
         self.jumps = []                     # per enclosing loop: states at its `break`s and `continue`s
         self.param_names = [a.id for a in node.args.args + node.args.kwonlyargs]
         for extra in (node.args.vararg, node.args.kwarg):
             if extra is not None:
                 self.param_names.append(extra.id)
-        state = _State()
+        state = State()
         for p in self.param_names:
             state.tags[p] = frozenset([self.tag("parameter", p)])
             state.origin[p] = None
         self.scope_locals = None
+        self.closure_reads = closure_reads_of(node)
         self.block(node.body, state, frozenset())
         return _Apply(self.rewrites).visit(node)
+
+    def reads_of(self, stmt):
+        """The names `stmt` reads, counting those read by the local functions and lambdas it names (they
+        run later, and see the objects those names hold then)."""
+        names = reads(stmt)
+        return names.union(*(self.closure_reads[n] for n in names if n in self.closure_reads))
 
     # ------------------------------------------------------------ statements
     def block(self, stmts, state, after):
@@ -156,13 +93,17 @@ class Aliasing(Pass):
         later = frozenset(after)
         for i in range(len(stmts) - 1, -1, -1):
             reads_after[i] = later
-            later = later | _reads(stmts[i])
+            later = later | self.reads_of(stmts[i])
         for stmt, later in zip(stmts, reads_after):
             state = self.statement(stmt, state, later)
         return state
 
     def statement(self, stmt, state, after):
-        self.allocated = set()
+        state = state.copy()
+        if isinstance(stmt, gast.If):
+            self.age(state, stmt.test)
+        elif not isinstance(stmt, (gast.For, gast.While, gast.FunctionDef, gast.With, gast.Try)):
+            self.age(state, stmt)
         if isinstance(stmt, gast.Assign):
             return self.assign(stmt, stmt.targets, stmt.value, state, after)
         if isinstance(stmt, gast.AnnAssign):
@@ -184,7 +125,6 @@ class Aliasing(Pass):
             return self.loop(stmt, state, after)
         if isinstance(stmt, gast.FunctionDef):
             self.local_function(stmt, state)
-            state = state.copy()
             state.tags[stmt.name] = frozenset()
             return state
         if isinstance(stmt, (gast.Break, gast.Continue)):
@@ -192,7 +132,7 @@ class Aliasing(Pass):
                 self.jumps[-1].append(state.copy())
             return state
         if isinstance(stmt, gast.Return):
-            self.returned |= self.value(stmt.value, state, after, stmt)
+            self.returned |= state.reach(self.value(stmt.value, state, after, stmt))
             return state
         if isinstance(stmt, (gast.With, gast.Try)):
             for part in ("body", "orelse", "finalbody"):
@@ -200,26 +140,33 @@ class Aliasing(Pass):
             for handler in getattr(stmt, "handlers", []):
                 state = state.join(self.block(handler.body, state.copy(), after))
             return state
+        if isinstance(stmt, gast.Delete):
+            for target in stmt.targets:
+                if isinstance(target, gast.Subscript) and root_name(target) is not None:   # del xs[i]
+                    holder = self.value(target.value, state, after, stmt)
+                    self.check_unshared(root_name(target), stmt, state, after, f"`{text(stmt)}`", holder)
+            return state
         for child in gast.iter_child_nodes(stmt):
             if isinstance(child, gast.expr):
                 self.value(child, state, after, stmt)
         return state
 
     def loop(self, stmt, state, after):
-        inside = after | _reads(stmt)      # the next iteration reads everything the loop reads
+        inside = after | self.reads_of(stmt)      # the next iteration reads everything the loop reads
         entry = state
         for _ in range(20):
             current = entry.copy()
             if isinstance(stmt, gast.For):
-                element = self.value(stmt.iter, current, inside, stmt)
-                self.age(current)
+                self.age(current, stmt.iter)
+                items = current.items_of(self.value(stmt.iter, current, inside, stmt))
                 target = stmt.target
                 if (isinstance(stmt.iter, gast.Call) and self.context.resolver.static_value(stmt.iter.func)
                         is enumerate and isinstance(target, gast.Tuple) and len(target.elts) == 2):
-                    self.bind_target(target.elts[0], frozenset(), current, stmt, kind="int")
+                    self.bind(target.elts[0], frozenset(), current, stmt, inside, kind="int")
                     target = target.elts[1]
-                self.bind_target(target, element, current, stmt, kind=self.element_kind(stmt.iter, current))
+                self.bind(target, items, current, stmt, inside, kind=self.element_kind(stmt.iter, current))
             else:
+                self.age(current, stmt.test)
                 self.value(stmt.test, current, inside, stmt)
             self.jumps.append([])
             end = self.block(stmt.body, current, inside)
@@ -239,7 +186,6 @@ class Aliasing(Pass):
         inner = Aliasing(self.context)
         inner.rewrites = self.rewrites
         inner.known_tags = self.known_tags
-        inner.allocated = set()
         inner.written_parameters = set()
         inner.param_names = []
         inner.scope_locals = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
@@ -247,7 +193,8 @@ class Aliasing(Pass):
         inner.local_writes = {}
         inner.returned = set()
         inner.jumps = []
-        inner_state = _State()
+        inner.closure_reads = self.closure_reads
+        inner_state = State()
         outside = self.tag("external", f"an enclosing variable of local function `{fdef.name}`")
         for a in fdef.args.args:      # its callers check what it writes into (as for module-level helpers)
             inner_state.tags[a.id] = frozenset([self.tag("parameter", a.id, key=("local", id(fdef), a.id))])
@@ -260,77 +207,85 @@ class Aliasing(Pass):
         if (len(targets) == 1 and isinstance(targets[0], (gast.Tuple, gast.List))
                 and isinstance(value, (gast.Tuple, gast.List)) and len(targets[0].elts) == len(value.elts)
                 and not any(isinstance(e, gast.Starred) for e in targets[0].elts + value.elts)):
-            parts = [(t, self.value(v, state, after, stmt), self.kind_of(v, state))   # a, b = e1, e2
+            parts = [(t, v, self.value(v, state, after, stmt), self.kind_of(v, state))   # a, b = e1, e2
                      for t, v in zip(targets[0].elts, value.elts)]
-            state = state.copy()
-            self.age(state)
-            for target, tags, kind in parts:
-                if isinstance(target, gast.Name):
-                    self.bind_target(target, tags, state, stmt, kind)
-                else:
-                    self.bind_target(target, frozenset().union(*(p[1] for p in parts)), state, stmt)
+            for target, node, tags, kind in parts:
+                self.bind(target, tags, state, stmt, after, kind, node)
             return state
         tags = self.value(value, state, after, stmt)
         kind = self.kind_of(value, state)
-        state = state.copy()
-        self.age(state)
         for target in targets:
-            if isinstance(target, gast.Subscript):
-                self.item_store(stmt, target, value, state, after, augmented=False)
-                root = _root(target)
-                if root is not None and state.kind.get(root) not in ("array", "int_array"):
-                    state.tags[root] = state.tags.get(root, frozenset()) | tags   # a list now holds the value
-            elif isinstance(target, gast.Attribute):
-                pass      # refused by the augmented-assignment pass
-            else:
-                self.bind_target(target, tags, state, stmt, kind)
+            self.bind(target, tags, state, stmt, after, kind, value)
         return state
 
-    def bind_target(self, target, tags, state, stmt, kind=None):
-        for n in gast.walk(target):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
-                state.tags[n.id] = tags
-                state.origin[n.id] = stmt
-                if kind is not None and isinstance(target, gast.Name):
-                    state.kind[n.id] = kind
+    def bind(self, target, tags, state, stmt, after, kind=None, value=None):
+        """Bind `target` to a value with `tags`: a name, the items of a tuple target, or an item store."""
+        if isinstance(target, gast.Name):
+            state.tags[target.id] = tags
+            state.origin[target.id] = stmt
+            if kind is not None:
+                state.kind[target.id] = kind
+            else:
+                state.kind.pop(target.id, None)
+        elif isinstance(target, (gast.Tuple, gast.List)):      # a, b = e: each name is an item of e
+            items = state.items_of(tags)
+            for elt in target.elts:
+                if isinstance(elt, gast.Starred):               # a, *rest = e: rest is a new list of items
+                    rest = self.tag("fresh", elt, container=True)
+                    state.add_items([rest], items)
+                    self.bind(elt.value, frozenset([rest]), state, stmt, after, "list")
                 else:
-                    state.kind.pop(n.id, None)
+                    self.bind(elt, items, state, stmt, after)
+        elif isinstance(target, gast.Subscript):
+            self.item_store(stmt, target, value, tags, state, after, augmented=False)
+        # an attribute target is refused by the augmented-assignment pass
 
     def augmented(self, stmt, state, after):
-        self.value(stmt.value, state, after, stmt)
+        added = self.value(stmt.value, state, after, stmt)
         target = stmt.target
         if isinstance(target, gast.Name):
             y = target.id
             tags = self.lookup(y, state)
             if not tags:          # a number: `y += e` rebinds it
-                state = state.copy()
-                self.age(state)
                 state.tags[y] = frozenset([self.tag("fresh", stmt)])
                 state.origin[y] = stmt
                 if not (state.kind.get(y) == "int" and self.is_int(stmt.value, state)
                         and not isinstance(stmt.op, gast.Div)):
                     state.kind.pop(y, None)
                 return state
-            self.check_unshared(y, stmt, state, after, f"`{_text(stmt)}`")
+            self.check_unshared(y, stmt, state, after, f"`{text(stmt)}`")
             if state.kind.get(y) == "int_array" and not self.is_int(stmt.value, state):
                 raise self.int_array_error(y, stmt, state)
             if state.kind.get(y) == "int" and not self.is_int(stmt.value, state):
-                state = state.copy()
                 state.kind.pop(y, None)
+            if state.kind.get(y) == "list" or self.is_container(stmt.value, state) or any(
+                    t.container for t in added):          # xs += [v]: the list holds v now
+                state.add_items(tags, state.items_of(added))
             return state
         if isinstance(target, gast.Subscript):
-            self.item_store(stmt, target, stmt.value, state, after, augmented=True)
+            self.item_store(stmt, target, stmt.value, added, state, after, augmented=True)
         return state
 
-    def item_store(self, stmt, target, value, state, after, augmented):
-        root = _root(target)
+    def item_store(self, stmt, target, value, tags, state, after, augmented):
+        """`y[i] = v` / `y[i] op= v` changes the object `y` is (an array's memory, a list, a dict); an
+        augmented one may also change the item in place (`xs[0] += 1` on a list of arrays)."""
+        root = root_name(target)
         if root is None:
             return
-        self.check_unshared(root, stmt, state, after, f"`{_text(stmt)}`")
+        holder = self.value(target.value, state, after, stmt)
+        changed = holder | state.items_of(holder) if augmented else holder
+        hint = None
+        if augmented and any(t.container for t in holder):     # a list's item NumPy may add into
+            item = text(target)
+            hint = (f"write the item anew (`{item} = {item} + e` rather than `{item} += e`), or copy what it "
+                    f"may share first (`{item} = {item}.copy()`, or copies of the arrays put in `{root}`).")
+        self.check_unshared(root, stmt, state, after, f"`{text(stmt)}`", changed, hint)
         if state.kind.get(root) == "int_array" and not self.is_int(value, state):
             raise self.int_array_error(root, stmt, state)
         if isinstance(target.value, gast.Name):
             self.check_index(stmt, target, state)
+        if state.kind.get(root) not in ("array", "int_array"):
+            state.add_items(holder, tags)        # a list or dict now holds the value
 
     def expression_statement(self, stmt, state, after):
         """`y.sort()`, `y.fill(v)`, `np.add.at(y, i, v)`, `f(..., out=y)`, `xs.append(v)` as statements."""
@@ -346,31 +301,30 @@ class Aliasing(Pass):
         if isinstance(func, gast.Attribute) and func.attr == "at" and isinstance(
                 self.context.resolver.static_value(func.value), np.ufunc):
             return self.ufunc_at(stmt, call, func, state, after)
-        if static is not NOT_STATIC and getattr(static, "__name__", None) in _MUTATING_FUNCTIONS and \
-                _module_of(static) in ("numpy", "astjax"):
-            raise self.error(f"`{_text(call)}` writes into its first argument in place, which astjax cannot "
+        if static is not NOT_STATIC and getattr(static, "__name__", None) in MUTATING_FUNCTIONS and \
+                module_of(static) in ("numpy", "astjax"):
+            raise self.error(f"`{text(call)}` writes into its first argument in place, which astjax cannot "
                              "differentiate", call,
                              hint="build the new array with a function instead (np.where, y.at[i].set(v)).")
         if not isinstance(func, gast.Attribute) or static is not NOT_STATIC:
             return
         receiver = func.value
         if not isinstance(receiver, gast.Name):
-            if func.attr in _IN_PLACE_METHODS:
-                raise self.error(f"`{_text(call)}` changes part of an array in place, which astjax cannot follow",
+            base = base_name(receiver)
+            if func.attr in LIST_MUTATORS and base is not None:      # pair[0].append(v): the list pair[0] is
+                self.list_mutator(base, call, state, after, stmt, holder=self.value(receiver, state, after, stmt))
+                return
+            if func.attr in IN_PLACE_METHODS:
+                raise self.error(f"`{text(call)}` changes part of an array in place, which astjax cannot follow",
                                  call, hint="compute the new array and assign it to the name (`y = y.at[i].set(v)`, `y = jnp.sort(y)`).")
             return
         y = receiver.id
-        if func.attr in _LIST_MUTATORS:
-            self.check_unshared(y, stmt, state, after, f"`{_text(call)}`")
-            grown = state.tags.get(y, frozenset())
-            for arg in call.args:
-                grown = grown | self.value(arg, state, after, stmt)
-            self.age(state)
-            state.tags[y] = grown
+        if func.attr in LIST_MUTATORS:
+            self.list_mutator(y, call, state, after, stmt)
             return
-        if func.attr not in _IN_PLACE_METHODS or state.kind.get(y) == "list":
+        if func.attr not in IN_PLACE_METHODS or state.kind.get(y) == "list":
             return
-        self.check_unshared(y, stmt, state, after, f"`{_text(call)}`")
+        self.check_unshared(y, stmt, state, after, f"`{text(call)}`")
         if func.attr == "sort" and not call.args:
             new = gast.Call(func=gast.Attribute(value=name("jnp"), attr="sort", ctx=gast.Load()),
                             args=[name(y)], keywords=call.keywords)
@@ -381,17 +335,28 @@ class Aliasing(Pass):
                               args=[name(y)], keywords=[])
             new = gast.BinOp(left=zeros, op=gast.Add(), right=call.args[0])
         else:
-            raise self.error(f"`{_text(call)}` changes `{y}` in place, which astjax cannot differentiate", call,
+            raise self.error(f"`{text(call)}` changes `{y}` in place, which astjax cannot differentiate", call,
                              hint=f"assign a new array to `{y}` instead (`{y} = ...`).")
         self.rewrites[id(stmt)] = [copy_location(gast.Assign(targets=[store(y)], value=new, type_comment=None),
                                                  stmt)]
+
+    def list_mutator(self, y, call, state, after, stmt, holder=None):
+        """`xs.append(v)` (and extend, insert, pop, remove, ...) changes the list object only: it conflicts
+        with the names that may reach that list, not with those holding its items."""
+        holder = self.lookup(y, state) if holder is None else holder
+        self.check_unshared(y, stmt, state, after, f"`{text(call)}`", holder)
+        args = [self.value(a, state, after, stmt) for a in call.args]
+        if call.func.attr in ("append", "insert") and args:
+            state.add_items(holder, args[-1])
+        elif call.func.attr == "extend" and args:
+            state.add_items(holder, state.items_of(args[0]))
 
     def out_argument(self, stmt, call, out, state, after):
         if not isinstance(out.value, gast.Name):
             raise self.error("`out=` must name a local array for astjax to follow it", call,
                              hint="assign the result instead: y = f(...).")
         y = out.value.id
-        self.check_unshared(y, stmt, state, after, f"`{_text(call)}`")
+        self.check_unshared(y, stmt, state, after, f"`{text(call)}`")
         if state.kind.get(y) == "int_array":
             raise self.int_array_error(y, stmt, state)
         new = gast.Call(func=call.func, args=call.args, keywords=[k for k in call.keywords if k is not out])
@@ -400,15 +365,15 @@ class Aliasing(Pass):
 
     def ufunc_at(self, stmt, call, func, state, after):
         ufunc = self.context.resolver.static_value(func.value)
-        text = _text(call)
+        call_text = text(call)
         if len(call.args) != 3 or call.keywords or not isinstance(call.args[0], gast.Name):
-            raise self.error(f"astjax follows `{text}` only as `np.add.at(y, index, values)` on a local name",
+            raise self.error(f"astjax follows `{call_text}` only as `np.add.at(y, index, values)` on a local name",
                              call, hint="write `y = y.at[index].add(values)`.")
         y = call.args[0].id
         if ufunc not in (np.add, np.subtract):
-            raise self.error(f"`{text}` applies `{ufunc.__name__}` repeatedly at repeated indices; astjax has no "
-                             "derivative for that", call, hint="use np.add.at, or a loop over the indices.")
-        self.check_unshared(y, stmt, state, after, f"`{text}`")
+            raise self.error(f"`{call_text}` applies `{ufunc.__name__}` repeatedly at repeated indices; astjax has "
+                             "no derivative for that", call, hint="use np.add.at, or a loop over the indices.")
+        self.check_unshared(y, stmt, state, after, f"`{call_text}`")
         values = call.args[2]
         if state.kind.get(y) == "int_array" and not self.is_int(values, state):
             raise self.int_array_error(y, stmt, state)
@@ -419,46 +384,55 @@ class Aliasing(Pass):
                                                  stmt)]
 
     # ------------------------------------------------------------ tags
-    def tag(self, kind, label, key=None):
+    def tag(self, kind, label, key=None, container=False):
         """The one tag of an allocation site or outside value (so loops reach a fixed point)."""
-        key = (kind, id(label) if key is None and not isinstance(label, str) else key or label)
+        if key is None:
+            key = (kind, label if isinstance(label, str) else id(label), container)
         if key not in self.known_tags:
-            self.known_tags[key] = _Tag(kind, label)
-        tag = self.known_tags[key]
-        if kind == "fresh":
-            self.allocated.add(tag)
-        return tag
+            self.known_tags[key] = Tag(kind, label, container)
+        return self.known_tags[key]
 
-    def age(self, state):
-        """Arrays allocated just now are new: names still holding an earlier allocation from the same
-        line (an earlier loop iteration) hold an older generation, distinct from the new one."""
-        for new in self.allocated:
-            old = self.tag("older", new.label, key=("older", id(new)))
-            for n, tags in list(state.tags.items()):
-                if new in tags:
-                    state.tags[n] = (tags - {new}) | {old}
-        self.allocated = set()
+    def age(self, state, node):
+        """`node` runs again: the objects its earlier runs made (an earlier loop iteration) are an older
+        generation, told apart from the ones it makes now (done before it runs, so what it reads is old)."""
+        inside = {id(n) for n in gast.walk(node)}
+        older = {}
+        for tag in state.all_tags():
+            if tag.kind == "fresh" and id(tag.label) in inside:
+                older[tag] = self.tag("older", tag.label, key=("older", id(tag)), container=tag.container)
+        if older:
+            state.rename(older)
+
+    def new_container(self, node, state, items, container=True):
+        """The tag of the list, tuple or dict made at `node`, holding `items` (container=False: an object
+        that may be an array or a container, whose items are also kept)."""
+        tag = self.tag("fresh", node, container=container)
+        state.add_items([tag], items)
+        return frozenset([tag])
 
     # ------------------------------------------------------------ checks
-    def check_unshared(self, y, stmt, state, after, what):
-        """Refuse `what` (an in-place operation on `y`) if another live name, or a global, may share `y`'s memory."""
-        tags = self.lookup(y, state)
-        self.written_parameters.update(tag.label for tag in tags if tag.kind == "parameter")
-        for tag in tags:
+    def check_unshared(self, y, stmt, state, after, what, changed=None, hint=None):
+        """Refuse `what` (an in-place change of the objects `changed`, by default `y`'s own) if another live
+        name may see one of them (as itself, or through a list, tuple or dict), or if one may be a global."""
+        changed = self.lookup(y, state) if changed is None else frozenset(changed)
+        self.written_parameters.update(tag.label for tag in changed if tag.kind == "parameter")
+        for tag in changed:
             if tag.kind == "external":
                 raise self.error(
                     f"{what} changes `{y}` in place, and `{y}` may be {tag.label}{self.bound(y, state)}; NumPy "
                     f"would change that array too", stmt,
-                    hint=f"copy it first (`{y} = {y}.copy()`), or write `{y} = ...` with a new value "
-                         f"(`{y} = {y} + e`, `{y} = {y}.at[i].set(v)`).")
+                        hint=hint or f"copy it first (`{y} = {y}.copy()`), or write `{y} = ...` with a new value "
+                                 f"(`{y} = {y} + e`, `{y} = {y}.at[i].set(v)`).")
         for other in sorted(state.tags):
-            if other == y or other not in after or not (state.tags[other] & tags):
+            if other == y or other not in after or not (state.reach(state.tags[other]) & changed):
                 continue
+            how = f"`{y}` may share memory with `{other}`" if state.tags[other] & changed else \
+                f"`{other}` may hold what it changes (in a list, tuple or dict)"
             raise self.error(
-                f"{what} changes `{y}` in place, but `{y}` may share memory with `{other}`"
-                f"{self.bound(y, state, other)}, which is used afterwards: NumPy would change `{other}` too", stmt,
-                hint=f"write `{y} = ...` with a new value (`{y} = {y} + e`, `{y} = {y}.at[i].set(v)`), "
-                     f"or copy it first (`{y} = {y}.copy()` before this line).")
+                f"{what} changes `{y}` in place, but {how}{self.bound(y, state, other)}, which is used "
+                f"afterwards: NumPy would change `{other}` too", stmt,
+                hint=hint or f"write `{y} = ...` with a new value (`{y} = {y} + e`, `{y} = {y}.at[i].set(v)`), "
+                             f"or copy it first (`{y} = {y}.copy()` before this line).")
 
     def check_callee_writes(self, callee, call, state, after, stmt):
         """A user function that writes into a parameter changes the caller's array in NumPy; astjax
@@ -476,7 +450,8 @@ class Aliasing(Pass):
         self.check_written_arguments(callee, written, arguments, call, state, after, stmt)
 
     def user_function_result(self, callee, call, state, after, stmt, unknown):
-        """What a user function's result may share: the arguments it may return (a view of), or a global."""
+        """What a user function's result may let its reader see: what the arguments it returns (a view or an
+        item of) may reach, or a global."""
         import inspect
         summary = summary_of(callee)
         if summary is None:
@@ -492,9 +467,10 @@ class Aliasing(Pass):
             if param in bound.arguments:
                 arg = bound.arguments[param]
                 parts = arg if isinstance(arg, (tuple, list)) else [arg]
-                result = result.union(*(self.value(a, state, after, stmt) for a in parts if isinstance(a, gast.AST)))
+                result = result.union(*(state.reach(self.value(a, state, after, stmt))
+                                        for a in parts if isinstance(a, gast.AST)))
             elif isinstance(call.func, gast.Attribute):
-                result = result | self.value(call.func.value, state, after, stmt)    # `self`'s memory
+                result = result | state.reach(self.value(call.func.value, state, after, stmt))  # `self`'s memory
             else:
                 external = True
         if external:
@@ -521,16 +497,17 @@ class Aliasing(Pass):
                 continue
             tags = self.value(arg, state, after, stmt) if arg is not None else frozenset().union(
                 *(self.value(a, state, after, stmt) for a in call.args))
-            readers = sorted(n for n in state.tags if n in after and state.tags[n] & tags)
-            if readers or [t for t in tags if t.kind == "external"]:
-                what = readers[0] if readers else _text(arg) if arg is not None else "its argument"
+            touched = state.reach(tags)       # the callee may write into anything the argument reaches
+            readers = sorted(n for n in state.tags if n in after and state.reach(state.tags[n]) & touched)
+            if readers or [t for t in touched if t.kind == "external"]:
+                what = readers[0] if readers else text(arg) if arg is not None else "its argument"
                 name_ = callee if isinstance(callee, str) else getattr(callee, "__name__", "f")
                 raise self.error(
                     f"`{name_}` writes into its parameter `{param}` in place, so NumPy would change `{what}` "
                     "here; astjax computes the call without that side effect", call,
                     hint=f"return the new value from `{name_}` and assign it (`y = {name_}(y)`), "
                          "or pass a copy (`.copy()`).")
-            self.written_parameters.update(t.label for t in tags if t.kind == "parameter")   # passed on
+            self.written_parameters.update(t.label for t in touched if t.kind == "parameter")   # passed on
 
     def bound(self, y, state, other=None):
         places = []
@@ -538,13 +515,12 @@ class Aliasing(Pass):
             origin = state.origin.get(n) if n else None
             if origin is not None and getattr(origin, "lineno", None) is not None:
                 line = self.context.source.file_line(origin.lineno)
-                text = _text(origin).splitlines()[0]
-                places.append(f"line {line}: {text}")
+                places.append(f"line {line}: {text(origin).splitlines()[0]}")
         return f" ({'; '.join(places)})" if places else ""
 
     def int_array_error(self, y, stmt, state):
         return self.error(
-            f"`{y}` is an integer array{self.bound(y, state)}: `{_text(stmt).splitlines()[0]}` would truncate "
+            f"`{y}` is an integer array{self.bound(y, state)}: `{text(stmt).splitlines()[0]}` would truncate "
             "the value to an integer (as NumPy does), which has no derivative", stmt,
             hint=f"make `{y}` a float array (drop `dtype=int`), or convert explicitly (`int(...)`) "
                  "if truncation is meant.")
@@ -564,7 +540,7 @@ class Aliasing(Pass):
                     values = [e.value for e in elts]
                     if len(set(values)) != len(values):
                         raise self.error(
-                            f"the index {_text(part)} repeats a position: NumPy's `{_text(stmt)}` applies the update "
+                            f"the index {text(part)} repeats a position: NumPy's `{text(stmt)}` applies the update "
                             "once per position, not once per repetition", stmt,
                             hint="write each position once, or use np.add.at(y, index, v) to add repeatedly.")
                     continue
@@ -592,13 +568,13 @@ class Aliasing(Pass):
         if self.context.resolver.is_local(n):
             return frozenset()                      # not bound yet on this path
         value = self.context.resolver.lookup(n)
-        if value is NOT_STATIC or _mutable(value):
+        if value is NOT_STATIC or mutable(value):
             where = "a closure variable" if n in self.context.resolver.closure else "a global"
             return frozenset([self.tag("external", f"{where} (`{n}`)")])
         return frozenset()
 
     def value(self, node, state, after, stmt):
-        """The memory the value of expression `node` may share."""
+        """The objects the value of expression `node` may be (a new list's items go into state.contents)."""
         if node is None or isinstance(node, gast.Constant):
             return frozenset()
         if isinstance(node, gast.Name):
@@ -607,29 +583,28 @@ class Aliasing(Pass):
             for inner in gast.walk(node.body):
                 if isinstance(inner, gast.Call) and (any(k.arg == "out" for k in inner.keywords) or (
                         isinstance(inner.func, gast.Attribute) and (
-                            inner.func.attr in _IN_PLACE_METHODS | _LIST_MUTATORS or inner.func.attr == "at"))):
-                    raise self.error(f"this lambda changes an array or list in place (`{_text(inner)}`)", inner,
+                            inner.func.attr in IN_PLACE_METHODS | LIST_MUTATORS or inner.func.attr == "at"))):
+                    raise self.error(f"this lambda changes an array or list in place (`{text(inner)}`)", inner,
                                      hint="define a function with `def` that returns the new value.")
             return frozenset()
         static = self.context.resolver.static_value(node) if isinstance(node, gast.Attribute) else NOT_STATIC
         if static is not NOT_STATIC:
-            return frozenset([self.tag("external", f"a global (`{_text(node)}`)")]) if _mutable(static) \
+            return frozenset([self.tag("external", f"a global (`{text(node)}`)")]) if mutable(static) \
                 else frozenset()
-        fresh = frozenset([self.tag("fresh", node)])
         if isinstance(node, (gast.BinOp, gast.UnaryOp)):
             operands = [node.left, node.right] if isinstance(node, gast.BinOp) else [node.operand]
             shared = frozenset().union(*(self.value(o, state, after, stmt) for o in operands))
             if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
                 return frozenset()
             if any(self.is_container(o, state) for o in operands):
-                return shared | fresh          # [a] * 3, xs + ys: new list, same elements
+                return self.new_container(node, state, state.items_of(shared))   # [a] * 3, xs + ys
             if not shared and all(self.is_number(o, state) for o in operands):
                 return frozenset()
-            return fresh
+            return frozenset([self.tag("fresh", node)])
         if isinstance(node, gast.Compare):
             for part in [node.left] + node.comparators:
                 self.value(part, state, after, stmt)
-            return fresh
+            return frozenset([self.tag("fresh", node)])
         if isinstance(node, (gast.BoolOp, gast.IfExp)):
             parts = node.values if isinstance(node, gast.BoolOp) else [node.body, node.orelse]
             if isinstance(node, gast.IfExp):
@@ -637,77 +612,119 @@ class Aliasing(Pass):
             return frozenset().union(*(self.value(p, state, after, stmt) for p in parts))
         if isinstance(node, gast.Subscript):
             self.value(node.slice, state, after, stmt)
-            return self.value(node.value, state, after, stmt)
+            base = self.value(node.value, state, after, stmt)
+            if isinstance(node.slice, gast.Slice):     # an array's slice is a view; a list's a new list
+                views = frozenset(t for t in base if not t.container)
+                lists = [t for t in base if t.container]
+                return views | (self.new_container(node, state, state.items_of(lists)) if lists else frozenset())
+            return state.items_of(base)
         if isinstance(node, gast.Attribute):
             base = self.value(node.value, state, after, stmt)
-            if node.attr in _METADATA:
+            if node.attr in METADATA:
                 return frozenset()
-            return base
+            return base | state.items_of(base)        # a view (x.T), or a field of an object
         if isinstance(node, (gast.Tuple, gast.List, gast.Set)):
-            return fresh.union(*(self.value(e, state, after, stmt) for e in node.elts))
+            items = frozenset()
+            for e in node.elts:
+                if isinstance(e, gast.Starred):       # [*xs, v]: the items of xs
+                    items |= state.items_of(self.value(e.value, state, after, stmt))
+                else:
+                    items |= self.value(e, state, after, stmt)
+            return self.new_container(node, state, items)
         if isinstance(node, gast.Dict):
-            return fresh.union(*(self.value(e, state, after, stmt) for e in node.keys + node.values if e is not None))
+            items = frozenset()
+            for k, v in zip(node.keys, node.values):
+                part = self.value(v, state, after, stmt)
+                items |= part if k is not None else state.items_of(part)      # {**d}: d's items
+                items |= self.value(k, state, after, stmt)
+            return self.new_container(node, state, items)
         if isinstance(node, gast.Starred):
             return self.value(node.value, state, after, stmt)
         if isinstance(node, gast.Call):
             return self.call(node, state, after, stmt)
         if isinstance(node, (gast.ListComp, gast.GeneratorExp, gast.SetComp, gast.DictComp)):
-            for inner in gast.walk(node):
-                if isinstance(inner, gast.Call):
-                    self.call(inner, state, after, stmt)     # in-place calls inside are checked too
-            loaded = {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
-            bound = {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-            return fresh.union(*(self.lookup(n, state) for n in loaded - bound))
+            return self.new_container(node, state, self.comprehension(node, state, after, stmt))
         shared = frozenset()
         for child in gast.iter_child_nodes(node):
             if isinstance(child, gast.expr):
                 shared = shared | self.value(child, state, after, stmt)
-        return shared | fresh
+        return state.reach(shared) | {self.tag("fresh", node)}
+
+    def comprehension(self, node, state, after, stmt):
+        """The items a comprehension makes: its targets are bound to the items of what they iterate over
+        (beside the names they shadow, kept: a check inside still sees those)."""
+        inner = state.copy()
+        for generator in node.generators:
+            items = inner.items_of(self.value(generator.iter, inner, after, stmt))
+            before = {n.id: inner.tags.get(n.id, frozenset()) for n in gast.walk(generator.target)
+                      if isinstance(n, gast.Name)}
+            self.bind(generator.target, items, inner, stmt, after)
+            for n, tags in before.items():
+                inner.tags[n] = inner.tags[n] | tags
+            for condition in generator.ifs:
+                self.value(condition, inner, after, stmt)
+        if isinstance(node, gast.DictComp):
+            made = self.value(node.key, inner, after, stmt) | self.value(node.value, inner, after, stmt)
+        else:
+            made = self.value(node.elt, inner, after, stmt)
+        state.contents = inner.contents      # lists made or grown inside
+        return made
 
     def call(self, node, state, after, stmt):
         fresh = frozenset([self.tag("fresh", node)])
         args = frozenset().union(*(self.value(a, state, after, stmt) for a in node.args),
                                  *(self.value(k.value, state, after, stmt) for k in node.keywords))
         if any(k.arg == "out" for k in node.keywords) and not (isinstance(stmt, gast.Expr) and stmt.value is node):
-            raise self.error(f"`{_text(node)}` writes into its `out=` array, and its result is used as a value",
+            raise self.error(f"`{text(node)}` writes into its `out=` array, and its result is used as a value",
                              node, hint="call it on its own line, or assign the result instead: y = f(...).")
         func = node.func
         static = self.context.resolver.static_value(func)
         statement_call = isinstance(stmt, gast.Expr) and stmt.value is node
         if not statement_call and isinstance(func, gast.Attribute) and static is NOT_STATIC and (
-                func.attr in _IN_PLACE_METHODS or func.attr in _LIST_MUTATORS):
-            if func.attr in _IN_PLACE_METHODS:
-                raise self.error(f"`{_text(node)}` changes `{_text(func.value)}` in place inside an expression",
+                func.attr in IN_PLACE_METHODS or func.attr in LIST_MUTATORS):
+            if func.attr in IN_PLACE_METHODS:
+                raise self.error(f"`{text(node)}` changes `{text(func.value)}` in place inside an expression",
                                  node, hint="call it on its own line, or compute a new array (jnp.sort(y)).")
-            root = _root(func.value)
-            if root is not None:
-                self.check_unshared(root, stmt, state, after, f"`{_text(node)}`")
+            base = base_name(func.value)
+            if base is not None:
+                self.list_mutator(base, node, state, after, stmt, holder=self.value(func.value, state, after, stmt))
         self.check_local_writes(node, state, after, stmt)
         if static is not NOT_STATIC:
             self.check_callee_writes(static, node, state, after, stmt)
             fname = getattr(static, "__name__", "")
-            module = _module_of(static)
-            if static in _NUMBER_BUILTINS or module == "math":
+            module = module_of(static)
+            if static in NUMBER_BUILTINS or module == "math":
                 return frozenset()
             if static is range:
                 return frozenset()
             if module in ("numpy", "astjax"):
                 copy_false = any(k.arg == "copy" and isinstance(k.value, gast.Constant) and k.value.value is False
                                  for k in node.keywords)
-                if (isinstance(static, np.ufunc) or fname in _ALLOCATING) and not copy_false:
+                if (isinstance(static, np.ufunc) or fname in ALLOCATING) and not copy_false:
                     return fresh
-                if fname in _VIEWS or copy_false or module == "numpy":
-                    return args | fresh
+                if fname in VIEWS or copy_false or module == "numpy":
+                    return state.reach(args) | fresh     # a view of an argument, or of an item of one
                 return fresh          # astjax.numpy computes a new immutable Array
-            if static in (list, tuple, sorted, reversed, zip, enumerate, dict, set, iter, max, min, sum, map,
-                          filter, next):
-                return args | fresh
-            return self.user_function_result(static, node, state, after, stmt, args | fresh)
+            if static in COPYING_BUILTINS:           # list(xs), sorted(xs), dict(d): a new container, same items
+                return self.new_container(node, state, state.items_of(args))
+            if static in LAZY_BUILTINS:              # zip(xs, ys), enumerate(xs): iterate over the items
+                items = state.reach(args) if static in (map, filter) else state.items_of(args)
+                return args | self.new_container(node, state, items)
+            if static in ITEM_BUILTINS:              # max(xs), next(it): one of the items
+                return state.items_of(args)
+            if static is sum:                        # a new array (or a new list of the items' items)
+                return self.new_container(node, state, state.items_of(state.items_of(args)), container=False)
+            return self.user_function_result(static, node, state, after, stmt, state.reach(args) | fresh)
         if isinstance(func, gast.Attribute):
             receiver = self.value(func.value, state, after, stmt)
-            if func.attr == "copy" and isinstance(func.value, gast.Name) and state.kind.get(func.value.id) == "list":
-                return receiver | fresh        # a list's copy is shallow: it holds the same arrays
-            if func.attr in _ALLOCATING_METHODS and not any(
+            if func.attr == "copy" and receiver and all(t.container for t in receiver):
+                return self.new_container(node, state, state.items_of(receiver))   # a list's copy is shallow
+            if func.attr == "copy" and state.kind.get(getattr(func.value, "id", None)) not in ("array", "int_array"):
+                # an array's copy, or a container's (shallow): it keeps the items
+                return self.new_container(node, state, state.items_of(receiver), container=False)
+            if func.attr == "pop" and receiver and all(t.container for t in receiver):
+                return state.items_of(receiver)
+            if func.attr in ALLOCATING_METHODS and not any(
                     k.arg == "copy" and isinstance(k.value, gast.Constant) and k.value.value is False
                     for k in node.keywords):
                 return fresh
@@ -715,8 +732,12 @@ class Aliasing(Pass):
                     and isinstance(func.value, gast.Subscript) and isinstance(func.value.value, gast.Attribute) \
                     and func.value.value.attr == "at":
                 return fresh
-            return receiver | args | fresh
-        return self.value(func, state, after, stmt) | args | fresh
+            return state.reach(receiver | args) | fresh
+        result = self.value(func, state, after, stmt) | state.reach(args) | fresh
+        if isinstance(func, gast.Name) and func.id in self.closure_reads:   # a local function or lambda may
+            for n in self.closure_reads[func.id]:                            # return what its body reads
+                result |= state.reach(self.lookup(n, state))
+        return result
 
     # ------------------------------------------------------------ kinds
     def kind_of(self, value, state):
@@ -734,12 +755,12 @@ class Aliasing(Pass):
             static = self.context.resolver.static_value(value.func)
             if static is list:
                 return "list"
-            if _module_of(static) in ("numpy", "astjax") and getattr(static, "__name__", "") in (
+            if module_of(static) in ("numpy", "astjax") and getattr(static, "__name__", "") in (
                     "zeros", "ones", "empty", "full", "array", "asarray", "arange", "zeros_like", "ones_like",
                     "empty_like", "full_like", "eye", "identity"):
                 dtype = self.dtype_argument(value, static.__name__)
                 if dtype is not None:
-                    return "int_array" if _integral(dtype) else None
+                    return "int_array" if integral(dtype) else None
                 if static.__name__ == "arange" and all(self.is_int(a, state) for a in value.args):
                     return "int_array"
                 if static.__name__ in ("array", "asarray") and value.args and isinstance(
@@ -749,14 +770,14 @@ class Aliasing(Pass):
                 if static.__name__.endswith("_like") and value.args and isinstance(value.args[0], gast.Name) \
                         and state.kind.get(value.args[0].id) == "int_array":
                     return "int_array"
-            if _module_of(static) in ("numpy", "astjax") and (
-                    isinstance(static, np.ufunc) or getattr(static, "__name__", "") in _ALLOCATING):
+            if module_of(static) in ("numpy", "astjax") and (
+                    isinstance(static, np.ufunc) or getattr(static, "__name__", "") in ALLOCATING):
                 return "array"
         if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and value.func.attr == "astype" \
                 and value.args:
             dtype = self.context.resolver.static_value(value.args[0]) if not isinstance(
                 value.args[0], gast.Constant) else value.args[0].value
-            if dtype is not NOT_STATIC and _integral(dtype):
+            if dtype is not NOT_STATIC and integral(dtype):
                 return "int_array"
         return None
 
@@ -806,6 +827,7 @@ class Aliasing(Pass):
         return isinstance(node, gast.Name) and state.kind.get(node.id) == "list"
 
 
+
 _SUMMARIES = {}
 
 
@@ -816,7 +838,7 @@ def summary_of(fn):
     from ...analyses.classify import is_library
     from ...rules import lookup_callable
     target = getattr(fn, "__func__", fn)
-    if (not inspect.isfunction(target) or is_library(target) or _module_of(target) == "astjax"
+    if (not inspect.isfunction(target) or is_library(target) or module_of(target) == "astjax"
             or lookup_callable(target) is not None):
         return None              # astjax's own runtime (tape push/pop) and primitives with rules
     code = target.__code__
@@ -843,41 +865,6 @@ def parameters_written_by(fn):
     """Names of the parameters a user function writes into (in place)."""
     summary = summary_of(fn)
     return summary[0] if summary is not None else frozenset()
-
-
-def _root(target):
-    while isinstance(target, gast.Subscript):
-        target = target.value
-    return target.id if isinstance(target, gast.Name) else None
-
-
-def _reads(node):
-    return frozenset(n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
-
-
-def _module_of(value):
-    module = getattr(value, "__module__", None) or ""
-    if isinstance(value, np.ufunc):
-        return "numpy"
-    return module.split(".")[0]
-
-
-def _mutable(value):
-    return isinstance(value, (np.ndarray, list, dict, set, bytearray)) or (
-        hasattr(value, "__dict__") and not callable(value) and not isinstance(value, type)
-        and type(value).__module__ not in ("builtins",) and not _is_module(value))
-
-
-def _is_module(value):
-    import types
-    return isinstance(value, types.ModuleType)
-
-
-def _integral(dtype):
-    try:
-        return np.issubdtype(np.dtype(dtype), np.integer) or np.dtype(dtype) == np.bool_
-    except TypeError:
-        return False
 
 
 class _Apply(gast.NodeTransformer):
