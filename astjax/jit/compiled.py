@@ -75,6 +75,13 @@ class CompiledFunction:
                      for name, a in zip(self.parameters, args)) + (len(args),)
 
     def _first_call(self, key, args):
+        quiet = _quiet_numba()
+        try:
+            return self._compile_and_run(key, args)
+        finally:
+            quiet.__exit__(None, None, None)
+
+    def _compile_and_run(self, key, args):
         static = {name: a for name, a in zip(self.parameters, args) if name in self.static}
         dynamic = [n not in self.static for n in self.parameters]
         disk_key = cache.entry_key(self.generated, key) if cache.enabled() else None
@@ -119,6 +126,16 @@ class CompiledFunction:
             cache.store(disk_key, {fn.__name__: observed.for_code(fn.__code__)
                                    for fn in cache.reachable_generated(self.generated)}, entry.out_spec)
         return got
+
+
+def _quiet_numba():
+    """Numba's advice on contiguous arrays concerns code astjax wrote, not the user's: keep it out of sight."""
+    import warnings
+    from numba.core.errors import NumbaPerformanceWarning
+    manager = warnings.catch_warnings()
+    manager.__enter__()
+    warnings.simplefilter("ignore", NumbaPerformanceWarning)
+    return manager
 
 
 class _Entry:
