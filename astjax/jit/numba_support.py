@@ -99,5 +99,23 @@ def _pad_edge_or_zeros(x, widths, edge):
     return pad2
 
 
+def zeros_shaped(shape, like):
+    """Zeros of a saved shape in the float dtype of `like` (rules/helpers.py zeros_shaped): a scalar for ()."""
+    raise NotImplementedError
+
+
+@overload(zeros_shaped)
+def _zeros_shaped(shape, like):
+    dtype = like.dtype if isinstance(like, types.Array) else like
+    if not isinstance(dtype, types.Float):
+        dtype = types.float32
+    cast = np.dtype(str(dtype)).type
+    if isinstance(shape, types.BaseTuple) and len(shape) == 0:
+        return lambda shape, like: cast(0)
+    if isinstance(shape, types.UniTuple) and isinstance(shape.dtype, types.Integer):
+        return lambda shape, like: np.zeros(shape, cast)
+    return None
+
+
 SUPPORT = {"shape_of": shape_of, "weak_like": weak_like, "np": np, "fast_exp": fast_exp,
-           "pad_edge_or_zeros": pad_edge_or_zeros}
+           "pad_edge_or_zeros": pad_edge_or_zeros, "zeros_shaped": zeros_shaped}

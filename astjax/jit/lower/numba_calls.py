@@ -62,6 +62,9 @@ class _CallLowering(gast.NodeTransformer):
         return node
 
     def visit_Call(self, node):
+        functional = _functional_update(node)
+        if functional is not None:                  # by.at[i].set(0.0) -> at_set(by, i, 0.0)
+            node = functional
         native = self._native(node)
         self.generic_visit(node)
         if native is not None:
@@ -78,7 +81,7 @@ class _CallLowering(gast.NodeTransformer):
                                      "call the function by its global name")
         if isinstance(func, gast.Attribute) and func.attr == "__call__":
             raise self.context.error("jit cannot compile this call", node, None)
-        if isinstance(func, gast.Name) and (func.id in ("shape_of", "weak_like", "pad_edge_or_zeros") or func.id.startswith("_fused_")
+        if isinstance(func, gast.Name) and (func.id in ("shape_of", "weak_like", "pad_edge_or_zeros", "zeros_shaped") or func.id.startswith("_fused_")
                                             and func.id in self.context.bindings):
             return node                               # written by the lowering passes themselves
         target = self._static(func)
@@ -88,6 +91,10 @@ class _CallLowering(gast.NodeTransformer):
         if _is_numpy_scalar_type(target):                  # np.float32(x): a cast Numba knows
             return node
         if isinstance(func, gast.Name) and func.id in _BUILTINS and getattr(builtins, func.id) is target:
+            return node
+        from ...rules import helpers
+        if target is helpers.zeros_shaped:
+            node.func = _name("zeros_shaped")        # jit/numba_support.py
             return node
         padded = self._native_pad(node, target)
         if padded is not None:
@@ -208,6 +215,9 @@ class _CallLowering(gast.NodeTransformer):
 
     def _static(self, expr):
         if isinstance(expr, gast.Name):
+            if expr.id == "_astjax_helpers":          # written by _functional_update
+                from ...rules import helpers
+                return helpers
             if expr.id in self.locals:
                 return _UNKNOWN
             if expr.id in self.context.namespace:
@@ -240,6 +250,23 @@ _DOT_RHS = {(2, 2): "np.dot({a}.T, {g})", (1, 2): "np.outer({a}, {g})", (2, 1): 
             (1, 1): "{g} * {a}"}
 _PRODUCT_ADJOINTS = {"dot_lhs_adjoint": _DOT_LHS, "dot_rhs_adjoint": _DOT_RHS,
                      "matmul_lhs_adjoint": _DOT_LHS, "matmul_rhs_adjoint": _DOT_RHS}
+
+
+def _functional_update(node):
+    """`x.at[idx].set(v)` (and add, multiply), which derivative rules write, as `at_set(x, idx, v)`;
+    None for anything else or an index with a slice in it."""
+    func = node.func
+    if not (isinstance(func, gast.Attribute) and func.attr in ("set", "add", "multiply") and len(node.args) == 1
+            and not node.keywords and isinstance(func.value, gast.Subscript)
+            and isinstance(func.value.value, gast.Attribute) and func.value.value.attr == "at"):
+        return None
+    index = func.value.slice
+    if any(isinstance(n, gast.Slice) for n in gast.walk(index)):
+        return None
+    name = {"set": "at_set", "add": "at_add", "multiply": "at_multiply"}[func.attr]
+    call = gast.Call(func=gast.Attribute(value=_name("_astjax_helpers"), attr=name, ctx=gast.Load()),
+                     args=[func.value.value.value, index, node.args[0]], keywords=[])
+    return gast.copy_location(call, node)
 
 
 def _is_boolean(expr, context):
