@@ -7,13 +7,17 @@ operation:
 
     _t5 = jnp.where(x > np.float32(0), x, np.float32(alpha) * jnp.exp(x) - np.float32(alpha))
 ->
-    _t5 = _fused_1(x, np.float32(0), np.float32(alpha))
+    _t5 = _fused_1(x.shape, x, np.float32(0), np.float32(alpha))
 
-    def _fused_1(x0, c0, c1):
-        out = np.empty(x0.shape, np.float32)
-        for i0 in range(x0.shape[0]):
+    def _fused_1(shape, x0, c0, c1):
+        out = np.empty(shape, np.float32)
+        for i0 in range(shape[0]):
             out[i0] = x0[i0] if x0[i0] > c0 else c1 * fast_exp(x0[i0]) - c1
         return out
+
+An element of an array (`kernel[i, j]`) is read once before the loop, and a
+`lax.dynamic_slice` window is read in place at its clamped offset (the blur's
+`output + kernel[i, j] * window` reads no copy of the window).
 
 `jnp.sum(<elementwise tree>)` becomes one pass that accumulates in float64.
 Arrays of different shapes would broadcast: then the statement keeps its
@@ -174,6 +178,8 @@ class _Fusion:
         self.context, self.dtype = context, dtype
         self.definitions = definitions or {}   # names a loop may recompute (see _single_definitions)
         self.arrays, self.scalars = [], []      # leaf expressions passed to the kernel
+        self.keys = []                          # the source text each array leaf stands for
+        self.windows = {}                       # array leaf index -> (starts, sizes) of a dynamic_slice of it
         self.operations = 0
         self.ndim = None
         self.depth = 0
@@ -201,17 +207,43 @@ class _Fusion:
             self.context.kernels.append((label, kernel, {"fastmath": {"reassoc"}}))
         else:
             self.context.kernels.append((label, self._kernel(label, scalar), {}))
-        args = [copy.deepcopy(a) for a in self.arrays + self.scalars]
+        shape, conditions = self._loop_shape()
+        args = [shape] + [copy.deepcopy(a) for a in self.arrays + self.scalars] + self._offsets()
         call = gast.Call(func=_name(label), args=args, keywords=[])
-        if len(self.arrays) == 1:
+        if not conditions:
             return call
-        first = self.arrays[0]
-        test = None
-        for other in self.arrays[1:]:
-            same = gast.Compare(left=_attribute(copy.deepcopy(first), "shape"), ops=[gast.Eq()],
-                                comparators=[_attribute(copy.deepcopy(other), "shape")])
-            test = same if test is None else gast.BoolOp(op=gast.And(), values=[test, same])
+        test = conditions[0] if len(conditions) == 1 else gast.BoolOp(op=gast.And(), values=conditions)
         return gast.IfExp(test=test, body=call, orelse=original)
+
+    def _loop_shape(self):
+        """(the loop nest's extents, the run-time conditions for the fused path: every plain array of that
+        shape, every window of that shape and inside its array)."""
+        plain = [i for i in range(len(self.arrays)) if i not in self.windows]
+        if plain:
+            shape_text = f"{unparse(self.arrays[plain[0]]).strip()}.shape"
+        else:
+            sizes = self.windows[0][1]
+            shape_text = "(" + "".join(f"{unparse(v).strip()}, " for v in sizes) + ")"
+        conditions = []
+        for i in plain[1:]:
+            conditions.append(f"{unparse(self.arrays[i]).strip()}.shape == {shape_text}")
+        for i, (_, sizes) in self.windows.items():
+            operand = unparse(self.arrays[i]).strip()
+            size_texts = [unparse(v).strip() for v in sizes]
+            conditions.append("(" + "".join(f"{t}, " for t in size_texts) + f") == {shape_text}")
+            conditions += [f"{operand}.shape[{d}] >= {t}" for d, t in enumerate(size_texts)]
+        return (gast.parse(shape_text).body[0].value,
+                [gast.parse(c).body[0].value for c in conditions])
+
+    def _offsets(self):
+        """The clamped start of each window, as lax.dynamic_slice clamps it (the slice stays inside)."""
+        out = []
+        for i, (starts, sizes) in sorted(self.windows.items()):
+            operand = unparse(self.arrays[i]).strip()
+            for d, (start, size) in enumerate(zip(starts, sizes)):
+                text = f"min(max({unparse(start).strip()}, 0), {operand}.shape[{d}] - {unparse(size).strip()})"
+                out.append(gast.parse(text).body[0].value)
+        return out
 
     def _sum_operand(self, value):
         if not (isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords):
@@ -251,10 +283,14 @@ class _Fusion:
             return f"(-{operand})"
         if isinstance(expr, gast.Compare) and len(expr.ops) == 1 and isinstance(expr.ops[0], _COMPARISONS):
             return self._combine(_COMPARISON_TEXT[type(expr.ops[0])], [expr.left, expr.comparators[0]])
+        if isinstance(expr, gast.Subscript):
+            return self._scalar_item(expr)
         if isinstance(expr, gast.Call) and not expr.keywords:
             prim = lookup_callable(self._static(expr.func))
             if prim is not None and prim.name in ("unreduce", "unbroadcast"):
                 return self._broadcast_only(prim, expr.args)
+            if prim is not None and prim.name == "dynamic_slice":
+                return self._window(expr)
             form = SCALAR_FORMS.get(prim.name) if prim is not None else None
             if form is not None and prim.name == "exp" and _fast_math():
                 form = "fast_exp(a)"
@@ -267,6 +303,44 @@ class _Fusion:
             return _substitute(form, operands)
         return None
 
+    def _scalar_item(self, expr):
+        """`kernel[i, j]`: one element of an array, read once before the loop."""
+        base = expr.value
+        kind = self.context.lowered_type(base.id) if isinstance(base, gast.Name) else None
+        index = expr.slice.elts if isinstance(expr.slice, gast.Tuple) else [expr.slice]
+        if not (kind and kind[0] == "array" and kind[1] == self.dtype and kind[2] == len(index)
+                and all(self._integer(i) for i in index)):
+            return None
+        return self._leaf(self.scalars, expr, "c")
+
+    def _integer(self, expr):
+        if isinstance(expr, gast.Constant):
+            return isinstance(expr.value, int) and not isinstance(expr.value, bool)
+        if isinstance(expr, gast.Name):
+            kinds = self.context.types_of(expr.id)
+            return bool(kinds) and all(k == ("weak", "int") or (k[0] == "scalar" and k[1].startswith("int"))
+                                       for k in kinds)
+        return False
+
+    def _window(self, call):
+        """`lax.dynamic_slice(a, starts, sizes)` of an array of the loop's rank: read in place, offset."""
+        if len(call.args) != 3 or not all(isinstance(a, gast.Tuple) for a in call.args[1:]):
+            return None
+        operand, starts, sizes = call.args[0], call.args[1].elts, call.args[2].elts
+        kind = self.context.lowered_type(operand.id) if isinstance(operand, gast.Name) else None
+        if not (kind and kind[0] == "array" and kind[1] == self.dtype and kind[2] == len(starts) == len(sizes)
+                and (self.ndim is None or self.ndim == kind[2])
+                and all(self._integer(v) for v in starts + sizes)):
+            return None
+        self.ndim = kind[2]
+        key = unparse(call).strip()
+        if key not in self.keys:
+            self.arrays.append(operand)
+            self.keys.append(key)
+            self.windows[len(self.arrays) - 1] = (starts, sizes)
+        k = self.keys.index(key)
+        return f"flat{k}[i]"
+
     def _recompute(self, name):
         """The element of a single-definition temporary recomputed from its operands, or None."""
         if name not in self.definitions or self.depth >= 6:
@@ -276,7 +350,9 @@ class _Fusion:
         text = self.element(self.definitions[name])
         self.depth -= 1
         if text is None:
-            del self.arrays[saved[0]:], self.scalars[saved[1]:]
+            del self.arrays[saved[0]:], self.keys[saved[0]:], self.scalars[saved[1]:]
+            for index in [i for i in self.windows if i >= saved[0]]:
+                del self.windows[index]
             self.operations, self.ndim = saved[2], saved[3]
         return text
 
@@ -305,11 +381,16 @@ class _Fusion:
     def _leaf(self, table, expr, prefix):
         """The kernel's name for a leaf (`flat0[i]` for an array's element, `c0` for a scalar)."""
         text = unparse(expr).strip()
+        if prefix == "flat":
+            if text not in self.keys:
+                table.append(expr)
+                self.keys.append(text)
+            return f"flat{self.keys.index(text)}[i]"
         index = next((i for i, seen in enumerate(table) if unparse(seen).strip() == text), None)
         if index is None:
             table.append(expr)
             index = len(table) - 1
-        return f"flat{index}[i]" if prefix == "flat" else f"c{index}"
+        return f"c{index}"
 
     def _static(self, func):
         import builtins
@@ -326,18 +407,19 @@ class _Fusion:
         and no copy of a strided view such as a window of a padded image)."""
         arrays, scalars, indices = self._names()
         element = self._indexed(scalar, indices)
-        lines = [f"def {label}({', '.join(arrays + scalars)}):",
-                 f"    out = np.empty(x0.shape, np.{self.dtype})"]
+        lines = [f"def {label}({', '.join(['shape'] + arrays + scalars)}):",
+                 f"    out = np.empty(shape, np.{self.dtype})"]
         indent = "    "
         for d, index in enumerate(indices):
-            lines.append(f"{indent}for {index} in range(x0.shape[{d}]):")
+            lines.append(f"{indent}for {index} in range(shape[{d}]):")
             indent += "    "
         lines += [f"{indent}out[{', '.join(indices)}] = {element}", "    return out"]
         return gast.parse("\n".join(lines) + "\n").body[0]
 
     def _element_function(self, label, scalar):
         """One element of a summed tree, as a function of the elements of its arrays."""
-        arrays, scalars, _ = self._names()
+        arrays = [f"x{i}" for i in range(len(self.arrays))]
+        scalars = [f"c{i}" for i in range(len(self.scalars))]
         element = scalar
         for k in range(len(arrays)):
             element = element.replace(f"flat{k}[i]", f"e{k}")
@@ -348,15 +430,15 @@ class _Fusion:
         """The sum of a tree in one pass: partial sums of 4096 elements in the array's dtype (which LLVM
         vectorizes), added into a float64 total."""
         arrays, scalars, indices = self._names()
-        index = ", ".join(indices)
-        element = f"{element_label}({', '.join([f'x{k}[{index}]' for k in range(len(arrays))] + scalars)})"
-        lines = [f"def {label}({', '.join(arrays + scalars)}):", "    total = 0.0"]
+        reads = [f"x{k}[{self._element_index(k, indices)}]" for k in range(len(arrays))]
+        element = f"{element_label}({', '.join(reads + scalars[:len(self.scalars)])})"
+        lines = [f"def {label}({', '.join(['shape'] + arrays + scalars)}):", "    total = 0.0"]
         indent = "    "
         for d, index in enumerate(indices[:-1]):
-            lines.append(f"{indent}for {index} in range(x0.shape[{d}]):")
+            lines.append(f"{indent}for {index} in range(shape[{d}]):")
             indent += "    "
         last = len(indices) - 1
-        lines += [f"{indent}n = x0.shape[{last}]",
+        lines += [f"{indent}n = shape[{last}]",
                   f"{indent}for start in range(0, n, 4096):",
                   f"{indent}    part = np.{self.dtype}(0.0)",
                   f"{indent}    for {indices[last]} in range(start, min(start + 4096, n)):",
@@ -368,12 +450,18 @@ class _Fusion:
     def _names(self):
         arrays = [f"x{i}" for i in range(len(self.arrays))]
         scalars = [f"c{i}" for i in range(len(self.scalars))]
-        return arrays, scalars, [f"i{d}" for d in range(self.ndim)]
+        offsets = [f"o{i}_{d}" for i in sorted(self.windows) for d in range(self.ndim)]
+        return arrays, scalars + offsets, [f"i{d}" for d in range(self.ndim)]
+
+    def _element_index(self, k, indices):
+        if k in self.windows:
+            return ", ".join(f"{index} + o{k}_{d}" for d, index in enumerate(indices))
+        return ", ".join(indices)
 
     def _indexed(self, scalar, indices):
         element = scalar
         for k in range(len(self.arrays)):
-            element = element.replace(f"flat{k}[i]", f"x{k}[{', '.join(indices)}]")
+            element = element.replace(f"flat{k}[i]", f"x{k}[{self._element_index(k, indices)}]")
         return element
 
 
