@@ -52,6 +52,7 @@ def fuse_elementwise(node, context):
     """Rewrite the fusible statements of `node`; the kernels go to `context.kernels`."""
     inline_single_use(node)
     definitions = _single_definitions(node)
+    in_place = _updatable_in_place(node)
     counter = [0]
     # Consumers first: once the statements reading a temporary recompute it, it needs no loop of its own.
     for stmt in reversed([s for s in gast.walk(node) if isinstance(s, gast.Assign)]):
@@ -65,11 +66,68 @@ def fuse_elementwise(node, context):
         if target_type is None or target_type[0] not in ("array", "scalar") or target_type[1] not in _FLOATS:
             continue
         fusion = _Fusion(context, target_type[1], definitions)
+        if stmt.targets[0].id in in_place:
+            fusion.update_in_place = stmt.targets[0].id
         call = fusion.fuse(stmt.value, target_type, counter)
         if call is not None:
             stmt.value = call
     if counter[0]:
         remove_unread(node)
+
+
+_FRESH_CALLS = {"zeros", "zeros_like", "empty", "empty_like", "ones", "ones_like", "full", "full_like"}
+
+
+def _updatable_in_place(node):
+    """Names a fused loop may overwrite instead of allocating a new array: locals that only ever hold
+    arrays made fresh in this function (np.zeros_like, arithmetic) and that nothing reads except their
+    own updates and the return, so no other name, tape or callee can still see the old values.
+
+        output = np.zeros_like(image)
+        for ...:
+            output = output + kernel[i, j] * window      # written in place, one buffer for the loop
+        return output
+    """
+    params = {a.id for a in node.args.args}
+    assigned, fresh = set(), set()
+    for stmt in gast.walk(node):
+        if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target]
+            for target in targets:
+                for n in gast.walk(target):
+                    if isinstance(n, gast.Name):
+                        assigned.add(n.id)
+                        if isinstance(stmt, gast.Assign) and target is n and _makes_fresh(stmt.value):
+                            fresh.add(n.id)
+                        else:
+                            fresh.discard(n.id)
+                            params.add(n.id)           # assigned something that may share memory
+        elif isinstance(stmt, (gast.For, gast.comprehension)):
+            for n in gast.walk(stmt.target):
+                if isinstance(n, gast.Name):
+                    params.add(n.id)
+    allowed = set()
+    for stmt in gast.walk(node):
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name):
+            allowed.update(id(n) for n in gast.walk(stmt.value)
+                           if isinstance(n, gast.Name) and n.id == stmt.targets[0].id)
+        elif isinstance(stmt, gast.Return) and stmt.value is not None:
+            values = stmt.value.elts if isinstance(stmt.value, gast.Tuple) else [stmt.value]
+            allowed.update(id(v) for v in values if isinstance(v, gast.Name))
+    loads = [n for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
+    stray = {n.id for n in loads if id(n) not in allowed}
+    return {name for name in fresh if name not in params and name not in stray}
+
+
+def _makes_fresh(value):
+    if isinstance(value, (gast.BinOp, gast.UnaryOp)):
+        return True
+    if isinstance(value, gast.Call):
+        func = value.func
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id in ("np", "jnp"):
+            return func.attr in _FRESH_CALLS or func.attr in SCALAR_FORMS
+        return isinstance(func, gast.Name) and func.id == "pad_edge_or_zeros"
+    return False
 
 
 def _single_definitions(node):
@@ -183,6 +241,7 @@ class _Fusion:
         self.operations = 0
         self.ndim = None
         self.depth = 0
+        self.update_in_place = None             # a name whose array the loop may overwrite
 
     def fuse(self, value, target_type, counter):
         reduce, original = False, value
@@ -206,7 +265,7 @@ class _Fusion:
             # apart, without the flag, so the user's arithmetic is never reassociated
             self.context.kernels.append((label, kernel, {"fastmath": {"reassoc"}}))
         else:
-            self.context.kernels.append((label, self._kernel(label, scalar), {}))
+            self.context.kernels.append((label, self._kernel(label, scalar, self._overwritten()), {}))
         shape, conditions = self._loop_shape()
         args = [shape] + [copy.deepcopy(a) for a in self.arrays + self.scalars] + self._offsets()
         call = gast.Call(func=_name(label), args=args, keywords=[])
@@ -402,13 +461,23 @@ class _Fusion:
         return None
 
     # ------------------------------------------------------------ the kernel
-    def _kernel(self, label, scalar):
+    def _overwritten(self):
+        """The array leaf the loop writes into, when the statement's target may be updated in place."""
+        if self.update_in_place is None:
+            return None
+        for k, key in enumerate(self.keys):
+            if key == self.update_in_place and k not in self.windows:
+                return k
+        return None
+
+    def _kernel(self, label, scalar, overwritten=None):
         """The loop nest: one loop per dimension, the last innermost (contiguous for C-ordered arrays,
-        and no copy of a strided view such as a window of a padded image)."""
+        and no copy of a strided view such as a window of a padded image). With `overwritten`, the loop
+        writes into that array leaf (each element is read before it is written, at the same place)."""
         arrays, scalars, indices = self._names()
         element = self._indexed(scalar, indices)
-        lines = [f"def {label}({', '.join(['shape'] + arrays + scalars)}):",
-                 f"    out = np.empty(shape, np.{self.dtype})"]
+        start = f"    out = x{overwritten}" if overwritten is not None else f"    out = np.empty(shape, np.{self.dtype})"
+        lines = [f"def {label}({', '.join(['shape'] + arrays + scalars)}):", start]
         indent = "    "
         for d, index in enumerate(indices):
             lines.append(f"{indent}for {index} in range(shape[{d}]):")
