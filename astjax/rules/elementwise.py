@@ -11,7 +11,9 @@ import gast
 import numpy as np
 
 from .. import numpy as jnp
-from .registry import defjvp, defvjp, primitive
+from .registry import deflowering, defjvp, defvjp, primitive
+
+NUMBA_CPU = "astjax.runtime.numba_cpu:"
 
 
 def unary(name, *, numpy=None, math_fn=None, vjp, jvp, aliases=()):
@@ -20,6 +22,7 @@ def unary(name, *, numpy=None, math_fn=None, vjp, jvp, aliases=()):
                      aliases=tuple(a for a in (numpy, math_fn) + tuple(aliases) if a is not None))
     defvjp(prim, vjp)
     defjvp(prim, jvp)
+    deflowering(prim, numba=NUMBA_CPU + name)
     prim.elementwise = True
     return prim
 
@@ -30,6 +33,7 @@ def binary(name, *, numpy=None, operator=None, vjp, jvp, aliases=()):
                      operator=operator, aliases=tuple(a for a in (numpy,) + tuple(aliases) if a is not None))
     defvjp(prim, *vjp)
     defjvp(prim, *jvp)
+    deflowering(prim, numba=NUMBA_CPU + name)
     prim.elementwise = True
     return prim
 

@@ -1,0 +1,287 @@
+"""Numba lowerings of the elementwise primitives: one scalar kernel each, mapped over arrays.
+
+The result dtype is the reference implementation's (see numba_typing); every
+operand is cast to the dtype the reference computes in, so the kernel sees
+exactly the values NumPy sees. On arrays a lowering is one loop that writes
+the output once (operands of equal shapes are read flat; broadcasting ones are
+first broadcast, which copies the smaller ones). 0-d results are scalars.
+"""
+
+import numba
+import numpy as np
+from numba import types
+
+from .. import numpy as jnp
+from ..rules import helpers
+from .numba_build import build, lowers
+from .numba_typing import agreed, dtype_of, is_array, is_none, is_scalar, result_shape_dtype, stand_ins
+
+kernel = numba.njit(error_model="numpy", cache=False)
+KERNELS = {}     # name -> {dtype kind ("f", "i", "u", "b"): scalar kernel}
+
+
+# ------------------------------------------------------------------ kernels
+def _float_mod(a, b):
+    """NumPy's float remainder (npy_divmod): the sign of the divisor; nan for b == 0."""
+    m = np.fmod(a, b)
+    if b == 0:
+        return a - a + m          # fmod(a, 0) is nan
+    if m != 0:
+        if (b < 0) != (m < 0):
+            m += b
+    else:
+        m = np.copysign(0.0, b)
+    return m
+
+
+def _float_floor_divide(a, b):
+    """NumPy's float floor division (npy_floor_divide)."""
+    if b == 0:
+        return a / b
+    m = np.fmod(a, b)
+    div = (a - m) / b
+    if m != 0 and (b < 0) != (m < 0):
+        div -= 1.0
+    if div != 0:
+        floordiv = np.floor(div) if np.isfinite(div) else div
+        if div - floordiv > 0.5:
+            floordiv += 1.0
+        return floordiv
+    return np.copysign(0.0, a / b)
+
+
+def _int_floor_divide(a, b):
+    if b == 0:
+        return a - a
+    q = a // b
+    return q
+
+
+def _int_mod(a, b):
+    if b == 0:
+        return a - a
+    return a % b
+
+
+def _int_power(a, b):
+    if b < 0:
+        raise ValueError("Integers to negative integer powers are not allowed.")
+    result = a - a + 1
+    base = a
+    while b > 0:
+        if b & 1:
+            result = result * base
+        base = base * base
+        b >>= 1
+    return result
+
+
+def _float_maximum(a, b):
+    return a if (a >= b or a != a) else b
+
+
+def _float_minimum(a, b):
+    return a if (a <= b or a != a) else b
+
+
+def _float_sign(x):
+    if x > 0:
+        return 1.0
+    if x < 0:
+        return -1.0
+    if x == 0:
+        return 0.0
+    return x                  # nan
+
+
+def _int_sign(x):
+    return (x > 0) - (x < 0)
+
+
+def _define(name, float_fn=None, int_fn=None, bool_fn=None):
+    """Compile `name`'s kernels: float_fn for floats, int_fn for ints (bool_fn for bools, default int_fn)."""
+    table = {}
+    if float_fn is not None:
+        table["f"] = kernel(float_fn)
+    if int_fn is not None:
+        table["i"] = table["u"] = kernel(int_fn)
+    if bool_fn is not None:
+        table["b"] = kernel(bool_fn)
+    KERNELS[name] = table
+
+
+def _same(fn):
+    return fn
+
+
+_define("add", lambda a, b: a + b, lambda a, b: a + b, lambda a, b: a or b)
+_define("subtract", lambda a, b: a - b, lambda a, b: a - b)
+_define("multiply", lambda a, b: a * b, lambda a, b: a * b, lambda a, b: a and b)
+_define("divide", lambda a, b: a / b)
+_define("power", lambda a, b: a ** b, _int_power)
+_define("maximum", _float_maximum, lambda a, b: max(a, b), lambda a, b: a or b)
+_define("minimum", _float_minimum, lambda a, b: min(a, b), lambda a, b: a and b)
+_define("arctan2", lambda a, b: np.arctan2(a, b))
+_define("mod", _float_mod, _int_mod)
+_define("floor_divide", _float_floor_divide, _int_floor_divide)
+for _name, _op in (("equal", "=="), ("not_equal", "!="), ("less", "<"), ("less_equal", "<="),
+                   ("greater", ">"), ("greater_equal", ">=")):
+    _fn = eval(f"lambda a, b: a {_op} b")
+    _define(_name, _fn, _fn, _fn)
+_define("logical_and", bool_fn=lambda a, b: a and b)
+_define("logical_or", bool_fn=lambda a, b: a or b)
+_define("logical_xor", bool_fn=lambda a, b: a != b)
+
+_define("negative", lambda x: -x, lambda x: -x)
+_define("positive", lambda x: x, lambda x: x)
+_define("square", lambda x: x * x, lambda x: x * x, lambda x: x and x)
+_define("abs", lambda x: abs(x), lambda x: abs(x), lambda x: x)
+_define("sign", _float_sign, _int_sign)
+_define("floor", lambda x: np.floor(x), lambda x: x, lambda x: x)
+_define("ceil", lambda x: np.ceil(x), lambda x: x, lambda x: x)
+_define("trunc", lambda x: np.trunc(x), lambda x: x, lambda x: x)
+_define("round", lambda x: np.rint(x), lambda x: x, lambda x: x)
+_define("reciprocal", lambda x: 1 / x)
+for _name in ("sqrt", "exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "arcsin", "arccos",
+              "arctan", "sinh", "cosh", "tanh"):
+    _define(_name, eval(f"lambda x: np.{_name}(x)"))
+_define("isnan", lambda x: x != x, lambda x: False, lambda x: False)
+_define("isfinite", lambda x: np.isfinite(x), lambda x: True, lambda x: True)
+_define("isinf", lambda x: np.isinf(x), lambda x: False, lambda x: False)
+_define("logical_not", bool_fn=lambda x: not x)
+_define("identity", lambda x: x, lambda x: x, lambda x: x)
+_define("where", lambda c, a, b: a if c else b, lambda c, a, b: a if c else b, lambda c, a, b: a if c else b)
+_define("builtin_max", lambda a, b: b if b > a else a, lambda a, b: b if b > a else a, lambda a, b: b if b > a else a)
+_define("builtin_min", lambda a, b: b if b < a else a, lambda a, b: b if b < a else a, lambda a, b: b if b < a else a)
+
+
+# ------------------------------------------------------------------ the loops
+_TO_BOOL = kernel(lambda v: v != 0)
+
+
+def map_impl(params, kernel_fn, casts, out_dtype, arg_types):
+    """The implementation that applies `kernel_fn` elementwise, each argument cast by `casts[i]` first.
+
+    `casts[i]` is a NumPy scalar type (the dtype the reference computes in), or
+    "bool" for NumPy's truth value. Scalars and 0-d arrays are read once; arrays
+    are read flat when their shapes agree and broadcast otherwise.
+    """
+    env = {"np": np, "kernel": kernel_fn, "out_dtype": out_dtype, "to_bool": _TO_BOOL}
+    reads, arrays = [], []
+    lines = []
+    for i, (name, t) in enumerate(zip(params, arg_types)):
+        env[f"c{i}"] = _TO_BOOL if casts[i] == "bool" else casts[i]
+        if is_array(t) and t.ndim > 0:
+            arrays.append((i, name))
+            reads.append(f"c{i}(f{i}[k])")
+        else:
+            value = f"{name}[()]" if is_array(t) else name
+            lines.append(f"    s{i} = c{i}({value})")
+            reads.append(f"s{i}")
+    call = f"kernel({', '.join(reads)})"
+    if not arrays:
+        lines.append(f"    return out_dtype({call})")
+        return build(f"def impl({', '.join(params)}):\n" + "\n".join(lines) + "\n", env)
+    ndims = {arg_types[i].ndim for i, _ in arrays}
+    first = arrays[0][1]
+    if len(arrays) == 1:
+        lines.append(f"    shape = {first}.shape")
+        same = "True"
+    else:
+        lines.append(f"    shape = np.broadcast_shapes({', '.join(n + '.shape' for _, n in arrays)})")
+        same = " and ".join(f"{n}.shape == shape" for _, n in arrays) if len(ndims) == 1 else "False"
+    lines.append("    out = np.empty(shape, out_dtype)")
+    lines.append("    flat = out.reshape(out.size)")
+    lines.append(f"    if {same}:")
+    for i, name in arrays:
+        lines.append(f"        f{i} = {name}.ravel()")
+    lines.append("    else:")
+    for i, name in arrays:
+        lines.append(f"        f{i} = np.broadcast_to({name}, shape).ravel()")
+    lines.append("    for k in range(flat.size):")
+    lines.append(f"        flat[k] = {call}")
+    lines.append("    return out")
+    return build(f"def impl({', '.join(params)}):\n" + "\n".join(lines) + "\n", env)
+
+
+def _kernel_for(name, dtype):
+    table = KERNELS[name]
+    return table.get(dtype.kind if dtype.kind != "u" else "u")
+
+
+def _operand_ok(t):
+    return (is_array(t) and dtype_of(t) is not None) or (is_scalar(t) and dtype_of(t) is not None)
+
+
+def lattice(name, reference, params=("x1", "x2"), kernel_name=None):
+    """A primitive computed in its result dtype (arithmetic, transcendental functions, where's values)."""
+    def typer(*args):
+        if not all(_operand_ok(t) for t in args):
+            return None
+        shape_dtype = result_shape_dtype(reference, *args)
+        if shape_dtype is None:
+            return None
+        out_dtype = shape_dtype[1]
+        fn = _kernel_for(kernel_name or name, out_dtype)
+        if fn is None:
+            return None
+        return map_impl(params, fn, [out_dtype.type] * len(args), out_dtype.type, args)
+    typer.__doc__ = f"Numba lowering of {name}: the reference's dtype, computed elementwise."
+    return lowers(name, params, reference=reference)(typer)
+
+
+def compare(name, reference, kernel_name=None):
+    """A comparison: computed in NumPy's promoted dtype (Python scalars weak), bool result."""
+    def typer(x1, x2):
+        if not (_operand_ok(x1) and _operand_ok(x2)):
+            return None
+        if result_shape_dtype(reference, x1, x2) is None:
+            return None
+        compute = agreed(lambda a, b: np.result_type(a, b), x1, x2)
+        if compute is None:
+            return None
+        fn = _kernel_for(kernel_name or name, compute)
+        return map_impl(("x1", "x2"), fn, [compute.type] * 2, np.bool_, (x1, x2))
+    typer.__doc__ = f"Numba lowering of {name}: NumPy's comparison in the promoted dtype."
+    return lowers(name, ("x1", "x2"), reference=reference)(typer)
+
+
+def logical(name, reference, params):
+    """A logical function: each operand's truth value, bool result."""
+    def typer(*args):
+        if not all(_operand_ok(t) for t in args) or result_shape_dtype(reference, *args) is None:
+            return None
+        return map_impl(params, KERNELS[name]["b"], ["bool"] * len(args), np.bool_, args)
+    typer.__doc__ = f"Numba lowering of {name}: NumPy's truth values, bool result."
+    return lowers(name, params, reference=reference)(typer)
+
+
+def predicate(name, reference):
+    """isnan, isfinite, isinf: the operand in its own dtype, bool result."""
+    def typer(x):
+        if not _operand_ok(x) or result_shape_dtype(reference, x) is None:
+            return None
+        dtype = agreed(lambda v: np.asarray(v).dtype if not isinstance(v, (int, float)) else
+                       np.dtype(np.float32 if isinstance(v, float) else np.int32), x)
+        if dtype is None:
+            return None
+        return map_impl(("x",), _kernel_for(name, dtype), [dtype.type], np.bool_, (x,))
+    return lowers(name, ("x",), reference=reference)(typer)
+
+
+# The stubs are collected in numba_build.STUBS (numba_cpu exports them): not bound here, where
+# names such as `abs` must stay Python's.
+for _name in ("add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "arctan2", "mod",
+              "floor_divide"):
+    lattice(_name, getattr(jnp, _name))
+for _name in ("negative", "positive", "square", "abs", "sign", "floor", "ceil", "trunc", "reciprocal", "sqrt",
+              "exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "arcsin", "arccos", "arctan",
+              "sinh", "cosh", "tanh"):
+    lattice(_name, getattr(jnp, _name), params=("x",))
+for _name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
+    compare(_name, getattr(jnp, _name))
+for _name in ("logical_and", "logical_or", "logical_xor"):
+    logical(_name, getattr(jnp, _name), ("x1", "x2"))
+logical("logical_not", jnp.logical_not, ("x",))
+for _name in ("isnan", "isfinite", "isinf"):
+    predicate(_name, getattr(jnp, _name))
