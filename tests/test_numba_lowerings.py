@@ -129,6 +129,54 @@ case("equal", np.float32(0.1) + np.zeros(3, F32), np.float32(0.1))
 case("divide", normal((3, 4), F32), normal((4,), F64))
 
 
+# ------------------------------------------------------------ selection, clipping, rounding, casts
+case("where", normal((3, 4)) > 0, normal((3, 4)), normal((1, 4)))
+case("where", normal((3, 4)) > 0, normal((3, 4)), Lit(0))
+case("where", np.bool_(True), normal((), F64)[()], normal((), F64)[()])
+case("clip", normal((3, 4)), Lit(-1), Lit(1), None, None)
+case("clip", normal((3, 4)), np.float32(-0.5), None, None, np.float32(0.5))
+case("clip", normal((6,), F64), None, None, None, 0.25)
+case("clip_mask", np.array([-2.0, -1.0, 0.0, 1.0, 2.0], F32), Lit(-1), Lit(1), None, None)
+case("clip_mask", np.array([-2.0, -1.0, 0.0, 1.0, 2.0]), None, None, None, 1.0)
+case("round", normal((3, 4)) * 10, Lit(0), None)
+case("round", normal((3, 4), F64) * 10, Lit(2), None)
+case("around", ints((4,)), Lit(0), None)
+case("builtin_max", np.float32(1.5), np.float32(-2.0))
+case("builtin_min", 3.0, np.nan)
+case("to_float", ints((3,)))
+case("to_float", np.int32(4))
+case("to_float", normal((2, 2), F64))
+case("astype", normal((3, 4)) * 5, np.int32)
+case("astype", ints((4,)), np.float64)
+case("astype", normal((4,)), np.bool_)
+
+# ------------------------------------------------------------ reductions
+X3 = normal((3, 4, 5))
+case("sum", X3, None, None, None, Lit(False), None, None, tol=8)
+case("sum", X3, Lit(1), None, None, Lit(False), None, None, tol=8)
+case("sum", X3, Lit((0, 2)), None, None, Lit(True), None, None, tol=8)
+case("sum", normal((1000,)), None, None, None, Lit(False), None, None, tol=8)
+case("sum", ints((4, 5)), Lit(-1), None, None, Lit(False), None, None)
+case("sum", normal((3, 4), F64), Lit(0), None, None, Lit(False), None, None, tol=8)
+case("sum", normal((), F64)[()], None, None, None, Lit(False), None, None)
+case("mean", X3, Lit(2), None, None, Lit(False), None, tol=8)
+case("mean", ints((4, 5)), None, None, None, Lit(True), None, tol=8)
+case("prod", positive((3, 4)), Lit(1), None, None, Lit(False), tol=8)
+case("max", X3, Lit(1), None, Lit(False), None)
+case("max", np.array([1.0, np.nan, 3.0], F32), None, None, Lit(False), None)
+case("min", ints((4, 5)), Lit(0), None, Lit(True), None)
+case("argmax", X3, Lit(1), None, Lit(False))
+case("argmin", normal((7,), F64), None, None, Lit(False))
+case("all", normal((3, 4)) > -1, Lit(1), None, Lit(False), None)
+case("any", normal((3, 4)) > 1, None, None, Lit(False), None)
+case("var", X3, Lit(2), None, None, Lit(0), Lit(False), None, None, tol=16)
+case("std", normal((4, 6), F64), None, None, None, Lit(1), Lit(True), None, None, tol=16)
+case("cumsum", X3, Lit(1), None, None, tol=8)
+case("cumsum", ints((3, 4)), None, None, None)
+case("cumsum_adjoint", X3, X3, Lit(-1), tol=8)
+case("cumsum_adjoint", normal((12,)), normal((3, 4)), None, tol=8)
+
+
 # ------------------------------------------------------------ running a case
 _WRAPPERS = {}
 
@@ -161,7 +209,16 @@ def run_lowered(name, args):
 
 
 def reference(name, args):
-    return PRIMITIVES[name].impl(*[a.value if isinstance(a, Lit) else a for a in args])
+    """prim.impl on the arguments the lowering takes positionally (keyword-only ones passed by name)."""
+    import inspect
+    values = [a.value if isinstance(a, Lit) else a for a in args]
+    positional, keywords = [], {}
+    for param, value in zip(PRIMITIVES[name].signature.parameters.values(), values):
+        if param.kind is inspect.Parameter.KEYWORD_ONLY:
+            keywords[param.name] = value
+        else:
+            positional.append(value)
+    return PRIMITIVES[name].impl(*positional, **keywords)
 
 
 def _dtype_of(numba_type):

@@ -111,10 +111,12 @@ where = primitive("where", jnp.where, operands=("x1", "x2"), unbroadcast=True, a
                   signature=lambda condition, x1, x2: None)
 defvjp(where, "bx1 += jnp.where(condition, by, 0.0)", "bx2 += jnp.where(condition, 0.0, by)")
 defjvp(where, "dy = jnp.where(condition, dx1, 0.0) + jnp.where(condition, 0.0, dx2)")
+deflowering(where, numba=NUMBA_CPU + "where")
 where.elementwise = True
 
 clip = primitive("clip", jnp.clip, operands=("a",), aliases=(np.clip,),
                  signature=lambda a, a_min=None, a_max=None, *, min=None, max=None: None)
 defvjp(clip, "ba += by * clip_mask(a, a_min, a_max, min, max)")
 defjvp(clip, "dy = da * clip_mask(a, a_min, a_max, min, max)")
+deflowering(clip, numba=NUMBA_CPU + "clip")
 clip.elementwise = True

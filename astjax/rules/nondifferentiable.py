@@ -51,7 +51,7 @@ for _reason, _names in _REASONS.items():
                               aliases=tuple(a for a in (getattr(np, _name, None),) if a is not None),
                               result_shape_of="a" if _name.endswith("_like") else None)
 for _name in ("isnan", "isfinite", "isinf", "logical_and", "logical_or", "logical_not", "logical_xor",
-              "floor", "ceil", "sign", "trunc"):
+              "all", "any", "floor", "ceil", "round", "sign", "trunc", "around", "argmax", "argmin"):
     deflowering(PRIMITIVES[_name], numba=f"astjax.runtime.numba_cpu:{_name}")
 nondifferentiable("floor_math", math.floor, PIECEWISE, aliases=(math.ceil, math.trunc))
 nondifferentiable("isnan_math", math.isnan, BOOLEAN, aliases=(math.isinf, math.isfinite))
@@ -63,3 +63,4 @@ for _helper, _reason in (("reduced_size", SHAPES), ("invert_permutation", INTEGE
                          ("extremum_mask", BOOLEAN), ("linspace_weights", SHAPES), ("meshgrid_axes", SHAPES),
                          ("unique_index", INTEGER), ("distinct_index", INTEGER)):
     nondifferentiable(_helper, getattr(helpers, _helper), _reason)
+deflowering(PRIMITIVES["clip_mask"], numba="astjax.runtime.numba_cpu:clip_mask")

@@ -157,20 +157,24 @@ _define("builtin_min", lambda a, b: b if b < a else a, lambda a, b: b if b < a e
 
 # ------------------------------------------------------------------ the loops
 _TO_BOOL = kernel(lambda v: v != 0)
+_SAME = kernel(lambda v: v)
 
 
 def map_impl(params, kernel_fn, casts, out_dtype, arg_types):
     """The implementation that applies `kernel_fn` elementwise, each argument cast by `casts[i]` first.
 
     `casts[i]` is a NumPy scalar type (the dtype the reference computes in), or
-    "bool" for NumPy's truth value. Scalars and 0-d arrays are read once; arrays
+    "bool" for NumPy's truth value, or None (the kernel casts). None arguments
+    are left out of the kernel's call. Scalars and 0-d arrays are read once; arrays
     are read flat when their shapes agree and broadcast otherwise.
     """
     env = {"np": np, "kernel": kernel_fn, "out_dtype": out_dtype, "to_bool": _TO_BOOL}
     reads, arrays = [], []
     lines = []
     for i, (name, t) in enumerate(zip(params, arg_types)):
-        env[f"c{i}"] = _TO_BOOL if casts[i] == "bool" else casts[i]
+        if is_none(t):
+            continue              # an omitted bound (clip): the kernel takes the others only
+        env[f"c{i}"] = _TO_BOOL if casts[i] == "bool" else (_SAME if casts[i] is None else casts[i])
         if is_array(t) and t.ndim > 0:
             arrays.append((i, name))
             reads.append(f"c{i}(f{i}[k])")
@@ -285,3 +289,169 @@ for _name in ("logical_and", "logical_or", "logical_xor"):
 logical("logical_not", jnp.logical_not, ("x",))
 for _name in ("isnan", "isfinite", "isinf"):
     predicate(_name, getattr(jnp, _name))
+
+
+# ------------------------------------------------------------ selection and casts
+def _where(condition, x1, x2):
+    """where: the reference's dtype for the values, the condition's truth value."""
+    if not all(_operand_ok(t) for t in (condition, x1, x2)):
+        return None
+    shape_dtype = result_shape_dtype(jnp.where, condition, x1, x2)
+    if shape_dtype is None:
+        return None
+    out = shape_dtype[1]
+    return map_impl(("condition", "x1", "x2"), KERNELS["where"][out.kind], ["bool", out.type, out.type], out.type,
+                    (condition, x1, x2))
+
+
+lowers("where", ("condition", "x1", "x2"), reference=jnp.where)(_where)
+
+
+def _bounds_kernel(a_dtype, lo, hi, make):
+    """A kernel over (a, lo?, hi?) from `make(cast_lo, cast_hi)`, casts being NumPy scalar types or None."""
+    return kernel(make(lo, hi))
+
+
+def _promoted(x, y):
+    return agreed(lambda a, b: np.result_type(a, b), x, y)
+
+
+def _clip_mask(a, a_min, a_max, min, max):
+    """clip_mask: 1 where clip passes `a` through, 0 where it clips, 0.5 on a bound (compared as NumPy does)."""
+    lo = a_min if is_none(min) else min
+    hi = a_max if is_none(max) else max
+    if not _operand_ok(a) or not all(is_none(t) or _operand_ok(t) for t in (lo, hi)):
+        return None
+    shape_dtype = result_shape_dtype(helpers.clip_mask, a, a_min, a_max, min, max)
+    if shape_dtype is None:
+        return None
+    out = shape_dtype[1].type
+    c_lo = None if is_none(lo) else _promoted(a, lo)
+    c_hi = None if is_none(hi) else _promoted(a, hi)
+    if (c_lo is None and not is_none(lo)) or (c_hi is None and not is_none(hi)):
+        return None
+    if c_lo is not None and c_hi is not None:
+        lo_t, hi_t = c_lo.type, c_hi.type
+        fn = kernel(lambda v, l, h: (1.0 if lo_t(v) > lo_t(l) else (0.5 if lo_t(v) == lo_t(l) else 0.0))
+                    * (1.0 if hi_t(v) < hi_t(h) else (0.5 if hi_t(v) == hi_t(h) else 0.0)))
+    elif c_lo is not None:
+        lo_t = c_lo.type
+        fn = kernel(lambda v, l: 1.0 if lo_t(v) > lo_t(l) else (0.5 if lo_t(v) == lo_t(l) else 0.0))
+    elif c_hi is not None:
+        hi_t = c_hi.type
+        fn = kernel(lambda v, h: 1.0 if hi_t(v) < hi_t(h) else (0.5 if hi_t(v) == hi_t(h) else 0.0))
+    else:
+        fn = kernel(lambda v: 1.0)
+    params = ("a", "a_min", "a_max", "min", "max")
+    types_ = (a, types.none if not is_none(min) else a_min, types.none if not is_none(max) else a_max,
+              min if not is_none(min) else types.none, max if not is_none(max) else types.none)
+    return map_impl(params, fn, [None] * 5, out, types_)
+
+
+lowers("clip_mask", ("a", "a_min", "a_max", "min", "max"), reference=helpers.clip_mask)(_clip_mask)
+
+
+def _clip_reference(a, a_min=None, a_max=None, min=None, max=None):
+    return jnp.clip(a, a_min, a_max, min=min, max=max)
+
+
+def _clip(a, a_min, a_max, min, max):
+    """clip: maximum with the lower bound, then minimum with the upper one, each in its promoted dtype."""
+    lo = a_min if is_none(min) else min
+    hi = a_max if is_none(max) else max
+    if not _operand_ok(a) or not all(is_none(t) or _operand_ok(t) for t in (lo, hi)):
+        return None
+    shape_dtype = result_shape_dtype(_clip_reference, a, a_min, a_max, min, max)
+    if shape_dtype is None:
+        return None
+    out = shape_dtype[1]
+    scalar_a = agreed(lambda v: np.asarray(helpers.np.asarray(v) if not isinstance(v, (int, float)) else
+                                           (np.float32(v) if isinstance(v, float) else np.int32(v))).dtype, a)
+    if scalar_a is None:
+        return None
+    first = scalar_a if is_none(lo) else agreed(lambda v, l: jnp.maximum(
+        np.asarray(v, scalar_a) if not isinstance(v, np.ndarray) else v, l).dtype, a, lo)
+    if first is None:
+        return None
+    t1, t2 = first.type, out.type
+    max1 = KERNELS["maximum"][first.kind]
+    min2 = KERNELS["minimum"][out.kind]
+    if not is_none(lo) and not is_none(hi):
+        fn = kernel(lambda v, l, h: min2(t2(max1(t1(v), t1(l))), t2(h)))
+    elif not is_none(lo):
+        fn = kernel(lambda v, l: max1(t1(v), t1(l)))
+    elif not is_none(hi):
+        fn = kernel(lambda v, h: min2(t2(v), t2(h)))
+    else:
+        fn = kernel(lambda v: v)
+    params = ("a", "a_min", "a_max", "min", "max")
+    types_ = (a, types.none if not is_none(min) else a_min, types.none if not is_none(max) else a_max,
+              min if not is_none(min) else types.none, max if not is_none(max) else types.none)
+    return map_impl(params, fn, [None] * 5, out.type, types_)
+
+
+lowers("clip", ("a", "a_min", "a_max", "min", "max"), reference=_clip_reference)(_clip)
+
+
+def _round(name, reference):
+    def typer(a, decimals, out):
+        decimals_value = getattr(decimals, "literal_value", None)
+        if not _operand_ok(a) or not is_none(out) or decimals_value is None:
+            return None
+        shape_dtype = result_shape_dtype(reference, a, decimals)
+        if shape_dtype is None:
+            return None
+        dtype = shape_dtype[1]
+        t = dtype.type
+        if dtype.kind != "f":
+            if decimals_value < 0:
+                return None
+            fn = kernel(lambda v: v)
+        elif decimals_value == 0:
+            fn = kernel(lambda v: np.rint(v))
+        elif decimals_value > 0:
+            factor = t(10.0 ** decimals_value)
+            fn = kernel(lambda v: np.rint(v * factor) / factor)
+        else:
+            factor = t(10.0 ** -decimals_value)
+            fn = kernel(lambda v: np.rint(v / factor) * factor)
+        return map_impl(("a", "decimals", "out"), fn, [t, None, None], t, (a, types.none, types.none))
+    return lowers(name, ("a", "decimals", "out"), reference=reference, prefer_literal=True)(typer)
+
+
+_round("round", jnp.round)
+_round("around", jnp.around)
+
+
+def _builtin_extremum(name):
+    def typer(x1, x2):
+        a, b = types.unliteral(x1), types.unliteral(x2)
+        if not (is_scalar(a) and a == b and dtype_of(a) is not None):
+            return None        # Python's max returns one of its arguments: its type must not depend on which
+        return map_impl(("x1", "x2"), KERNELS[name][dtype_of(a).kind], [None, None], dtype_of(a).type, (a, b))
+    return lowers(name, ("x1", "x2"), reference=__builtins__["max" if name == "builtin_max" else "min"]
+                  if isinstance(__builtins__, dict) else getattr(__builtins__, name[8:]))(typer)
+
+
+_builtin_extremum("builtin_max")
+_builtin_extremum("builtin_min")
+
+
+def _converting(name, reference, params):
+    """to_float, astype: every element cast to the reference's dtype."""
+    def typer(*args):
+        x = args[0]
+        if not _operand_ok(x):
+            return None
+        shape_dtype = result_shape_dtype(reference, *args)
+        if shape_dtype is None:
+            return None
+        out = shape_dtype[1]
+        cast = "bool" if out.kind == "b" else out.type
+        return map_impl(params, KERNELS["identity"]["b" if out.kind == "b" else out.kind], [cast] + [None] * (len(params) - 1),
+                        out.type, (x,) + (types.none,) * (len(params) - 1))
+    return lowers(name, params, reference=reference)(typer)
+
+
+_converting("to_float", helpers.to_float, ("x",))
+_converting("astype", helpers.astype, ("x", "dtype"))

@@ -21,6 +21,7 @@ weak): both are `float64` (or `int64`).
   where the readings differ).
 """
 import itertools
+import warnings
 
 import numpy as np
 from numba import types
@@ -123,7 +124,9 @@ def agreed(function, *numba_types):
     results = set()
     for combination in itertools.product(*options):
         try:
-            results.add(function(*combination))
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                results.add(function(*combination))
         except Exception:       # noqa: BLE001 (the reference refuses these values: so does the lowering)
             return None
     return results.pop() if len(results) == 1 else None
