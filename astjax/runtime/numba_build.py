@@ -6,6 +6,8 @@ of the arguments and returns an implementation (a plain Python function with
 the stub's parameters, compiled by Numba), or None to decline those types.
 Called from Python, a stub runs the primitive's reference implementation.
 """
+import types
+
 from numba.extending import overload
 
 # error_model="numpy": 1.0 / 0.0 is inf (as NumPy gives), not a ZeroDivisionError;
@@ -13,6 +15,9 @@ from numba.extending import overload
 JIT_OPTIONS = {"error_model": "numpy", "boundscheck": True}
 
 STUBS = {}
+# The stubs as a module's attributes: an implementation that calls another lowering writes `L.sum(...)`
+# (bare names such as `max` and `sum` stay Python's builtins there).
+L = types.ModuleType("astjax.runtime.lowered")
 
 
 def lowers(name, params, *, prefer_literal=False, reference=None):
@@ -31,6 +36,7 @@ def lowers(name, params, *, prefer_literal=False, reference=None):
              namespace | {"_typer": typer}, namespace)
         overload(stub, jit_options=JIT_OPTIONS, prefer_literal=prefer_literal)(namespace["typing"])
         STUBS[name] = stub
+        setattr(L, name, stub)
         return stub
     return decorate
 

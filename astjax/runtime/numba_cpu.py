@@ -7,6 +7,6 @@ the numba_* modules beside this one; `COMPOSITES` holds Numba twins of the
 composite functions in astjax/rules/linalg.py.
 """
 from .numba_build import STUBS
-from . import numba_elementwise, numba_reductions  # noqa: F401 (they register their lowerings)
+from . import numba_elementwise, numba_reductions, numba_structural, numba_adjoints  # noqa: F401 (they register their lowerings)
 
 globals().update(STUBS)

@@ -109,6 +109,11 @@ def stand_ins(numba_type):
     value = literal_value(numba_type, _MISSING)
     if value is not _MISSING:
         return [value]
+    if isinstance(numba_type, types.BaseTuple) and not isinstance(numba_type, types.BaseNamedTuple):
+        parts = [stand_ins(t) for t in numba_type.types]
+        if any(p is None for p in parts):
+            return None
+        return [tuple(combination) for combination in itertools.product(*parts)]
     return None
 
 
