@@ -83,10 +83,13 @@ UNARY_DOMAIN = {"sqrt": positive, "log": positive, "log2": positive, "log10": po
 UNARY = ("negative", "positive", "abs", "square", "sqrt", "reciprocal", "exp", "expm1", "log", "log1p",
          "log2", "log10", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
          "sign", "floor", "ceil", "trunc", "isnan", "isfinite", "isinf", "logical_not")
+SCALAR_CHECKED = {"exp", "log", "sqrt", "sin", "tanh", "negative", "abs", "floor", "sign", "isnan", "add", "subtract",
+                  "multiply", "divide", "power", "maximum", "mod", "less", "equal", "logical_and"}
 for _name in UNARY:
     make = UNARY_DOMAIN.get(_name, normal)
     case(_name, make((3, 4), F32))
-    case(_name, make((), F64)[()])
+    if THOROUGH or _name in SCALAR_CHECKED:
+        case(_name, make((), F64)[()])
     if THOROUGH:
         for _x in shapes_and_dtypes(make):
             case(_name, _x)
@@ -106,8 +109,9 @@ for _name in BINARY:
     make = BINARY_DOMAIN.get(_name, normal)
     case(_name, make((3, 4)), make((3, 4)))                   # same shapes
     case(_name, make((3, 4)), make((1, 4)))                   # broadcasting (the same compiled code)
-    case(_name, make((), F64)[()], make((), F64)[()])         # NumPy scalars
-    case(_name, make((5,)), Lit(2))                           # a weak Python int literal
+    if THOROUGH or _name in SCALAR_CHECKED:
+        case(_name, make((), F64)[()], make((), F64)[()])     # NumPy scalars
+        case(_name, make((5,)), Lit(2))                       # a weak Python int literal
     if THOROUGH:
         for dtype in (F32, F64):
             case(_name, make((3, 4), dtype), make((4,), dtype))
@@ -119,7 +123,7 @@ for _name in BINARY:
 for _name in ("mod", "floor_divide"):
     case(_name, normal((20,), F64) * 5, np.array([-3.0, -0.5, 0.0, 0.5, 3.0] * 4))
     case(_name, ints((20,), I32, -9, 9), np.array([-3, -1, 0, 1, 3] * 4, I32))
-for _name in ("add", "multiply", "less", "maximum"):
+for _name in ("add", "less"):
     case(_name, ints((5,)), Lit(3))
     case(_name, ints((5,)), positive((5,), F32))
 case("maximum", np.array([np.nan, 1.0, 2.0], F32), np.array([0.0, np.nan, 3.0], F32))
@@ -177,6 +181,136 @@ case("cumsum_adjoint", X3, X3, Lit(-1), tol=8)
 case("cumsum_adjoint", normal((12,)), normal((3, 4)), None, tol=8)
 
 
+# ------------------------------------------------------------ shapes and creation
+X2 = normal((3, 4))
+case("shape", X3)
+case("shape", np.float32(1.0))
+case("ndim", X3)
+case("size", X3, None)
+case("size", X3, Lit(-1))
+case("zeros", Lit((2, 3)), None)
+case("ones", Lit(4), np.float64)
+case("empty", Lit((2,)), np.int32)
+case("zeros_like", X3, None, None)
+case("ones_like", ints((3,)), np.float32, None)
+case("ones_like", np.float64(2.0), None, None)
+case("empty_like", X2, None, Lit((5,)))
+case("full", Lit((2, 3)), np.float32(1.5), None)
+case("full", Lit((2, 3)), normal((3,), F64), None)
+case("full_like", X2, Lit(7), None, None)
+case("full_like", X2, 0.5, np.float64, None)
+case("eye", Lit(3), None, Lit(1), None)
+case("eye", Lit(3), Lit(4), Lit(-1), np.float64)
+case("identity", Lit(3), None)
+case("arange", Lit(5), None, None, None)
+case("arange", Lit(2), Lit(11), Lit(3), None)
+case("arange", np.float32(0.5), np.float32(2.0), np.float32(0.3), None)
+case("arange", Lit(-3), Lit(3), None, np.float64)
+
+# ------------------------------------------------------------ reshaping
+case("reshape", X3, Lit((4, -1)), Lit("C"), None, None)
+case("reshape", X3.transpose(2, 0, 1), Lit((5, 12)), Lit("C"), None, None)
+case("reshape", normal((1, 1)), Lit(()), Lit("C"), None, None)
+case("ravel", X3.transpose(1, 0, 2), Lit("C"))
+case("transpose", X3, None)
+case("transpose", X3, Lit((1, 2, 0)))
+case("swapaxes", X3, Lit(0), Lit(-1))
+case("moveaxis", X3, Lit(0), Lit(-1))
+case("moveaxis", X3, Lit((0, 1)), Lit((2, 0)))
+case("flip", X3, Lit(1))
+case("flip", X2, None)
+case("expand_dims", X2, Lit(1))
+case("expand_dims", X2, Lit((0, -1)))
+case("squeeze", normal((3, 1, 4)), Lit(1))
+case("squeeze", normal((1, 4, 1)), Lit((0, 2)))
+case("broadcast_to", normal((4,)), Lit((3, 4)))
+case("broadcast_to", normal((3, 1), F64), Lit((2, 3, 5)))
+case("copy", X2, Lit("K"))
+
+# ------------------------------------------------------------ indexing and updates
+case("getitem", X3, Lit(1))
+case("getitem", X3, Lit((-1, slice(1, 3))))
+case("getitem", X3, Lit((0, 2, 4)))
+case("getitem", X2, Lit(slice(None, None, -2)))
+for _name in ("at_set", "at_add", "at_multiply"):
+    case(_name, X2, Lit((1, slice(0, 3))), np.float32(2.0))
+    case(_name, X2, Lit(2), normal((4,)))
+    case(_name, X2, Lit((2, -1)), np.float32(3.0))
+    case(_name, X2, Lit((7, 0)), np.float32(3.0))               # out of range: the update is dropped
+case("at_set", ints((5,)), Lit(slice(1, 3)), Lit(9))
+case("index_adjoint", X2, Lit(1), normal((4,)))
+case("index_adjoint", X2, Lit((slice(None), 2)), normal((3,), F64))
+case("index_adjoint", X2, Lit((0, 3)), np.float32(2.0))
+case("distinct_index", X2, Lit((1, 2)), Lit("here"))
+case("unique_index", Lit(2), X2)
+case("dynamic_slice", X3, Lit((1, -2, 3)), Lit((2, 2, 2)))
+case("dynamic_slice", normal((8,), F64), Lit((6,)), Lit((4,)))
+case("dynamic_slice_adjoint", normal((2, 2)), X2, Lit((2, 1)))
+case("pad", X2, Lit(((1, 2), (0, 3))), Lit("constant"))
+case("pad", X2, Lit(((2, 1), (1, 2))), Lit("edge"))
+case("pad", normal((5,), F64), Lit(2), Lit("edge"))
+case("pad", X2, Lit((1, 2)), Lit("constant"))
+case("pad_adjoint", normal((6, 7)), Lit(((1, 2), (0, 3))), Lit("constant"))
+case("pad_adjoint", normal((6, 7)), Lit(((2, 1), (1, 2))), Lit("edge"), tol=8)
+case("pad_adjoint", normal((9,), F64), Lit(2), Lit("edge"), tol=8)
+case("take", X2, np.array([0, -1, 9, 2]), Lit(1))
+case("take", X3, np.array([[0, 2], [1, 1]]), Lit(0))
+case("take", X2, np.array([3, 40]), None)
+case("take", ints((3, 4)), np.array([1, 9]), Lit(0))
+case("take_adjoint", normal((3, 4)), X2, np.array([0, 0, 2, -1]), Lit(1))
+case("take_adjoint", normal((2, 2, 4, 5)), X3, np.array([[0, 2], [1, 1]]), Lit(0))
+case("take_adjoint", normal((5,)), X2, np.array([0, 3, 3, 11, -1]), None)
+
+# ------------------------------------------------------------ adjoint helpers
+case("unbroadcast", normal((2, 3, 4)), normal((3, 1)), tol=8)
+case("unbroadcast", normal((3, 4)), normal((3, 4)))
+case("unbroadcast", normal((3, 4), F64), np.float64(1.0), tol=8)
+case("unbroadcast", np.float32(2.0), normal((2, 3)))
+case("unbroadcast", normal((4,)), normal((3, 4)))
+case("unbroadcast_to", normal((2, 3, 4)), Lit((1, 4)), tol=8)
+case("unreduce", normal((3,)), X2, Lit(1), Lit(False), None)
+case("unreduce", normal((1, 4)), X2, Lit(0), Lit(True), None)
+case("unreduce", np.float32(1.5), X3, None, Lit(False), None)
+case("unreduce", normal((4,), F64), X3, Lit((0, 2)), Lit(False), None)
+case("extremum_mask", np.array([[1, 3, 3], [2, 0, 1]], F32), np.array([3, 2], F32), Lit(1), Lit(False))
+case("extremum_mask", np.array([[1, 3, 3], [2, 0, 1]], F64), np.float64(3.0), None, Lit(False))
+case("zero_like", X2)
+case("zero_like", ints((3,)))
+case("zero_like", np.float64(2.0))
+case("cast_adjoint", X2, ints((3, 4)))
+case("cast_adjoint", X2, normal((3, 4), F64))
+case("broadcast_like", np.float32(2.0), (X2, normal((4,))))
+case("broadcast_like", normal((4,), F64), (X2,))
+case("reduced_size", X3, Lit((0, 2)), Lit(1), None, None)
+case("reduced_size", X3, None, Lit(0), Lit(2), None)
+case("invert_permutation", Lit((2, 0, 1)), None)
+case("stack", (X2, X2 + 1), Lit(1))
+case("stack", (np.float32(1.0), np.float32(2.0)), Lit(0))
+case("stack", (normal((3,)), normal((3,), F64)), Lit(-1))
+case("concatenate", (X2, normal((2, 4))), Lit(0))
+case("concatenate", (X2, normal((3, 1), F64)), Lit(-1))
+case("stack_part", X3, Lit(1), Lit(1))
+case("stack_part_adjoint", normal((3, 5)), X3, Lit(2), Lit(1))
+case("concatenate_part", normal((5, 4)), (X2, normal((2, 4))), Lit(1), Lit(0))
+case("concatenate_part_adjoint", normal((2, 4)), normal((5, 4)), (X2, normal((2, 4))), Lit(1), Lit(0))
+
+# ------------------------------------------------------------ products
+A, B, V = normal((3, 4)), normal((4, 5)), normal((4,))
+for _name in ("matmul", "dot"):
+    case(_name, A, B, None, None, tol=8)
+    case(_name, A, V, None, None, tol=8)
+    case(_name, V, B, None, None, tol=8)
+    case(_name, V, V, None, None, tol=8)
+    case(_name, A.astype(F64), B, None, None, tol=8)
+case("matmul", normal((2, 3, 4)), B, None, None, tol=8)
+case("matmul", normal((2, 3, 4)), normal((1, 4, 2)), None, None, tol=8)
+case("dot", np.float32(2.0), A, None, None)
+case("inner", A, normal((5, 4)), None, None, tol=8)
+case("inner", V, A, None, None, tol=8)
+case("outer", A, V, None)
+case("outer", V, normal((2,), F64), None)
+
+
 # ------------------------------------------------------------ running a case
 _WRAPPERS = {}
 
@@ -216,6 +350,8 @@ def reference(name, args):
     for param, value in zip(PRIMITIVES[name].signature.parameters.values(), values):
         if param.kind is inspect.Parameter.KEYWORD_ONLY:
             keywords[param.name] = value
+        elif param.kind is inspect.Parameter.VAR_POSITIONAL:
+            positional.extend(value)          # a sequence operand arrives as one tuple
         else:
             positional.append(value)
     return PRIMITIVES[name].impl(*positional, **keywords)
@@ -227,6 +363,9 @@ def _dtype_of(numba_type):
 
 
 def check_same(name, args, expected, got, numba_type, tol):
+    if isinstance(expected, tuple) or expected is None:     # shapes, permutations, indices
+        assert got == expected, f"{name}: {got!r} != {expected!r}"
+        return
     expected = np.asarray(expected)
     if isinstance(numba_type, numba.types.Array):
         assert numba_type.ndim == expected.ndim, f"{name}: ndim {numba_type.ndim} != {expected.ndim}"
@@ -258,3 +397,139 @@ def test_lowering_matches_reference(name, args, tol):
     expected = reference(name, args)
     got, numba_type = run_lowered(name, args)
     check_same(name, args, expected, got, numba_type, tol)
+
+
+COMPOSITE_CASES = [
+    ("matmul_lhs_adjoint", normal((3, 5)), A, B), ("matmul_rhs_adjoint", normal((3, 5)), A, B),
+    ("matmul_lhs_adjoint", normal((3,)), A, V), ("matmul_rhs_adjoint", normal((3,)), A, V),
+    ("matmul_lhs_adjoint", normal((5,)), V, B), ("matmul_rhs_adjoint", normal((5,)), V, B),
+    ("dot_lhs_adjoint", normal((3, 5)), A, B), ("dot_rhs_adjoint", normal((3, 5)), A, B),
+    ("dot_lhs_adjoint", normal((3, 4)), np.float32(2.0), A), ("dot_rhs_adjoint", normal((3, 4)), np.float32(2.0), A),
+    ("inner_lhs_adjoint", normal((3, 3)), A, A), ("inner_rhs_adjoint", normal((3, 3)), A, A),
+]
+
+
+@pytest.mark.parametrize("name,g,a,b", COMPOSITE_CASES, ids=[c[0] for c in COMPOSITE_CASES])
+def test_composites_match_rules(name, g, a, b):
+    from astjax.rules import linalg
+    from astjax.runtime import numba_cpu
+    key = ("composite", name)
+    if key not in _WRAPPERS:
+        namespace = {"L": numba_cpu.COMPOSITES[name]}
+        exec("def w(g, a, b):\n    return L(g, a, b)\n", namespace)
+        _WRAPPERS[key] = numba.njit(namespace["w"])
+    wrapper = _WRAPPERS[key]
+    got = wrapper(g, a, b)
+    check_same(name, (g, a, b), getattr(linalg, name)(g, a, b), got, _return_type(wrapper, (g, a, b)), 8)
+
+
+def test_every_composite_has_a_twin():
+    from astjax.runtime import numba_cpu
+    products = {"matmul_lhs_adjoint", "matmul_rhs_adjoint", "dot_lhs_adjoint", "dot_rhs_adjoint",
+                "inner_lhs_adjoint", "inner_rhs_adjoint"}
+    assert products <= set(numba_cpu.COMPOSITES)
+
+
+def test_ambiguous_and_unsupported_types_fail_at_typing():
+    """A runtime Python int next to an int32 array (int32 if weak, int64 if np.int64) and float16 are refused."""
+    from numba.core.errors import TypingError
+    with pytest.raises(TypingError):
+        run_lowered("add", (ints((3,)), 3))
+    with pytest.raises(TypingError):
+        run_lowered("exp", (np.ones(3, np.float16),))
+    with pytest.raises(TypingError):
+        run_lowered("at_set", (ints((3,)), 1, np.float32(2.5)))      # NumPy would truncate
+    with pytest.raises(TypingError):
+        run_lowered("squeeze", (normal((1, 3)), None))                # rank depends on the values
+
+
+def test_importing_astjax_does_not_import_numba():
+    code = "import astjax, astjax.rules, sys; assert 'numba' not in sys.modules, 'numba imported'"
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=os.path.dirname(os.path.dirname(__file__)))
+
+
+# Functions of the acceptance programs that run as plain Python/NumPy, never compiled or differentiated.
+NOT_COMPILED = {"gaussian_kernel", "first_finite_differences", "blur_numpy", "selu_numpy", "scaled", "timed", "block"}
+# Adjoints of lists (stack_adjoint and friends build one adjoint per list item): the jit pass lowers
+# those containers itself, item by item (stack_part), so they need no array lowering.
+CONTAINER_HELPERS = {"stack_adjoint", "stack_items", "concatenate_adjoint", "concatenate_items", "array_adjoint",
+                     "array_items", "item_adjoint", "tree_item_adjoint", "sum_adjoint", "sum_items"}
+
+
+def _primitives_of_acceptance():
+    """Primitives called in the acceptance programs' compiled functions, and the ones their rules call."""
+    import ast
+    import glob
+    import math
+    import gast
+    import astjax.numpy as jnp
+    from astjax import lax
+    from astjax.rules.linalg import COMPOSITES
+    from astjax.rules.registry import lookup_callable, lookup_operator
+    modules = {"jnp": jnp, "np": np, "lax": lax, "math": math}
+    found = set()
+    here = os.path.dirname(os.path.abspath(__file__))
+    paths = []
+    for up in ("..", os.path.join("..", "..")):        # ../shared beside the checkout, or beside a worktree's parent
+        paths = paths or sorted(glob.glob(os.path.join(here, "..", up, "shared", "acceptance", "seed_*.py")))
+    for path in paths:
+        for fn in ast.walk(ast.parse(open(path).read())):
+            if not isinstance(fn, (ast.FunctionDef, ast.Lambda)) or getattr(fn, "name", "") in NOT_COMPILED:
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                        isinstance(node.func.value, ast.Name) and node.func.value.id in modules:
+                    prim = lookup_callable(getattr(modules[node.func.value.id], node.func.attr, None))
+                    if prim is not None:
+                        found.add(prim.name)
+                ops = node.ops if isinstance(node, ast.Compare) else \
+                    [node.op] if isinstance(node, (ast.BinOp, ast.UnaryOp)) else []
+                for op in ops:
+                    prim = lookup_operator(getattr(gast, type(op).__name__)())
+                    if prim is not None:
+                        found.add(prim.name)
+                if isinstance(node, ast.Subscript):
+                    found.add("getitem")
+    if not found:
+        pytest.skip("the acceptance programs are not beside this checkout")
+    # The calls their derivative rules make (helpers, composites, other primitives), and the helpers the
+    # reverse pass itself writes (broadcast operands summed back, zero adjoints, negation, float()).
+    found |= {"unbroadcast", "unreduce", "zero_like", "negative", "to_float"}
+    queue, seen = list(found), set(found)
+    while queue:
+        prim = PRIMITIVES[queue.pop()]
+        for template in list(prim.vjp.values()) + list(prim.jvp.values()):
+            for node in gast.walk(template):
+                if not isinstance(node, gast.Call):
+                    continue
+                name = None
+                if isinstance(node.func, gast.Name):
+                    name = node.func.id
+                elif isinstance(node.func, gast.Attribute) and isinstance(node.func.value, gast.Name):
+                    target = lookup_callable(getattr(modules.get(node.func.value.id), node.func.attr, None))
+                    name = target.name if target is not None else None
+                if name in COMPOSITES:
+                    seen.add(name)
+                elif name in PRIMITIVES and name not in seen:
+                    seen.add(name)
+                    queue.append(name)
+            for node in gast.walk(template):
+                op = getattr(node, "op", None)
+                prim_op = lookup_operator(op) if op is not None else None
+                if prim_op is not None and prim_op.name not in seen:
+                    seen.add(prim_op.name)
+                    queue.append(prim_op.name)
+    return seen
+
+
+def test_acceptance_primitives_have_lowerings():
+    from astjax.rules.linalg import COMPOSITES
+    from astjax.runtime import numba_cpu
+    missing = []
+    for name in sorted(_primitives_of_acceptance() - CONTAINER_HELPERS):
+        if name in COMPOSITES:
+            if name not in numba_cpu.COMPOSITES:
+                missing.append(name)
+        elif lowering(PRIMITIVES[name], "numba") is None:
+            missing.append(name)
+    assert not missing, f"primitives of the acceptance programs without a Numba lowering: {missing}"

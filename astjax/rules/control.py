@@ -57,7 +57,8 @@ primitive("pop", pop, operands=("tape",), effect="takes the last value off the t
 primitive("push", push, operands=("tape", "value"), effect="puts a value on the tape")
 # The adjoint nothing has reached yet (zeros, 0.0 for a container, an empty tape) is a constant:
 # a derivative of generated code copies it unchanged rather than transforming the helper.
-primitive("zero_like", helpers.zero_like, operands=(), differentiable=False, reason=SHAPES)
+deflowering(primitive("zero_like", helpers.zero_like, operands=(), differentiable=False, reason=SHAPES),
+            numba="astjax.runtime.numba_cpu:zero_like")
 
 # The builtin sum of a list: each item's adjoint is the result's, summed back to the item's shape.
 builtin_sum = primitive("builtin_sum", builtins.sum, operands=("iterable",), sequence_operand="iterable",

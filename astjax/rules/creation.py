@@ -13,7 +13,8 @@ from .. import numpy as jnp
 from . import helpers
 from .helpers import diagonal_adjoint
 from .linalg import COMPOSITES
-from .registry import defjvp, defvjp, parse_expression, primitive
+from .registry import PRIMITIVES
+from .registry import deflowering, defjvp, defvjp, parse_expression, primitive
 
 
 def _rules(prim, vjp, jvp, shape_params=()):
@@ -28,10 +29,12 @@ def _rules(prim, vjp, jvp, shape_params=()):
 # ------------------------------------------------------------------ builders
 _rules(primitive("full", jnp.full, operands=("fill_value",), aliases=(np.full,)),
        "bfill_value += unbroadcast(by, fill_value)", "dy = jnp.full(shape, dfill_value, dtype)")
+deflowering(PRIMITIVES["full"], numba="astjax.runtime.numba_cpu:full")
 _rules(primitive("full_like", jnp.full_like, operands=("fill_value",), aliases=(np.full_like,), result_shape_of="a",
                  signature=lambda a, fill_value, dtype=None, shape=None: None),
        "bfill_value += unbroadcast(by, fill_value)", "dy = jnp.full_like(a, dfill_value, dtype, shape)",
        shape_params=("a",))
+deflowering(PRIMITIVES["full_like"], numba="astjax.runtime.numba_cpu:full_like")
 
 _WEIGHTS = "linspace_weights(y, num, endpoint, axis)"
 linspace = _rules(

@@ -12,7 +12,7 @@ from .. import numpy as jnp
 from ..numpy import linalg as jnp_linalg
 from . import helpers
 from .helpers import spectral_direction, unbroadcast, unreduce
-from .registry import defjvp, defvjp, primitive
+from .registry import deflowering, defjvp, defvjp, primitive
 
 
 def matmul_lhs_adjoint(g, x1, x2):
@@ -98,19 +98,23 @@ matmul = primitive("matmul", jnp.matmul, operands=("x1", "x2"), aliases=(np.matm
                    signature=lambda x1, x2, *, precision=None, preferred_element_type=None: None)
 defvjp(matmul, "bx1 += matmul_lhs_adjoint(by, x1, x2)", "bx2 += matmul_rhs_adjoint(by, x1, x2)")
 defjvp(matmul, "dy = jnp.matmul(dx1, x2) + jnp.matmul(x1, dx2)")
+deflowering(matmul, numba="astjax.runtime.numba_cpu:matmul")
 
 dot = primitive("dot", jnp.dot, operands=("a", "b"), aliases=(np.dot,))
 defvjp(dot, "ba += dot_lhs_adjoint(by, a, b)", "bb += dot_rhs_adjoint(by, a, b)")
 defjvp(dot, "dy = jnp.dot(da, b) + jnp.dot(a, db)")
+deflowering(dot, numba="astjax.runtime.numba_cpu:dot")
 
 outer = primitive("outer", jnp.outer, operands=("a", "b"), aliases=(np.outer,))
 defvjp(outer, "ba += jnp.reshape(jnp.dot(by, jnp.ravel(b)), jnp.shape(a))",
        "bb += jnp.reshape(jnp.dot(jnp.ravel(a), by), jnp.shape(b))")
 defjvp(outer, "dy = jnp.outer(da, b) + jnp.outer(a, db)")
+deflowering(outer, numba="astjax.runtime.numba_cpu:outer")
 
 inner = primitive("inner", jnp.inner, operands=("a", "b"), aliases=(np.inner,))
 defvjp(inner, "ba += inner_lhs_adjoint(by, a, b)", "bb += inner_rhs_adjoint(by, a, b)")
 defjvp(inner, "dy = jnp.inner(da, b) + jnp.inner(a, db)")
+deflowering(inner, numba="astjax.runtime.numba_cpu:inner")
 
 # ------------------------------------------------------------- linear algebra
 inv = primitive("inv", jnp_linalg.inv, operands=("a",), aliases=(np.linalg.inv,))

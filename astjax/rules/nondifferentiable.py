@@ -63,4 +63,7 @@ for _helper, _reason in (("reduced_size", SHAPES), ("invert_permutation", INTEGE
                          ("extremum_mask", BOOLEAN), ("linspace_weights", SHAPES), ("meshgrid_axes", SHAPES),
                          ("unique_index", INTEGER), ("distinct_index", INTEGER)):
     nondifferentiable(_helper, getattr(helpers, _helper), _reason)
-deflowering(PRIMITIVES["clip_mask"], numba="astjax.runtime.numba_cpu:clip_mask")
+for _name in ("zeros_like", "ones_like", "zeros", "ones", "empty", "empty_like", "eye", "identity", "shape", "ndim",
+              "size", "arange", "reduced_size", "invert_permutation", "clip_mask", "extremum_mask", "unique_index",
+              "distinct_index"):
+    deflowering(PRIMITIVES[_name], numba=f"astjax.runtime.numba_cpu:{_name}")

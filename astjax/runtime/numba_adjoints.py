@@ -361,3 +361,318 @@ def _take_adjoint(g, a, indices, axis):
              "    rows[j if j >= 0 else j + n] += grows[i]",
              f"return np.transpose(moved, {inverse!r})" if ax else "return moved"]
     return _impl(("g", "a", "indices", "axis"), lines, dtype=dtype)
+
+
+# ------------------------------------------------------------------ summing and spreading adjoints back
+def _sum_into_lines(g_ndim, x_ndim, x_shape):
+    """Lines adding every element of g into `out` (shaped like x) at g's index with broadcast axes at 0."""
+    extra = g_ndim - x_ndim
+    lines = []
+    for k in range(x_ndim):
+        lines += [f"if {x_shape}[{k}] != 1 and {x_shape}[{k}] != g.shape[{extra + k}]:",
+                  "    raise ValueError('unbroadcast: the shapes do not broadcast')",
+                  f"e{k} = 0 if {x_shape}[{k}] == 1 else 1"]
+    indent = ""
+    for d in range(g_ndim):
+        lines.append(f"{indent}for i{d} in range(g.shape[{d}]):")
+        indent += "    "
+    target = ", ".join(f"i{extra + k} * e{k}" for k in range(x_ndim))
+    source = ", ".join(f"i{d}" for d in range(g_ndim))
+    lines.append(f"{indent}out[{target}] += g[{source}]")
+    return lines
+
+
+def _unbroadcast_impl(params, g, x_ndim, x_shape):
+    """g summed over the axes it was broadcast along, shaped `x_shape` (a source expression of rank x_ndim)."""
+    if not _value(g):
+        return None
+    dtype = dtype_of(g).type
+    if not is_array(g) or g.ndim == 0:
+        if x_ndim == 0:
+            return _impl(params, ["return g" if not is_array(g) else "return g[()]"])
+        return _impl(params, [f"return np.full({x_shape}, g, dtype)"], dtype=dtype)
+    if x_ndim == 0:
+        return _impl(params, ["return L.sum(g, None, None, None, False, None, None)"])
+    if g.ndim < x_ndim:
+        return _impl(params, [f"out = np.empty({x_shape}, dtype)", "out[...] = g", "return out"], dtype=dtype)
+    lines = []
+    if g.ndim == x_ndim:
+        lines += [f"if g.shape == {x_shape}:", "    return g.copy()"]
+    lines += [f"out = np.zeros({x_shape}, dtype)"] + _sum_into_lines(g.ndim, x_ndim, x_shape) + ["return out"]
+    return _impl(params, lines, dtype=dtype)
+
+
+@lowers("unbroadcast", ("g", "x"), reference=helpers.unbroadcast)
+def _unbroadcast(g, x):
+    """unbroadcast: g summed back to x's shape (g's dtype; a float64 scalar g is an np.float64)."""
+    if not _value(x):
+        return None
+    return _unbroadcast_impl(("g", "x"), g, _ndim(x), "x.shape" if is_array(x) else "()")
+
+
+@lowers("unbroadcast_to", ("g", "shape"), reference=helpers.unbroadcast_to)
+def _unbroadcast_to(g, shape):
+    """unbroadcast_to: unbroadcast to a shape tuple."""
+    if not isinstance(shape, types.BaseTuple) or \
+            not all(isinstance(types.unliteral(e), types.Integer) for e in shape.types):
+        return None
+    return _unbroadcast_impl(("g", "shape"), g, len(shape.types), "shape")
+
+
+@lowers("unreduce", ("g", "x", "axis", "keepdims", "where"), reference=helpers.unreduce, prefer_literal=True)
+def _unreduce(g, x, axis, keepdims, where):
+    """unreduce: g (the result of reducing x over the literal axis) spread back to x's shape, materialized."""
+    if not (_value(g) and _value(x)) or not is_none(where):
+        return None
+    keep = literal_value(keepdims)
+    if not isinstance(keep, bool):
+        return None
+    ndim = _ndim(x)
+    dtype = dtype_of(g).type
+    params = ("g", "x", "axis", "keepdims", "where")
+    if ndim == 0:
+        return _impl(params, ["return dtype(g)" if not is_array(g) else "return g[()]"], dtype=dtype)
+    axes = static_axes(axis, ndim)
+    if axes is None:
+        return None
+    if not is_array(g) or g.ndim == 0:
+        value = "g[()]" if is_array(g) else "g"
+        return _impl(params, [f"return np.full(x.shape, {value}, dtype)"], dtype=dtype)
+    if not keep and not is_none(axis):
+        shape = "(" + "".join(("1, " if d in axes else f"x.shape[{d}], ") for d in range(ndim)) + ")"
+        lines = [f"spread = np.ascontiguousarray(g).reshape({shape})"]
+    else:
+        lines = ["spread = g"]
+    lines += ["out = np.empty(x.shape, dtype)", "out[...] = spread", "return out"]
+    return _impl(params, lines, dtype=dtype)
+
+
+@lowers("extremum_mask", ("a", "y", "axis", "keepdims"), reference=helpers.extremum_mask, prefer_literal=True)
+def _extremum_mask(a, y, axis, keepdims):
+    """extremum_mask: 1/count where a attains its max/min y along the literal axis, else 0."""
+    if not (is_array(a) and _value(y)) or dtype_of(a).kind != "f":
+        return None
+    if result_shape_dtype(helpers.extremum_mask, a, y, axis, keepdims) is None:
+        return None
+    return _impl(("a", "y", "axis", "keepdims"), [
+        "spread = L.unreduce(y, a, axis, keepdims, None)",
+        "hit = L.astype(L.equal(a, spread), dtype)",
+        "count = L.sum(hit, axis, None, None, True, None, None)",
+        "return L.divide(hit, L.maximum(count, 1))"], dtype=dtype_of(a).type)
+
+
+@lowers("zero_like", ("x",), reference=helpers.zero_like)
+def _zero_like(x):
+    """zero_like: zeros shaped like x in its float dtype (a list, tuple or tape is declined)."""
+    if not _value(x):
+        return None
+    dtype = _float_of(dtype_of(x))
+    if not is_array(x):
+        return _impl(("x",), ["return dtype(0)"], dtype=dtype)
+    return _impl(("x",), ["return np.zeros(x.shape, dtype)"], dtype=dtype)
+
+
+def _zeros_shaped_reference(shape, like):
+    return helpers.zeros_shaped(shape, like)
+
+
+@lowers("zeros_shaped", ("shape", "like"), reference=_zeros_shaped_reference)
+def _zeros_shaped(shape, like):
+    """zeros_shaped: zeros of a saved shape in like's float dtype (float32 unless like is an array)."""
+    if not isinstance(shape, types.BaseTuple):
+        return None
+    dtype = _float_of(dtype_of(like)) if is_array(like) and dtype_of(like) is not None else np.float32
+    return _impl(("shape", "like"), ["return np.zeros(shape, dtype)"], dtype=dtype)
+
+
+@lowers("cast_adjoint", ("g", "like"), reference=helpers.cast_adjoint)
+def _cast_adjoint(g, like):
+    """cast_adjoint: g when the cast's result is a float, zeros (g's float dtype) when it is int or bool."""
+    if not (_value(g) and _value(like)):
+        return None
+    if dtype_of(like).kind == "f":
+        return _impl(("g", "like"), ["return g"])
+    dtype = _float_of(dtype_of(g))
+    if is_array(g):
+        return _impl(("g", "like"), ["return np.zeros(g.shape, dtype)"], dtype=dtype)
+    return _impl(("g", "like"), ["return dtype(0)"], dtype=dtype)
+
+
+@lowers("broadcast_like", ("t", "operands"), reference=lambda t, operands: helpers.broadcast_like(t, *operands))
+def _broadcast_like(t, operands):
+    """broadcast_like: t broadcast to the shape its operands (a tuple) broadcast to, materialized."""
+    if not _value(t) or not isinstance(operands, types.BaseTuple) or not all(_value(o) for o in operands.types):
+        return None
+    shapes = [f"operands[{k}].shape" for k, o in enumerate(operands.types) if is_array(o)]
+    out_ndim = max([o.ndim for o in operands.types if is_array(o)] + [0])
+    dtype = dtype_of(t).type
+    if out_ndim == 0:
+        return _impl(("t", "operands"), ["return t" if not is_array(t) else "return t[()]"])
+    if _ndim(t) > out_ndim:
+        return None
+    shape = shapes[0] if len(shapes) == 1 else f"np.broadcast_shapes({', '.join(shapes)})"
+    return _impl(("t", "operands"), [f"out = np.empty({shape}, dtype)", "out[...] = t", "return out"], dtype=dtype)
+
+
+@lowers("reduced_size", ("x", "axis", "ddof", "correction", "where"), reference=helpers.reduced_size,
+        prefer_literal=True)
+def _reduced_size(x, axis, ddof, correction, where):
+    """reduced_size: how many elements a reduction over the literal axis combines, less ddof (an int)."""
+    if not _value(x) or not is_none(where):
+        return None
+    ndim = _ndim(x)
+    axes = static_axes(axis, ndim) if ndim else (() if is_none(axis) else None)
+    if axes is None:
+        return None
+    count = " * ".join(f"x.shape[{d}]" for d in axes) or "1"
+    less = "ddof" if is_none(correction) else "correction"
+    return _impl(("x", "axis", "ddof", "correction", "where"), [f"return {count} - {less}"])
+
+
+@lowers("invert_permutation", ("axes", "ndim"), reference=helpers.invert_permutation, prefer_literal=True)
+def _invert_permutation(axes, ndim):
+    """invert_permutation of literal axes: a constant tuple (None stays None)."""
+    if is_none(axes):
+        return _impl(("axes", "ndim"), ["return None"])
+    value = literal_value(axes)
+    if not isinstance(value, tuple):
+        return None
+    inverse = helpers.invert_permutation(value)
+    return _impl(("axes", "ndim"), [f"return {inverse!r}"])
+
+
+# ------------------------------------------------------------------ stack and concatenate
+def _sequence(t):
+    return isinstance(t, types.BaseTuple) and len(t.types) > 0 and all(_value(e) for e in t.types)
+
+
+def _stack_reference(arrays, axis=0):
+    return jnp.stack(list(arrays), axis)
+
+
+def _concatenate_reference(arrays, axis=0):
+    return jnp.concatenate(list(arrays), axis)
+
+
+@lowers("stack", ("arrays", "axis"), reference=_stack_reference, prefer_literal=True)
+def _stack(arrays, axis):
+    """stack a tuple of arrays of one shape along a literal axis, in the reference's dtype."""
+    if not _sequence(arrays):
+        return None
+    ndims = {_ndim(e) for e in arrays.types}
+    if len(ndims) != 1:
+        return None
+    ndim = ndims.pop()
+    found = result_shape_dtype(_stack_reference, arrays, axis)
+    axes = static_axes(axis, ndim + 1)
+    if found is None or axes is None:
+        return None
+    ax = axes[0]
+    dtype = found[1].type
+    count = len(arrays.types)
+    first = "arrays[0].shape" if ndim else "()"
+    dims = [f"{first}[{d}]" for d in range(ndim)]
+    dims.insert(ax, str(count))
+    lines = [f"out = np.empty(({', '.join(dims)},), dtype)"]
+    for k, e in enumerate(arrays.types):
+        index = ", ".join([":"] * ax + [str(k)] + [":"] * (ndim - ax))
+        if ndim:
+            lines += [f"if arrays[{k}].shape != arrays[0].shape:",
+                      "    raise ValueError('all input arrays must have the same shape')",
+                      f"out[{index}] = arrays[{k}]"]
+        else:
+            lines.append(f"out[{k}] = dtype({'arrays[%d][()]' % k if is_array(e) else 'arrays[%d]' % k})")
+    lines.append("return out")
+    return _impl(("arrays", "axis"), lines, dtype=dtype)
+
+
+@lowers("concatenate", ("arrays", "axis"), reference=_concatenate_reference, prefer_literal=True)
+def _concatenate(arrays, axis):
+    """concatenate a tuple of arrays along a literal axis, in the reference's dtype."""
+    if not _sequence(arrays) or not all(is_array(e) and e.ndim > 0 for e in arrays.types):
+        return None
+    ndims = {e.ndim for e in arrays.types}
+    if len(ndims) != 1:
+        return None
+    ndim = ndims.pop()
+    found = result_shape_dtype(_concatenate_reference, arrays, axis)
+    axes = static_axes(axis, ndim)
+    if found is None or axes is None:
+        return None
+    ax = axes[0]
+    total = " + ".join(f"arrays[{k}].shape[{ax}]" for k in range(len(arrays.types)))
+    dims = [f"arrays[0].shape[{d}]" if d != ax else f"({total})" for d in range(ndim)]
+    lines = [f"out = np.empty(({', '.join(dims)},), dtype)", "start = 0"]
+    for k in range(len(arrays.types)):
+        for d in range(ndim):
+            if d != ax:
+                lines += [f"if arrays[{k}].shape[{d}] != arrays[0].shape[{d}]:",
+                          "    raise ValueError('all the input array dimensions except for the concatenation axis "
+                          "must match exactly')"]
+        index = ", ".join(f"start:start + arrays[{k}].shape[{ax}]" if d == ax else ":" for d in range(ndim))
+        lines += [f"out[{index}] = arrays[{k}]", f"start += arrays[{k}].shape[{ax}]"]
+    lines.append("return out")
+    return _impl(("arrays", "axis"), lines, dtype=found[1].type)
+
+
+def _axis_of(axis, ndim):
+    axes = static_axes(axis, ndim)
+    return None if axes is None or len(axes) != 1 else axes[0]
+
+
+@lowers("stack_part", ("g", "k", "axis"), reference=helpers.stack_part, prefer_literal=True)
+def _stack_part(g, k, axis):
+    """stack_part: the k-th slice of stack's adjoint along the literal axis."""
+    if not is_array(g) or not isinstance(types.unliteral(k), types.Integer):
+        return None
+    ax = _axis_of(axis, g.ndim)
+    if ax is None:
+        return None
+    index = ", ".join([":"] * ax + ["k"] + [":"] * (g.ndim - ax - 1))
+    return _impl(("g", "k", "axis"), [f"return g[{index}]" if g.ndim > 1 else "return g[k]"])
+
+
+@lowers("stack_part_adjoint", ("p", "g", "k", "axis"), reference=helpers.stack_part_adjoint, prefer_literal=True)
+def _stack_part_adjoint(p, g, k, axis):
+    """stack_part_adjoint: p at position k of zeros shaped like g."""
+    if not (_value(p) and is_array(g)) or not isinstance(types.unliteral(k), types.Integer):
+        return None
+    ax = _axis_of(axis, g.ndim)
+    if ax is None:
+        return None
+    index = ", ".join([":"] * ax + ["k"] + [":"] * (g.ndim - ax - 1))
+    return _impl(("p", "g", "k", "axis"), ["out = np.zeros(g.shape, dtype)", f"out[{index}] = p", "return out"],
+                 dtype=_float_of(dtype_of(p)))
+
+
+def _part_bounds(arrays, ax):
+    """Lines computing `start` and `size` of input k's rows along axis ax (scalars count 1)."""
+    sizes = ", ".join((f"arrays[{i}].shape[{ax}]" if is_array(e) and e.ndim else "1")
+                      for i, e in enumerate(arrays.types))
+    return [f"sizes = ({sizes},)", "start = 0", "for i in range(k):", "    start += sizes[i]", "size = sizes[k]"]
+
+
+@lowers("concatenate_part", ("g", "arrays", "k", "axis"), reference=helpers.concatenate_part, prefer_literal=True)
+def _concatenate_part(g, arrays, k, axis):
+    """concatenate_part: input k's rows of concatenate's adjoint."""
+    if not is_array(g) or not _sequence(arrays) or not isinstance(types.unliteral(k), types.Integer):
+        return None
+    ax = _axis_of(axis, g.ndim)
+    if ax is None:
+        return None
+    index = ", ".join("start:start + size" if d == ax else ":" for d in range(g.ndim))
+    return _impl(("g", "arrays", "k", "axis"), _part_bounds(arrays, ax) + [f"return g[{index}].copy()"])
+
+
+@lowers("concatenate_part_adjoint", ("p", "g", "arrays", "k", "axis"), reference=helpers.concatenate_part_adjoint,
+        prefer_literal=True)
+def _concatenate_part_adjoint(p, g, arrays, k, axis):
+    """concatenate_part_adjoint: p at input k's rows of zeros shaped like g."""
+    if not (_value(p) and is_array(g)) or not _sequence(arrays) or not isinstance(types.unliteral(k), types.Integer):
+        return None
+    ax = _axis_of(axis, g.ndim)
+    if ax is None:
+        return None
+    index = ", ".join("start:start + size" if d == ax else ":" for d in range(g.ndim))
+    return _impl(("p", "g", "arrays", "k", "axis"), ["out = np.zeros(g.shape, dtype)"] + _part_bounds(arrays, ax) +
+                 [f"out[{index}] = p", "return out"], dtype=_float_of(dtype_of(p)))

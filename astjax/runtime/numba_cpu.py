@@ -4,9 +4,10 @@ The rule table names them (`deflowering(prim, numba="astjax.runtime.numba_cpu:ex
 each is a stub that Numba-compiled code calls with the primitive's arguments in
 the order of `prim.signature`, defaults filled in. The implementations live in
 the numba_* modules beside this one; `COMPOSITES` holds Numba twins of the
-composite functions in astjax/rules/linalg.py.
+composite functions in astjax/rules/linalg.py (dot_lhs_adjoint, ...).
 """
+from . import numba_adjoints, numba_elementwise, numba_reductions, numba_structural  # noqa: F401 (they register)
 from .numba_build import STUBS
-from . import numba_elementwise, numba_reductions, numba_structural, numba_adjoints  # noqa: F401 (they register their lowerings)
+from .numba_linalg import COMPOSITES
 
 globals().update(STUBS)

@@ -163,47 +163,77 @@ _SAME = kernel(lambda v: v)
 def map_impl(params, kernel_fn, casts, out_dtype, arg_types):
     """The implementation that applies `kernel_fn` elementwise, each argument cast by `casts[i]` first.
 
-    `casts[i]` is a NumPy scalar type (the dtype the reference computes in), or
+    `casts[i]` is a NumPy scalar type (the dtype the reference computes in),
     "bool" for NumPy's truth value, or None (the kernel casts). None arguments
-    are left out of the kernel's call. Scalars and 0-d arrays are read once; arrays
-    are read flat when their shapes agree and broadcast otherwise.
+    are left out of the kernel's call. Scalars and 0-d arrays are read once.
+    Arrays of one shape in C order are read flat (one loop LLVM can vectorize);
+    otherwise one loop per output axis, each operand indexed with its broadcast
+    axes held at 0: no temporaries beyond the output.
     """
     env = {"np": np, "kernel": kernel_fn, "out_dtype": out_dtype, "to_bool": _TO_BOOL}
     reads, arrays = [], []
     lines = []
     for i, (name, t) in enumerate(zip(params, arg_types)):
         if is_none(t):
-            continue              # an omitted bound (clip): the kernel takes the others only
+            reads.append(None)    # an omitted bound (clip): the kernel takes the others only
+            continue
         env[f"c{i}"] = _TO_BOOL if casts[i] == "bool" else (_SAME if casts[i] is None else casts[i])
         if is_array(t) and t.ndim > 0:
-            arrays.append((i, name))
-            reads.append(f"c{i}(f{i}[k])")
+            arrays.append((i, name, t))
+            reads.append(None)
         else:
             value = f"{name}[()]" if is_array(t) else name
             lines.append(f"    s{i} = c{i}({value})")
             reads.append(f"s{i}")
-    call = f"kernel({', '.join(reads)})"
     if not arrays:
-        lines.append(f"    return out_dtype({call})")
+        lines.append(f"    return out_dtype(kernel({', '.join(r for r in reads if r is not None)}))")
         return build(f"def impl({', '.join(params)}):\n" + "\n".join(lines) + "\n", env)
-    ndims = {arg_types[i].ndim for i, _ in arrays}
-    first = arrays[0][1]
-    if len(arrays) == 1:
-        lines.append(f"    shape = {first}.shape")
-        same = "True"
-    else:
-        lines.append(f"    shape = np.broadcast_shapes({', '.join(n + '.shape' for _, n in arrays)})")
-        same = " and ".join(f"{n}.shape == shape" for _, n in arrays) if len(ndims) == 1 else "False"
-    lines.append("    out = np.empty(shape, out_dtype)")
-    lines.append("    flat = out.reshape(out.size)")
-    lines.append(f"    if {same}:")
-    for i, name in arrays:
-        lines.append(f"        f{i} = {name}.ravel()")
-    lines.append("    else:")
-    for i, name in arrays:
-        lines.append(f"        f{i} = np.broadcast_to({name}, shape).ravel()")
-    lines.append("    for k in range(flat.size):")
-    lines.append(f"        flat[k] = {call}")
+    ndim = max(t.ndim for _, _, t in arrays)
+    # The output shape: NumPy's broadcasting, checked.
+    for d in range(ndim):
+        lines.append(f"    n{d} = 1")
+        for i, name, t in arrays:
+            k = d - (ndim - t.ndim)
+            if k >= 0:
+                lines += [f"    if {name}.shape[{k}] != 1:",
+                          f"        if n{d} != 1 and n{d} != {name}.shape[{k}]:",
+                          "            raise ValueError('operands could not be broadcast together')",
+                          f"        n{d} = {name}.shape[{k}]"]
+    shape = "(" + "".join(f"n{d}, " for d in range(ndim)) + ")"
+    lines.append(f"    out = np.empty({shape}, out_dtype)")
+
+    def call(index_of):
+        args, j = [], 0
+        for i, read in enumerate(reads):
+            if is_none(arg_types[i]):
+                continue
+            args.append(read if read is not None else f"c{i}({index_of(i)})")
+        return f"kernel({', '.join(args)})"
+
+    flat = all(t.ndim == ndim and t.layout == "C" for _, _, t in arrays)
+    indent = "    "
+    if flat:
+        same = " and ".join(f"{name}.shape == out.shape" for _, name, _ in arrays)
+        lines.append(f"    if {same}:")
+        lines.append("        flat = out.reshape(out.size)")
+        for i, name, _ in arrays:
+            lines.append(f"        f{i} = {name}.reshape({name}.size)")
+        lines.append("        for k in range(flat.size):")
+        lines.append(f"            flat[k] = {call(lambda i: f'f{i}[k]')}")
+        lines.append("        return out")
+    for i, name, t in arrays:
+        for k in range(t.ndim):
+            lines.append(f"    e{i}_{k} = 0 if {name}.shape[{k}] == 1 else 1")
+    for d in range(ndim):
+        lines.append(f"{indent}for i{d} in range(n{d}):")
+        indent += "    "
+
+    def index(i):
+        name, t = params[i], arg_types[i]
+        offset = ndim - t.ndim
+        return f"{name}[" + ", ".join(f"i{offset + k} * e{i}_{k}" for k in range(t.ndim)) + "]"
+    target = ", ".join(f"i{d}" for d in range(ndim))
+    lines.append(f"{indent}out[{target}] = {call(index)}")
     lines.append("    return out")
     return build(f"def impl({', '.join(params)}):\n" + "\n".join(lines) + "\n", env)
 
