@@ -70,9 +70,11 @@ for _prim, _operand in ((primitive("meshgrid", jnp.meshgrid, operands=("xi",), s
 # ------------------------------------------------------------ gathers
 _rules(primitive("diagonal", jnp.diagonal, operands=("a",), aliases=(np.diagonal,)),
        "ba += diagonal_adjoint(by, a, offset, axis1, axis2)", "dy = jnp.diagonal(da, offset, axis1, axis2)")
+deflowering(PRIMITIVES["diagonal"], numba="astjax.runtime.numba_cpu:diagonal")
 _rules(primitive("diagonal_adjoint", helpers.diagonal_adjoint, operands=("g",)),
        "bg += jnp.diagonal(by, offset, axis1, axis2)", "dy = diagonal_adjoint(dg, a, offset, axis1, axis2)",
        shape_params=("a",))
+deflowering(PRIMITIVES["diagonal_adjoint"], numba="astjax.runtime.numba_cpu:diagonal_adjoint")
 
 def diag_adjoint(g, v, k):
     """The adjoint of `v` from `y = jnp.diag(v, k)`: the k-th diagonal of g (v a vector), else g on it."""

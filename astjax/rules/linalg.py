@@ -120,11 +120,13 @@ deflowering(inner, numba="astjax.runtime.numba_cpu:inner")
 inv = primitive("inv", jnp_linalg.inv, operands=("a",), aliases=(np.linalg.inv,))
 defvjp(inv, "ba += -jnp.matmul(jnp.matmul(jnp.swapaxes(y, -1, -2), by), jnp.swapaxes(y, -1, -2))")
 defjvp(inv, "dy = -jnp.matmul(jnp.matmul(y, da), y)")
+deflowering(inv, numba="astjax.runtime.numba_cpu:inv")
 
 # d det(a) = <adj(a)^T, da>: the adjugate exists at singular matrices too (JAX's gradient there).
 det = primitive("det", jnp_linalg.det, operands=("a",), aliases=(np.linalg.det,))
 defvjp(det, "ba += jnp.expand_dims(jnp.expand_dims(by, -1), -1) * jnp.swapaxes(adjugate(a), -1, -2)")
 defjvp(det, "dy = jnp.sum(jnp.swapaxes(adjugate(a), -1, -2) * da, axis=(-2, -1))")
+deflowering(det, numba="astjax.runtime.numba_cpu:det")
 
 
 def adjugate_adjoint(g, a):
@@ -152,6 +154,7 @@ defjvp(adjugate, "dy = adjugate_tangent(da, a)")
 solve = primitive("solve", jnp_linalg.solve, operands=("a", "b"), aliases=(np.linalg.solve,))
 defvjp(solve, "ba += solve_lhs_adjoint(by, a, y)", "bb += jnp.linalg.solve(jnp.swapaxes(a, -1, -2), by)")
 defjvp(solve, "da -> -jnp.linalg.solve(a, jnp.matmul(da, y))", "db -> jnp.linalg.solve(a, db)")
+deflowering(solve, numba="astjax.runtime.numba_cpu:solve")
 
 def norm_adjoint(g, x, y, ord, axis, keepdims):
     """The adjoint of `y = jnp.linalg.norm(x, ord, axis, keepdims)`.

@@ -73,9 +73,11 @@ deflowering(cumsum_adjoint, numba=NUMBA_CPU + "cumsum_adjoint")
 trace = primitive("trace", jnp.trace, operands=("a",), aliases=(np.trace,))
 defvjp(trace, "ba += trace_adjoint(by, a, offset, axis1, axis2)")
 defjvp(trace, "dy = jnp.trace(da, offset, axis1, axis2)")
+deflowering(trace, numba=NUMBA_CPU + "trace")
 trace_adjoint = primitive("trace_adjoint", helpers.trace_adjoint, operands=("g",))
 defvjp(trace_adjoint, "bg += jnp.trace(by, offset, axis1, axis2)")
 defjvp(trace_adjoint, "dy = trace_adjoint(dg, a, offset, axis1, axis2)")
+deflowering(trace_adjoint, numba=NUMBA_CPU + "trace_adjoint")
 
 # These helpers read `a` for its shape only.
 cumsum_adjoint.shape_params = cumsum_adjoint.shape_params | frozenset({"a"})

@@ -16,7 +16,7 @@ from ..rules import helpers
 from .numba_build import build, lowers
 from .numba_typing import agreed, dtype_of, is_array, is_none, is_scalar, result_shape_dtype, stand_ins
 
-kernel = numba.njit(error_model="numpy", cache=False)
+kernel = numba.njit(error_model="numpy")
 KERNELS = {}     # name -> {dtype kind ("f", "i", "u", "b"): scalar kernel}
 
 

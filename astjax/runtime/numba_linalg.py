@@ -204,3 +204,34 @@ COMPOSITES = {name: _composite(name, choose) for name, choose in (
     ("matmul_lhs_adjoint", _matmul_lhs), ("matmul_rhs_adjoint", _matmul_rhs),
     ("dot_lhs_adjoint", _dot_lhs), ("dot_rhs_adjoint", _dot_rhs),
     ("inner_lhs_adjoint", _inner_lhs), ("inner_rhs_adjoint", _inner_rhs))}
+
+
+# ------------------------------------------------------------------ linear algebra (LAPACK through Numba)
+def _square_float(a):
+    return is_array(a) and a.ndim == 2 and dtype_of(a) is not None and dtype_of(a).kind == "f"
+
+
+@lowers("inv", ("a",), reference=jnp.linalg.inv)
+def _inv(a):
+    """linalg.inv of one float matrix (LAPACK's getrf/getri, as NumPy's gesv gives up to rounding)."""
+    if not _square_float(a) or _product_dtype(jnp.linalg.inv, a) != dtype_of(a):
+        return None
+    return _impl(("a",), ["return np.linalg.inv(a)"])
+
+
+@lowers("det", ("a",), reference=jnp.linalg.det)
+def _det(a):
+    """linalg.det of one float matrix (LU, as NumPy's)."""
+    if not _square_float(a) or _product_dtype(jnp.linalg.det, a) != dtype_of(a):
+        return None
+    return _impl(("a",), ["return np.linalg.det(a)"])
+
+
+@lowers("solve", ("a", "b"), reference=jnp.linalg.solve)
+def _solve(a, b):
+    """linalg.solve for one float matrix and a vector or matrix of the same dtype."""
+    if not (_square_float(a) and is_array(b) and b.ndim in (1, 2) and dtype_of(b) == dtype_of(a)):
+        return None
+    if _product_dtype(jnp.linalg.solve, a, b) != dtype_of(a):
+        return None
+    return _impl(("a", "b"), ["return np.linalg.solve(a, b)"])

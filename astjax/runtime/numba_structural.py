@@ -12,7 +12,7 @@ from numba import types
 from .. import lax
 from .. import numpy as jnp
 from ..rules import helpers
-from .numba_build import build, lowers
+from .numba_build import L as _L, build, lowers
 from .numba_reductions import _NOT_STATIC, static_axes
 from .numba_typing import dtype_of, is_array, is_none, is_scalar, literal_value, result_shape_dtype
 
@@ -389,3 +389,85 @@ def _copy(a, order):
     if not _value(a) or literal_value(order) not in ("K", "C", "A"):
         return None
     return _impl(("a", "order"), ["return a.copy()" if is_array(a) else "return a"])
+
+
+# ------------------------------------------------------------------ diagonals
+def _diagonal_lines(a_type, axis1, axis2, offset_name):
+    """Lines moving the literal axis1, axis2 of `a` last (`moved`) and finding the diagonal's rows and length."""
+    ndim = a_type.ndim
+    first, second = literal_value(axis1), literal_value(axis2)
+    if not all(isinstance(v, int) and -ndim <= v < ndim for v in (first, second)) or first % ndim == second % ndim:
+        return None
+    first, second = first % ndim, second % ndim
+    perm = tuple(d for d in range(ndim) if d not in (first, second)) + (first, second)
+    return perm, [f"moved = np.transpose(a, {perm!r})" if perm != tuple(range(ndim)) else "moved = a",
+                  "n = moved.shape[-2]", "m = moved.shape[-1]",
+                  f"k = {offset_name}",
+                  "start = max(0, -k)", "length = max(0, min(n, m - k) - start)"]
+
+
+@lowers("diagonal", ("a", "offset", "axis1", "axis2"), reference=jnp.diagonal, prefer_literal=True)
+def _diagonal(a, offset, axis1, axis2):
+    """diagonal along literal axes: the batch axes first, the diagonal last (a copy)."""
+    if not is_array(a) or a.ndim < 2 or dtype_of(a) is None or not isinstance(types.unliteral(offset), types.Integer):
+        return None
+    found = _diagonal_lines(a, axis1, axis2, "offset")
+    if found is None:
+        return None
+    _, lines = found
+    batch = a.ndim - 2
+    if batch == 0:
+        lines += ["out = np.empty(length, a.dtype)", "for i in range(length):",
+                  "    out[i] = moved[start + i, start + i + k]", "return out"]
+    else:
+        lines += ["rows = np.ascontiguousarray(moved).reshape((-1, n, m))",
+                  "out = np.empty((rows.shape[0], length), a.dtype)",
+                  "for b in range(rows.shape[0]):", "    for i in range(length):",
+                  "        out[b, i] = rows[b, start + i, start + i + k]",
+                  "return out.reshape(moved.shape[:-2] + (length,))"]
+    return _impl(("a", "offset", "axis1", "axis2"), lines)
+
+
+@lowers("trace", ("a", "offset", "axis1", "axis2", "dtype", "out"), reference=jnp.trace, prefer_literal=True)
+def _trace(a, offset, axis1, axis2, dtype, out):
+    """trace: the diagonal summed (in the reference's dtype)."""
+    if not is_array(a) or a.ndim < 2 or not is_none(out):
+        return None
+    found = result_shape_dtype(jnp.trace, a, offset, axis1, axis2, dtype, out)
+    if found is None:
+        return None
+    return _impl(("a", "offset", "axis1", "axis2", "dtype", "out"), [
+        "d = L.diagonal(a, offset, axis1, axis2)",
+        "return L.sum(L.astype(d, out_dtype), -1, None, None, False, None, None)"], out_dtype=found[1].type, L=_L)
+
+
+def _adjoint_onto_diagonal(name, reference, batch_last):
+    def typer(g, a, offset, axis1, axis2):
+        if not (_value(g) and is_array(a)) or a.ndim < 2 or not isinstance(types.unliteral(offset), types.Integer):
+            return None
+        found = _diagonal_lines(a, axis1, axis2, "offset")
+        if found is None:
+            return None
+        perm, lines = found
+        inverse = tuple(int(i) for i in np.argsort(perm))
+        dtype = np.result_type(dtype_of(g), np.float32).type
+        moved_shape = "(" + "".join(f"a.shape[{d}], " for d in perm) + ")"
+        lines = [f"zeros = np.zeros({moved_shape}, dtype)"] + [line.replace("moved", "zeros") for line in lines[1:]]
+        lines += ["rows = zeros.reshape((-1, n, m))"]
+        if batch_last:       # diagonal_adjoint: g is (batch..., length)
+            lines += ["gg = np.ascontiguousarray(g).reshape((rows.shape[0], -1))" if is_array(g) and g.ndim else
+                      "gg = np.full((rows.shape[0], length), g, dtype)"]
+            lines += ["for b in range(rows.shape[0]):", "    for i in range(length):",
+                      "        rows[b, start + i, start + i + k] = gg[b, i]"]
+        else:                # trace_adjoint: g is (batch...), one value per diagonal
+            lines += ["gg = np.ascontiguousarray(g).reshape(-1)" if is_array(g) and g.ndim else
+                      "gg = np.full(rows.shape[0], g, dtype)"]
+            lines += ["for b in range(rows.shape[0]):", "    for i in range(length):",
+                      "        rows[b, start + i, start + i + k] = gg[b]"]
+        lines.append(f"return np.transpose(zeros, {inverse!r})" if inverse != tuple(range(a.ndim)) else "return zeros")
+        return _impl(("g", "a", "offset", "axis1", "axis2"), lines, dtype=dtype)
+    return lowers(name, ("g", "a", "offset", "axis1", "axis2"), reference=reference, prefer_literal=True)(typer)
+
+
+_adjoint_onto_diagonal("diagonal_adjoint", helpers.diagonal_adjoint, True)
+_adjoint_onto_diagonal("trace_adjoint", helpers.trace_adjoint, False)
