@@ -331,6 +331,22 @@ case("solve", M4, normal((4,)), tol=64)
 case("solve", M4.astype(F64), normal((4, 2), F64), tol=64, core=True)
 
 
+# ------------------------------------------------------------ closeness, spacing, arrays
+CLOSE_A = np.array([1.0, np.nan, np.inf, 2.0, 1e-9, -np.inf], F32)
+CLOSE_B = np.array([1.0, np.nan, np.inf, 2.00001, 0.0, np.inf], F32)
+case("isclose", CLOSE_A, CLOSE_B, 1e-05, 1e-08, Lit(False))
+case("isclose", CLOSE_A, CLOSE_B, 1e-05, 1e-08, Lit(True), core=True)
+case("isclose", ints((4,)), ints((4,)), 1e-05, 1e-08, Lit(False), core=True)
+case("allclose", CLOSE_A[3:5], CLOSE_B[3:5], 1e-05, 1e-08, Lit(False))
+case("linspace", np.float32(0.0), np.float32(1.0), Lit(7), Lit(True), Lit(False), None, Lit(0))
+case("linspace", 0.5, 2.0, Lit(4), Lit(False), Lit(False), np.float32, Lit(0), core=True)
+case("linspace", np.float64(-1.0), np.float64(3.0), Lit(1), Lit(True), Lit(False), None, Lit(0), core=True)
+case("linspace_weights", X2, Lit(4), Lit(True), Lit(1))
+case("array", (np.float32(1.0), np.float32(2.5)), None)
+case("array", X2, np.float64, core=True)
+case("builtin_len", X3)
+
+
 # ------------------------------------------------------------ running a case
 _WRAPPERS = {}
 
@@ -374,7 +390,8 @@ def reference(name, args):
             positional.extend(value)          # a sequence operand arrives as one tuple
         else:
             positional.append(value)
-    return PRIMITIVES[name].impl(*positional, **keywords)
+    with np.errstate(all="ignore"):        # mod and floor_divide by zero are among the cases
+        return PRIMITIVES[name].impl(*positional, **keywords)
 
 
 def _dtype_of(numba_type):

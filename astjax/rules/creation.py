@@ -55,6 +55,7 @@ def _linspace_check(bound):
 
 
 linspace.static_check = _linspace_check
+deflowering(linspace, numba="astjax.runtime.numba_cpu:linspace")
 
 # meshgrid(*xi): grid k holds input k laid out along one axis; its adjoint sums the other axes.
 _MESHGRID_VJP = parse_expression(

@@ -65,5 +65,5 @@ for _helper, _reason in (("reduced_size", SHAPES), ("invert_permutation", INTEGE
     nondifferentiable(_helper, getattr(helpers, _helper), _reason)
 for _name in ("zeros_like", "ones_like", "zeros", "ones", "empty", "empty_like", "eye", "identity", "shape", "ndim",
               "size", "arange", "reduced_size", "invert_permutation", "clip_mask", "extremum_mask", "unique_index",
-              "distinct_index"):
+              "distinct_index", "isclose", "allclose", "linspace_weights", "builtin_len"):
     deflowering(PRIMITIVES[_name], numba=f"astjax.runtime.numba_cpu:{_name}")

@@ -161,5 +161,5 @@ for _name in ("reshape", "ravel", "expand_dims", "squeeze", "transpose", "swapax
               "pad", "pad_adjoint", "cast_adjoint", "astype", "copy", "stack", "concatenate", "stack_part",
               "stack_part_adjoint", "concatenate_part", "concatenate_part_adjoint", "getitem", "at_set", "at_add",
               "at_multiply", "index_adjoint", "dynamic_slice", "dynamic_slice_adjoint", "unbroadcast",
-              "unbroadcast_to", "unreduce", "broadcast_like", "take", "take_adjoint"):
+              "unbroadcast_to", "unreduce", "broadcast_like", "take", "take_adjoint", "array"):
     deflowering(PRIMITIVES[_name], numba=f"astjax.runtime.numba_cpu:{_name}")

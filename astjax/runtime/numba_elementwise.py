@@ -13,7 +13,7 @@ from numba import types
 
 from .. import numpy as jnp
 from ..rules import helpers
-from .numba_build import build, lowers
+from .numba_build import L as _L, build, lowers
 from .numba_typing import agreed, dtype_of, is_array, is_none, is_scalar, result_shape_dtype, stand_ins
 
 kernel = numba.njit(error_model="numpy")
@@ -485,3 +485,46 @@ def _converting(name, reference, params):
 
 _converting("to_float", helpers.to_float, ("x",))
 _converting("astype", helpers.astype, ("x", "dtype"))
+
+
+# ------------------------------------------------------------ closeness
+def _isclose_dtype(a, b):
+    """The dtype NumPy's isclose computes in: JAX's promoted dtype, made inexact as NumPy does (ints: float64)."""
+    return agreed(lambda x, y: np.result_type(np.asarray(jnp.add(x, y)).dtype, 1.0), a, b)
+
+
+def _isclose_kernel(compute, equal_nan):
+    t = compute.type
+
+    def close(x, y, rtol, atol):
+        x, y = t(x), t(y)
+        if equal_nan and x != x and y != y:
+            return True
+        return (abs(x - y) <= t(atol) + t(rtol) * abs(y) and np.isfinite(y)) or x == y
+    return kernel(close)
+
+
+@lowers("isclose", ("a", "b", "rtol", "atol", "equal_nan"), reference=jnp.isclose, prefer_literal=True)
+def _isclose(a, b, rtol, atol, equal_nan):
+    """isclose: |a - b| <= atol + rtol |b| in NumPy's dtype (rtol and atol are Python floats), bool result."""
+    nan_equal = getattr(equal_nan, "literal_value", None)
+    if not (_operand_ok(a) and _operand_ok(b)) or not isinstance(nan_equal, bool):
+        return None
+    if not all(isinstance(types.unliteral(t), (types.Float, types.Integer)) for t in (rtol, atol)):
+        return None
+    if result_shape_dtype(jnp.isclose, a, b) is None:
+        return None
+    compute = _isclose_dtype(a, b)
+    if compute is None:
+        return None
+    return map_impl(("a", "b", "rtol", "atol", "equal_nan"), _isclose_kernel(compute, nan_equal),
+                    [None] * 5, np.bool_, (a, b, types.unliteral(rtol), types.unliteral(atol), types.none))
+
+
+@lowers("allclose", ("a", "b", "rtol", "atol", "equal_nan"), reference=jnp.allclose, prefer_literal=True)
+def _allclose(a, b, rtol, atol, equal_nan):
+    """allclose: every element isclose (a bool)."""
+    if result_shape_dtype(jnp.allclose, a, b) is None:
+        return None
+    return build("def impl(a, b, rtol, atol, equal_nan):\n"
+                 "    return np.all(L.isclose(a, b, rtol, atol, equal_nan))\n", {"np": np, "L": _L})

@@ -37,7 +37,10 @@ def _product_dtype(reference, *args):
 
 
 def _cast(name, t, dtype):
-    return name if dtype_of(t) == dtype else f"{name}.astype(dtype)"
+    """Source of the operand `name` in `dtype`, contiguous (BLAS takes it as it is, without a copy of its own)."""
+    if dtype_of(t) != dtype:
+        return f"{name}.astype(dtype)"
+    return name if t.layout == "C" or t.ndim < 2 else f"np.ascontiguousarray({name})"
 
 
 def _batched_lines(x1, x2):

@@ -471,3 +471,97 @@ def _adjoint_onto_diagonal(name, reference, batch_last):
 
 _adjoint_onto_diagonal("diagonal_adjoint", helpers.diagonal_adjoint, True)
 _adjoint_onto_diagonal("trace_adjoint", helpers.trace_adjoint, False)
+
+
+# ------------------------------------------------------------------ evenly spaced values
+def _linspace_reference(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    return jnp.linspace(start, stop, num, endpoint, retstep, dtype, axis)
+
+
+def _linspace_lines(compute, out):
+    """NumPy's linspace for scalar ends: i * step + start in `compute` (i / div * delta where step is 0)."""
+    return ["div = num - 1 if endpoint else num",
+            "if num < 0:", "    raise ValueError('Number of samples must be non-negative.')",
+            "first = compute(start)", "delta = compute(stop) - first",
+            "y = np.empty(num, compute)",
+            "if div > 0:",
+            "    step = delta / compute(div)",
+            "    for i in range(num):",
+            "        y[i] = (compute(i) * step if step != 0 else compute(i) / compute(div) * delta) + first",
+            "else:",
+            "    for i in range(num):",
+            "        y[i] = compute(i) * delta + first",
+            "if endpoint and num > 1:",
+            "    y[num - 1] = compute(stop)",
+            "result = y.astype(out_dtype)"]
+
+
+@lowers("linspace", ("start", "stop", "num", "endpoint", "retstep", "dtype", "axis"), reference=_linspace_reference,
+        prefer_literal=True)
+def _linspace(start, stop, num, endpoint, retstep, dtype, axis):
+    """linspace between scalar ends (retstep False): NumPy's arithmetic in its dtype, then the reference's dtype."""
+    if not (is_scalar(start) and is_scalar(stop)) or literal_value(retstep) is not False:
+        return None
+    if not isinstance(types.unliteral(num), types.Integer) or literal_value(axis) not in (0, -1):
+        return None
+    if not isinstance(types.unliteral(endpoint), types.Boolean):
+        return None
+    found = result_shape_dtype(_linspace_reference, start, stop, types.literal(3), endpoint, retstep, dtype, axis)
+    compute = _agreed_compute(start, stop)
+    if found is None or compute is None:
+        return None
+    return _impl(("start", "stop", "num", "endpoint", "retstep", "dtype", "axis"),
+                 _linspace_lines(compute, found[1].type) + ["return result"],
+                 compute=compute, out_dtype=found[1].type)
+
+
+def _agreed_compute(start, stop):
+    from .numba_typing import agreed
+    found = agreed(lambda a, b: np.result_type(a, b, 1.0), start, stop)
+    return None if found is None else found.type
+
+
+@lowers("linspace_weights", ("y", "num", "endpoint", "axis"), reference=helpers.linspace_weights, prefer_literal=True)
+def _linspace_weights(y, num, endpoint, axis):
+    """linspace_weights: linspace(0, 1, num) in float64, shaped along the literal axis, in y's float dtype."""
+    if not _value(y) or not isinstance(types.unliteral(num), types.Integer):
+        return None
+    ndim = _ndim(y)
+    axis_value = literal_value(axis)
+    if not isinstance(axis_value, int) or not -max(ndim, 1) <= axis_value < max(ndim, 1):
+        return None
+    out = np.result_type(dtype_of(y), np.float32).type
+    shape = ["1"] * ndim
+    if ndim:
+        shape[axis_value % ndim] = "num"
+    lines = ["start, stop = 0.0, 1.0"] + _linspace_lines(np.float64, out)
+    lines.append(f"return result.reshape(({', '.join(shape)},))" if ndim else "return result")
+    return _impl(("y", "num", "endpoint", "axis"), lines, compute=np.float64, out_dtype=out)
+
+
+@lowers("array", ("object", "dtype"), reference=jnp.array, prefer_literal=True)
+def _array(object, dtype):
+    """array: an array copied (or a tuple of values stacked) in the reference's dtype."""
+    found = result_shape_dtype(lambda o, d: jnp.array(list(o) if isinstance(o, tuple) else o, d), object, dtype)
+    if found is None:
+        return None
+    out = found[1].type
+    if isinstance(object, types.BaseTuple):
+        if not all(_value(e) for e in object.types):
+            return None
+        return _impl(("object", "dtype"), ["return L.astype(L.stack(object, 0), out_dtype)"], out_dtype=out, L=_L)
+    if not _value(object):
+        return None
+    if is_array(object):
+        return _impl(("object", "dtype"), ["return object.astype(out_dtype)"], out_dtype=out)
+    return _impl(("object", "dtype"), ["return out_dtype(object)"], out_dtype=out)
+
+
+@lowers("builtin_len", ("obj",), reference=len)
+def _builtin_len(obj):
+    """len: an array's first dimension, a tuple's length."""
+    if is_array(obj) and obj.ndim > 0:
+        return _impl(("obj",), ["return obj.shape[0]"])
+    if isinstance(obj, types.BaseTuple):
+        return _impl(("obj",), [f"return {len(obj.types)}"])
+    return None
