@@ -347,6 +347,13 @@ case("array", X2, np.float64, core=True)
 case("builtin_len", X3)
 
 
+case("cumprod", positive((3, 4)), Lit(1), tol=8)
+case("cumprod", ints((5,), I32, 1, 4), None, core=True)
+case("diag", normal((4,)), Lit(1))
+case("diag", normal((3,), F64), Lit(-2), core=True)
+case("diag", X2, Lit(1), core=True)
+
+
 # ------------------------------------------------------------ running a case
 _WRAPPERS = {}
 
@@ -443,6 +450,8 @@ COMPOSITE_CASES = [
     ("dot_lhs_adjoint", normal((3, 5)), A, B), ("dot_rhs_adjoint", normal((3, 5)), A, B),
     ("dot_lhs_adjoint", normal((3, 4)), np.float32(2.0), A), ("dot_rhs_adjoint", normal((3, 4)), np.float32(2.0), A),
     ("inner_lhs_adjoint", normal((3, 3)), A, A), ("inner_rhs_adjoint", normal((3, 3)), A, A),
+    ("solve_lhs_adjoint", normal((4,)), M4, normal((4,))), ("solve_lhs_adjoint", normal((4, 2)), M4, normal((4, 2))),
+    ("diag_adjoint", X2[:, :3].copy(), normal((2,)), Lit(1)), ("diag_adjoint", normal((3,)), X2[:, :3].copy(), Lit(0)),
 ]
 
 
@@ -450,20 +459,24 @@ COMPOSITE_CASES = [
 def test_composites_match_rules(name, g, a, b):
     from astjax.rules import linalg
     from astjax.runtime import numba_cpu
-    key = ("composite", name)
+    literal = isinstance(b, Lit)
+    key = ("composite", name, repr(b) if literal else None)
     if key not in _WRAPPERS:
         namespace = {"L": numba_cpu.COMPOSITES[name]}
-        exec("def w(g, a, b):\n    return L(g, a, b)\n", namespace)
+        params, last = ("g, a", repr(b.value)) if literal else ("g, a, b", "b")
+        exec(f"def w({params}):\n    return L(g, a, {last})\n", namespace)
         _WRAPPERS[key] = numba.njit(namespace["w"])
     wrapper = _WRAPPERS[key]
-    got = wrapper(g, a, b)
-    check_same(name, (g, a, b), getattr(linalg, name)(g, a, b), got, _return_type(wrapper, (g, a, b)), 8)
+    runtime = (g, a) if literal else (g, a, b)
+    got = wrapper(*runtime)
+    expected = linalg.COMPOSITES[name](g, a, b.value if literal else b)
+    check_same(name, runtime, expected, got, _return_type(wrapper, runtime), 64 if "solve" in name else 8)
 
 
 def test_every_composite_has_a_twin():
     from astjax.runtime import numba_cpu
     products = {"matmul_lhs_adjoint", "matmul_rhs_adjoint", "dot_lhs_adjoint", "dot_rhs_adjoint",
-                "inner_lhs_adjoint", "inner_rhs_adjoint"}
+                "inner_lhs_adjoint", "inner_rhs_adjoint", "solve_lhs_adjoint", "diag_adjoint"}
     assert products <= set(numba_cpu.COMPOSITES)
 
 

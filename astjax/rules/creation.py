@@ -87,6 +87,7 @@ def diag_adjoint(g, v, k):
 COMPOSITES[diag_adjoint.__name__] = diag_adjoint
 _rules(primitive("diag", jnp.diag, operands=("v",), aliases=(np.diag,)),
        "bv += diag_adjoint(by, v, k)", "dy = jnp.diag(dv, k)")
+deflowering(PRIMITIVES["diag"], numba="astjax.runtime.numba_cpu:diag")
 
 repeat = _rules(primitive("repeat", jnp.repeat, operands=("a",), aliases=(np.repeat,),
                           signature=lambda a, repeats, axis=None, total_repeat_length=None: None),
@@ -140,6 +141,7 @@ COMPOSITES.update({f.__name__: f for f in (cumprod_adjoint, cumprod_tangent, _pr
 _rules(primitive("cumprod", jnp.cumprod, operands=("a",), aliases=(np.cumprod,),
                  signature=lambda a, axis=None: None),
        "ba += cumprod_adjoint(by, a, axis)", "dy = cumprod_tangent(da, a, axis)")
+deflowering(PRIMITIVES["cumprod"], numba="astjax.runtime.numba_cpu:cumprod")
 
 
 # ------------------------------------------------------------ pytrees

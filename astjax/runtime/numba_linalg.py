@@ -238,3 +238,35 @@ def _solve(a, b):
     if _product_dtype(jnp.linalg.solve, a, b) != dtype_of(a):
         return None
     return _impl(("a", "b"), ["return np.linalg.solve(a, b)"])
+
+
+@lowers("solve_lhs_adjoint", ("g", "a", "y"), reference=rules_linalg.solve_lhs_adjoint)
+def _solve_lhs_adjoint(g, a, y):
+    """Numba twin of rules.linalg.solve_lhs_adjoint: -(solve(a.T, g)) y.T for one matrix a."""
+    if not (_square_float(a) and is_array(g) and is_array(y)):
+        return None
+    lines = ["gb = L.solve(np.ascontiguousarray(L.swapaxes(a, -1, -2)), g)"]
+    if y.ndim == a.ndim - 1:
+        lines.append("return L.negative(L.multiply(L.expand_dims(gb, -1), L.expand_dims(y, -2)))")
+    else:
+        lines.append("return L.negative(L.matmul(gb, L.swapaxes(y, -1, -2), None, None))")
+    return _impl(("g", "a", "y"), lines)
+
+
+def _diag_adjoint_reference(g, v, k):
+    from ..rules.creation import diag_adjoint
+    return diag_adjoint(g, v, k)
+
+
+@lowers("diag_adjoint", ("g", "v", "k"), reference=_diag_adjoint_reference, prefer_literal=True)
+def _diag_adjoint(g, v, k):
+    """Numba twin of rules.creation.diag_adjoint: g's k-th diagonal (v a vector), else g put on it."""
+    if not (is_array(g) and is_array(v)):
+        return None
+    if v.ndim == 1:
+        return _impl(("g", "v", "k"), ["return L.diagonal(g, k, 0, 1)"])
+    return _impl(("g", "v", "k"), ["return L.diagonal_adjoint(g, v, k, 0, 1)"])
+
+
+COMPOSITES["solve_lhs_adjoint"] = L.solve_lhs_adjoint
+COMPOSITES["diag_adjoint"] = L.diag_adjoint

@@ -285,10 +285,10 @@ def _cumulate_rows_reversed(rows, out, zero):
             out[o, i] = total
 
 
-def cumulate_impl(params, a_param, a_type, axis_value, out_dtype, rows_fn, result_shape=None):
+def cumulate_impl(params, a_param, a_type, axis_value, out_dtype, rows_fn, result_shape=None, start=0):
     """Code applying rows_fn along one axis (moved last) of `a_param`; axis None flattens first."""
     ndim = a_type.ndim if is_array(a_type) else 0
-    env = {"np": np, "rows_fn": rows_fn, "zero": out_dtype(0), "out_dtype": out_dtype}
+    env = {"np": np, "rows_fn": rows_fn, "zero": out_dtype(start), "out_dtype": out_dtype}
     a = a_param if is_array(a_type) else f"np.array({a_param}).reshape(1)"
     lines = []
     if axis_value is None or ndim <= 1:
@@ -342,3 +342,30 @@ def _cumsum_adjoint(g, a, axis):
 
 
 lowers("cumsum_adjoint", ("g", "a", "axis"), reference=helpers.cumsum_adjoint, prefer_literal=True)(_cumsum_adjoint)
+
+
+@kernel
+def _multiply_rows(rows, out, one):
+    for o in range(rows.shape[0]):
+        total = one
+        for i in range(rows.shape[1]):
+            total *= rows[o, i]
+            out[o, i] = total
+
+
+def _cumprod(a, axis):
+    """cumprod: a running product (sequential, as NumPy's accumulate) along a literal axis, or flattened."""
+    if not _operand(a):
+        return None
+    axis_value = literal_value(axis, _NOT_STATIC)
+    ndim = a.ndim if is_array(a) else 0
+    if axis_value is _NOT_STATIC or not (axis_value is None or (isinstance(axis_value, int) and -ndim <= axis_value < max(ndim, 1))):
+        return None
+    shape_dtype = result_shape_dtype(jnp.cumprod, a, axis)
+    if shape_dtype is None:
+        return None
+    out = shape_dtype[1].type
+    return cumulate_impl(("a", "axis"), "a", a, axis_value, out, _multiply_rows, start=1)
+
+
+lowers("cumprod", ("a", "axis"), reference=jnp.cumprod, prefer_literal=True)(_cumprod)

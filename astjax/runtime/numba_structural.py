@@ -565,3 +565,18 @@ def _builtin_len(obj):
     if isinstance(obj, types.BaseTuple):
         return _impl(("obj",), [f"return {len(obj.types)}"])
     return None
+
+
+@lowers("diag", ("v", "k"), reference=jnp.diag, prefer_literal=True)
+def _diag(v, k):
+    """diag: a vector laid on the k-th diagonal of a square matrix, or a matrix's k-th diagonal."""
+    if not is_array(v) or dtype_of(v) is None or not isinstance(types.unliteral(k), types.Integer):
+        return None
+    if v.ndim == 2:
+        return _impl(("v", "k"), ["return L.diagonal(v, k, 0, 1)"], L=_L)
+    if v.ndim != 1:
+        return None
+    return _impl(("v", "k"), ["n = v.shape[0] + abs(k)", "out = np.zeros((n, n), v.dtype)",
+                              "for i in range(v.shape[0]):",
+                              "    if k >= 0:", "        out[i, i + k] = v[i]", "    else:", "        out[i - k, i] = v[i]",
+                              "return out"])
