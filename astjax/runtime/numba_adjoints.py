@@ -13,7 +13,7 @@ from .. import lax
 from .. import numpy as jnp
 from ..rules import helpers
 from .numba_build import L, build, lowers
-from .numba_reductions import _NOT_STATIC, static_axes
+from .numba_reductions import static_axes
 from .numba_typing import dtype_of, is_array, is_none, is_scalar, literal_value, result_shape_dtype
 
 ENV = {"np": np}
@@ -86,7 +86,7 @@ def _update(name, reference, combine):
         target, value = dtype_of(x), dtype_of(v)
         if target.kind in "biu" and value.kind == "f":
             return None     # NumPy would truncate (the reference refuses it)
-        cast = f"v.astype(dtype)" if is_array(v) else "dtype(v)"
+        cast = "v.astype(dtype)" if is_array(v) else "dtype(v)"
         lines = ["out = x.copy()"] + _in_range_check(idx, "out")
         if combine is None:
             lines.append(f"out[idx] = {cast}")

@@ -26,6 +26,6 @@ What the code that calls them must know:
 """
 from . import numba_adjoints, numba_elementwise, numba_reductions, numba_structural  # noqa: F401 (they register)
 from .numba_build import STUBS
-from .numba_linalg import COMPOSITES
+from .numba_linalg import COMPOSITES  # noqa: F401 (exported)
 
 globals().update(STUBS)

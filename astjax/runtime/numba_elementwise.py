@@ -14,7 +14,7 @@ from numba import types
 from .. import numpy as jnp
 from ..rules import helpers
 from .numba_build import L as _L, build, lowers
-from .numba_typing import agreed, dtype_of, is_array, is_none, is_scalar, result_shape_dtype, stand_ins
+from .numba_typing import agreed, dtype_of, is_array, is_none, is_scalar, result_shape_dtype
 
 kernel = numba.njit(error_model="numpy")
 KERNELS = {}     # name -> {dtype kind ("f", "i", "u", "b"): scalar kernel}
@@ -203,7 +203,7 @@ def map_impl(params, kernel_fn, casts, out_dtype, arg_types):
     lines.append(f"    out = np.empty({shape}, out_dtype)")
 
     def call(index_of):
-        args, j = [], 0
+        args = []
         for i, read in enumerate(reads):
             if is_none(arg_types[i]):
                 continue

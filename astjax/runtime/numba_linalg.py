@@ -6,7 +6,6 @@ above 3 are declined. `COMPOSITES` maps the names of astjax/rules/linalg.py's
 composite functions to lowerings that compose the other lowerings the same way.
 """
 import numpy as np
-from numba import types
 
 from .. import numpy as jnp
 from ..rules import linalg as rules_linalg

@@ -12,7 +12,7 @@ from numba import types
 
 from .. import numpy as jnp
 from ..rules import helpers
-from .numba_build import build, lowers, STUBS
+from .numba_build import build, lowers
 from .numba_elementwise import KERNELS
 from .numba_typing import dtype_of, is_array, is_none, is_scalar, literal_value, result_shape_dtype
 

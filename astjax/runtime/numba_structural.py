@@ -9,11 +9,10 @@ zero-stride views that a later write could spread.
 import numpy as np
 from numba import types
 
-from .. import lax
 from .. import numpy as jnp
 from ..rules import helpers
 from .numba_build import L as _L, build, lowers
-from .numba_reductions import _NOT_STATIC, static_axes
+from .numba_reductions import static_axes
 from .numba_typing import dtype_of, is_array, is_none, is_scalar, literal_value, result_shape_dtype
 
 ENV = {"np": np}
