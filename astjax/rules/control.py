@@ -10,7 +10,7 @@ import builtins
 from . import helpers
 from .helpers import to_float
 from .nondifferentiable import SHAPES
-from .registry import PRIMITIVES, defjvp, defvjp, parse_expression, primitive
+from .registry import PRIMITIVES, deflowering, defjvp, defvjp, parse_expression, primitive
 
 
 class Tape(list):
@@ -36,16 +36,19 @@ def pop(tape):
 to_float_prim = primitive("to_float", to_float, operands=("x",), aliases=(builtins.float,), result_shape_of="x")
 defvjp(to_float_prim, "bx += by")
 defjvp(to_float_prim, "dy = dx")
+deflowering(to_float_prim, numba="astjax.runtime.numba_cpu:to_float")
 
 # min(a, b) and max(a, b) of two values are elementwise minimum / maximum.
 builtin_max = primitive("builtin_max", builtins.max, operands=("x1", "x2"), unbroadcast=True,
                         signature=lambda x1, x2: None)
 defvjp(builtin_max, "bx1 += by * (x1 >= x2)", "bx2 += by * (x1 < x2)")
 defjvp(builtin_max, "dy = dx1 * (x1 >= x2) + dx2 * (x1 < x2)")
+deflowering(builtin_max, numba="astjax.runtime.numba_cpu:builtin_max")
 builtin_min = primitive("builtin_min", builtins.min, operands=("x1", "x2"), unbroadcast=True,
                         signature=lambda x1, x2: None)
 defvjp(builtin_min, "bx1 += by * (x1 <= x2)", "bx2 += by * (x1 > x2)")
 defjvp(builtin_min, "dy = dx1 * (x1 <= x2) + dx2 * (x1 > x2)")
+deflowering(builtin_min, numba="astjax.runtime.numba_cpu:builtin_min")
 
 # The tape's own operations: the transformations give them their derivatives
 # directly (a pushed value's tangent goes on a tangent tape beside it).
@@ -54,7 +57,8 @@ primitive("pop", pop, operands=("tape",), effect="takes the last value off the t
 primitive("push", push, operands=("tape", "value"), effect="puts a value on the tape")
 # The adjoint nothing has reached yet (zeros, 0.0 for a container, an empty tape) is a constant:
 # a derivative of generated code copies it unchanged rather than transforming the helper.
-primitive("zero_like", helpers.zero_like, operands=(), differentiable=False, reason=SHAPES)
+deflowering(primitive("zero_like", helpers.zero_like, operands=(), differentiable=False, reason=SHAPES),
+            numba="astjax.runtime.numba_cpu:zero_like")
 
 # The builtin sum of a list: each item's adjoint is the result's, summed back to the item's shape.
 builtin_sum = primitive("builtin_sum", builtins.sum, operands=("iterable",), sequence_operand="iterable",

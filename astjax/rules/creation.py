@@ -13,7 +13,8 @@ from .. import numpy as jnp
 from . import helpers
 from .helpers import diagonal_adjoint
 from .linalg import COMPOSITES
-from .registry import defjvp, defvjp, parse_expression, primitive
+from .registry import PRIMITIVES
+from .registry import deflowering, defjvp, defvjp, parse_expression, primitive
 
 
 def _rules(prim, vjp, jvp, shape_params=()):
@@ -28,10 +29,12 @@ def _rules(prim, vjp, jvp, shape_params=()):
 # ------------------------------------------------------------------ builders
 _rules(primitive("full", jnp.full, operands=("fill_value",), aliases=(np.full,)),
        "bfill_value += unbroadcast(by, fill_value)", "dy = jnp.full(shape, dfill_value, dtype)")
+deflowering(PRIMITIVES["full"], numba="astjax.runtime.numba_cpu:full")
 _rules(primitive("full_like", jnp.full_like, operands=("fill_value",), aliases=(np.full_like,), result_shape_of="a",
                  signature=lambda a, fill_value, dtype=None, shape=None: None),
        "bfill_value += unbroadcast(by, fill_value)", "dy = jnp.full_like(a, dfill_value, dtype, shape)",
        shape_params=("a",))
+deflowering(PRIMITIVES["full_like"], numba="astjax.runtime.numba_cpu:full_like")
 
 _WEIGHTS = "linspace_weights(y, num, endpoint, axis)"
 linspace = _rules(
@@ -52,6 +55,7 @@ def _linspace_check(bound):
 
 
 linspace.static_check = _linspace_check
+deflowering(linspace, numba="astjax.runtime.numba_cpu:linspace")
 
 # meshgrid(*xi): grid k holds input k laid out along one axis; its adjoint sums the other axes.
 _MESHGRID_VJP = parse_expression(
@@ -67,9 +71,11 @@ for _prim, _operand in ((primitive("meshgrid", jnp.meshgrid, operands=("xi",), s
 # ------------------------------------------------------------ gathers
 _rules(primitive("diagonal", jnp.diagonal, operands=("a",), aliases=(np.diagonal,)),
        "ba += diagonal_adjoint(by, a, offset, axis1, axis2)", "dy = jnp.diagonal(da, offset, axis1, axis2)")
+deflowering(PRIMITIVES["diagonal"], numba="astjax.runtime.numba_cpu:diagonal")
 _rules(primitive("diagonal_adjoint", helpers.diagonal_adjoint, operands=("g",)),
        "bg += jnp.diagonal(by, offset, axis1, axis2)", "dy = diagonal_adjoint(dg, a, offset, axis1, axis2)",
        shape_params=("a",))
+deflowering(PRIMITIVES["diagonal_adjoint"], numba="astjax.runtime.numba_cpu:diagonal_adjoint")
 
 def diag_adjoint(g, v, k):
     """The adjoint of `v` from `y = jnp.diag(v, k)`: the k-th diagonal of g (v a vector), else g on it."""
@@ -81,6 +87,7 @@ def diag_adjoint(g, v, k):
 COMPOSITES[diag_adjoint.__name__] = diag_adjoint
 _rules(primitive("diag", jnp.diag, operands=("v",), aliases=(np.diag,)),
        "bv += diag_adjoint(by, v, k)", "dy = jnp.diag(dv, k)")
+deflowering(PRIMITIVES["diag"], numba="astjax.runtime.numba_cpu:diag")
 
 repeat = _rules(primitive("repeat", jnp.repeat, operands=("a",), aliases=(np.repeat,),
                           signature=lambda a, repeats, axis=None, total_repeat_length=None: None),
@@ -134,6 +141,7 @@ COMPOSITES.update({f.__name__: f for f in (cumprod_adjoint, cumprod_tangent, _pr
 _rules(primitive("cumprod", jnp.cumprod, operands=("a",), aliases=(np.cumprod,),
                  signature=lambda a, axis=None: None),
        "ba += cumprod_adjoint(by, a, axis)", "dy = cumprod_tangent(da, a, axis)")
+deflowering(PRIMITIVES["cumprod"], numba="astjax.runtime.numba_cpu:cumprod")
 
 
 # ------------------------------------------------------------ pytrees

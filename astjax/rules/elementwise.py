@@ -11,7 +11,9 @@ import gast
 import numpy as np
 
 from .. import numpy as jnp
-from .registry import defjvp, defvjp, primitive
+from .registry import deflowering, defjvp, defvjp, primitive
+
+NUMBA_CPU = "astjax.runtime.numba_cpu:"
 
 
 def unary(name, *, numpy=None, math_fn=None, vjp, jvp, aliases=()):
@@ -20,6 +22,7 @@ def unary(name, *, numpy=None, math_fn=None, vjp, jvp, aliases=()):
                      aliases=tuple(a for a in (numpy, math_fn) + tuple(aliases) if a is not None))
     defvjp(prim, vjp)
     defjvp(prim, jvp)
+    deflowering(prim, numba=NUMBA_CPU + name)
     prim.elementwise = True
     return prim
 
@@ -30,6 +33,7 @@ def binary(name, *, numpy=None, operator=None, vjp, jvp, aliases=()):
                      operator=operator, aliases=tuple(a for a in (numpy,) + tuple(aliases) if a is not None))
     defvjp(prim, *vjp)
     defjvp(prim, *jvp)
+    deflowering(prim, numba=NUMBA_CPU + name)
     prim.elementwise = True
     return prim
 
@@ -107,10 +111,12 @@ where = primitive("where", jnp.where, operands=("x1", "x2"), unbroadcast=True, a
                   signature=lambda condition, x1, x2: None)
 defvjp(where, "bx1 += jnp.where(condition, by, 0.0)", "bx2 += jnp.where(condition, 0.0, by)")
 defjvp(where, "dy = jnp.where(condition, dx1, 0.0) + jnp.where(condition, 0.0, dx2)")
+deflowering(where, numba=NUMBA_CPU + "where")
 where.elementwise = True
 
 clip = primitive("clip", jnp.clip, operands=("a",), aliases=(np.clip,),
                  signature=lambda a, a_min=None, a_max=None, *, min=None, max=None: None)
 defvjp(clip, "ba += by * clip_mask(a, a_min, a_max, min, max)")
 defjvp(clip, "dy = da * clip_mask(a, a_min, a_max, min, max)")
+deflowering(clip, numba=NUMBA_CPU + "clip")
 clip.elementwise = True

@@ -12,7 +12,7 @@ from .. import numpy as jnp
 from ..numpy import linalg as jnp_linalg
 from . import helpers
 from .helpers import spectral_direction, unbroadcast, unreduce
-from .registry import defjvp, defvjp, primitive
+from .registry import deflowering, defjvp, defvjp, primitive
 
 
 def matmul_lhs_adjoint(g, x1, x2):
@@ -98,29 +98,35 @@ matmul = primitive("matmul", jnp.matmul, operands=("x1", "x2"), aliases=(np.matm
                    signature=lambda x1, x2, *, precision=None, preferred_element_type=None: None)
 defvjp(matmul, "bx1 += matmul_lhs_adjoint(by, x1, x2)", "bx2 += matmul_rhs_adjoint(by, x1, x2)")
 defjvp(matmul, "dy = jnp.matmul(dx1, x2) + jnp.matmul(x1, dx2)")
+deflowering(matmul, numba="astjax.runtime.numba_cpu:matmul")
 
 dot = primitive("dot", jnp.dot, operands=("a", "b"), aliases=(np.dot,))
 defvjp(dot, "ba += dot_lhs_adjoint(by, a, b)", "bb += dot_rhs_adjoint(by, a, b)")
 defjvp(dot, "dy = jnp.dot(da, b) + jnp.dot(a, db)")
+deflowering(dot, numba="astjax.runtime.numba_cpu:dot")
 
 outer = primitive("outer", jnp.outer, operands=("a", "b"), aliases=(np.outer,))
 defvjp(outer, "ba += jnp.reshape(jnp.dot(by, jnp.ravel(b)), jnp.shape(a))",
        "bb += jnp.reshape(jnp.dot(jnp.ravel(a), by), jnp.shape(b))")
 defjvp(outer, "dy = jnp.outer(da, b) + jnp.outer(a, db)")
+deflowering(outer, numba="astjax.runtime.numba_cpu:outer")
 
 inner = primitive("inner", jnp.inner, operands=("a", "b"), aliases=(np.inner,))
 defvjp(inner, "ba += inner_lhs_adjoint(by, a, b)", "bb += inner_rhs_adjoint(by, a, b)")
 defjvp(inner, "dy = jnp.inner(da, b) + jnp.inner(a, db)")
+deflowering(inner, numba="astjax.runtime.numba_cpu:inner")
 
 # ------------------------------------------------------------- linear algebra
 inv = primitive("inv", jnp_linalg.inv, operands=("a",), aliases=(np.linalg.inv,))
 defvjp(inv, "ba += -jnp.matmul(jnp.matmul(jnp.swapaxes(y, -1, -2), by), jnp.swapaxes(y, -1, -2))")
 defjvp(inv, "dy = -jnp.matmul(jnp.matmul(y, da), y)")
+deflowering(inv, numba="astjax.runtime.numba_cpu:inv")
 
 # d det(a) = <adj(a)^T, da>: the adjugate exists at singular matrices too (JAX's gradient there).
 det = primitive("det", jnp_linalg.det, operands=("a",), aliases=(np.linalg.det,))
 defvjp(det, "ba += jnp.expand_dims(jnp.expand_dims(by, -1), -1) * jnp.swapaxes(adjugate(a), -1, -2)")
 defjvp(det, "dy = jnp.sum(jnp.swapaxes(adjugate(a), -1, -2) * da, axis=(-2, -1))")
+deflowering(det, numba="astjax.runtime.numba_cpu:det")
 
 
 def adjugate_adjoint(g, a):
@@ -148,6 +154,7 @@ defjvp(adjugate, "dy = adjugate_tangent(da, a)")
 solve = primitive("solve", jnp_linalg.solve, operands=("a", "b"), aliases=(np.linalg.solve,))
 defvjp(solve, "ba += solve_lhs_adjoint(by, a, y)", "bb += jnp.linalg.solve(jnp.swapaxes(a, -1, -2), by)")
 defjvp(solve, "da -> -jnp.linalg.solve(a, jnp.matmul(da, y))", "db -> jnp.linalg.solve(a, db)")
+deflowering(solve, numba="astjax.runtime.numba_cpu:solve")
 
 def norm_adjoint(g, x, y, ord, axis, keepdims):
     """The adjoint of `y = jnp.linalg.norm(x, ord, axis, keepdims)`.

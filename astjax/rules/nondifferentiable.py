@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import numpy as jnp
 from . import helpers
-from .registry import PRIMITIVES, primitive
+from .registry import PRIMITIVES, deflowering, primitive
 
 BOOLEAN = "its result is boolean"
 INTEGER = "its result is an integer (an index, a count or a size)"
@@ -33,6 +33,8 @@ for _name, _op in [("less", gast.Lt), ("less_equal", gast.LtE), ("greater", gast
                    ("greater_equal", gast.GtE), ("equal", gast.Eq), ("not_equal", gast.NotEq)]:
     nondifferentiable(_name, getattr(jnp, _name), BOOLEAN, aliases=(getattr(np, _name),), operator=_op)
 nondifferentiable("floor_divide", jnp.floor_divide, PIECEWISE, aliases=(np.floor_divide,), operator=gast.FloorDiv)
+for _name in ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal", "floor_divide"):
+    deflowering(PRIMITIVES[_name], numba=f"astjax.runtime.numba_cpu:{_name}")
 
 _REASONS = {
     BOOLEAN: ["isnan", "isfinite", "isinf", "logical_and", "logical_or", "logical_not", "logical_xor",
@@ -48,6 +50,9 @@ for _reason, _names in _REASONS.items():
             nondifferentiable(_name, getattr(jnp, _name), _reason,
                               aliases=tuple(a for a in (getattr(np, _name, None),) if a is not None),
                               result_shape_of="a" if _name.endswith("_like") else None)
+for _name in ("isnan", "isfinite", "isinf", "logical_and", "logical_or", "logical_not", "logical_xor",
+              "all", "any", "floor", "ceil", "round", "sign", "trunc", "around", "argmax", "argmin"):
+    deflowering(PRIMITIVES[_name], numba=f"astjax.runtime.numba_cpu:{_name}")
 nondifferentiable("floor_math", math.floor, PIECEWISE, aliases=(math.ceil, math.trunc))
 nondifferentiable("isnan_math", math.isnan, BOOLEAN, aliases=(math.isinf, math.isfinite))
 for _builtin, _reason in (("len", INTEGER), ("range", INTEGER), ("int", PIECEWISE), ("bool", BOOLEAN),
@@ -58,3 +63,7 @@ for _helper, _reason in (("reduced_size", SHAPES), ("invert_permutation", INTEGE
                          ("extremum_mask", BOOLEAN), ("linspace_weights", SHAPES), ("meshgrid_axes", SHAPES),
                          ("unique_index", INTEGER), ("distinct_index", INTEGER)):
     nondifferentiable(_helper, getattr(helpers, _helper), _reason)
+for _name in ("zeros_like", "ones_like", "zeros", "ones", "empty", "empty_like", "eye", "identity", "shape", "ndim",
+              "size", "arange", "reduced_size", "invert_permutation", "clip_mask", "extremum_mask", "unique_index",
+              "distinct_index", "isclose", "allclose", "linspace_weights", "builtin_len"):
+    deflowering(PRIMITIVES[_name], numba=f"astjax.runtime.numba_cpu:{_name}")

@@ -8,13 +8,16 @@ import numpy as np
 
 from .. import numpy as jnp
 from . import helpers
-from .registry import defjvp, defvjp, primitive
+from .registry import deflowering, defjvp, defvjp, primitive
+
+NUMBA_CPU = "astjax.runtime.numba_cpu:"
 
 
 def reduction(name, *, aliases=(), vjp, jvp, signature=None):
     prim = primitive(name, getattr(jnp, name), operands=("a",), aliases=aliases, signature=signature)
     defvjp(prim, vjp)
     defjvp(prim, jvp)
+    deflowering(prim, numba=NUMBA_CPU + name)
     prim.accepts_scalar_zero = True      # unreduce broadcasts a bare 0.0 back to the operand
     return prim
 
@@ -61,16 +64,20 @@ reduction("std", aliases=(np.std,),
 cumsum = primitive("cumsum", jnp.cumsum, operands=("a",), aliases=(np.cumsum,))
 defvjp(cumsum, "ba += cumsum_adjoint(by, a, axis)")
 defjvp(cumsum, "dy = jnp.cumsum(da, axis)")
+deflowering(cumsum, numba=NUMBA_CPU + "cumsum")
 cumsum_adjoint = primitive("cumsum_adjoint", helpers.cumsum_adjoint, operands=("g",))
 defvjp(cumsum_adjoint, "bg += jnp.reshape(jnp.cumsum(by, axis), jnp.shape(g))")
 defjvp(cumsum_adjoint, "dy = cumsum_adjoint(dg, a, axis)")
+deflowering(cumsum_adjoint, numba=NUMBA_CPU + "cumsum_adjoint")
 
 trace = primitive("trace", jnp.trace, operands=("a",), aliases=(np.trace,))
 defvjp(trace, "ba += trace_adjoint(by, a, offset, axis1, axis2)")
 defjvp(trace, "dy = jnp.trace(da, offset, axis1, axis2)")
+deflowering(trace, numba=NUMBA_CPU + "trace")
 trace_adjoint = primitive("trace_adjoint", helpers.trace_adjoint, operands=("g",))
 defvjp(trace_adjoint, "bg += jnp.trace(by, offset, axis1, axis2)")
 defjvp(trace_adjoint, "dy = trace_adjoint(dg, a, offset, axis1, axis2)")
+deflowering(trace_adjoint, numba=NUMBA_CPU + "trace_adjoint")
 
 # These helpers read `a` for its shape only.
 cumsum_adjoint.shape_params = cumsum_adjoint.shape_params | frozenset({"a"})

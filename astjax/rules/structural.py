@@ -10,7 +10,7 @@ from .. import numpy as jnp
 from .. import lax
 from . import helpers
 from .nondifferentiable import SHAPES
-from .registry import PRIMITIVES, defjvp, defvjp, parse_expression, primitive
+from .registry import PRIMITIVES, deflowering, defjvp, defvjp, parse_expression, primitive
 
 
 def structural(name, impl, operand, vjp, jvp, **kwargs):
@@ -170,3 +170,11 @@ _SHAPE_PARAMS = {
 }
 for _name, _params in _SHAPE_PARAMS.items():
     PRIMITIVES[_name].shape_params = PRIMITIVES[_name].shape_params | frozenset(_params)
+
+# Their Numba lowerings (astjax/runtime/numba_cpu.py), used by jit.
+for _name in ("reshape", "ravel", "expand_dims", "squeeze", "transpose", "swapaxes", "moveaxis", "flip", "broadcast_to",
+              "pad", "pad_adjoint", "cast_adjoint", "astype", "copy", "stack", "concatenate", "stack_part",
+              "stack_part_adjoint", "concatenate_part", "concatenate_part_adjoint", "getitem", "at_set", "at_add",
+              "at_multiply", "index_adjoint", "dynamic_slice", "dynamic_slice_adjoint", "unbroadcast",
+              "unbroadcast_to", "unreduce", "broadcast_like", "take", "take_adjoint", "array"):
+    deflowering(PRIMITIVES[_name], numba=f"astjax.runtime.numba_cpu:{_name}")

@@ -1,0 +1,678 @@
+"""Numba lowerings of indexing, functional updates and the helpers that derivative code calls.
+
+Indices must be ints, slices, None or tuples of them (an index array is
+declined). Updates follow `x.at[idx]`: a copy of x with the update applied; an
+all-integer index out of range drops the update, as JAX's scatter does.
+Sums in the adjoint helpers (unbroadcast, pad_adjoint's edges) run in loop
+order, which may differ from NumPy's pairwise order in the last bits.
+"""
+import numpy as np
+from numba import types
+
+from .. import lax
+from .. import numpy as jnp
+from ..rules import helpers
+from .numba_build import L, build, lowers
+from .numba_reductions import static_axes
+from .numba_typing import dtype_of, is_array, is_none, is_scalar, literal_value, result_shape_dtype
+
+ENV = {"np": np}
+
+
+def _value(t):
+    return (is_array(t) or is_scalar(t)) and dtype_of(t) is not None
+
+
+def _ndim(t):
+    return t.ndim if is_array(t) else 0
+
+
+def _impl(params, body, **env):
+    source = f"def impl({', '.join(params)}):\n" + "\n".join("    " + line for line in body) + "\n"
+    return build(source, ENV | {"L": L} | env)
+
+
+def _index_parts(t):
+    """The parts of a basic index ("int", "slice", "none"), or None for anything else (index arrays)."""
+    parts = t.types if isinstance(t, types.BaseTuple) else (t,)
+    kinds = []
+    for part in parts:
+        if isinstance(types.unliteral(part), types.Integer):
+            kinds.append("int")
+        elif isinstance(part, types.SliceType):
+            kinds.append("slice")
+        elif is_none(part):
+            kinds.append("none")
+        else:
+            return None
+    return kinds
+
+
+def _float_of(dtype):
+    return np.result_type(dtype, np.float32).type
+
+
+# ------------------------------------------------------------------ reading and updating
+@lowers("getitem", ("x", "idx"), reference=helpers.getitem)
+def _getitem(x, idx):
+    """x[idx] for a basic index (an int out of range is an IndexError, as in NumPy)."""
+    if not is_array(x) or dtype_of(x) is None:
+        return None
+    kinds = _index_parts(idx)
+    if kinds is None or sum(k != "none" for k in kinds) > x.ndim:
+        return None
+    if "none" in kinds:
+        return None         # Numba has no np.newaxis in an index
+    return _impl(("x", "idx"), ["return x[idx]"])
+
+
+def _in_range_check(idx_type, x_name):
+    """Source lines returning the unchanged copy when an all-integer index is out of range (JAX drops it)."""
+    parts = idx_type.types if isinstance(idx_type, types.BaseTuple) else (idx_type,)
+    if not all(isinstance(types.unliteral(p), types.Integer) for p in parts):
+        return []
+    reads = [f"idx[{k}]" for k in range(len(parts))] if isinstance(idx_type, types.BaseTuple) else ["idx"]
+    checks = " or ".join(f"not (-{x_name}.shape[{k}] <= {r} < {x_name}.shape[{k}])" for k, r in enumerate(reads))
+    return [f"if {checks}:", "    return out"]
+
+
+def _update(name, reference, combine):
+    def typer(x, idx, v):
+        if not is_array(x) or dtype_of(x) is None or not _value(v):
+            return None
+        kinds = _index_parts(idx)
+        if kinds is None or "none" in kinds or len(kinds) > x.ndim:
+            return None
+        target, value = dtype_of(x), dtype_of(v)
+        if target.kind in "biu" and value.kind == "f":
+            return None     # NumPy would truncate (the reference refuses it)
+        cast = "v.astype(dtype)" if is_array(v) else "dtype(v)"
+        lines = ["out = x.copy()"] + _in_range_check(idx, "out")
+        if combine is None:
+            lines.append(f"out[idx] = {cast}")
+        elif all(k == "int" for k in kinds) and len(kinds) == x.ndim:
+            lines.append(f"out[idx] = dtype(out[idx] {combine} {cast})")
+        else:
+            lines += ["part = out[idx]", f"part {combine}= {cast}"]
+        lines.append("return out")
+        return _impl(("x", "idx", "v"), lines, dtype=target.type)
+    return lowers(name, ("x", "idx", "v"), reference=reference)(typer)
+
+
+_update("at_set", helpers.at_set, None)
+_update("at_add", helpers.at_add, "+")
+_update("at_multiply", helpers.at_multiply, "*")
+
+
+@lowers("index_adjoint", ("x", "idx", "g"), reference=helpers.index_adjoint)
+def _index_adjoint(x, idx, g):
+    """index_adjoint: g added at idx into zeros shaped like x (x an array; a list's adjoint is declined)."""
+    if not _value(x) or not _value(g):
+        return None
+    kinds = _index_parts(idx)
+    if kinds is None or "none" in kinds or len(kinds) > _ndim(x):
+        return None
+    dtype = _float_of(dtype_of(g))
+    if all(k == "int" for k in kinds) and len(kinds) == _ndim(x):
+        body = ["out = np.zeros(x.shape, dtype)", "out[idx] += dtype(g)", "return out"]
+    else:
+        cast = "g.astype(dtype)" if is_array(g) else "dtype(g)"
+        body = ["out = np.zeros(x.shape, dtype)", "part = out[idx]", f"part += {cast}", "return out"]
+    return _impl(("x", "idx", "g"), body, dtype=dtype)
+
+
+@lowers("distinct_index", ("x", "idx", "where"), reference=helpers.distinct_index)
+def _distinct_index(x, idx, where):
+    """distinct_index: a basic index never names a position twice, so it is returned as it is."""
+    kinds = _index_parts(idx)
+    if kinds is None:
+        return None
+    return _impl(("x", "idx", "where"), ["return idx"])
+
+
+@lowers("unique_index", ("idx", "x"), reference=helpers.unique_index)
+def _unique_index(idx, x):
+    """unique_index: a basic index never names a position twice."""
+    if _index_parts(idx) is None:
+        return None
+    return _impl(("idx", "x"), ["return idx"])
+
+
+# ------------------------------------------------------------------ slices with runtime starts
+def _starts_tuple(t, ndim):
+    return isinstance(t, types.BaseTuple) and len(t.types) == ndim and \
+        all(isinstance(types.unliteral(e), types.Integer) for e in t.types)
+
+
+def _clamped(operand, sizes, ndim):
+    lines = []
+    for d in range(ndim):
+        lines.append(f"s{d} = min(max(start_indices[{d}], 0), {operand}.shape[{d}] - {sizes}[{d}])")
+    return lines
+
+
+@lowers("dynamic_slice", ("operand", "start_indices", "slice_sizes"), reference=lax.dynamic_slice)
+def _dynamic_slice(operand, start_indices, slice_sizes):
+    """lax.dynamic_slice: the starts clamped into range, then a slice (a view)."""
+    if not is_array(operand) or dtype_of(operand) is None:
+        return None
+    ndim = operand.ndim
+    if not (_starts_tuple(start_indices, ndim) and _starts_tuple(slice_sizes, ndim)):
+        return None
+    index = ", ".join(f"s{d}:s{d} + slice_sizes[{d}]" for d in range(ndim))
+    return _impl(("operand", "start_indices", "slice_sizes"),
+                 _clamped("operand", "slice_sizes", ndim) + [f"return operand[{index}]"])
+
+
+@lowers("dynamic_slice_adjoint", ("g", "operand", "start_indices"), reference=helpers.dynamic_slice_adjoint)
+def _dynamic_slice_adjoint(g, operand, start_indices):
+    """dynamic_slice_adjoint: g placed at the clamped starts in zeros shaped like operand."""
+    if not (is_array(g) and _value(operand)) or dtype_of(g) is None or g.ndim != _ndim(operand):
+        return None
+    ndim = g.ndim
+    if not _starts_tuple(start_indices, ndim):
+        return None
+    index = ", ".join(f"s{d}:s{d} + g.shape[{d}]" for d in range(ndim))
+    return _impl(("g", "operand", "start_indices"),
+                 ["out = np.zeros(operand.shape, dtype)"] + _clamped("operand", "g.shape", ndim) +
+                 [f"part = out[{index}]", "part += g", "return out"], dtype=dtype_of(g).type)
+
+
+# ------------------------------------------------------------------ pad
+def _pad_widths(t, ndim):
+    """Source expressions (before, after) per axis for a pad_width type; None when not supported."""
+    if isinstance(types.unliteral(t), types.Integer):
+        return [("pad_width", "pad_width")] * ndim
+    if not isinstance(t, types.BaseTuple):
+        return None
+    elements = t.types
+    if all(isinstance(types.unliteral(e), types.Integer) for e in elements):
+        if len(elements) == 1:
+            return [("pad_width[0]", "pad_width[0]")] * ndim
+        if len(elements) == 2:
+            return [("pad_width[0]", "pad_width[1]")] * ndim
+        return None
+    if all(isinstance(e, types.BaseTuple) and len(e.types) in (1, 2) and
+           all(isinstance(types.unliteral(x), types.Integer) for x in e.types) for e in elements):
+        if len(elements) not in (1, ndim):
+            return None
+        widths = []
+        for d in range(ndim):
+            k = 0 if len(elements) == 1 else d
+            last = len(elements[k].types) - 1
+            widths.append((f"pad_width[{k}][0]", f"pad_width[{k}][{last}]"))
+        return widths
+    return None
+
+
+def _axis_index(ndim, d, part):
+    return ", ".join(part if k == d else ":" for k in range(ndim))
+
+
+@lowers("pad", ("array", "pad_width", "mode"), reference=jnp.pad, prefer_literal=True)
+def _pad(array, pad_width, mode):
+    """pad with mode "constant" (zeros) or "edge" (each axis in turn copies its edge outward)."""
+    mode_value = literal_value(mode)
+    if not is_array(array) or dtype_of(array) is None or mode_value not in ("constant", "edge"):
+        return None
+    ndim = array.ndim
+    widths = _pad_widths(pad_width, ndim)
+    if widths is None or ndim == 0:
+        return None
+    lines = []
+    for d, (before, after) in enumerate(widths):
+        lines += [f"b{d} = {before}", f"a{d} = {after}", f"n{d} = array.shape[{d}]",
+                  f"if b{d} < 0 or a{d} < 0:", "    raise ValueError('index can\\'t contain negative values')"]
+    shape = ", ".join(f"b{d} + n{d} + a{d}" for d in range(ndim))
+    inner = ", ".join(f"b{d}:b{d} + n{d}" for d in range(ndim))
+    lines += [f"out = np.zeros(({shape},), dtype)", f"out[{inner}] = array"]
+    if mode_value == "edge":
+        for d in range(ndim):
+            lines += [f"if n{d} > 0:",
+                      f"    for j in range(b{d}):",
+                      f"        out[{_axis_index(ndim, d, 'j')}] = out[{_axis_index(ndim, d, f'b{d}')}]",
+                      f"    for j in range(b{d} + n{d}, b{d} + n{d} + a{d}):",
+                      f"        out[{_axis_index(ndim, d, 'j')}] = out[{_axis_index(ndim, d, f'b{d} + n{d} - 1')}]"]
+    lines.append("return out")
+    if ndim == 1:
+        lines = [line.replace("out[j] = out[b0]", "out[j] = out[b0]") for line in lines]
+    return _impl(("array", "pad_width", "mode"), lines, dtype=dtype_of(array).type)
+
+
+@lowers("pad_adjoint", ("g", "pad_width", "mode"), reference=helpers.pad_adjoint, prefer_literal=True)
+def _pad_adjoint(g, pad_width, mode):
+    """pad_adjoint: crop g; with mode "edge" the padded cells are first added back onto the edge they copied."""
+    mode_value = literal_value(mode)
+    if not is_array(g) or dtype_of(g) is None or mode_value not in ("constant", "edge") or g.ndim == 0:
+        return None
+    ndim = g.ndim
+    widths = _pad_widths(pad_width, ndim)
+    if widths is None:
+        return None
+    lines = ["cur = g.copy()"]
+    for d, (before, after) in enumerate(widths):
+        lines += [f"b = {before}", f"a = {after}", f"n = cur.shape[{d}] - b - a",
+                  f"inner = cur[{_axis_index(ndim, d, 'b:b + n')}].copy()"]
+        if mode_value == "edge":
+            lines += ["if n > 0:",
+                      "    for j in range(b):",
+                      f"        part = inner[{_axis_index(ndim, d, '0')}]" if ndim > 1 else "        pass",
+                      f"        part += cur[{_axis_index(ndim, d, 'j')}]" if ndim > 1 else "        inner[0] += cur[j]",
+                      "    for j in range(b + n, b + n + a):",
+                      f"        part = inner[{_axis_index(ndim, d, 'n - 1')}]" if ndim > 1 else "        pass",
+                      f"        part += cur[{_axis_index(ndim, d, 'j')}]" if ndim > 1 else "        inner[n - 1] += cur[j]"]
+        lines.append("cur = inner")
+    lines.append("return cur")
+    return _impl(("g", "pad_width", "mode"), lines)
+
+
+# ------------------------------------------------------------------ gathers
+def _fill_value(dtype):
+    if dtype.kind == "f":
+        return np.nan
+    if dtype.kind == "b":
+        return True
+    return np.iinfo(dtype).min if dtype.kind == "i" else np.iinfo(dtype).max
+
+
+@lowers("take", ("a", "indices", "axis"), reference=jnp.take, prefer_literal=True)
+def _take(a, indices, axis):
+    """take: indices out of range give the fill value (NaN for floats), as JAX's default mode "fill"."""
+    if not is_array(a) or dtype_of(a) is None:
+        return None
+    index_scalar = isinstance(types.unliteral(indices), types.Integer)
+    if not index_scalar and not (is_array(indices) and dtype_of(indices) is not None and
+                                 dtype_of(indices).kind in "iu"):
+        return None
+    dtype = dtype_of(a)
+    if is_none(axis):
+        ax, src = 0, "np.ascontiguousarray(a).reshape(-1)"
+        rest_dims = []
+        ndim = 1
+    else:
+        axes = static_axes(axis, a.ndim)
+        if axes is None or len(axes) != 1:
+            return None
+        ax, ndim = axes[0], a.ndim
+        perm = (ax,) + tuple(d for d in range(ndim) if d != ax)
+        src = f"np.ascontiguousarray(np.transpose(a, {perm!r}))" if ax else "np.ascontiguousarray(a)"
+        rest_dims = [f"a.shape[{d}]" for d in range(ndim) if d != ax]
+    index_ndim = 0 if index_scalar else indices.ndim
+    lines = [f"moved = {src}", "n = moved.shape[0]", "rows = moved.reshape((n, -1))",
+             "flat_idx = np.array(indices).reshape(-1)" if index_scalar else "flat_idx = indices.reshape(-1)",
+             "out = np.empty((flat_idx.size, rows.shape[1]), dtype)",
+             "for i in range(flat_idx.size):",
+             "    k = flat_idx[i]",
+             "    if -n <= k < n:",
+             "        out[i] = rows[k if k >= 0 else k + n]",
+             "    else:",
+             "        out[i] = fill"]
+    idx_dims = [f"indices.shape[{d}]" for d in range(index_ndim)]
+    shaped = "(" + "".join(f"{s}, " for s in idx_dims + rest_dims) + ")"
+    if not idx_dims and not rest_dims:
+        lines.append("return out[0, 0]")
+        return _impl(("a", "indices", "axis"), lines, dtype=dtype.type, fill=dtype.type(_fill_value(dtype)))
+    lines.append(f"result = out.reshape({shaped})")
+    if ax and index_ndim != 1 or (ax and index_ndim == 1):
+        # indices' dims go where the axis was: move them back from the front.
+        total = index_ndim + len(rest_dims)
+        order = list(range(index_ndim, index_ndim + ax)) + list(range(index_ndim)) + \
+            list(range(index_ndim + ax, total))
+        lines.append(f"return np.transpose(result, {tuple(order)!r})")
+    else:
+        lines.append("return result")
+    return _impl(("a", "indices", "axis"), lines, dtype=dtype.type, fill=dtype.type(_fill_value(dtype)))
+
+
+@lowers("take_adjoint", ("g", "a", "indices", "axis"), reference=helpers.take_adjoint, prefer_literal=True)
+def _take_adjoint(g, a, indices, axis):
+    """take_adjoint: g added back at the indices (repeats add up) into zeros shaped like a."""
+    if not _value(g) or not is_array(a) or not (is_array(indices) and dtype_of(indices).kind in "iu"):
+        return None
+    dtype = _float_of(dtype_of(g))
+    g_read = "np.ascontiguousarray(g)" if is_array(g) else "np.array(g)"
+    if is_none(axis):
+        lines = ["out = np.zeros(a.size, dtype)", f"flat_g = {g_read}.reshape(-1)", "flat_idx = indices.reshape(-1)",
+                 "n = a.size",
+                 "for i in range(flat_idx.size):",
+                 "    k = flat_idx[i]",
+                 "    if not -n <= k < n:",
+                 "        raise IndexError('index out of bounds')",
+                 "    out[k if k >= 0 else k + n] += flat_g[i]",
+                 "return out.reshape(a.shape)"]
+        return _impl(("g", "a", "indices", "axis"), lines, dtype=dtype)
+    axes = static_axes(axis, a.ndim)
+    if axes is None or len(axes) != 1 or not is_array(g):
+        return None
+    ax, ndim = axes[0], a.ndim
+    perm = (ax,) + tuple(d for d in range(ndim) if d != ax)
+    inverse = tuple(int(i) for i in np.argsort(perm))
+    k = indices.ndim
+    # g's dims: a's dims before ax, then indices' dims, then a's dims after ax; bring indices' dims first.
+    g_order = tuple(range(ax, ax + k)) + tuple(range(ax)) + tuple(range(ax + k, g.ndim))
+    moved_shape = ", ".join(f"a.shape[{d}]" for d in perm)
+    lines = [f"moved = np.zeros(({moved_shape},), dtype)", "n = moved.shape[0]", "rows = moved.reshape((n, -1))",
+             f"grows = np.ascontiguousarray(np.transpose(g, {g_order!r})).reshape((indices.size, -1))",
+             "flat_idx = indices.reshape(-1)",
+             "for i in range(flat_idx.size):",
+             "    j = flat_idx[i]",
+             "    if not -n <= j < n:",
+             "        raise IndexError('index out of bounds')",
+             "    rows[j if j >= 0 else j + n] += grows[i]",
+             f"return np.transpose(moved, {inverse!r})" if ax else "return moved"]
+    return _impl(("g", "a", "indices", "axis"), lines, dtype=dtype)
+
+
+# ------------------------------------------------------------------ summing and spreading adjoints back
+def _sum_into_lines(g_ndim, x_ndim, x_shape):
+    """Lines adding every element of g into `out` (shaped like x) at g's index with broadcast axes at 0."""
+    extra = g_ndim - x_ndim
+    lines = []
+    for k in range(x_ndim):
+        lines += [f"if {x_shape}[{k}] != 1 and {x_shape}[{k}] != g.shape[{extra + k}]:",
+                  "    raise ValueError('unbroadcast: the shapes do not broadcast')",
+                  f"e{k} = 0 if {x_shape}[{k}] == 1 else 1"]
+    indent = ""
+    for d in range(g_ndim):
+        lines.append(f"{indent}for i{d} in range(g.shape[{d}]):")
+        indent += "    "
+    target = ", ".join(f"i{extra + k} * e{k}" for k in range(x_ndim))
+    source = ", ".join(f"i{d}" for d in range(g_ndim))
+    lines.append(f"{indent}out[{target}] += g[{source}]")
+    return lines
+
+
+def _unbroadcast_impl(params, g, x_ndim, x_shape):
+    """g summed over the axes it was broadcast along, shaped `x_shape` (a source expression of rank x_ndim)."""
+    if not _value(g):
+        return None
+    dtype = dtype_of(g).type
+    if not is_array(g) or g.ndim == 0:
+        if x_ndim == 0:
+            return _impl(params, ["return g" if not is_array(g) else "return g[()]"])
+        return _impl(params, [f"return np.full({x_shape}, g, dtype)"], dtype=dtype)
+    if x_ndim == 0:
+        return _impl(params, ["return L.sum(g, None, None, None, False, None, None)"])
+    if g.ndim < x_ndim:
+        return _impl(params, [f"out = np.empty({x_shape}, dtype)", "out[...] = g", "return out"], dtype=dtype)
+    lines = []
+    if g.ndim == x_ndim:
+        lines += [f"if g.shape == {x_shape}:", "    return g.copy()"]
+    lines += [f"out = np.zeros({x_shape}, dtype)"] + _sum_into_lines(g.ndim, x_ndim, x_shape) + ["return out"]
+    return _impl(params, lines, dtype=dtype)
+
+
+@lowers("unbroadcast", ("g", "x"), reference=helpers.unbroadcast)
+def _unbroadcast(g, x):
+    """unbroadcast: g summed back to x's shape (g's dtype; a float64 scalar g is an np.float64)."""
+    if not _value(x):
+        return None
+    return _unbroadcast_impl(("g", "x"), g, _ndim(x), "x.shape" if is_array(x) else "()")
+
+
+@lowers("unbroadcast_to", ("g", "shape"), reference=helpers.unbroadcast_to)
+def _unbroadcast_to(g, shape):
+    """unbroadcast_to: unbroadcast to a shape tuple."""
+    if not isinstance(shape, types.BaseTuple) or \
+            not all(isinstance(types.unliteral(e), types.Integer) for e in shape.types):
+        return None
+    return _unbroadcast_impl(("g", "shape"), g, len(shape.types), "shape")
+
+
+@lowers("unreduce", ("g", "x", "axis", "keepdims", "where"), reference=helpers.unreduce, prefer_literal=True)
+def _unreduce(g, x, axis, keepdims, where):
+    """unreduce: g (the result of reducing x over the literal axis) spread back to x's shape, materialized."""
+    if not (_value(g) and _value(x)) or not is_none(where):
+        return None
+    keep = literal_value(keepdims)
+    if not isinstance(keep, bool):
+        return None
+    ndim = _ndim(x)
+    dtype = dtype_of(g).type
+    params = ("g", "x", "axis", "keepdims", "where")
+    if ndim == 0:
+        return _impl(params, ["return dtype(g)" if not is_array(g) else "return g[()]"], dtype=dtype)
+    axes = static_axes(axis, ndim)
+    if axes is None:
+        return None
+    if not is_array(g) or g.ndim == 0:
+        value = "g[()]" if is_array(g) else "g"
+        return _impl(params, [f"return np.full(x.shape, {value}, dtype)"], dtype=dtype)
+    if not keep and not is_none(axis):
+        shape = "(" + "".join(("1, " if d in axes else f"x.shape[{d}], ") for d in range(ndim)) + ")"
+        lines = [f"spread = np.ascontiguousarray(g).reshape({shape})"]
+    else:
+        lines = ["spread = g"]
+    lines += ["out = np.empty(x.shape, dtype)", "out[...] = spread", "return out"]
+    return _impl(params, lines, dtype=dtype)
+
+
+@lowers("extremum_mask", ("a", "y", "axis", "keepdims"), reference=helpers.extremum_mask, prefer_literal=True)
+def _extremum_mask(a, y, axis, keepdims):
+    """extremum_mask: 1/count where a attains its max/min y along the literal axis, else 0."""
+    if not (is_array(a) and _value(y)) or dtype_of(a).kind != "f":
+        return None
+    if result_shape_dtype(helpers.extremum_mask, a, y, axis, keepdims) is None:
+        return None
+    return _impl(("a", "y", "axis", "keepdims"), [
+        "spread = L.unreduce(y, a, axis, keepdims, None)",
+        "hit = L.astype(L.equal(a, spread), dtype)",
+        "count = L.sum(hit, axis, None, None, True, None, None)",
+        "return L.divide(hit, L.maximum(count, 1))"], dtype=dtype_of(a).type)
+
+
+@lowers("zero_like", ("x",), reference=helpers.zero_like)
+def _zero_like(x):
+    """zero_like: zeros shaped like x in its float dtype (a list, tuple or tape is declined)."""
+    if not _value(x):
+        return None
+    dtype = _float_of(dtype_of(x))
+    if not is_array(x):
+        return _impl(("x",), ["return dtype(0)"], dtype=dtype)
+    return _impl(("x",), ["return np.zeros(x.shape, dtype)"], dtype=dtype)
+
+
+def _zeros_shaped_reference(shape, like):
+    return helpers.zeros_shaped(shape, like)
+
+
+@lowers("zeros_shaped", ("shape", "like"), reference=_zeros_shaped_reference)
+def _zeros_shaped(shape, like):
+    """zeros_shaped: zeros of a saved shape in like's float dtype (float32 unless like is an array)."""
+    if not isinstance(shape, types.BaseTuple):
+        return None
+    dtype = _float_of(dtype_of(like)) if is_array(like) and dtype_of(like) is not None else np.float32
+    return _impl(("shape", "like"), ["return np.zeros(shape, dtype)"], dtype=dtype)
+
+
+@lowers("cast_adjoint", ("g", "like"), reference=helpers.cast_adjoint)
+def _cast_adjoint(g, like):
+    """cast_adjoint: g when the cast's result is a float, zeros (g's float dtype) when it is int or bool."""
+    if not (_value(g) and _value(like)):
+        return None
+    if dtype_of(like).kind == "f":
+        return _impl(("g", "like"), ["return g"])
+    dtype = _float_of(dtype_of(g))
+    if is_array(g):
+        return _impl(("g", "like"), ["return np.zeros(g.shape, dtype)"], dtype=dtype)
+    return _impl(("g", "like"), ["return dtype(0)"], dtype=dtype)
+
+
+@lowers("broadcast_like", ("t", "operands"), reference=lambda t, operands: helpers.broadcast_like(t, *operands))
+def _broadcast_like(t, operands):
+    """broadcast_like: t broadcast to the shape its operands (a tuple) broadcast to, materialized."""
+    if not _value(t) or not isinstance(operands, types.BaseTuple) or not all(_value(o) for o in operands.types):
+        return None
+    shapes = [f"operands[{k}].shape" for k, o in enumerate(operands.types) if is_array(o)]
+    out_ndim = max([o.ndim for o in operands.types if is_array(o)] + [0])
+    dtype = dtype_of(t).type
+    if out_ndim == 0:
+        return _impl(("t", "operands"), ["return t" if not is_array(t) else "return t[()]"])
+    if _ndim(t) > out_ndim:
+        return None
+    shape = shapes[0] if len(shapes) == 1 else f"np.broadcast_shapes({', '.join(shapes)})"
+    return _impl(("t", "operands"), [f"out = np.empty({shape}, dtype)", "out[...] = t", "return out"], dtype=dtype)
+
+
+@lowers("reduced_size", ("x", "axis", "ddof", "correction", "where"), reference=helpers.reduced_size,
+        prefer_literal=True)
+def _reduced_size(x, axis, ddof, correction, where):
+    """reduced_size: how many elements a reduction over the literal axis combines, less ddof (an int)."""
+    if not _value(x) or not is_none(where):
+        return None
+    ndim = _ndim(x)
+    axes = static_axes(axis, ndim) if ndim else (() if is_none(axis) else None)
+    if axes is None:
+        return None
+    count = " * ".join(f"x.shape[{d}]" for d in axes) or "1"
+    less = "ddof" if is_none(correction) else "correction"
+    return _impl(("x", "axis", "ddof", "correction", "where"), [f"return {count} - {less}"])
+
+
+@lowers("invert_permutation", ("axes", "ndim"), reference=helpers.invert_permutation, prefer_literal=True)
+def _invert_permutation(axes, ndim):
+    """invert_permutation of literal axes: a constant tuple (None stays None)."""
+    if is_none(axes):
+        return _impl(("axes", "ndim"), ["return None"])
+    value = literal_value(axes)
+    if not isinstance(value, tuple):
+        return None
+    inverse = helpers.invert_permutation(value)
+    return _impl(("axes", "ndim"), [f"return {inverse!r}"])
+
+
+# ------------------------------------------------------------------ stack and concatenate
+def _sequence(t):
+    return isinstance(t, types.BaseTuple) and len(t.types) > 0 and all(_value(e) for e in t.types)
+
+
+def _stack_reference(arrays, axis=0):
+    return jnp.stack(list(arrays), axis)
+
+
+def _concatenate_reference(arrays, axis=0):
+    return jnp.concatenate(list(arrays), axis)
+
+
+@lowers("stack", ("arrays", "axis"), reference=_stack_reference, prefer_literal=True)
+def _stack(arrays, axis):
+    """stack a tuple of arrays of one shape along a literal axis, in the reference's dtype."""
+    if not _sequence(arrays):
+        return None
+    ndims = {_ndim(e) for e in arrays.types}
+    if len(ndims) != 1:
+        return None
+    ndim = ndims.pop()
+    found = result_shape_dtype(_stack_reference, arrays, axis)
+    axes = static_axes(axis, ndim + 1)
+    if found is None or axes is None:
+        return None
+    ax = axes[0]
+    dtype = found[1].type
+    count = len(arrays.types)
+    first = "arrays[0].shape" if ndim else "()"
+    dims = [f"{first}[{d}]" for d in range(ndim)]
+    dims.insert(ax, str(count))
+    lines = [f"out = np.empty(({', '.join(dims)},), dtype)"]
+    for k, e in enumerate(arrays.types):
+        index = ", ".join([":"] * ax + [str(k)] + [":"] * (ndim - ax))
+        if ndim:
+            lines += [f"if arrays[{k}].shape != arrays[0].shape:",
+                      "    raise ValueError('all input arrays must have the same shape')",
+                      f"out[{index}] = arrays[{k}]"]
+        else:
+            lines.append(f"out[{k}] = dtype({'arrays[%d][()]' % k if is_array(e) else 'arrays[%d]' % k})")
+    lines.append("return out")
+    return _impl(("arrays", "axis"), lines, dtype=dtype)
+
+
+@lowers("concatenate", ("arrays", "axis"), reference=_concatenate_reference, prefer_literal=True)
+def _concatenate(arrays, axis):
+    """concatenate a tuple of arrays along a literal axis, in the reference's dtype."""
+    if not _sequence(arrays) or not all(is_array(e) and e.ndim > 0 for e in arrays.types):
+        return None
+    ndims = {e.ndim for e in arrays.types}
+    if len(ndims) != 1:
+        return None
+    ndim = ndims.pop()
+    found = result_shape_dtype(_concatenate_reference, arrays, axis)
+    axes = static_axes(axis, ndim)
+    if found is None or axes is None:
+        return None
+    ax = axes[0]
+    total = " + ".join(f"arrays[{k}].shape[{ax}]" for k in range(len(arrays.types)))
+    dims = [f"arrays[0].shape[{d}]" if d != ax else f"({total})" for d in range(ndim)]
+    lines = [f"out = np.empty(({', '.join(dims)},), dtype)", "start = 0"]
+    for k in range(len(arrays.types)):
+        for d in range(ndim):
+            if d != ax:
+                lines += [f"if arrays[{k}].shape[{d}] != arrays[0].shape[{d}]:",
+                          "    raise ValueError('all the input array dimensions except for the concatenation axis "
+                          "must match exactly')"]
+        index = ", ".join(f"start:start + arrays[{k}].shape[{ax}]" if d == ax else ":" for d in range(ndim))
+        lines += [f"out[{index}] = arrays[{k}]", f"start += arrays[{k}].shape[{ax}]"]
+    lines.append("return out")
+    return _impl(("arrays", "axis"), lines, dtype=found[1].type)
+
+
+def _axis_of(axis, ndim):
+    axes = static_axes(axis, ndim)
+    return None if axes is None or len(axes) != 1 else axes[0]
+
+
+@lowers("stack_part", ("g", "k", "axis"), reference=helpers.stack_part, prefer_literal=True)
+def _stack_part(g, k, axis):
+    """stack_part: the k-th slice of stack's adjoint along the literal axis."""
+    if not is_array(g) or not isinstance(types.unliteral(k), types.Integer):
+        return None
+    ax = _axis_of(axis, g.ndim)
+    if ax is None:
+        return None
+    index = ", ".join([":"] * ax + ["k"] + [":"] * (g.ndim - ax - 1))
+    return _impl(("g", "k", "axis"), [f"return g[{index}]" if g.ndim > 1 else "return g[k]"])
+
+
+@lowers("stack_part_adjoint", ("p", "g", "k", "axis"), reference=helpers.stack_part_adjoint, prefer_literal=True)
+def _stack_part_adjoint(p, g, k, axis):
+    """stack_part_adjoint: p at position k of zeros shaped like g."""
+    if not (_value(p) and is_array(g)) or not isinstance(types.unliteral(k), types.Integer):
+        return None
+    ax = _axis_of(axis, g.ndim)
+    if ax is None:
+        return None
+    index = ", ".join([":"] * ax + ["k"] + [":"] * (g.ndim - ax - 1))
+    return _impl(("p", "g", "k", "axis"), ["out = np.zeros(g.shape, dtype)", f"out[{index}] = p", "return out"],
+                 dtype=_float_of(dtype_of(p)))
+
+
+def _part_bounds(arrays, ax):
+    """Lines computing `start` and `size` of input k's rows along axis ax (scalars count 1)."""
+    sizes = ", ".join((f"arrays[{i}].shape[{ax}]" if is_array(e) and e.ndim else "1")
+                      for i, e in enumerate(arrays.types))
+    return [f"sizes = ({sizes},)", "start = 0", "for i in range(k):", "    start += sizes[i]", "size = sizes[k]"]
+
+
+@lowers("concatenate_part", ("g", "arrays", "k", "axis"), reference=helpers.concatenate_part, prefer_literal=True)
+def _concatenate_part(g, arrays, k, axis):
+    """concatenate_part: input k's rows of concatenate's adjoint."""
+    if not is_array(g) or not _sequence(arrays) or not isinstance(types.unliteral(k), types.Integer):
+        return None
+    ax = _axis_of(axis, g.ndim)
+    if ax is None:
+        return None
+    index = ", ".join("start:start + size" if d == ax else ":" for d in range(g.ndim))
+    return _impl(("g", "arrays", "k", "axis"), _part_bounds(arrays, ax) + [f"return g[{index}].copy()"])
+
+
+@lowers("concatenate_part_adjoint", ("p", "g", "arrays", "k", "axis"), reference=helpers.concatenate_part_adjoint,
+        prefer_literal=True)
+def _concatenate_part_adjoint(p, g, arrays, k, axis):
+    """concatenate_part_adjoint: p at input k's rows of zeros shaped like g."""
+    if not (_value(p) and is_array(g)) or not _sequence(arrays) or not isinstance(types.unliteral(k), types.Integer):
+        return None
+    ax = _axis_of(axis, g.ndim)
+    if ax is None:
+        return None
+    index = ", ".join("start:start + size" if d == ax else ":" for d in range(g.ndim))
+    return _impl(("p", "g", "arrays", "k", "axis"), ["out = np.zeros(g.shape, dtype)"] + _part_bounds(arrays, ax) +
+                 [f"out[{index}] = p", "return out"], dtype=_float_of(dtype_of(p)))

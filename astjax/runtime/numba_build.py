@@ -1,0 +1,48 @@
+"""How a lowering is declared: a stub function Numba knows, and a typing function that picks its code.
+
+`lowers("exp", ("x",))` makes a stub `exp(x)` and registers the decorated
+function as its Numba overload: at compile time it receives the Numba types
+of the arguments and returns an implementation (a plain Python function with
+the stub's parameters, compiled by Numba), or None to decline those types.
+Called from Python, a stub runs the primitive's reference implementation.
+"""
+import types
+
+from numba.extending import overload
+
+# error_model="numpy": 1.0 / 0.0 is inf (as NumPy gives), not a ZeroDivisionError;
+# boundscheck: an index out of range is an IndexError, as NumPy raises, never a read past the end.
+JIT_OPTIONS = {"error_model": "numpy", "boundscheck": True}
+
+STUBS = {}
+# The stubs as a module's attributes: an implementation that calls another lowering writes `L.sum(...)`
+# (bare names such as `max` and `sum` stay Python's builtins there).
+L = types.ModuleType("astjax.runtime.lowered")
+
+
+def lowers(name, params, *, prefer_literal=False, reference=None):
+    """Register the decorated typing function as the Numba overload of a new stub `name(*params)`."""
+    def decorate(typer):
+        signature = ", ".join(params)
+        namespace = {"_reference": reference}
+        exec(compile(f"def {name}({signature}):\n"
+                     f"    if _reference is None:\n"
+                     f"        raise NotImplementedError('{name} runs inside Numba-compiled code only')\n"
+                     f"    return _reference({signature})\n", f"<lowering {name}>", "exec"), namespace)
+        stub = namespace[name]
+        stub.__doc__ = typer.__doc__
+        stub.__module__ = "astjax.runtime.numba_cpu"
+        exec(compile(f"def typing({signature}):\n    return _typer({signature})\n", f"<typing {name}>", "exec"),
+             namespace | {"_typer": typer}, namespace)
+        overload(stub, jit_options=JIT_OPTIONS, prefer_literal=prefer_literal)(namespace["typing"])
+        STUBS[name] = stub
+        setattr(L, name, stub)
+        return stub
+    return decorate
+
+
+def build(source, env, name="impl"):
+    """Compile the Python `source` of an implementation in the names `env`; return the function `name`."""
+    namespace = dict(env)
+    exec(compile(source, f"<lowering {name}>", "exec"), namespace)
+    return namespace[name]
