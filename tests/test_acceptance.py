@@ -14,12 +14,7 @@ ACCEPTANCE = pathlib.Path(__file__).resolve().parents[2] / "shared" / "acceptanc
 PROGRAMS = sorted(ACCEPTANCE.glob("seed_*.py")) if ACCEPTANCE.is_dir() else []
 
 WAITING_FOR = {
-    "seed_api.py": "astjax.jit, astjax.jvp and astjax.pmap",
-    "seed_control_flow.py": "astjax.jit (the grad parts run in tests/test_acceptance_parts.py)",
-    "seed_convolution.py": "astjax.jit",
-    "seed_grad.py": "astjax.jit (the grad parts run in tests/test_acceptance_parts.py)",
-    "seed_selu.py": "astjax.jit",
-    "seed_vmap.py": "astjax.vmap and astjax.jit",
+    "seed_vmap.py": "astjax.vmap",
 }
 
 

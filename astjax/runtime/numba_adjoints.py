@@ -365,9 +365,20 @@ def _take_adjoint(g, a, indices, axis):
 
 # ------------------------------------------------------------------ summing and spreading adjoints back
 def _sum_into_lines(g_ndim, x_ndim, x_shape):
-    """Lines adding every element of g into `out` (shaped like x) at g's index with broadcast axes at 0."""
+    """Lines adding every element of g into `out` (shaped like x) at g's index with broadcast axes at 0.
+
+    An axis where g has length 1 and x does not is first broadcast up: jit stands for a zero adjoint
+    that has not reached anything yet (the reference's scalar 0.0) by zeros of shape (1, ..., 1).
+    """
     extra = g_ndim - x_ndim
-    lines = []
+    full = ", ".join([f"g.shape[{d}]" for d in range(extra)]
+                     + [f"max(g.shape[{extra + k}], {x_shape}[{k}]) if g.shape[{extra + k}] == 1 else g.shape[{extra + k}]"
+                        for k in range(x_ndim)])
+    lines = ["g = np.ascontiguousarray(g)",
+             "if " + " or ".join(f"(g.shape[{extra + k}] == 1 and {x_shape}[{k}] != 1)" for k in range(x_ndim)) + ":",
+             f"    up = np.empty(({full},), g.dtype)",
+             "    up[...] = g",
+             "    g = up"] if x_ndim else []
     for k in range(x_ndim):
         lines += [f"if {x_shape}[{k}] != 1 and {x_shape}[{k}] != g.shape[{extra + k}]:",
                   "    raise ValueError('unbroadcast: the shapes do not broadcast')",

@@ -1,0 +1,200 @@
+"""astjax.jit: compiled results agree with the reference backend, or jit refuses at the user's line."""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax.backends.numba_cpu import JitError
+
+from jit_cases import programs as P
+
+pytest.importorskip("numba")
+
+rng = np.random.default_rng(0)
+
+
+def close(a, b, rtol=1e-5):
+    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=rtol, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_selu_agrees_with_reference_in_value_and_dtype(dtype):
+    x = rng.normal(size=(50,)).astype(dtype)
+    y = astjax.jit(P.selu)(x)
+    assert y.dtype == dtype and isinstance(y, astjax.Array)
+    close(y, P.selu(x))
+
+
+def test_the_compiled_source_casts_python_floats_to_the_arrays_dtype():
+    x = np.linspace(-1, 1, 5, dtype=np.float32)
+    text = astjax.jit(P.selu).lower(x).source
+    assert "def jit_selu(x):" in text and "np.float32(SCALE)" in text
+
+
+def test_defaults_are_the_functions_own():
+    y = astjax.jit(P.selu_defaults)(np.array([-1.0, 0.5], dtype=np.float32))
+    close(y, [1.05 * 1.67 * (np.exp(-1.0) - 1.0), 0.525])
+
+
+def test_a_loop_compiles_once_whatever_its_trip_count():
+    looped = astjax.jit(P.power_loop)
+    for n in (1, 10, 1000):
+        close(looped(1.0001, n), 1.0001 ** n, rtol=1e-4)
+    assert len(looped.compiled().entries) == 1
+
+
+def test_jit_of_grad_of_a_loop():
+    looped = astjax.jit(astjax.grad(P.power_loop))
+    for n in (1, 10, 1000):
+        close(looped(1.0001, n), astjax.grad(P.power_loop)(1.0001, n), rtol=1e-4)
+
+
+@pytest.mark.parametrize("fn, x", [(P.newton_sqrt, 4.0), (P.relu_branch, 3.0), (P.relu_branch, -2.0)])
+def test_jit_of_grad_through_while_and_branches(fn, x):
+    close(astjax.jit(astjax.grad(fn))(x), astjax.grad(fn)(x))
+
+
+def test_jit_of_grad_with_a_user_callee():
+    x = np.arange(3.0)
+    close(astjax.jit(astjax.grad(P.sum_logistic))(x), astjax.grad(P.sum_logistic)(x))
+
+
+def test_accumulating_into_an_adjoint_does_not_write_through_an_alias():
+    x = rng.normal(size=(6,))
+    close(astjax.jit(astjax.grad(P.square_plus))(x), 2 * x + 1)
+
+
+def test_jit_of_value_and_grad_of_an_mlp():
+    w1, w2, x = rng.normal(size=(4, 5)), rng.normal(size=(5, 2)), rng.normal(size=(3, 4))
+    want = astjax.value_and_grad(P.mlp_loss, argnums=(0, 1))(w1, w2, x)
+    got = astjax.jit(astjax.value_and_grad(P.mlp_loss, argnums=(0, 1)))(w1, w2, x)
+    close(got[0], want[0])
+    close(got[1][0], want[1][0])
+    close(got[1][1], want[1][1])
+
+
+def test_blur_agrees_with_numpy():
+    image = rng.uniform(size=(20, 30)).astype(np.float32)
+    kernel = rng.uniform(size=(5, 5)).astype(np.float32)
+    close(astjax.jit(P.blur)(image, kernel), P.blur(image, kernel))
+
+
+def test_grad_of_a_jitted_function_differentiates_its_source():
+    x = rng.normal(size=(4,))
+    close(astjax.grad(astjax.jit(P.sum_logistic))(x), astjax.grad(P.sum_logistic)(x))
+
+
+def test_static_argnums_compile_the_value_in():
+    f = astjax.jit(P.zeros_of, static_argnums=0)
+    close(f(3, 2.0), np.full(3, 2.0))
+    close(f(4, 1.0), np.ones(4))
+
+
+def test_python_numbers_give_jaxs_dtypes():
+    assert astjax.jit(P.scale_by)(np.ones(3, np.float32), 2.5).dtype == np.float32
+    assert astjax.jit(P.int_times_float)(jnp.arange(3)).dtype == P.int_times_float(jnp.arange(3)).dtype
+    out = astjax.jit(P.power_loop)(1.5, 2)
+    assert isinstance(out, astjax.Array) and out.dtype == np.float32
+
+
+def test_tuples_are_passed_in():
+    a, b = rng.normal(size=3), rng.normal(size=3)
+    close(astjax.jit(P.sum_of_pair)((a, b)), np.sum(a * b))
+
+
+def test_a_method_call_is_refused_at_the_users_line():
+    with pytest.raises(JitError) as info:
+        astjax.jit(P.uses_method)(np.ones(3))
+    assert "programs.py" in str(info.value) and "x.tolist()" in str(info.value)
+
+
+def test_a_dict_argument_is_refused_clearly():
+    with pytest.raises(JitError, match="dict"):
+        astjax.jit(P.value_of_a)({"a": np.ones(2)})
+
+
+def test_a_wrong_lowering_is_caught_by_the_first_call_check(monkeypatch):
+    fuse_elementwise = sys.modules["astjax.jit.lower.fuse_elementwise"]
+    monkeypatch.setenv("ASTJAX_DISK_CACHE", "0")
+    monkeypatch.setattr(fuse_elementwise, "_fast_math", lambda: False)
+    monkeypatch.setitem(fuse_elementwise.SCALAR_FORMS, "exp", "np.sin(a)")
+    with pytest.raises(JitError, match="does not agree"):
+        astjax.jit(P.selu)(np.linspace(-2, 2, 9))
+
+
+def test_importing_astjax_does_not_import_numba():
+    code = "import sys, astjax; assert 'numba' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_variable_that_is_a_number_on_one_path_and_an_array_on_another_is_refused():
+    with pytest.raises(JitError):
+        astjax.jit(P.branch_changes_type)(np.ones(3), 1)
+
+
+def test_a_product_started_as_a_number_and_grown_into_an_array_is_refused_not_reshaped():
+    f = astjax.jit(P.product_loop_over_array)
+    with pytest.raises(JitError, match="starts as the number"):
+        f(np.ones(3), 2)
+
+
+def test_an_index_past_the_end_raises_as_in_numpy():
+    with pytest.raises(IndexError):
+        astjax.jit(P.index_past_the_end)(np.ones(3))
+
+
+def test_division_by_zero_gives_inf_not_an_exception():
+    assert np.isinf(float(astjax.jit(P.divide_by_zero)(np.ones(3))))
+
+
+def test_rebinding_a_global_recompiles(monkeypatch):
+    f = astjax.jit(P.uses_global)
+    close(f(np.ones(2)), P.SCALE * np.ones(2))
+    monkeypatch.setattr(P, "SCALE", 3.0)
+    close(f(np.ones(2)), 3.0 * np.ones(2))
+
+
+def test_recursion_compiles_or_is_refused_clearly():
+    try:
+        got = astjax.jit(astjax.grad(P.fact_pow))(2.0, 3)
+    except JitError:
+        return
+    close(got, 12.0)
+
+
+def test_the_disk_cache_serves_a_new_process(tmp_path):
+    script = ("import numpy as np, astjax\n"
+              "from jit_cases import programs as P\n"
+              "print(float(astjax.jit(astjax.grad(P.power_loop))(1.0001, 100)))\n")
+    root = __import__("pathlib").Path(__file__).parent
+    env = dict(__import__("os").environ, ASTJAX_CACHE_DIR=str(tmp_path), PYTHONPATH=str(root.parent))
+    runs = [subprocess.run([sys.executable, "-c", script], env=env, cwd=root, capture_output=True, text=True)
+            for _ in range(2)]
+    assert all(r.returncode == 0 for r in runs), runs[-1].stderr[-2000:]
+    assert runs[0].stdout == runs[1].stdout
+    assert list((tmp_path / "entries").iterdir()), "the first process wrote no cache entry"
+
+
+def test_a_corrupt_cache_entry_is_ignored(tmp_path, monkeypatch):
+    monkeypatch.setenv("ASTJAX_CACHE_DIR", str(tmp_path))
+    x = np.linspace(-1, 1, 5)
+    astjax.jit(P.selu)(x)
+    for entry in (tmp_path / "entries").iterdir():
+        entry.write_text("{ not json")
+    close(astjax.jit(P.selu)(x), P.selu(x))
+
+
+@pytest.mark.parametrize("fn, shape", [(P.pad_edge_2d, (3, 4)), (P.pad_zeros_1d, (5,)), (P.pad_edge_1d, (4,))])
+def test_pad_agrees_with_numpy(fn, shape):
+    x = rng.normal(size=shape).astype(np.float32)
+    close(astjax.jit(fn)(x), fn(x))
+
+
+def test_a_fused_sum_of_two_arrays_keeps_its_unfused_form_for_broadcasting():
+    a, b = rng.normal(size=(3, 4)), rng.normal(size=(3, 4))
+    f = astjax.jit(P.sum_of_squared_difference)
+    close(f(a, b), np.sum((a - b) ** 2))
+    close(f(a, b[:1]), np.sum((a - b[:1]) ** 2))       # same signature, shapes that broadcast
