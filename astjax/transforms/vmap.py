@@ -1,0 +1,436 @@
+"""vmap by source transformation: the normalized function rewritten to compute a whole batch.
+
+Each statement whose operands carry the batch axis (analyses/batching.py) is
+replaced by its primitive's batching rule (rules/batching.py); statements on
+unbatched values stay as they are, and so does control flow on unbatched
+values. Where no rule applies, the statement loops over the batch:
+
+    _results1 = []
+    for _b1 in range(_B):
+        _results1.append(opaque(x[_b1], w))
+    y = jnp.stack(_results1)
+
+and where the control flow itself depends on a batched value (an `if` on a
+batched predicate, a batched trip count) the whole function loops over the
+batch, calling the function once per example. Never a wrong number: a value
+vmap cannot place is computed example by example.
+
+Conventions of the generated function: every batched parameter and result
+carries the batch on axis 0 (the API moves `in_axes` / `out_axes`), `_B` is the
+batch size, and an unbatched value assigned to a batched name is broadcast.
+"""
+import copy
+
+import gast
+
+from ..analyses.batching import ARRAY, TAPE, Batching
+from ..analyses.classify import classify
+from ..codegen.templates import LineComments, is_marker
+from ..rules.batching import HELPERS, generic_rule
+
+__all__ = ["BatchMode", "ParamSpec"]
+
+
+class ParamSpec(tuple):
+    """(batched, kind, rank) of one parameter: kind is "array", a tuple of kinds, or None (unknown)."""
+
+    def __new__(cls, batched, kind=None, rank=None):
+        return super().__new__(cls, (bool(batched), kind, rank))
+
+    batched = property(lambda self: self[0])
+    kind = property(lambda self: self[1])
+    rank = property(lambda self: self[2])
+
+
+class BatchMode:
+    """The batched version of one normalized function.
+
+    spec: one ParamSpec per parameter (missing ones are unbatched).
+    out_none: for the main function, the outputs that out_axes leaves unbatched: True (all), or a
+        tuple of booleans (one per item of a returned tuple), else False.
+    callee_vmap(callee, spec, stmt) -> (generated name, kind of its result)
+    """
+
+    def __init__(self, context, function_node, spec, name, callee_vmap, bind_name, out_none=False,
+                 result_of=lambda label: (None, None)):
+        self.context = context
+        self.function = function_node
+        self.spec = list(spec)
+        self.name = name
+        self.callee_vmap = callee_vmap
+        self.bind_name = bind_name
+        self.out_none = out_none
+        self.namer = context.namer
+        self._comment = LineComments(context.source)
+        self.result_kind = self.result_rank = None
+        self.result_of = result_of
+        self.fell_back = None        # why the whole function loops over the batch, if it does
+        self._helpers = {}
+        self._rank_override = {}
+
+    # ------------------------------------------------------------ the interface rules use
+    def is_batched(self, node):
+        return node is not None and self.batching.is_batched(node)
+
+    def rank(self, node):
+        if isinstance(node, gast.Name) and node.id in self._rank_override:
+            return self._rank_override[node.id]
+        return self.batching.rank(node)
+
+    def kind(self, node):
+        return self.batching.kind(node)
+
+    def fresh(self, base):
+        return self.namer.fresh(base)
+
+    @property
+    def B(self):
+        return _name(self.batch_size)
+
+    def helper(self, fn):
+        """A name for a helper of rules/batching.py in the generated namespace."""
+        if fn not in self._helpers:
+            self._helpers[fn] = self.bind_name(fn, fn.__name__)
+        return _name(self._helpers[fn])
+
+    def static(self, node):
+        from ..frontend.resolve import NOT_STATIC
+        value = self.context.resolver.static_value(node)
+        return None if value is NOT_STATIC else value
+
+    def assign(self, target, value):
+        return gast.Assign(targets=[gast.Name(id=target, ctx=gast.Store(), annotation=None, type_comment=None)],
+                           value=value, type_comment=None)
+
+    def batched(self, node, out):
+        """`node` with the batch axis: itself if batched, else broadcast (the statement appended to `out`)."""
+        if isinstance(node, gast.Name) and self.is_batched(node):
+            return _name(node.id)
+        fresh = self.fresh(f"{node.id}_" if isinstance(node, gast.Name) else "_c")
+        out.append(self.assign(fresh, self._broadcast(node, self.kind(node))))
+        return _name(fresh)
+
+    def _broadcast(self, node, kind):
+        if kind == ARRAY:
+            return _call("jnp.broadcast_to", copy.deepcopy(node), gast.BinOp(
+                left=gast.Tuple(elts=[self.B], ctx=gast.Load()), op=gast.Add(),
+                right=_call("jnp.shape", copy.deepcopy(node))))
+        return _call(self.helper(HELPERS["broadcast_batch"]), copy.deepcopy(node), self.B)
+
+    # ------------------------------------------------------------ the function
+    def transform(self):
+        params = [a.id for a in self.function.args.args]
+        spec = {p: (self.spec[i] if i < len(self.spec) else ParamSpec(False)) for i, p in enumerate(params)}
+        batched = [p for p in params if spec[p].batched]
+        kinds = {p: s.kind for p, s in spec.items() if s.kind is not None}
+        ranks = {p: s.rank for p, s in spec.items() if s.rank is not None}
+        self.batching = Batching(self.function, self.context.resolver, batched, kinds, ranks,
+                                 callee_kind=self._callee_result)
+        self.batch_size = self.namer.fresh("_B")
+        body = self.function.body
+        ret = body[-1]
+        prologue = [self.assign(self.batch_size, self._size_of(batched[0], spec[batched[0]]))] if batched else []
+        reason = self._needs_whole_loop()
+        if reason is not None:
+            self.fell_back = reason
+            new_body = prologue + self._whole_loop(params, spec, ret)
+        else:
+            new_body = prologue + self.block(body[:-1]) + self._return(ret)
+        args = copy.deepcopy(self.function.args)
+        fn = gast.FunctionDef(name=self.name, args=args, body=new_body, decorator_list=[], returns=None,
+                              type_comment=None, type_params=[])
+        return gast.copy_location(fn, self.function)
+
+    def _size_of(self, param, spec):
+        if spec.kind == ARRAY:
+            return gast.Subscript(value=_call("jnp.shape", _name(param)), slice=_const(0), ctx=gast.Load())
+        return _call(self.helper(HELPERS["batch_size_of"]), _name(param))
+
+    def _needs_whole_loop(self):
+        control = self.batching.control
+        if control is not None:
+            kind = {gast.If: "an `if`", gast.While: "a `while` loop", gast.For: "a `for` loop",
+                    gast.Assert: "an `assert`"}[type(control)]
+            return f"{kind} depends on a batched value (line {getattr(control, 'lineno', '?')})"
+        for stmt in self.batching.effects:
+            call = stmt.value
+            if is_marker(stmt) or _func_name(call) in ("push", "append"):
+                continue
+            if any(self.is_batched(a) for a in list(call.args) + [k.value for k in call.keywords]) or (
+                    isinstance(call.func, gast.Attribute) and self.is_batched(call.func.value)):
+                return "a call whose result is not used reads a batched value"
+        return None
+
+    def _whole_loop(self, params, spec, ret):
+        """The function called once per example; the results stacked on axis 0."""
+        results, b = self.fresh("_results"), self.fresh("_b")
+        fn = self.bind_name(self.context.source.fn, f"{self.context.source.name.strip('_') or 'f'}_example")
+        args = []
+        for p in params:
+            if not spec[p].batched:
+                args.append(_name(p))
+            elif spec[p].kind == ARRAY:
+                args.append(gast.Subscript(value=_name(p), slice=_name(b), ctx=gast.Load()))
+            else:
+                args.append(_call(self.helper(HELPERS["example_of"]), _name(p), _name(b)))
+        loop = gast.For(target=gast.Name(id=b, ctx=gast.Store(), annotation=None, type_comment=None),
+                        iter=_call("range", self.B), body=[gast.Expr(value=_call(
+                            gast.Attribute(value=_name(results), attr="append", ctx=gast.Load()),
+                            _call(_name(fn), *args)))], orelse=[], type_comment=None)
+        out = self.fresh("_out")
+        stmts = [self.assign(results, gast.List(elts=[], ctx=gast.Load())), loop,
+                 self.assign(out, _call(self.helper(HELPERS["stack_examples"]), _name(results)))]
+        if self.out_none:
+            raise self.context.error("vmap with out_axes=None needs an output that does not depend on the batch, "
+                                     f"and astjax loops over the batch here because {self.fell_back}", ret,
+                                     hint="give the output a mapped axis (out_axes=0), or move the batched "
+                                          "control flow out of the function.")
+        stmts.append(gast.copy_location(gast.Return(value=_name(out)), ret))
+        return stmts
+
+    # ------------------------------------------------------------ statements
+    def block(self, stmts):
+        out = []
+        for stmt in stmts:
+            out.extend(self.statement(stmt))
+        return out
+
+    def statement(self, stmt):
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+            new = self.assignment(stmt, stmt.targets[0].id, stmt.value)
+            return [gast.copy_location(s, stmt) for s in self._comment(stmt) + new] if new != [stmt] else new
+        if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
+            return self.effect(stmt)
+        if isinstance(stmt, gast.If):
+            stmt.body = self.block(stmt.body) or [gast.Pass()]
+            stmt.orelse = self.block(stmt.orelse)
+            return [stmt]
+        if isinstance(stmt, (gast.For, gast.While)):
+            stmt.body = self.block(stmt.body) or [gast.Pass()]
+            stmt.orelse = self.block(stmt.orelse)
+            return [stmt]
+        if isinstance(stmt, gast.Assign):
+            raise self.context.error("vmap cannot batch an assignment to this target", stmt,
+                                     hint="assign to a plain name.")
+        return [stmt]
+
+    def effect(self, stmt):
+        call = stmt.value
+        name = _func_name(call)
+        receiver = None
+        if name == "push" and len(call.args) == 2 and isinstance(call.args[0], gast.Name):
+            receiver, value_at = call.args[0], 1
+        elif name == "append" and isinstance(call.func, gast.Attribute) and isinstance(call.func.value, gast.Name):
+            receiver, value_at = call.func.value, 0
+        if receiver is None or not self.is_batched(receiver):
+            return [stmt]
+        value = call.args[value_at]
+        if self.is_batched(value):
+            return [stmt]
+        out = []
+        call.args[value_at] = self.batched(value, out)
+        return out + [stmt]
+
+    def assignment(self, stmt, target, value):
+        target_batched = target in self.batching.batched
+        if not self.is_batched(value):
+            if not target_batched:
+                return [stmt]
+            return self._broadcast_assignment(stmt, target, value)
+        if isinstance(value, gast.Name):
+            return [stmt]
+        if isinstance(value, (gast.Tuple, gast.List)):
+            out = []
+            elts = [self.batched(e, out) if isinstance(e, (gast.Name, gast.Constant)) else None for e in value.elts]
+            if None in elts:
+                return self.loop_statement(stmt, target, value)
+            out.append(self.assign(target, type(value)(elts=elts, ctx=gast.Load())))
+            return out
+        if isinstance(value, gast.Dict):
+            out = []
+            values = [self.batched(v, out) if isinstance(v, (gast.Name, gast.Constant)) else None for v in value.values]
+            if None in values or any(k is None or self.is_batched(k) for k in value.keys):
+                return self.loop_statement(stmt, target, value)
+            out.append(self.assign(target, gast.Dict(keys=copy.deepcopy(value.keys), values=values)))
+            return out
+        app = classify(value, self.context.resolver)
+        if isinstance(value, gast.Compare) and len(value.ops) == 1 and app.primitive is not None:
+            app.bound = {"x1": value.left, "x2": value.comparators[0]}
+        if app.kind == "function":
+            return self._callee(stmt, target, app)
+        if app.kind == "primitive" and app.primitive is not None:
+            if app.primitive.name == "pop":
+                return [stmt]
+            rule = generic_rule(app.primitive)
+            new = rule(self, target, app) if rule is not None else None
+            if new is not None:
+                return new
+            if rule is not None and app.primitive.name in _RANK_DISPATCH:
+                return self._rank_dispatch(stmt, target, value, app, rule)
+        return self.loop_statement(stmt, target, value)
+
+    def _rank_dispatch(self, stmt, target, value, app, rule):
+        """Operands of unknown rank (the source is batched before any argument is seen): one branch per
+        rank the rule handles, chosen at run time on unbatched facts (`jnp.ndim`), else the loop."""
+        operands = [app.bound[k] for k in app.primitive.operands if isinstance(app.bound.get(k), gast.Name)]
+        unknown = [o for o in operands if self.rank(o) is None]
+        if not unknown or len(unknown) > 2:
+            return self.loop_statement(stmt, target, value)
+        branches = []
+        for ranks in _combinations(len(unknown), (1, 2)):
+            self._rank_override = {o.id: r for o, r in zip(unknown, ranks)}
+            try:
+                new = rule(self, target, app)
+            finally:
+                self._rank_override = {}
+            if new is None:
+                continue
+            tests = [gast.Compare(left=_call("jnp.ndim", _name(o.id)), ops=[gast.Eq()],
+                                  comparators=[_const(r + (1 if self.is_batched(o) else 0))])
+                     for o, r in zip(unknown, ranks)]
+            test = tests[0] if len(tests) == 1 else gast.BoolOp(op=gast.And(), values=tests)
+            branches.append((test, new))
+        orelse = self.loop_statement(stmt, target, value)
+        for test, body in reversed(branches):
+            orelse = [gast.If(test=test, body=body, orelse=orelse)]
+        return orelse
+
+    def _broadcast_assignment(self, stmt, target, value):
+        """An unbatched value assigned to a name that is batched elsewhere: broadcast it."""
+        if isinstance(value, gast.List) and not value.elts:
+            return [stmt]
+        if isinstance(value, gast.Call) and _func_name(value) in ("Tape",):
+            return [stmt]
+        if isinstance(value, (gast.Tuple, gast.List)):
+            out = []
+            elts = [self.batched(e, out) if isinstance(e, (gast.Name, gast.Constant)) else None for e in value.elts]
+            if None not in elts:
+                return out + [self.assign(target, type(value)(elts=elts, ctx=gast.Load()))]
+        kind = self.batching.kinds.get(target)
+        return [stmt, self.assign(target, self._broadcast(_name(target), kind if kind == ARRAY else None))]
+
+    def loop_statement(self, stmt, target, value):
+        """`target = value` computed example by example: the fallback that is never wrong."""
+        if target not in self.batching.batched:      # a shape query: every example gives the same answer
+            return [self.assign(target, self._per_example(value, _const(0)))]
+        results, b = self.fresh("_results"), self.fresh("_b")
+        loop = gast.For(target=gast.Name(id=b, ctx=gast.Store(), annotation=None, type_comment=None),
+                        iter=_call("range", self.B), body=[gast.Expr(value=_call(
+                            gast.Attribute(value=_name(results), attr="append", ctx=gast.Load()),
+                            self._per_example(value, _name(b))))], orelse=[], type_comment=None)
+        app = classify(value, self.context.resolver)
+        array_result = app.kind == "primitive" and app.primitive is not None and self.batching.kinds.get(
+            target) == ARRAY
+        stack = _call("jnp.stack", _name(results)) if array_result else _call(
+            self.helper(HELPERS["stack_examples"]), _name(results))
+        return [self.assign(results, gast.List(elts=[], ctx=gast.Load())), loop, self.assign(target, stack)]
+
+    def _per_example(self, value, b):
+        mode = self
+
+        class Pick(gast.NodeTransformer):
+            def visit_Name(self, node):
+                if isinstance(node.ctx, gast.Load) and node.id in mode.batching.batched:
+                    if mode.batching.kinds.get(node.id) == ARRAY:
+                        return gast.Subscript(value=_name(node.id), slice=copy.deepcopy(b), ctx=gast.Load())
+                    return _call(mode.helper(HELPERS["example_of"]), _name(node.id), copy.deepcopy(b))
+                return node
+        return Pick().visit(copy.deepcopy(value))
+
+    def _callee_result(self, app, analysis):
+        """(kind, rank) of what a batched call of a user function returns (its callee is built now)."""
+        if not any(analysis.is_batched(a) for a in app.args) or any(
+                analysis.is_batched(k.value) for k in app.node.keywords) or any(
+                not isinstance(a, (gast.Name, gast.Constant)) and analysis.is_batched(a) for a in app.args):
+            return None, None
+        spec = tuple(ParamSpec(analysis.is_batched(a), analysis.kind(a) if isinstance(a, gast.Name) else None,
+                               analysis.rank(a)) for a in app.args)
+        return self.result_of(self.callee_vmap(app.callee, spec, app.node))
+
+    def _callee(self, stmt, target, app):
+        call = app.node
+        if any(self.is_batched(k.value) for k in call.keywords) or any(
+                not isinstance(a, (gast.Name, gast.Constant)) and self.is_batched(a) for a in app.args):
+            return self.loop_statement(stmt, target, call)
+        spec = tuple(ParamSpec(self.is_batched(a), self.kind(a) if isinstance(a, gast.Name) else None,
+                               self.rank(a)) for a in app.args)
+        label = self.callee_vmap(app.callee, spec, stmt)
+        new = gast.Call(func=_name(label), args=copy.deepcopy(app.args), keywords=copy.deepcopy(call.keywords))
+        return [self.assign(target, new)]
+
+    # ------------------------------------------------------------ the result
+    def _return(self, ret):
+        value = ret.value
+        out = []
+        if isinstance(value, gast.Tuple) and isinstance(self.out_none, tuple):
+            if len(self.out_none) != len(value.elts):
+                raise self.context.error(f"vmap out_axes has {len(self.out_none)} entries but the function returns "
+                                         f"{len(value.elts)} values", ret)
+            elts = [self._output(e, none, out, ret) for e, none in zip(value.elts, self.out_none)]
+            new = gast.Tuple(elts=elts, ctx=gast.Load())
+        elif isinstance(self.out_none, tuple):
+            raise self.context.error("vmap out_axes is a tuple, but the function does not return a tuple literal",
+                                     ret, hint="return a tuple (return a, b) or pass one out_axes for all outputs.")
+        elif isinstance(value, (gast.Tuple, gast.List)) and not self.out_none:
+            new = type(value)(elts=[self._output(e, False, out, ret) for e in value.elts], ctx=gast.Load())
+        else:
+            new = self._output(value, bool(self.out_none), out, ret)
+        if isinstance(value, gast.Name):
+            self.result_kind, self.result_rank = self.kind(value), self.rank(value)
+        elif isinstance(value, (gast.Tuple, gast.List)):
+            self.result_kind = self.kind(value)
+        return out + [gast.copy_location(gast.Return(value=new), ret)]
+
+    def _output(self, node, none, out, ret):
+        if none:
+            if self.is_batched(node):
+                raise self.context.error(
+                    "vmap has mapped output but out_axes is None: this output depends on the batched inputs",
+                    ret, hint="use out_axes=0 for it, or return a value that does not depend on the batch.")
+            return copy.deepcopy(node)
+        if isinstance(node, (gast.Tuple, gast.List)):
+            return type(node)(elts=[self._output(e, False, out, ret) for e in node.elts], ctx=gast.Load())
+        if isinstance(node, gast.Name) and self.is_batched(node):
+            return _name(node.id)
+        if isinstance(node, (gast.Name, gast.Constant)):
+            kind = self.kind(node)
+            fresh = self.fresh("_out")
+            out.append(self.assign(fresh, self._broadcast(node, kind if kind == ARRAY else None)))
+            return _name(fresh)
+        return copy.deepcopy(node)
+
+
+_RANK_DISPATCH = frozenset({"matmul", "dot", "inner"})
+
+
+def _combinations(count, values):
+    if count == 0:
+        return [()]
+    return [(v,) + rest for v in values for rest in _combinations(count - 1, values)]
+
+
+def _name(identifier):
+    return gast.Name(id=identifier, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def _const(value):
+    return gast.Constant(value=value, kind=None)
+
+
+def _call(func, *args):
+    if isinstance(func, str):
+        parts = func.split(".")
+        node = _name(parts[0])
+        for attr in parts[1:]:
+            node = gast.Attribute(value=node, attr=attr, ctx=gast.Load())
+        func = node
+    return gast.Call(func=func, args=list(args), keywords=[])
+
+
+def _func_name(call):
+    func = call.func
+    if isinstance(func, gast.Name):
+        return func.id
+    if isinstance(func, gast.Attribute):
+        return func.attr
+    return None
