@@ -197,6 +197,8 @@ def test_fallbacks_and_adversarial_against_loop(fun, shapes, in_axes):
     if fun in (cases.at_batched_index, cases.update_unbatched_with_batched, cases.batched_index_into_table,
                cases.batched_index_into_batched):
         args[-1] = RNG.integers(0, 4, size=BATCH)
+    if fun is cases.branch_may_raise:
+        args = [np.array([3, 12, 7])]
     expected = loop_reference(fun, args, axes)
     close(vmap(fun, in_axes=in_axes)(*args), expected, np.float64)
 
@@ -264,3 +266,22 @@ def test_jit_of_vmap_runs_generated_source():
     except astjax.errors.AstjaxError as exc:        # a lowering jit does not have yet: refused, never wrong
         pytest.skip(f"jit refuses: {exc}")
     close(out, np.sin(x) * w, np.float32)
+
+
+@pytest.mark.parametrize("fun,select", [(cases.select_one_sided, True), (cases.relu_branch, True),
+                                        (cases.select_branches, False)])
+def test_if_on_batched_scalar_becomes_select_or_loop(fun, select):
+    """Only branches of elementwise assignments with the same per-example rank become a select."""
+    x = jnp.asarray(RNG.normal(size=6))
+    y = jnp.asarray(RNG.normal(size=(6, 3)))
+    args = (x, y) if fun is not cases.relu_branch else (x,)
+    batched = vmap(fun)
+    close(batched(*args), np.stack([fun(*[a[b] for a in args]) for b in range(6)]), np.float64)
+    text = astjax.source(batched)
+    assert ("jnp.where" in text and "_example(" not in text) if select else "_example(" in text, text
+
+
+def test_select_differentiates():
+    xs = RNG.normal(size=5)
+    total = lambda x: jnp.sum(vmap(cases.relu_branch)(x) ** 2)      # noqa: E731
+    np.testing.assert_allclose(grad(total)(xs), numeric_grad(total, xs), rtol=1e-6, atol=1e-8)

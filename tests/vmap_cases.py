@@ -256,11 +256,12 @@ def newton_sqrt(a):
     return x
 
 
-def branch_may_raise(x):
-    if x > 0:
-        y = jnp.log(x)
+def branch_may_raise(i):
+    """Selecting over both branches would index out of range: vmap must loop over the batch."""
+    if i < 10:
+        y = TABLE[i]
     else:
-        y = x * 0.0 - 1.0
+        y = -1.0
     return y
 
 
@@ -302,3 +303,28 @@ def list_accumulate(x):
     for k in range(3):
         parts.append(x * k)
     return jnp.stack(parts)
+
+
+def select_branches(x, y):
+    if x > 0.5:
+        z = x * y
+        w = z + 1.0
+    else:
+        z = y - x
+        w = 2.0
+    return z * w
+
+
+def select_one_sided(x, y):
+    z = y * 1.0
+    if x < 0.0:
+        z = -z
+    return z + x
+
+
+def relu_branch(x):
+    if x > 0:
+        y = x
+    else:
+        y = 0.0
+    return y

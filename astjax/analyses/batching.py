@@ -33,8 +33,14 @@ _ELEMENTWISE_EXTRA = frozenset({
     "isinf", "logical_and", "logical_or", "logical_not", "logical_xor", "floor", "ceil", "sign", "trunc",
     "round", "around", "astype", "copy", "to_float", "zero_like", "zeros_like", "ones_like", "empty_like",
     "full_like", "clip_mask"})
-_KEEP_RANK = frozenset({"transpose", "moveaxis", "swapaxes", "flip", "cumprod", "pad", "at_set", "at_add",
-                        "at_multiply"})
+_KEEP_RANK = frozenset({"transpose", "moveaxis", "swapaxes", "flip", "pad", "at_set", "at_add", "at_multiply"})
+# Primitives that return one array (their rank may still be unknown); any other result is of unknown kind.
+_ARRAY_RESULTS = frozenset({
+    "cumsum", "cumprod", "trace", "inv", "det", "solve", "norm", "einsum", "broadcast_to", "take", "diagonal", "diag",
+    "repeat", "dynamic_slice", "unbroadcast_to", "array", "full", "zeros", "ones", "empty", "eye",
+    "identity", "arange", "argsort", "outer", "inner", "pad_adjoint", "cumsum_adjoint", "trace_adjoint",
+    "take_adjoint", "diagonal_adjoint", "repeat_adjoint", "dynamic_slice_adjoint", "stack", "concatenate",
+    "matmul_lhs_adjoint", "builtin_max", "builtin_min", "cast_adjoint"})
 _RANK_OF = {"unbroadcast": "x", "unreduce": "x", "index_adjoint": "x", "zero_like": "x", "to_float": "x",
             "astype": "x", "copy": "a"}
 _REDUCTIONS = frozenset({"sum", "mean", "prod", "max", "min", "var", "std", "all", "any", "argmax", "argmin"})
@@ -63,7 +69,7 @@ class Batching:
         self.compound = []
         for node in _in_order(function_node):
             if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
-                self.assignments.append((node.targets[0].id, node.value, classify(node.value, resolver)))
+                self.assignments.append((node.targets[0].id, node.value, classify_with_operands(node.value, resolver)))
             elif isinstance(node, gast.Expr) and isinstance(node.value, gast.Call):
                 self.effects.append(node)
             elif isinstance(node, (gast.If, gast.While, gast.For, gast.Assert)):
@@ -92,6 +98,12 @@ class Batching:
         changed = True
         while changed:
             changed = False
+            for node in self.compound:     # a branch on a batched test: what it assigns differs per example
+                if isinstance(node, gast.If) and self.expression_batched(node.test):
+                    for target in _assigned_in(node):
+                        if target not in self.batched:
+                            self.batched.add(target)
+                            changed = True
             for target, value, app in self.assignments:
                 if target not in self.batched and self._result_batched(value, app):
                     self.batched.add(target)
@@ -230,6 +242,9 @@ class Batching:
         if prim.name in SHAPE_QUERIES:
             return None, None
         bound = app.bound or {}
+        if prim.result_shape_of and any(not (isinstance(bound.get(k), gast.Constant) and bound[k].value is None)
+                                        for k in ("shape",) if k in bound):
+            return ARRAY, None          # zeros_like(a, shape=...): not a's rank
         ranks = [self.rank(n) for k, n in bound.items() if k in _array_params(prim, bound)]
         if prim.name == "index_adjoint" and is_container(self.kind(bound.get("x"))):
             return "tree", None
@@ -295,7 +310,15 @@ class Batching:
             shape = bound.get("shape")
             if isinstance(shape, gast.Tuple):
                 return ARRAY, len(shape.elts)
-        return ARRAY if prim.name not in ("tree_leaves", "meshgrid_list") else None, None
+        return (ARRAY if prim.name in _ARRAY_RESULTS or prim.name in _REDUCTIONS else None), None
+
+
+def classify_with_operands(value, resolver):
+    """classify, with a comparison's two sides bound as operands (x1 < x2) like a binary operator's."""
+    app = classify(value, resolver)
+    if isinstance(value, gast.Compare) and len(value.ops) == 1 and app.primitive is not None and not app.bound:
+        app.bound = {"x1": value.left, "x2": value.comparators[0]}
+    return app
 
 
 def is_container(kind):
@@ -339,6 +362,11 @@ def _index_rank(rank, index, batching):
         else:
             return None
     return out
+
+
+def _assigned_in(node):
+    return {n.targets[0].id for stmt in node.body + node.orelse for n in gast.walk(stmt)
+            if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)}
 
 
 def _in_order(node):

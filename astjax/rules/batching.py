@@ -37,7 +37,7 @@ from .registry import PRIMITIVES, defbatch, primitive
 __all__ = ["batch_shape", "batch_axis", "batch_permutation", "batch_index", "batch_prepend", "example_of",
            "stack_examples", "broadcast_batch", "generic_rule"]
 
-SHAPES = "its result depends only on shapes and axes, not on values"
+from .nondifferentiable import INTEGER, SHAPES   # noqa: E402 (the reasons the table states)
 
 
 # ---------------------------------------------------------------- runtime helpers (shapes and axes only)
@@ -102,6 +102,9 @@ def batch_take_index(idx):
 
 def example_of(tree, b):
     """Example `b` of a batched tuple, list or dict (every leaf carries the batch on axis 0)."""
+    from .helpers import TreeAdjoint
+    if isinstance(tree, TreeAdjoint):
+        return TreeAdjoint({k: example_of(v, b) for k, v in tree.items.items()}, tree.fields)
     if isinstance(tree, dict):
         return type(tree)((k, example_of(v, b)) for k, v in tree.items())
     if isinstance(tree, (tuple, list)):
@@ -113,7 +116,12 @@ def example_of(tree, b):
 def stack_examples(results):
     """The per-example results of a statement vmap could not batch, stacked on a new axis 0
     (containers leaf by leaf)."""
+    from .helpers import TreeAdjoint
     first = results[0] if results else None
+    if isinstance(first, TreeAdjoint) or (any(isinstance(r, TreeAdjoint) for r in results)):
+        keys = {k for r in results if isinstance(r, TreeAdjoint) for k in r.items}
+        fields = next(r.fields for r in results if isinstance(r, TreeAdjoint))
+        return TreeAdjoint({k: stack_examples([_zero_for(r, k, results) for r in results]) for k in keys}, fields)
     if isinstance(first, dict):
         return type(first)((k, stack_examples([r[k] for r in results])) for k in first)
     if isinstance(first, (tuple, list)):
@@ -122,8 +130,20 @@ def stack_examples(results):
     return wrap(np.stack([np.asarray(r) for r in results]))
 
 
+def _zero_for(result, key, results):
+    """Item `key` of one example's adjoint tree; zeros shaped like another example's item where it has none."""
+    from .helpers import TreeAdjoint
+    if isinstance(result, TreeAdjoint) and key in result.items:
+        return result.items[key]
+    like = next(r.items[key] for r in results if isinstance(r, TreeAdjoint) and key in r.items)
+    return np.zeros_like(np.asarray(like)) if not isinstance(like, (TreeAdjoint, tuple, list, dict)) else like * 0
+
+
 def broadcast_batch(tree, size):
     """An unbatched value (array, or every leaf of a container) repeated along a new axis 0 of `size`."""
+    from .helpers import TreeAdjoint
+    if isinstance(tree, TreeAdjoint):
+        return TreeAdjoint({k: broadcast_batch(v, size) for k, v in tree.items.items()}, tree.fields)
     if isinstance(tree, dict):
         return type(tree)((k, broadcast_batch(v, size)) for k, v in tree.items())
     if isinstance(tree, (tuple, list)):
@@ -140,8 +160,14 @@ def batch_size_of(tree):
     return int(np.shape(tree)[0])
 
 
-for _fn in (batch_shape, batch_axis, batch_permutation, batch_prepend, batch_index, batch_take_index, batch_size_of):
+for _fn in (batch_shape, batch_axis, batch_permutation, batch_prepend, batch_index, batch_size_of):
     primitive(_fn.__name__, _fn, operands=(), differentiable=False, reason=SHAPES)
+primitive("batch_take_index", batch_take_index, operands=(), differentiable=False, reason=INTEGER)
+# example_of, stack_examples and broadcast_batch carry values (not only shapes) and have no derivative
+# rules: they count as library code, so a transformation that meets them refuses at that line instead of
+# transforming their source (grad of a vmap that looped over the batch of tuples).
+for _fn in (example_of, stack_examples, broadcast_batch):
+    _fn.__module__ = "astjax.lax"
 HELPERS = {f.__name__: f for f in (batch_shape, batch_axis, batch_permutation, batch_prepend, batch_index,
                                     batch_take_index, batch_size_of, example_of, stack_examples, broadcast_batch)}
 
@@ -681,8 +707,21 @@ def _unbroadcast_rule(bt, target, app):
     if is_container(bt.kind(x)) or (isinstance(g, gast.Name) and is_container(bt.kind(g))):
         return None
     out = []
-    if bt.rank(g) is not None and bt.rank(g) == bt.rank(x) and bt.is_batched(g) and bt.is_batched(x):
-        return [bt.assign(target, _call("unbroadcast", copy.deepcopy(g), copy.deepcopy(x)))]
+    rg, rx = bt.rank(g), bt.rank(x)
+    if rg is not None and rx is not None and bt.is_batched(g):
+        if rg > rx:           # per-example leading axes that x lacks: summed first
+            summed = bt.fresh(f"{g.id}_sum")
+            out.append(bt.assign(summed, _call("jnp.sum", copy.deepcopy(g), axis=_tuple(
+                *[_const(i) for i in range(1, rg - rx + 1)]))))
+            g = _name(summed)
+        elif rg < rx:
+            g = _align(bt, out, g, rx, rg)
+        if bt.is_batched(x):
+            out.append(bt.assign(target, _call("unbroadcast", copy.deepcopy(g), copy.deepcopy(x))))
+        else:
+            out.append(bt.assign(target, _call("unbroadcast_to", copy.deepcopy(g), gast.BinOp(
+                left=_tuple(bt.B), op=gast.Add(), right=_call("jnp.shape", copy.deepcopy(x))))))
+        return out
     g = bt.batched(g, out)
     x = bt.batched(x, out)
     aligned = bt.fresh(f"{g.id}_")

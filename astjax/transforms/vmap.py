@@ -25,8 +25,9 @@ import gast
 
 from ..analyses.batching import ARRAY, TAPE, Batching
 from ..analyses.classify import classify
-from ..codegen.templates import LineComments, is_marker
+from ..codegen.templates import LineComments, comment, is_marker
 from ..rules.batching import HELPERS, generic_rule
+from ..rules.registry import PRIMITIVES
 
 __all__ = ["BatchMode", "ParamSpec"]
 
@@ -147,7 +148,15 @@ class BatchMode:
         return _call(self.helper(HELPERS["batch_size_of"]), _name(param))
 
     def _needs_whole_loop(self):
-        control = self.batching.control
+        self.selects = set()
+        control = None
+        for node in self.batching.compound:
+            if self.batching._batched_control(node):
+                if isinstance(node, gast.If) and self._selectable(node):
+                    self.selects.add(id(node))
+                    continue
+                control = node
+                break
         if control is not None:
             kind = {gast.If: "an `if`", gast.While: "a `while` loop", gast.For: "a `for` loop",
                     gast.Assert: "an `assert`"}[type(control)]
@@ -163,7 +172,7 @@ class BatchMode:
 
     def _whole_loop(self, params, spec, ret):
         """The function called once per example; the results stacked on axis 0."""
-        results, b = self.fresh("_results"), self.fresh("_b")
+        b = self.fresh("_b")
         fn = self.bind_name(self.context.source.fn, f"{self.context.source.name.strip('_') or 'f'}_example")
         args = []
         for p in params:
@@ -173,18 +182,38 @@ class BatchMode:
                 args.append(gast.Subscript(value=_name(p), slice=_name(b), ctx=gast.Load()))
             else:
                 args.append(_call(self.helper(HELPERS["example_of"]), _name(p), _name(b)))
-        loop = gast.For(target=gast.Name(id=b, ctx=gast.Store(), annotation=None, type_comment=None),
-                        iter=_call("range", self.B), body=[gast.Expr(value=_call(
-                            gast.Attribute(value=_name(results), attr="append", ctx=gast.Load()),
-                            _call(_name(fn), *args)))], orelse=[], type_comment=None)
-        out = self.fresh("_out")
-        stmts = [self.assign(results, gast.List(elts=[], ctx=gast.Load())), loop,
-                 self.assign(out, _call(self.helper(HELPERS["stack_examples"]), _name(results)))]
         if self.out_none:
             raise self.context.error("vmap with out_axes=None needs an output that does not depend on the batch, "
                                      f"and astjax loops over the batch here because {self.fell_back}", ret,
                                      hint="give the output a mapped axis (out_axes=0), or move the batched "
                                           "control flow out of the function.")
+        value = ret.value
+        items = value.elts if isinstance(value, gast.Tuple) else None
+        arrays = (self.kind(value) == ARRAY) if items is None else all(
+            isinstance(e, gast.Constant) or self.kind(e) == ARRAY for e in items)
+        example = self.fresh("_example")
+        body = [self.assign(example, _call(_name(fn), *args))]
+        stmts = [comment(f"vmap runs the function once per example: {self.fell_back}")]
+        if arrays:         # stacked with jnp.stack, which every transformation has rules for
+            lists = [self.fresh("_results") for _ in (items if items is not None else [value])]
+            for i, results in enumerate(lists):
+                item = _name(example) if items is None else gast.Subscript(value=_name(example), slice=_const(i),
+                                                                           ctx=gast.Load())
+                body.append(gast.Expr(value=_call(gast.Attribute(value=_name(results), attr="append",
+                                                                 ctx=gast.Load()), item)))
+                stmts.append(self.assign(results, gast.List(elts=[], ctx=gast.Load())))
+            outs = [_call("jnp.stack", _name(r)) for r in lists]
+            result = outs[0] if items is None else gast.Tuple(elts=outs, ctx=gast.Load())
+        else:
+            results = self.fresh("_results")
+            body.append(gast.Expr(value=_call(gast.Attribute(value=_name(results), attr="append", ctx=gast.Load()),
+                                              _name(example))))
+            stmts.append(self.assign(results, gast.List(elts=[], ctx=gast.Load())))
+            result = _call(self.helper(HELPERS["stack_examples"]), _name(results))
+        stmts.append(gast.For(target=gast.Name(id=b, ctx=gast.Store(), annotation=None, type_comment=None),
+                              iter=_call("range", self.B), body=body, orelse=[], type_comment=None))
+        out = self.fresh("_out")
+        stmts.append(self.assign(out, result))
         stmts.append(gast.copy_location(gast.Return(value=_name(out)), ret))
         return stmts
 
@@ -201,6 +230,8 @@ class BatchMode:
             return [gast.copy_location(s, stmt) for s in self._comment(stmt) + new] if new != [stmt] else new
         if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
             return self.effect(stmt)
+        if isinstance(stmt, gast.If) and id(stmt) in self.selects:
+            return self._select(stmt)
         if isinstance(stmt, gast.If):
             stmt.body = self.block(stmt.body) or [gast.Pass()]
             stmt.orelse = self.block(stmt.orelse)
@@ -213,6 +244,86 @@ class BatchMode:
             raise self.context.error("vmap cannot batch an assignment to this target", stmt,
                                      hint="assign to a plain name.")
         return [stmt]
+
+    # ------------------------------------------------------------ `if` on a batched test as a select
+    def _selectable(self, node):
+        """An `if` on a per-example scalar whose branches only assign elementwise results that cannot raise:
+        both branches may run for every example and `jnp.where` picks. Anything else loops over the batch."""
+        if not isinstance(node.test, gast.Name) or self.rank(node.test) != 0:
+            return False
+        assigned, ranks = {}, {}
+        for branch in (node.body, node.orelse):
+            for stmt in branch:
+                if is_marker(stmt) or isinstance(stmt, gast.Pass):
+                    continue
+                if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)):
+                    return False
+                value = stmt.value
+                if isinstance(value, (gast.Name, gast.Constant)):
+                    pass
+                else:
+                    app = classify(value, self.context.resolver)
+                    if isinstance(value, gast.Compare) and len(value.ops) == 1 and app.primitive is not None:
+                        app.bound = {"x1": value.left, "x2": value.comparators[0]}
+                    if app.kind != "primitive" or app.primitive is None or app.primitive.name not in _SELECT_SAFE:
+                        return False
+                    if any(not isinstance(n, (gast.Name, gast.Constant)) for n in (app.bound or {}).values()):
+                        return False
+                assigned.setdefault(stmt.targets[0].id, set()).add(id(branch))
+                from ..analyses.batching import classify_with_operands
+                _, rank = self.batching._kind_rank(value, classify_with_operands(value, self.context.resolver))
+                ranks.setdefault(stmt.targets[0].id, set()).add(rank)
+        before = self._defined_before(node)
+        for name, branches in assigned.items():
+            if len(branches) == 1:
+                ranks[name].add(self.rank(_name(name)))
+            if None in ranks[name] or len(ranks[name]) > 1:
+                return False     # a per-example shape that depends on the branch: jnp.where would hide it
+        return all(len(branches) == 2 or name in before for name, branches in assigned.items())
+
+    def _defined_before(self, node):
+        names = {a.id for a in self.function.args.args}
+        for stmt in _walk_statements(self.function.body):
+            if stmt is node:
+                return names
+            if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+                names.add(stmt.targets[0].id)
+        return names
+
+    def _select(self, node):
+        """Both branches, their results renamed, then `v = jnp.where(test, v_then, v_else)` per variable."""
+        out = self._comment(node)
+        versions = []
+        order = []
+        for branch, suffix in ((node.body, "then"), (node.orelse, "else")):
+            renamed = {}
+            for stmt in branch:
+                if not isinstance(stmt, gast.Assign):
+                    continue
+                target = stmt.targets[0].id
+                fresh = self.fresh(f"{target}_{suffix}")
+                value = _Renamer(renamed).visit(copy.deepcopy(stmt.value))
+                if self.is_batched(value):
+                    self.batching.batched.add(fresh)
+                from ..analyses.batching import classify_with_operands
+                kind, rank = self.batching._kind_rank(value, classify_with_operands(value, self.context.resolver))
+                self.batching.ranks[fresh], self.batching.kinds[fresh] = rank, ARRAY
+                out.extend(self.assignment(gast.Assign(targets=[gast.Name(id=fresh, ctx=gast.Store(), annotation=None,
+                                                                          type_comment=None)],
+                                                       value=value, type_comment=None), fresh, value))
+                renamed[target] = fresh
+                if target not in order:
+                    order.append(target)
+            versions.append(renamed)
+        from ..analyses.classify import Application
+        from ..rules.batching import elementwise_rule
+        for target in order:
+            chosen = [_name(v.get(target, target)) for v in versions]
+            call = _call("jnp.where", _name(node.test.id), *chosen)
+            app = Application("primitive", call, primitive=PRIMITIVES["where"],
+                              bound={"condition": call.args[0], "x1": call.args[1], "x2": call.args[2]})
+            out.extend(elementwise_rule(self, target, app))
+        return [gast.copy_location(s, node) for s in out]
 
     def effect(self, stmt):
         call = stmt.value
@@ -290,8 +401,18 @@ class BatchMode:
                      for o, r in zip(unknown, ranks)]
             test = tests[0] if len(tests) == 1 else gast.BoolOp(op=gast.And(), values=tests)
             branches.append((test, new))
+        merged = []           # branches that write the same code share one test: `a or b`
+        for test, body in branches:
+            text = [gast.dump(s) for s in body]
+            if merged and merged[-1][2] == text:
+                previous = merged[-1][0]
+                values = previous.values if isinstance(previous, gast.BoolOp) and isinstance(
+                    previous.op, gast.Or) else [previous]
+                merged[-1] = (gast.BoolOp(op=gast.Or(), values=values + [test]), merged[-1][1], text)
+            else:
+                merged.append((test, body, text))
         orelse = self.loop_statement(stmt, target, value)
-        for test, body in reversed(branches):
+        for test, body, _ in reversed(merged):
             orelse = [gast.If(test=test, body=body, orelse=orelse)]
         return orelse
 
@@ -401,6 +522,29 @@ class BatchMode:
 
 
 _RANK_DISPATCH = frozenset({"matmul", "dot", "inner"})
+# Elementwise primitives that never raise (NumPy gives nan or inf instead): safe to run for every example.
+_SELECT_SAFE = frozenset({
+    "add", "subtract", "multiply", "divide", "negative", "positive", "square", "sqrt", "abs", "exp", "expm1", "log",
+    "log1p", "sin", "cos", "tan", "sinh", "cosh", "tanh", "arctan", "arcsin", "arccos", "maximum", "minimum",
+    "where", "clip", "less", "less_equal", "greater", "greater_equal", "equal", "not_equal", "sign", "floor",
+    "ceil", "logical_and", "logical_or", "logical_not", "isnan", "isfinite"})
+
+
+class _Renamer(gast.NodeTransformer):
+    def __init__(self, names):
+        self.names = names
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, gast.Load) and node.id in self.names:
+            return _name(self.names[node.id])
+        return node
+
+
+def _walk_statements(stmts):
+    for stmt in stmts:
+        yield stmt
+        for field in ("body", "orelse"):
+            yield from _walk_statements(getattr(stmt, field, None) or [])
 
 
 def _combinations(count, values):
