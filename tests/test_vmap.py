@@ -285,3 +285,29 @@ def test_select_differentiates():
     xs = RNG.normal(size=5)
     total = lambda x: jnp.sum(vmap(cases.relu_branch)(x) ** 2)      # noqa: E731
     np.testing.assert_allclose(grad(total)(xs), numeric_grad(total, xs), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("fun,shape", [(cases.pop_batched, (2,)), (cases.float_of_batched, ()),
+                                       (cases.where_indices, (3,))])
+@pytest.mark.parametrize("batch", [1, 3])
+def test_adversarial_against_loop(fun, shape, batch):
+    """In-place list changes, float() of a batch (of one), jnp.where's index form: right or a loop."""
+    x = jnp.asarray(RNG.normal(size=(batch,) + shape))
+    expected = np.stack([np.asarray(fun(x[b])) for b in range(batch)])
+    close(vmap(fun)(x), expected, np.float64)
+
+
+def test_seed_vmap_parts_without_jit():
+    """The non-jit parts of ../shared/acceptance/seed_vmap.py (jit waits for its lowerings)."""
+    np.testing.assert_allclose(np.asarray(vmap(lambda x: x ** 2)(jnp.array([1.0, 2.0, 3.0]))), [1.0, 4.0, 9.0])
+    m = jnp.asarray(RNG.normal(size=(20, 16)).astype(np.float32))
+    vs = jnp.asarray(RNG.normal(size=(8, 16)).astype(np.float32))
+    out = vmap(cases.dot_matrix_vector, in_axes=(None, 0))(m, vs)
+    assert out.shape == (8, 20) and out.dtype == np.float32
+    np.testing.assert_allclose(np.asarray(out), (np.asarray(m) @ np.asarray(vs).T).T, rtol=1e-4, atol=1e-4)
+    batched_x = jnp.asarray(RNG.normal(size=(10, 3)))
+    np.testing.assert_allclose(np.asarray(vmap(cases.apply_matrix)(batched_x)),
+                               np.asarray(cases.naively_batched_apply_matrix(batched_x)), rtol=1e-6)
+    per_example = vmap(grad(lambda w, x: jnp.sum(jnp.tanh(w * x))), in_axes=(None, 0))
+    xs = RNG.normal(size=(6, 4))
+    np.testing.assert_allclose(np.asarray(per_example(jnp.ones(4), xs)), xs * (1 - np.tanh(xs) ** 2), rtol=1e-6)

@@ -328,3 +328,28 @@ def relu_branch(x):
     else:
         y = 0.0
     return y
+
+
+def pop_batched(x):
+    xs = [x, x * 2.0]
+    y = xs.pop()
+    return y + xs[0]
+
+
+def float_of_batched(x):
+    return float(x) * 2.0
+
+
+def where_indices(x):
+    return jnp.where(x > -100.0)[0] * 1.0
+
+
+MAT = np.arange(12.0).reshape(4, 3) / 10.0
+
+
+def apply_matrix(v):
+    return jnp.dot(MAT, v)
+
+
+def naively_batched_apply_matrix(v_batched):
+    return jnp.stack([apply_matrix(v) for v in v_batched])

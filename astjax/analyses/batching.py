@@ -153,11 +153,14 @@ class Batching:
         the next round, so `y = f(x); y = g(y)` keeps the rank both agree on.
         """
         self.kinds, self.ranks = kinds, ranks
+        self.loop_counters = set()
         for node in self.compound:      # `for i in range(n)`: i is an integer
             if isinstance(node, gast.For) and isinstance(node.target, gast.Name) and isinstance(
-                    node.iter, gast.Call) and _func_name(node.iter) == "range":
+                    node.iter, gast.Call) and _func_name(node.iter) == "range" and not any(
+                    t == node.target.id for t, _, _ in self.assignments):
                 self.kinds.setdefault(node.target.id, ARRAY)
                 self.ranks.setdefault(node.target.id, 0)
+                self.loop_counters.add(node.target.id)
         fixed = set(self.kinds) | set(self.ranks)
         targets = {t for t, _, _ in self.assignments} - fixed
         for stmt in self.effects:
@@ -357,8 +360,8 @@ def _index_rank(rank, index, batching):
                 continue
             else:
                 return None
-        elif isinstance(part, gast.Name) and batching.rank(part) == 0 and batching.kind(part) == ARRAY:
-            out -= 1
+        elif isinstance(part, gast.Name) and part.id in batching.loop_counters:
+            out -= 1            # `for i in range(n)`: an int (a 0-d boolean array would add an axis)
         else:
             return None
     return out

@@ -100,6 +100,14 @@ def batch_take_index(idx):
     return idx
 
 
+def batch_getitem(x, idx):
+    """`x[idx]` of a batched value whose kind vmap could not tell: a container's item, an array's `x[:, idx]`."""
+    from .helpers import TreeAdjoint
+    if isinstance(x, (tuple, list, dict, TreeAdjoint)):
+        return x[idx]
+    return x[batch_index(idx)]
+
+
 def example_of(tree, b):
     """Example `b` of a batched tuple, list or dict (every leaf carries the batch on axis 0)."""
     from .helpers import TreeAdjoint
@@ -166,10 +174,10 @@ primitive("batch_take_index", batch_take_index, operands=(), differentiable=Fals
 # example_of, stack_examples and broadcast_batch carry values (not only shapes) and have no derivative
 # rules: they count as library code, so a transformation that meets them refuses at that line instead of
 # transforming their source (grad of a vmap that looped over the batch of tuples).
-for _fn in (example_of, stack_examples, broadcast_batch):
+for _fn in (example_of, stack_examples, broadcast_batch, batch_getitem):
     _fn.__module__ = "astjax.lax"
 HELPERS = {f.__name__: f for f in (batch_shape, batch_axis, batch_permutation, batch_prepend, batch_index,
-                                    batch_take_index, batch_size_of, example_of, stack_examples, broadcast_batch)}
+                                    batch_take_index, batch_size_of, batch_getitem, example_of, stack_examples, broadcast_batch)}
 
 
 # ---------------------------------------------------------------- node helpers
@@ -621,6 +629,10 @@ def _getitem_rule(bt, target, app):
     if not bt.is_batched(idx):
         if not isinstance(x, gast.Name):
             return None
+        if kind is None and bt.is_batched(x):      # an array or a container: told apart when it runs
+            from ..codegen.templates import index_expression
+            return [bt.assign(target, _call(bt.helper(batch_getitem), copy.deepcopy(x),
+                                            index_expression(copy.deepcopy(idx))))]
         parts = idx.elts if isinstance(idx, gast.Tuple) else [idx]
         static = all(isinstance(p, (gast.Slice, gast.Constant)) for p in parts)
         if static:
@@ -777,6 +789,23 @@ def _index_adjoint_rule(bt, target, app):
     return out
 
 
+def _to_float_rule(bt, target, app):
+    """`float(x)` of a batched x: the helper that keeps each example's value and dtype (float() of a
+    batch would fail, or for a batch of one silently drop the batch axis)."""
+    from .helpers import to_float
+    x = app.bound["x"]
+    if not isinstance(x, gast.Name) or bt.kind(x) != ARRAY:
+        return None
+    return [bt.assign(target, _call(bt.helper(to_float), copy.deepcopy(x)))]
+
+
+def _where_rule(bt, target, app):
+    """jnp.where(c, a, b) is elementwise; the one-argument form (indices) loops over the batch."""
+    if any(_is_const(app.bound.get(k, _const(None)), None) for k in ("x1", "x2")):
+        return None
+    return elementwise_rule(bt, target, app)
+
+
 def _unchanged_rule(bt, target, app):
     """The result has the shape of its first operand and reads nothing else per example."""
     return [bt.assign(target, copy.deepcopy(app.node))]
@@ -814,7 +843,7 @@ def _register():
         "getitem": _getitem_rule, "at_set": _at_rule, "at_add": _at_rule, "at_multiply": _at_rule,
         "dynamic_slice": _dynamic_slice_rule, "broadcast_to": _broadcast_to_rule,
         "unbroadcast": _unbroadcast_rule, "unreduce": _unreduce_rule, "index_adjoint": _index_adjoint_rule,
-        "zero_like": _array_only_rule, "to_float": _unchanged_rule, "astype": _unchanged_rule, "copy": _unchanged_rule,
+        "zero_like": _array_only_rule, "to_float": _to_float_rule, "where": _where_rule, "astype": _unchanged_rule, "copy": _unchanged_rule,
         "zeros_like": _result_like_rule, "ones_like": _result_like_rule, "empty_like": _result_like_rule,
     }
     for name, rule in rules.items():

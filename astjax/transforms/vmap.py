@@ -161,6 +161,12 @@ class BatchMode:
             kind = {gast.If: "an `if`", gast.While: "a `while` loop", gast.For: "a `for` loop",
                     gast.Assert: "an `assert`"}[type(control)]
             return f"{kind} depends on a batched value (line {getattr(control, 'lineno', '?')})"
+        from ..optimize.effects import MUTATING_METHODS
+        for _, value, _ in self.batching.assignments:     # `y = xs.pop()`: one example at a time would
+            if (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)   # change copies
+                    and value.func.attr in MUTATING_METHODS and isinstance(value.func.value, gast.Name)
+                    and self.is_batched(value.func.value)):
+                return f"`.{value.func.attr}()` changes a batched value in place"
         for stmt in self.batching.effects:
             call = stmt.value
             if is_marker(stmt) or _func_name(call) in ("push", "append"):
