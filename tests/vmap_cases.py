@@ -353,3 +353,10 @@ def apply_matrix(v):
 
 def naively_batched_apply_matrix(v_batched):
     return jnp.stack([apply_matrix(v) for v in v_batched])
+
+
+def closure_over_batched(x):
+    def scale_by_x(y):
+        return y * x
+    shift = lambda y: y + x      # noqa: E731
+    return scale_by_x(2.0) + shift(1.0)

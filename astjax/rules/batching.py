@@ -397,8 +397,10 @@ def _product(bt, target, x1, x2, kind):
         if r2 == 1:
             if r1 == 1:
                 out.append(bt.assign(target, mm(x2, x1)))
-            elif r1 == 2:
-                out.append(bt.assign(target, mm(x2, _call("jnp.transpose", copy.deepcopy(x1)))))
+            elif r1 == 2:      # (matrix @ vectors.T).T: NumPy's fastest layout for this product
+                product = bt.fresh("_product")
+                out.append(bt.assign(product, mm(x1, _call("jnp.transpose", copy.deepcopy(x2)))))
+                out.append(bt.assign(target, _call("jnp.transpose", _name(product))))
             else:
                 return None
             return out
