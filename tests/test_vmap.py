@@ -316,3 +316,22 @@ def test_seed_vmap_parts_without_jit():
     per_example = vmap(grad(lambda w, x: jnp.sum(jnp.tanh(w * x))), in_axes=(None, 0))
     xs = RNG.normal(size=(6, 4))
     np.testing.assert_allclose(np.asarray(per_example(jnp.ones(4), xs)), xs * (1 - np.tanh(xs) ** 2), rtol=1e-6)
+
+
+def test_dict_output_with_unbatched_items_and_a_method():
+    xs, w = RNG.normal(size=(BATCH, 2)), RNG.normal(size=2)
+    out = vmap(cases.returns_dict, in_axes=(0, None))(xs, w)
+    close(out["scaled"], xs * w, np.float64)
+    close(out["weights"], np.broadcast_to(w, (BATCH, 2)), np.float64)
+    assert np.shape(out["one"]) == (BATCH,)
+    scaler = cases.Scaler(3.0)
+    close(vmap(scaler.apply)(xs), np.tanh(xs) * 3.0, np.float64)
+
+
+@pytest.mark.parametrize("loss", [cases.loop_loss, cases.data_dependent_loss])
+def test_per_example_gradients_through_tapes_and_branches(loss):
+    """grad's tape (pushes inside loops) and a branch on a per-example value, batched."""
+    w, xs = RNG.normal(size=3), RNG.normal(size=(5, 3))
+    per_example = vmap(grad(loss), in_axes=(None, 0))
+    close(per_example(w, xs), np.stack([grad(loss)(w, x) for x in xs]), np.float64)
+    close(per_example(-w, xs), np.stack([grad(loss)(-w, x) for x in xs]), np.float64)

@@ -360,3 +360,31 @@ def closure_over_batched(x):
         return y * x
     shift = lambda y: y + x      # noqa: E731
     return scale_by_x(2.0) + shift(1.0)
+
+
+def returns_dict(x, w):
+    return {"scaled": x * w, "weights": w, "one": 1.0}
+
+
+class Scaler:
+    def __init__(self, factor):
+        self.factor = factor
+
+    def apply(self, x):
+        return jnp.tanh(x) * self.factor
+
+
+def loop_loss(w, x):
+    h = x
+    for i in range(3):
+        h = jnp.tanh(h * w + i)
+    if jnp.sum(w) > 0:
+        h = h * 2.0
+    return jnp.sum(h ** 2)
+
+
+def data_dependent_loss(w, x):
+    h = x * w
+    if jnp.sum(h) > 0:
+        h = jnp.sin(h)
+    return jnp.sum(h)

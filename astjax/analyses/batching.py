@@ -153,37 +153,46 @@ class Batching:
         the next round, so `y = f(x); y = g(y)` keeps the rank both agree on.
         """
         self.kinds, self.ranks = kinds, ranks
-        self.loop_counters = set()
-        for node in self.compound:      # `for i in range(n)`: i is an integer
-            if isinstance(node, gast.For) and isinstance(node.target, gast.Name) and isinstance(
-                    node.iter, gast.Call) and _func_name(node.iter) == "range" and not any(
-                    t == node.target.id for t, _, _ in self.assignments):
-                self.kinds.setdefault(node.target.id, ARRAY)
-                self.ranks.setdefault(node.target.id, 0)
-                self.loop_counters.add(node.target.id)
+        self.loop_counters = set()      # `for i in range(n)` (loops are over ranges once normalized): ints
+        counters = {node.target.id for node in self.compound if isinstance(node, gast.For)
+                    and isinstance(node.target, gast.Name) and _is_range(node.iter)}
+        for name in counters:
+            if not any(t == name for t, _, _ in self.assignments):
+                self.kinds.setdefault(name, ARRAY)
+                self.ranks.setdefault(name, 0)
+                self.loop_counters.add(name)
         fixed = set(self.kinds) | set(self.ranks)
         targets = {t for t, _, _ in self.assignments} - fixed
         for stmt in self.effects:
             if _func_name(stmt.value) == "append" and isinstance(stmt.value.func.value, gast.Name):
                 targets.discard(stmt.value.func.value.id)
         seen = set()
+        self.tape_contents = None
         for _ in range(50):
             before = (dict(self.kinds), dict(self.ranks))
-            met_kinds, met_ranks = {}, {}
+            met_kinds = {name: ARRAY for name in counters - fixed}
+            met_ranks = {name: 0 for name in counters - fixed}
             for target, value, app in self.assignments:
                 if target in fixed:
                     continue
                 if any(isinstance(n, gast.Name) and n.id in targets and n.id not in seen for n in gast.walk(value)):
                     continue
+                if self.tape_contents is None and isinstance(value, gast.Call) and _func_name(value) == "pop":
+                    continue        # what comes off a tape is known once the pushes have been seen
                 kind, rank = self._kind_rank(value, app)
                 _meet(met_kinds, target, kind)
                 _meet(met_ranks, target, rank)
                 self.kinds[target], self.ranks[target] = met_kinds[target], met_ranks[target]
                 seen.add(target)
+            tapes = {}
             for stmt in self.effects:
                 name = _func_name(stmt.value)
                 if name == "append" and isinstance(stmt.value.func.value, gast.Name):
                     self.kinds[stmt.value.func.value.id] = "list"
+                if name == "push" and len(stmt.value.args) == 2 and isinstance(stmt.value.args[0], gast.Name):
+                    pushed = stmt.value.args[1]
+                    _meet(tapes, stmt.value.args[0].id, (self.kind(pushed), self.rank(pushed)))
+            self.tape_contents = tapes      # tape -> (kind, rank) every value pushed on it has, else None parts
             if (dict(self.kinds), dict(self.ranks)) == before:
                 break
         for target, _, _ in self.assignments:
@@ -308,7 +317,9 @@ class Batching:
                     return ARRAY, rs.pop() + (1 if prim.name == "stack" else 0)
             return ARRAY, None
         if prim.name == "pop":
-            return None, None
+            tape = bound.get("tape")
+            contents = getattr(self, "tape_contents", {}).get(tape.id) if isinstance(tape, gast.Name) else None
+            return contents if contents is not None else (None, None)
         if prim.name in ("zeros", "ones", "empty", "full"):
             shape = bound.get("shape")
             if isinstance(shape, gast.Tuple):
@@ -365,6 +376,13 @@ def _index_rank(rank, index, batching):
         else:
             return None
     return out
+
+
+def _is_range(node):
+    """`range(...)` or `reversed(range(...))`."""
+    if isinstance(node, gast.Call) and _func_name(node) == "reversed" and node.args:
+        node = node.args[0]
+    return isinstance(node, gast.Call) and _func_name(node) == "range"
 
 
 def _assigned_in(node):

@@ -517,6 +517,11 @@ class BatchMode:
             return copy.deepcopy(node)
         if isinstance(node, (gast.Tuple, gast.List)):
             return type(node)(elts=[self._output(e, False, out, ret) for e in node.elts], ctx=gast.Load())
+        if isinstance(node, gast.Dict):
+            return gast.Dict(keys=copy.deepcopy(node.keys), values=[self._output(v, False, out, ret)
+                                                                     for v in node.values])
+        if isinstance(node, gast.Constant) and node.value is None:
+            return copy.deepcopy(node)
         if isinstance(node, gast.Name) and self.is_batched(node):
             return _name(node.id)
         if isinstance(node, (gast.Name, gast.Constant)):
