@@ -209,9 +209,23 @@ def test_fallbacks_and_adversarial_against_loop(fun, shapes, in_axes):
 
 
 def test_fallback_sources_loop_over_the_batch():
-    assert "for _b" in astjax.source(_built(vmap(cases.newton_sqrt), np.ones(3)))
-    assert "newton_sqrt_example(" in astjax.source(vmap(cases.newton_sqrt))
+    ns = np.array([6, 1, 27])
+    f = vmap(cases.collatz_length)
+    np.testing.assert_array_equal(f(ns), [cases.collatz_length(int(n)) for n in ns])
+    assert "collatz_length_example(" in astjax.source(f) and "for _b" in astjax.source(f)
     assert "for _b" in astjax.source(_built(vmap(cases.no_rule), np.ones((2, 3))))
+
+
+def test_while_on_batched_scalar_is_masked():
+    """Newton iterations per example: one loop while any example is not done, jnp.where keeps the rest."""
+    a = np.array([1.0, 2.0, 9.0, 0.25, 1e4])
+    f = vmap(cases.newton_sqrt)
+    close(f(a), np.sqrt(a), np.float64)
+    text = astjax.source(f)
+    assert "jnp.any(" in text and "_example(" not in text and "for _b" not in text, text
+    total = lambda a: jnp.sum(vmap(cases.newton_sqrt)(a))       # noqa: E731
+    per_example = [grad(cases.newton_sqrt)(x) for x in a]      # at a = 1 the loop never runs: d/da a = 1
+    np.testing.assert_allclose(grad(total)(a), per_example, rtol=1e-6)
 
 
 def _built(fn, *args):

@@ -388,3 +388,15 @@ def data_dependent_loss(w, x):
     if jnp.sum(h) > 0:
         h = jnp.sin(h)
     return jnp.sum(h)
+
+
+def collatz_length(n):
+    """A `while` whose body branches: not maskable, so vmap loops over the batch."""
+    steps = 0
+    while n > 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps = steps + 1
+    return steps

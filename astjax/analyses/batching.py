@@ -99,7 +99,7 @@ class Batching:
         while changed:
             changed = False
             for node in self.compound:     # a branch on a batched test: what it assigns differs per example
-                if isinstance(node, gast.If) and self.expression_batched(node.test):
+                if isinstance(node, (gast.If, gast.While)) and self.expression_batched(node.test):
                     for target in _assigned_in(node):
                         if target not in self.batched:
                             self.batched.add(target)

@@ -155,6 +155,9 @@ class BatchMode:
                 if isinstance(node, gast.If) and self._selectable(node):
                     self.selects.add(id(node))
                     continue
+                if isinstance(node, gast.While) and self._maskable(node):
+                    self.selects.add(id(node))
+                    continue
                 control = node
                 break
         if control is not None:
@@ -238,6 +241,8 @@ class BatchMode:
             return self.effect(stmt)
         if isinstance(stmt, gast.If) and id(stmt) in self.selects:
             return self._select(stmt)
+        if isinstance(stmt, gast.While) and id(stmt) in self.selects:
+            return self._masked_while(stmt)
         if isinstance(stmt, gast.If):
             stmt.body = self.block(stmt.body) or [gast.Pass()]
             stmt.orelse = self.block(stmt.orelse)
@@ -286,6 +291,76 @@ class BatchMode:
             if None in ranks[name] or len(ranks[name]) > 1:
                 return False     # a per-example shape that depends on the branch: jnp.where would hide it
         return all(len(branches) == 2 or name in before for name, branches in assigned.items())
+
+    # ------------------------------------------------------------ `while` on a batched test, masked
+    def _maskable(self, node):
+        """A `while` on a per-example scalar whose body only assigns elementwise results that cannot raise:
+        it runs while any example is still looping, and `jnp.where` keeps the values of those that are done.
+        A name first bound inside the loop must be written before it is read and not read after the loop."""
+        if not isinstance(node.test, gast.Name) or self.rank(node.test) != 0 or node.orelse:
+            return False
+        before = self._defined_before(node)
+        written = set()
+        for stmt in node.body:
+            if is_marker(stmt) or isinstance(stmt, gast.Pass):
+                continue
+            if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)):
+                return False
+            if not self._safe_value(stmt.value):
+                return False
+            reads = {n.id for n in gast.walk(stmt.value) if isinstance(n, gast.Name)}
+            if any(r not in before and r not in written and r in self.batching.batched for r in reads):
+                return False
+            written.add(stmt.targets[0].id)
+        local = written - before
+        inside = {id(n) for stmt in node.body for n in gast.walk(stmt)}
+        outside_reads = {n.id for n in gast.walk(self.function) if isinstance(n, gast.Name)
+                         and isinstance(n.ctx, gast.Load) and id(n) not in inside}
+        return not (local & outside_reads) and node.test.id in written
+
+    def _safe_value(self, value):
+        if isinstance(value, (gast.Name, gast.Constant)):
+            return True
+        app = classify(value, self.context.resolver)
+        if isinstance(value, gast.Compare) and len(value.ops) == 1 and app.primitive is not None:
+            app.bound = {"x1": value.left, "x2": value.comparators[0]}
+        if app.kind != "primitive" or app.primitive is None or app.primitive.name not in _SELECT_SAFE:
+            return False
+        return all(isinstance(n, (gast.Name, gast.Constant)) for n in (app.bound or {}).values())
+
+    def _masked_while(self, node):
+        """`while jnp.any(c)`: each step computes every example and keeps the new values where c held."""
+        before = self._defined_before(node)
+        active = self.fresh("_active")
+        self.batching.batched.add(active)
+        self.batching.ranks[active], self.batching.kinds[active] = 0, ARRAY
+        body = [self.assign(active, _name(node.test.id))]
+        from ..analyses.batching import classify_with_operands
+        from ..analyses.classify import Application
+        from ..rules.batching import elementwise_rule
+        for stmt in node.body:
+            if not isinstance(stmt, gast.Assign):
+                continue
+            target = stmt.targets[0].id
+            if target not in before:          # a temporary of this step: no example reads it later
+                body.extend(gast.copy_location(s, stmt) for s in self.statement(stmt))
+                continue
+            fresh = self.fresh(f"{target}_step")
+            value = stmt.value
+            if self.is_batched(value):
+                self.batching.batched.add(fresh)
+            kind, rank = self.batching._kind_rank(value, classify_with_operands(value, self.context.resolver))
+            self.batching.ranks[fresh], self.batching.kinds[fresh] = rank, ARRAY
+            new = self.assignment(gast.Assign(targets=[gast.Name(id=fresh, ctx=gast.Store(), annotation=None,
+                                                                 type_comment=None)], value=value, type_comment=None),
+                                  fresh, value)
+            call = _call("jnp.where", _name(active), _name(fresh), _name(target))
+            app = Application("primitive", call, primitive=PRIMITIVES["where"],
+                              bound={"condition": call.args[0], "x1": call.args[1], "x2": call.args[2]})
+            body.extend(gast.copy_location(s, stmt) for s in self._comment(stmt) + new + elementwise_rule(
+                self, target, app))
+        loop = gast.While(test=_call("jnp.any", _name(node.test.id)), body=body, orelse=[])
+        return [gast.copy_location(loop, node)]
 
     def _defined_before(self, node):
         names = {a.id for a in self.function.args.args}
