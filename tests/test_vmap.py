@@ -349,3 +349,8 @@ def test_per_example_gradients_through_tapes_and_branches(loss):
     per_example = vmap(grad(loss), in_axes=(None, 0))
     close(per_example(w, xs), np.stack([grad(loss)(w, x) for x in xs]), np.float64)
     close(per_example(-w, xs), np.stack([grad(loss)(-w, x) for x in xs]), np.float64)
+
+
+def test_collectives_are_refused_clearly():
+    with pytest.raises(astjax.errors.AstjaxError, match="collective `lax.pmean`"):
+        vmap(cases.centered, axis_name="batch")(np.ones(3))

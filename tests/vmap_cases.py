@@ -400,3 +400,7 @@ def collatz_length(n):
             n = 3 * n + 1
         steps = steps + 1
     return steps
+
+
+def centered(x):
+    return x - lax.pmean(x, "batch")

@@ -120,6 +120,7 @@ class BatchMode:
 
     # ------------------------------------------------------------ the function
     def transform(self):
+        self._refuse_collectives()
         params = [a.id for a in self.function.args.args]
         spec = {p: (self.spec[i] if i < len(self.spec) else ParamSpec(False)) for i, p in enumerate(params)}
         batched = [p for p in params if spec[p].batched]
@@ -141,6 +142,18 @@ class BatchMode:
         fn = gast.FunctionDef(name=self.name, args=args, body=new_body, decorator_list=[], returns=None,
                               type_comment=None, type_params=[])
         return gast.copy_location(fn, self.function)
+
+    def _refuse_collectives(self):
+        """`lax.psum(x, 'i')` and the other collectives over a named vmap axis are not built yet: say so."""
+        for node in gast.walk(self.function):
+            if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+                    and node.func.attr in _COLLECTIVES):
+                base = self.static(node.func.value)
+                if base is None or getattr(base, "__name__", "") in ("astjax.lax", "jax.lax"):
+                    raise self.context.error(
+                        f"vmap does not implement the collective `lax.{node.func.attr}` yet (axis_name is accepted, "
+                        "but no collective over it is)", node,
+                        hint="compute the reduction over the batch outside vmap (jnp.sum(vmap(f)(xs), axis=0)).")
 
     def _size_of(self, param, spec):
         if spec.kind == ARRAY:
@@ -608,6 +621,8 @@ class BatchMode:
 
 
 _RANK_DISPATCH = frozenset({"matmul", "dot", "inner"})
+_COLLECTIVES = frozenset({"psum", "pmean", "pmax", "pmin", "all_gather", "axis_index", "ppermute", "all_to_all",
+                          "psum_scatter"})
 # Elementwise primitives that never raise (NumPy gives nan or inf instead): safe to run for every example.
 _SELECT_SAFE = frozenset({
     "add", "subtract", "multiply", "divide", "negative", "positive", "square", "sqrt", "abs", "exp", "expm1", "log",
