@@ -354,3 +354,46 @@ def test_per_example_gradients_through_tapes_and_branches(loss):
 def test_collectives_are_refused_clearly():
     with pytest.raises(astjax.errors.AstjaxError, match="collective `lax.pmean`"):
         vmap(cases.centered, axis_name="batch")(np.ones(3))
+
+
+# ------------------------------------------------------------------ the corpus, batched
+def _corpus_entries():
+    from corpus import ENTRIES
+    return [pytest.param(e, id=e.name) for e in ENTRIES]
+
+
+# vmap(grad(f)) of these refuses clearly: a per-example shape `()` is their callee's only batched argument
+_CLEAR_REFUSALS = {"recurrent_cell", "call_inside_loop"}
+
+
+@pytest.mark.parametrize("entry", _corpus_entries())
+def test_corpus_function_and_its_gradient_batched(entry):
+    """Every corpus program, and its gradient, under vmap: the loop over the batch's numbers, or a clear
+    astjax error; never a different number."""
+    import zlib
+    rng = np.random.default_rng(zlib.crc32(entry.name.encode()))
+    base = entry.make_args(rng)
+    nums = entry.argnums_tuple
+    if any(not isinstance(base[i], (np.ndarray, float)) for i in nums):
+        pytest.skip("a differentiated argument that is not an array")
+    batched = list(base)
+    for i in nums:
+        a = np.asarray(base[i], dtype=np.float64)
+        batched[i] = np.stack([a + 0.01 * k * np.cos(np.arange(a.size).reshape(a.shape) + k) for k in range(3)])
+    in_axes = tuple(0 if i in nums else None for i in range(len(base)))
+    for fn in (entry.fn, grad(entry.fn, argnums=nums[0])):
+        examples = [[batched[i][b] if i in nums else base[i] for i in range(len(base))] for b in range(3)]
+        try:
+            expected = [fn(*args) for args in examples]
+        except Exception:       # the program itself refuses these inputs
+            continue
+        if fn is not entry.fn and entry.name in _CLEAR_REFUSALS:
+            with pytest.raises(astjax.errors.AstjaxError):
+                vmap(fn, in_axes=in_axes)(*batched)
+            continue
+        actual = astjax.tree_util.tree_leaves(vmap(fn, in_axes=in_axes)(*batched))
+        leaves = [astjax.tree_util.tree_leaves(e) for e in expected]
+        assert len(actual) == len(leaves[0])
+        for j, leaf in enumerate(actual):
+            np.testing.assert_allclose(np.asarray(leaf), np.stack([np.asarray(e[j]) for e in leaves]),
+                                       rtol=1e-6, atol=1e-8, equal_nan=True)

@@ -28,6 +28,8 @@ TAPE = "tape"
 # Primitives whose result depends only on shapes: the same for every example.
 SHAPE_QUERIES = frozenset({"shape", "ndim", "size", "builtin_len", "reduced_size", "builtin_isinstance"})
 
+_TYPE_QUERIES = frozenset({"result_type", "promote_types", "dtype", "issubdtype", "type", "can_cast", "iscomplexobj",
+                           "isrealobj"})
 _ELEMENTWISE_EXTRA = frozenset({
     "less", "less_equal", "greater", "greater_equal", "equal", "not_equal", "floor_divide", "isnan", "isfinite",
     "isinf", "logical_and", "logical_or", "logical_not", "logical_xor", "floor", "ceil", "sign", "trunc",
@@ -88,6 +90,9 @@ class Batching:
     def _result_batched(self, value, app):
         if app.kind == "primitive" and app.primitive is not None and app.primitive.name in SHAPE_QUERIES:
             return False
+        if app.kind == "opaque" and getattr(app.callee, "__name__", None) in _TYPE_QUERIES and getattr(
+                app.callee, "__module__", "").split(".")[0] in ("numpy", "builtins", "astjax"):
+            return False          # a dtype is the same for every example
         if isinstance(value, gast.Attribute) and value.attr in ("shape", "ndim", "size", "dtype"):
             return False
         if isinstance(value, gast.Call) and _func_name(value) in ("Tape",):

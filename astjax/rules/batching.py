@@ -157,6 +157,8 @@ def broadcast_batch(tree, size):
     if isinstance(tree, (tuple, list)):
         items = [broadcast_batch(v, size) for v in tree]
         return type(tree)(*items) if hasattr(tree, "_fields") else type(tree)(items)
+    if tree is None:
+        return None
     value = np.asarray(tree)
     return wrap(np.broadcast_to(value, (int(size),) + value.shape))
 
@@ -164,6 +166,12 @@ def broadcast_batch(tree, size):
 def batch_size_of(tree):
     """The batch size of a batched value: the length of axis 0 of its first leaf."""
     while isinstance(tree, (tuple, list, dict)):
+        if not tree:
+            from ..errors import RuntimeRefusal
+            raise RuntimeRefusal(
+                "vmap cannot tell the batch size here: the only batched argument of this function is an empty "
+                "tuple or list (a per-example shape `()`), which carries no batch axis; pass the function an "
+                "array that carries the batch, or compute this part outside vmap")
         tree = next(iter(tree.values())) if isinstance(tree, dict) else tree[0]
     return int(np.shape(tree)[0])
 

@@ -131,7 +131,8 @@ class BatchMode:
         self.batch_size = self.namer.fresh("_B")
         body = self.function.body
         ret = body[-1]
-        prologue = [self.assign(self.batch_size, self._size_of(batched[0], spec[batched[0]]))] if batched else []
+        first = sorted(batched, key=lambda p: spec[p].kind != ARRAY)[0] if batched else None     # an array first
+        prologue = [self.assign(self.batch_size, self._size_of(first, spec[first]))] if batched else []
         reason = self._needs_whole_loop()
         if reason is not None:
             self.fell_back = reason
@@ -430,7 +431,7 @@ class BatchMode:
         if receiver is None or not self.is_batched(receiver):
             return [stmt]
         value = call.args[value_at]
-        if self.is_batched(value):
+        if self.batching.expression_batched(value):      # `push(_tape, jnp.shape(x))` pushes no batch
             return [stmt]
         out = []
         call.args[value_at] = self.batched(value, out)
@@ -469,6 +470,9 @@ class BatchMode:
             rule = generic_rule(app.primitive)
             new = rule(self, target, app) if rule is not None else None
             if new is not None:
+                if target_batched and not self.batching._result_batched(value, app):
+                    # a shape query (the same for every example) assigned to a name batched elsewhere
+                    new.append(self.assign(target, self._broadcast(_name(target), None)))
                 return new
             if rule is not None and app.primitive.name in _RANK_DISPATCH:
                 return self._rank_dispatch(stmt, target, value, app, rule)
@@ -515,6 +519,8 @@ class BatchMode:
         if isinstance(value, gast.List) and not value.elts:
             return [stmt]
         if isinstance(value, gast.Call) and _func_name(value) in ("Tape",):
+            return [stmt]
+        if isinstance(value, gast.Constant) and value.value is None:
             return [stmt]
         if isinstance(value, (gast.Tuple, gast.List)):
             out = []
