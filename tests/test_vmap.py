@@ -362,10 +362,6 @@ def _corpus_entries():
     return [pytest.param(e, id=e.name) for e in ENTRIES]
 
 
-# vmap(grad(f)) of these refuses clearly: a per-example shape `()` is their callee's only batched argument
-_CLEAR_REFUSALS = {"recurrent_cell", "call_inside_loop"}
-
-
 @pytest.mark.parametrize("entry", _corpus_entries())
 def test_corpus_function_and_its_gradient_batched(entry):
     """Every corpus program, and its gradient, under vmap: the loop over the batch's numbers, or a clear
@@ -387,13 +383,21 @@ def test_corpus_function_and_its_gradient_batched(entry):
             expected = [fn(*args) for args in examples]
         except Exception:       # the program itself refuses these inputs
             continue
-        if fn is not entry.fn and entry.name in _CLEAR_REFUSALS:
-            with pytest.raises(astjax.errors.AstjaxError):
-                vmap(fn, in_axes=in_axes)(*batched)
-            continue
         actual = astjax.tree_util.tree_leaves(vmap(fn, in_axes=in_axes)(*batched))
         leaves = [astjax.tree_util.tree_leaves(e) for e in expected]
         assert len(actual) == len(leaves[0])
         for j, leaf in enumerate(actual):
             np.testing.assert_allclose(np.asarray(leaf), np.stack([np.asarray(e[j]) for e in leaves]),
                                        rtol=1e-6, atol=1e-8, equal_nan=True)
+
+
+def test_grad_through_batched_callees():
+    """vmap's callees take the batch size by keyword; grad and vmap of vmap read those calls too."""
+    xs, w = RNG.normal(size=(4, 3)), RNG.normal(size=3)
+
+    def total(w):
+        return jnp.sum(vmap(cases.calls_helper, in_axes=(0, None))(xs, w) ** 2)
+    np.testing.assert_allclose(grad(total)(w), numeric_grad(total, w), rtol=1e-6, atol=1e-8)
+    nested = vmap(vmap(cases.calls_helper, in_axes=(0, None)), in_axes=(0, None))
+    x3 = RNG.normal(size=(2, 4, 3))
+    close(nested(x3, w), cases.calls_helper(x3, w), np.float64)

@@ -52,7 +52,7 @@ class Derivation:
                                bind_name=lambda obj, base: self._bind(namespace, obj, base, context.namer.taken))
         return self._generate(fn, wrt, make, name, prefix="jvp")
 
-    def vmap(self, fn, spec, out_none=False, name=None):
+    def vmap(self, fn, spec, out_none=False, name=None, as_callee=False):
         """Generate, clean up and compile the batched version of `fn` (transforms/vmap.py): `spec` says
         which parameters carry the batch on axis 0; every result carries it on axis 0 (except where
         `out_none` says the output is unbatched)."""
@@ -62,7 +62,8 @@ class Derivation:
         def make(context, node, names, namespace, label):
             mode = BatchMode(context, node, spec, label, self._callee_hook(namespace, context, "vmap"),
                              lambda obj, base: self._bind(namespace, obj, base, context.namer.taken),
-                             out_none=out_none, result_of=lambda callee: self.vmap_results.get(callee, (None, None)))
+                             out_none=out_none, result_of=lambda callee: self.vmap_results.get(callee, (None, None)),
+                             as_callee=as_callee)
             made.append(mode)
             return mode
         fn_out = self._generate(fn, (), make, name, prefix="vmap")
@@ -177,7 +178,7 @@ class Derivation:
                 elif kind == "jit":
                     self.primal(callee, name=label)
                 elif kind == "vmap":
-                    self.vmap(callee, mask, name=label)
+                    self.vmap(callee, mask, name=label, as_callee=True)
                 else:
                     self.forward(callee, wrt, name=label)
             except Exception as exc:

@@ -53,7 +53,7 @@ class BatchMode:
     """
 
     def __init__(self, context, function_node, spec, name, callee_vmap, bind_name, out_none=False,
-                 result_of=lambda label: (None, None)):
+                 result_of=lambda label: (None, None), as_callee=False):
         self.context = context
         self.function = function_node
         self.spec = list(spec)
@@ -64,6 +64,7 @@ class BatchMode:
         self.namer = context.namer
         self._comment = LineComments(context.source)
         self.result_kind = self.result_rank = None
+        self.as_callee = as_callee      # a callee takes the batch size from its caller (batch_size_parameter)
         self.result_of = result_of
         self.fell_back = None        # why the whole function loops over the batch, if it does
         self._helpers = {}
@@ -133,6 +134,11 @@ class BatchMode:
         ret = body[-1]
         first = sorted(batched, key=lambda p: spec[p].kind != ARRAY)[0] if batched else None     # an array first
         prologue = [self.assign(self.batch_size, self._size_of(first, spec[first]))] if batched else []
+        extra = None
+        if self.as_callee and batched:
+            extra = batch_size_parameter(self.context.source.node)
+            self.namer.reserve(extra)
+            prologue = [self.assign(self.batch_size, _name(extra))]
         reason = self._needs_whole_loop()
         if reason is not None:
             self.fell_back = reason
@@ -140,6 +146,9 @@ class BatchMode:
         else:
             new_body = prologue + self.block(body[:-1]) + self._return(ret)
         args = copy.deepcopy(self.function.args)
+        if extra is not None:       # `def vmap_g(x, w, _batch_size=None)`: its callers pass their `_B`
+            args.args.append(gast.Name(id=extra, ctx=gast.Param(), annotation=None, type_comment=None))
+            args.defaults.append(_const(None))
         fn = gast.FunctionDef(name=self.name, args=args, body=new_body, decorator_list=[], returns=None,
                               type_comment=None, type_params=[])
         return gast.copy_location(fn, self.function)
@@ -576,7 +585,13 @@ class BatchMode:
         spec = tuple(ParamSpec(self.is_batched(a), self.kind(a) if isinstance(a, gast.Name) else None,
                                self.rank(a)) for a in app.args)
         label = self.callee_vmap(app.callee, spec, stmt)
-        new = gast.Call(func=_name(label), args=copy.deepcopy(app.args), keywords=copy.deepcopy(call.keywords))
+        keywords = copy.deepcopy(call.keywords)
+        if any(s.batched for s in spec):
+            from ..frontend.parse import function_source
+            from .derivation import _callable_with_source
+            extra = batch_size_parameter(function_source(_callable_with_source(app.callee)).node)
+            keywords.append(gast.keyword(arg=extra, value=self.B))
+        new = gast.Call(func=_name(label), args=copy.deepcopy(app.args), keywords=keywords)
         return [self.assign(target, new)]
 
     # ------------------------------------------------------------ the result
@@ -624,6 +639,19 @@ class BatchMode:
             out.append(self.assign(fresh, self._broadcast(node, kind if kind == ARRAY else None)))
             return _name(fresh)
         return copy.deepcopy(node)
+
+
+def batch_size_parameter(function_node):
+    """The name of the parameter through which a batched callee receives the batch size: `_batch_size`,
+    or `_batch_size2`, ... when the function already uses that name (vmap of vmap). Caller and callee
+    both compute it from the callee's source."""
+    from ..codegen.naming import names_in
+    taken = names_in(function_node)
+    name, n = "_batch_size", 1
+    while name in taken:
+        n += 1
+        name = f"_batch_size{n}"
+    return name
 
 
 _RANK_DISPATCH = frozenset({"matmul", "dot", "inner"})
