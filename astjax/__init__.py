@@ -10,10 +10,11 @@ from .api import grad, value_and_grad, vjp, source
 from .jit import jit
 from .parallel import pmap
 from .forward import jvp, jacfwd, jacrev, hessian
+from .vmap_api import vmap
 from .devices import devices, device_put, local_devices, device_count
 from .errors import TransformError
 
 __version__ = "0.1.0"
 
-__all__ = ["errors", "rules", "Array", "Device", "grad", "value_and_grad", "vjp", "jit", "pmap", "jvp", "jacfwd", "jacrev", "hessian", "source", "devices", "device_put",
+__all__ = ["errors", "rules", "Array", "Device", "grad", "value_and_grad", "vjp", "jit", "vmap", "pmap", "jvp", "jacfwd", "jacrev", "hessian", "source", "devices", "device_put",
            "local_devices", "device_count", "custom_vjp", "custom_jvp", "numpy", "random", "tree_util", "lax", "TransformError"]

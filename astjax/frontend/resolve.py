@@ -105,14 +105,23 @@ class Resolver:
             func = self.static_value(expr.func)
             if not getattr(func, "__astjax_static_call__", False):
                 return NOT_STATIC
-            args = [self.static_value(a) for a in expr.args]
-            keywords = {k.arg: self.static_value(k.value) if not isinstance(k.value, gast.Constant)
-                        else k.value.value for k in expr.keywords}
-            args = [a.value if isinstance(e, gast.Constant) else a for a, e in zip(args, expr.args)]
+            args = [self._static_argument(a) for a in expr.args]
+            keywords = {k.arg: self._static_argument(k.value) for k in expr.keywords}
             if any(a is NOT_STATIC for a in args) or any(v is NOT_STATIC for v in keywords.values()):
                 return NOT_STATIC
             return func(*args, **keywords)
         return NOT_STATIC
+
+    def _static_argument(self, expr):
+        """An argument of a static call: a literal (`in_axes=(None, 0)`) or a static value."""
+        if isinstance(expr, gast.Constant):
+            return expr.value
+        if isinstance(expr, (gast.Tuple, gast.List)):
+            items = [self._static_argument(e) for e in expr.elts]
+            if any(i is NOT_STATIC for i in items):
+                return NOT_STATIC
+            return tuple(items) if isinstance(expr, gast.Tuple) else list(items)
+        return self.static_value(expr)
 
     def free_names(self, function_node):
         """Free names the function's body refers to, with their values."""

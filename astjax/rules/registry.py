@@ -17,7 +17,7 @@ from collections import namedtuple
 
 import gast
 
-__all__ = ["Primitive", "primitive", "defvjp", "defjvp", "deflowering", "lowering", "lookup_callable", "lookup_operator",
+__all__ = ["Primitive", "primitive", "defvjp", "defjvp", "defbatch", "deflowering", "lowering", "lookup_callable", "lookup_operator",
            "all_primitives", "parse_expression", "PRIMITIVES", "Classification", "classification"]
 
 
@@ -160,6 +160,14 @@ def defjvp(prim, *rules):
             if len(tangents) != 1:
                 raise ValueError(f"each term of {rule!r} must use exactly one tangent")
             prim.jvp[tangents.pop()[1:]] = term
+    return prim
+
+
+def defbatch(prim, rule):
+    """Give `prim` its batching rule (vmap): `rule(batcher, target, app)` returns the statements that
+    compute `target` for the whole batch, or None to let vmap loop over the batch for this statement.
+    Primitives without one use the generic rules of astjax/rules/batching.py (elementwise, reductions)."""
+    prim.batch = rule
     return prim
 
 

@@ -29,6 +29,7 @@ class Derivation:
         self.namespaces = []
         self.callees = {}          # (function, mask) -> generated name
         self.bindings = Bindings()  # what the resolved free names held when this was built
+        self.vmap_results = {}     # generated vmap callee -> (kind, per-example rank) of its result
 
     def current(self):
         """Whether every global, closure cell, `__code__` and `__defaults__` this derivation resolved
@@ -50,6 +51,26 @@ class Derivation:
                                callee_jvp=self._callee_hook(namespace, context, "jvp"),
                                bind_name=lambda obj, base: self._bind(namespace, obj, base, context.namer.taken))
         return self._generate(fn, wrt, make, name, prefix="jvp")
+
+    def vmap(self, fn, spec, out_none=False, name=None, as_callee=False):
+        """Generate, clean up and compile the batched version of `fn` (transforms/vmap.py): `spec` says
+        which parameters carry the batch on axis 0; every result carries it on axis 0 (except where
+        `out_none` says the output is unbatched)."""
+        from .vmap import BatchMode
+        made = []
+
+        def make(context, node, names, namespace, label):
+            mode = BatchMode(context, node, spec, label, self._callee_hook(namespace, context, "vmap"),
+                             lambda obj, base: self._bind(namespace, obj, base, context.namer.taken),
+                             out_none=out_none, result_of=lambda callee: self.vmap_results.get(callee, (None, None)),
+                             as_callee=as_callee)
+            made.append(mode)
+            return mode
+        fn_out = self._generate(fn, (), make, name, prefix="vmap")
+        fn_out.__astjax_vmap_fallback__ = made[-1].fell_back if made else None
+        if made:
+            self.vmap_results[fn_out.__name__] = (made[-1].result_kind, made[-1].result_rank)
+        return fn_out
 
     def primal(self, fn, name=None):
         """Normalize and clean up `fn` without differentiating it: the source jit compiles."""
@@ -158,13 +179,16 @@ class Derivation:
                     self.reverse(callee, wrt, mode="vjp", name=label)
                 elif kind == "jit":
                     self.primal(callee, name=label)
+                elif kind == "vmap":
+                    self.vmap(callee, mask, name=label, as_callee=True)
                 else:
                     self.forward(callee, wrt, name=label)
             except Exception as exc:
                 from ..errors import AstjaxError
                 if isinstance(exc, AstjaxError):
                     raise
-                raise context.error(f"could not differentiate the call to `{label.split('_', 1)[1]}`: {exc}",
+                what = "batch" if kind == "vmap" else "differentiate"
+                raise context.error(f"could not {what} the call to `{label.split('_', 1)[1]}`: {exc}",
                                     stmt) from exc
         return self.callees[key]
 
@@ -187,6 +211,10 @@ class _Unchanged:
         from ..analyses.classify import classify
         self.node.name = self.label
         for call in [n for n in gast.walk(self.node) if isinstance(n, gast.Call)]:
+            from ..frontend.resolve import NOT_STATIC
+            target = self.context.resolver.static_value(call.func)
+            if target is not NOT_STATIC and getattr(target, "__astjax_static_call__", False):
+                continue      # `vmap(f)` in `vmap(f)(x)`: evaluated when transforming; the outer call is the callee
             app = classify(call, self.context.resolver)
             local = isinstance(call.func, gast.Name) and self.context.resolver.is_local(call.func.id)
             if app.kind == "function" and not local:

@@ -841,6 +841,9 @@ def summary_of(fn):
     if (not inspect.isfunction(target) or is_library(target) or module_of(target) == "astjax"
             or lookup_callable(target) is not None):
         return None              # astjax's own runtime (tape push/pop) and primitives with rules
+    if getattr(fn, "__astjax_transform__", None) is not None:
+        # grad(f), vmap(f), ...: generated code that writes into no argument; its result may share one
+        return (frozenset(), frozenset(inspect.signature(target).parameters), True)
     code = target.__code__
     if code in _SUMMARIES:
         return _SUMMARIES[code]

@@ -1,0 +1,864 @@
+"""Batching rules (vmap): how each primitive computes a whole batch at once.
+
+A batched value holds the batch on axis 0. A rule receives the statement
+`target = prim(...)` of the per-example function and returns the statements
+that compute `target` for the whole batch, calling only primitives (so that
+`grad(vmap(f))` and `vmap(vmap(f))` transform vmap's output like any source),
+or None: then vmap loops over the batch for that statement (never a wrong
+number). Most primitives need no line here:
+
+- elementwise ones (`sin`, `+`, `where`, comparisons): the batch axis passes
+  through; a batched operand of lower per-example rank than another operand
+  gets unit axes after axis 0, so NumPy's broadcasting lines the batch axes up
+  (a per-example scalar of shape (B,) meeting an (n,) array becomes (B, 1));
+- reductions (`sum`, `mean`, `max`, `argmax`, ...): `axis` shifts by one,
+  `axis=None` becomes every axis but 0.
+
+Hand-written rules follow, registered with `defbatch`: dot and matmul become
+one matrix product (`vmap(jnp.dot, in_axes=(None, 0))` is `vectors @ matrix.T`),
+indexing with an unbatched index is `x[:, i]`, and so on. The small helpers
+below (`batch_shape`, `batch_axis`, ...) compute shapes and axes only; they are
+primitives with no derivative, like `jnp.shape`.
+
+The `bt` argument of a rule is the transformation (transforms/vmap.py): it
+says which operands are batched (`bt.is_batched`), their per-example ranks
+(`bt.rank`), gives fresh names and the batch size (`bt.B`).
+"""
+import copy
+
+import gast
+import numpy as np
+
+from .. import numpy as jnp
+from ..analyses.batching import ARRAY, is_container, is_elementwise
+from ..array import wrap
+from .registry import PRIMITIVES, defbatch, primitive
+
+__all__ = ["batch_shape", "batch_axis", "batch_permutation", "batch_index", "batch_prepend", "example_of",
+           "stack_examples", "broadcast_batch", "generic_rule"]
+
+from .nondifferentiable import INTEGER, SHAPES   # noqa: E402 (the reasons the table states)
+
+
+# ---------------------------------------------------------------- runtime helpers (shapes and axes only)
+def batch_shape(shape, *ranks):
+    """`shape` (batch first) with unit axes after the batch axis, so the per-example part has at least
+    the largest of `ranks` axes: (B, n) lifted to per-example rank 3 is (B, 1, 1, n)."""
+    shape = tuple(int(n) for n in shape)
+    missing = max([int(r) for r in ranks] + [0]) - (len(shape) - 1)
+    return shape[:1] + (1,) * max(missing, 0) + shape[1:]
+
+
+def batch_axis(axis, ndim):
+    """A per-example `axis` (None, an int or a tuple) as an axis of the batched array of `ndim` axes."""
+    if axis is None:
+        return tuple(range(1, int(ndim)))
+    if isinstance(axis, (tuple, list)):
+        return tuple(batch_axis(a, ndim) for a in axis)
+    axis = int(axis)
+    return axis + 1 if axis >= 0 else axis
+
+
+def batch_permutation(axes, ndim):
+    """The transpose permutation of a batched array for a per-example `axes` (None reverses them)."""
+    ndim = int(ndim)
+    if axes is None:
+        return (0,) + tuple(range(ndim - 1, 0, -1))
+    return (0,) + tuple(int(a) % (ndim - 1) + 1 for a in axes)
+
+
+def batch_prepend(size, shape):
+    """`(size,) + shape` for a shape given as an int or a tuple."""
+    return (int(size),) + ((int(shape),) if np.ndim(shape) == 0 else tuple(int(n) for n in shape))
+
+
+def batch_index(idx):
+    """The index of a batched array for a per-example index: `:` in front, the rest as they are.
+
+    An index with array (or int) parts separated by a slice would move NumPy's advanced-index axes to
+    the front, in front of the batch axis: that is refused, and the statement loops over the batch.
+    """
+    parts = idx if isinstance(idx, tuple) else (idx,)
+    advanced = [i for i, p in enumerate(parts) if not isinstance(p, slice) and p is not None and p is not Ellipsis]
+    if len(advanced) > 1 and advanced[-1] - advanced[0] + 1 != len(advanced):
+        raise _NotBatchable("an index whose integer or array parts are separated by a slice")
+    if any(np.asarray(p).dtype == bool for p in parts if not isinstance(p, slice) and p is not None
+           and p is not Ellipsis and np.ndim(p) > 0):
+        pass          # a boolean mask on the per-example axes keeps its place after the batch axis
+    return (slice(None),) + parts
+
+
+class _NotBatchable(ValueError):
+    pass
+
+
+def batch_take_index(idx):
+    """A batched index into an unbatched array: only integer indices pick one element per example."""
+    if np.asarray(idx).dtype.kind not in "iu":
+        raise TypeError("vmap: a batched index must be an integer array (a boolean mask selects a different "
+                        "number of elements in each example)")
+    return idx
+
+
+def batch_getitem(x, idx):
+    """`x[idx]` of a batched value whose kind vmap could not tell: a container's item, an array's `x[:, idx]`."""
+    from .helpers import TreeAdjoint
+    if isinstance(x, (tuple, list, dict, TreeAdjoint)):
+        return x[idx]
+    return x[batch_index(idx)]
+
+
+def example_of(tree, b):
+    """Example `b` of a batched tuple, list or dict (every leaf carries the batch on axis 0)."""
+    from .helpers import TreeAdjoint
+    if isinstance(tree, TreeAdjoint):
+        return TreeAdjoint({k: example_of(v, b) for k, v in tree.items.items()}, tree.fields)
+    if isinstance(tree, dict):
+        return type(tree)((k, example_of(v, b)) for k, v in tree.items())
+    if isinstance(tree, (tuple, list)):
+        items = [example_of(v, b) for v in tree]
+        return type(tree)(*items) if hasattr(tree, "_fields") else type(tree)(items)
+    return tree[b]
+
+
+def stack_examples(results):
+    """The per-example results of a statement vmap could not batch, stacked on a new axis 0
+    (containers leaf by leaf)."""
+    from .helpers import TreeAdjoint
+    first = results[0] if results else None
+    if isinstance(first, TreeAdjoint) or (any(isinstance(r, TreeAdjoint) for r in results)):
+        keys = {k for r in results if isinstance(r, TreeAdjoint) for k in r.items}
+        fields = next(r.fields for r in results if isinstance(r, TreeAdjoint))
+        return TreeAdjoint({k: stack_examples([_zero_for(r, k, results) for r in results]) for k in keys}, fields)
+    if isinstance(first, dict):
+        return type(first)((k, stack_examples([r[k] for r in results])) for k in first)
+    if isinstance(first, (tuple, list)):
+        items = [stack_examples([r[i] for r in results]) for i in range(len(first))]
+        return type(first)(*items) if hasattr(first, "_fields") else type(first)(items)
+    return wrap(np.stack([np.asarray(r) for r in results]))
+
+
+def _zero_for(result, key, results):
+    """Item `key` of one example's adjoint tree; zeros shaped like another example's item where it has none."""
+    from .helpers import TreeAdjoint
+    if isinstance(result, TreeAdjoint) and key in result.items:
+        return result.items[key]
+    like = next(r.items[key] for r in results if isinstance(r, TreeAdjoint) and key in r.items)
+    return np.zeros_like(np.asarray(like)) if not isinstance(like, (TreeAdjoint, tuple, list, dict)) else like * 0
+
+
+def broadcast_batch(tree, size):
+    """An unbatched value (array, or every leaf of a container) repeated along a new axis 0 of `size`."""
+    from .helpers import TreeAdjoint
+    if isinstance(tree, TreeAdjoint):
+        return TreeAdjoint({k: broadcast_batch(v, size) for k, v in tree.items.items()}, tree.fields)
+    if isinstance(tree, dict):
+        return type(tree)((k, broadcast_batch(v, size)) for k, v in tree.items())
+    if isinstance(tree, (tuple, list)):
+        items = [broadcast_batch(v, size) for v in tree]
+        return type(tree)(*items) if hasattr(tree, "_fields") else type(tree)(items)
+    if tree is None:
+        return None
+    value = np.asarray(tree)
+    return wrap(np.broadcast_to(value, (int(size),) + value.shape))
+
+
+def batch_size_of(tree):
+    """The batch size of a batched value: the length of axis 0 of its first leaf."""
+    while isinstance(tree, (tuple, list, dict)):
+        if not tree:
+            from ..errors import RuntimeRefusal
+            raise RuntimeRefusal(
+                "vmap cannot tell the batch size here: the only batched argument of this function is an empty "
+                "tuple or list (a per-example shape `()`), which carries no batch axis; pass the function an "
+                "array that carries the batch, or compute this part outside vmap")
+        tree = next(iter(tree.values())) if isinstance(tree, dict) else tree[0]
+    return int(np.shape(tree)[0])
+
+
+for _fn in (batch_shape, batch_axis, batch_permutation, batch_prepend, batch_index, batch_size_of):
+    primitive(_fn.__name__, _fn, operands=(), differentiable=False, reason=SHAPES)
+primitive("batch_take_index", batch_take_index, operands=(), differentiable=False, reason=INTEGER)
+# example_of, stack_examples and broadcast_batch carry values (not only shapes) and have no derivative
+# rules: they count as library code, so a transformation that meets them refuses at that line instead of
+# transforming their source (grad of a vmap that looped over the batch of tuples).
+for _fn in (example_of, stack_examples, broadcast_batch, batch_getitem):
+    _fn.__module__ = "astjax.lax"
+HELPERS = {f.__name__: f for f in (batch_shape, batch_axis, batch_permutation, batch_prepend, batch_index,
+                                    batch_take_index, batch_size_of, batch_getitem, example_of, stack_examples, broadcast_batch)}
+
+
+# ---------------------------------------------------------------- node helpers
+def _name(identifier):
+    return gast.Name(id=identifier, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def _const(value):
+    return gast.Constant(value=value, kind=None)
+
+
+def _call(func, *args, **keywords):
+    if isinstance(func, str):
+        parts = func.split(".")
+        node = _name(parts[0])
+        for attr in parts[1:]:
+            node = gast.Attribute(value=node, attr=attr, ctx=gast.Load())
+        func = node
+    return gast.Call(func=func, args=list(args), keywords=[gast.keyword(arg=k, value=v) for k, v in keywords.items()])
+
+
+def _tuple(*elts):
+    return gast.Tuple(elts=list(elts), ctx=gast.Load())
+
+
+def _is_const(node, *values):
+    return isinstance(node, gast.Constant) and any(node.value is v or (type(node.value) is type(v) and node.value == v)
+                                                   for v in values)
+
+
+def _static_int(node):
+    if isinstance(node, gast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and _static_int(node.operand) is not None:
+        return -_static_int(node.operand)
+    return None
+
+
+def _shift(axis_node, bt, array):
+    """A per-example axis argument as the batched array's axis (statically when it is written as a literal)."""
+    k = _static_int(axis_node)
+    if k is not None:
+        return _const(k + 1 if k >= 0 else k)
+    if isinstance(axis_node, gast.Tuple) and all(_static_int(e) is not None for e in axis_node.elts):
+        return _tuple(*[_const(_static_int(e) + 1 if _static_int(e) >= 0 else _static_int(e)) for e in axis_node.elts])
+    if _is_const(axis_node, None) and bt.rank(array) is not None:
+        return _tuple(*[_const(i) for i in range(1, bt.rank(array) + 1)])
+    return _call(bt.helper(batch_axis), copy.deepcopy(axis_node), _call("jnp.ndim", copy.deepcopy(array)))
+
+
+def _rebuild(app, bt, replace, keep_defaults=True):
+    """The statement's call written through `jnp.<name>` with bound arguments replaced by `replace`."""
+    prim = app.primitive
+    impl_name = getattr(jnp, prim.name, None)
+    if impl_name is not prim.impl:
+        return None
+    params = list(prim.signature.parameters.values())
+    args, keywords = [], {}
+    for p in params:
+        if p.name not in app.bound:
+            continue
+        node = replace.get(p.name, app.bound[p.name])
+        if p.kind is p.VAR_POSITIONAL:
+            return None
+        if p.default is not p.empty and _is_const(node, p.default) and p.name not in replace:
+            continue
+        if p.kind is p.POSITIONAL_ONLY or (not keywords and p.default is p.empty):
+            args.append(copy.deepcopy(node))
+        else:
+            keywords[p.name] = copy.deepcopy(node)
+    return _call(f"jnp.{prim.name}", *args, **keywords)
+
+
+# ---------------------------------------------------------------- generic rules
+def elementwise_rule(bt, target, app):
+    """The batch axis passes through; batched operands of lower per-example rank get unit axes after it."""
+    from .registry import INTEGER_PARAMETERS
+    prim = app.primitive
+    bound = app.bound or {}
+    arrays = [k for k in bound if k not in INTEGER_PARAMETERS and k not in ("decimals", "out", "like")]
+    if any(bt.is_batched(n) for k, n in bound.items() if k not in arrays):
+        return None         # a batched dtype or axis: loop over the batch
+    if any(is_container(bt.kind(bound[k])) for k in arrays):
+        if prim.name == "add":       # adjoints of containers (TreeAdjoint) add item by item
+            return [bt.assign(target, copy.deepcopy(app.node))]
+        return None
+    if any(not isinstance(bound[k], (gast.Name, gast.Constant)) for k in arrays if bt.is_batched(bound[k])):
+        return None
+    value = copy.deepcopy(app.node)
+    if isinstance(value, gast.Call):
+        func = bt.static(value.func)
+        if func is not prim.impl and func not in (getattr(np, prim.name, None),):
+            if getattr(jnp, prim.name, None) is not prim.impl:
+                return None     # math.sin, float(): no array version under this name
+            value.func = _call(f"jnp.{prim.name}").func
+    operands = [bound[k] for k in arrays if not _is_const(bound[k], None) and not (
+        isinstance(bound[k], gast.Constant) and isinstance(bound[k].value, (int, float, bool)))]
+    out = []
+    if len(operands) > 1:
+        ranks = [bt.rank(n) for n in operands]
+        renamed = {}
+        for node, rank in zip(operands, ranks):
+            if not bt.is_batched(node) or not isinstance(node, gast.Name) or node.id in renamed:
+                continue
+            others = [(o, r) for o, r in zip(operands, ranks) if o is not node]
+            if rank is not None and all(r is not None for _, r in others):
+                missing = max([r for _, r in others] + [rank]) - rank
+                if missing == 0:
+                    continue
+                lifted = _call("jnp.expand_dims", _name(node.id), _tuple(*[_const(i) for i in range(1, missing + 1)]))
+            else:
+                others_rank = [_call("jnp.ndim", copy.deepcopy(o)) if not bt.is_batched(o) else gast.BinOp(
+                    left=_call("jnp.ndim", copy.deepcopy(o)), op=gast.Sub(), right=_const(1)) for o, _ in others]
+                lifted = _call("jnp.reshape", _name(node.id), _call(bt.helper(batch_shape), _call(
+                    "jnp.shape", _name(node.id)), *others_rank))
+            fresh = bt.fresh(f"{node.id}_")
+            out.append(bt.assign(fresh, lifted))
+            renamed[node.id] = fresh
+        value = _Rename(renamed).visit(value)
+    out.append(bt.assign(target, value))
+    return out
+
+
+class _Rename(gast.NodeTransformer):
+    def __init__(self, names):
+        self.names = names
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, gast.Load) and node.id in self.names:
+            return _name(self.names[node.id])
+        return node
+
+
+_REDUCTIONS = {"sum", "mean", "prod", "max", "min", "var", "std", "all", "any", "argmax", "argmin", "cumsum",
+               "cumprod"}
+_FLATTENING = {"argmax", "argmin", "cumsum", "cumprod"}      # axis=None means the flattened array
+
+
+def reduction_rule(bt, target, app):
+    """`axis` shifts past the batch axis; axis=None reduces every axis but the batch axis."""
+    prim = app.primitive
+    bound = dict(app.bound)
+    array = bound.get("a")
+    if not isinstance(array, gast.Name) or not bt.is_batched(array):
+        return None
+    if any(bt.is_batched(n) for k, n in bound.items() if k != "a"):
+        return None
+    for k in ("where", "out", "initial"):
+        if k in bound and not _is_const(bound[k], None):
+            if not (k == "initial" and isinstance(bound[k], gast.Constant)):
+                return None
+    axis = bound.get("axis", _const(None))
+    out = []
+    if _is_const(axis, None) and prim.name in _FLATTENING:
+        if _is_const(bound.get("keepdims", _const(False)), True):
+            return None
+        flat = bt.fresh(f"{array.id}_flat")
+        out.append(bt.assign(flat, _call("jnp.reshape", copy.deepcopy(array), _tuple(bt.B, _const(-1)))))
+        array, new_axis = _name(flat), _const(1)
+    else:
+        new_axis = _shift(axis, bt, array)
+    call = _rebuild(app, bt, {"a": array, "axis": new_axis})
+    if call is None:
+        return None
+    out.append(bt.assign(target, call))
+    return out
+
+
+def generic_rule(prim):
+    """The rule vmap uses for `prim`: its own, else the elementwise or reduction rule, else None."""
+    if prim.batch is not None:
+        return prim.batch
+    if is_elementwise(prim):
+        return elementwise_rule
+    if prim.name in _REDUCTIONS:
+        return reduction_rule
+    return None
+
+
+# ---------------------------------------------------------------- products
+def _align(bt, out, node, to_rank, rank):
+    """`node` (batched) with unit axes after the batch axis up to per-example rank `to_rank`."""
+    if to_rank <= rank:
+        return node
+    fresh = bt.fresh(f"{node.id}_")
+    out.append(bt.assign(fresh, _call("jnp.expand_dims", copy.deepcopy(node),
+                                      _tuple(*[_const(i) for i in range(1, to_rank - rank + 1)]))))
+    return _name(fresh)
+
+
+def _product(bt, target, x1, x2, kind):
+    """`target = x1 @ x2` (kind "matmul") or `jnp.dot(x1, x2)` (kind "dot") over the batch, as one product."""
+    b1, b2 = bt.is_batched(x1), bt.is_batched(x2)
+    r1, r2 = bt.rank(x1), bt.rank(x2)
+    if r1 is None or r2 is None or not isinstance(x1, (gast.Name, gast.Constant)) or not isinstance(
+            x2, (gast.Name, gast.Constant)):
+        return None
+    if r1 == 0 or r2 == 0:
+        if kind == "matmul":
+            return None
+        return [bt.assign(target, gast.BinOp(left=copy.deepcopy(x1), op=gast.Mult(), right=copy.deepcopy(x2)))]
+    if kind == "dot" and (r1 > 2 or r2 > 2):
+        return None                 # dot's N-d contraction differs from matmul's batching
+    out = []
+
+    def mm(a, b):
+        return gast.BinOp(left=copy.deepcopy(a), op=gast.MatMult(), right=copy.deepcopy(b))
+
+    if b1 and not b2:
+        if r2 > 2:
+            if r1 == 1:
+                return None
+            x1 = _align(bt, out, x1, r2, r1)
+        out.append(bt.assign(target, mm(x1, x2)))
+        return out
+    if b2 and not b1:
+        if r2 == 1:
+            if r1 == 1:
+                out.append(bt.assign(target, mm(x2, x1)))
+            elif r1 == 2:      # (matrix @ vectors.T).T: NumPy's fastest layout for this product
+                product = bt.fresh("_product")
+                out.append(bt.assign(product, mm(x1, _call("jnp.transpose", copy.deepcopy(x2)))))
+                out.append(bt.assign(target, _call("jnp.transpose", _name(product))))
+            else:
+                return None
+            return out
+        if r1 > r2:
+            x2 = _align(bt, out, x2, r1, r2)
+        out.append(bt.assign(target, mm(x1, x2)))
+        return out
+    # both batched
+    if r1 == 1 and r2 == 1:
+        product = bt.fresh("_product")
+        out.append(bt.assign(product, gast.BinOp(left=copy.deepcopy(x1), op=gast.Mult(), right=copy.deepcopy(x2))))
+        out.append(bt.assign(target, _call("jnp.sum", _name(product), axis=_const(-1))))
+        return out
+    squeeze = None
+    if r1 == 1:
+        fresh = bt.fresh(f"{x1.id}_row")
+        out.append(bt.assign(fresh, _call("jnp.expand_dims", copy.deepcopy(x1), _const(-2))))
+        x1, r1, squeeze = _name(fresh), 2, -2
+    elif r2 == 1:
+        fresh = bt.fresh(f"{x2.id}_column")
+        out.append(bt.assign(fresh, _call("jnp.expand_dims", copy.deepcopy(x2), _const(-1))))
+        x2, r2, squeeze = _name(fresh), 2, -1
+    x1 = _align(bt, out, x1, r2, r1)
+    x2 = _align(bt, out, x2, r1, r2)
+    if squeeze is None:
+        out.append(bt.assign(target, mm(x1, x2)))
+    else:
+        fresh = bt.fresh("_product")
+        out.append(bt.assign(fresh, mm(x1, x2)))
+        out.append(bt.assign(target, _call("jnp.squeeze", _name(fresh), _const(squeeze))))
+    return out
+
+
+def _matmul_rule(bt, target, app):
+    b = app.bound
+    if not _is_const(b.get("precision", _const(None)), None) or not _is_const(
+            b.get("preferred_element_type", _const(None)), None):
+        return None
+    return _product(bt, target, b["x1"], b["x2"], "matmul")
+
+
+def _dot_rule(bt, target, app):
+    b = app.bound
+    if not _is_const(b.get("precision", _const(None)), None) or not _is_const(
+            b.get("preferred_element_type", _const(None)), None):
+        return None
+    return _product(bt, target, b["a"], b["b"], "dot")
+
+
+def _inner_rule(bt, target, app):
+    a, b = app.bound["a"], app.bound["b"]
+    ra, rb = bt.rank(a), bt.rank(b)
+    if ra is None or rb is None or ra == 0 or rb == 0:
+        return None
+    if bt.is_batched(a) and not bt.is_batched(b):
+        return [bt.assign(target, _call("jnp.inner", copy.deepcopy(a), copy.deepcopy(b)))]
+    if bt.is_batched(b) and not bt.is_batched(a) and ra == 1:
+        return [bt.assign(target, _call("jnp.inner", copy.deepcopy(b), copy.deepcopy(a)))]
+    if ra == 1 and rb == 1:
+        return _product(bt, target, a, b, "dot")
+    return None
+
+
+def _outer_rule(bt, target, app):
+    a, b = app.bound["a"], app.bound["b"]
+    out = []
+    parts = []
+    for node, axis in ((a, 2), (b, 1)):
+        if bt.is_batched(node):
+            flat = bt.fresh("_flat")
+            out.append(bt.assign(flat, _call("jnp.reshape", copy.deepcopy(node), _tuple(bt.B, _const(-1)))))
+            column = bt.fresh("_flat")
+            out.append(bt.assign(column, _call("jnp.expand_dims", _name(flat), _const(axis))))
+            parts.append(_name(column))
+        else:
+            flat = bt.fresh("_flat")
+            out.append(bt.assign(flat, _call("jnp.ravel", copy.deepcopy(node))))
+            if axis == 2:
+                column = bt.fresh("_flat")
+                out.append(bt.assign(column, _call("jnp.expand_dims", _name(flat), _const(1))))
+                flat = column
+            parts.append(_name(flat))
+    out.append(bt.assign(target, gast.BinOp(left=parts[0], op=gast.Mult(), right=parts[1])))
+    return out
+
+
+# ---------------------------------------------------------------- shapes and structure
+def _only_first_batched(bt, app, first):
+    return bt.is_batched(app.bound[first]) and not any(
+        bt.is_batched(n) for k, n in app.bound.items() if k != first)
+
+
+def _shape_rule(bt, target, app):
+    """A shape query of a batched array answers for one example: the same for all of them."""
+    prim = app.primitive
+    if isinstance(app.node, gast.Attribute):          # x.shape, x.ndim, x.size
+        x, attr = app.node.value, app.node.attr
+    else:
+        if not app.bound or not bt.is_batched(next(iter(app.bound.values()))):
+            return None
+        x, attr = next(iter(app.bound.values())), prim.name
+    if bt.kind(x) not in (ARRAY,) and bt.kind(x) is not None:
+        return [bt.assign(target, copy.deepcopy(app.node))] if prim.name == "builtin_len" else None
+    if attr == "shape":
+        value = gast.Subscript(value=_call("jnp.shape", copy.deepcopy(x)), slice=gast.Slice(
+            lower=_const(1), upper=None, step=None), ctx=gast.Load())
+    elif attr == "ndim":
+        value = gast.BinOp(left=_call("jnp.ndim", copy.deepcopy(x)), op=gast.Sub(), right=_const(1))
+    elif attr == "size" and _is_const((app.bound or {}).get("axis", _const(None)), None):
+        value = gast.BinOp(left=_call("jnp.size", copy.deepcopy(x)), op=gast.FloorDiv(), right=bt.B)
+    elif attr == "size":
+        value = _call("jnp.size", copy.deepcopy(x), _shift(app.bound["axis"], bt, x))
+    elif attr == "dtype":
+        return [bt.assign(target, copy.deepcopy(app.node))]
+    elif attr == "builtin_len":
+        if bt.kind(x) is None:
+            return None
+        value = gast.Subscript(value=_call("jnp.shape", copy.deepcopy(x)), slice=_const(1), ctx=gast.Load())
+    else:
+        return None
+    return [bt.assign(target, value)]
+
+
+def _reduced_size_rule(bt, target, app):
+    b = app.bound
+    if not _only_first_batched(bt, app, "x") or not all(_is_const(b.get(k, _const(None)), None)
+                                                       for k in ("where", "correction")):
+        return None
+    return [bt.assign(target, _call("reduced_size", copy.deepcopy(b["x"]), _shift(b.get("axis", _const(None)), bt, b["x"]),
+                                    copy.deepcopy(b.get("ddof", _const(0)))))]
+
+
+def _axes_rule(*params, none=None):
+    """Structural primitives whose axis parameters shift past the batch axis."""
+    def rule(bt, target, app):
+        first = app.primitive.operands[0]
+        if not _only_first_batched(bt, app, first):
+            return None
+        replace = {}
+        for p in params:
+            node = app.bound.get(p, _const(None))
+            if _is_const(node, None):
+                if none == "refuse":
+                    return None
+                if none == "all":
+                    replace[p] = _shift(node, bt, app.bound[first])
+                continue
+            replace[p] = _shift(node, bt, app.bound[first])
+        call = _rebuild(app, bt, replace)
+        return None if call is None else [bt.assign(target, call)]
+    return rule
+
+
+def _transpose_rule(bt, target, app):
+    a = app.bound["a"]
+    if not _only_first_batched(bt, app, "a"):
+        return None
+    axes = app.bound.get("axes", _const(None))
+    if bt.rank(a) is not None and (_is_const(axes, None) or isinstance(axes, gast.Tuple)):
+        r = bt.rank(a)
+        if _is_const(axes, None):
+            perm = (0,) + tuple(range(r, 0, -1))
+        elif all(_static_int(e) is not None for e in axes.elts):
+            perm = (0,) + tuple(_static_int(e) % r + 1 for e in axes.elts)
+        else:
+            perm = None
+        if perm is not None:
+            return [bt.assign(target, _call("jnp.transpose", copy.deepcopy(a), _tuple(*[_const(i) for i in perm])))]
+    return [bt.assign(target, _call("jnp.transpose", copy.deepcopy(a), _call(
+        bt.helper(batch_permutation), copy.deepcopy(axes), _call("jnp.ndim", copy.deepcopy(a)))))]
+
+
+def _reshape_rule(bt, target, app):
+    b = app.bound
+    if not _only_first_batched(bt, app, "a") or not _is_const(b.get("order", _const("C")), "C"):
+        return None
+    shape = b.get("shape")
+    if _is_const(shape, None):
+        shape = b.get("newshape")
+    if isinstance(shape, gast.Tuple):
+        new = _tuple(bt.B, *copy.deepcopy(shape.elts))
+    elif _static_int(shape) is not None:
+        new = _tuple(bt.B, _const(_static_int(shape)))
+    else:
+        new = _call(bt.helper(batch_prepend), bt.B, copy.deepcopy(shape))
+    return [bt.assign(target, _call("jnp.reshape", copy.deepcopy(b["a"]), new))]
+
+
+def _ravel_rule(bt, target, app):
+    if not _only_first_batched(bt, app, "a") or not _is_const(app.bound.get("order", _const("C")), "C"):
+        return None
+    return [bt.assign(target, _call("jnp.reshape", copy.deepcopy(app.bound["a"]), _tuple(bt.B, _const(-1))))]
+
+
+def _sequence_rule(bt, target, app):
+    """stack / concatenate: unbatched items are broadcast, the axis shifts."""
+    prim = app.primitive
+    seq = app.bound[prim.sequence_operand]
+    axis = app.bound.get("axis", _const(0))
+    if bt.is_batched(axis) or _is_const(axis, None):
+        return None
+    out = []
+    if isinstance(seq, (gast.List, gast.Tuple)):
+        items = []
+        for element in seq.elts:
+            if not isinstance(element, (gast.Name, gast.Constant)):
+                return None
+            items.append(bt.batched(element, out))
+        seq = gast.List(elts=items, ctx=gast.Load())
+    elif not (isinstance(seq, gast.Name) and bt.is_batched(seq)):
+        return None
+    shifted = _static_int(axis)
+    new_axis = _const(shifted + 1 if shifted >= 0 else shifted) if shifted is not None else _call(
+        bt.helper(batch_axis), copy.deepcopy(axis), _const(2 ** 20))
+    if shifted is None:
+        return None
+    out.append(bt.assign(target, _call(f"jnp.{prim.name}", seq, axis=new_axis)))
+    return out
+
+
+def _getitem_rule(bt, target, app):
+    x, idx = app.bound["x"], app.bound["idx"]
+    kind = bt.kind(x)
+    if kind is not None and kind != ARRAY:          # a tuple, list, dict or tape: its items carry the batch
+        if bt.is_batched(idx):
+            return None
+        return [bt.assign(target, copy.deepcopy(app.node))]
+    if not bt.is_batched(idx):
+        if not isinstance(x, gast.Name):
+            return None
+        if kind is None and bt.is_batched(x):      # an array or a container: told apart when it runs
+            from ..codegen.templates import index_expression
+            return [bt.assign(target, _call(bt.helper(batch_getitem), copy.deepcopy(x),
+                                            index_expression(copy.deepcopy(idx))))]
+        parts = idx.elts if isinstance(idx, gast.Tuple) else [idx]
+        static = all(isinstance(p, (gast.Slice, gast.Constant)) for p in parts)
+        if static:
+            new = _tuple(gast.Slice(lower=None, upper=None, step=None), *copy.deepcopy(parts))
+        else:
+            from ..codegen.templates import index_expression
+            new = _call(bt.helper(batch_index), index_expression(copy.deepcopy(idx)))
+        return [bt.assign(target, gast.Subscript(value=copy.deepcopy(x), slice=new, ctx=gast.Load()))]
+    if not isinstance(idx, gast.Name):
+        return None
+    if not bt.is_batched(x):
+        return [bt.assign(target, gast.Subscript(value=copy.deepcopy(x), slice=_call(
+            bt.helper(batch_take_index), copy.deepcopy(idx)), ctx=gast.Load()))]
+    if bt.rank(idx) == 0:
+        return [bt.assign(target, gast.Subscript(value=copy.deepcopy(x), slice=_tuple(
+            _call("jnp.arange", bt.B), _call(bt.helper(batch_take_index), copy.deepcopy(idx))), ctx=gast.Load()))]
+    return None
+
+
+def _at_rule(bt, target, app):
+    """x.at[idx].set(v) with an unbatched index: the batched index puts `:` first; v lines up with x[idx]."""
+    x, idx, v = app.bound["x"], app.bound["idx"], app.bound.get("v")
+    if bt.is_batched(idx) or not isinstance(x, gast.Name) or (v is not None and not isinstance(
+            v, (gast.Name, gast.Constant))):
+        return None
+    from ..codegen.templates import index_expression
+    out = []
+    x = bt.batched(x, out)
+    index = bt.fresh("_index")
+    parts = idx.elts if isinstance(idx, gast.Tuple) else [idx]
+    if all(isinstance(p, (gast.Slice, gast.Constant)) for p in parts):
+        out.append(bt.assign(index, index_expression(_tuple(gast.Slice(lower=None, upper=None, step=None),
+                                                            *copy.deepcopy(parts)))))
+    else:
+        out.append(bt.assign(index, _call(bt.helper(batch_index), index_expression(copy.deepcopy(idx)))))
+    from ..analyses.batching import _index_rank
+    part_rank = _index_rank(bt.rank(app.bound["x"]), idx, bt.batching)
+    if v is not None and bt.is_batched(v) and part_rank is not None and bt.rank(v) is not None:
+        if part_rank > bt.rank(v):
+            v = _align(bt, out, v, part_rank, bt.rank(v))
+    elif v is not None and bt.is_batched(v):
+        part = bt.fresh("_part")
+        out.append(bt.assign(part, gast.Subscript(value=copy.deepcopy(x), slice=_name(index), ctx=gast.Load())))
+        fresh = bt.fresh(f"{v.id}_")
+        out.append(bt.assign(fresh, _call("jnp.reshape", copy.deepcopy(v), _call(
+            bt.helper(batch_shape), _call("jnp.shape", copy.deepcopy(v)),
+            gast.BinOp(left=_call("jnp.ndim", _name(part)), op=gast.Sub(), right=_const(1))))))
+        v = _name(fresh)
+    args = [x, _name(index)] + ([copy.deepcopy(v)] if v is not None else [])
+    out.append(bt.assign(target, _call(app.primitive.name, *args)))
+    return out
+
+
+def _dynamic_slice_rule(bt, target, app):
+    b = app.bound
+    if not _only_first_batched(bt, app, "operand"):
+        return None
+    starts, sizes = b["start_indices"], b["slice_sizes"]
+    new_starts = _call(bt.helper(batch_prepend), _const(0), copy.deepcopy(starts))
+    new_sizes = _call(bt.helper(batch_prepend), bt.B, copy.deepcopy(sizes))
+    return [bt.assign(target, _call("lax.dynamic_slice", copy.deepcopy(b["operand"]), new_starts, new_sizes))]
+
+
+def _broadcast_to_rule(bt, target, app):
+    b = app.bound
+    if not _only_first_batched(bt, app, "array") or not isinstance(b["array"], gast.Name):
+        return None
+    shape = b["shape"]
+    out = []
+    fresh = bt.fresh(f"{b['array'].id}_")
+    rank = _call("len", copy.deepcopy(shape)) if not _static_int(shape) is not None else _const(1)
+    out.append(bt.assign(fresh, _call("jnp.reshape", copy.deepcopy(b["array"]), _call(
+        bt.helper(batch_shape), _call("jnp.shape", copy.deepcopy(b["array"])), rank))))
+    out.append(bt.assign(target, _call("jnp.broadcast_to", _name(fresh), _call(bt.helper(batch_prepend), bt.B,
+                                                                               copy.deepcopy(shape)))))
+    return out
+
+
+def _unbroadcast_rule(bt, target, app):
+    """unbroadcast(g, x): sum g down to x's per-example shape, the batch axis kept."""
+    g, x = app.bound["g"], app.bound["x"]
+    if not isinstance(g, (gast.Name, gast.Constant)) or not isinstance(x, gast.Name):
+        return None
+    if is_container(bt.kind(x)) or (isinstance(g, gast.Name) and is_container(bt.kind(g))):
+        return None
+    out = []
+    rg, rx = bt.rank(g), bt.rank(x)
+    if rg is not None and rx is not None and bt.is_batched(g):
+        if rg > rx:           # per-example leading axes that x lacks: summed first
+            summed = bt.fresh(f"{g.id}_sum")
+            out.append(bt.assign(summed, _call("jnp.sum", copy.deepcopy(g), axis=_tuple(
+                *[_const(i) for i in range(1, rg - rx + 1)]))))
+            g = _name(summed)
+        elif rg < rx:
+            g = _align(bt, out, g, rx, rg)
+        if bt.is_batched(x):
+            out.append(bt.assign(target, _call("unbroadcast", copy.deepcopy(g), copy.deepcopy(x))))
+        else:
+            out.append(bt.assign(target, _call("unbroadcast_to", copy.deepcopy(g), gast.BinOp(
+                left=_tuple(bt.B), op=gast.Add(), right=_call("jnp.shape", copy.deepcopy(x))))))
+        return out
+    g = bt.batched(g, out)
+    x = bt.batched(x, out)
+    aligned = bt.fresh(f"{g.id}_")
+    out.append(bt.assign(aligned, _call("jnp.reshape", copy.deepcopy(g), _call(
+        bt.helper(batch_shape), _call("jnp.shape", copy.deepcopy(g)),
+        gast.BinOp(left=_call("jnp.ndim", copy.deepcopy(x)), op=gast.Sub(), right=_const(1))))))
+    lifted = bt.fresh("_shape")
+    out.append(bt.assign(lifted, _call(bt.helper(batch_shape), _call("jnp.shape", copy.deepcopy(x)), gast.BinOp(
+        left=_call("jnp.ndim", _name(aligned)), op=gast.Sub(), right=_const(1)))))
+    summed = bt.fresh("_summed")
+    out.append(bt.assign(summed, _call("unbroadcast_to", _name(aligned), _name(lifted))))
+    out.append(bt.assign(target, _call("jnp.reshape", _name(summed), _call("jnp.shape", copy.deepcopy(x)))))
+    return out
+
+
+def _unreduce_rule(bt, target, app):
+    b = app.bound
+    g, x = b["g"], b["x"]
+    if not _is_const(b.get("where", _const(None)), None) or bt.is_batched(b.get("axis", _const(None))):
+        return None
+    if not isinstance(x, gast.Name) or not isinstance(g, (gast.Name, gast.Constant)):
+        return None
+    out = []
+    keep = _is_const(b.get("keepdims", _const(False)), True)
+    if not bt.is_batched(g) and bt.is_batched(x) and (keep or _is_const(b.get("axis", _const(None)), None)):
+        return [bt.assign(target, _call("unreduce", copy.deepcopy(g), copy.deepcopy(x)))]   # g broadcasts as it is
+    g = bt.batched(g, out)
+    x = bt.batched(x, out)
+    axis = _shift(b.get("axis", _const(None)), bt, x)
+    keepdims = copy.deepcopy(b.get("keepdims", _const(False)))
+    out.append(bt.assign(target, _call("unreduce", g, x, axis, keepdims)))
+    return out
+
+
+def _index_adjoint_rule(bt, target, app):
+    b = app.bound
+    x, idx, g = b["x"], b["idx"], b["g"]
+    if is_container(bt.kind(x)) and not bt.is_batched(idx) and isinstance(g, gast.Name):
+        out = []        # an adjoint tree: its items carry the batch
+        return out + [bt.assign(target, _call("index_adjoint", copy.deepcopy(x), copy.deepcopy(idx),
+                                              bt.batched(g, out)))]
+    if bt.is_batched(idx) or not isinstance(x, gast.Name) or bt.kind(x) != ARRAY:
+        return None
+    from ..codegen.templates import index_expression
+    out = []
+    x = bt.batched(x, out)
+    if isinstance(g, gast.Name):
+        g = bt.batched(g, out)
+    elif not isinstance(g, gast.Constant):
+        return None
+    new_index = _call(bt.helper(batch_index), index_expression(copy.deepcopy(idx)))
+    out.append(bt.assign(target, _call("index_adjoint", x, new_index, copy.deepcopy(g))))
+    return out
+
+
+def _to_float_rule(bt, target, app):
+    """`float(x)` of a batched x: the helper that keeps each example's value and dtype (float() of a
+    batch would fail, or for a batch of one silently drop the batch axis)."""
+    from .helpers import to_float
+    x = app.bound["x"]
+    if not isinstance(x, gast.Name) or bt.kind(x) != ARRAY:
+        return None
+    return [bt.assign(target, _call(bt.helper(to_float), copy.deepcopy(x)))]
+
+
+def _where_rule(bt, target, app):
+    """jnp.where(c, a, b) is elementwise; the one-argument form (indices) loops over the batch."""
+    if any(_is_const(app.bound.get(k, _const(None)), None) for k in ("x1", "x2")):
+        return None
+    return elementwise_rule(bt, target, app)
+
+
+def _unchanged_rule(bt, target, app):
+    """The result has the shape of its first operand and reads nothing else per example."""
+    return [bt.assign(target, copy.deepcopy(app.node))]
+
+
+def _array_only_rule(bt, target, app):
+    """zero_like(x) of an array: the same call; of a container (an adjoint tree): example by example."""
+    first = next(iter(app.bound.values()), None)
+    if bt.kind(first) != ARRAY:
+        return None
+    return [bt.assign(target, copy.deepcopy(app.node))]
+
+
+def _result_like_rule(bt, target, app):
+    """zeros_like(a) and friends: batched when `a` is, and the same call gives it."""
+    if any(k in app.bound and not _is_const(app.bound[k], None) for k in ("shape",)):
+        return None
+    return [bt.assign(target, copy.deepcopy(app.node))]
+
+
+def _push_like(bt, target, app):
+    return None
+
+
+def _register():
+    rules = {
+        "matmul": _matmul_rule, "dot": _dot_rule, "inner": _inner_rule, "outer": _outer_rule,
+        "shape": _shape_rule, "ndim": _shape_rule, "size": _shape_rule, "builtin_len": _shape_rule,
+        "reduced_size": _reduced_size_rule,
+        "transpose": _transpose_rule, "reshape": _reshape_rule, "ravel": _ravel_rule,
+        "moveaxis": _axes_rule("source", "destination"), "swapaxes": _axes_rule("axis1", "axis2"),
+        "expand_dims": _axes_rule("axis"), "squeeze": _axes_rule("axis", none="refuse"),
+        "flip": _axes_rule("axis", none="all"),
+        "stack": _sequence_rule, "concatenate": _sequence_rule,
+        "getitem": _getitem_rule, "at_set": _at_rule, "at_add": _at_rule, "at_multiply": _at_rule,
+        "dynamic_slice": _dynamic_slice_rule, "broadcast_to": _broadcast_to_rule,
+        "unbroadcast": _unbroadcast_rule, "unreduce": _unreduce_rule, "index_adjoint": _index_adjoint_rule,
+        "zero_like": _array_only_rule, "to_float": _to_float_rule, "where": _where_rule, "astype": _unchanged_rule, "copy": _unchanged_rule,
+        "zeros_like": _result_like_rule, "ones_like": _result_like_rule, "empty_like": _result_like_rule,
+    }
+    for name, rule in rules.items():
+        if name in PRIMITIVES:
+            defbatch(PRIMITIVES[name], rule)
+
+
+_register()

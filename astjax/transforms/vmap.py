@@ -1,0 +1,715 @@
+"""vmap by source transformation: the normalized function rewritten to compute a whole batch.
+
+Each statement whose operands carry the batch axis (analyses/batching.py) is
+replaced by its primitive's batching rule (rules/batching.py); statements on
+unbatched values stay as they are, and so does control flow on unbatched
+values. Where no rule applies, the statement loops over the batch:
+
+    _results1 = []
+    for _b1 in range(_B):
+        _results1.append(opaque(x[_b1], w))
+    y = jnp.stack(_results1)
+
+and where the control flow itself depends on a batched value (an `if` on a
+batched predicate, a batched trip count) the whole function loops over the
+batch, calling the function once per example. Never a wrong number: a value
+vmap cannot place is computed example by example.
+
+Conventions of the generated function: every batched parameter and result
+carries the batch on axis 0 (the API moves `in_axes` / `out_axes`), `_B` is the
+batch size, and an unbatched value assigned to a batched name is broadcast.
+"""
+import copy
+
+import gast
+
+from ..analyses.batching import ARRAY, TAPE, Batching
+from ..analyses.classify import classify
+from ..codegen.templates import LineComments, comment, is_marker
+from ..rules.batching import HELPERS, generic_rule
+from ..rules.registry import PRIMITIVES
+
+__all__ = ["BatchMode", "ParamSpec"]
+
+
+class ParamSpec(tuple):
+    """(batched, kind, rank) of one parameter: kind is "array", a tuple of kinds, or None (unknown)."""
+
+    def __new__(cls, batched, kind=None, rank=None):
+        return super().__new__(cls, (bool(batched), kind, rank))
+
+    batched = property(lambda self: self[0])
+    kind = property(lambda self: self[1])
+    rank = property(lambda self: self[2])
+
+
+class BatchMode:
+    """The batched version of one normalized function.
+
+    spec: one ParamSpec per parameter (missing ones are unbatched).
+    out_none: for the main function, the outputs that out_axes leaves unbatched: True (all), or a
+        tuple of booleans (one per item of a returned tuple), else False.
+    callee_vmap(callee, spec, stmt) -> (generated name, kind of its result)
+    """
+
+    def __init__(self, context, function_node, spec, name, callee_vmap, bind_name, out_none=False,
+                 result_of=lambda label: (None, None), as_callee=False):
+        self.context = context
+        self.function = function_node
+        self.spec = list(spec)
+        self.name = name
+        self.callee_vmap = callee_vmap
+        self.bind_name = bind_name
+        self.out_none = out_none
+        self.namer = context.namer
+        self._comment = LineComments(context.source)
+        self.result_kind = self.result_rank = None
+        self.as_callee = as_callee      # a callee takes the batch size from its caller (batch_size_parameter)
+        self.result_of = result_of
+        self.fell_back = None        # why the whole function loops over the batch, if it does
+        self._helpers = {}
+        self._rank_override = {}
+
+    # ------------------------------------------------------------ the interface rules use
+    def is_batched(self, node):
+        return node is not None and self.batching.is_batched(node)
+
+    def rank(self, node):
+        if isinstance(node, gast.Name) and node.id in self._rank_override:
+            return self._rank_override[node.id]
+        return self.batching.rank(node)
+
+    def kind(self, node):
+        return self.batching.kind(node)
+
+    def fresh(self, base):
+        return self.namer.fresh(base)
+
+    @property
+    def B(self):
+        return _name(self.batch_size)
+
+    def helper(self, fn):
+        """A name for a helper of rules/batching.py in the generated namespace."""
+        if fn not in self._helpers:
+            self._helpers[fn] = self.bind_name(fn, fn.__name__)
+        return _name(self._helpers[fn])
+
+    def static(self, node):
+        from ..frontend.resolve import NOT_STATIC
+        value = self.context.resolver.static_value(node)
+        return None if value is NOT_STATIC else value
+
+    def assign(self, target, value):
+        return gast.Assign(targets=[gast.Name(id=target, ctx=gast.Store(), annotation=None, type_comment=None)],
+                           value=value, type_comment=None)
+
+    def batched(self, node, out):
+        """`node` with the batch axis: itself if batched, else broadcast (the statement appended to `out`)."""
+        if isinstance(node, gast.Name) and self.is_batched(node):
+            return _name(node.id)
+        fresh = self.fresh(f"{node.id}_" if isinstance(node, gast.Name) else "_c")
+        out.append(self.assign(fresh, self._broadcast(node, self.kind(node))))
+        return _name(fresh)
+
+    def _broadcast(self, node, kind):
+        if kind == ARRAY:
+            return _call("jnp.broadcast_to", copy.deepcopy(node), gast.BinOp(
+                left=gast.Tuple(elts=[self.B], ctx=gast.Load()), op=gast.Add(),
+                right=_call("jnp.shape", copy.deepcopy(node))))
+        return _call(self.helper(HELPERS["broadcast_batch"]), copy.deepcopy(node), self.B)
+
+    # ------------------------------------------------------------ the function
+    def transform(self):
+        self._refuse_collectives()
+        params = [a.id for a in self.function.args.args]
+        spec = {p: (self.spec[i] if i < len(self.spec) else ParamSpec(False)) for i, p in enumerate(params)}
+        batched = [p for p in params if spec[p].batched]
+        kinds = {p: s.kind for p, s in spec.items() if s.kind is not None}
+        ranks = {p: s.rank for p, s in spec.items() if s.rank is not None}
+        self.batching = Batching(self.function, self.context.resolver, batched, kinds, ranks,
+                                 callee_kind=self._callee_result)
+        self.batch_size = self.namer.fresh("_B")
+        body = self.function.body
+        ret = body[-1]
+        first = sorted(batched, key=lambda p: spec[p].kind != ARRAY)[0] if batched else None     # an array first
+        prologue = [self.assign(self.batch_size, self._size_of(first, spec[first]))] if batched else []
+        extra = None
+        if self.as_callee and batched:
+            extra = batch_size_parameter(self.context.source.node)
+            self.namer.reserve(extra)
+            prologue = [self.assign(self.batch_size, _name(extra))]
+        reason = self._needs_whole_loop()
+        if reason is not None:
+            self.fell_back = reason
+            new_body = prologue + self._whole_loop(params, spec, ret)
+        else:
+            new_body = prologue + self.block(body[:-1]) + self._return(ret)
+        args = copy.deepcopy(self.function.args)
+        if extra is not None:       # `def vmap_g(x, w, _batch_size=None)`: its callers pass their `_B`
+            args.args.append(gast.Name(id=extra, ctx=gast.Param(), annotation=None, type_comment=None))
+            args.defaults.append(_const(None))
+        fn = gast.FunctionDef(name=self.name, args=args, body=new_body, decorator_list=[], returns=None,
+                              type_comment=None, type_params=[])
+        return gast.copy_location(fn, self.function)
+
+    def _refuse_collectives(self):
+        """`lax.psum(x, 'i')` and the other collectives over a named vmap axis are not built yet: say so."""
+        for node in gast.walk(self.function):
+            if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+                    and node.func.attr in _COLLECTIVES):
+                base = self.static(node.func.value)
+                if base is None or getattr(base, "__name__", "") in ("astjax.lax", "jax.lax"):
+                    raise self.context.error(
+                        f"vmap does not implement the collective `lax.{node.func.attr}` yet (axis_name is accepted, "
+                        "but no collective over it is)", node,
+                        hint="compute the reduction over the batch outside vmap (jnp.sum(vmap(f)(xs), axis=0)).")
+
+    def _size_of(self, param, spec):
+        if spec.kind == ARRAY:
+            return gast.Subscript(value=_call("jnp.shape", _name(param)), slice=_const(0), ctx=gast.Load())
+        return _call(self.helper(HELPERS["batch_size_of"]), _name(param))
+
+    def _needs_whole_loop(self):
+        self.selects = set()
+        control = None
+        for node in self.batching.compound:
+            if self.batching._batched_control(node):
+                if isinstance(node, gast.If) and self._selectable(node):
+                    self.selects.add(id(node))
+                    continue
+                if isinstance(node, gast.While) and self._maskable(node):
+                    self.selects.add(id(node))
+                    continue
+                control = node
+                break
+        if control is not None:
+            kind = {gast.If: "an `if`", gast.While: "a `while` loop", gast.For: "a `for` loop",
+                    gast.Assert: "an `assert`"}[type(control)]
+            return f"{kind} depends on a batched value (line {getattr(control, 'lineno', '?')})"
+        from ..optimize.effects import MUTATING_METHODS
+        for _, value, _ in self.batching.assignments:     # `y = xs.pop()`: one example at a time would
+            if (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)   # change copies
+                    and value.func.attr in MUTATING_METHODS and isinstance(value.func.value, gast.Name)
+                    and self.is_batched(value.func.value)):
+                return f"`.{value.func.attr}()` changes a batched value in place"
+        for stmt in self.batching.effects:
+            call = stmt.value
+            if is_marker(stmt) or _func_name(call) in ("push", "append"):
+                continue
+            if any(self.is_batched(a) for a in list(call.args) + [k.value for k in call.keywords]) or (
+                    isinstance(call.func, gast.Attribute) and self.is_batched(call.func.value)):
+                return "a call whose result is not used reads a batched value"
+        return None
+
+    def _whole_loop(self, params, spec, ret):
+        """The function called once per example; the results stacked on axis 0."""
+        b = self.fresh("_b")
+        fn = self.bind_name(self.context.source.fn, f"{self.context.source.name.strip('_') or 'f'}_example")
+        args = []
+        for p in params:
+            if not spec[p].batched:
+                args.append(_name(p))
+            elif spec[p].kind == ARRAY:
+                args.append(gast.Subscript(value=_name(p), slice=_name(b), ctx=gast.Load()))
+            else:
+                args.append(_call(self.helper(HELPERS["example_of"]), _name(p), _name(b)))
+        if self.out_none:
+            raise self.context.error("vmap with out_axes=None needs an output that does not depend on the batch, "
+                                     f"and astjax loops over the batch here because {self.fell_back}", ret,
+                                     hint="give the output a mapped axis (out_axes=0), or move the batched "
+                                          "control flow out of the function.")
+        value = ret.value
+        items = value.elts if isinstance(value, gast.Tuple) else None
+        arrays = (self.kind(value) == ARRAY) if items is None else all(
+            isinstance(e, gast.Constant) or self.kind(e) == ARRAY for e in items)
+        example = self.fresh("_example")
+        body = [self.assign(example, _call(_name(fn), *args))]
+        stmts = [comment(f"vmap runs the function once per example: {self.fell_back}")]
+        if arrays:         # stacked with jnp.stack, which every transformation has rules for
+            lists = [self.fresh("_results") for _ in (items if items is not None else [value])]
+            for i, results in enumerate(lists):
+                item = _name(example) if items is None else gast.Subscript(value=_name(example), slice=_const(i),
+                                                                           ctx=gast.Load())
+                body.append(gast.Expr(value=_call(gast.Attribute(value=_name(results), attr="append",
+                                                                 ctx=gast.Load()), item)))
+                stmts.append(self.assign(results, gast.List(elts=[], ctx=gast.Load())))
+            outs = [_call("jnp.stack", _name(r)) for r in lists]
+            result = outs[0] if items is None else gast.Tuple(elts=outs, ctx=gast.Load())
+        else:
+            results = self.fresh("_results")
+            body.append(gast.Expr(value=_call(gast.Attribute(value=_name(results), attr="append", ctx=gast.Load()),
+                                              _name(example))))
+            stmts.append(self.assign(results, gast.List(elts=[], ctx=gast.Load())))
+            result = _call(self.helper(HELPERS["stack_examples"]), _name(results))
+        stmts.append(gast.For(target=gast.Name(id=b, ctx=gast.Store(), annotation=None, type_comment=None),
+                              iter=_call("range", self.B), body=body, orelse=[], type_comment=None))
+        out = self.fresh("_out")
+        stmts.append(self.assign(out, result))
+        stmts.append(gast.copy_location(gast.Return(value=_name(out)), ret))
+        return stmts
+
+    # ------------------------------------------------------------ statements
+    def block(self, stmts):
+        out = []
+        for stmt in stmts:
+            out.extend(self.statement(stmt))
+        return out
+
+    def statement(self, stmt):
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+            new = self.assignment(stmt, stmt.targets[0].id, stmt.value)
+            return [gast.copy_location(s, stmt) for s in self._comment(stmt) + new] if new != [stmt] else new
+        if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
+            return self.effect(stmt)
+        if isinstance(stmt, gast.If) and id(stmt) in self.selects:
+            return self._select(stmt)
+        if isinstance(stmt, gast.While) and id(stmt) in self.selects:
+            return self._masked_while(stmt)
+        if isinstance(stmt, gast.If):
+            stmt.body = self.block(stmt.body) or [gast.Pass()]
+            stmt.orelse = self.block(stmt.orelse)
+            return [stmt]
+        if isinstance(stmt, (gast.For, gast.While)):
+            stmt.body = self.block(stmt.body) or [gast.Pass()]
+            stmt.orelse = self.block(stmt.orelse)
+            return [stmt]
+        if isinstance(stmt, gast.Assign):
+            raise self.context.error("vmap cannot batch an assignment to this target", stmt,
+                                     hint="assign to a plain name.")
+        return [stmt]
+
+    # ------------------------------------------------------------ `if` on a batched test as a select
+    def _selectable(self, node):
+        """An `if` on a per-example scalar whose branches only assign elementwise results that cannot raise:
+        both branches may run for every example and `jnp.where` picks. Anything else loops over the batch."""
+        if not isinstance(node.test, gast.Name) or self.rank(node.test) != 0:
+            return False
+        assigned, ranks = {}, {}
+        for branch in (node.body, node.orelse):
+            for stmt in branch:
+                if is_marker(stmt) or isinstance(stmt, gast.Pass):
+                    continue
+                if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)):
+                    return False
+                value = stmt.value
+                if isinstance(value, (gast.Name, gast.Constant)):
+                    pass
+                else:
+                    app = classify(value, self.context.resolver)
+                    if isinstance(value, gast.Compare) and len(value.ops) == 1 and app.primitive is not None:
+                        app.bound = {"x1": value.left, "x2": value.comparators[0]}
+                    if app.kind != "primitive" or app.primitive is None or app.primitive.name not in _SELECT_SAFE:
+                        return False
+                    if any(not isinstance(n, (gast.Name, gast.Constant)) for n in (app.bound or {}).values()):
+                        return False
+                assigned.setdefault(stmt.targets[0].id, set()).add(id(branch))
+                from ..analyses.batching import classify_with_operands
+                _, rank = self.batching._kind_rank(value, classify_with_operands(value, self.context.resolver))
+                ranks.setdefault(stmt.targets[0].id, set()).add(rank)
+        before = self._defined_before(node)
+        for name, branches in assigned.items():
+            if len(branches) == 1:
+                ranks[name].add(self.rank(_name(name)))
+            if None in ranks[name] or len(ranks[name]) > 1:
+                return False     # a per-example shape that depends on the branch: jnp.where would hide it
+        return all(len(branches) == 2 or name in before for name, branches in assigned.items())
+
+    # ------------------------------------------------------------ `while` on a batched test, masked
+    def _maskable(self, node):
+        """A `while` on a per-example scalar whose body only assigns elementwise results that cannot raise:
+        it runs while any example is still looping, and `jnp.where` keeps the values of those that are done.
+        A name first bound inside the loop must be written before it is read and not read after the loop."""
+        if not isinstance(node.test, gast.Name) or self.rank(node.test) != 0 or node.orelse:
+            return False
+        before = self._defined_before(node)
+        written = set()
+        for stmt in node.body:
+            if is_marker(stmt) or isinstance(stmt, gast.Pass):
+                continue
+            if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)):
+                return False
+            if not self._safe_value(stmt.value):
+                return False
+            reads = {n.id for n in gast.walk(stmt.value) if isinstance(n, gast.Name)}
+            if any(r not in before and r not in written and r in self.batching.batched for r in reads):
+                return False
+            written.add(stmt.targets[0].id)
+        local = written - before
+        inside = {id(n) for stmt in node.body for n in gast.walk(stmt)}
+        outside_reads = {n.id for n in gast.walk(self.function) if isinstance(n, gast.Name)
+                         and isinstance(n.ctx, gast.Load) and id(n) not in inside}
+        return not (local & outside_reads) and node.test.id in written
+
+    def _safe_value(self, value):
+        if isinstance(value, (gast.Name, gast.Constant)):
+            return True
+        app = classify(value, self.context.resolver)
+        if isinstance(value, gast.Compare) and len(value.ops) == 1 and app.primitive is not None:
+            app.bound = {"x1": value.left, "x2": value.comparators[0]}
+        if app.kind != "primitive" or app.primitive is None or app.primitive.name not in _SELECT_SAFE:
+            return False
+        return all(isinstance(n, (gast.Name, gast.Constant)) for n in (app.bound or {}).values())
+
+    def _masked_while(self, node):
+        """`while jnp.any(c)`: each step computes every example and keeps the new values where c held."""
+        before = self._defined_before(node)
+        active = self.fresh("_active")
+        self.batching.batched.add(active)
+        self.batching.ranks[active], self.batching.kinds[active] = 0, ARRAY
+        body = [self.assign(active, _name(node.test.id))]
+        from ..analyses.batching import classify_with_operands
+        from ..analyses.classify import Application
+        from ..rules.batching import elementwise_rule
+        for stmt in node.body:
+            if not isinstance(stmt, gast.Assign):
+                continue
+            target = stmt.targets[0].id
+            if target not in before:          # a temporary of this step: no example reads it later
+                body.extend(gast.copy_location(s, stmt) for s in self.statement(stmt))
+                continue
+            fresh = self.fresh(f"{target}_step")
+            value = stmt.value
+            if self.is_batched(value):
+                self.batching.batched.add(fresh)
+            kind, rank = self.batching._kind_rank(value, classify_with_operands(value, self.context.resolver))
+            self.batching.ranks[fresh], self.batching.kinds[fresh] = rank, ARRAY
+            new = self.assignment(gast.Assign(targets=[gast.Name(id=fresh, ctx=gast.Store(), annotation=None,
+                                                                 type_comment=None)], value=value, type_comment=None),
+                                  fresh, value)
+            call = _call("jnp.where", _name(active), _name(fresh), _name(target))
+            app = Application("primitive", call, primitive=PRIMITIVES["where"],
+                              bound={"condition": call.args[0], "x1": call.args[1], "x2": call.args[2]})
+            body.extend(gast.copy_location(s, stmt) for s in self._comment(stmt) + new + elementwise_rule(
+                self, target, app))
+        loop = gast.While(test=_call("jnp.any", _name(node.test.id)), body=body, orelse=[])
+        return [gast.copy_location(loop, node)]
+
+    def _defined_before(self, node):
+        names = {a.id for a in self.function.args.args}
+        for stmt in _walk_statements(self.function.body):
+            if stmt is node:
+                return names
+            if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+                names.add(stmt.targets[0].id)
+        return names
+
+    def _select(self, node):
+        """Both branches, their results renamed, then `v = jnp.where(test, v_then, v_else)` per variable."""
+        out = self._comment(node)
+        versions = []
+        order = []
+        for branch, suffix in ((node.body, "then"), (node.orelse, "else")):
+            renamed = {}
+            for stmt in branch:
+                if not isinstance(stmt, gast.Assign):
+                    continue
+                target = stmt.targets[0].id
+                fresh = self.fresh(f"{target}_{suffix}")
+                value = _Renamer(renamed).visit(copy.deepcopy(stmt.value))
+                if self.is_batched(value):
+                    self.batching.batched.add(fresh)
+                from ..analyses.batching import classify_with_operands
+                kind, rank = self.batching._kind_rank(value, classify_with_operands(value, self.context.resolver))
+                self.batching.ranks[fresh], self.batching.kinds[fresh] = rank, ARRAY
+                out.extend(self.assignment(gast.Assign(targets=[gast.Name(id=fresh, ctx=gast.Store(), annotation=None,
+                                                                          type_comment=None)],
+                                                       value=value, type_comment=None), fresh, value))
+                renamed[target] = fresh
+                if target not in order:
+                    order.append(target)
+            versions.append(renamed)
+        from ..analyses.classify import Application
+        from ..rules.batching import elementwise_rule
+        for target in order:
+            chosen = [_name(v.get(target, target)) for v in versions]
+            call = _call("jnp.where", _name(node.test.id), *chosen)
+            app = Application("primitive", call, primitive=PRIMITIVES["where"],
+                              bound={"condition": call.args[0], "x1": call.args[1], "x2": call.args[2]})
+            out.extend(elementwise_rule(self, target, app))
+        return [gast.copy_location(s, node) for s in out]
+
+    def effect(self, stmt):
+        call = stmt.value
+        name = _func_name(call)
+        receiver = None
+        if name == "push" and len(call.args) == 2 and isinstance(call.args[0], gast.Name):
+            receiver, value_at = call.args[0], 1
+        elif name == "append" and isinstance(call.func, gast.Attribute) and isinstance(call.func.value, gast.Name):
+            receiver, value_at = call.func.value, 0
+        if receiver is None or not self.is_batched(receiver):
+            return [stmt]
+        value = call.args[value_at]
+        if self.batching.expression_batched(value):      # `push(_tape, jnp.shape(x))` pushes no batch
+            return [stmt]
+        out = []
+        call.args[value_at] = self.batched(value, out)
+        return out + [stmt]
+
+    def assignment(self, stmt, target, value):
+        target_batched = target in self.batching.batched
+        if not self.is_batched(value):
+            if not target_batched:
+                return [stmt]
+            return self._broadcast_assignment(stmt, target, value)
+        if isinstance(value, gast.Name):
+            return [stmt]
+        if isinstance(value, (gast.Tuple, gast.List)):
+            out = []
+            elts = [self.batched(e, out) if isinstance(e, (gast.Name, gast.Constant)) else None for e in value.elts]
+            if None in elts:
+                return self.loop_statement(stmt, target, value)
+            out.append(self.assign(target, type(value)(elts=elts, ctx=gast.Load())))
+            return out
+        if isinstance(value, gast.Dict):
+            out = []
+            values = [self.batched(v, out) if isinstance(v, (gast.Name, gast.Constant)) else None for v in value.values]
+            if None in values or any(k is None or self.is_batched(k) for k in value.keys):
+                return self.loop_statement(stmt, target, value)
+            out.append(self.assign(target, gast.Dict(keys=copy.deepcopy(value.keys), values=values)))
+            return out
+        app = classify(value, self.context.resolver)
+        if isinstance(value, gast.Compare) and len(value.ops) == 1 and app.primitive is not None:
+            app.bound = {"x1": value.left, "x2": value.comparators[0]}
+        if app.kind == "function":
+            return self._callee(stmt, target, app)
+        if app.kind == "primitive" and app.primitive is not None:
+            if app.primitive.name == "pop":
+                return [stmt]
+            rule = generic_rule(app.primitive)
+            new = rule(self, target, app) if rule is not None else None
+            if new is not None:
+                if target_batched and not self.batching._result_batched(value, app):
+                    # a shape query (the same for every example) assigned to a name batched elsewhere
+                    new.append(self.assign(target, self._broadcast(_name(target), None)))
+                return new
+            if rule is not None and app.primitive.name in _RANK_DISPATCH:
+                return self._rank_dispatch(stmt, target, value, app, rule)
+        return self.loop_statement(stmt, target, value)
+
+    def _rank_dispatch(self, stmt, target, value, app, rule):
+        """Operands of unknown rank (the source is batched before any argument is seen): one branch per
+        rank the rule handles, chosen at run time on unbatched facts (`jnp.ndim`), else the loop."""
+        operands = [app.bound[k] for k in app.primitive.operands if isinstance(app.bound.get(k), gast.Name)]
+        unknown = [o for o in operands if self.rank(o) is None]
+        if not unknown or len(unknown) > 2:
+            return self.loop_statement(stmt, target, value)
+        branches = []
+        for ranks in _combinations(len(unknown), (1, 2)):
+            self._rank_override = {o.id: r for o, r in zip(unknown, ranks)}
+            try:
+                new = rule(self, target, app)
+            finally:
+                self._rank_override = {}
+            if new is None:
+                continue
+            tests = [gast.Compare(left=_call("jnp.ndim", _name(o.id)), ops=[gast.Eq()],
+                                  comparators=[_const(r + (1 if self.is_batched(o) else 0))])
+                     for o, r in zip(unknown, ranks)]
+            test = tests[0] if len(tests) == 1 else gast.BoolOp(op=gast.And(), values=tests)
+            branches.append((test, new))
+        merged = []           # branches that write the same code share one test: `a or b`
+        for test, body in branches:
+            text = [gast.dump(s) for s in body]
+            if merged and merged[-1][2] == text:
+                previous = merged[-1][0]
+                values = previous.values if isinstance(previous, gast.BoolOp) and isinstance(
+                    previous.op, gast.Or) else [previous]
+                merged[-1] = (gast.BoolOp(op=gast.Or(), values=values + [test]), merged[-1][1], text)
+            else:
+                merged.append((test, body, text))
+        orelse = self.loop_statement(stmt, target, value)
+        for test, body, _ in reversed(merged):
+            orelse = [gast.If(test=test, body=body, orelse=orelse)]
+        return orelse
+
+    def _broadcast_assignment(self, stmt, target, value):
+        """An unbatched value assigned to a name that is batched elsewhere: broadcast it."""
+        if isinstance(value, gast.List) and not value.elts:
+            return [stmt]
+        if isinstance(value, gast.Call) and _func_name(value) in ("Tape",):
+            return [stmt]
+        if isinstance(value, gast.Constant) and value.value is None:
+            return [stmt]
+        if isinstance(value, (gast.Tuple, gast.List)):
+            out = []
+            elts = [self.batched(e, out) if isinstance(e, (gast.Name, gast.Constant)) else None for e in value.elts]
+            if None not in elts:
+                return out + [self.assign(target, type(value)(elts=elts, ctx=gast.Load()))]
+        kind = self.batching.kinds.get(target)
+        return [stmt, self.assign(target, self._broadcast(_name(target), kind if kind == ARRAY else None))]
+
+    def loop_statement(self, stmt, target, value):
+        """`target = value` computed example by example: the fallback that is never wrong."""
+        if target not in self.batching.batched:      # a shape query: every example gives the same answer
+            return [self.assign(target, self._per_example(value, _const(0)))]
+        results, b = self.fresh("_results"), self.fresh("_b")
+        loop = gast.For(target=gast.Name(id=b, ctx=gast.Store(), annotation=None, type_comment=None),
+                        iter=_call("range", self.B), body=[gast.Expr(value=_call(
+                            gast.Attribute(value=_name(results), attr="append", ctx=gast.Load()),
+                            self._per_example(value, _name(b))))], orelse=[], type_comment=None)
+        app = classify(value, self.context.resolver)
+        array_result = app.kind == "primitive" and app.primitive is not None and self.batching.kinds.get(
+            target) == ARRAY
+        stack = _call("jnp.stack", _name(results)) if array_result else _call(
+            self.helper(HELPERS["stack_examples"]), _name(results))
+        return [self.assign(results, gast.List(elts=[], ctx=gast.Load())), loop, self.assign(target, stack)]
+
+    def _per_example(self, value, b):
+        mode = self
+
+        class Pick(gast.NodeTransformer):
+            def visit_Name(self, node):
+                if isinstance(node.ctx, gast.Load) and node.id in mode.batching.batched:
+                    if mode.batching.kinds.get(node.id) == ARRAY:
+                        return gast.Subscript(value=_name(node.id), slice=copy.deepcopy(b), ctx=gast.Load())
+                    return _call(mode.helper(HELPERS["example_of"]), _name(node.id), copy.deepcopy(b))
+                return node
+        return Pick().visit(copy.deepcopy(value))
+
+    def _callee_result(self, app, analysis):
+        """(kind, rank) of what a batched call of a user function returns (its callee is built now)."""
+        if not any(analysis.is_batched(a) for a in app.args) or any(
+                analysis.is_batched(k.value) for k in app.node.keywords) or any(
+                not isinstance(a, (gast.Name, gast.Constant)) and analysis.is_batched(a) for a in app.args):
+            return None, None
+        spec = tuple(ParamSpec(analysis.is_batched(a), analysis.kind(a) if isinstance(a, gast.Name) else None,
+                               analysis.rank(a)) for a in app.args)
+        return self.result_of(self.callee_vmap(app.callee, spec, app.node))
+
+    def _callee(self, stmt, target, app):
+        call = app.node
+        if any(self.is_batched(k.value) for k in call.keywords) or any(
+                not isinstance(a, (gast.Name, gast.Constant)) and self.is_batched(a) for a in app.args):
+            return self.loop_statement(stmt, target, call)
+        spec = tuple(ParamSpec(self.is_batched(a), self.kind(a) if isinstance(a, gast.Name) else None,
+                               self.rank(a)) for a in app.args)
+        label = self.callee_vmap(app.callee, spec, stmt)
+        keywords = copy.deepcopy(call.keywords)
+        if any(s.batched for s in spec):
+            from ..frontend.parse import function_source
+            from .derivation import _callable_with_source
+            extra = batch_size_parameter(function_source(_callable_with_source(app.callee)).node)
+            keywords.append(gast.keyword(arg=extra, value=self.B))
+        new = gast.Call(func=_name(label), args=copy.deepcopy(app.args), keywords=keywords)
+        return [self.assign(target, new)]
+
+    # ------------------------------------------------------------ the result
+    def _return(self, ret):
+        value = ret.value
+        out = []
+        if isinstance(value, gast.Tuple) and isinstance(self.out_none, tuple):
+            if len(self.out_none) != len(value.elts):
+                raise self.context.error(f"vmap out_axes has {len(self.out_none)} entries but the function returns "
+                                         f"{len(value.elts)} values", ret)
+            elts = [self._output(e, none, out, ret) for e, none in zip(value.elts, self.out_none)]
+            new = gast.Tuple(elts=elts, ctx=gast.Load())
+        elif isinstance(self.out_none, tuple):
+            raise self.context.error("vmap out_axes is a tuple, but the function does not return a tuple literal",
+                                     ret, hint="return a tuple (return a, b) or pass one out_axes for all outputs.")
+        elif isinstance(value, (gast.Tuple, gast.List)) and not self.out_none:
+            new = type(value)(elts=[self._output(e, False, out, ret) for e in value.elts], ctx=gast.Load())
+        else:
+            new = self._output(value, bool(self.out_none), out, ret)
+        if isinstance(value, gast.Name):
+            self.result_kind, self.result_rank = self.kind(value), self.rank(value)
+        elif isinstance(value, (gast.Tuple, gast.List)):
+            self.result_kind = self.kind(value)
+        return out + [gast.copy_location(gast.Return(value=new), ret)]
+
+    def _output(self, node, none, out, ret):
+        if none:
+            if self.is_batched(node):
+                raise self.context.error(
+                    "vmap has mapped output but out_axes is None: this output depends on the batched inputs",
+                    ret, hint="use out_axes=0 for it, or return a value that does not depend on the batch.")
+            return copy.deepcopy(node)
+        if isinstance(node, (gast.Tuple, gast.List)):
+            return type(node)(elts=[self._output(e, False, out, ret) for e in node.elts], ctx=gast.Load())
+        if isinstance(node, gast.Dict):
+            return gast.Dict(keys=copy.deepcopy(node.keys), values=[self._output(v, False, out, ret)
+                                                                     for v in node.values])
+        if isinstance(node, gast.Constant) and node.value is None:
+            return copy.deepcopy(node)
+        if isinstance(node, gast.Name) and self.is_batched(node):
+            return _name(node.id)
+        if isinstance(node, (gast.Name, gast.Constant)):
+            kind = self.kind(node)
+            fresh = self.fresh("_out")
+            out.append(self.assign(fresh, self._broadcast(node, kind if kind == ARRAY else None)))
+            return _name(fresh)
+        return copy.deepcopy(node)
+
+
+def batch_size_parameter(function_node):
+    """The name of the parameter through which a batched callee receives the batch size: `_batch_size`,
+    or `_batch_size2`, ... when the function already uses that name (vmap of vmap). Caller and callee
+    both compute it from the callee's source."""
+    from ..codegen.naming import names_in
+    taken = names_in(function_node)
+    name, n = "_batch_size", 1
+    while name in taken:
+        n += 1
+        name = f"_batch_size{n}"
+    return name
+
+
+_RANK_DISPATCH = frozenset({"matmul", "dot", "inner"})
+_COLLECTIVES = frozenset({"psum", "pmean", "pmax", "pmin", "all_gather", "axis_index", "ppermute", "all_to_all",
+                          "psum_scatter"})
+# Elementwise primitives that never raise (NumPy gives nan or inf instead): safe to run for every example.
+_SELECT_SAFE = frozenset({
+    "add", "subtract", "multiply", "divide", "negative", "positive", "square", "sqrt", "abs", "exp", "expm1", "log",
+    "log1p", "sin", "cos", "tan", "sinh", "cosh", "tanh", "arctan", "arcsin", "arccos", "maximum", "minimum",
+    "where", "clip", "less", "less_equal", "greater", "greater_equal", "equal", "not_equal", "sign", "floor",
+    "ceil", "logical_and", "logical_or", "logical_not", "isnan", "isfinite"})
+
+
+class _Renamer(gast.NodeTransformer):
+    def __init__(self, names):
+        self.names = names
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, gast.Load) and node.id in self.names:
+            return _name(self.names[node.id])
+        return node
+
+
+def _walk_statements(stmts):
+    for stmt in stmts:
+        yield stmt
+        for field in ("body", "orelse"):
+            yield from _walk_statements(getattr(stmt, field, None) or [])
+
+
+def _combinations(count, values):
+    if count == 0:
+        return [()]
+    return [(v,) + rest for v in values for rest in _combinations(count - 1, values)]
+
+
+def _name(identifier):
+    return gast.Name(id=identifier, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def _const(value):
+    return gast.Constant(value=value, kind=None)
+
+
+def _call(func, *args):
+    if isinstance(func, str):
+        parts = func.split(".")
+        node = _name(parts[0])
+        for attr in parts[1:]:
+            node = gast.Attribute(value=node, attr=attr, ctx=gast.Load())
+        func = node
+    return gast.Call(func=func, args=list(args), keywords=[])
+
+
+def _func_name(call):
+    func = call.func
+    if isinstance(func, gast.Name):
+        return func.id
+    if isinstance(func, gast.Attribute):
+        return func.attr
+    return None

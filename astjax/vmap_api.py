@@ -1,0 +1,365 @@
+"""astjax.vmap: a function's batched version, written as Python source.
+
+`vmap(f, in_axes, out_axes)` returns a function that moves each mapped
+argument's axis to the front, checks the batch sizes agree, calls the
+generated `vmap_f` (transforms/vmap.py: the source of f rewritten to compute a
+whole batch; `astjax.source` prints it) and moves axis 0 of each output to its
+out_axes. The generated source depends on which arguments are mapped and on
+their ranks, so it is built once per such signature. The generated function is
+itself a function with source: `grad(vmap(f))`, `vmap(vmap(f))` and
+`jit(vmap(f))` transform it like any other.
+"""
+import functools
+import inspect
+import weakref
+
+import numpy as np
+
+from . import tree_util
+from .analyses.batching import ARRAY
+from .arguments import check_callable, name_of, split_callable
+from .array import wrap
+from .errors import api_boundary
+from .jit.api import compiled_version
+from .transforms.derivation import Derivation
+from .transforms.vmap import ParamSpec
+
+__all__ = ["vmap"]
+
+_BUILT = weakref.WeakKeyDictionary()      # function -> {(spec, out_none): Derivation}
+
+
+def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
+    """Vectorize `fun` over a batch axis, as `jax.vmap`: by generating its batched source.
+
+    in_axes: an int, None, or a tuple with one entry per positional argument (each an int,
+        None, or a pytree of them matching that argument); negative axes count from the end.
+    out_axes: the same for the outputs. None means the output does not depend on the batch.
+    axis_size: the batch size when no argument is mapped.
+    """
+    check_callable(fun, "vmap")
+    _check_axes_spec(in_axes, "in_axes")
+    _check_axes_spec(out_axes, "out_axes")
+    if isinstance(in_axes, list):
+        raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries corresponding to the positional "
+                         f"arguments passed to the function, but got {in_axes}.")
+    transform = VmapTransform(fun, in_axes, out_axes, axis_name, axis_size)
+
+    @functools.wraps(fun)
+    @api_boundary
+    def vmap_f(*args, **kwargs):
+        return transform.call(args, kwargs)
+
+    vmap_f.__astjax_transform__ = transform
+    return vmap_f
+
+
+vmap.__astjax_static_call__ = True
+
+
+class VmapTransform:
+    """What vmap(f, in_axes, out_axes) knows, and the generated source per signature."""
+
+    def __init__(self, fun, in_axes, out_axes, axis_name, axis_size):
+        self.user_fun = fun
+        self.fun, self.leading, self.keywords = split_callable(fun)
+        self.in_axes, self.out_axes = in_axes, out_axes
+        self.axis_name, self.axis_size = axis_name, axis_size
+        self._last = None
+        self._composable = None
+
+    # ------------------------------------------------------------ calling
+    def call(self, args, kwargs):
+        if kwargs:
+            raise TypeError(f"vmap of {name_of(self.fun)}: pass the arguments by position (vmap maps keyword "
+                            f"arguments over axis 0 in JAX; astjax asks for them positionally to say so explicitly).")
+        if isinstance(self.in_axes, tuple) and len(self.in_axes) != len(args):
+            raise ValueError(f"vmap in_axes specification must be a tree prefix of the corresponding value, got "
+                             f"specification {self.in_axes} for value tree of {len(args)} positional arguments "
+                             f"(in_axes has {len(self.in_axes)} entries for {len(args)} arguments of "
+                             f"{name_of(self.fun)}).")
+        axes = self.in_axes if isinstance(self.in_axes, tuple) else (self.in_axes,) * len(args)
+        names = _parameter_names(self.fun, len(self.leading), len(args))
+        sizes = []            # (size, axis, name, leaf)
+        prepared, spec = [], []
+        for i, (arg, axis) in enumerate(zip(args, axes)):
+            value, arg_spec = _prepare(arg, axis, names[i], sizes)
+            prepared.append(value)
+            spec.append(arg_spec)
+        size = _batch_size(sizes, self.axis_size)
+        if not sizes:
+            return self._unmapped(args, size)
+        out_none = _out_none(self.out_axes)
+        spec = tuple([ParamSpec(False)] * len(self.leading) + spec)
+        generated = self.generated(spec, out_none)
+        result = compiled_version(generated)(*self.leading, *prepared, **self.keywords)
+        result = _materialize_gradients(self.fun, result, prepared, spec[len(self.leading):], size)
+        return _place_outputs(result, self.out_axes, size)
+
+    def _unmapped(self, args, size):
+        """No argument is mapped: the function runs once and every mapped output is repeated axis_size times."""
+        result = self.user_fun(*args)
+        return _place_outputs(_broadcast_outputs(result, self.out_axes, size), self.out_axes, size)
+
+    # ------------------------------------------------------------ generating
+    def derivation(self, spec, out_none):
+        key = (spec, out_none)
+        try:
+            table = _BUILT.setdefault(self.fun, {})
+        except TypeError:
+            table = {}
+        built = table.get(key)
+        if built is None or not built.current():
+            built = Derivation()
+            built.vmap(self.fun, spec, out_none=out_none)
+            table[key] = built
+        self._last = built
+        return built
+
+    def generated(self, spec, out_none):
+        derivation = self.derivation(spec, out_none)
+        return derivation.functions[derivation.sources[-1][0]]
+
+    def _static_spec(self):
+        """The signature the next transformation sees (it passes arrays, mapped as in_axes says)."""
+        count = len(_parameter_names(self.fun, len(self.leading), None))
+        axes = self.in_axes if isinstance(self.in_axes, tuple) else (self.in_axes,) * count
+        if any(a is not None and not isinstance(a, int) for a in axes):
+            raise NotImplementedError("transforming vmap(f) again with pytree in_axes is not supported yet; pass an "
+                                      "int or None per argument")
+        if not isinstance(self.out_axes, int) and self.out_axes is not None and not (
+                isinstance(self.out_axes, tuple) and all(a is None or isinstance(a, int) for a in self.out_axes)):
+            raise NotImplementedError("transforming vmap(f) again with pytree out_axes is not supported yet")
+        spec = tuple([ParamSpec(False)] * len(self.leading) + [ParamSpec(a is not None, ARRAY, None) for a in axes])
+        return axes, spec
+
+    def composable_source(self):
+        """The source the next transformation reads: the generated function, behind a one-line
+        function that moves in_axes and out_axes when they are not 0."""
+        axes, spec = self._static_spec()
+        generated = self.generated(spec, _out_none(self.out_axes))
+        simple = all(a in (0, None) for a in axes) and self.out_axes in (0, None) and not self.leading \
+            and not self.keywords
+        if simple:
+            return generated.__astjax_function_source__
+        if self._composable is None or self._composable[0] is not generated:
+            self._composable = (generated, _moving_source(generated, self.fun, self.leading, self.keywords,
+                                                          axes, self.out_axes))
+        return self._composable[1]
+
+    def source_text(self):
+        if self._last is None:
+            axes, spec = self._static_spec()
+            self.derivation(spec, _out_none(self.out_axes))
+        return self._last.source_text()
+
+
+# ---------------------------------------------------------------- arguments
+def _check_axes_spec(spec, what):
+    for leaf in tree_util.tree_leaves(spec, is_leaf=lambda x: x is None):
+        if leaf is not None and (not isinstance(leaf, int) or isinstance(leaf, bool)):
+            raise ValueError(f"vmap {what} must be an int, None, or (nested) container with those types as leaves, "
+                             f"but got {spec}.")
+
+
+def _parameter_names(fun, skip, count):
+    try:
+        params = list(inspect.signature(fun).parameters)[skip:]
+    except (TypeError, ValueError):
+        params = []
+    if count is None:
+        return params
+    return [params[i] if i < len(params) else f"argument {i}" for i in range(count)]
+
+
+def _prepare(arg, axis, name, sizes):
+    """(the argument with its mapped axis moved to 0, its ParamSpec); records each mapped leaf's size."""
+    if axis is None:
+        return arg, _unmapped_spec(arg)
+    if isinstance(axis, int):
+        axes = tree_util.tree_map(lambda _: axis, arg)
+    else:
+        axes = _broadcast_prefix(axis, arg, name)
+    leaves, treedef = tree_util.tree_flatten(arg)
+    axis_leaves = tree_util.tree_leaves(axes, is_leaf=lambda x: x is None)
+    if len(axis_leaves) != len(leaves):
+        raise ValueError(f"vmap in_axes specification must be a tree prefix of the corresponding value, got "
+                         f"specification {axis} for value tree {treedef} (argument {name}).")
+    moved = []
+    for leaf, a in zip(leaves, axis_leaves):
+        if a is None:
+            moved.append(leaf)
+            continue
+        array = np.asarray(leaf)
+        if not -array.ndim <= a < array.ndim or array.ndim == 0:
+            raise ValueError(f"vmap was requested to map its argument along axis {a}, which implies that its rank "
+                             f"should be at least {(a if a >= 0 else -a - 1) + 1}, but is only {array.ndim} (its "
+                             f"shape is {array.shape}) (argument {name}).")
+        sizes.append((array.shape[a], a, name, array))
+        moved.append(wrap(np.moveaxis(array, a, 0)) if a not in (0, -array.ndim) else wrap(array))
+    if not any(a is not None for a in axis_leaves):
+        return arg, _unmapped_spec(arg)
+    if treedef == tree_util.tree_structure(0.0) or not isinstance(arg, (tuple, list, dict)):
+        return moved[0], ParamSpec(True, ARRAY, np.ndim(moved[0]) - 1)
+    # a container: every leaf carries the batch (unmapped leaves repeated along a new axis 0)
+    size = next(m.shape[0] for m, a in zip(moved, axis_leaves) if a is not None)
+    leaves = [wrap(np.broadcast_to(np.asarray(m), (size,) + np.shape(m))) if a is None else m
+              for m, a in zip(moved, axis_leaves)]
+    value = tree_util.tree_unflatten(treedef, leaves)
+    return value, ParamSpec(True, _kind(value, batched=True), None)
+
+
+def _unmapped_spec(arg):
+    kind = _kind(arg, batched=False)
+    return ParamSpec(False, ARRAY if isinstance(kind, int) else kind, kind if isinstance(kind, int) else None)
+
+
+def _kind(value, batched):
+    """The kind transforms/vmap.py records: a rank for an array, a tuple of kinds for a tuple or list."""
+    if isinstance(value, (tuple, list)):
+        return tuple(_kind(v, batched) for v in value)
+    if isinstance(value, dict):
+        return "tree"
+    if isinstance(value, (np.ndarray, np.generic, int, float, bool, complex)):
+        return int(np.ndim(value)) - (1 if batched else 0)
+    return None
+
+
+def _broadcast_prefix(axis, arg, name):
+    """in_axes given as a pytree prefix of the argument: the axis of every leaf."""
+    try:
+        return tree_util.tree_map(lambda a, sub: tree_util.tree_map(lambda _: a, sub), axis, arg,
+                                  is_leaf=lambda x: x is None)
+    except Exception as exc:
+        raise ValueError(f"vmap in_axes specification must be a tree prefix of the corresponding value, got "
+                         f"specification {axis} for value tree {tree_util.tree_structure(arg)} (argument {name}).") \
+            from exc
+
+
+def _batch_size(sizes, axis_size):
+    distinct = sorted({s for s, _, _, _ in sizes})
+    if len(distinct) > 1 or (axis_size is not None and distinct and distinct[0] != axis_size):
+        lines = []
+        for size in distinct:
+            group = [(a, n, leaf) for s, a, n, leaf in sizes if s == size]
+            a, n, leaf = group[0]
+            where = f"axis {a} of argument {n} of type {leaf.dtype.name}{list(leaf.shape)}"
+            lines.append(f"  * {'one axis' if len(group) == 1 else f'{len(group)} axes'} had size {size}: {where}")
+        if axis_size is not None and distinct and axis_size not in distinct:
+            lines.append(f"  * axis_size was given as {axis_size}")
+        raise ValueError("vmap got inconsistent sizes for array axes to be mapped:\n" + ";\n".join(lines))
+    if distinct:
+        return distinct[0]
+    if axis_size is None:
+        raise ValueError("vmap must have at least one non-None value in in_axes")
+    return axis_size
+
+
+# ---------------------------------------------------------------- outputs
+def _materialize_gradients(fun, result, args, spec, size):
+    """vmap(grad(f)) runs grad's generated source, whose gradients of tuples and dicts are adjoint
+    trees (rules/helpers.TreeAdjoint) and whose zero gradients may be bare 0.0: rebuilt here, as grad's
+    own wrapper does, against the arguments with the batch axis."""
+    from .api import ReverseTransform
+    from .rules.helpers import materialize
+    inner = getattr(fun, "__astjax_transform__", None)
+    if not isinstance(inner, ReverseTransform) or inner.kind not in ("grad", "value_and_grad") or (
+            inner.packing is not None or inner.leading or inner.keywords):
+        return result
+
+    def batched_like(i):
+        arg = args[i]
+        if spec[i].batched:
+            return arg
+        return tree_util.tree_map(lambda leaf: wrap(np.broadcast_to(np.asarray(leaf), (size,) + np.shape(leaf))), arg)
+
+    def rebuild(grads):
+        single = grads if len(inner.argnums) > 1 else (grads,)
+        out = tuple(materialize(g, batched_like(i)) for g, i in zip(single, inner.argnums))
+        return out[0] if inner.single else out
+
+    if inner.kind == "value_and_grad":
+        value, grads = result
+        return value, rebuild(grads)
+    if inner.has_aux:
+        grads, aux = result
+        return rebuild(grads), aux
+    return rebuild(result)
+
+
+def _out_none(out_axes):
+    if out_axes is None:
+        return True
+    if isinstance(out_axes, tuple) and any(a is None for a in out_axes):
+        if any(a is not None and not isinstance(a, int) for a in out_axes):
+            raise NotImplementedError("vmap: out_axes=None inside a nested out_axes is not supported yet")
+        return tuple(a is None for a in out_axes)
+    if any(leaf is None for leaf in tree_util.tree_leaves(out_axes, is_leaf=lambda x: x is None)):
+        raise NotImplementedError("vmap: out_axes=None inside a nested out_axes is not supported yet")
+    return False
+
+
+def _place_outputs(result, out_axes, size):
+    """Move axis 0 of each mapped output leaf to its out_axes."""
+    if out_axes is None:
+        return result
+    if isinstance(out_axes, int):
+        return tree_util.tree_map(lambda leaf: _move(leaf, out_axes), result)
+    if isinstance(out_axes, (tuple, list)) and isinstance(result, (tuple, list)) and len(out_axes) != len(result):
+        raise ValueError(f"vmap out_axes specification must be a tree prefix of the corresponding value, got "
+                         f"specification {out_axes} for value tree {tree_util.tree_structure(result)}.")
+    try:
+        return tree_util.tree_map(lambda a, sub: sub if a is None else tree_util.tree_map(
+            lambda leaf: _move(leaf, a), sub), out_axes, result, is_leaf=lambda x: x is None)
+    except (ValueError, TypeError, KeyError) as exc:
+        raise ValueError(f"vmap out_axes specification must be a tree prefix of the corresponding value, got "
+                         f"specification {out_axes} for value tree {tree_util.tree_structure(result)}.") from exc
+
+
+def _move(leaf, axis):
+    array = np.asarray(leaf)
+    if not -array.ndim <= axis < array.ndim:
+        raise ValueError(f"vmap out_axes={axis} is out of range for an output of rank {array.ndim - 1} "
+                         f"(shape {array.shape[1:]} per example)")
+    return wrap(np.moveaxis(array, 0, axis)) if axis not in (0, -array.ndim) else wrap(array)
+
+
+def _broadcast_outputs(result, out_axes, size):
+    def grow(leaf):
+        array = np.asarray(leaf)
+        return wrap(np.broadcast_to(array, (size,) + array.shape))
+    if out_axes is None:
+        return result
+    if isinstance(out_axes, tuple) and isinstance(result, tuple):
+        return tuple(r if a is None else tree_util.tree_map(grow, r) for a, r in zip(out_axes, result))
+    return tree_util.tree_map(grow, result)
+
+
+def _moving_source(generated, fun, leading, keywords, axes, out_axes):
+    """FunctionSource of `def f(x, w): return moveaxis(generated(moveaxis(x, a, 0), w), 0, k)`."""
+    import gast
+
+    from .backends.python import compile_function
+    from .codegen.namespace import renamed_keywords
+    params = [p for p in list(inspect.signature(fun).parameters)[len(leading):] if p not in keywords]
+    lines, passed = [], []
+    for p, a in zip(params, axes):
+        if a in (None, 0):
+            passed.append(p)
+        else:
+            lines.append(f"    {p}_moved = jnp.moveaxis({p}, {a}, 0)")
+            passed.append(f"{p}_moved")
+    bound = [f"_leading{i}" for i in range(len(leading))]
+    keyword_text = [f"{k}=_keyword_{k}" for k in renamed_keywords(generated, keywords)]
+    lines.append(f"    out = _generated({', '.join(bound + passed + keyword_text)})")
+    if isinstance(out_axes, int) and out_axes != 0:
+        lines.append(f"    out = jnp.moveaxis(out, 0, {out_axes})")
+    elif isinstance(out_axes, tuple):
+        items = [f"out[{i}]" if a in (None, 0) else f"jnp.moveaxis(out[{i}], 0, {a})" for i, a in enumerate(out_axes)]
+        lines.append(f"    out = ({', '.join(items)},)")
+    text = f"def {generated.__name__}({', '.join(params)}):\n" + "\n".join(lines) + "\n    return out\n"
+    from . import numpy as jnp
+    namespace = {"_generated": generated, "jnp": jnp, **dict(zip(bound, leading)),
+                 **{f"_keyword_{k}": v for k, v in renamed_keywords(generated, keywords).items()}}
+    fn, _ = compile_function(gast.parse(text).body[0], namespace, label=generated.__name__)
+    return fn.__astjax_function_source__
