@@ -18,7 +18,7 @@ from adversarial.known_failures import KNOWN_FAILURES
 pytest.importorskip("numba")
 
 ELIGIBLE = [c for c in CASES if c.mode == "grad" and c.outcome in ("works", "either") and c.name not in KNOWN_FAILURES]
-SAMPLE = ELIGIBLE if os.environ.get("ASTJAX_LONG_PROPERTIES") else ELIGIBLE[::12]
+SAMPLE = ELIGIBLE if os.environ.get("ASTJAX_LONG_PROPERTIES") else ELIGIBLE[::40]
 
 
 def _reference(case, args):

@@ -90,6 +90,8 @@ class Batching:
     def _result_batched(self, value, app):
         if app.kind == "primitive" and app.primitive is not None and app.primitive.name in SHAPE_QUERIES:
             return False
+        if app.kind == "primitive" and app.primitive is not None and app.primitive.name == "unique_index":
+            return self.is_batched(app.bound["idx"])     # it returns its index, checked against x's shape
         if app.kind == "opaque" and getattr(app.callee, "__name__", None) in _TYPE_QUERIES and getattr(
                 app.callee, "__module__", "").split(".")[0] in ("numpy", "builtins", "astjax"):
             return False          # a dtype is the same for every example

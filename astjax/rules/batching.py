@@ -799,6 +799,16 @@ def _index_adjoint_rule(bt, target, app):
     return out
 
 
+def _unique_index_rule(bt, target, app):
+    """`unique_index(idx, x)` returns idx after checking it against x's shape, which every example shares:
+    with idx unbatched the result is unbatched, checked against the first example."""
+    idx, x = app.bound["idx"], app.bound["x"]
+    if bt.is_batched(idx):
+        return None
+    first = _call(bt.helper(example_of), copy.deepcopy(x), _const(0)) if bt.is_batched(x) else copy.deepcopy(x)
+    return [bt.assign(target, _call("unique_index", copy.deepcopy(idx), first))]
+
+
 def _to_float_rule(bt, target, app):
     """`float(x)` of a batched x: the helper that keeps each example's value and dtype (float() of a
     batch would fail, or for a batch of one silently drop the batch axis)."""
@@ -855,6 +865,7 @@ def _register():
         "unbroadcast": _unbroadcast_rule, "unreduce": _unreduce_rule, "index_adjoint": _index_adjoint_rule,
         "zero_like": _array_only_rule, "to_float": _to_float_rule, "where": _where_rule, "astype": _unchanged_rule, "copy": _unchanged_rule,
         "zeros_like": _result_like_rule, "ones_like": _result_like_rule, "empty_like": _result_like_rule,
+        "unique_index": _unique_index_rule,
     }
     for name, rule in rules.items():
         if name in PRIMITIVES:
