@@ -13,9 +13,7 @@ import pytest
 ACCEPTANCE = pathlib.Path(__file__).resolve().parents[2] / "shared" / "acceptance"
 PROGRAMS = sorted(ACCEPTANCE.glob("seed_*.py")) if ACCEPTANCE.is_dir() else []
 
-WAITING_FOR = {
-    "seed_vmap.py": "astjax.vmap",
-}
+WAITING_FOR = {}
 
 
 def _case(path):

@@ -3,6 +3,8 @@
 shape_of(x)        np.shape for arrays and scalars alike (a scalar's shape is ()).
 weak_like(c, p)    a Python number `c` as the dtype JAX gives it beside `p`, decided when Numba compiles.
 pad_edge_or_zeros  np.pad of a vector or matrix, mode "edge" or "constant" (zeros), as one loop nest.
+zeros_shaped       zeros of a saved shape in an adjoint's dtype (a scalar for the shape ()).
+stack_list         np.stack of a list the compiled code built (vmap's loop over the batch).
 """
 import numpy as np
 from numba import types
@@ -117,5 +119,40 @@ def _zeros_shaped(shape, like):
     return None
 
 
+def stack_list(items):
+    """np.stack(items) (axis 0) of a list of arrays or numbers that the compiled code built."""
+    raise NotImplementedError
+
+
+@overload(stack_list)
+def _stack_list(items):
+    if not isinstance(items, types.List):
+        return None
+    item = items.dtype
+    if isinstance(item, types.Array):
+        def stack_arrays(items):
+            if len(items) == 0:
+                raise ValueError("need at least one array to stack")
+            first = items[0]
+            out = np.empty((len(items),) + first.shape, first.dtype)
+            for k in range(len(items)):
+                if items[k].shape != first.shape:
+                    raise ValueError("all input arrays must have the same shape")
+                out[k] = items[k]
+            return out
+        return stack_arrays
+    if isinstance(item, (types.Number, types.Boolean)):
+        def stack_numbers(items):
+            if len(items) == 0:
+                raise ValueError("need at least one array to stack")
+            out = np.empty(len(items), type(items[0]))
+            for k in range(len(items)):
+                out[k] = items[k]
+            return out
+        return stack_numbers
+    return None
+
+
 SUPPORT = {"shape_of": shape_of, "weak_like": weak_like, "np": np, "fast_exp": fast_exp,
-           "pad_edge_or_zeros": pad_edge_or_zeros, "zeros_shaped": zeros_shaped}
+           "pad_edge_or_zeros": pad_edge_or_zeros, "zeros_shaped": zeros_shaped,
+           "stack_list": stack_list}

@@ -81,7 +81,8 @@ class _CallLowering(gast.NodeTransformer):
                                      "call the function by its global name")
         if isinstance(func, gast.Attribute) and func.attr == "__call__":
             raise self.context.error("jit cannot compile this call", node, None)
-        if isinstance(func, gast.Name) and (func.id in ("shape_of", "weak_like", "pad_edge_or_zeros", "zeros_shaped") or func.id.startswith("_fused_")
+        if isinstance(func, gast.Name) and (func.id in ("shape_of", "weak_like", "pad_edge_or_zeros", "zeros_shaped",
+                                                           "stack_list") or func.id.startswith("_fused_")
                                             and func.id in self.context.bindings):
             return node                               # written by the lowering passes themselves
         target = self._static(func)
@@ -99,6 +100,9 @@ class _CallLowering(gast.NodeTransformer):
         padded = self._native_pad(node, target)
         if padded is not None:
             return padded
+        stacked = self._stack_of_list(node, target)
+        if stacked is not None:
+            return stacked
         prim = lookup_callable(target)
         if prim is not None and prim.name not in ("push", "pop", "Tape"):
             return self._primitive(node, prim)
@@ -138,6 +142,15 @@ class _CallLowering(gast.NodeTransformer):
         if prim.name in ("dot", "matmul") and not all(_rank(a, self.context) in (1, 2) for a in node.args):
             return None
         return NATIVE[prim.name][0]
+
+    def _stack_of_list(self, node, target):
+        """`jnp.stack(results)` of a list variable (vmap's loop over the batch builds one): Numba stacks
+        tuples only, so a list goes through jit/numba_support.py's stack_list."""
+        prim = lookup_callable(target)
+        if (prim is None or prim.name != "stack" or len(node.args) != 1 or node.keywords
+                or not isinstance(node.args[0], gast.Name)):
+            return None
+        return gast.copy_location(gast.Call(func=_name("stack_list"), args=node.args, keywords=[]), node)
 
     def _native_pad(self, node, target):
         """`jnp.pad(x, widths, mode="edge" | "constant")` of a vector or matrix: one loop nest
