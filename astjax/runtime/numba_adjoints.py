@@ -12,24 +12,12 @@ from numba import types
 from .. import lax
 from .. import numpy as jnp
 from ..rules import helpers
-from .numba_build import L, build, lowers
+from .numba_build import lowers
+from .numba_build import implementation as _impl, is_value as _value, ndim_of as _ndim
 from .numba_reductions import static_axes
-from .numba_typing import dtype_of, is_array, is_none, is_scalar, literal_value, result_shape_dtype
-
-ENV = {"np": np}
+from .numba_typing import dtype_of, is_array, is_none, literal_value, result_shape_dtype
 
 
-def _value(t):
-    return (is_array(t) or is_scalar(t)) and dtype_of(t) is not None
-
-
-def _ndim(t):
-    return t.ndim if is_array(t) else 0
-
-
-def _impl(params, body, **env):
-    source = f"def impl({', '.join(params)}):\n" + "\n".join("    " + line for line in body) + "\n"
-    return build(source, ENV | {"L": L} | env)
 
 
 def _index_parts(t):

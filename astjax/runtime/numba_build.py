@@ -46,3 +46,22 @@ def build(source, env, name="impl"):
     namespace = dict(env)
     exec(compile(source, f"<lowering {name}>", "exec"), namespace)
     return namespace[name]
+
+
+def is_value(t):
+    """A Numba type standing for a number or an array of a supported dtype."""
+    from .numba_typing import dtype_of, is_array, is_scalar
+    return (is_array(t) or is_scalar(t)) and dtype_of(t) is not None
+
+
+def ndim_of(t):
+    from .numba_typing import is_array
+    return t.ndim if is_array(t) else 0
+
+
+def implementation(params, body, **env):
+    """The function `impl(*params)` whose body is the lines `body`, compiled with NumPy, the lowerings
+    (`L`) and `env` in scope."""
+    import numpy as np
+    source = f"def impl({', '.join(params)}):\n" + "\n".join("    " + line for line in body) + "\n"
+    return build(source, {"np": np, "L": L} | env)

@@ -5,27 +5,14 @@ to the reference's result dtype when they differ. Integer products and ranks
 above 3 are declined. `COMPOSITES` maps the names of astjax/rules/linalg.py's
 composite functions to lowerings that compose the other lowerings the same way.
 """
-import numpy as np
 
 from .. import numpy as jnp
 from ..rules import linalg as rules_linalg
-from .numba_build import L, build, lowers
-from .numba_typing import dtype_of, is_array, is_none, is_scalar, result_shape_dtype
-
-ENV = {"np": np}
-
-
-def _value(t):
-    return (is_array(t) or is_scalar(t)) and dtype_of(t) is not None
+from .numba_build import L, lowers
+from .numba_build import implementation as _impl, is_value as _value, ndim_of as _ndim
+from .numba_typing import dtype_of, is_array, is_none, result_shape_dtype
 
 
-def _ndim(t):
-    return t.ndim if is_array(t) else 0
-
-
-def _impl(params, body, **env):
-    source = f"def impl({', '.join(params)}):\n" + "\n".join("    " + line for line in body) + "\n"
-    return build(source, ENV | {"L": L} | env)
 
 
 def _product_dtype(reference, *args):
