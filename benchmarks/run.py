@@ -178,8 +178,8 @@ def main(argv=None):
         line += f" {compile_time:8.2f}s" if compile_time is not None else f" {'-':>9s}"
         print(line)
     print("\nreference: the generated Python over NumPy; jit: the same source lowered and compiled with Numba "
-          "(no fusion yet).\ncompile: the jitted function's first call (Numba compile + one reference run that "
-          "checks it).")
+          "(fused elementwise loops, docs/jit.md).\ncompile: the jitted function's first call (Numba compile + one "
+          "reference run that checks it).")
 
 
 if __name__ == "__main__":

@@ -198,6 +198,7 @@ def _build(generated, observed, built, texts, static, disk_key=None):
         location = trace_to_user(filename, line) if line else None
         return JitError(message, location or _location(generated), hint)
 
+    _observe_primal_callee(generated, observed)
     context = LoweringContext(generated, observed.for_code(generated.__code__), error)
     try:
         node = lower_function(context)
@@ -230,6 +231,21 @@ def _build(generated, observed, built, texts, static, disk_key=None):
     built[generated] = dispatcher
     texts.insert(0, text)
     return dispatcher, "\n\n".join(texts)
+
+
+def _observe_primal_callee(generated, observed):
+    """A user function that a derivative calls runs as itself on the reference backend; jit compiles its
+    normalized version, whose types are learned by running that version once on the arguments the user
+    function received."""
+    user = getattr(generated, "__astjax_primal_of__", None)
+    code = getattr(user, "__code__", None)
+    if observed.for_code(generated.__code__) or code not in observed.user_calls:
+        return
+    try:
+        _, seen = observe(generated, observed.user_calls[code], {}, _is_generated)
+    except Exception:        # noqa: BLE001 -- no types: Numba types the code alone
+        return
+    observed.types.update(seen.types)
 
 
 def to_numba(value, _ndarray=np.ndarray):

@@ -56,6 +56,7 @@ class Observed:
     def __init__(self):
         self.types = {}          # code object -> {name: set of abstract types}
         self.complete = True     # False when tracing stopped before the function returned
+        self.user_calls = {}     # code of a user function generated code called -> its first arguments
 
     def of(self, code, name):
         return self.types.get(code, {}).get(name, set())
@@ -96,6 +97,11 @@ def observe(fn, args, kwargs, watched):
     def global_tracer(frame, event, arg):
         if budget[0] > 0 and watched(frame.f_code.co_filename):
             return local_tracer
+        caller = frame.f_back
+        if caller is not None and watched(caller.f_code.co_filename) and frame.f_code not in seen.user_calls:
+            code = frame.f_code          # a user function a derivative calls: jit compiles its primal too
+            names = code.co_varnames[:code.co_argcount]
+            seen.user_calls[code] = tuple(frame.f_locals.get(n) for n in names)
         return None
 
     previous = sys.gettrace()

@@ -242,6 +242,7 @@ class _Fusion:
         self.ndim = None
         self.depth = 0
         self.update_in_place = None             # a name whose array the loop may overwrite
+        self.recomputed = set()                 # temporaries the loop recomputes from their definitions
 
     def fuse(self, value, target_type, counter):
         reduce, original = False, value
@@ -272,7 +273,18 @@ class _Fusion:
         if not conditions:
             return call
         test = conditions[0] if len(conditions) == 1 else gast.BoolOp(op=gast.And(), values=conditions)
-        return gast.IfExp(test=test, body=call, orelse=original)
+        # The unfused form recomputes what the loop recomputes, so those temporaries need not be stored.
+        return gast.IfExp(test=test, body=call, orelse=self._inlined(original))
+
+    def _inlined(self, expr):
+        definitions, names = self.definitions, self.recomputed
+
+        class Inline(gast.NodeTransformer):
+            def visit_Name(self, node):
+                if isinstance(node.ctx, gast.Load) and node.id in names:
+                    return self.visit(copy.deepcopy(definitions[node.id]))
+                return node
+        return Inline().visit(copy.deepcopy(expr))
 
     def _loop_shape(self):
         """(the loop nest's extents, the run-time conditions for the fused path: every plain array of that
@@ -408,6 +420,8 @@ class _Fusion:
         self.depth += 1
         text = self.element(self.definitions[name])
         self.depth -= 1
+        if text is not None:
+            self.recomputed.add(name)
         if text is None:
             del self.arrays[saved[0]:], self.keys[saved[0]:], self.scalars[saved[1]:]
             for index in [i for i in self.windows if i >= saved[0]]:

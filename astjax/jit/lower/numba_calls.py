@@ -307,6 +307,7 @@ def primal_of(function):
     if built is None or not built[0].current():
         derivation = Derivation()
         built = _PRIMALS[function] = (derivation, derivation.primal(function))
+        built[1].__astjax_primal_of__ = function
     return built[1]
 
 
