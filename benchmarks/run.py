@@ -110,6 +110,20 @@ def blur_numpy(image, kernel):
     return output
 
 
+def mat_vec(matrix, vector):
+    return jnp.dot(matrix, vector)
+
+
+def layer_loss(w, x, y):
+    return jnp.sum((jnp.tanh(jnp.dot(x, w)) - y) ** 2)
+
+
+def per_example_grads_numpy(w, xs, ys):
+    h = np.tanh(xs @ w)
+    g = 2.0 * (h - ys) * (1.0 - h * h)             # (batch, out)
+    return np.einsum("bi,bo->bio", xs, g)
+
+
 def numpy_dsigmoid(x):
     s = 1.0 / (1.0 + np.exp(-x))
     return s * (1.0 - s)
@@ -140,6 +154,17 @@ def workloads(quick):
     mlp_grad = astjax.grad(mlp_loss, argnums=(0, 1, 2))
     rows.append((f"MLP gradient {'-'.join(map(str, sizes))}, batch {batch}", mlp_grad, astjax.jit(mlp_grad),
                  mlp_grad_numpy, None, (*ws, x, y)))
+    n_mv, batch_mv = (1000, 32) if quick else (10_000, 128)
+    matrix = rng.normal(size=(n_mv, n_mv)).astype(np.float32)
+    vectors = rng.normal(size=(batch_mv, n_mv)).astype(np.float32)
+    batched = astjax.vmap(mat_vec, in_axes=(None, 0))
+    rows.append((f"vmap mat-vec {n_mv}^2 x {batch_mv} vectors", batched, astjax.jit(batched),
+                 lambda m, v: (m @ v.T).T, None, (matrix, vectors)))
+    w_l = rng.normal(scale=0.1, size=(sizes[0], 64)).astype(np.float32)
+    ys = rng.normal(size=(batch, 64)).astype(np.float32)
+    per_example = astjax.vmap(astjax.grad(layer_loss), in_axes=(None, 0, 0))
+    rows.append((f"vmap(grad) per-example, {sizes[0]}-64, batch {batch}", per_example, astjax.jit(per_example),
+                 per_example_grads_numpy, None, (w_l, x, ys)))
     h, w = (120, 180) if quick else (473, 716)
     image = rng.uniform(size=(h, w)).astype(np.float32)
     kernel = rng.uniform(size=(9, 9)).astype(np.float32)
