@@ -14,7 +14,7 @@ import gast
 from ..rules import lookup_callable
 from .namespace import GENERATED_NAMESPACE
 
-__all__ = ["expand", "comment", "LineComments", "index_expression", "is_marker", "call", "assign", "augassign"]
+__all__ = ["expand", "rename_loads", "comment", "LineComments", "index_expression", "is_marker", "call", "assign", "augassign"]
 
 
 class _Substitute(gast.NodeTransformer):
@@ -25,6 +25,11 @@ class _Substitute(gast.NodeTransformer):
         if node.id in self.bindings and isinstance(node.ctx, gast.Load):
             return copy.deepcopy(self.bindings[node.id])
         return node
+
+
+def rename_loads(node, names):
+    """`node` with each read of a name in `names` ({old: new}) reading the new name instead."""
+    return _Substitute({old: name(new) for old, new in names.items()}).visit(node)
 
 
 def expand(template, bindings):

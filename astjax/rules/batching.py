@@ -304,19 +304,11 @@ def elementwise_rule(bt, target, app):
             fresh = bt.fresh(f"{node.id}_")
             out.append(bt.assign(fresh, lifted))
             renamed[node.id] = fresh
-        value = _Rename(renamed).visit(value)
+        from ..codegen.templates import rename_loads
+        value = rename_loads(value, renamed)
     out.append(bt.assign(target, value))
     return out
 
-
-class _Rename(gast.NodeTransformer):
-    def __init__(self, names):
-        self.names = names
-
-    def visit_Name(self, node):
-        if isinstance(node.ctx, gast.Load) and node.id in self.names:
-            return _name(self.names[node.id])
-        return node
 
 
 _REDUCTIONS = {"sum", "mean", "prod", "max", "min", "var", "std", "all", "any", "argmax", "argmin", "cumsum",

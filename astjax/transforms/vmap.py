@@ -23,9 +23,9 @@ import copy
 
 import gast
 
-from ..analyses.batching import ARRAY, TAPE, Batching
+from ..analyses.batching import ARRAY, Batching
 from ..analyses.classify import classify
-from ..codegen.templates import LineComments, comment, is_marker
+from ..codegen.templates import LineComments, comment, is_marker, rename_loads
 from ..rules.batching import HELPERS, generic_rule
 from ..rules.registry import PRIMITIVES
 
@@ -406,7 +406,7 @@ class BatchMode:
                     continue
                 target = stmt.targets[0].id
                 fresh = self.fresh(f"{target}_{suffix}")
-                value = _Renamer(renamed).visit(copy.deepcopy(stmt.value))
+                value = rename_loads(copy.deepcopy(stmt.value), renamed)
                 if self.is_batched(value):
                     self.batching.batched.add(fresh)
                 from ..analyses.batching import classify_with_operands
@@ -664,15 +664,6 @@ _SELECT_SAFE = frozenset({
     "where", "clip", "less", "less_equal", "greater", "greater_equal", "equal", "not_equal", "sign", "floor",
     "ceil", "logical_and", "logical_or", "logical_not", "isnan", "isfinite"})
 
-
-class _Renamer(gast.NodeTransformer):
-    def __init__(self, names):
-        self.names = names
-
-    def visit_Name(self, node):
-        if isinstance(node.ctx, gast.Load) and node.id in self.names:
-            return _name(self.names[node.id])
-        return node
 
 
 def _walk_statements(stmts):
