@@ -27,32 +27,28 @@ def enabled():
     return os.environ.get("ASTJAX_FAST_MATH", "1") != "0"
 
 
-@intrinsic
-def _float32_from_bits(typingctx, bits):
-    """The float32 whose bits are the low 32 bits of the integer `bits`."""
-    if not isinstance(bits, types.Integer):
-        return None
+def _float_from_bits(width):
+    """An intrinsic: the float of `width` bits (32 or 64) whose bits are an integer's low `width` bits."""
+    result = types.float32 if width == 32 else types.float64
 
-    def codegen(context, builder, signature, args):
-        value = args[0]
-        if value.type.width != 32:
-            value = builder.trunc(value, ir.IntType(32))
-        return builder.bitcast(value, ir.FloatType())
-    return types.float32(bits), codegen
+    @intrinsic
+    def from_bits(typingctx, bits):
+        if not isinstance(bits, types.Integer):
+            return None
+
+        def codegen(context, builder, signature, args):
+            value = args[0]
+            if value.type.width > width:
+                value = builder.trunc(value, ir.IntType(width))
+            elif value.type.width < width:
+                value = builder.sext(value, ir.IntType(width))
+            return builder.bitcast(value, ir.FloatType() if width == 32 else ir.DoubleType())
+        return result(bits), codegen
+    return from_bits
 
 
-@intrinsic
-def _float64_from_bits(typingctx, bits):
-    """The float64 whose bits are the 64-bit integer `bits`."""
-    if not isinstance(bits, types.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):
-        value = args[0]
-        if value.type.width != 64:
-            value = builder.sext(value, ir.IntType(64))
-        return builder.bitcast(value, ir.DoubleType())
-    return types.float64(bits), codegen
+_float32_from_bits = _float_from_bits(32)
+_float64_from_bits = _float_from_bits(64)
 
 
 _F32 = np.float32
