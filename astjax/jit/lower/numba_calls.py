@@ -66,7 +66,10 @@ class _CallLowering(gast.NodeTransformer):
         if functional is not None:                  # by.at[i].set(0.0) -> at_set(by, i, 0.0)
             node = functional
         native = self._native(node)
+        attribute = self._native_attribute(node)
         self.generic_visit(node)
+        if attribute is not None:
+            return gast.copy_location(gast.Attribute(value=node.args[0], attr=attribute, ctx=gast.Load()), node)
         if native is not None:
             return gast.copy_location(gast.Call(func=gast.parse(native).body[0].value, args=node.args, keywords=[]),
                                       node)
@@ -122,6 +125,17 @@ class _CallLowering(gast.NodeTransformer):
                                  node, "run this function without jit, or compute this value outside the jitted "
                                        "function and pass it in")
 
+    def _native_attribute(self, node):
+        """`jnp.shape(x)`, `jnp.ndim(x)`, `jnp.size(x)` of an array: its attribute (compiled in no time)."""
+        if node.keywords or len(node.args) != 1:
+            return None
+        target = self._static(node.func)
+        prim = lookup_callable(target) if target is not _UNKNOWN else None
+        if prim is None or prim.name not in ("shape", "ndim", "size"):
+            return None
+        rank = _rank(node.args[0], self.context)
+        return prim.name if rank is not None and rank >= 1 else None
+
     def _native(self, node):
         """`np.<name>` when Numba's own NumPy function gives exactly the reference's result here: the
         operands are given by position, all of one float dtype (float32 or float64), and the call passes
@@ -130,6 +144,9 @@ class _CallLowering(gast.NodeTransformer):
             return None
         target = self._static(node.func)
         prim = lookup_callable(target) if target is not _UNKNOWN else None
+        if prim is not None and prim.name == "transpose" and len(node.args) == 2 and \
+                isinstance(node.args[1], gast.Constant) and node.args[1].value is None:
+            node.args = node.args[:1]           # transpose(x, None) reverses the axes, as np.transpose(x)
         if prim is None or prim.name not in NATIVE or len(node.args) != NATIVE[prim.name][1]:
             return None
         reader = DtypeReader(self.context)
@@ -249,7 +266,8 @@ _UNKNOWN = object()
 # primitive -> (Numba's NumPy function, the number of positional operands it is used with)
 NATIVE = {name: (f"np.{name}", 1) for name in (
     "exp", "log", "tanh", "sin", "cos", "tan", "sqrt", "expm1", "log1p", "arcsin", "arccos", "arctan", "sinh",
-    "cosh", "negative", "abs", "floor", "ceil", "sum", "max", "min", "mean", "prod", "zeros_like", "ones_like")}
+    "cosh", "negative", "abs", "floor", "ceil", "sum", "max", "min", "mean", "prod", "zeros_like", "ones_like",
+    "transpose")}
 NATIVE.update({name: (f"np.{name}", 2) for name in ("add", "subtract", "multiply", "divide", "maximum", "minimum",
                                                      "power", "dot")})
 NATIVE["matmul"] = ("np.dot", 2)
@@ -282,6 +300,11 @@ def _functional_update(node):
     return gast.copy_location(call, node)
 
 
+def _is_integer(expr, context):
+    kinds = context.types_of(expr.id)
+    return bool(kinds) and all(k == ("weak", "int") or (k[0] == "scalar" and k[1].startswith("int")) for k in kinds)
+
+
 def _is_boolean(expr, context):
     if isinstance(expr, gast.Compare):
         return True
@@ -292,6 +315,16 @@ def _is_boolean(expr, context):
 
 
 def _rank(expr, context):
+    if isinstance(expr, gast.Subscript):                     # x[i] and x[i, j] with integer indices
+        index = expr.slice.elts if isinstance(expr.slice, gast.Tuple) else [expr.slice]
+        base = _rank(expr.value, context)
+        if base is None or not all(isinstance(i, (gast.Name, gast.Constant)) for i in index):
+            return None
+        if any(isinstance(i, gast.Constant) and not isinstance(i.value, int) for i in index):
+            return None
+        if any(isinstance(i, gast.Name) and not _is_integer(i, context) for i in index):
+            return None
+        return base - len(index) if base >= len(index) else None
     if isinstance(expr, gast.Name):
         ranks = {t[2] if t[0] == "array" else 0 for t in context.types_of(expr.id) - {("none",)}}
         return ranks.pop() if len(ranks) == 1 else None
