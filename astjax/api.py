@@ -26,6 +26,9 @@ from .transforms.forward_over_reverse import forward_over_reverse
 __all__ = ["grad", "value_and_grad", "vjp", "source", "ReverseTransform"]
 
 _REVERSE = weakref.WeakKeyDictionary()     # function -> {(mode, wrt, has_aux): Derivation}
+# The gradient another transformation composes (grad(grad(f)), jacrev(grad(f))): it checks in its
+# own code that the output is a scalar, since no wrapper sees that output (ReverseMode.check_output).
+_COMPOSED_GRAD = "grad, checking its output"
 
 
 class ReverseTransform:
@@ -87,10 +90,22 @@ class ReverseTransform:
             derivation = forward_over_reverse(self, mode) if self.packing is None else None
             if derivation is None:
                 derivation = Derivation()
-                derivation.reverse(fun, wrt, mode=mode, has_aux=self.has_aux)
+                checked = mode == _COMPOSED_GRAD
+                derivation.reverse(fun, wrt, mode="grad" if checked else mode, has_aux=self.has_aux,
+                                   check_output=checked)
             table[key] = derivation
         self._built[mode] = table[key]
         return self._built[mode]
+
+    def checks_its_output(self):
+        """Whether the generated gradient checks by itself that its output is a float scalar, so grad
+        may run the gradient-only function (the one the next order composes) instead of value_and_grad.
+
+        True for grad of a gradient with respect to the same argument (forward over reverse): its
+        output is the inner gradient, a scalar because the generated code checks the argument is one.
+        """
+        from .transforms.forward_over_reverse import applies
+        return self.packing is None and applies(self)
 
     def _all_positions(self):
         """Every parameter after the leading (bound) ones: what a pullback differentiates."""
@@ -111,7 +126,8 @@ class ReverseTransform:
         With bound leading arguments (a method's `self`), a one-line generated
         function binds them, so the next transformation sees the user's signature.
         """
-        generated = self.generated(self.kind)
+        composed = _COMPOSED_GRAD if self.kind == "grad" and not self.checks_its_output() else self.kind
+        generated = self.generated(composed)
         if not self.leading and not self.keywords:
             return generated.__astjax_function_source__
         if self._composable is None or self._composable[0] is not generated:     # built again since
@@ -248,6 +264,8 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     @api_boundary
     def grad_f(*args, **kwargs):
         args = transform.prepare(args)
+        if transform.checks_its_output():      # grad of a gradient: one generated function serves both uses
+            return _materialize_grads(transform, transform.call("grad", args, kwargs), args)
         value, grads = transform.call("value_and_grad", args, kwargs)
         _check_scalar_output(value[0] if has_aux else value, fun)
         result = _materialize_grads(transform, grads, args)

@@ -166,19 +166,32 @@ def _generated_origin(exc):
 
 
 def trace_to_user(filename, lineno):
-    """(file, line) of the user's line that generated `lineno` of `filename`, following `# from line N`
-    comments through each generated layer (grad of grad); None when it cannot be told."""
+    """(file, line) of the user's line that generated `lineno` of `filename`, following the line maps
+    through each generated layer (grad of grad), else the `# from line N` comment above it, which
+    names the user's own line; None when it cannot be told."""
     for _ in range(16):
         if filename not in _GENERATED_ORIGINS:
             return filename, lineno
-        origin = _GENERATED_ORIGINS[filename]
         line = _LINE_MAPS.get(filename, {}).get(lineno)
-        for k in range(lineno, 0, -1) if line is None else ():
-            match = _FROM_LINE.search(linecache.getline(filename, k))
-            if match:
-                line = int(match.group(1))
-                break
-        if line is None or origin is None:
+        if line is None:
+            for k in range(lineno, 0, -1):
+                match = _FROM_LINE.search(linecache.getline(filename, k))
+                if match:
+                    user_file = _user_file(filename)
+                    return (user_file, int(match.group(1))) if user_file is not None else None
             return None
-        filename, lineno = origin, line
+        filename, lineno = _GENERATED_ORIGINS[filename], line
+        if filename is None:
+            return None
+    return None
+
+
+def _user_file(filename):
+    """The user's file at the root of a chain of generated files."""
+    for _ in range(16):
+        if filename not in _GENERATED_ORIGINS:
+            return filename
+        filename = _GENERATED_ORIGINS[filename]
+        if filename is None:
+            return None
     return None

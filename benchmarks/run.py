@@ -129,12 +129,69 @@ def numpy_dsigmoid(x):
     return s * (1.0 - s)
 
 
+def newton_sqrt(a):
+    """sqrt(a) by Newton steps until converged: a data-dependent while loop per element."""
+    x = a
+    while jnp.abs(x * x - a) > 1e-5 * a:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def newton_sqrt_numpy(a):
+    x = a.copy()
+    active = np.abs(x * x - a) > 1e-5 * a
+    while active.any():
+        x = np.where(active, 0.5 * (x + a / x), x)
+        active = np.abs(x * x - a) > 1e-5 * a
+    return x
+
+
+def jax_versions():
+    """The same workloads written for JAX (jitted), or {} without JAX."""
+    if jax is None:
+        return {}
+
+    def mlp_loss_jax(w1, w2, w3, x, y):
+        h1 = jjnp.tanh(jjnp.dot(x, w1))
+        h2 = jjnp.tanh(jjnp.dot(h1, w2))
+        return jjnp.sum((jjnp.dot(h2, w3) - y) ** 2) / x.shape[0]
+
+    def layer_loss_jax(w, x, y):
+        return jjnp.sum((jjnp.tanh(jjnp.dot(x, w)) - y) ** 2)
+
+    def power_loop_jax(x, n):
+        return jax.lax.fori_loop(0, n, lambda i, y: y * x, jjnp.ones_like(x))
+
+    def newton_jax(a):
+        return jax.lax.while_loop(lambda x: jjnp.abs(x * x - a) > 1e-5 * a, lambda x: 0.5 * (x + a / x), a)
+
+    def blur_jax(image, kernel):
+        im_h, im_w = image.shape
+        ker_h, ker_w = kernel.shape
+        padded = jjnp.pad(image, ((ker_h // 2,) * 2, (ker_w // 2,) * 2), mode="edge")
+        output = jjnp.zeros_like(image)
+        for i in range(ker_h):
+            for j in range(ker_w):
+                output += kernel[i, j] * jax.lax.dynamic_slice(padded, (i, j), (im_h, im_w))
+        return output
+
+    return {
+        "mlp": jax.jit(jax.grad(mlp_loss_jax, argnums=(0, 1, 2))),
+        "mat_vec": jax.jit(jax.vmap(jjnp.dot, in_axes=(None, 0))),
+        "per_example": jax.jit(jax.vmap(jax.grad(layer_loss_jax), in_axes=(None, 0, 0))),
+        "power_loop": jax.jit(jax.grad(power_loop_jax), static_argnums=1),
+        "newton": jax.jit(jax.vmap(newton_jax)),
+        "blur": jax.jit(blur_jax),
+    }
+
+
 def workloads(quick):
     """(label, astjax reference, astjax jit, NumPy, JAX-jit or None, arguments)."""
     rng = np.random.default_rng(0)
     n = 100_000 if quick else 1_000_000
     data = rng.normal(size=n).astype(np.float32)
     j = jax.jit if jax is not None else (lambda f: None)
+    jx = jax_versions()
     rows = [
         ("dispatch: x + 1.0, 3 elements", tiny, astjax.jit(tiny), lambda x: x + np.float32(1.0),
          j(lambda x: x + 1.0) if jax else None, (np.ones(3, np.float32),)),
@@ -145,7 +202,7 @@ def workloads(quick):
         ("grad x*x, one scalar", astjax.grad(square), astjax.jit(astjax.grad(square)), lambda x: 2.0 * x,
          j(jax.grad(lambda x: x * x)) if jax else None, (np.float32(1.5),)),
         ("grad power_loop, 1000 iterations", astjax.grad(power_loop), astjax.jit(astjax.grad(power_loop)),
-         lambda x, k: k * x ** (k - 1), None, (np.float32(1.0001), 1000)),
+         lambda x, k: k * x ** (k - 1), jx.get("power_loop"), (np.float32(1.0001), 1000)),
     ]
     batch, sizes = (32, (196, 64, 64, 10)) if quick else (128, (784, 256, 256, 10))
     ws = [rng.normal(scale=0.1, size=(a, b)).astype(np.float32) for a, b in zip(sizes, sizes[1:])]
@@ -153,22 +210,26 @@ def workloads(quick):
     y = rng.normal(size=(batch, sizes[-1])).astype(np.float32)
     mlp_grad = astjax.grad(mlp_loss, argnums=(0, 1, 2))
     rows.append((f"MLP gradient {'-'.join(map(str, sizes))}, batch {batch}", mlp_grad, astjax.jit(mlp_grad),
-                 mlp_grad_numpy, None, (*ws, x, y)))
+                 mlp_grad_numpy, jx.get("mlp"), (*ws, x, y)))
     n_mv, batch_mv = (1000, 32) if quick else (10_000, 128)
     matrix = rng.normal(size=(n_mv, n_mv)).astype(np.float32)
     vectors = rng.normal(size=(batch_mv, n_mv)).astype(np.float32)
     batched = astjax.vmap(mat_vec, in_axes=(None, 0))
     rows.append((f"vmap mat-vec {n_mv}^2 x {batch_mv} vectors", batched, astjax.jit(batched),
-                 lambda m, v: (m @ v.T).T, None, (matrix, vectors)))
+                 lambda m, v: (m @ v.T).T, jx.get("mat_vec"), (matrix, vectors)))
     w_l = rng.normal(scale=0.1, size=(sizes[0], 64)).astype(np.float32)
     ys = rng.normal(size=(batch, 64)).astype(np.float32)
     per_example = astjax.vmap(astjax.grad(layer_loss), in_axes=(None, 0, 0))
     rows.append((f"vmap(grad) per-example, {sizes[0]}-64, batch {batch}", per_example, astjax.jit(per_example),
-                 per_example_grads_numpy, None, (w_l, x, ys)))
+                 per_example_grads_numpy, jx.get("per_example"), (w_l, x, ys)))
     h, w = (120, 180) if quick else (473, 716)
     image = rng.uniform(size=(h, w)).astype(np.float32)
     kernel = rng.uniform(size=(9, 9)).astype(np.float32)
-    rows.append((f"9x9 blur on {h}x{w}", blur, astjax.jit(blur), blur_numpy, None, (image, kernel)))
+    newton = astjax.vmap(newton_sqrt)
+    squares = rng.uniform(0.5, 100.0, size=batch * 64).astype(np.float32)
+    rows.append((f"vmap Newton sqrt (while loop), {squares.size} values", newton, astjax.jit(newton),
+                 newton_sqrt_numpy, jx.get("newton"), (squares,)))
+    rows.append((f"9x9 blur on {h}x{w}", blur, astjax.jit(blur), blur_numpy, jx.get("blur"), (image, kernel)))
     return rows
 
 

@@ -124,5 +124,5 @@ def test_runtime_error_in_second_order_code_is_traced_to_the_user_line():
     with pytest.raises(IndexError) as info:
         astjax.jacfwd(astjax.grad(cases.index_past_the_end_in_the_adjoint))(np.ones(3))
     notes = "\n".join(getattr(info.value, "__notes__", []))
-    assert "<astjax:" in notes and "index_adjoint" in notes
+    assert "<astjax:" in notes and ("index_adjoint" in notes or "b[_t" in notes)
     assert "error_cases.py" in notes and "c = b[jnp.argmax(b) + 10]" in notes

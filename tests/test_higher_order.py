@@ -143,13 +143,41 @@ def _lines(fn):
     return len(astjax.source(fn).splitlines())
 
 
-def test_generated_source_at_most_two_and_a_half_times_larger_per_order():
-    grads = nested_grads(tanh_by_exp, 5)
+def test_generated_source_at_most_about_twice_larger_per_order():
+    grads = nested_grads(tanh_by_exp, 6)
     for g in grads:
         g(jnp.array(0.3))
     lines = [_lines(g) for g in grads]
-    for order in range(2, 5):
-        assert lines[order] <= 2.5 * lines[order - 1], lines
+    for order in range(2, 6):
+        assert lines[order] <= 2.1 * lines[order - 1], lines
+    assert lines[5] <= 250, lines       # the 6th derivative: 238 lines (JAX's jaxpr: 1,812)
+
+
+def test_each_order_is_generated_once():
+    """grad of a gradient calls the same generated function the next order composes."""
+    grads = nested_grads(tanh_by_exp, 4)
+    grads[-1](jnp.array(0.3))
+    for g in grads[1:]:
+        assert list(g.__astjax_transform__._built) == ["grad"]
+
+
+def vector_output(x):
+    return jnp.sin(x) * jnp.ones(3)
+
+
+@pytest.mark.parametrize("composed", [
+    lambda: astjax.grad(astjax.grad(vector_output))(1.0),
+    lambda: astjax.value_and_grad(astjax.grad(vector_output))(1.0),
+    lambda: astjax.jacfwd(astjax.grad(vector_output))(1.0),
+    lambda: astjax.jacrev(astjax.grad(vector_output))(1.0),
+    lambda: astjax.hessian(astjax.grad(vector_output))(1.0),
+    lambda: astjax.jvp(astjax.grad(vector_output), (1.0,), (1.0,)),
+    lambda: astjax.vmap(astjax.grad(vector_output))(jnp.ones(4)),
+], ids=["grad", "value_and_grad", "jacfwd", "jacrev", "hessian", "jvp", "vmap"])
+def test_a_composed_gradient_of_a_vector_output_raises(composed):
+    """The inner grad's output is never handed to its wrapper: its generated code checks it."""
+    with pytest.raises(TypeError, match="Gradient only defined for scalar-output functions"):
+        composed()
 
 
 # ---------------------------------------------------------------- what cleanup may share

@@ -9,6 +9,8 @@ prints as `jnp.sum(da)`.
 import copy
 import inspect
 
+import linecache
+
 import gast
 
 from ..rules import lookup_callable
@@ -94,7 +96,11 @@ def comment(text):
 
 
 class LineComments:
-    """Hands out one `# from line N: <the user's line>` comment each time the user line changes."""
+    """Hands out one `# from line N: <the user's line>` comment each time the user line changes.
+
+    For a generated source (grad of grad) N is still the line in the user's file the
+    statement came from, so the comments of every order point at what the user wrote.
+    """
 
     def __init__(self, source):
         self.source = source
@@ -102,11 +108,12 @@ class LineComments:
 
     def __call__(self, stmt):
         line = getattr(stmt, "lineno", None)
-        if line is None or line == self.last_line:
+        origin = self.source.user_line(line) if line is not None else None
+        if origin is None or origin == self.last_line:
             return []
-        self.last_line = line
-        text = self.source.line_text(line)
-        return [comment(f"from line {line}: {text}")] if text else []
+        self.last_line = origin
+        text = linecache.getline(*origin).strip()
+        return [comment(f"from line {origin[1]}: {text}")] if text else []
 
 
 def is_marker(stmt, kind=None):

@@ -43,6 +43,14 @@ class FunctionSource:
     def file_col(self, lineno, col):
         return col
 
+    def user_line(self, lineno):
+        """(file, line) of the user's line that `lineno` of this source came from (for a generated
+        source, through every generated layer), or None when it cannot be told."""
+        if not self.generated:
+            return (self.filename, lineno) if self.filename else None
+        from ..errors import trace_to_user
+        return trace_to_user(self.filename, lineno)
+
     def line_text(self, lineno):
         """The stripped text of one line of the user's file ('' if unknown)."""
         return linecache.getline(self.filename, lineno).strip() if self.filename else ""

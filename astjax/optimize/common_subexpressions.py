@@ -20,7 +20,7 @@ it only when it assigns none of the names involved and has no effects.
 """
 import gast
 
-from .effects import has_effects, reads, writes
+from .effects import has_effects, is_guard, reads, writes
 
 __all__ = ["share_common_subexpressions"]
 
@@ -124,6 +124,8 @@ def _block(block, known):
                     known.clear()
             if isinstance(stmt, gast.AugAssign):
                 known.forget(writes(stmt.target) | _written_through(stmt.target))
+        elif is_guard(stmt):          # `if jnp.ndim(out) != 0: raise ...`: nothing known is lost
+            stmt.test = _rewrite(stmt.test, known)
         elif isinstance(stmt, (gast.If, gast.For, gast.While)):
             changed = writes(stmt) | {n.target.id for n in gast.walk(stmt)
                                       if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)}

@@ -110,3 +110,13 @@ def writes(node):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
             out.add(n.id)
     return out
+
+
+def is_guard(stmt):
+    """`if <test>: raise E("...")` with no else: it changes nothing, so what was known before it
+    still holds after it (either it raised, or nothing happened)."""
+    return (isinstance(stmt, gast.If) and not stmt.orelse and len(stmt.body) == 1
+            and isinstance(stmt.body[0], gast.Raise) and not has_effects(stmt.test)
+            and all(isinstance(a, gast.Constant) for n in gast.walk(stmt.body[0])
+                    if isinstance(n, gast.Call) for a in n.args))
+

@@ -3,7 +3,7 @@
     _t1 = jnp.cos(x)                 ->   bx += by * jnp.cos(x)
     bx += by * _t1
 
-Only generated temporaries (`_t3`, `b_t3`, `_y1`, ...) are substituted, never
+Only generated temporaries (`_t3`, `b_t3`, `d_t3`, `_y1`, ...) are substituted, never
 the user's own names, and only within one block, when nothing in between
 changes what the expression reads, and never into a loop body.
 """
@@ -15,7 +15,7 @@ from .effects import has_effects, reads, writes
 
 __all__ = ["substitute_temporaries", "is_temporary"]
 
-_TEMPORARY = re.compile(r"^b*_(t\d+|y\d+|b\d+|ret)$")
+_TEMPORARY = re.compile(r"^[bd]*_(t\d+|y\d+|b\d+|ret)_*$")
 
 
 def is_temporary(identifier):

@@ -36,10 +36,10 @@ class Derivation:
         still holds the same object (else the caller builds it again)."""
         return self.bindings.current()
 
-    def reverse(self, fn, wrt, mode="grad", has_aux=False, name=None):
+    def reverse(self, fn, wrt, mode="grad", has_aux=False, name=None, check_output=False):
         """Generate, clean up and compile the reverse-mode function of `fn`."""
         def make(context, node, names, namespace, label):
-            return ReverseMode(context, node, names, mode=mode, has_aux=has_aux, name=label,
+            return ReverseMode(context, node, names, mode=mode, has_aux=has_aux, name=label, check_output=check_output,
                                callee_vjp=self._callee_hook(namespace, context, "vjp"),
                                bind_name=lambda obj, base: self._bind(namespace, obj, base, context.namer.taken))
         return self._generate(fn, wrt, make, name, prefix=mode)

@@ -26,13 +26,13 @@ from ..frontend.parse import function_source
 from .derivation import Derivation, _clean
 from .jvp import ForwardMode
 
-__all__ = ["forward_over_reverse"]
+__all__ = ["forward_over_reverse", "applies"]
 
 
 def forward_over_reverse(transform, mode):
     """A Derivation computing `mode` ("grad" or "value_and_grad") of `transform` in forward mode,
     or None when the request is not the grad of a gradient with respect to the same argument."""
-    if mode not in ("grad", "value_and_grad") or not _applies(transform):
+    if mode not in ("grad", "value_and_grad") or not applies(transform):
         return None
     position = transform.argnums[0]
     derivation = _Seeded()
@@ -41,7 +41,7 @@ def forward_over_reverse(transform, mode):
     return derivation
 
 
-def _applies(transform):
+def applies(transform):
     from ..api import ReverseTransform
     inner = getattr(transform.fun, "__astjax_transform__", None)
     plain = (transform.single and not transform.has_aux and not transform.allow_int

@@ -35,16 +35,19 @@ class ReverseMode:
         or "vjp" (the output's adjoint is an extra parameter).
     has_aux: the function returns (output, aux); aux is returned alongside.
     callee_vjp(fn, mask, node) -> name of the generated vjp of a called user function.
+    check_output: (grad mode) the generated code checks the output is a scalar, for a gradient
+        that another transformation composes (grad's wrapper checks the value it is handed).
     """
 
     def __init__(self, context, function_node, wrt, mode="grad", has_aux=False, callee_vjp=None, name=None,
-                 bind_name=None):
+                 bind_name=None, check_output=False):
         self.context = context
         self.namer = context.namer
         self.function = function_node
         self.params = [a.id for a in function_node.args.args]
         self.wrt = list(wrt)
         self.mode = mode
+        self.check_output = check_output
         self.has_aux = has_aux
         self.callee_vjp = callee_vjp
         self.bind_name = bind_name
@@ -78,6 +81,8 @@ class ReverseMode:
             new_body.append(assign(tape.tape, call("Tape")))
             new_body += [assign(v, gast.Constant(value=None, kind=None)) for v in self.plan.declarations()]
         new_body += forward
+        if self.check_output:
+            new_body.append(self._scalar_output_check())
         if self.mode == "value_and_grad" and isinstance(self.output, gast.Name):
             # The adjoint sweep restores overwritten variables, the output's too: keep its value now.
             self.value_name = self.namer.unique("value")
@@ -139,6 +144,21 @@ class ReverseMode:
         elif self.mode == "vjp":
             self.seed_name = self.namer.fresh("ct")
         return out
+
+    def _scalar_output_check(self):
+        """`if jnp.ndim(out) != 0: raise TypeError(...)`: the seed 1.0 stands for a scalar output only.
+
+        grad's wrapper checks the value it is handed, but a gradient composed into
+        another transformation (grad(grad(f)) runs the jvp of this source) is never
+        handed back to it: without this line a vector output would be summed. Only
+        the composed version has it, so the printed gradient stays as a person writes it.
+        """
+        message = (f"Gradient only defined for scalar-output functions: `{self.function.name}` returned an array. "
+                   f"Use jnp.sum(...) to reduce it, or astjax.vjp / astjax.jacrev for non-scalar outputs.")
+        test = gast.Compare(left=call("jnp.ndim", copy.deepcopy(self.output)), ops=[gast.NotEq()],
+                            comparators=[gast.Constant(value=0, kind=None)])
+        error = gast.Raise(exc=call("TypeError", gast.Constant(value=message, kind=None)), cause=None)
+        return copy_location(gast.If(test=test, body=[error], orelse=[]), self.function.body[-1])
 
     def _return(self):
         grads = [name(self.namer.adjoint(p)) if p in self.activity.active else gast.Constant(value=_ZERO, kind=None)
