@@ -287,6 +287,16 @@ def test_jit_of_vmap_runs_generated_source():
     close(out, np.sin(x) * w, np.float32)
 
 
+def test_jit_of_per_example_gradients_compiles_and_agrees_with_a_loop():
+    """jit(vmap(grad(loss))): the batched adjoint helpers (batch_prepend included) compile."""
+    w = RNG.normal(size=(5, 3)).astype(np.float32)
+    xs, ys = RNG.normal(size=(4, 5)).astype(np.float32), RNG.normal(size=(4, 3)).astype(np.float32)
+    per_example = astjax.jit(vmap(astjax.grad(cases.layer_loss), in_axes=(None, 0, 0)))
+    out = per_example(w, xs, ys)
+    loop = np.stack([np.asarray(astjax.grad(cases.layer_loss)(w, x, y)) for x, y in zip(xs, ys)])
+    close(out, loop, np.float32)
+
+
 @pytest.mark.parametrize("fun,select", [(cases.select_one_sided, True), (cases.relu_branch, True),
                                         (cases.select_branches, False)])
 def test_if_on_batched_scalar_becomes_select_or_loop(fun, select):

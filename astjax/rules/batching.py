@@ -32,7 +32,7 @@ import numpy as np
 from .. import numpy as jnp
 from ..analyses.batching import ARRAY, is_container, is_elementwise
 from ..array import wrap
-from .registry import PRIMITIVES, defbatch, primitive
+from .registry import PRIMITIVES, defbatch, deflowering, primitive
 
 __all__ = ["batch_shape", "batch_axis", "batch_permutation", "batch_index", "batch_prepend", "example_of",
            "stack_examples", "broadcast_batch", "generic_rule"]
@@ -178,6 +178,7 @@ def batch_size_of(tree):
 
 for _fn in (batch_shape, batch_axis, batch_permutation, batch_prepend, batch_index, batch_size_of):
     primitive(_fn.__name__, _fn, operands=(), differentiable=False, reason=SHAPES)
+deflowering(PRIMITIVES["batch_prepend"], numba="astjax.runtime.numba_cpu:batch_prepend")
 primitive("batch_take_index", batch_take_index, operands=(), differentiable=False, reason=INTEGER)
 # example_of, stack_examples and broadcast_batch carry values (not only shapes) and have no derivative
 # rules: they count as library code, so a transformation that meets them refuses at that line instead of

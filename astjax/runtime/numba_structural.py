@@ -83,6 +83,18 @@ def _size(a, axis):
     return _impl(("a", "axis"), [f"return a.shape[{axes[0]}]"])
 
 
+@lowers("batch_prepend", ("size", "shape"))
+def _batch_prepend(size, shape):
+    """batch_prepend (vmap's shapes): `(size,) + shape`, for a shape that is an int or a tuple of ints."""
+    if not isinstance(types.unliteral(size), types.Integer) or _shape_rank(shape) is None:
+        return None
+    if isinstance(types.unliteral(shape), types.Integer):
+        return _impl(("size", "shape"), ["return (size, shape)"])
+    if len(shape.types) == 0:
+        return _impl(("size", "shape"), ["return (size,)"])
+    return _impl(("size", "shape"), ["return (size,) + shape"])
+
+
 # ------------------------------------------------------------------ creation
 def _creation_dtype(reference, *args):
     found = result_shape_dtype(reference, *args)

@@ -28,6 +28,17 @@ __all__ = ["lower_calls"]
 
 # Builtins Numba compiles with Python's meaning.
 _BUILTINS = {"range", "len", "enumerate", "zip", "int", "bool", "tuple", "slice"}
+# Exceptions the generated checks raise (`if jnp.ndim(out) != 0: raise TypeError("...")`).
+_EXCEPTIONS = {"TypeError", "ValueError", "IndexError"}
+
+
+def _constant_exception(node, target):
+    """`TypeError("text")`: a builtin exception built from constants, which Numba can raise."""
+    func = node.func
+    return (isinstance(func, gast.Name) and func.id in _EXCEPTIONS and getattr(builtins, func.id) is target
+            and not node.keywords and all(isinstance(a, gast.Constant) for a in node.args))
+
+
 # Methods of lists created inside the function.
 _LIST_METHODS = {"append", "pop"}
 
@@ -95,6 +106,8 @@ class _CallLowering(gast.NodeTransformer):
         if _is_numpy_scalar_type(target):                  # np.float32(x): a cast Numba knows
             return node
         if isinstance(func, gast.Name) and func.id in _BUILTINS and getattr(builtins, func.id) is target:
+            return node
+        if _constant_exception(node, target):       # raise TypeError("..."): Numba raises it as it is
             return node
         from ...rules import helpers
         if target is helpers.zeros_shaped:
