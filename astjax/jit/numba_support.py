@@ -62,7 +62,7 @@ def pad_edge_or_zeros(x, widths, edge):
     raise NotImplementedError
 
 
-@overload(pad_edge_or_zeros)
+@overload(pad_edge_or_zeros, inline="always")
 def _pad_edge_or_zeros(x, widths, edge):
     if not isinstance(x, types.Array) or x.ndim not in (1, 2):
         return None
