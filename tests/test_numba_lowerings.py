@@ -591,3 +591,28 @@ def test_acceptance_primitives_have_lowerings():
         elif lowering(PRIMITIVES[name], "numba") is None:
             missing.append(name)
     assert not missing, f"primitives of the acceptance programs without a Numba lowering: {missing}"
+
+
+@pytest.mark.parametrize("out_shape, src", [
+    ((2, 3), np.arange(3.0)), ((2, 3), np.arange(2.0).reshape(2, 1)), ((2, 3), np.ones((1, 1))),
+    ((4,), 2.5), ((), np.array(7.0)), ((2, 3, 4), np.arange(12.0).reshape(3, 4)), ((3,), np.arange(3, dtype=np.int32)),
+])
+def test_fill_broadcast_is_numpys_broadcasting_assignment(out_shape, src):
+    """The lowerings fill arrays with fill_broadcast (Numba's own slice assignment costs seconds to compile)."""
+    import numba
+    from astjax.runtime.numba_cpu import STUBS
+    fill = STUBS["fill_broadcast"]
+    run = numba.njit(lambda out, value: fill(out, value))
+    out, expected = np.zeros(out_shape, np.float32), np.zeros(out_shape, np.float32)
+    expected[...] = src
+    run(out, src)
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_fill_broadcast_refuses_shapes_that_do_not_broadcast():
+    import numba
+    from astjax.runtime.numba_cpu import STUBS
+    fill = STUBS["fill_broadcast"]
+    run = numba.njit(lambda out, value: fill(out, value))
+    with pytest.raises(ValueError, match="could not broadcast"):
+        run(np.zeros((2, 3)), np.ones(2))

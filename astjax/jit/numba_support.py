@@ -10,6 +10,10 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
+from ..runtime.numba_cpu import STUBS as _LOWERINGS
+
+_fill_broadcast = _LOWERINGS["fill_broadcast"]     # `out[k] = item` without Numba's slow error path
+
 __all__ = ["SUPPORT"]
 
 
@@ -138,7 +142,7 @@ def _stack_list(items):
             for k in range(len(items)):
                 if items[k].shape != first.shape:
                     raise ValueError("all input arrays must have the same shape")
-                out[k] = items[k]
+                _fill_broadcast(out[k], items[k])
             return out
         return stack_arrays
     if isinstance(item, (types.Number, types.Boolean)):

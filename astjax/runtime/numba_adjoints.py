@@ -213,7 +213,7 @@ def _pad(array, pad_width, mode):
                   f"if b{d} < 0 or a{d} < 0:", "    raise ValueError('index can\\'t contain negative values')"]
     shape = ", ".join(f"b{d} + n{d} + a{d}" for d in range(ndim))
     inner = ", ".join(f"b{d}:b{d} + n{d}" for d in range(ndim))
-    lines += [f"out = np.zeros(({shape},), dtype)", f"out[{inner}] = array"]
+    lines += [f"out = np.zeros(({shape},), dtype)", f"L.fill_broadcast(out[{inner}], array)"]
     if mode_value == "edge":
         for d in range(ndim):
             lines += [f"if n{d} > 0:",
@@ -365,7 +365,7 @@ def _sum_into_lines(g_ndim, x_ndim, x_shape):
     lines = ["g = np.ascontiguousarray(g)",
              "if " + " or ".join(f"(g.shape[{extra + k}] == 1 and {x_shape}[{k}] != 1)" for k in range(x_ndim)) + ":",
              f"    up = np.empty(({full},), g.dtype)",
-             "    up[...] = g",
+             "    L.fill_broadcast(up, g)",
              "    g = up"] if x_ndim else []
     for k in range(x_ndim):
         lines += [f"if {x_shape}[{k}] != 1 and {x_shape}[{k}] != g.shape[{extra + k}]:",
@@ -393,7 +393,7 @@ def _unbroadcast_impl(params, g, x_ndim, x_shape):
     if x_ndim == 0:
         return _impl(params, ["return L.sum(g, None, None, None, False, None, None)"])
     if g.ndim < x_ndim:
-        return _impl(params, [f"out = np.empty({x_shape}, dtype)", "out[...] = g", "return out"], dtype=dtype)
+        return _impl(params, [f"out = np.empty({x_shape}, dtype)", "L.fill_broadcast(out, g)", "return out"], dtype=dtype)
     lines = []
     if g.ndim == x_ndim:
         lines += [f"if g.shape == {x_shape}:", "    return g.copy()"]
@@ -442,7 +442,7 @@ def _unreduce(g, x, axis, keepdims, where):
         lines = [f"spread = np.ascontiguousarray(g).reshape({shape})"]
     else:
         lines = ["spread = g"]
-    lines += ["out = np.empty(x.shape, dtype)", "out[...] = spread", "return out"]
+    lines += ["out = np.empty(x.shape, dtype)", "L.fill_broadcast(out, spread)", "return out"]
     return _impl(params, lines, dtype=dtype)
 
 
@@ -510,7 +510,7 @@ def _broadcast_like(t, operands):
     if _ndim(t) > out_ndim:
         return None
     shape = shapes[0] if len(shapes) == 1 else f"np.broadcast_shapes({', '.join(shapes)})"
-    return _impl(("t", "operands"), [f"out = np.empty({shape}, dtype)", "out[...] = t", "return out"], dtype=dtype)
+    return _impl(("t", "operands"), [f"out = np.empty({shape}, dtype)", "L.fill_broadcast(out, t)", "return out"], dtype=dtype)
 
 
 @lowers("reduced_size", ("x", "axis", "ddof", "correction", "where"), reference=helpers.reduced_size,
@@ -578,7 +578,7 @@ def _stack(arrays, axis):
         if ndim:
             lines += [f"if arrays[{k}].shape != arrays[0].shape:",
                       "    raise ValueError('all input arrays must have the same shape')",
-                      f"out[{index}] = arrays[{k}]"]
+                      f"L.fill_broadcast(out[{index}], arrays[{k}])"]
         else:
             lines.append(f"out[{k}] = dtype({'arrays[%d][()]' % k if is_array(e) else 'arrays[%d]' % k})")
     lines.append("return out")
@@ -609,7 +609,7 @@ def _concatenate(arrays, axis):
                           "    raise ValueError('all the input array dimensions except for the concatenation axis "
                           "must match exactly')"]
         index = ", ".join(f"start:start + arrays[{k}].shape[{ax}]" if d == ax else ":" for d in range(ndim))
-        lines += [f"out[{index}] = arrays[{k}]", f"start += arrays[{k}].shape[{ax}]"]
+        lines += [f"L.fill_broadcast(out[{index}], arrays[{k}])", f"start += arrays[{k}].shape[{ax}]"]
     lines.append("return out")
     return _impl(("arrays", "axis"), lines, dtype=found[1].type)
 
@@ -640,7 +640,8 @@ def _stack_part_adjoint(p, g, k, axis):
     if ax is None:
         return None
     index = ", ".join([":"] * ax + ["k"] + [":"] * (g.ndim - ax - 1))
-    return _impl(("p", "g", "k", "axis"), ["out = np.zeros(g.shape, dtype)", f"out[{index}] = p", "return out"],
+    place = f"L.fill_broadcast(out[{index}], p)" if g.ndim > 1 else f"out[{index}] = p"
+    return _impl(("p", "g", "k", "axis"), ["out = np.zeros(g.shape, dtype)", place, "return out"],
                  dtype=_float_of(dtype_of(p)))
 
 
@@ -674,4 +675,4 @@ def _concatenate_part_adjoint(p, g, arrays, k, axis):
         return None
     index = ", ".join("start:start + size" if d == ax else ":" for d in range(g.ndim))
     return _impl(("p", "g", "arrays", "k", "axis"), ["out = np.zeros(g.shape, dtype)"] + _part_bounds(arrays, ax) +
-                 [f"out[{index}] = p", "return out"], dtype=_float_of(dtype_of(p)))
+                 [f"L.fill_broadcast(out[{index}], p)", "return out"], dtype=_float_of(dtype_of(p)))

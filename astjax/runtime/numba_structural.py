@@ -15,7 +15,7 @@ from .numba_build import L as _L, build, lowers
 from .numba_reductions import static_axes
 from .numba_typing import dtype_of, is_array, is_none, is_scalar, literal_value, result_shape_dtype
 
-ENV = {"np": np}
+ENV = {"np": np, "L": _L}
 
 
 def _value(t):
@@ -81,6 +81,41 @@ def _size(a, axis):
     if axes is None or len(axes) != 1:
         return None
     return _impl(("a", "axis"), [f"return a.shape[{axes[0]}]"])
+
+
+@lowers("fill_broadcast", ("out", "src"))
+def _fill_broadcast(out, src):
+    """fill_broadcast: `out[...] = src`, src broadcast to out's shape, as a loop nest.
+
+    Numba's own slice assignment compiles, the first time in a process, an error path that
+    formats both shapes into its message: several seconds of every cold jit compile. The
+    lowerings fill arrays through this instead.
+    """
+    if not is_array(out):
+        return None
+    n = out.ndim
+    if is_array(src):
+        m = src.ndim
+        if m > n:
+            return None
+        lines = []
+        for k in range(m):
+            lines += [f"if src.shape[{k}] != 1 and src.shape[{k}] != out.shape[{n - m + k}]:",
+                      "    raise ValueError('could not broadcast the input array into the shape of the output')",
+                      f"e{k} = 0 if src.shape[{k}] == 1 else 1"]
+        value = f"src[{', '.join(f'i{n - m + k} * e{k}' for k in range(m))}]" if m else "src[()]"
+    elif _value(src):
+        lines, value = [], "src"
+    else:
+        return None
+    if n == 0:
+        return _impl(("out", "src"), lines + [f"out[()] = {value}"])
+    indent = ""
+    for d in range(n):
+        lines.append(f"{indent}for i{d} in range(out.shape[{d}]):")
+        indent += "    "
+    lines.append(f"{indent}out[{', '.join(f'i{d}' for d in range(n))}] = {value}")
+    return _impl(("out", "src"), lines)
 
 
 @lowers("batch_prepend", ("size", "shape"))
@@ -150,7 +185,7 @@ def _full(shape, fill_value, dtype):
         return None
     if is_array(fill_value):
         return _impl(("shape", "fill_value", "dtype"),
-                     ["out = np.empty(shape, out_dtype)", "out[...] = fill_value.astype(out_dtype)", "return out"],
+                     ["out = np.empty(shape, out_dtype)", "L.fill_broadcast(out, fill_value)", "return out"],
                      out_dtype=out)
     return _impl(("shape", "fill_value", "dtype"), ["return np.full(shape, out_dtype(fill_value), out_dtype)"],
                  out_dtype=out)
@@ -176,7 +211,7 @@ def _full_like(a, fill_value, dtype, shape):
     else:
         return None
     if is_array(fill_value):
-        return _impl(params, [f"out = np.empty({target}, out_dtype)", "out[...] = fill_value.astype(out_dtype)",
+        return _impl(params, [f"out = np.empty({target}, out_dtype)", "L.fill_broadcast(out, fill_value)",
                               "return out"], out_dtype=out)
     return _impl(params, [f"return np.full({target}, out_dtype(fill_value), out_dtype)"], out_dtype=out)
 
@@ -391,7 +426,7 @@ def _broadcast_to(array, shape):
     if not _value(array) or rank is None or rank < _ndim(array):
         return None
     dtype = dtype_of(array).type
-    return _impl(("array", "shape"), ["out = np.empty(shape, dtype)", "out[...] = array", "return out"], dtype=dtype)
+    return _impl(("array", "shape"), ["out = np.empty(shape, dtype)", "L.fill_broadcast(out, array)", "return out"], dtype=dtype)
 
 
 @lowers("copy", ("a", "order"), reference=jnp.copy, prefer_literal=True)
