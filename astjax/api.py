@@ -47,6 +47,7 @@ class ReverseTransform:
         self.kind = kind
         self._built = {}
         self._composable = None
+        self._checks_output = None       # see checks_its_output
         self.packing = None            # for *args / keyword-only parameters: see arguments.Packing
         if Packing.needed(self.fun):
             if self.leading or self.keywords:
@@ -104,8 +105,10 @@ class ReverseTransform:
         True for grad of a gradient with respect to the same argument (forward over reverse): its
         output is the inner gradient, a scalar because the generated code checks the argument is one.
         """
-        from .transforms.forward_over_reverse import applies
-        return self.packing is None and applies(self)
+        if self._checks_output is None:
+            from .transforms.forward_over_reverse import applies
+            self._checks_output = self.packing is None and applies(self)
+        return self._checks_output
 
     def _all_positions(self):
         """Every parameter after the leading (bound) ones: what a pullback differentiates."""

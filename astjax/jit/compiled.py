@@ -177,6 +177,23 @@ def _converter(spec):
                 return value.view(Array)
             return from_numba(value, spec)
         return array_out
+    if spec and spec[0] == "tuple":
+        items = [_converter(s) for s in spec[1]]
+
+        def tuple_out(value):
+            if type(value) is tuple and len(value) == len(items):
+                return tuple([convert(v) for convert, v in zip(items, value)])
+            return from_numba(value, spec)
+        return tuple_out
+    if spec and spec[0] == "scalar":
+        dtype = np.dtype(spec[1])
+        same = {float, np.float64} if dtype == np.float64 else {dtype.type}
+
+        def scalar_out(value):
+            if type(value) in same or (type(value) is float and dtype.kind == "f"):
+                return wrap(np.asarray(value, dtype))
+            return from_numba(value, spec)
+        return scalar_out
     return lambda value: from_numba(value, spec)
 
 
