@@ -161,6 +161,25 @@ def test_each_order_is_generated_once():
         assert list(g.__astjax_transform__._built) == ["grad"]
 
 
+def names_like_generated_ones(x):
+    d_t1 = jnp.sin(x) * x
+    dd_t2 = d_t1 * x
+    _t3_ = dd_t2 + d_t1
+    for i in range(2):
+        d_t4 = _t3_ * x
+        _t3_ = _t3_ + d_t4
+    return _t3_ * dd_t2
+
+
+def test_user_names_shaped_like_tangents_survive_three_orders():
+    lower = names_like_generated_ones
+    for order, g in enumerate(nested_grads(names_like_generated_ones, 3), start=1):
+        numeric = central_difference(lambda v, lower=lower: lower(v[0]), np.array([0.4]), h=1e-4)
+        np.testing.assert_allclose(float(g(jnp.array(np.float64(0.4)))), float(numeric.ravel()[0]), rtol=1e-6,
+                                   err_msg=f"order {order}")
+        lower = g
+
+
 def vector_output(x):
     return jnp.sin(x) * jnp.ones(3)
 

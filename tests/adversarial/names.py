@@ -300,3 +300,18 @@ def shadow_enumerate_zip(x):
 
 
 case(shadow_enumerate_zip, lambda r: (vec(r, 3),), "works")
+
+
+def tangent_like_names(x):
+    """User names shaped like generated tangents and temporaries (`d_t1`, `dd_t2`, `_t3_`), read once and
+    twice, in and out of a loop: forward substitution may inline only what is read once."""
+    d_t1 = jnp.sin(x[0]) * x[1]
+    dd_t2 = d_t1 * x[2]
+    _t3_ = dd_t2 + d_t1
+    for i in range(2):
+        d_t4 = _t3_ * x[i]
+        _t3_ = _t3_ + d_t4
+    return _t3_ * dd_t2
+
+
+case(tangent_like_names, lambda r: (vec(r, 3),), "works")
