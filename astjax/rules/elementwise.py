@@ -135,12 +135,18 @@ from .linalg import COMPOSITES as _NAMESPACE  # noqa: E402 (names rule templates
 
 
 def sinc_slope(x):
-    """d/dx sinc(x) = (cos(pi x) - sinc(x)) / x, and 0 at x == 0 (sinc is even): the slope sinc's rules use."""
-    x = jnp.asarray(x)
-    plain = np.asarray(x)
+    """d/dx sinc(x) = (cos(pi x) - sinc(x)) / x, 0 at x == 0 (sinc is even): the slope sinc's rules use.
+
+    Near 0 the two terms cancel, so |x| < 0.1 uses sinc's Maclaurin series instead."""
+    plain = np.asarray(jnp.asarray(x))
     with np.errstate(divide="ignore", invalid="ignore"):
         slope = (np.cos(np.pi * plain) - np.sinc(plain)) / np.where(plain == 0, 1, plain)
-    return _wrap(np.where(plain == 0, 0, slope).astype(plain.dtype, copy=False))
+    series = np.zeros_like(plain, dtype=np.float64)
+    term = np.pi ** 2 * np.asarray(plain, dtype=np.float64) / 6.0          # k = 1 term of sum_k c_k 2k x^(2k-1)
+    for k in range(1, 9):
+        series = series - term * 2 * k if k % 2 else series + term * 2 * k
+        term = term * (np.pi * plain) ** 2 / ((2 * k + 2) * (2 * k + 3))
+    return _wrap(np.where(np.abs(plain) < 0.1, series, slope).astype(plain.dtype, copy=False))
 
 
 def i0_slope(x):
