@@ -339,6 +339,14 @@ def quantile_all(a, w):
     return w * jnp.quantile(a, 0.3)
 
 
+def quantile_q(a, q, w):
+    return jnp.sum(w * jnp.quantile(a, q, axis=0))
+
+
+def percentile_q(a, q, w):
+    return jnp.sum(w * jnp.percentile(a, q, axis=1, keepdims=True))
+
+
 def nanquantile_fn(a, w):
     return jnp.sum(w * jnp.nanquantile(a, jnp.array([0.25, 0.75]), axis=1))
 
@@ -378,10 +386,12 @@ def quantile_adjoint_fn(g, a, w):
 case("quantile", "q_vector", quantile_fn, normal(3, 5))
 for _fn in (quantile_linear, quantile_lower, quantile_higher, quantile_midpoint, quantile_nearest):
     case("quantile", _fn.__name__.replace("quantile_", "method_"), _fn, normal(6, 2))
+case("quantile", "q_operand", quantile_q, normal(5, 3), uniform(0.05, 0.95, 2))
 case("quantile", "axes_keepdims", quantile_axes, normal(3, 2, 4))
 case("quantile", "all", quantile_all, normal(3, 4))
 case("nanquantile", "nan", nanquantile_fn, _with_nans(normal(3, 6), (0, 7, 8, 17)))
 case("percentile", "axis", percentile_fn, normal(3, 5))
+case("percentile", "q_operand", percentile_q, normal(2, 6), uniform(5.0, 95.0, 3))
 case("percentile", "midpoint_list", percentile_list, normal(5, 3))
 case("nanpercentile", "nan", nanpercentile_fn, _with_nans(normal(5, 3), (0, 4)))
 case("median", "odd", median_fn, normal(2, 5))

@@ -41,11 +41,11 @@ class QuantilePlan:
     flattened); weights (Q, R, 2); nan (Q, R) where the result is NaN.
     """
 
-    def __init__(self, a, q, axis, method, keepdims, kind):
+    def __init__(self, a, q, axis, method, keepdims, kind, slope=False):
         if method not in _METHODS:
             raise ValueError(f"{kind}: method must be one of {_METHODS}, not {method!r}")
         a = _nd(a)
-        q = np.asarray(_nd(q), dtype=np.float64)
+        q = np.asarray(q, dtype=np.float64)    # a Python 0.3 is read in float64, not float32
         if _PERCENT[kind]:
             q = q / 100.0
         if np.any((q < 0) | (q > 1)) or np.any(np.isnan(q)):
@@ -88,6 +88,11 @@ class QuantilePlan:
         self.rows = np.arange(R)
         self.columns = order[self.rows[None, :, None], positions]
         weights = np.stack([1.0 - frac, frac], axis=-1)
+        if slope:      # d result / d q: only "linear" moves with q, by (count - 1) (x[hi] - x[lo])
+            step = (np.maximum(count, 1) - 1) * (hi > lo) * (1.0 if method == "linear" else 0.0)
+            step = step / 100.0 if _PERCENT[kind] else step
+            weights = np.stack([-step, step], axis=-1)
+        self.slope = slope
         self.nan = np.broadcast_to(nan, virtual.shape)
         self.weights = np.where(self.nan[..., None], 0.0, weights)
 
@@ -103,7 +108,8 @@ class QuantilePlan:
         x = self.moved(t)
         picked = x[self.rows[None, :, None], self.columns]
         result = np.sum(picked * self.weights.astype(x.dtype, copy=False), axis=-1)
-        result = np.where(self.nan, np.nan, result) if result.dtype.kind in "fc" else result
+        if result.dtype.kind in "fc" and not self.slope:
+            result = np.where(self.nan, np.nan, result)
         return result.reshape(self.out_shape)
 
     def scatter(self, g):
@@ -118,9 +124,10 @@ class QuantilePlan:
         return np.transpose(moved, np.argsort(others + list(self.axes)))
 
 
-def quantile_plan(a, q, axis=None, method="linear", keepdims=False, kind="quantile"):
-    """The QuantilePlan of a quantile-family call (kind: quantile, nanquantile, percentile, nanpercentile)."""
-    return QuantilePlan(a, q, axis, method, keepdims, kind)
+def quantile_plan(a, q, axis=None, method="linear", keepdims=False, kind="quantile", slope=False):
+    """The QuantilePlan of a quantile-family call (kind: quantile, nanquantile, percentile, nanpercentile);
+    slope=True: the plan of d result / d q instead (nonzero for method="linear" only)."""
+    return QuantilePlan(a, q, axis, method, keepdims, kind, slope)
 
 
 def _quantile(a, q, axis, out, method, keepdims, interpolation, kind):

@@ -6,7 +6,8 @@ tangent's elements at those positions with those weights (`quantile_tangent`),
 its adjoint scatters the adjoint back there (`quantile_adjoint`); the two are
 each other's transposes, so grad of grad works. The positions depend on `a`
 only through its order, which is piecewise constant: no derivative flows
-through them. `q` has no rule: a q that carries a derivative is refused.
+through them. With method="linear" the result also moves with `q`, by (count - 1) (x[hi] - x[lo]) (the
+other methods are piecewise constant in q: slope 0).
 
 average, cov and corrcoef are differentiated by the small Python functions
 below (rule helpers written from primitives, so a second derivative transforms
@@ -23,27 +24,47 @@ from .registry import defjvp, defvjp, primitive
 
 
 # ------------------------------------------------------------------ quantiles
-def quantile_tangent(t, a, q, axis=None, method="linear", keepdims=False, kind="quantile"):
-    """The tangent of a quantile-family result for a tangent `t` of `a` (the same order statistics, weighted)."""
+def quantile_tangent(t, a, q, axis=None, method="linear", keepdims=False, kind="quantile", slope=False):
+    """The tangent of a quantile-family result for a tangent `t` of `a` (the same order statistics, weighted).
+
+    slope=True: instead (count - 1) (t[hi] - t[lo]), which for t = a is d result / d q."""
     plain = np.asarray(t)
     dtype = plain.dtype if plain.dtype.kind in "fc" else np.float32
-    return wrap(np.asarray(quantile_plan(a, q, axis, method, keepdims, kind).gather(plain.astype(dtype, copy=False))))
+    plan = quantile_plan(a, q, axis, method, keepdims, kind, slope)
+    return wrap(np.asarray(plan.gather(plain.astype(dtype, copy=False))))
 
 
-def quantile_adjoint(g, a, q, axis=None, method="linear", keepdims=False, kind="quantile"):
+def quantile_adjoint(g, a, q, axis=None, method="linear", keepdims=False, kind="quantile", slope=False):
     """The adjoint of `a` from a quantile-family result's adjoint `g`: g spread onto the order statistics used."""
-    scattered = quantile_plan(a, q, axis, method, keepdims, kind).scatter(g)
+    scattered = quantile_plan(a, q, axis, method, keepdims, kind, slope).scatter(g)
     like = np.asarray(a).dtype
     return wrap(np.asarray(scattered, dtype=np.result_type(np.asarray(g).dtype, like if like.kind in "fc" else np.float32)))
 
 
+# Their own derivative in q (the weights move with q) is not written: reaching it is an error, never a 0.
 for _helper, _transpose in ((quantile_tangent, "quantile_adjoint"), (quantile_adjoint, "quantile_tangent")):
-    _prim = primitive(_helper.__name__, _helper, operands=("t" if _helper is quantile_tangent else "g",),
+    _prim = primitive(_helper.__name__, _helper, operands=("t" if _helper is quantile_tangent else "g", "q"),
                       shape_params=("a",))
     _operand = _prim.operands[0]
-    defvjp(_prim, f"b{_operand} += {_transpose}(by, a, q, axis, method, keepdims, kind)")
-    defjvp(_prim, f"dy = {_helper.__name__}(d{_operand}, a, q, axis, method, keepdims, kind)")
-COMPOSITES.update({"quantile_tangent": quantile_tangent, "quantile_adjoint": quantile_adjoint})
+    defvjp(_prim, f"b{_operand} += {_transpose}(by, a, q, axis, method, keepdims, kind, slope)",
+           "bq += no_higher_derivative(q, 'a quantile with respect to both q and the data')")
+    defjvp(_prim, f"d{_operand} -> {_helper.__name__}(d{_operand}, a, q, axis, method, keepdims, kind, slope)",
+           "dq -> no_higher_derivative(dq, 'a quantile with respect to both q and the data')")
+
+
+def quantile_q_adjoint(g, a, q, axis, method, keepdims, kind):
+    """The adjoint of `q` from a quantile-family result: g times d result / d q, summed to q's shape."""
+    spread = g * quantile_tangent(a, a, q, axis, method, keepdims, kind, True)
+    return jnp.sum(spread, tuple(range(jnp.ndim(q), jnp.ndim(spread))))
+
+
+def quantile_q_tangent(t, a, q, axis, method, keepdims, kind):
+    """The tangent of a quantile-family result for a tangent `t` of `q`."""
+    slope = quantile_tangent(a, a, q, axis, method, keepdims, kind, True)
+    return jnp.reshape(t, jnp.shape(t) + (1,) * (jnp.ndim(slope) - jnp.ndim(t))) * slope
+
+
+COMPOSITES.update({f.__name__: f for f in (quantile_tangent, quantile_adjoint, quantile_q_adjoint, quantile_q_tangent)})
 
 
 def _quantile_check(bound):
@@ -55,9 +76,11 @@ def _quantile_check(bound):
 
 
 for _name in ("quantile", "nanquantile", "percentile", "nanpercentile"):
-    _prim = primitive(_name, getattr(jnp, _name), operands=("a",), aliases=(getattr(np, _name),))
-    defvjp(_prim, f"ba += quantile_adjoint(by, a, q, axis, method, keepdims, {_name!r})")
-    defjvp(_prim, f"dy = quantile_tangent(da, a, q, axis, method, keepdims, {_name!r})")
+    _prim = primitive(_name, getattr(jnp, _name), operands=("a", "q"), aliases=(getattr(np, _name),))
+    defvjp(_prim, f"ba += quantile_adjoint(by, a, q, axis, method, keepdims, {_name!r})",
+           f"bq += quantile_q_adjoint(by, a, q, axis, method, keepdims, {_name!r})")
+    defjvp(_prim, f"da -> quantile_tangent(da, a, q, axis, method, keepdims, {_name!r})",
+           f"dq -> quantile_q_tangent(dq, a, q, axis, method, keepdims, {_name!r})")
     _prim.static_check = _quantile_check
 for _name, _kind in (("median", "quantile"), ("nanmedian", "nanquantile")):
     _prim = primitive(_name, getattr(jnp, _name), operands=("a",), aliases=(getattr(np, _name),))
