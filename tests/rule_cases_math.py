@@ -379,25 +379,37 @@ def quantile_tangent_fn(t, a, w):
     return jnp.sum(w * quantile_tangent(t, a, 0.3, 1, "linear", False, "quantile"))
 
 
+def quantile_tangent_q(t, q, a, w):
+    return jnp.sum(w * quantile_tangent(t, a, q, 1, "linear", False, "quantile"))
+
+
+def quantile_adjoint_q(g, q, a, w):
+    return jnp.sum(w * quantile_adjoint(g, a, q, 1, "linear", False, "quantile"))
+
+
 def quantile_adjoint_fn(g, a, w):
     return jnp.sum(w * quantile_adjoint(g, a, 0.3, 1, "linear", False, "quantile"))
 
 
+case("quantile", "q_operand", quantile_q, normal(5, 3), uniform(0.05, 0.95, 2))
 case("quantile", "q_vector", quantile_fn, normal(3, 5))
 for _fn in (quantile_linear, quantile_lower, quantile_higher, quantile_midpoint, quantile_nearest):
     case("quantile", _fn.__name__.replace("quantile_", "method_"), _fn, normal(6, 2))
-case("quantile", "q_operand", quantile_q, normal(5, 3), uniform(0.05, 0.95, 2))
 case("quantile", "axes_keepdims", quantile_axes, normal(3, 2, 4))
 case("quantile", "all", quantile_all, normal(3, 4))
 case("nanquantile", "nan", nanquantile_fn, _with_nans(normal(3, 6), (0, 7, 8, 17)))
-case("percentile", "axis", percentile_fn, normal(3, 5))
 case("percentile", "q_operand", percentile_q, normal(2, 6), uniform(5.0, 95.0, 3))
+case("percentile", "axis", percentile_fn, normal(3, 5))
 case("percentile", "midpoint_list", percentile_list, normal(5, 3))
 case("nanpercentile", "nan", nanpercentile_fn, _with_nans(normal(5, 3), (0, 4)))
 case("median", "odd", median_fn, normal(2, 5))
 case("median", "even_all", median_all, normal(2, 3))
 case("nanmedian", "nan", nanmedian_fn, _with_nans(normal(3, 4), (1, 5, 6)))
+case("quantile_tangent", "q_operand", quantile_tangent_q, normal(3, 4), uniform(0.1, 0.9, 2), normal(3, 4),
+     argnums=(0, 1))
 case("quantile_tangent", "axis", quantile_tangent_fn, normal(3, 4), normal(3, 4), argnums=(0,))
+case("quantile_adjoint", "q_operand", quantile_adjoint_q, normal(2, 3), uniform(0.1, 0.9, 2), normal(3, 4),
+     argnums=(0, 1))
 case("quantile_adjoint", "axis", quantile_adjoint_fn, normal(3), normal(3, 4), argnums=(0,))
 
 

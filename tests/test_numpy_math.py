@@ -162,6 +162,10 @@ def nanmean_all_nan(x):
     return jnp.sum(jnp.nanmean(x, axis=1))
 
 
+def nanvar_all_nan(x):
+    return jnp.nansum(jnp.nanvar(x, axis=1)) + jnp.nansum(jnp.nanstd(x, axis=1)) + jnp.nansum(jnp.nanmedian(x, axis=1))
+
+
 def test_nan_slices_give_nan_values_and_no_derivative():
     x = np.array([[1.0, np.nan, 3.0], [0.5, 2.0, 1.0]])
     assert np.isnan(jnp.quantile(x, 0.5, axis=1)[0])
@@ -170,6 +174,7 @@ def test_nan_slices_give_nan_values_and_no_derivative():
     np.testing.assert_array_equal(grad[1], [0.0, 0.0, 1.0])
     all_nan = np.array([[np.nan, np.nan], [1.0, 3.0]])
     np.testing.assert_array_equal(_grad(nanmean_all_nan, all_nan), [[0.0, 0.0], [0.5, 0.5]])
+    np.testing.assert_allclose(_grad(nanvar_all_nan, all_nan), [[0.0, 0.0], [-1.0 - 0.5 + 0.5, 1.0 + 0.5 + 0.5]])
 
 
 def sinc_sum(x):

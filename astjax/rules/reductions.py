@@ -117,15 +117,16 @@ for _name in ("nanmax", "nanmin"):
                      signature=lambda a, axis=None, out=None, keepdims=False, initial=None: None),
            "ba += unreduce(by, a, axis, keepdims) * extremum_mask(a, y, axis, keepdims)",
            "dy = jnp.sum(da * extremum_mask(a, y, axis, keepdims), axis, keepdims=keepdims)")
-_CENTRED = f"(jnp.where(jnp.isnan(a), 0.0, a) - jnp.mean(a, axis, keepdims=True, where={_KEPT}))"
+# NaN elements (and all-NaN slices, whose mean is NaN) get a zero adjoint: the outer where().
+_CENTRED = "(jnp.where(jnp.isnan(a), 0.0, a) - jnp.nanmean(a, axis, keepdims=True))"
 _COUNT = f"reduced_size(a, axis, ddof, None, {_KEPT})"
 _rules(primitive("nanvar", jnp.nanvar, operands=("a",), aliases=(np.nanvar,),
                  signature=lambda a, axis=None, dtype=None, out=None, ddof=0, keepdims=False: None),
-       f"ba += unreduce(by, a, axis, keepdims, {_KEPT}) * 2.0 * {_CENTRED} / {_COUNT}",
+       f"ba += jnp.where(jnp.isnan(a), 0.0, unreduce(by, a, axis, keepdims, {_KEPT}) * 2.0 * {_CENTRED} / {_COUNT})",
        f"dy = jnp.sum(da * 2.0 * {_CENTRED} / {_COUNT}, axis, keepdims=keepdims, where={_KEPT})")
 _rules(primitive("nanstd", jnp.nanstd, operands=("a",), aliases=(np.nanstd,),
                  signature=lambda a, axis=None, dtype=None, out=None, ddof=0, keepdims=False: None),
-       f"ba += unreduce(by / y, a, axis, keepdims, {_KEPT}) * {_CENTRED} / {_COUNT}",
+       f"ba += jnp.where(jnp.isnan(a), 0.0, unreduce(by / y, a, axis, keepdims, {_KEPT}) * {_CENTRED} / {_COUNT})",
        f"dy = jnp.sum(da * {_CENTRED} / {_COUNT}, axis, keepdims=keepdims, where={_KEPT}) / y")
 # nanprod is prod with the NaNs read as ones: prod's rule (exact at zeros) with `a` so filled.
 _ONES = "jnp.where(jnp.isnan(a), 1.0, a)"

@@ -41,30 +41,50 @@ def quantile_adjoint(g, a, q, axis=None, method="linear", keepdims=False, kind="
     return wrap(np.asarray(scattered, dtype=np.result_type(np.asarray(g).dtype, like if like.kind in "fc" else np.float32)))
 
 
-# Their own derivative in q (the weights move with q) is not written: reaching it is an error, never a 0.
-for _helper, _transpose in ((quantile_tangent, "quantile_adjoint"), (quantile_adjoint, "quantile_tangent")):
-    _prim = primitive(_helper.__name__, _helper, operands=("t" if _helper is quantile_tangent else "g", "q"),
-                      shape_params=("a",))
-    _operand = _prim.operands[0]
-    defvjp(_prim, f"b{_operand} += {_transpose}(by, a, q, axis, method, keepdims, kind, slope)",
-           "bq += no_higher_derivative(q, 'a quantile with respect to both q and the data')")
-    defjvp(_prim, f"d{_operand} -> {_helper.__name__}(d{_operand}, a, q, axis, method, keepdims, kind, slope)",
-           "dq -> no_higher_derivative(dq, 'a quantile with respect to both q and the data')")
+# Both are linear in their first argument and move with q through the weights: d/dq is the same
+# gather or scatter with the weights' slope (slope=True), whose own slope in q is 0.
+def _expand(t, like):
+    """`t` (shaped like q) with unit axes appended to broadcast against a result shaped like `like`."""
+    return jnp.reshape(t, jnp.shape(t) + (1,) * (jnp.ndim(like) - jnp.ndim(t)))
 
 
-def quantile_q_adjoint(g, a, q, axis, method, keepdims, kind):
-    """The adjoint of `q` from a quantile-family result: g times d result / d q, summed to q's shape."""
-    spread = g * quantile_tangent(a, a, q, axis, method, keepdims, kind, True)
+def quantile_q_adjoint(g, t, a, q, axis, method, keepdims, kind, slope=False):
+    """The adjoint of `q` from `y = quantile_tangent(t, a, q, ...)` (t = a: the quantile itself): g times
+    d y / d q, summed to q's shape."""
+    spread = g * quantile_tangent(t, a, q, axis, method, keepdims, kind, True)
+    if slope:
+        spread = spread * 0.0
     return jnp.sum(spread, tuple(range(jnp.ndim(q), jnp.ndim(spread))))
 
 
-def quantile_q_tangent(t, a, q, axis, method, keepdims, kind):
-    """The tangent of a quantile-family result for a tangent `t` of `q`."""
-    slope = quantile_tangent(a, a, q, axis, method, keepdims, kind, True)
-    return jnp.reshape(t, jnp.shape(t) + (1,) * (jnp.ndim(slope) - jnp.ndim(t))) * slope
+def quantile_q_tangent(dq, t, a, q, axis, method, keepdims, kind, slope=False):
+    """The tangent of `y = quantile_tangent(t, a, q, ...)` for a tangent `dq` of q."""
+    rate = quantile_tangent(t, a, q, axis, method, keepdims, kind, True)
+    if slope:
+        rate = rate * 0.0
+    return _expand(dq, rate) * rate
 
 
-COMPOSITES.update({f.__name__: f for f in (quantile_tangent, quantile_adjoint, quantile_q_adjoint, quantile_q_tangent)})
+def quantile_q_scatter(dq, g, a, q, axis, method, keepdims, kind, slope=False):
+    """The tangent of `y = quantile_adjoint(g, a, q, ...)` for a tangent `dq` of q."""
+    moved = quantile_adjoint(_expand(dq, g) * g, a, q, axis, method, keepdims, kind, True)
+    if slope:
+        moved = moved * 0.0
+    return moved
+
+
+COMPOSITES.update({f.__name__: f for f in (quantile_tangent, quantile_adjoint, _expand, quantile_q_adjoint,
+                                           quantile_q_tangent, quantile_q_scatter)})
+_tangent = primitive("quantile_tangent", quantile_tangent, operands=("t", "q"), shape_params=("a",))
+defvjp(_tangent, "bt += quantile_adjoint(by, a, q, axis, method, keepdims, kind, slope)",
+       "bq += quantile_q_adjoint(by, t, a, q, axis, method, keepdims, kind, slope)")
+defjvp(_tangent, "dt -> quantile_tangent(dt, a, q, axis, method, keepdims, kind, slope)",
+       "dq -> quantile_q_tangent(dq, t, a, q, axis, method, keepdims, kind, slope)")
+_adjoint = primitive("quantile_adjoint", quantile_adjoint, operands=("g", "q"), shape_params=("a",))
+defvjp(_adjoint, "bg += quantile_tangent(by, a, q, axis, method, keepdims, kind, slope)",
+       "bq += quantile_q_adjoint(g, by, a, q, axis, method, keepdims, kind, slope)")
+defjvp(_adjoint, "dg -> quantile_adjoint(dg, a, q, axis, method, keepdims, kind, slope)",
+       "dq -> quantile_q_scatter(dq, g, a, q, axis, method, keepdims, kind, slope)")
 
 
 def _quantile_check(bound):
@@ -78,9 +98,9 @@ def _quantile_check(bound):
 for _name in ("quantile", "nanquantile", "percentile", "nanpercentile"):
     _prim = primitive(_name, getattr(jnp, _name), operands=("a", "q"), aliases=(getattr(np, _name),))
     defvjp(_prim, f"ba += quantile_adjoint(by, a, q, axis, method, keepdims, {_name!r})",
-           f"bq += quantile_q_adjoint(by, a, q, axis, method, keepdims, {_name!r})")
+           f"bq += quantile_q_adjoint(by, a, a, q, axis, method, keepdims, {_name!r})")
     defjvp(_prim, f"da -> quantile_tangent(da, a, q, axis, method, keepdims, {_name!r})",
-           f"dq -> quantile_q_tangent(dq, a, q, axis, method, keepdims, {_name!r})")
+           f"dq -> quantile_q_tangent(dq, a, a, q, axis, method, keepdims, {_name!r})")
     _prim.static_check = _quantile_check
 for _name, _kind in (("median", "quantile"), ("nanmedian", "nanquantile")):
     _prim = primitive(_name, getattr(jnp, _name), operands=("a",), aliases=(getattr(np, _name),))

@@ -97,7 +97,6 @@ KNOWN_FAILURES = {
     "library.np_norm_vector": "REFUSED: np.linalg.norm(x, 1) of a vector",
     "library.np_triu_tril": "REFUSED: np.triu / np.tril",
     "library.np_take_along_axis": "REFUSED: np.take_along_axis",
-    "library.np_abs_sign_hypot": "REFUSED: np.hypot / np.sign",
     # --- API compositions
     "api.uses_custom_jvp": "REFUSED: custom_jvp function under grad",
     # --- names that clash with generated ones
