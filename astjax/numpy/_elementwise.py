@@ -353,3 +353,155 @@ def logical_xor(x1, x2):
 def logical_not(x):
     """NumPy's logical_not (bool result)."""
     return _out(np.logical_not(x, subok=False))
+
+
+# ----------------------------------------------- more binary functions (issue 9)
+
+
+def fmax(x1, x2):
+    """NumPy's fmax (a NaN loses to a number) with JAX's type promotion."""
+    x1, x2 = _promote(x1, x2)
+    return _out(np.fmax(x1, x2, subok=False))
+
+
+def fmin(x1, x2):
+    """NumPy's fmin (a NaN loses to a number) with JAX's type promotion."""
+    x1, x2 = _promote(x1, x2)
+    return _out(np.fmin(x1, x2, subok=False))
+
+
+def copysign(x1, x2):
+    """|x1| with the sign of x2; integer operands give float32."""
+    x1, x2 = _promote_f(x1, x2)
+    return _out(np.copysign(x1, x2, subok=False))
+
+
+def logaddexp2(x1, x2):
+    """log2(2**x1 + 2**x2) without overflow; integer operands give float32."""
+    x1, x2 = _promote_f(x1, x2)
+    return _out(np.logaddexp2(x1, x2, subok=False))
+
+
+def float_power(x1, x2):
+    """x1 ** x2 computed in floating point (JAX: the promoted float dtype, float32 for ints)."""
+    x1, x2 = _promote_f(x1, x2)
+    return _out(np.power(x1, x2, subok=False))
+
+
+def heaviside(x1, x2):
+    """The step function: 0 for x1 < 0, x2 at x1 == 0, 1 for x1 > 0; integer operands give float32."""
+    x1, x2 = _promote_f(x1, x2)
+    return _out(np.heaviside(x1, x2, subok=False))
+
+
+def fmod(x1, x2):
+    """NumPy's fmod (the remainder has the sign of the dividend, as C's fmod), with JAX's promotion."""
+    x1, x2 = _promote(x1, x2)
+    return _out(np.fmod(x1, x2, subok=False))
+
+
+def ldexp(x1, x2):
+    """x1 * 2 ** x2 for an integer x2; an integer x1 gives float32."""
+    x1 = _f(x1)
+    x2 = _s(x2)
+    if np.result_type(x2).kind not in "biu":
+        raise TypeError("ldexp: the exponent x2 must be an integer array")
+    return _out(np.ldexp(x1, x2, subok=False))
+
+
+def nextafter(x1, x2):
+    """The next floating-point value after x1 towards x2; integer operands give float32."""
+    x1, x2 = _promote_f(x1, x2)
+    return _out(np.nextafter(x1, x2, subok=False))
+
+
+# ------------------------------------------------ more unary functions (issue 9)
+
+
+def sinc(x):
+    """sin(pi x) / (pi x), 1 at 0 (NumPy's normalized sinc); float32 for Python scalars and integers."""
+    x = np.asarray(_f(x))
+    return _out(np.sinc(x).astype(x.dtype, copy=False))
+
+
+def deg2rad(x):
+    """Degrees to radians; float32 for Python scalars and integers."""
+    return _out(np.deg2rad(_f(x), subok=False))
+
+
+def rad2deg(x):
+    """Radians to degrees; float32 for Python scalars and integers."""
+    return _out(np.rad2deg(_f(x), subok=False))
+
+
+radians = deg2rad
+degrees = rad2deg
+
+
+def fabs(x):
+    """|x| as a float (NumPy's fabs); float32 for Python scalars and integers."""
+    return _out(np.fabs(_f(x), subok=False))
+
+
+def rint(x):
+    """Round to the nearest integer, half to even; float32 for Python scalars and integers (as JAX)."""
+    return _out(np.rint(_f(x), subok=False))
+
+
+def fix(x, out=None):
+    """Round towards zero; integers are returned unchanged."""
+    check_no_out(out, "fix")
+    x = _s(x)
+    if x.dtype.kind in "biu":
+        return _out(np.asarray(x))
+    return _out(np.trunc(x, subok=False))
+
+
+def signbit(x):
+    """Whether the sign bit is set (-0.0 included); bool result."""
+    return _out(np.signbit(_s(x), subok=False))
+
+
+def spacing(x):
+    """The distance from x to the next float away from zero; float32 for Python scalars and integers."""
+    return _out(np.spacing(_f(x), subok=False))
+
+
+def i0(x):
+    """The modified Bessel function of the first kind, order 0; float32 for Python scalars and integers."""
+    x = np.asarray(_f(x))
+    return _out(np.i0(x).astype(x.dtype, copy=False))
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """NaN -> nan, +inf -> posinf, -inf -> neginf (the dtype's largest magnitudes by default); dtype kept."""
+    x = _s(x)
+    return _out(np.nan_to_num(np.asarray(x), copy=True, nan=nan, posinf=posinf, neginf=neginf))
+
+
+def real(val):
+    """The real part (the array itself, for real input); dtype kept."""
+    return _out(np.real(np.asarray(_s(val))))
+
+
+def imag(val):
+    """The imaginary part (zeros of the same dtype, for real input)."""
+    return _out(np.imag(np.asarray(_s(val))))
+
+
+def conjugate(x):
+    """The complex conjugate (x itself, for real input); dtype kept."""
+    return _out(np.conjugate(_s(x), subok=False))
+
+
+conj = conjugate
+
+# -------------------------------------------- Array API names (aliases, as in JAX)
+acos = arccos
+asin = arcsin
+atan = arctan
+acosh = arccosh
+asinh = arcsinh
+atanh = arctanh
+atan2 = arctan2
+pow = power

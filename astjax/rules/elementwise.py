@@ -16,24 +16,28 @@ from .registry import deflowering, defjvp, defvjp, primitive
 NUMBA_CPU = "astjax.runtime.numba_cpu:"
 
 
-def unary(name, *, numpy=None, math_fn=None, vjp, jvp, aliases=()):
-    """A one-operand elementwise primitive, reachable as jnp.<name>, np.<name> and math.<name>."""
-    prim = primitive(name, getattr(jnp, name), operands=("x",),
+def unary(name, *, numpy=None, math_fn=None, vjp, jvp, aliases=(), lowered=True, impl=None):
+    """A one-operand elementwise primitive, reachable as jnp.<name>, np.<name> and math.<name>.
+
+    lowered=False: no Numba lowering yet (jit then refuses it clearly)."""
+    prim = primitive(name, impl or getattr(jnp, name), operands=("x",),
                      aliases=tuple(a for a in (numpy, math_fn) + tuple(aliases) if a is not None))
     defvjp(prim, vjp)
-    defjvp(prim, jvp)
-    deflowering(prim, numba=NUMBA_CPU + name)
+    defjvp(prim, *(jvp if isinstance(jvp, tuple) else (jvp,)))
+    if lowered:
+        deflowering(prim, numba=NUMBA_CPU + name)
     prim.elementwise = True
     return prim
 
 
-def binary(name, *, numpy=None, operator=None, vjp, jvp, aliases=()):
-    """A two-operand broadcasting elementwise primitive."""
+def binary(name, *, numpy=None, operator=None, vjp, jvp, aliases=(), lowered=True):
+    """A two-operand broadcasting elementwise primitive (lowered=False: no Numba lowering yet)."""
     prim = primitive(name, getattr(jnp, name), operands=("x1", "x2"), unbroadcast=True,
                      operator=operator, aliases=tuple(a for a in (numpy,) + tuple(aliases) if a is not None))
     defvjp(prim, *vjp)
     defjvp(prim, *jvp)
-    deflowering(prim, numba=NUMBA_CPU + name)
+    if lowered:
+        deflowering(prim, numba=NUMBA_CPU + name)
     prim.elementwise = True
     return prim
 
@@ -120,3 +124,141 @@ defvjp(clip, "ba += by * clip_mask(a, a_min, a_max, min, max)")
 defjvp(clip, "dy = da * clip_mask(a, a_min, a_max, min, max)")
 deflowering(clip, numba=NUMBA_CPU + "clip")
 clip.elementwise = True
+
+
+# ======================================================== issue 9: more elementwise functions
+# Not lowered to Numba yet (lowered=False): jit refuses them with "jit has no Numba lowering".
+from scipy import special as _special  # noqa: E402
+from ..errors import AstjaxError  # noqa: E402
+from ..array import wrap as _wrap  # noqa: E402
+from .linalg import COMPOSITES as _NAMESPACE  # noqa: E402 (names rule templates may call)
+
+
+def sinc_slope(x):
+    """d/dx sinc(x) = (cos(pi x) - sinc(x)) / x, 0 at x == 0 (sinc is even): the slope sinc's rules use.
+
+    Near 0 the two terms cancel, so |x| < 0.1 uses sinc's Maclaurin series instead."""
+    plain = np.asarray(jnp.asarray(x))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slope = (np.cos(np.pi * plain) - np.sinc(plain)) / np.where(plain == 0, 1, plain)
+    series = np.zeros_like(plain, dtype=np.float64)
+    term = np.pi ** 2 * np.asarray(plain, dtype=np.float64) / 6.0          # k = 1 term of sum_k c_k 2k x^(2k-1)
+    for k in range(1, 9):
+        series = series - term * 2 * k if k % 2 else series + term * 2 * k
+        term = term * (np.pi * plain) ** 2 / ((2 * k + 2) * (2 * k + 3))
+    return _wrap(np.where(np.abs(plain) < 0.1, series, slope).astype(plain.dtype, copy=False))
+
+
+def i0_slope(x):
+    """d/dx i0(x) = i1(x), the modified Bessel function of order 1 (SciPy's): the slope i0's rules use."""
+    plain = np.asarray(jnp.asarray(x))
+    return _wrap(np.asarray(_special.i1(plain)).astype(plain.dtype, copy=False))
+
+
+def real_input_adjoint(g, x):
+    """`g`, after checking that `x` is real: conj, real and imag are differentiated for real inputs only."""
+    if np.iscomplexobj(np.asarray(x)):
+        raise AstjaxError("astjax differentiates real, imag and conj of real arrays only; this one is complex "
+                          "(astjax has no complex differentiation yet)")
+    return g
+
+
+_NAMESPACE.update({f.__name__: f for f in (sinc_slope, i0_slope, real_input_adjoint)})
+
+# --------------------------------------------------------------- unary
+unary("cbrt", numpy=np.cbrt, math_fn=getattr(math, "cbrt", None), lowered=False,
+      vjp="bx += by / (3.0 * y * y)", jvp="dy = dx / (3.0 * y * y)")
+unary("exp2", numpy=np.exp2, math_fn=getattr(math, "exp2", None), lowered=False,
+      vjp="bx += by * y * 0.6931471805599453", jvp="dy = dx * y * 0.6931471805599453")
+unary("arcsinh", numpy=np.arcsinh, math_fn=math.asinh, lowered=False,
+      vjp="bx += by / jnp.sqrt(x * x + 1.0)", jvp="dy = dx / jnp.sqrt(x * x + 1.0)")
+unary("arccosh", numpy=np.arccosh, math_fn=math.acosh, lowered=False,
+      vjp="bx += by / jnp.sqrt((x - 1.0) * (x + 1.0))", jvp="dy = dx / jnp.sqrt((x - 1.0) * (x + 1.0))")
+unary("arctanh", numpy=np.arctanh, math_fn=math.atanh, lowered=False,
+      vjp="bx += by / ((1.0 - x) * (1.0 + x))", jvp="dy = dx / ((1.0 - x) * (1.0 + x))")
+unary("deg2rad", numpy=np.deg2rad, math_fn=math.radians, aliases=(np.radians,), lowered=False,
+      vjp="bx += by * 0.017453292519943295", jvp="dy = dx * 0.017453292519943295")
+unary("rad2deg", numpy=np.rad2deg, math_fn=math.degrees, aliases=(np.degrees,), lowered=False,
+      vjp="bx += by * 57.29577951308232", jvp="dy = dx * 57.29577951308232")
+# fabs: the slope is sign(x), 0 at x == 0, as astjax's abs.
+unary("fabs", numpy=np.fabs, lowered=False, vjp="bx += by * jnp.sign(x)", jvp="dy = dx * jnp.sign(x)")
+# sinc is smooth; its slope and curvature are exact at x == 0 (derivatives of order four and up at
+# exactly x == 0 come out 0: the slope's rule is a where() with a constant branch there).
+unary("sinc", numpy=np.sinc, lowered=False, vjp="bx += by * sinc_slope(x)", jvp="dy = dx * sinc_slope(x)")
+unary("sinc_slope", impl=sinc_slope, lowered=False,
+      vjp="bx += by * jnp.where(x == 0.0, -3.289868133696453, -9.869604401089358 * jnp.sinc(x)"
+          " - 2.0 * y / jnp.where(x == 0.0, 1.0, x))",
+      jvp="dy = dx * jnp.where(x == 0.0, -3.289868133696453, -9.869604401089358 * jnp.sinc(x)"
+          " - 2.0 * y / jnp.where(x == 0.0, 1.0, x))")
+unary("i0", numpy=np.i0, lowered=False, vjp="bx += by * i0_slope(x)", jvp="dy = dx * i0_slope(x)")
+# i1' = i0 - i1 / x, 1/2 at x == 0 (exact to third order of i0 there; see sinc).
+unary("i0_slope", impl=i0_slope, lowered=False,
+      vjp="bx += by * jnp.where(x == 0.0, 0.5, jnp.i0(x) - y / jnp.where(x == 0.0, 1.0, x))",
+      jvp="dy = dx * jnp.where(x == 0.0, 0.5, jnp.i0(x) - y / jnp.where(x == 0.0, 1.0, x))")
+
+for _name, _numpy, _vjp, _jvp in (
+        ("real", np.real, "bval += real_input_adjoint(by, val)", "dy = real_input_adjoint(dval, val)"),
+        ("imag", np.imag, "bval += real_input_adjoint(by, val) * 0.0", "dy = real_input_adjoint(dval, val) * 0.0")):
+    _prim = primitive(_name, getattr(jnp, _name), operands=("val",), aliases=(_numpy,))
+    defvjp(_prim, _vjp)
+    defjvp(_prim, _jvp)
+    _prim.elementwise = True
+unary("conjugate", numpy=np.conjugate, aliases=(jnp.conj,), lowered=False,
+      vjp="bx += real_input_adjoint(by, x)", jvp="dy = real_input_adjoint(dx, x)")
+real_input_adjoint_prim = primitive("real_input_adjoint", real_input_adjoint, operands=("g",), shape_params=("x",))
+defvjp(real_input_adjoint_prim, "bg += real_input_adjoint(by, x)")
+defjvp(real_input_adjoint_prim, "dy = real_input_adjoint(dg, x)")
+real_input_adjoint_prim.elementwise = True
+
+# nan_to_num passes finite values through and replaces the others by constants (slope 0 there, as JAX).
+nan_to_num = primitive("nan_to_num", jnp.nan_to_num, operands=("x",), aliases=(np.nan_to_num,))
+defvjp(nan_to_num, "bx += jnp.where(jnp.isfinite(x), by, 0.0)")
+defjvp(nan_to_num, "dy = jnp.where(jnp.isfinite(x), dx, 0.0)")
+nan_to_num.elementwise = True
+
+# --------------------------------------------------------------- binary
+# hypot's slope x1 / y is taken as 0 at the origin (a subgradient; JAX's is nan there).
+binary("hypot", numpy=np.hypot, lowered=False,
+       vjp=["bx1 += by * x1 / jnp.where(y == 0.0, 1.0, y)", "bx2 += by * x2 / jnp.where(y == 0.0, 1.0, y)"],
+       jvp=["dy = dx1 * x1 / jnp.where(y == 0.0, 1.0, y) + dx2 * x2 / jnp.where(y == 0.0, 1.0, y)"])
+binary("logaddexp", numpy=np.logaddexp, lowered=False,
+       vjp=["bx1 += by * jnp.exp(x1 - y)", "bx2 += by * jnp.exp(x2 - y)"],
+       jvp=["dy = dx1 * jnp.exp(x1 - y) + dx2 * jnp.exp(x2 - y)"])
+binary("logaddexp2", numpy=np.logaddexp2, lowered=False,
+       vjp=["bx1 += by * jnp.exp2(x1 - y)", "bx2 += by * jnp.exp2(x2 - y)"],
+       jvp=["dy = dx1 * jnp.exp2(x1 - y) + dx2 * jnp.exp2(x2 - y)"])
+# As in JAX, fmax(x1, x2) = where((x1 < x2) | isnan(x1), x2, x1): a tie's derivative goes to x1,
+# and a NaN operand gets none while the other is a number.
+binary("fmax", numpy=np.fmax, lowered=False,
+       vjp=["bx1 += jnp.where(jnp.logical_or(x1 < x2, jnp.isnan(x1)), 0.0, by)",
+            "bx2 += jnp.where(jnp.logical_or(x1 < x2, jnp.isnan(x1)), by, 0.0)"],
+       jvp=["dy = jnp.where(jnp.logical_or(x1 < x2, jnp.isnan(x1)), 0.0, dx1)"
+            " + jnp.where(jnp.logical_or(x1 < x2, jnp.isnan(x1)), dx2, 0.0)"])
+binary("fmin", numpy=np.fmin, lowered=False,
+       vjp=["bx1 += jnp.where(jnp.logical_or(x1 > x2, jnp.isnan(x1)), 0.0, by)",
+            "bx2 += jnp.where(jnp.logical_or(x1 > x2, jnp.isnan(x1)), by, 0.0)"],
+       jvp=["dy = jnp.where(jnp.logical_or(x1 > x2, jnp.isnan(x1)), 0.0, dx1)"
+            " + jnp.where(jnp.logical_or(x1 > x2, jnp.isnan(x1)), dx2, 0.0)"])
+# copysign(x1, x2) = where(signbit(x2), -|x1|, |x1|) (JAX): slope sign(x1) * (+-1) in x1, 0 in x2.
+binary("copysign", numpy=np.copysign, aliases=(math.copysign,), lowered=False,
+       vjp=["bx1 += by * jnp.sign(x1) * jnp.where(jnp.signbit(x2), -1.0, 1.0)", "bx2 += by * 0.0"],
+       jvp=["dy = dx1 * jnp.sign(x1) * jnp.where(jnp.signbit(x2), -1.0, 1.0) + dx2 * 0.0"])
+# heaviside is piecewise constant in x1 (slope 0, as JAX) and passes x2 through where x1 == 0.
+binary("heaviside", numpy=np.heaviside, lowered=False,
+       vjp=["bx1 += by * 0.0", "bx2 += jnp.where(x1 == 0.0, by, 0.0)"],
+       jvp=["dy = dx1 * 0.0 + jnp.where(x1 == 0.0, dx2, 0.0)"])
+# fmod(x1, x2) = x1 - x2 * trunc(x1 / x2): slope 1 in x1, -trunc(x1 / x2) in x2 (piecewise, as JAX's rem).
+binary("fmod", numpy=np.fmod, aliases=(math.fmod,), lowered=False,
+       vjp=["bx1 += by", "bx2 += -by * jnp.trunc(x1 / x2)"],
+       jvp=["dy = dx1 + dx2 * -jnp.trunc(x1 / x2)"])
+binary("float_power", numpy=np.float_power, lowered=False,
+       vjp=["bx1 += by * x2 * x1 ** jnp.where(x2 == 0.0, 1.0, x2 - 1)",
+            "bx2 += by * y * jnp.log(jnp.where(x1 == 0.0, 1.0, x1))"],
+       jvp=["dy = dx1 * x2 * x1 ** jnp.where(x2 == 0.0, 1.0, x2 - 1)"
+            " + dx2 * y * jnp.log(jnp.where(x1 == 0.0, 1.0, x1))"])
+# ldexp(x1, x2) = x1 * 2 ** x2 for an integer x2: linear in x1.
+ldexp = primitive("ldexp", jnp.ldexp, operands=("x1",), unbroadcast=True, aliases=(np.ldexp, math.ldexp),
+                  broadcasts_with=("x2",))
+defvjp(ldexp, "bx1 += jnp.ldexp(by, x2)")
+defjvp(ldexp, "dy = jnp.ldexp(dx1, x2)")
+ldexp.elementwise = True

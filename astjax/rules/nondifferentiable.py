@@ -67,3 +67,23 @@ for _name in ("zeros_like", "ones_like", "zeros", "ones", "empty", "empty_like",
               "size", "arange", "reduced_size", "invert_permutation", "clip_mask", "extremum_mask", "unique_index",
               "distinct_index", "isclose", "allclose", "linspace_weights", "builtin_len"):
     deflowering(PRIMITIVES[_name], numba=f"astjax.runtime.numba_cpu:{_name}")
+
+# ---------------------------------------------------- issue 9: math, integer and set functions
+# (nextafter is not here: it moves with x1 (slope 1 almost everywhere) and JAX has no rule for it, so
+# it is refused under a derivative. unique, intersect1d, union1d, setdiff1d and setxor1d return values
+# of their input, which carry derivatives: they are refused too.)
+_ISSUE9 = {
+    BOOLEAN: ["signbit", "isneginf", "isposinf", "isreal", "iscomplex", "isin", "array_equal", "array_equiv"],
+    PIECEWISE: ["rint", "fix", "spacing"],
+    INTEGER: ["bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift", "bitwise_count",
+              "gcd", "lcm", "searchsorted", "digitize", "argwhere", "nonzero", "flatnonzero", "packbits",
+              "unpackbits", "count_nonzero", "nanargmax", "nanargmin"],
+    SHAPES: ["isrealobj", "iscomplexobj"],
+}
+_NUMPY_TWINS = {"invert": (np.invert, np.bitwise_not, np.bitwise_invert),
+                "left_shift": (np.left_shift, np.bitwise_left_shift),
+                "right_shift": (np.right_shift, np.bitwise_right_shift)}
+for _reason, _names in _ISSUE9.items():
+    for _name in _names:
+        _aliases = _NUMPY_TWINS.get(_name, (getattr(np, _name, None),))
+        nondifferentiable(_name, getattr(jnp, _name), _reason, aliases=tuple(a for a in _aliases if a is not None))

@@ -82,3 +82,111 @@ deflowering(trace_adjoint, numba=NUMBA_CPU + "trace_adjoint")
 # These helpers read `a` for its shape only.
 cumsum_adjoint.shape_params = cumsum_adjoint.shape_params | frozenset({"a"})
 trace_adjoint.shape_params = trace_adjoint.shape_params | frozenset({"a"})
+
+
+# ================================================== issue 9: NaN-ignoring reductions, ptp, cumulative_*
+# Each rule is the rule of its NaN-propagating twin with the NaN elements masked out: they get no
+# derivative (as in JAX, whose nan* functions are where(isnan, identity, a) fed to the twin). No Numba
+# lowerings yet: jit refuses them clearly. `where=` is left out of the signatures (a call with it is
+# refused under a derivative).
+from .creation import COMPOSITES as _COMPOSITES, cumprod_adjoint, cumprod_tangent  # noqa: E402
+from .helpers import cumsum_adjoint  # noqa: E402
+
+_KEPT = "jnp.logical_not(jnp.isnan(a))"          # the elements a nan-reduction reads
+
+
+def _rules(prim, vjp, jvp, *, scalar_zero=True):
+    defvjp(prim, vjp)
+    defjvp(prim, jvp)
+    prim.accepts_scalar_zero = scalar_zero
+    return prim
+
+
+_rules(primitive("nansum", jnp.nansum, operands=("a",), aliases=(np.nansum,),
+                 signature=lambda a, axis=None, dtype=None, out=None, keepdims=False, initial=None: None),
+       f"ba += unreduce(by, a, axis, keepdims, {_KEPT})",
+       f"dy = jnp.sum(da, axis, keepdims=keepdims, where={_KEPT})")
+# An all-NaN slice has mean NaN; its elements get no adjoint (the count is taken as at least 1).
+_rules(primitive("nanmean", jnp.nanmean, operands=("a",), aliases=(np.nanmean,),
+                 signature=lambda a, axis=None, dtype=None, out=None, keepdims=False: None),
+       f"ba += unreduce(by, a, axis, keepdims, {_KEPT}) / jnp.maximum(reduced_size(a, axis, where={_KEPT}), 1)",
+       f"dy = jnp.mean(da, axis, keepdims=keepdims, where={_KEPT})")
+# As max and min: ties share the derivative equally; NaNs (and an `initial` that wins) get none.
+for _name in ("nanmax", "nanmin"):
+    _rules(primitive(_name, getattr(jnp, _name), operands=("a",), aliases=(getattr(np, _name),),
+                     signature=lambda a, axis=None, out=None, keepdims=False, initial=None: None),
+           "ba += unreduce(by, a, axis, keepdims) * extremum_mask(a, y, axis, keepdims)",
+           "dy = jnp.sum(da * extremum_mask(a, y, axis, keepdims), axis, keepdims=keepdims)")
+# NaN elements (and all-NaN slices, whose mean is NaN) get a zero adjoint: the outer where().
+_CENTRED = "(jnp.where(jnp.isnan(a), 0.0, a) - jnp.nanmean(a, axis, keepdims=True))"
+_COUNT = f"reduced_size(a, axis, ddof, None, {_KEPT})"
+_rules(primitive("nanvar", jnp.nanvar, operands=("a",), aliases=(np.nanvar,),
+                 signature=lambda a, axis=None, dtype=None, out=None, ddof=0, keepdims=False: None),
+       f"ba += jnp.where(jnp.isnan(a), 0.0, unreduce(by, a, axis, keepdims, {_KEPT}) * 2.0 * {_CENTRED} / {_COUNT})",
+       f"dy = jnp.sum(da * 2.0 * {_CENTRED} / {_COUNT}, axis, keepdims=keepdims, where={_KEPT})")
+_rules(primitive("nanstd", jnp.nanstd, operands=("a",), aliases=(np.nanstd,),
+                 signature=lambda a, axis=None, dtype=None, out=None, ddof=0, keepdims=False: None),
+       f"ba += jnp.where(jnp.isnan(a), 0.0, unreduce(by / y, a, axis, keepdims, {_KEPT}) * {_CENTRED} / {_COUNT})",
+       f"dy = jnp.sum(da * {_CENTRED} / {_COUNT}, axis, keepdims=keepdims, where={_KEPT}) / y")
+# nanprod is prod with the NaNs read as ones: prod's rule (exact at zeros) with `a` so filled.
+_ONES = "jnp.where(jnp.isnan(a), 1.0, a)"
+_rules(primitive("nanprod", jnp.nanprod, operands=("a",), aliases=(np.nanprod,),
+                 signature=lambda a, axis=None, dtype=None, out=None, keepdims=False: None),
+       f"ba += jnp.where(jnp.isnan(a), 0.0, jnp.where(a == 0.0, unreduce(by * jnp.prod(jnp.where(a == 0.0, 1.0, {_ONES}),"
+       f" axis, keepdims=keepdims) * (jnp.sum(a == 0.0, axis, keepdims=keepdims) == 1), a, axis, keepdims),"
+       f" unreduce(by * y, a, axis, keepdims) / jnp.where(a == 0.0, 1.0, {_ONES})))",
+       f"dy = jnp.sum(jnp.where(jnp.isnan(a), 0.0, da) * jnp.where(a == 0.0, unreduce(jnp.prod(jnp.where(a == 0.0, 1.0,"
+       f" {_ONES}), axis, keepdims=keepdims) * (jnp.sum(a == 0.0, axis, keepdims=keepdims) == 1), a, axis, keepdims),"
+       f" unreduce(y, a, axis, keepdims) / jnp.where(a == 0.0, 1.0, {_ONES})), axis, keepdims=keepdims)")
+_rules(primitive("nancumsum", jnp.nancumsum, operands=("a",), aliases=(np.nancumsum,),
+                 signature=lambda a, axis=None, dtype=None, out=None: None),
+       "ba += jnp.where(jnp.isnan(a), 0.0, cumsum_adjoint(by, a, axis))",
+       "dy = jnp.cumsum(jnp.where(jnp.isnan(a), 0.0, da), axis)", scalar_zero=False)
+_rules(primitive("nancumprod", jnp.nancumprod, operands=("a",), aliases=(np.nancumprod,),
+                 signature=lambda a, axis=None, dtype=None, out=None: None),
+       f"ba += jnp.where(jnp.isnan(a), 0.0, cumprod_adjoint(by, {_ONES}, axis))",
+       f"dy = cumprod_tangent(jnp.where(jnp.isnan(a), 0.0, da), {_ONES}, axis)", scalar_zero=False)
+
+# ptp = max - min: each extreme's ties share its derivative equally.
+_MAX_MASK = "extremum_mask(a, jnp.max(a, axis, keepdims=keepdims), axis, keepdims)"
+_MIN_MASK = "extremum_mask(a, jnp.min(a, axis, keepdims=keepdims), axis, keepdims)"
+_rules(primitive("ptp", jnp.ptp, operands=("a",), aliases=(np.ptp,)),
+       f"ba += unreduce(by, a, axis, keepdims) * ({_MAX_MASK} - {_MIN_MASK})",
+       f"dy = jnp.sum(da * ({_MAX_MASK} - {_MIN_MASK}), axis, keepdims=keepdims)")
+
+
+# cumulative_sum / cumulative_prod (the Array API's names): cumsum's and cumprod's rules along `axis`
+# (required beyond 1-D, so None means 0), with the leading identity of include_initial=True dropped.
+def cumulative_adjoint(g, x, axis, include_initial):
+    """The adjoint of `x` from `y = cumulative_sum(x, axis=axis, include_initial=...)`."""
+    axis = 0 if axis is None else axis
+    if include_initial:
+        g = jnp.take(g, jnp.arange(1, jnp.shape(g)[axis]), axis=axis)
+    return cumsum_adjoint(g, x, axis)
+
+
+def cumulative_prod_adjoint(g, x, axis, include_initial):
+    """The adjoint of `x` from `y = cumulative_prod(x, axis=axis, include_initial=...)`."""
+    axis = 0 if axis is None else axis
+    if include_initial:
+        g = jnp.take(g, jnp.arange(1, jnp.shape(g)[axis]), axis=axis)
+    return cumprod_adjoint(g, x, axis)
+
+
+def cumulative_prod_tangent(t, x, axis, include_initial):
+    """The tangent of `y = cumulative_prod(x, axis=axis, include_initial=...)` for a tangent `t` of `x`."""
+    axis = 0 if axis is None else axis
+    tangent = cumprod_tangent(t, x, axis)
+    if include_initial:
+        first = jnp.zeros_like(jnp.take(tangent, jnp.arange(0, 1), axis=axis))
+        tangent = jnp.concatenate([first, tangent], axis=axis)
+    return tangent
+
+
+_COMPOSITES.update({f.__name__: f for f in (cumulative_adjoint, cumulative_prod_adjoint, cumulative_prod_tangent)})
+_rules(primitive("cumulative_sum", jnp.cumulative_sum, operands=("x",), aliases=(np.cumulative_sum,)),
+       "bx += cumulative_adjoint(by, x, axis, include_initial)",
+       "dy = jnp.cumulative_sum(dx, axis=axis, dtype=dtype, include_initial=include_initial)", scalar_zero=False)
+_rules(primitive("cumulative_prod", jnp.cumulative_prod, operands=("x",), aliases=(np.cumulative_prod,)),
+       "bx += cumulative_prod_adjoint(by, x, axis, include_initial)",
+       "dy = cumulative_prod_tangent(dx, x, axis, include_initial)", scalar_zero=False)

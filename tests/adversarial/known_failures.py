@@ -86,7 +86,6 @@ KNOWN_FAILURES = {
     "rules.einsum_trace": "REFUSED: einsum('ii->')",
     "rules.tensordot_axes": "REFUSED: jnp.tensordot",
     "rules.sort_gradient": "REFUSED: jnp.sort has no rule",
-    "rules.logaddexp_arctan2": "REFUSED: jnp.logaddexp / jnp.arctan2 have no rules",
     "rules.dynamic_slice_update": "REFUSED: lax.dynamic_slice / dynamic_update_slice",
     "library.numpy_scalar_constructors": "REFUSED: np.float64(x[0]) / np.float32(2.0) * x",
     "library.real_imag_conj_of_real": "REFUSED: x.real / x.imag / x.conj() of a real array",
@@ -97,7 +96,6 @@ KNOWN_FAILURES = {
     "library.np_norm_vector": "REFUSED: np.linalg.norm(x, 1) of a vector",
     "library.np_triu_tril": "REFUSED: np.triu / np.tril",
     "library.np_take_along_axis": "REFUSED: np.take_along_axis",
-    "library.np_abs_sign_hypot": "REFUSED: np.hypot / np.sign",
     # --- API compositions
     "api.uses_custom_jvp": "REFUSED: custom_jvp function under grad",
     # --- names that clash with generated ones
