@@ -27,6 +27,10 @@ from ._creation import (
     arange, array, asarray, astype, copy, diag, empty, empty_like, eye, full, full_like,
     identity, linspace, meshgrid, ones, ones_like, tril, triu, zeros, zeros_like,
 )
+from ._creation import (
+    diag_indices, diag_indices_from, diagflat, geomspace, indices, ix_, logspace, tri, tril_indices,
+    tril_indices_from, triu_indices, triu_indices_from, vander,
+)
 from ._dtypes import (
     bool_, can_cast, complex64, complex128, complexfloating, dtype, finfo, float16, float32,
     float64, floating, generic, iinfo, inexact, int8, int16, int32, int64, integer,
@@ -42,6 +46,7 @@ from ._elementwise import (
     round, sign, sin, sinh, sqrt, square, subtract, tan, tanh, true_divide, trunc,
 )
 from ._indexing import argsort, sort, take, take_along_axis, where
+from ._indexing import choose, compress, extract, select
 from ._linalg import dot, einsum, inner, matmul, outer, tensordot, trace, vdot
 from ._reductions import (
     all, allclose, amax, amin, any, argmax, argmin, cumprod, cumsum, isclose, max, mean,
@@ -50,6 +55,15 @@ from ._reductions import (
 from ._shape import (
     broadcast_to, concatenate, diagonal, expand_dims, flip, hstack, moveaxis, ndim, pad, ravel, repeat,
     reshape, roll, shape, size, split, squeeze, stack, swapaxes, tile, transpose, vstack,
+)
+from ._shape import (
+    append, array_split, atleast_1d, atleast_2d, atleast_3d, block, broadcast_arrays, column_stack, concat,
+    delete, dsplit, dstack, fliplr, flipud, hsplit, insert, matrix_transpose, permute_dims, resize, rollaxis,
+    rot90, row_stack, trim_zeros, unstack, vsplit,
+)
+from ._signal import (
+    convolve, correlate, cross, diff, ediff1d, gradient, interp, kron, polyadd, polyder, polyint, polymul,
+    polysub, polyval, trapezoid,
 )
 
 pi = _np.pi
@@ -81,4 +95,13 @@ __all__ = [
     'tensordot', 'tile', 'trace', 'transpose', 'tril', 'triu', 'true_divide', 'trunc',
     'uint16', 'uint32', 'uint64', 'uint8', 'unsignedinteger', 'var', 'vdot', 'vstack',
     'where', 'zeros', 'zeros_like',
+]
+__all__ += [  # shapes, stacking, signals (issue 9)
+    'append', 'array_split', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'block', 'broadcast_arrays', 'choose',
+    'column_stack', 'compress', 'concat', 'convolve', 'correlate', 'cross', 'delete', 'diag_indices',
+    'diag_indices_from', 'diagflat', 'diff', 'dsplit', 'dstack', 'ediff1d', 'extract', 'fliplr', 'flipud',
+    'geomspace', 'gradient', 'hsplit', 'indices', 'insert', 'interp', 'ix_', 'kron', 'logspace',
+    'matrix_transpose', 'permute_dims', 'polyadd', 'polyder', 'polyint', 'polymul', 'polysub', 'polyval',
+    'resize', 'rollaxis', 'rot90', 'row_stack', 'select', 'trapezoid', 'tri', 'tril_indices',
+    'tril_indices_from', 'trim_zeros', 'triu_indices', 'triu_indices_from', 'unstack', 'vander', 'vsplit',
 ]
