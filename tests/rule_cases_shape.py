@@ -6,12 +6,8 @@ operands first and a weight `w` shaped like the primitive's result last.
 import numpy as np
 
 import astjax.numpy as jnp
-from astjax.rules.shape_helpers import (delete_adjoint, sorted_adjoint, sorted_tangent, split_adjoint, split_items, split_parts,
-                                        take_along_axis_adjoint, tile_adjoint)
-from astjax.rules.signal_helpers import (conv_general, conv_lhs_adjoint, conv_rhs_adjoint, diff_adjoint, diff_tangent,
-                                         interp_linear, interp_slope, interp_slope_transpose, interp_transpose,
-                                         kron_lhs_adjoint, kron_rhs_adjoint, poly_tail, poly_tail_adjoint,
-                                         polyder_adjoint, polyint_adjoint)
+from astjax.rules.shape_helpers import split_adjoint, split_items, split_parts, take_along_axis_adjoint
+from astjax.rules.signal_helpers import conv_general
 from rule_cases import Case, normal, nonzero, uniform, _array
 
 CASES = []
@@ -86,10 +82,6 @@ def tile_int(A, w):
     return jnp.sum(w * np.tile(A, 2))
 
 
-def tile_adjoint_fn(g, w):
-    return jnp.sum(w * tile_adjoint(g, np.zeros((2, 3)), (2, 2)))
-
-
 def tril_fn(m, w):
     return jnp.sum(w * jnp.tril(m, -1))
 
@@ -114,10 +106,6 @@ def delete_flat(arr, w):
     return jnp.sum(w * np.delete(arr, [0, 4]))
 
 
-def delete_adjoint_fn(g, w):
-    return jnp.sum(w * delete_adjoint(g, np.zeros((3, 4)), 2, 1))
-
-
 def take_along_axis_fn(arr, w):
     return jnp.sum(w * jnp.take_along_axis(arr, _ORDER, 1))
 
@@ -136,14 +124,6 @@ def sort_axis0_descending(a, w):
 
 def sort_flat(a, w):
     return jnp.sum(w * np.sort(a, axis=None))
-
-
-def sorted_tangent_fn(t, w):
-    return jnp.sum(w * sorted_tangent(t, _ORDER, 1))
-
-
-def sorted_adjoint_fn(g, w):
-    return jnp.sum(w * sorted_adjoint(g, np.zeros((2, 3)), _ORDER, 1))
 
 
 def compress_fn(a, w):
@@ -173,21 +153,17 @@ case("roll", "flat", roll_fn, normal(3, 4))
 case("roll", "axes", roll_axes, normal(3, 4))
 case("tile", "reps_longer", tile_fn, normal(2, 3))
 case("tile", "int", tile_int, normal(2, 3))
-case("tile_adjoint", "matrix", tile_adjoint_fn, normal(4, 6))
 case("tril", "k", tril_fn, normal(3, 4))
 case("triu", "k", triu_fn, normal(2, 3, 3))
 case("diagflat", "matrix_input", diagflat_fn, normal(2, 2))
 case("resize", "cyclic", resize_fn, normal(2, 3))
 case("delete", "axis", delete_fn, normal(3, 4))
 case("delete", "flat", delete_flat, normal(2, 3))
-case("delete_adjoint", "axis", delete_adjoint_fn, normal(3, 3))
 case("take_along_axis", "repeats", take_along_axis_fn, normal(2, 4))
 case("take_along_axis_adjoint", "repeats", take_along_axis_adjoint_fn, normal(2, 3))
 case("sort", "last_axis", sort_fn, normal(3, 4))
 case("sort", "axis0_descending", sort_axis0_descending, normal(3, 4))
 case("sort", "flat", sort_flat, normal(3, 4))
-case("sorted_tangent", "order", sorted_tangent_fn, normal(2, 3))
-case("sorted_adjoint", "order", sorted_adjoint_fn, normal(2, 3))
 case("compress", "axis", compress_fn, normal(2, 3))
 case("compress", "flat", compress_flat, normal(2, 3))
 case("extract", "positive", extract_fn, nonzero(0.3, 2.0, 3, 3))
@@ -339,14 +315,6 @@ def diff_prepend_append(a, w):
     return jnp.sum(w * jnp.diff(a, 1, 0, prepend=0.5, append=np.ones((2, 3))))
 
 
-def diff_tangent_fn(t, w):
-    return jnp.sum(w * diff_tangent(t, 2, -1, np.zeros((2, 1)), None))
-
-
-def diff_adjoint_fn(g, w):
-    return jnp.sum(w * diff_adjoint(g, np.zeros(5), 1, 0, 0.0, None))
-
-
 def ediff1d_fn(ary, w):
     return jnp.sum(w * jnp.ediff1d(ary))
 
@@ -358,8 +326,6 @@ def ediff1d_ends(ary, w):
 case("diff", "default", diff_fn, normal(3, 5))
 case("diff", "n2_axis0", diff_n2_axis0, normal(5, 2))
 case("diff", "prepend_append", diff_prepend_append, normal(3, 3))
-case("diff_tangent", "prepend", diff_tangent_fn, normal(2, 4))
-case("diff_adjoint", "prepend", diff_adjoint_fn, normal(5))
 case("ediff1d", "matrix", ediff1d_fn, normal(2, 3))
 case("ediff1d", "ends", ediff1d_ends, normal(4))
 
@@ -373,14 +339,6 @@ def kron_mixed_ranks(a, b, w):
     return jnp.sum(w * np.kron(a, b))
 
 
-def kron_lhs_adjoint_fn(g, b, w):
-    return jnp.sum(w * kron_lhs_adjoint(g, np.zeros((2, 1)), b))
-
-
-def kron_rhs_adjoint_fn(g, a, w):
-    return jnp.sum(w * kron_rhs_adjoint(g, a, np.zeros((2, 3))))
-
-
 def cross_fn(a, b, w):
     return jnp.sum(w * jnp.cross(a, b))
 
@@ -391,8 +349,6 @@ def cross_broadcast(a, b, w):
 
 case("kron", "matrices", kron_fn, normal(2, 3), normal(2, 2))
 case("kron", "mixed_ranks", kron_mixed_ranks, normal(3), normal(2, 2))
-case("kron_lhs_adjoint", "matrices", kron_lhs_adjoint_fn, normal(4, 3), normal(2, 3))
-case("kron_rhs_adjoint", "matrices", kron_rhs_adjoint_fn, normal(4, 3), normal(2, 1))
 case("cross", "vectors", cross_fn, normal(3), normal(3))
 case("cross", "broadcast", cross_broadcast, normal(4, 3), normal(3))
 
@@ -426,14 +382,6 @@ def conv_general_fn(a, v, w):
     return jnp.sum(w * conv_general(a, v, "same", True))
 
 
-def conv_lhs_adjoint_fn(g, v, w):
-    return jnp.sum(w * conv_lhs_adjoint(g, np.zeros(6), v, "same", True))
-
-
-def conv_rhs_adjoint_fn(g, a, w):
-    return jnp.sum(w * conv_rhs_adjoint(g, a, np.zeros(4), "valid", False))
-
-
 def polymul_fn(a1, a2, w):
     return jnp.sum(w * jnp.polymul(a1, a2))
 
@@ -445,8 +393,6 @@ case("correlate", "valid", correlate_fn, normal(6), normal(3))
 case("correlate", "same_short_a", correlate_same_short_a, normal(6), normal(7))
 case("correlate", "full", correlate_full, normal(3), normal(4))
 case("conv_general", "same_flipped", conv_general_fn, normal(4), normal(5))
-case("conv_lhs_adjoint", "same_flipped", conv_lhs_adjoint_fn, normal(6), normal(3))
-case("conv_rhs_adjoint", "valid", conv_rhs_adjoint_fn, normal(4), normal(7))
 case("polymul", "vectors", polymul_fn, normal(3), normal(4))
 
 
@@ -463,31 +409,11 @@ def interp_constants(x, fp, w):
     return jnp.sum(w * jnp.interp(x, _KNOTS, fp, left=-1.0, right=2.0))
 
 
-def interp_linear_fn(x, c, w):
-    return jnp.sum(w * interp_linear(x, _KNOTS, c, None, 1.0))
-
-
-def interp_transpose_fn(g, x, w):
-    return jnp.sum(w * interp_transpose(g, x, _KNOTS, np.zeros(5), None, None))
-
-
-def interp_slope_fn(c, w):
-    return jnp.sum(w * interp_slope(_array([-1.5, -0.7, 0.1, 1.9, 2.5]), _KNOTS, c, None, None))
-
-
-def interp_slope_transpose_fn(g, w):
-    return jnp.sum(w * interp_slope_transpose(g, _array([-0.7, 0.1, 0.2, 1.9]), _KNOTS, np.zeros(5), None, None))
-
-
 _INSIDE = _array([[-0.9, -0.5, 0.3], [0.9, 1.6, 1.95]])
 _OUTSIDE = _array([-1.6, -0.1, 0.7, 2.4])
 case("interp", "inside", interp_fn, _INSIDE, normal(5))
 case("interp", "outside", interp_outside, _OUTSIDE, normal(5))
 case("interp", "constants", interp_constants, _OUTSIDE, normal(5))
-case("interp_linear", "right_constant", interp_linear_fn, _OUTSIDE, normal(5))
-case("interp_transpose", "inside", interp_transpose_fn, normal(2, 3), _INSIDE)
-case("interp_slope", "outside", interp_slope_fn, normal(5))
-case("interp_slope_transpose", "inside", interp_slope_transpose_fn, normal(4))
 
 
 # ------------------------------------------------------------ polynomials
@@ -507,20 +433,12 @@ def polyder_m2(p, w):
     return jnp.sum(w * np.polyder(p, 2))
 
 
-def polyder_adjoint_fn(g, w):
-    return jnp.sum(w * polyder_adjoint(g, np.zeros(5), 2))
-
-
 def polyint_fn(p, w):
     return jnp.sum(w * jnp.polyint(p))
 
 
 def polyint_constants(p, w):
     return jnp.sum(w * np.polyint(p, 2, [1.0, -2.0]))
-
-
-def polyint_adjoint_fn(g, w):
-    return jnp.sum(w * polyint_adjoint(g, np.zeros(3), 2))
 
 
 def polyadd_fn(a1, a2, w):
@@ -531,23 +449,11 @@ def polysub_fn(a1, a2, w):
     return jnp.sum(w * np.polysub(a1, a2))
 
 
-def poly_tail_fn(g, w):
-    return jnp.sum(w * poly_tail(g, np.zeros(2)))
-
-
-def poly_tail_adjoint_fn(p, w):
-    return jnp.sum(w * poly_tail_adjoint(p, np.zeros(5)))
-
-
 case("polyval", "vector_x", polyval_fn, normal(4), normal(2, 3))
 case("polyval", "scalar_x", polyval_scalar, normal(3), normal())
 case("polyder", "first", polyder_fn, normal(4))
 case("polyder", "second", polyder_m2, normal(5))
-case("polyder_adjoint", "second", polyder_adjoint_fn, normal(3))
 case("polyint", "first", polyint_fn, normal(3))
 case("polyint", "constants", polyint_constants, normal(3))
-case("polyint_adjoint", "second", polyint_adjoint_fn, normal(5))
 case("polyadd", "longer_first", polyadd_fn, normal(4), normal(2))
 case("polysub", "longer_second", polysub_fn, normal(2), normal(3))
-case("poly_tail", "short", poly_tail_fn, normal(4))
-case("poly_tail_adjoint", "pad", poly_tail_adjoint_fn, normal(3))

@@ -1,11 +1,14 @@
 """The helpers that the shape and stacking rules (rules/structural.py) call.
 
-Linear ones (`tile_adjoint`, `split_adjoint`, ...) are primitives with rules of
-their own; the others compute only shapes, axes or index sets and are declared
+Linear ones (`take_along_axis_adjoint`, `split_adjoint`, ...) are primitives
+with rules of their own; `sorted_tangent` / `sorted_adjoint` are composites
+(astjax code over primitives, transformed like user code when differentiated
+again); the others compute only shapes, axes or index sets and are declared
 non-differentiable. Each works on plain NumPy values and returns Arrays.
 """
 import numpy as np
 
+from .. import numpy as jnp
 from ..array import wrap
 from .helpers import TreeAdjoint
 
@@ -58,6 +61,27 @@ def nonzero_indices(condition):
     return np.flatnonzero(np.asarray(condition))
 
 
+def kept_indices(arr, obj, axis=None):
+    """The positions along axis (of the flattened arr when None) that `delete(arr, obj, axis)` keeps."""
+    shape = np.shape(arr)
+    return np.delete(np.arange(int(np.prod(shape)) if axis is None else shape[axis]), obj)
+
+
+def tile_blocks(A, reps):
+    """The shape (r0, s0, r1, s1, ...) that splits tile(A, reps) into its copies."""
+    reps = (reps,) if np.ndim(reps) == 0 else tuple(reps)
+    shape = np.shape(A)
+    d = max(len(reps), len(shape))
+    full_shape = (1,) * (d - len(shape)) + tuple(shape)
+    full_reps = (1,) * (d - len(reps)) + reps
+    return tuple(int(n) for pair in zip(full_reps, full_shape) for n in pair)
+
+
+def tile_axes(A, reps):
+    """The axes of tile_blocks(A, reps) that count the copies."""
+    return tuple(range(0, len(tile_blocks(A, reps)), 2))
+
+
 def sort_order(a, axis=-1, descending=False):
     """The (stable) order in which `sort(a, axis, descending=...)` reads `a`; axis None: of the flattened a."""
     a = np.asarray(a)
@@ -75,32 +99,6 @@ def zeros_like_shape(x, like):
 
 
 # ------------------------------------------------------------ linear helpers (primitives with rules)
-def tile_adjoint(g, A, reps):
-    """Transpose of `tile(A, reps)`: the copies of each element of `A` summed."""
-    g = np.asarray(g)
-    reps = (reps,) if np.ndim(reps) == 0 else tuple(reps)
-    shape = np.shape(A)
-    d = max(len(reps), len(shape))
-    full_shape = (1,) * (d - len(shape)) + tuple(shape)
-    full_reps = (1,) * (d - len(reps)) + reps
-    interleaved = [n for pair in zip(full_reps, full_shape) for n in pair]
-    summed = g.reshape(interleaved).sum(axis=tuple(range(0, 2 * d, 2)))
-    return wrap(summed.reshape(shape).astype(_float_dtype(g), copy=False))
-
-
-def delete_adjoint(g, arr, obj, axis=None):
-    """Transpose of `delete(arr, obj, axis)`: `g` at the kept positions of zeros shaped like `arr`."""
-    shape = np.shape(arr)
-    positions = np.arange(int(np.prod(shape)) if axis is None else shape[axis])
-    kept = np.delete(positions, obj)
-    out = np.zeros(shape, dtype=_float_dtype(g))
-    if axis is None:
-        out.reshape(-1)[kept] = np.asarray(g)
-    else:
-        out[(slice(None),) * (axis % len(shape)) + (kept,)] = np.asarray(g)
-    return wrap(out)
-
-
 def take_along_axis_adjoint(g, arr, indices, axis):
     """Transpose of `take_along_axis(arr, indices, axis)`: `g` added back where it read (repeats add up)."""
     out = np.zeros(np.shape(arr), dtype=_float_dtype(g))
@@ -114,18 +112,17 @@ def take_along_axis_adjoint(g, arr, indices, axis):
 
 
 def sorted_tangent(t, order, axis=-1):
-    """`t` read in the order `order` along axis (the tangent of a sort)."""
-    t = np.asarray(t)
+    """`t` read in the order `order` along axis (the tangent of a sort); a composite of primitives."""
     if axis is None:
-        t, axis = t.ravel(), 0
-    return wrap(np.take_along_axis(t, np.asarray(order), axis))
+        return jnp.take_along_axis(jnp.ravel(t), order, 0)
+    return jnp.take_along_axis(t, order, axis)
 
 
 def sorted_adjoint(g, a, order, axis=-1):
-    """Transpose of `sorted_tangent`: `g` put back where each sorted element came from (shaped like `a`)."""
-    out = take_along_axis_adjoint(g, np.zeros(np.size(a)) if axis is None else np.zeros(np.shape(a)), order,
-                                  0 if axis is None else axis)
-    return wrap(np.asarray(out).reshape(np.shape(a)))
+    """Transpose of `sorted_tangent`: `g` put back where each sorted element came from; a composite."""
+    if axis is None:
+        return jnp.reshape(take_along_axis_adjoint(g, jnp.ravel(a), order, 0), jnp.shape(a))
+    return take_along_axis_adjoint(g, a, order, axis)
 
 
 def _split_axis(x, axis, how):

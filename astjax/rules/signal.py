@@ -1,18 +1,21 @@
-"""Differences, Kronecker and cross products, convolution, interpolation, polynomials, integration.
+"""Differences, Kronecker and cross products, convolution, interpolation and polynomials.
 
 Most are linear or bilinear: a tangent rule applies the function to the
-tangent, an adjoint rule applies its transpose (a helper in signal_helpers.py
-with rules of its own, so grad of grad works). `interp` is differentiable in
-x (the slope of the segment x lies in; at a knot, the segment to its right)
-and in fp; its knots xp, like every static argument, must not depend on the
-differentiated input (refused otherwise).
+tangent, an adjoint rule applies its transpose. The transposes are composites
+below (plain astjax code over primitives that have rules), so a second
+derivative transforms them like user code; the helpers they call compute only
+shapes, pad widths, index sets or constant factors (rules/signal_helpers.py).
+`interp` is differentiable in x (the slope of the segment x lies in; at a knot,
+the segment to its right) and in fp; its knots xp, like every static argument,
+must not depend on the differentiated input (refused otherwise).
 """
 import numpy as np
 
 from .. import numpy as jnp
 from . import signal_helpers as _h
+from .helpers import take_adjoint
 from .linalg import COMPOSITES
-from .nondifferentiable import SHAPES, nondifferentiable
+from .nondifferentiable import BOOLEAN, INTEGER, SHAPES, nondifferentiable
 from .registry import defjvp, defvjp, primitive
 
 
@@ -35,30 +38,99 @@ def _static_default(**defaults):
     return check
 
 
-for _name in ("ediff1d_span", "zeroed", "last_axis_pad"):
-    nondifferentiable(_name, getattr(_h, _name), SHAPES)
+for _name, _reason in (("axis_pad", SHAPES), ("diff_pad", SHAPES), ("diff_kept", SHAPES), ("ediff1d_span", SHAPES),
+                       ("zeroed", SHAPES), ("kron_blocks", SHAPES), ("kron_spread", SHAPES), ("kron_axes", SHAPES),
+                       ("conv_pad", SHAPES), ("interp_index", INTEGER), ("interp_below", BOOLEAN),
+                       ("interp_above", BOOLEAN), ("polyder_factors", SHAPES), ("polyint_factors", SHAPES),
+                       ("leading", SHAPES), ("poly_tail_span", SHAPES), ("poly_lead", SHAPES)):
+    nondifferentiable(_name, getattr(_h, _name), _reason)
+
+
+# ------------------------------------------------------------ composites (adjoints)
+def diff_adjoint(g, a, n, axis, prepend, append):
+    """The adjoint of `a` from `y = diff(a, n, axis, prepend, append)`: n transposed differences, cropped to a.
+
+    One difference's transpose is `-diff(pad(g, (1, 1)))`, so n of them are (-1)**n diff(pad(g, (n, n)), n).
+    """
+    full = jnp.diff(jnp.pad(g, axis_pad(g, axis, n, n)), n, axis)
+    return (-1.0) ** n * jnp.take(full, diff_kept(a, axis, prepend), axis)
+
+
+def kron_lhs_adjoint(g, a, b):
+    """The adjoint of `a` from `y = kron(a, b)`: each block of g contracted with b."""
+    blocks = jnp.reshape(g, kron_blocks(a, b))
+    spread = jnp.reshape(b, kron_spread(a, b, "b"))
+    return jnp.reshape(jnp.sum(blocks * spread, axis=kron_axes(a, b, "b")), jnp.shape(a))
+
+
+def kron_rhs_adjoint(g, a, b):
+    """The adjoint of `b` from `y = kron(a, b)`: the blocks of g weighted by a's entries, summed."""
+    blocks = jnp.reshape(g, kron_blocks(a, b))
+    spread = jnp.reshape(a, kron_spread(a, b, "a"))
+    return jnp.reshape(jnp.sum(blocks * spread, axis=kron_axes(a, b, "a")), jnp.shape(b))
+
+
+def conv_lhs_adjoint(g, a, v, mode, flipped):
+    """The adjoint of `a` from `y = conv_general(a, v, mode, flipped)`: g placed in the full range, correlated."""
+    full = jnp.pad(g, conv_pad(a, v, mode, flipped))
+    if flipped:
+        return conv_general(full, jnp.flip(v), "valid", True)
+    return conv_general(full, v, "valid", True)
+
+
+def conv_rhs_adjoint(g, a, v, mode, flipped):
+    """The adjoint of `v` from `y = conv_general(a, v, mode, flipped)`."""
+    full = jnp.pad(g, conv_pad(a, v, mode, flipped))
+    moved = conv_general(full, a, "valid", True)
+    if flipped:
+        return jnp.flip(moved)
+    return moved
+
+
+def interp_slope(x, xp, c):
+    """The slope of the piecewise linear interpolant of c at x (0 outside the knots)."""
+    i = interp_index(x, xp)
+    outside = jnp.logical_or(interp_below(x, xp), interp_above(x, xp))
+    rise = jnp.take(c, i + 1) - jnp.take(c, i)
+    run = jnp.take(xp, i + 1) - jnp.take(xp, i)
+    return jnp.where(outside, 0.0, rise / run)
+
+
+def interp_fp_adjoint(g, x, xp, fp, left, right):
+    """The adjoint of fp from `y = interp(x, xp, fp, left, right)`: g shared by the two knots around each x."""
+    i = interp_index(x, xp)
+    below = interp_below(x, xp)
+    above = interp_above(x, xp)
+    outside = jnp.logical_or(below, above)
+    t = (x - jnp.take(xp, i)) / (jnp.take(xp, i + 1) - jnp.take(xp, i))
+    inner = jnp.where(outside, 0.0, g * (1.0 - t))
+    upper = jnp.where(outside, 0.0, g * t)
+    out = take_adjoint(inner, fp, i, None) + take_adjoint(upper, fp, i + 1, None)
+    if left is None:
+        out = out + take_adjoint(jnp.where(below, g, 0.0), fp, jnp.zeros_like(i), None)
+    if right is None:
+        out = out + take_adjoint(jnp.where(above, g, 0.0), fp, jnp.zeros_like(i) + (jnp.size(fp) - 1), None)
+    return out
+
+
+def polyval_coefficient_adjoint(g, p, x):
+    """The adjoint of the coefficients p from `y = polyval(p, x)`: g times the powers of x, summed."""
+    powers = jnp.arange(jnp.size(p) - 1, -1, -1)
+    columns = jnp.reshape(x, (-1, 1)) ** powers
+    return jnp.sum(jnp.reshape(g, (-1, 1)) * columns, axis=0)
+
 
 # ------------------------------------------------------------ differences
 _rules("diff", jnp.diff, ("a",), "ba += diff_adjoint(by, a, n, axis, prepend, append)",
-       "dy = diff_tangent(da, n, axis, prepend, append)", aliases=(np.diff,))
-_rules("diff_tangent", _h.diff_tangent, ("t",), "bt += diff_adjoint(by, t, n, axis, prepend, append)",
-       "dy = diff_tangent(dt, n, axis, prepend, append)", shape_params=("prepend", "append"))
-_rules("diff_adjoint", _h.diff_adjoint, ("g",), "bg += diff_tangent(by, n, axis, prepend, append)",
-       "dy = diff_adjoint(dg, a, n, axis, prepend, append)", shape_params=("a", "prepend", "append"))
+       "dy = jnp.diff(jnp.pad(da, diff_pad(da, axis, prepend, append)), n, axis)", aliases=(np.diff,))
 _rules("ediff1d", jnp.ediff1d, ("ary",),
-       "bary += jnp.reshape(diff_adjoint(by[ediff1d_span(ary, to_begin)], jnp.ravel(ary), 1, 0, None, None), "
+       "bary += jnp.reshape(diff_adjoint(by[ediff1d_span(ary, to_begin)], zeroed(jnp.ravel(ary), by), 1, 0, None, None), "
        "jnp.shape(ary))",
        "dy = jnp.ediff1d(dary, zeroed(to_end, dary), zeroed(to_begin, dary))", aliases=(np.ediff1d,))
 
 # ------------------------------------------------------------ products
 _rules("kron", jnp.kron, ("a", "b"), ("ba += kron_lhs_adjoint(by, a, b)", "bb += kron_rhs_adjoint(by, a, b)"),
        "dy = jnp.kron(da, b) + jnp.kron(a, db)", aliases=(np.kron,))
-_rules("kron_lhs_adjoint", _h.kron_lhs_adjoint, ("g", "b"),
-       ("bg += jnp.kron(by, b)", "bb += kron_rhs_adjoint(g, by, b)"),
-       "dy = kron_lhs_adjoint(dg, a, b) + kron_lhs_adjoint(g, a, db)", shape_params=("a",))
-_rules("kron_rhs_adjoint", _h.kron_rhs_adjoint, ("g", "a"),
-       ("bg += jnp.kron(a, by)", "ba += kron_lhs_adjoint(g, a, by)"),
-       "dy = kron_rhs_adjoint(dg, a, b) + kron_rhs_adjoint(g, da, b)", shape_params=("b",))
 _cross = _rules("cross", jnp.cross, ("a", "b"),
                 ("ba += unbroadcast(jnp.cross(b, by), a)", "bb += unbroadcast(jnp.cross(by, a), b)"),
                 "dy = jnp.cross(da, b) + jnp.cross(a, db)", aliases=(np.cross,))
@@ -68,14 +140,6 @@ _cross.static_check = _static_default(axisa=-1, axisb=-1, axisc=-1, axis=None)
 _rules("conv_general", _h.conv_general, ("a", "v"),
        ("ba += conv_lhs_adjoint(by, a, v, mode, flipped)", "bv += conv_rhs_adjoint(by, a, v, mode, flipped)"),
        "dy = conv_general(da, v, mode, flipped) + conv_general(a, dv, mode, flipped)")
-_rules("conv_lhs_adjoint", _h.conv_lhs_adjoint, ("g", "v"),
-       ("bg += conv_general(by, v, mode, flipped)", "bv += conv_rhs_adjoint(g, by, v, mode, flipped)"),
-       "dy = conv_lhs_adjoint(dg, a, v, mode, flipped) + conv_lhs_adjoint(g, a, dv, mode, flipped)",
-       shape_params=("a",))
-_rules("conv_rhs_adjoint", _h.conv_rhs_adjoint, ("g", "a"),
-       ("bg += conv_general(a, by, mode, flipped)", "ba += conv_lhs_adjoint(g, a, by, mode, flipped)"),
-       "dy = conv_rhs_adjoint(dg, a, v, mode, flipped) + conv_rhs_adjoint(g, da, v, mode, flipped)",
-       shape_params=("v",))
 for _name, _flipped in (("convolve", False), ("correlate", True)):
     _rules(_name, getattr(jnp, _name), ("a", "v"),
            (f"ba += conv_lhs_adjoint(by, a, v, mode, {_flipped})", f"bv += conv_rhs_adjoint(by, a, v, mode, {_flipped})"),
@@ -88,54 +152,31 @@ _rules("polymul", jnp.polymul, ("a1", "a2"),
 
 # ------------------------------------------------------------ interpolation
 _interp = _rules("interp", jnp.interp, ("x", "fp"),
-                 ("bx += by * interp_slope(x, xp, fp, left, right)", "bfp += interp_transpose(by, x, xp, fp, left, right)"),
-                 "dy = dx * interp_slope(x, xp, fp, left, right) + interp_linear(x, xp, dfp, left, right)",
+                 ("bx += by * interp_slope(x, xp, fp)", "bfp += interp_fp_adjoint(by, x, xp, fp, left, right)"),
+                 "dy = dx * interp_slope(x, xp, fp) + jnp.interp(x, xp, dfp, zeroed(left, dfp), zeroed(right, dfp))",
                  aliases=(np.interp,))
 _interp.static_check = _static_default(period=None)
-_rules("interp_linear", _h.interp_linear, ("x", "c"),
-       ("bx += by * interp_slope(x, xp, c, left, right)", "bc += interp_transpose(by, x, xp, c, left, right)"),
-       "dy = dx * interp_slope(x, xp, c, left, right) + interp_linear(x, xp, dc, left, right)")
-_rules("interp_transpose", _h.interp_transpose, ("g", "x"),
-       ("bg += interp_linear(x, xp, by, left, right)", "bx += g * interp_slope(x, xp, by, left, right)"),
-       "dy = interp_transpose(dg, x, xp, c, left, right) + interp_slope_transpose(g * dx, x, xp, c, left, right)",
-       shape_params=("c",))
-# The slope is piecewise constant in x (zero derivative between knots): x is read for where it lies only.
-_rules("interp_slope", _h.interp_slope, ("c",), "bc += interp_slope_transpose(by, x, xp, c, left, right)",
-       "dy = interp_slope(x, xp, dc, left, right)", shape_params=("x",))
-_rules("interp_slope_transpose", _h.interp_slope_transpose, ("g",), "bg += interp_slope(x, xp, by, left, right)",
-       "dy = interp_slope_transpose(dg, x, xp, c, left, right)", shape_params=("x", "c"))
-
 
 # ------------------------------------------------------------ polynomials
-def polyval_coefficient_adjoint(g, p, x):
-    """The adjoint of the coefficients p from `y = polyval(p, x)`: g times the powers of x, summed."""
-    powers = jnp.arange(jnp.size(p) - 1, -1, -1)
-    columns = jnp.reshape(x, (-1, 1)) ** powers
-    return jnp.sum(jnp.reshape(g, (-1, 1)) * columns, axis=0)
-
-
-COMPOSITES[polyval_coefficient_adjoint.__name__] = polyval_coefficient_adjoint
 _rules("polyval", jnp.polyval, ("p", "x"),
        ("bp += polyval_coefficient_adjoint(by, p, x)", "bx += by * jnp.polyval(jnp.polyder(p), x)"),
        "dy = jnp.polyval(dp, x) + dx * jnp.polyval(jnp.polyder(p), x)", aliases=(np.polyval,),
        signature=lambda p, x: None)
-_rules("polyder", jnp.polyder, ("p",), "bp += polyder_adjoint(by, p, m)", "dy = jnp.polyder(dp, m)",
-       aliases=(np.polyder,))
-_rules("polyder_adjoint", _h.polyder_adjoint, ("g",), "bg += jnp.polyder(by, m)", "dy = polyder_adjoint(dg, p, m)",
-       shape_params=("p",))
-_rules("polyint", jnp.polyint, ("p",), "bp += polyint_adjoint(by, p, m)", "dy = jnp.polyint(dp, m)",
+_rules("polyder", jnp.polyder, ("p",), "bp += jnp.pad(by * polyder_factors(p, m), (0, m))",
+       "dy = jnp.polyder(dp, m)", aliases=(np.polyder,))
+_rules("polyint", jnp.polyint, ("p",), "bp += by[leading(by, m)] * polyint_factors(p, m)", "dy = jnp.polyint(dp, m)",
        aliases=(np.polyint,))
-_rules("polyint_adjoint", _h.polyint_adjoint, ("g",), "bg += jnp.polyint(by, m)", "dy = polyint_adjoint(dg, p, m)",
-       shape_params=("p",))
-_rules("polyadd", jnp.polyadd, ("a1", "a2"), ("ba1 += poly_tail(by, a1)", "ba2 += poly_tail(by, a2)"),
-       "dy = poly_tail_adjoint(da1, y) + poly_tail_adjoint(da2, y)", aliases=(np.polyadd,))
-_rules("polysub", jnp.polysub, ("a1", "a2"), ("ba1 += poly_tail(by, a1)", "ba2 += -poly_tail(by, a2)"),
-       "dy = poly_tail_adjoint(da1, y) + -poly_tail_adjoint(da2, y)", aliases=(np.polysub,))
-_rules("poly_tail", _h.poly_tail, ("g",), "bg += poly_tail_adjoint(by, g)", "dy = poly_tail(dg, a)",
-       shape_params=("a",))
-_rules("poly_tail_adjoint", _h.poly_tail_adjoint, ("p",), "bp += poly_tail(by, p)", "dy = poly_tail_adjoint(dp, g)",
-       shape_params=("g",))
+_rules("polyadd", jnp.polyadd, ("a1", "a2"), ("ba1 += by[poly_tail_span(by, a1)]", "ba2 += by[poly_tail_span(by, a2)]"),
+       "dy = jnp.pad(da1, poly_lead(y, da1)) + jnp.pad(da2, poly_lead(y, da2))", aliases=(np.polyadd,))
+_rules("polysub", jnp.polysub, ("a1", "a2"), ("ba1 += by[poly_tail_span(by, a1)]", "ba2 += -by[poly_tail_span(by, a2)]"),
+       "dy = jnp.pad(da1, poly_lead(y, da1)) + -jnp.pad(da2, poly_lead(y, da2))", aliases=(np.polysub,))
 
-# Generated code calls the helpers by their bare names.
+# Generated code calls the composites and helpers by their bare names.
+COMPOSITES.update({f.__name__: f for f in (diff_adjoint, kron_lhs_adjoint, kron_rhs_adjoint, conv_lhs_adjoint,
+                                           conv_rhs_adjoint, interp_slope, interp_fp_adjoint,
+                                           polyval_coefficient_adjoint)})
 COMPOSITES.update({name: getattr(_h, name) for name in dir(_h) if not name.startswith("_")
                    and callable(getattr(_h, name)) and getattr(getattr(_h, name), "__module__", None) == _h.__name__})
+# The composites call the helpers by the names above.
+from .signal_helpers import (axis_pad, conv_general, conv_pad, diff_kept, interp_above, interp_below,  # noqa: E402
+                             interp_index, kron_axes, kron_blocks, kron_spread)

@@ -189,7 +189,8 @@ from . import shape_helpers as _sh   # noqa: E402
 from .nondifferentiable import INTEGER, nondifferentiable  # noqa: E402
 
 for _name, _reason in (("joined_like", SHAPES), ("joined_axis", SHAPES), ("negated_shift", INTEGER),
-                       ("rollaxis_destination", INTEGER), ("resize_indices", INTEGER),
+                       ("rollaxis_destination", INTEGER), ("resize_indices", INTEGER), ("kept_indices", INTEGER),
+                       ("tile_blocks", SHAPES), ("tile_axes", SHAPES),
                        ("nonzero_indices", INTEGER), ("sort_order", INTEGER), ("zeros_like_shape", SHAPES)):
     nondifferentiable(_name, getattr(_sh, _name), _reason)
 
@@ -210,9 +211,8 @@ for _name in ("atleast_1d", "atleast_2d", "atleast_3d"):
 structural("roll", jnp.roll, "a", "ba += jnp.roll(by, negated_shift(shift), axis)", "dy = jnp.roll(da, shift, axis)",
            aliases=(np.roll,), signature=lambda a, shift, axis=None: None)
 PRIMITIVES["roll"].shape_params = PRIMITIVES["roll"].shape_params | {"shift"}
-structural("tile", jnp.tile, "A", "bA += tile_adjoint(by, A, reps)", "dy = jnp.tile(dA, reps)", aliases=(np.tile,))
-structural("tile_adjoint", _sh.tile_adjoint, "g", "bg += jnp.tile(by, reps)", "dy = tile_adjoint(dg, A, reps)",
-           shape_params=("A", "reps"))
+structural("tile", jnp.tile, "A", "bA += jnp.reshape(jnp.sum(jnp.reshape(by, tile_blocks(A, reps)), tile_axes(A, reps)), "
+           "jnp.shape(A))", "dy = jnp.tile(dA, reps)", aliases=(np.tile,))
 structural("tril", jnp.tril, "m", "bm += jnp.tril(by, k)", "dy = jnp.tril(dm, k)", aliases=(np.tril,))
 structural("triu", jnp.triu, "m", "bm += jnp.triu(by, k)", "dy = jnp.triu(dm, k)", aliases=(np.triu,))
 structural("diagflat", jnp.diagflat, "v", "bv += jnp.reshape(jnp.diagonal(by, k), jnp.shape(v))",
@@ -220,10 +220,8 @@ structural("diagflat", jnp.diagflat, "v", "bv += jnp.reshape(jnp.diagonal(by, k)
 structural("resize", jnp.resize, "a",
            "ba += jnp.reshape(take_adjoint(jnp.ravel(by), jnp.ravel(a), resize_indices(a, new_shape), 0), jnp.shape(a))",
            "dy = jnp.resize(da, new_shape)", aliases=(np.resize,), shape_params=("new_shape",))
-structural("delete", jnp.delete, "arr", "barr += delete_adjoint(by, arr, obj, axis)", "dy = jnp.delete(darr, obj, axis)",
-           aliases=(np.delete,))
-structural("delete_adjoint", _sh.delete_adjoint, "g", "bg += jnp.delete(by, obj, axis)",
-           "dy = delete_adjoint(dg, arr, obj, axis)", shape_params=("arr",))
+structural("delete", jnp.delete, "arr", "barr += take_adjoint(by, arr, kept_indices(arr, obj, axis), axis)",
+           "dy = jnp.delete(darr, obj, axis)", aliases=(np.delete,))
 structural("take_along_axis", jnp.take_along_axis, "arr", "barr += take_along_axis_adjoint(by, arr, indices, axis)",
            "dy = jnp.take_along_axis(darr, indices, axis)", aliases=(np.take_along_axis,))
 structural("take_along_axis_adjoint", _sh.take_along_axis_adjoint, "g", "bg += jnp.take_along_axis(by, indices, axis)",
@@ -235,10 +233,6 @@ _sort = structural("sort", jnp.sort, "a", "ba += sorted_adjoint(by, a, sort_orde
 _sort.static_check = lambda bound: (
     None if getattr(bound.get("order"), "value", None) is None else
     ("sort(..., order=...) sorts structured arrays, which astjax does not differentiate", "sort a plain array"))
-structural("sorted_tangent", _sh.sorted_tangent, "t", "bt += sorted_adjoint(by, t, order, axis)",
-           "dy = sorted_tangent(dt, order, axis)")
-structural("sorted_adjoint", _sh.sorted_adjoint, "g", "bg += sorted_tangent(by, order, axis)",
-           "dy = sorted_adjoint(dg, a, order, axis)", shape_params=("a",))
 structural("compress", jnp.compress, "a", "ba += take_adjoint(by, a, nonzero_indices(condition), axis)",
            "dy = jnp.compress(condition, da, axis)", aliases=(np.compress,))
 structural("extract", jnp.extract, "arr", "barr += take_adjoint(by, arr, nonzero_indices(condition), None)",
@@ -286,7 +280,7 @@ structural("split_adjoint", _sh.split_adjoint, "g", "bg += split_items(by, indic
 structural("unstack", jnp.unstack, "x", "bx += split_adjoint(by, x, 0, axis, 'unstack')", "dy = split_parts(dx, 0, axis, 'unstack')",
            aliases=(np.unstack,), signature=lambda x, axis=0: None)
 
-# Generated code calls the helpers by their bare names.
+# Generated code calls the helpers by their bare names (sorted_adjoint and sorted_tangent are composites).
 from .linalg import COMPOSITES  # noqa: E402
 COMPOSITES.update({name: getattr(_sh, name) for name in dir(_sh) if not name.startswith("_")
                    and callable(getattr(_sh, name)) and getattr(getattr(_sh, name), "__module__", None) == _sh.__name__})
