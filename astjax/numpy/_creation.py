@@ -235,8 +235,8 @@ def vander(x, N=None, increasing=False):
     """NumPy's vander: columns of powers of `x` (decreasing unless `increasing`)."""
     x = _nd(x)
     if x.dtype.kind in "biu":
-        x = x.astype(I32 if x.dtype.kind != "b" else I32)
-    return _out(np.vander(x, N, increasing))
+        x = x.astype(I32)
+    return _out(np.vander(x, N, increasing).astype(x.dtype, copy=False))
 
 
 def _spaced_dtype(start, stop, dtype):
