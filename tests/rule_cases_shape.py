@@ -457,3 +457,26 @@ case("polyint", "first", polyint_fn, normal(3))
 case("polyint", "constants", polyint_constants, normal(3))
 case("polyadd", "longer_first", polyadd_fn, normal(4), normal(2))
 case("polysub", "longer_second", polysub_fn, normal(2), normal(3))
+
+
+# ------------------------------------------------------------ integration
+def trapezoid_points(samples, points, w):
+    return jnp.sum(w * jnp.trapezoid(samples, points))
+
+
+def trapezoid_spacing(samples, w):
+    return jnp.sum(w * np.trapezoid(samples, dx=0.3, axis=0))
+
+
+def trapezoid_points_nd(samples, points, w):
+    return jnp.sum(w * jnp.trapezoid(samples, points, axis=0))
+
+
+def trapezoid_keyword_x(samples, w):
+    return jnp.sum(w * jnp.trapezoid(samples, x=np.array([0.0, 0.5, 1.5, 1.75])))
+
+
+case("trapezoid", "points_1d", trapezoid_points, normal(2, 4), _array([0.0, 0.4, 1.1, 1.5]))
+case("trapezoid", "spacing_axis0", trapezoid_spacing, normal(4, 2))
+case("trapezoid", "points_nd_axis0", trapezoid_points_nd, normal(3, 2), _array([[0.0, 0.1], [0.5, 0.7], [1.2, 1.0]]))
+case("trapezoid", "keyword_x", trapezoid_keyword_x, normal(4))

@@ -5,7 +5,7 @@ tangent, an adjoint rule applies its transpose. The transposes are composites
 below (plain astjax code over primitives that have rules), so a second
 derivative transforms them like user code; the helpers they call compute only
 shapes, pad widths, index sets or constant factors (rules/signal_helpers.py).
-`interp` is differentiable in x (the slope of the segment x lies in; at a knot,
+`trapezoid` is differentiable in the samples and their points. `interp` is differentiable in x (the slope of the segment x lies in; at a knot,
 the segment to its right) and in fp; its knots xp, like every static argument,
 must not depend on the differentiated input (refused otherwise).
 """
@@ -120,6 +120,50 @@ def polyval_coefficient_adjoint(g, p, x):
     return jnp.sum(jnp.reshape(g, (-1, 1)) * columns, axis=0)
 
 
+def trapezoid_of(samples, points=None, spacing=1.0, axis=-1, *, x=None, dx=None):
+    """jnp.trapezoid under names its rules can use (`y`, `dx` name a result and a tangent in rule templates)."""
+    return jnp.trapezoid(samples, points if x is None else x, spacing if dx is None else dx, axis)
+
+
+def trapezoid_samples_adjoint(g, samples, points, spacing, axis, x, dx):
+    """The adjoint of the samples from trapezoid: g times each sample's weight (half its two intervals)."""
+    if points is None:
+        points = x
+    if dx is not None:
+        spacing = dx
+    moved = jnp.moveaxis(samples, axis, -1)
+    if points is None:
+        d = spacing * jnp.ones_like(jnp.diff(moved, 1, -1))
+    elif jnp.ndim(points) == 1:
+        d = jnp.diff(points)
+    else:
+        d = jnp.diff(jnp.moveaxis(points, axis, -1), 1, -1)
+    w = (jnp.pad(d, axis_pad(d, -1, 1, 0)) + jnp.pad(d, axis_pad(d, -1, 0, 1))) * 0.5
+    return jnp.moveaxis(jnp.expand_dims(g, -1) * w, -1, axis)
+
+
+def _interval_means(samples, axis):
+    moved = jnp.moveaxis(samples, axis, -1)
+    n = jnp.shape(moved)[-1]
+    return (jnp.take(moved, jnp.arange(1, n), axis=-1) + jnp.take(moved, jnp.arange(0, n - 1), axis=-1)) * 0.5
+
+
+def trapezoid_points_adjoint(g, samples, points, axis):
+    """The adjoint of the sample points from trapezoid: d/dx_j = s_{j-1} - s_j (s: the interval means)."""
+    gs = jnp.expand_dims(g, -1) * _interval_means(samples, axis)
+    b = jnp.pad(gs, axis_pad(gs, -1, 1, 0)) - jnp.pad(gs, axis_pad(gs, -1, 0, 1))
+    if jnp.ndim(points) == 1:
+        return jnp.sum(jnp.reshape(b, (-1, jnp.shape(b)[-1])), axis=0)
+    return jnp.moveaxis(b, -1, axis)
+
+
+def trapezoid_points_tangent(t, samples, points, axis):
+    """The tangent of trapezoid along a tangent t of the sample points: sum of diff(t) times the interval means."""
+    if jnp.ndim(points) != 1:
+        t = jnp.moveaxis(t, axis, -1)
+    return jnp.sum(jnp.diff(t, 1, -1) * _interval_means(samples, axis), axis=-1)
+
+
 # ------------------------------------------------------------ differences
 _rules("diff", jnp.diff, ("a",), "ba += diff_adjoint(by, a, n, axis, prepend, append)",
        "dy = jnp.diff(jnp.pad(da, diff_pad(da, axis, prepend, append)), n, axis)", aliases=(np.diff,))
@@ -157,6 +201,14 @@ _interp = _rules("interp", jnp.interp, ("x", "fp"),
                  aliases=(np.interp,))
 _interp.static_check = _static_default(period=None)
 
+# ------------------------------------------------------------ integration
+# `x=` and `dx=` by keyword bind to x / dx, positionally to points / spacing (see trapezoid_of).
+_rules("trapezoid", trapezoid_of, ("samples", "points"),
+       ("bsamples += trapezoid_samples_adjoint(by, samples, points, spacing, axis, x, dx)",
+        "bpoints += trapezoid_points_adjoint(by, samples, points, axis)"),
+       "dy = trapezoid_of(dsamples, points, spacing, axis, x=x, dx=dx) + trapezoid_points_tangent(dpoints, samples, "
+       "points, axis)", aliases=(jnp.trapezoid, np.trapezoid))
+
 # ------------------------------------------------------------ polynomials
 _rules("polyval", jnp.polyval, ("p", "x"),
        ("bp += polyval_coefficient_adjoint(by, p, x)", "bx += by * jnp.polyval(jnp.polyder(p), x)"),
@@ -174,7 +226,8 @@ _rules("polysub", jnp.polysub, ("a1", "a2"), ("ba1 += by[poly_tail_span(by, a1)]
 # Generated code calls the composites and helpers by their bare names.
 COMPOSITES.update({f.__name__: f for f in (diff_adjoint, kron_lhs_adjoint, kron_rhs_adjoint, conv_lhs_adjoint,
                                            conv_rhs_adjoint, interp_slope, interp_fp_adjoint,
-                                           polyval_coefficient_adjoint)})
+                                           polyval_coefficient_adjoint, trapezoid_of, trapezoid_samples_adjoint,
+                                           trapezoid_points_adjoint, trapezoid_points_tangent, _interval_means)})
 COMPOSITES.update({name: getattr(_h, name) for name in dir(_h) if not name.startswith("_")
                    and callable(getattr(_h, name)) and getattr(getattr(_h, name), "__module__", None) == _h.__name__})
 # The composites call the helpers by the names above.
