@@ -480,3 +480,17 @@ case("trapezoid", "points_1d", trapezoid_points, normal(2, 4), _array([0.0, 0.4,
 case("trapezoid", "spacing_axis0", trapezoid_spacing, normal(4, 2))
 case("trapezoid", "points_nd_axis0", trapezoid_points_nd, normal(3, 2), _array([[0.0, 0.1], [0.5, 0.7], [1.2, 1.0]]))
 case("trapezoid", "keyword_x", trapezoid_keyword_x, normal(4))
+
+
+# ------------------------------------------------------------ selection
+def select_fn(a, b, default, w):
+    return jnp.sum(w * jnp.select([a > 0.0, b > 0.5], [a, b], default))
+
+
+def select_broadcast(a, w):
+    c = a * 2.0
+    return jnp.sum(w * np.select([a < 0.0, a > 1.0], [a, c]))
+
+
+case("select", "two_choices", select_fn, normal(3, 2), normal(3, 2), normal(2))
+case("select", "broadcast_default", select_broadcast, uniform(-2.0, 2.0, 5) + 0.01)

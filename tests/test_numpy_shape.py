@@ -164,10 +164,6 @@ def cross_other_axis(x):
     return jnp.sum(jnp.cross(a, a, axisa=0, axisb=0))
 
 
-def selected(x):
-    return jnp.sum(jnp.select([x > 0.0], [x]))
-
-
 def put_into(x):
     y = x * 2.0
     np.put(y, [0], 5.0)
@@ -185,7 +181,7 @@ def condition_from_input(x):
 
 REFUSED = [(block_of, "jnp.block("), (insert_into, "jnp.insert("), (trimmed, "jnp.trim_zeros("),
            (two_at_once, "jnp.atleast_2d(x, x)"), (periodic_interp, "jnp.interp("), (knots_from_input, "jnp.interp("),
-           (cross_other_axis, "jnp.cross("), (selected, "jnp.select("), (put_into, "np.put("),
+           (cross_other_axis, "jnp.cross("), (put_into, "np.put("),
            (condition_from_input, "jnp.compress(")]
 
 

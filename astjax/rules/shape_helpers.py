@@ -93,6 +93,23 @@ def sort_order(a, axis=-1, descending=False):
     return np.flip(a.shape[axis] - 1 - idx, axis)
 
 
+def select_mask(condlist, k):
+    """Where `select` takes choice k: condition k holds and no earlier one does."""
+    conditions = [np.asarray(c, dtype=bool) for c in condlist]
+    mask = conditions[k]
+    for earlier in conditions[:k]:
+        mask = mask & ~earlier
+    return mask
+
+
+def select_default_mask(condlist):
+    """Where `select` takes its default: no condition holds."""
+    mask = np.asarray(True)
+    for condition in condlist:
+        mask = mask & ~np.asarray(condition, dtype=bool)
+    return mask
+
+
 def zeros_like_shape(x, like):
     """Zeros shaped like `x` in the floating dtype of `like` (the missing tangent of one operand)."""
     return wrap(np.zeros(np.shape(x), dtype=_float_dtype(like)))

@@ -186,12 +186,13 @@ for _name in ("reshape", "ravel", "expand_dims", "squeeze", "transpose", "swapax
 # primitives that have rules of their own (so grad of grad works). Helpers that compute only shapes,
 # axes or index sets are declared non-differentiable below.
 from . import shape_helpers as _sh   # noqa: E402
-from .nondifferentiable import INTEGER, nondifferentiable  # noqa: E402
+from .nondifferentiable import BOOLEAN, INTEGER, nondifferentiable  # noqa: E402
 
 for _name, _reason in (("joined_like", SHAPES), ("joined_axis", SHAPES), ("negated_shift", INTEGER),
                        ("rollaxis_destination", INTEGER), ("resize_indices", INTEGER), ("kept_indices", INTEGER),
                        ("tile_blocks", SHAPES), ("tile_axes", SHAPES),
-                       ("nonzero_indices", INTEGER), ("sort_order", INTEGER), ("zeros_like_shape", SHAPES)):
+                       ("nonzero_indices", INTEGER), ("sort_order", INTEGER), ("zeros_like_shape", SHAPES),
+                       ("select_mask", BOOLEAN), ("select_default_mask", BOOLEAN)):
     nondifferentiable(_name, getattr(_sh, _name), _reason)
 
 structural("fliplr", jnp.fliplr, "m", "bm += jnp.fliplr(by)", "dy = jnp.fliplr(dm)", aliases=(np.fliplr,))
@@ -237,6 +238,13 @@ structural("compress", jnp.compress, "a", "ba += take_adjoint(by, a, nonzero_ind
            "dy = jnp.compress(condition, da, axis)", aliases=(np.compress,))
 structural("extract", jnp.extract, "arr", "barr += take_adjoint(by, arr, nonzero_indices(condition), None)",
            "dy = jnp.extract(condition, darr)", aliases=(np.extract,))
+
+# select: each choice's adjoint is `by` where that choice was taken (the first condition that holds).
+_select = primitive("select", jnp.select, operands=("choicelist", "default"), sequence_operand="choicelist",
+                    aliases=(np.select,))
+defvjp(_select, "bdefault += unbroadcast(jnp.where(select_default_mask(condlist), by, 0.0), default)")
+defjvp(_select, "dy = jnp.select(condlist, dchoicelist, 0.0) + jnp.where(select_default_mask(condlist), ddefault, 0.0)")
+_select.sequence_vjp = parse_expression("unbroadcast(jnp.where(select_mask(condlist, k), by, 0.0), item)")
 
 # Joining a list: each input's adjoint is its piece of `by`, cut out as concatenate's is from the inputs as
 # the function reshaped them (`joined_like`), then given the input's own shape. (A list held in a variable
