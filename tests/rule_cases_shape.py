@@ -7,7 +7,7 @@ import numpy as np
 
 import astjax.numpy as jnp
 from astjax.rules.shape_helpers import split_adjoint, split_items, split_parts, take_along_axis_adjoint
-from astjax.rules.signal_helpers import conv_general
+from astjax.rules.signal_helpers import conv_general, gradient_adjoint, gradient_items
 from rule_cases import Case, normal, nonzero, uniform, _array
 
 CASES = []
@@ -494,3 +494,31 @@ def select_broadcast(a, w):
 
 case("select", "two_choices", select_fn, normal(3, 2), normal(3, 2), normal(2))
 case("select", "broadcast_default", select_broadcast, uniform(-2.0, 2.0, 5) + 0.01)
+
+
+# ------------------------------------------------------------ numerical gradient
+def gradient_fn(f, w):
+    return jnp.sum(w * jnp.gradient(f, 0.5))
+
+
+def gradient_coordinates_edge2(f, w):
+    return jnp.sum(w * jnp.gradient(f, np.array([0.0, 0.2, 0.5, 0.9, 1.0]), edge_order=2))
+
+
+def gradient_two_axes(f, w):
+    return jnp.sum(w * jnp.stack(jnp.gradient(f, 0.5, 2.0)))
+
+
+def gradient_adjoint_fn(g, w):
+    return jnp.sum(w * gradient_adjoint(g, np.zeros(5), (0.3,), None, 2))
+
+
+def gradient_items_fn(t, w):
+    return jnp.sum(w * gradient_items(t, (), 1, 1))
+
+
+case("gradient", "spacing", gradient_fn, normal(6))
+case("gradient", "coordinates_edge2", gradient_coordinates_edge2, normal(5))
+case("gradient", "two_axes", gradient_two_axes, normal(3, 4))
+case("gradient_adjoint", "edge2", gradient_adjoint_fn, normal(5))
+case("gradient_items", "axis1", gradient_items_fn, normal(3, 4))

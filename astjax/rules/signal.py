@@ -209,6 +209,14 @@ _rules("trapezoid", trapezoid_of, ("samples", "points"),
        "dy = trapezoid_of(dsamples, points, spacing, axis, x=x, dx=dx) + trapezoid_points_tangent(dpoints, samples, "
        "points, axis)", aliases=(jnp.trapezoid, np.trapezoid))
 
+# np.gradient: linear in f for fixed spacings (varargs static); one array, or a list for several axes.
+_gradient = _rules("gradient", jnp.gradient, ("f",), "bf += gradient_adjoint(by, f, varargs, axis, edge_order)",
+                   "dy = jnp.gradient(df, *varargs, axis=axis, edge_order=edge_order)", aliases=(np.gradient,))
+_rules("gradient_adjoint", _h.gradient_adjoint, ("g",), "bg += gradient_items(by, varargs, axis, edge_order)",
+       "dy = gradient_adjoint(dg, f, varargs, axis, edge_order)", shape_params=("f",))
+_rules("gradient_items", _h.gradient_items, ("t",), "bt += gradient_adjoint(by, t, varargs, axis, edge_order)",
+       "dy = gradient_items(dt, varargs, axis, edge_order)")
+
 # ------------------------------------------------------------ polynomials
 _rules("polyval", jnp.polyval, ("p", "x"),
        ("bp += polyval_coefficient_adjoint(by, p, x)", "bx += by * jnp.polyval(jnp.polyder(p), x)"),

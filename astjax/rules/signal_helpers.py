@@ -175,3 +175,79 @@ def poly_tail_span(g, a):
 def poly_lead(g, a):
     """The pad_width that aligns a to the end of g."""
     return [(np.shape(g)[0] - np.shape(a)[0], 0)]
+
+
+# ------------------------------------------------------------ numerical gradient
+def _gradient_axes(f, axis):
+    ndim = np.ndim(f)
+    if axis is None:
+        return tuple(range(ndim)), ndim == 1
+    if isinstance(axis, (tuple, list)):
+        return tuple(a % ndim for a in axis), len(axis) == 1 and False
+    return (axis % ndim,), True
+
+
+def _spacings(varargs, count):
+    if len(varargs) == 0:
+        return [1.0] * count
+    if len(varargs) == 1 and np.ndim(varargs[0]) == 0:
+        return [varargs[0]] * count
+    if len(varargs) != count:
+        raise TypeError(f"gradient: give one spacing, or one per axis ({count}), got {len(varargs)}")
+    return list(varargs)
+
+
+def _gradient_transpose(g, n, spacing, edge_order, axis):
+    """M^T g along axis, for M the matrix of np.gradient along an axis of length n.
+
+    Each row of M reads at most three neighbouring entries (distinct mod 3), so M is recovered from
+    np.gradient of three comb vectors: M[i, j] = gradient(comb_{j mod 3})[i] on row i's window.
+    """
+    combs = np.stack([np.gradient((np.arange(n) % 3 == r).astype(np.float64), spacing, edge_order=edge_order)
+                      for r in range(3)])
+    rows, cols = [], []
+    for i in range(n):
+        if i == 0:
+            window = range(0, edge_order + 1)
+        elif i == n - 1:
+            window = range(n - 1 - edge_order, n)
+        else:
+            window = (i - 1, i, i + 1)
+        for j in window:
+            rows.append(i)
+            cols.append(j)
+    rows, cols = np.array(rows), np.array(cols)
+    values = combs[cols % 3, rows]
+    moved = np.moveaxis(np.asarray(g), axis, 0)
+    out = np.zeros(moved.shape, dtype=_float(g))
+    np.add.at(out, cols, values.reshape((-1,) + (1,) * (moved.ndim - 1)) * moved[rows])
+    return np.moveaxis(out, 0, axis)
+
+
+def gradient_adjoint(g, f, varargs=(), axis=None, edge_order=1):
+    """The adjoint of f from `y = gradient(f, *varargs, axis=axis, edge_order=edge_order)` (y one array or a list)."""
+    from .helpers import TreeAdjoint
+    axes, single = _gradient_axes(f, axis)
+    spacings = _spacings(tuple(varargs), len(axes))
+    if single:
+        parts = [g]
+    elif isinstance(g, TreeAdjoint):
+        parts = [g.items.get(k, 0.0) for k in range(len(axes))]
+    else:
+        parts = list(g)
+    out = np.zeros(np.shape(f), dtype=_float(*[p for p in parts]))
+    for part, ax, spacing in zip(parts, axes, spacings):
+        if np.ndim(part) == 0 and not np.any(part):
+            continue
+        out += _gradient_transpose(np.broadcast_to(part, np.shape(f)), np.shape(f)[ax], spacing, edge_order, ax)
+    return wrap(out)
+
+
+def gradient_items(t, varargs=(), axis=None, edge_order=1):
+    """np.gradient of t, as the adjoint of gradient_adjoint's g: one array, or a list adjoint of them."""
+    from .helpers import TreeAdjoint
+    axes, single = _gradient_axes(t, axis)
+    result = np.gradient(np.asarray(t), *varargs, axis=axis, edge_order=edge_order)
+    if single:
+        return wrap(np.asarray(result))
+    return TreeAdjoint({k: wrap(np.asarray(r)) for k, r in enumerate(result)})
