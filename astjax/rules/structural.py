@@ -211,7 +211,6 @@ for _name in ("atleast_1d", "atleast_2d", "atleast_3d"):
                "dy = jnp.reshape(da, jnp.shape(y))", aliases=(getattr(np, _name),), signature=lambda a: None)
 structural("roll", jnp.roll, "a", "ba += jnp.roll(by, negated_shift(shift), axis)", "dy = jnp.roll(da, shift, axis)",
            aliases=(np.roll,), signature=lambda a, shift, axis=None: None)
-PRIMITIVES["roll"].shape_params = PRIMITIVES["roll"].shape_params | {"shift"}
 structural("tile", jnp.tile, "A", "bA += jnp.reshape(jnp.sum(jnp.reshape(by, tile_blocks(A, reps)), tile_axes(A, reps)), "
            "jnp.shape(A))", "dy = jnp.tile(dA, reps)", aliases=(np.tile,))
 structural("tril", jnp.tril, "m", "bm += jnp.tril(by, k)", "dy = jnp.tril(dm, k)", aliases=(np.tril,))
@@ -249,7 +248,7 @@ _select.sequence_vjp = parse_expression("unbroadcast(jnp.where(select_mask(condl
 # Joining a list: each input's adjoint is its piece of `by`, cut out as concatenate's is from the inputs as
 # the function reshaped them (`joined_like`), then given the input's own shape. (A list held in a variable
 # is refused in reverse mode: "no derivative with respect to its argument".)
-_JOINED_PART = "jnp.reshape(concatenate_part(by, joined_like(arrays, {how!r}), k, joined_axis(arrays, {how!r})), jnp.shape(item))"
+_JOINED_PART = "jnp.reshape(concatenate_part(by, joined_like(tup, {how!r}), k, joined_axis(tup, {how!r})), jnp.shape(item))"
 for _name, _fn, _aliases, _signature in (
         ("hstack", jnp.hstack, (np.hstack,), lambda tup, dtype=None: None),
         ("vstack", jnp.vstack, (np.vstack, jnp.row_stack, np.row_stack), lambda tup, dtype=None: None),
@@ -257,7 +256,7 @@ for _name, _fn, _aliases, _signature in (
         ("column_stack", jnp.column_stack, (np.column_stack,), lambda tup: None)):
     _prim = primitive(_name, _fn, operands=("tup",), sequence_operand="tup", aliases=_aliases, signature=_signature)
     defjvp(_prim, f"dy = jnp.{_name}(dtup)")
-    _prim.sequence_vjp = parse_expression(_JOINED_PART.replace("arrays", "tup").format(how=_name))
+    _prim.sequence_vjp = parse_expression(_JOINED_PART.format(how=_name))
 
 _append = primitive("append", jnp.append, operands=("arr", "values"), aliases=(np.append,))
 defvjp(_append, "barr += jnp.reshape(concatenate_part(by, joined_like([arr, values], 'append', axis), 0, "
