@@ -344,7 +344,7 @@ def mutating_helper(x):
 
 
 _REFUSED = [(list_pop, "xs.pop()"), (list_extend, "xs.extend("), (list_insert, "xs.insert("),
-            (list_remove, "items.remove("), (drain_with_pop, "items.pop()"), (sort_in_place, "y.sort()"),
+            (list_remove, "items.remove("), (drain_with_pop, "items.pop()"),
             (clip_bound_carries_derivative, "jnp.clip("), (norm_order_at_run_time, "jnp.linalg.norm("),
             (norm_order_one, "jnp.linalg.norm("), (unknown_method, "x.ptp()"),
             (mutating_helper, "_append_double(xs, x)")]
@@ -357,6 +357,11 @@ def test_an_uncovered_derivative_is_refused_at_its_line(fn, line):
         with pytest.raises(AstjaxError) as error:
             transform(fn)(x)
         assert "test_classification.py" in str(error.value) and line in str(error.value), str(error.value)
+
+
+def test_an_in_place_sort_is_differentiated_as_jnp_sort():
+    """`y.sort()` on an array the function made is `y = jnp.sort(y)` (normalization), which now has rules."""
+    test_a_formerly_dropped_derivative_is_right(sort_in_place)
 
 
 def test_repeated_positions_in_at_multiply_are_an_error_not_a_wrong_value():

@@ -29,6 +29,10 @@ from ._creation import (
     arange, array, asarray, astype, copy, diag, empty, empty_like, eye, full, full_like,
     identity, linspace, meshgrid, ones, ones_like, tril, triu, zeros, zeros_like,
 )
+from ._creation import (
+    diag_indices, diag_indices_from, diagflat, geomspace, indices, ix_, logspace, tri, tril_indices,
+    tril_indices_from, triu_indices, triu_indices_from, vander,
+)
 from ._dtypes import (
     bool_, can_cast, complex64, complex128, complexfloating, dtype, finfo, float16, float32,
     float64, floating, generic, iinfo, inexact, int8, int16, int32, int64, integer,
@@ -63,6 +67,7 @@ from ._statistics import (
     average, corrcoef, cov, median, nanmedian, nanpercentile, nanquantile, percentile, quantile,
 )
 from ._indexing import argsort, sort, take, take_along_axis, where
+from ._indexing import choose, compress, extract, select
 from ._linalg import dot, einsum, inner, matmul, outer, tensordot, trace, vdot
 from ._reductions import (
     all, allclose, amax, amin, any, argmax, argmin, cumprod, cumsum, isclose, max, mean,
@@ -71,6 +76,15 @@ from ._reductions import (
 from ._shape import (
     broadcast_to, concatenate, diagonal, expand_dims, flip, hstack, moveaxis, ndim, pad, ravel, repeat,
     reshape, roll, shape, size, split, squeeze, stack, swapaxes, tile, transpose, vstack,
+)
+from ._shape import (
+    append, array_split, atleast_1d, atleast_2d, atleast_3d, block, broadcast_arrays, column_stack, concat,
+    delete, dsplit, dstack, fliplr, flipud, hsplit, insert, matrix_transpose, permute_dims, resize, rollaxis,
+    rot90, row_stack, trim_zeros, unstack, vsplit,
+)
+from ._signal import (
+    convolve, correlate, cross, diff, ediff1d, gradient, interp, kron, polyadd, polyder, polyint, polymul,
+    polysub, polyval, trapezoid,
 )
 
 pi = _np.pi
@@ -200,4 +214,13 @@ __all__ += [  # issue 9: math, statistics and integer functions
     'nanquantile',
     'percentile',
     'quantile',
+]
+__all__ += [  # shapes, stacking, signals (issue 9)
+    'append', 'array_split', 'atleast_1d', 'atleast_2d', 'atleast_3d', 'block', 'broadcast_arrays', 'choose',
+    'column_stack', 'compress', 'concat', 'convolve', 'correlate', 'cross', 'delete', 'diag_indices',
+    'diag_indices_from', 'diagflat', 'diff', 'dsplit', 'dstack', 'ediff1d', 'extract', 'fliplr', 'flipud',
+    'geomspace', 'gradient', 'hsplit', 'indices', 'insert', 'interp', 'ix_', 'kron', 'logspace',
+    'matrix_transpose', 'permute_dims', 'polyadd', 'polyder', 'polyint', 'polymul', 'polysub', 'polyval',
+    'resize', 'rollaxis', 'rot90', 'row_stack', 'select', 'trapezoid', 'tri', 'tril_indices',
+    'tril_indices_from', 'trim_zeros', 'triu_indices', 'triu_indices_from', 'unstack', 'vander', 'vsplit',
 ]

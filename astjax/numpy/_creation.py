@@ -170,3 +170,88 @@ def tril(m, k=0):
 def triu(m, k=0):
     """NumPy's triu: zero below the k-th diagonal."""
     return _out(np.triu(_nd(m), k))
+
+
+def diagflat(v, k=0):
+    """NumPy's diagflat: the flattened `v` on the k-th diagonal of a square matrix."""
+    return _out(np.diagflat(_nd(v), k))
+
+
+def tri(N, M=None, k=0, dtype=None):
+    """NumPy's tri: ones at and below the k-th diagonal; float32 unless `dtype` is given."""
+    return _out(np.tri(N, M, k, dtype=F32 if dtype is None else _dtype_arg(dtype)))
+
+
+def _int32_tuple(arrays):
+    return tuple(_out(np.asarray(i, dtype=I32)) for i in arrays)
+
+
+def tril_indices(n, k=0, m=None):
+    """NumPy's tril_indices, as int32 Arrays."""
+    return _int32_tuple(np.tril_indices(n, k, m))
+
+
+def triu_indices(n, k=0, m=None):
+    """NumPy's triu_indices, as int32 Arrays."""
+    return _int32_tuple(np.triu_indices(n, k, m))
+
+
+def tril_indices_from(arr, k=0):
+    """NumPy's tril_indices_from, as int32 Arrays."""
+    return _int32_tuple(np.tril_indices_from(_nd(arr), k))
+
+
+def triu_indices_from(arr, k=0):
+    """NumPy's triu_indices_from, as int32 Arrays."""
+    return _int32_tuple(np.triu_indices_from(_nd(arr), k))
+
+
+def diag_indices(n, ndim=2):
+    """NumPy's diag_indices, as int32 Arrays."""
+    return _int32_tuple(np.diag_indices(n, ndim))
+
+
+def diag_indices_from(arr):
+    """NumPy's diag_indices_from, as int32 Arrays."""
+    return _int32_tuple(np.diag_indices_from(_nd(arr)))
+
+
+def indices(dimensions, dtype=None, sparse=False):
+    """NumPy's indices; int32 unless `dtype` is given."""
+    result = np.indices(dimensions, dtype=I32 if dtype is None else _dtype_arg(dtype), sparse=sparse)
+    return tuple(_out(r) for r in result) if sparse else _out(result)
+
+
+def ix_(*args):
+    """NumPy's ix_ of integer or boolean sequences, as Arrays."""
+    arrays = [_nd(a) for a in args]
+    for a in arrays:
+        if a.dtype.kind not in "biu":
+            raise TypeError(f"ix_: arguments must be integer or boolean sequences, got dtype {a.dtype}.")
+    return tuple(_out(r) for r in np.ix_(*arrays))
+
+
+def vander(x, N=None, increasing=False):
+    """NumPy's vander: columns of powers of `x` (decreasing unless `increasing`)."""
+    x = _nd(x)
+    if x.dtype.kind in "biu":
+        x = x.astype(I32)
+    return _out(np.vander(x, N, increasing).astype(x.dtype, copy=False))
+
+
+def _spaced_dtype(start, stop, dtype):
+    if dtype is None:
+        return _to_inexact(_lub_of([_key_of(start), _key_of(stop)]))
+    return _dtype_arg(dtype)
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """NumPy's logspace: `base ** linspace(start, stop)`; float32 unless told otherwise."""
+    dtype = _spaced_dtype(start, stop, dtype)
+    return _out(np.logspace(_plain(start), _plain(stop), num, endpoint, _plain(base), axis=axis).astype(dtype))
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """NumPy's geomspace: a geometric progression from start to stop; float32 unless told otherwise."""
+    dtype = _spaced_dtype(start, stop, dtype)
+    return _out(np.geomspace(_plain(start), _plain(stop), num, endpoint, axis=axis).astype(dtype))

@@ -89,3 +89,27 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=True, descending=False)
     # Descending and stable: sort the reversed array, then map indices back.
     idx = np.argsort(np.flip(a, axis), axis, kind=kind, order=order)
     return _out(np.flip(a.shape[axis] - 1 - idx, axis).astype(I32))
+
+
+def compress(condition, a, axis=None):
+    """NumPy's compress: the entries of `a` (flattened when axis is None) where `condition` holds."""
+    return _out(np.compress(_nd(condition), _nd(a), axis))
+
+
+def extract(condition, arr):
+    """NumPy's extract: the entries of flattened `arr` where flattened `condition` is nonzero."""
+    return _out(np.extract(_nd(condition), _nd(arr)))
+
+
+def choose(a, choices, mode="raise"):
+    """NumPy's choose (not differentiable here: refused under a derivative)."""
+    from ._promote import promote_all
+    return _out(np.choose(_nd(a), promote_all([_nd(c) for c in choices]), mode=mode))
+
+
+def select(condlist, choicelist, default=0):
+    """NumPy's select (not differentiable here: refused under a derivative)."""
+    from ._promote import promote_all
+    choices = promote_all([_nd(c) for c in choicelist])
+    dtype = choices[0].dtype if choices else np.dtype(np.float32)
+    return _out(np.select([_nd(c) for c in condlist], choices, np.asarray(default, dtype)))

@@ -206,3 +206,150 @@ def roll(a, shift, axis=None):
 def diagonal(a, offset=0, axis1=0, axis2=1):
     """NumPy's diagonal (a new array, not a read-only view)."""
     return _out(np.diagonal(_nd(a), offset, axis1, axis2).copy())
+
+
+# --------------------------------------------------------- more joining and splitting
+def column_stack(tup):
+    """NumPy's column_stack (1-d inputs become columns) with JAX's type promotion."""
+    return _join(np.column_stack, "column_stack", tup, None, None, False)
+
+
+def dstack(tup, dtype=None):
+    """NumPy's dstack (join along a third axis) with JAX's type promotion."""
+    return _join(np.dstack, "dstack", tup, None, dtype, False)
+
+
+def row_stack(tup, dtype=None):
+    """The old name of vstack."""
+    return vstack(tup, dtype)
+
+
+def concat(arrays, /, *, axis=0):
+    """The Array API name of concatenate."""
+    return concatenate(arrays, axis)
+
+
+def append(arr, values, axis=None):
+    """NumPy's append: `values` joined after `arr` (both flattened when axis is None)."""
+    arr, values = _promote_all([_nd(arr), _nd(values)])
+    if axis is None:
+        return _out(np.concatenate([arr.ravel(), values.ravel()]))
+    return _out(np.concatenate([arr, values], axis=axis))
+
+
+def block(arrays):
+    """NumPy's block: nested lists of arrays assembled (not differentiable: refused under a derivative)."""
+    def leaves(x):
+        return [y for item in x for y in leaves(item)] if isinstance(x, list) else [x]
+
+    dtype = _promote_all(_nd(x) for x in leaves(arrays))[0].dtype if leaves(arrays) else None
+
+    def cast(x):
+        return [cast(item) for item in x] if isinstance(x, list) else _nd(x).astype(dtype, copy=False)
+
+    return _out(np.block(cast(arrays)))
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    """NumPy's array_split (unequal parts allowed), as a list of Arrays."""
+    return [_out(x) for x in np.array_split(_nd(ary), indices_or_sections, axis)]
+
+
+def hsplit(ary, indices_or_sections):
+    """NumPy's hsplit, as a list of Arrays."""
+    return [_out(x) for x in np.hsplit(_nd(ary), indices_or_sections)]
+
+
+def vsplit(ary, indices_or_sections):
+    """NumPy's vsplit, as a list of Arrays."""
+    return [_out(x) for x in np.vsplit(_nd(ary), indices_or_sections)]
+
+
+def dsplit(ary, indices_or_sections):
+    """NumPy's dsplit, as a list of Arrays."""
+    return [_out(x) for x in np.dsplit(_nd(ary), indices_or_sections)]
+
+
+def unstack(x, /, *, axis=0):
+    """The slices of `x` along `axis`, as a tuple of Arrays (the inverse of stack)."""
+    return tuple(_out(np.take(_nd(x), i, axis=axis)) for i in range(np.shape(x)[axis]))
+
+
+def _atleast(numpy_fn, arys):
+    results = [_out(numpy_fn(_nd(a))) for a in arys]
+    return results[0] if len(results) == 1 else results
+
+
+def atleast_1d(*arys):
+    """NumPy's atleast_1d: one Array for one input, else a list."""
+    return _atleast(np.atleast_1d, arys)
+
+
+def atleast_2d(*arys):
+    """NumPy's atleast_2d: one Array for one input, else a list."""
+    return _atleast(np.atleast_2d, arys)
+
+
+def atleast_3d(*arys):
+    """NumPy's atleast_3d: one Array for one input, else a list."""
+    return _atleast(np.atleast_3d, arys)
+
+
+def broadcast_arrays(*args):
+    """NumPy's broadcast_arrays, as a list of Arrays (copies: Arrays are immutable anyway)."""
+    return [_out(np.array(x)) for x in np.broadcast_arrays(*(_nd(a) for a in args))]
+
+
+# --------------------------------------------------------- rearranging
+def fliplr(m):
+    """NumPy's fliplr: columns in reverse order."""
+    return _out(np.fliplr(_nd(m)))
+
+
+def flipud(m):
+    """NumPy's flipud: rows in reverse order."""
+    return _out(np.flipud(_nd(m)))
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """NumPy's rot90: `m` turned k quarter turns in the plane of `axes`."""
+    return _out(np.rot90(_nd(m), k, axes))
+
+
+def rollaxis(a, axis, start=0):
+    """NumPy's rollaxis (prefer moveaxis)."""
+    return _out(np.rollaxis(_nd(a), axis, start))
+
+
+def permute_dims(a, /, axes=None):
+    """The Array API name of transpose."""
+    return transpose(a, axes)
+
+
+def matrix_transpose(x, /):
+    """The last two axes swapped (a stack of matrices transposed)."""
+    x = _nd(x)
+    if x.ndim < 2:
+        raise ValueError(f"matrix_transpose: needs an array of at least 2 dimensions, got shape {x.shape}.")
+    return _out(np.swapaxes(x, -1, -2))
+
+
+def resize(a, new_shape):
+    """NumPy's resize: `a`'s elements repeated cyclically to fill `new_shape`."""
+    return _out(np.resize(_nd(a), new_shape))
+
+
+def delete(arr, obj, axis=None):
+    """NumPy's delete: `arr` without the entries `obj` (flattened when axis is None)."""
+    return _out(np.delete(_nd(arr), _nd(obj) if not isinstance(obj, (int, slice)) else obj, axis))
+
+
+def insert(arr, obj, values, axis=None):
+    """NumPy's insert with JAX's type promotion (not differentiable: refused under a derivative)."""
+    arr, values = _promote_all([_nd(arr), _nd(values)])
+    return _out(np.insert(arr, obj, values, axis))
+
+
+def trim_zeros(filt, trim="fb"):
+    """NumPy's trim_zeros (its result's shape depends on values: refused under a derivative)."""
+    return _out(np.trim_zeros(_nd(filt), trim))

@@ -156,3 +156,45 @@ _leaves.static_check = lambda bound: (
     ("tree_leaves(..., is_leaf=...) under a derivative is not supported", "flatten the tree without is_leaf"))
 _rules(primitive("tree_leaves_adjoint", helpers.tree_leaves_adjoint, operands=("g",)),
        "bg += tree_leaves_of(by)", "dy = tree_leaves_adjoint(tree, dg)", shape_params=("tree",))
+
+
+# ------------------------------------------------------------ more builders (issue 9)
+
+from .nondifferentiable import INTEGER, SHAPES, nondifferentiable  # noqa: E402
+
+for _name, _reason in (("tri", SHAPES), ("tril_indices", INTEGER), ("triu_indices", INTEGER),
+                       ("tril_indices_from", INTEGER), ("triu_indices_from", INTEGER), ("diag_indices", INTEGER),
+                       ("diag_indices_from", INTEGER), ("indices", INTEGER), ("ix_", INTEGER)):
+    nondifferentiable(_name, getattr(jnp, _name), _reason, aliases=(getattr(np, _name),))
+
+
+def vander_slope(x, N, increasing):
+    """d vander(x, N, increasing) / dx, column by column: p * x ** (p - 1) for each column's power p."""
+    count = jnp.size(x) if N is None else N
+    if increasing:
+        powers = jnp.arange(count)
+    else:
+        powers = jnp.arange(count - 1, -1, -1)
+    lowered = jnp.where(powers > 0, powers - 1, 0)
+    return powers * jnp.expand_dims(x, -1) ** lowered
+
+
+COMPOSITES[vander_slope.__name__] = vander_slope
+_rules(primitive("vander", jnp.vander, operands=("x",), aliases=(np.vander,)),
+       "bx += jnp.sum(by * vander_slope(x, N, increasing), axis=1)",
+       "dy = jnp.expand_dims(dx, -1) * vander_slope(x, N, increasing)")
+
+# logspace: y = base ** (start + (stop - start) * w); geomspace: y = start ** (1 - w) * stop ** w (w from 0 to 1).
+_W = "linspace_weights(y, num, endpoint, axis)"
+_rules(primitive("logspace", jnp.logspace, operands=("start", "stop"), aliases=(np.logspace,),
+                 signature=lambda start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0: None),
+       (f"bstart += unbroadcast(jnp.sum(by * y * jnp.log(jnp.full_like(y, base)) * (1.0 - {_W}), axis), start)",
+        f"bstop += unbroadcast(jnp.sum(by * y * jnp.log(jnp.full_like(y, base)) * {_W}, axis), stop)"),
+       (f"dstart -> jnp.expand_dims(dstart, axis) * (1.0 - {_W}) * y * jnp.log(jnp.full_like(y, base))",
+        f"dstop -> jnp.expand_dims(dstop, axis) * {_W} * y * jnp.log(jnp.full_like(y, base))"))
+_rules(primitive("geomspace", jnp.geomspace, operands=("start", "stop"), aliases=(np.geomspace,),
+                 signature=lambda start, stop, num=50, endpoint=True, dtype=None, axis=0: None),
+       (f"bstart += unbroadcast(jnp.sum(by * y * (1.0 - {_W}), axis) / start, start)",
+        f"bstop += unbroadcast(jnp.sum(by * y * {_W}, axis) / stop, stop)"),
+       (f"dstart -> jnp.expand_dims(dstart / start, axis) * (1.0 - {_W}) * y",
+        f"dstop -> jnp.expand_dims(dstop / stop, axis) * {_W} * y"))

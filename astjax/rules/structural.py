@@ -57,7 +57,8 @@ structural("array", jnp.array, "object", "bobject += array_adjoint(cast_adjoint(
 # Functions of a list of arrays: one adjoint per element (k is its position).
 for _name in ("stack", "concatenate"):
     _prim = primitive(_name, getattr(jnp, _name), operands=("arrays",), sequence_operand="arrays",
-                      aliases=(getattr(np, _name),), signature=lambda arrays, axis=0: None)
+                      aliases=(getattr(np, _name),) + ((jnp.concat, np.concat) if _name == "concatenate" else ()),
+                      signature=lambda arrays, axis=0: None)
     defjvp(_prim, f"dy = jnp.{_name}(darrays, axis)")
 defvjp(PRIMITIVES["stack"], "barrays += stack_adjoint(by, axis)")
 defvjp(PRIMITIVES["concatenate"], "barrays += concatenate_adjoint(by, arrays, axis)")
@@ -178,3 +179,115 @@ for _name in ("reshape", "ravel", "expand_dims", "squeeze", "transpose", "swapax
               "at_multiply", "index_adjoint", "dynamic_slice", "dynamic_slice_adjoint", "unbroadcast",
               "unbroadcast_to", "unreduce", "broadcast_like", "take", "take_adjoint", "array"):
     deflowering(PRIMITIVES[_name], numba=f"astjax.runtime.numba_cpu:{_name}")
+
+
+# ================================================================ shapes, stacking and rearranging (issue 9)
+# Linear maps: each tangent rule applies the map itself; each adjoint applies its transpose, written with
+# primitives that have rules of their own (so grad of grad works). Helpers that compute only shapes,
+# axes or index sets are declared non-differentiable below.
+from . import shape_helpers as _sh   # noqa: E402
+from .nondifferentiable import BOOLEAN, INTEGER, nondifferentiable  # noqa: E402
+
+for _name, _reason in (("joined_like", SHAPES), ("joined_axis", SHAPES), ("negated_shift", INTEGER),
+                       ("rollaxis_destination", INTEGER), ("resize_indices", INTEGER), ("kept_indices", INTEGER),
+                       ("tile_blocks", SHAPES), ("tile_axes", SHAPES),
+                       ("nonzero_indices", INTEGER), ("sort_order", INTEGER), ("zeros_like_shape", SHAPES),
+                       ("select_mask", BOOLEAN), ("select_default_mask", BOOLEAN)):
+    nondifferentiable(_name, getattr(_sh, _name), _reason)
+
+structural("fliplr", jnp.fliplr, "m", "bm += jnp.fliplr(by)", "dy = jnp.fliplr(dm)", aliases=(np.fliplr,))
+structural("flipud", jnp.flipud, "m", "bm += jnp.flipud(by)", "dy = jnp.flipud(dm)", aliases=(np.flipud,))
+structural("rot90", jnp.rot90, "m", "bm += jnp.rot90(by, -k, axes)", "dy = jnp.rot90(dm, k, axes)",
+           aliases=(np.rot90,))
+structural("rollaxis", jnp.rollaxis, "a", "ba += jnp.moveaxis(by, rollaxis_destination(a, axis, start), axis)",
+           "dy = jnp.rollaxis(da, axis, start)", aliases=(np.rollaxis,))
+structural("permute_dims", jnp.permute_dims, "a", "ba += jnp.transpose(by, invert_permutation(axes))",
+           "dy = jnp.transpose(da, axes)", aliases=(np.permute_dims,), signature=lambda a, axes=None: None)
+structural("matrix_transpose", jnp.matrix_transpose, "x", "bx += jnp.matrix_transpose(by)",
+           "dy = jnp.matrix_transpose(dx)", aliases=(np.matrix_transpose,), signature=lambda x: None)
+# One input only: with several, atleast_*d returns a list (refused under a derivative: the call does not bind).
+for _name in ("atleast_1d", "atleast_2d", "atleast_3d"):
+    structural(_name, getattr(jnp, _name), "a", "ba += jnp.reshape(by, jnp.shape(a))",
+               "dy = jnp.reshape(da, jnp.shape(y))", aliases=(getattr(np, _name),), signature=lambda a: None)
+structural("roll", jnp.roll, "a", "ba += jnp.roll(by, negated_shift(shift), axis)", "dy = jnp.roll(da, shift, axis)",
+           aliases=(np.roll,), signature=lambda a, shift, axis=None: None)
+structural("tile", jnp.tile, "A", "bA += jnp.reshape(jnp.sum(jnp.reshape(by, tile_blocks(A, reps)), tile_axes(A, reps)), "
+           "jnp.shape(A))", "dy = jnp.tile(dA, reps)", aliases=(np.tile,))
+structural("tril", jnp.tril, "m", "bm += jnp.tril(by, k)", "dy = jnp.tril(dm, k)", aliases=(np.tril,))
+structural("triu", jnp.triu, "m", "bm += jnp.triu(by, k)", "dy = jnp.triu(dm, k)", aliases=(np.triu,))
+structural("diagflat", jnp.diagflat, "v", "bv += jnp.reshape(jnp.diagonal(by, k), jnp.shape(v))",
+           "dy = jnp.diagflat(dv, k)", aliases=(np.diagflat,))
+structural("resize", jnp.resize, "a",
+           "ba += jnp.reshape(take_adjoint(jnp.ravel(by), jnp.ravel(a), resize_indices(a, new_shape), 0), jnp.shape(a))",
+           "dy = jnp.resize(da, new_shape)", aliases=(np.resize,), shape_params=("new_shape",))
+structural("delete", jnp.delete, "arr", "barr += take_adjoint(by, arr, kept_indices(arr, obj, axis), axis)",
+           "dy = jnp.delete(darr, obj, axis)", aliases=(np.delete,))
+structural("take_along_axis", jnp.take_along_axis, "arr", "barr += take_along_axis_adjoint(by, arr, indices, axis)",
+           "dy = jnp.take_along_axis(darr, indices, axis)", aliases=(np.take_along_axis,))
+structural("take_along_axis_adjoint", _sh.take_along_axis_adjoint, "g", "bg += jnp.take_along_axis(by, indices, axis)",
+           "dy = take_along_axis_adjoint(dg, arr, indices, axis)", shape_params=("arr",))
+# sort: the gather of its own order (ties: one of the tied inputs gets the adjoint, as in JAX).
+_sort = structural("sort", jnp.sort, "a", "ba += sorted_adjoint(by, a, sort_order(a, axis, descending), axis)",
+                   "dy = sorted_tangent(da, sort_order(a, axis, descending), axis)", aliases=(np.sort,),
+                   signature=lambda a, axis=-1, kind=None, order=None, *, stable=True, descending=False: None)
+_sort.static_check = lambda bound: (
+    None if getattr(bound.get("order"), "value", None) is None else
+    ("sort(..., order=...) sorts structured arrays, which astjax does not differentiate", "sort a plain array"))
+structural("compress", jnp.compress, "a", "ba += take_adjoint(by, a, nonzero_indices(condition), axis)",
+           "dy = jnp.compress(condition, da, axis)", aliases=(np.compress,))
+structural("extract", jnp.extract, "arr", "barr += take_adjoint(by, arr, nonzero_indices(condition), None)",
+           "dy = jnp.extract(condition, darr)", aliases=(np.extract,))
+
+# select: each choice's adjoint is `by` where that choice was taken (the first condition that holds).
+_select = primitive("select", jnp.select, operands=("choicelist", "default"), sequence_operand="choicelist",
+                    aliases=(np.select,))
+defvjp(_select, "bdefault += unbroadcast(jnp.where(select_default_mask(condlist), by, 0.0), default)")
+defjvp(_select, "dy = jnp.select(condlist, dchoicelist, 0.0) + jnp.where(select_default_mask(condlist), ddefault, 0.0)")
+_select.sequence_vjp = parse_expression("unbroadcast(jnp.where(select_mask(condlist, k), by, 0.0), item)")
+
+# Joining a list: each input's adjoint is its piece of `by`, cut out as concatenate's is from the inputs as
+# the function reshaped them (`joined_like`), then given the input's own shape. (A list held in a variable
+# is refused in reverse mode: "no derivative with respect to its argument".)
+_JOINED_PART = "jnp.reshape(concatenate_part(by, joined_like(tup, {how!r}), k, joined_axis(tup, {how!r})), jnp.shape(item))"
+for _name, _fn, _aliases, _signature in (
+        ("hstack", jnp.hstack, (np.hstack,), lambda tup, dtype=None: None),
+        ("vstack", jnp.vstack, (np.vstack, jnp.row_stack, np.row_stack), lambda tup, dtype=None: None),
+        ("dstack", jnp.dstack, (np.dstack,), lambda tup, dtype=None: None),
+        ("column_stack", jnp.column_stack, (np.column_stack,), lambda tup: None)):
+    _prim = primitive(_name, _fn, operands=("tup",), sequence_operand="tup", aliases=_aliases, signature=_signature)
+    defjvp(_prim, f"dy = jnp.{_name}(dtup)")
+    _prim.sequence_vjp = parse_expression(_JOINED_PART.format(how=_name))
+
+_append = primitive("append", jnp.append, operands=("arr", "values"), aliases=(np.append,))
+defvjp(_append, "barr += jnp.reshape(concatenate_part(by, joined_like([arr, values], 'append', axis), 0, "
+                "joined_axis([arr, values], 'append', axis)), jnp.shape(arr))",
+       "bvalues += jnp.reshape(concatenate_part(by, joined_like([arr, values], 'append', axis), 1, "
+       "joined_axis([arr, values], 'append', axis)), jnp.shape(values))")
+defjvp(_append, "dy = jnp.append(darr, zeros_like_shape(values, darr), axis) + jnp.append(zeros_like_shape(arr, dvalues), dvalues, axis)")
+
+# Splitting: the result is a list; its adjoint (a list adjoint, items missing where nothing arrived) is
+# joined back by `split_adjoint`; the tangent is the split of the tangent (`split_parts`).
+for _name, _fn, _axis, _signature in (
+        ("split", jnp.split, "axis", lambda ary, indices_or_sections, axis=0: None),
+        ("array_split", jnp.array_split, "axis", lambda ary, indices_or_sections, axis=0: None),
+        ("hsplit", jnp.hsplit, "0", lambda ary, indices_or_sections: None),
+        ("vsplit", jnp.vsplit, "0", lambda ary, indices_or_sections: None),
+        ("dsplit", jnp.dsplit, "0", lambda ary, indices_or_sections: None)):
+    _prim = primitive(_name, _fn, operands=("ary",), aliases=(getattr(np, _name),), signature=_signature,
+                      shape_params=("indices_or_sections",))
+    _how = "split" if _axis == "axis" else _name
+    defvjp(_prim, f"bary += split_adjoint(by, ary, indices_or_sections, {_axis}, {_how!r})")
+    defjvp(_prim, f"dy = split_parts(dary, indices_or_sections, {_axis}, {_how!r})")
+structural("split_parts", _sh.split_parts, "x", "bx += split_adjoint(by, x, indices_or_sections, axis, how)",
+           "dy = split_parts(dx, indices_or_sections, axis, how)", shape_params=("indices_or_sections",))
+structural("split_items", _sh.split_items, "x", "bx += split_adjoint(by, x, indices_or_sections, axis, how)",
+           "dy = split_items(dx, indices_or_sections, axis, how)", shape_params=("indices_or_sections",))
+structural("split_adjoint", _sh.split_adjoint, "g", "bg += split_items(by, indices_or_sections, axis, how)",
+           "dy = split_adjoint(dg, ary, indices_or_sections, axis, how)", shape_params=("ary", "indices_or_sections"))
+structural("unstack", jnp.unstack, "x", "bx += split_adjoint(by, x, 0, axis, 'unstack')", "dy = split_parts(dx, 0, axis, 'unstack')",
+           aliases=(np.unstack,), signature=lambda x, axis=0: None)
+
+# Generated code calls the helpers by their bare names (sorted_adjoint and sorted_tangent are composites).
+from .linalg import COMPOSITES  # noqa: E402
+COMPOSITES.update({name: getattr(_sh, name) for name in dir(_sh) if not name.startswith("_")
+                   and callable(getattr(_sh, name)) and getattr(getattr(_sh, name), "__module__", None) == _sh.__name__})

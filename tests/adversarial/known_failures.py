@@ -85,17 +85,10 @@ KNOWN_FAILURES = {
     "rules.slogdet_spd": "REFUSED: jnp.linalg.slogdet has no rule",
     "rules.einsum_trace": "REFUSED: einsum('ii->')",
     "rules.tensordot_axes": "REFUSED: jnp.tensordot",
-    "rules.sort_gradient": "REFUSED: jnp.sort has no rule",
     "rules.dynamic_slice_update": "REFUSED: lax.dynamic_slice / dynamic_update_slice",
     "library.numpy_scalar_constructors": "REFUSED: np.float64(x[0]) / np.float32(2.0) * x",
     "library.real_imag_conj_of_real": "REFUSED: x.real / x.imag / x.conj() of a real array",
-    "library.np_sort_then_take": "REFUSED: np.sort (jnp.sort exists)",
-    "library.np_concatenate_split": "REFUSED: np.concatenate / np.split",
-    "library.np_pad_roll": "REFUSED: np.pad / np.roll",
-    "library.np_tile_outer": "REFUSED: np.tile / np.outer",
     "library.np_norm_vector": "REFUSED: np.linalg.norm(x, 1) of a vector",
-    "library.np_triu_tril": "REFUSED: np.triu / np.tril",
-    "library.np_take_along_axis": "REFUSED: np.take_along_axis",
     # --- API compositions
     "api.uses_custom_jvp": "REFUSED: custom_jvp function under grad",
     # --- names that clash with generated ones
