@@ -14,7 +14,8 @@ import weakref
 import numpy as np
 
 from . import tree_util
-from .arguments import FLOAT0, Packing, check_callable, differentiable_input, is_float_leaf, name_of, split_callable
+from .arguments import (FLOAT0, Packing, check_callable, differentiable_input, is_float_leaf, name_of,
+                        refuse_complex, split_callable)
 from .array import Array, wrap
 from .codegen.namespace import renamed_keywords
 from .errors import api_boundary
@@ -143,6 +144,7 @@ class ReverseTransform:
     def prepare(self, args):
         """Check the arguments and turn differentiated Python floats into float32 arrays."""
         args = list(args)
+        refuse_complex(args, self.kind)
         for i in self.argnums:
             if i >= len(args) or i < -len(args):
                 raise TypeError(f"{self.kind} of {name_of(self.fun)} with argnums={self.argnums} needs at least "

@@ -13,7 +13,7 @@ import numpy as np
 
 from .array import Array, wrap
 
-__all__ = ["split_callable", "differentiable_input", "is_float_leaf", "check_callable", "name_of", "FLOAT0",
+__all__ = ["split_callable", "differentiable_input", "refuse_complex", "is_float_leaf", "check_callable", "name_of", "FLOAT0",
            "Packing", "library_trampoline"]
 
 FLOAT0 = np.dtype([("float0", np.void, 0)])    # JAX's dtype for the "gradient" of an integer
@@ -105,8 +105,10 @@ def is_float_leaf(leaf):
 
 
 def differentiable_input(leaf, kind):
-    if type(leaf) is Array and leaf.dtype.kind in "fc":
+    if type(leaf) is Array and leaf.dtype.kind == "f":
         return leaf
+    if is_complex(leaf):
+        raise TypeError(_COMPLEX.format(kind=kind))
     dtype = np.result_type(leaf) if not isinstance(leaf, numbers.Number) else None
     if isinstance(leaf, bool) or isinstance(leaf, numbers.Integral) or (
             dtype is not None and not np.issubdtype(dtype, np.inexact)):
@@ -122,6 +124,24 @@ def differentiable_input(leaf, kind):
     if isinstance(leaf, np.ndarray) and type(leaf) is not Array:
         return wrap(leaf)
     return leaf
+
+
+_COMPLEX = ("{kind} requires real-valued inputs (a float dtype), but got a complex value: astjax's derivative "
+            "rules are for real numbers and it has no complex differentiation (no holomorphic=True). "
+            "Differentiate the real and imaginary parts as separate real arguments.")
+
+
+def is_complex(leaf):
+    return isinstance(leaf, complex) or (isinstance(leaf, (np.ndarray, np.generic)) and leaf.dtype.kind == "c")
+
+
+def refuse_complex(args, kind):
+    """A complex value in any argument of a derivative is refused: the rules assume real numbers, so
+    a complex constant mixed into the computation would give a wrong derivative, not an error."""
+    from . import tree_util
+    for leaf in tree_util.tree_leaves(list(args)):
+        if is_complex(leaf):
+            raise TypeError(_COMPLEX.format(kind=kind))
 
 
 def check_callable(fun, kind):

@@ -13,7 +13,7 @@ import numpy as np
 
 from . import tree_util
 from .api import as_seed, grad
-from .arguments import Packing, check_callable, differentiable_input, is_float_leaf, split_callable
+from .arguments import Packing, check_callable, differentiable_input, is_float_leaf, refuse_complex, split_callable
 from .array import wrap
 from .errors import api_boundary
 from .rules.helpers import materialize
@@ -50,6 +50,7 @@ def jvp(fun, primals, tangents, has_aux=False):
         raise ValueError(f"jvp got {len(primals)} primals but {len(tangents)} tangents; pass one tangent per primal.")
     primals = list(primals)
     tangents = list(tangents)
+    refuse_complex(primals, "jvp")
     mask = []
     for i, (p, t) in enumerate(zip(primals, tangents)):
         leaves = tree_util.tree_leaves(p)
@@ -155,6 +156,7 @@ def jacfwd(fun, argnums=0, has_aux=False):
     @api_boundary
     def jacfwd_f(*args):
         _check_argnums("jacfwd", fun, nums, args)
+        refuse_complex(args, "jacfwd")
         args = [tree_util.tree_map(lambda leaf: differentiable_input(leaf, "jacfwd"), a) if i in nums else a
                 for i, a in enumerate(args)]
         base = [_zero_tangent(a) for a in args]

@@ -11,6 +11,7 @@ expression nested in an operand, or a mutation the transformations do not
 reverse is an error at the user's line, never a silent zero.
 """
 import gast
+import numpy as np
 
 from ..frontend.resolve import NOT_STATIC
 from ..rules import lookup_callable, lookup_operator, PRIMITIVES
@@ -148,7 +149,12 @@ def check_refusals(function_node, resolver, activity, context, forward=False):
     for node in gast.walk(function_node):
         problem = None
         if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
-            if node.targets[0].id in needed:
+            target = node.targets[0].id
+            # a varied value read only through a non-operand argument (`clip(c, v, 10)`) leaves the
+            # target unvaried: the statement is checked all the same, else its derivative would be 0
+            if target in activity.useful:     # a complex value the output depends on, varied or not
+                problem = _complex_refusal(node.value, resolver)
+            if not problem and (target in needed or (target in activity.useful and _reads(node.value) & activity.varied)):
                 problem = (_container_arithmetic_refusal(node.value, containers)
                            or classify(getattr(node, "custom_call", node.value), resolver).refusal(activity.varied))
         elif isinstance(node, gast.Expr) and isinstance(node.value, gast.Call):
@@ -157,6 +163,34 @@ def check_refusals(function_node, resolver, activity, context, forward=False):
         if problem:
             message, hint = problem
             raise context.error(message, node, hint=hint)
+
+
+_COMPLEX_NAMES = {"complex64", "complex128", "complex", "c8", "c16", "csingle", "cdouble", "clongdouble",
+                  "complex256", "complexfloating"}
+
+
+def _complex_refusal(value, resolver):
+    """A complex constant or dtype in a statement that carries a derivative: the rules are for real
+    numbers, so `x * (1 + 2j)` would differentiate wrongly without a word. Refused."""
+    for n in gast.walk(value):
+        complex_type = False
+        if isinstance(n, gast.Constant):
+            complex_type = isinstance(n.value, complex) or (isinstance(n.value, str) and n.value in _COMPLEX_NAMES)
+        elif isinstance(n, (gast.Name, gast.Attribute)):
+            found = resolver.static_value(n)
+            complex_type = (found is complex or isinstance(found, complex)
+                            or (isinstance(found, type) and issubclass(found, np.complexfloating))
+                            or (isinstance(found, (np.ndarray, np.generic)) and found.dtype.kind == "c"))
+        if complex_type:
+            return ("astjax has no derivative rule for complex numbers: this line makes or reads a complex value "
+                    "that the output depends on, and the real-number rules would give a wrong derivative",
+                    "differentiate the real and imaginary parts as separate real values (for |x * (a + bj)|**2, "
+                    "write (a**2 + b**2) * x**2).")
+    return None
+
+
+def _reads(node):
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
 
 def _container_names(function_node):
