@@ -4,8 +4,10 @@ Templates name the special functions as `jsp_special.<name>` (the generated
 code's namespace holds astjax.scipy.special under that name). Each primitive is
 also reached as the SciPy function of the same name (`scipy.special.gammaln`).
 Rules follow JAX's: `gammainc`, `gammaincc`, `betainc` are differentiable in x
-only, `zeta` in q only, `polygamma` and `expn` in x only; a derivative that
-reaches the other argument is an error at the user's line, never a zero.
+only, `zeta` in q only, `polygamma` and `expn` in x only. The other arguments are
+operands without a rule (not static parameters), so a derivative that reaches
+one is an error at the user's line ("has no derivative with respect to its
+argument"), never a zero.
 """
 import scipy.special as sc
 
@@ -42,6 +44,7 @@ def binary(name, vjp, jvp, operands=("x1", "x2")):
 
 # ------------------------------------------------------------ logistic, error functions
 unary("expit", "bx += by * y * (1.0 - y)", "dy = dx * y * (1.0 - y)")
+unary("log_expit", "bx += by * jsp_special.expit(-x)", "dy = dx * jsp_special.expit(-x)")
 unary("logit", "bx += by / (x * (1.0 - x))", "dy = dx / (x * (1.0 - x))")
 unary("erf", f"bx += by * {TWO_OVER_SQRT_PI} * jnp.exp(-x * x)", f"dy = dx * {TWO_OVER_SQRT_PI} * jnp.exp(-x * x)")
 unary("erfc", f"bx += -by * {TWO_OVER_SQRT_PI} * jnp.exp(-x * x)", f"dy = -dx * {TWO_OVER_SQRT_PI} * jnp.exp(-x * x)")
@@ -57,7 +60,7 @@ unary("log_ndtr", f"bx += by * {INV_SQRT_2PI} * jnp.exp(-0.5 * x * x - y)",
 unary("gammaln", "bx += by * jsp_special.digamma(x)", "dy = dx * jsp_special.digamma(x)")
 unary("gamma", "bx += by * y * jsp_special.digamma(x)", "dy = dx * y * jsp_special.digamma(x)")
 unary("digamma", "bx += by * jsp_special.polygamma(1, x)", "dy = dx * jsp_special.polygamma(1, x)")
-_elementwise("polygamma", sp.polygamma, ("x",), ["bx += by * jsp_special.polygamma(n + 1, x)"],
+_elementwise("polygamma", sp.polygamma, ("n", "x"), ["bx += by * jsp_special.polygamma(n + 1, x)"],
              ["dy = dx * jsp_special.polygamma(n + 1, x)"], aliases=(sc.polygamma,))
 binary("betaln", ["ba += by * (jsp_special.digamma(a) - jsp_special.digamma(a + b))",
                   "bb += by * (jsp_special.digamma(b) - jsp_special.digamma(a + b))"],
@@ -69,10 +72,10 @@ binary("beta", ["ba += by * y * (jsp_special.digamma(a) - jsp_special.digamma(a 
         " + db * y * (jsp_special.digamma(b) - jsp_special.digamma(a + b))"], operands=("a", "b"))
 # d/dx P(a, x) = x^(a-1) exp(-x) / Gamma(a), written in logs so large a and x do not overflow.
 _GAMMA_DENSITY = "jnp.exp((a - 1.0) * jnp.log(x) - x - jsp_special.gammaln(a))"
-binary("gammainc", [f"bx += by * {_GAMMA_DENSITY}"], [f"dy = dx * {_GAMMA_DENSITY}"], operands=("x",))
-binary("gammaincc", [f"bx += -by * {_GAMMA_DENSITY}"], [f"dy = -dx * {_GAMMA_DENSITY}"], operands=("x",))
+binary("gammainc", [f"bx += by * {_GAMMA_DENSITY}"], [f"dx -> dx * {_GAMMA_DENSITY}"], operands=("a", "x"))
+binary("gammaincc", [f"bx += -by * {_GAMMA_DENSITY}"], [f"dx -> -dx * {_GAMMA_DENSITY}"], operands=("a", "x"))
 _BETA_DENSITY = "jnp.exp((a - 1.0) * jnp.log(x) + (b - 1.0) * jnp.log1p(-x) - jsp_special.betaln(a, b))"
-binary("betainc", [f"bx += by * {_BETA_DENSITY}"], [f"dy = dx * {_BETA_DENSITY}"], operands=("x",))
+binary("betainc", [f"bx += by * {_BETA_DENSITY}"], [f"dx -> dx * {_BETA_DENSITY}"], operands=("a", "b", "x"))
 # factorial(n) = Gamma(n + 1) for n >= 0, 0 below (a constant there).
 _elementwise("factorial", sp.factorial, ("n",),
              ["bn += by * y * jsp_special.digamma(n + 1.0)"], ["dy = dn * y * jsp_special.digamma(n + 1.0)"],
@@ -88,7 +91,7 @@ unary("exp1", "bx += -by * jnp.exp(-x) / x", "dy = -dx * jnp.exp(-x) / x")
 # d/dx E_n(x) = -E_{n-1}(x); E_0(x) = exp(-x) / x.
 _EXPN_SLOPE = ("jnp.where(n == 0, -(1.0 + x) * jnp.exp(-x) / (x * x),"
                " -jsp_special.expn(jnp.maximum(n - 1, 0), x))")
-_elementwise("expn", sp.expn, ("x",), [f"bx += by * {_EXPN_SLOPE}"], [f"dy = dx * {_EXPN_SLOPE}"],
+_elementwise("expn", sp.expn, ("n", "x"), [f"bx += by * {_EXPN_SLOPE}"], [f"dy = dx * {_EXPN_SLOPE}"],
              aliases=(sc.expn,))
 # spence(x) = integral from 1 to x of log(t) / (1 - t): slope log(x) / (1 - x). Within 1e-3 of x = 1 its
 # Taylor series in u = x - 1 stands in (error below 1e-15, and it differentiates again: no 0 / 0 at 1).
@@ -97,7 +100,7 @@ _SPENCE_SLOPE = (f"jnp.where({_NEAR_ONE}, -(1.0 - (x - 1.0) / 2.0 + (x - 1.0) **
                  f" + (x - 1.0) ** 4 / 5.0), jnp.log(jnp.where({_NEAR_ONE}, 2.0, x))"
                  f" / (1.0 - jnp.where({_NEAR_ONE}, 2.0, x)))")
 unary("spence", f"bx += by * {_SPENCE_SLOPE}", f"dy = dx * {_SPENCE_SLOPE}")
-zeta = _elementwise("zeta", sp.zeta, ("q",), ["bq += -by * x * jsp_special.zeta(x + 1.0, q)"],
+zeta = _elementwise("zeta", sp.zeta, ("x", "q"), ["bq += -by * x * jsp_special.zeta(x + 1.0, q)"],
                     ["dy = -dq * x * jsp_special.zeta(x + 1.0, q)"], aliases=(sc.zeta,))
 
 # ------------------------------------------------------------ Bessel functions

@@ -20,7 +20,7 @@ from ..numpy._promote import promote_inexact as _promote_inexact
 
 __all__ = ["bernoulli", "beta", "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "exp1", "expi",
            "expit", "expn", "factorial", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e",
-           "i1", "i1e", "kl_div", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr",
+           "i1", "i1e", "kl_div", "log_expit", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr",
            "ndtri", "poch", "polygamma", "rel_entr", "softmax", "spence", "xlog1py", "xlogy", "zeta"]
 
 
@@ -54,6 +54,11 @@ def _binary(fn, x1, x2):
 def expit(x):
     """The logistic sigmoid 1 / (1 + exp(-x))."""
     return _unary(_sc.expit, x)
+
+
+def log_expit(x):
+    """log(expit(x)) = -log(1 + exp(-x)), accurate for large |x|."""
+    return _unary(_sc.log_expit, x)
 
 
 def logit(x):
