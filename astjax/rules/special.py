@@ -11,6 +11,7 @@ argument"), never a zero.
 """
 import scipy.special as sc
 
+from .. import nn
 from ..scipy import special as sp
 from .nondifferentiable import PIECEWISE, nondifferentiable
 from .registry import defjvp, defvjp, primitive
@@ -173,3 +174,4 @@ defjvp(log_softmax, "dy = dx - jnp.sum(jnp.exp(y) * dx, axis, keepdims=True)")
 # ------------------------------------------------------------ no derivative
 nondifferentiable("gammasgn", sp.gammasgn, PIECEWISE, aliases=(sc.gammasgn,))
 nondifferentiable("bernoulli", sp.bernoulli, INTEGER_ARGUMENT, aliases=(sc.bernoulli,))
+nondifferentiable("one_hot", nn.one_hot, "its result depends only on integer classes (it is 0 or 1)")
