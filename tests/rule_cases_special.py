@@ -94,6 +94,10 @@ def polygamma_fn(x, w):
     return jnp.sum(w * special.polygamma(2, x))
 
 
+def multigammaln_fn(a, w):
+    return jnp.sum(w * special.multigammaln(a, 3))
+
+
 def factorial_fn(n, w):
     return jnp.sum(w * special.factorial(n))
 
@@ -165,6 +169,7 @@ for _name, _fn, _x in [
         ("log_ndtr", log_ndtr_fn, 3.0 * normal(5)), ("gammaln", gammaln_fn, uniform(*_POSITIVE, 5)),
         ("gamma", gamma_fn, uniform(*_POSITIVE, 5)), ("digamma", digamma_fn, uniform(*_POSITIVE, 5)),
         ("polygamma", polygamma_fn, uniform(*_POSITIVE, 5)), ("factorial", factorial_fn, uniform(*_POSITIVE, 5)),
+        ("multigammaln", multigammaln_fn, uniform(1.5, 4.0, 2, 3)),
         ("expi", expi_fn, _array([-2.0, -0.7, 0.4, 1.3])), ("exp1", exp1_fn, uniform(*_POSITIVE, 5)),
         ("spence", spence_fn, _array([0.3, 1.0, 1.0004, 1.7, 2.5])),
         ("bessel_i0", i0_fn, _array([-1.5, -0.3, 0.0, 0.8, 2.4])),

@@ -16,8 +16,6 @@ from ..scipy import special as sp
 from .nondifferentiable import PIECEWISE, nondifferentiable
 from .registry import defjvp, defvjp, primitive
 
-INTEGER_ARGUMENT = "its argument is an integer (the Bernoulli numbers B_0 ... B_n)"
-
 SQRT_PI_OVER_2 = "0.886226925452758"         # sqrt(pi) / 2
 TWO_OVER_SQRT_PI = "1.1283791670955126"       # 2 / sqrt(pi)
 INV_SQRT_2PI = "0.3989422804014327"           # 1 / sqrt(2 pi)
@@ -85,6 +83,11 @@ binary("poch", ["bz += by * y * (jsp_special.digamma(z + m) - jsp_special.digamm
                 "bm += by * y * jsp_special.digamma(z + m)"],
        ["dy = dz * y * (jsp_special.digamma(z + m) - jsp_special.digamma(z)) + dm * y * jsp_special.digamma(z + m)"],
        operands=("z", "m"))
+
+# multigammaln(a, d) = d (d - 1) / 4 log(pi) + sum over j < d of gammaln(a - j / 2); d is an integer.
+_MULTIDIGAMMA = "jnp.sum(jsp_special.digamma(jnp.expand_dims(a, -1) - jnp.arange(d) / 2.0), axis=-1)"
+_elementwise("multigammaln", sp.multigammaln, ("a",), [f"ba += by * {_MULTIDIGAMMA}"],
+             [f"da -> da * {_MULTIDIGAMMA}"], aliases=(sc.multigammaln,))
 
 # ------------------------------------------------------------ exponential integrals, zeta
 unary("expi", "bx += by * jnp.exp(x) / x", "dy = dx * jnp.exp(x) / x")
@@ -173,5 +176,5 @@ defjvp(log_softmax, "dy = dx - jnp.sum(jnp.exp(y) * dx, axis, keepdims=True)")
 
 # ------------------------------------------------------------ no derivative
 nondifferentiable("gammasgn", sp.gammasgn, PIECEWISE, aliases=(sc.gammasgn,))
-nondifferentiable("bernoulli", sp.bernoulli, INTEGER_ARGUMENT, aliases=(sc.bernoulli,))
-nondifferentiable("one_hot", nn.one_hot, "its result depends only on integer classes (it is 0 or 1)")
+nondifferentiable("bernoulli", sp.bernoulli, PIECEWISE, aliases=(sc.bernoulli,))    # of int(n)
+nondifferentiable("one_hot", nn.one_hot, PIECEWISE)      # 0 or 1 by the class of x

@@ -4,8 +4,8 @@ Every function here is the implementation of a primitive of astjax/rules/special
 (its derivative rules live there) and is reached also as the SciPy function of the
 same name: `scipy.special.gammaln(x)` in user code means `gammaln` below, as
 `np.sin` means `jnp.sin`. Python scalars and integers give float32; a float64
-array gives float64. Exceptions, written in Python from primitives (astjax
-differentiates their source): `multigammaln`.
+array gives float64. The module is in classify._LIBRARIES: its functions are
+used through their rules only (`grad(special.gammaln)` differentiates the primitive).
 
 Not provided (astjax refuses them where a derivative reaches them): `sph_harm`,
 `sph_harm_y`, `lpmn`, `lpmn_values`, `hyp1f1`, `hyp2f1`, `fresnel`, `betainc`'s
@@ -14,7 +14,6 @@ derivatives in `a` and `b` (as in JAX, where they are not implemented either).
 import numpy as np
 import scipy.special as _sc
 
-from ..numpy import arange as _arange, expand_dims as _expand_dims, sum as _sum
 from ..numpy._promote import inexact_arg as _inexact, nd as _nd, out as _out, plain as _plain
 from ..numpy._promote import promote_inexact as _promote_inexact
 
@@ -164,9 +163,8 @@ def poch(z, m):
 
 
 def multigammaln(a, d):
-    """The log of the multivariate Gamma function of dimension d (written from gammaln)."""
-    return (d * (d - 1) / 4.0 * 1.1447298858494002
-            + _sum(gammaln(_expand_dims(a, -1) - _arange(d) / 2.0), axis=-1))
+    """The log of the multivariate Gamma function of dimension d (an integer; derivative in a)."""
+    return _unary(lambda v: _sc.multigammaln(v, int(d)), a)
 
 
 def bernoulli(n):
