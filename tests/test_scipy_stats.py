@@ -19,42 +19,29 @@ def f64(*values):
     return tuple(jnp.asarray(np.float64(v)) for v in values)
 
 
-# (distribution, method, args, argnums differentiated, scipy's spelling or None when it matches)
+# (distribution, method, args, argnums differentiated); pdf = exp(logpdf) and sf = 1 - cdf are sampled, not all
 CASES = [
-    ("norm", "logpdf", (0.3, -0.2, 1.7), (0, 1, 2)), ("norm", "pdf", (0.3, -0.2, 1.7), (0, 1, 2)),
-    ("norm", "cdf", (0.3, -0.2, 1.7), (0, 1, 2)), ("norm", "logcdf", (-9.0, 0.5, 1.2), (0, 1, 2)),
-    ("norm", "sf", (0.3, -0.2, 1.7), (0, 1, 2)), ("norm", "logsf", (9.0, 0.5, 1.2), (0, 1, 2)),
-    ("norm", "ppf", (0.3, -0.2, 1.7), (0, 1, 2)), ("norm", "isf", (0.3, -0.2, 1.7), (0, 1, 2)),
-    ("t", "logpdf", (0.7, 3.5, 0.2, 1.4), (0, 1, 2, 3)), ("t", "pdf", (0.7, 3.5, 0.2, 1.4), (0, 1, 2, 3)),
-    ("beta", "logpdf", (0.3, 2.5, 1.5), (0, 1, 2)), ("beta", "pdf", (0.3, 2.5, 1.5), (0, 1, 2)),
-    ("beta", "cdf", (0.3, 2.5, 1.5), (0,)), ("beta", "logcdf", (0.3, 2.5, 1.5), (0,)),
+    ("norm", "logpdf", (0.3, -0.2, 1.7), (0, 1, 2)), ("norm", "cdf", (0.3, -0.2, 1.7), (0, 1, 2)),
+    ("norm", "logcdf", (-9.0, 0.5, 1.2), (0, 1, 2)), ("norm", "logsf", (9.0, 0.5, 1.2), (0, 1, 2)),
+    ("norm", "ppf", (0.3, -0.2, 1.7), (0, 1, 2)), ("t", "logpdf", (0.7, 3.5, 0.2, 1.4), (0, 1, 2, 3)),
+    ("beta", "logpdf", (0.3, 2.5, 1.5), (0, 1, 2)), ("beta", "cdf", (0.3, 2.5, 1.5), (0,)),
     ("beta", "sf", (0.3, 2.5, 1.5), (0,)), ("beta", "logsf", (0.3, 2.5, 1.5), (0,)),
-    ("gamma", "logpdf", (1.3, 2.5, 0.1, 0.8), (0, 1, 2, 3)), ("gamma", "pdf", (1.3, 2.5), (0, 1)),
-    ("gamma", "cdf", (1.3, 2.5), (0,)), ("gamma", "logcdf", (1.3, 2.5), (0,)),
-    ("gamma", "sf", (1.3, 2.5), (0,)), ("gamma", "logsf", (1.3, 2.5), (0,)),
-    ("chi2", "logpdf", (1.3, 3.5, 0.1, 0.8), (0, 1, 2, 3)), ("chi2", "pdf", (1.3, 3.5), (0, 1)),
+    ("gamma", "logpdf", (1.3, 2.5, 0.1, 0.8), (0, 1, 2, 3)), ("gamma", "cdf", (1.3, 2.5), (0,)),
+    ("gamma", "sf", (1.3, 2.5), (0,)), ("chi2", "logpdf", (1.3, 3.5, 0.1, 0.8), (0, 1, 2, 3)),
     ("chi2", "cdf", (1.3, 3.5), (0,)), ("chi2", "sf", (1.3, 3.5), (0,)),
-    ("chi2", "logcdf", (1.3, 3.5), (0,)), ("chi2", "logsf", (1.3, 3.5), (0,)),
-    ("poisson", "logpmf", (3.0, 2.5), (1,)), ("poisson", "pmf", (3.0, 2.5), (1,)),
-    ("poisson", "cdf", (3.0, 2.5), (1,)),
+    ("poisson", "logpmf", (3.0, 2.5), (1,)), ("poisson", "cdf", (3.0, 2.5), (1,)),
     ("bernoulli", "logpmf", (1.0, 0.3), (1,)), ("bernoulli", "logpmf", (0.0, 0.3), (1,)),
-    ("bernoulli", "pmf", (0.0, 0.3), (1,)), ("bernoulli", "cdf", (0.0, 0.3), (1,)),
-    ("laplace", "logpdf", (0.7, 0.2, 1.5), (0, 1, 2)), ("laplace", "pdf", (0.7, 0.2, 1.5), (0, 1, 2)),
+    ("bernoulli", "cdf", (0.0, 0.3), (1,)), ("laplace", "logpdf", (0.7, 0.2, 1.5), (0, 1, 2)),
     ("laplace", "cdf", (0.7, 0.2, 1.5), (0, 1, 2)), ("laplace", "cdf", (-0.7, 0.2, 1.5), (0, 1, 2)),
-    ("logistic", "logpdf", (0.7, 0.2, 1.5), (0, 1, 2)), ("logistic", "pdf", (0.7, 0.2, 1.5), (0, 1, 2)),
-    ("logistic", "cdf", (0.7, 0.2, 1.5), (0, 1, 2)), ("logistic", "logcdf", (-30.0, 0.2, 1.5), (0, 1, 2)),
-    ("logistic", "sf", (0.7, 0.2, 1.5), (0, 1, 2)), ("logistic", "logsf", (0.7, 0.2, 1.5), (0, 1, 2)),
-    ("logistic", "ppf", (0.3, 0.2, 1.5), (0, 1, 2)), ("logistic", "isf", (0.3, 0.2, 1.5), (0, 1, 2)),
-    ("uniform", "logpdf", (0.7, 0.2, 1.5), (2,)), ("uniform", "pdf", (0.7, 0.2, 1.5), (2,)),
+    ("logistic", "logpdf", (0.7, 0.2, 1.5), (0, 1, 2)), ("logistic", "cdf", (0.7, 0.2, 1.5), (0, 1, 2)),
+    ("logistic", "logcdf", (-30.0, 0.2, 1.5), (0, 1, 2)), ("logistic", "logsf", (0.7, 0.2, 1.5), (0, 1, 2)),
+    ("logistic", "ppf", (0.3, 0.2, 1.5), (0, 1, 2)), ("uniform", "logpdf", (0.7, 0.2, 1.5), (2,)),
     ("uniform", "cdf", (0.7, 0.2, 1.5), (0, 1, 2)), ("uniform", "ppf", (0.3, 0.2, 1.5), (0, 1, 2)),
-    ("expon", "logpdf", (0.7, 0.2, 1.5), (0, 1, 2)), ("expon", "pdf", (0.7, 0.2, 1.5), (0, 1, 2)),
-    ("expon", "cdf", (0.7, 0.2, 1.5), (0, 1, 2)), ("expon", "logcdf", (0.7, 0.2, 1.5), (0, 1, 2)),
-    ("expon", "sf", (0.7, 0.2, 1.5), (0, 1, 2)), ("expon", "logsf", (0.7, 0.2, 1.5), (0, 1, 2)),
-    ("expon", "ppf", (0.3, 0.2, 1.5), (0, 1, 2)),
-    ("cauchy", "logpdf", (0.7, 0.2, 1.5), (0, 1, 2)), ("cauchy", "pdf", (0.7, 0.2, 1.5), (0, 1, 2)),
+    ("expon", "logpdf", (0.7, 0.2, 1.5), (0, 1, 2)), ("expon", "cdf", (0.7, 0.2, 1.5), (0, 1, 2)),
+    ("expon", "logcdf", (0.7, 0.2, 1.5), (0, 1, 2)), ("expon", "logsf", (0.7, 0.2, 1.5), (0, 1, 2)),
+    ("expon", "ppf", (0.3, 0.2, 1.5), (0, 1, 2)), ("cauchy", "logpdf", (0.7, 0.2, 1.5), (0, 1, 2)),
     ("cauchy", "cdf", (0.7, 0.2, 1.5), (0, 1, 2)), ("cauchy", "logcdf", (0.7, 0.2, 1.5), (0, 1, 2)),
-    ("cauchy", "sf", (0.7, 0.2, 1.5), (0, 1, 2)), ("cauchy", "logsf", (0.7, 0.2, 1.5), (0, 1, 2)),
-    ("cauchy", "ppf", (0.3, 0.2, 1.5), (0, 1, 2)), ("cauchy", "isf", (0.3, 0.2, 1.5), (0, 1, 2)),
+    ("cauchy", "ppf", (0.3, 0.2, 1.5), (0, 1, 2)),
 ]
 
 
@@ -80,6 +67,27 @@ def test_value_and_gradient(dist, method, args, argnums):
         assert np.asarray(g).dtype == np.float64
         np.testing.assert_allclose(float(g), _central(fn, x, i), rtol=1e-5, atol=1e-8,
                                    err_msg=f"{dist}.{method}: d/d(argument {i})")
+
+
+# distribution -> (arguments at a point x, arguments at a probability q)
+POINTS = {"norm": ((0.3, -0.2, 1.7), (0.3, -0.2, 1.7)), "t": ((0.7, 3.5, 0.2, 1.4), None),
+          "beta": ((0.3, 2.5, 1.5), None), "gamma": ((1.3, 2.5, 0.1, 0.8), None), "chi2": ((1.3, 3.5, 0.1, 0.8), None),
+          "poisson": ((3.0, 2.5), None), "bernoulli": ((1.0, 0.3), (0.8, 0.3)), "laplace": ((0.7, 0.2, 1.5), None),
+          "logistic": ((0.7, 0.2, 1.5), (0.3, 0.2, 1.5)), "uniform": ((0.7, 0.2, 1.5), (0.3, 0.2, 1.5)),
+          "expon": ((0.7, 0.2, 1.5), (0.3, 0.2, 1.5)), "cauchy": ((0.7, 0.2, 1.5), (0.3, 0.2, 1.5))}
+
+
+@pytest.mark.parametrize("dist", sorted(POINTS))
+def test_every_function_matches_scipy(dist):
+    module = getattr(stats, dist)
+    names = [n for n in dir(module) if not n.startswith("_") and callable(getattr(module, n))
+             and getattr(getattr(module, n), "__module__", None) == module.__name__]
+    assert names
+    x_args, q_args = POINTS[dist]
+    for method in names:
+        args = q_args if method in ("ppf", "isf") else x_args
+        np.testing.assert_allclose(float(getattr(module, method)(*f64(*args))), _scipy(dist, method, args),
+                                   rtol=1e-10, err_msg=f"{dist}.{method}")
 
 
 def test_outside_the_support():
@@ -154,10 +162,27 @@ def test_dirichlet():
     assert float(stats.dirichlet.logpdf(np.array([0.2, 0.5, 0.4]), alpha)) == -np.inf
 
 
-def scipy_norm_logpdf(x):
-    return jnp.sum(scipy.stats.norm.logpdf(x))
+def scipy_spelled(x, m):
+    return jnp.sum(scipy.stats.norm.logpdf(x, m, 2.0)) + jnp.sum(scipy.stats.norm.cdf(x)) + scipy.stats.t.logpdf(m, 3.0)
 
 
-def test_plain_scipy_stats_is_refused_not_a_constant():
+def astjax_spelled(x, m):
+    return jnp.sum(stats.norm.logpdf(x, m, 2.0)) + jnp.sum(stats.norm.cdf(x)) + stats.t.logpdf(m, 3.0)
+
+
+def test_scipy_stats_spelling_differentiates_as_astjax_spelling():
+    x, m = np.array([0.3, -1.0]), np.float64(0.2)
+    got = astjax.grad(scipy_spelled, argnums=(0, 1))(x, m)
+    expected = astjax.grad(astjax_spelled, argnums=(0, 1))(x, m)
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(e))
+    np.testing.assert_allclose(np.asarray(got[0]), -(x - m) / 4.0 + scipy.stats.norm.pdf(x), rtol=1e-12)
+
+
+def scipy_norm_rvs(x):
+    return jnp.sum(scipy.stats.norm.rvs(x))
+
+
+def test_scipy_stats_without_an_astjax_version_is_refused_not_a_constant():
     with pytest.raises(AstjaxError, match="no derivative rule"):
-        astjax.grad(scipy_norm_logpdf)(np.array([0.3, 0.4]))
+        astjax.grad(scipy_norm_rvs)(np.array([0.3, 0.4]))

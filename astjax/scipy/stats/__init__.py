@@ -7,8 +7,9 @@ functions of astjax.scipy.special and astjax.numpy. The cdf families of beta,
 gamma and chi2 are differentiable in x only (betainc and gammainc are); a
 derivative in their shape parameters is an error, as in JAX.
 
-Plain `scipy.stats.norm.logpdf(x)` in a differentiated function is refused
-with an error at that line: use `astjax.scipy.stats.norm.logpdf`.
+Plain `scipy.stats.norm.logpdf(x)` in a differentiated function means
+`astjax.scipy.stats.norm.logpdf(x)` (astjax/frontend/normalize/scipy_calls.py);
+a scipy.stats method astjax does not have (`norm.rvs`) is refused at that line.
 """
 from . import (bernoulli, beta, cauchy, chi2, dirichlet, expon, gamma, laplace, logistic,  # noqa: F401
                multivariate_normal, norm, poisson, t, uniform)
