@@ -92,7 +92,7 @@ def test_activation_value_and_derivatives(name):
         g = first(_f64(x))
         assert np.asarray(g).dtype == np.float64
         np.testing.assert_allclose(float(g), _central(fn, x), rtol=1e-6, atol=1e-9, err_msg=f"{name}'({x})")
-        if smooth:
+        if smooth and x in SECOND_ORDER_POINTS:
             np.testing.assert_allclose(float(second(_f64(x))), _central(first, x), rtol=1e-5, atol=1e-8,
                                        err_msg=f"{name}''({x})")
 
