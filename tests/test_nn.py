@@ -201,7 +201,8 @@ def test_initializers_shapes_dtypes_and_keys():
 def test_variance_scaling_statistics():
     key = random.PRNGKey(3)
     fan_in, fan_out = 400, 300
-    for init, variance in ((I.glorot_uniform(), 2.0 / (fan_in + fan_out)), (I.glorot_normal(), 2.0 / (fan_in + fan_out)),
+    glorot = 2.0 / (fan_in + fan_out)
+    for init, variance in ((I.glorot_uniform(), glorot), (I.glorot_normal(), glorot),
                            (I.he_normal(), 2.0 / fan_in), (I.he_uniform(), 2.0 / fan_in),
                            (I.lecun_normal(), 1.0 / fan_in), (I.lecun_uniform(), 1.0 / fan_in)):
         w = np.asarray(init(key, (fan_in, fan_out), jnp.float64))

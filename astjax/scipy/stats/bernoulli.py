@@ -20,4 +20,5 @@ def cdf(k, p):
 
 def ppf(q, p):
     """The smallest k in {0, 1} with cdf(k) >= q (piecewise constant: its derivative is zero)."""
-    return jnp.where(jnp.logical_or(jnp.logical_or(q < 0, q > 1), jnp.logical_or(p < 0, p > 1)), jnp.nan, jnp.where(q <= 1.0 - p, 0.0, 1.0))
+    invalid = jnp.logical_or(jnp.logical_or(q < 0, q > 1), jnp.logical_or(p < 0, p > 1))
+    return jnp.where(invalid, jnp.nan, jnp.where(q <= 1.0 - p, 0.0, 1.0))
