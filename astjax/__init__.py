@@ -4,6 +4,7 @@
 runs it; `astjax.source(astjax.grad(f))` shows that source.
 """
 from . import numpy, random, tree_util, lax, errors, rules  # noqa: F401 (the public submodules)
+from . import nn, scipy  # noqa: F401
 from .array import Array, Device
 from .custom_derivatives import custom_jvp, custom_vjp
 from .api import grad, value_and_grad, vjp, source
@@ -17,4 +18,5 @@ from .errors import TransformError
 __version__ = "0.1.0"
 
 __all__ = ["errors", "rules", "Array", "Device", "grad", "value_and_grad", "vjp", "jit", "vmap", "pmap", "jvp", "jacfwd", "jacrev", "hessian", "source", "devices", "device_put",
-           "local_devices", "device_count", "custom_vjp", "custom_jvp", "numpy", "random", "tree_util", "lax", "TransformError"]
+           "local_devices", "device_count", "custom_vjp", "custom_jvp", "numpy", "random", "tree_util", "lax", "TransformError",
+           "nn", "scipy"]

@@ -1723,3 +1723,4 @@ case("cast_adjoint", "int", cast_adjoint_int, normal(3))
 case("astype", "to_int", astype_int, uniform(0.2, 0.8, 3) + _array([1.0, -3.0, 5.0]))
 from rule_cases_math import CASES as _math; CASES += _math
 from rule_cases_shape import CASES as _shape; CASES += _shape
+from rule_cases_special import CASES as _special; CASES += _special  # noqa: E402 (astjax.scipy.special)

@@ -12,12 +12,15 @@ from .. import numpy as jnp
 from ..rules import helpers
 from ..rules.control import Tape, pop, push
 from ..rules.linalg import COMPOSITES
+from ..scipy import special as jsp_special, stats as jsp_stats
 
 __all__ = ["GENERATED_NAMESPACE", "RESERVED", "expected_value", "renamed_keywords"]
 
 GENERATED_NAMESPACE = {"jnp": jnp, "lax": lax, "Tape": Tape, "push": push, "pop": pop}
 GENERATED_NAMESPACE.update({n: getattr(helpers, n) for n in helpers.__all__})
 GENERATED_NAMESPACE.update(COMPOSITES)
+GENERATED_NAMESPACE["jsp_special"] = jsp_special     # special functions in rules (rules/special.py)
+GENERATED_NAMESPACE["jsp_stats"] = jsp_stats         # scipy.stats calls (frontend/normalize/scipy_calls.py)
 
 # Builtins that rules, templates and control-flow reversal write into generated code.
 GENERATED_BUILTINS = frozenset({

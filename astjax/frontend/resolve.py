@@ -49,6 +49,8 @@ def local_names(function_node):
 _INTRODUCED = {name: getattr(helpers, name) for name in ("at_set", "at_add", "at_multiply", "unique_index",
                                                          "distinct_index")}
 _INTRODUCED["jnp"] = importlib.import_module("astjax.numpy")
+_INTRODUCED["jsp_special"] = importlib.import_module("astjax.scipy.special")   # normalize/scipy_calls.py
+_INTRODUCED["jsp_stats"] = importlib.import_module("astjax.scipy.stats")
 
 
 class Resolver:

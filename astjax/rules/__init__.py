@@ -1,8 +1,9 @@
 """The primitive table. Importing this package registers every rule family."""
 from .registry import (PRIMITIVES, Classification, Primitive, all_primitives, classification,
                        lookup_callable, lookup_operator)
-from . import elementwise, reductions, linalg, structural, creation, nondifferentiable, control, statistics  # noqa: F401 (registration)
-from . import signal  # noqa: F401 (registration: shapes, signals, polynomials)
+from . import elementwise, reductions, linalg, structural, creation, nondifferentiable, control  # noqa: F401 (registration)
+from . import statistics, signal, special  # noqa: F401 (registration: issue 9's families)
 
 __all__ = ["PRIMITIVES", "Classification", "classification", "Primitive", "all_primitives", "lookup_callable", "lookup_operator",
-           "elementwise", "reductions", "linalg", "structural", "creation", "nondifferentiable", "control", "statistics", "signal"]
+           "elementwise", "reductions", "linalg", "structural", "creation", "nondifferentiable", "control",
+           "statistics", "signal", "special"]

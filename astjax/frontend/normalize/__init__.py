@@ -13,6 +13,7 @@ from .aliasing import Aliasing
 from .lax_control_flow import LaxControlFlow
 from .local_functions import LocalFunctions
 from .method_calls import MethodCalls
+from .scipy_calls import ScipyCalls
 from .augmented_assignment import AugmentedAssignment
 from .tuple_assignment import TupleAssignment
 from .control_flow import ControlFlow
@@ -21,7 +22,7 @@ from .list_operands import ListOperands
 
 __all__ = ["normalize", "PASSES"]
 
-PASSES = (ModuleAliases, Aliasing, ReservedNames, LocalFunctions, MethodCalls, AugmentedAssignment, LaxControlFlow,
+PASSES = (ModuleAliases, Aliasing, ReservedNames, LocalFunctions, MethodCalls, ScipyCalls, AugmentedAssignment, LaxControlFlow,
           TupleAssignment, ControlFlow, OnePrimitivePerStatement, ListOperands)
 
 

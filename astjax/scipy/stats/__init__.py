@@ -1,0 +1,18 @@
+"""astjax.scipy.stats: the distributions of jax.scipy.stats, written in Python from primitives.
+
+Each distribution is a module (`astjax.scipy.stats.norm.logpdf(x, loc, scale)`),
+its functions plain astjax code that the transformations differentiate like
+the user's own (they are not in classify._LIBRARIES), built from the special
+functions of astjax.scipy.special and astjax.numpy. The cdf families of beta,
+gamma and chi2 are differentiable in x only (betainc and gammainc are); a
+derivative in their shape parameters is an error, as in JAX.
+
+Plain `scipy.stats.norm.logpdf(x)` in a differentiated function means
+`astjax.scipy.stats.norm.logpdf(x)` (astjax/frontend/normalize/scipy_calls.py);
+a scipy.stats method astjax does not have (`norm.rvs`) is refused at that line.
+"""
+from . import (bernoulli, beta, cauchy, chi2, dirichlet, expon, gamma, laplace, logistic,  # noqa: F401
+               multivariate_normal, norm, poisson, t, uniform)
+
+__all__ = ["bernoulli", "beta", "cauchy", "chi2", "dirichlet", "expon", "gamma", "laplace", "logistic",
+           "multivariate_normal", "norm", "poisson", "t", "uniform"]
