@@ -1,0 +1,311 @@
+"""Rule cases for the linear algebra primitives (decompositions, norms, scipy.linalg): see tests/rule_cases.py.
+
+Inputs are well conditioned with distinct eigenvalues/singular values, so the
+decompositions are smooth there; eigenvector and singular-vector cases read
+sign-invariant products (v * v, u[:, i] * vt[i]) since LAPACK's signs are a choice.
+"""
+import numpy as np
+
+import astjax.numpy as jnp
+from astjax.rules.decompositions import with_fields
+
+from rule_cases import Case, normal
+
+_rng = np.random.default_rng(7)
+CASES = []
+
+
+def case(primitive, label, fn, *args, argnums=None):
+    if argnums is None:
+        argnums = tuple(range(len(args)))
+    CASES.append(Case(primitive, label, fn, tuple(args), tuple(argnums)))
+
+
+def _array(values):
+    return jnp.asarray(np.asarray(values, dtype=np.float64))
+
+
+def spd(n, *batch):
+    """Symmetric positive definite matrices with well separated eigenvalues."""
+    q = np.linalg.qr(_rng.standard_normal(batch + (n, n)))[0]
+    w = np.linspace(1.0, 2.0 + n, n)
+    return _array(q @ (w[:, None] * np.swapaxes(q, -1, -2)))
+
+
+def general(m, n, *batch):
+    """A matrix with separated singular values (1 .. 1 + min(m, n))."""
+    u = np.linalg.qr(_rng.standard_normal(batch + (m, m)))[0][..., :min(m, n)]
+    v = np.linalg.qr(_rng.standard_normal(batch + (n, n)))[0][..., :min(m, n)]
+    s = np.linspace(1.0, 1.0 + min(m, n), min(m, n))[::-1]
+    return _array((u * s) @ np.swapaxes(v, -1, -2))
+
+
+def square(n, *batch):
+    return general(n, n, *batch) + _array(0.1 * _rng.standard_normal(batch + (n, n)))
+
+
+# ---------------------------------------------------------------------- eigh
+def eigh_both(a, w):
+    vals, vecs = jnp.linalg.eigh(a)
+    return jnp.sum(w * (jnp.concatenate([vals, jnp.ravel(vecs * vecs)])))
+
+
+def eigh_values(a, w):
+    return jnp.sum(w * jnp.linalg.eigh(a).eigenvalues)
+
+
+def eigh_vectors(a, w):
+    vecs = jnp.linalg.eigh(a)[1]
+    return jnp.sum(w * (vecs * vecs[0]))
+
+
+def eigh_batch(a, w):
+    vals, vecs = jnp.linalg.eigh(a)
+    return jnp.sum(w * (vecs * vecs * jnp.expand_dims(vals, -2)))
+
+
+def eigvalsh_fn(a, w):
+    return jnp.sum(w * jnp.linalg.eigvalsh(a))
+
+
+case("eigh", "values_and_vectors", eigh_both, spd(3) + normal(3, 3) * 0.1)
+case("eigh", "values_only", eigh_values, spd(4) + normal(4, 4) * 0.1)
+case("eigh", "vectors_only", eigh_vectors, spd(3))
+case("eigh", "batch", eigh_batch, spd(3, 2))
+case("eigvalsh", "matrix", eigvalsh_fn, spd(3) + normal(3, 3) * 0.1)
+case("eigvalsh", "batch", eigvalsh_fn, spd(3, 2))
+
+
+# ----------------------------------------------------------------------- svd
+def svd_all(a, w):
+    u, s, vt = jnp.linalg.svd(a, full_matrices=False)
+    return jnp.sum(w * (jnp.matmul(u * s, vt) + jnp.matmul(u * u[0], vt * vt[:, :1])))
+
+
+def svd_values(a, w):
+    return jnp.sum(w * jnp.linalg.svd(a, compute_uv=False))
+
+
+def svd_u(a, w):
+    u = jnp.linalg.svd(a, full_matrices=False)[0]
+    return jnp.sum(w * (u * u[:1]))
+
+
+def svd_vt(a, w):
+    vt = jnp.linalg.svd(a, full_matrices=False).Vh
+    return jnp.sum(w * (vt * vt[:, :1]))
+
+
+def svdvals_fn(x, w):
+    return jnp.sum(w * jnp.linalg.svdvals(x))
+
+
+case("svd", "tall", svd_all, general(4, 3))
+case("svd", "wide", svd_all, general(2, 4))
+case("svd", "square", svd_all, general(3, 3))
+case("svd", "values", svd_values, general(3, 4))
+case("svd", "u_tall", svd_u, general(4, 2))
+case("svd", "vt_wide", svd_vt, general(2, 4))
+case("svd", "batch_values", svd_values, general(3, 2, 2))
+case("svdvals", "matrix", svdvals_fn, general(3, 4))
+
+
+# ------------------------------------------------------------------------ qr
+def qr_both(a, w):
+    q, r = jnp.linalg.qr(a)
+    return jnp.sum(w * (jnp.matmul(q * q[:, :1], r * r[:1]) + q[:, :1] * r[:1, :]))
+
+
+def qr_r(a, w):
+    r = jnp.linalg.qr(a, mode="r")
+    return jnp.sum(w * (r * r[:1]))
+
+
+def qr_q(a, w):
+    q = jnp.linalg.qr(a)[0]
+    return jnp.sum(w * (q * q[:1]))
+
+
+case("qr", "tall", qr_both, general(4, 3))
+case("qr", "square", qr_both, general(3, 3))
+case("qr", "r_only", qr_r, general(4, 3))
+case("qr", "q_only", qr_q, general(3, 3))
+
+
+# ------------------------------------------------------------------ cholesky
+def cholesky_fn(a, w):
+    return jnp.sum(w * jnp.linalg.cholesky(a))
+
+
+def cholesky_upper(a, w):
+    return jnp.sum(w * jnp.linalg.cholesky(a, upper=True))
+
+
+def cholesky_lower_triangle(a, w):
+    return jnp.sum(w * jnp.linalg.cholesky(a, symmetrize_input=False))
+
+
+def cholesky_upper_triangle(a, w):
+    return jnp.sum(w * jnp.linalg.cholesky(a, upper=True, symmetrize_input=False))
+
+
+case("cholesky", "lower", cholesky_fn, spd(3) + normal(3, 3) * 0.1)
+case("cholesky", "upper", cholesky_upper, spd(3) + normal(3, 3) * 0.1)
+case("cholesky", "batch", cholesky_fn, spd(3, 2))
+case("cholesky", "lower_triangle_read", cholesky_lower_triangle, spd(3) + normal(3, 3) * 0.1)
+case("cholesky", "upper_triangle_read", cholesky_upper_triangle, spd(3) + normal(3, 3) * 0.1)
+
+
+# ------------------------------------------------------------------- slogdet
+def slogdet_fn(a, w):
+    sign, logdet = jnp.linalg.slogdet(a)
+    return jnp.sum(w * (sign * logdet))
+
+
+def slogdet_field(a, w):
+    return jnp.sum(w * jnp.linalg.slogdet(a).logabsdet)
+
+
+case("slogdet", "matrix", slogdet_fn, square(3))
+case("slogdet", "batch_field", slogdet_field, square(3, 2))
+
+
+# --------------------------------------------------------------- pinv & co.
+def pinv_fn(a, w):
+    return jnp.sum(w * jnp.linalg.pinv(a))
+
+
+def matrix_power_fn(a, w):
+    return jnp.sum(w * jnp.linalg.matrix_power(a, 3))
+
+
+def matrix_power_negative(a, w):
+    return jnp.sum(w * jnp.linalg.matrix_power(a, -2))
+
+
+def matrix_power_zero(a, w):
+    return jnp.sum(w * jnp.linalg.matrix_power(a, 0))
+
+
+def cond_fn(x, w):
+    return jnp.sum(w * jnp.linalg.cond(x))
+
+
+def cond_minus2(x, w):
+    return jnp.sum(w * jnp.linalg.cond(x, -2))
+
+
+def cond_fro(x, w):
+    return jnp.sum(w * jnp.linalg.cond(x, "fro"))
+
+
+def cond_one(x, w):
+    return jnp.sum(w * jnp.linalg.cond(x, 1))
+
+
+case("pinv", "wide", pinv_fn, general(2, 3))
+case("pinv", "tall", pinv_fn, general(4, 3))
+case("matrix_power", "cube", matrix_power_fn, square(3) * 0.5)
+case("matrix_power", "negative", matrix_power_negative, square(3))
+case("matrix_power", "zero", matrix_power_zero, square(2))
+case("cond", "two", cond_fn, general(3, 3))
+case("cond", "minus_two", cond_minus2, general(3, 3))
+case("cond", "fro", cond_fro, square(3))
+case("cond", "one", cond_one, square(3))
+
+
+# ---------------------------------------------------------------------- norm
+def norm_ord(x, ord, w):
+    return jnp.sum(w * jnp.linalg.norm(x, ord))
+
+
+def norm_ord_axis(x, ord, axis, w):
+    return jnp.sum(w * jnp.linalg.norm(x, ord, axis))
+
+
+def norm_ord_axis_keepdims(x, ord, axis, w):
+    return jnp.sum(w * jnp.linalg.norm(x, ord, axis, True))
+
+
+# Float orders are written in the case functions (a float argument would get a tangent in the JVP test).
+def norm_inf(x, w):
+    return jnp.sum(w * jnp.linalg.norm(x, np.inf))
+
+
+def norm_minus_inf(x, w):
+    return jnp.sum(w * jnp.linalg.norm(x, -np.inf))
+
+
+def norm_half(x, w):
+    return jnp.sum(w * jnp.linalg.norm(x, 0.5))
+
+
+def norm_minus_2_5(x, w):
+    return jnp.sum(w * jnp.linalg.norm(x, ord=-2.5))
+
+
+def norm_fro(x, w):
+    return jnp.sum(w * jnp.linalg.norm(x, "fro"))
+
+
+def norm_nuc(x, w):
+    return jnp.sum(w * jnp.linalg.norm(x, "nuc"))
+
+
+def norm_nuc_axes(x, w):
+    return jnp.sum(w * jnp.linalg.norm(x, "nuc", (2, 0)))
+
+
+def norm_inf_axis_keepdims(x, w):
+    return jnp.sum(w * jnp.linalg.norm(x, np.inf, -1, keepdims=True))
+
+
+_vector = normal(5)
+for _ord, _label in ((None, "none"), (2, "two"), (1, "one"), (-1, "minus_one"), (0, "zero"), (3, "three")):
+    case("norm", f"vector_{_label}", norm_ord, _vector, _ord, argnums=(0,))
+for _fn in (norm_inf, norm_minus_inf, norm_half, norm_minus_2_5):
+    case("norm", "vector_" + _fn.__name__[5:], _fn, _vector)
+_matrix = general(3, 4) + normal(3, 4) * 0.1
+case("norm", "matrix_fro", norm_fro, _matrix)
+case("norm", "matrix_nuc", norm_nuc, _matrix)
+for _ord, _label in ((None, "none"), (2, "two"), (-2, "minus_two"),
+                     (1, "one"), (-1, "minus_one")):
+    case("norm", f"matrix_{_label}", norm_ord, _matrix, _ord, argnums=(0,))
+case("norm", "matrix_inf", norm_inf, _matrix)
+case("norm", "matrix_minus_inf", norm_minus_inf, _matrix)
+_batch = normal(2, 3, 4)
+case("norm", "vector_axis_p", norm_ord_axis, _batch, 3, 1, argnums=(0,))
+case("norm", "vector_axis_inf_keepdims", norm_inf_axis_keepdims, _batch)
+case("norm", "matrix_axes_nuc", norm_nuc_axes, _batch)
+case("norm", "matrix_axes_two_keepdims", norm_ord_axis_keepdims, _batch, 2, (1, 2), argnums=(0,))
+case("norm", "matrix_axes_one", norm_ord_axis, _batch, 1, (0, 1), argnums=(0,))
+case("norm", "matrix_axes_minus_one_keepdims", norm_ord_axis_keepdims, _batch, -1, (-1, -2), argnums=(0,))
+
+
+# --------------------------------------------------------------- solve batch
+def solve_fn(a, b, w):
+    return jnp.sum(w * jnp.linalg.solve(a, b))
+
+
+def inv_fn(a, w):
+    return jnp.sum(w * jnp.linalg.inv(a))
+
+
+def det_fn(a, w):
+    return jnp.sum(w * jnp.linalg.det(a))
+
+
+case("solve", "batch_vector_b", solve_fn, square(3, 2), normal(3))
+case("solve", "batch_matrix_b", solve_fn, square(3, 2), normal(2, 3, 4))
+case("solve", "broadcast_matrix_b", solve_fn, square(3, 2), normal(3, 2))
+case("inv", "batch", inv_fn, square(3, 2))
+case("det", "batch", det_fn, square(3, 2))
+
+
+# --------------------------------------------------------------- with_fields
+def with_fields_fn(x1, x2, w):
+    pair = with_fields((x1, x2), [x1 * x2, x2])
+    return jnp.sum(w * (pair[0] + 2.0 * pair[1]))
+
+
+case("with_fields", "pair", with_fields_fn, normal(3), normal(3))
