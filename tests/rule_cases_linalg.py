@@ -4,13 +4,14 @@ Inputs are well conditioned with distinct eigenvalues/singular values, so the
 decompositions are smooth there; eigenvector and singular-vector cases read
 sign-invariant products (v * v, u[:, i] * vt[i]) since LAPACK's signs are a choice.
 """
+from collections import namedtuple
+
 import numpy as np
 
 import astjax.numpy as jnp
 from astjax.rules.decompositions import with_fields
 
-from rule_cases import Case, normal
-
+Case = namedtuple("Case", "primitive label fn args argnums")     # tests/rule_cases.py's format
 _rng = np.random.default_rng(7)
 CASES = []
 
@@ -23,6 +24,10 @@ def case(primitive, label, fn, *args, argnums=None):
 
 def _array(values):
     return jnp.asarray(np.asarray(values, dtype=np.float64))
+
+
+def normal(*shape):
+    return _array(_rng.standard_normal(shape))
 
 
 def spd(n, *batch):
@@ -300,6 +305,42 @@ case("solve", "batch_matrix_b", solve_fn, square(3, 2), normal(2, 3, 4))
 case("solve", "broadcast_matrix_b", solve_fn, square(3, 2), normal(3, 2))
 case("inv", "batch", inv_fn, square(3, 2))
 case("det", "batch", det_fn, square(3, 2))
+
+
+# ---------------------------------------------------------- lstsq & friends
+def lstsq_all(a, b, w):
+    x, residuals, rank, s = jnp.linalg.lstsq(a, b)
+    return jnp.sum(w * jnp.concatenate([jnp.ravel(x), residuals, s]))
+
+
+def lstsq_x(a, b, w):
+    return jnp.sum(w * jnp.linalg.lstsq(a, b)[0])
+
+
+def multi_dot_fn(a, b, c, w):
+    return jnp.sum(w * jnp.linalg.multi_dot([a, b, c]))
+
+
+def multi_dot_four(a, b, c, d, w):
+    return jnp.sum(w * jnp.linalg.multi_dot([a, b, c, d]))
+
+
+def tensorinv_fn(a, w):
+    return jnp.sum(w * jnp.linalg.tensorinv(a, ind=2))
+
+
+def tensorsolve_fn(a, b, w):
+    return jnp.sum(w * jnp.linalg.tensorsolve(a, b))
+
+
+case("lstsq", "tall_vector", lstsq_all, general(4, 2), normal(4))
+case("lstsq", "tall_matrix", lstsq_all, general(4, 2), normal(4, 3))
+case("lstsq", "wide", lstsq_x, general(2, 3), normal(2))
+case("multi_dot", "matrices", multi_dot_fn, normal(2, 3), normal(3, 4), normal(4, 2))
+case("multi_dot", "vector_ends", multi_dot_four, normal(3), normal(3, 4), normal(4, 2), normal(2))
+case("multi_dot", "some_constant", multi_dot_fn, normal(2, 3), normal(3, 4), normal(4), argnums=(0, 2))
+case("tensorinv", "ind2", tensorinv_fn, _array(np.reshape(np.asarray(square(6)), (2, 3, 6))))
+case("tensorsolve", "rank3", tensorsolve_fn, _array(np.reshape(np.asarray(square(6)), (2, 3, 6))), normal(2, 3))
 
 
 # --------------------------------------------------------------- with_fields

@@ -25,10 +25,23 @@ from .registry import defjvp, defvjp, primitive
 
 
 # ------------------------------------------------------------- small helpers (primitives)
+class TangentTuple(tuple):
+    """The tangent of a plain tuple result (lstsq's): tangent terms of two operands add item by item."""
+
+    def __add__(self, other):
+        if isinstance(other, tuple):
+            return TangentTuple(a + b for a, b in zip(self, other))
+        if np.ndim(other) == 0 and not np.any(other):
+            return self
+        return NotImplemented
+
+    __radd__ = __add__
+
+
 def with_fields(like, items):
-    """`items` as a tuple of like's type (a namedtuple such as EighResult), else a plain tuple."""
+    """`items` as a tuple of like's type (a namedtuple such as EighResult), else a TangentTuple."""
     kind = type(like)
-    return kind(*items) if hasattr(kind, "_fields") else tuple(items)
+    return kind(*items) if hasattr(kind, "_fields") else TangentTuple(items)
 
 
 def triangle_mask(x, k=0, lower=True):
@@ -47,7 +60,7 @@ with_fields_prim = primitive("with_fields", with_fields, operands=("items",), se
                              shape_params=("like",))
 _ITEM = gast.parse("item_adjoint(by, k)").body[0].value
 with_fields_prim.sequence_vjp = _ITEM
-with_fields_prim.vjp["items"] = _ITEM
+with_fields_prim.vjp["items"] = gast.parse("by").body[0].value     # a list variable: its adjoint is by
 defjvp(with_fields_prim, "dy = with_fields(like, ditems)")
 
 _mask = primitive("triangle_mask", triangle_mask, operands=(), differentiable=False,
@@ -440,14 +453,179 @@ def norm_tangent(t, x, y, ord, axis, keepdims):
     return jnp.sum(t * norm_adjoint(1.0 + 0.0 * y, x, y, ord, axis, keepdims), axis=axes, keepdims=keepdims)
 
 
+# --------------------------------------------------------------------- lstsq
+def lstsq_a_adjoint(g, a, b, y):
+    """a's adjoint from (x, residuals, rank, s) = lstsq(a, b): x = pinv(a) b (rank locally constant),
+    residuals |a x - b|^2 (x stationary there), s the singular values."""
+    x = y[0]
+    gx = item_adjoint(g, 0)
+    gr = item_adjoint(g, 1)
+    gs = item_adjoint(g, 3)
+    out = 0.0 * a
+    if jnp.ndim(gx) != 0:
+        if jnp.ndim(b) == 1:
+            gp = jnp.outer(gx, b)
+        else:
+            gp = jnp.matmul(gx, jnp.swapaxes(b, -1, -2))
+        out = out + pinv_adjoint(gp, a, jnp_linalg.pinv(a))
+    if jnp.ndim(gr) != 0 and jnp.shape(y[1])[0] != 0:
+        e = jnp.matmul(a, x) - b
+        if jnp.ndim(b) == 1:
+            out = out + 2.0 * jnp.sum(gr) * jnp.outer(e, x)
+        else:
+            out = out + 2.0 * jnp.matmul(e * gr, jnp.swapaxes(x, -1, -2))
+    if jnp.ndim(gs) != 0:
+        out = out + svdvals_adjoint(gs, a)
+    return out
+
+
+def lstsq_b_adjoint(g, a, b, y):
+    """b's adjoint from lstsq(a, b): pinv(a)^T gx - 2 (a x - b) g_residuals."""
+    gx = item_adjoint(g, 0)
+    gr = item_adjoint(g, 1)
+    out = 0.0 * b
+    if jnp.ndim(gx) != 0:
+        out = out + jnp.matmul(jnp.swapaxes(jnp_linalg.pinv(a), -1, -2), gx)
+    if jnp.ndim(gr) != 0 and jnp.shape(y[1])[0] != 0:
+        e = jnp.matmul(a, y[0]) - b
+        if jnp.ndim(b) == 1:
+            out = out - 2.0 * jnp.sum(gr) * e
+        else:
+            out = out - 2.0 * e * gr
+    return out
+
+
+def lstsq_a_tangent(t, a, b, y):
+    x = y[0]
+    p = jnp_linalg.pinv(a)
+    dx = jnp.matmul(pinv_tangent(t, a, p), b)
+    if jnp.shape(y[1])[0] == 0:
+        dr = 0.0 * y[1]
+    elif jnp.ndim(b) == 1:
+        dr = 2.0 * jnp.sum((jnp.matmul(a, x) - b) * jnp.matmul(t, x), axis=0, keepdims=True)
+    else:
+        dr = 2.0 * jnp.sum((jnp.matmul(a, x) - b) * jnp.matmul(t, x), axis=0)
+    return with_fields(y, [dx, dr, jnp.zeros_like(y[2]), svdvals_tangent(t, a)])
+
+
+def lstsq_b_tangent(t, a, b, y):
+    dx = jnp.matmul(jnp_linalg.pinv(a), t)
+    if jnp.shape(y[1])[0] == 0:
+        dr = 0.0 * y[1]
+    elif jnp.ndim(b) == 1:
+        dr = -2.0 * jnp.sum((jnp.matmul(a, y[0]) - b) * t, axis=0, keepdims=True)
+    else:
+        dr = -2.0 * jnp.sum((jnp.matmul(a, y[0]) - b) * t, axis=0)
+    return with_fields(y, [dx, dr, jnp.zeros_like(y[2]), 0.0 * y[3]])
+
+
+# ----------------------------------------------------------------- multi_dot
+def multi_dot_adjoint(g, arrays, k):
+    """Item k's adjoint from y = multi_dot(arrays): (product before k)^T g (product after k)^T.
+
+    The partial products are matmul loops (a 1-D first/last item acts as a row/column vector)."""
+    count = len(arrays)
+    first_vector = jnp.ndim(arrays[0]) == 1
+    last_vector = jnp.ndim(arrays[count - 1]) == 1
+    if first_vector:
+        g = jnp.expand_dims(g, 0)
+    if last_vector:
+        g = jnp.expand_dims(g, -1)
+    if k > 0:
+        left = arrays[0]
+        for i in range(1, k):
+            left = jnp.matmul(left, arrays[i])
+        if first_vector:
+            left = jnp.expand_dims(left, 0)
+        g = jnp.matmul(jnp.swapaxes(left, -1, -2), g)
+    if k < count - 1:
+        right = arrays[count - 1]
+        for i in range(count - 2, k, -1):
+            right = jnp.matmul(arrays[i], right)
+        if last_vector:
+            right = jnp.expand_dims(right, -1)
+        g = jnp.matmul(g, jnp.swapaxes(right, -1, -2))
+    return jnp.reshape(g, jnp.shape(arrays[k]))
+
+
+def multi_dot_tangent(tangents, arrays):
+    """The sum over k of the product with item k replaced by its tangent (items without one skipped)."""
+    total = 0.0
+    for k in range(len(arrays)):
+        if jnp.ndim(tangents[k]) == jnp.ndim(arrays[k]):
+            product = tangents[k] if k == 0 else arrays[0]
+            for i in range(1, len(arrays)):
+                product = jnp.matmul(product, tangents[i] if i == k else arrays[i])
+            total = total + product
+    return total
+
+
+def multi_dot_items_adjoint(g, arrays):
+    """The adjoint of a list held in a variable from y = multi_dot(arrays): each item's, as a TreeAdjoint.
+    (Its own derivative is refused: a second derivative needs the list written out in the call.)"""
+    from .helpers import TreeAdjoint
+    return TreeAdjoint({k: multi_dot_adjoint(g, arrays, k) for k in range(len(arrays))})
+
+
+# ------------------------------------------------------- tensorinv, tensorsolve
+def tensorinv_adjoint(g, a, y, ind):
+    """a's adjoint from y = tensorinv(a, ind): inv's adjoint -Y^T g Y^T on the matrix views."""
+    shape = jnp.shape(a)
+    rows = 1
+    for d in shape[:ind]:
+        rows = rows * d
+    y2t = jnp.swapaxes(jnp.reshape(y, (-1, rows)), -1, -2)
+    g2 = jnp.reshape(g, (-1, rows))
+    return jnp.reshape(-jnp.matmul(jnp.matmul(y2t, g2), y2t), shape)
+
+
+def tensorinv_tangent(t, a, y, ind):
+    shape = jnp.shape(a)
+    rows = 1
+    for d in shape[:ind]:
+        rows = rows * d
+    y2 = jnp.reshape(y, (-1, rows))
+    t2 = jnp.reshape(t, (rows, -1))
+    return jnp.reshape(-jnp.matmul(jnp.matmul(y2, t2), y2), jnp.shape(y))
+
+
+def tensorsolve_a_adjoint(g, a, b, y):
+    """a's adjoint from x = tensorsolve(a, b): solve's adjoint on the matrix view of a (columns, not 1-D)."""
+    if jnp.ndim(g) == 0 and jnp.ndim(y) != 0:
+        return 0.0 * a + g         # nothing reached x yet (a bare 0.0 adjoint)
+    a2 = jnp.reshape(a, (jnp.size(b), jnp.size(y)))
+    gb = jnp_linalg.solve(jnp.swapaxes(a2, -1, -2), jnp.reshape(g, (-1, 1)))
+    return jnp.reshape(-jnp.matmul(gb, jnp.reshape(y, (1, -1))), jnp.shape(a))
+
+
+def tensorsolve_b_adjoint(g, a, b, y):
+    if jnp.ndim(g) == 0 and jnp.ndim(y) != 0:
+        return 0.0 * b + g
+    a2 = jnp.reshape(a, (jnp.size(b), jnp.size(y)))
+    return jnp.reshape(jnp_linalg.solve(jnp.swapaxes(a2, -1, -2), jnp.reshape(g, (-1, 1))), jnp.shape(b))
+
+
+def tensorsolve_a_tangent(t, a, b, y):
+    a2 = jnp.reshape(a, (jnp.size(b), jnp.size(y)))
+    t2 = jnp.reshape(t, (jnp.size(b), jnp.size(y)))
+    return jnp.reshape(-jnp_linalg.solve(a2, jnp.matmul(t2, jnp.reshape(y, (-1, 1)))), jnp.shape(y))
+
+
+def tensorsolve_b_tangent(t, a, b, y):
+    a2 = jnp.reshape(a, (jnp.size(b), jnp.size(y)))
+    return jnp.reshape(jnp_linalg.solve(a2, jnp.reshape(t, (-1, 1))), jnp.shape(y))
+
+
 from .helpers import extremum_mask  # noqa: E402  (a primitive; composites call it by name)
 
 COMPOSITES.update({f.__name__: f for f in (
     eigh_adjoint, eigh_tangent, eigvalsh_adjoint, eigvalsh_tangent, svd_adjoint, svd_tangent, svdvals_adjoint,
     svdvals_tangent, qr_adjoint, qr_tangent, cholesky_adjoint, cholesky_tangent, slogdet_adjoint, slogdet_tangent,
     pinv_adjoint, pinv_tangent, matrix_power_adjoint, matrix_power_tangent, cond_adjoint, cond_tangent,
-    norm_adjoint, norm_tangent)})
-COMPOSITES.update(with_fields=with_fields, triangle_mask=triangle_mask, refuse_derivative=refuse_derivative)
+    norm_adjoint, norm_tangent, lstsq_a_adjoint, lstsq_b_adjoint, lstsq_a_tangent, lstsq_b_tangent,
+    multi_dot_adjoint, multi_dot_tangent, tensorinv_adjoint, tensorinv_tangent, tensorsolve_a_adjoint,
+    tensorsolve_b_adjoint, tensorsolve_a_tangent, tensorsolve_b_tangent)})
+COMPOSITES.update(multi_dot_items_adjoint=multi_dot_items_adjoint, with_fields=with_fields, triangle_mask=triangle_mask, refuse_derivative=refuse_derivative)
 
 
 # ---------------------------------------------------------------- the primitives
@@ -511,3 +689,39 @@ _rules("matrix_power", jnp_linalg.matrix_power, "ba += matrix_power_adjoint(by, 
        "dy = matrix_power_tangent(da, a, n)", aliases=(np.linalg.matrix_power,))
 _rules("cond", jnp_linalg.cond, "bx += cond_adjoint(by, x, p)", "dy = cond_tangent(dx, x, p)",
        operands=("x",), aliases=(np.linalg.cond,))
+
+_lstsq = primitive("lstsq", jnp_linalg.lstsq, operands=("a", "b"), aliases=(np.linalg.lstsq,))
+defvjp(_lstsq, "ba += lstsq_a_adjoint(by, a, b, y)", "bb += lstsq_b_adjoint(by, a, b, y)")
+defjvp(_lstsq, "da -> lstsq_a_tangent(da, a, b, y)", "db -> lstsq_b_tangent(db, a, b, y)")
+
+_multi_dot = primitive("multi_dot", jnp_linalg.multi_dot, operands=("arrays",), sequence_operand="arrays",
+                       aliases=(np.linalg.multi_dot,))
+_MULTI_DOT_VJP = gast.parse("multi_dot_adjoint(by, arrays, k)").body[0].value
+_multi_dot.sequence_vjp = _MULTI_DOT_VJP          # a literal list: item k's adjoint
+_multi_dot.vjp["arrays"] = gast.parse("multi_dot_items_adjoint(by, arrays)").body[0].value    # a list variable
+_items = primitive("multi_dot_items_adjoint", multi_dot_items_adjoint, operands=("g", "arrays"))
+_NO_SECOND = ("'the second derivative of multi_dot of a list held in a variable is not supported: write the list "
+              "in the call, multi_dot([a, b, c])'")
+defvjp(_items, f"bg += refuse_derivative(by, {_NO_SECOND})", f"barrays += refuse_derivative(by, {_NO_SECOND})")
+defjvp(_items, f"dg -> refuse_derivative(dg, {_NO_SECOND})", f"darrays -> refuse_derivative(darrays, {_NO_SECOND})")
+defjvp(_multi_dot, "dy = multi_dot_tangent(darrays, arrays)")
+
+_rules("tensorinv", jnp_linalg.tensorinv, "ba += tensorinv_adjoint(by, a, y, ind)",
+       "dy = tensorinv_tangent(da, a, y, ind)", aliases=(np.linalg.tensorinv,))
+_tensorsolve = primitive("tensorsolve", jnp_linalg.tensorsolve, operands=("a", "b"), aliases=(np.linalg.tensorsolve,))
+defvjp(_tensorsolve, "ba += tensorsolve_a_adjoint(by, a, b, y)", "bb += tensorsolve_b_adjoint(by, a, b, y)")
+defjvp(_tensorsolve, "da -> tensorsolve_a_tangent(da, a, b, y)", "db -> tensorsolve_b_tangent(db, a, b, y)")
+
+
+def _tensorsolve_check(bound):
+    axes = bound.get("axes")
+    if axes is None or (isinstance(axes, gast.Constant) and axes.value is None):
+        return None
+    return ("astjax differentiates jnp.linalg.tensorsolve without `axes` only",
+            "move those axes of `a` last with jnp.moveaxis first and leave axes=None.")
+
+
+_tensorsolve.static_check = _tensorsolve_check
+
+primitive("matrix_rank", jnp_linalg.matrix_rank, operands=(), differentiable=False, aliases=(np.linalg.matrix_rank,),
+          reason="its result is an integer (an index, a count or a size)")
