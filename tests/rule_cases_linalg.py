@@ -8,7 +8,10 @@ from collections import namedtuple
 
 import numpy as np
 
+import scipy.linalg
+
 import astjax.numpy as jnp
+import astjax.scipy.linalg as jsl
 from astjax.rules.decompositions import with_fields
 
 Case = namedtuple("Case", "primitive label fn args argnums")     # tests/rule_cases.py's format
@@ -341,6 +344,122 @@ case("multi_dot", "vector_ends", multi_dot_four, normal(3), normal(3, 4), normal
 case("multi_dot", "some_constant", multi_dot_fn, normal(2, 3), normal(3, 4), normal(4), argnums=(0, 2))
 case("tensorinv", "ind2", tensorinv_fn, _array(np.reshape(np.asarray(square(6)), (2, 3, 6))))
 case("tensorsolve", "rank3", tensorsolve_fn, _array(np.reshape(np.asarray(square(6)), (2, 3, 6))), normal(2, 3))
+
+
+# -------------------------------------------------------------- scipy.linalg
+def cho_factor_fn(a, w):
+    c, lower = jsl.cho_factor(a, lower=True)
+    return jnp.sum(w * c)
+
+
+def cho_factor_upper(a, w):
+    return jnp.sum(w * jsl.cho_factor(a)[0])
+
+
+def scipy_cho_factor_fn(a, w):
+    return jnp.sum(w * scipy.linalg.cho_factor(a)[0])
+
+
+def scipy_cho_factor_lower(a, w):
+    return jnp.sum(w * scipy.linalg.cho_factor(a, lower=True)[0])
+
+
+def cho_solve_fn(a, b, w):
+    return jnp.sum(w * jsl.cho_solve(jsl.cho_factor(a), b))
+
+
+def cho_solve_lower_vector(a, b, w):
+    factor = jsl.cho_factor(a, lower=True)
+    return jnp.sum(w * jsl.cho_solve(factor, b))
+
+
+def cho_solve_scipy_pair(a, b, w):
+    c, lower = scipy.linalg.cho_factor(a)
+    return jnp.sum(w * scipy.linalg.cho_solve((c, lower), b))
+
+
+def cho_solve_of_cholesky(a, b, w):
+    return jnp.sum(w * jsl.cho_solve((jnp.linalg.cholesky(a), True), b))
+
+
+def solve_triangular_fn(a, b, w):
+    return jnp.sum(w * jsl.solve_triangular(a, b, lower=True))
+
+
+def solve_triangular_upper_trans(a, b, w):
+    return jnp.sum(w * jsl.solve_triangular(a, b, trans=1))
+
+
+def solve_triangular_unit(a, b, w):
+    return jnp.sum(w * scipy.linalg.solve_triangular(a, b, trans="T", lower=True, unit_diagonal=True))
+
+
+def expm_fn(A, w):
+    return jnp.sum(w * jsl.expm(A))
+
+
+def block_diag_fn(a, b, c, w):
+    return jnp.sum(w * jsl.block_diag(a, b, c))
+
+
+def lu_fn(a, w):
+    p, l, u = jsl.lu(a)
+    return jnp.sum(w * (jnp.matmul(p, l) + u * u))
+
+
+def lu_permute(a, w):
+    pl, u = jsl.lu(a, permute_l=True)
+    return jnp.sum(w * (pl * pl + u))
+
+
+def lu_factor_fn(a, w):
+    return jnp.sum(w * jsl.lu_factor(a)[0])
+
+
+def lu_solve_fn(a, b, w):
+    return jnp.sum(w * jsl.lu_solve(jsl.lu_factor(a), b))
+
+
+def lu_solve_trans(a, b, w):
+    return jnp.sum(w * scipy.linalg.lu_solve(scipy.linalg.lu_factor(a), b, trans=1))
+
+
+def scipy_solve_fn(a, b, w):
+    return jnp.sum(w * scipy.linalg.solve(a, b))
+
+
+def scipy_eigh_fn(a, w):
+    vals, vecs = scipy.linalg.eigh(a)
+    return jnp.sum(w * (vals + vecs[0] * vecs[1]))
+
+
+def scipy_eigh_upper_values(a, w):
+    return jnp.sum(w * jsl.eigh(a, lower=False, eigvals_only=True))
+
+
+_near_spd = spd(3) + normal(3, 3) * 0.1
+case("cho_factor", "lower", cho_factor_fn, _near_spd)
+case("cho_factor", "upper", cho_factor_upper, _near_spd)
+case("scipy_cho_factor", "upper", scipy_cho_factor_fn, _near_spd)
+case("scipy_cho_factor", "lower", scipy_cho_factor_lower, _near_spd)
+case("cho_solve", "matrix_b", cho_solve_fn, _near_spd, normal(3, 2))
+case("cho_solve", "lower_vector_b", cho_solve_lower_vector, _near_spd, normal(3))
+case("cho_solve", "scipy_pair", cho_solve_scipy_pair, _near_spd, normal(3))
+case("cho_solve", "of_cholesky", cho_solve_of_cholesky, spd(3), normal(3, 2))
+_tri = _array(np.tril(np.asarray(normal(3, 3))) * 0.3 + 2.0 * np.eye(3) + np.triu(np.asarray(normal(3, 3)), 1))
+case("solve_triangular", "lower", solve_triangular_fn, _tri, normal(3))
+case("solve_triangular", "upper_trans", solve_triangular_upper_trans, _array(np.asarray(_tri).T), normal(3, 2))
+case("solve_triangular", "unit_trans", solve_triangular_unit, _tri, normal(3))
+case("expm", "matrix", expm_fn, normal(3, 3) * 0.5)
+case("block_diag", "mixed", block_diag_fn, normal(2, 3), normal(2), normal(1, 2))
+case("lu", "plu", lu_fn, square(3))
+case("lu", "permute_l", lu_permute, square(3))
+case("lu_factor", "matrix", lu_factor_fn, square(3))
+case("lu_solve", "vector", lu_solve_fn, square(3), normal(3))
+case("lu_solve", "trans_matrix", lu_solve_trans, square(3), normal(3, 2))
+case("scipy_solve", "vector", scipy_solve_fn, square(3), normal(3))
+case("scipy_eigh", "pair", scipy_eigh_fn, _near_spd)
+case("scipy_eigh", "upper_values", scipy_eigh_upper_values, _near_spd)
 
 
 # --------------------------------------------------------------- with_fields
