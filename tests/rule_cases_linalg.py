@@ -469,3 +469,26 @@ def with_fields_fn(x1, x2, w):
 
 
 case("with_fields", "pair", with_fields_fn, normal(3), normal(3))
+
+
+# ----------------------------------------------------------------------- fft
+def fftshift_fn(x, w):
+    return jnp.sum(w * jnp.fft.fftshift(x))
+
+
+def ifftshift_axes(x, w):
+    return jnp.sum(w * np.fft.ifftshift(x, axes=1))
+
+
+def fftfreq_fn(d, w):
+    return jnp.sum(w * jnp.fft.fftfreq(5, d))
+
+
+def rfftfreq_fn(d, w):
+    return jnp.sum(w * np.fft.rfftfreq(6, d=d))
+
+
+case("fftshift", "all_axes", fftshift_fn, normal(3, 4))
+case("ifftshift", "axis_1", ifftshift_axes, normal(3, 5))
+case("fftfreq", "spacing", fftfreq_fn, _array(0.3))
+case("rfftfreq", "spacing", rfftfreq_fn, _array(0.7))
