@@ -197,16 +197,3 @@ def test_multi_dot_of_a_list_variable():
     _close(got[1], a.T @ ones @ a.T)
     with pytest.raises(AstjaxError, match="list held in a variable"):
         astjax.hessian(multi_dot_variable)(a, b)
-
-
-def batched_solve(a, b):
-    return jnp.sum(jnp.linalg.solve(a, b) ** 2)
-
-
-def test_jit_of_the_gradient_of_solve():
-    """The Numba twins of solve's adjoint composites (one compile)."""
-    a, b = A, W[:, 0]
-    expected = astjax.grad(batched_solve, argnums=(0, 1))(a, b)
-    got = astjax.jit(astjax.grad(batched_solve, argnums=(0, 1)))(a, b)
-    for g, e in zip(got, expected):
-        _close(g, np.asarray(e))
