@@ -3,7 +3,8 @@
 Every function is a primitive with VJP and JVP rules (astjax/rules/scipy_linalg.py).
 Plain SciPy in user code resolves to the same primitives where SciPy computes
 the same values (`scipy.linalg.cho_solve`, `solve_triangular`, `expm`,
-`block_diag`, `lu`, `lu_factor`, `lu_solve`, `inv`, `det`, `solve`, `eigh`).
+`block_diag`, `lu`, `lu_factor`, `lu_solve`, `solve`, `eigh`; SciPy's own `inv` and
+`det` are not aliased: use these, which are jnp.linalg's).
 `cho_factor` follows JAX: the triangle it does not use holds zeros (SciPy
 leaves a's entries there), so SciPy's own cho_factor is a separate primitive
 (`scipy_cho_factor`) with SciPy's values.
