@@ -492,3 +492,38 @@ case("fftshift", "all_axes", fftshift_fn, normal(3, 4))
 case("ifftshift", "axis_1", ifftshift_axes, normal(3, 5))
 case("fftfreq", "spacing", fftfreq_fn, _array(0.3))
 case("rfftfreq", "spacing", rfftfreq_fn, _array(0.7))
+
+
+# ------------------------------------------- NumPy's one-triangle cholesky, eigh, eigvalsh
+def np_cholesky_fn(a, w):
+    return jnp.sum(w * np.linalg.cholesky(a))
+
+
+def np_cholesky_upper(a, w):
+    return jnp.sum(w * np.linalg.cholesky(a, upper=True))
+
+
+def np_eigh_fn(a, w):
+    vals, vecs = np.linalg.eigh(a)
+    return jnp.sum(w * (vals + vecs[0] * vecs[0]))
+
+
+def np_eigh_upper(a, w):
+    return jnp.sum(w * np.linalg.eigh(a, UPLO="U")[0])
+
+
+def np_eigvalsh_fn(a, w):
+    return jnp.sum(w * np.linalg.eigvalsh(a))
+
+
+def np_eigvalsh_upper(a, w):
+    return jnp.sum(w * np.linalg.eigvalsh(a, "U"))
+
+
+_skew = spd(3) + normal(3, 3) * 0.2
+case("numpy_cholesky", "lower", np_cholesky_fn, _skew)
+case("numpy_cholesky", "upper", np_cholesky_upper, _skew)
+case("numpy_eigh", "lower", np_eigh_fn, spd(2) + normal(2, 2) * 0.2)
+case("numpy_eigh", "upper", np_eigh_upper, _skew)
+case("numpy_eigvalsh", "lower", np_eigvalsh_fn, _skew)
+case("numpy_eigvalsh", "upper", np_eigvalsh_upper, _skew)

@@ -60,6 +60,10 @@ def test_cholesky_eigh_symmetrize_their_input_as_jax_does():
     _close(jnp.linalg.cholesky(skew, upper=True), np.linalg.cholesky(symmetric, upper=True))
     _close(jnp.linalg.eigvalsh(skew), np.linalg.eigvalsh(symmetric))
     _close(jnp.linalg.cholesky(skew, symmetrize_input=False), np.linalg.cholesky(skew))
+    from astjax.numpy import linalg as impl
+    _close(impl._numpy_cholesky(skew, upper=True), np.linalg.cholesky(skew, upper=True))
+    _close(impl._numpy_eigvalsh(skew, "U"), np.linalg.eigvalsh(skew, "U"))
+    _close(impl._numpy_eigh(skew)[0], np.linalg.eigh(skew)[0])
 
 
 def test_scipy_functions_match_scipy():
@@ -106,7 +110,10 @@ def test_plain_numpy_and_scipy_resolve_to_the_primitives():
                      (scipy.linalg.lu_solve, "lu_solve"), (scipy.linalg.block_diag, "block_diag")):
         assert classification(fn).primitive == name, fn
     assert classification(np.linalg.matrix_rank).kind == "nondifferentiable"
-    for fn in (jnp.linalg.eig, jnp.linalg.eigvals, np.linalg.cholesky, np.linalg.eigh):
+    for fn, name in ((np.linalg.cholesky, "numpy_cholesky"), (np.linalg.eigh, "numpy_eigh"),
+                     (np.linalg.eigvalsh, "numpy_eigvalsh")):
+        assert classification(fn).primitive == name, fn       # one triangle read, not JAX's symmetrizing
+    for fn in (jnp.linalg.eig, jnp.linalg.eigvals, np.linalg.eig):
         assert classification(fn).kind == "refused", fn
 
 

@@ -156,3 +156,20 @@ def eig(a):
 def eigvals(a):
     """NumPy's linalg.eigvals (complex in general). No derivative: refused under grad."""
     return _out(np.linalg.eigvals(_float(a)))
+
+
+# NumPy's own cholesky/eigh/eigvalsh read one triangle (no symmetrizing): other functions than JAX's,
+# reached only through np.linalg.* in user code (astjax/rules/decompositions.py aliases them).
+def _numpy_cholesky(a, /, *, upper=False):
+    """np.linalg.cholesky: the factor of the lower (upper=True: upper) triangle of a."""
+    return cholesky(a, upper=upper, symmetrize_input=False)
+
+
+def _numpy_eigh(a, UPLO="L"):
+    """np.linalg.eigh of the UPLO triangle of a."""
+    return eigh(a, UPLO=UPLO, symmetrize_input=False)
+
+
+def _numpy_eigvalsh(a, UPLO="L"):
+    """np.linalg.eigvalsh of the UPLO triangle of a."""
+    return eigvalsh(a, UPLO=UPLO, symmetrize_input=False)

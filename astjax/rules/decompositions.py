@@ -725,3 +725,43 @@ _tensorsolve.static_check = _tensorsolve_check
 
 primitive("matrix_rank", jnp_linalg.matrix_rank, operands=(), differentiable=False, aliases=(np.linalg.matrix_rank,),
           reason="its result is an integer (an index, a count or a size)")
+
+
+# ------------------------------------------------ NumPy's one-triangle cholesky, eigh, eigvalsh
+def _triangle_as_symmetric(a, lower):
+    """The symmetric matrix LAPACK sees when it reads the lower (upper) triangle of a."""
+    part = a * triangle_mask(a, -1 if lower else 1, lower)
+    return part + jnp.swapaxes(part, -1, -2) + a * jnp.eye(jnp.shape(a)[-1])
+
+
+def _fold_onto_triangle(sym, lower):
+    """The adjoint of a from the symmetric adjoint `sym` of the matrix its triangle stands for."""
+    return 2.0 * sym * triangle_mask(sym, 0, lower) - sym * jnp.eye(jnp.shape(sym)[-1])
+
+
+def numpy_eigh_adjoint(g, a, y, UPLO):
+    return _fold_onto_triangle(eigh_adjoint(g, a, y, True), UPLO == "L")
+
+
+def numpy_eigh_tangent(t, a, y, UPLO):
+    return eigh_tangent(_triangle_as_symmetric(t, UPLO == "L"), a, y, True)
+
+
+def numpy_eigvalsh_adjoint(g, a, UPLO):
+    full = _triangle_as_symmetric(a, UPLO == "L")
+    return _fold_onto_triangle(eigvalsh_adjoint(g, full), UPLO == "L")
+
+
+def numpy_eigvalsh_tangent(t, a, UPLO):
+    lower = UPLO == "L"
+    return eigvalsh_tangent(_triangle_as_symmetric(t, lower), _triangle_as_symmetric(a, lower))
+
+
+COMPOSITES.update({f.__name__: f for f in (_triangle_as_symmetric, _fold_onto_triangle, numpy_eigh_adjoint,
+                                           numpy_eigh_tangent, numpy_eigvalsh_adjoint, numpy_eigvalsh_tangent)})
+_rules("numpy_cholesky", jnp_linalg._numpy_cholesky, "ba += cholesky_adjoint(by, a, y, upper, False)",
+       "dy = cholesky_tangent(da, a, y, upper, False)", aliases=(np.linalg.cholesky,))
+_rules("numpy_eigh", jnp_linalg._numpy_eigh, "ba += numpy_eigh_adjoint(by, a, y, UPLO)",
+       "dy = numpy_eigh_tangent(da, a, y, UPLO)", aliases=(np.linalg.eigh,))
+_rules("numpy_eigvalsh", jnp_linalg._numpy_eigvalsh, "ba += numpy_eigvalsh_adjoint(by, a, UPLO)",
+       "dy = numpy_eigvalsh_tangent(da, a, UPLO)", aliases=(np.linalg.eigvalsh,))
