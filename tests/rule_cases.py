@@ -1724,3 +1724,4 @@ case("astype", "to_int", astype_int, uniform(0.2, 0.8, 3) + _array([1.0, -3.0, 5
 from rule_cases_math import CASES as _math; CASES += _math
 from rule_cases_shape import CASES as _shape; CASES += _shape
 from rule_cases_special import CASES as _special; CASES += _special  # noqa: E402 (astjax.scipy.special)
+from rule_cases_linalg import CASES as _linalg; CASES += _linalg

@@ -40,6 +40,9 @@ SKIPPED.update({
     "spectral_direction": "u v^T of the top singular pair: the spectral norm's gradient, tested through "
                           "norm-spectral; its own derivative is an error (no_higher_derivative)",
     "no_higher_derivative": "raises when reached: it marks a derivative astjax does not have",
+    "refuse_derivative": "raises when reached: it marks a derivative astjax refuses (tests/test_linalg.py)",
+    "multi_dot_items_adjoint": "multi_dot's adjoint of a list variable; its own derivative is refused "
+                               "(tested in tests/test_linalg.py)",
 })
 
 # Cases that fail because of the transformation machinery (not the rule table): id -> reason.

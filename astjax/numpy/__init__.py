@@ -20,11 +20,12 @@ below (never an alias of a NumPy ufunc), so rule tables can key on it:
     _indexing     where, take, sort, argsort
     _dtypes       dtype names, result_type, finfo, iinfo, issubdtype
     linalg        norm, inv, solve, det, ... (the `jnp.linalg` namespace)
+    fft           fft, rfft, fftfreq, fftshift, ... (the `jnp.fft` namespace)
 """
 import numpy as _np
 
 from ..array import Array as ndarray
-from . import linalg
+from . import fft, linalg
 from ._creation import (
     arange, array, asarray, astype, copy, diag, empty, empty_like, eye, full, full_like,
     identity, linspace, meshgrid, ones, ones_like, tril, triu, zeros, zeros_like,
@@ -105,7 +106,7 @@ __all__ = [
     'floor_divide', 'full', 'full_like', 'generic', 'greater', 'greater_equal', 'hstack',
     'hypot', 'identity', 'iinfo', 'inexact', 'inf', 'inner', 'int16', 'int32', 'int64',
     'int8', 'integer', 'isclose', 'isfinite', 'isinf', 'isnan', 'issubdtype', 'less',
-    'less_equal', 'linalg', 'linspace', 'log', 'log10', 'log1p', 'log2', 'logaddexp',
+    'less_equal', 'fft', 'linalg', 'linspace', 'log', 'log10', 'log1p', 'log2', 'logaddexp',
     'logical_and', 'logical_not', 'logical_or', 'logical_xor', 'matmul', 'max', 'maximum',
     'mean', 'meshgrid', 'min', 'minimum', 'mod', 'moveaxis', 'multiply', 'nan', 'ndarray',
     'ndim', 'negative', 'newaxis', 'not_equal', 'number', 'ones', 'ones_like', 'outer',

@@ -11,7 +11,7 @@ import numpy as np
 from .. import numpy as jnp
 from ..numpy import linalg as jnp_linalg
 from . import helpers
-from .helpers import spectral_direction, unbroadcast, unreduce
+from .helpers import unbroadcast
 from .registry import deflowering, defjvp, defvjp, primitive
 
 
@@ -82,15 +82,37 @@ def inner_rhs_adjoint(g, a, b):
 
 
 def solve_lhs_adjoint(g, a, y):
-    """The adjoint of `a` in `y = solve(a, b)`: -(solve(a.T, g)) y.T, for a vector or matrix b."""
-    gb = jnp.linalg.solve(jnp.swapaxes(a, -1, -2), g)
+    """The adjoint of `a` in `y = solve(a, b)`: -(solve(a.T, g)) y.T, for a vector or matrix b.
+
+    b is a vector when y has one axis fewer than a (NumPy 2: b 1-D); a batch of them solves as columns."""
     if jnp.ndim(y) == jnp.ndim(a) - 1:
+        if jnp.ndim(a) == 2:
+            gb = jnp.linalg.solve(jnp.swapaxes(a, -1, -2), g)
+        else:
+            gb = jnp.squeeze(jnp.linalg.solve(jnp.swapaxes(a, -1, -2), jnp.expand_dims(g, -1)), -1)
         return -jnp.expand_dims(gb, -1) * jnp.expand_dims(y, -2)
+    gb = jnp.linalg.solve(jnp.swapaxes(a, -1, -2), g)
     return -jnp.matmul(gb, jnp.swapaxes(y, -1, -2))
 
 
+def solve_rhs_adjoint(g, a, b):
+    """The adjoint of `b` in `y = solve(a, b)`: solve(a.T, g), summed over the batch axes b was broadcast along."""
+    if jnp.ndim(b) == 1 and jnp.ndim(a) > 2:
+        gb = jnp.squeeze(jnp.linalg.solve(jnp.swapaxes(a, -1, -2), jnp.expand_dims(g, -1)), -1)
+        return unbroadcast(gb, b)
+    return unbroadcast(jnp.linalg.solve(jnp.swapaxes(a, -1, -2), g), b)
+
+
+def solve_lhs_tangent(t, a, y):
+    """The tangent of `y = solve(a, b)` along a's tangent t: -solve(a, t y)."""
+    if jnp.ndim(y) == jnp.ndim(a) - 1 and jnp.ndim(a) > 2:
+        return -jnp.squeeze(jnp.linalg.solve(a, jnp.matmul(t, jnp.expand_dims(y, -1))), -1)
+    return -jnp.linalg.solve(a, jnp.matmul(t, y))
+
+
 COMPOSITES = {f.__name__: f for f in (matmul_lhs_adjoint, matmul_rhs_adjoint, dot_lhs_adjoint, dot_rhs_adjoint,
-                                      inner_lhs_adjoint, inner_rhs_adjoint, solve_lhs_adjoint)}
+                                      inner_lhs_adjoint, inner_rhs_adjoint, solve_lhs_adjoint,
+                                      solve_rhs_adjoint, solve_lhs_tangent)}
 
 # The signature names the operands x1, x2 as the `@` operator binds them (jnp.matmul's own are a, b).
 matmul = primitive("matmul", jnp.matmul, operands=("x1", "x2"), aliases=(np.matmul,),
@@ -152,31 +174,12 @@ defvjp(adjugate, "ba += adjugate_adjoint(by, a)")
 defjvp(adjugate, "dy = adjugate_tangent(da, a)")
 
 solve = primitive("solve", jnp_linalg.solve, operands=("a", "b"), aliases=(np.linalg.solve,))
-defvjp(solve, "ba += solve_lhs_adjoint(by, a, y)", "bb += jnp.linalg.solve(jnp.swapaxes(a, -1, -2), by)")
-defjvp(solve, "da -> -jnp.linalg.solve(a, jnp.matmul(da, y))", "db -> jnp.linalg.solve(a, db)")
+defvjp(solve, "ba += solve_lhs_adjoint(by, a, y)", "bb += solve_rhs_adjoint(by, a, b)")
+defjvp(solve, "da -> solve_lhs_tangent(da, a, y)", "db -> jnp.linalg.solve(a, db)")
 deflowering(solve, numba="astjax.runtime.numba_cpu:solve")
 
-def norm_adjoint(g, x, y, ord, axis, keepdims):
-    """The adjoint of `y = jnp.linalg.norm(x, ord, axis, keepdims)`.
-
-    x / |x| for a vector's 2-norm and for the Frobenius norm; for a matrix's
-    spectral norm (ord=2) u v^T, from the top singular pair.
-    """
-    if ord == 2 and axis is None and jnp.ndim(x) == 2:
-        return g * spectral_direction(x)
-    return unreduce(g / y, x, axis, keepdims) * x
-
-
-def norm_tangent(t, x, y, ord, axis, keepdims):
-    """The tangent of `y = jnp.linalg.norm(x, ord, axis, keepdims)` for a tangent `t` of x."""
-    if ord == 2 and axis is None and jnp.ndim(x) == 2:
-        return jnp.sum(t * spectral_direction(x))
-    return jnp.sum(t * x, axis, keepdims=keepdims) / y
-
-
-COMPOSITES.update({f.__name__: f for f in (norm_adjoint, norm_tangent)})
-# The spectral norm's gradient, u v^T: differentiating it again is an error where it is reached (at run time,
-# so that second derivatives of vector norms, which share norm_adjoint, still work).
+# The spectral norm's old gradient helper (u v^T of the top singular pair), kept as a primitive whose own
+# derivative is an error; norm's rules now live in rules/decompositions.py (norm_adjoint, for every ord).
 spectral = primitive("spectral_direction", helpers.spectral_direction, operands=("x",))
 defvjp(spectral, "bx += no_higher_derivative(by, 'the spectral norm')")
 defjvp(spectral, "dy = no_higher_derivative(dx, 'the spectral norm')")
@@ -184,29 +187,10 @@ refused_here = primitive("no_higher_derivative", helpers.no_higher_derivative, o
 defvjp(refused_here, "bt += no_higher_derivative(by, what)")
 defjvp(refused_here, "dy = no_higher_derivative(dt, what)")
 
+# norm_adjoint / norm_tangent: composites of rules/decompositions.py (every ord, vector and matrix norms).
 norm = primitive("norm", jnp_linalg.norm, operands=("x",), aliases=(np.linalg.norm,))
 defvjp(norm, "bx += norm_adjoint(by, x, y, ord, axis, keepdims)")
 defjvp(norm, "dy = norm_tangent(dx, x, y, ord, axis, keepdims)")
-
-
-def _euclidean_only(bound):
-    order = bound.get("ord")
-    if order is not None and not isinstance(order, gast.Constant):
-        return ("astjax must know jnp.linalg.norm's `ord` when it transforms the function, but here it is "
-                "computed at run time", "write ord as a literal (ord=2) or a module-level constant.")
-    value = getattr(order, "value", None)
-    if value not in (None, 2, "fro"):
-        return (f"astjax differentiates jnp.linalg.norm for the 2-norm, the spectral norm and the Frobenius "
-                f"norm only, not ord={value!r}",
-                "write this norm from jnp primitives (e.g. jnp.sum(jnp.abs(x)) for ord=1).")
-    axis = bound.get("axis")
-    if value == 2 and isinstance(axis, gast.Tuple) and len(axis.elts) == 2:
-        return ("the spectral norm over two axes (ord=2, axis=(i, j)) has no rule in astjax",
-                "move the two axes last and use jnp.linalg.norm(x, 2) on each matrix.")
-    return None
-
-
-norm.static_check = _euclidean_only
 
 
 # ------------------------------------------------------------------ einsum

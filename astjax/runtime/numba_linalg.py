@@ -239,6 +239,22 @@ def _solve_lhs_adjoint(g, a, y):
     return _impl(("g", "a", "y"), lines)
 
 
+@lowers("solve_rhs_adjoint", ("g", "a", "b"), reference=rules_linalg.solve_rhs_adjoint)
+def _solve_rhs_adjoint(g, a, b):
+    """Numba twin of rules.linalg.solve_rhs_adjoint for one matrix a and b of g's rank: solve(a.T, g)."""
+    if not (_square_float(a) and is_array(g) and is_array(b) and b.ndim == g.ndim and dtype_of(g) == dtype_of(a)):
+        return None
+    return _impl(("g", "a", "b"), ["return L.solve(np.ascontiguousarray(L.swapaxes(a, -1, -2)), g)"])
+
+
+@lowers("solve_lhs_tangent", ("t", "a", "y"), reference=rules_linalg.solve_lhs_tangent)
+def _solve_lhs_tangent(t, a, y):
+    """Numba twin of rules.linalg.solve_lhs_tangent for one matrix a: -solve(a, t y)."""
+    if not (_square_float(a) and is_array(t) and is_array(y) and y.ndim in (1, 2)):
+        return None
+    return _impl(("t", "a", "y"), ["return L.negative(L.solve(a, L.matmul(t, y, None, None)))"])
+
+
 def _diag_adjoint_reference(g, v, k):
     from ..rules.creation import diag_adjoint
     return diag_adjoint(g, v, k)
@@ -256,3 +272,5 @@ def _diag_adjoint(g, v, k):
 
 COMPOSITES["solve_lhs_adjoint"] = L.solve_lhs_adjoint
 COMPOSITES["diag_adjoint"] = L.diag_adjoint
+COMPOSITES["solve_rhs_adjoint"] = L.solve_rhs_adjoint
+COMPOSITES["solve_lhs_tangent"] = L.solve_lhs_tangent

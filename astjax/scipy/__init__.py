@@ -2,7 +2,8 @@
 
     special   special functions (gammaln, logsumexp, erf, ...), each a primitive with rules
     stats     distributions' logpdf / pdf / cdf / ... written from those primitives
+    linalg    cho_factor, cho_solve, solve_triangular, expm, lu, block_diag, ... with rules
 """
-from . import special, stats  # noqa: F401
+from . import linalg, special, stats  # noqa: F401
 
-__all__ = ["special", "stats"]
+__all__ = ["linalg", "special", "stats"]

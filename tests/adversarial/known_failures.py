@@ -82,13 +82,11 @@ KNOWN_FAILURES = {
     "rules.fori_loop_tuple_carry": "REFUSED: a, b = lax.fori_loop(..., (a0, b0))",
     "rules.fori_loop_uses_index": "REFUSED: lax.fori_loop",
     "rules.lax_cond": "REFUSED: lax.cond",
-    "rules.slogdet_spd": "REFUSED: jnp.linalg.slogdet has no rule",
     "rules.einsum_trace": "REFUSED: einsum('ii->')",
     "rules.tensordot_axes": "REFUSED: jnp.tensordot",
     "rules.dynamic_slice_update": "REFUSED: lax.dynamic_slice / dynamic_update_slice",
     "library.numpy_scalar_constructors": "REFUSED: np.float64(x[0]) / np.float32(2.0) * x",
     "library.real_imag_conj_of_real": "REFUSED: x.real / x.imag / x.conj() of a real array",
-    "library.np_norm_vector": "REFUSED: np.linalg.norm(x, 1) of a vector",
     # --- API compositions
     "api.uses_custom_jvp": "REFUSED: custom_jvp function under grad",
     # --- names that clash with generated ones
