@@ -1721,3 +1721,4 @@ def astype_int(x, w):
 case("cast_adjoint", "float", cast_adjoint_float, normal(3))
 case("cast_adjoint", "int", cast_adjoint_int, normal(3))
 case("astype", "to_int", astype_int, uniform(0.2, 0.8, 3) + _array([1.0, -3.0, 5.0]))
+from rule_cases_lax import CASES as _lax; CASES += _lax

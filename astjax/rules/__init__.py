@@ -2,6 +2,7 @@
 from .registry import (PRIMITIVES, Classification, Primitive, all_primitives, classification,
                        lookup_callable, lookup_operator)
 from . import elementwise, reductions, linalg, structural, creation, nondifferentiable, control  # noqa: F401 (registration)
+from . import lax_rules  # noqa: F401 (registration)
 
 __all__ = ["PRIMITIVES", "Classification", "classification", "Primitive", "all_primitives", "lookup_callable", "lookup_operator",
            "elementwise", "reductions", "linalg", "structural", "creation", "nondifferentiable", "control"]

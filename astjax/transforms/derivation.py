@@ -319,7 +319,7 @@ def _impurity(fn, seen):
             continue
         func = node.func
         if (isinstance(func, gast.Attribute) and func.attr in MUTATING_METHODS and isinstance(func.value, gast.Name)
-                and func.value.id not in local):
+                and func.value.id not in local and not inspect.ismodule(resolver.static_value(func.value))):
             return f"changes `{func.value.id}` in place (`.{func.attr}()`), which it did not create"
         target = resolver.static_value(func)
         if target is NOT_STATIC:
