@@ -40,6 +40,8 @@ SKIPPED.update({
     "spectral_direction": "u v^T of the top singular pair: the spectral norm's gradient, tested through "
                           "norm-spectral; its own derivative is an error (no_higher_derivative)",
     "no_higher_derivative": "raises when reached: it marks a derivative astjax does not have",
+    "lax_stop_gradient": "its derivative is zero by definition while its value moves, so central differences "
+                         "cannot check it: tests/test_lax.py checks grad, jvp and hessian against the definition",
 })
 
 # Cases that fail because of the transformation machinery (not the rule table): id -> reason.

@@ -287,19 +287,29 @@ def dot_general_transpose(lhs_ndim, rhs_ndim, dimension_numbers, which):
     return dims, axes
 
 
-def window_weights(operand, y, init_value, computation, window_dimensions, window_strides=None, padding="VALID",
-                   base_dilation=None, window_dilation=None):
-    """How much of each output of reduce_window each window element gets, shaped (outputs, window size):
-    1 for a sum; for a max or min, 1 shared equally among the elements that attain it."""
+def window_hits(operand, y, init_value, computation, window_dimensions, window_strides=None, padding="VALID",
+                base_dilation=None, window_dilation=None):
+    """Which window elements each output of reduce_window depends on, shaped (outputs, window size), as 0/1:
+    every element for a sum, those that attain it for a max or a min (padding never)."""
     kind = reduction_kind(computation)
     operand = nd(operand)
+    index, _, size = window_geometry(operand.shape, tuple(window_dimensions), window_strides, padding,
+                                     base_dilation, window_dilation)
+    inside = index < size
     if kind == 0:
-        index, _, _ = window_geometry(operand.shape, tuple(window_dimensions), window_strides, padding,
-                                      base_dilation, window_dilation)
-        return wrap(np.ones(index.shape, dtype=operand.dtype))
+        return wrap(inside.astype(np.int32))
     fill = np.asarray(nd(init_value), dtype=operand.dtype)
     patches = nd(window_patches(operand, tuple(window_dimensions), window_strides, padding, base_dilation,
                                 window_dilation, fill=fill))
-    hits = patches == nd(y).reshape(-1, 1)
-    count = np.maximum(hits.sum(axis=-1, keepdims=True), 1)
-    return wrap((hits / count).astype(operand.dtype))
+    return wrap(((patches == nd(y).reshape(-1, 1)) & inside).astype(np.int32))
+
+
+def window_ties(operand, y, init_value, computation, window_dimensions, window_strides=None, padding="VALID",
+                base_dilation=None, window_dilation=None):
+    """How many elements share each output's derivative, shaped (outputs, 1): 1 for a sum; for a max or
+    a min the number of window elements that attain it (at least 1)."""
+    hits = nd(window_hits(operand, y, init_value, computation, window_dimensions, window_strides, padding,
+                          base_dilation, window_dilation))
+    if reduction_kind(computation) == 0:
+        return wrap(np.ones((hits.shape[0], 1), dtype=np.int32))
+    return wrap(np.maximum(hits.sum(axis=-1, keepdims=True), 1).astype(np.int32))

@@ -5,7 +5,7 @@ Rule templates name them `lax.internal.<name>`.
 import numpy as np
 
 from ._linear import (conv_canonical, conv_layout, cumulative_argext, dot_general_subscripts, dot_general_transpose,
-                      gather_along, reduction_kind, scatter_along, top_k_indices, window_weights)
+                      gather_along, reduction_kind, scatter_along, top_k_indices, window_hits, window_ties)
 from ._shape import broadcast_in_dim_adjoint, in_dim_shape, pad_operand_adjoint, reshape_adjoint
 from ._slicing import in_dim_index, in_dim_starts, index_in_dim_index, kept_dim_shape, static_index
 from ._windows import window_geometry, window_out_shape, window_padding, window_patches, window_patches_adjoint
@@ -14,8 +14,8 @@ __all__ = ["conv_canonical", "conv_layout", "cumulative_argext", "dot_general_su
            "reduction_kind", "scatter_along", "top_k_indices", "broadcast_in_dim_adjoint", "in_dim_shape",
            "pad_operand_adjoint", "reshape_adjoint", "in_dim_index", "in_dim_starts", "static_index",
            "window_geometry", "window_out_shape", "window_padding", "window_patches", "window_patches_adjoint",
-           "dot_general_transpose", "window_weights", "index_in_dim_index", "kept_dim_shape", "lower_exponent",
-           "opposite", "permuted", "inverse_permutation", "spatial_shape", "rows_shape"]
+           "dot_general_transpose", "window_hits", "window_ties", "index_in_dim_index", "kept_dim_shape", "lower_exponent",
+           "opposite", "permuted_shape", "inverse_permutation", "spatial_shape", "rows_shape"]
 
 
 def lower_exponent(exponent):
@@ -28,8 +28,9 @@ def opposite(flag):
     return not flag
 
 
-def permuted(shape, permutation):
-    """`shape` permuted as `transpose(x, permutation)` permutes x's."""
+def permuted_shape(x, permutation):
+    """The shape of `transpose(x, permutation)`."""
+    shape = np.shape(x)
     return tuple(shape[int(i)] for i in permutation)
 
 
@@ -38,11 +39,12 @@ def inverse_permutation(permutation):
     return tuple(int(i) for i in np.argsort([int(p) for p in permutation]))
 
 
-def spatial_shape(shape):
-    """The dimensions after the first two (a convolution's spatial ones)."""
-    return tuple(shape[2:])
+def spatial_shape(x):
+    """The dimensions of x after the first two (a convolution's spatial ones)."""
+    return tuple(np.shape(x)[2:])
 
 
-def rows_shape(shape):
-    """(shape[0], shape[1], product of the rest): spatial dimensions flattened into one."""
+def rows_shape(x):
+    """(n0, n1, product of the rest) for x of shape (n0, n1, ...): spatial dimensions flattened into one."""
+    shape = np.shape(x)
     return (shape[0], shape[1], int(np.prod(shape[2:], dtype=np.int64)))

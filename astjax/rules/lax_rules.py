@@ -15,9 +15,8 @@ from .creation import cumprod_adjoint, cumprod_tangent
 from .helpers import invert_permutation
 from .linalg import COMPOSITES
 from .nondifferentiable import BOOLEAN, INTEGER, PIECEWISE, SHAPES, nondifferentiable
-from .registry import PRIMITIVES, defjvp, defvjp, parse_expression, primitive
+from .registry import defjvp, defvjp, parse_expression, primitive
 
-ZERO_DERIVATIVE = "stop_gradient: its derivative is zero by definition (the value passes, the derivative stops)"
 
 
 def rules(name, impl, operands, vjp, jvp, shape_params=(), **kwargs):
@@ -36,7 +35,9 @@ def elementwise(name, impl, operands, vjp, jvp, **kwargs):
 
 
 # ------------------------------------------------------------- elementwise
-nondifferentiable("lax_stop_gradient", lax.stop_gradient, ZERO_DERIVATIVE)
+# stop_gradient passes its value and stops its derivative: rules that say the derivative is zero (`zero_like`
+# is 0.0 for a container, so a pytree operand gets no adjoint either).
+rules("lax_stop_gradient", lax.stop_gradient, ("x",), "bx += zero_like(x)", "dx -> zero_like(dx)")
 nondifferentiable("lax_round", lax.round, PIECEWISE)
 # As lax: the operand's slope is 1 strictly inside (min, max); min's where it is above x (and below max);
 # max's where it is below x.
@@ -146,11 +147,11 @@ def lax_conv_lhs_adjoint(g, lhs, rhs, window_strides, padding, lhs_dilation, rhs
     layout = lax.internal.conv_layout(jnp.ndim(lhs), dimension_numbers)
     kernel = lax.transpose(rhs, layout[1])
     grad_out = lax.transpose(g, lax.internal.inverse_permutation(layout[2]))
-    rows = lax.reshape(grad_out, lax.internal.rows_shape(jnp.shape(grad_out)))
-    weights = lax.reshape(kernel, lax.internal.rows_shape(jnp.shape(kernel)))
+    rows = lax.reshape(grad_out, lax.internal.rows_shape(grad_out))
+    weights = lax.reshape(kernel, lax.internal.rows_shape(kernel))
     patch_grad = lax.transpose(lax.dot_general(rows, weights, (((1,), (0,)), ((), ()))), (0, 2, 1, 3))
-    lhs_shape = lax.internal.permuted(jnp.shape(lhs), layout[0])
-    lhs_grad = lax.internal.window_patches_adjoint(patch_grad, lhs_shape, lax.internal.spatial_shape(jnp.shape(kernel)),
+    lhs_shape = lax.internal.permuted_shape(lhs, layout[0])
+    lhs_grad = lax.internal.window_patches_adjoint(patch_grad, lhs_shape, lax.internal.spatial_shape(kernel),
                                                    window_strides, padding, lhs_dilation, rhs_dilation)
     return lax.transpose(lhs_grad, lax.internal.inverse_permutation(layout[0]))
 
@@ -160,10 +161,11 @@ def lax_conv_rhs_adjoint(g, lhs, rhs, window_strides, padding, lhs_dilation, rhs
     layout = lax.internal.conv_layout(jnp.ndim(lhs), dimension_numbers)
     inputs = lax.transpose(lhs, layout[0])
     grad_out = lax.transpose(g, lax.internal.inverse_permutation(layout[2]))
-    kernel_shape = lax.internal.permuted(jnp.shape(rhs), layout[1])
-    patches = lax.internal.window_patches(inputs, lax.internal.spatial_shape(kernel_shape), window_strides, padding,
+    kernel_shape = lax.internal.permuted_shape(rhs, layout[1])
+    kernel = lax.transpose(rhs, layout[1])
+    patches = lax.internal.window_patches(inputs, lax.internal.spatial_shape(kernel), window_strides, padding,
                                           lhs_dilation, rhs_dilation, 0.0)
-    rows = lax.reshape(grad_out, lax.internal.rows_shape(jnp.shape(grad_out)))
+    rows = lax.reshape(grad_out, lax.internal.rows_shape(grad_out))
     kernel_grad = lax.reshape(lax.dot_general(rows, patches, (((0, 2), (0, 2)), ((), ()))), kernel_shape)
     return lax.transpose(kernel_grad, lax.internal.inverse_permutation(layout[1]))
 
@@ -188,7 +190,9 @@ rules("lax_window_patches_adjoint", internal.window_patches_adjoint, ("g",),
 
 # ----------------------------------------------------------- reduce_window
 _REDUCE = "window_dimensions, window_strides, padding, base_dilation, window_dilation"
-_WEIGHTS = f"lax.internal.window_weights(operand, y, init_value, computation, {_REDUCE})"
+_HITS = f"lax.internal.window_hits(operand, y, init_value, computation, {_REDUCE})"
+# A max (min) sends its derivative to the window elements that attain it, shared equally among ties.
+_WEIGHTS = f"({_HITS} / lax.internal.window_ties(operand, y, init_value, computation, {_REDUCE}))"
 rules("lax_reduce_window", lax.reduce_window, ("operand",),
       f"boperand += lax.internal.window_patches_adjoint(jnp.reshape(by, (-1, 1)) * {_WEIGHTS}, jnp.shape(operand), "
       f"{_REDUCE})",
@@ -238,11 +242,11 @@ rules("lax_scatter_along", internal.scatter_along, ("g",), "bg += lax.internal.g
 for _helper, _reason in (
         ("in_dim_starts", INTEGER), ("static_index", INTEGER), ("in_dim_index", INTEGER),
         ("index_in_dim_index", INTEGER), ("kept_dim_shape", SHAPES), ("lower_exponent", INTEGER),
-        ("opposite", BOOLEAN), ("permuted", SHAPES), ("inverse_permutation", INTEGER), ("spatial_shape", SHAPES),
+        ("opposite", BOOLEAN), ("permuted_shape", SHAPES), ("inverse_permutation", INTEGER), ("spatial_shape", SHAPES),
         ("rows_shape", SHAPES), ("conv_layout", SHAPES), ("dot_general_transpose", SHAPES),
         ("cumulative_argext", INTEGER), ("top_k_indices", INTEGER), ("reduction_kind", INTEGER),
-        ("window_weights", "its result is piecewise constant: which window elements attain the max (or 1s)")):
+        ("window_hits", INTEGER), ("window_ties", INTEGER)):
     nondifferentiable(f"lax_{_helper}", getattr(internal, _helper), _reason)
 
 # lax's own names for what astjax.numpy already computes need no entry: they are the same functions.
-__all__ = ["ZERO_DERIVATIVE", "PRIMITIVES"]
+__all__ = ["rules", "elementwise"]
