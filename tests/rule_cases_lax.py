@@ -348,3 +348,12 @@ case("lax_sort", "last", sort_fn, distinct(3, 5))
 case("lax_sort", "dim0", sort_dim0, distinct(4, 3))
 case("lax_gather_along", "repeats", gather_along_fn, normal(2, 4))
 case("lax_scatter_along", "repeats", scatter_along_fn, normal(2, 3))
+
+# Binary elementwise primitives take every broadcast shape tests/rule_cases.py lists (test_rules checks it).
+_BROADCAST_SHAPES = [("col_row", (3, 1), (1, 4)), ("same", (3, 4), (3, 4)), ("scalar_array", (), (3, 4)),
+                     ("array_scalar", (3, 4), ()), ("vec_rank3", (4,), (2, 3, 4)), ("rank3_vec", (2, 3, 4), (4,))]
+for _label, _s1, _s2 in _BROADCAST_SHAPES:
+    case("lax_div", _label, div_fn, normal(*_s1), uniform(0.5, 2.0, *_s2))
+    case("lax_rem", _label, rem_fn, uniform(0.1, 3.0, *_s1), uniform(0.7, 1.3, *_s2))
+    case("lax_select", _label, select_fn, normal(*_s1), normal(*_s2),
+         _rng.random(np.broadcast_shapes(_s1, _s2)) < 0.5, argnums=(0, 1))
