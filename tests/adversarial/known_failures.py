@@ -87,7 +87,6 @@ KNOWN_FAILURES = {
     "rules.tensordot_axes": "REFUSED: jnp.tensordot",
     "rules.sort_gradient": "REFUSED: jnp.sort has no rule",
     "rules.logaddexp_arctan2": "REFUSED: jnp.logaddexp / jnp.arctan2 have no rules",
-    "rules.dynamic_slice_update": "REFUSED: lax.dynamic_slice / dynamic_update_slice",
     "library.numpy_scalar_constructors": "REFUSED: np.float64(x[0]) / np.float32(2.0) * x",
     "library.real_imag_conj_of_real": "REFUSED: x.real / x.imag / x.conj() of a real array",
     "library.np_sort_then_take": "REFUSED: np.sort (jnp.sort exists)",
