@@ -357,3 +357,10 @@ for _label, _s1, _s2 in _BROADCAST_SHAPES:
     case("lax_rem", _label, rem_fn, uniform(0.1, 3.0, *_s1), uniform(0.7, 1.3, *_s2))
     case("lax_select", _label, select_fn, normal(*_s1), normal(*_s2),
          _rng.random(np.broadcast_shapes(_s1, _s2)) < 0.5, argnums=(0, 1))
+
+
+def leading_axis_array_fn(xs, w):
+    return jnp.sum(w * internal.leading_axis_array(xs))
+
+
+case("lax_leading_axis_array", "matrix", leading_axis_array_fn, normal(3, 2))

@@ -230,3 +230,22 @@ def test_unsupported_uses_are_refused_clearly():
         astjax.grad(multi_operand_sort)(x)
     with pytest.raises((AstjaxError, NotImplementedError), match="feature_group_count"):
         astjax.grad(grouped_conv)(np.ones((1, 4, 3, 3)), np.ones((2, 2, 1, 1)))
+
+
+def scan_step(c, x):
+    a, b = x
+    return c + a * b, a * b
+
+
+def scan_over_a_tuple(a, b):
+    c, ys = lax.scan(scan_step, 0.0, (a, b))
+    return c + jnp.sum(ys)
+
+
+def test_scan_over_a_tuple_runs_and_is_refused_under_grad():
+    """lax.scan slices every leaf of a pytree xs (as JAX does); under grad normalization's loop indexes xs by
+    position, so a pytree xs is refused there rather than indexed item by item."""
+    a, b = np.arange(3.0), np.arange(3.0) + 1
+    assert float(scan_over_a_tuple(a, b)) == 2 * float(np.sum(a * b))
+    with pytest.raises(AstjaxError, match="one array as xs"):
+        astjax.grad(scan_over_a_tuple)(a, b)

@@ -34,13 +34,17 @@ def cond(pred, true_fun, false_fun, *operands):
 
 
 def scan(f, init, xs, length=None):
-    """Carry `init` through `f(carry, x)` over the leading axis of `xs`; stack the outputs."""
-    from ..tree_util import tree_map
+    """Carry `init` through `f(carry, x)` over the leading axis of `xs` (an array or a pytree of arrays,
+    sliced together); stack the outputs leaf by leaf."""
+    from ..tree_util import tree_leaves, tree_map
     carry = init
-    n = length if xs is None else len(xs)
+    leaves = tree_leaves(xs) if xs is not None else []
+    n = length if not leaves else len(leaves[0])
+    if any(len(leaf) != n for leaf in leaves):
+        raise ValueError(f"lax.scan: the leaves of xs have different leading sizes {[len(l) for l in leaves]}")
     ys = []
     for i in range(n):
-        carry, y = f(carry, None if xs is None else xs[i])
+        carry, y = f(carry, None if xs is None else tree_map(lambda leaf: leaf[i], xs))
         ys.append(y)
     stacked = tree_map(lambda *leaves: wrap(np.stack(leaves)), *ys) if ys else None
     return carry, stacked

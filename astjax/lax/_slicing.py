@@ -138,3 +138,14 @@ def kept_dim_shape(shape, axis):
     shape = list(shape)
     shape[int(axis) % len(shape)] = 1
     return tuple(shape)
+
+
+def leading_axis_array(xs):
+    """`xs` itself, checked to be one array: what normalization's loops for lax.scan and lax.map index by
+    position (xs[i]); a tuple, list or dict of arrays would be indexed item by item, which is not JAX's meaning."""
+    if isinstance(xs, (tuple, list, dict)) or not hasattr(xs, "shape"):
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(
+            "under a transformation, lax.scan and lax.map take one array as xs; for several, scan over "
+            "jnp.arange(n) and index each array inside the body (a pytree of xs is not supported yet)")
+    return xs

@@ -129,6 +129,9 @@ rules("lax_dynamic_index_in_dim", lax.dynamic_index_in_dim, ("operand",),
       f"operand, {_IN_DIM_STARTS.format('index')})",
       "dy = lax.dynamic_index_in_dim(doperand, index, axis, keepdims)")
 
+# The check normalization puts before the loops of lax.scan and lax.map: an identity on one array.
+rules("lax_leading_axis_array", internal.leading_axis_array, ("xs",), "bxs += by", "dy = dxs")
+
 # ------------------------------------------------------------ dot_general
 rules("lax_dot_general", lax.dot_general, ("lhs", "rhs"),
       ["blhs += lax.transpose(lax.dot_general(by, rhs, lax.internal.dot_general_transpose(jnp.ndim(lhs), "

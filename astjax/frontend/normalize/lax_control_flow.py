@@ -142,12 +142,13 @@ class LaxControlFlow(Pass):
         f, init, xs = args
         carry, ys = target.elts
         index, pair, collected = (self.context.namer.fresh(base) for base in ("_i", "_r", "_ys"))
-        if not isinstance(xs, gast.Name):
-            sequence = self.context.namer.fresh("_xs")
-            prelude = [gast.Assign(targets=[store(sequence)], value=xs, type_comment=None)]
-            xs = name(sequence)
-        else:
-            prelude = []
+        # xs is checked to be one array (lax.internal.leading_axis_array): the loop indexes it by position,
+        # which for a tuple of arrays would pick whole arrays rather than slicing each.
+        sequence = self.context.namer.fresh("_xs")
+        check = gast.Call(func=gast.Attribute(value=gast.Attribute(value=name("lax"), attr="internal", ctx=gast.Load()),
+                                              attr="leading_axis_array", ctx=gast.Load()), args=[xs], keywords=[])
+        prelude = [gast.Assign(targets=[store(sequence)], value=check, type_comment=None)]
+        xs = name(sequence)
         item = gast.Subscript(value=copy.deepcopy(xs), slice=name(index), ctx=gast.Load())
         body = [
             gast.Assign(targets=[store(pair)], value=self._call(f, name(carry.id), item), type_comment=None),
