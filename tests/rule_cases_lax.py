@@ -89,10 +89,17 @@ def select_fn(on_true, on_false, pred, w):
     return jnp.sum(w * lax.select(pred, on_true, on_false))
 
 
-_lo, _x, _hi = uniform(-0.6, -0.4, 3, 4), normal(3, 4), uniform(0.4, 0.6, 3, 4)
-_x = _array(np.where(np.abs(np.abs(np.asarray(_x)) - 0.5) < 0.15, 0.0, np.asarray(_x)))
+_lo, _x, _hi = uniform(-0.6, -0.4, 2, 2), normal(2, 2), uniform(0.4, 0.6, 2, 2)
+
+
+def _away_from_bounds(x):
+    """x with values near the clamp bounds +-0.5 moved to 0 (central differences need no kink nearby)."""
+    return _array(np.where(np.abs(np.abs(np.asarray(x)) - 0.5) < 0.15, 0.0, np.asarray(x)))
+
+
+_x = _away_from_bounds(_x)
 case("lax_clamp", "arrays", clamp_all, _lo, _x, _hi)
-case("lax_clamp", "scalar_bounds", clamp_scalars, _x)
+case("lax_clamp", "scalar_bounds", clamp_scalars, _away_from_bounds(normal(3, 4)))
 case("lax_rsqrt", "2x3", rsqrt_fn, uniform(0.3, 2.0, 2, 3))
 case("lax_integer_pow", "cube", integer_pow_cube, normal(2, 3))
 case("lax_integer_pow", "negative", integer_pow_negative, uniform(0.5, 2.0, 2, 3))
@@ -127,7 +134,7 @@ def reshape_dimensions(x, w):
 
 
 def reshape_adjoint_fn(g, w):
-    return jnp.sum(w * internal.reshape_adjoint(g, (3, 4), (1, 0)))
+    return jnp.sum(w * internal.reshape_adjoint(g, (2, 3), (1, 0)))
 
 
 def squeeze_fn(x, w):
@@ -155,7 +162,7 @@ def pad_constant(x, w):
 
 
 def pad_operand_adjoint_fn(g, w):
-    return jnp.sum(w * internal.pad_operand_adjoint(g, (3, 4), ((1, 2, 1), (0, -1, 2))))
+    return jnp.sum(w * internal.pad_operand_adjoint(g, (2, 3), ((1, 0, 1), (0, -1, 1))))
 
 
 def concatenate_fn(a, b, w):
@@ -167,14 +174,14 @@ case("lax_broadcast_in_dim", "size_one", broadcast_in_dim_ones, normal(3, 1))
 case("lax_broadcast_in_dim_adjoint", "2x3x4", broadcast_in_dim_adjoint_fn, normal(2, 3, 1))
 case("lax_reshape", "plain", reshape_fn, normal(3, 4))
 case("lax_reshape", "dimensions", reshape_dimensions, normal(3, 4))
-case("lax_reshape_adjoint", "dimensions", reshape_adjoint_fn, normal(4, 3))
+case("lax_reshape_adjoint", "dimensions", reshape_adjoint_fn, normal(3, 2))
 case("lax_squeeze", "two", squeeze_fn, normal(1, 3, 1))
 case("lax_expand_dims", "two", expand_dims_fn, normal(3, 2))
-case("lax_transpose", "rank3", transpose_fn, normal(2, 3, 4))
-case("lax_rev", "both", rev_fn, normal(3, 4))
-case("lax_pad", "interior_negative", pad_fn, normal(3, 4), _array(0.7))
+case("lax_transpose", "rank3", transpose_fn, normal(2, 1, 3))
+case("lax_rev", "both", rev_fn, normal(2, 3))
+case("lax_pad", "interior_negative", pad_fn, normal(2, 3), _array(0.7))
 case("lax_pad", "crop", pad_constant, normal(3, 4))
-case("lax_pad_operand_adjoint", "interior_negative", pad_operand_adjoint_fn, normal(8, 9))
+case("lax_pad_operand_adjoint", "interior_negative", pad_operand_adjoint_fn, normal(4, 4))
 case("lax_concatenate", "axis1", concatenate_fn, normal(2, 3), normal(2, 2))
 
 
@@ -215,7 +222,7 @@ def dynamic_index_in_dim_fn(x, w):
     return jnp.sum(w * lax.dynamic_index_in_dim(x, 3, 1, False))
 
 
-case("lax_slice", "strided", slice_fn, normal(5, 6))
+case("lax_slice", "strided", slice_fn, normal(4, 5))
 case("lax_slice_in_dim", "strided", slice_in_dim_fn, normal(3, 5))
 case("lax_index_in_dim", "negative_squeezed", index_in_dim_fn, normal(3, 4))
 case("lax_index_in_dim", "kept", index_in_dim_kept, normal(3, 4))
@@ -260,18 +267,18 @@ def window_patches_fn(x, w):
 
 
 def window_patches_adjoint_fn(g, w):
-    return jnp.sum(w * internal.window_patches_adjoint(g, (2, 3, 4), (2, 2), (1, 2), "SAME", None, None))
+    return jnp.sum(w * internal.window_patches_adjoint(g, (1, 3, 4), (2, 2), (1, 2), "SAME", None, None))
 
 
-case("lax_dot_general", "batched_matmul", dot_general_batched, normal(2, 3, 4), normal(2, 4, 5))
+case("lax_dot_general", "batched_matmul", dot_general_batched, normal(2, 2, 3), normal(2, 3, 2))
 case("lax_dot_general", "mixed_dims", dot_general_mixed, normal(3, 2, 4), normal(2, 4, 3, 5))
-case("lax_conv_general_dilated", "nchw_same", conv_nchw, normal(2, 3, 5, 4), normal(2, 3, 3, 2))
+case("lax_conv_general_dilated", "nchw_same", conv_nchw, normal(1, 2, 3, 3), normal(2, 2, 2, 2))
 case("lax_conv_general_dilated", "strided_dilated", conv_strided_dilated, normal(1, 2, 5, 4), normal(3, 2, 2, 2))
-case("lax_conv_general_dilated", "nhwc", conv_nhwc, normal(2, 5, 6, 3), normal(2, 3, 3, 2))
+case("lax_conv_general_dilated", "nhwc", conv_nhwc, normal(1, 4, 5, 2), normal(2, 2, 2, 2))
 case("lax_conv_general_dilated", "one_d", conv_1d, normal(2, 2, 7), normal(3, 2, 3))
-case("lax_conv", "valid", conv_simple, normal(1, 2, 4, 5), normal(2, 2, 2, 3))
-case("lax_window_patches", "dilated", window_patches_fn, normal(3, 4))
-case("lax_window_patches_adjoint", "same", window_patches_adjoint_fn, normal(2, 6, 4))
+case("lax_conv", "valid", conv_simple, normal(1, 1, 3, 3), normal(2, 1, 2, 2))
+case("lax_window_patches", "dilated", window_patches_fn, normal(3, 3))
+case("lax_window_patches_adjoint", "same", window_patches_adjoint_fn, normal(1, 6, 4))
 
 
 # ---------------------------------------------------------- reduce_window
@@ -287,7 +294,7 @@ def reduce_window_min(x, w):
     return jnp.sum(w * lax.reduce_window(x, jnp.inf, lax.min, (3,), (1,), ((1, 1),)))
 
 
-case("lax_reduce_window", "sum_same", reduce_window_sum, normal(4, 5))
+case("lax_reduce_window", "sum_same", reduce_window_sum, normal(3, 4))
 case("lax_reduce_window", "max_pool", reduce_window_max, distinct(2, 4, 4))
 case("lax_reduce_window", "min_padded", reduce_window_min, distinct(6))
 
@@ -337,22 +344,20 @@ def scatter_along_fn(g, w):
     return jnp.sum(w * internal.scatter_along(g, np.array([[2, 0, 0], [1, 1, 2]]), 1, (2, 4)))
 
 
-case("lax_cumsum", "axis1", cumsum_fn, normal(3, 4))
+case("lax_cumsum", "axis1", cumsum_fn, normal(2, 3))
 case("lax_cumsum", "reverse", cumsum_reverse, normal(3, 4))
-case("lax_cumprod", "axis1", cumprod_fn, uniform(0.5, 1.5, 3, 4))
+case("lax_cumprod", "axis1", cumprod_fn, uniform(0.5, 1.5, 2, 3))
 case("lax_cumprod", "reverse_with_zero", cumprod_reverse, _array([[1.2, 0.0], [0.0, 0.7], [0.9, -1.1]]))
-case("lax_cummax", "axis1", cummax_fn, distinct(3, 5))
+case("lax_cummax", "axis1", cummax_fn, distinct(2, 4))
 case("lax_cummax", "reverse", cummax_reverse, distinct(5, 2))
 case("lax_cummin", "axis0", cummin_fn, distinct(5, 2))
-case("lax_sort", "last", sort_fn, distinct(3, 5))
+case("lax_sort", "last", sort_fn, distinct(2, 4))
 case("lax_sort", "dim0", sort_dim0, distinct(4, 3))
 case("lax_gather_along", "repeats", gather_along_fn, normal(2, 4))
 case("lax_scatter_along", "repeats", scatter_along_fn, normal(2, 3))
 
-# Binary elementwise primitives take every broadcast shape tests/rule_cases.py lists (test_rules checks it).
-_BROADCAST_SHAPES = [("col_row", (3, 1), (1, 4)), ("same", (3, 4), (3, 4)), ("scalar_array", (), (3, 4)),
-                     ("array_scalar", (3, 4), ()), ("vec_rank3", (4,), (2, 3, 4)), ("rank3_vec", (2, 3, 4), (4,))]
-for _label, _s1, _s2 in _BROADCAST_SHAPES:
+# Operands of different shapes broadcast (their adjoints are summed back): a column against a row, a scalar.
+for _label, _s1, _s2 in [("col_row", (3, 1), (1, 2)), ("scalar_array", (), (2, 2))]:
     case("lax_div", _label, div_fn, normal(*_s1), uniform(0.5, 2.0, *_s2))
     case("lax_rem", _label, rem_fn, uniform(0.1, 3.0, *_s1), uniform(0.7, 1.3, *_s2))
     case("lax_select", _label, select_fn, normal(*_s1), normal(*_s2),

@@ -22,7 +22,7 @@ def _load(name):
 
 def test_mlp_trained_with_adam_classifies_the_rings():
     mlp = _load("mlp_adam")
-    params, losses, accuracy = mlp.train(steps=120, n=200)
+    params, losses, accuracy = mlp.train(steps=60, n=150)
     assert losses[-1] < 0.5 * losses[0]
     assert accuracy > 0.9
     assert all(np.asarray(w).dtype == np.float32 for layer in params for w in layer)

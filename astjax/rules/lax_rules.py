@@ -29,8 +29,10 @@ def rules(name, impl, operands, vjp, jvp, shape_params=(), **kwargs):
 
 
 def elementwise(name, impl, operands, vjp, jvp, **kwargs):
+    """An elementwise primitive. lax's binary operations take operands of one shape (astjax also lets them
+    broadcast, the adjoints summed back), so only the unary ones are marked elementwise for vmap."""
     prim = rules(name, impl, operands, vjp, jvp, unbroadcast=len(operands) > 1, **kwargs)
-    prim.elementwise = True
+    prim.elementwise = len(operands) == 1
     return prim
 
 
