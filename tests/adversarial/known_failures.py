@@ -84,7 +84,6 @@ KNOWN_FAILURES = {
     "rules.lax_cond": "REFUSED: lax.cond",
     "rules.einsum_trace": "REFUSED: einsum('ii->')",
     "rules.tensordot_axes": "REFUSED: jnp.tensordot",
-    "rules.dynamic_slice_update": "REFUSED: lax.dynamic_slice / dynamic_update_slice",
     "library.numpy_scalar_constructors": "REFUSED: np.float64(x[0]) / np.float32(2.0) * x",
     "library.real_imag_conj_of_real": "REFUSED: x.real / x.imag / x.conj() of a real array",
     # --- API compositions

@@ -1,0 +1,54 @@
+"""astjax.lax: JAX's lower-level operations with their JAX names and arguments.
+
+    from astjax import lax
+
+    _control     fori_loop, while_loop, cond, scan, switch, map (Python control flow under transformations)
+    _elementwise stop_gradient, clamp, rsqrt, integer_pow, exp2, logistic, erf, div, and lax's names for
+                 astjax.numpy's functions (add, sub, mul, max, exp, ...)
+    _shape       broadcast_in_dim, reshape, squeeze, expand_dims, transpose, rev, pad, concatenate
+    _slicing     slice, slice_in_dim, index_in_dim, dynamic_slice, dynamic_update_slice and their _in_dim forms,
+                 select
+    _linear      dot_general, conv_general_dilated, conv, reduce_window, cumsum, cumprod, cummax, cummin,
+                 sort, top_k
+    _scan        associative_scan
+    internal     the functions derivative rules call (window gathers, scatters, layouts)
+
+Every function here is a primitive with rules (astjax/rules/lax_rules.py),
+shares a primitive with astjax.numpy, or is control flow that normalization
+turns into Python loops and branches. Anything else is refused under a
+derivative, as everywhere in astjax.
+"""
+from . import internal
+from ._control import cond, fori_loop, map, scan, switch, while_loop
+from ._elementwise import (
+    abs, acos, add, asin, atan, atan2, cbrt, ceil, clamp, cos, cosh, div, eq, erf, exp, exp2, expm1, floor, ge,
+    gt, integer_pow, is_finite, le, log, log1p, logistic, lt, max, min, mul, ne, neg, pow, rem, round, rsqrt,
+    sign, sin, sinh, sqrt, square, stop_gradient, sub, tan, tanh,
+)
+from ._linear import (
+    conv, conv_general_dilated, cummax, cummin, cumprod, cumsum, dot_general, reduce_window, sort, top_k,
+)
+from ._scan import associative_scan
+from ._shape import broadcast_in_dim, concatenate, expand_dims, pad, reshape, rev, squeeze, transpose
+from ._slicing import (
+    dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim, dynamic_update_slice, dynamic_update_slice_in_dim,
+    index_in_dim, select, slice, slice_in_dim,
+)
+
+__all__ = [
+    # control flow
+    "fori_loop", "while_loop", "cond", "scan", "switch", "map", "associative_scan",
+    # elementwise
+    "stop_gradient", "clamp", "rsqrt", "integer_pow", "exp2", "logistic", "erf", "div", "add", "sub", "mul",
+    "neg", "max", "min", "pow", "abs", "sign", "exp", "expm1", "log", "log1p", "sqrt", "cbrt", "sin", "cos",
+    "tan", "tanh", "sinh", "cosh", "asin", "acos", "atan", "atan2", "square", "floor", "ceil", "round", "rem",
+    "eq", "ne", "lt", "le", "gt", "ge", "is_finite",
+    # shapes
+    "broadcast_in_dim", "reshape", "squeeze", "expand_dims", "transpose", "rev", "pad", "concatenate",
+    # slicing
+    "slice", "slice_in_dim", "index_in_dim", "dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim",
+    "dynamic_update_slice_in_dim", "dynamic_index_in_dim", "select",
+    # contractions, windows, scans, sorts
+    "dot_general", "conv_general_dilated", "conv", "reduce_window", "cumsum", "cumprod", "cummax", "cummin",
+    "sort", "top_k",
+]
