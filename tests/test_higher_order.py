@@ -281,3 +281,15 @@ def test_third_derivative_through_a_tuple_returning_helper_and_a_while_loop():
     numeric = central_difference(lambda v: astjax.grad(helper_in_a_while_loop, 1)(v[0], y), np.array([x]))
     np.testing.assert_allclose(float(mixed(x, y)), float(numeric.ravel()[0]), rtol=1e-6)
 
+
+
+def cubic_with_default(x, a=2.0):
+    return a * x ** 3
+
+
+def test_grad_of_grad_keeps_the_defaults_of_the_function():
+    """The seeded forward-mode function keeps the primal's defaults (its tangent parameter is bound)."""
+    x = jnp.array(np.float64(1.5))
+    grads = nested_grads(cubic_with_default, 3)
+    assert [float(g(x)) for g in grads] == [6 * 1.5 ** 2, 12 * 1.5, 12.0]
+    assert float(astjax.grad(astjax.grad(cubic_with_default))(x, 3.0)) == 18 * 1.5

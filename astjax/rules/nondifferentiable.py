@@ -83,7 +83,11 @@ _ISSUE9 = {
 _NUMPY_TWINS = {"invert": (np.invert, np.bitwise_not, np.bitwise_invert),
                 "left_shift": (np.left_shift, np.bitwise_left_shift),
                 "right_shift": (np.right_shift, np.bitwise_right_shift)}
+# `a & b`, `~mask`, ...: Python's operators on integer and boolean arrays
+_OPERATORS = {"bitwise_and": gast.BitAnd, "bitwise_or": gast.BitOr, "bitwise_xor": gast.BitXor,
+              "left_shift": gast.LShift, "right_shift": gast.RShift, "invert": gast.Invert}
 for _reason, _names in _ISSUE9.items():
     for _name in _names:
         _aliases = _NUMPY_TWINS.get(_name, (getattr(np, _name, None),))
-        nondifferentiable(_name, getattr(jnp, _name), _reason, aliases=tuple(a for a in _aliases if a is not None))
+        nondifferentiable(_name, getattr(jnp, _name), _reason, aliases=tuple(a for a in _aliases if a is not None),
+                          operator=_OPERATORS.get(_name))

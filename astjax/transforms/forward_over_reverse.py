@@ -54,22 +54,24 @@ def applies(transform):
 class _Seeded(Derivation):
     def seeded(self, fn, position, mode, name):
         def make(context, node, names, namespace, label):
+            defaults = copy.deepcopy(node.args.defaults)     # the seeded function keeps the primal's defaults
             forward = ForwardMode(context, node, names, name=label,
                                   callee_jvp=self._callee_hook(namespace, context, "jvp"),
                                   bind_name=lambda obj, base: self._bind(namespace, obj, base))
-            return _SeedOne(forward, mode)
+            return _SeedOne(forward, mode, defaults)
         return self._generate(fn, [position], make, name, prefix=mode)
 
 
 class _SeedOne:
     """The forward-mode function with its one tangent parameter bound to 1.0 at the top."""
 
-    def __init__(self, forward, mode):
-        self.forward, self.mode = forward, mode
+    def __init__(self, forward, mode, defaults=()):
+        self.forward, self.mode, self.defaults = forward, mode, list(defaults)
 
     def transform(self):
         fn = self.forward.transform()
         seed = fn.args.args.pop()           # the tangent of the differentiated argument comes last
+        fn.args.defaults = self.defaults    # what is left are the primal's parameters, defaults and all
         variable = self.forward.wrt[0]
         message = (f"grad requires a function with a scalar output, but the gradient with respect to "
                    f"`{variable}` has its shape, and `{variable}` is not a scalar. Use astjax.hessian or "

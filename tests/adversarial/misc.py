@@ -307,3 +307,13 @@ def particles_bounce_in_box(x0, v0):
 
 case(particles_bounce_in_box, lambda r: (np.array([0.1, 0.5, -0.2]), np.array([0.31, 0.17, 0.23])), "works",
      argnums=(0, 1))
+
+
+def boolean_mask_operators(x):
+    """`&`, `|`, `^` and `~` on boolean masks choose branches; they carry no derivative themselves."""
+    inside = (x > 0) & (x < 2)
+    outside = ~((x > 0) | (x > 5)) ^ (x < -3)
+    return jnp.sum(jnp.where(inside, x * x, 0.0) + jnp.where(outside, 3.0 * x, jnp.sin(x)))
+
+
+case(boolean_mask_operators, lambda r: (np.array([0.5, 3.0, -1.0, -4.0]) + 0.01 * vec(r, 4),), "works")
