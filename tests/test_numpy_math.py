@@ -248,3 +248,18 @@ def real_of_complex(x):
 def test_real_of_a_complex_value_is_refused():
     with pytest.raises(AstjaxError, match="real arrays only"):
         astjax.grad(real_of_complex)(np.array([0.3, 0.7]))
+
+
+def clip_bound_from_input(x):
+    return jnp.sum(jnp.clip(np.array([1.0, 2.0, 4.0]), x, 3.0))
+
+
+def nan_to_num_fill_from_input(x):
+    return jnp.sum(jnp.nan_to_num(np.array([np.nan, 2.0]), nan=x))
+
+
+def test_a_static_argument_carrying_a_derivative_is_refused_even_when_the_operands_are_constant():
+    """Activity follows static arguments too: these gave a silent 0 before (clip's true slope is 1 here)."""
+    for fn in (clip_bound_from_input, nan_to_num_fill_from_input):
+        with pytest.raises(AstjaxError, match="treats its argument"):
+            astjax.grad(fn)(np.float64(1.5))

@@ -35,7 +35,7 @@ class Activity:
         while changed:
             changed = False
             for target, app in self.assignments:
-                if target not in names and app.differentiable and any(n in names for n in app.operand_names()):
+                if target not in names and app.differentiable and any(n in names for n in _dependencies(app)):
                     names.add(target)
                     changed = True
         return names
@@ -54,6 +54,19 @@ class Activity:
 
     def is_active(self, node):
         return isinstance(node, gast.Name) and node.id in self.active
+
+
+def _dependencies(app):
+    """The names a result depends on: its operands', and for a primitive those of its static arguments too,
+    so that a static argument carrying a derivative (`clip(c, x)`) makes the result varied and is refused
+    (check_refusals) rather than its derivative silently dropped. Shape-only parameters do not count."""
+    names = app.operand_names()
+    if app.kind == "primitive":
+        prim = app.primitive
+        for param, node in app.bound.items():
+            if param not in prim.operands and param not in prim.shape_params:
+                names = names + [n.id for n in gast.walk(node) if isinstance(n, gast.Name)]
+    return names
 
 
 def _is_append(value):
