@@ -150,11 +150,9 @@ def check_refusals(function_node, resolver, activity, context, forward=False):
         problem = None
         if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
             target = node.targets[0].id
-            # a varied value read only through a non-operand argument (`clip(c, v, 10)`) leaves the
-            # target unvaried: the statement is checked all the same, else its derivative would be 0
             if target in activity.useful:     # a complex value the output depends on, varied or not
                 problem = _complex_refusal(node.value, resolver)
-            if not problem and (target in needed or (target in activity.useful and _reads(node.value) & activity.varied)):
+            if not problem and target in needed:
                 problem = (_container_arithmetic_refusal(node.value, containers)
                            or classify(getattr(node, "custom_call", node.value), resolver).refusal(activity.varied))
         elif isinstance(node, gast.Expr) and isinstance(node.value, gast.Call):
@@ -187,10 +185,6 @@ def _complex_refusal(value, resolver):
                     "differentiate the real and imaginary parts as separate real values (for |x * (a + bj)|**2, "
                     "write (a**2 + b**2) * x**2).")
     return None
-
-
-def _reads(node):
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
 
 def _container_names(function_node):
