@@ -93,7 +93,7 @@ def sort_order(a, axis=-1, descending=False):
     return np.flip(a.shape[axis] - 1 - idx, axis)
 
 
-def select_mask(condlist, k):
+def select_mask(condlist, k=0):
     """Where `select` takes choice k: condition k holds and no earlier one does."""
     conditions = [np.asarray(c, dtype=bool) for c in condlist]
     mask = conditions[k]
