@@ -246,7 +246,7 @@ def real_of_complex(x):
 
 
 def test_real_of_a_complex_value_is_refused():
-    with pytest.raises(AstjaxError, match="real arrays only"):
+    with pytest.raises(AstjaxError, match="complex"):
         astjax.grad(real_of_complex)(np.array([0.3, 0.7]))
 
 

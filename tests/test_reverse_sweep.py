@@ -127,7 +127,7 @@ def test_constructs_the_rules_would_get_wrong_are_refused_at_their_line(fn, line
 
 
 @pytest.mark.parametrize("fn, words", [(cases.falls_off_the_end, "Output was None"),
-                                       (cases.complex_output, "real-valued outputs")])
+                                       (cases.complex_output, "complex numbers")])
 def test_outputs_grad_cannot_differentiate_raise_type_error(fn, words):
-    with pytest.raises(TypeError, match=words):
+    with pytest.raises((TypeError, astjax.errors.AstjaxError), match=words):
         astjax.grad(fn)(X.copy())

@@ -511,7 +511,8 @@ def complex_abs_squared(z):
     return jnp.sum(jnp.abs(z) ** 2 + jnp.real(z * z))
 
 
-case(complex_abs_squared, lambda r: (vec(r, 3), vec(r, 3)), "either", mode="custom", check=_check_complex_abs2)
+case(complex_abs_squared, lambda r: (vec(r, 3), vec(r, 3)), "either", mode="custom", check=_check_complex_abs2,
+     errors=(TypeError,), error_match="complex value")      # a complex input to grad is refused
 
 
 def _check_jacfwd_has_aux(fn, args):
