@@ -93,7 +93,6 @@ KNOWN_FAILURES = {
     # --- syntax
     "syntax.annotation_without_value": "REFUSED: bare annotation `y: float`",
     "syntax.math_constants_and_builtins": "REFUSED: builtins abs/max/min/pow on traced scalars",
-    "syntax.unary_and_bitwise_on_ints": "REFUSED (transform error at the def line): ~ & | >> on Python ints",
     # --- dtypes
     # --- refused by the aliasing pass: two items of one parameter (a, b = x[0], x[1]) may be one array
 #     (x may be a list holding an array twice), so `a += b` is refused while b is read; clear errors
