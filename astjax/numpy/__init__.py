@@ -16,6 +16,7 @@ below (never an alias of a NumPy ufunc), so rule tables can key on it:
     _integer      bitwise, gcd/lcm, predicates, searchsorted, bincount, nonzero, sets
     _creation     array, zeros, arange, linspace, eye, meshgrid, diag, ...
     _shape        reshape, transpose, concatenate, stack, pad, tile, ...
+    _utilities    windows, unravel_index, lexsort, argpartition, broadcast_shapes
     _linalg       dot, matmul, einsum, outer, inner, vdot, trace
     _indexing     where, take, sort, argsort
     _dtypes       dtype names, result_type, finfo, iinfo, issubdtype
@@ -68,6 +69,10 @@ from ._statistics import (
     average, corrcoef, cov, median, nanmedian, nanpercentile, nanquantile, percentile, quantile,
 )
 from ._indexing import argsort, sort, take, take_along_axis, where
+from ._utilities import (
+    argpartition, bartlett, blackman, broadcast_shapes, hamming, hanning, isscalar, iterable, lexsort,
+    ravel_multi_index, unravel_index,
+)
 from ._indexing import choose, compress, extract, select
 from ._linalg import dot, einsum, inner, matmul, outer, tensordot, trace, vdot
 from ._reductions import (
@@ -224,4 +229,8 @@ __all__ += [  # shapes, stacking, signals (issue 9)
     'matrix_transpose', 'permute_dims', 'polyadd', 'polyder', 'polyint', 'polymul', 'polysub', 'polyval',
     'resize', 'rollaxis', 'rot90', 'row_stack', 'select', 'trapezoid', 'tri', 'tril_indices',
     'tril_indices_from', 'trim_zeros', 'triu_indices', 'triu_indices_from', 'unstack', 'vander', 'vsplit',
+]
+__all__ += [  # windows, index arithmetic, shape queries (no derivative)
+    'argpartition', 'bartlett', 'blackman', 'broadcast_shapes', 'hamming', 'hanning', 'isscalar', 'iterable',
+    'lexsort', 'ravel_multi_index', 'unravel_index',
 ]

@@ -91,3 +91,12 @@ for _reason, _names in _ISSUE9.items():
         _aliases = _NUMPY_TWINS.get(_name, (getattr(np, _name, None),))
         nondifferentiable(_name, getattr(jnp, _name), _reason, aliases=tuple(a for a in _aliases if a is not None),
                           operator=_OPERATORS.get(_name))
+
+# ---------------------------------------------------- windows, index arithmetic, shape queries
+_UTILITIES = {
+    SHAPES: ["bartlett", "blackman", "hamming", "hanning", "broadcast_shapes", "isscalar", "iterable"],
+    INTEGER: ["unravel_index", "ravel_multi_index", "lexsort", "argpartition"],
+}
+for _reason, _names in _UTILITIES.items():
+    for _name in _names:
+        nondifferentiable(_name, getattr(jnp, _name), _reason, aliases=(getattr(np, _name),))
