@@ -138,9 +138,15 @@ def is_complex(leaf):
 def refuse_complex(args, kind):
     """A complex value in any argument of a derivative is refused: the rules assume real numbers, so
     a complex constant mixed into the computation would give a wrong derivative, not an error."""
-    from . import tree_util
-    for leaf in tree_util.tree_leaves(list(args)):
-        if is_complex(leaf):
+    for arg in args:
+        if type(arg) in (float, int, bool):
+            continue
+        if isinstance(arg, (np.ndarray, np.generic)):      # the common case, without walking a tree
+            leaves = (arg,)
+        else:
+            from . import tree_util
+            leaves = tree_util.tree_leaves(arg)
+        if any(is_complex(leaf) for leaf in leaves):
             raise TypeError(_COMPLEX.format(kind=kind))
 
 
