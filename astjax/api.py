@@ -141,6 +141,10 @@ class ReverseTransform:
     def source_text(self):
         return self.derivation(self.kind).source_text()
 
+    def run_printed(self, args, kwargs):
+        """Run the generated function `source_text` prints (grad's wrapper may run value_and_grad's)."""
+        return self.call(self.kind, self.prepare(args), kwargs)
+
     def prepare(self, args):
         """Check the arguments and turn differentiated Python floats into float32 arrays."""
         args = list(args)
@@ -365,14 +369,25 @@ class _PullbackTransform:
         return self._source
 
 
-def source(fun):
-    """The generated Python source behind an astjax-transformed function, as a string."""
+def source(fun, *example_args, **example_kwargs):
+    """The generated Python source behind an astjax-transformed function, as a string.
+
+    With example arguments, the source is specialized to their shapes and dtypes (teaching/): it runs
+    `fun(*example_args, **example_kwargs)` once and prints the code with its shape helpers folded away
+    where every execution agreed (`unbroadcast(g, x)` between equal shapes is `g`)."""
     transform = getattr(fun, "__astjax_transform__", None)
     if transform is None:
         text = getattr(fun, "__astjax_source_text__", None)
-        if text is not None:
+        if text is not None and not (example_args or example_kwargs):
             return text
         raise TypeError(f"{name_of(fun)} is not an astjax-transformed function; pass e.g. astjax.grad(f).")
+    if example_args or example_kwargs:
+        from .teaching import specialized_source
+        fun(*example_args, **example_kwargs)          # builds the generated code (and checks the arguments)
+        run_printed = getattr(transform, "run_printed", None)
+        run = ((lambda: run_printed(example_args, example_kwargs)) if run_printed is not None
+               else (lambda: fun(*example_args, **example_kwargs)))
+        return specialized_source(run, transform.source_text())
     return transform.source_text()
 
 

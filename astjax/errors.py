@@ -84,6 +84,11 @@ def register_generated(filename, origin, line_map=None):
     _LINE_MAPS[filename] = line_map or {}
 
 
+def is_generated_file(filename):
+    """Whether `filename` names generated source (compiled by backends/python.py)."""
+    return filename in _GENERATED_ORIGINS
+
+
 def api_boundary(fn):
     """Wrap a public transformation so that errors read from the user's side.
 

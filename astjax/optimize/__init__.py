@@ -2,7 +2,7 @@
 
 `cleanup` runs them to a fixed point: fold constants, turn a push popped right
 back into an assignment, fold the first adjoint contribution into its zero
-initialization, share common subexpressions (and propagate copies and
+initialization (in a loop too), share common subexpressions (and propagate copies and
 constants), substitute single-use temporaries, drop dead code.
 """
 from .adjacent_push_pop import fold_adjacent_push_pop
@@ -10,6 +10,7 @@ from .common_subexpressions import share_common_subexpressions
 from .constant_folding import fold_constants
 from .dead_code import remove_dead_code
 from .forward_substitution import substitute_temporaries
+from .loop_accumulators import fold_loop_accumulators
 from .zero_accumulation import fold_zero_accumulation
 
 __all__ = ["cleanup"]
@@ -22,6 +23,7 @@ def cleanup(function_node, keep=()):
         fold_constants(function_node)
         fold_adjacent_push_pop(function_node)
         fold_zero_accumulation(function_node)
+        fold_loop_accumulators(function_node)
         share_common_subexpressions(function_node)
         substitute_temporaries(function_node)
         remove_dead_code(function_node)

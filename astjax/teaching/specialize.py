@@ -1,0 +1,259 @@
+"""Print a transformed function's generated source specialized to example arguments.
+
+    source(grad(f), x)  ->  run grad(f)(x), watching the helper calls (call_sites.py);
+                            parse each generated function's text (comments kept);
+                            replace each helper call every execution of which a fold
+                            understands (folds.py); drop tape slots that saved a shape
+                            nobody reads any more; clean up as generation does;
+                            run the result on the same arguments and compare.
+
+The general source is printed instead (with a note saying why) when the run
+reaches no generated Python code (a compiled jit function) or the specialized
+code does not reproduce the general code's result.
+"""
+import copy
+import inspect
+
+import gast
+import numpy as np
+
+from .. import tree_util
+from ..codegen.unparse import parse_printed, unparse
+from ..optimize import cleanup
+from ..optimize.dead_code import remove_dead_code
+from .call_sites import Seen, watch_calls
+from .folds import FOLDS
+
+__all__ = ["specialized_source"]
+
+
+def specialized_source(run, general_text):
+    """`general_text` (generated functions, the main one first) specialized to what `run()` gives them."""
+    from ..errors import is_generated_file
+    _, observed = watch_calls(run, is_generated_file)
+    functions = [node for node in parse_printed(general_text).body if isinstance(node, gast.FunctionDef)]
+    if not functions or functions[0].name not in observed.entries:
+        return general_text + _note("no generated Python code ran for these arguments (a jit-compiled function?)")
+    specialized, ran_as_printed = [], set()
+    for node in functions:
+        namespace = _namespace_of(node.name, observed)
+        if namespace is None or node.name not in observed.entries:
+            specialized.append(node)
+            continue
+        compiled_node = _compiled_node(node.name, observed)
+        if compiled_node is None or gast.dump(_without_comments(compiled_node)) != gast.dump(_without_comments(node)):
+            specialized.append(node)         # the printed text is not what ran: leave it general
+            continue
+        ran_as_printed.add(node.name)
+        _Fold(namespace, observed, node.name).visit(compiled_node)
+        _drop_unread_shape_slots(compiled_node)
+        remove_dead_code(compiled_node)      # a folded `t_shape = (3,)` nobody reads must not be shared by cleanup
+        specialized.append(cleanup(compiled_node))
+    if functions[0].name not in ran_as_printed:
+        return general_text + _note("the function these arguments ran is not the one printed")
+    problem = _reproduces(specialized, observed)
+    if problem:
+        return general_text + _note(problem)
+    main_args = observed.entries[functions[0].name][0]
+    return _header(functions[0], main_args) + "\n\n".join(unparse(node) for node in specialized)
+
+
+class _Fold(gast.NodeTransformer):
+    """Replace each helper call whose executions all saw one signature a fold understands."""
+
+    def __init__(self, namespace, observed, function):
+        self.namespace, self.observed, self.function = namespace, observed, function
+
+    def visit_Call(self, node):
+        if _is_call(node, "push"):
+            return node                  # a saved shape stays `jnp.shape(t)`: _drop_unread_shape_slots reads it
+        self.generic_visit(node)         # inner calls first: a fold may rely on an already folded argument
+        target = _resolve(node.func, self.namespace)
+        fold = FOLDS.get(target) if _hashable(target) else None
+        if fold is None or any(isinstance(a, gast.Starred) for a in node.args):
+            return node
+        seen = self.observed.seen_at(self.function, _position(node))
+        if seen is None or seen.pop("__callee__", None) is not getattr(target, "__code__", None):
+            return node
+        try:
+            bound = inspect.signature(target).bind(*node.args, **{k.arg: k.value for k in node.keywords})
+        except TypeError:
+            return node
+        nodes = dict(bound.arguments)
+        seen = {name: seen.get(name, Seen("other")) for name in inspect.signature(target).parameters}
+        folded = fold(nodes, seen)
+        return node if folded is None else folded
+
+
+def _position(node):
+    return (node.lineno, node.end_lineno, node.col_offset, node.end_col_offset)
+
+
+def _resolve(func, namespace):
+    if isinstance(func, gast.Name):
+        return namespace.get(func.id)
+    if isinstance(func, gast.Attribute):
+        owner = _resolve(func.value, namespace)
+        return getattr(owner, func.attr, None) if owner is not None else None
+    return None
+
+
+def _hashable(obj):
+    try:
+        hash(obj)
+    except TypeError:
+        return False
+    return True
+
+
+def _namespace_of(name, observed):
+    """The globals the generated function `name` ran with (None where two functions shared the name)."""
+    return observed.namespaces.get(name) if observed.files.get(name) else None
+
+
+def _compiled_node(name, observed):
+    """The generated function `name` parsed from the text it was compiled from (so call positions match)."""
+    import linecache
+    filename = observed.files.get(name)
+    lines = linecache.cache.get(filename, (None, None, None))[2] if filename else None
+    if not lines:
+        return None
+    functions = [n for n in parse_printed("".join(lines)).body if isinstance(n, gast.FunctionDef)]
+    return functions[0] if len(functions) == 1 and functions[0].name == name else None
+
+
+def _without_comments(node):
+    node = copy.deepcopy(node)
+    for child in gast.walk(node):
+        for field in ("body", "orelse"):
+            block = getattr(child, field, None)
+            if isinstance(block, list):
+                setattr(child, field, [s for s in block if not _is_comment(s)])
+    for child in gast.walk(node):
+        for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+            if hasattr(child, attr):
+                setattr(child, attr, None)
+    return node
+
+
+def _is_comment(stmt):
+    return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
+            and isinstance(stmt.value.func, gast.Name) and stmt.value.func.id == "__comment__")
+
+
+# ------------------------------------------------------------------ tape slots
+def _drop_unread_shape_slots(function_node):
+    """`push(_tape, jnp.shape(t))` ... `t_shape = pop(_tape)` where nothing reads `t_shape`: both go.
+
+    Every pop takes back what its paired push saved (the tape plan pairs them by variable), so
+    removing every push and pop of one slot leaves the other slots' pairs as they were."""
+    reads = {n.id for n in gast.walk(function_node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    unread = set()
+    for stmt in gast.walk(function_node):
+        if (isinstance(stmt, gast.Assign) and _is_call(stmt.value, "pop") and isinstance(stmt.targets[0], gast.Name)
+                and stmt.targets[0].id.endswith("_shape") and stmt.targets[0].id not in reads):
+            unread.add(stmt.targets[0].id[:-len("_shape")])
+    if not unread:
+        return
+
+    def keep(stmt):
+        if isinstance(stmt, gast.Expr) and _is_call(stmt.value, "push"):
+            saved = stmt.value.args[1]
+            return _shape_of_name(saved) not in unread
+        if isinstance(stmt, gast.Assign) and _is_call(stmt.value, "pop") and isinstance(stmt.targets[0], gast.Name):
+            return stmt.targets[0].id[:-len("_shape")] not in unread if stmt.targets[0].id.endswith("_shape") else True
+        return True
+    _filter_blocks(function_node, keep)
+
+
+def _shape_of_name(expr):
+    """`t` for `jnp.shape(t)`."""
+    if (isinstance(expr, gast.Call) and isinstance(expr.func, gast.Attribute) and expr.func.attr == "shape"
+            and len(expr.args) == 1 and isinstance(expr.args[0], gast.Name)):
+        return expr.args[0].id
+    return None
+
+
+def _is_call(expr, name):
+    return isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name) and expr.func.id == name
+
+
+def _filter_blocks(node, keep):
+    for child in gast.walk(node):
+        for field in ("body", "orelse"):
+            block = getattr(child, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
+                kept = [s for s in block if keep(s)]
+                setattr(child, field, kept or [gast.Pass()])
+
+
+# ------------------------------------------------------------------ checking
+def _reproduces(functions, observed):
+    """None if the specialized functions give the general ones' result on the same arguments, else why not."""
+    from ..backends.python import compile_function
+    compiled = {}
+    namespaces = []
+    for node in functions:
+        namespace = dict(_namespace_of(node.name, observed) or {})
+        namespaces.append(namespace)
+        fn, _ = compile_function(copy.deepcopy(node), namespace, label=node.name)
+        compiled[node.name] = fn
+    for namespace in namespaces:
+        namespace.update(compiled)
+    main = functions[0].name
+    if observed.files.get(main) is None:
+        return "two generated functions of that name ran"
+    arguments, expected = observed.entries[main]
+    try:
+        got = compiled[main](**{k: _copy(v) for k, v in arguments.items()})
+    except Exception as exc:      # noqa: BLE001 -- a fold that broke the code: print the general form
+        return f"the specialized code raised {type(exc).__name__}: {exc}"
+    if not _same(got, expected):
+        return "the specialized code did not reproduce the general code's result"
+    return None
+
+
+def _copy(value):
+    return tree_util.tree_map(lambda leaf: leaf.copy() if isinstance(leaf, np.ndarray) else leaf, value)
+
+
+def _same(a, b):
+    """Whether two results of generated code agree (pytrees, adjoints of containers included)."""
+    from ..rules.helpers import TreeAdjoint
+    if isinstance(a, TreeAdjoint) or isinstance(b, TreeAdjoint):
+        return (isinstance(a, TreeAdjoint) and isinstance(b, TreeAdjoint) and a.items.keys() == b.items.keys()
+                and all(_same(a.items[k], b.items[k]) for k in a.items))
+    if isinstance(a, (tuple, list)) or isinstance(b, (tuple, list)):
+        return (type(a) is type(b) and len(a) == len(b)) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) or isinstance(b, dict):
+        return type(a) is type(b) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if a is None or b is None:
+        return a is b
+    if np.shape(a) != np.shape(b):
+        return False
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype != b.dtype:
+        return False
+    return bool(np.allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=1e-6, atol=1e-12,
+                            equal_nan=True))
+
+
+def _header(main, arguments):
+    params = [a.id for a in main.args.args if a.id in arguments]
+    described = ", ".join(f"{p}: {_describe(arguments[p])}" for p in params)
+    return f"# {main.name} specialized to {described}\n"
+
+
+def _describe(value):
+    """`float32[3, 2]`, `(float32[3, 2], float32[2])`, `{'w': float32[3]}`, `float`, `3`."""
+    if isinstance(value, tuple) and not hasattr(value, "_fields"):
+        return "(" + ", ".join(map(_describe, value)) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, list):
+        return "[" + ", ".join(map(_describe, value)) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {_describe(v)}" for k, v in value.items()) + "}"
+    return str(Seen.of(value))
+
+
+def _note(why):
+    return f"\n# (printed in its general form: {why})\n"
+
