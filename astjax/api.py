@@ -141,6 +141,10 @@ class ReverseTransform:
     def source_text(self):
         return self.derivation(self.kind).source_text()
 
+    def printed_derivation(self):
+        """The Derivation whose functions `source_text` prints."""
+        return self.derivation(self.kind)
+
     def run_printed(self, args, kwargs):
         """Run the generated function `source_text` prints (grad's wrapper may run value_and_grad's)."""
         return self.call(self.kind, self.prepare(args), kwargs)
@@ -350,6 +354,9 @@ class _PullbackTransform:
     def source_text(self):
         return self.transform.source_text()
 
+    def printed_derivation(self):
+        return self.transform.printed_derivation()
+
     def composable_source(self):
         generated = self.generated
         if self._source is None:
@@ -369,12 +376,27 @@ class _PullbackTransform:
         return self._source
 
 
-def source(fun, *example_args, **example_kwargs):
+def source(fun, *example_args, standalone=False, **example_kwargs):
     """The generated Python source behind an astjax-transformed function, as a string.
 
     With example arguments, the source is specialized to their shapes and dtypes (teaching/): it runs
     `fun(*example_args, **example_kwargs)` once and prints the code with its shape helpers folded away
-    where every execution agreed (`unbroadcast(g, x)` between equal shapes is `g`)."""
+    where every execution agreed (`unbroadcast(g, x)` between equal shapes is `g`). With
+    `standalone=True` the text starts with the imports and definitions it needs to run when pasted
+    into a file (`from astjax.generated import *`, the user's functions it calls)."""
+    text = _source(fun, example_args, example_kwargs)
+    if not standalone:
+        return text
+    from .teaching.standalone import standalone_source
+    derivation = getattr(getattr(fun, "__astjax_transform__", None), "printed_derivation", None)
+    if derivation is None:
+        raise TypeError(f"source(..., standalone=True) of {name_of(fun)} is not supported; pass a function "
+                        f"transformed by grad, value_and_grad, vjp, jvp, jacfwd, jacrev, vmap or jit.")
+    functions = derivation().functions
+    return standalone_source(text, {name: fn.__globals__ for name, fn in functions.items()})
+
+
+def _source(fun, example_args, example_kwargs):
     transform = getattr(fun, "__astjax_transform__", None)
     if transform is None:
         text = getattr(fun, "__astjax_source_text__", None)
@@ -389,10 +411,6 @@ def source(fun, *example_args, **example_kwargs):
                else (lambda: fun(*example_args, **example_kwargs)))
         return specialized_source(run, transform.source_text())
     return transform.source_text()
-
-
-# Calls of these on values known when transforming (`astjax.grad(f)` inside a transformed function)
-# are evaluated then, so the function they build is transformed like any callee.
 
 
 # Calls of these on values known when transforming (`astjax.grad(f)` inside a transformed

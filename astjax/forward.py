@@ -324,10 +324,14 @@ class _JacobianTransform:
         return pullback_function(self.fun, (position + len(self.leading),))[0]
 
     def source_text(self):
+        return self.printed_derivation().source_text()
+
+    def printed_derivation(self):
+        """The Derivation `source_text` prints: the jvp or pullback for the first argument in argnums."""
         position = self.nums[0] % max(self._count() - len(self.leading), 1)
         if self.kind == "jacfwd":
-            return forward_function(self.fun, self._mask(position))[1].source_text()
-        return pullback_function(self.fun, (position + len(self.leading),))[1].source_text()
+            return forward_function(self.fun, self._mask(position))[1]
+        return pullback_function(self.fun, (position + len(self.leading),))[1]
 
     def composable_source(self):
         if self.has_aux:

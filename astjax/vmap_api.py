@@ -148,10 +148,14 @@ class VmapTransform:
         return self._composable[1]
 
     def source_text(self):
+        return self.printed_derivation().source_text()
+
+    def printed_derivation(self):
+        """The Derivation of the last call (or of the signature the next transformation sees)."""
         if self._last is None:
             axes, spec = self._static_spec()
             self.derivation(spec, _out_none(self.out_axes))
-        return self._last.source_text()
+        return self._last
 
 
 # ---------------------------------------------------------------- arguments

@@ -4,7 +4,10 @@ Run `python examples/teaching.py` to print each function's gradient and generate
 tests/test_snapshots.py keeps the printed sources stable, so a change to how
 derivatives read shows up in review.
 """
+import numpy as np
+
 import astjax
+import astjax.numpy as jnp
 
 
 def power_loop(x, n):
@@ -40,6 +43,19 @@ def newton_sqrt(a):
     return x
 
 
+def rnn(W, h, xs):
+    """A recurrent net's final state: the reverse sweep runs back through time."""
+    for x in xs:
+        h = jnp.tanh(W @ h + x)
+    return jnp.sum(h)
+
+
+def layer_loss(W, b, x, y):
+    """One dense layer and a squared error, over a batch of rows."""
+    pred = jnp.tanh(x @ W + b)
+    return jnp.mean((pred - y) ** 2)
+
+
 EXAMPLES = {
     "power_loop": (power_loop, (1.5, 4)),
     "relu_branch": (relu_branch, (3.0,)),
@@ -48,11 +64,22 @@ EXAMPLES = {
 }
 
 
+_rows = np.linspace(-1.0, 1.0, 12, dtype=np.float32)
+
+# Printed for the shapes of their example arguments: `astjax.source(grad(f), *args)`.
+SPECIALIZED = {
+    "rnn": (rnn, (0.5 * np.eye(3, dtype=np.float32), _rows[:3], [_rows[3:6], _rows[6:9]])),
+    "layer_loss": (layer_loss, (_rows.reshape(3, 4), _rows[:4], _rows[:6].reshape(2, 3), _rows[4:12].reshape(2, 4))),
+}
+
+
 def main():
     for name, (fn, args) in EXAMPLES.items():
         grad_fn = astjax.grad(fn)
         print(f"grad({name}){args} = {float(grad_fn(*args))}")
         print(astjax.source(grad_fn))
+    for name, (fn, args) in SPECIALIZED.items():
+        print(astjax.source(astjax.grad(fn), *args))
 
 
 if __name__ == "__main__":

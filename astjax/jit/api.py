@@ -133,6 +133,12 @@ class _JitTransform:
         from ..frontend.parse import function_source
         return function_source(self.jitted.fun)
 
+    def printed_derivation(self):
+        if self.jitted.transformed:
+            return self.jitted.fun.__astjax_transform__.printed_derivation()
+        self.jitted.compiled()
+        return self.jitted._primal[0]
+
     def source_text(self):
         if self.jitted.transformed:
             from ..api import source

@@ -16,8 +16,9 @@ from .zero_accumulation import fold_zero_accumulation
 __all__ = ["cleanup"]
 
 
-def cleanup(function_node, keep=()):
-    """Simplify `function_node` in place until nothing changes; return it."""
+def cleanup(function_node, keep=(), temporaries=()):
+    """Simplify `function_node` in place until nothing changes; return it. `temporaries`: names an
+    earlier transformation gave its temporaries (codegen/readable_names.py), substituted like `_t3`."""
     for _ in range(8):
         before = _fingerprint(function_node)
         fold_constants(function_node)
@@ -25,7 +26,7 @@ def cleanup(function_node, keep=()):
         fold_zero_accumulation(function_node)
         fold_loop_accumulators(function_node)
         share_common_subexpressions(function_node)
-        substitute_temporaries(function_node)
+        substitute_temporaries(function_node, temporaries)
         remove_dead_code(function_node)
         if _fingerprint(function_node) == before:
             break

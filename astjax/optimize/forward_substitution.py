@@ -18,13 +18,19 @@ __all__ = ["substitute_temporaries", "is_temporary"]
 _TEMPORARY = re.compile(r"^[bd]*_(t\d+|y\d+|b\d+|ret)_*$")
 
 
-def is_temporary(identifier):
-    return bool(_TEMPORARY.match(identifier))
+_FAMILY = re.compile(r"^[bd]*(?P<base>.*?)(_shape)?_*$")
 
 
-def substitute_temporaries(function_node):
+def is_temporary(identifier, named=()):
+    """`_t3`, `b_t3`, ...; or a temporary an earlier transformation named (`sin_x`) and its adjoints and tangents."""
+    if _TEMPORARY.match(identifier):
+        return True
+    return bool(named) and (identifier in named or _FAMILY.match(identifier).group("base") in named)
+
+
+def substitute_temporaries(function_node, named=()):
     counts, stores = _uses(function_node)
-    _block(function_node.body, counts, stores)
+    _block(function_node.body, counts, stores, frozenset(named))
     return function_node
 
 
@@ -38,26 +44,26 @@ def _uses(node):
     return loads, stores
 
 
-def _block(block, counts, stores):
+def _block(block, counts, stores, named):
     i = 0
     while i < len(block):
         stmt = block[i]
         for field in ("body", "orelse"):
             inner = getattr(stmt, field, None)
             if isinstance(inner, list) and not isinstance(stmt, gast.FunctionDef):
-                _block(inner, counts, stores)
-        if _try_substitute(block, i, counts, stores):
+                _block(inner, counts, stores, named)
+        if _try_substitute(block, i, counts, stores, named):
             del block[i]
             continue
         i += 1
 
 
-def _try_substitute(block, i, counts, stores):
+def _try_substitute(block, i, counts, stores, named):
     stmt = block[i]
     if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)):
         return False
     target = stmt.targets[0].id
-    if not is_temporary(target) or counts.get(target) != 1 or stores.get(target) != 1 or has_effects(stmt.value):
+    if not is_temporary(target, named) or counts.get(target) != 1 or stores.get(target) != 1 or has_effects(stmt.value):
         return False
     if _calls_user_function(stmt.value) or _size(stmt.value) > _MAX_SUBSTITUTED_SIZE:
         return False     # a call of the user's code, or a long expression, reads better on its own line

@@ -12,6 +12,8 @@ from ..frontend.bindings import Bindings
 from ..frontend.context import FunctionContext
 from ..frontend.normalize import normalize
 from ..frontend.parse import function_source
+from ..codegen.naming import names_in
+from ..codegen.readable_names import name_temporaries
 from ..optimize import cleanup
 from ..backends.python import compile_function
 from .jvp import ForwardMode
@@ -118,7 +120,8 @@ class Derivation:
         self.namespaces.append(namespace)
         label = name or f"{prefix}_{_clean(source.name)}"
         transform = make_transform(context, node, [params[i] for i in wrt], namespace, label)
-        generated = cleanup(transform.transform())
+        generated = cleanup(transform.transform(), temporaries=getattr(source, "temporaries", ()))
+        renames = name_temporaries(generated, protected=names_in(source.node))
         if label in self.functions:       # a callee built meanwhile took the name: the main one must not shadow it
             n = 2
             while f"{label}_{n}" in self.functions or f"{label}_{n}" in self.callees.values():
@@ -126,8 +129,11 @@ class Derivation:
             label = generated.name = f"{label}_{n}"
         fn_out, text = compile_function(generated, namespace, label, origin=source.filename)
         fn_out.__astjax_function_source__.bindings = self.bindings
+        # the next transformation treats renamed temporaries as temporaries (optimize/forward_substitution.py)
+        fn_out.__astjax_function_source__.temporaries = frozenset(renames.values()) | frozenset(
+            getattr(source, "temporaries", ()))
         # adjoints and tangents: a zero one may stand for an array of any shape (jit reads this)
-        fn_out.__astjax_derivative_names__ = frozenset(context.namer.derived.values())
+        fn_out.__astjax_derivative_names__ = frozenset(renames.get(n, n) for n in context.namer.derived.values())
         if context.renamed_params:
             fn_out.__astjax_param_renames__ = dict(context.renamed_params)
         self.functions[label] = fn_out
