@@ -14,9 +14,10 @@ from .forward import jvp, jacfwd, jacrev, hessian
 from .vmap_api import vmap
 from .devices import devices, device_put, local_devices, device_count
 from .errors import TransformError
+from .teaching.explain import explain
 
 __version__ = "0.1.0"
 
-__all__ = ["errors", "rules", "Array", "Device", "grad", "value_and_grad", "vjp", "jit", "vmap", "pmap", "jvp", "jacfwd", "jacrev", "hessian", "source", "devices", "device_put",
+__all__ = ["errors", "rules", "Array", "Device", "grad", "value_and_grad", "vjp", "jit", "vmap", "pmap", "jvp", "jacfwd", "jacrev", "hessian", "source", "explain", "devices", "device_put",
            "local_devices", "device_count", "custom_vjp", "custom_jvp", "numpy", "random", "tree_util", "lax", "TransformError",
            "nn", "scipy"]

@@ -7,6 +7,7 @@ adjoint is `g @ x.T`, a shape saved on the tape only for such a helper is
 gone. The specialized source is run on the same arguments and must give the
 same result as the general one, or the general source is printed instead.
 """
+from .explain import Explanation, explain
 from .specialize import specialized_source
 
-__all__ = ["specialized_source"]
+__all__ = ["specialized_source", "explain", "Explanation"]
