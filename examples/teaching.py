@@ -64,12 +64,43 @@ EXAMPLES = {
 }
 
 
+def square_then_sin(x):
+    return jnp.sin(x * x)
+
+
+def nested_calls(x):
+    """A function calling another twice: each call gets its own vjp (or jvp) function."""
+    y = square_then_sin(x)
+    return square_then_sin(y) * x
+
+
+def tanh_by_exp(x):
+    """tanh written with exp: its second derivative is forward mode over the reverse sweep."""
+    return (1.0 - jnp.exp(-2.0 * x)) / (1.0 + jnp.exp(-2.0 * x))
+
+
+def cross_entropy(W, x, label):
+    """A linear classifier's log-loss: softmax's derivative, written from its parts."""
+    logits = W @ x
+    log_probs = logits - jnp.log(jnp.sum(jnp.exp(logits)))
+    return -log_probs[label]
+
+
+def _second_derivative(fn):
+    return astjax.grad(astjax.grad(fn))
+
+
 _rows = np.linspace(-1.0, 1.0, 12, dtype=np.float32)
 
-# Printed for the shapes of their example arguments: `astjax.source(grad(f), *args)`.
+# Printed for the shapes of their example arguments: `astjax.source(transform(f), *args)`.
 SPECIALIZED = {
-    "rnn": (rnn, (0.5 * np.eye(3, dtype=np.float32), _rows[:3], [_rows[3:6], _rows[6:9]])),
-    "layer_loss": (layer_loss, (_rows.reshape(3, 4), _rows[:4], _rows[:6].reshape(2, 3), _rows[4:12].reshape(2, 4))),
+    "rnn": (astjax.grad, rnn, (0.5 * np.eye(3, dtype=np.float32), _rows[:3], [_rows[3:6], _rows[6:9]])),
+    "layer_loss": (astjax.grad, layer_loss,
+                   (_rows.reshape(3, 4), _rows[:4], _rows[:6].reshape(2, 3), _rows[4:12].reshape(2, 4))),
+    "nested_calls": (astjax.grad, nested_calls, (0.7,)),
+    "nested_calls_forward": (astjax.jacfwd, nested_calls, (0.7,)),
+    "tanh_by_exp_second_order": (_second_derivative, tanh_by_exp, (0.3,)),
+    "cross_entropy": (astjax.grad, cross_entropy, (_rows.reshape(3, 4), _rows[4:8], 1)),
 }
 
 
@@ -78,8 +109,8 @@ def main():
         grad_fn = astjax.grad(fn)
         print(f"grad({name}){args} = {float(grad_fn(*args))}")
         print(astjax.source(grad_fn))
-    for name, (fn, args) in SPECIALIZED.items():
-        print(astjax.source(astjax.grad(fn), *args))
+    for name, (transform, fn, args) in SPECIALIZED.items():
+        print(astjax.source(transform(fn), *args))
 
 
 if __name__ == "__main__":

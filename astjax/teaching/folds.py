@@ -64,6 +64,8 @@ def _ndims(*seen):
 @fold_for(helpers.unbroadcast)
 def _unbroadcast(nodes, seen):
     g, x = seen["g"], seen["x"]
+    if g.kind == "float" and _arrays(x) and x.shape == () and x.dtype.startswith("float"):
+        return nodes["g"]          # a Python float meeting a float scalar takes its dtype anyway (weak type)
     if not _arrays(g, x):
         return None
     if g.shape == x.shape:
@@ -93,7 +95,7 @@ def _unreduce(nodes, seen):
         return nodes["g"]
     if g.shape == () and (g.kind == "float" or g.dtype == x.dtype):
         if x.shape == () and g.kind == "float":
-            return None                  # a Python float would stay weakly typed: keep the helper
+            return nodes["g"] if x.dtype.startswith("float") else None     # weakly typed, as above
         dtype = "" if x.dtype == "float32" else f", jnp.{x.dtype}"
         return template(f"jnp.full({x.shape!r}, g{dtype})", g=nodes["g"])
     return None
@@ -121,6 +123,13 @@ def _reduced_size(nodes, seen):
 def _shape(nodes, seen):
     a = seen["a"]
     return _literal(a.shape) if _arrays(a) else None
+
+
+@fold_for(jnp.ndim)
+def _ndim(nodes, seen):
+    """`jnp.ndim(x)` of an array: its rank (a guard `if jnp.ndim(x) != 0: raise ...` then folds away)."""
+    a = seen.get("a")
+    return _literal(len(a.shape)) if a is not None and _arrays(a) else None
 
 
 @fold_for(jnp.swapaxes)

@@ -47,6 +47,7 @@ def specialized_source(run, general_text):
         ran_as_printed.add(node.name)
         _Fold(namespace, observed, node.name).visit(compiled_node)
         _drop_unread_shape_slots(compiled_node)
+        _take_constant_branches(compiled_node)     # `if 0 != 0: raise ...` (a rank check) goes
         remove_dead_code(compiled_node)      # a folded `t_shape = (3,)` nobody reads must not be shared by cleanup
         specialized.append(cleanup(compiled_node))
     if functions[0].name not in ran_as_printed:
@@ -139,6 +140,33 @@ def _without_comments(node):
 def _is_comment(stmt):
     return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
             and isinstance(stmt.value.func, gast.Name) and stmt.value.func.id == "__comment__")
+
+
+def _take_constant_branches(function_node):
+    """`if False: s` disappears and `if True: s else: t` becomes `s` (tests folded to constants)."""
+    for child in list(gast.walk(function_node)):
+        for field in ("body", "orelse"):
+            block = getattr(child, field, None)
+            if not isinstance(block, list) or not block or not isinstance(block[0], gast.stmt):
+                continue
+            kept = []
+            for stmt in block:
+                if isinstance(stmt, gast.If) and isinstance(stmt.test, gast.Compare):
+                    _fold_comparison(stmt)
+                if isinstance(stmt, gast.If) and isinstance(stmt.test, gast.Constant):
+                    kept.extend(stmt.body if stmt.test.value else stmt.orelse)
+                else:
+                    kept.append(stmt)
+            setattr(child, field, kept or [gast.Pass()])
+
+
+def _fold_comparison(stmt):
+    """`0 != 0` -> False, for a comparison of two literal numbers."""
+    test = stmt.test
+    if (len(test.ops) == 1 and isinstance(test.left, gast.Constant) and isinstance(test.comparators[0], gast.Constant)
+            and isinstance(test.ops[0], (gast.Eq, gast.NotEq))):
+        same = test.left.value == test.comparators[0].value
+        stmt.test = gast.Constant(value=same if isinstance(test.ops[0], gast.Eq) else not same, kind=None)
 
 
 # ------------------------------------------------------------------ tape slots
