@@ -33,8 +33,8 @@ def test_each_adjoint_block_sits_beside_the_line_it_comes_from():
     assert "(specialized;" in text.splitlines()[0]
     reverse = text.split("# reverse sweep")[1]
     row = _row(reverse, "h = jnp.tanh(W @ h + x)")
-    assert row.split(" | ")[1].strip() == "b_t1 = bh * (1.0 - h * h)"
-    assert "bh = W.T @ b_t1" in reverse
+    assert row.split(" | ")[1].strip() == "bWh_plus_x = bh * (1.0 - h * h)"
+    assert "bh = W.T @ bWh_plus_x" in reverse
     assert "push(_tape, h)    # saved: the reverse sweep reads h after it is overwritten" in text
 
 

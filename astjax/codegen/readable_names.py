@@ -25,8 +25,9 @@ _SYMBOLS = {gast.Add: "plus", gast.Sub: "minus", gast.Div: "over", gast.Lt: "lt"
             gast.GtE: "ge", gast.Eq: "eq", gast.NotEq: "ne"}
 
 
-def name_temporaries(function_node, protected=()):
-    """Rename the `_tN` temporaries of `function_node` in place; return {old name: new name}."""
+def name_temporaries(function_node, protected=(), numbered=True):
+    """Rename the `_tN` temporaries of `function_node` in place; return {old name: new name}.
+    With numbered=False, only those a short name describes are renamed (the others keep their numbers)."""
     used = names_in(function_node)
     families = {}
     for name in used:
@@ -48,6 +49,10 @@ def name_temporaries(function_node, protected=()):
     number = 0
     for base in order:
         if base in bases:
+            continue
+        if not numbered:
+            bases[base] = base
+            taken |= set(families[base])
             continue
         while True:
             number += 1

@@ -120,8 +120,13 @@ class Derivation:
         self.namespaces.append(namespace)
         label = name or f"{prefix}_{_clean(source.name)}"
         transform = make_transform(context, node, [params[i] for i in wrt], namespace, label)
-        generated = cleanup(transform.transform(), temporaries=getattr(source, "temporaries", ()))
-        renames = name_temporaries(generated, protected=names_in(source.node))
+        # Temporaries are named before cleanup, so an adjoint whose temporary is substituted away keeps
+        # the name of what it is the adjoint of (`bWh_plus_x`); what cleanup leaves is then renumbered.
+        generated = transform.transform()
+        protected = names_in(source.node)
+        named = name_temporaries(generated, protected=protected, numbered=False)
+        generated = cleanup(generated, temporaries=set(named.values()) | set(getattr(source, "temporaries", ())))
+        renames = {**named, **name_temporaries(generated, protected=protected)}
         if label in self.functions:       # a callee built meanwhile took the name: the main one must not shadow it
             n = 2
             while f"{label}_{n}" in self.functions or f"{label}_{n}" in self.callees.values():
