@@ -232,3 +232,30 @@ def test_standalone_names_what_it_cannot_write():
         return jnp.sum(big @ x)
     text = astjax.source(astjax.grad(uses_big), standalone=True)
     assert text.startswith("# not standalone: define `big` (ndarray)")
+
+
+def recursive_power(x, y, n):
+    if n == 0:
+        return x * y
+    return x * recursive_power(x, y * 1.5, n - 1) + jnp.sin(y)
+
+
+def _recursive_power_numeric_grad(x, y, n, eps=1e-6):
+    def f(x, y, n):
+        return x * y if n == 0 else x * f(x, y * 1.5, n - 1) + np.sin(y)
+    return ((f(x + eps, y, n) - f(x - eps, y, n)) / (2 * eps), (f(x, y + eps, n) - f(x, y - eps, n)) / (2 * eps))
+
+
+def test_a_recursive_function_is_differentiated_and_printed_once():
+    grad_fn = astjax.grad(recursive_power, argnums=(0, 1))
+    text = astjax.source(grad_fn)
+    assert text.startswith("def grad_recursive_power(x, y, n):\n    return vjp_recursive_power(1.0, x, y, n)\n")
+    assert text.count("def ") == 2
+    expected = _recursive_power_numeric_grad(1.2, 0.3, 3)
+    for got, want in zip(grad_fn(np.float64(1.2), np.float64(0.3), 3), expected):
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    hess = astjax.grad(astjax.grad(recursive_power))(np.float64(1.2), np.float64(0.3), 3)
+    eps = 1e-5
+    numeric = (astjax.grad(recursive_power)(np.float64(1.2 + eps), np.float64(0.3), 3)
+               - astjax.grad(recursive_power)(np.float64(1.2 - eps), np.float64(0.3), 3)) / (2 * eps)
+    np.testing.assert_allclose(hess, numeric, rtol=1e-5)

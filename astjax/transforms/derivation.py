@@ -123,6 +123,7 @@ class Derivation:
         # Temporaries are named before cleanup, so an adjoint whose temporary is substituted away keeps
         # the name of what it is the adjoint of (`bWh_plus_x`); what cleanup leaves is then renumbered.
         generated = transform.transform()
+        generated = self._own_vjp_wrapper(source, transform, generated, params) or generated
         protected = names_in(source.node)
         named = name_temporaries(generated, protected=protected, numbered=False)
         generated = cleanup(generated, temporaries=set(named.values()) | set(getattr(source, "temporaries", ())))
@@ -146,6 +147,24 @@ class Derivation:
         for ns in self.namespaces:
             ns.update(self.functions)
         return fn_out
+
+    def _own_vjp_wrapper(self, source, transform, generated, params):
+        """For the gradient of a recursive function, `return vjp_f(1.0, x, n)`: the function's own vjp,
+        which its recursive calls use anyway, so its derivative is generated and printed once.
+
+        None where that does not apply (not a plain gradient, or no recursive call of the same mask)."""
+        if not (isinstance(transform, ReverseMode) and transform.mode == "grad" and not transform.has_aux
+                and not transform.check_output):
+            return None
+        args = generated.args
+        if args.kwonlyargs or args.vararg or args.kwarg:
+            return None
+        label = self.callees.get((source.fn, tuple(p in transform.wrt for p in params), "vjp"))
+        if label is None or label not in self.functions:
+            return None
+        wrapper = gast.parse(f"def {generated.name}():\n    return {label}(1.0, {', '.join(params)})\n").body[0]
+        wrapper.args = args          # the same parameters and defaults
+        return wrapper
 
     def _record_bindings(self, source, context, free):
         """Remember what `source`'s free names resolved to (a generated source: what its derivation did)."""
