@@ -32,7 +32,7 @@ def name_temporaries(function_node, protected=(), numbered=True):
     families = {}
     for name in used:
         match = _FAMILY.match(name)
-        if match and name not in protected:
+        if match and name not in protected and _derived_here(name, match, protected):
             families.setdefault(match.group("base"), set()).add(name)
     if not families:
         return {}
@@ -66,6 +66,17 @@ def name_temporaries(function_node, protected=(), numbered=True):
     if renames:
         _Rename(renames).visit(function_node)
     return renames
+
+
+def _derived_here(name, match, protected):
+    """Whether `name` derives from its base through names of this function only: `dd_t9` is the tangent
+    of `d_t9`, which must not be a name the source already had (the source's own `d_t9` is another
+    quantity than the tangent of this function's `_t9`)."""
+    prefix, rest = match.group("prefix"), match.group("base") + match.group("suffix")
+    for k in range(1, len(prefix)):
+        if prefix[k:] + rest in protected:
+            return False
+    return rest not in protected or not prefix
 
 
 def _member(base, member):
