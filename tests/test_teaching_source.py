@@ -125,6 +125,17 @@ def f(bh, h, n):
         b_t3 = 0.0
     return bh
 """, None),
+    # read in the loop's else block, which runs after the last iteration: unchanged
+    ("""
+def f(bh, h, n):
+    b_t3 = 0.0
+    for i in range(n):
+        b_t3 += bh * h
+        b_t3 = 0.0
+    else:
+        bh = b_t3
+    return bh
+""", None),
     # read after the loop: unchanged
     ("""
 def f(bh, h, n):

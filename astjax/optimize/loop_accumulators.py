@@ -65,7 +65,7 @@ def _only_zeroed_outside(function_node, loop, variable):
     header = [loop.test] if isinstance(loop, gast.While) else [loop.target, loop.iter]
     if any(variable in _names(part) for part in header):
         return False
-    allowed = {id(n) for stmt in loop.body + loop.orelse for n in gast.walk(stmt)}
+    allowed = {id(n) for stmt in loop.body for n in gast.walk(stmt)}    # an `else:` block runs after the loop
     for stmt in gast.walk(function_node):
         if (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
                 and stmt.targets[0].id == variable and _is_zero(stmt.value)):
