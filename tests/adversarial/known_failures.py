@@ -17,9 +17,6 @@ KNOWN_FAILURES = {
     "calls.call_result_discarded": "REFUSED: a discarded call to a pure user function is taken for an effect",
     "calls.helper_returning_nested": "REFUSED: nested unpacking a, (b, [c]) = helper(x)",
     # --- functions as values: arguments, partials, methods, closures from factories, map
-    "calls.function_as_argument": "REFUSED: jnp.tanh passed as an argument to a user function",
-    "calls.nonlinearity_keyword": "REFUSED: nonlinearity=np.sin keyword argument",
-    "calls.user_function_as_argument": "REFUSED: user function passed as an argument",
     "calls.partial_object": "REFUSED: functools.partial object called",
     "calls.partial_passed_as_argument": "REFUSED: functools.partial passed as an argument",
     "calls.method_on_loop_variable": "REFUSED: layer.forward(h) on a loop variable",
@@ -31,7 +28,6 @@ KNOWN_FAILURES = {
     "calls.callable_object_inside_loss": "REFUSED: an object with __call__ called inside the loss",
     "calls.method_with_loop_over_attribute": "REFUSED: arrays stored in an object's attribute list (Model([w0, w1]).loss(x))",
     "calls.composed_functions": "REFUSED: a lambda returned by a helper (function composition)",
-    "calls.higher_order_helper_in_loop": "REFUSED: jnp.tanh passed to a helper that applies it in a loop",
     # --- *args, keyword-only, **kwargs, star-unpacking
     "calls.star_args_callee": "REFUSED: callee with *vals",
     "calls.star_args_unpacked_call": "REFUSED: f(*parts)",

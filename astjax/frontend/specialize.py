@@ -1,0 +1,100 @@
+"""A user function specialized on the functions passed to it: `_apply(jnp.tanh, x)` calls `_apply[f=jnp.tanh](x)`.
+
+A parameter that receives a function known when transforming (a global or module
+attribute naming a function, an astjax.numpy/NumPy function, a ufunc, a user
+function, a `functools.partial` of such) is bound to that function in a new
+Python function built from the callee's own source: the parameter becomes a
+closure cell holding the function, so the resolver sees `f(x)` inside the
+callee as a call of `jnp.tanh` (a primitive) or of a user function, and the
+transformations read it as they read any other call. The specialized function
+keeps the callee's globals and closure cells (so `Bindings` notices a rebound
+global) and carries its parsed source, with the user's file and lines, under
+`__astjax_specialized_source__` (frontend/parse.py reads it).
+
+Specializations are cached per (callee, its `__code__` and `__defaults__`, the
+bound functions by identity), so a recursive callee that passes its function
+on reuses the one being built, and a different function passed gets another.
+"""
+import ast
+import copy
+import functools
+import inspect
+import types
+
+import gast
+import numpy as np
+
+from .parse import FunctionSource, function_source
+
+__all__ = ["is_known_function", "specialize"]
+
+_CACHE = {}
+
+
+def is_known_function(value):
+    """Whether `value` may be bound into a callee as the function it is: a plain function, a builtin
+    or ufunc, an astjax transformation or custom-derivative function, or a partial of one of these.
+    Anything else (a class, an object with `__call__`, a bound method) is not specialized on."""
+    from ..custom_derivatives import custom_jvp, custom_vjp
+    if isinstance(value, functools.partial):
+        return is_known_function(value.func)
+    return (inspect.isfunction(value) or inspect.isbuiltin(value) or isinstance(value, np.ufunc)
+            or isinstance(value, (custom_vjp, custom_jvp)) or hasattr(value, "__astjax_transform__"))
+
+
+def specializable(fn):
+    """Whether `fn` is a user function whose source astjax can specialize (plain positional parameters)."""
+    if not inspect.isfunction(fn) or hasattr(fn, "__astjax_function_source__"):
+        return False
+    code = fn.__code__
+    return not (code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)) and not code.co_kwonlyargcount
+
+
+def specialize(fn, bound):
+    """The function `fn` with the parameters in `bound` (name -> function) removed and bound to those
+    functions; the remaining parameters keep their order and defaults."""
+    key = (fn, fn.__code__, fn.__defaults__, tuple(sorted((k, id(v)) for k, v in bound.items())))
+    found = _CACHE.get(key)
+    if found is not None and all(found[1][k] is v for k, v in bound.items()):
+        return found[0]
+    source = function_source(fn)
+    node = copy.deepcopy(source.node)
+    params = [a.id for a in node.args.args]
+    first_default = len(params) - len(node.args.defaults)
+    values = fn.__defaults__ or ()
+    kept, kept_defaults, kept_values = [], [], []
+    for i, arg in enumerate(node.args.args):
+        if arg.id in bound:
+            continue
+        kept.append(arg)
+        if i >= first_default:
+            kept_defaults.append(node.args.defaults[i - first_default])
+            kept_values.append(values[i - first_default])
+    node.args.args = kept
+    node.args.defaults = kept_defaults
+    node.decorator_list = []
+    for arg in kept:
+        arg.annotation = None
+    node.returns = None
+    outer = fn.__code__.co_freevars
+    inner = gast.gast_to_ast(copy.deepcopy(node))
+    inner.name = "_astjax_specialized"     # its own name inside it still means the global (recursion)
+    factory = ast.FunctionDef(
+        name="_astjax_specialize", args=ast.arguments(
+            posonlyargs=[], args=[ast.arg(arg=n) for n in list(outer) + sorted(bound)], vararg=None,
+            kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        body=[inner, ast.Return(value=ast.Name(id=inner.name, ctx=ast.Load()))], decorator_list=[], returns=None)
+    module = ast.fix_missing_locations(ast.Module(body=[factory], type_ignores=[]))
+    module_code = compile(module, source.filename or "<astjax specialization>", "exec")
+    factory_code = next(c for c in module_code.co_consts if isinstance(c, types.CodeType))
+    code = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == inner.name)
+    code = code.replace(co_name=fn.__code__.co_name, co_qualname=fn.__code__.co_qualname)
+    cells = dict(zip(outer, fn.__closure__ or ()))
+    closure = tuple(cells[n] if n in cells else types.CellType(bound[n]) for n in code.co_freevars)
+    special = types.FunctionType(code, fn.__globals__, fn.__name__, tuple(kept_values) or None, closure or None)
+    special.__qualname__ = fn.__qualname__
+    special.__module__ = fn.__module__
+    special.__astjax_specialized_source__ = FunctionSource(node, special, source.filename, source.first_line)
+    special.__astjax_specializes__ = fn
+    _CACHE[key] = (special, dict(bound))
+    return special
