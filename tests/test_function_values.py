@@ -149,3 +149,43 @@ def test_unknown_function_values_are_refused():
         astjax.grad(function_chosen_from_data)(X)
     with pytest.raises(AstjaxError, match="test_function_values.py"):
         astjax.grad(function_in_a_list_argument)(X, [jnp.sin])
+
+
+def local_partial_over_traced_value(x):
+    w = x[0] * 2.0
+    g = functools.partial(_scaled_power, k=3, scale=w)
+    w = 5.0                      # the partial keeps the value it was made with
+    return jnp.sum(g(x) + g(x, scale=w))
+
+
+def local_partial_positional(x):
+    g = functools.partial(_scaled_power, x[1])
+    return g(2, 0.5) + g(3, scale=x[2])
+
+
+def map_two_iterables(x):
+    ys = list(map(_scaled_power, [x[0], x[1]], [2, 3], [x[2], 0.5]))
+    return ys[0] + ys[1]
+
+
+def loop_over_map(x):
+    s = 0.0
+    for v in map(jnp.tanh, [x[0], x[1] * x[2]]):
+        s = s + v * v
+    return s
+
+
+def map_lambda_reading_outer(x):
+    c = x[2]
+    return sum(map(lambda a, b: a * b * c, [x[0], x[1]], [x[1], x[0]]))
+
+
+def map_passed_function(x):
+    return sum(map(SQUARE_HALF, [x[0], x[1], x[2]]))
+
+
+@pytest.mark.parametrize("fn", [local_partial_over_traced_value, local_partial_positional, map_two_iterables,
+                                loop_over_map, map_lambda_reading_outer, map_passed_function],
+                         ids=lambda f: f.__name__)
+def test_partials_and_map(fn):
+    _check(fn, X)

@@ -17,14 +17,11 @@ KNOWN_FAILURES = {
     "calls.call_result_discarded": "REFUSED: a discarded call to a pure user function is taken for an effect",
     "calls.helper_returning_nested": "REFUSED: nested unpacking a, (b, [c]) = helper(x)",
     # --- functions as values: arguments, partials, methods, closures from factories, map
-    "calls.partial_object": "REFUSED: functools.partial object called",
     "calls.partial_passed_as_argument": "REFUSED: functools.partial passed as an argument",
     "calls.method_on_loop_variable": "REFUSED: layer.forward(h) on a loop variable",
     "calls.method_calling_other_method": "REFUSED: self.forward(...) inside a method",
     "calls.closure_factory": "REFUSED: calling a closure returned by a factory",
     "calls.closure_over_traced_factory": "REFUSED: calling a closure over a traced value returned by a factory",
-    "calls.builtin_map_over_helper": "REFUSED: map(user_fn, list)",
-    "containers.map_builtin": "REFUSED: map(jnp.sin, list)",
     "calls.callable_object_inside_loss": "REFUSED: an object with __call__ called inside the loss",
     "calls.method_with_loop_over_attribute": "REFUSED: arrays stored in an object's attribute list (Model([w0, w1]).loss(x))",
     "calls.composed_functions": "REFUSED: a lambda returned by a helper (function composition)",
@@ -37,7 +34,6 @@ KNOWN_FAILURES = {
     "scoping.star_unpack_list": "REFUSED: first, *rest = [...]",
     # --- lambdas and local functions
     "calls.lambda_in_loop": "REFUSED: lambda defined inside a loop",
-    "containers.map_lambda": "REFUSED: map(lambda ...)",
     "identity.lambda_calling_inline_lambda": "REFUSED: (lambda y: ...)(x) inside a lambda",
     "scoping.lambda_rebound_in_branch": "REFUSED: lambda rebound inside an if",
     "scoping.conditional_expression_lambda": "REFUSED: (lambda ...) if c else (lambda ...)",

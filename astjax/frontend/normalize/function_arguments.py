@@ -15,6 +15,7 @@ constants of the generated code.
 A function value that is not known when transforming (computed from data, a
 local variable) is left alone: the callee's call of it is refused as opaque.
 """
+import copy
 import functools
 
 import gast
@@ -28,6 +29,62 @@ __all__ = ["FunctionArguments"]
 
 class FunctionArguments(Pass):
     """Specialize calls of user functions on the known functions they receive; expand known partials."""
+
+    def run(self, node):
+        node.body = self._local_partials(node.body)
+        return self.visit(node)
+
+    def _local_partials(self, body):
+        """`g = partial(f, w, k=c)` in the function's top-level body, g assigned nowhere else and only
+        called: the bound arguments are evaluated there into temporaries, and each `g(x)` calls
+        `f(_w, x, k=_c)` (Python evaluates them once, when the partial is made)."""
+        resolver = self.context.resolver
+        stores, loads, calls = {}, {}, {}
+        for n in gast.walk(gast.Module(body=body, type_ignores=[])):
+            if isinstance(n, gast.Name):
+                counts = stores if not isinstance(n.ctx, gast.Load) else loads
+                counts[n.id] = counts.get(n.id, 0) + 1
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Name):
+                calls[n.func.id] = calls.get(n.func.id, 0) + 1
+        out, partials = [], {}
+        for stmt in body:
+            made = self._partial_made(stmt, resolver)
+            if made is None or stores.get(made[0]) != 1 or loads.get(made[0], 0) != calls.get(made[0], 0):
+                out.append(_CallPartials(partials).visit(stmt) if partials else stmt)
+                continue
+            target, call = made
+            temps = []
+            for value in call.args[1:]:
+                label = self.context.namer.fresh(f"_{target}_arg")
+                out.append(copy_location(gast.Assign(targets=[gast.Name(id=label, ctx=gast.Store(), annotation=None,
+                                                                        type_comment=None)],
+                                                     value=value, type_comment=None), stmt))
+                temps.append(label)
+            keywords = {}
+            for k in call.keywords:
+                label = self.context.namer.fresh(f"_{target}_{k.arg}")
+                out.append(copy_location(gast.Assign(targets=[gast.Name(id=label, ctx=gast.Store(), annotation=None,
+                                                                        type_comment=None)],
+                                                     value=k.value, type_comment=None), stmt))
+                keywords[k.arg] = label
+            partials[target] = (call.args[0], temps, keywords)
+        return out
+
+    @staticmethod
+    def _partial_made(stmt, resolver):
+        """(name, the partial(...) call) for `name = functools.partial(f, ...)` with f known, else None."""
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
+                and isinstance(stmt.value, gast.Call) and stmt.value.args):
+            return None
+        call = stmt.value
+        if resolver.static_value(call.func) is not functools.partial:
+            return None
+        if any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return None
+        func = resolver.static_value(call.args[0])
+        if func is NOT_STATIC or not is_known_function(func):
+            return None
+        return stmt.targets[0].id, call
 
     def visit_Call(self, node):
         self.generic_visit(node)
@@ -78,3 +135,21 @@ class FunctionArguments(Pass):
         args = [a for p, a in zip(params, node.args) if p not in bound]
         keywords = [k for k in node.keywords if k.arg not in bound]
         return copy_location(gast.Call(func=name(label), args=args, keywords=keywords), node)
+
+
+class _CallPartials(gast.NodeTransformer):
+    """`g(x)` for a partial g made in the function: `f(_g_arg1, x, k=_g_k1)`."""
+
+    def __init__(self, partials):
+        self.partials = partials
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if isinstance(node.func, gast.Name) and node.func.id in self.partials:
+            func, temps, keywords = self.partials[node.func.id]
+            given = {k.arg for k in node.keywords}
+            call = gast.Call(func=copy.deepcopy(func), args=[name(t) for t in temps] + list(node.args),
+                             keywords=[gast.keyword(arg=k, value=name(v)) for k, v in keywords.items()
+                                       if k not in given] + list(node.keywords))
+            return copy_location(call, node)
+        return node
