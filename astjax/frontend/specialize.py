@@ -44,8 +44,12 @@ def is_known_function(value):
 
 def specializable(fn):
     """Whether `fn` is a user function whose source astjax can specialize (plain positional parameters)."""
-    if not inspect.isfunction(fn) or hasattr(fn, "__astjax_function_source__"):
+    from ..analyses.classify import is_library
+    from ..rules import lookup_callable
+    if not inspect.isfunction(fn) or hasattr(fn, "__astjax_function_source__") or is_library(fn):
         return False
+    if (getattr(fn, "__module__", None) or "").startswith("astjax") or lookup_callable(fn) is not None:
+        return False        # astjax's own functions (lax.scan takes a function: normalize/lax_control_flow.py)
     code = fn.__code__
     return not (code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)) and not code.co_kwonlyargcount
 
