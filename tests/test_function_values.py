@@ -189,3 +189,29 @@ def map_passed_function(x):
                          ids=lambda f: f.__name__)
 def test_partials_and_map(fn):
     _check(fn, X)
+
+
+def _apply_then_twice(f, x):
+    h = f(x)
+    return f(h * 0.5, scale=0.25) + h
+
+
+def traced_partial_passed(x):
+    p = functools.partial(_scaled_power, k=3, scale=x[0])
+    q = functools.partial(_scaled_power, x[1], 2)
+    return jnp.sum(_apply(p, x) + _apply_then_twice(p, x) + _apply(jnp.sin, x)) + _apply(q, 1.5)
+
+
+def partial_stored_in_a_list(x):
+    p = functools.partial(_scaled_power, k=3, scale=x[0])
+    fs = [p]
+    return jnp.sum(x) + 0.0 * len(fs)
+
+
+def test_partial_made_in_the_function_passed_as_argument():
+    _check(traced_partial_passed, X)
+
+
+def test_partial_used_otherwise_is_refused():
+    with pytest.raises(AstjaxError, match="used other than by calling it"):
+        astjax.grad(partial_stored_in_a_list)(X)

@@ -26,7 +26,24 @@ import numpy as np
 
 from .parse import FunctionSource, function_source
 
-__all__ = ["is_known_function", "specialize"]
+__all__ = ["is_known_function", "specialize", "PartialParameter"]
+
+
+class PartialParameter:
+    """A parameter that receives `functools.partial(func, a1, ..., k1=b1, ...)` made in the caller from
+    values known only when it runs: in the specialization the parameter becomes one parameter per
+    bound argument (positional ones first, then the keywords in order), and each call `f(x)` of it
+    calls `func(a1, ..., x, k1=b1, ...)`."""
+
+    def __init__(self, func, positional, keywords):
+        self.func, self.positional, self.keywords = func, positional, tuple(keywords)
+
+    def key(self):
+        return ("partial", id(self.func), self.positional, self.keywords)
+
+    def same(self, other):
+        return (isinstance(other, PartialParameter) and other.func is self.func
+                and (other.positional, other.keywords) == (self.positional, self.keywords))
 
 _CACHE = {}
 
@@ -57,21 +74,29 @@ def specializable(fn):
 def specialize(fn, bound):
     """The function `fn` with the parameters in `bound` (name -> function) removed and bound to those
     functions; the remaining parameters keep their order and defaults."""
-    key = (fn, fn.__code__, fn.__defaults__, tuple(sorted((k, id(v)) for k, v in bound.items())))
+    key = (fn, fn.__code__, fn.__defaults__,
+           tuple(sorted((k, v.key() if isinstance(v, PartialParameter) else id(v)) for k, v in bound.items())))
     found = _CACHE.get(key)
-    if found is not None and all(found[1][k] is v for k, v in bound.items()):
+    if found is not None and all(found[1][k] is v or (isinstance(v, PartialParameter) and v.same(found[1][k]))
+                                 for k, v in bound.items()):
         return found[0]
     source = function_source(fn)
     node = copy.deepcopy(source.node)
     params = [a.id for a in node.args.args]
     first_default = len(params) - len(node.args.defaults)
     values = fn.__defaults__ or ()
+    asked, bound = dict(bound), dict(bound)
+    if any(isinstance(v, PartialParameter) for v in bound.values()):
+        node = _expand_partial_parameters(node, bound, first_default)
+        if node is None:
+            return None
+        first_default = len(node.args.args) - len(node.args.defaults)
     kept, kept_defaults, kept_values = [], [], []
     for i, arg in enumerate(node.args.args):
         if arg.id in bound:
             continue
         kept.append(arg)
-        if i >= first_default:
+        if i >= first_default and not getattr(arg, "partial_argument", False):
             kept_defaults.append(node.args.defaults[i - first_default])
             kept_values.append(values[i - first_default])
     node.args.args = kept
@@ -100,5 +125,66 @@ def specialize(fn, bound):
     special.__module__ = fn.__module__
     special.__astjax_specialized_source__ = FunctionSource(node, special, source.filename, source.first_line)
     special.__astjax_specializes__ = fn
-    _CACHE[key] = (special, dict(bound))
+    _CACHE[key] = (special, asked)
     return special
+
+
+def _expand_partial_parameters(node, bound, first_default):
+    """Replace each PartialParameter-bound parameter by its bound arguments' parameters and its calls
+    by calls of its function (a closure cell bound in `bound`); None when the parameter is used other
+    than by calling it, or has a default."""
+    used = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)} | {a.id for a in node.args.args}
+
+    def fresh(base):
+        label, n = base, 1
+        while label in used:
+            n += 1
+            label = f"{base}{n}"
+        used.add(label)
+        return label
+
+    args, calls = [], {}
+    for i, arg in enumerate(node.args.args):
+        marker = bound.get(arg.id)
+        if not isinstance(marker, PartialParameter):
+            args.append(arg)
+            continue
+        if i >= first_default:
+            return None
+        func = fresh(f"{arg.id}_func")
+        positional = [fresh(f"{arg.id}_arg") for _ in range(marker.positional)]
+        keywords = {k: fresh(f"{arg.id}_{k}") for k in marker.keywords}
+        for label in positional + list(keywords.values()):
+            new = gast.Name(id=label, ctx=gast.Param(), annotation=None, type_comment=None)
+            gast.copy_location(new, arg)
+            new.partial_argument = True
+            args.append(new)
+        del bound[arg.id]
+        bound[func] = marker.func
+        calls[arg.id] = (func, positional, keywords)
+    body = gast.Module(body=node.body, type_ignores=[])
+    callers = {id(n.func) for n in gast.walk(body) if isinstance(n, gast.Call)}
+    for n in gast.walk(body):
+        if isinstance(n, gast.Name) and n.id in calls and id(n) not in callers:
+            return None              # passed on or stored: not a call astjax can rewrite
+    node.args.args = args
+
+    class Calls(gast.NodeTransformer):
+        def visit_Call(self, call):
+            self.generic_visit(call)
+            if isinstance(call.func, gast.Name) and call.func.id in calls:
+                func, positional, keywords = calls[call.func.id]
+                given = {k.arg for k in call.keywords}
+                new = gast.Call(func=gast.Name(id=func, ctx=gast.Load(), annotation=None, type_comment=None),
+                                args=[gast.Name(id=p, ctx=gast.Load(), annotation=None, type_comment=None)
+                                      for p in positional] + list(call.args),
+                                keywords=[gast.keyword(arg=k, value=gast.Name(id=v, ctx=gast.Load(), annotation=None,
+                                                                              type_comment=None))
+                                          for k, v in keywords.items() if k not in given] + list(call.keywords))
+                for child in gast.walk(new):
+                    gast.copy_location(child, call)
+                return new
+            return call
+
+    node.body = [Calls().visit(stmt) for stmt in node.body]
+    return node

@@ -17,7 +17,6 @@ KNOWN_FAILURES = {
     "calls.call_result_discarded": "REFUSED: a discarded call to a pure user function is taken for an effect",
     "calls.helper_returning_nested": "REFUSED: nested unpacking a, (b, [c]) = helper(x)",
     # --- functions as values: arguments, partials, methods, closures from factories, map
-    "calls.partial_passed_as_argument": "REFUSED: functools.partial passed as an argument",
     "calls.method_on_loop_variable": "REFUSED: layer.forward(h) on a loop variable",
     "calls.method_calling_other_method": "REFUSED: self.forward(...) inside a method",
     "calls.closure_factory": "REFUSED: calling a closure returned by a factory",

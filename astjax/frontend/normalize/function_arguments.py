@@ -21,7 +21,7 @@ import functools
 import gast
 
 from ..resolve import NOT_STATIC
-from ..specialize import is_known_function, specializable, specialize
+from ..specialize import PartialParameter, is_known_function, specializable, specialize
 from .base import Pass, copy_location, name
 
 __all__ = ["FunctionArguments"]
@@ -31,8 +31,16 @@ class FunctionArguments(Pass):
     """Specialize calls of user functions on the known functions they receive; expand known partials."""
 
     def run(self, node):
+        self.partials = {}
         node.body = self._local_partials(node.body)
-        return self.visit(node)
+        node = self.visit(node)
+        for n in gast.walk(node):
+            if isinstance(n, gast.Name) and n.id in self.partials:
+                raise self.error(f"the partial `{n.id}` made in this function is used other than by calling it or "
+                                 f"passing it by position to a user function", n,
+                                 hint=f"call `{n.id}(...)` directly, or make the partial at module level from "
+                                      f"constants.")
+        return node
 
     def _local_partials(self, body):
         """`g = partial(f, w, k=c)` in the function's top-level body, g assigned nowhere else and only
@@ -49,7 +57,7 @@ class FunctionArguments(Pass):
         out, partials = [], {}
         for stmt in body:
             made = self._partial_made(stmt, resolver)
-            if made is None or stores.get(made[0]) != 1 or loads.get(made[0], 0) != calls.get(made[0], 0):
+            if made is None or stores.get(made[0]) != 1:
                 out.append(_CallPartials(partials).visit(stmt) if partials else stmt)
                 continue
             target, call = made
@@ -68,6 +76,7 @@ class FunctionArguments(Pass):
                                                      value=k.value, type_comment=None), stmt))
                 keywords[k.arg] = label
             partials[target] = (call.args[0], temps, keywords)
+            self.partials[target] = (self.context.resolver.static_value(call.args[0]), temps, keywords)
         return out
 
     @staticmethod
@@ -118,8 +127,14 @@ class FunctionArguments(Pass):
         given.update({k.arg: k.value for k in node.keywords})
         defaults = fn.__defaults__ or ()
         first_default = len(params) - len(defaults)
-        bound = {}
+        bound, expanded = {}, {}
         for i, param in enumerate(params):
+            argument = given.get(param)
+            if i < len(node.args) and isinstance(argument, gast.Name) and argument.id in self.partials:
+                func, temps, keywords = self.partials[argument.id]
+                bound[param] = PartialParameter(func, len(temps), list(keywords))
+                expanded[param] = [name(t) for t in temps + list(keywords.values())]
+                continue
             if param in given:
                 value = resolver.static_value(given[param])
             elif i >= first_default:
@@ -131,8 +146,15 @@ class FunctionArguments(Pass):
         if not bound:
             return node
         special = specialize(fn, bound)
+        if special is None:
+            return node
         label = resolver.introduce(f"_{fn.__name__}_", special, self.context.namer)
-        args = [a for p, a in zip(params, node.args) if p not in bound]
+        args = []
+        for p, a in zip(params, node.args):
+            if p in expanded:
+                args.extend(expanded[p])
+            elif p not in bound:
+                args.append(a)
         keywords = [k for k in node.keywords if k.arg not in bound]
         return copy_location(gast.Call(func=name(label), args=args, keywords=keywords), node)
 
