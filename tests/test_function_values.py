@@ -215,3 +215,35 @@ def test_partial_made_in_the_function_passed_as_argument():
 def test_partial_used_otherwise_is_refused():
     with pytest.raises(AstjaxError, match="used other than by calling it"):
         astjax.grad(partial_stored_in_a_list)(X)
+
+
+def _rebinds_its_function(f, x, flip):
+    if flip:
+        f = jnp.cos
+    return f(x)
+
+
+def callee_rebinding_its_function_parameter(x):
+    return jnp.sum(_rebinds_its_function(jnp.sin, x, False))
+
+
+def loop_over_map_of_a_list_the_body_extends(x):
+    xs = [x[0], x[1]]
+    s = 0.0
+    for v in map(jnp.sin, xs):
+        s = s + v
+        if len(xs) < 4:
+            xs.append(v * 2.0)
+    return s
+
+
+def test_unsound_rewrites_are_not_made():
+    """A callee that rebinds its function parameter is not specialized; a map whose list the loop extends
+    is not made a list first (Python's map would see the new items): both refused, never wrong."""
+    for fn in (callee_rebinding_its_function_parameter, loop_over_map_of_a_list_the_body_extends):
+        try:
+            got = astjax.grad(fn)(X)
+        except AstjaxError as exc:
+            assert "test_function_values.py" in str(exc)
+        else:
+            np.testing.assert_allclose(got, _fd_grad(fn, X), rtol=1e-6, atol=1e-8)

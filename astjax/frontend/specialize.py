@@ -83,6 +83,11 @@ def specialize(fn, bound):
     source = function_source(fn)
     node = copy.deepcopy(source.node)
     params = [a.id for a in node.args.args]
+    for n in gast.walk(gast.Module(body=node.body, type_ignores=[])):
+        if isinstance(n, gast.Name) and n.id in bound and not isinstance(n.ctx, gast.Load):
+            return None      # a parameter the callee rebinds is a local variable there, not the function
+        if isinstance(n, (gast.Global, gast.Nonlocal)) and set(n.names) & set(bound):
+            return None
     first_default = len(params) - len(node.args.defaults)
     values = fn.__defaults__ or ()
     asked, bound = dict(bound), dict(bound)

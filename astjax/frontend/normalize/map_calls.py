@@ -5,8 +5,8 @@
     for y in map(f, xs, ys): ...           ->   for y in [f(_mapped1, _mapped2) for (_mapped1, _mapped2) in zip(xs, ys)]: ...
 
 Python 3's `map` is lazy, so only a map that is consumed where it is written is
-rewritten: the argument of `list`, `tuple` or `sum`, or what a `for` loop or a
-comprehension iterates. `f` must be a name or attribute (evaluated once either
+rewritten: the argument of `list`, `tuple` or `sum`, or what a `for` loop (whose
+body changes nothing the map reads) or a comprehension iterates. `f` must be a name or attribute (evaluated once either
 way) or a lambda with as many plain parameters as iterables (its body becomes
 the comprehension's element; its parameters are the comprehension's own
 variables, so the scopes match). Any other `map` is left as it is (refused
@@ -38,7 +38,8 @@ class MapCalls(Pass):
 
     def visit_For(self, node):
         self.generic_visit(node)
-        node.iter = self._comprehension(node.iter)
+        if not _changed_in(node.body + node.orelse, node.iter):
+            node.iter = self._comprehension(node.iter)
         return node
 
     def visit_comprehension(self, node):
@@ -72,3 +73,19 @@ class MapCalls(Pass):
                 return call
         generator = gast.comprehension(target=target, iter=source, ifs=[], is_async=0)
         return copy_location(gast.ListComp(elt=element, generators=[generator]), call)
+
+
+def _changed_in(body, iterator):
+    """Whether `body` rebinds or calls a method of a name the (lazy) `iterator` reads: then a map consumed
+    item by item differs from a list built before the loop."""
+    names = {n.id for n in gast.walk(iterator) if isinstance(n, gast.Name)}
+    for n in gast.walk(gast.Module(body=body, type_ignores=[])):
+        if isinstance(n, gast.Name) and n.id in names and not isinstance(n.ctx, gast.Load):
+            return True
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute):
+            base = n.func.value
+            while isinstance(base, (gast.Attribute, gast.Subscript)):
+                base = base.value
+            if isinstance(base, gast.Name) and base.id in names:
+                return True
+    return False
