@@ -247,3 +247,28 @@ def test_unsound_rewrites_are_not_made():
             assert "test_function_values.py" in str(exc)
         else:
             np.testing.assert_allclose(got, _fd_grad(fn, X), rtol=1e-6, atol=1e-8)
+
+
+class _Scale:
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, v):
+        return jnp.sin(v) * self.k
+
+
+SCALE = _Scale(3.0)
+
+
+def global_callable_object(x):
+    return jnp.sum(SCALE(x) ** 2 + _apply(SCALE, x))
+
+
+def test_global_callable_object_reads_its_state_when_called():
+    _check(global_callable_object, X)
+    grad = astjax.grad(global_callable_object)
+    SCALE.k = 5.0
+    try:
+        np.testing.assert_allclose(grad(X), _fd_grad(global_callable_object, X), rtol=1e-6)
+    finally:
+        SCALE.k = 3.0

@@ -50,13 +50,19 @@ _CACHE = {}
 
 def is_known_function(value):
     """Whether `value` may be bound into a callee as the function it is: a plain function, a builtin
-    or ufunc, an astjax transformation or custom-derivative function, or a partial of one of these.
-    Anything else (a class, an object with `__call__`, a bound method) is not specialized on."""
+    or ufunc, an astjax transformation or custom-derivative function, an instance of a user class with
+    a Python `__call__`, or a partial of one of these. Anything else (a class, a bound method) is not
+    specialized on."""
     from ..custom_derivatives import custom_jvp, custom_vjp
     if isinstance(value, functools.partial):
         return is_known_function(value.func)
-    return (inspect.isfunction(value) or inspect.isbuiltin(value) or isinstance(value, np.ufunc)
-            or isinstance(value, (custom_vjp, custom_jvp)) or hasattr(value, "__astjax_transform__"))
+    if (inspect.isfunction(value) or inspect.isbuiltin(value) or isinstance(value, np.ufunc)
+            or isinstance(value, (custom_vjp, custom_jvp)) or hasattr(value, "__astjax_transform__")):
+        return True
+    # an instance of a user class with a Python __call__: its calls become calls of that method with the
+    # object as an argument (normalize/function_arguments.py), which reads the object's state when it runs
+    return (not isinstance(value, type) and not inspect.isroutine(value) and not inspect.ismodule(value)
+            and specializable(getattr(type(value), "__call__", None)))
 
 
 def specializable(fn):

@@ -102,6 +102,12 @@ class FunctionArguments(Pass):
         if isinstance(target, functools.partial) and is_known_function(target):
             node = self._expand_partial(node, target)
             target = resolver.static_value(node.func)
+        if _callable_object(target) and isinstance(node.func, (gast.Name, gast.Attribute)):
+            method = type(target).__call__
+            label = self.context.resolver.introduce(f"_{type(target).__name__}_call", method, self.context.namer)
+            node = copy_location(gast.Call(func=name(label), args=[node.func] + list(node.args),
+                                           keywords=node.keywords), node)
+            target = method
         if specializable(target):
             node = self._specialize(node, target)
         return node
@@ -175,3 +181,17 @@ class _CallPartials(gast.NodeTransformer):
                                        if k not in given] + list(node.keywords))
             return copy_location(call, node)
         return node
+
+
+def _callable_object(value):
+    """Whether `value` is an instance (known when transforming) of a user class with a Python `__call__`:
+    `obj(x)` is `type(obj).__call__(obj, x)`, a call of a user function with the object as an argument."""
+    import inspect
+    if value is NOT_STATIC or isinstance(value, type) or inspect.isroutine(value) or inspect.ismodule(value):
+        return False
+    if isinstance(value, functools.partial) or hasattr(value, "__astjax_transform__"):
+        return False
+    from ...custom_derivatives import custom_jvp, custom_vjp
+    if isinstance(value, (custom_jvp, custom_vjp)):
+        return False
+    return specializable(getattr(type(value), "__call__", None))
