@@ -69,6 +69,9 @@ def function_source(fn):
     generated = getattr(fn, "__astjax_function_source__", None)
     if generated is not None:
         return generated
+    specialized = getattr(fn, "__astjax_specialized_source__", None)     # frontend/specialize.py
+    if specialized is not None:
+        return specialized
     transform = getattr(fn, "__astjax_transform__", None)
     if transform is not None:
         return transform.composable_source()

@@ -69,6 +69,14 @@ class Resolver:
                 except ValueError:   # an empty cell: the name is not bound yet
                     pass
         self.globals = getattr(fn, "__globals__", {})
+        self.introduced = {}      # names normalization bound to known values (normalize/function_arguments.py)
+
+    def introduce(self, base, value, namer):
+        """A new free name (from `namer`) that resolves to `value`: generated code reads it as a global."""
+        label = namer.fresh(base)
+        self.locals.discard(label)
+        self.introduced[label] = value
+        return label
 
     def is_local(self, name):
         return name in self.locals
@@ -77,6 +85,8 @@ class Resolver:
         """The value a free name refers to, or NOT_STATIC for locals and unknown names."""
         if name in self.locals:
             return NOT_STATIC
+        if name in self.introduced:
+            return self.introduced[name]
         if name in self.closure:
             return self.closure[name]
         if name in self.globals:

@@ -116,7 +116,8 @@ class Derivation:
             free.pop(old, None)                            # under its new name, not the generated one's
             free[new] = context.resolver.lookup(new)
         namespace.update(free)
-        self._record_bindings(source, context, free)
+        namespace.update(context.resolver.introduced)   # functions and constants normalization bound
+        self._record_bindings(source, context, dict(free, **context.resolver.introduced))
         self.namespaces.append(namespace)
         label = name or f"{prefix}_{_clean(source.name)}"
         transform = make_transform(context, node, [params[i] for i in wrt], namespace, label)
@@ -172,6 +173,10 @@ class Derivation:
             self.bindings.extend(getattr(source, "bindings", None))
         else:
             self.bindings.record_function(source.fn, source.node, context.resolver)
+        original = getattr(source.fn, "__astjax_specializes__", None)     # frontend/specialize.py
+        if original is not None:         # its own code and defaults, which the specialization copied
+            self.bindings._add("function", original, "__code__", original.__code__)
+            self.bindings._add("function", original, "__defaults__", original.__defaults__)
         for value in free.values():
             generated = getattr(value, "__astjax_function_source__", None)
             if generated is not None:

@@ -13,6 +13,8 @@ from .aliasing import Aliasing
 from .lax_control_flow import LaxControlFlow
 from .local_functions import LocalFunctions
 from .method_calls import MethodCalls
+from .function_arguments import FunctionArguments
+from .map_calls import MapCalls
 from .scipy_calls import ScipyCalls
 from .augmented_assignment import AugmentedAssignment
 from .tuple_assignment import TupleAssignment
@@ -22,7 +24,7 @@ from .list_operands import ListOperands
 
 __all__ = ["normalize", "PASSES"]
 
-PASSES = (ModuleAliases, Aliasing, ReservedNames, LocalFunctions, MethodCalls, ScipyCalls, AugmentedAssignment, LaxControlFlow,
+PASSES = (ModuleAliases, Aliasing, ReservedNames, MapCalls, LocalFunctions, MethodCalls, FunctionArguments, ScipyCalls, AugmentedAssignment, LaxControlFlow,
           TupleAssignment, ControlFlow, OnePrimitivePerStatement, ListOperands)
 
 
