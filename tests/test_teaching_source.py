@@ -270,3 +270,14 @@ def test_a_recursive_function_is_differentiated_and_printed_once():
     numeric = (astjax.grad(recursive_power)(np.float64(1.2 + eps), np.float64(0.3), 3)
                - astjax.grad(recursive_power)(np.float64(1.2 - eps), np.float64(0.3), 3)) / (2 * eps)
     np.testing.assert_allclose(hess, numeric, rtol=1e-5)
+
+
+def test_renaming_a_node_shared_by_two_places_renames_it_once():
+    """Cleanup may put one Name node in two places; renaming it twice would chain b_t3 -> b_t2 -> b_t1."""
+    from astjax.codegen.readable_names import name_temporaries
+    node = parse_printed("def f(x):\n    _t2 = [x]\n    _t3 = [x, x]\n    _t4 = _t3\n    return _t2 + _t4\n").body[0]
+    shared = node.body[2].value                      # the `_t3` read by `_t4 = _t3` ...
+    node.body[-1].value.right = shared               # ... also read by the return
+    name_temporaries(node)
+    text = unparse(node)
+    assert "_t2 = [x, x]" in text and "_t3 = _t2" in text and "return _t1 + _t2" in text, text

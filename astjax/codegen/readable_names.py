@@ -181,9 +181,15 @@ def _describe(expr, named):
 
 
 class _Rename(gast.NodeTransformer):
+    """Renames each Name node once: cleanup may share one node between two places, and renaming it on
+    each visit would apply `b_t3 -> b_t2` and then `b_t2 -> b_t1`."""
+
     def __init__(self, renames):
         self.renames = renames
+        self.done = set()
 
     def visit_Name(self, node):
-        node.id = self.renames.get(node.id, node.id)
+        if id(node) not in self.done:
+            self.done.add(id(node))
+            node.id = self.renames.get(node.id, node.id)
         return node
