@@ -59,6 +59,12 @@ for _builtin, _reason in (("len", INTEGER), ("range", INTEGER), ("int", PIECEWIS
                           ("isinstance", BOOLEAN), ("round", PIECEWISE)):
     nondifferentiable(f"builtin_{_builtin}", getattr(builtins, _builtin), _reason)
 nondifferentiable("builtin_print", builtins.print, NOTHING, effect="prints")
+# normalize/container_idioms.py writes `for k, v in d.items()` as a loop over `dict_keys(d)`, `sorted(d)` as
+# `sorted_keys(d)`: the keys of a dict are its (pytree) structure, strings or integers, never values.
+KEYS = "its result is the keys of a dict (its structure), not its values"
+nondifferentiable("dict_keys", helpers.dict_keys, KEYS)
+nondifferentiable("sorted_keys", helpers.sorted_keys, KEYS)
+nondifferentiable("iterated", helpers.iterated, NOTHING, effect="checks that a loop iterates a sequence, not a dict")
 for _helper, _reason in (("reduced_size", SHAPES), ("invert_permutation", INTEGER), ("clip_mask", BOOLEAN),
                          ("extremum_mask", BOOLEAN), ("linspace_weights", SHAPES), ("meshgrid_axes", SHAPES),
                          ("unique_index", INTEGER), ("distinct_index", INTEGER)):

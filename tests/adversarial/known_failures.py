@@ -13,7 +13,6 @@ KNOWN_FAILURES = {
     "containers.append_in_dependent_loop_then_pop": "REFUSED: append in a loop, one pop after it",
     "containers.iterate_growing_list_in_inner_loop": "REFUSED: acc.pop() after iterating a list that grows in the outer loop",
     # --- 6/7. calls and values passed through containers into helpers
-    "calls.dict_into_helper": "REFUSED: dict literal passed to a helper",
     "calls.call_result_discarded": "REFUSED: a discarded call to a pure user function is taken for an effect",
     "calls.helper_returning_nested": "REFUSED: nested unpacking a, (b, [c]) = helper(x)",
     # --- functions as values: arguments, partials, methods, closures from factories, map
@@ -62,18 +61,11 @@ KNOWN_FAILURES = {
     "containers.list_slice_and_concat": "REFUSED: + on slices of a list (concatenation)",
     "containers.list_multiply_repeat": "REFUSED: + / * on a tuple or list (concatenation, repetition) is refused",
     "containers.tuple_concat": "REFUSED: + / * on a tuple or list (concatenation, repetition) is refused",
-    "containers.list_copy_then_mutate": "REFUSED: list(xs)",
     "containers.list_of_lists_update": "REFUSED: grid[1][0] = ... nested list assignment",
     "misc.soft_dtw": "REFUSED: R[i][j] = ... on a list of lists (dynamic programming table)",
     "misc.bubble_sort_network": "REFUSED: v[j], v[j + 1] = v[j + 1], v[j] swap on a list",
     # --- comprehensions, dicts, tuple loop targets
-    "containers.dict_get_with_default": "REFUSED: params.get('w') / params.get('b', 0.5)",
-    "containers.dict_keys_loop_sorted": "REFUSED: for k in sorted(params)",
     "containers.nested_tuple_into_helper": "REFUSED: nested unpacking (a, (b, c)), k = packed in a helper",
-    "containers.dict_literal_loss": "REFUSED: dict literal in a loss",
-    "containers.dict_item_update": "REFUSED: dict(params) then p['w'] = ...",
-    "containers.dict_items_loop": "REFUSED: for k, v in params.items()",
-    "containers.dict_comprehension": "REFUSED: dict comprehension",
     # --- 5. NumPy mutation semantics (aliases and views): wrong values, neither followed nor refused
     # --- 8. impure callees
     # --- 9. rules wrong in some uses, rules missing
