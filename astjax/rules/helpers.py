@@ -15,7 +15,7 @@ __all__ = ["sum_adjoint", "sum_items", "take_adjoint", "unbroadcast_to", "cumsum
            "stack_part_adjoint", "concatenate_part_adjoint",
            "zero_like", "zeros_shaped", "diagonal_adjoint", "repeat_adjoint", "linspace_weights", "meshgrid_axes", "meshgrid_list",
            "tree_leaves_of", "tree_leaves_adjoint", "unique_index", "adjugate",
-           "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "list_items", "iterated"]
+           "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "list_items", "iterated", "unshared_item", "not_a_view"]
 
 
 def weak_array(g, like):
@@ -158,6 +158,12 @@ class TreeAdjoint:
     __array_ufunc__ = None      # `array + TreeAdjoint` must come here, never broadcast over an object
 
     def __getitem__(self, key):
+        if isinstance(key, slice):      # the transpose of a list slice's adjoint needs the list's length
+            from ..errors import RuntimeRefusal
+            raise RuntimeRefusal("a higher-order derivative through a slice of a Python list (`xs[1:]`, or "
+                                 "`xs.pop()` / `xs.insert(...)`, which astjax writes with slices) is not "
+                                 "supported. Instead: keep the values in an array (`jnp.stack(xs)`), or index "
+                                 "the items one by one.")
         return self.items.get(key, 0.0)
 
     def __getattr__(self, name):
@@ -175,7 +181,9 @@ def index_adjoint(x, idx, g):
     if isinstance(x, (tuple, list)) and isinstance(idx, slice):
         positions = range(len(x))[idx]       # x[a:b] is a shorter list: its adjoint re-keyed to x's positions
         items = g.items if isinstance(g, TreeAdjoint) else {}
-        return TreeAdjoint({positions[k]: value for k, value in items.items()})
+        # Keys past the slice's end belong to items appended to it later, whose adjoints the reversed
+        # appends have already taken (`xs = xs[:-1]; xs.append(v)`, as `xs.pop()` is normalized): dropped.
+        return TreeAdjoint({positions[k]: value for k, value in items.items() if k < len(positions)})
     if isinstance(x, (tuple, list)) and isinstance(idx, (int, np.integer)):
         return TreeAdjoint({int(idx) % len(x): g})      # x[-1] is x[len(x) - 1]
     if isinstance(x, (tuple, list, dict, TreeAdjoint)):
@@ -451,6 +459,33 @@ def iterated(x):
         raise RuntimeRefusal(f"a `for` loop iterates a {type(x).__name__} directly; astjax iterates dicts through "
                              "their methods only. Instead: `for k in d.keys()`, `for k, v in d.items()`, "
                              "`for v in d.values()` or `for k in sorted(d)`.")
+
+
+def unshared_item(xs, i):
+    """Before `xs[i][j] = v` (normalized to `row = xs[i]; row[j] = v; xs[i] = row`): refuse when another
+    item of xs is that same object (`[row] * 2`, `[row, row]`), which Python would change too."""
+    if isinstance(xs, (list, tuple)) and isinstance(i, (int, np.integer)) and -len(xs) <= i < len(xs):
+        item = xs[i]
+        if not isinstance(item, (list, dict, np.ndarray)):
+            return
+        for k, other in enumerate(xs):
+            if k != i % len(xs) and (other is item or isinstance(item, np.ndarray) and isinstance(other, np.ndarray)
+                                     and np.shares_memory(item, other)):
+                from ..errors import RuntimeRefusal
+                raise RuntimeRefusal(
+                    f"`xs[{i}][...] = v` changes the object at position {i} of the list in place, and the item at "
+                    f"position {k} is that object too: Python would change both, and astjax refuses it. Instead: "
+                    "build the rows separately (`[[0.0] * n for _ in range(m)]`, not `[[0.0] * n] * m`).")
+
+
+def not_a_view(value, target):
+    """Before `a[i], a[j] = a[j], a[i]`: refuse a right-hand value that is a NumPy view of the array the
+    assignments write into (NumPy would read the already-overwritten memory; astjax the old values)."""
+    if isinstance(value, np.ndarray) and isinstance(target, np.ndarray) and np.shares_memory(value, target):
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal("a value assigned by a tuple assignment is a view of the array it is written into "
+                             "(`A[0], A[1] = A[1], A[0]` on rows): NumPy overwrites it before it is read, and astjax "
+                             "refuses it. Instead: copy the values first (`A[[0, 1]] = A[[1, 0]]`, or `.copy()`).")
 
 
 def list_items(x):

@@ -65,6 +65,11 @@ KEYS = "its result is the keys of a dict (its structure), not its values"
 nondifferentiable("dict_keys", helpers.dict_keys, KEYS)
 nondifferentiable("sorted_keys", helpers.sorted_keys, KEYS)
 nondifferentiable("iterated", helpers.iterated, NOTHING, effect="checks that a loop iterates a sequence, not a dict")
+deflowering(PRIMITIVES["iterated"], numba="astjax.runtime.numba_cpu:iterated")
+nondifferentiable("unshared_item", helpers.unshared_item, NOTHING,
+                  effect="checks that a list's item updated in place is not another item too")
+nondifferentiable("not_a_view", helpers.not_a_view, NOTHING,
+                  effect="checks that a value is not a view of the array it is written into")
 for _helper, _reason in (("reduced_size", SHAPES), ("invert_permutation", INTEGER), ("clip_mask", BOOLEAN),
                          ("extremum_mask", BOOLEAN), ("linspace_weights", SHAPES), ("meshgrid_axes", SHAPES),
                          ("unique_index", INTEGER), ("distinct_index", INTEGER)):

@@ -9,9 +9,6 @@ Run `python tests/adversarial/triage.py NAME` to see the current failure.
 KNOWN_FAILURES = {
     # --- 1. loop headers read after they changed (bounds, trip counts, break positions are not taped)
     "loops.bound_from_round_of_data": "REFUSED (jvp): n = int(m[0]) read from a non-differentiated argument",
-    "containers.append_then_pop_in_loop": "REFUSED: append and pop in the same loop body",
-    "containers.append_in_dependent_loop_then_pop": "REFUSED: append in a loop, one pop after it",
-    "containers.iterate_growing_list_in_inner_loop": "REFUSED: acc.pop() after iterating a list that grows in the outer loop",
     # --- 6/7. calls and values passed through containers into helpers
     "calls.call_result_discarded": "REFUSED: a discarded call to a pure user function is taken for an effect",
     "calls.helper_returning_nested": "REFUSED: nested unpacking a, (b, [c]) = helper(x)",
@@ -37,7 +34,6 @@ KNOWN_FAILURES = {
     "calls.keyword_only_args": "REFUSED: keyword-only parameters",
     "calls.double_star_kwargs": "REFUSED: **kw parameters",
     "containers.zip_star_pairs": "REFUSED: zip(*pairs)",
-    "scoping.star_unpack_list": "REFUSED: first, *rest = [...]",
     # --- lambdas and local functions
     "calls.lambda_in_loop": "REFUSED: lambda defined inside a loop",
     "containers.map_lambda": "REFUSED: map(lambda ...)",
@@ -51,19 +47,6 @@ KNOWN_FAILURES = {
     "identity.decorated_star_args_wrapper": "REFUSED: functools.wraps wrapper with (*args, **kwargs)",
     # --- 2. values dropped: calls not understood treated as constants
     # --- list methods deleted as dead code or mishandled (effects not declared)
-    "loops.while_pop_until_empty": "REFUSED: v = stack.pop() in `while len(stack) > 0`",
-    "containers.list_extend_with_generator": "REFUSED: xs.extend(generator expression)",
-    "containers.list_pop": "REFUSED: last = xs.pop()",
-    "containers.list_pop_front": "REFUSED: first = xs.pop(0)",
-    "containers.list_extend": "REFUSED: xs.extend([...]) (hint: build a new list)",
-    "containers.list_insert": "REFUSED: xs.insert(1, v)",
-    "containers.list_pop_while": "REFUSED: `while stack: stack.pop()`",
-    "containers.list_slice_and_concat": "REFUSED: + on slices of a list (concatenation)",
-    "containers.list_multiply_repeat": "REFUSED: + / * on a tuple or list (concatenation, repetition) is refused",
-    "containers.tuple_concat": "REFUSED: + / * on a tuple or list (concatenation, repetition) is refused",
-    "containers.list_of_lists_update": "REFUSED: grid[1][0] = ... nested list assignment",
-    "misc.soft_dtw": "REFUSED: R[i][j] = ... on a list of lists (dynamic programming table)",
-    "misc.bubble_sort_network": "REFUSED: v[j], v[j + 1] = v[j + 1], v[j] swap on a list",
     # --- comprehensions, dicts, tuple loop targets
     "containers.nested_tuple_into_helper": "REFUSED: nested unpacking (a, (b, c)), k = packed in a helper",
     # --- 5. NumPy mutation semantics (aliases and views): wrong values, neither followed nor refused

@@ -42,14 +42,20 @@ class ContainerIdioms(Pass):
     """Rewrite dict iteration, `.get`, `.keys()`, `sorted(d)`, `dict(d)`, `list(xs)` and dict comprehensions."""
 
     def run(self, node):
+        self.iterated = []          # names loops iterate: their body's mutations stay for ControlFlow to refuse
+        self.lists = _list_names(node)
         node.body = self.block(node.body)
         return node
 
     def block(self, stmts):
         out = []
         for stmt in stmts:
+            looped = isinstance(stmt, gast.For) and isinstance(stmt.iter, gast.Name)
+            self.iterated.append(stmt.iter.id if looped else None)
             rewrite_inner_blocks(stmt, self.block)
+            self.iterated.pop()
             self.emitted = []
+            self.reads_elsewhere = _read_more_than_once(_header(stmt))
             new = self.statement(stmt)
             out.extend(copy_location(s, stmt) for s in self.emitted)
             out.extend(copy_location(s, stmt) for s in new)
@@ -57,6 +63,23 @@ class ContainerIdioms(Pass):
 
     # ------------------------------------------------------------------ statements
     def statement(self, stmt):
+        if isinstance(stmt, gast.Expr) and self.list_method(stmt.value, "extend", 1):
+            return self.extend(stmt.value)
+        if isinstance(stmt, gast.Expr) and self.list_method(stmt.value, "insert", 2):
+            return self.insert(stmt.value)
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1:
+            target = stmt.targets[0]
+            if isinstance(target, (gast.Tuple, gast.List)) and any(
+                    isinstance(e, (gast.Subscript, gast.Starred)) for e in target.elts):
+                stmt.value = self.expression(stmt.value)
+                return self.unpack_into_items(target, stmt.value, stmt)
+            if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Subscript):
+                stmt.value = self.expression(stmt.value)
+                return self.nested_item_update(stmt)
+        if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Subscript) \
+                and isinstance(stmt.target.value, gast.Subscript):
+            stmt.value = self.expression(stmt.value)
+            return self.nested_item_update(stmt)
         if isinstance(stmt, gast.For):
             stmt.iter = self.expression(stmt.iter)
             return self.iteration_checks(stmt) + self.dict_loop(stmt)
@@ -68,6 +91,192 @@ class ContainerIdioms(Pass):
                 stmt.targets = [self.expression(t) for t in stmt.targets]     # `d[k.get(..)] = v`: indices too
             stmt.value = self.expression(stmt.value)
         return [stmt]
+
+    # ------------------------------------------------------------ list mutations
+    def list_method(self, node, method, nargs):
+        """Whether `node` is `xs.method(<nargs arguments>)` on a local name `xs` no enclosing loop iterates."""
+        return (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and node.func.attr == method
+                and isinstance(node.func.value, gast.Name) and self.is_value(node.func.value)
+                and node.func.value.id not in self.iterated and len(node.args) == nargs and not node.keywords
+                and not any(isinstance(a, gast.Starred) for a in node.args))
+
+    def extend(self, call):
+        """`xs.extend(ys)` -> `for _v in ys: xs.append(_v)` (each appended item differentiates as `append`).
+
+        Not when ys reads xs (`xs.extend(xs)`, a generator over xs): Python would see the list grow."""
+        xs, items = call.func.value, call.args[0]
+        if any(isinstance(n, gast.Name) and n.id == xs.id for n in gast.walk(items)):
+            return [gast.Expr(value=call)]
+        if isinstance(items, gast.GeneratorExp):
+            items = gast.ListComp(elt=items.elt, generators=items.generators)
+        item = self.context.namer.fresh("_v")
+        return [gast.For(target=store(item), iter=items, body=[self.append(xs, name(item))], orelse=[],
+                         type_comment=None)]
+
+    def insert(self, call):
+        """`xs.insert(i, v)` -> `_tail = xs[i:]; xs = xs[:i]; xs.append(v); for _w in _tail: xs.append(_w)`."""
+        xs = call.func.value
+        position, value = self.held(call.args[0]), self.held(call.args[1])
+        tail = self.context.namer.fresh("_tail")
+        item = self.context.namer.fresh("_v")
+        cut = gast.Slice(lower=copy.deepcopy(position), upper=None, step=None)
+        head = gast.Slice(lower=None, upper=copy.deepcopy(position), step=None)
+        return [gast.Assign(targets=[store(tail)], value=gast.Subscript(value=name(xs.id), slice=cut, ctx=gast.Load()),
+                            type_comment=None),
+                gast.Assign(targets=[store(xs.id)], value=gast.Subscript(value=name(xs.id), slice=head,
+                                                                          ctx=gast.Load()), type_comment=None),
+                self.append(xs, value),
+                gast.For(target=store(item), iter=name(tail), body=[self.append(xs, name(item))], orelse=[],
+                         type_comment=None)]
+
+    def append(self, xs, value):
+        return gast.Expr(value=gast.Call(func=gast.Attribute(value=name(xs.id), attr="append", ctx=gast.Load()),
+                                         args=[value], keywords=[]))
+
+    def pop(self, call):
+        """`xs.pop()` / `xs.pop(0)` / `xs.pop(k)` (k a constant >= 0) -> the item read, then `xs` rebound to the
+        rest (a new list; the aliasing pass checked no other name sees xs). None if not one of these."""
+        xs = call.func.value
+        if not call.args or isinstance(call.args[0], gast.Constant) and call.args[0].value == -1:
+            position, rest = -1, [gast.Slice(lower=None, upper=gast.Constant(value=-1, kind=None), step=None)]
+        elif isinstance(call.args[0], gast.Constant) and isinstance(call.args[0].value, int) \
+                and not isinstance(call.args[0].value, bool) and call.args[0].value >= 0:
+            k = call.args[0].value
+            position = k
+            rest = [gast.Slice(lower=None, upper=gast.Constant(value=k, kind=None), step=None),
+                    gast.Slice(lower=gast.Constant(value=k + 1, kind=None), upper=None, step=None)]
+        else:
+            return None
+        result = self.context.namer.fresh()
+        self.emitted.append(gast.Assign(targets=[store(result)], value=gast.Subscript(
+            value=name(xs.id), slice=gast.Constant(value=position, kind=None), ctx=gast.Load()), type_comment=None))
+        if len(rest) == 1 or position == 0:
+            piece = rest[-1] if position == 0 else rest[0]
+            self.emitted.append(gast.Assign(targets=[store(xs.id)], value=gast.Subscript(
+                value=name(xs.id), slice=piece, ctx=gast.Load()), type_comment=None))
+            return name(result)
+        tail = self.context.namer.fresh("_tail")
+        item = self.context.namer.fresh("_v")
+        self.emitted += [
+            gast.Assign(targets=[store(tail)], value=gast.Subscript(value=name(xs.id), slice=rest[1], ctx=gast.Load()),
+                        type_comment=None),
+            gast.Assign(targets=[store(xs.id)], value=gast.Subscript(value=name(xs.id), slice=rest[0],
+                                                                      ctx=gast.Load()), type_comment=None),
+            gast.For(target=store(item), iter=name(tail), body=[self.append(xs, name(item))], orelse=[],
+                     type_comment=None)]
+        return name(result)
+
+    def unpack_into_items(self, target, value, stmt):
+        """`v[j], v[j + 1] = v[j + 1], v[j]` and `first, *rest = e`: the value first, then each target in turn.
+
+        Python evaluates the whole right side, then assigns the targets left to right."""
+        elts = target.elts
+        bound = set()
+        for e in elts:      # `i, xs[i] = ...`: a target's index reads a name an earlier target binds
+            if bound & {n.id for n in gast.walk(e) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}:
+                return [stmt]
+            bound |= {n.id for n in gast.walk(e) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        return [s for assign in self.unpacked(target, value, stmt) for s in self.assigned(assign)]
+
+    def assigned(self, assign):
+        """One assignment `unpack_into_items` made: `grid[i][j] = v` is rewritten further."""
+        if isinstance(assign, gast.Assign) and isinstance(assign.targets[0], gast.Subscript) \
+                and isinstance(assign.targets[0].value, gast.Subscript):
+            return self.nested_item_update(assign)
+        return [assign]
+
+    def unpacked(self, target, value, stmt):
+        elts = target.elts
+        starred = [k for k, e in enumerate(elts) if isinstance(e, gast.Starred)]
+        if not starred and isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(elts):
+            parts = [self.held_always(v) for v in value.elts]
+            bases = {e.value.id for e in elts if isinstance(e, gast.Subscript) and isinstance(e.value, gast.Name)}
+            checks = [gast.Expr(value=gast.Call(func=name("not_a_view"), args=[copy.deepcopy(p), name(b)],
+                                                keywords=[]))
+                      for p in parts if isinstance(p, gast.Name) for b in sorted(bases)]
+            return checks + [gast.Assign(targets=[t], value=p, type_comment=None) for t, p in zip(elts, parts)]
+        whole = self.held_always(value)
+        if not starred:
+            return [gast.Assign(targets=[stmt.targets[0]], value=whole, type_comment=None)] \
+                if not any(isinstance(e, gast.Subscript) for e in elts) else \
+                [self.length_check(whole, len(elts), exact=True)] + [
+                    gast.Assign(targets=[t], value=gast.Subscript(value=copy.deepcopy(whole),
+                                slice=gast.Constant(value=k, kind=None), ctx=gast.Load()), type_comment=None)
+                    for k, t in enumerate(elts)]
+        if len(starred) > 1:
+            return [stmt]
+        star = starred[0]
+        after = len(elts) - star - 1
+        items = self.context.namer.fresh("_items")
+        out = [gast.Assign(targets=[store(items)], value=gast.Call(func=name("list_items"), args=[whole],
+                                                                    keywords=[]), type_comment=None),
+               self.length_check(name(items), len(elts) - 1, exact=False)]
+        for k, t in enumerate(elts):
+            if k == star:
+                upper = gast.Constant(value=-after, kind=None) if after else None
+                piece = gast.Subscript(value=name(items), slice=gast.Slice(
+                    lower=gast.Constant(value=star, kind=None), upper=upper, step=None), ctx=gast.Load())
+                item = self.context.namer.fresh("_v")
+                value = gast.ListComp(elt=name(item), generators=[gast.comprehension(
+                    target=store(item), iter=piece, ifs=[], is_async=0)])
+                out.append(gast.Assign(targets=[t.value], value=value, type_comment=None))
+            else:
+                index = k if k < star else k - len(elts)
+                out.append(gast.Assign(targets=[t], value=gast.Subscript(
+                    value=name(items), slice=gast.Constant(value=index, kind=None), ctx=gast.Load()),
+                    type_comment=None))
+        return out
+
+    def length_check(self, items, n, exact):
+        """`if len(items) < n: raise ValueError(...)` (Python's unpacking error), a guard the sweeps keep."""
+        length = gast.Call(func=name("len"), args=[copy.deepcopy(items)], keywords=[])
+        op = gast.NotEq() if exact else gast.Lt()
+        message = f"{'expected' if exact else 'not enough values to unpack (expected at least'} {n}" + \
+            ("" if exact else ")")
+        error = gast.Call(func=name("ValueError"), args=[gast.Constant(value=message, kind=None)], keywords=[])
+        return gast.If(test=gast.Compare(left=length, ops=[op], comparators=[gast.Constant(value=n, kind=None)]),
+                       body=[gast.Raise(exc=error, cause=None)], orelse=[])
+
+    def nested_item_update(self, stmt):
+        """`grid[i][j] = v` (or `op=`) -> `_row = grid[i]; _row[j] = v; grid[i] = _row` (deeper: recursively).
+
+        The value is computed first, as Python does; the aliasing pass has checked the row is seen by no
+        other name."""
+        target = stmt.target if isinstance(stmt, gast.AugAssign) else stmt.targets[0]
+        out = []
+        value = stmt.value if isinstance(stmt, gast.AugAssign) else self.held_always(stmt.value)
+        outer = target.value
+        outer_index = self.held_always(outer.slice) if not isinstance(outer.slice, gast.Slice) else None
+        if outer_index is None:
+            return [stmt]
+        row = self.context.namer.fresh("_row")
+        container = copy.deepcopy(outer.value)
+        container.ctx = gast.Load()
+        out.append(gast.Expr(value=gast.Call(func=name("unshared_item"), args=[container, copy.deepcopy(outer_index)],
+                                             keywords=[])))
+        read = gast.Subscript(value=copy.deepcopy(outer.value), slice=copy.deepcopy(outer_index), ctx=gast.Load())
+        read.value.ctx = gast.Load()
+        out.append(gast.Assign(targets=[store(row)], value=read, type_comment=None))
+        inner_target = gast.Subscript(value=name(row), slice=target.slice, ctx=gast.Store())
+        if isinstance(stmt, gast.AugAssign):
+            inner = gast.AugAssign(target=inner_target, op=stmt.op, value=value)
+        else:
+            inner = gast.Assign(targets=[inner_target], value=value, type_comment=None)
+        out.append(inner)
+        write_back = gast.Subscript(value=copy.deepcopy(outer.value), slice=copy.deepcopy(outer_index),
+                                    ctx=gast.Store())
+        write_back.value.ctx = gast.Load()
+        back = gast.Assign(targets=[write_back], value=name(row), type_comment=None)
+        out += self.statement(back) if isinstance(outer.value, gast.Subscript) else [back]
+        return out
+
+    def held_always(self, node):
+        """`node` evaluated now into a fresh name (a constant stays as it is)."""
+        if isinstance(node, gast.Constant):
+            return node
+        tmp = self.context.namer.fresh()
+        self.emitted.append(gast.Assign(targets=[store(tmp)], value=node, type_comment=None))
+        return name(tmp)
 
     def iteration_checks(self, loop):
         """`iterated(xs)` before `for v in xs` (and each sequence zipped or enumerated): refuses a dict,
@@ -128,11 +337,66 @@ class ContainerIdioms(Pass):
                 setattr(node, field, [self.expression(v, inner) if isinstance(v, gast.AST) else v for v in value])
         if isinstance(node, gast.Call):
             return self.call(node, hoist)
+        if isinstance(node, gast.BinOp) and hoist and isinstance(node.op, (gast.Add, gast.Mult)):
+            return self.container_arithmetic(node)
         return node
+
+    def container_arithmetic(self, node):
+        """`(a, b) + (c,)` -> `(a, b, c)`; `[v] * 3` -> `[_t, _t, _t]`; `xs[1:] + ys` on lists -> a new list
+        the items are appended to, in order. Only where the operands are tuples or lists for sure."""
+        left, right = node.left, node.right
+        if isinstance(node.op, gast.Add):
+            if type(left) is type(right) and isinstance(left, (gast.Tuple, gast.List)):
+                return type(left)(elts=left.elts + right.elts, ctx=gast.Load())
+            if self.is_list(left) and self.is_list(right):
+                return self.appended([(left, None), (right, None)])
+            return node
+        for seq, count in ((left, right), (right, left)):
+            if isinstance(seq, (gast.Tuple, gast.List)) and isinstance(count, gast.Constant) \
+                    and isinstance(count.value, int) and not isinstance(count.value, bool) and count.value <= 16:
+                items = [self.held(e) for e in seq.elts]
+                return type(seq)(elts=[copy.deepcopy(e) for _ in range(max(count.value, 0)) for e in items],
+                                 ctx=gast.Load())
+            if self.is_list(seq) and not isinstance(count, (gast.Tuple, gast.List)) and not self.is_list(count):
+                return self.appended([(seq, self.held(count))])
+        return node
+
+    def is_list(self, node):
+        """Whether `node` is a list for sure: a list literal or comprehension, a name only ever bound to one,
+        or a slice of one."""
+        if isinstance(node, (gast.List, gast.ListComp)):
+            return True
+        if isinstance(node, gast.Name):
+            return node.id in self.lists
+        return isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Slice) and self.is_list(node.value)
+
+    def appended(self, pieces):
+        """A new list with the items of each (list, repeat count or None) appended in turn."""
+        result = self.context.namer.fresh("_l")
+        self.emitted.append(gast.Assign(targets=[store(result)], value=gast.List(elts=[], ctx=gast.Load()),
+                                        type_comment=None))
+        held = [(self.held(seq), count) for seq, count in pieces]        # evaluated in order, once
+        for seq, count in held:
+            item = self.context.namer.fresh("_v")
+            loop = gast.For(target=store(item), iter=copy.deepcopy(seq),
+                            body=[self.append(name(result), name(item))], orelse=[], type_comment=None)
+            if count is not None:
+                loop = gast.For(target=store(self.context.namer.fresh("_k")),
+                                iter=gast.Call(func=name("range"), args=[copy.deepcopy(count)], keywords=[]),
+                                body=[loop], orelse=[], type_comment=None)
+            self.emitted.append(loop)
+        self.lists.add(result)
+        return name(result)
 
     def call(self, node, hoist):
         func = node.func
         if isinstance(func, gast.Attribute) and self.is_value(func.value):
+            if func.attr == "pop" and hoist and isinstance(func.value, gast.Name) and len(node.args) <= 1 \
+                    and not node.keywords and func.value.id not in self.reads_elsewhere \
+                    and func.value.id not in self.iterated:
+                popped = self.pop(node)
+                if popped is not None:
+                    return popped
             if func.attr == "keys" and not node.args and not node.keywords:
                 return gast.Call(func=name("dict_keys"), args=[func.value], keywords=[])
             if func.attr == "get" and 1 <= len(node.args) <= 2 and not node.keywords and hoist:
@@ -232,6 +496,62 @@ class ContainerIdioms(Pass):
 
     def is_builtin(self, func, builtin):
         return self.context.resolver.static_value(func) is builtin
+
+
+def _list_names(function_node):
+    """Names every binding of which is a list literal, a list comprehension or a slice of such a name."""
+    bindings = {}
+    for node in gast.walk(function_node):
+        targets = []
+        if isinstance(node, gast.Assign):
+            targets = [(t, node.value) for t in node.targets]
+        elif isinstance(node, (gast.AugAssign, gast.AnnAssign)):
+            targets = [(node.target, None)]
+        elif isinstance(node, (gast.For, gast.comprehension)):
+            targets = [(node.target, None)]
+        elif isinstance(node, gast.arguments):
+            targets = [(a, None) for a in node.args + node.kwonlyargs + node.posonlyargs]
+            targets += [(a, None) for a in (node.vararg, node.kwarg) if a is not None]
+        for target, value in targets:
+            for n in gast.walk(target):
+                if isinstance(n, gast.Name):
+                    bindings.setdefault(n.id, []).append(value if n is target else None)
+    names = set(bindings)
+    while True:
+        keep = {k for k in names if all(_is_list_value(v, names) for v in bindings[k])}
+        if keep == names:
+            return names
+        names = keep
+
+
+def _is_list_value(value, names):
+    if isinstance(value, (gast.List, gast.ListComp)):
+        return True
+    if isinstance(value, gast.Name):
+        return value.id in names
+    return (isinstance(value, gast.Subscript) and isinstance(value.slice, gast.Slice)
+            and _is_list_value(value.value, names))
+
+
+def _header(stmt):
+    """The expressions a statement evaluates itself (a compound statement's test or iterable only)."""
+    if isinstance(stmt, (gast.If, gast.While)):
+        return [stmt.test]
+    if isinstance(stmt, gast.For):
+        return [stmt.iter]
+    if isinstance(stmt, (gast.FunctionDef, gast.ClassDef)):
+        return []
+    return [stmt]
+
+
+def _read_more_than_once(nodes):
+    """Names read more than once in `nodes` (`xs.pop() + xs[0]`: the pop may not move before the read)."""
+    counts = {}
+    for node in nodes:
+        for n in gast.walk(node):
+            if isinstance(n, gast.Name):
+                counts[n.id] = counts.get(n.id, 0) + 1
+    return {k for k, c in counts.items() if c > 1}
 
 
 class _Rename(gast.NodeTransformer):
