@@ -15,7 +15,7 @@ __all__ = ["sum_adjoint", "sum_items", "take_adjoint", "unbroadcast_to", "cumsum
            "stack_part_adjoint", "concatenate_part_adjoint",
            "zero_like", "zeros_shaped", "diagonal_adjoint", "repeat_adjoint", "linspace_weights", "meshgrid_axes", "meshgrid_list",
            "tree_leaves_of", "tree_leaves_adjoint", "unique_index", "adjugate",
-           "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "list_items", "iterated", "unshared_item", "not_a_view"]
+           "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "list_items", "iterated", "unshared_item", "not_a_view", "has_key"]
 
 
 def weak_array(g, like):
@@ -438,6 +438,15 @@ def _dict_key(key):
                          "string or integer keys (or tuples of them) only. Instead: use a string or integer key.")
 
 
+def has_key(d, key):
+    """`key in d` for a dict (normalization writes `d.get(k, v)` with it); anything else is refused."""
+    if not isinstance(d, dict):
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(f"`.get(...)` is called on a {type(d).__name__}, not a dict; astjax follows `.get` of "
+                             "dicts only. Instead: pass a dict, or index the value directly.")
+    return key in d
+
+
 def dict_keys(d):
     """`list(d.keys())` of a dict, in its order (normalization writes `for k, v in d.items()` with it).
 
@@ -489,9 +498,13 @@ def not_a_view(value, target):
 
 
 def list_items(x):
-    """`x` itself when it is a list or tuple (normalization writes `list(xs)` as `[v for v in list_items(xs)]`)."""
+    """`x` itself when it is a list or tuple (normalization writes `list(xs)` as `[v for v in list_items(xs)]`);
+    the items of a range, zip, enumerate, ... (whose values no derivative reaches: astjax refuses those calls
+    on values that carry one). A dict (Python lists its keys) and an array (its rows) are refused."""
     if isinstance(x, (list, tuple)):
         return x
+    if not isinstance(x, (dict, np.ndarray, np.generic)) and hasattr(x, "__iter__"):
+        return list(x)
     from ..errors import RuntimeRefusal
     raise RuntimeRefusal(f"`list(...)` is called on a {type(x).__name__}; astjax copies lists and tuples with it "
                          "only. Instead: `list(d.keys())` for a dict's keys, or index the array directly.")
@@ -503,9 +516,9 @@ def sorted_keys(x):
     Sorting values that carry a derivative (floats, arrays) is refused: `jnp.sort` does that."""
     if isinstance(x, dict):
         return sorted(x)
-    if isinstance(x, (list, tuple)) and all(isinstance(v, (str, int, np.integer)) and not isinstance(v, bool)
-                                            for v in x):
-        return sorted(x)
+    if isinstance(x, (list, tuple, range)) and all(type(v) in (str, int, float) or isinstance(v, np.integer)
+                                                   for v in x):
+        return sorted(x)            # keys, or plain Python numbers (constants: a traced value is an array)
     from ..errors import RuntimeRefusal
     raise RuntimeRefusal(f"`sorted(...)` is called on a {type(x).__name__} that is not a dict or a list of string "
                          "or integer keys; astjax sorts keys only, since sorting values would need a derivative "

@@ -64,6 +64,7 @@ nondifferentiable("builtin_print", builtins.print, NOTHING, effect="prints")
 KEYS = "its result is the keys of a dict (its structure), not its values"
 nondifferentiable("dict_keys", helpers.dict_keys, KEYS)
 nondifferentiable("sorted_keys", helpers.sorted_keys, KEYS)
+nondifferentiable("has_key", helpers.has_key, BOOLEAN)
 nondifferentiable("iterated", helpers.iterated, NOTHING, effect="checks that a loop iterates a sequence, not a dict")
 deflowering(PRIMITIVES["iterated"], numba="astjax.runtime.numba_cpu:iterated")
 nondifferentiable("unshared_item", helpers.unshared_item, NOTHING,

@@ -7,7 +7,7 @@
     for k in d.keys() / sorted(d)   ->   for k in dict_keys(d) / sorted_keys(d)
     for v in xs: body               ->   iterated(xs)      (refuses a dict: see `iteration_checks`)
                                          for v in xs: body
-    w = d.get("w", 0.5)             ->   if "w" in d: _t = d["w"]
+    w = d.get("w", 0.5)             ->   if has_key(d, "w"): _t = d["w"]
                                          else: _t = 0.5
                                          w = _t
     p = dict(d)                     ->   _t = {}
@@ -416,14 +416,14 @@ class ContainerIdioms(Pass):
         return node
 
     def get(self, mapping, args):
-        """`d.get(k, default)` -> `if k in d: _t = d[k] else: _t = default`."""
+        """`d.get(k, default)` -> `if has_key(d, k): _t = d[k] else: _t = default`."""
         mapping, key = self.held(mapping), self.held(args[0])
         default = args[1] if len(args) == 2 else gast.Constant(value=None, kind=None)
         result = self.context.namer.fresh()
         found = gast.Assign(targets=[store(result)], value=gast.Subscript(value=copy.deepcopy(mapping),
                             slice=copy.deepcopy(key), ctx=gast.Load()), type_comment=None)
         missing = gast.Assign(targets=[store(result)], value=default, type_comment=None)
-        test = gast.Compare(left=copy.deepcopy(key), ops=[gast.In()], comparators=[copy.deepcopy(mapping)])
+        test = gast.Call(func=name("has_key"), args=[copy.deepcopy(mapping), copy.deepcopy(key)], keywords=[])
         self.emitted.append(gast.If(test=test, body=[found], orelse=[missing]))
         return name(result)
 
