@@ -505,6 +505,8 @@ def list_items(x):
         return x
     if not isinstance(x, (dict, np.ndarray, np.generic)) and hasattr(x, "__iter__"):
         return list(x)
+    if isinstance(x, np.ndarray) and x.ndim > 0 and x.dtype.kind in "biu":
+        return list(x)              # integers carry no derivative
     from ..errors import RuntimeRefusal
     raise RuntimeRefusal(f"`list(...)` is called on a {type(x).__name__}; astjax copies lists and tuples with it "
                          "only. Instead: `list(d.keys())` for a dict's keys, or index the array directly.")
