@@ -377,3 +377,17 @@ def test_reverse_over_reverse_through_list_slices_is_refused():
     from astjax.errors import AstjaxError
     with pytest.raises(AstjaxError, match="slice of a Python list"):
         astjax.jacrev(astjax.grad(_pop_then_insert))(np.array([0.3, 0.5, 0.7]))
+
+
+def _rows_loop(A):
+    s = 0.0
+    for row in A:
+        s = s + jnp.sum(row * row)
+    return s
+
+
+def test_the_loop_check_has_a_jit_lowering():
+    """Loops over a name get an `iterated(xs)` check (a dict is refused); jit lowers it to nothing."""
+    import astjax
+    A = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_allclose(astjax.jit(astjax.grad(_rows_loop))(A), 2 * A)
