@@ -25,7 +25,7 @@ from astjax.rules.helpers import (array_adjoint, array_items, attribute_adjoint,
                                   concatenate_part_adjoint, dynamic_slice_adjoint, field_of_adjoint,
                                   index_adjoint, item_adjoint, pad_adjoint, stack_adjoint, stack_items,
                                   stack_part, stack_part_adjoint, tree_item_adjoint, unbroadcast, unreduce,
-                                  part_at, placed_at, cleared_at)
+                                  part_at, placed_at, cleared_at, list_items)
 
 Case = namedtuple("Case", "primitive label fn args argnums")
 
@@ -1344,6 +1344,7 @@ for _name in ("attribute_adjoint", "field_of_adjoint"):
     case(_name, "round_trip", field_round_trip, normal(3), Point(normal(3), normal(3)), argnums=(0,))
 
 
+
 # ------------------------------------------------ cumulative sums and traces
 def cumsum_axis(a, w):
     return jnp.sum(w * jnp.cumsum(a, axis=1))
@@ -1726,3 +1727,12 @@ from rule_cases_shape import CASES as _shape; CASES += _shape
 from rule_cases_special import CASES as _special; CASES += _special  # noqa: E402 (astjax.scipy.special)
 from rule_cases_linalg import CASES as _linalg; CASES += _linalg
 from rule_cases_lax import CASES as _lax; CASES += _lax
+
+
+def list_items_copy(a, b, w):
+    """`list(xs)` is normalized through list_items (normalize/container_idioms.py)."""
+    xs = list_items([a, b])
+    return jnp.sum(w * xs[0] * jnp.sin(xs[1]))
+
+
+case("list_items", "of_list", list_items_copy, normal(3), normal(3))

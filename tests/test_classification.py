@@ -20,10 +20,10 @@ import astjax.numpy as jnp
 from astjax.analyses.classify import method_classification
 from astjax.errors import AstjaxError
 from astjax.rules import PRIMITIVES, classification
-from astjax.rules.nondifferentiable import BOOLEAN, INTEGER, NOTHING, PIECEWISE, SHAPES
+from astjax.rules.nondifferentiable import BOOLEAN, INTEGER, KEYS, NOTHING, PIECEWISE, SHAPES
 
 KINDS = ("rules", "nondifferentiable", "refused")
-REASONS = {BOOLEAN, INTEGER, PIECEWISE, SHAPES, NOTHING, PRIMITIVES["Tape"].reason}
+REASONS = {BOOLEAN, INTEGER, PIECEWISE, SHAPES, NOTHING, KEYS, PRIMITIVES["Tape"].reason}
 
 
 def _public_callables(module):
@@ -335,8 +335,9 @@ def mutating_helper(x):
     return jnp.sum(xs[0])
 
 
-_REFUSED = [(list_pop, "xs.pop()"), (list_extend, "xs.extend("), (list_insert, "xs.insert("),
-            (list_remove, "items.remove("), (drain_with_pop, "items.pop()"),
+# (xs.pop(), xs.extend(...), xs.insert(...) are differentiated since issue 6's containers work: see
+# test_list_methods_are_differentiated below and tests/test_containers_more.py.)
+_REFUSED = [(list_remove, "items.remove("),
             (clip_bound_carries_derivative, "jnp.clip("), (unknown_method, "x.ptp()"),
             (mutating_helper, "_append_double(xs, x)")]
 
@@ -348,6 +349,12 @@ def test_an_uncovered_derivative_is_refused_at_its_line(fn, line):
         with pytest.raises(AstjaxError) as error:
             transform(fn)(x)
         assert "test_classification.py" in str(error.value) and line in str(error.value), str(error.value)
+
+
+@pytest.mark.parametrize("fn", [list_pop, list_extend, list_insert, drain_with_pop], ids=lambda f: f.__name__)
+def test_list_methods_are_differentiated(fn):
+    """pop, extend and insert are rewritten into reads, slices and appends (normalize/container_idioms.py)."""
+    test_a_formerly_dropped_derivative_is_right(fn)
 
 
 def test_an_in_place_sort_is_differentiated_as_jnp_sort():
@@ -400,7 +407,8 @@ def test_list_mutations_survive_dead_code_elimination(fn, slope):
     assert float(astjax.grad(fn)(x)) == pytest.approx(slope)
     assert float(astjax.jacfwd(fn)(x)) == pytest.approx(slope)
     text = astjax.source(astjax.grad(fn))
-    for method in (".remove(",) if fn is drain_constants else (".extend(", ".insert(", ".pop("):
+    # extend, insert and pop are normalized into appends and slices (normalize/container_idioms.py)
+    for method in (".remove(",) if fn is drain_constants else (".append(",):
         assert method in text, text
 
 

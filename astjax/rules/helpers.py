@@ -15,7 +15,7 @@ __all__ = ["sum_adjoint", "sum_items", "take_adjoint", "unbroadcast_to", "cumsum
            "stack_part_adjoint", "concatenate_part_adjoint",
            "zero_like", "zeros_shaped", "diagonal_adjoint", "repeat_adjoint", "linspace_weights", "meshgrid_axes", "meshgrid_list",
            "tree_leaves_of", "tree_leaves_adjoint", "unique_index", "adjugate",
-           "spectral_direction", "no_higher_derivative", "cast_adjoint"]
+           "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "list_items", "iterated", "unshared_item", "not_a_view", "has_key"]
 
 
 def weak_array(g, like):
@@ -158,6 +158,12 @@ class TreeAdjoint:
     __array_ufunc__ = None      # `array + TreeAdjoint` must come here, never broadcast over an object
 
     def __getitem__(self, key):
+        if isinstance(key, slice):      # the transpose of a list slice's adjoint needs the list's length
+            from ..errors import RuntimeRefusal
+            raise RuntimeRefusal("a higher-order derivative through a slice of a Python list (`xs[1:]`, or "
+                                 "`xs.pop()` / `xs.insert(...)`, which astjax writes with slices) is not "
+                                 "supported. Instead: keep the values in an array (`jnp.stack(xs)`), or index "
+                                 "the items one by one.")
         return self.items.get(key, 0.0)
 
     def __getattr__(self, name):
@@ -175,7 +181,9 @@ def index_adjoint(x, idx, g):
     if isinstance(x, (tuple, list)) and isinstance(idx, slice):
         positions = range(len(x))[idx]       # x[a:b] is a shorter list: its adjoint re-keyed to x's positions
         items = g.items if isinstance(g, TreeAdjoint) else {}
-        return TreeAdjoint({positions[k]: value for k, value in items.items()})
+        # Keys past the slice's end belong to items appended to it later, whose adjoints the reversed
+        # appends have already taken (`xs = xs[:-1]; xs.append(v)`, as `xs.pop()` is normalized): dropped.
+        return TreeAdjoint({positions[k]: value for k, value in items.items() if k < len(positions)})
     if isinstance(x, (tuple, list)) and isinstance(idx, (int, np.integer)):
         return TreeAdjoint({int(idx) % len(x): g})      # x[-1] is x[len(x) - 1]
     if isinstance(x, (tuple, list, dict, TreeAdjoint)):
@@ -343,11 +351,14 @@ def _updated_item(x, idx, update, combine):
     if isinstance(x, tuple):
         raise TypeError(f"'{type(x).__name__}' object does not support item assignment")
     if isinstance(x, dict):
-        from ..errors import RuntimeRefusal
-        raise RuntimeRefusal(
-            f"an item of a Python dict is updated in place (`{update}` on a dict); astjax differentiates item "
-            "updates of arrays and lists only, and refuses it. Instead: build a new dict "
-            "(`d = {**d, key: v}`), or keep the value in its own variable.")
+        # `d[k] = v` is `d = {**d, k: v}` (a new key goes last, as in Python); `d[k] += v` needs k in d.
+        # The aliasing pass checked that no other name sees the dict.
+        _dict_key(idx)
+        if idx not in x and update != "xs[i] = v":
+            raise KeyError(idx)
+        out = dict(x)
+        out[idx] = combine(x.get(idx))
+        return out
     out = list(x)
     i = _list_position(x, idx)
     out[i] = combine(x[i])
@@ -416,6 +427,106 @@ def _is_sequence(x):
     return isinstance(x, (list, tuple))
 
 
+def _dict_key(key):
+    """A dict's key as astjax follows it: a string, an integer or None (hashable, no derivative)."""
+    if isinstance(key, (str, int, np.integer, type(None))) and not isinstance(key, bool):
+        return key
+    if isinstance(key, tuple) and all(_dict_key(k) is k for k in key):
+        return key
+    from ..errors import RuntimeRefusal
+    raise RuntimeRefusal(f"an item of a Python dict is updated at the key {key!r}; astjax follows dict items at "
+                         "string or integer keys (or tuples of them) only. Instead: use a string or integer key.")
+
+
+def has_key(d, key):
+    """`key in d` for a dict (normalization writes `d.get(k, v)` with it); anything else is refused."""
+    if not isinstance(d, dict):
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(f"`.get(...)` is called on a {type(d).__name__}, not a dict; astjax follows `.get` of "
+                             "dicts only. Instead: pass a dict, or index the value directly.")
+    return key in d
+
+
+def dict_keys(d):
+    """`list(d.keys())` of a dict, in its order (normalization writes `for k, v in d.items()` with it).
+
+    The keys are the dict's structure (a pytree's), not values: they carry no derivative."""
+    if not isinstance(d, dict):
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(f"`.keys()`, `.items()` or `.values()` is called on a {type(d).__name__}, not a "
+                             "dict; astjax follows these methods of dicts only. Instead: pass a dict.")
+    return list(d)
+
+
+def iterated(x):
+    """Check, before a `for` loop over `x`, that astjax iterates it as Python does (by position).
+
+    Loops over sequences become `for i in range(len(x)): v = x[i]`: for a dict that would read its
+    values at the keys 0, 1, ... rather than its keys, so a dict (or set) is refused."""
+    if isinstance(x, (dict, set, frozenset)):
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(f"a `for` loop iterates a {type(x).__name__} directly; astjax iterates dicts through "
+                             "their methods only. Instead: `for k in d.keys()`, `for k, v in d.items()`, "
+                             "`for v in d.values()` or `for k in sorted(d)`.")
+
+
+def unshared_item(xs, i):
+    """Before `xs[i][j] = v` (normalized to `row = xs[i]; row[j] = v; xs[i] = row`): refuse when another
+    item of xs is that same object (`[row] * 2`, `[row, row]`), which Python would change too."""
+    if isinstance(xs, (list, tuple)) and isinstance(i, (int, np.integer)) and -len(xs) <= i < len(xs):
+        item = xs[i]
+        if not isinstance(item, (list, dict, np.ndarray)):
+            return
+        for k, other in enumerate(xs):
+            if k != i % len(xs) and (other is item or isinstance(item, np.ndarray) and isinstance(other, np.ndarray)
+                                     and np.shares_memory(item, other)):
+                from ..errors import RuntimeRefusal
+                raise RuntimeRefusal(
+                    f"`xs[{i}][...] = v` changes the object at position {i} of the list in place, and the item at "
+                    f"position {k} is that object too: Python would change both, and astjax refuses it. Instead: "
+                    "build the rows separately (`[[0.0] * n for _ in range(m)]`, not `[[0.0] * n] * m`).")
+
+
+def not_a_view(value, target):
+    """Before `a[i], a[j] = a[j], a[i]`: refuse a right-hand value that is a NumPy view of the array the
+    assignments write into (NumPy would read the already-overwritten memory; astjax the old values)."""
+    if isinstance(value, np.ndarray) and isinstance(target, np.ndarray) and np.shares_memory(value, target):
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal("a value assigned by a tuple assignment is a view of the array it is written into "
+                             "(`A[0], A[1] = A[1], A[0]` on rows): NumPy overwrites it before it is read, and astjax "
+                             "refuses it. Instead: copy the values first (`A[[0, 1]] = A[[1, 0]]`, or `.copy()`).")
+
+
+def list_items(x):
+    """`x` itself when it is a list or tuple (normalization writes `list(xs)` as `[v for v in list_items(xs)]`);
+    the items of a range, zip, enumerate, ... (whose values no derivative reaches: astjax refuses those calls
+    on values that carry one). A dict (Python lists its keys) and an array (its rows) are refused."""
+    if isinstance(x, (list, tuple)):
+        return x
+    if not isinstance(x, (dict, np.ndarray, np.generic)) and hasattr(x, "__iter__"):
+        return list(x)
+    if isinstance(x, np.ndarray) and x.ndim > 0 and x.dtype.kind in "biu":
+        return list(x)              # integers carry no derivative
+    from ..errors import RuntimeRefusal
+    raise RuntimeRefusal(f"`list(...)` is called on a {type(x).__name__}; astjax copies lists and tuples with it "
+                         "only. Instead: `list(d.keys())` for a dict's keys, or index the array directly.")
+
+
+def sorted_keys(x):
+    """`sorted(x)` for the keys of a dict, or a list of strings or integers (no derivative flows through keys).
+
+    Sorting values that carry a derivative (floats, arrays) is refused: `jnp.sort` does that."""
+    if isinstance(x, dict):
+        return sorted(x)
+    if isinstance(x, (list, tuple, range)) and all(type(v) in (str, int, float) or isinstance(v, np.integer)
+                                                   for v in x):
+        return sorted(x)            # keys, or plain Python numbers (constants: a traced value is an array)
+    from ..errors import RuntimeRefusal
+    raise RuntimeRefusal(f"`sorted(...)` is called on a {type(x).__name__} that is not a dict or a list of string "
+                         "or integer keys; astjax sorts keys only, since sorting values would need a derivative "
+                         "of the permutation. Instead: use jnp.sort(jnp.stack(xs)) for values.")
+
+
 def part_at(g, x, idx):
     """The part of `g` (an adjoint or tangent of x) at the position an `.at[idx]` update of x wrote.
 
@@ -423,6 +534,12 @@ def part_at(g, x, idx):
     its value gets no adjoint (NumPy's `g[idx]` would raise). For a list, item idx of its adjoint
     (a TreeAdjoint, or an array when the list was also read as one) or of its tangent.
     """
+    if isinstance(x, dict):                       # item `idx` of a dict's adjoint (TreeAdjoint) or tangent (dict)
+        if isinstance(g, TreeAdjoint):
+            return g.items.get(idx, 0.0)
+        if isinstance(g, dict):
+            return g.get(idx, 0.0)
+        return _zero_dict_adjoint(g)
     if _is_sequence(x):
         i = _list_position(x, idx)
         if isinstance(g, TreeAdjoint):
@@ -451,6 +568,8 @@ def part_at(g, x, idx):
 def placed_at(p, x, idx):
     """Transpose of `part_at`: `p` put at position idx of zeros shaped like x (out-of-bounds parts
     dropped, repeated positions added up); for a list, the adjoint of its item idx."""
+    if isinstance(x, dict):
+        return TreeAdjoint({_dict_key(idx): p})
     if _is_sequence(x):
         return TreeAdjoint({_list_position(x, idx): p})
     zeros = np.zeros(np.shape(x), dtype=np.result_type(p, np.float32))
@@ -459,6 +578,12 @@ def placed_at(p, x, idx):
 
 def cleared_at(g, x, idx):
     """`g` (an adjoint or tangent of x) with position idx set to zero: the part the update kept."""
+    if isinstance(x, dict):
+        if isinstance(g, TreeAdjoint):
+            return TreeAdjoint({k: v for k, v in g.items.items() if k != idx}, g.fields)
+        if isinstance(g, dict):
+            return {k: (zero_tangent(v) if k == idx else v) for k, v in g.items()}
+        return _zero_dict_adjoint(g)
     if _is_sequence(x):
         i = _list_position(x, idx)
         if isinstance(g, TreeAdjoint):
@@ -475,10 +600,19 @@ def cleared_at(g, x, idx):
     return wrap(g).at[idx].set(0.0)
 
 
+def _zero_dict_adjoint(g):
+    """A dict's adjoint that is not a TreeAdjoint must be the bare 0.0 nothing reached yet."""
+    if np.ndim(g) == 0 and not np.any(g):
+        return g
+    raise TypeError(f"astjax: a dict's adjoint is {g!r}; it cannot be split into items")
+
+
 def zero_tangent(x):
     """The zero tangent of x: zeros shaped like an array; a list (tuple) of them for a list (tuple)."""
     if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
         return type(x)(zero_tangent(e) for e in x)
+    if type(x) is dict:
+        return {k: zero_tangent(v) for k, v in x.items()}
     return wrap(np.zeros(np.shape(x), dtype=np.result_type(x, np.float32)))
 
 
@@ -727,8 +861,8 @@ def unique_index(idx, x):
     The rules of `.at[idx].multiply/max/min` hold for distinct positions only;
     with a repeated position they would be wrong, so that is an error.
     """
-    if _is_sequence(x):
-        return idx                              # a list's item is updated at one integer position
+    if _is_sequence(x) or isinstance(x, dict):
+        return idx                              # a list's (dict's) item is updated at one position (key)
     positions = np.asarray(part_at(np.arange(np.size(x)).reshape(np.shape(x)) + 1, x, idx))
     positions = positions[positions > 0]        # out-of-bounds positions (0 here) are dropped, never repeated
     if np.size(positions) != np.unique(positions).size:

@@ -59,6 +59,18 @@ for _builtin, _reason in (("len", INTEGER), ("range", INTEGER), ("int", PIECEWIS
                           ("isinstance", BOOLEAN), ("round", PIECEWISE)):
     nondifferentiable(f"builtin_{_builtin}", getattr(builtins, _builtin), _reason)
 nondifferentiable("builtin_print", builtins.print, NOTHING, effect="prints")
+# normalize/container_idioms.py writes `for k, v in d.items()` as a loop over `dict_keys(d)`, `sorted(d)` as
+# `sorted_keys(d)`: the keys of a dict are its (pytree) structure, strings or integers, never values.
+KEYS = "its result is the keys of a dict, or whether it has a key (its structure), not its values"
+nondifferentiable("dict_keys", helpers.dict_keys, KEYS)
+nondifferentiable("sorted_keys", helpers.sorted_keys, KEYS)
+nondifferentiable("has_key", helpers.has_key, KEYS)
+nondifferentiable("iterated", helpers.iterated, NOTHING, effect="checks that a loop iterates a sequence, not a dict")
+deflowering(PRIMITIVES["iterated"], numba="astjax.runtime.numba_cpu:iterated")
+nondifferentiable("unshared_item", helpers.unshared_item, NOTHING,
+                  effect="checks that a list's item updated in place is not another item too")
+nondifferentiable("not_a_view", helpers.not_a_view, NOTHING,
+                  effect="checks that a value is not a view of the array it is written into")
 for _helper, _reason in (("reduced_size", SHAPES), ("invert_permutation", INTEGER), ("clip_mask", BOOLEAN),
                          ("extremum_mask", BOOLEAN), ("linspace_weights", SHAPES), ("meshgrid_axes", SHAPES),
                          ("unique_index", INTEGER), ("distinct_index", INTEGER)):

@@ -130,6 +130,9 @@ structural("broadcast_like", helpers.broadcast_like, "t", "bt += unbroadcast(by,
 # The adjoints of lists and namedtuples are built by helpers too; their transposes rebuild arrays.
 structural("item_adjoint", helpers.item_adjoint, "adjoint", "badjoint += tree_item_adjoint(i, by)",
            "dy = item_adjoint(dadjoint, i)")
+# `list(xs)` is normalized to `[v for v in list_items(xs)]` (normalize/container_idioms.py): xs itself, after
+# checking it is a list or tuple (Python would list a dict's keys, an array's rows).
+structural("list_items", helpers.list_items, "x", "bx += by", "dy = dx")
 structural("tree_item_adjoint", helpers.tree_item_adjoint, "g", "bg += item_adjoint(by, i)",
            "dy = tree_item_adjoint(i, dg)")
 structural("stack_adjoint", helpers.stack_adjoint, "g", "bg += stack_items(by, g, axis)",

@@ -613,6 +613,14 @@ def _builtin_len(obj):
     return None
 
 
+@lowers("iterated", ("x",), reference=helpers.iterated)
+def _iterated(x):
+    """iterated: what Numba code iterates (an array, a tuple) is never a dict: nothing to check."""
+    if is_array(x) or isinstance(x, types.BaseTuple):
+        return _impl(("x",), ["return None"])
+    return None
+
+
 @lowers("diag", ("v", "k"), reference=jnp.diag, prefer_literal=True)
 def _diag(v, k):
     """diag: a vector laid on the k-th diagonal of a square matrix, or a matrix's k-th diagonal."""

@@ -9,11 +9,7 @@ Run `python tests/adversarial/triage.py NAME` to see the current failure.
 KNOWN_FAILURES = {
     # --- 1. loop headers read after they changed (bounds, trip counts, break positions are not taped)
     "loops.bound_from_round_of_data": "REFUSED (jvp): n = int(m[0]) read from a non-differentiated argument",
-    "containers.append_then_pop_in_loop": "REFUSED: append and pop in the same loop body",
-    "containers.append_in_dependent_loop_then_pop": "REFUSED: append in a loop, one pop after it",
-    "containers.iterate_growing_list_in_inner_loop": "REFUSED: acc.pop() after iterating a list that grows in the outer loop",
     # --- 6/7. calls and values passed through containers into helpers
-    "calls.dict_into_helper": "REFUSED: dict literal passed to a helper",
     "calls.call_result_discarded": "REFUSED: a discarded call to a pure user function is taken for an effect",
     "calls.helper_returning_nested": "REFUSED: nested unpacking a, (b, [c]) = helper(x)",
     # --- functions as values: arguments, partials, methods, closures from factories, map
@@ -30,7 +26,6 @@ KNOWN_FAILURES = {
     "calls.keyword_only_args": "REFUSED: keyword-only parameters",
     "calls.double_star_kwargs": "REFUSED: **kw parameters",
     "containers.zip_star_pairs": "REFUSED: zip(*pairs)",
-    "scoping.star_unpack_list": "REFUSED: first, *rest = [...]",
     # --- lambdas and local functions
     "calls.lambda_in_loop": "REFUSED: lambda defined inside a loop",
     "identity.lambda_calling_inline_lambda": "REFUSED: (lambda y: ...)(x) inside a lambda",
@@ -43,28 +38,8 @@ KNOWN_FAILURES = {
     "identity.decorated_star_args_wrapper": "REFUSED: functools.wraps wrapper with (*args, **kwargs)",
     # --- 2. values dropped: calls not understood treated as constants
     # --- list methods deleted as dead code or mishandled (effects not declared)
-    "loops.while_pop_until_empty": "REFUSED: v = stack.pop() in `while len(stack) > 0`",
-    "containers.list_extend_with_generator": "REFUSED: xs.extend(generator expression)",
-    "containers.list_pop": "REFUSED: last = xs.pop()",
-    "containers.list_pop_front": "REFUSED: first = xs.pop(0)",
-    "containers.list_extend": "REFUSED: xs.extend([...]) (hint: build a new list)",
-    "containers.list_insert": "REFUSED: xs.insert(1, v)",
-    "containers.list_pop_while": "REFUSED: `while stack: stack.pop()`",
-    "containers.list_slice_and_concat": "REFUSED: + on slices of a list (concatenation)",
-    "containers.list_multiply_repeat": "REFUSED: + / * on a tuple or list (concatenation, repetition) is refused",
-    "containers.tuple_concat": "REFUSED: + / * on a tuple or list (concatenation, repetition) is refused",
-    "containers.list_copy_then_mutate": "REFUSED: list(xs)",
-    "containers.list_of_lists_update": "REFUSED: grid[1][0] = ... nested list assignment",
-    "misc.soft_dtw": "REFUSED: R[i][j] = ... on a list of lists (dynamic programming table)",
-    "misc.bubble_sort_network": "REFUSED: v[j], v[j + 1] = v[j + 1], v[j] swap on a list",
     # --- comprehensions, dicts, tuple loop targets
-    "containers.dict_get_with_default": "REFUSED: params.get('w') / params.get('b', 0.5)",
-    "containers.dict_keys_loop_sorted": "REFUSED: for k in sorted(params)",
     "containers.nested_tuple_into_helper": "REFUSED: nested unpacking (a, (b, c)), k = packed in a helper",
-    "containers.dict_literal_loss": "REFUSED: dict literal in a loss",
-    "containers.dict_item_update": "REFUSED: dict(params) then p['w'] = ...",
-    "containers.dict_items_loop": "REFUSED: for k, v in params.items()",
-    "containers.dict_comprehension": "REFUSED: dict comprehension",
     # --- 5. NumPy mutation semantics (aliases and views): wrong values, neither followed nor refused
     # --- 8. impure callees
     # --- 9. rules wrong in some uses, rules missing

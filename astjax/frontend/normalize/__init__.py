@@ -18,13 +18,15 @@ from .map_calls import MapCalls
 from .scipy_calls import ScipyCalls
 from .augmented_assignment import AugmentedAssignment
 from .tuple_assignment import TupleAssignment
+from .container_idioms import ContainerIdioms
 from .control_flow import ControlFlow
 from .one_primitive_per_statement import OnePrimitivePerStatement
 from .list_operands import ListOperands
 
 __all__ = ["normalize", "PASSES"]
 
-PASSES = (ModuleAliases, Aliasing, ReservedNames, MapCalls, LocalFunctions, MethodCalls, FunctionArguments, ScipyCalls, AugmentedAssignment, LaxControlFlow,
+PASSES = (ModuleAliases, Aliasing, ReservedNames, MapCalls, ContainerIdioms, LocalFunctions, MethodCalls,
+          FunctionArguments, ScipyCalls, AugmentedAssignment, LaxControlFlow,
           TupleAssignment, ControlFlow, OnePrimitivePerStatement, ListOperands)
 
 

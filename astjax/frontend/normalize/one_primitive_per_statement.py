@@ -36,8 +36,6 @@ _UNSUPPORTED_EXPR = {
     gast.Lambda: ("a lambda inside a transformed function", "define it with `def` at module level"),
     gast.DictComp: ("dict comprehensions", "build the dict with a loop"),
     gast.SetComp: ("set comprehensions", "use a list"),
-    gast.Dict: ("dict literals (except as a returned value)",
-                "use separate variables or a tuple; a dict may be returned as written: return loss, {\"acc\": acc}"),
 }
 
 
@@ -229,6 +227,8 @@ class OnePrimitivePerStatement(Pass):
             return gast.Attribute(value=self.operand(node.value), attr=node.attr, ctx=gast.Load())
         if isinstance(node, (gast.Tuple, gast.List)):
             return self.flat_structure(self.structure(node))
+        if isinstance(node, gast.Dict):     # constant keys, values as operands (items are read back by key)
+            return self.dict_literal(node)
         if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
             # A generator consumed by a call (sum(f(v) for v in xs)) is the list it produces.
             return self.list_comprehension(node)
