@@ -15,7 +15,6 @@ KNOWN_FAILURES = {
     # --- 6/7. calls and values passed through containers into helpers
     "calls.dict_into_helper": "REFUSED: dict literal passed to a helper",
     "calls.call_result_discarded": "REFUSED: a discarded call to a pure user function is taken for an effect",
-    "calls.helper_returning_nested": "REFUSED: nested unpacking a, (b, [c]) = helper(x)",
     # --- functions as values: arguments, partials, methods, closures from factories, map
     "calls.function_as_argument": "REFUSED: jnp.tanh passed as an argument to a user function",
     "calls.nonlinearity_keyword": "REFUSED: nonlinearity=np.sin keyword argument",
@@ -91,7 +90,6 @@ KNOWN_FAILURES = {
     # --- names that clash with generated ones
     "names.user_push_pop": "REFUSED: user functions named push/pop taken for effects (`push(s, v)` mutates s)",
     # --- syntax
-    "syntax.annotation_without_value": "REFUSED: bare annotation `y: float`",
     "syntax.math_constants_and_builtins": "REFUSED: builtins abs/max/min/pow on traced scalars",
     # --- dtypes
     # --- refused by the aliasing pass: two items of one parameter (a, b = x[0], x[1]) may be one array
