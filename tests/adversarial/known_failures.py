@@ -68,7 +68,6 @@ KNOWN_FAILURES = {
     # --- comprehensions, dicts, tuple loop targets
     "containers.dict_get_with_default": "REFUSED: params.get('w') / params.get('b', 0.5)",
     "containers.dict_keys_loop_sorted": "REFUSED: for k in sorted(params)",
-    "containers.nested_tuple_into_helper": "REFUSED: nested unpacking (a, (b, c)), k = packed in a helper",
     "containers.dict_literal_loss": "REFUSED: dict literal in a loss",
     "containers.dict_item_update": "REFUSED: dict(params) then p['w'] = ...",
     "containers.dict_items_loop": "REFUSED: for k, v in params.items()",
@@ -76,11 +75,6 @@ KNOWN_FAILURES = {
     # --- 5. NumPy mutation semantics (aliases and views): wrong values, neither followed nor refused
     # --- 8. impure callees
     # --- 9. rules wrong in some uses, rules missing
-    "rules.scan_tuple_xs_ys": "REFUSED (transform error at the def line): lax.scan with tuple xs / ys",
-    "rules.scan_tuple_carry": "REFUSED (transform error at the def line): lax.scan with a tuple carry",
-    "rules.fori_loop_tuple_carry": "REFUSED: a, b = lax.fori_loop(..., (a0, b0))",
-    "rules.fori_loop_uses_index": "REFUSED: lax.fori_loop",
-    "rules.lax_cond": "REFUSED: lax.cond",
     "rules.einsum_trace": "REFUSED: einsum('ii->')",
     "rules.tensordot_axes": "REFUSED: jnp.tensordot",
     "library.numpy_scalar_constructors": "REFUSED: np.float64(x[0]) / np.float32(2.0) * x",
