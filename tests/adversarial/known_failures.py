@@ -75,8 +75,6 @@ KNOWN_FAILURES = {
     # --- 5. NumPy mutation semantics (aliases and views): wrong values, neither followed nor refused
     # --- 8. impure callees
     # --- 9. rules wrong in some uses, rules missing
-    "rules.einsum_trace": "REFUSED: einsum('ii->')",
-    "rules.tensordot_axes": "REFUSED: jnp.tensordot",
     "library.numpy_scalar_constructors": "REFUSED: np.float64(x[0]) / np.float32(2.0) * x",
     "library.real_imag_conj_of_real": "REFUSED: x.real / x.imag / x.conj() of a real array",
     # --- API compositions
