@@ -88,3 +88,11 @@ def scan_step_output_identity(x, w):
 
 
 case("lax_scan_step_output", "identity", scan_step_output_identity, normal(3))
+
+
+# ------------------------------------------- NumPy's scalar types called on values (astjax/rules/casts.py)
+def cast_to_float64(x, w):
+    return jnp.sum(w * np.float64(x) * x)
+
+
+case("cast_float64", "array", cast_to_float64, normal(3))

@@ -210,3 +210,67 @@ def xs_of_different_lengths(x):
 def test_refused_where_the_rewrite_would_change_meaning(f, message):
     with pytest.raises((AstjaxError, AssertionError), match=message):
         astjax.grad(f)(np.array([0.4, -0.3, 0.7]))
+
+
+# ------------------------------------ ordinary code around these: casts, real/imag/conj, builtins, annotations
+def scalar_constructors(x):
+    return np.float64(x[0]) * x[1] + np.float32(2.0) * x[2] + jnp.float64(x[1] * x[2])
+
+
+def float32_cast(x):
+    return jnp.sum(jnp.float32(x) * 3.0)
+
+
+def int_cast_of_a_value(x):
+    return x[0] * np.int32(3.7) + x[1] * np.float64(np.int64(2.0))
+
+
+def real_imag_conj(x):
+    return jnp.sum(x.real * x.conj() + x.imag + jnp.real(x) * jnp.conj(x) + x.conjugate() * jnp.imag(x))
+
+
+def builtins_on_scalars(x):
+    return abs(x[0]) * 2.0 + max(x[1], 0.0) + min(x[2], 5.0) + pow(x[0], 2) + max(x[0], x[1])
+
+
+def bare_annotation(x):
+    y: float
+    y = jnp.sum(x) * 3.0
+    return y * y
+
+
+def nested_unpacking(x):
+    a, (b, [c]) = x, (x * 2.0, [x * 3.0])
+    return jnp.sum(a * b * c)
+
+
+@pytest.mark.parametrize("f", [scalar_constructors, int_cast_of_a_value, real_imag_conj, builtins_on_scalars,
+                               bare_annotation, nested_unpacking])
+def test_ordinary_code(f):
+    check(f, [0.4, -0.3, 0.7])
+
+
+def test_float32_cast_keeps_float32_and_passes_the_adjoint():
+    x = np.array([0.4, -0.3, 0.7], dtype=np.float32)
+    value, g = astjax.value_and_grad(float32_cast)(x)
+    assert np.asarray(value).dtype == np.float32 and np.asarray(g).dtype == np.float32
+    np.testing.assert_allclose(np.asarray(g), np.full(3, 3.0))
+
+
+def real_of_complex(x):
+    return jnp.sum((x * (1.0 + 2.0j)).real)
+
+
+def max_of_a_list(x):
+    return max([x[0], x[1], x[2]])
+
+
+def bare_annotation_never_assigned(x):
+    y: float
+    return jnp.sum(x)
+
+
+@pytest.mark.parametrize("f", [real_of_complex, max_of_a_list, bare_annotation_never_assigned])
+def test_still_refused(f):
+    with pytest.raises(AstjaxError, match="test_lax_nested.py"):
+        astjax.grad(f)(np.array([0.4, -0.3, 0.7]))

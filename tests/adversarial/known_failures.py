@@ -75,14 +75,11 @@ KNOWN_FAILURES = {
     # --- 5. NumPy mutation semantics (aliases and views): wrong values, neither followed nor refused
     # --- 8. impure callees
     # --- 9. rules wrong in some uses, rules missing
-    "library.numpy_scalar_constructors": "REFUSED: np.float64(x[0]) / np.float32(2.0) * x",
-    "library.real_imag_conj_of_real": "REFUSED: x.real / x.imag / x.conj() of a real array",
     # --- API compositions
     "api.uses_custom_jvp": "REFUSED: custom_jvp function under grad",
     # --- names that clash with generated ones
     "names.user_push_pop": "REFUSED: user functions named push/pop taken for effects (`push(s, v)` mutates s)",
     # --- syntax
-    "syntax.math_constants_and_builtins": "REFUSED: builtins abs/max/min/pow on traced scalars",
     # --- dtypes
     # --- refused by the aliasing pass: two items of one parameter (a, b = x[0], x[1]) may be one array
 #     (x may be a list holding an array twice), so `a += b` is refused while b is read; clear errors
