@@ -274,3 +274,71 @@ def bare_annotation_never_assigned(x):
 def test_still_refused(f):
     with pytest.raises(AstjaxError, match="test_lax_nested.py"):
         astjax.grad(f)(np.array([0.4, -0.3, 0.7]))
+
+
+# ----------------------------------------- a discarded call: dropped when the callee is pure, else refused
+def _pure_helper(a):
+    _ = jnp.exp(a)
+    return a * 3.0
+
+
+def _appends(xs, v):
+    xs.append(v)
+    return 0.0
+
+
+def _extends_in_place(xs, v):
+    xs += [v]
+    return 0.0
+
+
+_COUNT = [0.0]
+
+
+def _rebinds_global(v):
+    global _COUNT
+    _COUNT = [v]
+    return v
+
+
+def _calls_impure(xs, v):
+    return _extends_in_place(xs, v) * 2.0
+
+
+def discarded_pure_call(x):
+    _pure_helper(x)
+    return jnp.sum(_pure_helper(x))
+
+
+def discarded_append(x):
+    xs = [x]
+    _appends(xs, x * 2.0)
+    return jnp.sum(xs[-1])
+
+
+def discarded_augmented(x):
+    xs = [x]
+    _extends_in_place(xs, x * 2.0)
+    return jnp.sum(xs[-1])
+
+
+def discarded_global(x):
+    _rebinds_global(x[0])
+    return jnp.sum(x)
+
+
+def discarded_impure_callee_of_callee(x):
+    xs = [x]
+    _calls_impure(xs, x * 2.0)
+    return jnp.sum(xs[-1])
+
+
+def test_discarded_pure_call_is_dropped():
+    check(discarded_pure_call, [0.4, -0.3, 0.7])
+
+
+@pytest.mark.parametrize("f", [discarded_append, discarded_augmented, discarded_global,
+                               discarded_impure_callee_of_callee])
+def test_discarded_impure_call_is_refused(f):
+    with pytest.raises(AstjaxError, match="test_lax_nested.py"):
+        astjax.grad(f)(np.array([0.4, -0.3, 0.7]))

@@ -14,7 +14,6 @@ KNOWN_FAILURES = {
     "containers.iterate_growing_list_in_inner_loop": "REFUSED: acc.pop() after iterating a list that grows in the outer loop",
     # --- 6/7. calls and values passed through containers into helpers
     "calls.dict_into_helper": "REFUSED: dict literal passed to a helper",
-    "calls.call_result_discarded": "REFUSED: a discarded call to a pure user function is taken for an effect",
     # --- functions as values: arguments, partials, methods, closures from factories, map
     "calls.function_as_argument": "REFUSED: jnp.tanh passed as an argument to a user function",
     "calls.nonlinearity_keyword": "REFUSED: nonlinearity=np.sin keyword argument",
