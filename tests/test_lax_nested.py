@@ -342,3 +342,71 @@ def test_discarded_pure_call_is_dropped():
 def test_discarded_impure_call_is_refused(f):
     with pytest.raises(AstjaxError, match="test_lax_nested.py"):
         astjax.grad(f)(np.array([0.4, -0.3, 0.7]))
+
+
+# ------------------------------------------ custom_jvp under reverse mode: the transpose of its jvp rule
+@astjax.custom_jvp
+def _softclip(x):
+    return jnp.tanh(x) * 2.0
+
+
+@_softclip.defjvp
+def _softclip_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _softclip(x), t * 2.0 * (1.0 - jnp.tanh(x) ** 2)
+
+
+@astjax.custom_jvp
+def _scaled_product(a, b):
+    return a * b * 3.0
+
+
+@_scaled_product.defjvp
+def _scaled_product_jvp(primals, tangents):
+    (a, b), (ta, tb) = primals, tangents
+    return _scaled_product(a, b), (ta * b + a * tb) * 3.0
+
+
+@astjax.custom_jvp
+def _clipped_gradient(x):
+    return jnp.sin(x)
+
+
+@_clipped_gradient.defjvp
+def _clipped_gradient_jvp(primals, tangents):
+    """A rule that is not sin's derivative: reverse mode must follow the rule, not the primal."""
+    (x,), (t,) = primals, tangents
+    return jnp.sin(x), t * 0.5
+
+
+def uses_custom_jvp(x):
+    return jnp.sum(_softclip(x) ** 2)
+
+
+def custom_jvp_in_loop_two_arguments(x):
+    s = 0.0
+    for i in range(3):
+        s = s + jnp.sum(_scaled_product(x * i, jnp.sin(x)))
+    return s
+
+
+def custom_jvp_rule_followed(x):
+    return jnp.sum(_clipped_gradient(x) * x[0])
+
+
+@pytest.mark.parametrize("f", [uses_custom_jvp, custom_jvp_in_loop_two_arguments])
+def test_custom_jvp_under_grad(f):
+    check(f, [0.4, -0.3, 0.7])
+
+
+def test_custom_jvp_rule_is_what_reverse_mode_transposes():
+    x = np.array([0.4, -0.3, 0.7])
+    g = astjax.grad(custom_jvp_rule_followed)(x)
+    expected = 0.5 * x[0] * np.ones(3)
+    expected[0] += np.sum(np.sin(x))
+    np.testing.assert_allclose(np.asarray(g), expected)
+
+
+def test_custom_jvp_second_derivative_is_refused():
+    with pytest.raises(AstjaxError, match="custom_jvp_transpose"):
+        astjax.hessian(uses_custom_jvp)(np.array([0.4, -0.3, 0.7]))
