@@ -75,7 +75,6 @@ KNOWN_FAILURES = {
     # --- 8. impure callees
     # --- 9. rules wrong in some uses, rules missing
     # --- API compositions
-    "api.uses_custom_jvp": "REFUSED: custom_jvp function under grad",
     # --- names that clash with generated ones
     "names.user_push_pop": "REFUSED: user functions named push/pop taken for effects (`push(s, v)` mutates s)",
     # --- syntax
