@@ -131,6 +131,11 @@ def scan_in_expression(x):
     return jnp.sum(lax.scan(_step_plain, 1.0, x)[1]) + lax.scan(_step_plain, 1.0, x)[0]
 
 
+def map_tuple_ys(x):
+    a, b = lax.map(lambda v: (v * 2.0, jnp.sin(v)), x)
+    return jnp.sum(a * b)
+
+
 def scan_result_in_name(x):
     r = lax.scan(_step_plain, 1.0, x)
     return r[0] * jnp.sum(r[1])
@@ -165,7 +170,7 @@ def nested_tuple_into_helper_in_loop(x):
                                fori_in_sum, fori_twice_in_one_expression, fori_nested_in_fori_argument,
                                cond_in_return, cond_in_if_test_and_loop, fori_tuple_carry,
                                fori_carry_held_in_name, while_tuple_carry, scan_tuple_carry, scan_in_expression,
-                               scan_result_in_name])
+                               scan_result_in_name, map_tuple_ys])
 def test_nested_and_tuple_combinators(f):
     check(f, [0.4, -0.3, 0.7])
 

@@ -104,7 +104,7 @@ class LaxControlFlow(Pass):
             target = gast.Tuple(elts=[store(v) for v in pair], ctx=gast.Store())
         elif which in (lax.fori_loop, lax.while_loop) and _unpacked_carry(target, args):
             pass    # `a, b = lax.fori_loop(..., (a0, b0))`: the names a, b are the loop's state
-        elif which not in (lax.scan, lax.top_k) and not isinstance(target, gast.Name):
+        elif which not in (lax.scan, lax.top_k, lax.map) and not isinstance(target, gast.Name):
             # a tuple carry or result (`a, b = lax.fori_loop(..., (a0, b0))`): one name holds the tuple,
             # unpacked after the loop (normalize/tuple_assignment.py checks its length)
             whole = self.context.namer.fresh("_c")
@@ -326,7 +326,7 @@ class LaxControlFlow(Pass):
                                                             defaults=[]),
                              body=[ret], decorator_list=[], returns=None, type_comment=None, type_params=[]), stmt)
         unused = self.context.namer.fresh("_carry")
-        pair = gast.Tuple(elts=[store(unused), store(target.id)], ctx=gast.Store())
+        pair = gast.Tuple(elts=[store(unused), copy.deepcopy(target)], ctx=gast.Store())
         return self.scan(pair, [name(body), gast.Constant(value=0.0, kind=None), xs], stmt)
 
     def associative_scan(self, target, args, stmt):
