@@ -63,6 +63,50 @@ class custom_jvp:
     def __call__(self, *args, **kwargs):
         return self.fun(*args, **kwargs)
 
+    def transposed_jvp(self, g, *primals):
+        """Reverse mode of a custom_jvp function, as JAX does it: the transpose of its jvp rule, which is linear
+        in the tangents. Cotangent entry j of primal i is `sum(g * jvp(primals, e_ij)[1])` for the unit tangent
+        e_ij: the rule is run once per entry of the float primals (at most TRANSPOSE_LIMIT entries in all), as
+        plain Python, so its own calls are not differentiated. Integer primals get zero cotangents."""
+        import numpy as np
+
+        from . import numpy as jnp
+        from .errors import RuntimeRefusal
+        plain = [np.asarray(p) for p in primals]
+        floats = [np.issubdtype(p.dtype, np.inexact) for p in plain]
+        if np.iscomplexobj(np.asarray(g)) or any(np.iscomplexobj(p) for p in plain):
+            raise RuntimeRefusal(f"custom_jvp function `{self.__name__}`: astjax has no complex differentiation")
+        total = sum(p.size for p, f in zip(plain, floats) if f)
+        if total > TRANSPOSE_LIMIT:
+            raise RuntimeRefusal(
+                f"custom_jvp function `{self.__name__}` under reverse mode runs its jvp rule once per input entry "
+                f"({total} here, more than {TRANSPOSE_LIMIT}); give it a reverse-mode rule with "
+                "@astjax.custom_vjp, or differentiate with jvp/jacfwd")
+        zeros = [jnp.zeros(p.shape, dtype=p.dtype if f else np.float32) for p, f in zip(plain, floats)]
+        cotangents = []
+        for i, (p, f) in enumerate(zip(plain, floats)):
+            out = np.zeros(p.shape, dtype=np.result_type(p, np.asarray(g)) if f else np.float32)
+            if f:
+                for j in np.ndindex(p.shape):
+                    unit = np.zeros(p.shape, dtype=p.dtype)
+                    unit[j] = 1
+                    tangents = list(zeros)
+                    tangents[i] = jnp.asarray(unit)
+                    out[j] = _pairing(g, self.jvp(tuple(primals), tuple(tangents))[1])
+            cotangents.append(jnp.asarray(out))
+        return tuple(cotangents)
+
+
+TRANSPOSE_LIMIT = 4096
+
+
+def _pairing(g, tangent):
+    """sum(g * tangent), summed over the leaves of a tuple or list output."""
+    import numpy as np
+    if isinstance(tangent, (tuple, list)):
+        return sum(_pairing(a, b) for a, b in zip(g, tangent))
+    return float(np.sum(np.asarray(g) * np.asarray(tangent)))
+
 
 def trampoline(custom):
     """A generated `def f(x, y): return f(x, y)` calling `custom`, so that transforming the custom

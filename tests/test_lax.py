@@ -242,10 +242,19 @@ def scan_over_a_tuple(a, b):
     return c + jnp.sum(ys)
 
 
-def test_scan_over_a_tuple_runs_and_is_refused_under_grad():
-    """lax.scan slices every leaf of a pytree xs (as JAX does); under grad normalization's loop indexes xs by
-    position, so a pytree xs is refused there rather than indexed item by item."""
+def scan_over_a_tuple_in_a_name(a, b):
+    xs = (a, b)
+    c, ys = lax.scan(scan_step, 0.0, xs)
+    return c + jnp.sum(ys)
+
+
+def test_scan_over_a_tuple_runs_and_differentiates():
+    """lax.scan slices every leaf of a pytree xs (as JAX does); a tuple written in the call is sliced leaf by
+    leaf under grad too, while a tuple held in a name is refused (normalization indexes it by position)."""
     a, b = np.arange(3.0), np.arange(3.0) + 1
     assert float(scan_over_a_tuple(a, b)) == 2 * float(np.sum(a * b))
+    ga, gb = astjax.grad(scan_over_a_tuple, argnums=(0, 1))(a, b)
+    np.testing.assert_allclose(ga, 2 * b)
+    np.testing.assert_allclose(gb, 2 * a)
     with pytest.raises(AstjaxError, match="one array as xs"):
-        astjax.grad(scan_over_a_tuple)(a, b)
+        astjax.grad(scan_over_a_tuple_in_a_name)(a, b)

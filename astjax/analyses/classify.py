@@ -230,9 +230,48 @@ def _discarded_call_refusal(call, resolver, varied):
     names = {n.id for n in gast.walk(call) if isinstance(n, gast.Name)}
     if not names & varied:
         return None
+    if app.kind == "function" and _pure(app.callee):
+        return None         # a pure callee's dropped result changes nothing (dead-code elimination drops it)
     return ("the result of this call is not used, so it can only matter through what it changes in its "
             "arguments; astjax does not follow such changes", "return the new value and assign it "
             "(`xs = add_to(xs, x)`), or make the call on values that do not depend on the differentiated input")
+
+
+def _pure(fn, seen=None):
+    """Whether a user function changes nothing outside itself: no random draw, no change to an object it did not
+    create (transforms/derivation.py's check), and no `global` / `nonlocal` rebinding, in it or its callees."""
+    import inspect
+    from ..transforms.derivation import _impurity
+    from ..frontend.context import FunctionContext
+    from ..frontend.parse import function_source
+    seen = set() if seen is None else seen
+    if fn in seen:
+        return True
+    seen.add(fn)
+    if _impurity(fn, set()) is not None:
+        return False
+    try:
+        source = function_source(fn)
+    except Exception:
+        return False
+    resolver = FunctionContext(source).resolver
+    params = {a.id for a in gast.walk(getattr(source.node, "args", gast.arguments(
+        args=[], posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])))
+        if isinstance(a, gast.Name)}
+    for node in gast.walk(source.node):
+        if isinstance(node, (gast.Global, gast.Nonlocal)):
+            return False
+        if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) and node.target.id in params:
+            return False        # `xs += [x]` changes the caller's list (or array) in place
+        if isinstance(node, gast.Call) and any(k.arg == "out" for k in node.keywords):
+            return False
+        if isinstance(node, gast.Call):
+            target = resolver.static_value(node.func)
+            if inspect.isfunction(target) and not is_library(target) and lookup_callable(target) is None \
+                    and not (getattr(target, "__module__", None) or "").startswith("astjax.") \
+                    and not _pure(target, seen):
+                return False
+    return True
 
 
 def classify(value, resolver):

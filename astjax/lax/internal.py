@@ -7,6 +7,7 @@ import numpy as np
 from ._linear import (conv_canonical, conv_layout, cumulative_argext, dot_general_subscripts, dot_general_transpose,
                       gather_along, reduction_kind, scatter_along, top_k_indices, window_hits, window_ties)
 from ._shape import broadcast_in_dim_adjoint, in_dim_shape, pad_operand_adjoint, reshape_adjoint
+from ._scan_outputs import scan_step_output
 from ._slicing import leading_axis_array, in_dim_index, in_dim_starts, index_in_dim_index, kept_dim_shape, static_index
 from ._windows import window_geometry, window_out_shape, window_padding, window_patches, window_patches_adjoint
 
@@ -15,7 +16,8 @@ __all__ = ["conv_canonical", "conv_layout", "cumulative_argext", "dot_general_su
            "pad_operand_adjoint", "reshape_adjoint", "in_dim_index", "in_dim_starts", "static_index",
            "window_geometry", "window_out_shape", "window_padding", "window_patches", "window_patches_adjoint",
            "dot_general_transpose", "window_hits", "window_ties", "index_in_dim_index", "kept_dim_shape", "lower_exponent",
-           "opposite", "permuted_shape", "leading_axis_array", "inverse_permutation", "spatial_shape", "rows_shape"]
+           "opposite", "permuted_shape", "leading_axis_array", "inverse_permutation", "spatial_shape", "rows_shape",
+           "scan_step_output"]
 
 
 def lower_exponent(exponent):

@@ -56,7 +56,7 @@ binary("divide", numpy=np.divide, operator=gast.Div, aliases=(np.true_divide, jn
        vjp=["bx1 += by / x2", "bx2 += -by * y / x2"],
        jvp=["dx1 -> dx1 / x2", "dx2 -> -dx2 * y / x2"])
 # As in JAX: 0 ** 0 has slope 0 in x1, and a zero base has slope 0 in the exponent (not 0 * log 0 = nan).
-binary("power", numpy=np.power, operator=gast.Pow, aliases=(math.pow,),
+binary("power", numpy=np.power, operator=gast.Pow, aliases=(math.pow, pow),
        vjp=["bx1 += by * x2 * x1 ** jnp.where(x2 == 0.0, 1.0, x2 - 1)",
             "bx2 += by * y * jnp.log(jnp.where(x1 == 0.0, 1.0, x1))"],
        jvp=["dy = dx1 * x2 * x1 ** jnp.where(x2 == 0.0, 1.0, x2 - 1)"

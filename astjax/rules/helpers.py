@@ -751,7 +751,12 @@ def to_float(x):
 
 
 def zeros_shaped(shape, like):
-    """Zeros of a saved shape, in the floating dtype of `like` (an adjoint of the same variable)."""
+    """Zeros of a saved shape, in the floating dtype of `like` (an adjoint of the same variable).
+
+    A tuple, list or dict variable (its adjoint `like` is one, or a TreeAdjoint) gets 0.0 as in zero_like:
+    its saved shape would make an array of float32 zeros that then absorbs the items' adjoints."""
+    if isinstance(like, (tuple, list, dict, TreeAdjoint)):
+        return 0.0
     dtype = np.result_type(like, np.float32) if isinstance(like, np.ndarray) else np.float32
     return wrap(np.zeros(tuple(shape), dtype=dtype))
 

@@ -133,6 +133,8 @@ rules("lax_dynamic_index_in_dim", lax.dynamic_index_in_dim, ("operand",),
 
 # The check normalization puts before the loops of lax.scan and lax.map: an identity on one array.
 rules("lax_leading_axis_array", internal.leading_axis_array, ("xs",), "bxs += by", "dy = dxs")
+# ... and on each step's ys item when ys is bound to one name: an identity on one array.
+rules("lax_scan_step_output", internal.scan_step_output, ("value",), "bvalue += by", "dy = dvalue")
 
 # ------------------------------------------------------------ dot_general
 rules("lax_dot_general", lax.dot_general, ("lhs", "rhs"),

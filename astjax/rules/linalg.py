@@ -208,8 +208,8 @@ def _einsum_parts(subscripts, count):
         letters = left.replace(",", "")
         output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
     inputs = left.split(",")
-    if len(inputs) != count or any(len(set(s)) != len(s) for s in inputs):
-        return None       # a repeated label in one operand (a diagonal) is not covered
+    if len(inputs) != count or len(set(output)) != len(output) or not set(output) <= set(left):
+        return None
     return inputs, output
 
 
@@ -221,14 +221,38 @@ def einsum_vjp_rule(subscripts, k, count):
     inputs, output = parts
     mine = inputs[k]
     others = [(i, s) for i, s in enumerate(inputs) if i != k]
-    kept = "".join(c for c in mine if c in output or any(c in s for _, s in others))
+    unique = "".join(dict.fromkeys(mine))
+    kept = "".join(c for c in unique if c in output or any(c in s for _, s in others))
     spec = ",".join([output] + [s for _, s in others]) + "->" + kept
     names = ", ".join(["by"] + [f"o{i}" for i, _ in others])
     rule = f"jnp.einsum({spec!r}, {names})"
+    if unique != mine:
+        return _einsum_onto_diagonal(rule, subscripts, mine, kept, k)
     missing = tuple(p for p, c in enumerate(mine) if c not in kept)
     if missing:
         rule = f"jnp.broadcast_to(jnp.expand_dims({rule}, {missing!r}), jnp.shape(o{k}))"
     return rule
+
+
+def _einsum_onto_diagonal(rule, subscripts, mine, kept, k):
+    """Operand k has a repeated label (`'ii->'`, `'iij->j'`): y reads only its diagonal, so the adjoint
+    `rule` (over the labels `kept`) is placed on that diagonal: each repeat of a label gets a fresh label
+    tied to the first by an identity matrix, and a label summed only in k is spread by a vector of ones."""
+    fresh = iter(c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in subscripts)
+    labels, specs, factors, seen = [], [kept], [rule], set()
+    for p, c in enumerate(mine):
+        if c in seen:
+            label = next(fresh)
+            specs.append(c + label)
+            factors.append(f"jnp.eye(jnp.shape(o{k})[{p}])")
+            labels.append(label)
+            continue
+        seen.add(c)
+        labels.append(c)
+        if c not in kept:
+            specs.append(c)
+            factors.append(f"jnp.ones(jnp.shape(o{k})[{p}])")
+    return f"jnp.einsum({','.join(specs) + '->' + ''.join(labels)!r}, {', '.join(factors)})"
 
 
 def einsum_jvp_rule(subscripts, k, count):
@@ -244,6 +268,6 @@ einsum = primitive("einsum", jnp.einsum, operands=("operands",), sequence_operan
 einsum.sequence_rule_builders = {"vjp": einsum_vjp_rule, "jvp": einsum_jvp_rule,
                                  "static": "subscripts",
                                  "unsupported": ("astjax differentiates einsum for literal subscripts without "
-                                                 "'...' or a label repeated within one operand",
+                                                 "'...'",
                                                  "write the contraction with explicit subscripts, or with "
                                                  "jnp.matmul / jnp.sum")}

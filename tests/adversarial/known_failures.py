@@ -43,22 +43,10 @@ KNOWN_FAILURES = {
     # --- 5. NumPy mutation semantics (aliases and views): wrong values, neither followed nor refused
     # --- 8. impure callees
     # --- 9. rules wrong in some uses, rules missing
-    "rules.scan_tuple_xs_ys": "REFUSED (transform error at the def line): lax.scan with tuple xs / ys",
-    "rules.scan_tuple_carry": "REFUSED (transform error at the def line): lax.scan with a tuple carry",
-    "rules.fori_loop_tuple_carry": "REFUSED: a, b = lax.fori_loop(..., (a0, b0))",
-    "rules.fori_loop_uses_index": "REFUSED: lax.fori_loop",
-    "rules.lax_cond": "REFUSED: lax.cond",
-    "rules.einsum_trace": "REFUSED: einsum('ii->')",
-    "rules.tensordot_axes": "REFUSED: jnp.tensordot",
-    "library.numpy_scalar_constructors": "REFUSED: np.float64(x[0]) / np.float32(2.0) * x",
-    "library.real_imag_conj_of_real": "REFUSED: x.real / x.imag / x.conj() of a real array",
     # --- API compositions
-    "api.uses_custom_jvp": "REFUSED: custom_jvp function under grad",
     # --- names that clash with generated ones
     "names.user_push_pop": "REFUSED: user functions named push/pop taken for effects (`push(s, v)` mutates s)",
     # --- syntax
-    "syntax.annotation_without_value": "REFUSED: bare annotation `y: float`",
-    "syntax.math_constants_and_builtins": "REFUSED: builtins abs/max/min/pow on traced scalars",
     # --- dtypes
     # --- refused by the aliasing pass: two items of one parameter (a, b = x[0], x[1]) may be one array
 #     (x may be a list holding an array twice), so `a += b` is refused while b is read; clear errors

@@ -26,6 +26,15 @@
 astjax transforms loops and branches directly, so code written for JAX's
 combinators differentiates like any loop. A lambda passed inline becomes a
 local function, inlined at its call like the ones defined with `def`.
+
+A combinator nested in an expression (`jnp.sum(lax.fori_loop(...))`) is first
+moved to an assignment of its own before the statement, where that keeps
+Python's order of evaluation; under `and`/`or`, a conditional expression, a
+lambda, a comprehension or a `while` test it is refused. Carries are pytrees:
+`a, b = lax.fori_loop(..., (a0, b0))` keeps the state in a and b; scan's xs may
+be a tuple or list written in the call (each leaf sliced), and its ys follow
+the pattern they are unpacked into (`c, (ys1, [ys2]) = lax.scan(...)`), each
+leaf stacked; ys bound to one name must be one array per step (checked).
 """
 import copy
 
@@ -56,18 +65,23 @@ class LaxControlFlow(Pass):
         return out
 
     def statement(self, stmt):
-        if isinstance(stmt, gast.Return) and self._combinator(stmt.value):
-            result = self.context.namer.fresh("_v")
-            assign = copy_location(gast.Assign(targets=[store(result)], value=stmt.value, type_comment=None), stmt)
-            return self.statement(assign) + [copy_location(gast.Return(value=name(result)), stmt)]
+        hoisted = []
+        self._hoist_nested(stmt, hoisted)
+        out = []
+        for assign in hoisted:
+            out.extend(self.statement(assign))
+        return out + self._rewrite(stmt)
+
+    def _rewrite(self, stmt):
         if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1):
             return [stmt]
         which = self._combinator(stmt.value)
         if which is None:
             return [stmt]
         target = stmt.targets[0]
-        if which not in (lax.scan, lax.top_k) and not isinstance(target, gast.Name):
-            return [stmt]
+        if not _is_pattern(target):
+            raise self.error(f"the result of lax.{which.__name__} can be assigned only to names and tuples of "
+                             "names", stmt, hint="assign it to a name first, then store that name.")
         call = stmt.value
         if which is lax.associative_scan and call.keywords:
             call = _positional(call, ("fn", "elems", "reverse", "axis"), {"reverse": False, "axis": 0})
@@ -81,7 +95,80 @@ class LaxControlFlow(Pass):
         build = {lax.fori_loop: self.fori_loop, lax.while_loop: self.while_loop,
                  lax.cond: self.cond, lax.scan: self.scan, lax.switch: self.switch, lax.map: self.map,
                  lax.associative_scan: self.associative_scan, lax.top_k: self.top_k}[which]
-        return [copy_location(s, stmt) for s in build(target, args, stmt)]
+        after = []
+        if which is lax.scan and isinstance(target, gast.Name):
+            # `r = lax.scan(...)`: r is the pair (carry, ys)
+            pair = [self.context.namer.fresh("_c"), self.context.namer.fresh("_ys")]
+            after = [gast.Assign(targets=[target], value=gast.Tuple(elts=[name(v) for v in pair], ctx=gast.Load()),
+                                 type_comment=None)]
+            target = gast.Tuple(elts=[store(v) for v in pair], ctx=gast.Store())
+        elif which in (lax.fori_loop, lax.while_loop) and _unpacked_carry(target, args):
+            pass    # `a, b = lax.fori_loop(..., (a0, b0))`: the names a, b are the loop's state
+        elif which not in (lax.scan, lax.top_k, lax.map) and not isinstance(target, gast.Name):
+            # a tuple carry or result (`a, b = lax.fori_loop(..., (a0, b0))`): one name holds the tuple,
+            # unpacked after the loop (normalize/tuple_assignment.py checks its length)
+            whole = self.context.namer.fresh("_c")
+            after = [gast.Assign(targets=[target], value=name(whole), type_comment=None)]
+            target = store(whole)
+        return [copy_location(s, stmt) for s in build(target, args, stmt) + after]
+
+    # Nodes whose parts Python evaluates conditionally, later or repeatedly: a combinator there cannot be
+    # moved to a statement before the one holding it.
+    _DEFERRED = {gast.BoolOp: "`and` / `or`", gast.IfExp: "a conditional expression (`a if c else b`)",
+                 gast.Lambda: "a lambda", gast.ListComp: "a comprehension", gast.SetComp: "a comprehension",
+                 gast.DictComp: "a comprehension", gast.GeneratorExp: "a generator expression"}
+
+    def _hoist_nested(self, stmt, hoisted):
+        """Move each combinator call nested in `stmt`'s expressions to an assignment `_v = lax.f(...)` of
+        its own (appended to `hoisted`, in evaluation order) and read `_v` in its place.
+
+        Only where the statement evaluates the expression once, unconditionally: a combinator in a
+        `while` test, under `and`/`or`, a conditional expression, a lambda or a comprehension is refused."""
+        if isinstance(stmt, gast.While):
+            self._refuse_nested(stmt.test, stmt, "a `while` condition (evaluated at every iteration)")
+            return
+        if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and self._combinator(stmt.value):
+            self._hoist_arguments(stmt.value, hoisted, stmt)
+            return
+        fields = {gast.Assign: ("value",), gast.AugAssign: ("value",), gast.AnnAssign: ("value",),
+                  gast.Return: ("value",), gast.Expr: ("value",), gast.If: ("test",), gast.For: ("iter",)}
+        for field in fields.get(type(stmt), ()):
+            value = getattr(stmt, field)
+            if value is not None:
+                setattr(stmt, field, self._hoist(value, hoisted, stmt))
+
+    def _hoist(self, node, hoisted, stmt):
+        if isinstance(node, gast.Call) and self._combinator(node):
+            self._hoist_arguments(node, hoisted, stmt)
+            result = self.context.namer.fresh("_v")
+            hoisted.append(copy_location(gast.Assign(targets=[store(result)], value=node, type_comment=None), stmt))
+            return name(result)
+        deferred = self._DEFERRED.get(type(node))
+        if deferred is not None:
+            self._refuse_nested(node, stmt, deferred)
+            return node
+        for field, value in gast.iter_fields(node):
+            if isinstance(value, gast.expr):
+                setattr(node, field, self._hoist(value, hoisted, stmt))
+            elif isinstance(value, gast.AST):
+                self._hoist(value, hoisted, stmt)
+            elif isinstance(value, list):
+                setattr(node, field, [self._hoist(v, hoisted, stmt) if isinstance(v, gast.AST) else v
+                                      for v in value])
+        return node
+
+    def _hoist_arguments(self, call, hoisted, stmt):
+        call.args = [self._hoist(a, hoisted, stmt) for a in call.args]
+        for keyword in call.keywords:
+            keyword.value = self._hoist(keyword.value, hoisted, stmt)
+
+    def _refuse_nested(self, node, stmt, where):
+        for inner in gast.walk(node):
+            which = self._combinator(inner)
+            if which is not None:
+                raise self.error(f"lax.{which.__name__} inside {where} cannot be rewritten into a loop or branch "
+                                 "there", stmt, hint=f"compute it in a statement of its own first "
+                                 f"(`v = lax.{which.__name__}(...)`), then use v.")
 
     def _combinator(self, value):
         if not isinstance(value, gast.Call):
@@ -111,19 +198,28 @@ class LaxControlFlow(Pass):
             raise self.error("lax.fori_loop takes (lower, upper, body_fun, init_val)", stmt)
         lower, upper, body, init = args
         index = self.context.namer.fresh("_i")
+        bounds = []
+        for k, bound in enumerate((lower, upper)):     # read before the state is bound, as the call does
+            if not isinstance(bound, gast.Constant):
+                temp = self.context.namer.fresh("_n")
+                bounds.append(gast.Assign(targets=[store(temp)], value=bound, type_comment=None))
+                lower, upper = (name(temp), upper) if k == 0 else (lower, name(temp))
+        state = _state(target, init)
         loop = gast.For(target=store(index), iter=gast.Call(func=name("range"), args=[lower, upper], keywords=[]),
-                        body=[gast.Assign(targets=[store(target.id)], value=self._call(body, name(index), name(target.id)),
-                                          type_comment=None)], orelse=[], type_comment=None)
-        return [gast.Assign(targets=[store(target.id)], value=init, type_comment=None), loop]
+                        body=[gast.Assign(targets=[copy.deepcopy(target)],
+                                          value=self._call(body, name(index), state), type_comment=None)],
+                        orelse=[], type_comment=None)
+        return bounds + [gast.Assign(targets=[copy.deepcopy(target)], value=init, type_comment=None), loop]
 
     def while_loop(self, target, args, stmt):
         if len(args) != 3:
             raise self.error("lax.while_loop takes (cond_fun, body_fun, init_val)", stmt)
         cond, body, init = args
-        loop = gast.While(test=self._call(cond, name(target.id)),
-                          body=[gast.Assign(targets=[store(target.id)], value=self._call(body, name(target.id)),
+        state = _state(target, init)
+        loop = gast.While(test=self._call(cond, state),
+                          body=[gast.Assign(targets=[copy.deepcopy(target)], value=self._call(body, state),
                                             type_comment=None)], orelse=[])
-        return [gast.Assign(targets=[store(target.id)], value=init, type_comment=None), loop]
+        return [gast.Assign(targets=[copy.deepcopy(target)], value=init, type_comment=None), loop]
 
     def cond(self, target, args, stmt):
         if len(args) < 3:
@@ -141,32 +237,67 @@ class LaxControlFlow(Pass):
             raise self.error("write `carry, ys = lax.scan(f, init, xs)`", stmt)
         f, init, xs = args
         carry, ys = target.elts
-        index, pair, collected = (self.context.namer.fresh(base) for base in ("_i", "_r", "_ys"))
-        # xs is checked to be one array (lax.internal.leading_axis_array): the loop indexes it by position,
-        # which for a tuple of arrays would pick whole arrays rather than slicing each.
-        sequence = self.context.namer.fresh("_xs")
-        check = gast.Call(func=gast.Attribute(value=gast.Attribute(value=name("lax"), attr="internal", ctx=gast.Load()),
-                                              attr="leading_axis_array", ctx=gast.Load()), args=[xs], keywords=[])
-        prelude = [gast.Assign(targets=[store(sequence)], value=check, type_comment=None)]
-        xs = name(sequence)
-        item = gast.Subscript(value=copy.deepcopy(xs), slice=name(index), ctx=gast.Load())
-        body = [
-            gast.Assign(targets=[store(pair)], value=self._call(f, name(carry.id), item), type_comment=None),
-            gast.Assign(targets=[store(carry.id)], value=gast.Subscript(
-                value=name(pair), slice=gast.Constant(value=0, kind=None), ctx=gast.Load()), type_comment=None),
-            gast.Expr(value=gast.Call(func=gast.Attribute(value=name(collected), attr="append", ctx=gast.Load()),
-                                      args=[gast.Subscript(value=name(pair), slice=gast.Constant(value=1, kind=None),
-                                                           ctx=gast.Load())], keywords=[])),
-        ]
-        length = gast.Call(func=name("len"), args=[copy.deepcopy(xs)], keywords=[])
+        namer = self.context.namer
+        index = namer.fresh("_i")
+        # Each leaf of xs (xs itself, or the items of a tuple/list written in the call) is checked to be one
+        # array (lax.internal.leading_axis_array) and indexed by position; a tuple held in a name is refused
+        # there, since indexing it would pick whole arrays rather than slicing each.
+        prelude, leaves = [], []
+        item = self._xs_item(xs, index, prelude, leaves, stmt)
+        for other in leaves[1:]:
+            prelude.append(_assert_same_length(other, leaves[0]))
+        state = carry.id if isinstance(carry, gast.Name) else namer.fresh("_c")
+        step = namer.fresh("_y")
+        # ys: one list per name of ys's pattern; each step's item is unpacked by that pattern (its
+        # structure checked) and each leaf checked to be one array (lax.internal.scan_step_output)
+        collected = {}
+        step_pattern = self._ys_pattern(ys, collected)
+        body = [gast.Assign(targets=[gast.Tuple(elts=[store(state), store(step)], ctx=gast.Store())],
+                            value=self._call(f, name(state), item), type_comment=None),
+                gast.Assign(targets=[step_pattern], value=name(step), type_comment=None)]
+        for leaf, (part, _) in collected.items():
+            checked = _internal_call("scan_step_output", name(leaf))
+            body.append(gast.Expr(value=gast.Call(func=gast.Attribute(value=name(part), attr="append",
+                                                                      ctx=gast.Load()),
+                                                  args=[checked], keywords=[])))
+        length = gast.Call(func=name("len"), args=[name(leaves[0])], keywords=[])
         loop = gast.For(target=store(index), iter=gast.Call(func=name("range"), args=[length], keywords=[]),
                         body=body, orelse=[], type_comment=None)
-        stack = gast.Call(func=gast.Attribute(value=name("jnp"), attr="stack", ctx=gast.Load()),
-                          args=[name(collected)], keywords=[])
-        return prelude + [gast.Assign(targets=[store(carry.id)], value=init, type_comment=None),
-                          gast.Assign(targets=[store(collected)], value=gast.List(elts=[], ctx=gast.Load()),
-                                      type_comment=None),
-                          loop, gast.Assign(targets=[store(ys.id)], value=stack, type_comment=None)]
+        out = prelude + [gast.Assign(targets=[store(state)], value=init, type_comment=None)]
+        out += [gast.Assign(targets=[store(part)], value=gast.List(elts=[], ctx=gast.Load()), type_comment=None)
+                for part, _ in collected.values()]
+        out.append(loop)
+        for part, result in collected.values():
+            stack = gast.Call(func=gast.Attribute(value=name("jnp"), attr="stack", ctx=gast.Load()),
+                              args=[name(part)], keywords=[])
+            out.append(gast.Assign(targets=[store(result)], value=stack, type_comment=None))
+        if state != getattr(carry, "id", None):
+            out.append(gast.Assign(targets=[carry], value=name(state), type_comment=None))
+        return out
+
+    def _xs_item(self, xs, index, prelude, leaves, stmt):
+        """The expression of step `index`'s item of xs; a tuple or list written in the call gives a tuple or
+        list of its leaves' items."""
+        if isinstance(xs, (gast.Tuple, gast.List)):
+            if not xs.elts:
+                raise self.error("lax.scan needs at least one array in xs", stmt)
+            elts = [self._xs_item(e, index, prelude, leaves, stmt) for e in xs.elts]
+            return gast.Tuple(elts=elts, ctx=gast.Load()) if isinstance(xs, gast.Tuple) else \
+                gast.List(elts=elts, ctx=gast.Load())
+        sequence = self.context.namer.fresh("_xs")
+        prelude.append(gast.Assign(targets=[store(sequence)], value=_internal_call("leading_axis_array", xs),
+                                   type_comment=None))
+        leaves.append(sequence)
+        return gast.Subscript(value=name(sequence), slice=name(index), ctx=gast.Load())
+
+    def _ys_pattern(self, ys, collected):
+        """`ys`'s pattern with each name replaced by a fresh one (a step's leaf); `collected` maps that leaf
+        to (its list, the user's name)."""
+        if isinstance(ys, gast.Name):
+            leaf = self.context.namer.fresh("_y")
+            collected[leaf] = (self.context.namer.fresh("_ys"), ys.id)
+            return store(leaf)
+        return type(ys)(elts=[self._ys_pattern(e, collected) for e in ys.elts], ctx=gast.Store())
 
     def switch(self, target, args, stmt):
         if len(args) < 2 or not isinstance(args[1], (gast.List, gast.Tuple)) or not args[1].elts:
@@ -195,7 +326,7 @@ class LaxControlFlow(Pass):
                                                             defaults=[]),
                              body=[ret], decorator_list=[], returns=None, type_comment=None, type_params=[]), stmt)
         unused = self.context.namer.fresh("_carry")
-        pair = gast.Tuple(elts=[store(unused), store(target.id)], ctx=gast.Store())
+        pair = gast.Tuple(elts=[store(unused), copy.deepcopy(target)], ctx=gast.Store())
         return self.scan(pair, [name(body), gast.Constant(value=0.0, kind=None), xs], stmt)
 
     def associative_scan(self, target, args, stmt):
@@ -251,6 +382,20 @@ class LaxControlFlow(Pass):
                 gast.Assign(targets=[store(values.id)], value=second, type_comment=None)]
 
 
+def _internal_call(attr, *args):
+    """`lax.internal.<attr>(*args)`."""
+    internal = gast.Attribute(value=name("lax"), attr="internal", ctx=gast.Load())
+    return gast.Call(func=gast.Attribute(value=internal, attr=attr, ctx=gast.Load()), args=list(args), keywords=[])
+
+
+def _assert_same_length(sequence, first):
+    """`assert len(sequence) == len(first)`: the arrays of a tuple of xs are scanned together."""
+    test = gast.Compare(left=gast.Call(func=name("len"), args=[name(sequence)], keywords=[]), ops=[gast.Eq()],
+                        comparators=[gast.Call(func=name("len"), args=[name(first)], keywords=[])])
+    return gast.Assert(test=test, msg=gast.Constant(value="lax.scan: the arrays of xs differ in their leading "
+                                                          "axis length", kind=None))
+
+
 def store_param(identifier):
     return gast.Name(id=identifier, ctx=gast.Param(), annotation=None, type_comment=None)
 
@@ -271,3 +416,25 @@ def _positional(call, names, defaults):
         else:
             return None
     return gast.Call(func=call.func, args=args, keywords=[])
+
+
+def _is_pattern(target):
+    """A name, or a tuple/list of patterns: what a combinator's result may be unpacked into."""
+    if isinstance(target, gast.Name):
+        return True
+    return isinstance(target, (gast.Tuple, gast.List)) and all(_is_pattern(e) for e in target.elts)
+
+
+def _unpacked_carry(target, args):
+    """Whether a fori_loop / while_loop result unpacked into names (`a, b = ...`) can keep its state in those
+    names: its init is a tuple or list written in the call with one item per name."""
+    init = args[-1] if args else None
+    return (isinstance(target, (gast.Tuple, gast.List)) and all(isinstance(e, gast.Name) for e in target.elts)
+            and isinstance(init, (gast.Tuple, gast.List)) and len(init.elts) == len(target.elts))
+
+
+def _state(target, init):
+    """The loop state read back: the target's name, or its names rebuilt as init's tuple or list."""
+    if isinstance(target, gast.Name):
+        return name(target.id)
+    return type(init)(elts=[name(e.id) for e in target.elts], ctx=gast.Load())

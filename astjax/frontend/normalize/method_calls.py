@@ -1,6 +1,7 @@
 """Array methods and properties become calls of astjax.numpy functions.
 
     y = x.sum(axis=0) + x.T        ->   y = jnp.sum(x, axis=0) + jnp.transpose(x)
+    r = x.real + x.conj()          ->   r = jnp.real(x) + jnp.conjugate(x)
     z = x.reshape(2, 3)            ->   z = jnp.reshape(x, (2, 3))
 
 Only methods called on values (not on modules such as `np`) are rewritten.
@@ -18,6 +19,8 @@ METHODS = {m: m for m in ("sum", "mean", "prod", "max", "min", "var", "std", "ar
                           "any", "all", "copy", "transpose", "reshape", "astype", "cumprod", "diagonal",
                           "trace", "take", "repeat", "argsort")}
 METHODS["flatten"] = "ravel"
+METHODS.update(conj="conjugate", conjugate="conjugate")      # of a real array: the identity (rules check it is real)
+_PROPERTIES = {"T": "transpose", "real": "real", "imag": "imag"}     # x.real -> jnp.real(x)
 VARARG_METHODS = {"reshape", "transpose"}
 _UPDATES = {"max": "maximum", "min": "minimum", "power": None, "subtract": None, "divide": None, "multiply": None}
 
@@ -101,8 +104,8 @@ class MethodCalls(Pass):
 
     def visit_Attribute(self, node):
         self.generic_visit(node)
-        if node.attr == "T" and isinstance(node.ctx, gast.Load) and self._is_value(node.value):
-            call = gast.Call(func=gast.Attribute(value=name("jnp"), attr="transpose", ctx=gast.Load()),
+        if node.attr in _PROPERTIES and isinstance(node.ctx, gast.Load) and self._is_value(node.value):
+            call = gast.Call(func=gast.Attribute(value=name("jnp"), attr=_PROPERTIES[node.attr], ctx=gast.Load()),
                              args=[node.value], keywords=[])
             return copy_location(call, node)
         return node

@@ -178,9 +178,7 @@ class AdjointSweep:
         if app.kind == "custom_vjp":
             return self._custom_vjp_contributions(stmt, app, badj, prelude), prelude
         if app.kind == "custom_jvp":
-            raise self.context.error(
-                f"`{app.callee.__name__}` has a custom_jvp rule, which astjax uses in forward mode only", stmt,
-                hint="give it a reverse-mode rule with @astjax.custom_vjp (defvjp(fwd, bwd)), or use jvp/jacfwd.")
+            return self._custom_jvp_contributions(stmt, app, badj, prelude), prelude
         if app.kind == "tuple" and isinstance(stmt.value, gast.List) and not stmt.value.elts:
             return [], prelude      # `xs = []`: nothing flows back through an empty list
         if app.kind == "tuple":       # t = (a, b): each item's adjoint is read back from t's
@@ -267,6 +265,23 @@ class AdjointSweep:
         parts = self.namer.fresh("_b")
         prelude.append(assign(parts, call(bwd, gast.Subscript(value=name(residuals), slice=gast.Constant(value=1, kind=None),
                                                                ctx=gast.Load()), badj)))
+        return [(a.id, gast.Subscript(value=name(parts), slice=gast.Constant(value=i, kind=None), ctx=gast.Load()))
+                for i, a in enumerate(app.args) if self.is_active(a)]
+
+    def _custom_jvp_contributions(self, stmt, app, badj, prelude):
+        """`y = f(x)` for a custom_jvp f: the cotangents are the transpose of its jvp rule at x
+        (rules/custom_jvp_transpose.py), as in JAX."""
+        custom = app.callee
+        if custom.jvp is None or stmt.value.keywords or not all(isinstance(a, gast.Name) for a in app.args):
+            raise self.context.error(
+                f"custom_jvp function `{custom.__name__}` is differentiated in reverse mode only when it has its "
+                "rule (defjvp) and is called with names as positional arguments", stmt,
+                hint="call defjvp before differentiating it, and pass its arguments by position.")
+        from ...rules.custom_jvp_transpose import custom_jvp_transpose
+        transpose = self.bind_name(custom_jvp_transpose, "custom_jvp_transpose")
+        parts = self.namer.fresh("_b")
+        primals = gast.Tuple(elts=[copy.deepcopy(a) for a in app.args], ctx=gast.Load())
+        prelude.append(assign(parts, call(transpose, name(self.bind_name(custom, custom.__name__)), badj, primals)))
         return [(a.id, gast.Subscript(value=name(parts), slice=gast.Constant(value=i, kind=None), ctx=gast.Load()))
                 for i, a in enumerate(app.args) if self.is_active(a)]
 
