@@ -13,12 +13,14 @@ transformed again: that is how grad of grad works.
 """
 import importlib
 import inspect
+import sys
 from collections import namedtuple
 
 import gast
 
 __all__ = ["Primitive", "primitive", "defvjp", "defjvp", "defbatch", "deflowering", "lowering", "lookup_callable", "lookup_operator",
-           "all_primitives", "parse_expression", "PRIMITIVES", "Classification", "classification"]
+           "all_primitives", "parse_expression", "PRIMITIVES", "Classification", "classification",
+           "resolve_lazy_aliases", "lazy_alias_modules"]
 
 
 class Primitive:
@@ -116,19 +118,59 @@ INTEGER_PARAMETERS = frozenset({
 
 PRIMITIVES = {}          # name -> Primitive
 _BY_CALLABLE = {}        # callable object -> Primitive (jnp.sin, np.sin, math.sin, ...)
+_RANK = {}               # callable object -> registration number of the alias that won it
 _BY_OPERATOR = {}        # gast operator class -> Primitive (gast.Add -> add)
+_LAZY = {}               # module name -> [(attribute, registration number, Primitive)], not yet resolved
+_COUNTER = [0]
 
 
 def primitive(name, impl, *, aliases=(), operator=None, **kwargs):
-    """Register a primitive computed by `impl`, also reachable as each of `aliases`."""
+    """Register a primitive computed by `impl`, also reachable as each of `aliases`.
+
+    An alias is a callable or a dotted path ("scipy.special.gammaln"): a path is
+    resolved lazily (see `resolve_lazy_aliases`), so `import astjax` does not
+    import SciPy; an alias whose module or attribute does not exist is skipped.
+    """
     prim = Primitive(name, impl, **kwargs)
     PRIMITIVES[name] = prim
     for fn in (impl,) + tuple(aliases):
-        if fn is not None:
-            _BY_CALLABLE.setdefault(_key(fn), prim)
+        if isinstance(fn, str):
+            module, _, attribute = fn.rpartition(".")
+            _LAZY.setdefault(module, []).append((attribute, _next_rank(), prim))
+        elif fn is not None:
+            _register_callable(fn, _next_rank(), prim)
     if operator is not None:
         _BY_OPERATOR[operator] = prim
     return prim
+
+
+def resolve_lazy_aliases(modules=None):
+    """Resolve the dotted-path aliases of `modules` (default: those whose module is imported already).
+
+    A callable reached through an alias lives in a module the user's program
+    has imported, so a lookup that misses resolves the aliases of the modules in
+    sys.modules and tries again. Coverage pages pass every module (importing them).
+    An alias keeps the precedence its registration order gives it.
+    """
+    if modules is None:
+        modules = [m for m in _LAZY if m in sys.modules]
+    for module_name in list(modules):
+        pending = _LAZY.pop(module_name, None)
+        if not pending:
+            continue
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        for attribute, rank, prim in pending:
+            fn = getattr(module, attribute, None)
+            if fn is not None:
+                _register_callable(fn, rank, prim)
+
+
+def lazy_alias_modules():
+    """The modules whose dotted-path aliases are not resolved yet."""
+    return list(_LAZY)
 
 
 def defvjp(prim, *rules):
@@ -193,11 +235,15 @@ def lowering(prim, backend):
 
 
 def lookup_callable(fn):
-    """The primitive that `fn` (jnp.sin, np.sin, math.sin, ...) computes, or None."""
+    """The primitive that `fn` (jnp.sin, np.sin, math.sin, scipy.special.gammaln, ...) computes, or None."""
     try:
-        return _BY_CALLABLE.get(_key(fn))
+        prim = _BY_CALLABLE.get(_key(fn))
     except TypeError:   # unhashable objects are never primitives
         return None
+    if prim is None and _LAZY and any(m in sys.modules for m in _LAZY):
+        resolve_lazy_aliases()
+        prim = _BY_CALLABLE.get(_key(fn))
+    return prim
 
 
 Classification = namedtuple("Classification", "kind primitive detail")
@@ -240,6 +286,19 @@ def parse_expression(text):
 # ----------------------------------------------------------------- internals
 def _key(fn):
     return fn
+
+
+def _next_rank():
+    _COUNTER[0] += 1
+    return _COUNTER[0]
+
+
+def _register_callable(fn, rank, prim):
+    """`fn` means `prim`, unless an alias registered earlier claimed it (the first registration wins)."""
+    key = _key(fn)
+    if key not in _BY_CALLABLE or _RANK[key] > rank:
+        _BY_CALLABLE[key] = prim
+        _RANK[key] = rank
 
 
 def _signature(impl):
