@@ -1726,3 +1726,4 @@ from rule_cases_shape import CASES as _shape; CASES += _shape
 from rule_cases_special import CASES as _special; CASES += _special  # noqa: E402 (astjax.scipy.special)
 from rule_cases_linalg import CASES as _linalg; CASES += _linalg
 from rule_cases_lax import CASES as _lax; CASES += _lax
+from rule_cases_more import CASES as _more; CASES += _more  # noqa: E402 (astjax/numpy/_more.py)
