@@ -105,12 +105,12 @@ def polyfit_pseudo_inverse(x, deg, rcond, w):
 
 def polyfit_y_adjoint(g, x, y, deg, rcond, w):
     p = polyfit_pseudo_inverse(x, deg, rcond, w)
-    return jnp.astype(jnp.matmul(jnp.transpose(p), g), jnp.result_type(g))
+    return jnp.astype(jnp.matmul(jnp.transpose(p), g), jnp.result_type(y, g))      # y's adjoint in y's precision
 
 
 def polyfit_y_tangent(t, x, y, deg, rcond, w):
     p = polyfit_pseudo_inverse(x, deg, rcond, w)
-    return jnp.astype(jnp.matmul(p, t), jnp.result_type(t))
+    return jnp.astype(jnp.matmul(p, t), jnp.result_type(x, y, t))
 
 
 COMPOSITES.update({f.__name__: f for f in (
