@@ -117,6 +117,22 @@ case("place", "cyclic", place_fn, normal(2, 3), normal(3))
 case("put", "repeated_index", put_fn, normal(5), normal(3))
 
 
+_ALONG = _array([[0, 2], [1, 1], [2, 0]]).astype(np.int64)
+_ALONG_ROW = _array([[1, 1, 0]]).astype(np.int64)
+
+
+def put_along_axis_fn(arr, values, w):
+    return jnp.sum(w * jnp.put_along_axis(arr, _ALONG, values, 1, inplace=False) ** 2)
+
+
+def put_along_axis_repeated(arr, values, w):
+    return jnp.sum(w * jnp.put_along_axis(arr, _ALONG_ROW, values, 0, inplace=False) ** 2)
+
+
+case("put_along_axis", "broadcast_values", put_along_axis_fn, normal(3, 4), normal(3, 1))
+case("put_along_axis", "repeated_index", put_along_axis_repeated, normal(2, 3), normal(1, 3))
+
+
 # ------------------------------------------------------------------ fitting
 def polyfit_fn(y, w):
     return jnp.sum(w * jnp.polyfit(_FIT_X, y, 2))

@@ -41,6 +41,10 @@ VALUES = [
      lambda: np.array([0.0, 1.0, 2.0, 3.0, 8.0])),
     ("put_wrap", lambda m: m.put(np.arange(5.0), np.array([6, -2]), 7.0, mode="wrap", inplace=False),
      lambda: np.array([0.0, 7.0, 2.0, 7.0, 4.0])),
+    ("put_along_axis", lambda m: m.put_along_axis(A, np.array([[0], [3], [1]]), np.array([[9.0]]), 1, inplace=False),
+     lambda: _put_along(A.copy(), np.array([[0], [3], [1]]), 9.0, 1)),
+    ("put_along_axis_none", lambda m: m.put_along_axis(A, np.array([0, 5]), np.array([7.0, 8.0]), None, inplace=False),
+     lambda: _put_along(A.copy(), np.array([0, 5]), np.array([7.0, 8.0]), None)),
     ("polyfit", lambda m: m.polyfit(np.linspace(0, 1, 6), X[:5].repeat(2)[:6], 2),
      lambda: np.polyfit(np.linspace(0, 1, 6), X[:5].repeat(2)[:6], 2)),
     ("histogram", lambda m: m.histogram(X, bins=3), lambda: np.histogram(X, bins=3)),
@@ -74,6 +78,11 @@ VALUES = [
 
 def _filled(a, val, wrap):
     np.fill_diagonal(a, val, wrap=wrap)
+    return a
+
+
+def _put_along(a, indices, values, axis):
+    np.put_along_axis(a, indices, values, axis)
     return a
 
 
@@ -134,6 +143,7 @@ def test_partition_puts_the_kth_value_in_place():
     lambda: jnp.put(np.zeros(3), 0, 1.0),
     lambda: jnp.place(np.zeros(3), np.ones(3, bool), 1.0),
     lambda: jnp.fill_diagonal(np.zeros((2, 2)), 1.0),
+    lambda: jnp.put_along_axis(np.zeros((2, 2)), np.zeros((2, 1), int), 1.0, 1),
 ])
 def test_updates_are_not_in_place(update):
     with pytest.raises(ValueError, match="inplace=False"):
@@ -153,7 +163,7 @@ def test_numpy_spellings_resolve_to_the_primitives():
     for name in ("vecdot", "matvec", "vecmat", "modf", "frexp", "divmod", "unwrap", "angle", "partition",
                  "kaiser", "polyfit", "einsum_path", "mask_indices"):
         assert lookup_callable(getattr(np, name)) is lookup_callable(getattr(jnp, name)) is not None, name
-    for name in ("put", "place", "fill_diagonal"):        # NumPy's mutate their argument: not aliases
+    for name in ("put", "place", "fill_diagonal", "put_along_axis"):        # NumPy's mutate their argument: not aliases
         assert lookup_callable(getattr(np, name)) is None, name
     assert classification(jnp.isdtype).kind == "nondifferentiable"
     assert classification(jnp.histogram).kind == "refused"

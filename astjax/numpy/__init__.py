@@ -92,7 +92,7 @@ from ._more import (  # noqa: F401 (issue 9: the last jax.numpy functions)
     angle, apply_along_axis, apply_over_axes, array_repr, array_str, divmod, einsum_path, fill_diagonal, frexp,
     from_dlpack, frombuffer, fromfile, fromfunction, fromiter, fromstring, get_printoptions, histogram, histogram2d,
     histogram_bin_edges, histogramdd, isdtype, kaiser, load, mask_indices, matvec, modf, partition, piecewise, place,
-    poly, polydiv, polyfit, printoptions, put, roots, save, savez, set_printoptions, sort_complex, unwrap, vecdot,
+    poly, polydiv, polyfit, printoptions, put, put_along_axis, roots, save, savez, set_printoptions, sort_complex, unwrap, vecdot,
     vecmat, vectorize)
 from ._signal import (
     convolve, correlate, cross, diff, ediff1d, gradient, interp, kron, polyadd, polyder, polyint, polymul,
@@ -245,6 +245,6 @@ __all__ += [  # the last jax.numpy functions (issue 9): astjax/numpy/_more.py
     'fill_diagonal', 'frexp', 'from_dlpack', 'frombuffer', 'fromfile', 'fromfunction', 'fromiter', 'fromstring',
     'get_printoptions', 'histogram', 'histogram2d', 'histogram_bin_edges', 'histogramdd', 'isdtype', 'kaiser',
     'load', 'mask_indices', 'matvec', 'modf', 'partition', 'piecewise', 'place', 'poly', 'polydiv', 'polyfit',
-    'printoptions', 'put', 'roots', 'save', 'savez', 'set_printoptions', 'sort_complex', 'unwrap', 'vecdot',
+    'printoptions', 'put', 'put_along_axis', 'roots', 'save', 'savez', 'set_printoptions', 'sort_complex', 'unwrap', 'vecdot',
     'vecmat', 'vectorize',
 ]

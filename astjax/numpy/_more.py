@@ -25,7 +25,7 @@ __all__ = ["angle", "apply_along_axis", "apply_over_axes", "array_repr", "array_
            "fill_diagonal", "frexp", "from_dlpack", "frombuffer", "fromfile", "fromfunction", "fromiter",
            "fromstring", "get_printoptions", "histogram", "histogram2d", "histogram_bin_edges", "histogramdd",
            "isdtype", "kaiser", "load", "mask_indices", "matvec", "modf", "partition", "piecewise", "place",
-           "poly", "polydiv", "polyfit", "printoptions", "put", "roots", "save", "savez", "set_printoptions",
+           "poly", "polydiv", "polyfit", "printoptions", "put", "put_along_axis", "roots", "save", "savez", "set_printoptions",
            "sort_complex", "unwrap", "vecdot", "vecmat", "vectorize"]
 
 
@@ -148,6 +148,18 @@ def put(a, ind, v, mode=None, *, inplace=True):
     _immutable("put", inplace)
     result = np.array(nd(a), copy=True)
     np.put(result, put_indices(result.size, ind, mode), np.ravel(nd(v)).astype(result.dtype))
+    return out(result)
+
+
+def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
+    """A copy of arr with `values` (broadcast to indices' shape) written where take_along_axis(arr, indices,
+    axis) reads; where a position is written twice, the last write (in C order) wins, as in NumPy."""
+    _immutable("put_along_axis", inplace)
+    if mode is not None:
+        raise ValueError(f"jax.numpy.put_along_axis: astjax supports mode=None only (out-of-range indices "
+                         f"raise IndexError), got mode={mode!r}")
+    result = np.array(nd(arr), copy=True)
+    np.put_along_axis(result, np.asarray(nd(indices)), np.asarray(nd(values)).astype(result.dtype), axis)
     return out(result)
 
 

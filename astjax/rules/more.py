@@ -13,6 +13,7 @@ import numpy as np
 from .. import numpy as jnp
 from ..numpy import _more
 from ..scipy import special as jsp_special
+from .helpers import unbroadcast_to
 from .linalg import COMPOSITES
 from .nondifferentiable import INTEGER, SHAPES, nondifferentiable
 from .registry import defjvp, defvjp, primitive
@@ -60,21 +61,42 @@ def place_vals_adjoint(g, mask, vals):
     return cyclic_fold(jnp.take(jnp.ravel(g), positions), vals)
 
 
-def put_winners(size, ind, mode, n_values):
-    """For each of put's writes (len(ind) of them): 1.0 where it is the last write to its position, else 0.0."""
+def put_winners(size, ind, mode):
+    """put's flat positions, and 1.0 for each write that is the last to its position (else 0.0)."""
     positions = _more.put_indices(size, ind, mode)
-    last = {}
-    for i, p in enumerate(positions.tolist()):
-        last[p] = i
-    winners = np.zeros(len(positions))
-    winners[list(last.values())] = 1.0
-    return positions, winners
+    return positions, last_writes(positions)
 
 
 def put_v_adjoint(g, a, ind, v, mode):
     """v's adjoint: the adjoint of each position put wrote last, folded onto v's shape."""
-    positions, winners = put_winners(int(np.size(a)), ind, mode, int(np.size(v)))
+    positions, winners = put_winners(int(np.size(a)), ind, mode)
     return cyclic_fold(jnp.take(jnp.ravel(g), positions) * winners, v)
+
+
+def last_writes(positions):
+    """1.0 where a write (in C order over `positions`) is the last one to its position, else 0.0; same shape."""
+    positions = np.asarray(positions)
+    last = {}
+    for i, p in enumerate(np.ravel(positions).tolist()):
+        last[p] = i
+    winners = np.zeros(positions.size)
+    winners[list(last.values())] = 1.0
+    return winners.reshape(positions.shape)
+
+
+def along_axis_positions(shape, indices, axis):
+    """The flat positions put_along_axis writes in an array of `shape` (int64, indices' broadcast shape)."""
+    flat_index = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+    if axis is None:
+        flat_index = np.ravel(flat_index)
+    return np.take_along_axis(flat_index, np.asarray(indices), axis)
+
+
+def put_along_axis_values_adjoint(g, arr, indices, values, axis):
+    """values' adjoint: the adjoint of each position written last, summed back onto values' shape."""
+    winners = last_writes(along_axis_positions(np.shape(arr), indices, axis))
+    read = jnp.take_along_axis(jnp.ravel(g) if axis is None else g, indices, axis)
+    return unbroadcast_to(read * winners, np.shape(values))
 
 
 def kaiser_slope(M, beta, y):
@@ -115,6 +137,7 @@ def polyfit_y_tangent(t, x, y, deg, rcond, w):
 
 COMPOSITES.update({f.__name__: f for f in (
     cyclic_fold, cyclic_spread, fill_diagonal_val_adjoint, place_vals_adjoint, put_v_adjoint, kaiser_slope,
+    put_along_axis_values_adjoint,
     polyfit_y_adjoint, polyfit_y_tangent)})
 
 
@@ -183,6 +206,12 @@ _rules("put", ("a", "v"),
        ["ba += jnp.put(by, ind, 0.0, mode, inplace=False)", "bv += put_v_adjoint(by, a, ind, v, mode)"],
        ["da -> jnp.put(da, ind, 0.0, mode, inplace=False)",
         "dv -> jnp.put(jnp.zeros_like(a, dtype=jnp.result_type(dv)), ind, dv, mode, inplace=False)"])
+_rules("put_along_axis", ("arr", "values"),
+       ["barr += jnp.put_along_axis(by, indices, 0.0, axis, inplace=False)",
+        "bvalues += put_along_axis_values_adjoint(by, arr, indices, values, axis)"],
+       ["darr -> jnp.put_along_axis(darr, indices, 0.0, axis, inplace=False)",
+        "dvalues -> jnp.put_along_axis(jnp.zeros_like(arr, dtype=jnp.result_type(dvalues)), indices, dvalues, axis,"
+        " inplace=False)"])
 
 
 # ------------------------------------------------------------------ fitting
