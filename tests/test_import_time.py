@@ -73,3 +73,11 @@ def test_every_lazy_alias_resolves():
     for name in ("gammaln", "logsumexp", "xlogy", "ndtri", "softmax", "zeta", "gammasgn"):
         prim = registry.lookup_callable(getattr(scipy.special, name))
         assert prim is not None and prim.impl.__module__ == "astjax.scipy.special", name
+
+
+def test_every_rule_template_parses():
+    """Rule templates are parsed on first use (not at import): parse them all, so a malformed one fails here."""
+    from astjax.rules import all_primitives
+    for prim in all_primitives():
+        for operand, node in list(prim.vjp.items()) + list(prim.jvp.items()):
+            assert operand in prim.operands and node is not None, prim

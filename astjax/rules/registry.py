@@ -62,8 +62,9 @@ class Primitive:
         self.broadcasts_with = tuple(broadcasts_with)
         self.unbroadcast = unbroadcast
         self.sequence_operand = sequence_operand
-        self.vjp = {}
-        self.jvp = {}
+        self._vjp = {}
+        self._jvp = {}
+        self._pending_rules = []     # rule texts parsed on first use of vjp/jvp: `import astjax` stays fast
         self.elementwise = False     # result has the broadcast shape of the operands
         self.static_check = None     # bound args -> (message, hint) when the rules do not cover this use
         self.accepts_scalar_zero = False   # its rules work when `by` is a bare 0.0 (nothing reached y yet)
@@ -73,6 +74,33 @@ class Primitive:
         self.doc = doc
         names = set(self.signature.parameters) if self.signature is not None else set()
         self.shape_params = frozenset(shape_params) | (INTEGER_PARAMETERS & names)
+
+    @property
+    def vjp(self):
+        """operand name -> gast expression of its adjoint contribution (templates parsed on first use)."""
+        if self._pending_rules:
+            self._parse_pending_rules()
+        return self._vjp
+
+    @vjp.setter
+    def vjp(self, rules):
+        self._vjp = rules
+
+    @property
+    def jvp(self):
+        """operand name -> gast expression of its tangent term (templates parsed on first use)."""
+        if self._pending_rules:
+            self._parse_pending_rules()
+        return self._jvp
+
+    @jvp.setter
+    def jvp(self, rules):
+        self._jvp = rules
+
+    def _parse_pending_rules(self):
+        pending, self._pending_rules = self._pending_rules, []
+        for parse in pending:
+            parse()
 
     @property
     def zero_safe(self):
@@ -174,10 +202,16 @@ def lazy_alias_modules():
 
 
 def defvjp(prim, *rules):
-    """Give `prim` reverse-mode rules, one `bx += <expression>` line per operand."""
+    """Give `prim` reverse-mode rules, one `bx += <expression>` line per operand.
+
+    The operand a rule names is checked now; its expression is parsed the first
+    time the rules are used (parsing every template made `import astjax` slow).
+    """
     for rule in rules:
-        target, expression = _split_rule(rule, "b", "+=")
-        prim.vjp[_operand(prim, target, rule)] = expression
+        target, expression = _split_rule_text(rule, "b", "+=")
+        operand = _operand(prim, target, rule)
+        prim._pending_rules.append(lambda operand=operand, expression=expression:
+                                   prim._vjp.__setitem__(operand, parse_expression(expression)))
     return prim
 
 
@@ -186,23 +220,29 @@ def defjvp(prim, *rules):
 
     Either one rule whose right-hand side is a sum of per-operand terms, each
     naming exactly one tangent (`dy = dx1 * x2 + x1 * dx2`), or one rule per
-    operand written `dx -> <term>`.
+    operand written `dx -> <term>`. Parsed, like defvjp's, on first use.
     """
     for rule in rules:
         if "->" in rule:
             target, term = (part.strip() for part in rule.split("->", 1))
-            prim.jvp[_operand(prim, target, rule)] = parse_expression(term)
+            operand = _operand(prim, target, rule)
+            prim._pending_rules.append(lambda operand=operand, term=term:
+                                       prim._jvp.__setitem__(operand, parse_expression(term)))
             continue
-        target, expression = _split_rule(rule, "d", "=")
+        target, expression = _split_rule_text(rule, "d", "=")
         if target != "dy":
             raise ValueError(f"a jvp rule assigns dy: {rule!r}")
-        for term in _sum_terms(expression):
-            tangents = {n.id for n in gast.walk(term) if isinstance(n, gast.Name)
-                        and n.id[:1] == "d" and n.id[1:] in prim.operands}
-            if len(tangents) != 1:
-                raise ValueError(f"each term of {rule!r} must use exactly one tangent")
-            prim.jvp[tangents.pop()[1:]] = term
+        prim._pending_rules.append(lambda rule=rule, expression=expression: _add_sum_rule(prim, rule, expression))
     return prim
+
+
+def _add_sum_rule(prim, rule, expression):
+    for term in _sum_terms(parse_expression(expression)):
+        tangents = {n.id for n in gast.walk(term) if isinstance(n, gast.Name)
+                    and n.id[:1] == "d" and n.id[1:] in prim.operands}
+        if len(tangents) != 1:
+            raise ValueError(f"each term of {rule!r} must use exactly one tangent")
+        prim._jvp[tangents.pop()[1:]] = term
 
 
 def defbatch(prim, rule):
@@ -314,13 +354,19 @@ def _constant_node(value):
     return gast.Constant(value=value, kind=None)
 
 
-def _split_rule(rule, prefix, assign):
+def _split_rule_text(rule, prefix, assign):
+    """(target, expression text) of `<prefix><name> <assign> <expression>`."""
     if assign not in rule:
         raise ValueError(f"rule {rule!r} must read `{prefix}<name> {assign} <expression>`")
     target, expression = rule.split(assign, 1)
     if assign == "=" and target.rstrip().endswith("+"):
         raise ValueError(f"rule {rule!r}: use `=`")
-    return target.strip(), parse_expression(expression.strip())
+    return target.strip(), expression.strip()
+
+
+def _split_rule(rule, prefix, assign):
+    target, expression = _split_rule_text(rule, prefix, assign)
+    return target, parse_expression(expression)
 
 
 def _operand(prim, target, rule):
