@@ -8,7 +8,7 @@ partition).
 import numpy as np
 
 import astjax.numpy as jnp
-from rule_cases import Case, _array, normal, nonzero, uniform
+from rule_cases import Case, _array, normal, nonzero
 
 CASES = []
 

@@ -34,14 +34,6 @@ def cyclic_fold(values, like):
     return jnp.reshape(jnp.sum(jnp.reshape(padded, (rows, k)), axis=0), np.shape(like))
 
 
-def cyclic_spread(value, n):
-    """`value`'s flat entries repeated cyclically into n slots (what fill_diagonal, place and put write)."""
-    flat = jnp.ravel(value)
-    k = int(np.size(flat))
-    reps = -(-n // k) if k else 0
-    return jnp.ravel(jnp.tile(flat, reps))[:n] if k else flat
-
-
 def fill_diagonal_positions(shape, wrap):
     """The flat indices np.fill_diagonal writes (int64): every (ndim)-tuple of equal indices."""
     marker = np.zeros(shape, dtype=np.int64).reshape(shape)
@@ -136,7 +128,7 @@ def polyfit_y_tangent(t, x, y, deg, rcond, w):
 
 
 COMPOSITES.update({f.__name__: f for f in (
-    cyclic_fold, cyclic_spread, fill_diagonal_val_adjoint, place_vals_adjoint, put_v_adjoint, kaiser_slope,
+    cyclic_fold, fill_diagonal_val_adjoint, place_vals_adjoint, put_v_adjoint, kaiser_slope,
     put_along_axis_values_adjoint,
     polyfit_y_adjoint, polyfit_y_tangent)})
 
