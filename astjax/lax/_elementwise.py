@@ -7,12 +7,14 @@ its rules are shared. The others are primitives of their own
 `integer_pow`, `exp2`, `logistic`, `erf`, `div` (C division on integers).
 """
 import numpy as np
-import scipy.special
 
+from .._lazy import lazy_module
 from ..array import wrap
 from .. import numpy as jnp
 from ..numpy._promote import inexact_arg, nd, out, promote
 from ..tree_util import tree_map
+
+_scipy_special = lazy_module("scipy.special")   # imported when logistic/erf first run
 
 __all__ = ["stop_gradient", "clamp", "rsqrt", "integer_pow", "exp2", "logistic", "erf", "div",
            "add", "sub", "mul", "neg", "max", "min", "pow", "abs", "sign", "exp", "expm1", "log", "log1p",
@@ -80,13 +82,13 @@ def exp2(x):
 def logistic(x):
     """The logistic sigmoid 1 / (1 + exp(-x)), without overflow."""
     x = inexact_arg(x)
-    return out(scipy.special.expit(x).astype(np.result_type(x), copy=False))
+    return out(_scipy_special.expit(x).astype(np.result_type(x), copy=False))
 
 
 def erf(x):
     """The error function."""
     x = inexact_arg(x)
-    return out(scipy.special.erf(x).astype(np.result_type(x), copy=False))
+    return out(_scipy_special.erf(x).astype(np.result_type(x), copy=False))
 
 
 def div(x, y):

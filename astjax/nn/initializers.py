@@ -12,10 +12,12 @@ Initializers run outside derivatives: they are not differentiable functions.
 import math
 
 import numpy as np
-import scipy.special
 
+from .._lazy import lazy_module
 from .. import random
 from ..numpy._promote import dtype_arg as _dtype_arg, out as _out
+
+_scipy_special = lazy_module("scipy.special")   # imported when a truncated normal is first drawn
 
 __all__ = ["constant", "glorot_normal", "glorot_uniform", "he_normal", "he_uniform", "kaiming_normal",
            "kaiming_uniform", "lecun_normal", "lecun_uniform", "normal", "ones", "orthogonal", "truncated_normal",
@@ -64,10 +66,10 @@ def uniform(scale=1e-2, dtype=None):
 
 def _truncated_normal(key, lower, upper, shape, dt):
     """JAX's recipe: sqrt(2) erfinv(u) for u uniform between erf(lower / sqrt 2) and erf(upper / sqrt 2)."""
-    a = float(scipy.special.erf(lower / math.sqrt(2.0)))
-    b = float(scipy.special.erf(upper / math.sqrt(2.0)))
+    a = float(_scipy_special.erf(lower / math.sqrt(2.0)))
+    b = float(_scipy_special.erf(upper / math.sqrt(2.0)))
     u = np.asarray(random.uniform(key, shape, dt, minval=a, maxval=b), dtype=np.float64)
-    draw = math.sqrt(2.0) * scipy.special.erfinv(u)
+    draw = math.sqrt(2.0) * _scipy_special.erfinv(u)
     low = np.nextafter(np.asarray(lower, dt), np.asarray(np.inf, dt))
     high = np.nextafter(np.asarray(upper, dt), np.asarray(-np.inf, dt))
     return np.clip(draw.astype(dt), low, high)

@@ -88,6 +88,12 @@ from ._shape import (
     delete, dsplit, dstack, fliplr, flipud, hsplit, insert, matrix_transpose, permute_dims, resize, rollaxis,
     rot90, row_stack, trim_zeros, unstack, vsplit,
 )
+from ._more import (  # noqa: F401 (issue 9: the last jax.numpy functions)
+    angle, apply_along_axis, apply_over_axes, array_repr, array_str, divmod, einsum_path, fill_diagonal, frexp,
+    from_dlpack, frombuffer, fromfile, fromfunction, fromiter, fromstring, get_printoptions, histogram, histogram2d,
+    histogram_bin_edges, histogramdd, isdtype, kaiser, load, mask_indices, matvec, modf, partition, piecewise, place,
+    poly, polydiv, polyfit, printoptions, put, put_along_axis, roots, save, savez, set_printoptions, sort_complex, unwrap, vecdot,
+    vecmat, vectorize)
 from ._signal import (
     convolve, correlate, cross, diff, ediff1d, gradient, interp, kron, polyadd, polyder, polyint, polymul,
     polysub, polyval, trapezoid,
@@ -233,4 +239,12 @@ __all__ += [  # shapes, stacking, signals (issue 9)
 __all__ += [  # windows, index arithmetic, shape queries (no derivative)
     'argpartition', 'bartlett', 'blackman', 'broadcast_shapes', 'hamming', 'hanning', 'isscalar', 'iterable',
     'lexsort', 'ravel_multi_index', 'unravel_index',
+]
+__all__ += [  # the last jax.numpy functions (issue 9): astjax/numpy/_more.py
+    'angle', 'apply_along_axis', 'apply_over_axes', 'array_repr', 'array_str', 'divmod', 'einsum_path',
+    'fill_diagonal', 'frexp', 'from_dlpack', 'frombuffer', 'fromfile', 'fromfunction', 'fromiter', 'fromstring',
+    'get_printoptions', 'histogram', 'histogram2d', 'histogram_bin_edges', 'histogramdd', 'isdtype', 'kaiser',
+    'load', 'mask_indices', 'matvec', 'modf', 'partition', 'piecewise', 'place', 'poly', 'polydiv', 'polyfit',
+    'printoptions', 'put', 'put_along_axis', 'roots', 'save', 'savez', 'set_printoptions', 'sort_complex', 'unwrap', 'vecdot',
+    'vecmat', 'vectorize',
 ]

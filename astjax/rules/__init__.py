@@ -4,6 +4,7 @@ from .registry import (PRIMITIVES, Classification, Primitive, all_primitives, cl
 from . import elementwise, reductions, linalg, structural, creation, nondifferentiable, control  # noqa: F401 (registration)
 from . import statistics, signal, special, decompositions, scipy_linalg, fft, lax_rules  # noqa: F401 (registration: issue 9)
 from . import tensordot, casts, custom_jvp_transpose  # noqa: F401 (registration: issue 6)
+from . import more  # noqa: F401 (registration: the last jax.numpy functions)
 
 __all__ = ["PRIMITIVES", "Classification", "classification", "Primitive", "all_primitives", "lookup_callable", "lookup_operator",
            "elementwise", "reductions", "linalg", "structural", "creation", "nondifferentiable", "control",

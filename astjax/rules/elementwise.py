@@ -128,7 +128,7 @@ clip.elementwise = True
 
 # ======================================================== issue 9: more elementwise functions
 # Not lowered to Numba yet (lowered=False): jit refuses them with "jit has no Numba lowering".
-from scipy import special as _special  # noqa: E402
+from .._lazy import lazy_module  # noqa: E402
 from ..errors import AstjaxError  # noqa: E402
 from ..array import wrap as _wrap  # noqa: E402
 from .linalg import COMPOSITES as _NAMESPACE  # noqa: E402 (names rule templates may call)
@@ -162,6 +162,8 @@ def real_input_adjoint(g, x):
                           "(astjax has no complex differentiation yet)")
     return g
 
+
+_special = lazy_module("scipy.special")     # imported when i0_slope first runs
 
 _NAMESPACE.update({f.__name__: f for f in (sinc_slope, i0_slope, real_input_adjoint)})
 

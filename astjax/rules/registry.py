@@ -13,12 +13,14 @@ transformed again: that is how grad of grad works.
 """
 import importlib
 import inspect
+import sys
 from collections import namedtuple
 
 import gast
 
 __all__ = ["Primitive", "primitive", "defvjp", "defjvp", "defbatch", "deflowering", "lowering", "lookup_callable", "lookup_operator",
-           "all_primitives", "parse_expression", "PRIMITIVES", "Classification", "classification"]
+           "all_primitives", "parse_expression", "PRIMITIVES", "Classification", "classification",
+           "resolve_lazy_aliases", "lazy_alias_modules"]
 
 
 class Primitive:
@@ -60,8 +62,9 @@ class Primitive:
         self.broadcasts_with = tuple(broadcasts_with)
         self.unbroadcast = unbroadcast
         self.sequence_operand = sequence_operand
-        self.vjp = {}
-        self.jvp = {}
+        self._vjp = {}
+        self._jvp = {}
+        self._pending_rules = []     # rule texts parsed on first use of vjp/jvp: `import astjax` stays fast
         self.elementwise = False     # result has the broadcast shape of the operands
         self.static_check = None     # bound args -> (message, hint) when the rules do not cover this use
         self.accepts_scalar_zero = False   # its rules work when `by` is a bare 0.0 (nothing reached y yet)
@@ -71,6 +74,33 @@ class Primitive:
         self.doc = doc
         names = set(self.signature.parameters) if self.signature is not None else set()
         self.shape_params = frozenset(shape_params) | (INTEGER_PARAMETERS & names)
+
+    @property
+    def vjp(self):
+        """operand name -> gast expression of its adjoint contribution (templates parsed on first use)."""
+        if self._pending_rules:
+            self._parse_pending_rules()
+        return self._vjp
+
+    @vjp.setter
+    def vjp(self, rules):
+        self._vjp = rules
+
+    @property
+    def jvp(self):
+        """operand name -> gast expression of its tangent term (templates parsed on first use)."""
+        if self._pending_rules:
+            self._parse_pending_rules()
+        return self._jvp
+
+    @jvp.setter
+    def jvp(self, rules):
+        self._jvp = rules
+
+    def _parse_pending_rules(self):
+        pending, self._pending_rules = self._pending_rules, []
+        for parse in pending:
+            parse()
 
     @property
     def zero_safe(self):
@@ -116,26 +146,72 @@ INTEGER_PARAMETERS = frozenset({
 
 PRIMITIVES = {}          # name -> Primitive
 _BY_CALLABLE = {}        # callable object -> Primitive (jnp.sin, np.sin, math.sin, ...)
+_RANK = {}               # callable object -> registration number of the alias that won it
 _BY_OPERATOR = {}        # gast operator class -> Primitive (gast.Add -> add)
+_LAZY = {}               # module name -> [(attribute, registration number, Primitive)], not yet resolved
+_COUNTER = [0]
 
 
 def primitive(name, impl, *, aliases=(), operator=None, **kwargs):
-    """Register a primitive computed by `impl`, also reachable as each of `aliases`."""
+    """Register a primitive computed by `impl`, also reachable as each of `aliases`.
+
+    An alias is a callable or a dotted path ("scipy.special.gammaln"): a path is
+    resolved lazily (see `resolve_lazy_aliases`), so `import astjax` does not
+    import SciPy; an alias whose module or attribute does not exist is skipped.
+    """
     prim = Primitive(name, impl, **kwargs)
     PRIMITIVES[name] = prim
     for fn in (impl,) + tuple(aliases):
-        if fn is not None:
-            _BY_CALLABLE.setdefault(_key(fn), prim)
+        if isinstance(fn, str):
+            module, _, attribute = fn.rpartition(".")
+            _LAZY.setdefault(module, []).append((attribute, _next_rank(), prim))
+        elif fn is not None:
+            _register_callable(fn, _next_rank(), prim)
     if operator is not None:
         _BY_OPERATOR[operator] = prim
     return prim
 
 
+def resolve_lazy_aliases(modules=None):
+    """Resolve the dotted-path aliases of `modules` (default: those whose module is imported already).
+
+    A callable reached through an alias lives in a module the user's program
+    has imported, so a lookup that misses resolves the aliases of the modules in
+    sys.modules and tries again. Coverage pages pass every module (importing them).
+    An alias keeps the precedence its registration order gives it.
+    """
+    if modules is None:
+        modules = [m for m in _LAZY if m in sys.modules]
+    for module_name in list(modules):
+        pending = _LAZY.pop(module_name, None)
+        if not pending:
+            continue
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        for attribute, rank, prim in pending:
+            fn = getattr(module, attribute, None)
+            if fn is not None:
+                _register_callable(fn, rank, prim)
+
+
+def lazy_alias_modules():
+    """The modules whose dotted-path aliases are not resolved yet."""
+    return list(_LAZY)
+
+
 def defvjp(prim, *rules):
-    """Give `prim` reverse-mode rules, one `bx += <expression>` line per operand."""
+    """Give `prim` reverse-mode rules, one `bx += <expression>` line per operand.
+
+    The operand a rule names is checked now; its expression is parsed the first
+    time the rules are used (parsing every template made `import astjax` slow).
+    """
     for rule in rules:
-        target, expression = _split_rule(rule, "b", "+=")
-        prim.vjp[_operand(prim, target, rule)] = expression
+        target, expression = _split_rule_text(rule, "b", "+=")
+        operand = _operand(prim, target, rule)
+        prim._pending_rules.append(lambda operand=operand, expression=expression:
+                                   prim._vjp.__setitem__(operand, parse_expression(expression)))
     return prim
 
 
@@ -144,23 +220,29 @@ def defjvp(prim, *rules):
 
     Either one rule whose right-hand side is a sum of per-operand terms, each
     naming exactly one tangent (`dy = dx1 * x2 + x1 * dx2`), or one rule per
-    operand written `dx -> <term>`.
+    operand written `dx -> <term>`. Parsed, like defvjp's, on first use.
     """
     for rule in rules:
         if "->" in rule:
             target, term = (part.strip() for part in rule.split("->", 1))
-            prim.jvp[_operand(prim, target, rule)] = parse_expression(term)
+            operand = _operand(prim, target, rule)
+            prim._pending_rules.append(lambda operand=operand, term=term:
+                                       prim._jvp.__setitem__(operand, parse_expression(term)))
             continue
-        target, expression = _split_rule(rule, "d", "=")
+        target, expression = _split_rule_text(rule, "d", "=")
         if target != "dy":
             raise ValueError(f"a jvp rule assigns dy: {rule!r}")
-        for term in _sum_terms(expression):
-            tangents = {n.id for n in gast.walk(term) if isinstance(n, gast.Name)
-                        and n.id[:1] == "d" and n.id[1:] in prim.operands}
-            if len(tangents) != 1:
-                raise ValueError(f"each term of {rule!r} must use exactly one tangent")
-            prim.jvp[tangents.pop()[1:]] = term
+        prim._pending_rules.append(lambda rule=rule, expression=expression: _add_sum_rule(prim, rule, expression))
     return prim
+
+
+def _add_sum_rule(prim, rule, expression):
+    for term in _sum_terms(parse_expression(expression)):
+        tangents = {n.id for n in gast.walk(term) if isinstance(n, gast.Name)
+                    and n.id[:1] == "d" and n.id[1:] in prim.operands}
+        if len(tangents) != 1:
+            raise ValueError(f"each term of {rule!r} must use exactly one tangent")
+        prim._jvp[tangents.pop()[1:]] = term
 
 
 def defbatch(prim, rule):
@@ -193,11 +275,15 @@ def lowering(prim, backend):
 
 
 def lookup_callable(fn):
-    """The primitive that `fn` (jnp.sin, np.sin, math.sin, ...) computes, or None."""
+    """The primitive that `fn` (jnp.sin, np.sin, math.sin, scipy.special.gammaln, ...) computes, or None."""
     try:
-        return _BY_CALLABLE.get(_key(fn))
+        prim = _BY_CALLABLE.get(_key(fn))
     except TypeError:   # unhashable objects are never primitives
         return None
+    if prim is None and _LAZY and any(m in sys.modules for m in _LAZY):
+        resolve_lazy_aliases()
+        prim = _BY_CALLABLE.get(_key(fn))
+    return prim
 
 
 Classification = namedtuple("Classification", "kind primitive detail")
@@ -242,6 +328,19 @@ def _key(fn):
     return fn
 
 
+def _next_rank():
+    _COUNTER[0] += 1
+    return _COUNTER[0]
+
+
+def _register_callable(fn, rank, prim):
+    """`fn` means `prim`, unless an alias registered earlier claimed it (the first registration wins)."""
+    key = _key(fn)
+    if key not in _BY_CALLABLE or _RANK[key] > rank:
+        _BY_CALLABLE[key] = prim
+        _RANK[key] = rank
+
+
 def _signature(impl):
     try:
         return inspect.signature(impl)
@@ -255,13 +354,19 @@ def _constant_node(value):
     return gast.Constant(value=value, kind=None)
 
 
-def _split_rule(rule, prefix, assign):
+def _split_rule_text(rule, prefix, assign):
+    """(target, expression text) of `<prefix><name> <assign> <expression>`."""
     if assign not in rule:
         raise ValueError(f"rule {rule!r} must read `{prefix}<name> {assign} <expression>`")
     target, expression = rule.split(assign, 1)
     if assign == "=" and target.rstrip().endswith("+"):
         raise ValueError(f"rule {rule!r}: use `=`")
-    return target.strip(), parse_expression(expression.strip())
+    return target.strip(), expression.strip()
+
+
+def _split_rule(rule, prefix, assign):
+    target, expression = _split_rule_text(rule, prefix, assign)
+    return target, parse_expression(expression)
 
 
 def _operand(prim, target, rule):

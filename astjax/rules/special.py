@@ -9,8 +9,6 @@ operands without a rule (not static parameters), so a derivative that reaches
 one is an error at the user's line ("has no derivative with respect to its
 argument"), never a zero.
 """
-import scipy.special as sc
-
 from .. import nn
 from ..scipy import special as sp
 from .nondifferentiable import PIECEWISE, nondifferentiable
@@ -34,11 +32,11 @@ def _elementwise(name, impl, operands, vjp, jvp, aliases=(), signature=None):
 def unary(name, vjp, jvp, fn_name=None):
     """A one-operand elementwise special function `x -> y`, also reached as scipy.special.<fn_name>."""
     fn_name = fn_name or name
-    return _elementwise(name, getattr(sp, fn_name), ("x",), [vjp], [jvp], aliases=(getattr(sc, fn_name),))
+    return _elementwise(name, getattr(sp, fn_name), ("x",), [vjp], [jvp], aliases=(f"scipy.special.{fn_name}",))
 
 
 def binary(name, vjp, jvp, operands=("x1", "x2")):
-    return _elementwise(name, getattr(sp, name), operands, vjp, jvp, aliases=(getattr(sc, name),))
+    return _elementwise(name, getattr(sp, name), operands, vjp, jvp, aliases=(f"scipy.special.{name}",))
 
 
 # ------------------------------------------------------------ logistic, error functions
@@ -50,7 +48,7 @@ unary("erfc", f"bx += -by * {TWO_OVER_SQRT_PI} * jnp.exp(-x * x)", f"dy = -dx * 
 unary("erfinv", f"bx += by * {SQRT_PI_OVER_2} * jnp.exp(y * y)", f"dy = dx * {SQRT_PI_OVER_2} * jnp.exp(y * y)")
 unary("ndtr", f"bx += by * {INV_SQRT_2PI} * jnp.exp(-0.5 * x * x)", f"dy = dx * {INV_SQRT_2PI} * jnp.exp(-0.5 * x * x)")
 _elementwise("ndtri", sp.ndtri, ("p",), [f"bp += by * {SQRT_2PI} * jnp.exp(0.5 * y * y)"],
-             [f"dy = dp * {SQRT_2PI} * jnp.exp(0.5 * y * y)"], aliases=(sc.ndtri,))
+             [f"dy = dp * {SQRT_2PI} * jnp.exp(0.5 * y * y)"], aliases=("scipy.special.ndtri",))
 # d log ndtr(x) = pdf(x) / ndtr(x) = exp(-x^2/2 - log ndtr(x)) / sqrt(2 pi): no 0 / 0 in the left tail.
 unary("log_ndtr", f"bx += by * {INV_SQRT_2PI} * jnp.exp(-0.5 * x * x - y)",
       f"dy = dx * {INV_SQRT_2PI} * jnp.exp(-0.5 * x * x - y)")
@@ -60,7 +58,7 @@ unary("gammaln", "bx += by * jsp_special.digamma(x)", "dy = dx * jsp_special.dig
 unary("gamma", "bx += by * y * jsp_special.digamma(x)", "dy = dx * y * jsp_special.digamma(x)")
 unary("digamma", "bx += by * jsp_special.polygamma(1, x)", "dy = dx * jsp_special.polygamma(1, x)")
 _elementwise("polygamma", sp.polygamma, ("n", "x"), ["bx += by * jsp_special.polygamma(n + 1, x)"],
-             ["dy = dx * jsp_special.polygamma(n + 1, x)"], aliases=(sc.polygamma,))
+             ["dy = dx * jsp_special.polygamma(n + 1, x)"], aliases=("scipy.special.polygamma",))
 binary("betaln", ["ba += by * (jsp_special.digamma(a) - jsp_special.digamma(a + b))",
                   "bb += by * (jsp_special.digamma(b) - jsp_special.digamma(a + b))"],
        ["dy = da * (jsp_special.digamma(a) - jsp_special.digamma(a + b))"
@@ -78,7 +76,7 @@ binary("betainc", [f"bx += by * {_BETA_DENSITY}"], [f"dx -> dx * {_BETA_DENSITY}
 # factorial(n) = Gamma(n + 1) for n >= 0, 0 below (a constant there).
 _elementwise("factorial", sp.factorial, ("n",),
              ["bn += by * y * jsp_special.digamma(n + 1.0)"], ["dy = dn * y * jsp_special.digamma(n + 1.0)"],
-             aliases=(sc.factorial,))
+             aliases=("scipy.special.factorial",))
 binary("poch", ["bz += by * y * (jsp_special.digamma(z + m) - jsp_special.digamma(z))",
                 "bm += by * y * jsp_special.digamma(z + m)"],
        ["dy = dz * y * (jsp_special.digamma(z + m) - jsp_special.digamma(z)) + dm * y * jsp_special.digamma(z + m)"],
@@ -87,7 +85,7 @@ binary("poch", ["bz += by * y * (jsp_special.digamma(z + m) - jsp_special.digamm
 # multigammaln(a, d) = d (d - 1) / 4 log(pi) + sum over j < d of gammaln(a - j / 2); d is an integer.
 _MULTIDIGAMMA = "jnp.sum(jsp_special.digamma(jnp.expand_dims(a, -1) - jnp.arange(d) / 2.0), axis=-1)"
 _elementwise("multigammaln", sp.multigammaln, ("a",), [f"ba += by * {_MULTIDIGAMMA}"],
-             [f"da -> da * {_MULTIDIGAMMA}"], aliases=(sc.multigammaln,))
+             [f"da -> da * {_MULTIDIGAMMA}"], aliases=("scipy.special.multigammaln",))
 
 # ------------------------------------------------------------ exponential integrals, zeta
 unary("expi", "bx += by * jnp.exp(x) / x", "dy = dx * jnp.exp(x) / x")
@@ -96,7 +94,7 @@ unary("exp1", "bx += -by * jnp.exp(-x) / x", "dy = -dx * jnp.exp(-x) / x")
 _EXPN_SLOPE = ("jnp.where(n == 0, -(1.0 + x) * jnp.exp(-x) / (x * x),"
                " -jsp_special.expn(jnp.maximum(n - 1, 0), x))")
 _elementwise("expn", sp.expn, ("n", "x"), [f"bx += by * {_EXPN_SLOPE}"], [f"dy = dx * {_EXPN_SLOPE}"],
-             aliases=(sc.expn,))
+             aliases=("scipy.special.expn",))
 # spence(x) = integral from 1 to x of log(t) / (1 - t): slope log(x) / (1 - x). Within 1e-3 of x = 1 its
 # Taylor series in u = x - 1 stands in (error below 1e-15, and it differentiates again: no 0 / 0 at 1).
 _NEAR_ONE = "(jnp.abs(x - 1.0) < 1e-3)"
@@ -105,7 +103,7 @@ _SPENCE_SLOPE = (f"jnp.where({_NEAR_ONE}, -(1.0 - (x - 1.0) / 2.0 + (x - 1.0) **
                  f" / (1.0 - jnp.where({_NEAR_ONE}, 2.0, x)))")
 unary("spence", f"bx += by * {_SPENCE_SLOPE}", f"dy = dx * {_SPENCE_SLOPE}")
 zeta = _elementwise("zeta", sp.zeta, ("x", "q"), ["bq += -by * x * jsp_special.zeta(x + 1.0, q)"],
-                    ["dy = -dq * x * jsp_special.zeta(x + 1.0, q)"], aliases=(sc.zeta,))
+                    ["dy = -dq * x * jsp_special.zeta(x + 1.0, q)"], aliases=("scipy.special.zeta",))
 
 # ------------------------------------------------------------ Bessel functions
 # i1(x) / x (1/2 at 0): within 1e-3 of 0 its series 1/2 + x^2/16 + x^4/384 stands in, which differentiates
@@ -130,20 +128,20 @@ _X_OVER_Y = "jnp.where(x1 == 0.0, 0.0, x1 / jnp.where(x1 == 0.0, 1.0, x2))"
 _X_OVER_1PY = "jnp.where(x1 == 0.0, 0.0, x1 / jnp.where(x1 == 0.0, 1.0, 1.0 + x2))"
 _PAIR = lambda x1, x2: None     # noqa: E731 (SciPy's (x, y): `y` names the result in templates)
 _elementwise("xlogy", sp.xlogy, ("x1", "x2"), ["bx1 += by * jnp.log(x2)", f"bx2 += by * {_X_OVER_Y}"],
-             ["dy = dx1 * jnp.log(x2) + dx2 * " + _X_OVER_Y], aliases=(sc.xlogy,), signature=_PAIR)
+             ["dy = dx1 * jnp.log(x2) + dx2 * " + _X_OVER_Y], aliases=("scipy.special.xlogy",), signature=_PAIR)
 _elementwise("xlog1py", sp.xlog1py, ("x1", "x2"), ["bx1 += by * jnp.log1p(x2)", f"bx2 += by * {_X_OVER_1PY}"],
-             ["dy = dx1 * jnp.log1p(x2) + dx2 * " + _X_OVER_1PY], aliases=(sc.xlog1py,), signature=_PAIR)
+             ["dy = dx1 * jnp.log1p(x2) + dx2 * " + _X_OVER_1PY], aliases=("scipy.special.xlog1py",), signature=_PAIR)
 unary("entr", "bx += -by * (jnp.log(x) + 1.0)", "dy = -dx * (jnp.log(x) + 1.0)")
 _elementwise("rel_entr", sp.rel_entr, ("x1", "x2"), ["bx1 += by * (jnp.log(x1 / x2) + 1.0)", "bx2 += -by * x1 / x2"],
-             ["dy = dx1 * (jnp.log(x1 / x2) + 1.0) + dx2 * -x1 / x2"], aliases=(sc.rel_entr,), signature=_PAIR)
+             ["dy = dx1 * (jnp.log(x1 / x2) + 1.0) + dx2 * -x1 / x2"], aliases=("scipy.special.rel_entr",), signature=_PAIR)
 _elementwise("kl_div", sp.kl_div, ("x1", "x2"), ["bx1 += by * jnp.log(x1 / x2)", "bx2 += by * (1.0 - x1 / x2)"],
-             ["dy = dx1 * jnp.log(x1 / x2) + dx2 * (1.0 - x1 / x2)"], aliases=(sc.kl_div,), signature=_PAIR)
+             ["dy = dx1 * jnp.log(x1 / x2) + dx2 * (1.0 - x1 / x2)"], aliases=("scipy.special.kl_div",), signature=_PAIR)
 
 # ------------------------------------------------------------ over an axis
 # d/da log sum(b exp(a)) = b exp(a - logsumexp); d/db = exp(a - logsumexp). `b` may be None (weights 1).
 _SPREAD = "unreduce(by, a, axis, keepdims) * jnp.exp(a - unreduce(y, a, axis, keepdims))"
 logsumexp = primitive("logsumexp", sp.logsumexp, operands=("a", "b"), unbroadcast=True,
-                      aliases=(sc.logsumexp,))
+                      aliases=("scipy.special.logsumexp",))
 defvjp(logsumexp, f"ba += {_SPREAD} * jsp_special._weight_or_one(b)", f"bb += {_SPREAD}")
 defjvp(logsumexp, "dy = jnp.sum(da * jsp_special._weight_or_one(b) * jnp.exp(a - unreduce(y, a, axis, keepdims)),"
                   " axis, keepdims=keepdims)"
@@ -167,14 +165,14 @@ defvjp(weight_or_one, "bb += by")
 defjvp(weight_or_one, "dy = db")
 weight_or_one.elementwise = True
 
-softmax = primitive("softmax", sp.softmax, operands=("x",), aliases=(sc.softmax,))
+softmax = primitive("softmax", sp.softmax, operands=("x",), aliases=("scipy.special.softmax",))
 defvjp(softmax, "bx += y * (by - jnp.sum(by * y, axis, keepdims=True))")
 defjvp(softmax, "dy = y * (dx - jnp.sum(dx * y, axis, keepdims=True))")
-log_softmax = primitive("log_softmax", sp.log_softmax, operands=("x",), aliases=(sc.log_softmax,))
+log_softmax = primitive("log_softmax", sp.log_softmax, operands=("x",), aliases=("scipy.special.log_softmax",))
 defvjp(log_softmax, "bx += by - jnp.exp(y) * jnp.sum(by, axis, keepdims=True)")
 defjvp(log_softmax, "dy = dx - jnp.sum(jnp.exp(y) * dx, axis, keepdims=True)")
 
 # ------------------------------------------------------------ no derivative
-nondifferentiable("gammasgn", sp.gammasgn, PIECEWISE, aliases=(sc.gammasgn,))
-nondifferentiable("bernoulli", sp.bernoulli, PIECEWISE, aliases=(sc.bernoulli,))    # of int(n)
+nondifferentiable("gammasgn", sp.gammasgn, PIECEWISE, aliases=("scipy.special.gammasgn",))
+nondifferentiable("bernoulli", sp.bernoulli, PIECEWISE, aliases=("scipy.special.bernoulli",))    # of int(n)
 nondifferentiable("one_hot", nn.one_hot, PIECEWISE)      # 0 or 1 by the class of x

@@ -14,10 +14,12 @@ as LAPACK does, and their derivatives are those of that triangle: the other
 triangle gets a zero adjoint.
 """
 import numpy as np
-import scipy.linalg as _sl
 
+from .._lazy import lazy_module
 from ..numpy._promote import F32, nd as _nd, out as _out, promote as _promote
 from ..numpy.linalg import det, inv
+
+_sl = lazy_module("scipy.linalg")      # imported when a function first runs: `import astjax` stays fast
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "det", "eigh", "expm", "inv", "lu", "lu_factor", "lu_solve",
            "solve", "solve_triangular"]

@@ -12,10 +12,12 @@ Not provided (astjax refuses them where a derivative reaches them): `sph_harm`,
 derivatives in `a` and `b` (as in JAX, where they are not implemented either).
 """
 import numpy as np
-import scipy.special as _sc
 
+from .._lazy import lazy_module
 from ..numpy._promote import inexact_arg as _inexact, nd as _nd, out as _out, plain as _plain
 from ..numpy._promote import promote_inexact as _promote_inexact
+
+_sc = lazy_module("scipy.special")     # imported when a function first runs: `import astjax` stays fast
 
 __all__ = ["bernoulli", "beta", "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "exp1", "expi",
            "expit", "expn", "factorial", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e",

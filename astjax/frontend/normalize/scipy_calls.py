@@ -11,6 +11,8 @@ function of the same name in astjax.scipy.stats (plain astjax code, transformed
 like the user's). `jsp_special` and `jsp_stats` are astjax.scipy.special and
 astjax.scipy.stats in generated code.
 """
+import sys
+
 import gast
 
 from ...rules import lookup_callable
@@ -67,5 +69,6 @@ def _from_scipy(target):
     """A SciPy function, or one of SciPy's ufuncs (which have no __module__ of their own)."""
     if (getattr(target, "__module__", None) or "").startswith("scipy"):
         return True
-    import scipy.special
-    return getattr(target, "__name__", None) is not None and getattr(scipy.special, target.__name__, None) is target
+    special = sys.modules.get("scipy.special")     # not imported: the target cannot be one of its ufuncs
+    return (special is not None and getattr(target, "__name__", None) is not None
+            and getattr(special, target.__name__, None) is target)
