@@ -145,7 +145,7 @@ inner.identity = "d inner(a, b) = inner(da, b) + inner(a, db)"
 # ------------------------------------------------------------- linear algebra
 inv = primitive("inv", jnp_linalg.inv, operands=("a",), aliases=(np.linalg.inv,))
 defvjp(inv, "ba += -(jnp.swapaxes(y, -1, -2) @ by @ jnp.swapaxes(y, -1, -2))")
-defjvp(inv, "dy = -jnp.matmul(jnp.matmul(y, da), y)")
+defjvp(inv, "dy = -(y @ da @ y)")
 deflowering(inv, numba="astjax.runtime.numba_cpu:inv")
 inv.identity = "d inv(A) = -inv(A) dA inv(A), so bA = -inv(A).T @ by @ inv(A).T"
 
