@@ -84,17 +84,26 @@ def _statement(stmt, live, dry=False):
 
 
 def drop_dangling_comments(block):
-    """Remove comments left with nothing under them (their statements were dead)."""
-    out = []
-    for i, stmt in enumerate(block):
+    """Remove comments left with nothing under them (their statements were dead).
+
+    A `# from line N` comment heads its group: a comment is kept when what follows it (among the
+    statements kept) is a statement or another comment of its group (`# d inv(A) = ...` above an
+    adjoint line), not the next group's head or the end of the block."""
+    for stmt in block:
         for field in ("body", "orelse"):
             inner = getattr(stmt, field, None)
             if isinstance(inner, list):
                 setattr(stmt, field, drop_dangling_comments(inner) or ([gast.Pass()] if field == "body" else []))
-        if _is_comment(stmt) and (i + 1 == len(block) or _is_comment(block[i + 1])):
+    out = []
+    for stmt in reversed(block):
+        if _is_comment(stmt) and (not out or _is_group_head(out[-1])):
             continue
         out.append(stmt)
-    return out
+    return out[::-1]
+
+
+def _is_group_head(stmt):
+    return _is_comment(stmt) and str(stmt.value.args[0].value).startswith("from line ")
 
 
 def _does_something(block):

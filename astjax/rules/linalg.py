@@ -121,34 +121,42 @@ matmul = primitive("matmul", jnp.matmul, operands=("x1", "x2"), aliases=(np.matm
 defvjp(matmul, "bx1 += matmul_lhs_adjoint(by, x1, x2)", "bx2 += matmul_rhs_adjoint(by, x1, x2)")
 defjvp(matmul, "dy = jnp.matmul(dx1, x2) + jnp.matmul(x1, dx2)")
 deflowering(matmul, numba="astjax.runtime.numba_cpu:matmul")
+matmul.identity = "d (A @ B) = dA @ B + A @ dB, so bA = by @ B.T and bB = A.T @ by"
 
 dot = primitive("dot", jnp.dot, operands=("a", "b"), aliases=(np.dot,))
 defvjp(dot, "ba += dot_lhs_adjoint(by, a, b)", "bb += dot_rhs_adjoint(by, a, b)")
 defjvp(dot, "dy = jnp.dot(da, b) + jnp.dot(a, db)")
 deflowering(dot, numba="astjax.runtime.numba_cpu:dot")
+dot.identity = "d dot(a, b) = dot(da, b) + dot(a, db)"
 
 outer = primitive("outer", jnp.outer, operands=("a", "b"), aliases=(np.outer,))
 defvjp(outer, "ba += jnp.reshape(jnp.dot(by, jnp.ravel(b)), jnp.shape(a))",
        "bb += jnp.reshape(jnp.dot(jnp.ravel(a), by), jnp.shape(b))")
 defjvp(outer, "dy = jnp.outer(da, b) + jnp.outer(a, db)")
 deflowering(outer, numba="astjax.runtime.numba_cpu:outer")
+outer.identity = "d outer(a, b) = outer(da, b) + outer(a, db), so ba = by @ b and bb = a @ by"
 
 inner = primitive("inner", jnp.inner, operands=("a", "b"), aliases=(np.inner,))
 defvjp(inner, "ba += inner_lhs_adjoint(by, a, b)", "bb += inner_rhs_adjoint(by, a, b)")
 defjvp(inner, "dy = jnp.inner(da, b) + jnp.inner(a, db)")
 deflowering(inner, numba="astjax.runtime.numba_cpu:inner")
+inner.identity = "d inner(a, b) = inner(da, b) + inner(a, db)"
 
 # ------------------------------------------------------------- linear algebra
 inv = primitive("inv", jnp_linalg.inv, operands=("a",), aliases=(np.linalg.inv,))
-defvjp(inv, "ba += -jnp.matmul(jnp.matmul(jnp.swapaxes(y, -1, -2), by), jnp.swapaxes(y, -1, -2))")
-defjvp(inv, "dy = -jnp.matmul(jnp.matmul(y, da), y)")
+defvjp(inv, "ba += -(jnp.swapaxes(y, -1, -2) @ by @ jnp.swapaxes(y, -1, -2))")
+defjvp(inv, "dy = -(y @ da @ y)")
 deflowering(inv, numba="astjax.runtime.numba_cpu:inv")
+inv.identity = "d inv(A) = -inv(A) dA inv(A), so bA = -inv(A).T @ by @ inv(A).T"
 
 # d det(a) = <adj(a)^T, da>: the adjugate exists at singular matrices too (JAX's gradient there).
 det = primitive("det", jnp_linalg.det, operands=("a",), aliases=(np.linalg.det,))
-defvjp(det, "ba += jnp.expand_dims(jnp.expand_dims(by, -1), -1) * jnp.swapaxes(adjugate(a), -1, -2)")
+# jnp.multiply rather than `*`: the teaching view folds `jnp.multiply(jnp.expand_dims(by, ...), m)` of a 0-d by
+# to `by * m`, which it can prove only for a call (it sees the shapes a call received).
+defvjp(det, "ba += jnp.multiply(jnp.expand_dims(by, (-2, -1)), jnp.swapaxes(adjugate(a), -1, -2))")
 defjvp(det, "dy = jnp.sum(jnp.swapaxes(adjugate(a), -1, -2) * da, axis=(-2, -1))")
 deflowering(det, numba="astjax.runtime.numba_cpu:det")
+det.identity = "d det(A) = tr(adj(A) dA), adj(A) = det(A) inv(A), so bA = by * adj(A).T"
 
 
 def adjugate_adjoint(g, a):
@@ -177,6 +185,7 @@ solve = primitive("solve", jnp_linalg.solve, operands=("a", "b"), aliases=(np.li
 defvjp(solve, "ba += solve_lhs_adjoint(by, a, y)", "bb += solve_rhs_adjoint(by, a, b)")
 defjvp(solve, "da -> solve_lhs_tangent(da, a, y)", "db -> jnp.linalg.solve(a, db)")
 deflowering(solve, numba="astjax.runtime.numba_cpu:solve")
+solve.identity = "y = solve(A, b): dy = solve(A, db - dA y), so bb = solve(A.T, by) and bA = -bb y.T"
 
 # The spectral norm's old gradient helper (u v^T of the top singular pair), kept as a primitive whose own
 # derivative is an error; norm's rules now live in rules/decompositions.py (norm_adjoint, for every ord).
@@ -191,6 +200,7 @@ defjvp(refused_here, "dy = no_higher_derivative(dt, what)")
 norm = primitive("norm", jnp_linalg.norm, operands=("x",), aliases=(np.linalg.norm,))
 defvjp(norm, "bx += norm_adjoint(by, x, y, ord, axis, keepdims)")
 defjvp(norm, "dy = norm_tangent(dx, x, y, ord, axis, keepdims)")
+norm.identity = "d norm(x) = <x, dx> / norm(x) for the 2-norm (norm_adjoint: every ord)"
 
 
 # ------------------------------------------------------------------ einsum

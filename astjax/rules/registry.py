@@ -45,6 +45,9 @@ class Primitive:
     result_shape_of: the parameter whose shape the result has (`zeros_like(a)`), if any.
     broadcasts_with: non-operand parameters whose shape takes part in the result's
         broadcast shape (`where`'s condition).
+    identity: the identity its rules apply, in one line a teacher writes on the board
+        (`d det(A) = det(A) tr(inv(A) dA)`), or None: reverse mode prints it as a comment
+        above the adjoint lines of each call.
     """
 
     def __init__(self, name, impl, operands=("x",), differentiable=True,
@@ -69,6 +72,7 @@ class Primitive:
         self.static_check = None     # bound args -> (message, hint) when the rules do not cover this use
         self.accepts_scalar_zero = False   # its rules work when `by` is a bare 0.0 (nothing reached y yet)
         self.batch = None
+        self.identity = None
         self.lowerings = {}
         self.signature = _signature(signature or impl)
         self.doc = doc

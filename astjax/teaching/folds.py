@@ -160,3 +160,6 @@ def _product_rhs(nodes, seen):
 def _operands(seen):
     """The parameter names of the two factors: (x1, x2) for matmul's helpers, (a, b) for dot's."""
     return ("x1", "x2") if "x1" in seen else ("a", "b")
+
+
+from . import folds_linalg  # noqa: E402,F401 -- registers the textbook forms of the matrix and softmax rules

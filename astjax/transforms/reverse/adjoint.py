@@ -12,7 +12,8 @@ import itertools
 import gast
 
 from ...analyses.classify import classify
-from ...codegen.templates import LineComments, index_expression, assign, augassign, call, expand, is_marker, name
+from ...codegen.templates import (LineComments, assign, augassign, call, comment, expand, index_expression, is_marker,
+                                  name)
 from ...frontend.normalize.base import copy_location
 from ..sequence_rules import sequence_rule
 from .loops import reverse_for, reverse_while
@@ -101,6 +102,8 @@ class AdjointSweep:
         if not app.differentiable:      # e.g. `s = 0.0` in a loop: the old s no longer matters
             return [self._restore_marker(stmt), copy_location(self._reset(target), stmt)]
         out = self._comment(stmt)
+        if app.kind == "primitive" and app.primitive.identity:
+            out.append(comment(app.primitive.identity))     # `# d inv(A) = -inv(A) dA inv(A)`
         if _call_name(stmt.value) == "pop":
             # v = pop(t): the adjoint of v goes back, on the adjoint tape, to the push that saved v.
             tape = stmt.value.args[0]
