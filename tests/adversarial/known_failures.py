@@ -10,8 +10,6 @@ KNOWN_FAILURES = {
     # --- 1. loop headers read after they changed (bounds, trip counts, break positions are not taped)
     "loops.bound_from_round_of_data": "REFUSED (jvp): n = int(m[0]) read from a non-differentiated argument",
     # --- 6/7. calls and values passed through containers into helpers
-    "calls.call_result_discarded": "REFUSED: a discarded call to a pure user function is taken for an effect",
-    "calls.helper_returning_nested": "REFUSED: nested unpacking a, (b, [c]) = helper(x)",
     # --- functions as values: arguments, partials, methods, closures from factories, map
     "calls.method_on_loop_variable": "REFUSED: layer.forward(h) on a loop variable",
     "calls.method_calling_other_method": "REFUSED: self.forward(...) inside a method",
@@ -39,7 +37,6 @@ KNOWN_FAILURES = {
     # --- 2. values dropped: calls not understood treated as constants
     # --- list methods deleted as dead code or mishandled (effects not declared)
     # --- comprehensions, dicts, tuple loop targets
-    "containers.nested_tuple_into_helper": "REFUSED: nested unpacking (a, (b, c)), k = packed in a helper",
     # --- 5. NumPy mutation semantics (aliases and views): wrong values, neither followed nor refused
     # --- 8. impure callees
     # --- 9. rules wrong in some uses, rules missing
