@@ -178,6 +178,34 @@ def test_the_disk_cache_serves_a_new_process(tmp_path):
     assert list((tmp_path / "entries").iterdir()), "the first process wrote no cache entry"
 
 
+MACHINE_CODE_SCRIPT = """\
+import numpy as np, astjax, astjax.numpy as jnp
+from jit_cases import programs as P
+rng = np.random.default_rng(0)
+w, x, y = rng.normal(size=(19, 6)), rng.normal(size=(4, 19)), rng.normal(size=(4, 6))
+per_example = astjax.vmap(astjax.grad(P.layer_loss), in_axes=(None, 0, 0))   # callees and reductions
+print(np.asarray(astjax.jit(per_example)(w, x, y)).round(12).tolist())
+print(float(astjax.jit(P.fact_pow)(1.5, 4)))                                    # recursion
+print(float(astjax.jit(astjax.grad(P.power_loop))(1.0001, 100)))
+"""
+
+
+def test_machine_code_cache_serves_a_new_process_without_crashing(tmp_path):
+    """Numba's machine-code cache is on: a second process loads what the first compiled. A recursive
+    call (the pairwise sum once was one, fact_pow still is) compiles to a symbol a loaded cache does
+    not resolve, so a build with recursion is never cached; everything else is, and agrees."""
+    root = __import__("pathlib").Path(__file__).parent
+    env = dict(__import__("os").environ, ASTJAX_CACHE_DIR=str(tmp_path), PYTHONPATH=str(root.parent))
+    env.pop("ASTJAX_NUMBA_CACHE", None)
+    runs = [subprocess.run([sys.executable, "-c", MACHINE_CODE_SCRIPT], env=env, cwd=root,
+                           capture_output=True, text=True) for _ in range(2)]
+    assert all(r.returncode == 0 for r in runs), (runs[0].returncode, runs[1].returncode, runs[-1].stderr[-2000:])
+    assert runs[0].stdout == runs[1].stdout and runs[0].stdout.count("\n") == 3
+    cached = [p.name for p in (tmp_path / "lowered" / "__pycache__").glob("*.nbi")]
+    assert any("vmap_grad_layer_loss" in name for name in cached), cached
+    assert not any("fact_pow" in name for name in cached), cached
+
+
 def test_a_corrupt_cache_entry_is_ignored(tmp_path, monkeypatch):
     monkeypatch.setenv("ASTJAX_CACHE_DIR", str(tmp_path))
     x = np.linspace(-1, 1, 5)

@@ -42,8 +42,9 @@ def compile_lowered(node, namespace, reference_filename, source_file=None, self_
     indices are in range by construction) drops the bounds checks; `fastmath` passes Numba's flags
     (only the reassociation of a fused sum's partial sums uses it).
 
-    With `source_file` (text -> path of a real file holding it), Numba caches the machine code
-    beside that file, for the next process.
+    With `source_file` (text -> path of a real file holding it), the function's code object names
+    that file, so that `dispatcher.enable_caching()` can later let Numba cache the machine code beside
+    it for the next process (the caller decides: see jit/compiled.py's `_build`).
     """
     import numba
     path = None
@@ -53,7 +54,7 @@ def compile_lowered(node, namespace, reference_filename, source_file=None, self_
     fn, text = compile_function(node, namespace, label=f"numba_{node.name}", origin=reference_filename,
                                 filename=(lambda text: path) if path else None)
     dispatcher = numba.njit(boundscheck=checked, error_model="numpy", nogil=True, fastmath=fastmath,
-                            cache=source_file is not None)(fn)
+                            cache=False)(fn)
     for label in (node.name, *self_names):
         namespace[label] = dispatcher          # a recursive call compiles to a call of the dispatcher
     dispatcher.__astjax_lowered_text__ = text

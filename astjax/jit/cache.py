@@ -12,9 +12,10 @@ and renamed, so two processes writing at once leave one whole file.
 
 `ASTJAX_CACHE_DIR` chooses the directory (default: ~/.cache/astjax);
 `ASTJAX_DISK_CACHE=0` turns the disk cache off. Numba's own machine-code cache
-is off unless `ASTJAX_NUMBA_CACHE=1`: loading a cached function that calls some
-of the runtime's lowerings (the reductions) crashed the process in Numba 0.68,
-and a crash is worse than a compile.
+keeps the compiled code too (`ASTJAX_NUMBA_CACHE=0` turns that part off), except
+for a build in which a function calls itself: Numba compiles a recursive call to
+a symbol that a process loading the cache does not resolve (the loaded code
+jumps to address 0), so recursion is compiled afresh in each process.
 """
 import hashlib
 import json
@@ -35,7 +36,7 @@ def enabled():
 
 
 def numba_machine_code():
-    return os.environ.get("ASTJAX_NUMBA_CACHE", "0") == "1"
+    return os.environ.get("ASTJAX_NUMBA_CACHE", "1") != "0"
 
 
 def directory():

@@ -90,7 +90,7 @@ class CompiledFunction:
             types, out_spec = record
             observed = Observed.by_name(cache.reachable_generated(self.generated), types)
             try:
-                dispatcher, text = _build(self.generated, observed, {}, [], static, disk_key)
+                dispatcher, text = build(self.generated, observed, static, disk_key)
                 entry = _Entry(dispatcher, text, out_spec, dynamic)
                 got = entry.run(args)
             except Exception:       # noqa: BLE001 -- a stale or foreign record: build it again below
@@ -100,7 +100,7 @@ class CompiledFunction:
                 self._remember_quick_key(args, entry)
                 return got
         expected, observed = observe(self.generated, args, {}, _is_generated)
-        dispatcher, text = _build(self.generated, observed, {}, [], static, disk_key)
+        dispatcher, text = build(self.generated, observed, static, disk_key)
         entry = _Entry(dispatcher, text, abstract(expected), dynamic)
         try:
             try:
@@ -109,7 +109,7 @@ class CompiledFunction:
                 if disk_key is None or _is_numba_error(exc):
                     raise
                 disk_key = None
-                dispatcher, text = _build(self.generated, observed, {}, [], static, None)
+                dispatcher, text = build(self.generated, observed, static, None)
                 entry = _Entry(dispatcher, text, abstract(expected), dynamic)
                 got = entry.run(args)
         except JitError:
@@ -197,17 +197,45 @@ def _converter(spec):
     return lambda value: from_numba(value, spec)
 
 
-def _build(generated, observed, built, texts, static, disk_key=None):
+class _Build:
+    """What one build has made so far: a dispatcher per generated function (None while it is being
+    built, so a call back into it is recursion), the lowered texts, every dispatcher, and whether any
+    function calls itself, directly or around a cycle."""
+
+    def __init__(self, source_file):
+        self.source_file = source_file
+        self.built = {}
+        self.texts = []
+        self.dispatchers = []
+        self.recursive = False
+
+
+def build(generated, observed, static, disk_key=None):
     """Lower and compile `generated` and the generated functions it calls; return (dispatcher, all text).
 
-    With a `disk_key`, each lowered function is written to a file stamped with that key (Numba caches
-    machine code per file and does not notice when a callee or a global value changed: the key does).
+    With a `disk_key` (and ASTJAX_NUMBA_CACHE on), each lowered function is written to a file stamped
+    with that key (Numba caches machine code per file and does not notice when a callee or a global
+    value changed: the key does), and Numba's machine-code cache is switched on once the whole build
+    is known to be free of recursion: Numba compiles a recursive call to a symbol that a later process
+    loading the cache does not resolve, and the loaded code would jump to address 0.
     """
     source_file = None
     if disk_key is not None and cache.numba_machine_code():
         source_file = lambda text: cache.source_file(f"{text}\n# astjax entry {disk_key}\n")  # noqa: E731
-    if generated in built:
-        return built[generated], None
+    state = _Build(source_file)
+    dispatcher = _build(generated, observed, state, static)
+    if source_file is not None and not state.recursive:
+        for compiled in state.dispatchers:        # Numba compiles lazily: nothing has been compiled yet
+            compiled.enable_caching()
+    return dispatcher, "\n\n".join(state.texts)
+
+
+def _build(generated, observed, state, static):
+    """The dispatcher of `generated`, lowering and compiling it (and its callees) into `state`."""
+    if generated in state.built:
+        if state.built[generated] is None:
+            state.recursive = True
+        return state.built[generated]
     filename = generated.__code__.co_filename
 
     def error(message, node, hint):
@@ -229,25 +257,29 @@ def _build(generated, observed, built, texts, static, disk_key=None):
     namespace.update(SUPPORT)
     namespace.update(context.bindings)
     namespace.update(static)
-    built[generated] = None
+    state.built[generated] = None
     kernel_namespace = dict(SUPPORT)
     for label, kernel, options in context.kernels:          # element functions come before their sums
-        kernel_namespace[label], kernel_text = compile_lowered(kernel, kernel_namespace, filename, source_file,
-                                                               checked=False, **options)
+        kernel_namespace[label], kernel_text = compile_lowered(kernel, kernel_namespace, filename,
+                                                               state.source_file, checked=False, **options)
         namespace[label] = kernel_namespace[label]
-        texts.append(kernel_text)
+        state.dispatchers.append(kernel_namespace[label])
+        state.texts.append(kernel_text)
     for callee in context.callees:
         if callee is generated:
+            state.recursive = True
             continue
-        dispatcher, _ = _build(callee, observed, built, texts, {}, disk_key)
+        dispatcher = _build(callee, observed, state, {})
         for label, obj in context.bindings.items():
             if obj is callee:
                 namespace[label] = dispatcher
     self_names = [label for label, obj in context.bindings.items() if obj is generated]
-    dispatcher, text = compile_lowered(node, namespace, filename, source_file, self_names)
-    built[generated] = dispatcher
-    texts.insert(0, text)
-    return dispatcher, "\n\n".join(texts)
+    state.recursive = state.recursive or bool(self_names)
+    dispatcher, text = compile_lowered(node, namespace, filename, state.source_file, self_names)
+    state.built[generated] = dispatcher
+    state.dispatchers.append(dispatcher)
+    state.texts.insert(0, text)
+    return dispatcher
 
 
 def _observe_primal_callee(generated, observed):

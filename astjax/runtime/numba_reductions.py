@@ -20,33 +20,67 @@ kernel = numba.njit(error_model="numpy")
 
 
 @kernel
-def pairwise_sum(x, start, n, zero):
-    """NumPy's pairwise summation of x[start:start + n] (x 1-d), accumulated in zero's type."""
+def block_sum(x, start, n, zero):
+    """x[start:start + n] summed as NumPy sums a block of at most 128: 8 lanes, then the tail."""
     if n < 8:
         total = zero
         for i in range(start, start + n):
             total += x[i]
         return total
+    r0, r1, r2, r3 = zero + x[start], zero + x[start + 1], zero + x[start + 2], zero + x[start + 3]
+    r4, r5, r6, r7 = zero + x[start + 4], zero + x[start + 5], zero + x[start + 6], zero + x[start + 7]
+    stop = start + n - n % 8
+    for i in range(start + 8, stop, 8):
+        r0 += x[i]
+        r1 += x[i + 1]
+        r2 += x[i + 2]
+        r3 += x[i + 3]
+        r4 += x[i + 4]
+        r5 += x[i + 5]
+        r6 += x[i + 6]
+        r7 += x[i + 7]
+    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    for i in range(stop, start + n):
+        total += x[i]
+    return total
+
+
+COMBINE = -1     # a pending-work entry meaning "add the two partial sums on top of the stack"
+
+
+@kernel
+def pairwise_sum(x, start, n, zero):
+    """NumPy's pairwise summation of x[start:start + n] (x 1-d), accumulated in zero's type.
+
+    Blocks of at most 128 are summed by `block_sum`; a longer range is split in halves (the first a
+    multiple of 8) and the halves' sums are added, as NumPy does. The halving runs on an explicit
+    stack rather than by recursion: Numba compiles a recursive call to a symbol that its machine-code
+    cache does not resolve when a later process loads a caller, and the call then jumps to address 0.
+    """
     if n <= 128:
-        r0, r1, r2, r3 = zero + x[start], zero + x[start + 1], zero + x[start + 2], zero + x[start + 3]
-        r4, r5, r6, r7 = zero + x[start + 4], zero + x[start + 5], zero + x[start + 6], zero + x[start + 7]
-        stop = start + n - n % 8
-        for i in range(start + 8, stop, 8):
-            r0 += x[i]
-            r1 += x[i + 1]
-            r2 += x[i + 2]
-            r3 += x[i + 3]
-            r4 += x[i + 4]
-            r5 += x[i + 5]
-            r6 += x[i + 6]
-            r7 += x[i + 7]
-        total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-        for i in range(stop, start + n):
-            total += x[i]
-        return total
-    half = n // 2
-    half -= half % 8
-    return pairwise_sum(x, start, half, zero) + pairwise_sum(x, start + half, n - half, zero)
+        return block_sum(x, start, n, zero)
+    pending_start = np.empty(192, np.int64)      # each halving pushes 3 entries and pops 1: depth < 64
+    pending_size = np.empty(192, np.int64)
+    partial = np.full(96, zero)
+    top, count = 0, 0
+    pending_start[0], pending_size[0] = start, n
+    while top >= 0:
+        s, m = pending_start[top], pending_size[top]
+        top -= 1
+        if m == COMBINE:
+            count -= 1
+            partial[count - 1] = partial[count - 1] + partial[count]
+        elif m <= 128:
+            partial[count] = block_sum(x, s, m, zero)
+            count += 1
+        else:
+            half = m // 2
+            half -= half % 8
+            pending_start[top + 1], pending_size[top + 1] = 0, COMBINE     # after both halves:
+            pending_start[top + 2], pending_size[top + 2] = s + half, m - half
+            pending_start[top + 3], pending_size[top + 3] = s, half       # the first half first
+            top += 3
+    return partial[0]
 
 
 @kernel
