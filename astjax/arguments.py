@@ -97,11 +97,19 @@ def _is_custom(fun):
 
 
 def is_float_leaf(leaf):
-    if isinstance(leaf, bool) or isinstance(leaf, numbers.Integral):
+    """Whether a pytree leaf is a floating (or complex) number or array. A string is never one
+    (np.result_type would read "f8" or "double_it" as a dtype's name)."""
+    if leaf is None or isinstance(leaf, (bool, str, bytes, numbers.Integral)):
         return False
     if isinstance(leaf, numbers.Real):
         return True
-    return np.issubdtype(np.result_type(leaf), np.inexact)
+    dtype = getattr(leaf, "dtype", None)
+    if not isinstance(dtype, np.dtype):
+        try:
+            dtype = np.asarray(leaf).dtype
+        except Exception:       # noqa: BLE001 -- an object NumPy cannot hold is not a float leaf
+            return False
+    return np.issubdtype(dtype, np.inexact)
 
 
 def differentiable_input(leaf, kind):

@@ -293,3 +293,98 @@ def test_grad_of_grad_keeps_the_defaults_of_the_function():
     grads = nested_grads(cubic_with_default, 3)
     assert [float(g(x)) for g in grads] == [6 * 1.5 ** 2, 12 * 1.5, 12.0]
     assert float(astjax.grad(astjax.grad(cubic_with_default))(x, 3.0)) == 18 * 1.5
+
+
+# ---------------------------------------------------------------- found by sweeping hessian over the corpus
+def _returns_early_in_loop(x):
+    v = x
+    for i in range(4):
+        if i == 2:
+            return jnp.sum(v * (i + 1.0))
+        v = jnp.sin(v)
+    return jnp.sum(v)
+
+
+def _helper_returning_early(v):
+    for i in range(4):
+        if i == 2:
+            return v * (i + 1.0)
+        v = jnp.sin(v)
+    return v
+
+
+def _calls_helper_returning_early(x):
+    return jnp.sum(_helper_returning_early(x))
+
+
+@pytest.mark.parametrize("fn", [_returns_early_in_loop, _calls_helper_returning_early])
+def test_second_derivative_through_a_return_inside_a_loop(fn):
+    """The gradient's own early-return flag once met the flag of normalizing it again: jvp(grad) returned
+    (None, 0) without an error."""
+    x = np.array([0.1, 0.2, 0.3])
+    expected = central_difference(astjax.grad(fn), x)
+    np.testing.assert_allclose(np.asarray(astjax.hessian(fn)(x)), expected, rtol=1e-6, atol=1e-8)
+    value, tangent = astjax.jvp(astjax.grad(fn), (x,), (np.array([1.0, 0.0, 0.0]),))
+    np.testing.assert_allclose(np.asarray(value), np.asarray(astjax.grad(fn)(x)))
+    np.testing.assert_allclose(np.asarray(tangent), expected[:, 0], rtol=1e-6, atol=1e-8)
+
+
+def _inner_break(x):
+    s = 0.0
+    for i in range(4):
+        for j in range(4):
+            if j > i:
+                break
+            s = s + x[i] * x[j] * x[j]
+    return s
+
+
+def _reversed_list(x):
+    s = 0.0
+    items = [x[0], x[1] * 2.0, x[2]]
+    for v in reversed(items):
+        s = s * v + v
+    for w in reversed(x):
+        s = s + w * s
+    return s
+
+
+@pytest.mark.parametrize("fn", [_inner_break, _reversed_list])
+def test_second_derivative_through_break_and_reversed_loops(fn):
+    """A loop that may break runs backwards over `reversed(range(n)[:count])`, and users write
+    `for v in reversed(xs)`: neither has a len(), and forward mode over them once crashed."""
+    x = np.array([0.3, -0.7, 1.1, 0.5])
+    np.testing.assert_allclose(np.asarray(astjax.grad(fn)(x)), central_difference(fn, x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(np.asarray(astjax.hessian(fn)(x)), central_difference(astjax.grad(fn), x),
+                               rtol=1e-6, atol=1e-8)
+
+
+def _with_mode(x, mode):
+    s = jnp.sum(x ** 3)
+    return s * 2.0 if "double" in mode else s
+
+
+def test_hessian_with_a_string_argument():
+    x = np.array([0.5, -1.0])
+    np.testing.assert_allclose(np.asarray(astjax.hessian(_with_mode)(x, "double_it")), np.diag(12.0 * x))
+
+
+def _prod_plus_sum(x):
+    return jnp.prod(x) + jnp.sum(x)
+
+
+@pytest.mark.parametrize("x", [[1.0, 2.0, 3.0], [0.0, 2.0, 3.0]])
+def test_second_derivative_of_prod_with_at_most_one_zero(x):
+    x = np.array(x)
+    expected = np.array([[0.0 if i == j else np.prod(np.delete(x, [i, j])) for j in range(3)] for i in range(3)])
+    np.testing.assert_allclose(np.asarray(astjax.hessian(_prod_plus_sum)(x)), expected, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(astjax.jacfwd(astjax.jacfwd(_prod_plus_sum))(x)), expected, atol=1e-12)
+
+
+def test_second_derivative_of_prod_at_two_zeros_is_refused():
+    """The truth there is the product of the rest (3 here), which prod's first-derivative formula does not
+    carry: refused, never the 0 it once gave."""
+    from astjax.errors import AstjaxError
+    for transform in (astjax.hessian, lambda f: astjax.jacfwd(astjax.jacfwd(f))):
+        with pytest.raises(AstjaxError, match="two or more zeros"):
+            transform(_prod_plus_sum)(np.array([0.0, 0.0, 3.0]))

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..array import Array, wrap
 
-__all__ = ["sum_adjoint", "sum_items", "take_adjoint", "unbroadcast_to", "cumsum_adjoint", "trace_adjoint", "tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
+__all__ = ["lone_zero", "lone_zero_derivative", "sum_adjoint", "sum_items", "take_adjoint", "unbroadcast_to", "cumsum_adjoint", "trace_adjoint", "tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
            "attribute_adjoint", "item_adjoint", "stack_adjoint", "concatenate_adjoint", "array_adjoint", "broadcast_like", "TreeAdjoint", "index_adjoint", "materialize", "unbroadcast", "unreduce", "reduced_size", "invert_permutation", "pad_adjoint",
            "distinct_index", "at_set", "at_add", "at_multiply", "at_get", "part_at", "placed_at", "cleared_at", "zero_tangent", "getitem", "clip_mask", "extremum_mask",
            "astype", "dynamic_slice_adjoint", "stack_part", "concatenate_part", "to_float",
@@ -910,3 +910,21 @@ def cast_adjoint(g, like):
     if np.issubdtype(np.result_type(like), np.inexact):
         return g
     return wrap(np.zeros(np.shape(g), dtype=np.result_type(g, np.float32)))
+
+
+def lone_zero(a, axis=None, keepdims=False):
+    """1.0 where a slice of `a` along `axis` holds exactly one zero, else 0.0 (shaped like prod's result)."""
+    a = np.asarray(a)
+    dtype = a.dtype if a.dtype.kind == "f" else np.float64
+    return wrap((np.sum(a == 0.0, axis=axis, keepdims=keepdims) == 1).astype(dtype))
+
+
+def lone_zero_derivative(t, a, axis=None, keepdims=False, like=None):
+    """Zeros shaped like `like`: lone_zero is piecewise constant. But prod's second derivative is not
+    exact at a slice with two or more zeros, so reaching one is refused rather than answered with 0."""
+    from ..errors import RuntimeRefusal
+    if np.any(np.sum(np.asarray(a) == 0.0, axis=axis) >= 2):
+        raise RuntimeRefusal("astjax: the second derivative of prod at a slice holding two or more zeros is not "
+                             "supported (prod's first-derivative formula is exact there, its derivative is not); "
+                             "move the point off the zeros or write the product as explicit multiplications")
+    return wrap(np.zeros_like(np.asarray(like), dtype=np.result_type(like, t)))

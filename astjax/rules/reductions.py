@@ -32,16 +32,26 @@ reduction("mean", aliases=(np.mean,),
           vjp="ba += unreduce(by, a, axis, keepdims, where) / reduced_size(a, axis, where=where)",
           jvp="dy = jnp.mean(da, axis, keepdims=keepdims, where=where)")
 # d prod / d a_i is the product of the other elements: y / a_i, except where a_i is zero (then it is the
-# product of the nonzero elements if a_i is the slice's only zero, else 0). Exact to first order
-# everywhere; a second derivative at a slice with two or more zeros comes out 0.
+# product of the nonzero elements if a_i is the slice's only zero, else 0). `lone_zero` marks the slices
+# with exactly one zero. Differentiating this formula again is exact where a slice holds at most one zero;
+# at two or more zeros it is not (the true second derivative there is the product of the rest), so the
+# derivative of `lone_zero` refuses such slices instead of answering 0.
 reduction("prod", aliases=(np.prod,),
           vjp="ba += jnp.where(a == 0.0, unreduce(by * jnp.prod(jnp.where(a == 0.0, 1.0, a), axis, keepdims=keepdims)"
-              " * (jnp.sum(a == 0.0, axis, keepdims=keepdims) == 1), a, axis, keepdims),"
+              " * lone_zero(a, axis, keepdims), a, axis, keepdims),"
               " unreduce(by * y, a, axis, keepdims) / jnp.where(a == 0.0, 1.0, a))",
           jvp="dy = jnp.sum(da * jnp.where(a == 0.0, unreduce(jnp.prod(jnp.where(a == 0.0, 1.0, a), axis,"
-              " keepdims=keepdims) * (jnp.sum(a == 0.0, axis, keepdims=keepdims) == 1), a, axis, keepdims),"
+              " keepdims=keepdims) * lone_zero(a, axis, keepdims), a, axis, keepdims),"
               " unreduce(y, a, axis, keepdims) / jnp.where(a == 0.0, 1.0, a)), axis, keepdims=keepdims)",
           signature=lambda a, axis=None, dtype=None, out=None, keepdims=False: None)
+
+
+_lone_zero = primitive("lone_zero", helpers.lone_zero, operands=("a",))
+defvjp(_lone_zero, "ba += lone_zero_derivative(by, a, axis, keepdims, a)")
+defjvp(_lone_zero, "dy = lone_zero_derivative(da, a, axis, keepdims, y)")
+deflowering(_lone_zero, numba=NUMBA_CPU + "lone_zero")
+_lone_zero_derivative = primitive("lone_zero_derivative", helpers.lone_zero_derivative, operands=(), differentiable=False,
+                                  reason="it stands for the zero derivative of a piecewise constant function")
 reduction("max", aliases=(np.max, np.amax, jnp.amax),
           vjp="ba += unreduce(by, a, axis, keepdims) * extremum_mask(a, y, axis, keepdims)",
           jvp="dy = jnp.sum(da * extremum_mask(a, y, axis, keepdims), axis, keepdims=keepdims)",

@@ -460,6 +460,19 @@ def _extremum_mask(a, y, axis, keepdims):
         "return L.divide(hit, L.maximum(count, 1))"], dtype=dtype_of(a).type)
 
 
+@lowers("lone_zero", ("a", "axis", "keepdims"), reference=helpers.lone_zero, prefer_literal=True)
+def _lone_zero(a, axis, keepdims):
+    """lone_zero: 1 where a slice along the literal axis holds exactly one zero, else 0 (a's float dtype)."""
+    if not is_array(a) or dtype_of(a).kind != "f":
+        return None
+    if result_shape_dtype(helpers.lone_zero, a, axis, keepdims) is None:
+        return None
+    return _impl(("a", "axis", "keepdims"), [
+        "zeros = L.astype(L.equal(a, dtype(0)), dtype)",
+        "count = L.sum(zeros, axis, None, None, keepdims, None, None)",
+        "return L.astype(L.equal(count, dtype(1)), dtype)"], dtype=dtype_of(a).type)
+
+
 @lowers("zero_like", ("x",), reference=helpers.zero_like)
 def _zero_like(x):
     """zero_like: zeros shaped like x in its float dtype (a list, tuple or tape is declined)."""

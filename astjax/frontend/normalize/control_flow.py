@@ -81,10 +81,12 @@ def _drop_tail_continues(block):
     return block
 
 
-def _loop_may_return(stmt):
-    """Whether a loop at or inside `stmt` sets `_returned` (a return inside it became a break)."""
+def _loop_may_return(stmt, flag):
+    """Whether a loop at or inside `stmt` sets the flag `flag` (a return inside it became a break)."""
+    if flag is None:
+        return False
     return any(isinstance(loop, (gast.For, gast.While)) and any(
-        isinstance(n, gast.Name) and n.id == "_returned" and isinstance(n.ctx, gast.Store) for n in gast.walk(loop))
+        isinstance(n, gast.Name) and n.id == flag and isinstance(n.ctx, gast.Store) for n in gast.walk(loop))
         for loop in gast.walk(stmt))
 
 
@@ -115,6 +117,10 @@ class ControlFlow(Pass):
 
     def run(self, node):
         self.loop_returns = False
+        # The names of the early-return flag and of the returned value: `_returned` and `_ret` unless the
+        # function has them already (a generated derivative normalized again keeps its primal's).
+        self.returned_flag = None
+        self.returned_value = None
         self.loads = _count_loads(node)
         node = self.visit(node)
         node.body = self.structure(node.body, in_loop=False)
@@ -145,6 +151,12 @@ class ControlFlow(Pass):
             if not (isinstance(node.target, gast.Tuple) and len(node.target.elts) == len(it.args)):
                 raise self.error("unpack one name per zipped sequence: `for a, b in zip(xs, ys)`", node)
             sequences, targets = it.args, node.target.elts
+        elif (isinstance(it, gast.Call) and self._is_builtin(it.func, reversed) and len(it.args) == 1
+                and not it.keywords):
+            # `reversed(xs)` has no len() and no items: iterate `xs[::-1]`, the same items in the same order
+            backwards = gast.Slice(lower=None, upper=None, step=gast.Constant(value=-1, kind=None))
+            sequences, targets = [gast.Subscript(value=it.args[0], slice=backwards, ctx=gast.Load())], [node.target]
+            self._refuse_changed_while_iterated(it.args[0], node.body)
         else:
             sequences, targets = [it], [node.target]
         if position is None:
@@ -263,17 +275,17 @@ class ControlFlow(Pass):
             out.append(stmt)
             if isinstance(stmt, JUMPS):
                 break   # anything after a jump is dead
-            if _loop_may_return(stmt):
+            if _loop_may_return(stmt, self.returned_flag):
                 out.append(self._guarded(stmt, rest, in_loop, force=True)[0])
                 return out
         return out
 
     def _guarded(self, stmt, rest, in_loop, force=False):
         """`rest`, structured; behind `if _returned` when a loop inside `stmt` may have returned."""
-        if not (force or _loop_may_return(stmt)):
+        if not (force or _loop_may_return(stmt, self.returned_flag)):
             return self.structure(rest, in_loop)
         leave = gast.Break() if in_loop else gast.Pass()
-        guard = gast.If(test=name("_returned"), body=[copy_location(leave, stmt)],
+        guard = gast.If(test=name(self.returned_flag), body=[copy_location(leave, stmt)],
                         orelse=self.structure(rest, in_loop))
         return [copy_location(guard, stmt)]
 
@@ -283,6 +295,8 @@ class ControlFlow(Pass):
         if not any(isinstance(n, gast.Return) for s in body for n in gast.walk(s)):
             return body
         self.loop_returns = True
+        if self.returned_flag is None:
+            self.returned_flag = self.context.namer.unique("_returned")
         self._rewrite_returns(body)
         return body
 
@@ -290,9 +304,9 @@ class ControlFlow(Pass):
         for i, stmt in enumerate(block):
             if isinstance(stmt, gast.Return):
                 block[i:i + 1] = [copy_location(s, stmt) for s in (
-                    gast.Assign(targets=[store("_ret")], value=stmt.value or gast.Constant(value=None, kind=None),
-                                type_comment=None),
-                    gast.Assign(targets=[store("_returned")], value=gast.Constant(value=True, kind=None),
+                    gast.Assign(targets=[store(self._value_name())],
+                                value=stmt.value or gast.Constant(value=None, kind=None), type_comment=None),
+                    gast.Assign(targets=[store(self.returned_flag)], value=gast.Constant(value=True, kind=None),
                                 type_comment=None),
                     gast.Break())]
                 return
@@ -305,25 +319,29 @@ class ControlFlow(Pass):
         body = function.body
         returns = [n for n in gast.walk(function) if isinstance(n, gast.Return)]
         if self.loop_returns:
-            self.context.namer.reserve("_ret")
-            self.context.namer.reserve("_returned")
-            body.insert(0, gast.Assign(targets=[store("_returned")], value=gast.Constant(value=False, kind=None),
+            body.insert(0, gast.Assign(targets=[store(self.returned_flag)], value=gast.Constant(value=False, kind=None),
                                        type_comment=None))
         elif len(returns) == 1 and body and isinstance(body[-1], gast.Return):
             return body
         elif not returns:
             return body + [gast.Return(value=gast.Constant(value=None, kind=None))]
-        self.context.namer.reserve("_ret")
+        returned = self._value_name()
         if not self.loop_returns and not always_jumps(body):   # falling off the end returns None, as in Python
             body = append_to_fallthrough(body, [gast.Return(value=gast.Constant(value=None, kind=None))])
         self._assign_returns(body)
-        return body + [gast.Return(value=name("_ret"))]
+        return body + [gast.Return(value=name(returned))]
+
+    def _value_name(self):
+        if self.returned_value is None:
+            self.returned_value = self.context.namer.unique("_ret")
+        return self.returned_value
 
     def _assign_returns(self, block):
         for i, stmt in enumerate(block):
             if isinstance(stmt, gast.Return):
                 value = stmt.value or gast.Constant(value=None, kind=None)
-                block[i] = copy_location(gast.Assign(targets=[store("_ret")], value=value, type_comment=None), stmt)
+                block[i] = copy_location(gast.Assign(targets=[store(self._value_name())], value=value,
+                                                     type_comment=None), stmt)
             elif isinstance(stmt, gast.If):
                 self._assign_returns(stmt.body)
                 self._assign_returns(stmt.orelse)
