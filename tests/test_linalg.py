@@ -204,3 +204,25 @@ def test_multi_dot_of_a_list_variable():
     _close(got[1], a.T @ ones @ a.T)
     with pytest.raises(AstjaxError, match="list held in a variable"):
         astjax.hessian(multi_dot_variable)(a, b)
+
+
+def _det_only(A):
+    return jnp.linalg.det(A)
+
+
+def test_second_derivative_of_det_at_a_singular_matrix_is_refused():
+    """det's gradient (the adjugate) is exact at a singular matrix; its derivative goes through the inverse,
+    which raised LinAlgError there (or would lose every digit near it): refused clearly instead."""
+    from astjax.errors import AstjaxError
+    singular = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.5, -1.0, 2.0]])
+    np.testing.assert_allclose(np.asarray(astjax.grad(_det_only)(singular)),
+                               np.array([[14.0, -1.0, -4.0], [-7.0, 0.5, 2.0], [0.0, 0.0, 0.0]]), atol=1e-9)
+    for transform in (astjax.hessian, lambda f: astjax.jacrev(astjax.grad(f))):
+        with pytest.raises(AstjaxError, match="singular"):
+            transform(_det_only)(singular)
+    regular = singular + np.diag([0.0, 1.0, 0.0])
+    h = np.asarray(astjax.hessian(_det_only)(regular)).reshape(9, 9)
+    g = astjax.grad(_det_only)
+    fd = np.stack([(np.asarray(g(regular + e)) - np.asarray(g(regular - e))).ravel() / 2e-6
+                   for e in np.eye(9).reshape(9, 3, 3) * 1e-6], axis=1)
+    np.testing.assert_allclose(h, fd, rtol=1e-6, atol=1e-6)

@@ -47,6 +47,8 @@ SKIPPED.update({
     "refuse_derivative": "raises when reached: it marks a derivative astjax refuses (tests/test_linalg.py)",
     "multi_dot_items_adjoint": "multi_dot's adjoint of a list variable; its own derivative is refused "
                                "(tested in tests/test_linalg.py)",
+    "well_conditioned": "the identity, after checking a matrix can be inverted safely (inside det's second "
+                        "derivative): tests/test_linalg.py",
     "lone_zero": "the piecewise constant mask inside prod's rule (1 where a slice holds one zero): its derivative "
                  "is zero, and refused at two zeros; tests/test_higher_order.py checks prod's second derivatives",
     "lax_stop_gradient": "its derivative is zero by definition while its value moves, so central differences "

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..array import Array, wrap
 
-__all__ = ["lone_zero", "lone_zero_derivative", "sum_adjoint", "sum_items", "take_adjoint", "unbroadcast_to", "cumsum_adjoint", "trace_adjoint", "tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
+__all__ = ["well_conditioned", "lone_zero", "lone_zero_derivative", "sum_adjoint", "sum_items", "take_adjoint", "unbroadcast_to", "cumsum_adjoint", "trace_adjoint", "tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
            "attribute_adjoint", "item_adjoint", "stack_adjoint", "concatenate_adjoint", "array_adjoint", "broadcast_like", "TreeAdjoint", "index_adjoint", "materialize", "unbroadcast", "unreduce", "reduced_size", "invert_permutation", "pad_adjoint",
            "distinct_index", "at_set", "at_add", "at_multiply", "at_get", "part_at", "placed_at", "cleared_at", "zero_tangent", "getitem", "clip_mask", "extremum_mask",
            "astype", "dynamic_slice_adjoint", "stack_part", "concatenate_part", "to_float",
@@ -928,3 +928,19 @@ def lone_zero_derivative(t, a, axis=None, keepdims=False, like=None):
                              "supported (prod's first-derivative formula is exact there, its derivative is not); "
                              "move the point off the zeros or write the product as explicit multiplications")
     return wrap(np.zeros_like(np.asarray(like), dtype=np.result_type(like, t)))
+
+
+def well_conditioned(a, what):
+    """`a` itself, after checking that its inverse can be trusted: the second derivatives of det go through
+    det(a) inv(a), which is exact for an invertible `a` but raises or loses every digit at a singular or
+    nearly singular one. Refused there rather than answered wrongly."""
+    from ..errors import RuntimeRefusal
+    matrix = np.asarray(a)
+    dtype = matrix.dtype if matrix.dtype.kind == "f" else np.dtype(np.float64)
+    with np.errstate(all="ignore"):
+        condition = np.linalg.cond(matrix.astype(np.float64)) if matrix.size else 1.0
+    if not np.all(np.isfinite(condition)) or np.max(condition) * np.finfo(dtype).eps > 1e-3:
+        raise RuntimeRefusal(f"astjax: the second derivative of {what} at a singular or nearly singular matrix "
+                             f"(condition number {np.max(condition):.3g}) is not supported: its formula goes "
+                             f"through the inverse, which would give wrong digits there")
+    return a

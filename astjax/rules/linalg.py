@@ -11,7 +11,7 @@ import numpy as np
 from .. import numpy as jnp
 from ..numpy import linalg as jnp_linalg
 from . import helpers
-from .helpers import unbroadcast
+from .helpers import unbroadcast, well_conditioned
 from .registry import deflowering, defjvp, defvjp, primitive
 
 
@@ -161,6 +161,7 @@ det.identity = "d det(A) = tr(adj(A) dA), adj(A) = det(A) inv(A), so bA = by * a
 
 def adjugate_adjoint(g, a):
     """The adjoint of `a` from `y = adjugate(a)` = det(a) inv(a), for invertible a."""
+    a = well_conditioned(a, "det")
     d = jnp.expand_dims(jnp.expand_dims(jnp_linalg.det(a), -1), -1)
     z = jnp_linalg.inv(a)
     zt = jnp.swapaxes(z, -1, -2)
@@ -170,6 +171,7 @@ def adjugate_adjoint(g, a):
 
 def adjugate_tangent(t, a):
     """The tangent of `y = adjugate(a)` for a tangent `t` of a (invertible)."""
+    a = well_conditioned(a, "det")
     d = jnp.expand_dims(jnp.expand_dims(jnp_linalg.det(a), -1), -1)
     z = jnp_linalg.inv(a)
     zt_dot = jnp.expand_dims(jnp.expand_dims(jnp.sum(jnp.swapaxes(z, -1, -2) * t, axis=(-2, -1)), -1), -1)
@@ -177,6 +179,9 @@ def adjugate_tangent(t, a):
 
 
 COMPOSITES.update({f.__name__: f for f in (adjugate_adjoint, adjugate_tangent)})
+_well_conditioned = primitive("well_conditioned", helpers.well_conditioned, operands=("a",))
+defvjp(_well_conditioned, "ba += by")
+defjvp(_well_conditioned, "dy = da")
 adjugate = primitive("adjugate", helpers.adjugate, operands=("a",))
 defvjp(adjugate, "ba += adjugate_adjoint(by, a)")
 defjvp(adjugate, "dy = adjugate_tangent(da, a)")
