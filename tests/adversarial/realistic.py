@@ -1,0 +1,471 @@
+"""Realistic user programs: physics, machine learning, numerics, statistics and finance, written
+the way people write them (NumPy style, helpers, loops, dict params, `.at[]`, in-place `+=` on
+np.zeros buffers). Every one must give the right gradient or a clear refusal."""
+import math
+
+import numpy as np
+
+import astjax
+import astjax.numpy as jnp
+from astjax.scipy.special import gammaln, erf, logsumexp
+
+from .case import case, vec, mat, pos, spd, scalar
+
+
+# ================================================================ physics
+def lennard_jones_energy(pos_flat):
+    pos = pos_flat.reshape(4, 2)
+    n = pos.shape[0]
+    eps, sigma, rc = 1.0, 0.5, 2.5
+    energy = 0.0
+    for i in range(n):
+        for j in range(i + 1, n):
+            d = pos[i] - pos[j]
+            r = jnp.sqrt(jnp.sum(d * d))
+            if r < rc:
+                sr6 = (sigma / r) ** 6
+                energy = energy + 4.0 * eps * (sr6 * sr6 - sr6)
+    return energy
+
+
+case(lennard_jones_energy, lambda r: (np.array([0.0, 0.0, 1.1, 0.1, 0.2, 1.3, 3.5, 3.0]) + 0.05 * vec(r, 8),),
+     "works")
+
+
+def _spring_energy(a, b, k, rest):
+    r = jnp.linalg.norm(a - b)
+    return 0.5 * k * (r - rest) ** 2
+
+
+def spring_network(x):
+    pts = x.reshape(3, 2)
+    edges = [(0, 1), (1, 2), (0, 2)]
+    e = 0.0
+    for i, j in edges:
+        e += _spring_energy(pts[i], pts[j], k=2.0, rest=1.0)
+    return e
+
+
+case(spring_network, lambda r: (np.array([0.0, 0.0, 1.2, 0.1, 0.4, 0.9]) + 0.1 * vec(r, 6),), "works")
+
+
+def _accelerations(pos, mass):
+    n = pos.shape[0]
+    acc = jnp.zeros_like(pos)
+    for i in range(n):
+        for j in range(n):
+            if i != j:
+                d = pos[j] - pos[i]
+                r2 = jnp.sum(d ** 2) + 0.01
+                acc = acc.at[i].add(mass[j] * d / r2 ** 1.5)
+    return acc
+
+
+def nbody_leapfrog(pos0, vel0, mass, steps=5, dt=0.01):
+    pos, vel = pos0, vel0
+    acc = _accelerations(pos, mass)
+    for _ in range(steps):
+        vel = vel + 0.5 * dt * acc
+        pos = pos + dt * vel
+        acc = _accelerations(pos, mass)
+        vel = vel + 0.5 * dt * acc
+    return jnp.sum(pos[:, 0]) + 0.1 * jnp.sum(vel ** 2)
+
+
+case(nbody_leapfrog, lambda r: (np.array([[0.0, 0.0], [1.0, 0.2], [-0.3, 1.1]]) + 0.05 * mat(r, 3, 2),
+                                0.1 * mat(r, 3, 2), pos(r, 3)), "works", argnums=(0, 2))
+
+
+def pendulum_rk4(theta0, length):
+    g = 9.81
+
+    def deriv(state):
+        th, om = state
+        return om, -g / length * jnp.sin(th)
+
+    th, om = theta0, 0.0
+    h = 0.05
+    for _ in range(10):
+        k1 = deriv((th, om))
+        k2 = deriv((th + 0.5 * h * k1[0], om + 0.5 * h * k1[1]))
+        k3 = deriv((th + 0.5 * h * k2[0], om + 0.5 * h * k2[1]))
+        k4 = deriv((th + h * k3[0], om + h * k3[1]))
+        th = th + h / 6.0 * (k1[0] + 2 * k2[0] + 2 * k3[0] + k4[0])
+        om = om + h / 6.0 * (k1[1] + 2 * k2[1] + 2 * k3[1] + k4[1])
+    return th
+
+
+case(pendulum_rk4, lambda r: (scalar(r), scalar(r, 0.8, 1.5)), "works", argnums=(0, 1))
+
+
+def heat_equation_explicit(u0, alpha):
+    u = jnp.asarray(u0)
+    dx = 0.1
+    dt = 0.002
+    for _ in range(20):
+        lap = (u[2:] - 2 * u[1:-1] + u[:-2]) / dx ** 2
+        u = u.at[1:-1].set(u[1:-1] + dt * alpha * lap)
+    return jnp.sum(u ** 2)
+
+
+case(heat_equation_explicit, lambda r: (vec(r, 8), scalar(r)), "works", argnums=(0, 1))
+
+
+def heat_equation_numpy_inplace(u0):
+    u = np.array(u0)
+    for step in range(15):
+        new = np.zeros_like(u)
+        new[0] = u[0]
+        new[-1] = u[-1]
+        for i in range(1, len(u) - 1):
+            new[i] = u[i] + 0.2 * (u[i + 1] - 2 * u[i] + u[i - 1])
+        u = new
+    return np.sum(u * np.arange(len(u)))
+
+
+case(heat_equation_numpy_inplace, lambda r: (vec(r, 6),), "works")
+
+
+def wave_equation(u0, c):
+    u_prev = u0
+    u = u0
+    dt, dx = 0.05, 0.2
+    r2 = (c * dt / dx) ** 2
+    for n in range(12):
+        u_next = jnp.zeros_like(u)
+        u_next = u_next.at[1:-1].set(2 * u[1:-1] - u_prev[1:-1] + r2 * (u[2:] - 2 * u[1:-1] + u[:-2]))
+        u_prev, u = u, u_next
+    return jnp.sum(u * u)
+
+
+case(wave_equation, lambda r: (vec(r, 7), scalar(r, 0.5, 1.0)), "works", argnums=(0, 1))
+
+
+def harmonic_chain_energy(x, k):
+    n = len(x)
+    potential = 0.0
+    for i in range(n - 1):
+        potential += 0.5 * k[i] * (x[i + 1] - x[i] - 1.0) ** 2
+    potential += 0.5 * k[-1] * x[0] ** 2
+    return potential
+
+
+case(harmonic_chain_energy, lambda r: (np.arange(5.0) + 0.1 * vec(r, 5), pos(r, 5)), "works", argnums=(0, 1))
+
+
+def verlet_oscillator(x0, omega):
+    x_prev = x0
+    x = x0
+    dt = 0.1
+    traj = []
+    for t in range(25):
+        a = -omega ** 2 * x
+        x_new = 2 * x - x_prev + a * dt ** 2
+        x_prev = x
+        x = x_new
+        traj.append(x)
+    traj = jnp.stack(traj)
+    return jnp.mean(traj ** 2)
+
+
+case(verlet_oscillator, lambda r: (vec(r, 3), scalar(r)), "works", argnums=(0, 1))
+
+
+def coulomb_forces_jac(q):
+    xs = jnp.array([0.0, 1.0, 2.5, 4.0])
+    n = q.shape[0]
+    forces = []
+    for i in range(n):
+        f = 0.0
+        for j in range(n):
+            if j == i:
+                continue
+            d = xs[i] - xs[j]
+            f = f + q[i] * q[j] * jnp.sign(d) / d ** 2
+        forces.append(f)
+    return jnp.stack(forces)
+
+
+case(coulomb_forces_jac, lambda r: (pos(r, 4),), "works", mode="jac")
+
+
+def projectile_with_drag(v0, angle):
+    vx = v0 * jnp.cos(angle)
+    vy = v0 * jnp.sin(angle)
+    x, y = 0.0, 0.0
+    dt, drag, g = 0.01, 0.1, 9.81
+    t = 0
+    while y >= 0.0 and t < 500:
+        speed = jnp.sqrt(vx ** 2 + vy ** 2)
+        vx = vx - drag * speed * vx * dt
+        vy = vy - (g + drag * speed * vy) * dt
+        x = x + vx * dt
+        y = y + vy * dt
+        t += 1
+    return x
+
+
+case(projectile_with_drag, lambda r: (scalar(r, 3.0, 4.0), scalar(r, 0.5, 0.9)), "works", argnums=(0, 1),
+     fd_step=1e-7, rtol=1e-4)
+
+
+def gravity_potential_vectorized(pos):
+    diff = pos[:, None, :] - pos[None, :, :]
+    r = jnp.sqrt(jnp.sum(diff ** 2, axis=-1) + jnp.eye(pos.shape[0]))
+    mask = 1.0 - jnp.eye(pos.shape[0])
+    return -0.5 * jnp.sum(mask / r)
+
+
+case(gravity_potential_vectorized, lambda r: (mat(r, 4, 3),), "works")
+
+
+# ================================================================ machine learning
+def _init_mlp(r, sizes):
+    return [(0.5 * r.standard_normal((m, n)), 0.1 * r.standard_normal(n)) for m, n in zip(sizes[:-1], sizes[1:])]
+
+
+def mlp_loss(params, x, y):
+    h = x
+    for W, b in params[:-1]:
+        h = jnp.tanh(h @ W + b)
+    W, b = params[-1]
+    pred = h @ W + b
+    return jnp.mean((pred - y) ** 2)
+
+
+case(mlp_loss, lambda r: (_init_mlp(r, [3, 5, 4, 2]), mat(r, 6, 3), mat(r, 6, 2)), "works")
+
+
+def mlp_relu_enumerate(params, x):
+    h = x
+    for i, (W, b) in enumerate(params):
+        h = h @ W + b
+        if i < len(params) - 1:
+            h = jnp.maximum(h, 0.0)
+    return jnp.sum(h ** 2)
+
+
+case(mlp_relu_enumerate, lambda r: (_init_mlp(r, [3, 6, 2]), mat(r, 4, 3)), "works")
+
+
+def softmax_cross_entropy(W, x, labels):
+    logits = x @ W
+    m = jnp.max(logits, axis=1, keepdims=True)
+    log_probs = logits - m - jnp.log(jnp.sum(jnp.exp(logits - m), axis=1, keepdims=True))
+    n = x.shape[0]
+    return -jnp.mean(log_probs[jnp.arange(n), labels])
+
+
+case(softmax_cross_entropy, lambda r: (mat(r, 3, 4), mat(r, 5, 3), np.array([0, 3, 1, 1, 2])), "works")
+
+
+def cross_entropy_onehot_logsumexp(logits, y_onehot):
+    lse = logsumexp(logits, axis=-1)
+    return jnp.sum(lse - jnp.sum(y_onehot * logits, axis=-1))
+
+
+case(cross_entropy_onehot_logsumexp, lambda r: (mat(r, 4, 3), np.eye(3)[[0, 2, 1, 1]]), "works")
+
+
+def attention_causal(q, k, v):
+    d = q.shape[-1]
+    scores = q @ k.T / jnp.sqrt(d)
+    T = scores.shape[0]
+    mask = jnp.tril(jnp.ones((T, T))) > 0
+    scores = jnp.where(mask, scores, -1e9)
+    scores = scores - jnp.max(scores, axis=-1, keepdims=True)
+    w = jnp.exp(scores)
+    w = w / jnp.sum(w, axis=-1, keepdims=True)
+    return jnp.sum((w @ v) ** 2)
+
+
+case(attention_causal, lambda r: (mat(r, 4, 3), mat(r, 4, 3), mat(r, 4, 2)), "works", argnums=(0, 1, 2))
+
+
+def attention_neg_inf_mask(q, k):
+    scores = q @ k.T / math.sqrt(q.shape[1])
+    T = scores.shape[0]
+    causal = jnp.arange(T)[:, None] >= jnp.arange(T)[None, :]
+    scores = jnp.where(causal, scores, -jnp.inf)
+    attn = jax_softmax(scores)
+    return jnp.sum(attn * jnp.arange(T)[None, :])
+
+
+def jax_softmax(z):
+    z = z - jnp.max(z, axis=-1, keepdims=True)
+    e = jnp.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+case(attention_neg_inf_mask, lambda r: (mat(r, 4, 3), mat(r, 4, 3)), "works", argnums=(0, 1))
+
+
+def layer_norm(x, gamma, beta, eps=1e-5):
+    mu = jnp.mean(x, axis=-1, keepdims=True)
+    var = jnp.var(x, axis=-1, keepdims=True)
+    xhat = (x - mu) / jnp.sqrt(var + eps)
+    y = gamma * xhat + beta
+    return jnp.sum(y ** 3)
+
+
+case(layer_norm, lambda r: (mat(r, 3, 5), pos(r, 5), vec(r, 5)), "works", argnums=(0, 1, 2))
+
+
+def rnn_unrolled(params, xs):
+    Wx, Wh, b = params["Wx"], params["Wh"], params["b"]
+    h = jnp.zeros(Wh.shape[0])
+    outputs = []
+    for t in range(xs.shape[0]):
+        h = jnp.tanh(Wx @ xs[t] + Wh @ h + b)
+        outputs.append(h)
+    hs = jnp.stack(outputs)
+    return jnp.sum(hs[-1]) + 0.1 * jnp.sum(hs ** 2)
+
+
+case(rnn_unrolled, lambda r: ({"Wx": mat(r, 4, 3), "Wh": 0.5 * mat(r, 4), "b": vec(r, 4)}, mat(r, 5, 3)), "works")
+
+
+def _sigmoid(z):
+    return 1.0 / (1.0 + jnp.exp(-z))
+
+
+def gru_cell_sequence(p, xs):
+    h = jnp.zeros(3)
+    for x in xs:
+        z = _sigmoid(p["Wz"] @ x + p["Uz"] @ h)
+        rr = _sigmoid(p["Wr"] @ x + p["Ur"] @ h)
+        h_tilde = jnp.tanh(p["Wh"] @ x + p["Uh"] @ (rr * h))
+        h = (1 - z) * h + z * h_tilde
+    return jnp.dot(h, h)
+
+
+case(gru_cell_sequence, lambda r: ({k: 0.7 * mat(r, 3, 2 if k[0] == "W" else 3)
+                                    for k in ("Wz", "Uz", "Wr", "Ur", "Wh", "Uh")}, mat(r, 4, 2)), "works")
+
+
+def conv1d_loops(x, w):
+    n, k = x.shape[0], w.shape[0]
+    out = np.zeros(n - k + 1)
+    for i in range(n - k + 1):
+        for j in range(k):
+            out[i] += x[i + j] * w[j]
+    return np.sum(out ** 2)
+
+
+case(conv1d_loops, lambda r: (vec(r, 7), vec(r, 3)), "works", argnums=(0, 1))
+
+
+def conv1d_slicing(x, w):
+    k = len(w)
+    n_out = len(x) - k + 1
+    out = sum(w[j] * x[j:j + n_out] for j in range(k))
+    return jnp.sum(jnp.tanh(out))
+
+
+case(conv1d_slicing, lambda r: (vec(r, 8), vec(r, 3)), "works", argnums=(0, 1))
+
+
+def logistic_regression_nll(w, b, X, y):
+    z = X @ w + b
+    return jnp.mean(jnp.logaddexp(0.0, z) - y * z) + 0.01 * jnp.sum(w ** 2)
+
+
+case(logistic_regression_nll, lambda r: (vec(r, 3), scalar(r), mat(r, 6, 3), np.array([0., 1, 1, 0, 1, 0])), "works",
+     argnums=(0, 1))
+
+
+def hinge_loss_svm(w, X, y):
+    margins = 1 - y * (X @ w)
+    return jnp.sum(jnp.maximum(0, margins)) + 0.5 * w @ w
+
+
+case(hinge_loss_svm, lambda r: (vec(r, 3), mat(r, 6, 3), np.array([1., -1, 1, -1, 1, 1])), "works")
+
+
+def huber_loss(pred, target, delta=0.5):
+    err = pred - target
+    abs_err = jnp.abs(err)
+    quad = jnp.minimum(abs_err, delta)
+    lin = abs_err - quad
+    return jnp.mean(0.5 * quad ** 2 + delta * lin)
+
+
+case(huber_loss, lambda r: (vec(r, 6, -2, 2), vec(r, 6)), "works")
+
+
+def huber_loss_where(pred, target):
+    d = pred - target
+    return jnp.sum(jnp.where(jnp.abs(d) < 1.0, 0.5 * d ** 2, jnp.abs(d) - 0.5))
+
+
+case(huber_loss_where, lambda r: (vec(r, 6, -3, 3), vec(r, 6)), "works")
+
+
+def penalized_dict_params(params, X, y):
+    pred = X @ params["w"] + params["b"]
+    loss = jnp.mean((pred - y) ** 2)
+    l1 = 0.0
+    l2 = 0.0
+    for name, p in params.items():
+        l1 += jnp.sum(jnp.abs(p))
+        l2 += jnp.sum(p ** 2)
+    return loss + 0.01 * l1 + 0.1 * l2
+
+
+case(penalized_dict_params, lambda r: ({"w": vec(r, 3), "b": vec(r, 1)}, mat(r, 5, 3), vec(r, 5)), "works")
+
+
+def batch_norm_train(x, gamma, beta):
+    mean = x.mean(axis=0)
+    var = ((x - mean) ** 2).mean(axis=0)
+    x_norm = (x - mean) / np.sqrt(var + 1e-5)
+    out = gamma * x_norm + beta
+    return (out * np.arange(1.0, 1.0 + x.size).reshape(x.shape)).sum()
+
+
+case(batch_norm_train, lambda r: (mat(r, 5, 3), pos(r, 3), vec(r, 3)), "works", argnums=(0, 1, 2))
+
+
+def dropout_fixed_mask(W, x):
+    mask = np.array([1.0, 0.0, 1.0, 1.0, 0.0])
+    keep = 0.6
+    h = jnp.maximum(W @ x, 0.0)
+    h = h * mask / keep
+    return jnp.sum(h)
+
+
+case(dropout_fixed_mask, lambda r: (mat(r, 5, 3), vec(r, 3)), "works")
+
+
+def kmeans_soft_assignment(centers, X, temperature=0.5):
+    d2 = jnp.sum((X[:, None, :] - centers[None, :, :]) ** 2, axis=-1)
+    logits = -d2 / temperature
+    resp = jnp.exp(logits - logsumexp(logits, axis=1, keepdims=True))
+    return jnp.sum(resp * d2)
+
+
+case(kmeans_soft_assignment, lambda r: (mat(r, 3, 2), mat(r, 8, 2)), "works")
+
+
+def gp_negative_log_likelihood(log_ls, log_sf, X, y):
+    ls = jnp.exp(log_ls)
+    sf2 = jnp.exp(2 * log_sf)
+    d2 = (X[:, None] - X[None, :]) ** 2
+    K = sf2 * jnp.exp(-0.5 * d2 / ls ** 2) + 0.1 * jnp.eye(len(X))
+    L = jnp.linalg.cholesky(K)
+    alpha = jnp.linalg.solve(K, y)
+    return 0.5 * y @ alpha + jnp.sum(jnp.log(jnp.diag(L))) + 0.5 * len(X) * jnp.log(2 * jnp.pi)
+
+
+case(gp_negative_log_likelihood, lambda r: (scalar(r, -0.3, 0.3), scalar(r, -0.2, 0.2), vec(r, 6, -2, 2), vec(r, 6)),
+     "works", argnums=(0, 1))
+
+
+def mlp_jacobian_output(x):
+    W1 = jnp.array([[0.5, -0.2, 0.1], [0.3, 0.8, -0.5]])
+    b1 = jnp.array([0.1, -0.1])
+    h = jnp.tanh(W1 @ x + b1)
+    return jnp.concatenate([h, jnp.array([jnp.sum(h ** 2)])])
+
+
+case(mlp_jacobian_output, lambda r: (vec(r, 3),), "works", mode="jac")
