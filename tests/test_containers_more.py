@@ -340,6 +340,62 @@ def dict_of_lists_nested_update(x):
 case(dict_of_lists_nested_update, lambda r: (vec(r, 3),), "works")
 
 
+# ------------------------------------------------------------------- reversed(...) and enumerate(xs, start)
+def loop_over_reversed_list(x):
+    coeffs = [1.0, -2.0, 0.5, 3.0]
+    y = jnp.zeros_like(x)
+    for c in reversed(coeffs):          # Horner's rule from the constant term up
+        y = y * x + c
+    return jnp.sum(y)
+
+
+case(loop_over_reversed_list, lambda r: (vec(r, 3),), "works")
+
+
+def loop_over_reversed_array_zipped(x):
+    s = 0.0
+    for a, b in zip(x, reversed(x)):
+        s = s + a * b * b
+    return s
+
+
+case(loop_over_reversed_array_zipped, lambda r: (vec(r, 4),), "works")
+
+
+def loop_over_reversed_list_rebound(x):
+    xs = [x[0], x[1], x[2]]
+    s = 0.0
+    for v in reversed(xs):              # Python iterates the list it was given
+        xs = [v, v]
+        s = s * 2.0 + v * v
+    return s + len(xs)
+
+
+case(loop_over_reversed_list_rebound, lambda r: (vec(r, 3),), "works")
+
+
+def enumerate_from_one(x):
+    s = 0.0
+    for i, v in enumerate(x, 1):
+        s = s + i * jnp.sin(v)
+    return s
+
+
+case(enumerate_from_one, lambda r: (vec(r, 4),), "works")
+
+
+def enumerate_start_read_once(x):
+    k = 2
+    s = 0.0
+    for i, v in enumerate(reversed(x), start=k):
+        k = k + 10                      # the count started from the old k
+        s = s + i * v * v
+    return s + k
+
+
+case(enumerate_start_read_once, lambda r: (vec(r, 3),), "works")
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_container_case(case):
     assert run_case(case, timeout=20) == ("checked" if case.outcome == "works" else "refused")

@@ -469,3 +469,225 @@ def mlp_jacobian_output(x):
 
 
 case(mlp_jacobian_output, lambda r: (vec(r, 3),), "works", mode="jac")
+
+
+# ================================================================ numerics
+def newton_sqrt(a):
+    x = a
+    it = 0
+    while True:
+        x_new = 0.5 * (x + a / x)
+        it += 1
+        if jnp.abs(x_new - x) < 1e-12 or it >= 50:
+            break
+        x = x_new
+    return x_new
+
+
+case(newton_sqrt, lambda r: (scalar(r, 1.0, 4.0),), "works")
+
+
+def newton_kepler(M, e):
+    E = M
+    for _ in range(30):
+        f = E - e * jnp.sin(E) - M
+        fp = 1 - e * jnp.cos(E)
+        E = E - f / fp
+    return E
+
+
+case(newton_kepler, lambda r: (scalar(r, 0.5, 2.0), scalar(r, 0.1, 0.5)), "works", argnums=(0, 1))
+
+
+def fixed_point_cos(c):
+    x = 0.5
+    diff = 1.0
+    n = 0
+    while diff > 1e-13 and n < 200:
+        x_new = jnp.cos(c * x)
+        diff = abs(x_new - x)
+        x = x_new
+        n = n + 1
+    return x
+
+
+case(fixed_point_cos, lambda r: (scalar(r, 0.3, 0.9),), "works", rtol=1e-4)
+
+
+def bisection_root_value(a):
+    lo, hi = 0.0, 3.0
+    for _ in range(12):
+        mid = 0.5 * (lo + hi)
+        if mid ** 3 - a > 0:
+            hi = mid
+        else:
+            lo = mid
+    root = 0.5 * (lo + hi)
+    # root is a step function of a: only the residual carries a derivative
+    return (root ** 3 - a) + a * root
+
+
+case(bisection_root_value, lambda r: (scalar(r, 1.0, 5.0),), "works", fd_step=1e-7,
+     note="after 12 halvings root is piecewise constant in a: d/da = root - 1")
+
+
+def horner(coeffs, x):
+    result = 0.0
+    for c in coeffs:
+        result = result * x + c
+    return result
+
+
+case(horner, lambda r: (vec(r, 5), scalar(r)), "works", argnums=(0, 1))
+
+
+def horner_reversed_list(x):
+    coeffs = [1.0, -2.0, 0.5, 3.0]
+    y = jnp.zeros_like(x)
+    for c in reversed(coeffs):
+        y = y * x + c
+    return jnp.sum(y)
+
+
+case(horner_reversed_list, lambda r: (vec(r, 4),), "works")
+
+
+def trapezoid_integral(a, b):
+    n = 50
+    h = (b - a) / n
+    total = 0.5 * (jnp.exp(-a ** 2) + jnp.exp(-b ** 2))
+    for i in range(1, n):
+        xi = a + i * h
+        total += jnp.exp(-xi ** 2)
+    return total * h
+
+
+case(trapezoid_integral, lambda r: (scalar(r, -1.0, 0.0), scalar(r, 0.5, 1.5)), "works", argnums=(0, 1))
+
+
+def simpson_param(k):
+    n = 20
+    xs = np.linspace(0.0, 1.0, n + 1)
+    h = xs[1] - xs[0]
+    fx = jnp.sin(k * xs) ** 2
+    s = fx[0] + fx[-1] + 4 * jnp.sum(fx[1:-1:2]) + 2 * jnp.sum(fx[2:-1:2])
+    return s * h / 3
+
+
+case(simpson_param, lambda r: (scalar(r),), "works")
+
+
+def cumulative_sum_loop(x):
+    out = np.zeros_like(x)
+    running = 0.0
+    for i in range(len(x)):
+        running += x[i]
+        out[i] = running
+    return np.sum(out ** 2) - np.sum(np.cumsum(x) * x)
+
+
+case(cumulative_sum_loop, lambda r: (vec(r, 5),), "works")
+
+
+def laplacian_2d(u):
+    lap = (u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2] - 4 * u[1:-1, 1:-1])
+    return 0.5 * jnp.sum(lap ** 2) + jnp.sum(jnp.diff(u, axis=0) ** 2)
+
+
+case(laplacian_2d, lambda r: (mat(r, 5, 4),), "works")
+
+
+def rk4_logistic_growth(r_, K):
+    def f(t, y):
+        return r_ * y * (1 - y / K)
+
+    y = 0.1
+    t = 0.0
+    h = 0.1
+    for step in range(20):
+        k1 = f(t, y)
+        k2 = f(t + h / 2, y + h / 2 * k1)
+        k3 = f(t + h / 2, y + h / 2 * k2)
+        k4 = f(t + h, y + h * k3)
+        y = y + h * (k1 + 2 * k2 + 2 * k3 + k4) / 6
+        t = t + h
+    return y
+
+
+case(rk4_logistic_growth, lambda r: (scalar(r), scalar(r, 1.0, 2.0)), "works", argnums=(0, 1))
+
+
+def unrolled_gradient_descent(lr, A, b):
+    x = jnp.zeros(b.shape[0])
+    for _ in range(10):
+        g = A @ x - b
+        x = x - lr * g
+    return 0.5 * x @ A @ x - b @ x
+
+
+case(unrolled_gradient_descent, lambda r: (scalar(r, 0.01, 0.05), spd(r, 3), vec(r, 3)), "works", argnums=(0, 1, 2))
+
+
+def power_iteration(A):
+    v = jnp.ones(A.shape[0]) / jnp.sqrt(A.shape[0])
+    for _ in range(60):
+        w = A @ v
+        v = w / jnp.linalg.norm(w)
+    return v @ A @ v
+
+
+case(power_iteration, lambda r: (spd(r, 3),), "works", rtol=1e-4)
+
+
+def gram_schmidt(V):
+    basis = []
+    for v in V:
+        w = v
+        for u in basis:
+            w = w - jnp.dot(w, u) * u
+        basis.append(w / jnp.linalg.norm(w))
+    Q = jnp.stack(basis)
+    return jnp.sum(Q * jnp.arange(Q.size).reshape(Q.shape))
+
+
+case(gram_schmidt, lambda r: (mat(r, 3),), "works")
+
+
+def gram_schmidt_jac(v):
+    V = jnp.stack([v, v ** 2 + 1.0, jnp.sin(v) + 2.0])
+    Q = []
+    for i in range(3):
+        q = V[i]
+        for j in range(i):
+            q = q - (Q[j] @ V[i]) * Q[j]
+        Q.append(q / jnp.sqrt(q @ q))
+    return Q[-1]
+
+
+case(gram_schmidt_jac, lambda r: (vec(r, 3),), "works", mode="jac")
+
+
+def secant_method(c):
+    x0, x1 = 1.0, 2.0
+    for i in range(100):
+        f0 = x0 ** 2 - c
+        f1 = x1 ** 2 - c
+        if abs(f1) < 1e-14:
+            break
+        x0, x1 = x1, x1 - f1 * (x1 - x0) / (f1 - f0)
+    return x1
+
+
+case(secant_method, lambda r: (scalar(r, 1.5, 3.0),), "works", rtol=1e-4)
+
+
+def euler_ode_jac(y0):
+    y = y0
+    dt = 0.1
+    A = jnp.array([[0.0, 1.0], [-1.0, -0.1]])
+    for _ in range(15):
+        y = y + dt * (A @ y + 0.1 * jnp.sin(y))
+    return y
+
+
+case(euler_ode_jac, lambda r: (vec(r, 2),), "works", mode="jac")

@@ -285,6 +285,8 @@ class ContainerIdioms(Pass):
         sequences = [it]
         if isinstance(it, gast.Call) and (self.is_builtin(it.func, zip) or self.is_builtin(it.func, enumerate)):
             sequences = it.args
+        sequences = [s.args[0] if isinstance(s, gast.Call) and self.is_builtin(s.func, reversed) and s.args else s
+                     for s in sequences]
         return [gast.Expr(value=gast.Call(func=name("iterated"), args=[copy.deepcopy(s)], keywords=[]))
                 for s in sequences if isinstance(s, gast.Name)]
 
