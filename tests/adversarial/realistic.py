@@ -691,3 +691,161 @@ def euler_ode_jac(y0):
 
 
 case(euler_ode_jac, lambda r: (vec(r, 2),), "works", mode="jac")
+
+
+# ================================================================ statistics and finance
+from astjax.scipy.stats import norm as _norm  # noqa: E402
+
+
+def normal_log_likelihood(mu, log_sigma, data):
+    sigma = jnp.exp(log_sigma)
+    n = data.shape[0]
+    z = (data - mu) / sigma
+    return -0.5 * jnp.sum(z ** 2) - n * jnp.log(sigma) - 0.5 * n * np.log(2 * np.pi)
+
+
+case(normal_log_likelihood, lambda r: (scalar(r), scalar(r, -0.5, 0.5), vec(r, 10, -2, 2)), "works", argnums=(0, 1))
+
+
+def poisson_regression_nll(beta, X, counts):
+    eta = X @ beta
+    lam = jnp.exp(eta)
+    return -jnp.sum(counts * eta - lam - gammaln(counts + 1.0))
+
+
+case(poisson_regression_nll, lambda r: (0.3 * vec(r, 3), mat(r, 8, 3), np.array([0., 1, 2, 0, 3, 1, 1, 4])), "works")
+
+
+def poisson_rate_gammaln(log_rate, k):
+    lam = jnp.exp(log_rate)
+    return jnp.sum(k * log_rate - lam - gammaln(k + 1))
+
+
+case(poisson_rate_gammaln, lambda r: (vec(r, 5), np.array([1.0, 0.0, 3.0, 2.0, 5.0])), "works")
+
+
+def student_t_log_likelihood(nu, loc, scale, x):
+    z = (x - loc) / scale
+    logp = (gammaln((nu + 1) / 2) - gammaln(nu / 2) - 0.5 * jnp.log(nu * jnp.pi) - jnp.log(scale)
+            - (nu + 1) / 2 * jnp.log1p(z ** 2 / nu))
+    return jnp.sum(logp)
+
+
+case(student_t_log_likelihood, lambda r: (scalar(r, 2.0, 5.0), scalar(r), scalar(r, 0.5, 1.5), vec(r, 7, -3, 3)),
+     "works", argnums=(0, 1, 2))
+
+
+def _norm_cdf(x):
+    return 0.5 * (1.0 + erf(x / jnp.sqrt(2.0)))
+
+
+def black_scholes_call(S, K, T, r, sigma):
+    d1 = (jnp.log(S / K) + (r + 0.5 * sigma ** 2) * T) / (sigma * jnp.sqrt(T))
+    d2 = d1 - sigma * jnp.sqrt(T)
+    return S * _norm_cdf(d1) - K * jnp.exp(-r * T) * _norm_cdf(d2)
+
+
+case(black_scholes_call, lambda r: (scalar(r, 90.0, 110.0), scalar(r, 95.0, 105.0), scalar(r, 0.5, 2.0),
+                                    scalar(r, 0.01, 0.05), scalar(r, 0.1, 0.4)), "works", argnums=(0, 2, 4))
+
+
+def black_scholes_put_stats_norm(S, sigma, K=100.0, T=1.0, r=0.03):
+    d1 = (np.log(S / K) + (r + sigma ** 2 / 2) * T) / (sigma * np.sqrt(T))
+    d2 = d1 - sigma * np.sqrt(T)
+    return K * np.exp(-r * T) * _norm.cdf(-d2) - S * _norm.cdf(-d1)
+
+
+case(black_scholes_put_stats_norm, lambda r: (scalar(r, 90.0, 110.0), scalar(r, 0.1, 0.4)), "works", argnums=(0, 1))
+
+
+def monte_carlo_option(S0, sigma):
+    noise = np.random.default_rng(0).standard_normal(200)
+    r_, T, K = 0.02, 1.0, 1.0
+    ST = S0 * jnp.exp((r_ - 0.5 * sigma ** 2) * T + sigma * jnp.sqrt(T) * noise)
+    payoff = jnp.maximum(ST - K, 0.0)
+    return jnp.exp(-r_ * T) * jnp.mean(payoff)
+
+
+case(monte_carlo_option, lambda r: (scalar(r, 0.9, 1.1), scalar(r, 0.1, 0.3)), "works", argnums=(0, 1))
+
+
+def monte_carlo_path_loop(mu, sigma, eps):
+    x = 1.0
+    dt = 0.1
+    path = [x]
+    for t in range(eps.shape[0]):
+        x = x + mu * x * dt + sigma * x * jnp.sqrt(dt) * eps[t]
+        path.append(x)
+    path = jnp.array(path)
+    return jnp.mean(path) + jnp.max(path)
+
+
+case(monte_carlo_path_loop, lambda r: (scalar(r, 0.0, 0.1), scalar(r, 0.1, 0.3), r.standard_normal(12)), "works",
+     argnums=(0, 1))
+
+
+def exponential_moving_average(x, alpha):
+    ema = x[0]
+    out = [ema]
+    for v in x[1:]:
+        ema = alpha * v + (1 - alpha) * ema
+        out.append(ema)
+    return jnp.sum(jnp.stack(out) ** 2)
+
+
+case(exponential_moving_average, lambda r: (vec(r, 6), scalar(r, 0.1, 0.9)), "works", argnums=(0, 1))
+
+
+def ema_inplace_numpy(x, alpha=0.3):
+    ema = np.zeros(len(x))
+    ema[0] = x[0]
+    for t in range(1, len(x)):
+        ema[t] = alpha * x[t] + (1 - alpha) * ema[t - 1]
+    return ema[-1] + ema.mean()
+
+
+case(ema_inplace_numpy, lambda r: (vec(r, 6),), "works")
+
+
+def sample_variance_ddof(x):
+    return jnp.var(x, ddof=1) + jnp.std(x, ddof=1) + np.std(x)
+
+
+case(sample_variance_ddof, lambda r: (vec(r, 6),), "works")
+
+
+def weighted_mean_and_variance(w, x):
+    w = jnp.exp(w) / jnp.sum(jnp.exp(w))
+    m = jnp.sum(w * x)
+    v = jnp.sum(w * (x - m) ** 2)
+    return m + v + jnp.average(x, weights=w)
+
+
+case(weighted_mean_and_variance, lambda r: (vec(r, 5), vec(r, 5)), "works", argnums=(0, 1))
+
+
+def sharpe_ratio(weights, returns):
+    w = weights / jnp.sum(weights)
+    port = returns @ w
+    return jnp.mean(port) / jnp.std(port)
+
+
+case(sharpe_ratio, lambda r: (pos(r, 3), 0.05 * mat(r, 20, 3) + 0.01), "works")
+
+
+def correlation_coefficient(x, y):
+    xm = x - x.mean()
+    ym = y - y.mean()
+    return (xm @ ym) / np.sqrt((xm @ xm) * (ym @ ym))
+
+
+case(correlation_coefficient, lambda r: (vec(r, 6), vec(r, 6)), "works", argnums=(0, 1))
+
+
+def mixture_log_likelihood(logits, mus, x):
+    log_w = logits - logsumexp(logits)
+    comp = -0.5 * (x[:, None] - mus[None, :]) ** 2 - 0.5 * jnp.log(2 * jnp.pi)
+    return jnp.sum(logsumexp(log_w[None, :] + comp, axis=1))
+
+
+case(mixture_log_likelihood, lambda r: (vec(r, 3), vec(r, 3, -2, 2), vec(r, 8, -2, 2)), "works", argnums=(0, 1))
