@@ -396,6 +396,66 @@ def enumerate_start_read_once(x):
 case(enumerate_start_read_once, lambda r: (vec(r, 3),), "works")
 
 
+# ------------------------------------------------------------------------------------ .copy() of each kind
+def copy_of_list_parameter(xs):
+    ys = xs.copy()                      # a list's copy: was jnp.copy's adjoint `bxs += bys`, a silent zero
+    return jnp.sum(ys[0] * xs[0]) + jnp.sum(ys[1])
+
+
+case(copy_of_list_parameter, lambda r: ([vec(r, 2), vec(r, 2)],), "works")
+
+
+def copy_of_list_parameter_item_rebound(xs):
+    ys = xs.copy()
+    ys[0] = ys[0] + 1.0
+    return jnp.sum(ys[0] * xs[0]) + jnp.sum(ys[1] ** 2)
+
+
+case(copy_of_list_parameter_item_rebound, lambda r: ([vec(r, 2), vec(r, 2)],), "works")
+
+
+def copy_of_list_parameter_item_added_in_place(xs):
+    ys = xs.copy()
+    ys[0] += 1.0                        # NumPy adds into xs[0] too: refused when the copy is made
+    return jnp.sum(ys[0] * xs[0])
+
+
+case(copy_of_list_parameter_item_added_in_place, lambda r: ([vec(r, 2), vec(r, 2)],), "refuse")
+
+
+def copy_of_array_then_item_added(x):
+    total = 0.0
+    for i in range(len(x)):
+        xp = x.copy()                   # finite-difference style perturbation of one coordinate
+        xp[i] += 0.1
+        xp[0] *= 2.0
+        total = total + np.sum(np.sin(xp)) * x[i]
+    return total
+
+
+case(copy_of_array_then_item_added, lambda r: (vec(r, 3),), "works")
+
+
+def copy_of_local_list(x):
+    xs = [x[0], x[1] * 2.0]
+    ys = xs.copy()
+    ys.append(x[2])
+    return ys[0] * ys[1] * ys[2] + xs[1] + len(xs)
+
+
+case(copy_of_local_list, lambda r: (vec(r, 3),), "works")
+
+
+def copy_of_dict_parameter(params, x):
+    new = params.copy()
+    new["w"] = new["w"] - 0.1 * x
+    return jnp.sum(new["w"] ** 2) + jnp.sum(new["b"] * params["w"])
+
+
+case(copy_of_dict_parameter, lambda r: ({"w": vec(r, 2), "b": vec(r, 2)}, vec(r, 2)), "works", argnums=(0, 1),
+     reference=lambda params, x: copy_of_dict_parameter({k: params[k] for k in sorted(params)}, x))
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_container_case(case):
     assert run_case(case, timeout=20) == ("checked" if case.outcome == "works" else "refused")

@@ -849,3 +849,261 @@ def mixture_log_likelihood(logits, mus, x):
 
 
 case(mixture_log_likelihood, lambda r: (vec(r, 3), vec(r, 3, -2, 2), vec(r, 8, -2, 2)), "works", argnums=(0, 1))
+
+
+# ================================================================ messy style
+def _predict(params, x, activation=jnp.tanh):
+    h = x
+    for layer in params:
+        h = activation(h @ layer["W"] + layer["b"])
+    return h
+
+
+def _mse(pred, y, reduce="mean"):
+    err = (pred - y) ** 2
+    if reduce == "mean":
+        return err.mean()
+    return err.sum()
+
+
+def messy_training_loss(params, x, y, l2=1e-3):
+    pred = _predict(params, x)
+    loss = _mse(pred, y)
+    reg = 0.0
+    for layer in params:
+        reg += (layer["W"] ** 2).sum()
+    return loss + l2 * reg
+
+
+case(messy_training_loss, lambda r: ([{"W": mat(r, 3, 4), "b": vec(r, 4)}, {"W": mat(r, 4, 1), "b": vec(r, 1)}],
+                                     mat(r, 5, 3), mat(r, 5, 1)), "works")
+
+
+def _stats(x):
+    m = x.mean()
+    s = x.std()
+    return m, s
+
+
+def tuple_return_unpacked(x):
+    m, s = _stats(x)
+    z = (x - m) / s
+    lo, hi = z.min(), z.max()
+    return (hi - lo) * m + jnp.sum(z ** 3)
+
+
+case(tuple_return_unpacked, lambda r: (vec(r, 6),), "works")
+
+
+def at_set_and_add(x):
+    y = jnp.zeros(6, dtype=x.dtype)
+    y = y.at[0].set(x[0] ** 2)
+    y = y.at[1:4].set(x[1:4] * 2.0)
+    y = y.at[jnp.array([4, 5, 4])].add(x[:3])
+    y = y.at[2].multiply(x[3])
+    return jnp.sum(y * jnp.arange(1.0, 7.0))
+
+
+case(at_set_and_add, lambda r: (vec(r, 4),), "works")
+
+
+def inplace_accumulate_numpy(x, W):
+    out = np.zeros(W.shape[0])
+    for i in range(W.shape[0]):
+        for j in range(W.shape[1]):
+            out[i] += W[i, j] * x[j]
+        out[i] = np.tanh(out[i])
+    out *= 2.0
+    out -= x[0]
+    return np.sum(out ** 2)
+
+
+case(inplace_accumulate_numpy, lambda r: (vec(r, 3), mat(r, 4, 3)), "works", argnums=(0, 1))
+
+
+def row_assignment_loop(X):
+    n, d = X.shape
+    Y = np.zeros((n, d))
+    for i in range(n):
+        Y[i, :] = X[i] / np.linalg.norm(X[i])
+        Y[i] += 0.1 * X[0]
+    return np.sum(Y @ Y.T)
+
+
+case(row_assignment_loop, lambda r: (mat(r, 3, 4),), "works")
+
+
+def early_return_branches(x, mode="soft"):
+    s = jnp.sum(x ** 2)
+    if s > 100.0:
+        return jnp.sqrt(s)
+    if mode == "hard":
+        return s
+    return jnp.log1p(s) + jnp.sum(jnp.sin(x))
+
+
+case(early_return_branches, lambda r: (vec(r, 4),), "works")
+
+
+def early_return_in_loop(x):
+    total = 0.0
+    for i in range(len(x)):
+        total = total + x[i] ** 2
+        if total > 1.0:
+            return total * i
+    return -total
+
+
+case(early_return_in_loop, lambda r: (vec(r, 6, 0.2, 0.8),), "works")
+
+
+def while_counter_gradient_steps(x0, lr=0.1):
+    x = x0
+    k = 0
+    while k < 8:
+        g = 2 * (x - 1.0) + jnp.cos(x)
+        x = x - lr * g
+        k += 1
+    return jnp.sum(x ** 2)
+
+
+case(while_counter_gradient_steps, lambda r: (vec(r, 3),), "works")
+
+
+def zip_enumerate_weights(ws, xs):
+    total = 0.0
+    for i, (w, x) in enumerate(zip(ws, xs)):
+        total = total + (i + 1) * w * jnp.sum(x ** 2)
+    return total
+
+
+case(zip_enumerate_weights, lambda r: (vec(r, 3), mat(r, 3, 2)), "works", argnums=(0, 1))
+
+
+def list_append_then_stack(x):
+    feats = []
+    for k in range(1, 4):
+        feats.append(jnp.sin(k * x))
+        feats.append(jnp.cos(k * x))
+    F = jnp.stack(feats, axis=1)
+    w = jnp.linspace(0.1, 0.6, 6)
+    return jnp.sum((F @ w) ** 2)
+
+
+case(list_append_then_stack, lambda r: (vec(r, 5),), "works")
+
+
+def fibonacci_like_swap(x):
+    a, b = x[0], x[1]
+    for _ in range(6):
+        a, b = b, a + 0.5 * b
+    return a * b
+
+
+case(fibonacci_like_swap, lambda r: (vec(r, 2),), "works")
+
+
+def builtins_on_traced_scalars(x):
+    vals = [x[0] ** 2, x[1] * 3.0, jnp.sin(x[2])]
+    return max(vals) + min(vals) + sum(vals) + abs(x[0] - x[1])
+
+
+case(builtins_on_traced_scalars, lambda r: (vec(r, 3),), "works")
+
+
+def list_comprehension_of_helpers(params, x):
+    outs = [jnp.tanh(W @ x) for W in params]
+    return sum(jnp.sum(o) for o in outs) + jnp.sum(jnp.concatenate(outs))
+
+
+case(list_comprehension_of_helpers, lambda r: ([mat(r, 2, 3), mat(r, 4, 3)], vec(r, 3)), "works")
+
+
+def copy_then_inplace(x):
+    y = x.copy()
+    y[0] = 0.0
+    y[1:] *= x[:-1]
+    return np.sum(y ** 2) + np.sum(x)
+
+
+case(copy_then_inplace, lambda r: (vec(r, 5),), "works")
+
+
+def concat_roll_flip(x):
+    y = jnp.concatenate([x, x[::-1] * 2.0])
+    z = jnp.roll(y, 2) * jnp.flip(y)
+    return jnp.sum(z) + jnp.sum(jnp.hstack([x[:2], y[-2:]]) ** 2)
+
+
+case(concat_roll_flip, lambda r: (vec(r, 4),), "works")
+
+
+def sort_based_trimmed_mean(x):
+    s = jnp.sort(x)
+    return jnp.mean(s[1:-1]) + s[-1] * 0.1
+
+
+case(sort_based_trimmed_mean, lambda r: (vec(r, 7),), "works")
+
+
+def argsort_then_gather(x, w):
+    idx = np.argsort(w)
+    return jnp.sum(x[idx] * jnp.arange(len(x)))
+
+
+case(argsort_then_gather, lambda r: (vec(r, 5), vec(r, 5)), "works", argnums=(0, 1))
+
+
+def clip_and_where_mix(x):
+    y = jnp.clip(x, -0.5, 0.5)
+    z = jnp.where(x > 0, x ** 2, -x)
+    return jnp.sum(y * z) + jnp.sum(jnp.abs(x))
+
+
+case(clip_and_where_mix, lambda r: (vec(r, 6),), "works")
+
+
+def einsum_bilinear(A, x, y):
+    return jnp.einsum("ij,i,j->", A, x, y) + jnp.einsum("i,i", x, y) + jnp.sum(jnp.outer(x, y) * A)
+
+
+case(einsum_bilinear, lambda r: (mat(r, 3), vec(r, 3), vec(r, 3)), "works", argnums=(0, 1, 2))
+
+
+CONFIG = {"scale": 2.0, "power": 3}
+
+
+def global_config_loss(x):
+    return CONFIG["scale"] * jnp.sum(jnp.abs(x) ** CONFIG["power"])
+
+
+case(global_config_loss, lambda r: (vec(r, 4),), "works")
+
+
+def dict_params_argnums_tuple(params, state, x):
+    h = params["a"] * x + state["bias"]
+    state_new = {"bias": state["bias"] * 0.9 + 0.1 * jnp.mean(h)}
+    return jnp.sum(h ** 2) + jnp.sum(state_new["bias"] ** 2)
+
+
+case(dict_params_argnums_tuple, lambda r: ({"a": vec(r, 3)}, {"bias": vec(r, 3)}, vec(r, 3)), "works",
+     argnums=(0, 1))
+
+
+def jac_of_helper_tuple(x):
+    m, s = _stats(x)
+    return jnp.array([m, s, m * s])
+
+
+case(jac_of_helper_tuple, lambda r: (vec(r, 4),), "works", mode="jac")
+
+
+def jac_inplace_numpy_buffer(x):
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        out[i] = x[i] * x[(i + 1) % len(x)]
+    out[0] += out[-1]
+    return out
+
+
+case(jac_inplace_numpy_buffer, lambda r: (vec(r, 4),), "works", mode="jac")

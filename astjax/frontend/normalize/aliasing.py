@@ -279,6 +279,18 @@ class Aliasing(Pass):
             item = text(target)
             hint = (f"write the item anew (`{item} = {item} + e` rather than `{item} += e`), or copy what it "
                     f"may share first (`{item} = {item}.copy()`, or copies of the arrays put in `{root}`).")
+        copied = self.copied_from(root, state)
+        if augmented and copied is not None and isinstance(target.value, gast.Name) \
+                and not any(t.container for t in holder) \
+                and self.shared_only_through_items(root, stmt, state, after, holder, changed):
+            # `y = x.copy(); y[i] += v`: only a list's shallow copy shares its items with x; check that x is
+            # an array when the copy is made
+            origin = state.origin[root]
+            guard = copy_location(gast.Expr(value=gast.Call(func=name("array_holder"), args=[name(copied)],
+                                                            keywords=[])), origin)
+            self.rewrites[id(origin)] = [guard] + [s for s in self.rewrites.get(id(origin), [origin])
+                                                   if not _is_guard(s)]
+            changed = holder
         self.check_unshared(root, stmt, state, after, f"`{text(stmt)}`", changed, hint)
         if state.kind.get(root) == "int_array" and not self.is_int(value, state):
             raise self.int_array_error(root, stmt, state)
@@ -286,6 +298,32 @@ class Aliasing(Pass):
             self.check_index(stmt, target, state)
         if state.kind.get(root) not in ("array", "int_array"):
             state.add_items(holder, tags)        # a list or dict now holds the value
+
+    @staticmethod
+    def copied_from(y, state):
+        """`x` when `y` was last bound by `y = x.copy()` (x a name), else None."""
+        origin = state.origin.get(y)
+        value = getattr(origin, "value", None)
+        if (isinstance(origin, gast.Assign) and isinstance(value, gast.Call) and not value.args
+                and not value.keywords and isinstance(value.func, gast.Attribute) and value.func.attr == "copy"
+                and isinstance(value.func.value, gast.Name)):
+            return value.func.value.id
+        return None
+
+    def shared_only_through_items(self, root, stmt, state, after, holder, changed):
+        """Whether `root[i] op= v` is unsafe only because the items of what `root` holds may be shared
+        (an array's memory is unshared, but if it is a list its items are other names' arrays)."""
+        from ...errors import AstjaxError
+        written = set(self.written_parameters)
+        try:
+            for objects, expected in ((holder, False), (changed, True)):
+                try:
+                    self.check_unshared(root, stmt, state, after, "", objects)
+                except AstjaxError:
+                    return expected
+            return False
+        finally:
+            self.written_parameters = written
 
     def expression_statement(self, stmt, state, after):
         """`y.sort()`, `y.fill(v)`, `np.add.at(y, i, v)`, `f(..., out=y)`, `xs.append(v)` as statements."""
@@ -868,6 +906,11 @@ def parameters_written_by(fn):
     """Names of the parameters a user function writes into (in place)."""
     summary = summary_of(fn)
     return summary[0] if summary is not None else frozenset()
+
+
+def _is_guard(stmt):
+    return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
+            and isinstance(stmt.value.func, gast.Name) and stmt.value.func.id == "array_holder")
 
 
 class _Apply(gast.NodeTransformer):

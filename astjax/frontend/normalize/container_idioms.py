@@ -17,6 +17,8 @@
                                          for _i in xs: _t[_i] = f(_i)
                                          e = _t
     ys = list(xs)                   ->   ys = [_v for _v in xs]
+    ys = xs.copy()  (xs a list)     ->   ys = [_v for _v in xs]
+    q = p.copy()    (p read as p["w"]) ->   as dict(p)
 
 A dict's keys are its structure (as a pytree's are): `dict_keys` and
 `sorted_keys` return them with no derivative, and refuse (when the function
@@ -44,6 +46,7 @@ class ContainerIdioms(Pass):
     def run(self, node):
         self.iterated = []          # names loops iterate: their body's mutations stay for ControlFlow to refuse
         self.lists = _list_names(node)
+        self.dicts = _dict_names(node)
         node.body = self.block(node.body)
         return node
 
@@ -401,6 +404,11 @@ class ContainerIdioms(Pass):
                     return popped
             if func.attr == "keys" and not node.args and not node.keywords:
                 return gast.Call(func=name("dict_keys"), args=[func.value], keywords=[])
+            if func.attr == "copy" and not node.args and not node.keywords and isinstance(func.value, gast.Name):
+                if func.value.id in self.lists:          # a list's copy is a list (not jnp.copy's array)
+                    return self.list_copy(func.value)
+                if func.value.id in self.dicts and hoist:   # a dict's copy is a dict
+                    return self.dict_copy(func.value)
             if func.attr == "get" and 1 <= len(node.args) <= 2 and not node.keywords and hoist:
                 return self.get(func.value, node.args)
             return node
@@ -524,6 +532,32 @@ def _list_names(function_node):
         if keep == names:
             return names
         names = keep
+
+
+def _dict_names(function_node):
+    """Names that hold dicts wherever they are read: read with a string key (`p["w"]`), bound to a dict
+    display, or copied (`q = p.copy()`) into such a name. `.copy()` of one is a dict, not jnp.copy's array."""
+    names = set()
+    copies = []
+    for node in gast.walk(function_node):
+        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
+                and isinstance(node.slice, gast.Constant) and isinstance(node.slice.value, str):
+            names.add(node.value.id)
+        elif isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
+            value = node.value
+            if isinstance(value, (gast.Dict, gast.DictComp)):
+                names.add(node.targets[0].id)
+            elif (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and not value.args
+                    and value.func.attr == "copy" and isinstance(value.func.value, gast.Name)):
+                copies.append((node.targets[0].id, value.func.value.id))
+    changed = True
+    while changed:
+        changed = False
+        for target, source in copies:
+            if target in names and source not in names:
+                names.add(source)
+                changed = True
+    return names
 
 
 def _is_list_value(value, names):
