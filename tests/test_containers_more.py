@@ -456,6 +456,40 @@ case(copy_of_dict_parameter, lambda r: ({"w": vec(r, 2), "b": vec(r, 2)}, vec(r,
      reference=lambda params, x: copy_of_dict_parameter({k: params[k] for k in sorted(params)}, x))
 
 
+# ------------------------------------------------------ max/min of a sequence, enumerate(zip(...))
+def max_and_min_of_a_list(x):
+    vals = [x[0] ** 2, x[1] * 3.0, jnp.sin(x[2])]
+    return max(vals) + min(vals) * 2.0
+
+
+case(max_and_min_of_a_list, lambda r: (vec(r, 3),), "works")
+
+
+def max_of_an_array_and_a_generator(x):
+    return max(x) - min(jnp.cos(v) * v for v in x)
+
+
+case(max_of_an_array_and_a_generator, lambda r: (vec(r, 4),), "works")
+
+
+def max_of_a_dict_is_refused(x):
+    d = {0: x[0] * 5.0, 1: x[1]}
+    return max(d) * x[0]                # Python compares the keys: refused, never max(d[0], d[1])
+
+
+case(max_of_a_dict_is_refused, lambda r: (vec(r, 2),), "refuse")
+
+
+def enumerate_of_zip(ws, xs):
+    total = 0.0
+    for i, (w, x) in enumerate(zip(ws, xs)):
+        total = total + (i + 1) * w * jnp.sum(x ** 2)
+    return total
+
+
+case(enumerate_of_zip, lambda r: (vec(r, 3), vec(r, 4)), "works", argnums=(0, 1))
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_container_case(case):
     assert run_case(case, timeout=20) == ("checked" if case.outcome == "works" else "refused")

@@ -17,6 +17,7 @@
                                          for _i in xs: _t[_i] = f(_i)
                                          e = _t
     ys = list(xs)                   ->   ys = [_v for _v in xs]
+    m = max(xs)                     ->   _s = xs; _m = _s[0]; for _i in range(1, len(_s)): _m = max(_m, _s[_i])
     ys = xs.copy()  (xs a list)     ->   ys = [_v for _v in xs]
     q = p.copy()    (p read as p["w"]) ->   as dict(p)
 
@@ -288,6 +289,8 @@ class ContainerIdioms(Pass):
         sequences = [it]
         if isinstance(it, gast.Call) and (self.is_builtin(it.func, zip) or self.is_builtin(it.func, enumerate)):
             sequences = it.args
+        if len(sequences) == 1 and isinstance(sequences[0], gast.Call) and self.is_builtin(sequences[0].func, zip):
+            sequences = sequences[0].args                   # enumerate(zip(xs, ys))
         sequences = [s.args[0] if isinstance(s, gast.Call) and self.is_builtin(s.func, reversed) and s.args else s
                      for s in sequences]
         return [gast.Expr(value=gast.Call(func=name("iterated"), args=[copy.deepcopy(s)], keywords=[]))
@@ -423,7 +426,36 @@ class ContainerIdioms(Pass):
             return self.dict_copy(node.args[0] if node.args else None)
         if self.is_builtin(func, list) and node.args:
             return self.list_copy(node.args[0])
+        if (self.is_builtin(func, max) or self.is_builtin(func, min)) and len(node.args) == 1 and hoist:
+            return self.extremum_of_sequence(func, node.args[0])
         return node
+
+    def extremum_of_sequence(self, func, sequence):
+        """`max(xs)` -> a loop of two-argument `max` (whose rule astjax has), first extremum kept on ties::
+
+            _s = xs
+            iterated(_s)                       # a dict or set is refused (Python compares its keys)
+            _m = _s[0]
+            for _i in range(1, len(_s)):
+                _m = max(_m, _s[_i])
+        """
+        held = self.context.namer.fresh("_s")
+        best = self.context.namer.fresh("_m")
+        position = self.context.namer.fresh("_i")
+        if isinstance(sequence, gast.GeneratorExp):      # max(v * v for v in xs): the items, as a list
+            sequence = gast.ListComp(elt=sequence.elt, generators=sequence.generators)
+        self.emitted.append(gast.Assign(targets=[store(held)], value=sequence, type_comment=None))
+        self.emitted.append(gast.Expr(value=gast.Call(func=name("iterated"), args=[name(held)], keywords=[])))
+        self.emitted.append(gast.Assign(targets=[store(best)], value=gast.Subscript(
+            value=name(held), slice=gast.Constant(value=0, kind=None), ctx=gast.Load()), type_comment=None))
+        item = gast.Subscript(value=name(held), slice=name(position), ctx=gast.Load())
+        step = gast.Assign(targets=[store(best)], value=gast.Call(func=copy.deepcopy(func), args=[name(best), item],
+                                                                 keywords=[]), type_comment=None)
+        bounds = [gast.Constant(value=1, kind=None), gast.Call(func=name("len"), args=[name(held)], keywords=[])]
+        self.emitted.append(gast.For(target=store(position), iter=gast.Call(func=name("range"), args=bounds,
+                                                                           keywords=[]),
+                                     body=[step], orelse=[], type_comment=None))
+        return name(best)
 
     def get(self, mapping, args):
         """`d.get(k, default)` -> `if has_key(d, k): _t = d[k] else: _t = default`."""

@@ -6,6 +6,7 @@
                                              v = xs[_i]
        for i, v in enumerate(xs):   ->   for i in range(len(xs)):
                                              v = xs[i]
+       for i, (a, b) in enumerate(zip(xs, ys))  ->  as zip, with i the position
        for i, v in enumerate(xs, 1) ->   for _i in range(len(xs)):
                                              i = _i + 1
                                              v = xs[_i]
@@ -145,6 +146,10 @@ class ControlFlow(Pass):
                 raise self.error("write `for i, v in enumerate(xs)`", node)
             position, target = node.target.elts
             sequences, targets = [it.args[0]], [target]
+            inner = it.args[0]
+            if (isinstance(inner, gast.Call) and self._is_builtin(inner.func, zip) and not inner.keywords
+                    and isinstance(target, gast.Tuple) and len(target.elts) == len(inner.args)):
+                sequences, targets = inner.args, target.elts        # `for i, (a, b) in enumerate(zip(xs, ys))`
             start = self._enumerate_start(it)[0]
             if start is not None:       # `enumerate(xs, 1)`: the count is its own variable, the position fresh
                 counter, position = position, None
