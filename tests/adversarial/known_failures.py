@@ -40,6 +40,7 @@ KNOWN_FAILURES = {
     # --- 5. NumPy mutation semantics (aliases and views): wrong values, neither followed nor refused
     # --- 8. impure callees
     # --- 9. rules wrong in some uses, rules missing
+    "realistic.maximum_accumulate_drawdown": "REFUSED: np.maximum.accumulate (running maximum) has no derivative rule",
     # --- API compositions
     # --- names that clash with generated ones
     "names.user_push_pop": "REFUSED: user functions named push/pop taken for effects (`push(s, v)` mutates s)",

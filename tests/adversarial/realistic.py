@@ -1107,3 +1107,175 @@ def jac_inplace_numpy_buffer(x):
 
 
 case(jac_inplace_numpy_buffer, lambda r: (vec(r, 4),), "works", mode="jac")
+
+
+# ================================================================ library functions real code reaches for
+def polyval_fit_loss(coeffs, x, y):
+    pred = np.polyval(coeffs, x)
+    return np.mean((pred - y) ** 2)
+
+
+case(polyval_fit_loss, lambda r: (vec(r, 4), vec(r, 8), vec(r, 8)), "works")
+
+
+def trapezoid_library(k):
+    xs = np.linspace(0.0, 2.0, 41)
+    return jnp.trapezoid(jnp.exp(-k * xs ** 2), xs)
+
+
+case(trapezoid_library, lambda r: (scalar(r),), "works")
+
+
+def convolve_library(x, w):
+    y = np.convolve(x, w, mode="valid")
+    return np.sum(y ** 2) + np.sum(np.convolve(x, w)[:2])
+
+
+case(convolve_library, lambda r: (vec(r, 7), vec(r, 3)), "works", argnums=(0, 1))
+
+
+def take_along_axis_nll(logits, labels):
+    logp = logits - logsumexp(logits, axis=1, keepdims=True)
+    picked = jnp.take_along_axis(logp, labels[:, None], axis=1)
+    return -jnp.mean(picked)
+
+
+case(take_along_axis_nll, lambda r: (mat(r, 4, 3), np.array([2, 0, 1, 1])), "works")
+
+
+def slogdet_gaussian_nll(L_flat, x):
+    L = jnp.tril(L_flat.reshape(3, 3)) + 3.0 * jnp.eye(3)
+    S = L @ L.T
+    sign, logdet = jnp.linalg.slogdet(S)
+    return 0.5 * (logdet + x @ jnp.linalg.solve(S, x))
+
+
+case(slogdet_gaussian_nll, lambda r: (vec(r, 9), vec(r, 3)), "works", argnums=(0, 1))
+
+
+def eigh_smallest_eigenvalue(A):
+    S = 0.5 * (A + A.T)
+    w, V = jnp.linalg.eigh(S)
+    return w[0] + jnp.sum(w ** 2)
+
+
+case(eigh_smallest_eigenvalue, lambda r: (mat(r, 3),), "works", rtol=1e-4)
+
+
+def svd_nuclear_norm(A):
+    s = jnp.linalg.svd(A, compute_uv=False)
+    return jnp.sum(s)
+
+
+case(svd_nuclear_norm, lambda r: (mat(r, 3, 4),), "works", rtol=1e-4)
+
+
+def lstsq_residual(A, b):
+    x = jnp.linalg.lstsq(A, b)[0]
+    return jnp.sum((A @ x - b) ** 2) + jnp.sum(x ** 2)
+
+
+case(lstsq_residual, lambda r: (mat(r, 5, 3), vec(r, 5)), "works", argnums=(0, 1), rtol=1e-4)
+
+
+def norms_by_axis(X):
+    return (np.sum(np.linalg.norm(X, axis=1)) + np.linalg.norm(X, "fro") + np.linalg.norm(X[0], ord=1)
+            + np.linalg.norm(X[1], np.inf))
+
+
+case(norms_by_axis, lambda r: (mat(r, 3, 4),), "works")
+
+
+def boolean_mask_sum(x):
+    pos_part = x[x > 0]
+    return np.sum(pos_part ** 2) + np.sum(x[x <= 0])
+
+
+case(boolean_mask_sum, lambda r: (vec(r, 7),), "either", note="JAX refuses a boolean mask of traced shape")
+
+
+def interp_piecewise_linear(y):
+    xp = np.array([0.0, 1.0, 2.0, 3.0])
+    xq = np.array([0.5, 1.25, 2.9])
+    return np.sum(np.interp(xq, xp, y) ** 2)
+
+
+case(interp_piecewise_linear, lambda r: (vec(r, 4),), "works")
+
+
+def math_module_on_scalars(a):
+    return math.exp(-a) * math.sin(a) + math.sqrt(a) + math.log(1 + a)
+
+
+case(math_module_on_scalars, lambda r: (scalar(r),), "either", note="JAX refuses math.* on tracers")
+
+
+def float_conversion_loses_derivative(x):
+    scale = float(jnp.sum(x))
+    return scale * jnp.sum(x ** 2)
+
+
+case(float_conversion_loses_derivative, lambda r: (vec(r, 3),), "either",
+     note="JAX refuses float() of a tracer; a derivative through float() is either followed or refused")
+
+
+def item_call(x):
+    s = (x ** 2).sum().item()
+    return s * x[0]
+
+
+case(item_call, lambda r: (vec(r, 3),), "either", note="JAX refuses .item() of a tracer")
+
+
+def gradient_of_diff_and_cumprod(x):
+    d2 = np.diff(x, n=2)
+    g = np.gradient(x)
+    return np.sum(d2 ** 2) + np.sum(g * x) + np.cumprod(1.0 + 0.1 * x)[-1]
+
+
+case(gradient_of_diff_and_cumprod, lambda r: (vec(r, 6),), "works")
+
+
+def kron_and_triu(A, B):
+    K = jnp.kron(A, B)
+    return jnp.sum(jnp.triu(K) ** 2) - jnp.trace(K)
+
+
+case(kron_and_triu, lambda r: (mat(r, 2), mat(r, 2)), "works", argnums=(0, 1))
+
+
+def maximum_accumulate_drawdown(prices):
+    running_max = np.maximum.accumulate(prices)
+    drawdown = (running_max - prices) / running_max
+    return np.max(drawdown) + np.mean(drawdown)
+
+
+case(maximum_accumulate_drawdown, lambda r: (pos(r, 8),), "works")
+
+
+def swap_rows_pivoting(A):
+    A = A.copy()
+    n = A.shape[0]
+    for k in range(n - 1):
+        p = k + np.argmax(np.abs(A[k:, k]))
+        if p != k:
+            A[[k, p]] = A[[p, k]]
+        for i in range(k + 1, n):
+            A[i, k:] = A[i, k:] - A[i, k] / A[k, k] * A[k, k:]
+    return np.prod(np.diag(A))
+
+
+case(swap_rows_pivoting, lambda r: (mat(r, 3),), "works", note="Gaussian elimination with partial pivoting: +-det")
+
+
+def gauss_seidel_inplace(b):
+    u = np.zeros(len(b))
+    for sweep in range(10):
+        for i in range(len(b)):
+            left = u[i - 1] if i > 0 else 0.0
+            right = u[i + 1] if i < len(b) - 1 else 0.0
+            u[i] = 0.5 * (b[i] + left + right) * 0.9
+    return np.sum(u ** 2)
+
+
+case(gauss_seidel_inplace, lambda r: (vec(r, 5),), "works")

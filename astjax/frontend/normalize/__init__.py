@@ -16,6 +16,7 @@ from .method_calls import MethodCalls
 from .function_arguments import FunctionArguments
 from .map_calls import MapCalls
 from .scipy_calls import ScipyCalls
+from .numpy_calls import NumpyCalls
 from .augmented_assignment import AugmentedAssignment
 from .tuple_assignment import TupleAssignment
 from .container_idioms import ContainerIdioms
@@ -26,7 +27,7 @@ from .list_operands import ListOperands
 __all__ = ["normalize", "PASSES"]
 
 PASSES = (ModuleAliases, Aliasing, ReservedNames, MapCalls, ContainerIdioms, LocalFunctions, MethodCalls,
-          FunctionArguments, ScipyCalls, AugmentedAssignment, LaxControlFlow,
+          FunctionArguments, ScipyCalls, NumpyCalls, AugmentedAssignment, LaxControlFlow,
           TupleAssignment, ControlFlow, OnePrimitivePerStatement, ListOperands)
 
 

@@ -93,7 +93,7 @@ class Aliasing(Pass):
         later = frozenset(after)
         for i in range(len(stmts) - 1, -1, -1):
             reads_after[i] = later
-            later = later | self.reads_of(stmts[i])
+            later = (later - _rebound_names(stmts[i])) | self.reads_of(stmts[i])
         for stmt, later in zip(stmts, reads_after):
             state = self.statement(stmt, state, later)
         return state
@@ -151,8 +151,29 @@ class Aliasing(Pass):
                 self.value(child, state, after, stmt)
         return state
 
+    def exposed_reads(self, stmts, assigned):
+        """The names `stmts` may read before binding them (the next iteration of a loop reads only those
+        of the values the previous one left: `left = u[i - 1]` at the top of the body is a new binding)."""
+        exposed = set()
+        for stmt in stmts:
+            if isinstance(stmt, gast.For):
+                target = _rebound_names(gast.Assign(targets=[stmt.target], value=None))
+                exposed |= (self.reads_of(stmt.iter) - assigned) | self.exposed_reads(stmt.body, assigned | target)
+                exposed |= self.exposed_reads(stmt.orelse, assigned)
+            elif isinstance(stmt, (gast.If, gast.While)):
+                exposed |= (self.reads_of(stmt.test) - assigned) | self.exposed_reads(stmt.body, assigned)
+                exposed |= self.exposed_reads(stmt.orelse, assigned)
+            else:
+                exposed |= self.reads_of(stmt) - assigned
+            assigned = assigned | _rebound_names(stmt)
+        return frozenset(exposed)
+
     def loop(self, stmt, state, after):
-        inside = after | self.reads_of(stmt)      # the next iteration reads everything the loop reads
+        # the next iteration reads what the loop header reads and what its body reads before rebinding it
+        header = self.reads_of(stmt.iter if isinstance(stmt, gast.For) else stmt.test)
+        bound = _rebound_names(gast.Assign(targets=[stmt.target], value=None)) if isinstance(stmt, gast.For) \
+            else frozenset()
+        inside = after | header | self.exposed_reads(stmt.body, bound)
         entry = state
         for _ in range(20):
             current = entry.copy()
@@ -906,6 +927,24 @@ def parameters_written_by(fn):
     """Names of the parameters a user function writes into (in place)."""
     summary = summary_of(fn)
     return summary[0] if summary is not None else frozenset()
+
+
+def _rebound_names(stmt):
+    """Names a simple assignment `a = ...` / `a, b = ...` binds anew (their old values are then unreadable)."""
+    if not isinstance(stmt, gast.Assign):
+        return frozenset()
+    names = set()
+    for target in stmt.targets:
+        stack = [target]
+        while stack:
+            t = stack.pop()
+            if isinstance(t, gast.Name):
+                names.add(t.id)
+            elif isinstance(t, (gast.Tuple, gast.List)):
+                stack.extend(t.elts)
+            else:
+                return frozenset()      # `a[i] = ...`, `a.b = ...`, `*rest`: keep every name live
+    return frozenset(names)
 
 
 def _is_guard(stmt):
