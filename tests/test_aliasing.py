@@ -834,3 +834,31 @@ def test_second_derivatives_through_in_place_updates():
     h = 1e-5
     expected = np.array([(np.asarray(grad(x + h * e)) - np.asarray(grad(x - h * e))) / (2 * h) for e in np.eye(3)])
     assert np.allclose(hessian, expected, rtol=1e-6, atol=1e-6)
+
+
+# ---------------------------------------------- `s = b[i]; s -= e`: a number, or a row NumPy would change
+def back_substitution_accumulator(b):
+    U = np.array([[3.0, 1.0, 0.5], [0.0, 2.0, -1.0], [0.0, 0.0, 4.0]])
+    x = np.zeros(3)
+    for i in range(2, -1, -1):
+        s = b[i]                    # a number read from b (b is 1-D): `s -= ...` rebinds it
+        for j in range(i + 1, 3):
+            s -= U[i, j] * x[j]
+        x[i] = s / U[i, i]
+    return np.sum(x ** 2)
+
+
+def row_accumulator(B):
+    s = B[0]                        # a row of B: `s -= ...` changes B in NumPy
+    s -= B[1] * 2.0
+    return np.sum(s) + np.sum(B[0])
+
+
+def test_an_item_accumulated_in_place_is_followed_when_it_is_a_number():
+    test_in_place_code_gives_numpys_value_and_gradient(back_substitution_accumulator, ([1.0, 2.0, 3.0],))
+
+
+def test_an_item_accumulated_in_place_is_refused_when_it_is_a_row():
+    with pytest.raises(AstjaxError) as info:
+        astjax.grad(row_accumulator)(np.arange(6.0).reshape(2, 3))
+    assert "a row of it" in str(info.value) and "test_aliasing.py" in str(info.value)

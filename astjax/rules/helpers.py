@@ -16,7 +16,7 @@ __all__ = ["sum_adjoint", "sum_items", "take_adjoint", "unbroadcast_to", "cumsum
            "zero_like", "zeros_shaped", "diagonal_adjoint", "repeat_adjoint", "linspace_weights", "meshgrid_axes", "meshgrid_list",
            "tree_leaves_of", "tree_leaves_adjoint", "unique_index", "adjugate",
            "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "list_items", "iterated", "unshared_item", "not_a_view", "has_key",
-           "array_holder"]
+           "array_holder", "not_a_row"]
 
 
 def weak_array(g, like):
@@ -498,6 +498,20 @@ def array_holder(x):
                              "item in place: the items of a shallow copy are the original's own arrays, which "
                              "NumPy would change too, and astjax refuses it. Instead: write the item anew "
                              "(`y[i] = y[i] + v`), or copy the items (`[v.copy() for v in x]`).")
+
+
+def not_a_row(y, b):
+    """Before `y op= e` where `y = b[i]` was read: refuse unless `y` is a number NumPy would rebind. An item
+    of an array is a number (a copy); a row of an array, or an array held in a list, is changed in place
+    by NumPy along with `b`."""
+    if isinstance(y, (bool, int, float, complex, np.generic)):
+        return
+    if isinstance(b, np.ndarray) and isinstance(y, np.ndarray) and np.ndim(y) == 0:
+        return          # astjax's own 0-d array for NumPy's scalar item
+    from ..errors import RuntimeRefusal
+    raise RuntimeRefusal("`y = b[i]` is an array that `b` holds (a row of it, or an item of a list), and "
+                         "`y op= e` changes it in place: NumPy would change `b` too, and astjax refuses it. "
+                         "Instead: write `y = y - e` (a new array), or copy it first (`y = b[i].copy()`).")
 
 
 def not_a_view(value, target):

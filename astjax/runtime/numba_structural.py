@@ -629,6 +629,14 @@ def _array_holder(y):
     return None
 
 
+@lowers("not_a_row", ("y", "b"), reference=helpers.not_a_row)
+def _not_a_row(y, b):
+    """not_a_row: a number read from an array passes; a row (or anything else) is not lowered."""
+    if isinstance(y, (types.Number, types.Boolean)) or (is_array(y) and y.ndim == 0):
+        return _impl(("y", "b"), ["return None"])
+    return None
+
+
 @lowers("diag", ("v", "k"), reference=jnp.diag, prefer_literal=True)
 def _diag(v, k):
     """diag: a vector laid on the k-th diagonal of a square matrix, or a matrix's k-th diagonal."""

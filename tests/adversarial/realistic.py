@@ -1279,3 +1279,156 @@ def gauss_seidel_inplace(b):
 
 
 case(gauss_seidel_inplace, lambda r: (vec(r, 5),), "works")
+
+
+# ================================================================ numerical linear algebra and dynamic programming by hand
+def back_substitution_loops(U_flat, b):
+    n = b.shape[0]
+    U = np.triu(U_flat.reshape(n, n)) + 3.0 * np.eye(n)
+    x = np.zeros(n)
+    for i in range(n - 1, -1, -1):
+        s = b[i]
+        for j in range(i + 1, n):
+            s -= U[i, j] * x[j]
+        x[i] = s / U[i, i]
+    return np.sum(x ** 2)
+
+
+case(back_substitution_loops, lambda r: (vec(r, 9), vec(r, 3)), "works", argnums=(0, 1))
+
+
+def cholesky_by_hand(A):
+    n = A.shape[0]
+    L = np.zeros((n, n))
+    for i in range(n):
+        for j in range(i + 1):
+            s = A[i, j]
+            for k in range(j):
+                s = s - L[i, k] * L[j, k]
+            if i == j:
+                L[i, j] = np.sqrt(s)
+            else:
+                L[i, j] = s / L[j, j]
+    return np.sum(np.log(np.diag(L))) + L[2, 0]
+
+
+case(cholesky_by_hand, lambda r: (spd(r, 3),), "works",
+     note="A is read in its lower triangle only; finite differences move single entries, as the loop reads them")
+
+
+def thomas_tridiagonal(d, diag):
+    n = len(d)
+    a = -np.ones(n)
+    c = -np.ones(n)
+    cp = np.zeros(n)
+    dp = np.zeros(n)
+    cp[0] = c[0] / diag[0]
+    dp[0] = d[0] / diag[0]
+    for i in range(1, n):
+        m = diag[i] - a[i] * cp[i - 1]
+        cp[i] = c[i] / m
+        dp[i] = (d[i] - a[i] * dp[i - 1]) / m
+    x = np.zeros(n)
+    x[-1] = dp[-1]
+    for i in range(n - 2, -1, -1):
+        x[i] = dp[i] - cp[i] * x[i + 1]
+    return np.dot(x, x)
+
+
+case(thomas_tridiagonal, lambda r: (vec(r, 5), 4.0 + pos(r, 5)), "works", argnums=(0, 1))
+
+
+def hmm_forward_log_likelihood(log_A, log_pi, log_B, obs):
+    alpha = log_pi + log_B[:, obs[0]]
+    for t in range(1, len(obs)):
+        alpha = logsumexp(alpha[:, None] + log_A, axis=0) + log_B[:, obs[t]]
+    return logsumexp(alpha)
+
+
+case(hmm_forward_log_likelihood, lambda r: (mat(r, 3), vec(r, 3), mat(r, 3, 4), np.array([0, 3, 1, 1, 2])), "works",
+     argnums=(0, 1, 2))
+
+
+def soft_dtw(x, y, gamma=0.5):
+    n, m = len(x), len(y)
+    R = np.full((n + 1, m + 1), np.inf)
+    R[0, 0] = 0.0
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            cost = (x[i - 1] - y[j - 1]) ** 2
+            prev = np.array([R[i - 1, j], R[i, j - 1], R[i - 1, j - 1]])
+            softmin = -gamma * np.log(np.sum(np.exp(-prev / gamma)))
+            R[i, j] = cost + softmin
+    return R[n, m]
+
+
+case(soft_dtw, lambda r: (vec(r, 4), vec(r, 3)), "works", argnums=(0, 1))
+
+
+def kalman_filter_nll(q, r_, ys):
+    m, P = 0.0, 1.0
+    nll = 0.0
+    for y in ys:
+        P = P + q
+        S = P + r_
+        K = P / S
+        innov = y - m
+        nll = nll + 0.5 * (np.log(2 * np.pi * S) + innov ** 2 / S)
+        m = m + K * innov
+        P = (1 - K) * P
+    return nll
+
+
+case(kalman_filter_nll, lambda r: (scalar(r, 0.1, 0.5), scalar(r, 0.2, 0.8), vec(r, 8)), "works", argnums=(0, 1))
+
+
+def lu_decomposition_determinant(A):
+    n = A.shape[0]
+    U = A.astype(float).copy()
+    L = np.eye(n)
+    for k in range(n):
+        for i in range(k + 1, n):
+            L[i, k] = U[i, k] / U[k, k]
+            U[i, :] = U[i, :] - L[i, k] * U[k, :]
+    return np.prod(np.diag(U)) + np.sum(L)
+
+
+case(lu_decomposition_determinant, lambda r: (spd(r, 3),), "works")
+
+
+def where_guarded_sqrt(x):
+    safe = np.where(x > 0, x, 1.0)
+    return np.sum(np.where(x > 0, np.sqrt(safe), 0.0))
+
+
+case(where_guarded_sqrt, lambda r: (vec(r, 6),), "works")
+
+
+def where_unguarded_sqrt(x):
+    return jnp.sum(jnp.where(x > 0, jnp.sqrt(jnp.abs(x) * (x > 0)), 0.0) + x)
+
+
+case(where_unguarded_sqrt, lambda r: (vec(r, 6),), "either",
+     note="sqrt(0)'s infinite slope times where's zero: JAX gives nan; a finite 1 or a refusal are right too")
+
+
+def seeded_noise_inside(w):
+    np.random.seed(0)
+    noise = np.random.randn(5)
+    return np.sum((w * noise) ** 2) + np.sum(np.random.rand(5) * w)
+
+
+case(seeded_noise_inside, lambda r: (vec(r, 5),), "either", note="an impure call; same seed on every run")
+
+
+def newton_with_tolerance_and_break(a):
+    x = 1.0
+    for it in range(100):
+        fx = x ** 3 - a
+        if abs(fx) < 1e-12:
+            break
+        x = x - fx / (3 * x ** 2)
+    return x
+
+
+case(newton_with_tolerance_and_break, lambda r: (scalar(r, 2.0, 5.0),), "works", rtol=1e-4)

@@ -274,6 +274,17 @@ class Aliasing(Pass):
                         and not isinstance(stmt.op, gast.Div)):
                     state.kind.pop(y, None)
                 return state
+            source = self.item_read_from(y, state)
+            if source is not None and not any(t.container for t in self.lookup(source, state)) \
+                    and self.refused(y, stmt, state, after):
+                # `s = b[i]; s -= e`: a number unless b has more dimensions (then a row NumPy would change):
+                # checked when the function runs, and s is its own value after the update
+                guard = gast.Expr(value=gast.Call(func=name("not_a_row"), args=[name(y), name(source)],
+                                                  keywords=[]))
+                self.rewrites[id(stmt)] = [copy_location(guard, stmt), stmt]
+                state.tags[y] = frozenset([self.tag("fresh", stmt)])
+                state.origin[y] = stmt
+                return state
             self.check_unshared(y, stmt, state, after, f"`{text(stmt)}`")
             if state.kind.get(y) == "int_array" and not self.is_int(stmt.value, state):
                 raise self.int_array_error(y, stmt, state)
@@ -319,6 +330,33 @@ class Aliasing(Pass):
             self.check_index(stmt, target, state)
         if state.kind.get(root) not in ("array", "int_array"):
             state.add_items(holder, tags)        # a list or dict now holds the value
+
+    @staticmethod
+    def item_read_from(y, state):
+        """`b` when `y` was last bound by `y = b[i]` (an index without slices: an item, not a slice), else None."""
+        origin = state.origin.get(y)
+        value = getattr(origin, "value", None)
+        if not (isinstance(origin, gast.Assign) and len(origin.targets) == 1
+                and isinstance(origin.targets[0], gast.Name) and isinstance(value, gast.Subscript)
+                and isinstance(value.value, gast.Name)):
+            return None
+        index = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
+        if any(isinstance(i, gast.Slice) or (isinstance(i, gast.Constant) and i.value in (None, Ellipsis))
+               for i in index):
+            return None
+        return value.value.id
+
+    def refused(self, y, stmt, state, after):
+        """Whether `y op= e` would be refused as a change of memory another live name sees."""
+        from ...errors import AstjaxError
+        written = set(self.written_parameters)
+        try:
+            self.check_unshared(y, stmt, state, after, "")
+            return False
+        except AstjaxError:
+            return True
+        finally:
+            self.written_parameters = written
 
     @staticmethod
     def copied_from(y, state):
@@ -949,7 +987,7 @@ def _rebound_names(stmt):
 
 def _is_guard(stmt):
     return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
-            and isinstance(stmt.value.func, gast.Name) and stmt.value.func.id == "array_holder")
+            and isinstance(stmt.value.func, gast.Name) and stmt.value.func.id in ("array_holder", "not_a_row"))
 
 
 class _Apply(gast.NodeTransformer):
