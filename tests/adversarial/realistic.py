@@ -7,6 +7,7 @@ import numpy as np
 
 import astjax
 import astjax.numpy as jnp
+from astjax import lax
 from astjax.scipy.special import gammaln, erf, logsumexp
 
 from .case import case, vec, mat, pos, spd, scalar
@@ -1432,3 +1433,185 @@ def newton_with_tolerance_and_break(a):
 
 
 case(newton_with_tolerance_and_break, lambda r: (scalar(r, 2.0, 5.0),), "works", rtol=1e-4)
+
+
+# ================================================================ more of how people write it
+from collections import namedtuple  # noqa: E402
+
+Params = namedtuple("Params", ["W", "b"])
+
+
+def namedtuple_params_loss(p, x, y):
+    pred = x @ p.W + p.b
+    return np.mean((pred - y) ** 2) + 0.1 * np.sum(p.W ** 2)
+
+
+case(namedtuple_params_loss, lambda r: (Params(mat(r, 3, 2), vec(r, 2)), mat(r, 4, 3), mat(r, 4, 2)), "works")
+
+
+def nested_dict_params(params, x):
+    h = np.tanh(x @ params["layer1"]["W"] + params["layer1"]["b"])
+    out = h @ params["layer2"]["W"] + params["layer2"]["b"]
+    return np.sum(out ** 2)
+
+
+case(nested_dict_params, lambda r: ({"layer1": {"W": mat(r, 3, 4), "b": vec(r, 4)},
+                                     "layer2": {"W": mat(r, 4, 2), "b": vec(r, 2)}}, mat(r, 5, 3)), "works")
+
+
+def string_keys_loop(params, x):
+    h = x
+    for name in ["W1", "W2"]:
+        h = np.tanh(h @ params[name])
+    return np.sum(h)
+
+
+case(string_keys_loop, lambda r: ({"W1": mat(r, 3), "W2": mat(r, 3, 2)}, mat(r, 4, 3)), "works")
+
+
+def best_so_far_tracking(x):
+    best = float("inf")
+    best_i = -1
+    for i, v in enumerate(x):
+        d = (v - 0.3) ** 2
+        if d < best:
+            best = d
+            best_i = i
+    return best + 0.1 * x[best_i]
+
+
+case(best_so_far_tracking, lambda r: (vec(r, 6),), "works")
+
+
+def running_min_builtin(x):
+    m = x[0]
+    for v in x[1:]:
+        m = min(m, v * v)
+    return m + max(x[0], x[1])
+
+
+case(running_min_builtin, lambda r: (vec(r, 5),), "works")
+
+
+def mean_of_python_list(w, X):
+    losses = [np.log1p(np.exp(-xi @ w)) for xi in X]
+    return np.mean(losses) + sum(losses) / len(losses)
+
+
+case(mean_of_python_list, lambda r: (vec(r, 3), mat(r, 5, 3)), "works")
+
+
+def recursive_power(x, n=4):
+    if n == 0:
+        return 1.0
+    return x * recursive_power(x, n - 1)
+
+
+def recursion_user(x):
+    return np.sum(recursive_power(x) + recursive_power(x, 2))
+
+
+case(recursion_user, lambda r: (vec(r, 3),), "works")
+
+
+def fill_columns_of_buffer(x):
+    n = x.shape[0]
+    feats = np.zeros((n, 3))
+    feats[:, 0] = 1.0
+    feats[:, 1] = x
+    feats[:, 2] = x ** 2
+    w = np.array([0.5, -1.0, 2.0])
+    return np.sum((feats @ w) ** 2)
+
+
+case(fill_columns_of_buffer, lambda r: (vec(r, 5),), "works")
+
+
+def strided_updates(x):
+    y = jnp.zeros_like(x)
+    y = y.at[::2].set(x[::2] ** 2)
+    y = y.at[1::2].add(jnp.sin(x[1::2]))
+    return jnp.sum(y * jnp.arange(x.shape[0]))
+
+
+case(strided_updates, lambda r: (vec(r, 7),), "works")
+
+
+def scatter_add_histogram(w):
+    idx = np.array([0, 2, 2, 1, 0, 2])
+    totals = np.zeros(3)
+    np.add.at(totals, idx, w)
+    return np.sum(totals ** 2) + np.sum(np.bincount(idx, weights=w) * np.array([1.0, 2.0, 3.0]))
+
+
+case(scatter_add_histogram, lambda r: (vec(r, 6),), "works")
+
+
+def meshgrid_field_energy(c):
+    xs = np.linspace(-1, 1, 5)
+    X, Y = np.meshgrid(xs, xs)
+    phi = c[0] * X ** 2 + c[1] * X * Y + c[2] * np.sin(Y)
+    gx = np.diff(phi, axis=1)
+    gy = np.diff(phi, axis=0)
+    return np.sum(gx ** 2) + np.sum(gy ** 2)
+
+
+case(meshgrid_field_energy, lambda r: (vec(r, 3),), "works")
+
+
+def has_aux_style_tuple(w, x):
+    pred = x @ w
+    loss = np.mean(pred ** 2)
+    return loss, {"pred": pred}
+
+
+def has_aux_wrapper(w, x):
+    loss, aux = has_aux_style_tuple(w, x)
+    return loss + 0.0 * np.sum(aux["pred"])
+
+
+case(has_aux_wrapper, lambda r: (vec(r, 3), mat(r, 4, 3)), "works")
+
+
+def lax_fori_loop_user(x):
+    def body(i, carry):
+        return carry * 0.9 + jnp.sin(x * i)
+
+    return jnp.sum(lax.fori_loop(0, 5, body, jnp.zeros_like(x)))
+
+
+case(lax_fori_loop_user, lambda r: (vec(r, 3),), "works")
+
+
+def lax_scan_cumulative(xs):
+    def step(c, x):
+        c = 0.5 * c + x
+        return c, c ** 2
+
+    final, ys = lax.scan(step, 0.0, xs)
+    return final + jnp.sum(ys)
+
+
+case(lax_scan_cumulative, lambda r: (vec(r, 5),), "works")
+
+
+def alternating_steps_by_parity(x):
+    y = x
+    for t in range(6):
+        if t % 2 == 0:
+            y = y - 0.1 * jnp.sin(y)
+        else:
+            y = y * 1.05
+    return jnp.sum(y ** 2)
+
+
+case(alternating_steps_by_parity, lambda r: (vec(r, 3),), "works")
+
+
+def reshape_minus_one_keepdims(X):
+    mu = X.mean(axis=1).reshape(-1, 1)
+    Z = (X - mu) / X.std(axis=1, keepdims=True)
+    return np.sum(Z[:, :2] ** 3) + np.sum(X.reshape(-1)[::3])
+
+
+case(reshape_minus_one_keepdims, lambda r: (mat(r, 3, 4),), "works")
