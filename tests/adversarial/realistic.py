@@ -1615,3 +1615,126 @@ def reshape_minus_one_keepdims(X):
 
 
 case(reshape_minus_one_keepdims, lambda r: (mat(r, 3, 4),), "works")
+
+
+# ================================================================ Hessians, as Newton's-method users take them
+from .harness import fd_hessian  # noqa: E402
+
+
+def _hessian_check(fn, args):
+    H = astjax.hessian(fn)(*args)
+    return [(H, fd_hessian(fn, args, 0), "hessian vs second finite differences")]
+
+
+def logistic_loss_for_newton(w, X, y):
+    z = X @ w
+    return np.sum(np.logaddexp(0.0, z) - y * z) + 0.5 * np.sum(w ** 2)
+
+
+case(logistic_loss_for_newton, lambda r: (vec(r, 3), mat(r, 6, 3), np.array([0., 1, 1, 0, 1, 0])), "works",
+     mode="custom", check=_hessian_check, rtol=1e-4)
+
+
+def pair_energy_hessian(x):
+    pts = x.reshape(3, 2)
+    e = 0.0
+    for i in range(3):
+        for j in range(i + 1, 3):
+            r2 = np.sum((pts[i] - pts[j]) ** 2)
+            e = e + 1.0 / r2 + r2
+    return e
+
+
+case(pair_energy_hessian, lambda r: (np.array([0.0, 0.0, 1.1, 0.2, 0.3, 1.2]) + 0.05 * vec(r, 6),), "works",
+     mode="custom", check=_hessian_check, rtol=1e-4)
+
+
+def inplace_buffer_hessian(x):
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        out[i] = np.sin(x[i]) * x[(i + 1) % len(x)]
+    out[0] += out[-1] * x[1]
+    return np.sum(out ** 2)
+
+
+case(inplace_buffer_hessian, lambda r: (vec(r, 4),), "works", mode="custom", check=_hessian_check, rtol=1e-4)
+
+
+def while_loop_hessian(x):
+    k = 0
+    y = x
+    while k < 4:
+        y = y - 0.2 * (y ** 3 - 1.0)
+        k += 1
+    return np.sum(y * x)
+
+
+case(while_loop_hessian, lambda r: (vec(r, 3, 0.5, 1.0),), "works", mode="custom", check=_hessian_check, rtol=1e-4)
+
+
+def dict_params_hessian(w):
+    params = {"a": w[:2], "b": w[2]}
+    s = 0.0
+    for k, v in params.items():
+        s = s + np.sum(np.exp(v) * v)
+    return s + params["b"] * np.sum(params["a"] ** 2)
+
+
+case(dict_params_hessian, lambda r: (vec(r, 3),), "works", mode="custom", check=_hessian_check, rtol=1e-4)
+
+
+# ================================================================ signal processing with the FFT
+def fft_circular_convolution(x, w):
+    n = x.shape[0]
+    y = np.fft.irfft(np.fft.rfft(x) * np.fft.rfft(w, n), n)
+    return np.sum(y ** 2)
+
+
+case(fft_circular_convolution, lambda r: (vec(r, 8), vec(r, 8)), "works", argnums=(0, 1))
+
+
+def power_spectrum_loss(x):
+    X = np.fft.fft(x)
+    power = np.abs(X) ** 2
+    target = np.linspace(1.0, 2.0, x.shape[0])
+    return np.sum((power - target) ** 2) + np.real(X[1]) * np.imag(X[2])
+
+
+case(power_spectrum_loss, lambda r: (vec(r, 6),), "works")
+
+
+def spectral_derivative(u):
+    n = u.shape[0]
+    k = np.fft.fftfreq(n, d=1.0 / n) * 2 * np.pi / n
+    du = np.real(np.fft.ifft(1j * k * np.fft.fft(u)))
+    return np.sum(du ** 2 * np.arange(n))
+
+
+case(spectral_derivative, lambda r: (vec(r, 8),), "works")
+
+
+# ================================================================ arguments changed in place (the caller's arrays)
+def normalize_argument_in_place(x):
+    x -= x.mean()
+    x /= np.sqrt(np.sum(x ** 2))
+    return np.sum(x ** 3) + x[0]
+
+
+case(normalize_argument_in_place, lambda r: (vec(r, 5),), "works")
+
+
+def clamp_argument_items(w, X):
+    w[0] = 0.0                    # "the bias is not regularised": zero it in the caller's array
+    w[1:] *= 0.5
+    return np.sum((X @ w) ** 2)
+
+
+case(clamp_argument_items, lambda r: (vec(r, 3), mat(r, 4, 3)), "works", argnums=(0, 1))
+
+
+def sort_argument_in_place(x):
+    x.sort()
+    return x[0] * 2.0 + x[-1] ** 2 + np.sum(x * np.arange(len(x)))
+
+
+case(sort_argument_in_place, lambda r: (vec(r, 5),), "works")
