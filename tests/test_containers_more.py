@@ -456,6 +456,22 @@ case(copy_of_dict_parameter, lambda r: ({"w": vec(r, 2), "b": vec(r, 2)}, vec(r,
      reference=lambda params, x: copy_of_dict_parameter({k: params[k] for k in sorted(params)}, x))
 
 
+def copy_of_dict_parameter_updated_in_its_items_loop(params, g):
+    new = params.copy()                 # a dict (it is iterated with .items()): its copy is a new dict
+    for k, v in new.items():
+        new[k] = v - 0.1 * g[k] * v
+    total = 0.0
+    for k in sorted(new):
+        total = total + jnp.sum(new[k] ** 2)
+    return total
+
+
+case(copy_of_dict_parameter_updated_in_its_items_loop,
+     lambda r: ({"w": vec(r, 2), "b": vec(r, 1)}, {"w": vec(r, 2), "b": vec(r, 1)}), "works", argnums=(0, 1),
+     reference=lambda params, g: copy_of_dict_parameter_updated_in_its_items_loop(
+         {k: params[k] for k in sorted(params)}, {k: g[k] for k in sorted(g)}))
+
+
 # ------------------------------------------------------ max/min of a sequence, enumerate(zip(...))
 def max_and_min_of_a_list(x):
     vals = [x[0] ** 2, x[1] * 3.0, jnp.sin(x[2])]

@@ -51,6 +51,7 @@ from ...analyses.aliasing import (ALLOCATING, ALLOCATING_METHODS, COPYING_BUILTI
                                   root_name, text)
 from ..resolve import NOT_STATIC
 from .base import Pass, copy_location, name, store
+from .container_idioms import dict_names
 
 __all__ = ["Aliasing"]
 
@@ -77,6 +78,7 @@ class Aliasing(Pass):
             state.origin[p] = None
         self.scope_locals = None
         self.closure_reads = closure_reads_of(node)
+        self.dict_names = dict_names(node)          # read as dicts (`p["w"]`, `p.items()`): `.copy()` is a dict
         self.block(node.body, state, frozenset())
         return _Apply(self.rewrites).visit(node)
 
@@ -215,6 +217,7 @@ class Aliasing(Pass):
         inner.returned = set()
         inner.jumps = []
         inner.closure_reads = self.closure_reads
+        inner.dict_names = dict_names(fdef)
         inner_state = State()
         outside = self.tag("external", f"an enclosing variable of local function `{fdef.name}`")
         for a in fdef.args.args:      # its callers check what it writes into (as for module-level helpers)
@@ -814,7 +817,8 @@ class Aliasing(Pass):
             return self.user_function_result(static, node, state, after, stmt, state.reach(args) | fresh)
         if isinstance(func, gast.Attribute):
             receiver = self.value(func.value, state, after, stmt)
-            if func.attr == "copy" and receiver and all(t.container for t in receiver):
+            if func.attr == "copy" and receiver and (all(t.container for t in receiver) or (
+                    isinstance(func.value, gast.Name) and func.value.id in self.dict_names)):
                 return self.new_container(node, state, state.items_of(receiver))   # a list's copy is shallow
             if func.attr == "copy" and state.kind.get(getattr(func.value, "id", None)) not in ("array", "int_array"):
                 # an array's copy, or a container's (shallow): it keeps the items

@@ -47,7 +47,7 @@ class ContainerIdioms(Pass):
     def run(self, node):
         self.iterated = []          # names loops iterate: their body's mutations stay for ControlFlow to refuse
         self.lists = _list_names(node)
-        self.dicts = _dict_names(node)
+        self.dicts = dict_names(node)
         node.body = self.block(node.body)
         return node
 
@@ -566,15 +566,18 @@ def _list_names(function_node):
         names = keep
 
 
-def _dict_names(function_node):
-    """Names that hold dicts wherever they are read: read with a string key (`p["w"]`), bound to a dict
-    display, or copied (`q = p.copy()`) into such a name. `.copy()` of one is a dict, not jnp.copy's array."""
+def dict_names(function_node):
+    """Names that hold dicts wherever they are read: read with a string key (`p["w"]`), asked for their
+    `.keys()`, `.items()` or `.values()`, bound to a dict display, or copied (`q = p.copy()`) into such a name. `.copy()` of one is a dict, not jnp.copy's array."""
     names = set()
     copies = []
     for node in gast.walk(function_node):
         if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
                 and isinstance(node.slice, gast.Constant) and isinstance(node.slice.value, str):
             names.add(node.value.id)
+        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and not node.args \
+                and node.func.attr in ("keys", "items", "values") and isinstance(node.func.value, gast.Name):
+            names.add(node.func.value.id)
         elif isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
             value = node.value
             if isinstance(value, (gast.Dict, gast.DictComp)):
