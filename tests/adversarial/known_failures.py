@@ -45,6 +45,7 @@ KNOWN_FAILURES = {
     "realistic.fft_circular_convolution": "REFUSED: np.fft.rfft/irfft have no derivative rules (complex values)",
     "realistic.power_spectrum_loss": "REFUSED: np.fft.fft has no derivative rule (complex values)",
     "realistic.spectral_derivative": "REFUSED: complex intermediate values (fft, 1j * k) under a derivative",
+    "realistic.winsorized_mean": "REFUSED: np.clip with bounds that depend on the input (JAX differentiates them)",
     "realistic.maximum_accumulate_drawdown": "REFUSED: np.maximum.accumulate (running maximum) has no derivative rule",
     # --- API compositions
     # --- names that clash with generated ones

@@ -1738,3 +1738,48 @@ def sort_argument_in_place(x):
 
 
 case(sort_argument_in_place, lambda r: (vec(r, 5),), "works")
+
+
+# ================================================================ robust statistics
+def median_absolute_deviation(x):
+    med = np.median(x)
+    return np.median(np.abs(x - med)) + 0.1 * med
+
+
+case(median_absolute_deviation, lambda r: (vec(r, 7),), "works")
+
+
+def quantile_loss_and_percentile(x):
+    q = np.quantile(x, 0.3)
+    p = np.percentile(x, 80)
+    return q * p + np.mean(np.maximum(x - q, 0.0))
+
+
+case(quantile_loss_and_percentile, lambda r: (vec(r, 8),), "works")
+
+
+def winsorized_mean(x):
+    lo, hi = np.percentile(x, [10, 90])
+    return np.mean(np.clip(x, lo, hi))
+
+
+case(winsorized_mean, lambda r: (vec(r, 9),), "works")
+
+
+def cov_and_corrcoef(X):
+    C = np.cov(X)
+    R = np.corrcoef(X)
+    return np.sum(C ** 2) + np.sum(np.triu(R, 1))
+
+
+case(cov_and_corrcoef, lambda r: (mat(r, 3, 6),), "works")
+
+
+def log_softmax_temperature(logits, T):
+    z = logits / T
+    z = z - np.max(z, axis=-1, keepdims=True)
+    logp = z - np.log(np.sum(np.exp(z), axis=-1, keepdims=True))
+    return -np.mean(np.sum(np.exp(logp) * logp, axis=-1))
+
+
+case(log_softmax_temperature, lambda r: (mat(r, 3, 4), scalar(r, 0.5, 2.0)), "works", argnums=(0, 1))
