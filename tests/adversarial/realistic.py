@@ -1783,3 +1783,80 @@ def log_softmax_temperature(logits, T):
 
 
 case(log_softmax_temperature, lambda r: (mat(r, 3, 4), scalar(r, 0.5, 2.0)), "works", argnums=(0, 1))
+
+
+# ================================================================ everyday Python around the numbers
+def conditional_expressions_and_chains(x):
+    a = x[0] ** 2 if x[1] > 0 else -x[0]
+    b = x[2] * 3.0 if 0.0 < x[2] < 0.5 else jnp.sin(x[2])
+    return a + b
+
+
+case(conditional_expressions_and_chains, lambda r: (vec(r, 3),), "works")
+
+
+def debug_prints_and_asserts(x):
+    assert x.shape == (4,), "expected four values"
+    loss = jnp.sum(x ** 2)
+    print(f"loss is {loss}")
+    return loss * 2.0
+
+
+case(debug_prints_and_asserts, lambda r: (vec(r, 4),), "works")
+
+
+def errstate_block(x):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y = np.log(np.abs(x) + 1.0)
+    return np.sum(y * x)
+
+
+case(errstate_block, lambda r: (vec(r, 5),), "works")
+
+
+def try_cholesky_fallback(a):
+    K = np.array([[2.0, 0.3], [0.3, 1.0]]) * a
+    try:
+        L = np.linalg.cholesky(K)
+        logdet = 2.0 * np.sum(np.log(np.diag(L)))
+    except np.linalg.LinAlgError:
+        logdet = np.log(np.linalg.det(K))
+    return logdet
+
+
+case(try_cholesky_fallback, lambda r: (scalar(r, 0.5, 2.0),), "either")
+
+
+def while_with_continue_and_break(x):
+    i = 0
+    total = 0.0
+    while True:
+        i += 1
+        if i % 2 == 0:
+            continue
+        total = total + x[i % len(x)] * i
+        if i > 6:
+            break
+    return total
+
+
+case(while_with_continue_and_break, lambda r: (vec(r, 4),), "works")
+
+
+def local_helper_closing_over_data(w, X, y):
+    def predict(xi):
+        return np.tanh(xi @ w)
+
+    errs = [(predict(X[i]) - y[i]) ** 2 for i in range(len(y))]
+    return sum(errs)
+
+
+case(local_helper_closing_over_data, lambda r: (vec(r, 3), mat(r, 4, 3), vec(r, 4)), "works")
+
+
+def and_or_on_scalars(x):
+    scale = (x[0] > 0 and 2.0) or 0.5
+    return scale * jnp.sum(x ** 2)
+
+
+case(and_or_on_scalars, lambda r: (vec(r, 3),), "works")

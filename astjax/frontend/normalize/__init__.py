@@ -8,6 +8,7 @@ functional (`y = y.at[i].add(v)`), and the function ends in a single return.
 Each pass is one file; `normalize` runs them in order.
 """
 from .module_aliases import ModuleAliases
+from .warning_contexts import WarningContexts
 from .reserved_names import ReservedNames
 from .aliasing import Aliasing
 from .lax_control_flow import LaxControlFlow
@@ -26,7 +27,7 @@ from .list_operands import ListOperands
 
 __all__ = ["normalize", "PASSES"]
 
-PASSES = (ModuleAliases, Aliasing, ReservedNames, MapCalls, ContainerIdioms, LocalFunctions, MethodCalls,
+PASSES = (ModuleAliases, WarningContexts, Aliasing, ReservedNames, MapCalls, ContainerIdioms, LocalFunctions, MethodCalls,
           FunctionArguments, ScipyCalls, NumpyCalls, AugmentedAssignment, LaxControlFlow,
           TupleAssignment, ControlFlow, OnePrimitivePerStatement, ListOperands)
 
