@@ -129,12 +129,12 @@ case(keys_list_and_len, lambda r: ({"b": vec(r, 2), "a": vec(r, 3)},), "works",
 def for_over_dict_itself(x):
     d = {0: x[1], 1: x[0]}
     s = 0.0
-    for k in d:                              # refused: astjax would read values at positions
+    for k in d:                              # the keys (read d[k]): was refused, now iterates dict_keys(d)
         s = s + d[k] * x[0]
     return s
 
 
-case(for_over_dict_itself, lambda r: (vec(r, 2),), "refuse")
+case(for_over_dict_itself, lambda r: (vec(r, 2),), "works")
 
 
 def sorted_of_values(x):
@@ -470,6 +470,39 @@ case(copy_of_dict_parameter_updated_in_its_items_loop,
      lambda r: ({"w": vec(r, 2), "b": vec(r, 1)}, {"w": vec(r, 2), "b": vec(r, 1)}), "works", argnums=(0, 1),
      reference=lambda params, g: copy_of_dict_parameter_updated_in_its_items_loop(
          {k: params[k] for k in sorted(params)}, {k: g[k] for k in sorted(g)}))
+
+
+def loop_over_a_dict_by_its_keys(params):
+    reg = 0.0
+    for name in params:                 # Python iterates a dict's keys
+        reg = reg + jnp.sum(params[name] ** 2)
+    return reg
+
+
+case(loop_over_a_dict_by_its_keys, lambda r: ({"w": vec(r, 2), "b": vec(r, 1)},), "works",
+     reference=lambda params: loop_over_a_dict_by_its_keys({k: params[k] for k in sorted(params)}))
+
+
+def loop_over_a_dict_with_integer_keys(x):
+    d = {2: x[0], 0: x[1], 1: x[2]}
+    s = 0.0
+    for k in d:                         # the keys 2, 0, 1 (never d[0], d[1], d[2] by position)
+        s = s * 0.5 + k * d[k]
+    return s
+
+
+case(loop_over_a_dict_with_integer_keys, lambda r: (vec(r, 3),), "works")
+
+
+def loop_over_a_list_indexing_itself(x):
+    perm = [2, 0, 1]
+    s = 0.0
+    for j in perm:                      # a list read at its own items: refused when the function runs
+        s = s + x[perm[j]] * j
+    return s
+
+
+case(loop_over_a_list_indexing_itself, lambda r: (vec(r, 3),), "refuse")
 
 
 # ------------------------------------------------------ max/min of a sequence, enumerate(zip(...))

@@ -5,6 +5,7 @@
                                              body
     for v in d.values(): body       ->   for _k in dict_keys(d): v = d[_k]; body
     for k in d.keys() / sorted(d)   ->   for k in dict_keys(d) / sorted_keys(d)
+    for k in d: ... d[k] ...        ->   for k in dict_keys(d)   (also when d is read as d["w"] or d.items())
     for v in xs: body               ->   iterated(xs)      (refuses a dict: see `iteration_checks`)
                                          for v in xs: body
     w = d.get("w", 0.5)             ->   if has_key(d, "w"): _t = d["w"]
@@ -86,6 +87,7 @@ class ContainerIdioms(Pass):
             return self.nested_item_update(stmt)
         if isinstance(stmt, gast.For):
             stmt.iter = self.expression(stmt.iter)
+            stmt.iter = self.keys_of_a_dict(stmt)
             return self.iteration_checks(stmt) + self.dict_loop(stmt)
         if isinstance(stmt, gast.If):
             stmt.test = self.expression(stmt.test)
@@ -295,6 +297,19 @@ class ContainerIdioms(Pass):
                      for s in sequences]
         return [gast.Expr(value=gast.Call(func=name("iterated"), args=[copy.deepcopy(s)], keywords=[]))
                 for s in sequences if isinstance(s, gast.Name)]
+
+    def keys_of_a_dict(self, loop):
+        """`for k in d` over a name read as a dict (`d["w"]`, `d.items()`), or whose body reads `d[k]`:
+        `for k in dict_keys(d)` (which refuses, when the function runs, anything but a dict)."""
+        it, target = loop.iter, loop.target
+        if not (isinstance(it, gast.Name) and isinstance(target, gast.Name)):
+            return it
+        keyed = any(isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) and n.value.id == it.id
+                    and isinstance(n.slice, gast.Name) and n.slice.id == target.id
+                    for s in loop.body for n in gast.walk(s))
+        if it.id not in self.dicts and not keyed:
+            return it
+        return copy_location(gast.Call(func=name("dict_keys"), args=[it], keywords=[]), it)
 
     def dict_loop(self, loop):
         """`for k, v in d.items()` / `for v in d.values()` -> a loop over `dict_keys(d)` reading `d[k]`."""
