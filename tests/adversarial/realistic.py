@@ -1860,3 +1860,61 @@ def and_or_on_scalars(x):
 
 
 case(and_or_on_scalars, lambda r: (vec(r, 3),), "works")
+
+
+# ================================================================ helpers passed around
+import functools  # noqa: E402
+
+
+def _gaussian_kernel(a, b, lengthscale=1.0):
+    return np.exp(-0.5 * np.sum((a - b) ** 2) / lengthscale ** 2)
+
+
+def partial_kernel_matrix(X):
+    k = functools.partial(_gaussian_kernel, lengthscale=0.7)
+    n = X.shape[0]
+    K = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            K[i, j] = k(X[i], X[j])
+    return np.sum(K) + np.trace(K @ K)
+
+
+case(partial_kernel_matrix, lambda r: (mat(r, 3, 2),), "works")
+
+
+def _step(state, dt, force):
+    x, v = state
+    a = force(x)
+    return x + dt * v, v + dt * a
+
+
+def _spring_force(x):
+    return -4.0 * x - 0.1 * x ** 3
+
+
+def integrator_with_force_argument(x0, v0):
+    state = (x0, v0)
+    for _ in range(10):
+        state = _step(state, 0.05, _spring_force)
+    x, v = state
+    return np.sum(x ** 2) + np.sum(v ** 2)
+
+
+case(integrator_with_force_argument, lambda r: (vec(r, 3), vec(r, 3)), "works", argnums=(0, 1))
+
+
+def map_over_rows(W, X):
+    rows = list(map(lambda row: np.tanh(W @ row), X))
+    return np.sum(np.stack(rows) ** 2)
+
+
+case(map_over_rows, lambda r: (mat(r, 2, 3), mat(r, 4, 3)), "either")
+
+
+def vectorized_loss_terms(w, xs, ys, reg=0.1):
+    terms = [(np.dot(w, x) - y) ** 2 for x, y in zip(xs, ys)]
+    return np.mean(terms) + reg * np.dot(w, w)
+
+
+case(vectorized_loss_terms, lambda r: (vec(r, 3), mat(r, 5, 3), vec(r, 5)), "works")
