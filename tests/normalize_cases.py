@@ -93,3 +93,11 @@ def while_test(x):
 
 def plain_numpy(x):
     return np.sum(np.exp(x))
+
+
+def errstate_block(x):
+    with np.errstate(divide="ignore"):
+        for i in range(2):
+            with np.errstate(invalid="ignore"):
+                x = np.log(x)
+    return x

@@ -501,6 +501,10 @@ def gradient_fn(f, w):
     return jnp.sum(w * jnp.gradient(f, 0.5))
 
 
+def gradient_default_spacing(f, w):
+    return jnp.sum(w * jnp.gradient(f))         # no spacing: the rules see `varargs` as ()
+
+
 def gradient_coordinates_edge2(f, w):
     return jnp.sum(w * jnp.gradient(f, np.array([0.0, 0.2, 0.5, 0.9, 1.0]), edge_order=2))
 
@@ -518,6 +522,7 @@ def gradient_items_fn(t, w):
 
 
 case("gradient", "spacing", gradient_fn, normal(6))
+case("gradient", "default_spacing", gradient_default_spacing, normal(6))
 case("gradient", "coordinates_edge2", gradient_coordinates_edge2, normal(5))
 case("gradient", "two_axes", gradient_two_axes, normal(3, 4))
 case("gradient_adjoint", "edge2", gradient_adjoint_fn, normal(5))

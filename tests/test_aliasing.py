@@ -411,8 +411,28 @@ def alias_from_last_iteration(x):
     prev = y
     for _ in range(2):
         y += x
-        prev = y
+        prev = y            # rebound before it is read again: the old alias is never seen (followed)
     return np.sum(prev)
+
+
+def alias_read_in_next_iteration(x):
+    y = x * 1.0
+    prev = y
+    s = 0.0
+    for _ in range(2):
+        y += x
+        s = s + np.sum(prev)    # the alias of y NumPy just changed
+        prev = y
+    return s
+
+
+def old_neighbour_read_before_rebinding(b):
+    u = np.zeros(len(b))
+    for sweep in range(3):
+        for i in range(len(b)):
+            left = u[i - 1] if i > 0 else 0.0       # a number read from u, bound anew each iteration
+            u[i] = 0.5 * (b[i] + left)
+    return np.sum(u ** 2)
 
 
 def old_value_kept_in_a_list(x):
@@ -697,6 +717,16 @@ def view_returned_by_a_local_function_changed(x):
     return np.sum(y * x)
 
 
+# a name bound anew before it is read again does not see the array changed in place (liveness)
+FOLLOWED_BY_LIVENESS = [(alias_from_last_iteration, ([1.0, 2.0, 3.0],)),
+                        (old_neighbour_read_before_rebinding, ([1.0, 2.0, 3.0],))]
+
+
+@pytest.mark.parametrize("fn, args", FOLLOWED_BY_LIVENESS, ids=lambda v: getattr(v, "__name__", ""))
+def test_names_rebound_before_their_next_read_do_not_block_in_place_updates(fn, args):
+    test_in_place_code_gives_numpys_value_and_gradient(fn, args)
+
+
 REFUSED = [
     (lambda_sorts_in_place, ([3.0, 1.0, 2.0],), ["lambda", "a.sort()"]),
     (alias_left_by_break, ([1.0, 2.0, 3.0],), ["`z`", "y[0] = 5.0"]),
@@ -715,7 +745,7 @@ REFUSED = [
     (view_by_reshape, ([1.0, 2.0, 3.0],), ["`A`", "reshape"]),
     (view_by_asarray, ([1.0, 2.0, 3.0],), ["`x`", "asarray"]),
     (alias_on_one_branch, ([1.0, 2.0, 3.0], -1.0), ["`x`", "y[0] = 1.0"]),
-    (alias_from_last_iteration, ([1.0, 2.0, 3.0],), ["`prev`", "y += x"]),
+    (alias_read_in_next_iteration, ([1.0, 2.0, 3.0],), ["`prev`", "y += x"]),
     (old_value_kept_in_a_list, ([1.0, 2.0, 3.0],), ["`kept`"]),
     (mutates_a_global, ([1.0, 2.0, 3.0],), ["global", "GLOBAL_WEIGHTS"]),
     (local_function_writes_its_argument, ([1.0, 2.0, 3.0],), ["zero_first"]),
@@ -804,3 +834,31 @@ def test_second_derivatives_through_in_place_updates():
     h = 1e-5
     expected = np.array([(np.asarray(grad(x + h * e)) - np.asarray(grad(x - h * e))) / (2 * h) for e in np.eye(3)])
     assert np.allclose(hessian, expected, rtol=1e-6, atol=1e-6)
+
+
+# ---------------------------------------------- `s = b[i]; s -= e`: a number, or a row NumPy would change
+def back_substitution_accumulator(b):
+    U = np.array([[3.0, 1.0, 0.5], [0.0, 2.0, -1.0], [0.0, 0.0, 4.0]])
+    x = np.zeros(3)
+    for i in range(2, -1, -1):
+        s = b[i]                    # a number read from b (b is 1-D): `s -= ...` rebinds it
+        for j in range(i + 1, 3):
+            s -= U[i, j] * x[j]
+        x[i] = s / U[i, i]
+    return np.sum(x ** 2)
+
+
+def row_accumulator(B):
+    s = B[0]                        # a row of B: `s -= ...` changes B in NumPy
+    s -= B[1] * 2.0
+    return np.sum(s) + np.sum(B[0])
+
+
+def test_an_item_accumulated_in_place_is_followed_when_it_is_a_number():
+    test_in_place_code_gives_numpys_value_and_gradient(back_substitution_accumulator, ([1.0, 2.0, 3.0],))
+
+
+def test_an_item_accumulated_in_place_is_refused_when_it_is_a_row():
+    with pytest.raises(AstjaxError) as info:
+        astjax.grad(row_accumulator)(np.arange(6.0).reshape(2, 3))
+    assert "a row of it" in str(info.value) and "test_aliasing.py" in str(info.value)

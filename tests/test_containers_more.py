@@ -129,12 +129,12 @@ case(keys_list_and_len, lambda r: ({"b": vec(r, 2), "a": vec(r, 3)},), "works",
 def for_over_dict_itself(x):
     d = {0: x[1], 1: x[0]}
     s = 0.0
-    for k in d:                              # refused: astjax would read values at positions
+    for k in d:                              # the keys (read d[k]): was refused, now iterates dict_keys(d)
         s = s + d[k] * x[0]
     return s
 
 
-case(for_over_dict_itself, lambda r: (vec(r, 2),), "refuse")
+case(for_over_dict_itself, lambda r: (vec(r, 2),), "works")
 
 
 def sorted_of_values(x):
@@ -338,6 +338,205 @@ def dict_of_lists_nested_update(x):
 
 
 case(dict_of_lists_nested_update, lambda r: (vec(r, 3),), "works")
+
+
+# ------------------------------------------------------------------- reversed(...) and enumerate(xs, start)
+def loop_over_reversed_list(x):
+    coeffs = [1.0, -2.0, 0.5, 3.0]
+    y = jnp.zeros_like(x)
+    for c in reversed(coeffs):          # Horner's rule from the constant term up
+        y = y * x + c
+    return jnp.sum(y)
+
+
+case(loop_over_reversed_list, lambda r: (vec(r, 3),), "works")
+
+
+def loop_over_reversed_array_zipped(x):
+    s = 0.0
+    for a, b in zip(x, reversed(x)):
+        s = s + a * b * b
+    return s
+
+
+case(loop_over_reversed_array_zipped, lambda r: (vec(r, 4),), "works")
+
+
+def loop_over_reversed_list_rebound(x):
+    xs = [x[0], x[1], x[2]]
+    s = 0.0
+    for v in reversed(xs):              # Python iterates the list it was given
+        xs = [v, v]
+        s = s * 2.0 + v * v
+    return s + len(xs)
+
+
+case(loop_over_reversed_list_rebound, lambda r: (vec(r, 3),), "works")
+
+
+def enumerate_from_one(x):
+    s = 0.0
+    for i, v in enumerate(x, 1):
+        s = s + i * jnp.sin(v)
+    return s
+
+
+case(enumerate_from_one, lambda r: (vec(r, 4),), "works")
+
+
+def enumerate_start_read_once(x):
+    k = 2
+    s = 0.0
+    for i, v in enumerate(reversed(x), start=k):
+        k = k + 10                      # the count started from the old k
+        s = s + i * v * v
+    return s + k
+
+
+case(enumerate_start_read_once, lambda r: (vec(r, 3),), "works")
+
+
+# ------------------------------------------------------------------------------------ .copy() of each kind
+def copy_of_list_parameter(xs):
+    ys = xs.copy()                      # a list's copy: was jnp.copy's adjoint `bxs += bys`, a silent zero
+    return jnp.sum(ys[0] * xs[0]) + jnp.sum(ys[1])
+
+
+case(copy_of_list_parameter, lambda r: ([vec(r, 2), vec(r, 2)],), "works")
+
+
+def copy_of_list_parameter_item_rebound(xs):
+    ys = xs.copy()
+    ys[0] = ys[0] + 1.0
+    return jnp.sum(ys[0] * xs[0]) + jnp.sum(ys[1] ** 2)
+
+
+case(copy_of_list_parameter_item_rebound, lambda r: ([vec(r, 2), vec(r, 2)],), "works")
+
+
+def copy_of_list_parameter_item_added_in_place(xs):
+    ys = xs.copy()
+    ys[0] += 1.0                        # NumPy adds into xs[0] too: refused when the copy is made
+    return jnp.sum(ys[0] * xs[0])
+
+
+case(copy_of_list_parameter_item_added_in_place, lambda r: ([vec(r, 2), vec(r, 2)],), "refuse")
+
+
+def copy_of_array_then_item_added(x):
+    total = 0.0
+    for i in range(len(x)):
+        xp = x.copy()                   # finite-difference style perturbation of one coordinate
+        xp[i] += 0.1
+        xp[0] *= 2.0
+        total = total + np.sum(np.sin(xp)) * x[i]
+    return total
+
+
+case(copy_of_array_then_item_added, lambda r: (vec(r, 3),), "works")
+
+
+def copy_of_local_list(x):
+    xs = [x[0], x[1] * 2.0]
+    ys = xs.copy()
+    ys.append(x[2])
+    return ys[0] * ys[1] * ys[2] + xs[1] + len(xs)
+
+
+case(copy_of_local_list, lambda r: (vec(r, 3),), "works")
+
+
+def copy_of_dict_parameter(params, x):
+    new = params.copy()
+    new["w"] = new["w"] - 0.1 * x
+    return jnp.sum(new["w"] ** 2) + jnp.sum(new["b"] * params["w"])
+
+
+case(copy_of_dict_parameter, lambda r: ({"w": vec(r, 2), "b": vec(r, 2)}, vec(r, 2)), "works", argnums=(0, 1),
+     reference=lambda params, x: copy_of_dict_parameter({k: params[k] for k in sorted(params)}, x))
+
+
+def copy_of_dict_parameter_updated_in_its_items_loop(params, g):
+    new = params.copy()                 # a dict (it is iterated with .items()): its copy is a new dict
+    for k, v in new.items():
+        new[k] = v - 0.1 * g[k] * v
+    total = 0.0
+    for k in sorted(new):
+        total = total + jnp.sum(new[k] ** 2)
+    return total
+
+
+case(copy_of_dict_parameter_updated_in_its_items_loop,
+     lambda r: ({"w": vec(r, 2), "b": vec(r, 1)}, {"w": vec(r, 2), "b": vec(r, 1)}), "works", argnums=(0, 1),
+     reference=lambda params, g: copy_of_dict_parameter_updated_in_its_items_loop(
+         {k: params[k] for k in sorted(params)}, {k: g[k] for k in sorted(g)}))
+
+
+def loop_over_a_dict_by_its_keys(params):
+    reg = 0.0
+    for name in params:                 # Python iterates a dict's keys
+        reg = reg + jnp.sum(params[name] ** 2)
+    return reg
+
+
+case(loop_over_a_dict_by_its_keys, lambda r: ({"w": vec(r, 2), "b": vec(r, 1)},), "works",
+     reference=lambda params: loop_over_a_dict_by_its_keys({k: params[k] for k in sorted(params)}))
+
+
+def loop_over_a_dict_with_integer_keys(x):
+    d = {2: x[0], 0: x[1], 1: x[2]}
+    s = 0.0
+    for k in d:                         # the keys 2, 0, 1 (never d[0], d[1], d[2] by position)
+        s = s * 0.5 + k * d[k]
+    return s
+
+
+case(loop_over_a_dict_with_integer_keys, lambda r: (vec(r, 3),), "works")
+
+
+def loop_over_a_list_indexing_itself(x):
+    perm = [2, 0, 1]
+    s = 0.0
+    for j in perm:                      # a list read at its own items: refused when the function runs
+        s = s + x[perm[j]] * j
+    return s
+
+
+case(loop_over_a_list_indexing_itself, lambda r: (vec(r, 3),), "refuse")
+
+
+# ------------------------------------------------------ max/min of a sequence, enumerate(zip(...))
+def max_and_min_of_a_list(x):
+    vals = [x[0] ** 2, x[1] * 3.0, jnp.sin(x[2])]
+    return max(vals) + min(vals) * 2.0
+
+
+case(max_and_min_of_a_list, lambda r: (vec(r, 3),), "works")
+
+
+def max_of_an_array_and_a_generator(x):
+    return max(x) - min(jnp.cos(v) * v for v in x)
+
+
+case(max_of_an_array_and_a_generator, lambda r: (vec(r, 4),), "works")
+
+
+def max_of_a_dict_is_refused(x):
+    d = {0: x[0] * 5.0, 1: x[1]}
+    return max(d) * x[0]                # Python compares the keys: refused, never max(d[0], d[1])
+
+
+case(max_of_a_dict_is_refused, lambda r: (vec(r, 2),), "refuse")
+
+
+def enumerate_of_zip(ws, xs):
+    total = 0.0
+    for i, (w, x) in enumerate(zip(ws, xs)):
+        total = total + (i + 1) * w * jnp.sum(x ** 2)
+    return total
+
+
+case(enumerate_of_zip, lambda r: (vec(r, 3), vec(r, 4)), "works", argnums=(0, 1))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])

@@ -226,3 +226,13 @@ def test_a_local_alias_of_a_module_assigned_twice_is_refused():
     import numpy as np
     with pytest.raises(astjax.errors.TransformError, match="local name for a module"):
         astjax.grad(_module_alias_twice)(np.ones(3))
+
+
+def test_with_blocks_that_only_change_warnings_run_their_body():
+    from astjax.frontend.normalize.warning_contexts import WarningContexts
+    assert run(cases.errstate_block, WarningContexts) == expect("""
+        def errstate_block(x):
+            for i in range(2):
+                x = np.log(x)
+            return x
+    """)

@@ -236,3 +236,25 @@ def test_polyfit_derivative_in_y_is_the_least_squares_projection():
         return jnp.polyfit(x, y, 1)[0]
     g = np.asarray(astjax.grad(fitted_slope)(np.ones(6)))
     np.testing.assert_allclose(g, np.linalg.pinv(np.vander(x, 2))[0], rtol=1e-10)
+
+
+# NumPy functions whose own code writes into an array made like their argument (normalize/numpy_calls.py)
+def _np_gradient_loss(x):
+    return np.sum(np.gradient(x) * x) + np.sum(np.gradient(x, 0.5) ** 2)
+
+
+def _np_roll_loss(x):
+    return np.sum(np.roll(x, 2) * x ** 2)
+
+
+def _np_i0_loss(x):
+    return np.sum(np.i0(x) * x)
+
+
+@pytest.mark.parametrize("fn", [_np_gradient_loss, _np_roll_loss, _np_i0_loss], ids=lambda f: f.__name__)
+def test_numpy_functions_that_write_into_their_own_arrays_are_differentiated(fn):
+    x = np.linspace(0.5, 1.1, 6) + 0.01 * np.arange(6) ** 2
+    value, grad = astjax.value_and_grad(fn)(x)
+    fd = np.array([(fn(x + 1e-6 * e) - fn(x - 1e-6 * e)) / 2e-6 for e in np.eye(6)])
+    np.testing.assert_allclose(float(value), fn(x), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(grad), fd, rtol=1e-6, atol=1e-8)

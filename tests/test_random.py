@@ -7,6 +7,7 @@ jax.enable_x64(True). They are hard-coded so these tests run without JAX.
 import numpy as np
 import pytest
 
+import astjax
 from astjax import random
 from astjax.array import Array
 
@@ -409,3 +410,28 @@ def test_matches_jax_on_random_shapes():
                                        jr.normal(kj, shape, np.float64), rtol=1e-13)
             np.testing.assert_array_equal(random.randint(k, shape, -5, 2**40, np.int64),
                                           jr.randint(kj, shape, -5, 2**40, np.int64))
+
+
+# ------------------------------------------------ NumPy's global random state inside a differentiated function
+def _seeded_inside(w):
+    np.random.seed(0)                   # its value is unused: it was dropped as dead code (a silent wrong value)
+    np.random.randn(2)                  # a draw thrown away still moves the state on
+    noise = np.random.randn(3)
+    return np.sum((w * noise) ** 2) + np.sum(np.random.rand(3) * w)
+
+
+def test_seeding_and_unused_draws_of_numpys_global_state_are_kept():
+    w = np.array([0.3, -0.5, 0.8])
+    expected = _seeded_inside(w)
+    value, grad = astjax.value_and_grad(_seeded_inside)(w)
+    fd = np.array([(_seeded_inside(w + 1e-6 * e) - _seeded_inside(w - 1e-6 * e)) / 2e-6 for e in np.eye(3)])
+    np.testing.assert_allclose(float(value), expected, rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(grad), fd, rtol=1e-6, atol=1e-8)
+    primal, tangent = astjax.jvp(_seeded_inside, (w,), (np.ones(3),))
+    np.testing.assert_allclose(float(primal), expected, rtol=1e-12)
+    np.testing.assert_allclose(float(tangent), fd.sum(), rtol=1e-6)
+    hessian = astjax.hessian(_seeded_inside)(w)
+    np.random.seed(0)
+    np.random.randn(2)
+    noise = np.random.randn(3)
+    np.testing.assert_allclose(np.asarray(hessian), np.diag(2 * noise ** 2), rtol=1e-9, atol=1e-12)

@@ -58,7 +58,24 @@ def call_effect(call, namespace=None):
     if isinstance(func, gast.Attribute) and func.attr in MUTATING_METHODS and not _is_module(func.value) \
             and not _is_index_update(func.value):
         return MUTATING_METHODS[func.attr]
+    if _uses_global_random_state(func):
+        return "uses the global random state (a seed, or a draw that moves it on)"
     return None
+
+
+def _uses_global_random_state(func):
+    """`np.random.seed(0)`, `np.random.randn(3)`, `random.shuffle(xs)`: NumPy's or Python's global random
+    state, read and moved on by every call, so none may be dropped or reordered even when its value is
+    unused (`np.random.seed(0)` changes every later draw). Read from the spelling, which survives the
+    generated source being parsed again: a dotted name whose module part is `random`."""
+    parts = []
+    while isinstance(func, gast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if not isinstance(func, gast.Name) or not parts:
+        return False
+    parts.append(func.id)
+    return "random" in parts[1:] and func.id not in ("jnp", "lax")
 
 
 def _is_index_update(node):

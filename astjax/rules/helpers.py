@@ -15,7 +15,8 @@ __all__ = ["well_conditioned", "lone_zero", "lone_zero_derivative", "sum_adjoint
            "stack_part_adjoint", "concatenate_part_adjoint",
            "zero_like", "zeros_shaped", "diagonal_adjoint", "repeat_adjoint", "linspace_weights", "meshgrid_axes", "meshgrid_list",
            "tree_leaves_of", "tree_leaves_adjoint", "unique_index", "adjugate",
-           "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "list_items", "iterated", "unshared_item", "not_a_view", "has_key"]
+           "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "list_items", "iterated", "unshared_item", "not_a_view", "has_key",
+           "array_holder", "not_a_row"]
 
 
 def weak_array(g, like):
@@ -485,6 +486,32 @@ def unshared_item(xs, i):
                     f"`xs[{i}][...] = v` changes the object at position {i} of the list in place, and the item at "
                     f"position {k} is that object too: Python would change both, and astjax refuses it. Instead: "
                     "build the rows separately (`[[0.0] * n for _ in range(m)]`, not `[[0.0] * n] * m`).")
+
+
+def array_holder(x):
+    """Before `y = x.copy()` whose items are later updated in place (`y[i] += v`): refuse unless `x` is an
+    array. An array's copy owns its memory; a list's copy is shallow, so `+=` on its item would change
+    an array the original list holds too (NumPy's in-place add), which astjax does not follow."""
+    if not isinstance(x, (np.ndarray, np.generic, int, float)) and type(x).__name__ != "Array":
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(f"`y = x.copy()` copies a {type(x).__name__}, and `y[i] += v` later changes an "
+                             "item in place: the items of a shallow copy are the original's own arrays, which "
+                             "NumPy would change too, and astjax refuses it. Instead: write the item anew "
+                             "(`y[i] = y[i] + v`), or copy the items (`[v.copy() for v in x]`).")
+
+
+def not_a_row(y, b):
+    """Before `y op= e` where `y = b[i]` was read: refuse unless `y` is a number NumPy would rebind. An item
+    of an array is a number (a copy); a row of an array, or an array held in a list, is changed in place
+    by NumPy along with `b`."""
+    if isinstance(y, (bool, int, float, complex, np.generic)):
+        return
+    if isinstance(b, np.ndarray) and isinstance(y, np.ndarray) and np.ndim(y) == 0:
+        return          # astjax's own 0-d array for NumPy's scalar item
+    from ..errors import RuntimeRefusal
+    raise RuntimeRefusal("`y = b[i]` is an array that `b` holds (a row of it, or an item of a list), and "
+                         "`y op= e` changes it in place: NumPy would change `b` too, and astjax refuses it. "
+                         "Instead: write `y = y - e` (a new array), or copy it first (`y = b[i].copy()`).")
 
 
 def not_a_view(value, target):

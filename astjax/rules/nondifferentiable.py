@@ -69,6 +69,12 @@ nondifferentiable("iterated", helpers.iterated, NOTHING, effect="checks that a l
 deflowering(PRIMITIVES["iterated"], numba="astjax.runtime.numba_cpu:iterated")
 nondifferentiable("unshared_item", helpers.unshared_item, NOTHING,
                   effect="checks that a list's item updated in place is not another item too")
+nondifferentiable("array_holder", helpers.array_holder, NOTHING,
+                  effect="checks that an item updated in place belongs to an array, not to a list's shallow copy")
+deflowering(PRIMITIVES["array_holder"], numba="astjax.runtime.numba_cpu:array_holder")
+nondifferentiable("not_a_row", helpers.not_a_row, NOTHING,
+                  effect="checks that an item updated in place is a number, not a row of the array it came from")
+deflowering(PRIMITIVES["not_a_row"], numba="astjax.runtime.numba_cpu:not_a_row")
 nondifferentiable("not_a_view", helpers.not_a_view, NOTHING,
                   effect="checks that a value is not a view of the array it is written into")
 for _helper, _reason in (("reduced_size", SHAPES), ("invert_permutation", INTEGER), ("clip_mask", BOOLEAN),

@@ -132,6 +132,8 @@ class Primitive:
                 elif param.kind is inspect.Parameter.VAR_KEYWORD:
                     continue
                 out[name] = value
+            elif param.kind is inspect.Parameter.VAR_POSITIONAL:     # `*varargs` given nothing: the empty tuple
+                out[name] = gast.Tuple(elts=[], ctx=gast.Load())
             elif param.default is not inspect.Parameter.empty:
                 out[name] = _constant_node(param.default)
         return out

@@ -48,7 +48,9 @@ structural("cast_adjoint", helpers.cast_adjoint, "g", "bg += cast_adjoint(by, li
 structural("astype", helpers.astype, "x", "bx += cast_adjoint(by, y)", "dy = cast_adjoint(astype(dx, dtype), y)",
            result_shape_of="x", aliases=(jnp.astype,)
            if hasattr(jnp, "astype") else ())
-structural("copy", jnp.copy, "a", "ba += by", "dy = da", aliases=(np.copy,), result_shape_of="a")
+# copy of a list of arrays (`xs.copy()` on a list parameter becomes jnp.copy(xs)) is a stacked array, as jnp.array
+structural("copy", jnp.copy, "a", "ba += array_adjoint(by, a)", "dy = jnp.copy(da)", aliases=(np.copy,),
+           result_shape_of="a", sequence_operand="a")
 structural("array", jnp.array, "object", "bobject += array_adjoint(cast_adjoint(by, y), object)",
            "dy = cast_adjoint(jnp.array(dobject), y)",
            aliases=(jnp.asarray, np.array, np.asarray), sequence_operand="object",

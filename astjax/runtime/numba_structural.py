@@ -621,6 +621,22 @@ def _iterated(x):
     return None
 
 
+@lowers("array_holder", ("y",), reference=helpers.array_holder)
+def _array_holder(y):
+    """array_holder: an array passes (its item update writes into it alone); anything else is not lowered."""
+    if is_array(y):
+        return _impl(("y",), ["return None"])
+    return None
+
+
+@lowers("not_a_row", ("y", "b"), reference=helpers.not_a_row)
+def _not_a_row(y, b):
+    """not_a_row: a number read from an array passes; a row (or anything else) is not lowered."""
+    if isinstance(y, (types.Number, types.Boolean)) or (is_array(y) and y.ndim == 0):
+        return _impl(("y", "b"), ["return None"])
+    return None
+
+
 @lowers("diag", ("v", "k"), reference=jnp.diag, prefer_literal=True)
 def _diag(v, k):
     """diag: a vector laid on the k-th diagonal of a square matrix, or a matrix's k-th diagonal."""

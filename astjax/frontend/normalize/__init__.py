@@ -8,6 +8,7 @@ functional (`y = y.at[i].add(v)`), and the function ends in a single return.
 Each pass is one file; `normalize` runs them in order.
 """
 from .module_aliases import ModuleAliases
+from .warning_contexts import WarningContexts
 from .reserved_names import ReservedNames
 from .aliasing import Aliasing
 from .lax_control_flow import LaxControlFlow
@@ -16,6 +17,7 @@ from .method_calls import MethodCalls
 from .function_arguments import FunctionArguments
 from .map_calls import MapCalls
 from .scipy_calls import ScipyCalls
+from .numpy_calls import NumpyCalls
 from .augmented_assignment import AugmentedAssignment
 from .tuple_assignment import TupleAssignment
 from .container_idioms import ContainerIdioms
@@ -25,8 +27,8 @@ from .list_operands import ListOperands
 
 __all__ = ["normalize", "PASSES"]
 
-PASSES = (ModuleAliases, Aliasing, ReservedNames, MapCalls, ContainerIdioms, LocalFunctions, MethodCalls,
-          FunctionArguments, ScipyCalls, AugmentedAssignment, LaxControlFlow,
+PASSES = (ModuleAliases, WarningContexts, Aliasing, ReservedNames, MapCalls, ContainerIdioms, LocalFunctions, MethodCalls,
+          FunctionArguments, ScipyCalls, NumpyCalls, AugmentedAssignment, LaxControlFlow,
           TupleAssignment, ControlFlow, OnePrimitivePerStatement, ListOperands)
 
 

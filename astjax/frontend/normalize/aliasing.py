@@ -51,6 +51,7 @@ from ...analyses.aliasing import (ALLOCATING, ALLOCATING_METHODS, COPYING_BUILTI
                                   root_name, text)
 from ..resolve import NOT_STATIC
 from .base import Pass, copy_location, name, store
+from .container_idioms import dict_names
 
 __all__ = ["Aliasing"]
 
@@ -77,6 +78,7 @@ class Aliasing(Pass):
             state.origin[p] = None
         self.scope_locals = None
         self.closure_reads = closure_reads_of(node)
+        self.dict_names = dict_names(node)          # read as dicts (`p["w"]`, `p.items()`): `.copy()` is a dict
         self.block(node.body, state, frozenset())
         return _Apply(self.rewrites).visit(node)
 
@@ -93,7 +95,7 @@ class Aliasing(Pass):
         later = frozenset(after)
         for i in range(len(stmts) - 1, -1, -1):
             reads_after[i] = later
-            later = later | self.reads_of(stmts[i])
+            later = (later - _rebound_names(stmts[i])) | self.reads_of(stmts[i])
         for stmt, later in zip(stmts, reads_after):
             state = self.statement(stmt, state, later)
         return state
@@ -151,8 +153,29 @@ class Aliasing(Pass):
                 self.value(child, state, after, stmt)
         return state
 
+    def exposed_reads(self, stmts, assigned):
+        """The names `stmts` may read before binding them (the next iteration of a loop reads only those
+        of the values the previous one left: `left = u[i - 1]` at the top of the body is a new binding)."""
+        exposed = set()
+        for stmt in stmts:
+            if isinstance(stmt, gast.For):
+                target = _rebound_names(gast.Assign(targets=[stmt.target], value=None))
+                exposed |= (self.reads_of(stmt.iter) - assigned) | self.exposed_reads(stmt.body, assigned | target)
+                exposed |= self.exposed_reads(stmt.orelse, assigned)
+            elif isinstance(stmt, (gast.If, gast.While)):
+                exposed |= (self.reads_of(stmt.test) - assigned) | self.exposed_reads(stmt.body, assigned)
+                exposed |= self.exposed_reads(stmt.orelse, assigned)
+            else:
+                exposed |= self.reads_of(stmt) - assigned
+            assigned = assigned | _rebound_names(stmt)
+        return frozenset(exposed)
+
     def loop(self, stmt, state, after):
-        inside = after | self.reads_of(stmt)      # the next iteration reads everything the loop reads
+        # the next iteration reads what the loop header reads and what its body reads before rebinding it
+        header = self.reads_of(stmt.iter if isinstance(stmt, gast.For) else stmt.test)
+        bound = _rebound_names(gast.Assign(targets=[stmt.target], value=None)) if isinstance(stmt, gast.For) \
+            else frozenset()
+        inside = after | header | self.exposed_reads(stmt.body, bound)
         entry = state
         for _ in range(20):
             current = entry.copy()
@@ -194,6 +217,7 @@ class Aliasing(Pass):
         inner.returned = set()
         inner.jumps = []
         inner.closure_reads = self.closure_reads
+        inner.dict_names = dict_names(fdef)
         inner_state = State()
         outside = self.tag("external", f"an enclosing variable of local function `{fdef.name}`")
         for a in fdef.args.args:      # its callers check what it writes into (as for module-level helpers)
@@ -253,6 +277,17 @@ class Aliasing(Pass):
                         and not isinstance(stmt.op, gast.Div)):
                     state.kind.pop(y, None)
                 return state
+            source = self.item_read_from(y, state)
+            if source is not None and not any(t.container for t in self.lookup(source, state)) \
+                    and self.refused(y, stmt, state, after):
+                # `s = b[i]; s -= e`: a number unless b has more dimensions (then a row NumPy would change):
+                # checked when the function runs, and s is its own value after the update
+                guard = gast.Expr(value=gast.Call(func=name("not_a_row"), args=[name(y), name(source)],
+                                                  keywords=[]))
+                self.rewrites[id(stmt)] = [copy_location(guard, stmt), stmt]
+                state.tags[y] = frozenset([self.tag("fresh", stmt)])
+                state.origin[y] = stmt
+                return state
             self.check_unshared(y, stmt, state, after, f"`{text(stmt)}`")
             if state.kind.get(y) == "int_array" and not self.is_int(stmt.value, state):
                 raise self.int_array_error(y, stmt, state)
@@ -279,6 +314,18 @@ class Aliasing(Pass):
             item = text(target)
             hint = (f"write the item anew (`{item} = {item} + e` rather than `{item} += e`), or copy what it "
                     f"may share first (`{item} = {item}.copy()`, or copies of the arrays put in `{root}`).")
+        copied = self.copied_from(root, state)
+        if augmented and copied is not None and isinstance(target.value, gast.Name) \
+                and not any(t.container for t in holder) \
+                and self.shared_only_through_items(root, stmt, state, after, holder, changed):
+            # `y = x.copy(); y[i] += v`: only a list's shallow copy shares its items with x; check that x is
+            # an array when the copy is made
+            origin = state.origin[root]
+            guard = copy_location(gast.Expr(value=gast.Call(func=name("array_holder"), args=[name(copied)],
+                                                            keywords=[])), origin)
+            self.rewrites[id(origin)] = [guard] + [s for s in self.rewrites.get(id(origin), [origin])
+                                                   if not _is_guard(s)]
+            changed = holder
         self.check_unshared(root, stmt, state, after, f"`{text(stmt)}`", changed, hint)
         if state.kind.get(root) == "int_array" and not self.is_int(value, state):
             raise self.int_array_error(root, stmt, state)
@@ -286,6 +333,59 @@ class Aliasing(Pass):
             self.check_index(stmt, target, state)
         if state.kind.get(root) not in ("array", "int_array"):
             state.add_items(holder, tags)        # a list or dict now holds the value
+
+    @staticmethod
+    def item_read_from(y, state):
+        """`b` when `y` was last bound by `y = b[i]` (an index without slices: an item, not a slice), else None."""
+        origin = state.origin.get(y)
+        value = getattr(origin, "value", None)
+        if not (isinstance(origin, gast.Assign) and len(origin.targets) == 1
+                and isinstance(origin.targets[0], gast.Name) and isinstance(value, gast.Subscript)
+                and isinstance(value.value, gast.Name)):
+            return None
+        index = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
+        if any(isinstance(i, gast.Slice) or (isinstance(i, gast.Constant) and i.value in (None, Ellipsis))
+               for i in index):
+            return None
+        return value.value.id
+
+    def refused(self, y, stmt, state, after):
+        """Whether `y op= e` would be refused as a change of memory another live name sees."""
+        from ...errors import AstjaxError
+        written = set(self.written_parameters)
+        try:
+            self.check_unshared(y, stmt, state, after, "")
+            return False
+        except AstjaxError:
+            return True
+        finally:
+            self.written_parameters = written
+
+    @staticmethod
+    def copied_from(y, state):
+        """`x` when `y` was last bound by `y = x.copy()` (x a name), else None."""
+        origin = state.origin.get(y)
+        value = getattr(origin, "value", None)
+        if (isinstance(origin, gast.Assign) and isinstance(value, gast.Call) and not value.args
+                and not value.keywords and isinstance(value.func, gast.Attribute) and value.func.attr == "copy"
+                and isinstance(value.func.value, gast.Name)):
+            return value.func.value.id
+        return None
+
+    def shared_only_through_items(self, root, stmt, state, after, holder, changed):
+        """Whether `root[i] op= v` is unsafe only because the items of what `root` holds may be shared
+        (an array's memory is unshared, but if it is a list its items are other names' arrays)."""
+        from ...errors import AstjaxError
+        written = set(self.written_parameters)
+        try:
+            for objects, expected in ((holder, False), (changed, True)):
+                try:
+                    self.check_unshared(root, stmt, state, after, "", objects)
+                except AstjaxError:
+                    return expected
+            return False
+        finally:
+            self.written_parameters = written
 
     def expression_statement(self, stmt, state, after):
         """`y.sort()`, `y.fill(v)`, `np.add.at(y, i, v)`, `f(..., out=y)`, `xs.append(v)` as statements."""
@@ -717,7 +817,8 @@ class Aliasing(Pass):
             return self.user_function_result(static, node, state, after, stmt, state.reach(args) | fresh)
         if isinstance(func, gast.Attribute):
             receiver = self.value(func.value, state, after, stmt)
-            if func.attr == "copy" and receiver and all(t.container for t in receiver):
+            if func.attr == "copy" and receiver and (all(t.container for t in receiver) or (
+                    isinstance(func.value, gast.Name) and func.value.id in self.dict_names)):
                 return self.new_container(node, state, state.items_of(receiver))   # a list's copy is shallow
             if func.attr == "copy" and state.kind.get(getattr(func.value, "id", None)) not in ("array", "int_array"):
                 # an array's copy, or a container's (shallow): it keeps the items
@@ -868,6 +969,29 @@ def parameters_written_by(fn):
     """Names of the parameters a user function writes into (in place)."""
     summary = summary_of(fn)
     return summary[0] if summary is not None else frozenset()
+
+
+def _rebound_names(stmt):
+    """Names a simple assignment `a = ...` / `a, b = ...` binds anew (their old values are then unreadable)."""
+    if not isinstance(stmt, gast.Assign):
+        return frozenset()
+    names = set()
+    for target in stmt.targets:
+        stack = [target]
+        while stack:
+            t = stack.pop()
+            if isinstance(t, gast.Name):
+                names.add(t.id)
+            elif isinstance(t, (gast.Tuple, gast.List)):
+                stack.extend(t.elts)
+            else:
+                return frozenset()      # `a[i] = ...`, `a.b = ...`, `*rest`: keep every name live
+    return frozenset(names)
+
+
+def _is_guard(stmt):
+    return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
+            and isinstance(stmt.value.func, gast.Name) and stmt.value.func.id in ("array_holder", "not_a_row"))
 
 
 class _Apply(gast.NodeTransformer):

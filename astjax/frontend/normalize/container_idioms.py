@@ -5,6 +5,7 @@
                                              body
     for v in d.values(): body       ->   for _k in dict_keys(d): v = d[_k]; body
     for k in d.keys() / sorted(d)   ->   for k in dict_keys(d) / sorted_keys(d)
+    for k in d: ... d[k] ...        ->   for k in dict_keys(d)   (also when d is read as d["w"] or d.items())
     for v in xs: body               ->   iterated(xs)      (refuses a dict: see `iteration_checks`)
                                          for v in xs: body
     w = d.get("w", 0.5)             ->   if has_key(d, "w"): _t = d["w"]
@@ -17,6 +18,9 @@
                                          for _i in xs: _t[_i] = f(_i)
                                          e = _t
     ys = list(xs)                   ->   ys = [_v for _v in xs]
+    m = max(xs)                     ->   _s = xs; _m = _s[0]; for _i in range(1, len(_s)): _m = max(_m, _s[_i])
+    ys = xs.copy()  (xs a list)     ->   ys = [_v for _v in xs]
+    q = p.copy()    (p read as p["w"]) ->   as dict(p)
 
 A dict's keys are its structure (as a pytree's are): `dict_keys` and
 `sorted_keys` return them with no derivative, and refuse (when the function
@@ -44,6 +48,7 @@ class ContainerIdioms(Pass):
     def run(self, node):
         self.iterated = []          # names loops iterate: their body's mutations stay for ControlFlow to refuse
         self.lists = _list_names(node)
+        self.dicts = dict_names(node)
         node.body = self.block(node.body)
         return node
 
@@ -82,6 +87,7 @@ class ContainerIdioms(Pass):
             return self.nested_item_update(stmt)
         if isinstance(stmt, gast.For):
             stmt.iter = self.expression(stmt.iter)
+            stmt.iter = self.keys_of_a_dict(stmt)
             return self.iteration_checks(stmt) + self.dict_loop(stmt)
         if isinstance(stmt, gast.If):
             stmt.test = self.expression(stmt.test)
@@ -285,8 +291,25 @@ class ContainerIdioms(Pass):
         sequences = [it]
         if isinstance(it, gast.Call) and (self.is_builtin(it.func, zip) or self.is_builtin(it.func, enumerate)):
             sequences = it.args
+        if len(sequences) == 1 and isinstance(sequences[0], gast.Call) and self.is_builtin(sequences[0].func, zip):
+            sequences = sequences[0].args                   # enumerate(zip(xs, ys))
+        sequences = [s.args[0] if isinstance(s, gast.Call) and self.is_builtin(s.func, reversed) and s.args else s
+                     for s in sequences]
         return [gast.Expr(value=gast.Call(func=name("iterated"), args=[copy.deepcopy(s)], keywords=[]))
                 for s in sequences if isinstance(s, gast.Name)]
+
+    def keys_of_a_dict(self, loop):
+        """`for k in d` over a name read as a dict (`d["w"]`, `d.items()`), or whose body reads `d[k]`:
+        `for k in dict_keys(d)` (which refuses, when the function runs, anything but a dict)."""
+        it, target = loop.iter, loop.target
+        if not (isinstance(it, gast.Name) and isinstance(target, gast.Name)):
+            return it
+        keyed = any(isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) and n.value.id == it.id
+                    and isinstance(n.slice, gast.Name) and n.slice.id == target.id
+                    for s in loop.body for n in gast.walk(s))
+        if it.id not in self.dicts and not keyed:
+            return it
+        return copy_location(gast.Call(func=name("dict_keys"), args=[it], keywords=[]), it)
 
     def dict_loop(self, loop):
         """`for k, v in d.items()` / `for v in d.values()` -> a loop over `dict_keys(d)` reading `d[k]`."""
@@ -399,6 +422,11 @@ class ContainerIdioms(Pass):
                     return popped
             if func.attr == "keys" and not node.args and not node.keywords:
                 return gast.Call(func=name("dict_keys"), args=[func.value], keywords=[])
+            if func.attr == "copy" and not node.args and not node.keywords and isinstance(func.value, gast.Name):
+                if func.value.id in self.lists:          # a list's copy is a list (not jnp.copy's array)
+                    return self.list_copy(func.value)
+                if func.value.id in self.dicts and hoist:   # a dict's copy is a dict
+                    return self.dict_copy(func.value)
             if func.attr == "get" and 1 <= len(node.args) <= 2 and not node.keywords and hoist:
                 return self.get(func.value, node.args)
             return node
@@ -413,7 +441,36 @@ class ContainerIdioms(Pass):
             return self.dict_copy(node.args[0] if node.args else None)
         if self.is_builtin(func, list) and node.args:
             return self.list_copy(node.args[0])
+        if (self.is_builtin(func, max) or self.is_builtin(func, min)) and len(node.args) == 1 and hoist:
+            return self.extremum_of_sequence(func, node.args[0])
         return node
+
+    def extremum_of_sequence(self, func, sequence):
+        """`max(xs)` -> a loop of two-argument `max` (whose rule astjax has), first extremum kept on ties::
+
+            _s = xs
+            iterated(_s)                       # a dict or set is refused (Python compares its keys)
+            _m = _s[0]
+            for _i in range(1, len(_s)):
+                _m = max(_m, _s[_i])
+        """
+        held = self.context.namer.fresh("_s")
+        best = self.context.namer.fresh("_m")
+        position = self.context.namer.fresh("_i")
+        if isinstance(sequence, gast.GeneratorExp):      # max(v * v for v in xs): the items, as a list
+            sequence = gast.ListComp(elt=sequence.elt, generators=sequence.generators)
+        self.emitted.append(gast.Assign(targets=[store(held)], value=sequence, type_comment=None))
+        self.emitted.append(gast.Expr(value=gast.Call(func=name("iterated"), args=[name(held)], keywords=[])))
+        self.emitted.append(gast.Assign(targets=[store(best)], value=gast.Subscript(
+            value=name(held), slice=gast.Constant(value=0, kind=None), ctx=gast.Load()), type_comment=None))
+        item = gast.Subscript(value=name(held), slice=name(position), ctx=gast.Load())
+        step = gast.Assign(targets=[store(best)], value=gast.Call(func=copy.deepcopy(func), args=[name(best), item],
+                                                                 keywords=[]), type_comment=None)
+        bounds = [gast.Constant(value=1, kind=None), gast.Call(func=name("len"), args=[name(held)], keywords=[])]
+        self.emitted.append(gast.For(target=store(position), iter=gast.Call(func=name("range"), args=bounds,
+                                                                           keywords=[]),
+                                     body=[step], orelse=[], type_comment=None))
+        return name(best)
 
     def get(self, mapping, args):
         """`d.get(k, default)` -> `if has_key(d, k): _t = d[k] else: _t = default`."""
@@ -522,6 +579,35 @@ def _list_names(function_node):
         if keep == names:
             return names
         names = keep
+
+
+def dict_names(function_node):
+    """Names that hold dicts wherever they are read: read with a string key (`p["w"]`), asked for their
+    `.keys()`, `.items()` or `.values()`, bound to a dict display, or copied (`q = p.copy()`) into such a name. `.copy()` of one is a dict, not jnp.copy's array."""
+    names = set()
+    copies = []
+    for node in gast.walk(function_node):
+        if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
+                and isinstance(node.slice, gast.Constant) and isinstance(node.slice.value, str):
+            names.add(node.value.id)
+        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and not node.args \
+                and node.func.attr in ("keys", "items", "values") and isinstance(node.func.value, gast.Name):
+            names.add(node.func.value.id)
+        elif isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
+            value = node.value
+            if isinstance(value, (gast.Dict, gast.DictComp)):
+                names.add(node.targets[0].id)
+            elif (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and not value.args
+                    and value.func.attr == "copy" and isinstance(value.func.value, gast.Name)):
+                copies.append((node.targets[0].id, value.func.value.id))
+    changed = True
+    while changed:
+        changed = False
+        for target, source in copies:
+            if target in names and source not in names:
+                names.add(source)
+                changed = True
+    return names
 
 
 def _is_list_value(value, names):

@@ -6,9 +6,14 @@
                                              v = xs[_i]
        for i, v in enumerate(xs):   ->   for i in range(len(xs)):
                                              v = xs[i]
+       for i, (a, b) in enumerate(zip(xs, ys))  ->  as zip, with i the position
+       for i, v in enumerate(xs, 1) ->   for _i in range(len(xs)):
+                                             i = _i + 1
+                                             v = xs[_i]
        for a, b in zip(xs, ys):     ->   for _i in range(min(len(xs), len(ys))):
                                              a = xs[_i]
                                              b = ys[_i]
+       for v in reversed(xs):       ->   _t = xs[::-1]; for _i in range(len(_t)): v = _t[_i]
 
 2. Statements after a branch that always leaves (return, break, continue)
    move into the branch that does not, so every jump ends its block::
@@ -140,13 +145,22 @@ class ControlFlow(Pass):
             if not isinstance(node.target, gast.Name):
                 raise self.error("a range loop needs a single loop variable", node)
             return self._own_loop_variable(node, node.target.id) if rename else node
-        position = None
-        if isinstance(it, gast.Call) and self._is_builtin(it.func, enumerate) and len(it.args) == 1:
+        position = start = start_pre = None
+        if isinstance(it, gast.Call) and self._is_builtin(it.func, enumerate) and self._enumerate_start(it):
             if not (isinstance(node.target, gast.Tuple) and len(node.target.elts) == 2
                     and isinstance(node.target.elts[0], gast.Name)):
                 raise self.error("write `for i, v in enumerate(xs)`", node)
             position, target = node.target.elts
             sequences, targets = [it.args[0]], [target]
+            inner = it.args[0]
+            if (isinstance(inner, gast.Call) and self._is_builtin(inner.func, zip) and not inner.keywords
+                    and isinstance(target, gast.Tuple) and len(target.elts) == len(inner.args)):
+                sequences, targets = inner.args, target.elts        # `for i, (a, b) in enumerate(zip(xs, ys))`
+            start = self._enumerate_start(it)[0]
+            if start is not None:       # `enumerate(xs, 1)`: the count is its own variable, the position fresh
+                counter, position = position, None
+                if not isinstance(start, gast.Constant):    # Python reads `start` once, before the loop
+                    start_pre, start = self._hoist(start, assigned)
         elif isinstance(it, gast.Call) and self._is_builtin(it.func, zip):
             if not (isinstance(node.target, gast.Tuple) and len(node.target.elts) == len(it.args)):
                 raise self.error("unpack one name per zipped sequence: `for a, b in zip(xs, ys)`", node)
@@ -159,16 +173,20 @@ class ControlFlow(Pass):
             self._refuse_changed_while_iterated(it.args[0], node.body)
         else:
             sequences, targets = [it], [node.target]
+        sequences = [self._reversed_as_slice(s) for s in sequences]
         if position is None:
             position = store(self.context.namer.fresh("_i"))
         for sequence in sequences:
             self._refuse_changed_while_iterated(sequence, node.body)
         sequences = [self._hoist(s, assigned) for s in sequences]
-        hoisted = [s for s, _ in sequences if s is not None]
+        hoisted = [s for s, _ in sequences if s is not None] + ([start_pre] if start_pre else [])
         sequences = [n for _, n in sequences]
         lengths = [gast.Call(func=name("len"), args=[copy.deepcopy(s)], keywords=[]) for s in sequences]
         count = lengths[0] if len(lengths) == 1 else gast.Call(func=name("min"), args=lengths, keywords=[])
         loads = []
+        if start is not None:
+            count_from = gast.BinOp(left=name(position.id), op=gast.Add(), right=start)
+            loads.append(copy_location(gast.Assign(targets=[counter], value=count_from, type_comment=None), node))
         for seq, target in zip(sequences, targets):
             item = gast.Subscript(value=copy.deepcopy(seq), slice=name(position.id), ctx=gast.Load())
             loads += [copy_location(s, node) for s in self._unpack(target, item, node)]
@@ -241,6 +259,28 @@ class ControlFlow(Pass):
             return None, sequence
         tmp = self.context.namer.fresh()
         return gast.Assign(targets=[store(tmp)], value=sequence, type_comment=None), name(tmp)
+
+    @staticmethod
+    def _enumerate_start(call):
+        """(start,) of `enumerate(xs)` (start None), `enumerate(xs, s)` or `enumerate(xs, start=s)`; else None."""
+        args, keywords = call.args, call.keywords
+        if len(args) == 1 and not keywords:
+            return (None,)
+        if len(args) == 2 and not keywords:
+            return (args[1],)
+        if len(args) == 1 and len(keywords) == 1 and keywords[0].arg == "start":
+            return (keywords[0].value,)
+        return None
+
+    def _reversed_as_slice(self, sequence):
+        """`reversed(xs)` -> `xs[::-1]`: the same items in the same order, as a sequence with a length
+        and positions (the iterator `reversed` returns has neither)."""
+        if not (isinstance(sequence, gast.Call) and self._is_builtin(sequence.func, reversed)
+                and len(sequence.args) == 1 and not sequence.keywords):
+            return sequence
+        backwards = gast.Slice(lower=None, upper=None, step=gast.UnaryOp(op=gast.USub(), operand=gast.Constant(
+            value=1, kind=None)))
+        return copy_location(gast.Subscript(value=sequence.args[0], slice=backwards, ctx=gast.Load()), sequence)
 
     def _is_builtin(self, func, builtin):
         return self.context.resolver.static_value(func) is builtin
