@@ -165,14 +165,11 @@ class ControlFlow(Pass):
             if not (isinstance(node.target, gast.Tuple) and len(node.target.elts) == len(it.args)):
                 raise self.error("unpack one name per zipped sequence: `for a, b in zip(xs, ys)`", node)
             sequences, targets = it.args, node.target.elts
-        elif (isinstance(it, gast.Call) and self._is_builtin(it.func, reversed) and len(it.args) == 1
-                and not it.keywords):
-            # `reversed(xs)` has no len() and no items: iterate `xs[::-1]`, the same items in the same order
-            backwards = gast.Slice(lower=None, upper=None, step=gast.Constant(value=-1, kind=None))
-            sequences, targets = [gast.Subscript(value=it.args[0], slice=backwards, ctx=gast.Load())], [node.target]
-            self._refuse_changed_while_iterated(it.args[0], node.body)
         else:
             sequences, targets = [it], [node.target]
+        for sequence in sequences:
+            if isinstance(sequence, gast.Call) and self._is_builtin(sequence.func, reversed) and sequence.args:
+                self._refuse_changed_while_iterated(sequence.args[0], node.body)
         sequences = [self._reversed_as_slice(s) for s in sequences]
         if position is None:
             position = store(self.context.namer.fresh("_i"))
