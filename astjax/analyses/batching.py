@@ -45,6 +45,9 @@ _ARRAY_RESULTS = frozenset({
     "matmul_lhs_adjoint", "builtin_max", "builtin_min", "cast_adjoint"})
 _RANK_OF = {"unbroadcast": "x", "unreduce": "x", "index_adjoint": "x", "zero_like": "x", "to_float": "x",
             "astype": "x", "copy": "a"}
+# Adjoint helpers that always return an adjoint tree (rules/helpers.py's TreeAdjoint), never an array.
+_TREE_RESULTS = frozenset({"attribute_adjoint", "stack_adjoint", "concatenate_adjoint", "tree_item_adjoint",
+                           "sum_adjoint"})
 _REDUCTIONS = frozenset({"sum", "mean", "prod", "max", "min", "var", "std", "all", "any", "argmax", "argmin"})
 
 
@@ -267,6 +270,11 @@ class Batching:
         ranks = [self.rank(n) for k, n in bound.items() if k in _array_params(prim, bound)]
         if prim.name == "index_adjoint" and is_container(self.kind(bound.get("x"))):
             return "tree", None
+        if prim.name == "index_adjoint" and self.kind(bound.get("x")) is None:
+            return None, None         # x may be a tuple (a multi-output primitive's result): a tree, or an array
+        if prim.name in _TREE_RESULTS or (prim.name in ("placed_at", "cleared_at") and is_container(
+                self.kind(bound.get("x")))):
+            return "tree", None       # an adjoint tree (TreeAdjoint): never reshaped as an array
         if is_elementwise(prim) and any(is_container(self.kind(bound[k])) for k in _array_params(prim, bound)):
             return "tree", None       # adjoints of containers add item by item
         if is_elementwise(prim):

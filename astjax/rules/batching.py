@@ -273,9 +273,18 @@ def elementwise_rule(bt, target, app):
         if prim.name == "add":       # adjoints of containers (TreeAdjoint) add item by item
             return [bt.assign(target, copy.deepcopy(app.node))]
         return None
+    if prim.name == "add" and any(bt.is_batched(bound[k]) and bt.kind(bound[k]) is None and bt.rank(bound[k]) is None
+                                  for k in arrays):
+        return None         # maybe an adjoint tree (of a tuple result): reshaping it as an array would break it
     if any(not isinstance(bound[k], (gast.Name, gast.Constant)) for k in arrays if bt.is_batched(bound[k])):
         return None
     value = copy.deepcopy(app.node)
+    out = []
+    shape_of = prim.result_shape_of
+    if shape_of in bound and isinstance(bound[shape_of], gast.Name) and not bt.is_batched(bound[shape_of]):
+        # full_like(a, v) with only v batched: the result takes a's shape, so a needs the batch axis too
+        from ..codegen.templates import rename_loads
+        value = rename_loads(value, {bound[shape_of].id: bt.batched(bound[shape_of], out).id})
     if isinstance(value, gast.Call):
         func = bt.static(value.func)
         if func is not prim.impl and func not in (getattr(np, prim.name, None),):
@@ -284,7 +293,6 @@ def elementwise_rule(bt, target, app):
             value.func = _call(f"jnp.{prim.name}").func
     operands = [bound[k] for k in arrays if not _is_const(bound[k], None) and not (
         isinstance(bound[k], gast.Constant) and isinstance(bound[k].value, (int, float, bool)))]
-    out = []
     if len(operands) > 1:
         ranks = [bt.rank(n) for n in operands]
         renamed = {}
@@ -324,6 +332,8 @@ def reduction_rule(bt, target, app):
     array = bound.get("a")
     if not isinstance(array, gast.Name) or not bt.is_batched(array):
         return None
+    if bt.kind(array) != ARRAY:
+        return None         # a list of batched arrays holds the batch on axis 1, not 0: loop over the batch
     if any(bt.is_batched(n) for k, n in bound.items() if k != "a"):
         return None
     for k in ("where", "out", "initial"):
@@ -379,7 +389,15 @@ def _product(bt, target, x1, x2, kind):
     if r1 == 0 or r2 == 0:
         if kind == "matmul":
             return None
-        return [bt.assign(target, gast.BinOp(left=copy.deepcopy(x1), op=gast.Mult(), right=copy.deepcopy(x2)))]
+        # dot with a scalar is a product; a batched operand of lower per-example rank gets unit axes
+        # after the batch axis, else (B,) * (B, n) would broadcast the batch against the n axis
+        out = []
+        if b1 and isinstance(x1, gast.Name):
+            x1 = _align(bt, out, x1, r2, r1)
+        if b2 and isinstance(x2, gast.Name):
+            x2 = _align(bt, out, x2, r1, r2)
+        out.append(bt.assign(target, gast.BinOp(left=copy.deepcopy(x1), op=gast.Mult(), right=copy.deepcopy(x2))))
+        return out
     if kind == "dot" and (r1 > 2 or r2 > 2):
         return None                 # dot's N-d contraction differs from matmul's batching
     out = []

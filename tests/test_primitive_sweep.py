@@ -1,0 +1,131 @@
+"""Every rule case of tests/test_rules.py swept through vmap and float32.
+
+test_rules.py checks each differentiable primitive's derivative in float64. Here the same cases
+(`rule_cases.CASES`, each `fn(*args, w)` returning a scalar) are checked for:
+
+1. vmap against a Python loop: a batch of 3 examples (the case's arguments scaled by 1, 1.05, 1.1;
+   integer and static arguments unbatched), mapped over every floating-point argument, then over the
+   first differentiable operand only; and `vmap(grad(fn))` against a loop of `grad(fn)` for a sample.
+   The loop calls the case's function itself; only the batched call goes through astjax.
+2. float32: the value of `value_and_grad` has the dtype the plain call gives on float32 inputs, the
+   gradient has its input's dtype (as in JAX), and it is close to the float64 gradient.
+
+Boundary points of the elementwise and reduction primitives (kinks, ties, zeros) are compared with
+JAX in tests/test_primitive_boundaries.py.
+"""
+import warnings
+
+import numpy as np
+import pytest
+
+import astjax
+from astjax import tree_util
+
+from primitive_sweep_helpers import assert_trees_close, batch, float32, is_float_operand
+from rule_cases import CASES
+from test_rules import _case_id, _weight
+
+IDS = [_case_id(c) for c in CASES]
+
+_OUT_OF_BOUNDS = ("vmap of an out-of-bounds .at[] update raises IndexError (the batched index (:, i) is not "
+                  "filtered by array.py's _in_bounds, which only knows integer parts, and rules/batching.py's "
+                  "_at_rule reads x[index] for v's shape): an error, never a wrong number")
+
+# id -> reason, per check. strict: when fixed, the xfail fails, so the entry gets removed.
+VMAP_XFAILS = {
+    "at_set-out_of_bounds": _OUT_OF_BOUNDS,
+    "at_add-partly_out_of_bounds": _OUT_OF_BOUNDS,
+    "at_multiply-partly_out_of_bounds": _OUT_OF_BOUNDS,
+}
+FIRST_OPERAND_XFAILS = dict(VMAP_XFAILS)
+FIRST_OPERAND_XFAILS.update({
+})
+VMAP_GRAD_XFAILS = {
+    "at_multiply-partly_out_of_bounds": _OUT_OF_BOUNDS,
+}
+# float32 gradients that may differ from the float64 ones by more than rtol 1e-3, atol 1e-4: id -> why.
+FLOAT32_LOOSE = {}
+FLOAT32_XFAILS = {}
+
+GRAD_SAMPLE = 3          # vmap(grad) for every GRAD_SAMPLE-th case (and every case in VMAP_GRAD_EXTRA)
+VMAP_GRAD_EXTRA = set()
+
+
+def _params(cases, xfails):
+    out = []
+    for c in cases:
+        ident = _case_id(c)
+        marks = [pytest.mark.xfail(strict=True, reason=xfails[ident])] if ident in xfails else []
+        out.append(pytest.param(c, id=ident, marks=marks))
+    return out
+
+
+def _args(case):
+    return case.args + (_weight(case.fn, case.args, _case_id(case)),)
+
+
+def _loop(fn, examples):
+    """fn called on each example, the results stacked leaf by leaf."""
+    results = [fn(*e) for e in examples]
+    return tree_util.tree_map(lambda *leaves: np.stack([np.asarray(x) for x in leaves]), *results)
+
+
+def _check_vmap(fn, examples, batched, axes, what, rtol=1e-10, atol=1e-12):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)       # a scaled example may leave a domain: NaN both ways
+        expected = _loop(fn, examples)
+        mapped = astjax.vmap(fn, in_axes=axes)
+        got = mapped(*batched)
+    try:
+        assert_trees_close(got, expected, rtol, atol, what)
+    except AssertionError as failure:
+        raise AssertionError(f"{failure}\n--- generated source ---\n{astjax.source(mapped)}") from None
+
+
+# ------------------------------------------------------------------ 1. vmap against a loop
+@pytest.mark.parametrize("case", _params(CASES, VMAP_XFAILS))
+def test_vmap_of_every_float_argument_matches_a_loop(case):
+    args = _args(case)
+    mapped = {i for i, a in enumerate(args) if is_float_operand(a)}
+    examples, batched, axes = batch(args, mapped)
+    _check_vmap(case.fn, examples, batched, axes, f"vmap of {_case_id(case)}, in_axes={axes}")
+
+
+@pytest.mark.parametrize("case", _params(CASES, FIRST_OPERAND_XFAILS))
+def test_vmap_of_the_first_operand_only_matches_a_loop(case):
+    args = _args(case)
+    examples, batched, axes = batch(args, {case.argnums[0]})
+    _check_vmap(case.fn, examples, batched, axes, f"vmap of {_case_id(case)}, in_axes={axes}")
+
+
+GRAD_CASES = [c for n, c in enumerate(CASES) if n % GRAD_SAMPLE == 0 or _case_id(c) in VMAP_GRAD_EXTRA]
+
+
+@pytest.mark.parametrize("case", _params(GRAD_CASES, VMAP_GRAD_XFAILS))
+def test_vmap_of_grad_matches_a_loop_of_grad(case):
+    args = _args(case)
+    mapped = {i for i, a in enumerate(args) if is_float_operand(a)}
+    examples, batched, axes = batch(args, mapped)
+    grad = astjax.grad(case.fn, argnums=case.argnums)
+    _check_vmap(grad, examples, batched, axes, f"vmap(grad) of {_case_id(case)}, in_axes={axes}", 1e-9, 1e-11)
+
+
+# ------------------------------------------------------------------ 2. float32
+@pytest.mark.parametrize("case", _params(CASES, FLOAT32_XFAILS))
+def test_float32_value_and_gradient(case):
+    args = _args(case)
+    args32 = tuple(float32(a) for a in args)
+    value_and_grad = astjax.value_and_grad(case.fn, argnums=case.argnums)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        plain = case.fn(*args32)
+        value32, grads32 = value_and_grad(*args32)
+        _, grads64 = value_and_grad(*args)
+    assert np.asarray(value32).dtype == np.asarray(plain).dtype, (
+        f"value dtype {np.asarray(value32).dtype}, the plain call on float32 gives {np.asarray(plain).dtype}")
+    for i, g in zip(case.argnums, grads32):
+        for leaf, x in zip(tree_util.tree_leaves(g), tree_util.tree_leaves(args32[i])):
+            assert np.asarray(leaf).dtype == np.asarray(x).dtype, (
+                f"gradient of argument {i} has dtype {np.asarray(leaf).dtype}, its input {np.asarray(x).dtype}")
+    rtol, atol = FLOAT32_LOOSE.get(_case_id(case), (1e-3, 1e-4))
+    assert_trees_close(grads32, grads64, rtol, atol, f"{_case_id(case)}: float32 gradient against float64")
