@@ -42,13 +42,22 @@ FIRST_OPERAND_XFAILS.update({
 })
 VMAP_GRAD_XFAILS = {
     "at_multiply-partly_out_of_bounds": _OUT_OF_BOUNDS,
+    "tree_leaves-of_list": "vmap(grad) of tree_leaves_of([a, (b, a)]): the batched adjoint of the nested list "
+                           "reaches np.stack as a ragged sequence (ValueError), as its second-order xfail in "
+                           "test_rules.py: an error, never a wrong number",
 }
 # float32 gradients that may differ from the float64 ones by more than rtol 1e-3, atol 1e-4: id -> why.
 FLOAT32_LOOSE = {}
 FLOAT32_XFAILS = {}
 
-GRAD_SAMPLE = 3          # vmap(grad) for every GRAD_SAMPLE-th case (and every case in VMAP_GRAD_EXTRA)
-VMAP_GRAD_EXTRA = set()
+GRAD_SAMPLE = 6          # vmap(grad) for every GRAD_SAMPLE-th case (and every case in VMAP_GRAD_EXTRA)
+# The cases where vmap(grad) went wrong before its fix (kept whatever the sample): adjoint trees of
+# namedtuples and tuple results, shape-only helpers (`leading`, `polyint_factors`), out-of-bounds updates.
+VMAP_GRAD_EXTRA = {"attribute-namedtuple", "meshgrid_list-xy", "modf-signs", "svd-wide", "lstsq-tall_vector",
+                   "cho_factor-upper", "lu-plu", "scipy_eigh-pair", "numpy_eigh-lower", "list_items-of_list",
+                   "split-indices", "ediff1d-matrix", "polyint-first", "polysub-longer_second",
+                   "tree_leaves-of_list", "at_multiply-partly_out_of_bounds", "dot-scalar_vec", "dot-mat_scalar",
+                   "sum-list_of_arrays", "prod-list_of_arrays", "full_like-scalar"}
 
 
 def _params(cases, xfails):
@@ -99,6 +108,7 @@ def test_vmap_of_the_first_operand_only_matches_a_loop(case):
 
 
 GRAD_CASES = [c for n, c in enumerate(CASES) if n % GRAD_SAMPLE == 0 or _case_id(c) in VMAP_GRAD_EXTRA]
+assert VMAP_GRAD_EXTRA <= set(IDS), sorted(VMAP_GRAD_EXTRA - set(IDS))
 
 
 @pytest.mark.parametrize("case", _params(GRAD_CASES, VMAP_GRAD_XFAILS))

@@ -51,6 +51,13 @@ _TREE_RESULTS = frozenset({"attribute_adjoint", "stack_adjoint", "concatenate_ad
 _REDUCTIONS = frozenset({"sum", "mean", "prod", "max", "min", "var", "std", "all", "any", "argmax", "argmin"})
 
 
+def _of_shapes_only(prim):
+    """A helper whose result depends only on its operands' shapes (reason SHAPES) and has no batching rule:
+    vmap computes it once, for example 0 (transforms/vmap.py's loop_statement)."""
+    from ..rules.nondifferentiable import SHAPES
+    return prim.reason == SHAPES and prim.batch is None and not is_elementwise(prim) and not prim.differentiable
+
+
 def is_elementwise(prim):
     return prim.elementwise or prim.name in _ELEMENTWISE_EXTRA
 
@@ -93,6 +100,8 @@ class Batching:
     def _result_batched(self, value, app):
         if app.kind == "primitive" and app.primitive is not None and app.primitive.name in SHAPE_QUERIES:
             return False
+        if app.kind == "primitive" and app.primitive is not None and _of_shapes_only(app.primitive):
+            return False        # `leading(g, 1)`, `polyint_factors(p)`: the same for every example
         if app.kind == "primitive" and app.primitive is not None and app.primitive.name == "unique_index":
             return self.is_batched(app.bound["idx"])     # it returns its index, checked against x's shape
         if app.kind == "opaque" and getattr(app.callee, "__name__", None) in _TYPE_QUERIES and getattr(
