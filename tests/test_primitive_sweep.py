@@ -27,21 +27,10 @@ from test_rules import _case_id, _weight
 
 IDS = [_case_id(c) for c in CASES]
 
-_OUT_OF_BOUNDS = ("vmap of an out-of-bounds .at[] update raises IndexError (the batched index (:, i) is not "
-                  "filtered by array.py's _in_bounds, which only knows integer parts, and rules/batching.py's "
-                  "_at_rule reads x[index] for v's shape): an error, never a wrong number")
-
 # id -> reason, per check. strict: when fixed, the xfail fails, so the entry gets removed.
-VMAP_XFAILS = {
-    "at_set-out_of_bounds": _OUT_OF_BOUNDS,
-    "at_add-partly_out_of_bounds": _OUT_OF_BOUNDS,
-    "at_multiply-partly_out_of_bounds": _OUT_OF_BOUNDS,
-}
-FIRST_OPERAND_XFAILS = dict(VMAP_XFAILS)
-FIRST_OPERAND_XFAILS.update({
-})
+VMAP_XFAILS = {}
+FIRST_OPERAND_XFAILS = {}
 VMAP_GRAD_XFAILS = {
-    "at_multiply-partly_out_of_bounds": _OUT_OF_BOUNDS,
     "tree_leaves-of_list": "vmap(grad) of tree_leaves_of([a, (b, a)]): the batched adjoint of the nested list "
                            "reaches np.stack as a ragged sequence (ValueError), as its second-order xfail in "
                            "test_rules.py: an error, never a wrong number",

@@ -34,7 +34,7 @@ from ..analyses.batching import ARRAY, is_container, is_elementwise
 from ..array import wrap
 from .registry import PRIMITIVES, defbatch, deflowering, primitive
 
-__all__ = ["batch_shape", "batch_axis", "batch_permutation", "batch_index", "batch_prepend", "example_of",
+__all__ = ["batch_shape", "batch_part_rank", "batch_axis", "batch_permutation", "batch_index", "batch_prepend", "example_of",
            "stack_examples", "broadcast_batch", "generic_rule"]
 
 from .nondifferentiable import INTEGER, SHAPES   # noqa: E402 (the reasons the table states)
@@ -86,6 +86,23 @@ def batch_index(idx):
            and p is not Ellipsis and np.ndim(p) > 0):
         pass          # a boolean mask on the per-example axes keeps its place after the batch axis
     return (slice(None),) + parts
+
+
+def batch_part_rank(shape, idx):
+    """The per-example rank of `x[idx]` for a batched x of `shape` and a batched index `(:, ...)`, also
+    where idx is out of bounds (an `.at[]` update drops those parts, as JAX): its integer parts are
+    clipped into range first, which changes no rank."""
+    parts = idx if isinstance(idx, tuple) else (idx,)
+    clipped, axis = [], 0
+    for p in parts:
+        if p is None or isinstance(p, slice) or p is Ellipsis or np.asarray(p).dtype == bool:
+            clipped.append(p)
+        else:
+            n = shape[axis] if axis < len(shape) else 1
+            clipped.append(np.clip(np.asarray(p), -n, max(n - 1, 0)))
+        if p is not None and p is not Ellipsis:
+            axis += np.ndim(p) if np.asarray(p).dtype == bool and not isinstance(p, slice) else 1
+    return np.broadcast_to(np.empty((), dtype=bool), tuple(shape))[tuple(clipped)].ndim - 1
 
 
 class _NotBatchable(ValueError):
@@ -176,7 +193,7 @@ def batch_size_of(tree):
     return int(np.shape(tree)[0])
 
 
-for _fn in (batch_shape, batch_axis, batch_permutation, batch_prepend, batch_index, batch_size_of):
+for _fn in (batch_shape, batch_axis, batch_permutation, batch_prepend, batch_index, batch_size_of, batch_part_rank):
     primitive(_fn.__name__, _fn, operands=(), differentiable=False, reason=SHAPES)
 deflowering(PRIMITIVES["batch_prepend"], numba="astjax.runtime.numba_cpu:batch_prepend")
 primitive("batch_take_index", batch_take_index, operands=(), differentiable=False, reason=INTEGER)
@@ -185,7 +202,7 @@ primitive("batch_take_index", batch_take_index, operands=(), differentiable=Fals
 # transforming their source (grad of a vmap that looped over the batch of tuples).
 for _fn in (example_of, stack_examples, broadcast_batch, batch_getitem):
     _fn.__module__ = "astjax.lax"
-HELPERS = {f.__name__: f for f in (batch_shape, batch_axis, batch_permutation, batch_prepend, batch_index,
+HELPERS = {f.__name__: f for f in (batch_shape, batch_axis, batch_permutation, batch_prepend, batch_index, batch_part_rank,
                                     batch_take_index, batch_size_of, batch_getitem, example_of, stack_examples, broadcast_batch)}
 
 
@@ -695,12 +712,10 @@ def _at_rule(bt, target, app):
         if part_rank > bt.rank(v):
             v = _align(bt, out, v, part_rank, bt.rank(v))
     elif v is not None and bt.is_batched(v):
-        part = bt.fresh("_part")
-        out.append(bt.assign(part, gast.Subscript(value=copy.deepcopy(x), slice=_name(index), ctx=gast.Load())))
         fresh = bt.fresh(f"{v.id}_")
         out.append(bt.assign(fresh, _call("jnp.reshape", copy.deepcopy(v), _call(
             bt.helper(batch_shape), _call("jnp.shape", copy.deepcopy(v)),
-            gast.BinOp(left=_call("jnp.ndim", _name(part)), op=gast.Sub(), right=_const(1))))))
+            _call(bt.helper(batch_part_rank), _call("jnp.shape", copy.deepcopy(x)), _name(index))))))
         v = _name(fresh)
     args = [x, _name(index)] + ([copy.deepcopy(v)] if v is not None else [])
     out.append(bt.assign(target, _call(app.primitive.name, *args)))
