@@ -139,3 +139,83 @@ BOUNDARY_CASES += [
     ("fabs-at_zero", fabs_fn, (_a(0.0, -0.0, -1.5),)),
     ("abs-builtin_at_zero", abs_builtin_fn, (_a(0.0, -0.0, -1.5),)),
 ]
+
+
+def std_fn(x):
+    return jnp.std(x)
+
+
+def prod_fn(x):
+    return jnp.prod(x)
+
+
+def cumprod_fn(x):
+    return jnp.sum(jnp.cumprod(x) * jnp.arange(1.0, 4.0))
+
+
+def fmax_fn(x, y):
+    return jnp.sum(jnp.fmax(x, y) * jnp.arange(1.0, 4.0))
+
+
+def fmin_fn(x, y):
+    return jnp.sum(jnp.fmin(x, y) * jnp.arange(1.0, 4.0))
+
+
+def amax_keepdims_fn(x):
+    return jnp.sum(jnp.max(x, axis=0, keepdims=True) * jnp.arange(1.0, 3.0))
+
+
+def clip_upper_fn(x):
+    return jnp.sum(jnp.clip(x, None, 0.0) * jnp.arange(1.0, 4.0))
+
+
+def copysign_fn(x, y):
+    return jnp.sum(jnp.copysign(x, y) * jnp.arange(1.0, 4.0))
+
+
+def sinc_fn(x):
+    return jnp.sum(jnp.sinc(x))
+
+
+def logaddexp_fn(x, y):
+    return jnp.sum(jnp.logaddexp(x, y))
+
+
+def cbrt_fn(x):
+    return jnp.sum(jnp.cbrt(x))
+
+
+def norm_rows_fn(x):
+    return jnp.sum(jnp.linalg.norm(x, axis=1) * jnp.arange(1.0, 3.0))
+
+
+def where_same_fn(x):
+    return jnp.sum(jnp.where(x >= 0.0, x * x, -x))
+
+
+BOUNDARY_CASES += [
+    ("std-constant", std_fn, (_a(2.0, 2.0, 2.0),)),
+    ("prod-one_zero", prod_fn, (_a(0.0, 2.0, 3.0),)),
+    ("prod-two_zeros", prod_fn, (_a(0.0, 2.0, 0.0),)),
+    ("cumprod-zero", cumprod_fn, (_a(2.0, 0.0, 3.0),)),
+    ("fmax-ties", fmax_fn, (_a(1.0, 0.0, -2.0), _a(1.0, 0.0, 3.0))),
+    ("fmin-ties", fmin_fn, (_a(1.0, 0.0, -2.0), _a(1.0, 0.0, 3.0))),
+    ("max-keepdims_ties", amax_keepdims_fn, (np.array([[1.0, 2.0], [1.0, 2.0], [0.0, 2.0]]),)),
+    ("clip-upper_at_bound", clip_upper_fn, (_a(0.0, -1.0, 1.0),)),
+    ("copysign-at_zero", copysign_fn, (_a(0.0, 2.0, -1.0), _a(0.0, -0.0, 1.0))),
+    ("sinc-at_zero", sinc_fn, (_a(0.0, 0.5),)),
+    ("logaddexp-equal", logaddexp_fn, (_a(0.0, 1.0), _a(0.0, 1.0))),
+    ("cbrt-at_zero", cbrt_fn, (_a(0.0, 8.0),)),
+    ("norm-rows_at_zero", norm_rows_fn, (np.array([[0.0, 0.0], [3.0, 4.0]]),)),
+    ("where-kink_at_zero", where_same_fn, (_a(0.0, -1.0, 2.0),)),
+]
+
+
+def fmax_nan_fn(x, y):
+    return jnp.sum(jnp.fmax(x, y) * jnp.arange(1.0, 4.0))
+
+
+BOUNDARY_CASES += [
+    ("fmax-nan_operands", fmax_nan_fn, (_a(np.nan, 1.0, np.nan), _a(1.0, np.nan, np.nan))),
+    ("fmin-nan_operands", fmin_fn, (_a(np.nan, 1.0, np.nan), _a(1.0, np.nan, np.nan))),
+]

@@ -234,22 +234,25 @@ binary("logaddexp", numpy=np.logaddexp, lowered=False,
 binary("logaddexp2", numpy=np.logaddexp2, lowered=False,
        vjp=["bx1 += by * jnp.exp2(x1 - y)", "bx2 += by * jnp.exp2(x2 - y)"],
        jvp=["dy = dx1 * jnp.exp2(x1 - y) + dx2 * jnp.exp2(x2 - y)"])
-# As in JAX, fmax(x1, x2) = where((x1 < x2) | isnan(x1), x2, x1): a tie's derivative goes to x1,
-# and a NaN operand gets none while the other is a number.
+# As in JAX, fmax(x1, x2) = where((x1 > x2) | isnan(x2), x1, x2): a tie's derivative goes to x2,
+# and a NaN operand gets none while the other is a number (both NaN: x1 gets it).
 binary("fmax", numpy=np.fmax, lowered=False,
-       vjp=["bx1 += jnp.where(jnp.logical_or(x1 < x2, jnp.isnan(x1)), 0.0, by)",
-            "bx2 += jnp.where(jnp.logical_or(x1 < x2, jnp.isnan(x1)), by, 0.0)"],
-       jvp=["dy = jnp.where(jnp.logical_or(x1 < x2, jnp.isnan(x1)), 0.0, dx1)"
-            " + jnp.where(jnp.logical_or(x1 < x2, jnp.isnan(x1)), dx2, 0.0)"])
+       vjp=["bx1 += jnp.where(jnp.logical_or(x1 > x2, jnp.isnan(x2)), by, 0.0)",
+            "bx2 += jnp.where(jnp.logical_or(x1 > x2, jnp.isnan(x2)), 0.0, by)"],
+       jvp=["dy = jnp.where(jnp.logical_or(x1 > x2, jnp.isnan(x2)), dx1, 0.0)"
+            " + jnp.where(jnp.logical_or(x1 > x2, jnp.isnan(x2)), 0.0, dx2)"])
+# fmin(x1, x2) = where((x1 < x2) | isnan(x2), x1, x2), as JAX.
 binary("fmin", numpy=np.fmin, lowered=False,
-       vjp=["bx1 += jnp.where(jnp.logical_or(x1 > x2, jnp.isnan(x1)), 0.0, by)",
-            "bx2 += jnp.where(jnp.logical_or(x1 > x2, jnp.isnan(x1)), by, 0.0)"],
-       jvp=["dy = jnp.where(jnp.logical_or(x1 > x2, jnp.isnan(x1)), 0.0, dx1)"
-            " + jnp.where(jnp.logical_or(x1 > x2, jnp.isnan(x1)), dx2, 0.0)"])
-# copysign(x1, x2) = where(signbit(x2), -|x1|, |x1|) (JAX): slope sign(x1) * (+-1) in x1, 0 in x2.
+       vjp=["bx1 += jnp.where(jnp.logical_or(x1 < x2, jnp.isnan(x2)), by, 0.0)",
+            "bx2 += jnp.where(jnp.logical_or(x1 < x2, jnp.isnan(x2)), 0.0, by)"],
+       jvp=["dy = jnp.where(jnp.logical_or(x1 < x2, jnp.isnan(x2)), dx1, 0.0)"
+            " + jnp.where(jnp.logical_or(x1 < x2, jnp.isnan(x2)), 0.0, dx2)"])
+# copysign(x1, x2) = where(signbit(x2), -|x1|, |x1|) (JAX): slope +-1 in x1 (|x1|'s slope is 1 at 0, as
+# abs), 0 in x2.
 binary("copysign", numpy=np.copysign, aliases=(math.copysign,), lowered=False,
-       vjp=["bx1 += by * jnp.sign(x1) * jnp.where(jnp.signbit(x2), -1.0, 1.0)", "bx2 += by * 0.0"],
-       jvp=["dy = dx1 * jnp.sign(x1) * jnp.where(jnp.signbit(x2), -1.0, 1.0) + dx2 * 0.0"])
+       vjp=["bx1 += by * jnp.where(x1 >= 0.0, 1.0, -1.0) * jnp.where(jnp.signbit(x2), -1.0, 1.0)",
+            "bx2 += by * 0.0"],
+       jvp=["dy = dx1 * jnp.where(x1 >= 0.0, 1.0, -1.0) * jnp.where(jnp.signbit(x2), -1.0, 1.0) + dx2 * 0.0"])
 # heaviside is piecewise constant in x1 (slope 0, as JAX) and passes x2 through where x1 == 0.
 binary("heaviside", numpy=np.heaviside, lowered=False,
        vjp=["bx1 += by * 0.0", "bx2 += jnp.where(x1 == 0.0, by, 0.0)"],
