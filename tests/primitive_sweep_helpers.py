@@ -55,3 +55,8 @@ def assert_trees_close(got, expected, rtol, atol, what):
         g, e = np.asarray(g), np.asarray(e)
         assert g.shape == e.shape, f"{what}: shape {g.shape}, expected {e.shape}"
         np.testing.assert_allclose(g, e, rtol=rtol, atol=atol, equal_nan=True, err_msg=what)
+
+
+def negative_base_power(x, n):
+    """`(-1.0) ** n`: normalization folds -1.0 into one constant, which must print with its parentheses."""
+    return jnp.sum((-1.0) ** n * x)

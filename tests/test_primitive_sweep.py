@@ -128,3 +128,17 @@ def test_float32_value_and_gradient(case):
                 f"gradient of argument {i} has dtype {np.asarray(leaf).dtype}, its input {np.asarray(x).dtype}")
     rtol, atol = FLOAT32_LOOSE.get(_case_id(case), (1e-3, 1e-4))
     assert_trees_close(grads32, grads64, rtol, atol, f"{_case_id(case)}: float32 gradient against float64")
+
+
+# ------------------------------------------------------------------ found by the sweep
+def test_a_negative_constant_base_keeps_its_parentheses():
+    """`(-1.0) ** n` was printed `-1.0 ** n`, read back as -(1.0 ** n): grad and jit gave -1 for +1
+    (found through np.diff's adjoint under vmap, whose (-1.0) ** n flipped the sign of the gradient)."""
+    from primitive_sweep_helpers import negative_base_power
+    x = np.array([1.0, 2.0])
+    np.testing.assert_array_equal(np.asarray(astjax.grad(negative_base_power)(x, 2.0)), [1.0, 1.0])
+    assert float(astjax.jit(negative_base_power)(x, 2.0)) == 3.0
+    assert float(astjax.jit(negative_base_power)(x, 3.0)) == -3.0
+    batched = astjax.vmap(negative_base_power, in_axes=(None, 0))(x, np.array([2.0, 3.0]))
+    np.testing.assert_array_equal(np.asarray(batched), [3.0, -3.0])
+    assert "(-1.0) ** n" in astjax.source(astjax.grad(negative_base_power))
