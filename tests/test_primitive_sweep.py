@@ -41,12 +41,14 @@ FLOAT32_XFAILS = {}
 
 GRAD_SAMPLE = 6          # vmap(grad) for every GRAD_SAMPLE-th case (and every case in VMAP_GRAD_EXTRA)
 # The cases where vmap(grad) went wrong before its fix (kept whatever the sample): adjoint trees of
-# namedtuples and tuple results, shape-only helpers (`leading`, `polyint_factors`), out-of-bounds updates.
+# namedtuples and tuple results, shape-only helpers (`leading`, `polyint_factors`), out-of-bounds updates,
+# reductions of lists, diff's (-1.0) ** n.
 VMAP_GRAD_EXTRA = {"attribute-namedtuple", "meshgrid_list-xy", "modf-signs", "svd-wide", "lstsq-tall_vector",
                    "cho_factor-upper", "lu-plu", "scipy_eigh-pair", "numpy_eigh-lower", "list_items-of_list",
                    "split-indices", "ediff1d-matrix", "polyint-first", "polysub-longer_second",
                    "tree_leaves-of_list", "at_multiply-partly_out_of_bounds", "dot-scalar_vec", "dot-mat_scalar",
-                   "sum-list_of_arrays", "prod-list_of_arrays", "full_like-scalar"}
+                   "sum-list_of_arrays", "prod-list_of_arrays", "mean-list_of_arrays", "full_like-scalar",
+                   "diff-n2_axis0", "at_set-out_of_bounds", "at_add-partly_out_of_bounds"}
 
 
 def _params(cases, xfails):

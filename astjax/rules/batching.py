@@ -565,6 +565,8 @@ def _reduced_size_rule(bt, target, app):
     if not _only_first_batched(bt, app, "x") or not all(_is_const(b.get(k, _const(None)), None)
                                                        for k in ("where", "correction")):
         return None
+    if bt.kind(b["x"]) != ARRAY:
+        return None         # a list of batched arrays: computed for one example (the same for all)
     return [bt.assign(target, _call("reduced_size", copy.deepcopy(b["x"]), _shift(b.get("axis", _const(None)), bt, b["x"]),
                                     copy.deepcopy(b.get("ddof", _const(0)))))]
 
@@ -792,6 +794,8 @@ def _unreduce_rule(bt, target, app):
         return None
     if not isinstance(x, gast.Name) or not isinstance(g, (gast.Name, gast.Constant)):
         return None
+    if bt.kind(x) != ARRAY:
+        return None         # x a list of arrays (`jnp.mean([a, b], axis=0)`): its batch is not on axis 0
     out = []
     keep = _is_const(b.get("keepdims", _const(False)), True)
     if not bt.is_batched(g) and bt.is_batched(x) and (keep or _is_const(b.get("axis", _const(None)), None)):
