@@ -30,11 +30,7 @@ IDS = [_case_id(c) for c in CASES]
 # id -> reason, per check. strict: when fixed, the xfail fails, so the entry gets removed.
 VMAP_XFAILS = {}
 FIRST_OPERAND_XFAILS = {}
-VMAP_GRAD_XFAILS = {
-    "tree_leaves-of_list": "vmap(grad) of tree_leaves_of([a, (b, a)]): the batched adjoint of the nested list "
-                           "reaches np.stack as a ragged sequence (ValueError), as its second-order xfail in "
-                           "test_rules.py: an error, never a wrong number",
-}
+VMAP_GRAD_XFAILS = {}
 # float32 gradients that may differ from the float64 ones by more than rtol 1e-3, atol 1e-4: id -> why.
 FLOAT32_LOOSE = {}
 FLOAT32_XFAILS = {}

@@ -281,6 +281,8 @@ class Batching:
             return "tree", None
         if prim.name == "index_adjoint" and self.kind(bound.get("x")) is None:
             return None, None         # x may be a tuple (a multi-output primitive's result): a tree, or an array
+        if prim.name == "zero_like" and self.kind(bound.get("x")) != ARRAY:
+            return self.kind(bound.get("x")), None    # zeros shaped like a tuple: that tuple's kind
         if prim.name in _TREE_RESULTS or (prim.name in ("placed_at", "cleared_at") and is_container(
                 self.kind(bound.get("x")))):
             return "tree", None       # an adjoint tree (TreeAdjoint): never reshaped as an array
