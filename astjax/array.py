@@ -233,18 +233,23 @@ def _in_bounds(shape, index, values):
     index is returned as it is (NumPy then raises for an out-of-bounds integer).
     """
     parts = index if isinstance(index, tuple) else (index,)
-    if len(parts) > len(shape) or not all(
-            isinstance(p, (int, np.integer)) or (isinstance(p, np.ndarray) and p.dtype.kind in "iu") for p in parts):
+    lead = 0            # leading full slices (vmap's batched index `x[:, i]`) keep their whole axes
+    while lead < len(parts) and isinstance(parts[lead], slice) and parts[lead] == slice(None):
+        lead += 1
+    if len(parts) > len(shape) or lead == len(parts) or not all(
+            isinstance(p, (int, np.integer)) or (isinstance(p, np.ndarray) and p.dtype.kind in "iu")
+            for p in parts[lead:]):
         return index, values
-    arrays = np.broadcast_arrays(*[np.asarray(p) for p in parts])
+    arrays = np.broadcast_arrays(*[np.asarray(p) for p in parts[lead:]])
     valid = np.ones(arrays[0].shape, dtype=bool)
-    for p, n in zip(arrays, shape):
+    for p, n in zip(arrays, shape[lead:]):
         valid &= (p >= -n) & (p < n)
     if valid.all():
         return index, values
     rest = shape[len(parts):]
-    values = np.broadcast_to(values, arrays[0].shape + tuple(rest))
-    return tuple(p[valid] for p in arrays), values[valid]
+    values = np.broadcast_to(values, tuple(shape[:lead]) + arrays[0].shape + tuple(rest))
+    full = (slice(None),) * lead
+    return full + tuple(p[valid] for p in arrays), values[full + (valid,)]
 
 
 class _IndexUpdateRef:

@@ -45,7 +45,17 @@ _ARRAY_RESULTS = frozenset({
     "matmul_lhs_adjoint", "builtin_max", "builtin_min", "cast_adjoint"})
 _RANK_OF = {"unbroadcast": "x", "unreduce": "x", "index_adjoint": "x", "zero_like": "x", "to_float": "x",
             "astype": "x", "copy": "a"}
+# Adjoint helpers that always return an adjoint tree (rules/helpers.py's TreeAdjoint), never an array.
+_TREE_RESULTS = frozenset({"attribute_adjoint", "stack_adjoint", "concatenate_adjoint", "tree_item_adjoint",
+                           "sum_adjoint"})
 _REDUCTIONS = frozenset({"sum", "mean", "prod", "max", "min", "var", "std", "all", "any", "argmax", "argmin"})
+
+
+def _of_shapes_only(prim):
+    """A helper whose result depends only on its operands' shapes (reason SHAPES) and has no batching rule:
+    vmap computes it once, for example 0 (transforms/vmap.py's loop_statement)."""
+    from ..rules.nondifferentiable import SHAPES
+    return prim.reason == SHAPES and prim.batch is None and not is_elementwise(prim) and not prim.differentiable
 
 
 def is_elementwise(prim):
@@ -90,6 +100,8 @@ class Batching:
     def _result_batched(self, value, app):
         if app.kind == "primitive" and app.primitive is not None and app.primitive.name in SHAPE_QUERIES:
             return False
+        if app.kind == "primitive" and app.primitive is not None and _of_shapes_only(app.primitive):
+            return False        # `leading(g, 1)`, `polyint_factors(p)`: the same for every example
         if app.kind == "primitive" and app.primitive is not None and app.primitive.name == "unique_index":
             return self.is_batched(app.bound["idx"])     # it returns its index, checked against x's shape
         if app.kind == "opaque" and getattr(app.callee, "__name__", None) in _TYPE_QUERIES and getattr(
@@ -267,6 +279,13 @@ class Batching:
         ranks = [self.rank(n) for k, n in bound.items() if k in _array_params(prim, bound)]
         if prim.name == "index_adjoint" and is_container(self.kind(bound.get("x"))):
             return "tree", None
+        if prim.name == "index_adjoint" and self.kind(bound.get("x")) is None:
+            return None, None         # x may be a tuple (a multi-output primitive's result): a tree, or an array
+        if prim.name == "zero_like" and self.kind(bound.get("x")) != ARRAY:
+            return self.kind(bound.get("x")), None    # zeros shaped like a tuple: that tuple's kind
+        if prim.name in _TREE_RESULTS or (prim.name in ("placed_at", "cleared_at") and is_container(
+                self.kind(bound.get("x")))):
+            return "tree", None       # an adjoint tree (TreeAdjoint): never reshaped as an array
         if is_elementwise(prim) and any(is_container(self.kind(bound[k])) for k in _array_params(prim, bound)):
             return "tree", None       # adjoints of containers add item by item
         if is_elementwise(prim):

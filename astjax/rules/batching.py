@@ -34,7 +34,7 @@ from ..analyses.batching import ARRAY, is_container, is_elementwise
 from ..array import wrap
 from .registry import PRIMITIVES, defbatch, deflowering, primitive
 
-__all__ = ["batch_shape", "batch_axis", "batch_permutation", "batch_index", "batch_prepend", "example_of",
+__all__ = ["batch_shape", "batch_part_rank", "batch_axis", "batch_permutation", "batch_index", "batch_prepend", "example_of",
            "stack_examples", "broadcast_batch", "generic_rule"]
 
 from .nondifferentiable import INTEGER, SHAPES   # noqa: E402 (the reasons the table states)
@@ -86,6 +86,23 @@ def batch_index(idx):
            and p is not Ellipsis and np.ndim(p) > 0):
         pass          # a boolean mask on the per-example axes keeps its place after the batch axis
     return (slice(None),) + parts
+
+
+def batch_part_rank(shape, idx):
+    """The per-example rank of `x[idx]` for a batched x of `shape` and a batched index `(:, ...)`, also
+    where idx is out of bounds (an `.at[]` update drops those parts, as JAX): its integer parts are
+    clipped into range first, which changes no rank."""
+    parts = idx if isinstance(idx, tuple) else (idx,)
+    clipped, axis = [], 0
+    for p in parts:
+        if p is None or isinstance(p, slice) or p is Ellipsis or np.asarray(p).dtype == bool:
+            clipped.append(p)
+        else:
+            n = shape[axis] if axis < len(shape) else 1
+            clipped.append(np.clip(np.asarray(p), -n, max(n - 1, 0)))
+        if p is not None and p is not Ellipsis:
+            axis += np.ndim(p) if np.asarray(p).dtype == bool and not isinstance(p, slice) else 1
+    return np.broadcast_to(np.empty((), dtype=bool), tuple(shape))[tuple(clipped)].ndim - 1
 
 
 class _NotBatchable(ValueError):
@@ -176,7 +193,7 @@ def batch_size_of(tree):
     return int(np.shape(tree)[0])
 
 
-for _fn in (batch_shape, batch_axis, batch_permutation, batch_prepend, batch_index, batch_size_of):
+for _fn in (batch_shape, batch_axis, batch_permutation, batch_prepend, batch_index, batch_size_of, batch_part_rank):
     primitive(_fn.__name__, _fn, operands=(), differentiable=False, reason=SHAPES)
 deflowering(PRIMITIVES["batch_prepend"], numba="astjax.runtime.numba_cpu:batch_prepend")
 primitive("batch_take_index", batch_take_index, operands=(), differentiable=False, reason=INTEGER)
@@ -185,7 +202,7 @@ primitive("batch_take_index", batch_take_index, operands=(), differentiable=Fals
 # transforming their source (grad of a vmap that looped over the batch of tuples).
 for _fn in (example_of, stack_examples, broadcast_batch, batch_getitem):
     _fn.__module__ = "astjax.lax"
-HELPERS = {f.__name__: f for f in (batch_shape, batch_axis, batch_permutation, batch_prepend, batch_index,
+HELPERS = {f.__name__: f for f in (batch_shape, batch_axis, batch_permutation, batch_prepend, batch_index, batch_part_rank,
                                     batch_take_index, batch_size_of, batch_getitem, example_of, stack_examples, broadcast_batch)}
 
 
@@ -273,9 +290,18 @@ def elementwise_rule(bt, target, app):
         if prim.name == "add":       # adjoints of containers (TreeAdjoint) add item by item
             return [bt.assign(target, copy.deepcopy(app.node))]
         return None
+    if prim.name == "add" and any(bt.is_batched(bound[k]) and bt.kind(bound[k]) is None and bt.rank(bound[k]) is None
+                                  for k in arrays):
+        return None         # maybe an adjoint tree (of a tuple result): reshaping it as an array would break it
     if any(not isinstance(bound[k], (gast.Name, gast.Constant)) for k in arrays if bt.is_batched(bound[k])):
         return None
     value = copy.deepcopy(app.node)
+    out = []
+    shape_of = prim.result_shape_of
+    if shape_of in bound and isinstance(bound[shape_of], gast.Name) and not bt.is_batched(bound[shape_of]):
+        # full_like(a, v) with only v batched: the result takes a's shape, so a needs the batch axis too
+        from ..codegen.templates import rename_loads
+        value = rename_loads(value, {bound[shape_of].id: bt.batched(bound[shape_of], out).id})
     if isinstance(value, gast.Call):
         func = bt.static(value.func)
         if func is not prim.impl and func not in (getattr(np, prim.name, None),):
@@ -284,7 +310,6 @@ def elementwise_rule(bt, target, app):
             value.func = _call(f"jnp.{prim.name}").func
     operands = [bound[k] for k in arrays if not _is_const(bound[k], None) and not (
         isinstance(bound[k], gast.Constant) and isinstance(bound[k].value, (int, float, bool)))]
-    out = []
     if len(operands) > 1:
         ranks = [bt.rank(n) for n in operands]
         renamed = {}
@@ -324,6 +349,8 @@ def reduction_rule(bt, target, app):
     array = bound.get("a")
     if not isinstance(array, gast.Name) or not bt.is_batched(array):
         return None
+    if bt.kind(array) != ARRAY:
+        return None         # a list of batched arrays holds the batch on axis 1, not 0: loop over the batch
     if any(bt.is_batched(n) for k, n in bound.items() if k != "a"):
         return None
     for k in ("where", "out", "initial"):
@@ -379,7 +406,15 @@ def _product(bt, target, x1, x2, kind):
     if r1 == 0 or r2 == 0:
         if kind == "matmul":
             return None
-        return [bt.assign(target, gast.BinOp(left=copy.deepcopy(x1), op=gast.Mult(), right=copy.deepcopy(x2)))]
+        # dot with a scalar is a product; a batched operand of lower per-example rank gets unit axes
+        # after the batch axis, else (B,) * (B, n) would broadcast the batch against the n axis
+        out = []
+        if b1 and isinstance(x1, gast.Name):
+            x1 = _align(bt, out, x1, r2, r1)
+        if b2 and isinstance(x2, gast.Name):
+            x2 = _align(bt, out, x2, r1, r2)
+        out.append(bt.assign(target, gast.BinOp(left=copy.deepcopy(x1), op=gast.Mult(), right=copy.deepcopy(x2))))
+        return out
     if kind == "dot" and (r1 > 2 or r2 > 2):
         return None                 # dot's N-d contraction differs from matmul's batching
     out = []
@@ -530,6 +565,8 @@ def _reduced_size_rule(bt, target, app):
     if not _only_first_batched(bt, app, "x") or not all(_is_const(b.get(k, _const(None)), None)
                                                        for k in ("where", "correction")):
         return None
+    if bt.kind(b["x"]) != ARRAY:
+        return None         # a list of batched arrays: computed for one example (the same for all)
     return [bt.assign(target, _call("reduced_size", copy.deepcopy(b["x"]), _shift(b.get("axis", _const(None)), bt, b["x"]),
                                     copy.deepcopy(b.get("ddof", _const(0)))))]
 
@@ -677,12 +714,10 @@ def _at_rule(bt, target, app):
         if part_rank > bt.rank(v):
             v = _align(bt, out, v, part_rank, bt.rank(v))
     elif v is not None and bt.is_batched(v):
-        part = bt.fresh("_part")
-        out.append(bt.assign(part, gast.Subscript(value=copy.deepcopy(x), slice=_name(index), ctx=gast.Load())))
         fresh = bt.fresh(f"{v.id}_")
         out.append(bt.assign(fresh, _call("jnp.reshape", copy.deepcopy(v), _call(
             bt.helper(batch_shape), _call("jnp.shape", copy.deepcopy(v)),
-            gast.BinOp(left=_call("jnp.ndim", _name(part)), op=gast.Sub(), right=_const(1))))))
+            _call(bt.helper(batch_part_rank), _call("jnp.shape", copy.deepcopy(x)), _name(index))))))
         v = _name(fresh)
     args = [x, _name(index)] + ([copy.deepcopy(v)] if v is not None else [])
     out.append(bt.assign(target, _call(app.primitive.name, *args)))
@@ -759,6 +794,8 @@ def _unreduce_rule(bt, target, app):
         return None
     if not isinstance(x, gast.Name) or not isinstance(g, (gast.Name, gast.Constant)):
         return None
+    if bt.kind(x) != ARRAY:
+        return None         # x a list of arrays (`jnp.mean([a, b], axis=0)`): its batch is not on axis 0
     out = []
     keep = _is_const(b.get("keepdims", _const(False)), True)
     if not bt.is_batched(g) and bt.is_batched(x) and (keep or _is_const(b.get("axis", _const(None)), None)):

@@ -82,8 +82,9 @@ unary("positive", numpy=np.positive, vjp="bx += by", jvp="dy = dx")
 unary("square", numpy=np.square, vjp="bx += by * 2.0 * x", jvp="dy = dx * 2.0 * x")
 unary("sqrt", numpy=np.sqrt, math_fn=math.sqrt, vjp="bx += by / (2.0 * y)", jvp="dy = dx / (2.0 * y)")
 unary("reciprocal", numpy=np.reciprocal, vjp="bx += -by * y * y", jvp="dy = -dx * y * y")
+# |x|'s slope at 0 is taken as 1 (x >= 0, also for -0.0), as JAX: a subgradient, and the one JAX picks.
 unary("abs", numpy=np.abs, aliases=(abs, math.fabs, jnp.absolute),
-      vjp="bx += by * jnp.sign(x)", jvp="dy = dx * jnp.sign(x)")
+      vjp="bx += jnp.where(x >= 0.0, by, -by)", jvp="dy = jnp.where(x >= 0.0, dx, -dx)")
 
 # ---------------------------------------------------------- exp and logs
 unary("exp", numpy=np.exp, math_fn=math.exp, vjp="bx += by * y", jvp="dy = dx * y")
@@ -182,8 +183,9 @@ unary("deg2rad", numpy=np.deg2rad, math_fn=math.radians, aliases=(np.radians,), 
       vjp="bx += by * 0.017453292519943295", jvp="dy = dx * 0.017453292519943295")
 unary("rad2deg", numpy=np.rad2deg, math_fn=math.degrees, aliases=(np.degrees,), lowered=False,
       vjp="bx += by * 57.29577951308232", jvp="dy = dx * 57.29577951308232")
-# fabs: the slope is sign(x), 0 at x == 0, as astjax's abs.
-unary("fabs", numpy=np.fabs, lowered=False, vjp="bx += by * jnp.sign(x)", jvp="dy = dx * jnp.sign(x)")
+# fabs: the slope is 1 at x == 0, as astjax's abs (and JAX's).
+unary("fabs", numpy=np.fabs, lowered=False, vjp="bx += jnp.where(x >= 0.0, by, -by)",
+      jvp="dy = jnp.where(x >= 0.0, dx, -dx)")
 # sinc is smooth; its slope and curvature are exact at x == 0 (derivatives of order four and up at
 # exactly x == 0 come out 0: the slope's rule is a where() with a constant branch there).
 unary("sinc", numpy=np.sinc, lowered=False, vjp="bx += by * sinc_slope(x)", jvp="dy = dx * sinc_slope(x)")
@@ -219,32 +221,38 @@ defjvp(nan_to_num, "dy = jnp.where(jnp.isfinite(x), dx, 0.0)")
 nan_to_num.elementwise = True
 
 # --------------------------------------------------------------- binary
-# hypot's slope x1 / y is taken as 0 at the origin (a subgradient; JAX's is nan there).
+# hypot's slope x1 / y is taken as 0.5 at the origin for each operand, as JAX (whose hypot is
+# max(|x1|, |x2|) sqrt(1 + (min / max)^2): |.|'s slope 1 at 0, the max's tie split in halves): a subgradient.
 binary("hypot", numpy=np.hypot, lowered=False,
-       vjp=["bx1 += by * x1 / jnp.where(y == 0.0, 1.0, y)", "bx2 += by * x2 / jnp.where(y == 0.0, 1.0, y)"],
-       jvp=["dy = dx1 * x1 / jnp.where(y == 0.0, 1.0, y) + dx2 * x2 / jnp.where(y == 0.0, 1.0, y)"])
+       vjp=["bx1 += by * jnp.where(y == 0.0, 0.5, x1 / jnp.where(y == 0.0, 1.0, y))",
+            "bx2 += by * jnp.where(y == 0.0, 0.5, x2 / jnp.where(y == 0.0, 1.0, y))"],
+       jvp=["dy = dx1 * jnp.where(y == 0.0, 0.5, x1 / jnp.where(y == 0.0, 1.0, y)) + dx2 * jnp.where("
+            "y == 0.0, 0.5, x2 / jnp.where(y == 0.0, 1.0, y))"])
 binary("logaddexp", numpy=np.logaddexp, lowered=False,
        vjp=["bx1 += by * jnp.exp(x1 - y)", "bx2 += by * jnp.exp(x2 - y)"],
        jvp=["dy = dx1 * jnp.exp(x1 - y) + dx2 * jnp.exp(x2 - y)"])
 binary("logaddexp2", numpy=np.logaddexp2, lowered=False,
        vjp=["bx1 += by * jnp.exp2(x1 - y)", "bx2 += by * jnp.exp2(x2 - y)"],
        jvp=["dy = dx1 * jnp.exp2(x1 - y) + dx2 * jnp.exp2(x2 - y)"])
-# As in JAX, fmax(x1, x2) = where((x1 < x2) | isnan(x1), x2, x1): a tie's derivative goes to x1,
-# and a NaN operand gets none while the other is a number.
+# As in JAX, fmax(x1, x2) = where((x1 > x2) | isnan(x2), x1, x2): a tie's derivative goes to x2,
+# and a NaN operand gets none while the other is a number (both NaN: x1 gets it).
 binary("fmax", numpy=np.fmax, lowered=False,
-       vjp=["bx1 += jnp.where(jnp.logical_or(x1 < x2, jnp.isnan(x1)), 0.0, by)",
-            "bx2 += jnp.where(jnp.logical_or(x1 < x2, jnp.isnan(x1)), by, 0.0)"],
-       jvp=["dy = jnp.where(jnp.logical_or(x1 < x2, jnp.isnan(x1)), 0.0, dx1)"
-            " + jnp.where(jnp.logical_or(x1 < x2, jnp.isnan(x1)), dx2, 0.0)"])
+       vjp=["bx1 += jnp.where(jnp.logical_or(x1 > x2, jnp.isnan(x2)), by, 0.0)",
+            "bx2 += jnp.where(jnp.logical_or(x1 > x2, jnp.isnan(x2)), 0.0, by)"],
+       jvp=["dy = jnp.where(jnp.logical_or(x1 > x2, jnp.isnan(x2)), dx1, 0.0)"
+            " + jnp.where(jnp.logical_or(x1 > x2, jnp.isnan(x2)), 0.0, dx2)"])
+# fmin(x1, x2) = where((x1 < x2) | isnan(x2), x1, x2), as JAX.
 binary("fmin", numpy=np.fmin, lowered=False,
-       vjp=["bx1 += jnp.where(jnp.logical_or(x1 > x2, jnp.isnan(x1)), 0.0, by)",
-            "bx2 += jnp.where(jnp.logical_or(x1 > x2, jnp.isnan(x1)), by, 0.0)"],
-       jvp=["dy = jnp.where(jnp.logical_or(x1 > x2, jnp.isnan(x1)), 0.0, dx1)"
-            " + jnp.where(jnp.logical_or(x1 > x2, jnp.isnan(x1)), dx2, 0.0)"])
-# copysign(x1, x2) = where(signbit(x2), -|x1|, |x1|) (JAX): slope sign(x1) * (+-1) in x1, 0 in x2.
+       vjp=["bx1 += jnp.where(jnp.logical_or(x1 < x2, jnp.isnan(x2)), by, 0.0)",
+            "bx2 += jnp.where(jnp.logical_or(x1 < x2, jnp.isnan(x2)), 0.0, by)"],
+       jvp=["dy = jnp.where(jnp.logical_or(x1 < x2, jnp.isnan(x2)), dx1, 0.0)"
+            " + jnp.where(jnp.logical_or(x1 < x2, jnp.isnan(x2)), 0.0, dx2)"])
+# copysign(x1, x2) = where(signbit(x2), -|x1|, |x1|) (JAX): slope +-1 in x1 (|x1|'s slope is 1 at 0, as
+# abs), 0 in x2.
 binary("copysign", numpy=np.copysign, aliases=(math.copysign,), lowered=False,
-       vjp=["bx1 += by * jnp.sign(x1) * jnp.where(jnp.signbit(x2), -1.0, 1.0)", "bx2 += by * 0.0"],
-       jvp=["dy = dx1 * jnp.sign(x1) * jnp.where(jnp.signbit(x2), -1.0, 1.0) + dx2 * 0.0"])
+       vjp=["bx1 += by * jnp.where(x1 >= 0.0, 1.0, -1.0) * jnp.where(jnp.signbit(x2), -1.0, 1.0)",
+            "bx2 += by * 0.0"],
+       jvp=["dy = dx1 * jnp.where(x1 >= 0.0, 1.0, -1.0) * jnp.where(jnp.signbit(x2), -1.0, 1.0) + dx2 * 0.0"])
 # heaviside is piecewise constant in x1 (slope 0, as JAX) and passes x2 through where x1 == 0.
 binary("heaviside", numpy=np.heaviside, lowered=False,
        vjp=["bx1 += by * 0.0", "bx2 += jnp.where(x1 == 0.0, by, 0.0)"],
