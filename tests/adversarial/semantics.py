@@ -1,0 +1,697 @@
+"""Python and NumPy semantics where a wrong number slips through easily: dtype
+promotion of float32 with Python and float64 constants, integer casts and
+rounding in the path (derivative zero), powers with special exponents, negative
+and fancy indexing, builtins on arrays and lists, short-circuit operators that
+return values, try/with/for-else/while-else, non-differentiable points with
+JAX's conventions (abs, relu, max ties, sqrt(0), where-nan, clip, sort ties,
+norm at zero), broadcasting and keepdims, array methods."""
+import math
+
+import numpy as np
+
+import astjax
+import astjax.numpy as jnp
+
+from .case import case, vec, mat, pos, scalar
+from .harness import fd_grad
+
+F32 = np.dtype(np.float32)
+F64 = np.dtype(np.float64)
+
+
+def _as32(args):
+    return tuple(np.asarray(a, dtype=np.float32) for a in args)
+
+
+def _as64(args):
+    return tuple(np.asarray(a, dtype=np.float64) for a in args)
+
+
+# ============================================================ dtypes and promotion
+def f32_times_python_float(x):
+    return jnp.sum(x * 2.5 + x ** 2 * 0.1)
+
+
+def _check_f32_value_and_grad(fn, args):
+    a32 = _as32(args)
+    value, g = astjax.value_and_grad(fn)(*a32)
+    return [(value, F32, "value dtype"), (g, F32, "grad dtype"),
+            (g, fd_grad(fn, _as64(a32), 0)[0], "grad")]
+
+
+case(f32_times_python_float, lambda r: (vec(r, 3),), "works", mode="custom", check=_check_f32_value_and_grad,
+     rtol=2e-3)
+
+
+def f32_times_float64_constant(x):
+    c = np.float64(0.5)
+    return jnp.sum(x * c)
+
+
+def _check_f32_times_f64_scalar(fn, args):
+    # NumPy 2 / JAX: a float64 NumPy scalar is not weak in JAX (x64 on) -> float64 value; gradient follows x: float32.
+    a32 = _as32(args)
+    value, g = astjax.value_and_grad(fn)(*a32)
+    return [(g, F32, "grad dtype follows the input"), (g, np.full(3, 0.5), "grad")]
+
+
+case(f32_times_float64_constant, lambda r: (vec(r, 3),), "works", mode="custom", check=_check_f32_times_f64_scalar,
+     rtol=1e-6)
+
+
+def f32_plus_float64_array(x):
+    w = np.array([1.0, 2.0, 3.0])
+    return jnp.sum(x * w)
+
+
+def _check_f32_plus_f64_array(fn, args):
+    a32 = _as32(args)
+    value, g = astjax.value_and_grad(fn)(*a32)
+    return [(value, F64, "float32 * float64 array is float64"), (g, F32, "grad dtype follows the input"),
+            (g, np.array([1.0, 2.0, 3.0]), "grad")]
+
+
+case(f32_plus_float64_array, lambda r: (vec(r, 3),), "works", mode="custom", check=_check_f32_plus_f64_array)
+
+
+def int_array_times_float(x):
+    k = np.arange(3)
+    return jnp.sum(k * x ** 2)
+
+
+case(int_array_times_float, lambda r: (vec(r, 3),), "works")
+
+
+def bool_mask_multiplies(x):
+    m = x > 0.1
+    return jnp.sum(m * x * x) + jnp.sum(jnp.where(m, x, 0.0))
+
+
+case(bool_mask_multiplies, lambda r: (np.array([0.5, -0.3, 0.9, 0.05]),), "works")
+
+
+def astype_int_in_path(x):
+    k = x.astype(int)
+    return jnp.sum(k * 1.0 + x)
+
+
+case(astype_int_in_path, lambda r: (np.array([1.3, 2.6, -0.4]),), "either")
+
+
+def int_of_element(x):
+    n = int(x[0])
+    return x[1] * n + x[0]
+
+
+case(int_of_element, lambda r: (np.array([2.7, 0.4]),), "either")
+
+
+def round_builtin_of_element(x):
+    return round(float(x[0])) * x[1] + x[0]
+
+
+case(round_builtin_of_element, lambda r: (np.array([2.3, 0.4]),), "either")
+
+
+def floordiv_and_mod(x):
+    q = x // 0.5
+    m = x % 0.5
+    return jnp.sum(q * 0.1 + m * m)
+
+
+case(floordiv_and_mod, lambda r: (np.array([0.73, 1.31, -0.42]),), "works")
+
+
+def floor_ceil_rint(x):
+    return jnp.sum(jnp.floor(x) * x + jnp.ceil(x) + jnp.round(x) * x ** 2 + jnp.trunc(x))
+
+
+case(floor_ceil_rint, lambda r: (np.array([0.73, 1.31, -0.42]),), "works")
+
+
+def float32_cast_in_float64_program(x):
+    y = np.float32(2.0) * x
+    return jnp.sum(y * y)
+
+
+case(float32_cast_in_float64_program, lambda r: (vec(r, 3),), "works")
+
+
+def jnp_float32_cast(x):
+    y = jnp.float32(x)
+    return jnp.sum(y * y)
+
+
+def _check_jnp_float32_cast(fn, args):
+    value, g = astjax.value_and_grad(fn)(*args)
+    x32 = np.float32(args[0]).astype(np.float64)
+    return [(g, F64, "gradient dtype follows the float64 input"), (g, 2 * x32, "grad"), (value, F32, "value dtype")]
+
+
+case(jnp_float32_cast, lambda r: (vec(r, 3),), "works", mode="custom", check=_check_jnp_float32_cast, rtol=1e-6)
+
+
+# ============================================================ powers
+def power_integer_cube(x):
+    return jnp.sum(x ** 3)
+
+
+case(power_integer_cube, lambda r: (vec(r, 3),), "works")
+
+
+def power_minus_one(x):
+    return jnp.sum(x ** -1 + x ** -2)
+
+
+case(power_minus_one, lambda r: (pos(r, 3),), "works")
+
+
+def power_half(x):
+    return jnp.sum(x ** 0.5 + x ** 1.5)
+
+
+case(power_half, lambda r: (pos(r, 3),), "works")
+
+
+def power_base_two(x):
+    return jnp.sum(2 ** x + 2.0 ** x + math.e ** x)
+
+
+case(power_base_two, lambda r: (vec(r, 3),), "works")
+
+
+def power_zero_base(x):
+    return jnp.sum(0.0 ** x + x)
+
+
+case(power_zero_base, lambda r: (pos(r, 3),), "works")
+
+
+def power_zero_exponent(x):
+    return jnp.sum(x ** 0 + x ** 0.0) + jnp.sum(x)
+
+
+case(power_zero_exponent, lambda r: (np.array([0.0, 0.5, -0.3]),), "works")
+
+
+def power_negative_base_int_exponent(x):
+    return jnp.sum(x ** 3.0 + x ** 2)
+
+
+case(power_negative_base_int_exponent, lambda r: (np.array([-0.7, -1.2, 0.4]),), "works")
+
+
+def builtin_pow(x):
+    return pow(x[0], 3) + pow(x[1], 2.0) + pow(2.0, x[2])
+
+
+case(builtin_pow, lambda r: (vec(r, 3),), "works")
+
+
+def power_of_tensor_exponent(x, p):
+    return jnp.sum(x ** p)
+
+
+case(power_of_tensor_exponent, lambda r: (pos(r, 3), pos(r, 3)), "works", argnums=(0, 1))
+
+
+# ============================================================ indexing
+def negative_step_slices(x):
+    return jnp.sum(x[::-2] * jnp.arange(3.0)) + jnp.sum(x[-1:0:-1] ** 2) + x[-1] * x[-2]
+
+
+case(negative_step_slices, lambda r: (vec(r, 6),), "works")
+
+
+def newaxis_and_ellipsis(A):
+    v = A[None, :, None]
+    w = A[..., 0]
+    u = A[:, np.newaxis, 1]
+    return jnp.sum(v * v) + jnp.sum(w ** 3) + jnp.sum(u * jnp.ones((1, 2)))
+
+
+case(newaxis_and_ellipsis, lambda r: (mat(r, 3),), "works")
+
+
+def boolean_mask_index(x):
+    return jnp.sum(x[x > 0] ** 2)
+
+
+case(boolean_mask_index, lambda r: (np.array([0.5, -0.3, 0.9, -0.1]),), "either")
+
+
+def fancy_index_with_repeats(x):
+    y = x[[0, 0, 1]]
+    return jnp.sum(y * jnp.array([1.0, 2.0, 3.0])) + jnp.sum(x[np.array([2, 2, 2])] ** 2)
+
+
+case(fancy_index_with_repeats, lambda r: (vec(r, 3),), "works")
+
+
+def argsort_index(x):
+    idx = jnp.argsort(x)
+    return jnp.sum(x[idx] * jnp.arange(4.0))
+
+
+case(argsort_index, lambda r: (np.array([0.5, -0.3, 0.9, -0.1]),), "works")
+
+
+def mixed_slice_and_fancy_2d(A):
+    B = A[1:, [0, 2]]
+    return jnp.sum(B * jnp.array([[1.0, 2.0], [3.0, 4.0]])) + jnp.sum(A[[0, 2], 1:] ** 2)
+
+
+case(mixed_slice_and_fancy_2d, lambda r: (mat(r, 3),), "works")
+
+
+def pairwise_differences_broadcast(x):
+    D = x[:, None] - x[None, :]
+    return jnp.sum(D ** 2 * jnp.arange(16.0).reshape(4, 4))
+
+
+case(pairwise_differences_broadcast, lambda r: (vec(r, 4),), "works")
+
+
+def transpose_reshape_ravel(A):
+    B = A.T.reshape(-1)
+    C = jnp.ravel(A)
+    return jnp.sum(B * jnp.arange(6.0)) + jnp.sum(C * C * jnp.arange(6.0)) + jnp.sum(A.T[0])
+
+
+case(transpose_reshape_ravel, lambda r: (mat(r, 2, 3),), "works")
+
+
+def at_add_repeated_indices(x):
+    y = jnp.zeros(3, dtype=jnp.float64)
+    y = y.at[jnp.array([0, 0, 2, 0])].add(x)
+    return jnp.sum(y * y * jnp.array([1.0, 2.0, 3.0]))
+
+
+case(at_add_repeated_indices, lambda r: (vec(r, 4),), "works")
+
+
+def at_multiply(x, v):
+    y = jnp.asarray(x).at[1].multiply(v[0])
+    y = y.at[jnp.array([0, 2])].multiply(v[1:])
+    return jnp.sum(y ** 2)
+
+
+case(at_multiply, lambda r: (vec(r, 3), vec(r, 3)), "works", argnums=(0, 1))
+
+
+def at_min_max(x, v):
+    y = jnp.asarray(x).at[0].min(v[0])
+    y = y.at[1].max(v[1])
+    return jnp.sum(y * jnp.array([1.0, 2.0, 3.0]))
+
+
+case(at_min_max, lambda r: (np.array([0.5, -0.2, 0.1]), np.array([0.3, 0.4])), "works", argnums=(0, 1))
+
+
+def at_set_then_get(x):
+    y = jnp.asarray(x).at[-1].set(x[0] * 3.0)
+    return y.at[-1].get() * y[1] + jnp.sum(y)
+
+
+case(at_set_then_get, lambda r: (vec(r, 3),), "works")
+
+
+def negative_index_on_2d(A):
+    return A[-1, -1] * A[-2, 0] + jnp.sum(A[-1]) + jnp.sum(A[:, -1] ** 2)
+
+
+case(negative_index_on_2d, lambda r: (mat(r, 3),), "works")
+
+
+def integer_array_scalar_index(x, i):
+    return x[i] ** 2 + x[i - 1]
+
+
+case(integer_array_scalar_index, lambda r: (vec(r, 4), np.int64(0)), "works")
+
+
+def take_along_and_take(A):
+    idx = jnp.argmax(A, axis=1)
+    return jnp.sum(jnp.take_along_axis(A, idx[:, None], axis=1)) + jnp.sum(jnp.take(A, jnp.array([0, 0, 3])))
+
+
+case(take_along_and_take, lambda r: (mat(r, 3),), "works")
+
+
+# ============================================================ builtins
+def builtin_min_max_on_list(x):
+    vals = [x[0] * 2.0, x[1], x[2] - 1.0]
+    return max(vals) - min(vals) + max(x[0], x[1]) * min(x[1], 0.5)
+
+
+case(builtin_min_max_on_list, lambda r: (np.array([0.3, 0.8, 0.5]),), "works")
+
+
+def builtin_max_tie(x):
+    return max(x[0], x[1]) * 3.0 + min(x[0], x[1])
+
+
+def _check_builtin_max_tie(fn, args):
+    x = np.array([0.5, 0.5])
+    g = astjax.grad(fn)(x)
+    # Python's max/min return the first argument on a tie: the gradient goes to it (docs/semantics.md).
+    return [(g, np.array([4.0, 0.0]), "tie: the first argument gets the gradient")]
+
+
+case(builtin_max_tie, lambda r: (vec(r, 2),), "works", mode="custom", check=_check_builtin_max_tie)
+
+
+def builtin_abs_and_sum(x):
+    return sum([abs(x[0]), abs(x[1] - 1.0)]) + sum(x) + abs(x).sum()
+
+
+case(builtin_abs_and_sum, lambda r: (np.array([-0.3, 0.4, 0.2]),), "works")
+
+
+def builtin_sum_with_start(x):
+    return sum((v * v for v in x), 1.0) + sum([x[0], x[1]], x[2])
+
+
+case(builtin_sum_with_start, lambda r: (vec(r, 3),), "works")
+
+
+def builtin_divmod_scalar(x):
+    q, m = divmod(x[0], 0.3)
+    return q * x[1] + m * m
+
+
+case(builtin_divmod_scalar, lambda r: (np.array([0.71, 0.4]),), "works")
+
+
+def builtin_sorted_list(x):
+    vals = sorted([x[0], x[1] * 2.0, x[2]])
+    return vals[0] * 1.0 + vals[1] * 2.0 + vals[2] * 3.0
+
+
+case(builtin_sorted_list, lambda r: (np.array([0.3, -0.4, 0.6]),), "either")
+
+
+def builtin_reversed_list(x):
+    acc = 0.0
+    k = 1.0
+    for v in reversed([x[0], x[1], x[2]]):
+        acc = acc + k * v
+        k = k * 2.0
+    return acc
+
+
+case(builtin_reversed_list, lambda r: (vec(r, 3),), "works")
+
+
+def builtin_len_on_array_and_list(x):
+    n = len(x)
+    ys = [x[i] for i in range(n)]
+    return sum(ys) / len(ys) + x[len(x) - 1]
+
+
+case(builtin_len_on_array_and_list, lambda r: (vec(r, 4),), "works")
+
+
+def builtin_any_all_on_arrays(x):
+    if any(x > 0.5) and all(x > -1.0):
+        return jnp.sum(x ** 2)
+    return jnp.sum(x)
+
+
+case(builtin_any_all_on_arrays, lambda r: (np.array([0.7, -0.3, 0.2]),), "works")
+
+
+def builtin_enumerate_zip_start(x, y):
+    acc = 0.0
+    for i, (a, b) in enumerate(zip(x, y), start=1):
+        acc = acc + i * a * b
+    return acc
+
+
+case(builtin_enumerate_zip_start, lambda r: (vec(r, 3), vec(r, 3)), "works", argnums=(0, 1))
+
+
+def builtin_float_of_zero_d(x):
+    s = jnp.sum(x)
+    return float(s) * 0.0 + s * s
+
+
+case(builtin_float_of_zero_d, lambda r: (vec(r, 3),), "either")
+
+
+def builtin_max_of_array(x):
+    return max(x) + min(x) * 2.0
+
+
+case(builtin_max_of_array, lambda r: (np.array([0.3, -0.4, 0.6]),), "either")
+
+
+# ============================================================ control flow
+def and_or_return_values(x, scale):
+    s = scale or 2.0
+    t = (x[0] > 0 and x[1]) or x[2]
+    return s * t + x[0]
+
+
+case(and_or_return_values, lambda r: (np.array([-0.4, 0.3, 0.7]), 0.0), "works", jvp=False,
+     note="False or x[2] is x[2]; scale 0.0 is falsy")
+case(and_or_return_values, lambda r: (np.array([0.4, 0.3, 0.7]), 3.0), "works", jvp=False,
+     name="and_or_return_values_first", note="True and x[1] is x[1]")
+
+
+def and_returns_first_falsy(x):
+    a = x[0] * 0.0
+    v = a and x[1]
+    return v + x[2] * 2.0
+
+
+case(and_returns_first_falsy, lambda r: (np.array([0.4, 0.3, 0.7]),), "works")
+
+
+def chained_comparison(x):
+    if 0 < x[0] < 1 < x[1]:
+        return x[0] * x[1]
+    return x[0] - x[1]
+
+
+case(chained_comparison, lambda r: (np.array([0.4, 1.5]),), "works")
+
+
+def chained_comparison_false_middle(x):
+    if x[0] < x[1] < x[2]:
+        return x[0] * x[1] * x[2]
+    return x[0] + x[1] + x[2]
+
+
+case(chained_comparison_false_middle, lambda r: (np.array([0.1, 0.6, 0.3]),), "works")
+
+
+def walrus_in_condition(x):
+    acc = 0.0
+    if (s := jnp.sum(x * x)) > 0.1:
+        acc = acc + s * 2.0
+    return acc + s
+
+
+case(walrus_in_condition, lambda r: (vec(r, 3),), "either")
+
+
+def walrus_in_comprehension(x):
+    ys = [y for v in x if (y := v * v) > 0.05]
+    return sum(ys)
+
+
+case(walrus_in_comprehension, lambda r: (np.array([0.5, 0.1, -0.6]),), "either")
+
+
+def try_except_finally(x):
+    try:
+        y = jnp.sum(x ** 2)
+    except ValueError:
+        y = 0.0
+    finally:
+        z = 1.0
+    return y * z
+
+
+case(try_except_finally, lambda r: (vec(r, 3),), "either")
+
+
+def with_block(x):
+    with np.errstate(divide="ignore"):
+        y = jnp.sum(x * x)
+    return y
+
+
+case(with_block, lambda r: (vec(r, 3),), "either")
+
+
+def assert_on_data(x):
+    assert x.shape == (3,), "three entries"
+    assert jnp.all(jnp.isfinite(x))
+    return jnp.sum(jnp.exp(x))
+
+
+case(assert_on_data, lambda r: (vec(r, 3),), "works")
+
+
+def for_else(x):
+    acc = 0.0
+    for v in x:
+        if v > 10.0:
+            break
+        acc = acc + v * v
+    else:
+        acc = acc * 2.0
+    return acc
+
+
+case(for_else, lambda r: (vec(r, 3),), "either")
+
+
+def while_else(x):
+    i = 0
+    acc = x[0]
+    while i < 3:
+        acc = acc * x[1]
+        i += 1
+    else:
+        acc = acc + 1.0
+    return acc
+
+
+case(while_else, lambda r: (vec(r, 2),), "either")
+
+
+def continue_in_nested_loops(A):
+    acc = 0.0
+    for i in range(3):
+        for j in range(3):
+            if j == i:
+                continue
+            if A[i, j] < 0:
+                continue
+            acc = acc + A[i, j] ** 2
+    return acc
+
+
+case(continue_in_nested_loops, lambda r: (mat(r, 3),), "works")
+
+
+def del_statement(x):
+    y = x * 2.0
+    z = jnp.sum(y)
+    del y
+    return z * z
+
+
+case(del_statement, lambda r: (vec(r, 3),), "either")
+
+
+_COUNTER = [0]
+_CALLS = 0
+
+
+def global_counter(x):
+    global _CALLS
+    _CALLS += 1
+    return jnp.sum(x * x)
+
+
+case(global_counter, lambda r: (vec(r, 3),), "either")
+
+
+def nonlocal_counter(x):
+    count = 0
+
+    def bump(v):
+        nonlocal count
+        count += 1
+        return v * 2.0
+    y = bump(x[0]) + bump(x[1])
+    return y * count
+
+
+case(nonlocal_counter, lambda r: (vec(r, 2),), "either")
+
+
+def _fib_like(x, n, memo):
+    if n in memo:
+        return memo[n]
+    if n < 2:
+        v = x * (n + 1.0)
+    else:
+        v = _fib_like(x, n - 1, memo) + 0.5 * _fib_like(x, n - 2, memo)
+    memo[n] = v
+    return v
+
+
+def recursion_with_memo(x):
+    return _fib_like(x[0], 5, {}) * x[1]
+
+
+case(recursion_with_memo, lambda r: (vec(r, 2),), "either")
+
+
+def generator_expressions(x):
+    return sum(v * v for v in x) + max(abs(v) for v in x) + sum(x[i] * i for i in range(len(x)))
+
+
+case(generator_expressions, lambda r: (np.array([0.3, -0.8, 0.5]),), "either")
+
+
+def lambda_defaults_capture_loop_variable(x):
+    fs = []
+    for k in range(3):
+        fs.append(lambda v, k=k: v * (k + 1.0))
+    return sum(f(x[i]) for i, f in enumerate(fs))
+
+
+case(lambda_defaults_capture_loop_variable, lambda r: (vec(r, 3),), "either")
+
+
+def late_binding_closure(x):
+    fs = [lambda v: v * k for k in range(1, 4)]
+    return fs[0](x[0]) + fs[1](x[1])
+
+
+case(late_binding_closure, lambda r: (vec(r, 2),), "either",
+     note="Python's late binding: every lambda sees k == 3")
+
+
+def conditional_expression_picks_array(x):
+    y = x if x[0] > 0 else -x
+    z = (y ** 2 if jnp.sum(y) > 0 else y ** 3)
+    return jnp.sum(z)
+
+
+case(conditional_expression_picks_array, lambda r: (np.array([-0.4, 0.3, 0.9]),), "works")
+
+
+def loop_variable_after_loop(x):
+    for i in range(3):
+        y = x[i] * 2.0
+    return y * i + x[i]
+
+
+case(loop_variable_after_loop, lambda r: (vec(r, 3),), "works")
+
+
+def empty_loop_keeps_previous(x):
+    v = x[0]
+    for v in x[3:]:
+        pass
+    return v * 2.0
+
+
+case(empty_loop_keeps_previous, lambda r: (vec(r, 3),), "works")
+
+
+def augmented_assign_on_int_then_float(x):
+    n = 0
+    n += 1
+    n *= 2.5
+    return x[0] * n
+    
+
+case(augmented_assign_on_int_then_float, lambda r: (vec(r, 2),), "works")
