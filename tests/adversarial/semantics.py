@@ -695,3 +695,190 @@ def augmented_assign_on_int_then_float(x):
     
 
 case(augmented_assign_on_int_then_float, lambda r: (vec(r, 2),), "works")
+
+
+# ============================================================ non-differentiable points (JAX's conventions)
+def _grad_at(point, expected, label, jvp_tangent=None, jvp_expected=None):
+    """A check: the gradient at `point` is `expected` (JAX's convention, or astjax's documented one);
+    jvp along `jvp_tangent` (ones) is grad . t, or `jvp_expected` where forward mode differs (as in JAX)."""
+    def check(fn, args):
+        x = np.array(point, dtype=np.float64)
+        triples = [(astjax.grad(fn)(x), np.array(expected, dtype=np.float64), label)]
+        t = np.ones_like(x) if jvp_tangent is None else np.array(jvp_tangent, dtype=np.float64)
+        _, tangent = astjax.jvp(fn, (x,), (t,))
+        want = float(np.dot(expected, t)) if jvp_expected is None else jvp_expected
+        triples.append((tangent, want, label + " (jvp)"))
+        return triples
+    return check
+
+
+def abs_at_zero(x):
+    return jnp.sum(jnp.abs(x)) + abs(x[0])
+
+
+case(abs_at_zero, lambda r: (vec(r, 2),), "works", mode="custom",
+     check=_grad_at([0.0, -0.5], [0.0, -1.0], "abs'(0) = 0 (astjax's documented convention; JAX gives 1)"))
+
+
+def relu_at_zero(x):
+    return jnp.sum(jnp.maximum(x, 0.0)) + jnp.sum(jnp.minimum(x, 0.0) * 2.0)
+
+
+case(relu_at_zero, lambda r: (vec(r, 2),), "works", mode="custom",
+     check=_grad_at([0.0, 0.5], [1.5, 1.0], "maximum/minimum tie: half each (JAX)"))
+
+
+def nn_relu_at_zero(x):
+    return jnp.sum(astjax.nn.relu(x) * jnp.array([1.0, 2.0]))
+
+
+case(nn_relu_at_zero, lambda r: (vec(r, 2),), "works", mode="custom",
+     check=_grad_at([0.0, 0.5], [0.0, 2.0], "nn.relu'(0) = 0 (JAX)"))
+
+
+def max_reduction_ties(x):
+    return jnp.max(x) + x.min() * 2.0
+
+
+case(max_reduction_ties, lambda r: (vec(r, 3),), "works", mode="custom",
+     check=_grad_at([0.5, 0.5, 0.1], [0.5, 0.5, 2.0], "max ties share the gradient (JAX)"))
+
+
+def maximum_of_two_inputs_tie(x):
+    return jnp.maximum(x[0], x[1]) * 2.0 + jnp.minimum(x[0], x[1])
+
+
+case(maximum_of_two_inputs_tie, lambda r: (vec(r, 2),), "works", mode="custom",
+     check=_grad_at([0.5, 0.5], [1.5, 1.5], "maximum(a, a): half each, directional derivative 3 along (1, 1)"))
+
+
+def fmax_of_two_inputs_tie(x):
+    return jnp.fmax(x[0], x[1]) + jnp.fmin(x[0], x[1])
+
+
+def _check_fmax_tie(fn, args):
+    x = np.array([0.5, 0.5])
+    g = astjax.grad(fn)(x)
+    _, t = astjax.jvp(fn, (x,), (np.ones(2),))
+    # Any split is a subgradient; the directional derivative along (1, 1) must be 2 (the function is x + y there).
+    return [(np.sum(g), 2.0, "gradient sums to 2 on the diagonal"), (t, 2.0, "jvp along (1, 1)")]
+
+
+case(fmax_of_two_inputs_tie, lambda r: (vec(r, 2),), "works", mode="custom", check=_check_fmax_tie)
+
+
+def sqrt_at_zero(x):
+    return jnp.sum(jnp.sqrt(x))
+
+
+case(sqrt_at_zero, lambda r: (pos(r, 2),), "works", mode="custom",
+     check=_grad_at([0.0, 1.0], [np.inf, 0.5], "sqrt'(0) = inf (JAX)", jvp_tangent=[0.0, 1.0]))
+
+
+def where_sqrt_negative(x):
+    return jnp.sum(jnp.where(x > 0, jnp.sqrt(x), 0.0))
+
+
+case(where_sqrt_negative, lambda r: (vec(r, 2),), "works", mode="custom",
+     check=_grad_at([-1.0, 1.0], [np.nan, 0.5], "where(x > 0, sqrt(x), 0) at x < 0: nan in reverse mode (JAX: "
+                    "zero cotangent times the untaken branch's nan); forward mode selects the taken tangent",
+                    jvp_expected=0.5))
+
+
+def where_double_trick(x):
+    safe = jnp.where(x > 0, x, 1.0)
+    return jnp.sum(jnp.where(x > 0, jnp.sqrt(safe), 0.0))
+
+
+case(where_double_trick, lambda r: (vec(r, 2),), "works", mode="custom",
+     check=_grad_at([-1.0, 1.0], [0.0, 0.5], "the double-where trick gives 0"))
+
+
+def clip_at_bounds(x):
+    return jnp.sum(jnp.clip(x, 0.0, 1.0) * jnp.array([1.0, 2.0, 3.0]))
+
+
+case(clip_at_bounds, lambda r: (vec(r, 3),), "works", mode="custom",
+     check=_grad_at([0.0, 1.0, 0.5], [0.5, 1.0, 3.0], "clip at its bounds: half (JAX)"))
+
+
+def clip_method_at_bounds(x):
+    return jnp.sum(jnp.asarray(x).clip(0.0, 1.0) * jnp.array([1.0, 2.0, 3.0]))
+
+
+case(clip_method_at_bounds, lambda r: (vec(r, 3),), "works", mode="custom",
+     check=_grad_at([0.0, 1.0, 0.5], [0.5, 1.0, 3.0], "x.clip at its bounds: half (JAX)"))
+
+
+def sort_with_ties(x):
+    return jnp.sum(jnp.sort(x) * jnp.arange(3.0))
+
+
+case(sort_with_ties, lambda r: (vec(r, 3),), "works", mode="custom",
+     check=_grad_at([0.5, 0.5, 0.1], [1.0, 2.0, 0.0], "sort ties: stable order (JAX)"))
+
+
+def norm_at_zero(x):
+    return jnp.linalg.norm(x)
+
+
+case(norm_at_zero, lambda r: (vec(r, 2),), "works", mode="custom",
+     check=_grad_at([0.0, 0.0], [np.nan, np.nan], "norm'(0) is nan (JAX)"))
+
+
+def norm_rows_one_zero(x):
+    return jnp.sum(jnp.linalg.norm(x.reshape(2, 2), axis=1))
+
+
+case(norm_rows_one_zero, lambda r: (vec(r, 4),), "works", mode="custom",
+     check=_grad_at([0.0, 0.0, 3.0, 4.0], [np.nan, np.nan, 0.6, 0.8], "norm of a zero row: nan (JAX)",
+                    jvp_tangent=[0.0, 0.0, 1.0, 1.0]))
+
+
+def sign_times_x(x):
+    return jnp.sum(jnp.sign(x) * x)
+
+
+case(sign_times_x, lambda r: (vec(r, 2),), "works", mode="custom",
+     check=_grad_at([0.0, -0.5], [0.0, -1.0], "sign is piecewise constant: sign(x) * x has 0 at 0"))
+
+
+def prod_with_zeros(x):
+    return jnp.prod(x) + jnp.sum(jnp.cumprod(x))
+
+
+case(prod_with_zeros, lambda r: (vec(r, 3),), "works", mode="custom",
+     check=_grad_at([0.0, 0.5, 2.0], [3.5, 0.0, 0.0], "prod with a zero: exact, not 0/0"))
+
+
+def prod_with_two_zeros(x):
+    return jnp.prod(x)
+
+
+case(prod_with_two_zeros, lambda r: (vec(r, 3),), "works", mode="custom",
+     check=_grad_at([0.0, 0.0, 2.0], [0.0, 0.0, 0.0], "prod with two zeros"))
+
+
+def std_of_constant(x):
+    return jnp.var(x) + jnp.std(x * 0.0 + 1.0)
+
+
+case(std_of_constant, lambda r: (vec(r, 2),), "works", mode="custom",
+     check=_grad_at([0.5, 0.5], [np.nan, np.nan], "var at a constant vector: 0; std at zero spread: nan (JAX: "
+                    "sqrt'(0) times a zero)"))
+
+
+def power_zero_to_zero(x):
+    return jnp.sum(x ** 0.0 + jnp.power(x, 0))
+
+
+case(power_zero_to_zero, lambda r: (vec(r, 2),), "works", mode="custom",
+     check=_grad_at([0.0, -0.5], [0.0, 0.0], "d/dx x**0 = 0 everywhere (JAX gives nan at 0 for a float 0.0)"))
+
+
+def pow_half_at_zero(x):
+    return jnp.sum(x ** 1.5 + x ** 2.0)
+
+
+case(pow_half_at_zero, lambda r: (pos(r, 2),), "works", mode="custom",
+     check=_grad_at([0.0, 1.0], [0.0, 3.5], "x**1.5 and x**2.0 at 0"))
