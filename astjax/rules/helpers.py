@@ -732,12 +732,23 @@ def take_adjoint(g, a, indices, axis=None):
 
 
 def sum_adjoint(g, iterable):
-    """The adjoint of a list passed to the builtin `sum`: `g` for every item, summed to its shape."""
+    """The adjoint of a list passed to the builtin `sum`: `g` for every item, summed to its shape.
+
+    An array iterated by `sum` (`sum(x)`, `sum(A)` adds A's rows) gets an array adjoint: `g`, summed to
+    the shape of one row, in every row (a list-shaped adjoint could not become the array's gradient)."""
+    if isinstance(iterable, np.ndarray) and not isinstance(g, TreeAdjoint):
+        row = np.empty(iterable.shape[1:], dtype=np.bool_) if iterable.ndim > 1 else np.bool_(False)
+        per_row = np.asarray(unbroadcast(g, row))
+        dtype = np.result_type(per_row, iterable) if iterable.dtype.kind in "fc" else per_row.dtype
+        return wrap(np.broadcast_to(per_row.astype(dtype, copy=False), iterable.shape).copy())
     return TreeAdjoint({k: unbroadcast(g, item) for k, item in enumerate(iterable)})
 
 
 def sum_items(t, like, iterable):
     """Transpose of `sum_adjoint`: the items of a list adjoint, each broadcast to `like`'s shape, added."""
+    if isinstance(iterable, np.ndarray) and not isinstance(t, TreeAdjoint) and np.ndim(t) == iterable.ndim > 0:
+        total = np.sum(np.asarray(t), axis=0)         # an array's adjoint: its rows, added
+        return wrap(np.broadcast_to(total, np.shape(like)).astype(np.result_type(total, like, np.float32)))
     items = t.items if isinstance(t, TreeAdjoint) else {}
     total = np.zeros(np.shape(like), dtype=np.result_type(like, np.float32))
     for value in items.values():

@@ -882,3 +882,302 @@ def pow_half_at_zero(x):
 
 case(pow_half_at_zero, lambda r: (pos(r, 2),), "works", mode="custom",
      check=_grad_at([0.0, 1.0], [0.0, 3.5], "x**1.5 and x**2.0 at 0"))
+
+
+# ============================================================ shapes, broadcasting, methods
+def broadcast_column_row(x, y):
+    M = x.reshape(3, 1) + y.reshape(1, 4)
+    return jnp.sum(jnp.sin(M) * jnp.arange(12.0).reshape(3, 4))
+
+
+case(broadcast_column_row, lambda r: (vec(r, 3), vec(r, 4)), "works", argnums=(0, 1))
+
+
+def keepdims_reductions(A):
+    m = jnp.mean(A, axis=1, keepdims=True)
+    s = jnp.sum(A ** 2, axis=0, keepdims=True)
+    mx = jnp.max(A, axis=-1, keepdims=True)
+    return jnp.sum((A - m) ** 2 * s) + jnp.sum(mx * m)
+
+
+case(keepdims_reductions, lambda r: (mat(r, 3, 4),), "works")
+
+
+def zero_d_array_versus_python_float(x):
+    c = np.array(2.0)
+    s = jnp.sum(x)
+    return s * c + float(c) * s ** 2 + jnp.asarray(3.0) * x[0]
+
+
+case(zero_d_array_versus_python_float, lambda r: (vec(r, 3),), "works")
+
+
+def sum_negative_axis_and_tuple_axes(T):
+    a = jnp.sum(T, axis=-1)
+    b = jnp.mean(T, axis=(0, 2))
+    c = T.sum(axis=(1,))
+    return jnp.sum(a ** 2) + jnp.sum(b * jnp.arange(3.0)) + jnp.sum(c ** 3)
+
+
+case(sum_negative_axis_and_tuple_axes, lambda r: (r.uniform(-1, 1, size=(2, 3, 4)),), "works")
+
+
+def tuple_output_jacobian(x):
+    return x ** 2, jnp.sum(x) * x[0]
+
+
+case(tuple_output_jacobian, lambda r: (vec(r, 3),), "works", mode="jac")
+
+
+def dict_output_jacobian(x):
+    return {"b": jnp.sin(x), "a": x[:2] * x[1:]}
+
+
+case(dict_output_jacobian, lambda r: (vec(r, 3),), "either", mode="jac")
+
+
+def array_methods(x, y):
+    a = jnp.asarray(x)
+    return (a.sum() + a.mean(0) * 2.0 + a.max() + a.dot(y) + (a @ y) * 0.5 + a.prod() + a.var()
+            + a.std() + a.cumsum()[-1] * a.min())
+
+
+case(array_methods, lambda r: (pos(r, 3), vec(r, 3)), "works", argnums=(0, 1))
+
+
+def numpy_array_methods_on_arguments(x, y):
+    return x.sum() + x.mean() * 2.0 + x.max() + x.dot(y) + (x @ y) * 0.5 + x.T.sum() + x.ravel()[0]
+
+
+case(numpy_array_methods_on_arguments, lambda r: (vec(r, 3), vec(r, 3)), "works", argnums=(0, 1))
+
+
+def matmul_shapes(A, v):
+    return jnp.sum(A @ v) + v @ A @ v + jnp.sum(v[None, :] @ A.T) + jnp.sum(jnp.outer(v, v) @ A)
+
+
+case(matmul_shapes, lambda r: (mat(r, 3), vec(r, 3)), "works", argnums=(0, 1))
+
+
+def scalar_times_zero_d_gradient_shape(x):
+    return x * x * 3.0
+
+
+def _check_zero_d_gradient_shape(fn, args):
+    g0 = astjax.grad(fn)(np.array(0.7))
+    g1 = astjax.grad(fn)(0.7)
+    assert np.shape(g0) == () and np.shape(g1) == (), (np.shape(g0), np.shape(g1))
+    return [(g0, 4.2, "0-d array: a 0-d gradient"), (g1, 4.2, "Python float: a scalar gradient")]
+
+
+case(scalar_times_zero_d_gradient_shape, lambda r: (scalar(r),), "works")
+case(scalar_times_zero_d_gradient_shape, lambda r: (scalar(r),), "works", mode="custom",
+     check=_check_zero_d_gradient_shape, rtol=1e-6, name="zero_d_and_python_float_gradient_shapes")
+
+
+def broadcast_against_size_one(x):
+    a = x[:1]
+    b = x[1:]
+    return jnp.sum(a * b) + jnp.sum((a + b[:, None]) ** 2)
+
+
+case(broadcast_against_size_one, lambda r: (vec(r, 4),), "works")
+
+
+def inplace_broadcast_add_to_copy(x):
+    y = jnp.zeros((3, 2), dtype=jnp.float64) + x[:, None]
+    y = y + x[:2]
+    return jnp.sum(y * y)
+
+
+case(inplace_broadcast_add_to_copy, lambda r: (vec(r, 3),), "works")
+
+
+def squeeze_expand_dims(x):
+    y = jnp.expand_dims(x, 0)
+    z = jnp.squeeze(y[:, :1])
+    w = x[np.newaxis, :, np.newaxis].squeeze(axis=2)
+    return z * jnp.sum(w) + jnp.sum(jnp.atleast_2d(x) ** 2)
+
+
+case(squeeze_expand_dims, lambda r: (vec(r, 3),), "works")
+
+
+def reshape_with_order_of_flattening(A):
+    v = A.reshape(-1)
+    w = A.T.reshape(6)
+    return jnp.sum(v * jnp.arange(6.0)) + jnp.sum(w * jnp.arange(6.0) ** 2)
+
+
+case(reshape_with_order_of_flattening, lambda r: (mat(r, 2, 3),), "works")
+
+
+def flatten_then_index_diagonal(A):
+    f = A.flatten()
+    return f[0] + f[4] * 2.0 + f[8] * 3.0 + jnp.trace(A) + jnp.sum(jnp.diag(A) ** 2)
+
+
+case(flatten_then_index_diagonal, lambda r: (mat(r, 3),), "works")
+
+
+# ============================================================ Python protocols on array items
+def builtin_sum_over_matrix_rows(A):
+    return jnp.sum(sum(A) * jnp.array([1.0, 2.0, 3.0])) + sum(A[0]) ** 2
+
+
+case(builtin_sum_over_matrix_rows, lambda r: (mat(r, 2, 3),), "works",
+     note="sum(A) adds A's rows; its adjoint used to be list-shaped (crash in materialize)")
+
+
+def builtin_sum_of_vector_only(x):
+    return sum(x) ** 3
+
+
+case(builtin_sum_of_vector_only, lambda r: (vec(r, 3),), "works")
+
+
+def round_with_ndigits_of_item(x):
+    return round(x[0], 1) * x[1] + round(x[1]) + x[0] ** 2
+
+
+case(round_with_ndigits_of_item, lambda r: (np.array([0.37, 0.61]),), "works",
+     note="x[0] of a NumPy argument has __round__; astjax's 0-d Array used to lack it (TypeError)")
+
+
+def math_trunc_floor_ceil_of_item(x):
+    return math.trunc(x[0]) * x[1] + math.floor(x[1] * 3.0) * x[0] + math.ceil(x[0]) + x[1]
+
+
+case(math_trunc_floor_ceil_of_item, lambda r: (np.array([2.37, 0.61]),), "works")
+
+
+def math_functions_of_items(x):
+    a, b = x[0], x[1]
+    return (math.sqrt(a) + math.exp(b) * math.sin(a) + math.log(a) * math.pow(b, 3) + math.tanh(a) + math.fabs(b)
+            + math.atan2(a, b) + math.log10(a) + math.log2(b) + math.log1p(a) + math.expm1(b) + math.cosh(a)
+            + math.degrees(a) + math.radians(b) + math.asin(b * 0.5) + math.acos(a * 0.5) + math.atan(a))
+
+
+case(math_functions_of_items, lambda r: (np.array([0.7, 0.4]),), "works")
+
+
+def math_functions_without_rules(x):
+    return math.erf(x[0]) + math.lgamma(x[1] + 1.0) + math.hypot(x[0], x[1])
+
+
+case(math_functions_without_rules, lambda r: (np.array([0.7, 0.4]),), "either")
+
+
+def math_copysign_and_fmod(x):
+    return math.copysign(x[0], -1.0) + math.fmod(x[1], 0.3) * x[0]
+
+
+case(math_copysign_and_fmod, lambda r: (np.array([0.7, 0.4]),), "either")
+
+
+def list_of_bools_is_a_mask(x):
+    return jnp.sum(x[[True, False, True]] * jnp.array([1.0, 2.0])) + jnp.sum(x[np.array([False, True, True])] ** 2)
+
+
+case(list_of_bools_is_a_mask, lambda r: (vec(r, 3),), "works",
+     note="a list of bools is a boolean mask, not the integer indices [1, 0, 1]")
+
+
+def tuple_index_versus_list_index(A):
+    idx = (0, 1)
+    return A[idx] * 2.0 + jnp.sum(A[list(idx)]) + jnp.sum(A[np.array(idx)] ** 2)
+
+
+case(tuple_index_versus_list_index, lambda r: (mat(r, 3),), "works",
+     note="A[(0, 1)] is one element; A[[0, 1]] two rows")
+
+
+def nested_list_index(A):
+    return jnp.sum(A[[[0, 1]]] * jnp.arange(6.0).reshape(1, 2, 3))
+
+
+case(nested_list_index, lambda r: (mat(r, 3),), "works")
+
+
+def unpack_matrix_rows_in_loop(A):
+    acc = 0.0
+    for a, b in A:
+        acc = acc + a * b * 2.0
+    return acc
+
+
+case(unpack_matrix_rows_in_loop, lambda r: (mat(r, 3, 2),), "works")
+
+
+def sort_method_on_copy(x):
+    y = x.copy()
+    y.sort()
+    return jnp.sum(y * jnp.arange(3.0))
+
+
+case(sort_method_on_copy, lambda r: (np.array([0.7, -0.4, 0.3]),), "either")
+
+
+def reductions_with_where_and_ddof(x):
+    return (jnp.sum(x, where=x > 0) + jnp.mean(x ** 2, where=x > 0) + jnp.var(x, ddof=1) + jnp.std(x, ddof=1)
+            + jnp.max(x, initial=-5.0))
+
+
+case(reductions_with_where_and_ddof, lambda r: (np.array([0.7, -0.4, 0.3, 0.1]),), "works")
+
+
+def astype_int_of_large_values(x):
+    k = jnp.asarray(x * 1e10).astype(int)
+    return x[0] * (k[0] % 7) + x[1]
+
+
+case(astype_int_of_large_values, lambda r: (np.array([0.7, -0.4, 0.3]),), "works",
+     note="int of 7e9 needs 64 bits: int32 would wrap")
+
+
+def round_decimals_and_around(x):
+    return jnp.sum(jnp.round(x, 2) * x + jnp.around(x, 1))
+
+
+case(round_decimals_and_around, lambda r: (np.array([0.734, -0.456, 0.3]),), "works")
+
+
+def where_one_argument_and_nonzero(x):
+    (idx,) = jnp.where(x > 0)
+    return jnp.sum(x[idx] ** 2) + jnp.sum(x[jnp.nonzero(x < 0)] * 3.0)
+
+
+case(where_one_argument_and_nonzero, lambda r: (np.array([0.7, -0.4, 0.3]),), "works")
+
+
+def slices_beyond_bounds(x):
+    return (jnp.sum(x[-10:2] * 2.0) + jnp.sum(x[1:100] ** 2) + jnp.sum(x[5:1])
+            + jnp.sum(x[::-1][:2] * jnp.array([1.0, 3.0])))
+
+
+case(slices_beyond_bounds, lambda r: (vec(r, 3),), "works")
+
+
+def bool_arithmetic(x):
+    m = x > 0
+    n = m.sum() + True + m[0]
+    return x[0] * n + jnp.sum(x * ~m) + jnp.sum(x * (m ^ True))
+
+
+case(bool_arithmetic, lambda r: (np.array([0.7, -0.4, 0.3]),), "works")
+
+
+def python_int_arithmetic(x):
+    k = 2 ** -1
+    j = (-7) // 2
+    return x[0] * k + x[1] * j + x[0] * ((-7) % 3) + x[1] * (7 % -3)
+
+
+case(python_int_arithmetic, lambda r: (vec(r, 2),), "works")
+
+
+def real_imag_conj_of_real(x):
+    return jnp.sum(x.real * 2.0 + jnp.real(x) + x.conj() + jnp.imag(x))
+
+
+case(real_imag_conj_of_real, lambda r: (vec(r, 3),), "works")

@@ -1,0 +1,74 @@
+"""Python's own semantics on astjax values: builtins over arrays, rounding protocols.
+
+Each test pins a fix found by tests/adversarial/semantics.py.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax.array import Array
+
+
+def _fd_grad(f, x, h=1e-6):
+    g = np.zeros_like(x)
+    for idx in np.ndindex(x.shape):
+        up, down = x.copy(), x.copy()
+        up[idx] += h
+        down[idx] -= h
+        g[idx] = (f(up) - f(down)) / (2 * h)
+    return g
+
+
+# ------------------------------------------------- the builtin sum iterating an array
+def sum_of_vector(x):
+    return sum(x) ** 3
+
+
+def sum_of_rows(A):
+    return jnp.sum(sum(A) ** 2 * jnp.array([1.0, 2.0, 3.0]))
+
+
+def sum_of_slabs(T):
+    return jnp.sum(jnp.sin(sum(T)))
+
+
+@pytest.mark.parametrize("f, shape", [(sum_of_vector, (3,)), (sum_of_rows, (2, 3)), (sum_of_slabs, (2, 3, 2))])
+def test_builtin_sum_of_an_array_has_an_array_gradient(f, shape):
+    """`sum(A)` adds A's rows: its adjoint is the result's in every row (it used to be list-shaped: a crash)."""
+    x = np.linspace(0.1, 0.9, int(np.prod(shape))).reshape(shape)
+    g = astjax.grad(f)(x)
+    assert isinstance(g, Array) and g.shape == shape and g.dtype == np.float64
+    np.testing.assert_allclose(g, _fd_grad(f, x), rtol=1e-6, atol=1e-8)
+    _, t = astjax.jvp(f, (x,), (np.ones(shape),))
+    np.testing.assert_allclose(t, np.sum(g), rtol=1e-6)
+    H = astjax.hessian(f)(x)
+    np.testing.assert_allclose(astjax.jacfwd(astjax.grad(f))(x), H, rtol=1e-6, atol=1e-9)
+    assert astjax.grad(f)(x.astype(np.float32)).dtype == np.float32
+
+
+# ------------------------------------------------- round() and math.trunc() of an array item
+def round_and_trunc_of_items(x):
+    return round(x[0], 1) * x[1] + round(x[1]) + math.trunc(x[2]) * x[0]
+
+
+def test_round_and_trunc_of_an_item_work_as_on_numpy_scalars():
+    """A NumPy argument's item is a NumPy scalar (it has __round__ / __trunc__); astjax's 0-d array too."""
+    x = np.array([0.37, 0.61, 2.7])
+    value, g = astjax.value_and_grad(round_and_trunc_of_items)(x)
+    assert value == pytest.approx(round_and_trunc_of_items(x))
+    np.testing.assert_allclose(g, [2.0, 0.4, 0.0])     # round and trunc are piecewise constant
+
+
+def test_round_of_astjax_arrays_follows_python_and_jax():
+    a = jnp.asarray(np.float64(0.37))
+    assert round(a) == 0 and isinstance(round(a), int)
+    assert round(a, 1) == pytest.approx(0.4)
+    b = jnp.asarray(np.array([0.37, 1.6]))
+    np.testing.assert_allclose(round(b, 1), [0.4, 1.6])
+    assert round(b).dtype == np.int32 and list(round(b)) == [0, 2]
+    assert math.trunc(jnp.asarray(-2.7)) == -2
+    with pytest.raises(TypeError):
+        math.trunc(b)
