@@ -72,3 +72,46 @@ def test_round_of_astjax_arrays_follows_python_and_jax():
     assert math.trunc(jnp.asarray(-2.7)) == -2
     with pytest.raises(TypeError):
         math.trunc(b)
+
+
+# ------------------------------------------------- isinstance() and type() of values astjax holds as Arrays
+def branch_on_isinstance_float(x):
+    s = x[0]
+    if isinstance(s, float):
+        return s * 2.0
+    return s * 3.0
+
+
+def branch_on_type(x):
+    if type(x) is np.ndarray:
+        return jnp.sum(x ** 2)
+    return jnp.sum(x ** 3)
+
+
+def branch_on_unambiguous_isinstance(x, scale):
+    if isinstance(x, np.ndarray) and not isinstance(x, tuple) and isinstance(scale, float):
+        return jnp.sum(x ** 2) * scale
+    return jnp.sum(x ** 3)
+
+
+@pytest.mark.parametrize("f", [branch_on_isinstance_float, branch_on_type])
+@pytest.mark.parametrize("transform", ["grad", "jvp"])
+def test_type_tests_that_could_take_another_branch_are_refused(f, transform):
+    """NumPy's x[0] is an np.float64 (a float) and type(x) is np.ndarray; astjax holds Arrays there, so the
+    transformed function once took the other branch under grad (a silently wrong number)."""
+    from astjax.errors import AstjaxError
+    x = np.array([0.4, 0.7])
+    with pytest.raises(AstjaxError, match="isinstance|type") as info:
+        if transform == "grad":
+            astjax.grad(f)(x)
+        else:
+            astjax.jvp(f, (x,), (np.ones(2),))
+    assert "test_python_semantics.py" in str(info.value)
+
+
+def test_type_tests_every_original_agrees_on_still_work():
+    x = np.array([0.4, 0.7])
+    np.testing.assert_allclose(astjax.grad(branch_on_unambiguous_isinstance)(x, 0.5), x)
+    from astjax.rules.helpers import checked_isinstance, checked_type
+    assert checked_isinstance(jnp.asarray(x), np.ndarray) and not checked_isinstance(jnp.asarray(x), (list, dict))
+    assert checked_isinstance(0.5, float) and checked_type([1]) is list

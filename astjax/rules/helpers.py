@@ -15,7 +15,8 @@ __all__ = ["sum_adjoint", "sum_items", "take_adjoint", "unbroadcast_to", "cumsum
            "stack_part_adjoint", "concatenate_part_adjoint",
            "zero_like", "zeros_shaped", "diagonal_adjoint", "repeat_adjoint", "linspace_weights", "meshgrid_axes", "meshgrid_list",
            "tree_leaves_of", "tree_leaves_adjoint", "unique_index", "adjugate",
-           "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "list_items", "iterated", "unshared_item", "not_a_view", "has_key"]
+           "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "list_items", "iterated", "unshared_item", "not_a_view", "has_key",
+           "checked_isinstance", "checked_type"]
 
 
 def weak_array(g, like):
@@ -468,6 +469,44 @@ def iterated(x):
         raise RuntimeRefusal(f"a `for` loop iterates a {type(x).__name__} directly; astjax iterates dicts through "
                              "their methods only. Instead: `for k in d.keys()`, `for k, v in d.items()`, "
                              "`for v in d.values()` or `for k in sorted(d)`.")
+
+
+def _held_by_the_original(x):
+    """The objects the original program may hold where the transformed one holds the astjax Array `x`: a NumPy
+    array, an astjax Array and, for a 0-d value, a NumPy scalar (an item of an array) or a Python number."""
+    array = np.asarray(x)
+    if array.ndim:
+        return (x, array)
+    return (x, array, array[()], array.item())
+
+
+def checked_isinstance(obj, classinfo):
+    """`isinstance(obj, classinfo)`, refused where the answer depends on which of those objects obj is.
+
+    `isinstance(x[0], float)` is True for the np.float64 the original program reads from a NumPy array and False
+    for astjax's 0-d Array: the transformed function could take the other branch."""
+    if not isinstance(obj, Array):
+        return isinstance(obj, classinfo)
+    answers = {isinstance(held, classinfo) for held in _held_by_the_original(obj)}
+    if len(answers) > 1:
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(
+            f"`isinstance(v, {getattr(classinfo, '__name__', classinfo)})` on a value astjax holds as an array "
+            f"(shape {np.shape(obj)}, {obj.dtype}): the original program may hold a NumPy array, a NumPy scalar or a "
+            "Python number there, and the answer differs between them. Instead: test the shape or dtype "
+            "(`jnp.ndim(v) == 0`, `jnp.issubdtype(v.dtype, jnp.floating)`), or decide outside the function.")
+    return answers.pop()
+
+
+def checked_type(obj):
+    """`type(obj)`, refused for a value astjax holds as an Array (the original program's is another type)."""
+    if isinstance(obj, Array):
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(
+            f"`type(v)` of a value astjax holds as an array (shape {np.shape(obj)}, {obj.dtype}): the original "
+            "program holds a NumPy array, a NumPy scalar or a Python number there, of another type. Instead: test "
+            "the shape or dtype (`jnp.ndim(v)`, `v.dtype`), or decide outside the function.")
+    return type(obj)
 
 
 def unshared_item(xs, i):

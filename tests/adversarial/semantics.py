@@ -1127,12 +1127,12 @@ case(reductions_with_where_and_ddof, lambda r: (np.array([0.7, -0.4, 0.3, 0.1]),
 
 
 def astype_int_of_large_values(x):
-    k = jnp.asarray(x * 1e10).astype(int)
+    k = np.asarray(x * 1e10).astype(int)
     return x[0] * (k[0] % 7) + x[1]
 
 
 case(astype_int_of_large_values, lambda r: (np.array([0.7, -0.4, 0.3]),), "works",
-     note="int of 7e9 needs 64 bits: int32 would wrap")
+     note="NumPy's astype(int) is int64: 7e9 must not wrap (jnp's `int` is int32, JAX's default without x64)")
 
 
 def round_decimals_and_around(x):
@@ -1181,3 +1181,60 @@ def real_imag_conj_of_real(x):
 
 
 case(real_imag_conj_of_real, lambda r: (vec(r, 3),), "works")
+
+
+# ============================================================ type inspection (astjax holds Arrays where NumPy holds scalars)
+def isinstance_float_of_item(x):
+    s = x[0]
+    if isinstance(s, float):
+        return s * 2.0
+    return s * 3.0
+
+
+case(isinstance_float_of_item, lambda r: (vec(r, 2),), "either",
+     note="x[0] of a NumPy array is an np.float64, a float; astjax's 0-d Array is not: once silently the "
+          "other branch (grad 3 instead of 2)")
+
+
+def type_is_ndarray(x):
+    if type(x) is np.ndarray:
+        return jnp.sum(x ** 2)
+    return jnp.sum(x ** 3)
+
+
+case(type_is_ndarray, lambda r: (vec(r, 2),), "either",
+     note="type(x) of astjax's Array is not np.ndarray: once silently the x ** 3 branch under grad")
+
+
+def isinstance_ndarray_or_tuple(x):
+    if isinstance(x, np.ndarray) and not isinstance(x, (list, tuple, dict)):
+        return jnp.sum(x ** 2)
+    return jnp.sum(x ** 3)
+
+
+case(isinstance_ndarray_or_tuple, lambda r: (vec(r, 2),), "works",
+     note="answers every object the original may hold agrees on: no refusal")
+
+
+def isinstance_of_python_float_argument(x, scale):
+    if isinstance(scale, float):
+        return jnp.sum(x) * scale
+    return jnp.sum(x) * 10.0
+
+
+case(isinstance_of_python_float_argument, lambda r: (vec(r, 2), 0.5), "works", argnums=0, jvp=False,
+     note="a Python float argument not differentiated stays a float (jvp differentiates every argument)")
+
+
+def isinstance_of_differentiated_python_float(x):
+    if isinstance(x, float):
+        return x * 2.0
+    return x * 3.0
+
+
+def _check_differentiated_python_float(fn, args):
+    return [(astjax.grad(fn)(0.7), 2.0, "x is a float in the original program: the first branch")]
+
+
+case(isinstance_of_differentiated_python_float, lambda r: (scalar(r),), "either", mode="custom",
+     check=_check_differentiated_python_float)
