@@ -210,7 +210,7 @@ class Array(np.ndarray):
         return math.trunc(np.asarray(self).item())
 
     def astype(self, dtype, copy=True, **kwargs):
-        return wrap(np.asarray(self).astype(dtypes.canonicalize(dtype), copy=copy))
+        return wrap(np.asarray(self).astype(dtypes.canonicalize(dtype, like=self), copy=copy))
 
     def __iter__(self):
         if self.ndim == 0:

@@ -1126,13 +1126,14 @@ def reductions_with_where_and_ddof(x):
 case(reductions_with_where_and_ddof, lambda r: (np.array([0.7, -0.4, 0.3, 0.1]),), "works")
 
 
-def astype_int_of_large_values(x):
-    k = np.asarray(x * 1e10).astype(int)
-    return x[0] * (k[0] % 7) + x[1]
+def astype_int_of_large_values(x, n):
+    k = np.asarray(n * 1e10).astype(int)
+    j = jnp.asarray(n * 1e10).astype(int)
+    return x[0] * (k[0] % 7) + x[1] * (j[0] % 7)
 
 
-case(astype_int_of_large_values, lambda r: (np.array([0.7, -0.4, 0.3]),), "works",
-     note="NumPy's astype(int) is int64: 7e9 must not wrap (jnp's `int` is int32, JAX's default without x64)")
+case(astype_int_of_large_values, lambda r: (vec(r, 2), np.array([0.7, -0.4, 0.3])), "works",
+     note="astype(int) of float64 data is int64 (NumPy; JAX x64): 7e9 must not wrap; jnp once gave int32")
 
 
 def round_decimals_and_around(x):
@@ -1238,3 +1239,20 @@ def _check_differentiated_python_float(fn, args):
 
 case(isinstance_of_differentiated_python_float, lambda r: (scalar(r),), "either", mode="custom",
      check=_check_differentiated_python_float)
+
+
+def astype_float_keeps_float64(x):
+    return (x.astype(float)[0] - 1.0) * 1e9 * x[1] + jnp.sum(jnp.asarray(x, dtype=float) ** 2)
+
+
+case(astype_float_keeps_float64, lambda r: (np.array([1.000000001, 0.5]),), "works", rtol=1e-6,
+     note="x.astype(float) of a float64 argument once gave float32: the 1e-9 vanished (value 0 instead of 0.5)")
+
+
+def astype_int_method_of_argument(x):
+    k = x.astype(int)
+    return x[1] * (k[0] % 7) + x[1]
+
+
+case(astype_int_method_of_argument, lambda r: (np.array([7e9 + 3.25, 0.5]),), "works",
+     note="x.astype(int) of float64 data is int64 (NumPy; JAX x64): int32 wrapped 7e9")
