@@ -115,3 +115,46 @@ def test_type_tests_every_original_agrees_on_still_work():
     from astjax.rules.helpers import checked_isinstance, checked_type
     assert checked_isinstance(jnp.asarray(x), np.ndarray) and not checked_isinstance(jnp.asarray(x), (list, dict))
     assert checked_isinstance(0.5, float) and checked_type([1]) is list
+
+
+# ------------------------------------------------- `x op= e` on a NumPy array keeps NumPy's shape and dtype
+def iadd_into_float32(x):
+    y = np.zeros(2, dtype=np.float32)
+    y += x
+    return (y[0] - 1.0) * 1e9 * x[1]
+
+
+def iadd_broadcasting_up(x):
+    y = x.copy()
+    y += np.ones((2, 2))
+    return jnp.sum(y * x)
+
+
+def iadd_on_jnp_accumulator(x):
+    acc = jnp.zeros(2)
+    acc += x * 2.0
+    return jnp.sum(acc ** 2)
+
+
+def test_inplace_add_into_a_float32_numpy_array_rounds_as_numpy():
+    """NumPy writes `y += x` into y: float32 stays float32 (value 0 here); `y = y + x` once gave 0.5."""
+    x = np.array([1.000000001, 0.5])
+    value, g = astjax.value_and_grad(iadd_into_float32)(x)
+    assert value == iadd_into_float32(x) == 0.0
+    np.testing.assert_allclose(g, [5e8, 0.0])
+
+
+def test_inplace_add_that_would_broadcast_up_is_refused():
+    from astjax.errors import AstjaxError
+    with pytest.raises(ValueError):
+        iadd_broadcasting_up(np.ones(2))        # NumPy: non-broadcastable output operand
+    with pytest.raises(AstjaxError, match="shape") as info:
+        astjax.grad(iadd_broadcasting_up)(np.ones(2))
+    assert "test_python_semantics.py" in str(info.value)
+
+
+def test_inplace_add_on_an_astjax_accumulator_promotes_as_jax():
+    """jnp.zeros is float32; `acc += float64 values` gives a new float64 array (JAX): no rounding, no check."""
+    x = np.array([1.000000001, 0.5])
+    np.testing.assert_allclose(astjax.grad(iadd_on_jnp_accumulator)(x), 8.0 * x)
+    assert "inplace_result" not in astjax.source(astjax.grad(iadd_on_jnp_accumulator))

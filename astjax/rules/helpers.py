@@ -16,7 +16,7 @@ __all__ = ["sum_adjoint", "sum_items", "take_adjoint", "unbroadcast_to", "cumsum
            "zero_like", "zeros_shaped", "diagonal_adjoint", "repeat_adjoint", "linspace_weights", "meshgrid_axes", "meshgrid_list",
            "tree_leaves_of", "tree_leaves_adjoint", "unique_index", "adjugate",
            "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "list_items", "iterated", "unshared_item", "not_a_view", "has_key",
-           "checked_isinstance", "checked_type"]
+           "checked_isinstance", "checked_type", "inplace_result"]
 
 
 def weak_array(g, like):
@@ -507,6 +507,30 @@ def checked_type(obj):
             "program holds a NumPy array, a NumPy scalar or a Python number there, of another type. Instead: test "
             "the shape or dtype (`jnp.ndim(v)`, `v.dtype`), or decide outside the function.")
     return type(obj)
+
+
+def inplace_result(old, new):
+    """The value of `x` after `x op= e` (normalized to `x = inplace_result(x, x op e)`) where x may be a NumPy array.
+
+    NumPy writes the result into x: it keeps x's shape (a result that broadcasts to more elements is NumPy's
+    ValueError) and x's dtype (`float32_array += float64_values` rounds to float32; floats into an integer array
+    are NumPy's UFuncTypeError). astjax's functional `x = x op e` would silently keep the wider result: keep
+    NumPy's dtype for a NumPy array, and refuse what NumPy refuses."""
+    if not isinstance(old, np.ndarray) or isinstance(new, TreeAdjoint):
+        return new
+    result = np.asarray(new)
+    if result.shape != old.shape:
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(f"`x op= e` on an array of shape {old.shape} gives shape {result.shape}: NumPy writes "
+                             "the result into x and raises (non-broadcastable output operand). Instead: "
+                             "`x = x + e` to make a new, larger array.")
+    if type(old) is np.ndarray and result.dtype != old.dtype:       # a NumPy array: NumPy keeps its dtype
+        if not np.can_cast(result.dtype, old.dtype, "same_kind"):
+            from ..errors import RuntimeRefusal
+            raise RuntimeRefusal(f"`x op= e` writes {result.dtype} values into a NumPy array of {old.dtype}: NumPy "
+                                 "raises (UFuncTypeError). Instead: `x = x + e`, or make x a float array.")
+        return result.astype(old.dtype)
+    return new
 
 
 def unshared_item(xs, i):

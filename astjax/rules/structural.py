@@ -49,6 +49,9 @@ structural("astype", helpers.astype, "x", "bx += cast_adjoint(by, y)", "dy = cas
            result_shape_of="x", aliases=(jnp.astype,)
            if hasattr(jnp, "astype") else ())
 structural("copy", jnp.copy, "a", "ba += by", "dy = da", aliases=(np.copy,), result_shape_of="a")
+# `x op= e` on a name bound to a NumPy array (frontend/normalize/augmented_assignment.py): NumPy's shape and dtype.
+structural("inplace_result", helpers.inplace_result, "new", "bnew += by", "dy = dnew", shape_params=("old",),
+           result_shape_of="old")
 structural("array", jnp.array, "object", "bobject += array_adjoint(cast_adjoint(by, y), object)",
            "dy = cast_adjoint(jnp.array(dobject), y)",
            aliases=(jnp.asarray, np.array, np.asarray), sequence_operand="object",

@@ -1256,3 +1256,56 @@ def astype_int_method_of_argument(x):
 
 case(astype_int_method_of_argument, lambda r: (np.array([7e9 + 3.25, 0.5]),), "works",
      note="x.astype(int) of float64 data is int64 (NumPy; JAX x64): int32 wrapped 7e9")
+
+
+# ============================================================ in-place operators on NumPy arrays (NumPy keeps shape and dtype)
+def iadd_into_float32_numpy_array(x):
+    y = np.zeros(2, dtype=np.float32)
+    y += x
+    return (y[0] - 1.0) * 1e9 * x[1]
+
+
+def _check_iadd_into_float32(fn, args):
+    x = args[0]
+    value, g = astjax.value_and_grad(fn)(x.copy())
+    # The float32 rounding is a cast: its derivative is 1 (finite differences below float32's resolution see 0).
+    return [(value, fn(x.copy()), "value: y stays float32, the 1e-9 is rounded away"), (value, 0.0, "value"),
+            (g, np.array([1e9 * x[1], 0.0]), "gradient through the cast")]
+
+
+case(iadd_into_float32_numpy_array, lambda r: (np.array([1.000000001, 0.5]),), "works", mode="custom",
+     check=_check_iadd_into_float32,
+     note="NumPy's `y += x` keeps y float32 (value 0); astjax's y = y + x once was float64 (value 0.5)")
+
+
+def iadd_broadcasting_up(x):
+    y = x.copy()
+    y += np.ones((2, 2))
+    return jnp.sum(y * x)
+
+
+case(iadd_broadcasting_up, lambda r: (vec(r, 2),), "refuse",
+     note="NumPy raises (non-broadcastable output operand); y = y + A once gave a number")
+
+
+def iadd_float_into_int_numpy_array(x):
+    k = np.arange(2)
+    k += x[0]
+    return jnp.sum(k * x)
+
+
+case(iadd_float_into_int_numpy_array, lambda r: (vec(r, 2),), "refuse", errors=(TypeError,),
+     error_match="Cannot cast|cast ufunc",
+     note="NumPy raises UFuncTypeError; astjax refuses")
+
+
+def iadd_accumulator_stays_functional(x):
+    acc = jnp.zeros(2)
+    tot = np.zeros(2)
+    for i in range(3):
+        acc += x * (i + 1.0)
+        tot += x * 0.5
+    return jnp.sum(acc * acc) + jnp.sum(tot ** 2)
+
+
+case(iadd_accumulator_stays_functional, lambda r: (vec(r, 2),), "works")
