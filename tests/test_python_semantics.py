@@ -158,3 +158,22 @@ def test_inplace_add_on_an_astjax_accumulator_promotes_as_jax():
     x = np.array([1.000000001, 0.5])
     np.testing.assert_allclose(astjax.grad(iadd_on_jnp_accumulator)(x), 8.0 * x)
     assert "inplace_result" not in astjax.source(astjax.grad(iadd_on_jnp_accumulator))
+
+
+# ------------------------------------------------- enumerate's start
+def enumerate_from_one(x, y):
+    acc = 0.0
+    for i, p in enumerate(x, start=1):
+        acc = acc + i * p * y[i - 1]
+    for k, q in enumerate(y, 2):
+        acc = acc + k * q
+    return acc
+
+
+def test_enumerate_start_shifts_the_position():
+    """The loop normalization once read only enumerate's sequence: `i` started at 0 whatever `start` said."""
+    x, y = np.array([0.3, 0.5, -0.2]), np.array([0.7, -0.1, 0.4])
+    value, (gx, gy) = astjax.value_and_grad(enumerate_from_one, argnums=(0, 1))(x, y)
+    assert value == pytest.approx(enumerate_from_one(x, y))
+    np.testing.assert_allclose(gx, [1 * y[0], 2 * y[1], 3 * y[2]])
+    np.testing.assert_allclose(gy, [1 * x[0] + 2, 2 * x[1] + 3, 3 * x[2] + 4])

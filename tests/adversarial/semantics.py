@@ -1309,3 +1309,32 @@ def iadd_accumulator_stays_functional(x):
 
 
 case(iadd_accumulator_stays_functional, lambda r: (vec(r, 2),), "works")
+
+
+def enumerate_with_start(x, y):
+    acc = 0.0
+    for i, p in enumerate(x, start=1):
+        acc = acc + i * p * y[i - 1]
+    for k, q in enumerate(y, 2):
+        acc = acc + k * q
+    return acc
+
+
+case(enumerate_with_start, lambda r: (vec(r, 3), vec(r, 3)), "works", argnums=(0, 1),
+     note="enumerate's start was ignored: every i shifted by one, silently (grad [0, y0, 2 y1] for [y0, 2 y1, 3 y2])")
+
+
+def enumerate_with_start_in_comprehensions(x):
+    return sum([i * v for i, v in enumerate(x, 1)]) + sum(i * v * v for i, v in enumerate(x, start=2))
+
+
+case(enumerate_with_start_in_comprehensions, lambda r: (vec(r, 3),), "works")
+
+
+def enumerate_start_loop_variable_after_loop(x):
+    for i, v in enumerate(x, 5):
+        pass
+    return v * i
+    
+
+case(enumerate_start_loop_variable_after_loop, lambda r: (vec(r, 3),), "works")

@@ -135,24 +135,40 @@ class ControlFlow(Pass):
                 raise self.error("a range loop needs a single loop variable", node)
             return self._own_loop_variable(node, node.target.id) if rename else node
         position = None
-        if isinstance(it, gast.Call) and self._is_builtin(it.func, enumerate) and len(it.args) == 1:
+        start = None        # enumerate's start: the user's position is the range's plus start
+        if isinstance(it, gast.Call) and self._is_builtin(it.func, enumerate) and 1 <= len(it.args) <= 2 \
+                and all(k.arg == "start" for k in it.keywords) and len(it.args) + len(it.keywords) <= 2:
             if not (isinstance(node.target, gast.Tuple) and len(node.target.elts) == 2
                     and isinstance(node.target.elts[0], gast.Name)):
                 raise self.error("write `for i, v in enumerate(xs)`", node)
             position, target = node.target.elts
             sequences, targets = [it.args[0]], [target]
+            start = it.args[1] if len(it.args) == 2 else (it.keywords[0].value if it.keywords else None)
+        elif isinstance(it, gast.Call) and self._is_builtin(it.func, enumerate):
+            raise self.error("enumerate takes a sequence and `start`", node)
         elif isinstance(it, gast.Call) and self._is_builtin(it.func, zip):
             if not (isinstance(node.target, gast.Tuple) and len(node.target.elts) == len(it.args)):
                 raise self.error("unpack one name per zipped sequence: `for a, b in zip(xs, ys)`", node)
             sequences, targets = it.args, node.target.elts
         else:
             sequences, targets = [it], [node.target]
+        offset = []
+        if start is not None:
+            # `for i, v in enumerate(xs, start)`: the loop runs over positions _i; i = _i + start (evaluated once,
+            # before the loop, as Python does). Ignoring start once shifted every i silently.
+            user_position, position = position, store(self.context.namer.fresh("_i"))
+            start_name = self.context.namer.fresh("_start")
+            hoisted_start = gast.Assign(targets=[store(start_name)], value=start, type_comment=None)
+            offset = [gast.Assign(targets=[store(user_position.id)], type_comment=None,
+                                  value=gast.BinOp(left=name(position.id), op=gast.Add(), right=name(start_name)))]
         if position is None:
             position = store(self.context.namer.fresh("_i"))
         for sequence in sequences:
             self._refuse_changed_while_iterated(sequence, node.body)
         sequences = [self._hoist(s, assigned) for s in sequences]
         hoisted = [s for s, _ in sequences if s is not None]
+        if start is not None:
+            hoisted.append(hoisted_start)
         sequences = [n for _, n in sequences]
         lengths = [gast.Call(func=name("len"), args=[copy.deepcopy(s)], keywords=[]) for s in sequences]
         count = lengths[0] if len(lengths) == 1 else gast.Call(func=name("min"), args=lengths, keywords=[])
@@ -161,7 +177,8 @@ class ControlFlow(Pass):
             item = gast.Subscript(value=copy.deepcopy(seq), slice=name(position.id), ctx=gast.Load())
             loads += [copy_location(s, node) for s in self._unpack(target, item, node)]
         loop = gast.For(target=store(position.id), iter=gast.Call(func=name("range"), args=[count], keywords=[]),
-                        body=loads + node.body, orelse=[], type_comment=None)
+                        body=[copy_location(s, node) for s in offset] + loads + node.body, orelse=[],
+                        type_comment=None)
         if rename and position.id == _target_name(node):
             loop = self._own_loop_variable(loop, position.id)
         return [copy_location(s, node) for s in hoisted + [loop]]
