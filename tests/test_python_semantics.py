@@ -177,3 +177,25 @@ def test_enumerate_start_shifts_the_position():
     assert value == pytest.approx(enumerate_from_one(x, y))
     np.testing.assert_allclose(gx, [1 * y[0], 2 * y[1], 3 * y[2]])
     np.testing.assert_allclose(gy, [1 * x[0] + 2, 2 * x[1] + 3, 3 * x[2] + 4])
+
+
+# ------------------------------------------------- jnp.pad modes whose padding is not linear in the array
+def pad_with_maximum(x):
+    return jnp.sum(jnp.pad(x, (2, 1), mode="maximum") * jnp.arange(7.0))
+
+
+def pad_with_mean(x):
+    return jnp.sum(jnp.pad(x, (2, 1), mode="mean") * jnp.arange(7.0))
+
+
+def test_pad_with_a_nonlinear_mode_is_refused_in_forward_mode():
+    """The tangent of a 'maximum' pad is the tangent at the maximum, not the maximum of the tangents: the jvp
+    once padded the tangent with its own maximum (34.0 where JAX gives 16.5)."""
+    from astjax.errors import AstjaxError
+    x, t = np.array([0.3, -0.2, 0.9, 0.1]), np.array([1.0, -2.0, 0.5, 3.0])
+    with pytest.raises(AstjaxError, match="maximum"):
+        astjax.jvp(pad_with_maximum, (x,), (t,))
+    with pytest.raises(AstjaxError, match="maximum"):
+        astjax.grad(pad_with_maximum)(x)
+    _, tangent = astjax.jvp(pad_with_mean, (x,), (t,))       # a mean pad is linear: its tangent is right
+    assert float(tangent) == pytest.approx(float(np.dot(_fd_grad(pad_with_mean, x), t)))

@@ -16,7 +16,7 @@ __all__ = ["sum_adjoint", "sum_items", "take_adjoint", "unbroadcast_to", "cumsum
            "zero_like", "zeros_shaped", "diagonal_adjoint", "repeat_adjoint", "linspace_weights", "meshgrid_axes", "meshgrid_list",
            "tree_leaves_of", "tree_leaves_adjoint", "unique_index", "adjugate",
            "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "list_items", "iterated", "unshared_item", "not_a_view", "has_key",
-           "checked_isinstance", "checked_type", "inplace_result"]
+           "checked_isinstance", "checked_type", "inplace_result", "pad_tangent"]
 
 
 def weak_array(g, like):
@@ -99,10 +99,13 @@ def invert_permutation(axes, ndim=None):
 
 
 def pad_adjoint(g, pad_width, mode="constant"):
-    """Transpose of `jnp.pad`: crop `g`, folding edge-padded cells back onto the edge."""
+    """Transpose of `jnp.pad`: crop `g`, folding edge-padded cells back onto the edge (and reflected or wrapped
+    cells back onto the cells they copy)."""
     g = np.asarray(g)
     widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64).reshape(-1, 2) if np.ndim(pad_width) else
                              np.asarray([[pad_width, pad_width]]), (g.ndim, 2))
+    if mode not in ("constant", "edge"):
+        return _copied_pad_adjoint(g, widths, mode)
     for axis, (before, after) in enumerate(widths):
         if before == 0 and after == 0:
             continue
@@ -117,10 +120,41 @@ def pad_adjoint(g, pad_width, mode="constant"):
             inner[tuple(index)] += head
             index[axis] = slice(n - 1, n)
             inner[tuple(index)] += tail
-        elif mode != "constant":
-            raise NotImplementedError(f"no derivative for jnp.pad with mode={mode!r}; use 'constant' or 'edge'")
         g = inner
     return wrap(g)
+
+
+_COPYING_PAD_MODES = ("edge", "reflect", "symmetric", "wrap")
+_NONLINEAR_PAD_MODES = ("maximum", "minimum", "median", "empty")
+
+
+def pad_tangent(t, pad_width, mode="constant"):
+    """The tangent of `jnp.pad(x, pad_width, mode)`: the tangent padded the same way, where that is linear in x.
+
+    `maximum`, `minimum` and `median` pad with a statistic that is not linear (the maximum of the tangents is not
+    the tangent of the maximum) and `empty` with whatever memory holds: refused (padding the tangent with its own
+    maximum once gave a silently wrong jvp)."""
+    if mode in _NONLINEAR_PAD_MODES:
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(f"astjax has no derivative for jnp.pad with mode={mode!r} (its padding is not linear in "
+                             "the array). Instead: mode 'constant', 'edge', 'reflect', 'symmetric', 'wrap', 'mean' or "
+                             "'linear_ramp', or pad with jnp.concatenate and the value you need.")
+    from .. import numpy as jnp
+    return jnp.pad(t, pad_width, mode)
+
+
+def _copied_pad_adjoint(g, widths, mode):
+    """Transpose of a pad whose cells are copies of the array's (`reflect`, `symmetric`, `wrap`): pad the array's
+    flat positions the same way, then add each cell of `g` back onto the position it was copied from."""
+    if mode not in _COPYING_PAD_MODES:
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(f"astjax has no derivative for jnp.pad with mode={mode!r}. Instead: mode 'constant', "
+                             f"'edge', 'reflect', 'symmetric' or 'wrap', or build the padding with jnp.concatenate.")
+    shape = tuple(int(n - before - after) for n, (before, after) in zip(g.shape, widths))
+    source = np.pad(np.arange(int(np.prod(shape))).reshape(shape), [tuple(w) for w in widths], mode=mode)
+    out = np.zeros(int(np.prod(shape)), dtype=np.result_type(g, np.float32))
+    np.add.at(out, source.ravel(), g.ravel())
+    return wrap(out.reshape(shape))
 
 
 class TreeAdjoint:

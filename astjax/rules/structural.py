@@ -39,8 +39,10 @@ structural("flip", jnp.flip, "m", "bm += jnp.flip(by, axis)",
 structural("broadcast_to", jnp.broadcast_to, "array", "barray += unbroadcast(by, array)",
            "dy = jnp.broadcast_to(darray, shape)", aliases=(np.broadcast_to,))
 structural("pad", jnp.pad, "array", "barray += pad_adjoint(by, pad_width, mode)",
-           "dy = jnp.pad(darray, pad_width, mode)", aliases=(np.pad,),
+           "dy = pad_tangent(darray, pad_width, mode)", aliases=(np.pad,),
            signature=lambda array, pad_width, mode="constant": None)
+structural("pad_tangent", helpers.pad_tangent, "t", "bt += pad_adjoint(by, pad_width, mode)",
+           "dy = pad_tangent(dt, pad_width, mode)", signature=lambda t, pad_width, mode="constant": None)
 structural("pad_adjoint", helpers.pad_adjoint, "g", "bg += jnp.pad(by, pad_width, mode)",
            "dy = pad_adjoint(dg, pad_width, mode)")
 structural("cast_adjoint", helpers.cast_adjoint, "g", "bg += cast_adjoint(by, like)",

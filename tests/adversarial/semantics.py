@@ -1338,3 +1338,28 @@ def enumerate_start_loop_variable_after_loop(x):
     
 
 case(enumerate_start_loop_variable_after_loop, lambda r: (vec(r, 3),), "works")
+
+
+# ============================================================ jnp.pad modes
+def pad_reflect_wrap_symmetric(x):
+    return (jnp.sum(jnp.pad(x, (1, 2), mode="reflect") * jnp.arange(7.0))
+            + jnp.sum(jnp.pad(x, (2, 1), mode="wrap") ** 2) + jnp.sum(jnp.pad(x, 2, mode="symmetric") * x[0]))
+
+
+case(pad_reflect_wrap_symmetric, lambda r: (vec(r, 4),), "works",
+     note="the reverse rule raised NotImplementedError for these modes")
+
+
+def pad_maximum_mode(x):
+    return jnp.sum(jnp.pad(x, (2, 1), mode="maximum") * jnp.arange(7.0))
+
+
+case(pad_maximum_mode, lambda r: (np.array([0.3, -0.2, 0.9, 0.1]),), "either",
+     note="jvp padded the tangent with the tangents' maximum: a silently wrong jvp (34 for 16.5)")
+
+
+def pad_median_mode(x):
+    return jnp.sum(jnp.pad(x, (2, 1), mode="median") * jnp.arange(7.0))
+
+
+case(pad_median_mode, lambda r: (np.array([0.3, -0.2, 0.9, 0.1]),), "either")
