@@ -505,6 +505,10 @@ def gradient_coordinates_edge2(f, w):
     return jnp.sum(w * jnp.gradient(f, np.array([0.0, 0.2, 0.5, 0.9, 1.0]), edge_order=2))
 
 
+def gradient_unit_spacing(f, w):
+    return jnp.sum(w * jnp.gradient(f))        # no *varargs: the rule's `varargs` is an empty tuple
+
+
 def gradient_two_axes(f, w):
     return jnp.sum(w * jnp.stack(jnp.gradient(f, 0.5, 2.0)))
 
@@ -520,5 +524,6 @@ def gradient_items_fn(t, w):
 case("gradient", "spacing", gradient_fn, normal(6))
 case("gradient", "coordinates_edge2", gradient_coordinates_edge2, normal(5))
 case("gradient", "two_axes", gradient_two_axes, normal(3, 4))
+case("gradient", "unit_spacing", gradient_unit_spacing, normal(6))
 case("gradient_adjoint", "edge2", gradient_adjoint_fn, normal(5))
 case("gradient_items", "axis1", gradient_items_fn, normal(3, 4))

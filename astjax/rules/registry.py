@@ -134,6 +134,8 @@ class Primitive:
                 out[name] = value
             elif param.default is not inspect.Parameter.empty:
                 out[name] = _constant_node(param.default)
+            elif param.kind is inspect.Parameter.VAR_POSITIONAL:     # `jnp.gradient(f)`: no varargs, an empty tuple
+                out[name] = gast.Tuple(elts=[], ctx=gast.Load())
         return out
 
     def __repr__(self):

@@ -1363,3 +1363,11 @@ def pad_median_mode(x):
 
 
 case(pad_median_mode, lambda r: (np.array([0.3, -0.2, 0.9, 0.1]),), "either")
+
+
+def numerical_gradient_default_spacing(x):
+    return jnp.sum(jnp.gradient(x) * jnp.arange(4.0)) + jnp.sum(jnp.gradient(x, 0.5) ** 2)
+
+
+case(numerical_gradient_default_spacing, lambda r: (vec(r, 4),), "works",
+     note="jnp.gradient(x) without spacings: NameError 'varargs' in the generated rule")
