@@ -199,3 +199,15 @@ def test_pad_with_a_nonlinear_mode_is_refused_in_forward_mode():
         astjax.grad(pad_with_maximum)(x)
     _, tangent = astjax.jvp(pad_with_mean, (x,), (t,))       # a mean pad is linear: its tangent is right
     assert float(tangent) == pytest.approx(float(np.dot(_fd_grad(pad_with_mean, x), t)))
+
+
+# ------------------------------------------------- max / min of several values
+def max_min_of_several(x):
+    return max(x[0], x[1], x[2]) * 2.0 + min([x[1], x[0]]) + min((x[2], 0.2))
+
+
+def test_max_and_min_of_several_values_follow_python_ties():
+    """`max(a, b, c)` keeps the first of equal values (Python): nested two-value calls do the same."""
+    np.testing.assert_allclose(astjax.grad(max_min_of_several)(np.array([0.5, 0.5, 0.5])), [2.0, 1.0, 0.0])
+    x = np.array([0.3, 0.9, 0.1])
+    assert astjax.grad(max_min_of_several)(x) == pytest.approx(_fd_grad(max_min_of_several, x))

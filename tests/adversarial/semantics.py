@@ -1371,3 +1371,19 @@ def numerical_gradient_default_spacing(x):
 
 case(numerical_gradient_default_spacing, lambda r: (vec(r, 4),), "works",
      note="jnp.gradient(x) without spacings: NameError 'varargs' in the generated rule")
+
+
+def builtin_max_min_of_several(x):
+    return max(x[0], x[1] * 2.0, x[2]) + min([x[0], x[1], x[2] - 1.0]) * 3.0 - min((x[2], 0.2, x[1]))
+
+
+case(builtin_max_min_of_several, lambda r: (np.array([0.3, 0.1, 0.5]),), "works",
+     note="max(a, b, c) / min([a, b, c]) were refused (no rule for max of an iterable)")
+
+
+def builtin_max_of_several_ties(x):
+    return max(x[0], x[1], x[2]) * 2.0 + min([x[1], x[0]])
+
+
+case(builtin_max_of_several_ties, lambda r: (vec(r, 3),), "works", mode="custom",
+     check=_grad_at([0.5, 0.5, 0.5], [2.0, 1.0, 0.0], "ties: Python returns the first, which gets the gradient"))

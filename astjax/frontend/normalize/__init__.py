@@ -10,6 +10,7 @@ Each pass is one file; `normalize` runs them in order.
 from .module_aliases import ModuleAliases
 from .reserved_names import ReservedNames
 from .type_inspection import TypeInspection
+from .builtin_extrema import BuiltinExtrema
 from .aliasing import Aliasing
 from .lax_control_flow import LaxControlFlow
 from .local_functions import LocalFunctions
@@ -26,7 +27,7 @@ from .list_operands import ListOperands
 
 __all__ = ["normalize", "PASSES"]
 
-PASSES = (ModuleAliases, Aliasing, ReservedNames, TypeInspection, MapCalls, ContainerIdioms, LocalFunctions, MethodCalls,
+PASSES = (ModuleAliases, Aliasing, ReservedNames, TypeInspection, BuiltinExtrema, MapCalls, ContainerIdioms, LocalFunctions, MethodCalls,
           FunctionArguments, ScipyCalls, AugmentedAssignment, LaxControlFlow,
           TupleAssignment, ControlFlow, OnePrimitivePerStatement, ListOperands)
 
