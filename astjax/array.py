@@ -9,6 +9,8 @@ reference code read it without a copy. What it adds is JAX's contract:
 * results of arithmetic stay Arrays, 0-d results included (NumPy would return
   a bare scalar), so `.block_until_ready()` and `.device` always exist.
 """
+import math
+
 import numpy as np
 
 from . import dtypes
@@ -194,8 +196,21 @@ class Array(np.ndarray):
     def __index__(self):
         return np.asarray(self).__index__()
 
+    # `round(x[0], 2)` and `math.trunc(x[0])` on an item of a NumPy array argument work on the NumPy
+    # scalar the original program holds (ndarray defines neither); an astjax 0-d array behaves the same.
+    def __round__(self, ndigits=None):
+        if self.ndim == 0:
+            return round(np.asarray(self)[()], ndigits)
+        rounded = np.round(np.asarray(self), 0 if ndigits is None else ndigits)
+        return wrap(rounded if ndigits is not None else rounded.astype(dtypes.default_int))
+
+    def __trunc__(self):
+        if self.ndim != 0:
+            raise TypeError("only 0-d arrays can be truncated to a Python int")
+        return math.trunc(np.asarray(self).item())
+
     def astype(self, dtype, copy=True, **kwargs):
-        return wrap(np.asarray(self).astype(dtypes.canonicalize(dtype), copy=copy))
+        return wrap(np.asarray(self).astype(dtypes.canonicalize(dtype, like=self), copy=copy))
 
     def __iter__(self):
         if self.ndim == 0:

@@ -23,13 +23,27 @@ default_int = np.dtype(np.int32)
 _PYTHON_DEFAULTS = {float: default_float, int: default_int, bool: np.dtype(np.bool_)}
 
 
-def canonicalize(dtype):
-    """The dtype a user's `dtype=` argument names (`float` means float32)."""
+_PYTHON_X64 = {float: np.dtype(np.float64), int: np.dtype(np.int64)}
+
+
+def canonicalize(dtype, like=None):
+    """The dtype a user's `dtype=` argument names (`float` means float32).
+
+    Converting an array `like` that is 64-bit already (`x.astype(float)`, `x.astype(int)`, `jnp.asarray(x,
+    dtype=float)` of a float64 or int64 x), `float` and `int` name the 64-bit types, as under JAX's
+    x64 mode (which a float64 array stands for) and as NumPy: a float64 array is never rounded to float32."""
     if dtype is None:
         return None
     if dtype in _PYTHON_DEFAULTS:
+        if like is not None and dtype in _PYTHON_X64 and _is_64_bit(like):
+            return _PYTHON_X64[dtype]
         return _PYTHON_DEFAULTS[dtype]
     return np.dtype(dtype)
+
+
+def _is_64_bit(like):
+    dtype = getattr(like, "dtype", None)
+    return dtype is not None and dtype.kind in "iufc" and dtype.itemsize >= (16 if dtype.kind == "c" else 8)
 
 
 def default_dtype_of(value):

@@ -23,7 +23,7 @@ from astjax import lax
 from astjax.rules.helpers import (array_adjoint, array_items, attribute_adjoint, broadcast_like, cumsum_adjoint, trace_adjoint, unbroadcast_to, take_adjoint, sum_adjoint, sum_items,
                                   concatenate_adjoint, concatenate_items, concatenate_part,
                                   concatenate_part_adjoint, dynamic_slice_adjoint, field_of_adjoint,
-                                  index_adjoint, item_adjoint, pad_adjoint, stack_adjoint, stack_items,
+                                  index_adjoint, item_adjoint, pad_adjoint, pad_tangent, inplace_result, stack_adjoint, stack_items,
                                   stack_part, stack_part_adjoint, tree_item_adjoint, unbroadcast, unreduce,
                                   part_at, placed_at, cleared_at, list_items)
 
@@ -729,6 +729,18 @@ def pad_edge_pair(array, w):
     return jnp.sum(w * jnp.pad(array, (2, 1), mode="edge"))
 
 
+def pad_reflect(array, w):
+    return jnp.sum(w * jnp.pad(array, ((1, 2), (2, 1)), mode="reflect"))
+
+
+def pad_symmetric(array, w):
+    return jnp.sum(w * jnp.pad(array, ((2, 1), (0, 3)), mode="symmetric"))
+
+
+def pad_wrap(array, w):
+    return jnp.sum(w * jnp.pad(array, (2, 3), mode="wrap"))
+
+
 def astype_method(x, w):
     return jnp.sum(w * x.astype(jnp.float64))
 
@@ -839,6 +851,10 @@ case("pad", "edge", pad_edge, normal(3, 4))
 case("pad", "edge_wide", pad_edge_wide, normal(2, 3))
 case("pad", "edge_pair", pad_edge_pair, normal(3, 4))
 case("pad", "edge_1d", pad_edge_pair, normal(4))
+case("pad", "reflect", pad_reflect, normal(3, 4))
+case("pad", "symmetric", pad_symmetric, normal(3, 4))
+case("pad", "wrap", pad_wrap, normal(3, 4))
+case("pad", "wrap_1d", pad_wrap, normal(4))
 case("astype", "fn", astype_fn, normal(3, 4))
 case("astype", "method", astype_method, normal(3, 4))
 case("copy", "fn", copy_fn, normal(3, 4))
@@ -1057,6 +1073,18 @@ def pad_adjoint_edge(g, w):
     return jnp.sum(w * pad_adjoint(g, ((1, 2), (0, 1)), "edge"))
 
 
+def pad_adjoint_reflect(g, w):
+    return jnp.sum(w * pad_adjoint(g, ((1, 2), (2, 1)), "reflect"))
+
+
+def pad_tangent_wrap(t, w):
+    return jnp.sum(w * pad_tangent(t, ((1, 2), (0, 1)), "wrap"))
+
+
+def inplace_result_same_dtype(new, w):
+    return jnp.sum(w * inplace_result(np.zeros((3, 4)), new))
+
+
 def pad_adjoint_edge_int(g, w):
     return jnp.sum(w * pad_adjoint(g, 1, mode="edge"))
 
@@ -1130,6 +1158,9 @@ case("unreduce", "negative_axis", unreduce_negative_axis, normal(2, 3), _ZEROS_2
 case("pad_adjoint", "constant", pad_adjoint_constant, normal(6, 5))
 case("pad_adjoint", "edge", pad_adjoint_edge, normal(6, 5))
 case("pad_adjoint", "edge_int", pad_adjoint_edge_int, normal(5, 4))
+case("pad_adjoint", "reflect", pad_adjoint_reflect, normal(6, 5))
+case("pad_tangent", "wrap", pad_tangent_wrap, normal(3, 4))
+case("inplace_result", "same_dtype", inplace_result_same_dtype, normal(3, 4))
 case("index_adjoint", "slice", index_adjoint_slice, normal(2, 3), np.zeros((4, 3)), argnums=(0,))
 case("index_adjoint", "repeats", index_adjoint_repeats, normal(3, 3), np.zeros((4, 3)), argnums=(0,))
 case("index_adjoint", "tuple", index_adjoint_tuple, normal(4), np.zeros((4, 3)), argnums=(0,))

@@ -150,6 +150,7 @@ def test_a_refused_method_reached_by_a_derivative_is_an_error(tmp_path):
 _SAMPLES = [np.array([0.3, -1.7, 2.45]), np.array([[0.3, -1.2], [2.2, 0.6]]), 0.37, -2.6]
 # Non-differentiable primitives no sample reaches: name -> why.
 _UNSAMPLED = {"Tape": "builds an empty tape (no input)", "builtin_isinstance": "its second argument is a type",
+              "checked_isinstance": "its second argument is a type",
               "select_mask": "its second argument is the position of a condition in a list"}
 
 

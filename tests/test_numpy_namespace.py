@@ -592,3 +592,20 @@ def test_results_are_arrays_even_for_0d():
                    jnp.vdot(x, x), jnp.allclose(x, x), jnp.linalg.det(np.eye(2))):
         assert isinstance(result, Array) and result.ndim == 0
         assert result.block_until_ready() is result
+
+
+# ------------------------------------------------------------------ `float` / `int` as the dtype of a conversion
+@pytest.mark.parametrize("convert", [lambda x, t: x.astype(t), lambda x, t: jnp.asarray(x).astype(t),
+                                     lambda x, t: jnp.astype(x, t), lambda x, t: jnp.asarray(x, dtype=t),
+                                     lambda x, t: jnp.array(x, dtype=t)])
+def test_python_types_keep_a_64_bit_array_64_bit(convert):
+    """`x.astype(float)` of a float64 array is float64 (NumPy; JAX under x64), never rounded to float32; `int` of
+    float64 data is int64 (7e9 must not wrap). 32-bit data keeps JAX's defaults (float32, int32)."""
+    x64 = jnp.asarray(np.array([1.000000001, 7e9]))
+    check(convert(x64, float), np.array([1.000000001, 7e9]), F64)
+    check(convert(x64, int), np.array([1, 7000000000]), np.int64)
+    check(convert(jnp.asarray(np.array([1, 2])), float), np.array([1.0, 2.0]), F64)
+    x32 = jnp.asarray(np.float32([1.5, 2.5]))
+    check(convert(x32, float), np.float32([1.5, 2.5]), F32)
+    check(convert(x32, int), np.int32([1, 2]), I32)
+    check(jnp.zeros(2, dtype=float), np.zeros(2, np.float32), F32)       # nothing converted: JAX's default

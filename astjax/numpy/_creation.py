@@ -30,7 +30,7 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0):
     """A new Array from `object`: Python floats -> float32, ints -> int32."""
     copy = copy or None  # NumPy's copy=False means "never copy"; JAX's means "may share"
     if dtype is not None:
-        return _out(np.array(object, dtype=_dtype_arg(dtype), copy=copy, order=order,
+        return _out(np.array(object, dtype=_dtype_arg(dtype, like=object), copy=copy, order=order,
                              ndmin=ndmin))
     if isinstance(object, (np.ndarray, np.generic)):
         return _out(np.array(object, copy=copy, order=order, ndmin=ndmin))
@@ -45,7 +45,7 @@ def asarray(a, dtype=None, order=None, *, copy=None):
     if copy:
         return array(a, dtype=dtype, order=order or "K")
     if dtype is not None:
-        return _out(np.asarray(a, dtype=_dtype_arg(dtype), order=order))
+        return _out(np.asarray(a, dtype=_dtype_arg(dtype, like=a), order=order))
     return _out(_arg(a))
 
 
@@ -55,8 +55,9 @@ def copy(a, order="K"):
 
 
 def astype(x, dtype, *, copy=False):
-    """`x` cast to `dtype` (`float` means float32, `int` int32)."""
-    return _out(_arg(x).astype(_dtype_arg(dtype), copy=copy))
+    """`x` cast to `dtype` (`float` means float32, `int` int32; float64 and int64 for a 64-bit x)."""
+    x = _arg(x)
+    return _out(x.astype(_dtype_arg(dtype, like=x), copy=copy))
 
 
 def zeros(shape, dtype=None):

@@ -357,6 +357,6 @@ def check_no_out(out_, name):
         )
 
 
-def dtype_arg(dtype):
-    """A user's dtype= argument, with `float`/`int` meaning float32/int32."""
-    return None if dtype is None else _dtypes.canonicalize(dtype)
+def dtype_arg(dtype, like=None):
+    """A user's dtype= argument, with `float`/`int` meaning float32/int32 (64-bit converting a 64-bit `like`)."""
+    return None if dtype is None else _dtypes.canonicalize(dtype, like)

@@ -16,7 +16,7 @@ __all__ = ["well_conditioned", "lone_zero", "lone_zero_derivative", "sum_adjoint
            "zero_like", "zeros_shaped", "diagonal_adjoint", "repeat_adjoint", "linspace_weights", "meshgrid_axes", "meshgrid_list",
            "tree_leaves_of", "tree_leaves_adjoint", "unique_index", "adjugate",
            "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "list_items", "iterated", "unshared_item", "not_a_view", "has_key",
-           "array_holder", "not_a_row"]
+           "array_holder", "not_a_row", "checked_isinstance", "checked_type", "inplace_result", "pad_tangent"]
 
 
 def weak_array(g, like):
@@ -99,10 +99,13 @@ def invert_permutation(axes, ndim=None):
 
 
 def pad_adjoint(g, pad_width, mode="constant"):
-    """Transpose of `jnp.pad`: crop `g`, folding edge-padded cells back onto the edge."""
+    """Transpose of `jnp.pad`: crop `g`, folding edge-padded cells back onto the edge (and reflected or wrapped
+    cells back onto the cells they copy)."""
     g = np.asarray(g)
     widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64).reshape(-1, 2) if np.ndim(pad_width) else
                              np.asarray([[pad_width, pad_width]]), (g.ndim, 2))
+    if mode not in ("constant", "edge"):
+        return _copied_pad_adjoint(g, widths, mode)
     for axis, (before, after) in enumerate(widths):
         if before == 0 and after == 0:
             continue
@@ -117,10 +120,41 @@ def pad_adjoint(g, pad_width, mode="constant"):
             inner[tuple(index)] += head
             index[axis] = slice(n - 1, n)
             inner[tuple(index)] += tail
-        elif mode != "constant":
-            raise NotImplementedError(f"no derivative for jnp.pad with mode={mode!r}; use 'constant' or 'edge'")
         g = inner
     return wrap(g)
+
+
+_COPYING_PAD_MODES = ("edge", "reflect", "symmetric", "wrap")
+_NONLINEAR_PAD_MODES = ("maximum", "minimum", "median", "empty")
+
+
+def pad_tangent(t, pad_width, mode="constant"):
+    """The tangent of `jnp.pad(x, pad_width, mode)`: the tangent padded the same way, where that is linear in x.
+
+    `maximum`, `minimum` and `median` pad with a statistic that is not linear (the maximum of the tangents is not
+    the tangent of the maximum) and `empty` with whatever memory holds: refused (padding the tangent with its own
+    maximum once gave a silently wrong jvp)."""
+    if mode in _NONLINEAR_PAD_MODES:
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(f"astjax has no derivative for jnp.pad with mode={mode!r} (its padding is not linear in "
+                             "the array). Instead: mode 'constant', 'edge', 'reflect', 'symmetric', 'wrap', 'mean' or "
+                             "'linear_ramp', or pad with jnp.concatenate and the value you need.")
+    from .. import numpy as jnp
+    return jnp.pad(t, pad_width, mode)
+
+
+def _copied_pad_adjoint(g, widths, mode):
+    """Transpose of a pad whose cells are copies of the array's (`reflect`, `symmetric`, `wrap`): pad the array's
+    flat positions the same way, then add each cell of `g` back onto the position it was copied from."""
+    if mode not in _COPYING_PAD_MODES:
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(f"astjax has no derivative for jnp.pad with mode={mode!r}. Instead: mode 'constant', "
+                             f"'edge', 'reflect', 'symmetric' or 'wrap', or build the padding with jnp.concatenate.")
+    shape = tuple(int(n - before - after) for n, (before, after) in zip(g.shape, widths))
+    source = np.pad(np.arange(int(np.prod(shape))).reshape(shape), [tuple(w) for w in widths], mode=mode)
+    out = np.zeros(int(np.prod(shape)), dtype=np.result_type(g, np.float32))
+    np.add.at(out, source.ravel(), g.ravel())
+    return wrap(out.reshape(shape))
 
 
 class TreeAdjoint:
@@ -471,6 +505,68 @@ def iterated(x):
                              "`for v in d.values()` or `for k in sorted(d)`.")
 
 
+def _held_by_the_original(x):
+    """The objects the original program may hold where the transformed one holds the astjax Array `x`: a NumPy
+    array, an astjax Array and, for a 0-d value, a NumPy scalar (an item of an array) or a Python number."""
+    array = np.asarray(x)
+    if array.ndim:
+        return (x, array)
+    return (x, array, array[()], array.item())
+
+
+def checked_isinstance(obj, classinfo):
+    """`isinstance(obj, classinfo)`, refused where the answer depends on which of those objects obj is.
+
+    `isinstance(x[0], float)` is True for the np.float64 the original program reads from a NumPy array and False
+    for astjax's 0-d Array: the transformed function could take the other branch."""
+    if not isinstance(obj, Array):
+        return isinstance(obj, classinfo)
+    answers = {isinstance(held, classinfo) for held in _held_by_the_original(obj)}
+    if len(answers) > 1:
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(
+            f"`isinstance(v, {getattr(classinfo, '__name__', classinfo)})` on a value astjax holds as an array "
+            f"(shape {np.shape(obj)}, {obj.dtype}): the original program may hold a NumPy array, a NumPy scalar or a "
+            "Python number there, and the answer differs between them. Instead: test the shape or dtype "
+            "(`jnp.ndim(v) == 0`, `jnp.issubdtype(v.dtype, jnp.floating)`), or decide outside the function.")
+    return answers.pop()
+
+
+def checked_type(obj):
+    """`type(obj)`, refused for a value astjax holds as an Array (the original program's is another type)."""
+    if isinstance(obj, Array):
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(
+            f"`type(v)` of a value astjax holds as an array (shape {np.shape(obj)}, {obj.dtype}): the original "
+            "program holds a NumPy array, a NumPy scalar or a Python number there, of another type. Instead: test "
+            "the shape or dtype (`jnp.ndim(v)`, `v.dtype`), or decide outside the function.")
+    return type(obj)
+
+
+def inplace_result(old, new):
+    """The value of `x` after `x op= e` (normalized to `x = inplace_result(x, x op e)`) where x may be a NumPy array.
+
+    NumPy writes the result into x: it keeps x's shape (a result that broadcasts to more elements is NumPy's
+    ValueError) and x's dtype (`float32_array += float64_values` rounds to float32; floats into an integer array
+    are NumPy's UFuncTypeError). astjax's functional `x = x op e` would silently keep the wider result: keep
+    NumPy's dtype for a NumPy array, and refuse what NumPy refuses."""
+    if not isinstance(old, np.ndarray) or isinstance(new, TreeAdjoint):
+        return new
+    result = np.asarray(new)
+    if result.shape != old.shape:
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(f"`x op= e` on an array of shape {old.shape} gives shape {result.shape}: NumPy writes "
+                             "the result into x and raises (non-broadcastable output operand). Instead: "
+                             "`x = x + e` to make a new, larger array.")
+    if type(old) is np.ndarray and result.dtype != old.dtype:       # a NumPy array: NumPy keeps its dtype
+        if not np.can_cast(result.dtype, old.dtype, "same_kind"):
+            from ..errors import RuntimeRefusal
+            raise RuntimeRefusal(f"`x op= e` writes {result.dtype} values into a NumPy array of {old.dtype}: NumPy "
+                                 "raises (UFuncTypeError). Instead: `x = x + e`, or make x a float array.")
+        return result.astype(old.dtype)
+    return new
+
+
 def unshared_item(xs, i):
     """Before `xs[i][j] = v` (normalized to `row = xs[i]; row[j] = v; xs[i] = row`): refuse when another
     item of xs is that same object (`[row] * 2`, `[row, row]`), which Python would change too."""
@@ -759,12 +855,23 @@ def take_adjoint(g, a, indices, axis=None):
 
 
 def sum_adjoint(g, iterable):
-    """The adjoint of a list passed to the builtin `sum`: `g` for every item, summed to its shape."""
+    """The adjoint of a list passed to the builtin `sum`: `g` for every item, summed to its shape.
+
+    An array iterated by `sum` (`sum(x)`, `sum(A)` adds A's rows) gets an array adjoint: `g`, summed to
+    the shape of one row, in every row (a list-shaped adjoint could not become the array's gradient)."""
+    if isinstance(iterable, np.ndarray) and not isinstance(g, TreeAdjoint):
+        row = np.empty(iterable.shape[1:], dtype=np.bool_) if iterable.ndim > 1 else np.bool_(False)
+        per_row = np.asarray(unbroadcast(g, row))
+        dtype = np.result_type(per_row, iterable) if iterable.dtype.kind in "fc" else per_row.dtype
+        return wrap(np.broadcast_to(per_row.astype(dtype, copy=False), iterable.shape).copy())
     return TreeAdjoint({k: unbroadcast(g, item) for k, item in enumerate(iterable)})
 
 
 def sum_items(t, like, iterable):
     """Transpose of `sum_adjoint`: the items of a list adjoint, each broadcast to `like`'s shape, added."""
+    if isinstance(iterable, np.ndarray) and not isinstance(t, TreeAdjoint) and np.ndim(t) == iterable.ndim > 0:
+        total = np.sum(np.asarray(t), axis=0)         # an array's adjoint: its rows, added
+        return wrap(np.broadcast_to(total, np.shape(like)).astype(np.result_type(total, like, np.float32)))
     items = t.items if isinstance(t, TreeAdjoint) else {}
     total = np.zeros(np.shape(like), dtype=np.result_type(like, np.float32))
     for value in items.values():

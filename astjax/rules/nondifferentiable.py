@@ -65,6 +65,9 @@ KEYS = "its result is the keys of a dict, or whether it has a key (its structure
 nondifferentiable("dict_keys", helpers.dict_keys, KEYS)
 nondifferentiable("sorted_keys", helpers.sorted_keys, KEYS)
 nondifferentiable("has_key", helpers.has_key, KEYS)
+# frontend/normalize/type_inspection.py writes the user's `isinstance(v, C)` / `type(v)` as these checked versions.
+nondifferentiable("checked_isinstance", helpers.checked_isinstance, BOOLEAN)
+nondifferentiable("checked_type", helpers.checked_type, SHAPES)     # a type: never a value
 nondifferentiable("iterated", helpers.iterated, NOTHING, effect="checks that a loop iterates a sequence, not a dict")
 deflowering(PRIMITIVES["iterated"], numba="astjax.runtime.numba_cpu:iterated")
 nondifferentiable("unshared_item", helpers.unshared_item, NOTHING,

@@ -39,8 +39,10 @@ structural("flip", jnp.flip, "m", "bm += jnp.flip(by, axis)",
 structural("broadcast_to", jnp.broadcast_to, "array", "barray += unbroadcast(by, array)",
            "dy = jnp.broadcast_to(darray, shape)", aliases=(np.broadcast_to,))
 structural("pad", jnp.pad, "array", "barray += pad_adjoint(by, pad_width, mode)",
-           "dy = jnp.pad(darray, pad_width, mode)", aliases=(np.pad,),
+           "dy = pad_tangent(darray, pad_width, mode)", aliases=(np.pad,),
            signature=lambda array, pad_width, mode="constant": None)
+structural("pad_tangent", helpers.pad_tangent, "t", "bt += pad_adjoint(by, pad_width, mode)",
+           "dy = pad_tangent(dt, pad_width, mode)", signature=lambda t, pad_width, mode="constant": None)
 structural("pad_adjoint", helpers.pad_adjoint, "g", "bg += jnp.pad(by, pad_width, mode)",
            "dy = pad_adjoint(dg, pad_width, mode)")
 structural("cast_adjoint", helpers.cast_adjoint, "g", "bg += cast_adjoint(by, like)",
@@ -51,6 +53,9 @@ structural("astype", helpers.astype, "x", "bx += cast_adjoint(by, y)", "dy = cas
 # copy of a list of arrays (`xs.copy()` on a list parameter becomes jnp.copy(xs)) is a stacked array, as jnp.array
 structural("copy", jnp.copy, "a", "ba += array_adjoint(by, a)", "dy = jnp.copy(da)", aliases=(np.copy,),
            result_shape_of="a", sequence_operand="a")
+# `x op= e` on a name bound to a NumPy array (frontend/normalize/augmented_assignment.py): NumPy's shape and dtype.
+structural("inplace_result", helpers.inplace_result, "new", "bnew += by", "dy = dnew", shape_params=("old",),
+           result_shape_of="old")
 structural("array", jnp.array, "object", "bobject += array_adjoint(cast_adjoint(by, y), object)",
            "dy = cast_adjoint(jnp.array(dobject), y)",
            aliases=(jnp.asarray, np.array, np.asarray), sequence_operand="object",

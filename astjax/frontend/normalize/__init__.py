@@ -10,6 +10,8 @@ Each pass is one file; `normalize` runs them in order.
 from .module_aliases import ModuleAliases
 from .warning_contexts import WarningContexts
 from .reserved_names import ReservedNames
+from .type_inspection import TypeInspection
+from .builtin_extrema import BuiltinExtrema
 from .aliasing import Aliasing
 from .lax_control_flow import LaxControlFlow
 from .local_functions import LocalFunctions
@@ -27,8 +29,9 @@ from .list_operands import ListOperands
 
 __all__ = ["normalize", "PASSES"]
 
-PASSES = (ModuleAliases, WarningContexts, Aliasing, ReservedNames, MapCalls, ContainerIdioms, LocalFunctions, MethodCalls,
-          FunctionArguments, ScipyCalls, NumpyCalls, AugmentedAssignment, LaxControlFlow,
+PASSES = (ModuleAliases, WarningContexts, Aliasing, ReservedNames, TypeInspection, BuiltinExtrema, MapCalls,
+          ContainerIdioms, LocalFunctions, MethodCalls, FunctionArguments, ScipyCalls, NumpyCalls, AugmentedAssignment,
+          LaxControlFlow,
           TupleAssignment, ControlFlow, OnePrimitivePerStatement, ListOperands)
 
 

@@ -5,6 +5,12 @@
     y[i] += e       ->   y = at_add(y, i, e)
     y[1:3] *= e     ->   y = at_multiply(y, slice(1, 3), e)
 
+A name bound to a NumPy array (by a NumPy function, or `.copy()`) keeps NumPy's in-place meaning:
+
+    y = np.zeros(3, np.float32); y += e   ->   y = inplace_result(y, y + e)
+
+(the result keeps y's shape and dtype; what NumPy refuses is refused when the function runs).
+
 So code that looks like it mutates a local array differentiates correctly:
 the update is a primitive with a derivative rule, not a hidden side effect.
 (`at_set(y, i, e)` is `y.at[i].set(e)` written as a function, so it also
@@ -54,11 +60,18 @@ def _store(node):
 class AugmentedAssignment(Pass):
     """Desugar `x op= e`, `y[i] = e` and `y[i] op= e`."""
 
+    def run(self, node):
+        self.numpy_arrays = _numpy_bound_names(node, self.context.resolver)
+        return self.visit(node)
+
     def visit_AugAssign(self, node):
         self.generic_visit(node)
         target = node.target
         if isinstance(target, gast.Name):
             value = gast.BinOp(left=_load(target), op=node.op, right=node.value)
+            if target.id in self.numpy_arrays:
+                value = gast.Call(func=gast.Name(id="inplace_result", ctx=gast.Load(), annotation=None,
+                                                 type_comment=None), args=[_load(target), value], keywords=[])
             return copy_location(gast.Assign(targets=[_store(target)], value=value, type_comment=None), node)
         if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
             op = type(node.op)
@@ -91,3 +104,21 @@ class AugmentedAssignment(Pass):
             raise self.error("assigning to attributes is not supported in transformed functions", node,
                              hint="keep values in local variables and return them.")
         return node
+
+
+def _numpy_bound_names(function_node, resolver):
+    """Names some assignment binds to the result of a NumPy function (`np.zeros(3)`) or of a `.copy()`: in the
+    original program they may hold NumPy arrays, which `x op= e` updates in place."""
+    names = set()
+    for stmt in gast.walk(function_node):
+        if not (isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Call)):
+            continue
+        func = stmt.value.func
+        value = resolver.static_value(func)
+        module = getattr(value, "__module__", None) or getattr(type(value), "__module__", "")
+        from_numpy = isinstance(module, str) and (module == "numpy" or module.startswith("numpy."))
+        copied = (isinstance(func, gast.Attribute) and func.attr == "copy" and not stmt.value.args
+                  or getattr(value, "__name__", None) == "copy")      # `x.copy()`, written `jnp.copy(x)` by now
+        if from_numpy or copied:
+            names.update(t.id for t in stmt.targets if isinstance(t, gast.Name))
+    return names

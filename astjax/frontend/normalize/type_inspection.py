@@ -1,0 +1,35 @@
+"""`isinstance(v, C)` and `type(v)` in the user's code become checked calls.
+
+    if isinstance(s, float): ...       ->   if checked_isinstance(s, float): ...
+    kind = type(x)                     ->   kind = checked_type(x)
+
+Where the original program holds a NumPy array, a NumPy scalar (`x[0]` of a
+float64 array is an `np.float64`, a subclass of `float`) or a Python float
+argument, the transformed function holds an astjax Array. A test of the
+value's type could then take another branch than the original program and
+give a silently wrong number. The checked versions answer as Python does
+wherever every object the original program may hold there gives the same
+answer, and refuse (when the function runs) where they would not
+(rules/helpers.py: `checked_isinstance`, `checked_type`).
+"""
+import builtins
+
+import gast
+
+from .base import Pass, name
+
+__all__ = ["TypeInspection"]
+
+_CHECKED = {builtins.isinstance: ("checked_isinstance", 2), builtins.type: ("checked_type", 1)}
+
+
+class TypeInspection(Pass):
+    """Rewrite the builtins `isinstance(v, C)` and one-argument `type(v)` into their checked versions."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        value = self.context.resolver.static_value(node.func)
+        for builtin, (checked, nargs) in _CHECKED.items():
+            if value is builtin and len(node.args) == nargs and not node.keywords:
+                node.func = gast.copy_location(name(checked), node.func)
+        return node
