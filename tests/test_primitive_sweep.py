@@ -40,6 +40,7 @@ _CONSTANT = "a float64 NumPy constant inside the function (np.array, a Python li
 FLOAT64_VALUES = {
     "astype-fn": "astype(float64) asks for float64", "astype-method": "astype(float64) asks for float64",
     "cast_float64-array": "np.float64(x) asks for float64",
+    "inplace_result-same_dtype": "`y += x` keeps y's dtype, as NumPy does: y is np.zeros(...), float64",
     "vander-increasing": "np.vander's result dtype is promote_types(x.dtype, int): float64 in NumPy",
     "interp-inside": _CONSTANT, "interp-outside": _CONSTANT, "interp-constants": _CONSTANT,
     "polyder-second": _CONSTANT, "polyint-constants": _CONSTANT, "trapezoid-keyword_x": _CONSTANT,

@@ -56,9 +56,6 @@ KNOWN_FAILURES = {
 #     (x may be a list holding an array twice), so `a += b` is refused while b is read; clear errors
     "scoping.augmented_on_unpacked": "REFUSED (aliasing, conservative): a, b = x[0], x[1]; a += b (x[0], x[1] may share memory)",
     # --- builtins over lists (semantics.py)
-    "semantics.builtin_min_max_on_list": "REFUSED: max(vals) / min(vals) of a list held in a name (written in the call it works)",
     "semantics.builtin_sum_with_start": "REFUSED: sum(gen, start) with a traced start",
     "semantics.builtin_divmod_scalar": "REFUSED: builtin divmod(a, b) of a traced scalar",
-    "semantics.builtin_reversed_list": "REFUSED: for v in reversed([a, b, c])",
-    "semantics.builtin_enumerate_zip_start": "REFUSED: enumerate(zip(x, y), start=1)",
 }
