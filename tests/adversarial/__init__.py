@@ -10,7 +10,8 @@ import importlib
 from .case import CASES, Case  # noqa: F401
 
 CATEGORIES = ("loops", "calls", "containers", "library", "identity", "scoping", "mutation", "impure",
-              "rules", "api", "names", "names_range", "syntax", "control", "dtypes", "misc", "hidden")
+              "rules", "api", "names", "names_range", "syntax", "control", "dtypes", "misc", "hidden",
+              "calls_more")
 
 for _name in CATEGORIES:
     try:

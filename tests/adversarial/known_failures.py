@@ -19,11 +19,6 @@ KNOWN_FAILURES = {
     "calls.method_with_loop_over_attribute": "REFUSED: arrays stored in an object's attribute list (Model([w0, w1]).loss(x))",
     "calls.composed_functions": "REFUSED: a lambda returned by a helper (function composition)",
     # --- *args, keyword-only, **kwargs, star-unpacking
-    "calls.star_args_callee": "REFUSED: callee with *vals",
-    "calls.star_args_unpacked_call": "REFUSED: f(*parts)",
-    "calls.keyword_only_args": "REFUSED: keyword-only parameters",
-    "calls.double_star_kwargs": "REFUSED: **kw parameters",
-    "containers.zip_star_pairs": "REFUSED: zip(*pairs)",
     # --- lambdas and local functions
     "calls.lambda_in_loop": "REFUSED: lambda defined inside a loop",
     "identity.lambda_calling_inline_lambda": "REFUSED: (lambda y: ...)(x) inside a lambda",
@@ -33,7 +28,6 @@ KNOWN_FAILURES = {
     "library.tree_map_in_loss": "REFUSED: tree_util.tree_map(lambda ...) in a loss",
     # --- 4. scoping
     # --- 3. the wrong function is differentiated (identity, defaults, globals frozen in caches)
-    "identity.decorated_star_args_wrapper": "REFUSED: functools.wraps wrapper with (*args, **kwargs)",
     # --- 2. values dropped: calls not understood treated as constants
     # --- list methods deleted as dead code or mishandled (effects not declared)
     # --- comprehensions, dicts, tuple loop targets

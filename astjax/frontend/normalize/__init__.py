@@ -10,6 +10,7 @@ Each pass is one file; `normalize` runs them in order.
 from .module_aliases import ModuleAliases
 from .reserved_names import ReservedNames
 from .aliasing import Aliasing
+from .call_signatures import CallSignatures
 from .lax_control_flow import LaxControlFlow
 from .local_functions import LocalFunctions
 from .method_calls import MethodCalls
@@ -25,7 +26,7 @@ from .list_operands import ListOperands
 
 __all__ = ["normalize", "PASSES"]
 
-PASSES = (ModuleAliases, Aliasing, ReservedNames, MapCalls, ContainerIdioms, LocalFunctions, MethodCalls,
+PASSES = (ModuleAliases, CallSignatures, Aliasing, ReservedNames, MapCalls, ContainerIdioms, LocalFunctions, MethodCalls,
           FunctionArguments, ScipyCalls, AugmentedAssignment, LaxControlFlow,
           TupleAssignment, ControlFlow, OnePrimitivePerStatement, ListOperands)
 
