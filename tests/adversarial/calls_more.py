@@ -201,3 +201,110 @@ def zip_star_three(x):
 
 
 case(zip_star_three, lambda r: (vec(r, 6),), "works")
+
+
+# --- local functions defined in loops and branches: Python's late binding decides what they read
+
+def closure_reads_rebound_in_loop(x):
+    s = 0.0
+    for i in range(3):
+        c = x[i]
+        f = lambda v: v * c                  # noqa: E731  reads c when called: after the doubling
+        c = c * 2.0
+        s = s + f(x[0])
+    return s
+
+
+case(closure_reads_rebound_in_loop, lambda r: (vec(r, 3),), "works")
+
+
+def default_captures_loop_variable(x):
+    s = 0.0
+    for i in range(3):
+        f = lambda v, k=x[i]: v * k          # noqa: E731  k is x[i] of this iteration
+        s = s + f(x[0]) + f(x[1], x[2])
+    return s
+
+
+case(default_captures_loop_variable, lambda r: (vec(r, 3),), "works")
+
+
+def previous_iterations_lambda(x):
+    f = lambda v: v                          # noqa: E731
+    s = 0.0
+    for i in range(3):
+        s = s + f(x[i])                      # the lambda made one iteration earlier, with its default
+        f = lambda v, k=x[i]: v * k          # noqa: E731
+    return s + f(x[0])
+
+
+case(previous_iterations_lambda, lambda r: (vec(r, 3),), "works")
+
+
+def def_in_branch_reads_later_value(x):
+    a = x[0]
+    if x[1] > 0.0:
+        def g(v):
+            return v * a
+    else:
+        def g(v):
+            return v - a
+    a = x[2]                                 # g reads a when called: x[2]
+    return g(x[1])
+
+
+case(def_in_branch_reads_later_value, lambda r: (r.uniform(0.5, 1.0, 3),), "works")
+case(def_in_branch_reads_later_value, lambda r: (-r.uniform(0.5, 1.0, 3),), "works",
+     name="def_in_branch_reads_later_value_else")
+
+
+def lambda_param_shadows_argument(x):
+    s = 0.0
+    for i in range(2):
+        f = lambda x: x * x + i              # noqa: E731  its own x, the loop's i
+        s = s + jnp.sum(f(x * 2.0))
+    return s
+
+
+case(lambda_param_shadows_argument, lambda r: (vec(r, 3),), "works")
+
+
+def lambda_defined_in_loop_called_after(x):
+    for i in range(3):
+        f = lambda v: v * x[i]               # noqa: E731  may be unbound after a loop of no trips
+    return f(x[0])
+
+
+case(lambda_defined_in_loop_called_after, lambda r: (vec(r, 3),), "either")
+
+
+def three_way_conditional_lambda(x):
+    f = (lambda v: v * 2.0) if x[0] > 0.5 else ((lambda v: v * v) if x[0] > 0.0 else (lambda v: -v))  # noqa
+    return f(x[1]) + f(x[2])
+
+
+case(three_way_conditional_lambda, lambda r: (r.uniform(0.6, 1.0, 3),), "works")
+case(three_way_conditional_lambda, lambda r: (r.uniform(0.1, 0.4, 3),), "works",
+     name="three_way_conditional_lambda_middle")
+case(three_way_conditional_lambda, lambda r: (-r.uniform(0.1, 0.4, 3),), "works",
+     name="three_way_conditional_lambda_last")
+
+
+def immediate_lambda_reads_rebound(x):
+    a = x[0]
+    b = (lambda t: t * a)(x[1])
+    a = x[2]
+    return b + (lambda t: t * a)(x[1])
+
+
+case(immediate_lambda_reads_rebound, lambda r: (vec(r, 3),), "works")
+
+
+def rebound_lambda_in_comprehension(x):
+    f = lambda v: v + 1.0                    # noqa: E731
+    if x[0] > 0.0:
+        f = lambda v: v * 3.0                # noqa: E731
+    return jnp.sum(jnp.stack([f(x[i]) for i in range(3)]))
+
+
+case(rebound_lambda_in_comprehension, lambda r: (vec(r, 3),), "either")

@@ -20,11 +20,6 @@ KNOWN_FAILURES = {
     "calls.composed_functions": "REFUSED: a lambda returned by a helper (function composition)",
     # --- *args, keyword-only, **kwargs, star-unpacking
     # --- lambdas and local functions
-    "calls.lambda_in_loop": "REFUSED: lambda defined inside a loop",
-    "identity.lambda_calling_inline_lambda": "REFUSED: (lambda y: ...)(x) inside a lambda",
-    "scoping.lambda_rebound_in_branch": "REFUSED: lambda rebound inside an if",
-    "scoping.conditional_expression_lambda": "REFUSED: (lambda ...) if c else (lambda ...)",
-    "scoping.nested_function_reads_loop_variable": "REFUSED: def inside a loop body",
     "library.tree_map_in_loss": "REFUSED: tree_util.tree_map(lambda ...) in a loss",
     # --- 4. scoping
     # --- 3. the wrong function is differentiated (identity, defaults, globals frozen in caches)
