@@ -308,3 +308,100 @@ def rebound_lambda_in_comprehension(x):
 
 
 case(rebound_lambda_in_comprehension, lambda r: (vec(r, 3),), "either")
+
+
+# --- closures returned by factories: the factory's variables as they were when it returned
+
+def _make_late(c):
+    def f(v):
+        return v * k
+    k = c * 2.0             # assigned after f is made: f reads the final k
+    k = k + 1.0
+    return f
+
+
+def factory_local_assigned_after_def(x):
+    f = _make_late(x[0])
+    return f(x[1]) + f(x[2])
+
+
+case(factory_local_assigned_after_def, lambda r: (vec(r, 3),), "works")
+
+
+def _make_scale(c):
+    return lambda v: v * c
+
+
+def factory_closure_from_previous_iteration(x):
+    g = _make_scale(x[0])
+    s = 0.0
+    for i in range(3):
+        s = s + g(x[i])                      # made one iteration earlier, with that iteration's argument
+        g = _make_scale(x[i] + 1.0)
+    return s + g(x[0])
+
+
+case(factory_closure_from_previous_iteration, lambda r: (vec(r, 3),), "works")
+
+
+def two_closures_one_factory(x):
+    a = _make_scale(x[0])
+    b = _make_scale(x[1])
+    c = x[2]
+    return a(c) - b(c) * 2.0
+
+
+case(two_closures_one_factory, lambda r: (vec(r, 3),), "works")
+
+
+def factory_argument_read_once(x):
+    c = x[0]
+    f = _make_scale(c)
+    c = x[1]                                 # f keeps the c it was made with
+    return f(x[2]) + c
+
+
+case(factory_argument_read_once, lambda r: (vec(r, 3),), "works")
+
+
+_OFFSET = 0.5
+
+
+def _make_offset(c):
+    return lambda v: v * c + _OFFSET
+
+
+def factory_global_shadowed_in_caller(x):
+    _OFFSET = x[0] * 10.0                    # the caller's own _OFFSET, not the factory's global
+    f = _make_offset(x[1])
+    return f(x[2]) + _OFFSET
+
+
+case(factory_global_shadowed_in_caller, lambda r: (vec(r, 3),), "works")
+
+
+def _make_power(p=3.0, *, q=1.0):
+    def power(v):
+        return v ** p * q
+    return power
+
+
+def factory_with_defaults(x):
+    f = _make_power()
+    g = _make_power(2.0, q=x[0])
+    return jnp.sum(f(x) + g(x))
+
+
+case(factory_with_defaults, lambda r: (r.uniform(0.5, 1.5, 3),), "works")
+
+
+def _apply_to(f, v):
+    return f(v) * 2.0
+
+
+def factory_closure_passed_on(x):
+    f = _make_scale(x[0])
+    return jnp.sum(_apply_to(f, x))
+
+
+case(factory_closure_passed_on, lambda r: (vec(r, 3),), "either")

@@ -13,11 +13,8 @@ KNOWN_FAILURES = {
     # --- functions as values: arguments, partials, methods, closures from factories, map
     "calls.method_on_loop_variable": "REFUSED: layer.forward(h) on a loop variable",
     "calls.method_calling_other_method": "REFUSED: self.forward(...) inside a method",
-    "calls.closure_factory": "REFUSED: calling a closure returned by a factory",
-    "calls.closure_over_traced_factory": "REFUSED: calling a closure over a traced value returned by a factory",
     "calls.callable_object_inside_loss": "REFUSED: an object with __call__ called inside the loss",
     "calls.method_with_loop_over_attribute": "REFUSED: arrays stored in an object's attribute list (Model([w0, w1]).loss(x))",
-    "calls.composed_functions": "REFUSED: a lambda returned by a helper (function composition)",
     # --- *args, keyword-only, **kwargs, star-unpacking
     # --- lambdas and local functions
     "library.tree_map_in_loss": "REFUSED: tree_util.tree_map(lambda ...) in a loss",

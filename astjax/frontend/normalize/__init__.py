@@ -13,6 +13,7 @@ from .aliasing import Aliasing
 from .call_signatures import CallSignatures
 from .lax_control_flow import LaxControlFlow
 from .local_functions import LocalFunctions
+from .closure_factories import ClosureFactories
 from .local_function_values import LocalFunctionValues
 from .method_calls import MethodCalls
 from .function_arguments import FunctionArguments
@@ -27,9 +28,9 @@ from .list_operands import ListOperands
 
 __all__ = ["normalize", "PASSES"]
 
-PASSES = (ModuleAliases, CallSignatures, Aliasing, ReservedNames, MapCalls, ContainerIdioms, LocalFunctionValues,
-          LocalFunctions, MethodCalls, FunctionArguments, ScipyCalls, AugmentedAssignment, LaxControlFlow,
-          TupleAssignment, ControlFlow, OnePrimitivePerStatement, ListOperands)
+PASSES = (ModuleAliases, CallSignatures, Aliasing, ReservedNames, MapCalls, ContainerIdioms, ClosureFactories,
+          LocalFunctionValues, LocalFunctions, MethodCalls, FunctionArguments, ScipyCalls, AugmentedAssignment,
+          LaxControlFlow, TupleAssignment, ControlFlow, OnePrimitivePerStatement, ListOperands)
 
 
 def normalize(function_node, context):

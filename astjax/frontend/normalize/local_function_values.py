@@ -51,8 +51,7 @@ class LocalFunctionValues(Pass):
         sites = {}                                   # name -> [(block, index, statement, leaves)]
         self._sites(node.body, sites, top=True)
         for target, found in sites.items():
-            if any(not top for _, _, _, _, top in found) or any(
-                    not isinstance(s, gast.FunctionDef) and not isinstance(s.value, gast.Lambda) for _, _, s, _, _ in found):
+            if any(not top for _, _, _, _, top in found) or any(_conditional(s) for _, _, s, _, _ in found):
                 hoisted.extend(self._rewrite(node, target, found) or [])
         node.body = hoisted + node.body
         return node
@@ -124,8 +123,7 @@ class LocalFunctionValues(Pass):
             if self._enclosing_scope(n, parents) is not None or not self._dominated(n, found, parents, node.body):
                 return None
         leaves = [leaf for _, _, _, ls, _ in found for leaf in ls]
-        if any(_defaults(leaf) for leaf in leaves) and any(
-                not isinstance(s, gast.FunctionDef) and not isinstance(s.value, gast.Lambda) for _, _, s, _, _ in found):
+        if any(_defaults(leaf) for leaf in leaves) and any(_conditional(s) for _, _, s, _, _ in found):
             return None          # a default of a conditional expression's lambda: evaluated only if chosen
         hoisted, definitions = [], {}
         for number, leaf in enumerate(leaves):
@@ -209,6 +207,11 @@ class _Calls(gast.NodeTransformer):
                                 comparators=[gast.Constant(value=number, kind=None)])
             choice = gast.IfExp(test=test, body=call, orelse=choice)
         return copy_location(choice, node)
+
+
+def _conditional(stmt):
+    """`f = (lambda ...) if c else (lambda ...)`: a site with several definitions."""
+    return not isinstance(stmt, gast.FunctionDef) and not isinstance(stmt.value, gast.Lambda)
 
 
 def _defined(stmt):
