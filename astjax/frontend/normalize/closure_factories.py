@@ -104,6 +104,7 @@ class ClosureFactories(Pass):
             if value is NOT_STATIC:
                 return None
             if not resolver.is_local(n.id) and resolver.lookup(n.id) is value:
+                resolver.introduce_as(n.id, value)     # the caller's name: generated code must bind it too
                 continue
             renames[n.id] = resolver.introduce(f"_{n.id}", value, namer)
         self.context.inlined_functions = getattr(self.context, "inlined_functions", []) + [factory]
