@@ -85,3 +85,42 @@ def test_call_not_matching_the_parameters_is_refused():
 def test_star_args_callee_is_generated_once_per_length():
     text = astjax.source(astjax.grad(_star_loss))
     assert text.count("def vjp__sum_all") == 1, text
+
+
+class _Layer:
+    def __init__(self, w):
+        self.w = w
+
+    def forward(self, h):
+        return h * self.w
+
+
+def _layer_loss(x):
+    layer = _Layer(x[0])
+    return layer.forward(x[1])
+
+
+def test_method_redefined_rebuilds_the_derivative():
+    x = np.array([2.0, 3.0])
+    grad = astjax.grad(_layer_loss)
+    np.testing.assert_allclose(grad(x), [3.0, 2.0])
+    original = _Layer.forward
+    try:
+        _Layer.forward = lambda self, h: h * self.w * self.w
+        np.testing.assert_allclose(grad(x), [12.0, 4.0])
+    finally:
+        _Layer.forward = original
+    np.testing.assert_allclose(grad(x), [3.0, 2.0])
+
+
+def _closure_in_loop(x):
+    s = 0.0
+    for i in range(3):
+        f = lambda v: v * x[i]       # noqa: E731
+        s = s + f(x[0])
+    return s
+
+
+def test_lambda_in_loop_source_reads_well():
+    text = astjax.source(astjax.grad(_closure_in_loop))
+    assert "lambda" not in text, text

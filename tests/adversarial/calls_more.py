@@ -405,3 +405,120 @@ def factory_closure_passed_on(x):
 
 
 case(factory_closure_passed_on, lambda r: (vec(r, 3),), "either")
+
+
+# --- objects of user classes made in the function (dicts of their attributes)
+
+class _Layer:
+    def __init__(self, w, b, scale=2.0):
+        self.w = w
+        self.b = b
+        self.wb = self.w * self.b + scale      # reads an attribute set above
+
+    def forward(self, h, gain=1.0):
+        return jnp.tanh(self.w * h + self.b) * gain + self.wb
+
+    def twice(self, h):
+        return self.forward(self.forward(h), gain=0.5)
+
+    @property
+    def norm(self):
+        return self.w * self.w + self.b * self.b
+
+
+def objects_in_list_two_loops(x):
+    layers = [_Layer(x[0], 0.1), _Layer(1.5, x[1], scale=x[2])]
+    h = x
+    for layer in layers:
+        h = layer.forward(h)
+    s = 0.0
+    for other in layers:
+        s = s + other.norm * jnp.sum(other.twice(h))
+    return s
+
+
+case(objects_in_list_two_loops, lambda r: (vec(r, 3),), "works")
+
+
+def object_method_inside_lambda(x):
+    layer = _Layer(x[0], x[1])
+    f = lambda v: layer.forward(v) * layer.wb      # noqa: E731
+    return jnp.sum(f(x))
+
+
+case(object_method_inside_lambda, lambda r: (vec(r, 3),), "works")
+
+
+def _uses_layer(layer, h):
+    return layer.forward(h)
+
+
+def object_passed_to_helper(x):
+    layer = _Layer(x[0], 0.2)
+    return jnp.sum(_uses_layer(layer, x))
+
+
+case(object_passed_to_helper, lambda r: (vec(r, 3),), "either")
+
+
+class _Counter:
+    def __init__(self, k):
+        self.k = k
+
+    def bump(self, v):
+        self.k = self.k + 1.0      # changes the object: not a dict of fixed attributes
+        return v * self.k
+
+
+def method_changing_the_object(x):
+    c = _Counter(x[0])
+    a = c.bump(x[1])
+    return a + c.bump(x[2])
+
+
+case(method_changing_the_object, lambda r: (vec(r, 3),), "either")
+
+
+class _Scaled:
+    factor = 3.0                    # a class attribute read through self
+
+    def __init__(self, w):
+        self.w = w
+
+    def apply(self, v):
+        return v * self.w * self.factor
+
+
+def class_attribute_through_self(x):
+    return jnp.sum(_Scaled(x[0]).apply(x))
+
+
+case(class_attribute_through_self, lambda r: (vec(r, 3),), "either")
+
+
+class _Other:
+    def __init__(self, w):
+        self.w = w
+
+    def forward(self, h, gain=1.0):
+        return h * self.w - gain
+
+
+def two_classes_in_one_list(x):
+    layers = [_Layer(x[0], 0.1), _Other(x[1])]
+    h = x
+    for layer in layers:
+        h = layer.forward(h)
+    return jnp.sum(h)
+
+
+case(two_classes_in_one_list, lambda r: (vec(r, 3),), "either")
+
+
+def object_alias_then_method(x):
+    a = _Layer(x[0], x[1])
+    b = a                            # an alias: left as an object
+    return jnp.sum(b.forward(x)) + a.norm
+
+
+case(object_alias_then_method, lambda r: (vec(r, 3),), "either")

@@ -11,10 +11,6 @@ KNOWN_FAILURES = {
     "loops.bound_from_round_of_data": "REFUSED (jvp): n = int(m[0]) read from a non-differentiated argument",
     # --- 6/7. calls and values passed through containers into helpers
     # --- functions as values: arguments, partials, methods, closures from factories, map
-    "calls.method_on_loop_variable": "REFUSED: layer.forward(h) on a loop variable",
-    "calls.method_calling_other_method": "REFUSED: self.forward(...) inside a method",
-    "calls.callable_object_inside_loss": "REFUSED: an object with __call__ called inside the loss",
-    "calls.method_with_loop_over_attribute": "REFUSED: arrays stored in an object's attribute list (Model([w0, w1]).loss(x))",
     # --- *args, keyword-only, **kwargs, star-unpacking
     # --- lambdas and local functions
     "library.tree_map_in_loss": "REFUSED: tree_util.tree_map(lambda ...) in a loss",

@@ -11,6 +11,7 @@ from .module_aliases import ModuleAliases
 from .reserved_names import ReservedNames
 from .aliasing import Aliasing
 from .call_signatures import CallSignatures
+from .object_records import ObjectRecords
 from .lax_control_flow import LaxControlFlow
 from .local_functions import LocalFunctions
 from .closure_factories import ClosureFactories
@@ -28,7 +29,7 @@ from .list_operands import ListOperands
 
 __all__ = ["normalize", "PASSES"]
 
-PASSES = (ModuleAliases, CallSignatures, Aliasing, ReservedNames, MapCalls, ContainerIdioms, ClosureFactories,
+PASSES = (ModuleAliases, CallSignatures, ObjectRecords, Aliasing, ReservedNames, MapCalls, ContainerIdioms, ClosureFactories,
           LocalFunctionValues, LocalFunctions, MethodCalls, FunctionArguments, ScipyCalls, AugmentedAssignment,
           LaxControlFlow, TupleAssignment, ControlFlow, OnePrimitivePerStatement, ListOperands)
 
