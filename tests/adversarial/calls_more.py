@@ -522,3 +522,50 @@ def object_alias_then_method(x):
 
 
 case(object_alias_then_method, lambda r: (vec(r, 3),), "either")
+
+
+class _Stack:
+    def __init__(self, weights):
+        self.weights = weights
+
+    def loss(self, x):
+        h = x
+        for w in self.weights:
+            h = jnp.tanh(w * h)
+        return jnp.sum(h ** 2)
+
+
+def object_list_attribute_grown_by_caller(w0, w1, x):
+    m = _Stack([w0, w1])
+    m.weights.append(w0 * 0.5)       # the list the object holds grows: loss sees three weights
+    return m.loss(x)
+
+
+case(object_list_attribute_grown_by_caller, lambda r: (vec(r, 3), vec(r, 3), vec(r, 3)), "either",
+     argnums=(0, 1))
+
+
+def _fold(*xs):
+    if len(xs) == 1:
+        return xs[0]
+    return xs[0] * 0.5 + _fold(*xs[1:])
+
+
+def star_args_recursion_shrinking(x):
+    return jnp.sum(_fold(x, jnp.sin(x), x * x))
+
+
+case(star_args_recursion_shrinking, lambda r: (vec(r, 3),), "either")
+
+
+def nested_list_append_through_subscript(w0, w1, x):
+    m = [[w0, w1]]
+    m[0].append(w0 * 0.5)            # was a silently wrong gradient: the appended item got no derivative
+    h = x
+    for w in m[0]:
+        h = jnp.tanh(w * h)
+    return jnp.sum(h ** 2)
+
+
+case(nested_list_append_through_subscript, lambda r: (vec(r, 3), vec(r, 3), vec(r, 3)), "either",
+     argnums=(0, 1))
