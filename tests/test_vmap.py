@@ -430,3 +430,16 @@ def test_reduction_of_a_list_of_batched_items(fun):
     (once summed over the batch axis, a silently wrong number)."""
     xs = np.arange(12.0).reshape(3, 4) * 0.1
     np.testing.assert_allclose(vmap(fun)(xs), [fun(x) for x in xs], rtol=1e-12)
+
+
+def _unpack_parameter_into_itself(x):
+    x, w = x
+    return x * w + x ** 2
+
+
+def test_parameter_rebound_to_an_item_has_the_items_rank():
+    """`x, w = x`: x has rank 0 afterwards; taken to keep the parameter's rank 1, a
+    broadcast against w gave a (B, B) result (a silently wrong number when B was 2)."""
+    xs = np.arange(4.0).reshape(2, 2) + 0.5
+    np.testing.assert_allclose(vmap(_unpack_parameter_into_itself)(xs),
+                               [_unpack_parameter_into_itself(x) for x in xs])
