@@ -569,3 +569,16 @@ def nested_list_append_through_subscript(w0, w1, x):
 
 case(nested_list_append_through_subscript, lambda r: (vec(r, 3), vec(r, 3), vec(r, 3)), "either",
      argnums=(0, 1))
+
+
+def _grow(*xs):
+    if len(xs) > 3:
+        return jnp.sum(xs[0] * xs[-1])
+    return _grow(*xs, xs[0] * 2.0)
+
+
+def star_args_recursion_growing(x):
+    return _grow(x)
+
+
+case(star_args_recursion_growing, lambda r: (vec(r, 3),), "either")

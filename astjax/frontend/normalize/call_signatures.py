@@ -132,7 +132,8 @@ class CallSignatures(Pass):
         given = [k.arg for k in keywords if k.arg is not None]
         if len(given) != len(set(given)):
             raise self.error("this call passes the same keyword argument twice (Python raises a TypeError)", node)
-        node = copy_location(gast.Call(func=node.func, args=args, keywords=keywords), node)
+        if expanded:
+            node = copy_location(gast.Call(func=node.func, args=args, keywords=keywords), node)
         fn = self.context.resolver.static_value(node.func)
         if _user_function(fn) and (expanded or has_special_parameters(fn)):
             if _starred(args) or any(k.arg is None for k in keywords):
@@ -182,6 +183,11 @@ class CallSignatures(Pass):
                 raise self.error(f"this call does not pass `{param.name}` to `{fn.__name__}`", node)
         self._check_order(node, out)
         func = node.func
+        if special and getattr(self.context.source.fn, "__astjax_specializes__", None) is fn and any(
+                count > n for n in self.lengths.values()):
+            raise self.error(f"`{fn.__name__}` calls itself with more extra positional arguments than it received: "
+                             "astjax makes one version per count, and would make them without end", node,
+                             hint="pass the growing arguments as one list or tuple parameter.")
         if special:
             func = name(resolver.introduce(f"_{fn.__name__}_", plain_signature(fn, count, keys), namer))
         return copy_location(gast.Call(func=func, args=out, keywords=[]), node)
