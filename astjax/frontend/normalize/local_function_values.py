@@ -48,7 +48,7 @@ class LocalFunctionValues(Pass):
     def run(self, node):
         hoisted = []
         node.body = [self._immediate_lambdas(s, hoisted) for s in node.body]
-        sites = {}                                   # name -> [(block, index, statement, leaves)]
+        sites = {}                 # name -> [(block, index, statement, its definitions, at top level?)]
         self._sites(node.body, sites, top=True)
         for target, found in sites.items():
             if any(not top for _, _, _, _, top in found) or any(_conditional(s) for _, _, s, _, _ in found):
@@ -247,10 +247,6 @@ def _tag_expression(stmt, labels):
     if isinstance(stmt, gast.FunctionDef):
         return gast.Constant(value=labels[id(stmt)][0], kind=None)
     return walk(stmt.value)
-
-
-def _params(leaf):
-    return leaf.args.args
 
 
 def _defaults(leaf):
