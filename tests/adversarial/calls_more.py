@@ -582,3 +582,30 @@ def star_args_recursion_growing(x):
 
 
 case(star_args_recursion_growing, lambda r: (vec(r, 3),), "either")
+
+
+class _Holder:
+    def __init__(self, w):
+        self.w = w
+
+    def dot(self, h):
+        return jnp.sum(h * self.w)
+
+
+def object_attribute_written_in_place(x):
+    holder = _Holder(x * 1.0)
+    holder.w[0] = x[1] * 3.0             # writes into the array the object holds
+    return holder.dot(x)
+
+
+case(object_attribute_written_in_place, lambda r: (vec(r, 3),), "works")
+
+
+def object_argument_changed_after_construction(x):
+    w = x * 1.0
+    holder = _Holder(w)
+    w[0] = 100.0                         # the object holds this same array: it sees the change
+    return holder.dot(x)
+
+
+case(object_argument_changed_after_construction, lambda r: (vec(r, 3),), "either")

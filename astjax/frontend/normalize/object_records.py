@@ -134,7 +134,7 @@ class _Rewrite(gast.NodeTransformer):
 
     def label(self, record, attr):
         fn = record.init if attr is None else record.method(attr)
-        base = f"_{record.cls.__name__}_{'init' if attr is None else attr.strip('_')}"
+        base = f"_{record.cls.__name__.lstrip('_')}_{'init' if attr is None else attr.strip('_')}"
         for label, value in self.context.resolver.introduced.items():
             if value is fn:
                 return name(label)
