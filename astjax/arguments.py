@@ -8,6 +8,7 @@ arguments bound to it.
 import functools
 import inspect
 import numbers
+import os
 
 import numpy as np
 
@@ -36,7 +37,42 @@ def split_callable(fun):
     if (not inspect.isfunction(fun) and not hasattr(fun, "__astjax_transform__") and not _is_custom(fun)
             and inspect.isfunction(getattr(type(fun), "__call__", None))):
         return type(fun).__call__, (fun,), {}
-    return fun, (), {}
+    return wrapper_trampoline(fun) or fun, (), {}
+
+
+_WRAPPER_TRAMPOLINES = {}
+
+
+def wrapper_trampoline(fun):
+    """For a decorator's `wrapper(*args, **kwargs)` around `def f(x, y)` (functools.wraps): a generated
+    `def f(x, y): return _wrapper(x, y)`, so the wrapper is transformed as called with those arguments
+    (frontend/normalize/call_signatures.py binds its *args and **kwargs). None for anything else, or
+    when the wrapped function's parameters are not all plain ones without defaults."""
+    if (not inspect.isfunction(fun) or not hasattr(fun, "__wrapped__") or hasattr(fun, "__astjax_function_source__")
+            or hasattr(fun, "__astjax_transform__") or os.path.abspath(fun.__code__.co_filename).startswith(
+                os.path.dirname(os.path.abspath(__file__)) + os.sep)):
+        return None
+    if not (fun.__code__.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)):
+        return None
+    try:
+        params = list(inspect.signature(fun).parameters.values())      # the wrapped function's
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is not p.POSITIONAL_OR_KEYWORD or p.default is not p.empty or not p.name.isidentifier()
+           or p.name == "_wrapper" for p in params):
+        return None
+    found = _WRAPPER_TRAMPOLINES.get(id(fun))
+    if found is not None and found[0] is fun:
+        return found[1]
+    import gast
+
+    from .backends.python import compile_function
+    name = fun.__name__ if fun.__name__.isidentifier() else "f"
+    names = ", ".join(p.name for p in params)
+    text = f"def {name}({names}):\n    return _wrapper({names})\n"
+    trampoline, _ = compile_function(gast.parse(text).body[0], {"_wrapper": fun}, label=f"wrapper_{name}")
+    _WRAPPER_TRAMPOLINES[id(fun)] = (fun, trampoline)
+    return trampoline
 
 
 def _is_library_function(fun):

@@ -411,3 +411,35 @@ def test_grad_through_batched_callees():
     nested = vmap(vmap(cases.calls_helper, in_axes=(0, None)), in_axes=(0, None))
     x3 = RNG.normal(size=(2, 4, 3))
     close(nested(x3, w), cases.calls_helper(x3, w), np.float64)
+
+
+def _sum_of_list_built_in_a_comprehension(x):
+    return np.sum([v * 3.0 for v in x])
+
+
+def _mean_of_list_built_in_a_loop(x):
+    ys = []
+    for v in x:
+        ys.append(jnp.sin(v))
+    return jnp.mean(ys)
+
+
+@pytest.mark.parametrize("fun", [_sum_of_list_built_in_a_comprehension, _mean_of_list_built_in_a_loop])
+def test_reduction_of_a_list_of_batched_items(fun):
+    """A list whose items carry the batch has it on axis 1 as an array: reduced example by example
+    (once summed over the batch axis, a silently wrong number)."""
+    xs = np.arange(12.0).reshape(3, 4) * 0.1
+    np.testing.assert_allclose(vmap(fun)(xs), [fun(x) for x in xs], rtol=1e-12)
+
+
+def _unpack_parameter_into_itself(x):
+    x, w = x
+    return x * w + x ** 2
+
+
+def test_parameter_rebound_to_an_item_has_the_items_rank():
+    """`x, w = x`: x has rank 0 afterwards; taken to keep the parameter's rank 1, a
+    broadcast against w gave a (B, B) result (a silently wrong number when B was 2)."""
+    xs = np.arange(4.0).reshape(2, 2) + 0.5
+    np.testing.assert_allclose(vmap(_unpack_parameter_into_itself)(xs),
+                               [_unpack_parameter_into_itself(x) for x in xs])

@@ -180,8 +180,12 @@ class Batching:
                 self.kinds.setdefault(name, ARRAY)
                 self.ranks.setdefault(name, 0)
                 self.loop_counters.add(name)
-        fixed = set(self.kinds) | set(self.ranks)
-        targets = {t for t, _, _ in self.assignments} - fixed
+        assigned = {t for t, _, _ in self.assignments}
+        # a parameter assigned again (`x, w = x`) has the kind and rank of every value it holds, not its own
+        rebound = {n: (self.kinds.get(n), self.ranks.get(n)) for n in (set(self.kinds) | set(self.ranks)) & assigned
+                   if n not in counters}
+        fixed = (set(self.kinds) | set(self.ranks)) - set(rebound)
+        targets = assigned - fixed - set(rebound)
         for stmt in self.effects:
             if _func_name(stmt.value) == "append" and isinstance(stmt.value.func.value, gast.Name):
                 targets.discard(stmt.value.func.value.id)
@@ -191,6 +195,8 @@ class Batching:
             before = (dict(self.kinds), dict(self.ranks))
             met_kinds = {name: ARRAY for name in counters - fixed}
             met_ranks = {name: 0 for name in counters - fixed}
+            met_kinds.update({name: kind for name, (kind, _) in rebound.items()})
+            met_ranks.update({name: rank for name, (_, rank) in rebound.items()})
             for target, value, app in self.assignments:
                 if target in fixed:
                     continue

@@ -79,6 +79,13 @@ class Resolver:
         self.introduced[label] = value
         return label
 
+    def introduce_as(self, label, value):
+        """Make the free name `label` (one the function's own source does not use as a local) resolve to
+        `value` in generated code: a global read by code inlined from another function."""
+        self.locals.discard(label)
+        self.introduced[label] = value
+        return label
+
     def is_local(self, name):
         return name in self.locals
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from .parse import FunctionSource, function_source
 
-__all__ = ["is_known_function", "specialize", "PartialParameter"]
+__all__ = ["is_known_function", "specialize", "PartialParameter", "function_from_node"]
 
 
 class PartialParameter:
@@ -116,12 +116,21 @@ def specialize(fn, bound):
     for arg in kept:
         arg.annotation = None
     node.returns = None
+    special = function_from_node(fn, node, source, bound, kept_values)
+    _CACHE[key] = (special, asked)
+    return special
+
+
+def function_from_node(fn, node, source, cells, defaults=()):
+    """A Python function made from `node` (a rewritten copy of `fn`'s definition) with `fn`'s globals and
+    closure cells, plus a closure cell for each name in `cells` (name -> value); it carries `node` as its
+    source (with the user's file and lines) and remembers that it specializes `fn`."""
     outer = fn.__code__.co_freevars
     inner = gast.gast_to_ast(copy.deepcopy(node))
     inner.name = "_astjax_specialized"     # its own name inside it still means the global (recursion)
     factory = ast.FunctionDef(
         name="_astjax_specialize", args=ast.arguments(
-            posonlyargs=[], args=[ast.arg(arg=n) for n in list(outer) + sorted(bound)], vararg=None,
+            posonlyargs=[], args=[ast.arg(arg=n) for n in list(outer) + sorted(cells)], vararg=None,
             kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
         body=[inner, ast.Return(value=ast.Name(id=inner.name, ctx=ast.Load()))], decorator_list=[], returns=None)
     module = ast.fix_missing_locations(ast.Module(body=[factory], type_ignores=[]))
@@ -129,14 +138,16 @@ def specialize(fn, bound):
     factory_code = next(c for c in module_code.co_consts if isinstance(c, types.CodeType))
     code = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == inner.name)
     code = code.replace(co_name=fn.__code__.co_name, co_qualname=fn.__code__.co_qualname)
-    cells = dict(zip(outer, fn.__closure__ or ()))
-    closure = tuple(cells[n] if n in cells else types.CellType(bound[n]) for n in code.co_freevars)
-    special = types.FunctionType(code, fn.__globals__, fn.__name__, tuple(kept_values) or None, closure or None)
+    by_name = dict(zip(outer, fn.__closure__ or ()))
+    closure = tuple(by_name[n] if n in by_name else types.CellType(cells[n]) for n in code.co_freevars)
+    special = types.FunctionType(code, fn.__globals__, fn.__name__, tuple(defaults) or None, closure or None)
     special.__qualname__ = fn.__qualname__
     special.__module__ = fn.__module__
     special.__astjax_specialized_source__ = FunctionSource(node, special, source.filename, source.first_line)
-    special.__astjax_specializes__ = fn
-    _CACHE[key] = (special, asked)
+    for known in ("static_lengths", "static_keys"):     # normalize/call_signatures.py
+        if hasattr(source, known):
+            setattr(special.__astjax_specialized_source__, known, getattr(source, known))
+    special.__astjax_specializes__ = getattr(fn, "__astjax_specializes__", fn)
     return special
 
 

@@ -89,7 +89,8 @@ class Jitted:
         if self._primal is None or not self._primal[0].current():
             from ..transforms.derivation import Derivation
             derivation = Derivation()
-            generated = derivation.primal(self.fun)
+            from ..arguments import wrapper_trampoline
+            generated = derivation.primal(wrapper_trampoline(self.fun) or self.fun)    # a (*args, **kwargs) wrapper
             self._primal = (derivation, CompiledFunction(generated, self._static_names(generated)))
         return self._primal[1]
 

@@ -173,6 +173,13 @@ class Derivation:
             self.bindings.extend(getattr(source, "bindings", None))
         else:
             self.bindings.record_function(source.fn, source.node, context.resolver)
+        for inlined in getattr(context, "inlined_functions", ()):    # closure factories run in place
+            from ..frontend.resolve import Resolver
+            node = function_source(inlined).node
+            self.bindings.record_function(inlined, node, Resolver(inlined, node))
+        for record in getattr(context, "class_attributes", ()):        # objects made in the function
+            for cls, attr, value in record.used():
+                self.bindings._add("attr", cls, attr, value)
         original = getattr(source.fn, "__astjax_specializes__", None)     # frontend/specialize.py
         if original is not None:         # its own code and defaults, which the specialization copied
             self.bindings._add("function", original, "__code__", original.__code__)

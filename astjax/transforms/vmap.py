@@ -476,6 +476,8 @@ class BatchMode:
         if app.kind == "primitive" and app.primitive is not None:
             if app.primitive.name == "pop":
                 return [stmt]
+            if self._batched_list_operand(app):
+                return self.loop_statement(stmt, target, value)
             rule = generic_rule(app.primitive)
             new = rule(self, target, app) if rule is not None else None
             if new is not None:
@@ -486,6 +488,19 @@ class BatchMode:
             if rule is not None and app.primitive.name in _RANK_DISPATCH:
                 return self._rank_dispatch(stmt, target, value, app, rule)
         return self.loop_statement(stmt, target, value)
+
+    def _batched_list_operand(self, app):
+        """Whether an operand other than a stack/concatenate sequence is a list or tuple whose items carry the
+        batch: as an array it has the batch on axis 1, not 0 where the rules expect it (`np.sum(ys)` of a list
+        built in a loop), so the statement runs example by example."""
+        prim = app.primitive
+        for param, node in app.bound.items():
+            if param == prim.sequence_operand or param not in prim.operands or not isinstance(node, gast.Name):
+                continue
+            kind = self.kind(node)
+            if kind is not None and kind != ARRAY and self.is_batched(node):
+                return True
+        return False
 
     def _rank_dispatch(self, stmt, target, value, app, rule):
         """Operands of unknown rank (the source is batched before any argument is seen): one branch per

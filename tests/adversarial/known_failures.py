@@ -11,29 +11,11 @@ KNOWN_FAILURES = {
     "loops.bound_from_round_of_data": "REFUSED (jvp): n = int(m[0]) read from a non-differentiated argument",
     # --- 6/7. calls and values passed through containers into helpers
     # --- functions as values: arguments, partials, methods, closures from factories, map
-    "calls.method_on_loop_variable": "REFUSED: layer.forward(h) on a loop variable",
-    "calls.method_calling_other_method": "REFUSED: self.forward(...) inside a method",
-    "calls.closure_factory": "REFUSED: calling a closure returned by a factory",
-    "calls.closure_over_traced_factory": "REFUSED: calling a closure over a traced value returned by a factory",
-    "calls.callable_object_inside_loss": "REFUSED: an object with __call__ called inside the loss",
-    "calls.method_with_loop_over_attribute": "REFUSED: arrays stored in an object's attribute list (Model([w0, w1]).loss(x))",
-    "calls.composed_functions": "REFUSED: a lambda returned by a helper (function composition)",
     # --- *args, keyword-only, **kwargs, star-unpacking
-    "calls.star_args_callee": "REFUSED: callee with *vals",
-    "calls.star_args_unpacked_call": "REFUSED: f(*parts)",
-    "calls.keyword_only_args": "REFUSED: keyword-only parameters",
-    "calls.double_star_kwargs": "REFUSED: **kw parameters",
-    "containers.zip_star_pairs": "REFUSED: zip(*pairs)",
     # --- lambdas and local functions
-    "calls.lambda_in_loop": "REFUSED: lambda defined inside a loop",
-    "identity.lambda_calling_inline_lambda": "REFUSED: (lambda y: ...)(x) inside a lambda",
-    "scoping.lambda_rebound_in_branch": "REFUSED: lambda rebound inside an if",
-    "scoping.conditional_expression_lambda": "REFUSED: (lambda ...) if c else (lambda ...)",
-    "scoping.nested_function_reads_loop_variable": "REFUSED: def inside a loop body",
     "library.tree_map_in_loss": "REFUSED: tree_util.tree_map(lambda ...) in a loss",
     # --- 4. scoping
     # --- 3. the wrong function is differentiated (identity, defaults, globals frozen in caches)
-    "identity.decorated_star_args_wrapper": "REFUSED: functools.wraps wrapper with (*args, **kwargs)",
     # --- 2. values dropped: calls not understood treated as constants
     # --- list methods deleted as dead code or mishandled (effects not declared)
     # --- comprehensions, dicts, tuple loop targets

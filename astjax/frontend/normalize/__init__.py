@@ -13,8 +13,12 @@ from .reserved_names import ReservedNames
 from .type_inspection import TypeInspection
 from .builtin_extrema import BuiltinExtrema
 from .aliasing import Aliasing
+from .call_signatures import CallSignatures
+from .object_records import ObjectRecords
 from .lax_control_flow import LaxControlFlow
 from .local_functions import LocalFunctions
+from .closure_factories import ClosureFactories
+from .local_function_values import LocalFunctionValues
 from .method_calls import MethodCalls
 from .function_arguments import FunctionArguments
 from .map_calls import MapCalls
@@ -29,10 +33,10 @@ from .list_operands import ListOperands
 
 __all__ = ["normalize", "PASSES"]
 
-PASSES = (ModuleAliases, WarningContexts, Aliasing, ReservedNames, TypeInspection, BuiltinExtrema, MapCalls,
-          ContainerIdioms, LocalFunctions, MethodCalls, FunctionArguments, ScipyCalls, NumpyCalls, AugmentedAssignment,
-          LaxControlFlow,
-          TupleAssignment, ControlFlow, OnePrimitivePerStatement, ListOperands)
+PASSES = (ModuleAliases, WarningContexts, CallSignatures, ObjectRecords, Aliasing, ReservedNames, TypeInspection,
+          BuiltinExtrema, MapCalls, ContainerIdioms, ClosureFactories, LocalFunctionValues, LocalFunctions, MethodCalls,
+          FunctionArguments, ScipyCalls, NumpyCalls, AugmentedAssignment, LaxControlFlow, TupleAssignment, ControlFlow,
+          OnePrimitivePerStatement, ListOperands)
 
 
 def normalize(function_node, context):

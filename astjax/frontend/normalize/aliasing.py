@@ -413,7 +413,12 @@ class Aliasing(Pass):
             base = base_name(receiver)
             if func.attr in LIST_MUTATORS and base is not None:      # pair[0].append(v): the list pair[0] is
                 self.list_mutator(base, call, state, after, stmt, holder=self.value(receiver, state, after, stmt))
-                return
+                # the derivative passes follow a list's changes by its name only: the items added to a list
+                # reached through a container would get no derivative (a silently wrong gradient)
+                raise self.error(f"`{text(call)}` changes a list held inside `{base}`, which astjax's "
+                                 "derivatives cannot follow", call,
+                                 hint="build the inner list completely (under its own name) before putting it into "
+                                      f"`{base}`.")
             if func.attr in IN_PLACE_METHODS:
                 raise self.error(f"`{text(call)}` changes part of an array in place, which astjax cannot follow",
                                  call, hint="compute the new array and assign it to the name (`y = y.at[i].set(v)`, `y = jnp.sort(y)`).")
