@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import numpy as jnp
 from . import helpers
+from .nondifferentiable import PIECEWISE
 from .registry import deflowering, defjvp, defvjp, primitive
 
 NUMBA_CPU = "astjax.runtime.numba_cpu:"
@@ -51,7 +52,7 @@ defvjp(_lone_zero, "ba += lone_zero_derivative(by, a, axis, keepdims, a)")
 defjvp(_lone_zero, "dy = lone_zero_derivative(da, a, axis, keepdims, y)")
 deflowering(_lone_zero, numba=NUMBA_CPU + "lone_zero")
 _lone_zero_derivative = primitive("lone_zero_derivative", helpers.lone_zero_derivative, operands=(), differentiable=False,
-                                  reason="it stands for the zero derivative of a piecewise constant function")
+                                  reason=PIECEWISE)
 reduction("max", aliases=(np.max, np.amax, jnp.amax),
           vjp="ba += unreduce(by, a, axis, keepdims) * extremum_mask(a, y, axis, keepdims)",
           jvp="dy = jnp.sum(da * extremum_mask(a, y, axis, keepdims), axis, keepdims=keepdims)",

@@ -200,6 +200,17 @@ def _axis_index(ndim, d, part):
 @lowers("pad", ("array", "pad_width", "mode"), reference=jnp.pad, prefer_literal=True)
 def _pad(array, pad_width, mode):
     """pad with mode "constant" (zeros) or "edge" (each axis in turn copies its edge outward)."""
+    return _padded(array, pad_width, mode, "array")
+
+
+@lowers("pad_tangent", ("t", "pad_width", "mode"), reference=helpers.pad_tangent, prefer_literal=True)
+def _pad_tangent(t, pad_width, mode):
+    """pad_tangent: the tangent padded as pad pads the array (constant and edge are linear in it)."""
+    return _padded(t, pad_width, mode, "t")
+
+
+def _padded(array, pad_width, mode, parameter):
+    """The implementation padding the operand named `parameter` (pad's `array`, pad_tangent's `t`)."""
     mode_value = literal_value(mode)
     if not is_array(array) or dtype_of(array) is None or mode_value not in ("constant", "edge"):
         return None
@@ -222,9 +233,9 @@ def _pad(array, pad_width, mode):
                       f"    for j in range(b{d} + n{d}, b{d} + n{d} + a{d}):",
                       f"        out[{_axis_index(ndim, d, 'j')}] = out[{_axis_index(ndim, d, f'b{d} + n{d} - 1')}]"]
     lines.append("return out")
-    if ndim == 1:
-        lines = [line.replace("out[j] = out[b0]", "out[j] = out[b0]") for line in lines]
-    return _impl(("array", "pad_width", "mode"), lines, dtype=dtype_of(array).type)
+    if parameter != "array":
+        lines.insert(0, f"array = {parameter}")
+    return _impl((parameter, "pad_width", "mode"), lines, dtype=dtype_of(array).type)
 
 
 @lowers("pad_adjoint", ("g", "pad_width", "mode"), reference=helpers.pad_adjoint, prefer_literal=True)
