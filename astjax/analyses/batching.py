@@ -175,6 +175,7 @@ class Batching:
                 targets.discard(stmt.value.func.value.id)
         seen = set()
         self.tape_contents = None
+        self.containers = set()     # names some assignment gives a tuple, list, dict or adjoint tree
         for _ in range(50):
             before = (dict(self.kinds), dict(self.ranks))
             met_kinds = {name: ARRAY for name in counters - fixed}
@@ -187,6 +188,8 @@ class Batching:
                 if self.tape_contents is None and isinstance(value, gast.Call) and _func_name(value) == "pop":
                     continue        # what comes off a tape is known once the pushes have been seen
                 kind, rank = self._kind_rank(value, app)
+                if (is_container(kind) and kind != TAPE) or isinstance(value, gast.Dict):
+                    self.containers.add(target)
                 _meet(met_kinds, target, kind)
                 _meet(met_ranks, target, rank)
                 self.kinds[target], self.ranks[target] = met_kinds[target], met_ranks[target]
@@ -196,6 +199,7 @@ class Batching:
                 name = _func_name(stmt.value)
                 if name == "append" and isinstance(stmt.value.func.value, gast.Name):
                     self.kinds[stmt.value.func.value.id] = "list"
+                    self.containers.add(stmt.value.func.value.id)
                 if name == "push" and len(stmt.value.args) == 2 and isinstance(stmt.value.args[0], gast.Name):
                     pushed = stmt.value.args[1]
                     _meet(tapes, stmt.value.args[0].id, (self.kind(pushed), self.rank(pushed)))

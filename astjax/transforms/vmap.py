@@ -187,6 +187,11 @@ class BatchMode:
             kind = {gast.If: "an `if`", gast.While: "a `while` loop", gast.For: "a `for` loop",
                     gast.Assert: "an `assert`"}[type(control)]
             return f"{kind} depends on a batched value (line {getattr(control, 'lineno', '?')})"
+        containers = sorted(self.batching.containers & self.batching.batched)
+        if containers:
+            shown = [c for c in containers if not c.startswith("_")]
+            held = f"`{shown[0]}` is a tuple, list or dict that holds" if shown else "a tuple, list or dict holds"
+            return f"{held} batched values (containers are batched example by example)"
         from ..optimize.effects import MUTATING_METHODS
         for _, value, _ in self.batching.assignments:     # `y = xs.pop()`: one example at a time would
             if (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)   # change copies
