@@ -168,18 +168,24 @@ class Batching:
                 self.kinds.setdefault(name, ARRAY)
                 self.ranks.setdefault(name, 0)
                 self.loop_counters.add(name)
-        fixed = set(self.kinds) | set(self.ranks)
-        targets = {t for t, _, _ in self.assignments} - fixed
+        assigned = {t for t, _, _ in self.assignments}
+        # a parameter assigned again in the body (`x, w = x`) keeps what every assignment agrees on with it
+        given = {name: (self.kinds.get(name), self.ranks.get(name)) for name in assigned
+                 if name in self.kinds or name in self.ranks}
+        fixed = (set(self.kinds) | set(self.ranks)) - set(given)
+        targets = assigned - fixed
         for stmt in self.effects:
             if _func_name(stmt.value) == "append" and isinstance(stmt.value.func.value, gast.Name):
                 targets.discard(stmt.value.func.value.id)
-        seen = set()
+        seen = set(given)
         self.tape_contents = None
         self.containers = set()     # names some assignment gives a tuple, list, dict or adjoint tree
         for _ in range(50):
             before = (dict(self.kinds), dict(self.ranks))
             met_kinds = {name: ARRAY for name in counters - fixed}
             met_ranks = {name: 0 for name in counters - fixed}
+            for name, (kind, rank) in given.items():
+                met_kinds[name], met_ranks[name] = kind, rank
             for target, value, app in self.assignments:
                 if target in fixed:
                     continue

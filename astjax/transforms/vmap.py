@@ -187,7 +187,8 @@ class BatchMode:
             kind = {gast.If: "an `if`", gast.While: "a `while` loop", gast.For: "a `for` loop",
                     gast.Assert: "an `assert`"}[type(control)]
             return f"{kind} depends on a batched value (line {getattr(control, 'lineno', '?')})"
-        containers = sorted(self.batching.containers & self.batching.batched)
+        containers = sorted(n for n in self.batching.containers & self.batching.batched
+                            if not self._plain_tuple(n))
         if containers:
             shown = [c for c in containers if not c.startswith("_")]
             held = f"`{shown[0]}` is a tuple, list or dict that holds" if shown else "a tuple, list or dict holds"
@@ -206,6 +207,27 @@ class BatchMode:
                     isinstance(call.func, gast.Attribute) and self.is_batched(call.func.value)):
                 return "a call whose result is not used reads a batched value"
         return None
+
+    def _plain_tuple(self, name):
+        """Whether `name` is a tuple every statement can batch: each assignment gives it a tuple of known
+        items (a literal, a callee's tuple result) and it is only read item by item (`t[0]`), measured (`len(t)`) or returned."""
+        for target, value, _ in self.batching.assignments:
+            if target == name and (isinstance(value, gast.Dict) or not isinstance(self.kind(value), tuple)
+                                   and not isinstance(value, gast.Call)):
+                return False
+        if not isinstance(self.batching.kinds.get(name), tuple):
+            return False
+        allowed = set()
+        for node in gast.walk(self.function):
+            if (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
+                    and isinstance(node.slice, gast.Constant) and type(node.slice.value) is int):
+                allowed.add(id(node.value))
+            elif isinstance(node, gast.Call) and _func_name(node) == "len" and len(node.args) == 1:
+                allowed.add(id(node.args[0]))          # the length check of `a, b = t`
+            elif isinstance(node, gast.Return) and node.value is not None:
+                allowed.update(id(e) for e in ([node.value] + list(getattr(node.value, "elts", []))))
+        return all(id(n) in allowed for n in gast.walk(self.function)
+                   if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load))
 
     def _whole_loop(self, params, spec, ret):
         """The function called once per example; the results stacked on axis 0."""
@@ -279,6 +301,11 @@ class BatchMode:
             stmt.body = self.block(stmt.body) or [gast.Pass()]
             stmt.orelse = self.block(stmt.orelse)
             return [stmt]
+        if isinstance(stmt, gast.Assert) and self.is_batched(stmt.test):
+            # `assert x.shape == (3,)`: a shape query (the same for every example; an assert on values loops
+            # over the whole batch) asked of example 0
+            return [gast.copy_location(gast.Assert(test=self._per_example(stmt.test, _const(0)),
+                                                   msg=copy.deepcopy(stmt.msg)), stmt)]
         if isinstance(stmt, gast.Assign):
             raise self.context.error("vmap cannot batch an assignment to this target", stmt,
                                      hint="assign to a plain name.")
