@@ -194,8 +194,10 @@ class Batching:
                 if self.tape_contents is None and isinstance(value, gast.Call) and _func_name(value) == "pop":
                     continue        # what comes off a tape is known once the pushes have been seen
                 kind, rank = self._kind_rank(value, app)
-                if (is_container(kind) and kind != TAPE) or isinstance(value, gast.Dict):
-                    self.containers.add(target)
+                if (is_container(kind) and kind != TAPE) or isinstance(value, gast.Dict) or (
+                        app.kind == "primitive" and app.primitive is not None
+                        and app.primitive.name == "index_adjoint" and self.kind(app.bound.get("x")) != ARRAY):
+                    self.containers.add(target)     # (the adjoint of what may be a tuple is a TreeAdjoint)
                 _meet(met_kinds, target, kind)
                 _meet(met_ranks, target, rank)
                 self.kinds[target], self.ranks[target] = met_kinds[target], met_ranks[target]
@@ -277,6 +279,8 @@ class Batching:
         ranks = [self.rank(n) for k, n in bound.items() if k in _array_params(prim, bound)]
         if prim.name == "index_adjoint" and is_container(self.kind(bound.get("x"))):
             return "tree", None
+        if prim.name == "index_adjoint" and self.kind(bound.get("x")) != ARRAY:
+            return None, None       # an array's adjoint, or a tuple's (slogdet's result) as a TreeAdjoint
         if is_elementwise(prim) and any(is_container(self.kind(bound[k])) for k in _array_params(prim, bound)):
             return "tree", None       # adjoints of containers add item by item
         if is_elementwise(prim):

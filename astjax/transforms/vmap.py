@@ -573,6 +573,7 @@ class BatchMode:
 
     def loop_statement(self, stmt, target, value):
         """`target = value` computed example by example: the fallback that is never wrong."""
+        value = self._astjax_callee(value)
         if target not in self.batching.batched:      # a shape query: every example gives the same answer
             return [self.assign(target, self._per_example(value, _const(0)))]
         results, b = self.fresh("_results"), self.fresh("_b")
@@ -586,6 +587,24 @@ class BatchMode:
         stack = _call("jnp.stack", _name(results)) if array_result else _call(
             self.helper(HELPERS["stack_examples"]), _name(results))
         return [self.assign(results, gast.List(elts=[], ctx=gast.Load())), loop, self.assign(target, stack)]
+
+    def _astjax_callee(self, value):
+        """`np.roll(...)` as `jnp.roll(...)`: NumPy's own function may write into its result, which it makes
+        like its operand, and an example of a batched array is an (immutable) astjax array."""
+        if not isinstance(value, gast.Call):
+            return value
+        app = classify(value, self.context.resolver)
+        prim = app.primitive if app.kind == "primitive" else None
+        func = self.static(value.func)
+        if prim is None or func is None or func is prim.impl or getattr(func, "__module__", None) is None:
+            return value
+        from .. import numpy as astjax_numpy
+        if not func.__module__.startswith("numpy") or getattr(astjax_numpy, prim.name, None) is not prim.impl \
+                or getattr(func, "__name__", None) != prim.name:
+            return value
+        value = copy.deepcopy(value)
+        value.func = _call(f"jnp.{prim.name}").func
+        return value
 
     def _per_example(self, value, b):
         mode = self
