@@ -108,3 +108,51 @@ def test_lists_name_existing_batchable_cases():
     stale = sorted((set(EXPECTED_REFUSALS) | set(KNOWN_FAILURES)) - names)
     assert not stale, f"entries name no batchable works/grad case: {stale}"
     assert len(names) > 300
+
+
+# ---------------------------------------------------------------- the mechanisms behind the wrong numbers
+# Each gave a silent wrong number before: a list, tuple or array used as a *sequence* operand carries the
+# batch on an axis other than its first.
+def _sum_of_tuple(p):
+    return astjax.numpy.sum(p)               # the tuple's batch axis is axis 1 of the array it makes
+
+
+def _stack_rows(x):
+    return astjax.numpy.stack(x, axis=1)     # a batched array is a sequence over its axis 1
+
+
+def _concatenate_rows(x):
+    return astjax.numpy.concatenate(x)
+
+
+def _sum_of_list_literal(x):
+    return np.sum([x, 2 * x, x * x])
+
+
+def _list_slice_and_concat(x):
+    xs = [x[0], x[1], x[2], x[3]]
+    ys = xs[1:] + xs[:1]
+    return ys[0] * 1.0 + ys[3] * 10.0
+
+
+# (grad of a stack's or concatenate's rows as pieces is not checked here: grad itself cannot yet rebuild
+# an array's gradient from the pieces' adjoint tree)
+@pytest.mark.parametrize("fn,args,with_grad", [
+    (_sum_of_tuple, ((np.arange(6.0).reshape(2, 3), np.arange(6.0).reshape(2, 3) ** 2),), False),
+    (_stack_rows, (np.arange(24.0).reshape(2, 3, 4) / 10,), False),
+    (_concatenate_rows, (np.arange(24.0).reshape(2, 3, 4) / 10,), False),
+    (_sum_of_list_literal, (np.arange(6.0).reshape(2, 3) / 5,), True),
+    (_list_slice_and_concat, (np.arange(8.0).reshape(2, 4) / 5,), True),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_sequence_operands_keep_the_batch_first(fn, args, with_grad):
+    (arg,) = args
+    size = len(arg[0]) if isinstance(arg, tuple) else len(arg)
+    examples = [tuple(a[b] for a in arg) if isinstance(arg, tuple) else arg[b] for b in range(size)]
+    want = np.stack([np.asarray(fn(e)) for e in examples])
+    got = np.asarray(astjax.vmap(fn)(arg))
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    if with_grad:
+        g = astjax.grad(lambda x: astjax.numpy.sum(fn(x)))
+        np.testing.assert_allclose(np.asarray(astjax.vmap(g)(arg)), np.stack([np.asarray(g(e)) for e in examples]),
+                                   rtol=1e-12)

@@ -43,6 +43,11 @@ _ARRAY_RESULTS = frozenset({
     "identity", "arange", "argsort", "outer", "inner", "pad_adjoint", "cumsum_adjoint", "trace_adjoint",
     "take_adjoint", "diagonal_adjoint", "repeat_adjoint", "dynamic_slice_adjoint", "stack", "concatenate",
     "matmul_lhs_adjoint", "builtin_max", "builtin_min", "cast_adjoint"})
+# Primitives that may return a tuple or list of arrays (a batched one holds the batch on each item).
+_CONTAINER_RESULTS = frozenset({
+    "split", "array_split", "hsplit", "vsplit", "dsplit", "split_parts", "stack_adjoint", "unstack", "meshgrid",
+    "meshgrid_list", "divmod", "frexp", "modf", "slogdet", "eigh", "numpy_eigh", "scipy_eigh", "qr", "svd", "lu",
+    "lu_factor", "nonzero", "gradient", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays"})
 _RANK_OF = {"unbroadcast": "x", "unreduce": "x", "index_adjoint": "x", "zero_like": "x", "to_float": "x",
             "astype": "x", "copy": "a"}
 _REDUCTIONS = frozenset({"sum", "mean", "prod", "max", "min", "var", "std", "all", "any", "argmax", "argmin"})
@@ -194,9 +199,10 @@ class Batching:
                 if self.tape_contents is None and isinstance(value, gast.Call) and _func_name(value) == "pop":
                     continue        # what comes off a tape is known once the pushes have been seen
                 kind, rank = self._kind_rank(value, app)
-                if (is_container(kind) and kind != TAPE) or isinstance(value, gast.Dict) or (
-                        app.kind == "primitive" and app.primitive is not None
-                        and app.primitive.name == "index_adjoint" and self.kind(app.bound.get("x")) != ARRAY):
+                prim = app.primitive if app.kind == "primitive" else None
+                if (is_container(kind) and kind != TAPE) or isinstance(value, gast.Dict) or (prim is not None and (
+                        prim.name in _CONTAINER_RESULTS or (
+                            prim.name == "index_adjoint" and self.kind(app.bound.get("x")) != ARRAY))):
                     self.containers.add(target)     # (the adjoint of what may be a tuple is a TreeAdjoint)
                 _meet(met_kinds, target, kind)
                 _meet(met_ranks, target, rank)

@@ -322,8 +322,8 @@ def reduction_rule(bt, target, app):
     prim = app.primitive
     bound = dict(app.bound)
     array = bound.get("a")
-    if not isinstance(array, gast.Name) or not bt.is_batched(array):
-        return None
+    if not isinstance(array, gast.Name) or not bt.is_batched(array) or is_container(bt.kind(array)):
+        return None         # `jnp.sum([x, y])`: the list's batch axis is its axis 1, loop over the batch
     if any(bt.is_batched(n) for k, n in bound.items() if k != "a"):
         return None
     for k in ("where", "out", "initial"):
@@ -611,8 +611,8 @@ def _sequence_rule(bt, target, app):
                 return None
             items.append(bt.batched(element, out))
         seq = gast.List(elts=items, ctx=gast.Load())
-    elif not (isinstance(seq, gast.Name) and bt.is_batched(seq)):
-        return None
+    elif not (isinstance(seq, gast.Name) and bt.is_batched(seq) and is_container(bt.kind(seq))):
+        return None         # a batched array is a sequence over its axis 1 (`jnp.stack(x)`): loop over the batch
     shifted = _static_int(axis)
     new_axis = _const(shifted + 1 if shifted >= 0 else shifted) if shifted is not None else _call(
         bt.helper(batch_axis), copy.deepcopy(axis), _const(2 ** 20))
