@@ -31,8 +31,6 @@ EXPECTED_REFUSALS = {
 
 # Cases that still fail (strict xfail: a fix shows up as XPASS, then delete the entry). Never a WRONG.
 KNOWN_FAILURES = {
-    "loops.loop_body_calls_helper_with_loop_bound": "CRASH: vmap(grad) of a helper called with a loop bound "
-                                                    "('float' object is not subscriptable)",
 }
 
 

@@ -144,6 +144,10 @@ class BatchMode:
             self.fell_back = reason
             new_body = prologue + self._whole_loop(params, spec, ret)
         else:
+            for p in params:    # an unbatched array parameter assigned a batched value later: batched from the start
+                if batched and not spec[p].batched and p in self.batching.batched and ARRAY in (
+                        spec[p].kind, self.batching.kinds.get(p)):
+                    prologue.append(self.assign(p, self._broadcast(_name(p), ARRAY)))
             new_body = prologue + self.block(body[:-1]) + self._return(ret)
         args = copy.deepcopy(self.function.args)
         if extra is not None:       # `def vmap_g(x, w, _batch_size=None)`: its callers pass their `_B`
