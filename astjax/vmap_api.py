@@ -279,7 +279,8 @@ def _materialize_gradients(fun, result, args, spec, size):
 
     def rebuild(grads):
         single = grads if len(inner.argnums) > 1 else (grads,)
-        out = tuple(materialize(g, batched_like(i)) for g, i in zip(single, inner.argnums))
+        out = tuple(materialize(_pieces_batch_first(g, like), like)
+                    for g, like in zip(single, (batched_like(i) for i in inner.argnums)))
         return out[0] if inner.single else out
 
     if inner.kind == "value_and_grad":
@@ -289,6 +290,20 @@ def _materialize_gradients(fun, result, args, spec, size):
         grads, aux = result
         return rebuild(grads), aux
     return rebuild(result)
+
+
+def _pieces_batch_first(g, like):
+    """An array's gradient given as a list of pieces (the adjoint of `jnp.stack(x)` is the list of x's
+    rows, or their TreeAdjoint), each batched on axis 0: stacked on axis 1, so the batch stays first (np.asarray would put it
+    second)."""
+    from .rules.helpers import TreeAdjoint
+    if isinstance(g, TreeAdjoint) and isinstance(like, np.ndarray) and np.ndim(like) >= 2 and all(
+            type(k) is int and 0 <= k < np.shape(like)[1] for k in g.items):
+        g = [g.items.get(k, np.zeros(np.shape(like)[:1] + np.shape(like)[2:])) for k in range(np.shape(like)[1])]
+    if isinstance(g, list) and isinstance(like, np.ndarray) and g and all(
+            isinstance(p, np.ndarray) and np.ndim(p) >= 1 and np.shape(p)[0] == np.shape(like)[0] for p in g):
+        return wrap(np.stack([np.asarray(p) for p in g], axis=1))
+    return g
 
 
 def _out_none(out_axes):

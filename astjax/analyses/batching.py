@@ -43,6 +43,11 @@ _ARRAY_RESULTS = frozenset({
     "identity", "arange", "argsort", "outer", "inner", "pad_adjoint", "cumsum_adjoint", "trace_adjoint",
     "take_adjoint", "diagonal_adjoint", "repeat_adjoint", "dynamic_slice_adjoint", "stack", "concatenate",
     "matmul_lhs_adjoint", "builtin_max", "builtin_min", "cast_adjoint"})
+# Primitives that may return a tuple or list of arrays (a batched one holds the batch on each item).
+_CONTAINER_RESULTS = frozenset({
+    "split", "array_split", "hsplit", "vsplit", "dsplit", "split_parts", "stack_adjoint", "unstack", "meshgrid",
+    "meshgrid_list", "divmod", "frexp", "modf", "slogdet", "eigh", "numpy_eigh", "scipy_eigh", "qr", "svd", "lu",
+    "lu_factor", "nonzero", "gradient", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays"})
 _RANK_OF = {"unbroadcast": "x", "unreduce": "x", "index_adjoint": "x", "zero_like": "x", "to_float": "x",
             "astype": "x", "copy": "a"}
 # Adjoint helpers that always return an adjoint tree (rules/helpers.py's TreeAdjoint), never an array.
@@ -189,8 +194,9 @@ class Batching:
         for stmt in self.effects:
             if _func_name(stmt.value) == "append" and isinstance(stmt.value.func.value, gast.Name):
                 targets.discard(stmt.value.func.value.id)
-        seen = set()
+        seen = set(given)
         self.tape_contents = None
+        self.containers = set()     # names some assignment gives a tuple, list, dict or adjoint tree
         for _ in range(50):
             before = (dict(self.kinds), dict(self.ranks))
             met_kinds = {name: ARRAY for name in counters - fixed}
@@ -205,6 +211,11 @@ class Batching:
                 if self.tape_contents is None and isinstance(value, gast.Call) and _func_name(value) == "pop":
                     continue        # what comes off a tape is known once the pushes have been seen
                 kind, rank = self._kind_rank(value, app)
+                prim = app.primitive if app.kind == "primitive" else None
+                if (is_container(kind) and kind != TAPE) or isinstance(value, gast.Dict) or (prim is not None and (
+                        prim.name in _CONTAINER_RESULTS or (
+                            prim.name == "index_adjoint" and self.kind(app.bound.get("x")) != ARRAY))):
+                    self.containers.add(target)     # (the adjoint of what may be a tuple is a TreeAdjoint)
                 _meet(met_kinds, target, kind)
                 _meet(met_ranks, target, rank)
                 self.kinds[target], self.ranks[target] = met_kinds[target], met_ranks[target]
@@ -214,6 +225,7 @@ class Batching:
                 name = _func_name(stmt.value)
                 if name == "append" and isinstance(stmt.value.func.value, gast.Name):
                     self.kinds[stmt.value.func.value.id] = "list"
+                    self.containers.add(stmt.value.func.value.id)
                 if name == "push" and len(stmt.value.args) == 2 and isinstance(stmt.value.args[0], gast.Name):
                     pushed = stmt.value.args[1]
                     _meet(tapes, stmt.value.args[0].id, (self.kind(pushed), self.rank(pushed)))

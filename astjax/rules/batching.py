@@ -648,8 +648,8 @@ def _sequence_rule(bt, target, app):
                 return None
             items.append(bt.batched(element, out))
         seq = gast.List(elts=items, ctx=gast.Load())
-    elif not (isinstance(seq, gast.Name) and bt.is_batched(seq)):
-        return None
+    elif not (isinstance(seq, gast.Name) and bt.is_batched(seq) and is_container(bt.kind(seq))):
+        return None         # a batched array is a sequence over its axis 1 (`jnp.stack(x)`): loop over the batch
     shifted = _static_int(axis)
     new_axis = _const(shifted + 1 if shifted >= 0 else shifted) if shifted is not None else _call(
         bt.helper(batch_axis), copy.deepcopy(axis), _const(2 ** 20))

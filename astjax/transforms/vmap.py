@@ -144,6 +144,10 @@ class BatchMode:
             self.fell_back = reason
             new_body = prologue + self._whole_loop(params, spec, ret)
         else:
+            for p in params:    # an unbatched array parameter assigned a batched value later: batched from the start
+                if batched and not spec[p].batched and p in self.batching.batched and ARRAY in (
+                        spec[p].kind, self.batching.kinds.get(p)):
+                    prologue.append(self.assign(p, self._broadcast(_name(p), ARRAY)))
             new_body = prologue + self.block(body[:-1]) + self._return(ret)
         args = copy.deepcopy(self.function.args)
         if extra is not None:       # `def vmap_g(x, w, _batch_size=None)`: its callers pass their `_B`
@@ -187,6 +191,12 @@ class BatchMode:
             kind = {gast.If: "an `if`", gast.While: "a `while` loop", gast.For: "a `for` loop",
                     gast.Assert: "an `assert`"}[type(control)]
             return f"{kind} depends on a batched value (line {getattr(control, 'lineno', '?')})"
+        containers = sorted(n for n in self.batching.containers & self.batching.batched
+                            if not self._plain_tuple(n))
+        if containers:
+            shown = [c for c in containers if not c.startswith("_")]
+            held = f"`{shown[0]}` is a tuple, list or dict that holds" if shown else "a tuple, list or dict holds"
+            return f"{held} batched values (containers are batched example by example)"
         from ..optimize.effects import MUTATING_METHODS
         for _, value, _ in self.batching.assignments:     # `y = xs.pop()`: one example at a time would
             if (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)   # change copies
@@ -201,6 +211,27 @@ class BatchMode:
                     isinstance(call.func, gast.Attribute) and self.is_batched(call.func.value)):
                 return "a call whose result is not used reads a batched value"
         return None
+
+    def _plain_tuple(self, name):
+        """Whether `name` is a tuple every statement can batch: each assignment gives it a tuple of known
+        items (a literal, a callee's tuple result) and it is only read item by item (`t[0]`), measured (`len(t)`) or returned."""
+        for target, value, _ in self.batching.assignments:
+            if target == name and (isinstance(value, gast.Dict) or not isinstance(self.kind(value), tuple)
+                                   and not isinstance(value, gast.Call)):
+                return False
+        if not isinstance(self.batching.kinds.get(name), tuple):
+            return False
+        allowed = set()
+        for node in gast.walk(self.function):
+            if (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
+                    and isinstance(node.slice, gast.Constant) and type(node.slice.value) is int):
+                allowed.add(id(node.value))
+            elif isinstance(node, gast.Call) and _func_name(node) == "len" and len(node.args) == 1:
+                allowed.add(id(node.args[0]))          # the length check of `a, b = t`
+            elif isinstance(node, gast.Return) and node.value is not None:
+                allowed.update(id(e) for e in ([node.value] + list(getattr(node.value, "elts", []))))
+        return all(id(n) in allowed for n in gast.walk(self.function)
+                   if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load))
 
     def _whole_loop(self, params, spec, ret):
         """The function called once per example; the results stacked on axis 0."""
@@ -274,6 +305,11 @@ class BatchMode:
             stmt.body = self.block(stmt.body) or [gast.Pass()]
             stmt.orelse = self.block(stmt.orelse)
             return [stmt]
+        if isinstance(stmt, gast.Assert) and self.is_batched(stmt.test):
+            # `assert x.shape == (3,)`: a shape query (the same for every example; an assert on values loops
+            # over the whole batch) asked of example 0
+            return [gast.copy_location(gast.Assert(test=self._per_example(stmt.test, _const(0)),
+                                                   msg=copy.deepcopy(stmt.msg)), stmt)]
         if isinstance(stmt, gast.Assign):
             raise self.context.error("vmap cannot batch an assignment to this target", stmt,
                                      hint="assign to a plain name.")
@@ -556,6 +592,7 @@ class BatchMode:
 
     def loop_statement(self, stmt, target, value):
         """`target = value` computed example by example: the fallback that is never wrong."""
+        value = self._astjax_callee(value)
         if target not in self.batching.batched:      # a shape query: every example gives the same answer
             return [self.assign(target, self._per_example(value, _const(0)))]
         results, b = self.fresh("_results"), self.fresh("_b")
@@ -569,6 +606,24 @@ class BatchMode:
         stack = _call("jnp.stack", _name(results)) if array_result else _call(
             self.helper(HELPERS["stack_examples"]), _name(results))
         return [self.assign(results, gast.List(elts=[], ctx=gast.Load())), loop, self.assign(target, stack)]
+
+    def _astjax_callee(self, value):
+        """`np.roll(...)` as `jnp.roll(...)`: NumPy's own function may write into its result, which it makes
+        like its operand, and an example of a batched array is an (immutable) astjax array."""
+        if not isinstance(value, gast.Call):
+            return value
+        app = classify(value, self.context.resolver)
+        prim = app.primitive if app.kind == "primitive" else None
+        func = self.static(value.func)
+        if prim is None or func is None or func is prim.impl or getattr(func, "__module__", None) is None:
+            return value
+        from .. import numpy as astjax_numpy
+        if not func.__module__.startswith("numpy") or getattr(astjax_numpy, prim.name, None) is not prim.impl \
+                or getattr(func, "__name__", None) != prim.name:
+            return value
+        value = copy.deepcopy(value)
+        value.func = _call(f"jnp.{prim.name}").func
+        return value
 
     def _per_example(self, value, b):
         mode = self
