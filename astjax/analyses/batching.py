@@ -194,7 +194,7 @@ class Batching:
         for stmt in self.effects:
             if _func_name(stmt.value) == "append" and isinstance(stmt.value.func.value, gast.Name):
                 targets.discard(stmt.value.func.value.id)
-        seen = set(given)
+        seen = set(rebound)
         self.tape_contents = None
         self.containers = set()     # names some assignment gives a tuple, list, dict or adjoint tree
         for _ in range(50):
