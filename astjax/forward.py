@@ -43,6 +43,13 @@ def forward_function(fun, mask):
 @api_boundary
 def jvp(fun, primals, tangents, has_aux=False):
     """`(fun(*primals), tangent of the output)`: forward mode along `tangents`, as `jax.jvp`."""
+    return _jvp(fun, primals, tangents, has_aux)
+
+
+def _jvp(fun, primals, tangents, has_aux=False, held=frozenset()):
+    """jvp, with the primals at the positions in `held` not differentiated at all (jacfwd's arguments
+    outside `argnums`): no tangent, rather than a zero tangent, which times an undefined partial
+    derivative (d/dn of (-1.0) ** n) would be nan."""
     check_callable(fun, "jvp")
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("jvp expects primals and tangents as tuples or lists: jvp(f, (x,), (dx,))")
@@ -54,7 +61,7 @@ def jvp(fun, primals, tangents, has_aux=False):
     mask = []
     for i, (p, t) in enumerate(zip(primals, tangents)):
         leaves = tree_util.tree_leaves(p)
-        is_float = bool(leaves) and all(is_float_leaf(leaf) for leaf in leaves)
+        is_float = i not in held and bool(leaves) and all(is_float_leaf(leaf) for leaf in leaves)
         mask.append(is_float)
         if not is_float:
             continue
@@ -174,7 +181,7 @@ def jacfwd(fun, argnums=0, has_aux=False):
                     tangent_leaves[position] = basis.reshape(np.shape(leaf))
                     tangents = list(base)
                     tangents[i] = tree_util.tree_unflatten(treedef, tangent_leaves)
-                    result = jvp(fun, args, tangents, has_aux=has_aux)
+                    result = _jvp(fun, args, tangents, has_aux, held=frozenset(range(len(args))) - set(nums))
                     out, tangent = result[0], result[1]
                     aux = result[2] if has_aux else None
                     columns.append([np.asarray(t) for t in tree_util.tree_leaves(tangent)])

@@ -388,3 +388,15 @@ def test_second_derivative_of_prod_at_two_zeros_is_refused():
     for transform in (astjax.hessian, lambda f: astjax.jacfwd(astjax.jacfwd(f))):
         with pytest.raises(AstjaxError, match="two or more zeros"):
             transform(_prod_plus_sum)(np.array([0.0, 0.0, 3.0]))
+
+
+def _signed_square(x, n):
+    return jnp.sum((-1.0) ** n * x * x)
+
+
+def test_jacfwd_does_not_differentiate_arguments_outside_argnums():
+    """jacfwd gave the other float arguments a zero tangent; d/dn (-1.0) ** n is nan, and 0 * nan made the
+    whole Hessian nan. JAX closes over them: no tangent at all."""
+    x = np.array([0.3, -0.2, 0.5])
+    np.testing.assert_allclose(np.asarray(astjax.hessian(_signed_square)(x, 2.0)), 2.0 * np.eye(3))
+    np.testing.assert_allclose(np.asarray(astjax.jacfwd(astjax.grad(_signed_square))(x, 3.0)), -2.0 * np.eye(3))
