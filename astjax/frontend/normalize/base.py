@@ -17,6 +17,25 @@ class Pass(gast.NodeTransformer):
         return self.context.error(message, node, hint)
 
 
+class BlockPass(Pass):
+    """A pass that rewrites statement by statement, innermost blocks first: `rewrite(stmt)` returns the
+    statements that replace `stmt` (by default `stmt` itself)."""
+
+    def run(self, node):
+        node.body = self.block(node.body)
+        return node
+
+    def block(self, stmts):
+        out = []
+        for stmt in stmts:
+            rewrite_inner_blocks(stmt, self.block)
+            out.extend(self.rewrite(stmt))
+        return out
+
+    def rewrite(self, stmt):
+        return [stmt]
+
+
 def rewrite_inner_blocks(stmt, rewrite):
     """Replace the body and else-block of a compound statement by `rewrite(block)`.
 

@@ -30,7 +30,7 @@ from ..bindings import free_name_nodes
 from ..parse import function_source
 from ..resolve import NOT_STATIC, Resolver
 from ..specialize import is_known_function
-from .base import Pass, copy_location, name, rewrite_inner_blocks, store
+from .base import BlockPass, copy_location, name, store
 
 __all__ = ["ClosureFactories"]
 
@@ -38,20 +38,12 @@ _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef, 
            gast.DictComp, gast.GeneratorExp)
 
 
-class ClosureFactories(Pass):
+class ClosureFactories(BlockPass):
     """Rewrite `f = factory(args)` into the factory's body and a local definition of `f`."""
 
-    def run(self, node):
-        node.body = self.block(node.body)
-        return node
-
-    def block(self, stmts):
-        out = []
-        for stmt in stmts:
-            rewrite_inner_blocks(stmt, self.block)
-            made = self._factory_call(stmt)
-            out.extend(made if made is not None else [stmt])
-        return out
+    def rewrite(self, stmt):
+        made = self._factory_call(stmt)
+        return made if made is not None else [stmt]
 
     def _factory_call(self, stmt):
         if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)

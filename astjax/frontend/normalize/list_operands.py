@@ -17,25 +17,16 @@ import gast
 
 from ...rules import lookup_callable
 from ..resolve import NOT_STATIC
-from .base import Pass, copy_location, name, rewrite_inner_blocks, store
+from .base import BlockPass, copy_location, name, store
 
 
-class ListOperands(Pass):
+class ListOperands(BlockPass):
     """Name the list and tuple literals that reach a primitive, a user function, a list append, or another list."""
 
-    def run(self, node):
-        node.body = self.block(node.body)
-        return node
-
-    def block(self, stmts):
-        out = []
-        for stmt in stmts:
-            rewrite_inner_blocks(stmt, self.block)
-            self.emitted = []
-            self.statement(stmt)
-            out.extend(copy_location(s, stmt) for s in self.emitted)
-            out.append(stmt)
-        return out
+    def rewrite(self, stmt):
+        self.emitted = []
+        self.statement(stmt)
+        return [copy_location(s, stmt) for s in self.emitted] + [stmt]
 
     def statement(self, stmt):
         value = stmt.value if isinstance(stmt, (gast.Assign, gast.Expr)) else None

@@ -14,29 +14,20 @@ import gast
 import numpy as np
 
 from ..resolve import NOT_STATIC
-from .base import Pass, rewrite_inner_blocks
+from .base import BlockPass
 
 __all__ = ["WarningContexts"]
 
 _ONLY_WARNINGS = (np.errstate, np.printoptions, warnings.catch_warnings)
 
 
-class WarningContexts(Pass):
+class WarningContexts(BlockPass):
     """Replace `with np.errstate(...)` (and the other managers in _ONLY_WARNINGS) by its body."""
 
-    def run(self, node):
-        node.body = self.block(node.body)
-        return node
-
-    def block(self, stmts):
-        out = []
-        for stmt in stmts:
-            rewrite_inner_blocks(stmt, self.block)
-            if isinstance(stmt, gast.With) and all(self.only_warns(item) for item in stmt.items):
-                out.extend(stmt.body)
-            else:
-                out.append(stmt)
-        return out
+    def rewrite(self, stmt):
+        if isinstance(stmt, gast.With) and all(self.only_warns(item) for item in stmt.items):
+            return stmt.body
+        return [stmt]
 
     def only_warns(self, item):
         call = item.context_expr
