@@ -6,7 +6,8 @@ central differences of `astjax.grad(fn)` (which tests/test_adversarial.py checks
 differences of the function), or raise a clear astjax error. A sample of every 8th case runs by
 default; ASTJAX_LONG_PROPERTIES=1 runs every case (about 580, ten minutes on 2 cores). The sweep
 this file keeps found a silent (None, 0) from jvp(grad) of a return inside a loop, a nan Hessian of
-(-1.0) ** n * x from jacfwd's zero tangents, and prod's 0 at two zeros.
+(-1.0) ** n * x from jacfwd's zero tangents, prod's 0 at two zeros, and a lax.scan whose second
+derivative transformed astjax's own zeros_shaped helper.
 """
 import os
 
@@ -31,12 +32,6 @@ EXPECTED_REFUSALS = {
     "rules.det_singular": "det's second derivative at a singular matrix goes through the inverse",
     "api.uses_custom_jvp": "a second derivative through a custom_jvp function's reverse mode (documented refusal)",
     "containers.list_remove_loop": "xs.remove(v) under a second derivative (refused with what to write instead)",
-    # refused, but the message names astjax's own helper line, not the user's: a defect to mend
-    "rules.scan_simple": "lax.scan's second derivative: no rule for `tuple` in a helper (names astjax's line)",
-    "rules.scan_tuple_carry": "as rules.scan_simple",
-    "realistic.lax_scan_cumulative": "as rules.scan_simple",
-    "loops.bound_from_round_of_data": "no rule for a helper on the second sweep (names astjax's line)",
-    "calls.builtin_map_over_helper": "no rule for a helper on the second sweep (names astjax's line)",
 }
 
 # Cases that still fail (strict xfail). Never a wrong number.

@@ -400,3 +400,22 @@ def test_jacfwd_does_not_differentiate_arguments_outside_argnums():
     x = np.array([0.3, -0.2, 0.5])
     np.testing.assert_allclose(np.asarray(astjax.hessian(_signed_square)(x, 2.0)), 2.0 * np.eye(3))
     np.testing.assert_allclose(np.asarray(astjax.jacfwd(astjax.grad(_signed_square))(x, 3.0)), -2.0 * np.eye(3))
+
+
+def _running_sum_step(carry, x):
+    carry = carry + x * x
+    return carry, carry
+
+
+def _scan_product(x):
+    from astjax import lax
+    final, ys = lax.scan(_running_sum_step, 0.0, x)
+    return final * jnp.sum(ys)
+
+
+def test_second_derivative_through_lax_scan():
+    """The saved-shape zeros helper was not a primitive: the second sweep transformed its source and
+    refused at astjax's own line. It is a constant now, and the Hessian is right."""
+    x = np.array([0.3, -0.2, 0.5, 0.1])
+    np.testing.assert_allclose(np.asarray(astjax.hessian(_scan_product)(x)),
+                               central_difference(astjax.grad(_scan_product), x), rtol=1e-6, atol=1e-8)

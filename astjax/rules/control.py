@@ -59,6 +59,10 @@ primitive("push", push, operands=("tape", "value"), effect="puts a value on the 
 # a derivative of generated code copies it unchanged rather than transforming the helper.
 deflowering(primitive("zero_like", helpers.zero_like, operands=(), differentiable=False, reason=SHAPES),
             numba="astjax.runtime.numba_cpu:zero_like")
+# zeros of a saved shape (transforms/reverse/tape_writer.py) likewise: a lax.scan's second derivative once
+# transformed the helper's own source and refused at astjax's line instead of the user's.
+deflowering(primitive("zeros_shaped", helpers.zeros_shaped, operands=(), differentiable=False, reason=SHAPES),
+            numba="astjax.runtime.numba_cpu:zeros_shaped")
 
 # The builtin sum of a list: each item's adjoint is the result's, summed back to the item's shape.
 builtin_sum = primitive("builtin_sum", builtins.sum, operands=("iterable",), sequence_operand="iterable",
