@@ -9,6 +9,7 @@ import pytest
 
 import astjax
 import astjax.numpy as jnp
+from astjax import lax
 
 
 def central_difference(f, x, h=1e-5):
@@ -408,7 +409,6 @@ def _running_sum_step(carry, x):
 
 
 def _scan_product(x):
-    from astjax import lax
     final, ys = lax.scan(_running_sum_step, 0.0, x)
     return final * jnp.sum(ys)
 
