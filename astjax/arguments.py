@@ -286,16 +286,14 @@ def _packed_source(fun):
     import copy
 
     from .frontend.parse import function_source
+    from .frontend.plain_signature import ordinary_parameters
     key = id(fun)
     if key in _PACKED and _PACKED[key][0] is fun:
         return _PACKED[key][1]
     original = function_source(fun)
     node = copy.deepcopy(original.node)
     arguments = node.args
-    params = list(arguments.posonlyargs) + list(arguments.args)
-    if arguments.vararg is not None:
-        params.append(arguments.vararg)
-    params += list(arguments.kwonlyargs)
+    params = ordinary_parameters(arguments, with_kwarg=False)
     arguments.posonlyargs, arguments.args, arguments.vararg = [], params, None
     arguments.kwonlyargs, arguments.kw_defaults, arguments.defaults = [], [], []
     source = copy.copy(original)

@@ -15,7 +15,7 @@ import copy
 from .parse import function_source
 from .specialize import function_from_node
 
-__all__ = ["has_special_parameters", "plain_signature"]
+__all__ = ["has_special_parameters", "plain_signature", "ordinary_parameters"]
 
 _CACHE = {}
 
@@ -37,12 +37,7 @@ def plain_signature(fn, vararg_count, kwarg_keys):
     source = function_source(fn)
     node = copy.deepcopy(source.node)
     args = node.args
-    params = list(args.posonlyargs) + list(args.args)
-    if args.vararg is not None:
-        params.append(args.vararg)
-    params += list(args.kwonlyargs)
-    if args.kwarg is not None:
-        params.append(args.kwarg)
+    params = ordinary_parameters(args, with_kwarg=True)
     lengths = {args.vararg.id: vararg_count} if args.vararg is not None else {}
     keys = {args.kwarg.id: tuple(kwarg_keys)} if args.kwarg is not None else {}
     args.posonlyargs, args.args, args.vararg, args.kwarg = [], params, None, None
@@ -56,3 +51,15 @@ def plain_signature(fn, vararg_count, kwarg_keys):
     special.__astjax_specialized_source__.static_keys = keys
     _CACHE[key] = (fn, special)
     return special
+
+
+def ordinary_parameters(args, with_kwarg):
+    """The parameters of `args` (a gast arguments node) in call order: positional ones, the `*args`
+    name, the keyword-only ones, and (with_kwarg) the `**kwargs` name."""
+    params = list(args.posonlyargs) + list(args.args)
+    if args.vararg is not None:
+        params.append(args.vararg)
+    params += list(args.kwonlyargs)
+    if with_kwarg and args.kwarg is not None:
+        params.append(args.kwarg)
+    return params

@@ -41,12 +41,12 @@ import copy
 import gast
 
 from ... import lax
-from .base import Pass, copy_location, name, rewrite_inner_blocks, store
+from .base import BlockPass, copy_location, name, store
 
 __all__ = ["LaxControlFlow"]
 
 
-class LaxControlFlow(Pass):
+class LaxControlFlow(BlockPass):
     """Rewrite `lax.fori_loop`, `while_loop`, `cond`, `scan`, `switch`, `map`, `associative_scan` and
     `top_k` at statement level."""
 
@@ -54,15 +54,10 @@ class LaxControlFlow(Pass):
         self.function = node
         if not hasattr(node, "local_functions"):
             node.local_functions = {}
-        node.body = self.block(node.body)
-        return node
+        return super().run(node)
 
-    def block(self, stmts):
-        out = []
-        for stmt in stmts:
-            rewrite_inner_blocks(stmt, self.block)
-            out.extend(self.statement(stmt))
-        return out
+    def rewrite(self, stmt):
+        return self.statement(stmt)
 
     def statement(self, stmt):
         hoisted = []
