@@ -36,7 +36,6 @@ EXPECTED_REFUSALS = {
 
 # Cases that still fail (strict xfail). Never a wrong number.
 KNOWN_FAILURES = {
-    "calls.method_on_loop_variable": "CRASH: IndexError in the second sweep of a method called on a loop variable",
 }
 
 

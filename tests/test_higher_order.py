@@ -419,3 +419,33 @@ def test_second_derivative_through_lax_scan():
     x = np.array([0.3, -0.2, 0.5, 0.1])
     np.testing.assert_allclose(np.asarray(astjax.hessian(_scan_product)(x)),
                                central_difference(astjax.grad(_scan_product), x), rtol=1e-6, atol=1e-8)
+
+
+class _Scale:
+    def __init__(self, w, b, name):
+        self.w = w
+        self.b = b
+        self.name = name
+
+    def forward(self, h):
+        return jnp.tanh(self.w * h + self.b)
+
+
+def _through_objects_in_a_list(x):
+    layers = [_Scale(0.5, 0.1, "first"), _Scale(1.5, -0.2, "second")]
+    h = x
+    for layer in layers:
+        h = layer.forward(h)
+    return jnp.sum(h * h)
+
+
+def test_hessian_through_a_method_called_on_a_loop_variable():
+    """The loop variable is an object record: its zero tangent is a record of zeros (its name none),
+    not `zeros_like` of the record, which the method's forward sweep could not read `w` from."""
+    x = np.array([0.3, -0.2, 0.5])
+    hess = astjax.hessian(_through_objects_in_a_list)(x)
+    eps = 1e-5
+    grad = astjax.grad(_through_objects_in_a_list)
+    fd = np.stack([(grad(x + eps * e) - grad(x - eps * e)) / (2 * eps) for e in np.eye(3)])
+    np.testing.assert_allclose(hess, fd, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(astjax.jacrev(grad)(x), hess, rtol=1e-10, atol=1e-12)

@@ -152,6 +152,8 @@ class ForwardMode:
                 zero = gast.Constant(value=0.0, kind=None)
             elif _call_name(stmt.value) == "zero_like":    # an adjoint not reached yet: a tape's is a tape
                 zero = call("zero_like", name(target))
+            elif isinstance(stmt.value, gast.Subscript):     # an item may be a record or a list: zeros leaf by leaf
+                zero = call("zero_tangent", name(target))
             else:
                 zero = call("jnp.zeros_like", name(target))
             return [stmt, copy_location(assign(dtarget, zero), stmt)]

@@ -285,6 +285,7 @@ NATIVE.update({name: (f"np.{name}", 2) for name in ("add", "subtract", "multiply
                                                      "power", "dot")})
 NATIVE["matmul"] = ("np.dot", 2)
 NATIVE["where"] = ("np.where", 3)
+NATIVE["zero_tangent"] = ("np.zeros_like", 1)     # records and lists, its other cases, never reach Numba
 
 
 # The adjoints of y = dot(a, b) (and matmul) by the ranks of (a, b), as Numba's own products.
