@@ -423,8 +423,7 @@ def test_second_derivative_through_lax_scan():
 
 class _Scale:
     def __init__(self, w, b, name):
-        self.w = w
-        self.b = b
+        self.w, self.b = w, b
         self.name = name
 
     def forward(self, h):

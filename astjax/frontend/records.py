@@ -140,7 +140,7 @@ class RecordClass:
         user_names = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
         locals_ = {}
         body = []
-        for stmt in node.body:
+        for stmt in _one_attribute_per_assignment(node.body, this):
             if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant):
                 continue
             if (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Attribute)
@@ -180,6 +180,27 @@ class RecordClass:
             arg.annotation = None
         self.init = function_from_node(init, node, source, {}, init.__defaults__ or ())
         return True
+
+
+def _one_attribute_per_assignment(body, this):
+    """`self.w, self.b = w, b` as `self.w = w; self.b = b`.
+
+    Python evaluates the whole right side first; one at a time is the same
+    when no item on the right reads an attribute the left side sets (else the
+    statement is left whole, and build_init refuses it).
+    """
+    for stmt in body:
+        target = stmt.targets[0] if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 else None
+        if (isinstance(target, gast.Tuple) and isinstance(stmt.value, gast.Tuple)
+                and len(target.elts) == len(stmt.value.elts)
+                and all(isinstance(t, gast.Attribute) and isinstance(t.value, gast.Name) and t.value.id == this
+                        for t in target.elts)
+                and not {t.attr for t in target.elts} & {n.attr for n in gast.walk(stmt.value)
+                                                           if isinstance(n, gast.Attribute)}):
+            for t, v in zip(target.elts, stmt.value.elts):
+                yield gast.copy_location(gast.Assign(targets=[t], value=v, type_comment=None), stmt)
+        else:
+            yield stmt
 
 
 class _ReadAttributes(gast.NodeTransformer):
