@@ -85,6 +85,7 @@ def _jvp(fun, primals, tangents, has_aux=False, held=frozenset()):
     generated, _ = forward_function(function, (False,) * len(leading) + tuple(mask))
     value, tangent = generated(*leading, *primals, *[t for t, m in zip(tangents, mask) if m],
                                **renamed_keywords(generated, keywords))
+    value, tangent = _shaped_like_a_gradient(fun, value, tangent, primals)
     if has_aux:
         (value, aux), (tangent, _) = (value, tangent)
         return _as_output(value), _tangent_like(tangent, value), aux
@@ -125,6 +126,22 @@ def _packed_call(function, primals, tangents, mask):
     packed_mask = list(mask[:n]) + ([any(mask[n:])] if packing.vararg else [])
     extra = len(packed_primals) - len(packed_mask)
     return packing.source, packed_primals, packed_tangents + [None] * extra, tuple(packed_mask + [False] * extra)
+
+
+def _shaped_like_a_gradient(fun, value, tangent, primals):
+    """jvp of a gradient (a Hessian-vector product): its value and tangent shaped like the differentiated
+    arguments, as `grad` returns them. The generated code keeps a container's gradient as the items
+    it reached (a TreeAdjoint), which only the arguments can turn back into their dicts and lists."""
+    transform = getattr(fun, "__astjax_transform__", None)
+    if transform is None or getattr(transform, "kind", None) not in ("grad", "value_and_grad"):
+        return value, tangent
+    from .api import _materialize_grads
+    shaped = lambda g: _materialize_grads(transform, g, primals)      # noqa: E731
+    if transform.kind == "grad" and not transform.has_aux:
+        return shaped(value), shaped(tangent)
+    if transform.kind == "grad":                                      # (gradient, aux)
+        return (shaped(value[0]), value[1]), (shaped(tangent[0]), tangent[1])
+    return (value[0], shaped(value[1])), (tangent[0], shaped(tangent[1]))
 
 
 def _as_output(value):

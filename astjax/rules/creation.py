@@ -150,12 +150,18 @@ from .. import tree_util as _tree_util  # noqa: E402 (the pytree functions are r
 
 _leaves = _rules(primitive("tree_leaves", _tree_util.tree_leaves, operands=("tree",),
                            aliases=(helpers.tree_leaves_of,), signature=lambda tree, is_leaf=None: None),
-                 "btree += tree_leaves_adjoint(tree, by)", "dy = tree_leaves_of(dtree)")
+                 "btree += tree_leaves_adjoint(tree, by)", "dy = adjoint_leaves(dtree, tree)")
 _leaves.static_check = lambda bound: (
     None if getattr(bound.get("is_leaf"), "value", None) is None else
     ("tree_leaves(..., is_leaf=...) under a derivative is not supported", "flatten the tree without is_leaf"))
 _rules(primitive("tree_leaves_adjoint", helpers.tree_leaves_adjoint, operands=("g",)),
-       "bg += tree_leaves_of(by)", "dy = tree_leaves_adjoint(tree, dg)", shape_params=("tree",))
+       "bg += leaves_adjoint(by, tree)", "dy = tree_leaves_adjoint(tree, dg)", shape_params=("tree",))
+# The leaves of an adjoint or tangent of `tree` in tree's order: as a list (a tangent), as a list's adjoint.
+# Both are the transpose of tree_leaves_adjoint.
+_rules(primitive("adjoint_leaves", helpers.adjoint_leaves, operands=("g",)),
+       "bg += tree_leaves_adjoint(tree, by)", "dy = adjoint_leaves(dg, tree)", shape_params=("tree",))
+_rules(primitive("leaves_adjoint", helpers.leaves_adjoint, operands=("g",)),
+       "bg += tree_leaves_adjoint(tree, by)", "dy = leaves_adjoint(dg, tree)", shape_params=("tree",))
 
 
 # ------------------------------------------------------------ more builders (issue 9)

@@ -14,7 +14,7 @@ __all__ = ["well_conditioned", "lone_zero", "lone_zero_derivative", "sum_adjoint
            "astype", "dynamic_slice_adjoint", "stack_part", "concatenate_part", "to_float",
            "stack_part_adjoint", "concatenate_part_adjoint",
            "zero_like", "zeros_shaped", "diagonal_adjoint", "repeat_adjoint", "linspace_weights", "meshgrid_axes", "meshgrid_list",
-           "tree_leaves_of", "tree_leaves_adjoint", "unique_index", "adjugate",
+           "tree_leaves_of", "tree_leaves_adjoint", "adjoint_leaves", "leaves_adjoint", "unique_index", "adjugate",
            "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "list_items", "iterated", "unshared_item", "not_a_view", "has_key",
            "array_holder", "not_a_row", "checked_isinstance", "checked_type", "inplace_result", "pad_tangent"]
 
@@ -33,7 +33,7 @@ def weak_array(g, like):
 
 def unbroadcast(g, x):
     """Sum `g` over the axes along which `x` was broadcast, giving `g` the shape of `x`."""
-    if isinstance(g, TreeAdjoint) or isinstance(x, TreeAdjoint):
+    if isinstance(g, (TreeAdjoint, list, tuple)) or isinstance(x, TreeAdjoint):
         return g                  # adjoints of containers add item by item; nothing was broadcast
     shape = np.shape(x)
     g = weak_array(g, x)
@@ -50,7 +50,7 @@ def unbroadcast(g, x):
 
 def unbroadcast_to(g, shape):
     """`unbroadcast` given the shape itself (the tape kept only the shape of the operand)."""
-    if isinstance(g, TreeAdjoint):
+    if isinstance(g, (TreeAdjoint, list, tuple)):
         return g
     return unbroadcast(g, np.empty(tuple(shape), dtype=np.bool_) if tuple(shape) else np.bool_(False))
 
@@ -972,6 +972,25 @@ def tree_leaves_of(tree):
     if isinstance(tree, TreeAdjoint):
         return [leaf for key in sorted(tree.items, key=_sort_key) for leaf in tree_leaves_of(tree.items[key])]
     return tree_util.tree_leaves(tree)
+
+
+def adjoint_leaves(g, tree):
+    """The leaves of `g`, an adjoint or a tangent of `tree`, in the order of `tree`'s leaves.
+
+    An adjoint holds only the items reached so far: flattening it alone would
+    drop the others and shift the rest onto the wrong leaves, so it is first
+    filled out to `tree`'s structure (unreached items are zeros).
+    """
+    from .. import tree_util
+    treedef = tree_util.tree_structure(tree)
+    if isinstance(g, TreeAdjoint) or (isinstance(tree, (tuple, list, dict)) and not isinstance(g, (tuple, list, dict))):
+        g = materialize(g, tree)
+    return treedef.flatten_up_to(g)
+
+
+def leaves_adjoint(g, tree):
+    """`adjoint_leaves(g, tree)` as the adjoint of the list of leaves (a TreeAdjoint, item k for leaf k)."""
+    return TreeAdjoint(dict(enumerate(adjoint_leaves(g, tree))))
 
 
 def tree_leaves_adjoint(tree, g):
