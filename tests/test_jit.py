@@ -226,3 +226,23 @@ def test_a_fused_sum_of_two_arrays_keeps_its_unfused_form_for_broadcasting():
     f = astjax.jit(P.sum_of_squared_difference)
     close(f(a, b), np.sum((a - b) ** 2))
     close(f(a, b[:1]), np.sum((a - b[:1]) ** 2))       # same signature, shapes that broadcast
+
+
+@pytest.mark.parametrize("fn", [P.step_with_grad, P.step_with_grad_and_aux, P.step_with_value_and_grad,
+                                P.sum_of_two_gradients])
+def test_a_gradient_called_inside_jitted_code_agrees_with_the_plain_call(fn):
+    w, x = np.array([0.1, 0.2]), rng.normal(size=(3, 2))
+    close(astjax.jit(fn)(w, x), fn(w, x), rtol=1e-10)
+
+
+def test_a_gradient_of_list_parameters_inside_jit_is_shaped_as_grad_returns_it_or_refused():
+    """The generated gradient of a list is the items it reached; inside jit it is rebuilt as the
+    list grad returns (the reference run), and Numba, which takes no lists, refuses clearly."""
+    params, x = [np.full((2, 2), 0.1), np.zeros(2)], np.ones((3, 2))
+    want = P.list_update(params, x)
+    try:
+        got = astjax.jit(P.list_update)(params, x)
+    except JitError:
+        return
+    for g, w in zip(got, want):
+        close(g, w, rtol=1e-10)

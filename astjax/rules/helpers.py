@@ -14,7 +14,7 @@ __all__ = ["well_conditioned", "lone_zero", "lone_zero_derivative", "sum_adjoint
            "astype", "dynamic_slice_adjoint", "stack_part", "concatenate_part", "to_float",
            "stack_part_adjoint", "concatenate_part_adjoint",
            "zero_like", "zeros_shaped", "diagonal_adjoint", "repeat_adjoint", "linspace_weights", "meshgrid_axes", "meshgrid_list",
-           "tree_leaves_of", "tree_leaves_adjoint", "adjoint_leaves", "leaves_adjoint", "unique_index", "adjugate",
+           "tree_leaves_of", "tree_leaves_adjoint", "adjoint_leaves", "leaves_adjoint", "shaped_gradient", "unique_index", "adjugate",
            "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "list_items", "iterated", "unshared_item", "not_a_view", "has_key",
            "array_holder", "not_a_row", "checked_isinstance", "checked_type", "inplace_result", "pad_tangent"]
 
@@ -986,6 +986,20 @@ def adjoint_leaves(g, tree):
     if isinstance(g, TreeAdjoint) or (isinstance(tree, (tuple, list, dict)) and not isinstance(g, (tuple, list, dict))):
         g = materialize(g, tree)
     return treedef.flatten_up_to(g)
+
+
+def shaped_gradient(result, gradient_function, args):
+    """The result of the generated code of `grad(f)` (or value_and_grad) called inside jitted code,
+    shaped as the API returns it: a container's gradient rebuilt from the items it reached, unreached
+    gradients as zeros. (Numba, which takes arrays only, compiles this as `result` itself.)"""
+    from ..api import _materialize_grads
+    transform = gradient_function.__astjax_transform__
+    args = list(args)
+    if transform.kind == "value_and_grad":
+        return result[0], _materialize_grads(transform, result[1], args)
+    if transform.has_aux:
+        return _materialize_grads(transform, result[0], args), result[1]
+    return _materialize_grads(transform, result, args)
 
 
 def leaves_adjoint(g, tree):

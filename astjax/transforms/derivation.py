@@ -5,6 +5,8 @@ mode, cleans the result up and compiles it; each user function f calls gets its
 own `vjp_<name>` function the same way (once per set of active arguments, so
 recursion reuses the function being built).
 """
+import copy
+
 import gast
 
 from ..codegen.namespace import GENERATED_NAMESPACE
@@ -77,7 +79,8 @@ class Derivation:
     def primal(self, fn, name=None):
         """Normalize and clean up `fn` without differentiating it: the source jit compiles."""
         def make(context, node, names, namespace, label):
-            return _Unchanged(node, label, context, self._callee_hook(namespace, context, "jit"))
+            return _Unchanged(node, label, context, self._callee_hook(namespace, context, "jit"),
+                              lambda obj, base: self._bind(namespace, obj, base, context.namer.taken))
         return self._generate(fn, (), make, name, prefix="jit")
 
     def _generate(self, fn, wrt, make_transform, name, prefix):
@@ -245,9 +248,9 @@ class _Unchanged:
     """The identity transformation: the normalized function under its generated name, its calls of
     user functions redirected to their normalized versions (so jit compiles them too)."""
 
-    def __init__(self, node, label, context, callee_primal):
+    def __init__(self, node, label, context, callee_primal, bind):
         self.node, self.label = node, label
-        self.context, self.callee_primal = context, callee_primal
+        self.context, self.callee_primal, self.bind = context, callee_primal, bind
 
     def transform(self):
         from ..analyses.classify import classify
@@ -261,8 +264,26 @@ class _Unchanged:
             local = isinstance(call.func, gast.Name) and self.context.resolver.is_local(call.func.id)
             if app.kind == "function" and not local:
                 label = self.callee_primal(app.callee, (), call)
-                call.func = gast.Name(id=label, ctx=gast.Load(), annotation=None, type_comment=None)
+                direct = gast.Call(func=gast.Name(id=label, ctx=gast.Load(), annotation=None, type_comment=None),
+                                   args=call.args, keywords=call.keywords)
+                if _gradient_transform(app.callee) is None:
+                    call.func, call.args, call.keywords = direct.func, direct.args, direct.keywords
+                else:        # `grad(loss)(params, x)`: the generated gradient, shaped as grad returns it
+                    gradient = self.bind(app.callee, "gradient_function")
+                    call.func = gast.Name(id="shaped_gradient", ctx=gast.Load(), annotation=None,
+                                          type_comment=None)
+                    call.args = [direct, gast.Name(id=gradient, ctx=gast.Load(), annotation=None, type_comment=None),
+                                 gast.Tuple(elts=[copy.deepcopy(a) for a in direct.args], ctx=gast.Load())]
+                    call.keywords = []
         return self.node
+
+
+def _gradient_transform(fn):
+    """The transform of `grad(f)` or `value_and_grad(f)` called with positional arguments only."""
+    transform = getattr(fn, "__astjax_transform__", None)
+    if getattr(transform, "kind", None) in ("grad", "value_and_grad") and not transform.leading:
+        return transform
+    return None
 
 
 def _callable_with_source(fn):

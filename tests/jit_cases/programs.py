@@ -144,3 +144,40 @@ def sum_of_squared_difference(a, b):
 
 def layer_loss(w, x, y):
     return jnp.sum((jnp.tanh(jnp.dot(x, w)) - y) ** 2)
+
+
+def _tanh_loss(w, x):
+    return jnp.sum(jnp.tanh(x @ w) ** 2)
+
+
+def _tanh_loss_with_aux(w, x):
+    return jnp.sum(jnp.tanh(x @ w) ** 2), w[0]
+
+
+def step_with_grad(w, x):
+    return w - 0.1 * astjax.grad(_tanh_loss)(w, x)
+
+
+def step_with_grad_and_aux(w, x):
+    g, aux = astjax.grad(_tanh_loss_with_aux, has_aux=True)(w, x)
+    return w - 0.1 * g + aux
+
+
+def step_with_value_and_grad(w, x):
+    v, g = astjax.value_and_grad(_tanh_loss)(w, x)
+    return w - v * g
+
+
+def sum_of_two_gradients(w, x):
+    gw, gx = astjax.grad(_tanh_loss, argnums=(0, 1))(w, x)
+    return jnp.sum(gw) + jnp.sum(gx)
+
+
+def _list_loss(params, x):
+    W, b = params
+    return jnp.sum(jnp.tanh(x @ W + b) ** 2)
+
+
+def list_update(params, x):
+    grads = astjax.grad(_list_loss)(params, x)
+    return [p - 0.1 * g for p, g in zip(params, grads)]

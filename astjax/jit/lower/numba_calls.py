@@ -110,6 +110,8 @@ class _CallLowering(gast.NodeTransformer):
         if _constant_exception(node, target):       # raise TypeError("..."): Numba raises it as it is
             return node
         from ...rules import helpers
+        if target is helpers.shaped_gradient:       # Numba's arguments are arrays: nothing to reshape
+            return node.args[0]
         if target is helpers.zeros_shaped:
             node.func = _name("zeros_shaped")        # jit/numba_support.py
             return node
