@@ -1511,7 +1511,8 @@ for _name in ("sum_adjoint", "sum_items"):
 # ================================================ builders and gathers (rules/creation.py)
 from astjax import tree_util  # noqa: E402
 from astjax.rules.helpers import (adjugate, cast_adjoint, diagonal_adjoint, meshgrid_list, repeat_adjoint,  # noqa: E402
-                                  tree_leaves_adjoint, tree_leaves_of)
+                                  tree_leaves_adjoint, tree_leaves_of, adjoint_leaves, leaves_adjoint,
+                                  leaves_like, tree_rebuilt)
 
 
 def full_fn(fill_value, w):
@@ -1612,6 +1613,27 @@ def tree_leaves_adjoint_fn(g, w):
     return jnp.sum(w * (t[0] + 3.0 * t[1]))
 
 
+def adjoint_leaves_fn(g, w):
+    leaves = adjoint_leaves({"p": g, "q": 2.0 * g}, {"p": np.zeros(3), "q": np.zeros(3)})
+    return jnp.sum(w * (leaves[0] - 3.0 * leaves[1]))
+
+
+def leaves_adjoint_fn(g, w):
+    t = leaves_adjoint([g * g, 2.0 * g], [np.zeros(3), np.zeros(3)])
+    return jnp.sum(w * (t[0] + 3.0 * t[1]))
+
+
+def leaves_like_fn(a, b, w):
+    tree = {"u": a, "v": b, "w": a}
+    leaves = leaves_like(tree, {"u": 0.0, "v": 0.0, "w": 0.0})
+    return jnp.sum(w * (leaves[0] * leaves[1] + leaves[2] ** 2))
+
+
+def tree_rebuilt_fn(a, b, w):
+    t = tree_rebuilt({"u": 0.0, "v": [0.0, 0.0]}, [a * b, jnp.sin(a), b])
+    return jnp.sum(w * (t["u"] * t["v"][0] + t["v"][1] ** 2))
+
+
 def adjugate_fn(a, w):
     return jnp.sum(w * adjugate(a))
 
@@ -1682,6 +1704,10 @@ case("cumprod", "zero", cumprod_zero, nonzero(0.5, 1.5, 4))
 case("tree_leaves", "of_list", tree_leaves_of_fn, normal(2), normal(2))
 case("tree_leaves", "dict", tree_leaves_fn, {"b": normal(3), "a": [normal(3), normal(3)]})
 case("tree_leaves_adjoint", "list", tree_leaves_adjoint_fn, normal(3))
+case("adjoint_leaves", "dict", adjoint_leaves_fn, normal(3))
+case("leaves_adjoint", "list", leaves_adjoint_fn, normal(3))
+case("leaves_like", "dict", leaves_like_fn, normal(2), normal(2))
+case("tree_rebuilt", "dict", tree_rebuilt_fn, normal(2), normal(2))
 case("adjugate", "square", adjugate_fn, normal(3, 3) + 3.0 * _array(np.eye(3)))
 case("det", "singular", det_singular, normal(3, 3))
 case("norm", "spectral", norm_spectral, normal(3, 2))

@@ -60,10 +60,7 @@ SKIPPED.update({
 MACHINERY_XFAILS = {}
 
 # Second-order (Hessian-vector product) cases that fail: id -> reason.
-SECOND_ORDER_XFAILS = {
-    "tree_leaves-of_list": "the second sweep reads the adjoint of a list-valued result's adjoint as an array "
-                           "(item adjoints of list adjoints; machinery, not the rule): it raises, never a wrong value",
-}
+SECOND_ORDER_XFAILS = {}
 
 
 # ----------------------------------------------------------------- helpers

@@ -95,3 +95,66 @@ def test_hessian_of_dict_arguments_is_nested_by_key_as_in_jax():
     np.testing.assert_allclose(hess["a"]["b"], np.diag(2 * p["a"]))
     np.testing.assert_allclose(hess["b"]["a"], np.diag(2 * p["a"]))
     np.testing.assert_allclose(hess["b"]["b"], np.zeros((2, 2)))
+
+
+# ------------------------------------------------------------ tree_map inside a differentiated function
+def _square_sum(p):
+    return jnp.sum(p ** 2)
+
+
+def _weight_decay_loss(params):
+    penalties = tree_util.tree_map(lambda p: jnp.sum(p ** 2), params)
+    return jnp.sum(jnp.tanh(params["W"]) * params["b"]) + 0.1 * sum(tree_util.tree_leaves(penalties))
+
+
+def _one_leaf_read(params):
+    penalties = tree_util.tree_map(_square_sum, params)
+    return penalties["W"] * 3.0                      # the "b" leaf's adjoint is never reached
+
+
+def _two_trees(params, scales):
+    scaled = tree_util.tree_map(lambda p, s: p * s, params, scales)
+    return jnp.sum(jnp.sin(scaled["W"])) + jnp.sum(scaled["b"] ** 3)
+
+
+def _step_then_loss(params):
+    grads = tree_util.tree_map(lambda p: 2.0 * p, params)
+    moved = tree_util.tree_map(lambda p, g: p - 0.1 * g * p, params, grads)
+    return jnp.sum(jnp.cos(moved["W"])) * jnp.sum(moved["b"])
+
+
+def _dict_params():
+    return {"W": np.array([[0.3, -0.2], [0.5, 0.1]]), "b": np.array([0.4, -0.7])}
+
+
+def test_grad_through_tree_map():
+    for fn in (_weight_decay_loss, _one_leaf_read, _step_then_loss):
+        params = _dict_params()
+        _assert_trees_close(astjax.grad(fn)(params), _fd_grad(fn, params))
+
+
+def test_grad_through_tree_map_of_two_differentiated_trees():
+    params, scales = _dict_params(), {"W": np.array([[1.0, 2.0], [0.5, -1.0]]), "b": np.array([3.0, 0.2])}
+    g_params, g_scales = astjax.grad(_two_trees, argnums=(0, 1))(params, scales)
+    _assert_trees_close(g_params, _fd_grad(lambda p: _two_trees(p, scales), params))
+    _assert_trees_close(g_scales, _fd_grad(lambda s: _two_trees(params, s), scales))
+
+
+def test_second_derivative_through_tree_map():
+    params = _dict_params()
+    tangent = {"W": np.array([[0.1, 0.2], [-0.3, 0.4]]), "b": np.array([0.5, -0.6])}
+    _, hvp = astjax.jvp(astjax.grad(_step_then_loss), (params,), (tangent,))
+    grad = astjax.grad(_step_then_loss)
+    shifted = lambda s: {k: params[k] + s * tangent[k] for k in params}   # noqa: E731
+    want = {k: (np.asarray(grad(shifted(EPS))[k]) - np.asarray(grad(shifted(-EPS))[k])) / (2 * EPS) for k in params}
+    _assert_trees_close(hvp, want)
+
+
+def _mismatched(params):
+    return jnp.sum(tree_util.tree_leaves(tree_util.tree_map(lambda a, b: a * b, params, [params["W"]]))[0])
+
+
+def test_tree_map_of_trees_of_different_structures_raises():
+    import pytest
+    with pytest.raises(ValueError, match="structure"):
+        astjax.grad(_mismatched)(_dict_params())

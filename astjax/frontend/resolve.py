@@ -48,7 +48,8 @@ def local_names(function_node):
 # `x.sum()` -> `jnp.sum(x)`), for files that never imported them.
 _INTRODUCED = {name: getattr(helpers, name) for name in ("at_set", "at_add", "at_multiply", "unique_index",
                                                          "distinct_index", "dict_keys", "sorted_keys", "list_items", "iterated",
-                                                         "unshared_item", "not_a_view", "has_key", "array_holder", "not_a_row")}
+                                                         "unshared_item", "not_a_view", "has_key", "array_holder", "not_a_row",
+                                                         "tree_leaves_of", "leaves_like", "tree_rebuilt")}
 _INTRODUCED["jnp"] = importlib.import_module("astjax.numpy")
 _INTRODUCED["jsp_special"] = importlib.import_module("astjax.scipy.special")   # normalize/scipy_calls.py
 _INTRODUCED["jsp_stats"] = importlib.import_module("astjax.scipy.stats")

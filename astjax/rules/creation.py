@@ -160,6 +160,11 @@ _rules(primitive("tree_leaves_adjoint", helpers.tree_leaves_adjoint, operands=("
 # Both are the transpose of tree_leaves_adjoint.
 _rules(primitive("adjoint_leaves", helpers.adjoint_leaves, operands=("g",)),
        "bg += tree_leaves_adjoint(tree, by)", "dy = adjoint_leaves(dg, tree)", shape_params=("tree",))
+# tree_map(f, tree, *rest), as normalize/tree_map_calls.py writes it: f over the leaves, rebuilt into a tree.
+_rules(primitive("leaves_like", helpers.leaves_like, operands=("tree",)),
+       "btree += tree_leaves_adjoint(tree, by)", "dy = adjoint_leaves(dtree, tree)", shape_params=("like",))
+_rules(primitive("tree_rebuilt", helpers.tree_rebuilt, operands=("leaves",)),
+       "bleaves += leaves_adjoint(by, y)", "dy = tree_rebuilt(like, dleaves)", shape_params=("like",))
 _rules(primitive("leaves_adjoint", helpers.leaves_adjoint, operands=("g",)),
        "bg += tree_leaves_adjoint(tree, by)", "dy = leaves_adjoint(dg, tree)", shape_params=("tree",))
 

@@ -14,7 +14,7 @@ __all__ = ["well_conditioned", "lone_zero", "lone_zero_derivative", "sum_adjoint
            "astype", "dynamic_slice_adjoint", "stack_part", "concatenate_part", "to_float",
            "stack_part_adjoint", "concatenate_part_adjoint",
            "zero_like", "zeros_shaped", "diagonal_adjoint", "repeat_adjoint", "linspace_weights", "meshgrid_axes", "meshgrid_list",
-           "tree_leaves_of", "tree_leaves_adjoint", "adjoint_leaves", "leaves_adjoint", "shaped_gradient", "unique_index", "adjugate",
+           "tree_leaves_of", "tree_leaves_adjoint", "adjoint_leaves", "leaves_adjoint", "shaped_gradient", "leaves_like", "tree_rebuilt", "unique_index", "adjugate",
            "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "list_items", "iterated", "unshared_item", "not_a_view", "has_key",
            "array_holder", "not_a_row", "checked_isinstance", "checked_type", "inplace_result", "pad_tangent"]
 
@@ -986,6 +986,22 @@ def adjoint_leaves(g, tree):
     if isinstance(g, TreeAdjoint) or (isinstance(tree, (tuple, list, dict)) and not isinstance(g, (tuple, list, dict))):
         g = materialize(g, tree)
     return treedef.flatten_up_to(g)
+
+
+def leaves_like(tree, like):
+    """The leaves of `tree`, which must have the structure of `like` (tree_map's other trees)."""
+    from .. import tree_util
+    structure, expected = tree_util.tree_structure(tree), tree_util.tree_structure(like)
+    if structure != expected:
+        raise ValueError(f"tree_map: a tree has structure {structure}, which does not match the first "
+                         f"tree's structure {expected}")
+    return tree_util.tree_leaves(tree)
+
+
+def tree_rebuilt(like, leaves):
+    """A tree of `like`'s structure holding `leaves` (tree_map's result, from its mapped leaves)."""
+    from .. import tree_util
+    return tree_util.tree_unflatten(tree_util.tree_structure(like), list(leaves))
 
 
 def shaped_gradient(result, gradient_function, args):

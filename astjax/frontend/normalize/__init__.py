@@ -22,6 +22,7 @@ from .local_function_values import LocalFunctionValues
 from .method_calls import MethodCalls
 from .function_arguments import FunctionArguments
 from .map_calls import MapCalls
+from .tree_map_calls import TreeMapCalls
 from .scipy_calls import ScipyCalls
 from .numpy_calls import NumpyCalls
 from .augmented_assignment import AugmentedAssignment
@@ -34,7 +35,7 @@ from .list_operands import ListOperands
 __all__ = ["normalize", "PASSES"]
 
 PASSES = (ModuleAliases, WarningContexts, CallSignatures, ObjectRecords, Aliasing, ReservedNames, TypeInspection,
-          BuiltinExtrema, MapCalls, ContainerIdioms, ClosureFactories, LocalFunctionValues, LocalFunctions, MethodCalls,
+          BuiltinExtrema, TreeMapCalls, MapCalls, ContainerIdioms, ClosureFactories, LocalFunctionValues, LocalFunctions, MethodCalls,
           FunctionArguments, ScipyCalls, NumpyCalls, AugmentedAssignment, LaxControlFlow, TupleAssignment, ControlFlow,
           OnePrimitivePerStatement, ListOperands)
 
