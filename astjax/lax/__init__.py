@@ -11,6 +11,9 @@
     _linear      dot_general, conv_general_dilated, conv, reduce_window, cumsum, cumprod, cummax, cummin,
                  sort, top_k
     _scan        associative_scan
+    _aliases     lax's names for astjax.numpy / astjax.scipy.special functions (acosh, lgamma, erf_inv, ...)
+    ..lax_composites  reduce_sum/max/min/prod, argmax, dot, iota, full, split, cumlogsumexp, sort_key_val, ...
+                 written in Python from primitives and transformed like the user's code
     internal     the functions derivative rules call (window gathers, scatters, layouts)
 
 Every function here is a primitive with rules (astjax/rules/lax_rules.py),
@@ -19,6 +22,10 @@ turns into Python loops and branches. Anything else is refused under a
 derivative, as everywhere in astjax.
 """
 from . import internal
+from ._aliases import (
+    acosh, asinh, atanh, bessel_i0e, bessel_i1e, betainc, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, conj,
+    digamma, erf_inv, erfc, igamma, igammac, imag, lgamma, polygamma, real, reciprocal, zeta,
+)
 from ._control import cond, fori_loop, map, scan, switch, while_loop
 from ._elementwise import (
     abs, acos, add, asin, atan, atan2, cbrt, ceil, clamp, cos, cosh, div, eq, erf, exp, exp2, expm1, floor, ge,
@@ -30,6 +37,11 @@ from ._linear import (
 )
 from ._scan import associative_scan
 from ._shape import broadcast_in_dim, concatenate, expand_dims, pad, reshape, rev, squeeze, transpose
+from ..lax_composites import (
+    argmax, argmin, batch_matmul, broadcast, broadcasted_iota, collapse, convert_element_type, cumlogsumexp, dot,
+    full, full_like, iota, reduce_and, reduce_max, reduce_min, reduce_or, reduce_prod, reduce_sum, sort_key_val,
+    split, tile,
+)
 from ._slicing import (
     dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim, dynamic_update_slice, dynamic_update_slice_in_dim,
     index_in_dim, select, slice, slice_in_dim,
@@ -51,4 +63,12 @@ __all__ = [
     # contractions, windows, scans, sorts
     "dot_general", "conv_general_dilated", "conv", "reduce_window", "cumsum", "cumprod", "cummax", "cummin",
     "sort", "top_k",
+    # the same functions as astjax.numpy's and astjax.scipy.special's (one primitive each)
+    "acosh", "asinh", "atanh", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "conj", "real", "imag",
+    "reciprocal", "erf_inv", "erfc", "lgamma", "digamma", "igamma", "igammac", "betainc", "zeta", "polygamma",
+    "bessel_i0e", "bessel_i1e",
+    # written in Python from primitives (astjax/lax_composites.py)
+    "reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and", "reduce_or", "argmax", "argmin", "dot",
+    "batch_matmul", "full", "full_like", "iota", "broadcasted_iota", "convert_element_type", "broadcast",
+    "collapse", "split", "tile", "cumlogsumexp", "sort_key_val",
 ]

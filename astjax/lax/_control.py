@@ -33,19 +33,26 @@ def cond(pred, true_fun, false_fun, *operands):
     return true_fun(*operands) if pred else false_fun(*operands)
 
 
-def scan(f, init, xs, length=None):
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     """Carry `init` through `f(carry, x)` over the leading axis of `xs` (an array or a pytree of arrays,
-    sliced together); stack the outputs leaf by leaf."""
+    sliced together; None with `length` steps); stack the outputs leaf by leaf. With reverse=True the
+    items are visited last first, and the outputs still stand in the order of xs. (`unroll` is a
+    compilation hint in JAX; it changes nothing here.)"""
     from ..tree_util import tree_leaves, tree_map
     carry = init
     leaves = tree_leaves(xs) if xs is not None else []
+    if not leaves and length is None:
+        raise ValueError("lax.scan: with no xs, pass length=")
     n = length if not leaves else len(leaves[0])
-    if any(len(leaf) != n for leaf in leaves):
-        raise ValueError(f"lax.scan: the leaves of xs have different leading sizes {[len(l) for l in leaves]}")
+    if any(len(leaf) != n for leaf in leaves) or (length is not None and length != n):
+        raise ValueError(f"lax.scan: the leaves of xs have different leading sizes {[len(l) for l in leaves]}"
+                         + ("" if length is None else f" (length={length})"))
     ys = []
-    for i in range(n):
+    for i in (range(n - 1, -1, -1) if reverse else range(n)):
         carry, y = f(carry, None if xs is None else tree_map(lambda leaf: leaf[i], xs))
         ys.append(y)
+    if reverse:
+        ys.reverse()
     stacked = tree_map(lambda *leaves: wrap(np.stack(leaves)), *ys) if ys else None
     return carry, stacked
 

@@ -82,6 +82,12 @@ class LaxControlFlow(BlockPass):
             call = _positional(call, ("fn", "elems", "reverse", "axis"), {"reverse": False, "axis": 0})
             if call is None:
                 raise self.error("pass lax.associative_scan's arguments as (fn, elems, reverse=..., axis=...)", stmt)
+        if which is lax.scan and (call.keywords or len(call.args) > 3):
+            call = _positional(call, ("f", "init", "xs", "length", "reverse", "unroll"),
+                               {"xs": None, "length": None, "reverse": False, "unroll": 1})
+            if call is None:
+                raise self.error("pass lax.scan's arguments as (f, init, xs, length=..., reverse=..., unroll=...)",
+                                 stmt)
         if call.keywords:
             raise self.error(f"pass the arguments of lax.{which.__name__} by position", stmt)
         args = [self._function_argument(a) for a in call.args]
@@ -228,9 +234,18 @@ class LaxControlFlow(BlockPass):
         return [branch]
 
     def scan(self, target, args, stmt):
-        if len(args) != 3 or not (isinstance(target, gast.Tuple) and len(target.elts) == 2):
+        """`carry, ys = lax.scan(f, init, xs, length, reverse, unroll)` as a loop over the items of xs
+        (backwards with reverse=True, ys still in the order of xs); xs=None scans `length` steps."""
+        if not 2 <= len(args) <= 6 or not (isinstance(target, gast.Tuple) and len(target.elts) == 2):
             raise self.error("write `carry, ys = lax.scan(f, init, xs)`", stmt)
-        f, init, xs = args
+        defaults = [None, None, _NONE, _NONE, gast.Constant(value=False, kind=None)]
+        f, init, xs, length, reverse = (list(args) + defaults[len(args):])[:5]
+        if not (isinstance(reverse, gast.Constant) and isinstance(reverse.value, bool)):
+            raise self.error("lax.scan's reverse must be written as True or False", stmt)
+        no_xs = isinstance(xs, gast.Constant) and xs.value is None
+        no_length = isinstance(length, gast.Constant) and length.value is None
+        if no_xs and no_length:
+            raise self.error("lax.scan with xs=None needs length=", stmt)
         carry, ys = target.elts
         namer = self.context.namer
         index = namer.fresh("_i")
@@ -238,25 +253,41 @@ class LaxControlFlow(BlockPass):
         # array (lax.internal.leading_axis_array) and indexed by position; a tuple held in a name is refused
         # there, since indexing it would pick whole arrays rather than slicing each.
         prelude, leaves = [], []
-        item = self._xs_item(xs, index, prelude, leaves, stmt)
+        position = index
+        if reverse.value:            # step k reads item n - 1 - k
+            position = namer.fresh("_at")
+        item = copy.deepcopy(_NONE) if no_xs else self._xs_item(xs, position, prelude, leaves, stmt)
         for other in leaves[1:]:
             prelude.append(_assert_same_length(other, leaves[0]))
+        if no_xs:
+            steps = namer.fresh("_length")
+            prelude.append(gast.Assign(targets=[store(steps)], value=length, type_comment=None))
+        else:
+            steps = leaves[0] if no_length else namer.fresh("_length")
+            if not no_length:
+                prelude.append(gast.Assign(targets=[store(steps)], value=length, type_comment=None))
+                prelude.append(_assert_length(leaves[0], steps))
         state = carry.id if isinstance(carry, gast.Name) else namer.fresh("_c")
         step = namer.fresh("_y")
         # ys: one list per name of ys's pattern; each step's item is unpacked by that pattern (its
         # structure checked) and each leaf checked to be one array (lax.internal.scan_step_output)
         collected = {}
         step_pattern = self._ys_pattern(ys, collected)
-        body = [gast.Assign(targets=[gast.Tuple(elts=[store(state), store(step)], ctx=gast.Store())],
-                            value=self._call(f, name(state), item), type_comment=None),
-                gast.Assign(targets=[step_pattern], value=name(step), type_comment=None)]
+        count = gast.Call(func=name("len"), args=[name(steps)], keywords=[]) if steps in leaves else name(steps)
+        body = []
+        if reverse.value:
+            body.append(gast.Assign(targets=[store(position)], value=gast.BinOp(
+                left=gast.BinOp(left=copy.deepcopy(count), op=gast.Sub(), right=gast.Constant(value=1, kind=None)),
+                op=gast.Sub(), right=name(index)), type_comment=None))
+        body += [gast.Assign(targets=[gast.Tuple(elts=[store(state), store(step)], ctx=gast.Store())],
+                             value=self._call(f, name(state), item), type_comment=None),
+                 gast.Assign(targets=[step_pattern], value=name(step), type_comment=None)]
         for leaf, (part, _) in collected.items():
             checked = _internal_call("scan_step_output", name(leaf))
             body.append(gast.Expr(value=gast.Call(func=gast.Attribute(value=name(part), attr="append",
                                                                       ctx=gast.Load()),
                                                   args=[checked], keywords=[])))
-        length = gast.Call(func=name("len"), args=[name(leaves[0])], keywords=[])
-        loop = gast.For(target=store(index), iter=gast.Call(func=name("range"), args=[length], keywords=[]),
+        loop = gast.For(target=store(index), iter=gast.Call(func=name("range"), args=[count], keywords=[]),
                         body=body, orelse=[], type_comment=None)
         out = prelude + [gast.Assign(targets=[store(state)], value=init, type_comment=None)]
         out += [gast.Assign(targets=[store(part)], value=gast.List(elts=[], ctx=gast.Load()), type_comment=None)
@@ -265,6 +296,9 @@ class LaxControlFlow(BlockPass):
         for part, result in collected.values():
             stack = gast.Call(func=gast.Attribute(value=name("jnp"), attr="stack", ctx=gast.Load()),
                               args=[name(part)], keywords=[])
+            if reverse.value:        # collected last item first
+                stack = gast.Subscript(value=stack, slice=gast.Slice(lower=None, upper=None, step=gast.Constant(
+                    value=-1, kind=None)), ctx=gast.Load())
             out.append(gast.Assign(targets=[store(result)], value=stack, type_comment=None))
         if state != getattr(carry, "id", None):
             out.append(gast.Assign(targets=[carry], value=name(state), type_comment=None))
@@ -393,6 +427,17 @@ def _assert_same_length(sequence, first):
 
 def store_param(identifier):
     return gast.Name(id=identifier, ctx=gast.Param(), annotation=None, type_comment=None)
+
+
+_NONE = gast.Constant(value=None, kind=None)
+
+
+def _assert_length(sequence, length):
+    """`assert len(sequence) == length`: lax.scan's length= must match its xs."""
+    test = gast.Compare(left=gast.Call(func=name("len"), args=[name(sequence)], keywords=[]), ops=[gast.Eq()],
+                        comparators=[name(length)])
+    return gast.Assert(test=test, msg=gast.Constant(value="lax.scan: length does not match the leading size of xs",
+                                                    kind=None))
 
 
 def _positional(call, names, defaults):
