@@ -448,3 +448,30 @@ def test_hessian_through_a_method_called_on_a_loop_variable():
     fd = np.stack([(grad(x + eps * e) - grad(x - eps * e)) / (2 * eps) for e in np.eye(3)])
     np.testing.assert_allclose(hess, fd, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(astjax.jacrev(grad)(x), hess, rtol=1e-10, atol=1e-12)
+
+
+def _scaled_when_asked(g, x, k):
+    if k > 0:
+        g = g * x
+    return g * 2.0
+
+
+def _calls_with_an_untangented_argument(x):
+    return jnp.sum(_scaled_when_asked(jnp.ones(3), x, 0) + _scaled_when_asked(jnp.ones(3), x, 1) * x)
+
+
+def test_forward_mode_of_a_callee_whose_parameter_becomes_varied_in_a_branch_not_taken():
+    """`g` comes in without a tangent and is varied only inside `if k > 0`: with k == 0 its tangent
+    is zero (it was read before assignment, an UnboundLocalError, in multi_dot's Hessian)."""
+    x, t = np.array([0.3, -0.2, 0.5]), np.array([1.0, 2.0, -1.0])
+    _, tangent = astjax.jvp(_calls_with_an_untangented_argument, (x,), (t,))
+    np.testing.assert_allclose(tangent, np.sum(astjax.grad(_calls_with_an_untangented_argument)(x) * t), rtol=1e-12)
+    np.testing.assert_allclose(tangent, np.sum(4.0 * x * t), rtol=1e-12)      # f = sum(2 + 2 x^2)
+
+
+def test_hessian_of_multi_dot():
+    def loss(x):
+        a = jnp.reshape(x, (2, 2))
+        return jnp.sum(jnp.linalg.multi_dot([a, a.T, a]))
+    x = np.array([0.9, -0.3, 0.5, 0.2])
+    np.testing.assert_allclose(astjax.hessian(loss)(x), astjax.jacrev(astjax.grad(loss))(x), rtol=1e-10, atol=1e-12)

@@ -52,7 +52,7 @@ class ForwardMode:
         self.varied = self.activity.varied
         check_refusals(self.function, self.context.resolver, self.activity, self.context, forward=True)
         self.shapes = ShapeClasses(self.function, self.context.resolver)
-        new_body = self.block(body[:-1])
+        new_body = self._zero_tangents_of_parameters_varied_later() + self.block(body[:-1])
         new_body.append(self._return(ret))
         args = copy.deepcopy(self.function.args)
         args.defaults = []      # tangents follow the primals: callers pass every primal (defaults_after)
@@ -61,6 +61,12 @@ class ForwardMode:
         fn = gast.FunctionDef(name=self.name, args=args, body=new_body, decorator_list=[], returns=None,
                               type_comment=None, type_params=[])
         return copy_location(fn, self.function)
+
+    def _zero_tangents_of_parameters_varied_later(self):
+        """`dg = zero_tangent(g)` for a parameter that comes in without a tangent but is assigned a varied
+        value somewhere (`g = A @ g` in one branch): a statement reading it before that finds zeros."""
+        late = [p for p in self.params if p not in self.wrt and p in self.varied]
+        return [copy_location(assign(self.tangent(p), call("zero_tangent", name(p))), self.function) for p in late]
 
     def _return(self, ret):
         value = ret.value
