@@ -177,7 +177,6 @@ def multi_dot_variable(a, b):
 
 
 @pytest.mark.parametrize("fn, line, words", [
-    (svd_full, "jnp.linalg.svd(a)", "full_matrices=False"),
     (eigh_unsymmetrized, "jnp.linalg.eigh(", "symmetrize_input"),
     (tensorsolve_axes, "jnp.linalg.tensorsolve(", "axes"),
     (eig_values, "jnp.linalg.eigvals(a)", "eigvals"),
@@ -188,7 +187,8 @@ def test_uncovered_derivatives_are_refused_at_their_line(fn, line, words):
     assert "test_linalg.py" in str(error.value) and line in str(error.value) and words in str(error.value)
 
 
-@pytest.mark.parametrize("fn, words", [(qr_wide, "rows >= columns"), (lu_wide, "square")])
+@pytest.mark.parametrize("fn, words", [(qr_wide, "rows >= columns"), (lu_wide, "square"),
+                                       (svd_full, "full_matrices=False")])
 def test_shapes_without_a_derivative_are_refused_when_run(fn, words):
     with pytest.raises(AstjaxError) as error:
         astjax.grad(fn)(W.T)
@@ -226,3 +226,27 @@ def test_second_derivative_of_det_at_a_singular_matrix_is_refused():
     fd = np.stack([(np.asarray(g(regular + e)) - np.asarray(g(regular - e))).ravel() / 2e-6
                    for e in np.eye(9).reshape(9, 3, 3) * 1e-6], axis=1)
     np.testing.assert_allclose(h, fd, rtol=1e-6, atol=1e-6)
+
+
+def _svd_full_square(x):
+    u, s, vt = jnp.linalg.svd(x)
+    return jnp.sum(jnp.abs(u[:, 0])) + jnp.sum(s * jnp.arange(1.0, 5.0)) + jnp.sum(jnp.abs(vt[0]) * 2.0)
+
+
+def _svd_full_values_only(x):
+    return jnp.sum(jnp.linalg.svd(x)[1] * jnp.array([1.0, 3.0, 0.5]))
+
+
+def test_svd_with_full_matrices_of_a_square_matrix_is_the_reduced_one():
+    """full_matrices=True (the default) of a square matrix gives the reduced factors; of any matrix,
+    the singular values alone; the extra vectors of a non-square one are refused (test above)."""
+    for fn, x in ((_svd_full_square, A), (_svd_full_values_only, W)):
+        eps = 1e-6
+        fd = np.zeros_like(x)
+        for i in np.ndindex(x.shape):
+            e = np.zeros_like(x)
+            e[i] = eps
+            fd[i] = (fn(x + e) - fn(x - e)) / (2 * eps)
+        np.testing.assert_allclose(astjax.grad(fn)(x), fd, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(astjax.hessian(_svd_full_square)(A), astjax.jacrev(astjax.grad(_svd_full_square))(A),
+                               rtol=1e-8, atol=1e-10)

@@ -19,7 +19,7 @@ from .. import numpy as jnp
 from ..array import wrap
 from ..errors import RuntimeRefusal
 from ..numpy import linalg as jnp_linalg
-from .helpers import item_adjoint
+from .helpers import item_adjoint, square_unless_reduced
 from .linalg import COMPOSITES
 from .registry import defjvp, defvjp, primitive
 
@@ -132,6 +132,11 @@ def svd_adjoint(g, a, y, full_matrices, compute_uv):
     m = jnp.shape(u)[-2]
     n = jnp.shape(vt)[-1]
     k = jnp.shape(s)[-1]
+    if full_matrices:        # the reduced factors; full ones have a derivative for a square matrix only
+        u = u[..., :k]
+        vt = vt[..., :k, :]
+        if jnp.ndim(gu) != 0 or jnp.ndim(gvt) != 0:
+            a = square_unless_reduced(a, full_matrices)
     eye = jnp.eye(k)
     row = jnp.expand_dims(s, -2)
     col = jnp.expand_dims(s, -1)
@@ -158,6 +163,7 @@ def svd_tangent(t, a, y, full_matrices, compute_uv):
     """The tangent of svd(a): JAX's svd_jvp_rule for real matrices."""
     if not compute_uv:
         return svdvals_tangent(t, a)
+    a = square_unless_reduced(a, full_matrices)
     u = y[0]
     s = y[1]
     vt = y[2]
@@ -666,8 +672,7 @@ def _svd_check(bound):
     compute_uv = bound.get("compute_uv")
     if isinstance(compute_uv, gast.Constant) and compute_uv.value is False:
         return None
-    return _static_literal(bound, "full_matrices", (False,), "jnp.linalg.svd with its singular vectors",
-                           "pass full_matrices=False (or compute_uv=False for the singular values alone).")
+    return None      # full_matrices=True: a square matrix only (checked when the rule runs: square_unless_reduced)
 
 
 _rules("svd", jnp_linalg.svd, "ba += svd_adjoint(by, a, y, full_matrices, compute_uv)",

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..array import Array, wrap
 
-__all__ = ["well_conditioned", "lone_zero", "lone_zero_derivative", "sum_adjoint", "sum_items", "take_adjoint", "unbroadcast_to", "cumsum_adjoint", "trace_adjoint", "tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
+__all__ = ["well_conditioned", "square_unless_reduced", "lone_zero", "lone_zero_derivative", "sum_adjoint", "sum_items", "take_adjoint", "unbroadcast_to", "cumsum_adjoint", "trace_adjoint", "tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
            "attribute_adjoint", "item_adjoint", "stack_adjoint", "concatenate_adjoint", "array_adjoint", "broadcast_like", "TreeAdjoint", "index_adjoint", "materialize", "unbroadcast", "unreduce", "reduced_size", "invert_permutation", "pad_adjoint",
            "distinct_index", "at_set", "at_add", "at_multiply", "at_get", "part_at", "placed_at", "cleared_at", "zero_tangent", "getitem", "clip_mask", "extremum_mask",
            "astype", "dynamic_slice_adjoint", "stack_part", "concatenate_part", "to_float",
@@ -1113,6 +1113,18 @@ def lone_zero_derivative(t, a, axis=None, keepdims=False, like=None):
                              "supported (prod's first-derivative formula is exact there, its derivative is not); "
                              "move the point off the zeros or write the product as explicit multiplications")
     return wrap(np.zeros_like(np.asarray(like), dtype=np.result_type(like, t)))
+
+
+def square_unless_reduced(a, full_matrices):
+    """`a` itself, after checking that svd's full_matrices=True gives the reduced factors: it does for a
+    square matrix; for any other the extra columns have no derivative (JAX refuses too)."""
+    if full_matrices and np.shape(a)[-1] != np.shape(a)[-2]:
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(f"astjax: the derivative of jnp.linalg.svd with full_matrices=True of a "
+                             f"{np.shape(a)[-2]}x{np.shape(a)[-1]} matrix is not defined (its extra singular "
+                             f"vectors are arbitrary); pass full_matrices=False, or compute_uv=False for the "
+                             f"singular values alone")
+    return a
 
 
 def well_conditioned(a, what):

@@ -179,6 +179,9 @@ def adjugate_tangent(t, a):
 
 
 COMPOSITES.update({f.__name__: f for f in (adjugate_adjoint, adjugate_tangent)})
+_square = primitive("square_unless_reduced", helpers.square_unless_reduced, operands=("a",))
+defvjp(_square, "ba += by")
+defjvp(_square, "dy = da")
 _well_conditioned = primitive("well_conditioned", helpers.well_conditioned, operands=("a",))
 defvjp(_well_conditioned, "ba += by")
 defjvp(_well_conditioned, "dy = da")
