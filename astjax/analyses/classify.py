@@ -148,6 +148,8 @@ def check_refusals(function_node, resolver, activity, context, forward=False):
     containers = _container_names(function_node)
     for node in gast.walk(function_node):
         problem = None
+        if getattr(node, "is_custom_forward", False):
+            continue        # `_r = f_fwd(x)` of a custom_vjp f: the statement after it carries the derivative
         if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
             target = node.targets[0].id
             if target in activity.useful:     # a complex value the output depends on, varied or not

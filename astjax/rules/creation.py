@@ -165,6 +165,9 @@ _rules(primitive("leaves_like", helpers.leaves_like, operands=("tree",)),
        "btree += tree_leaves_adjoint(tree, by)", "dy = adjoint_leaves(dtree, tree)", shape_params=("like",))
 _rules(primitive("tree_rebuilt", helpers.tree_rebuilt, operands=("leaves",)),
        "bleaves += leaves_adjoint(by, y)", "dy = tree_rebuilt(like, dleaves)", shape_params=("like",))
+# A custom_vjp's cotangent given the output's structure (linear in g).
+_rules(primitive("cotangent_like", helpers.cotangent_like, operands=("g",)),
+       "bg += by", "dy = cotangent_like(dg, like)", shape_params=("like",))
 _rules(primitive("leaves_adjoint", helpers.leaves_adjoint, operands=("g",)),
        "bg += tree_leaves_adjoint(tree, by)", "dy = leaves_adjoint(dg, tree)", shape_params=("tree",))
 

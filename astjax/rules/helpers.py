@@ -14,7 +14,7 @@ __all__ = ["well_conditioned", "square_unless_reduced", "lone_zero", "lone_zero_
            "astype", "dynamic_slice_adjoint", "stack_part", "concatenate_part", "to_float",
            "stack_part_adjoint", "concatenate_part_adjoint",
            "zero_like", "zeros_shaped", "diagonal_adjoint", "repeat_adjoint", "linspace_weights", "meshgrid_axes", "meshgrid_list",
-           "tree_leaves_of", "tree_leaves_adjoint", "adjoint_leaves", "leaves_adjoint", "shaped_gradient", "leaves_like", "tree_rebuilt", "unique_index", "adjugate",
+           "tree_leaves_of", "tree_leaves_adjoint", "adjoint_leaves", "leaves_adjoint", "shaped_gradient", "leaves_like", "tree_rebuilt", "cotangent_like", "unique_index", "adjugate",
            "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "list_items", "iterated", "unshared_item", "not_a_view", "has_key",
            "array_holder", "not_a_row", "checked_isinstance", "checked_type", "inplace_result", "pad_tangent"]
 
@@ -200,6 +200,12 @@ class TreeAdjoint:
                                  "supported. Instead: keep the values in an array (`jnp.stack(xs)`), or index "
                                  "the items one by one.")
         return self.items.get(key, 0.0)
+
+    def __iter__(self):
+        # Without this, iteration would go through __getitem__, which never runs out (unreached items are 0.0).
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal("astjax: the adjoint of a tuple, list or dict holds only the items reached so far and "
+                             "cannot be iterated or unpacked; index its items instead")
 
     def __getattr__(self, name):
         fields = object.__getattribute__(self, "fields")
@@ -986,6 +992,12 @@ def adjoint_leaves(g, tree):
     if isinstance(g, TreeAdjoint) or (isinstance(tree, (tuple, list, dict)) and not isinstance(g, (tuple, list, dict))):
         g = materialize(g, tree)
     return treedef.flatten_up_to(g)
+
+
+def cotangent_like(g, like):
+    """The cotangent a custom_vjp's bwd receives: shaped like the output `like` (a tuple output's
+    cotangent a tuple, zeros where nothing reached it), as JAX passes it."""
+    return materialize(g, like)
 
 
 def leaves_like(tree, like):

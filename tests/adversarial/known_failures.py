@@ -13,7 +13,6 @@ KNOWN_FAILURES = {
     # --- functions as values: arguments, partials, methods, closures from factories, map
     # --- *args, keyword-only, **kwargs, star-unpacking
     # --- lambdas and local functions
-    "library.tree_map_in_loss": "REFUSED: tree_util.tree_map(lambda ...) in a loss",
     # --- 4. scoping
     # --- 3. the wrong function is differentiated (identity, defaults, globals frozen in caches)
     # --- 2. values dropped: calls not understood treated as constants

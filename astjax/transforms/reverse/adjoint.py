@@ -266,8 +266,9 @@ class AdjointSweep:
         residuals = stmt.residuals
         bwd = self.bind_name(custom.bwd, f"{custom.__name__}_bwd")
         parts = self.namer.fresh("_b")
+        output = gast.Subscript(value=name(residuals), slice=gast.Constant(value=0, kind=None), ctx=gast.Load())
         prelude.append(assign(parts, call(bwd, gast.Subscript(value=name(residuals), slice=gast.Constant(value=1, kind=None),
-                                                               ctx=gast.Load()), badj)))
+                                                               ctx=gast.Load()), call("cotangent_like", badj, output))))
         return [(a.id, gast.Subscript(value=name(parts), slice=gast.Constant(value=i, kind=None), ctx=gast.Load()))
                 for i, a in enumerate(app.args) if self.is_active(a)]
 
