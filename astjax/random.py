@@ -38,6 +38,8 @@ from .array import wrap
 __all__ = [
     "PRNGKey", "split", "fold_in", "bits", "uniform", "normal", "randint",
     "bernoulli", "permutation", "threefry_2x32",
+    "gumbel", "categorical", "exponential", "laplace", "logistic", "cauchy", "truncated_normal",
+    "rademacher", "choice", "lognormal", "rayleigh", "maxwell",
 ]
 
 _U32 = np.uint32
@@ -707,3 +709,9 @@ def permutation(key, x, axis=0, independent=False):
         return wrap(_shuffle(k, arr, axis))
     ind = _shuffle(k, np.arange(arr.shape[axis], dtype=dtypes.default_int), 0)
     return wrap(np.take(arr, ind, axis=axis))
+
+
+from .random_distributions import (  # noqa: E402  (built on the samplers above)
+    categorical, cauchy, choice, exponential, gumbel, laplace, logistic, lognormal, maxwell, rademacher, rayleigh,
+    truncated_normal,
+)
