@@ -306,3 +306,51 @@ for _name, _fn, _low, _high in [("gammainc", gammainc_pair, 1, 4), ("gammaincc",
                                 ("expn", expn_pair, 0, 3)]:
     for _label, _shape1, _shape2 in _BROADCAST_SHAPES:
         case(_name, _label, _fn, _integers(_low, _high, *_shape1), uniform(*_POSITIVE, *_shape2), argnums=(1,))
+
+
+# ------------------------------------------------------------------ more of jax.scipy.special
+def erfcx_fn(x, w):
+    return jnp.sum(w * special.erfcx(x))
+
+
+def dawsn_fn(x, w):
+    return jnp.sum(w * special.dawsn(x))
+
+
+def loggamma_fn(x, w):
+    return jnp.sum(w * special.loggamma(x))
+
+
+def boxcox_fn(x, lmbda, w):
+    return jnp.sum(w * special.boxcox(x, lmbda))
+
+
+def boxcox1p_fn(x, lmbda, w):
+    return jnp.sum(w * special.boxcox1p(x, lmbda))
+
+
+def comb_fn(n, k, w):
+    return jnp.sum(w * special.comb(n, k))
+
+
+def hyp1f1_fn(x, w):
+    return jnp.sum(w * special.hyp1f1(1.5, 2.5, x))
+
+
+def hyp2f1_fn(x, w):
+    return jnp.sum(w * special.hyp2f1(1.5, 0.5, 2.5, x))
+
+
+def owens_t_fn(h, a, w):
+    return jnp.sum(w * special.owens_t(h, a))
+
+
+for _name, _fn, _x in [("erfcx", erfcx_fn, normal(5)), ("dawsn", dawsn_fn, 2.0 * normal(5)),
+                       ("loggamma", loggamma_fn, uniform(*_POSITIVE, 5)), ("hyp1f1", hyp1f1_fn, normal(4)),
+                       ("hyp2f1", hyp2f1_fn, uniform(-0.8, 0.8, 4))]:
+    case(_name, "basic", _fn, _x)
+case("boxcox", "basic", boxcox_fn, uniform(0.5, 3.0, 4), uniform(-1.0, 1.5, 4))
+case("boxcox", "lambda_zero", boxcox_fn, uniform(0.5, 3.0, 3), _array([0.0, 0.0, 0.0]), argnums=(0,))
+case("boxcox1p", "basic", boxcox1p_fn, uniform(0.1, 3.0, 4), uniform(-1.0, 1.5, 4))
+case("comb", "basic", comb_fn, uniform(4.0, 9.0, 4), uniform(0.5, 3.0, 4))
+case("owens_t", "basic", owens_t_fn, normal(4), uniform(-1.5, 1.5, 4))

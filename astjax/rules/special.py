@@ -180,3 +180,30 @@ log_softmax.identity = "d log_softmax(x) = dx - sum(softmax(x) * dx)"
 nondifferentiable("gammasgn", sp.gammasgn, PIECEWISE, aliases=("scipy.special.gammasgn",))
 nondifferentiable("bernoulli", sp.bernoulli, PIECEWISE, aliases=("scipy.special.bernoulli",))    # of int(n)
 nondifferentiable("one_hot", nn.one_hot, PIECEWISE)      # 0 or 1 by the class of x
+
+
+# ------------------------------------------------------------ more of jax.scipy.special
+unary("erfcx", f"bx += by * (2.0 * x * y - {TWO_OVER_SQRT_PI})", f"dy = dx * (2.0 * x * y - {TWO_OVER_SQRT_PI})")
+unary("dawsn", "bx += by * (1.0 - 2.0 * x * y)", "dy = dx * (1.0 - 2.0 * x * y)")
+unary("loggamma", "bx += by * jsp_special.digamma(x)", "dy = dx * jsp_special.digamma(x)")
+# d/dlmbda (x^l - 1) / l = (x^l log x) / l - (x^l - 1) / l^2, which tends to log(x)^2 / 2 at l = 0.
+_SAFE_L = "jnp.where(lmbda == 0.0, 1.0, lmbda)"
+_BOXCOX_L = ("jnp.where(lmbda == 0.0, 0.5 * {log} ** 2, "
+             "{base} ** lmbda * {log} / {safe} - ({base} ** lmbda - 1.0) / {safe} ** 2)")
+for _name, _base, _log in (("boxcox", "x", "jnp.log(x)"), ("boxcox1p", "(1.0 + x)", "jnp.log1p(x)")):
+    _dl = _BOXCOX_L.format(log=_log, base=_base, safe=_SAFE_L)
+    binary(_name, [f"bx += by * {_base} ** (lmbda - 1.0)", f"blmbda += by * {_dl}"],
+           [f"dy = dx * {_base} ** (lmbda - 1.0) + dlmbda * {_dl}"], operands=("x", "lmbda"))
+binary("comb", ["bN += by * y * (jsp_special.digamma(N + 1.0) - jsp_special.digamma(N - k + 1.0))",
+                "bk += by * y * (jsp_special.digamma(N - k + 1.0) - jsp_special.digamma(k + 1.0))"],
+       ["dy = dN * y * (jsp_special.digamma(N + 1.0) - jsp_special.digamma(N - k + 1.0))"
+        " + dk * y * (jsp_special.digamma(N - k + 1.0) - jsp_special.digamma(k + 1.0))"], operands=("N", "k"))
+binary("hyp1f1", ["bx += by * a / b * jsp_special.hyp1f1(a + 1.0, b + 1.0, x)"],
+       ["dx -> dx * a / b * jsp_special.hyp1f1(a + 1.0, b + 1.0, x)"], operands=("a", "b", "x"))
+binary("hyp2f1", ["bx += by * a * b / c * jsp_special.hyp2f1(a + 1.0, b + 1.0, c + 1.0, x)"],
+       ["dx -> dx * a * b / c * jsp_special.hyp2f1(a + 1.0, b + 1.0, c + 1.0, x)"], operands=("a", "b", "c", "x"))
+# dT/dh = -pdf(h) erf(a h / sqrt 2) / 2;  dT/da = exp(-h^2 (1 + a^2) / 2) / (2 pi (1 + a^2)).
+_OWENS_H = f"-{INV_SQRT_2PI} * jnp.exp(-0.5 * h * h) * jsp_special.erf(a * h * 0.7071067811865476) * 0.5"
+_OWENS_A = "jnp.exp(-0.5 * h * h * (1.0 + a * a)) / (6.283185307179586 * (1.0 + a * a))"
+binary("owens_t", [f"bh += by * {_OWENS_H}", f"ba += by * {_OWENS_A}"],
+       [f"dy = dh * {_OWENS_H} + da * {_OWENS_A}"], operands=("h", "a"))

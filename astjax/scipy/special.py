@@ -22,7 +22,8 @@ _sc = lazy_module("scipy.special")     # imported when a function first runs: `i
 __all__ = ["bernoulli", "beta", "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "exp1", "expi",
            "expit", "expn", "factorial", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e",
            "i1", "i1e", "kl_div", "log_expit", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr",
-           "ndtri", "poch", "polygamma", "rel_entr", "softmax", "spence", "xlog1py", "xlogy", "zeta"]
+           "ndtri", "poch", "polygamma", "rel_entr", "softmax", "spence", "xlog1py", "xlogy", "zeta",
+           "erfcx", "dawsn", "loggamma", "boxcox", "boxcox1p", "comb", "hyp1f1", "hyp2f1", "owens_t"]
 
 
 def _dtype(*values):
@@ -285,3 +286,56 @@ def log_softmax(x, axis=None):
 def _weight_or_one(b):
     """`b`, or 1.0 for None: logsumexp's rules read its optional weights through this."""
     return 1.0 if b is None else b
+
+
+# ----------------------------------------------------------- more of jax.scipy.special
+def _nary(fn, *args):
+    """`fn` of the operands promoted to one float dtype (Python numbers are weak: they take the arrays')."""
+    arrays = [_f(a) for a in args if hasattr(a, "dtype")]
+    dtype = np.result_type(*arrays) if arrays else np.dtype(np.float32)
+    return _out(np.asarray(fn(*[np.asarray(_plain(a), dtype=dtype) for a in args]), dtype=dtype))
+
+
+def erfcx(x):
+    """The scaled complementary error function exp(x^2) erfc(x)."""
+    return _unary(_sc.erfcx, x)
+
+
+def dawsn(x):
+    """Dawson's integral exp(-x^2) times the integral of exp(t^2) from 0 to x."""
+    return _unary(_sc.dawsn, x)
+
+
+def loggamma(x):
+    """The principal branch of log Gamma(x) for real x (nan for x < 0, as SciPy and JAX)."""
+    return _unary(_sc.loggamma, x)
+
+
+def boxcox(x, lmbda):
+    """The Box-Cox transform (x^lmbda - 1) / lmbda, log(x) at lmbda = 0."""
+    return _nary(_sc.boxcox, x, lmbda)
+
+
+def boxcox1p(x, lmbda):
+    """The Box-Cox transform of 1 + x."""
+    return _nary(_sc.boxcox1p, x, lmbda)
+
+
+def comb(N, k):
+    """The number of combinations N choose k as a float (Gamma functions for non-integers)."""
+    return _nary(_sc.comb, N, k)
+
+
+def hyp1f1(a, b, x):
+    """Kummer's confluent hypergeometric function 1F1(a; b; x); differentiable in x only."""
+    return _nary(_sc.hyp1f1, a, b, x)
+
+
+def hyp2f1(a, b, c, x):
+    """The Gauss hypergeometric function 2F1(a, b; c; x); differentiable in x only."""
+    return _nary(_sc.hyp2f1, a, b, c, x)
+
+
+def owens_t(h, a):
+    """Owen's T function T(h, a)."""
+    return _nary(_sc.owens_t, h, a)
