@@ -329,10 +329,6 @@ def boxcox1p_fn(x, lmbda, w):
     return jnp.sum(w * special.boxcox1p(x, lmbda))
 
 
-def comb_fn(n, k, w):
-    return jnp.sum(w * special.comb(n, k))
-
-
 def hyp1f1_fn(x, w):
     return jnp.sum(w * special.hyp1f1(1.5, 2.5, x))
 
@@ -349,8 +345,9 @@ for _name, _fn, _x in [("erfcx", erfcx_fn, normal(5)), ("dawsn", dawsn_fn, 2.0 *
                        ("loggamma", loggamma_fn, uniform(*_POSITIVE, 5)), ("hyp1f1", hyp1f1_fn, normal(4)),
                        ("hyp2f1", hyp2f1_fn, uniform(-0.8, 0.8, 4))]:
     case(_name, "basic", _fn, _x)
-case("boxcox", "basic", boxcox_fn, uniform(0.5, 3.0, 4), uniform(-1.0, 1.5, 4))
+for _name, _fn, _first, _second in [("boxcox", boxcox_fn, (0.5, 3.0), (-1.0, 1.5)),
+                                    ("boxcox1p", boxcox1p_fn, (0.1, 3.0), (-1.0, 1.5)),
+                                    ("owens_t", owens_t_fn, (-2.0, 2.0), (-1.5, 1.5))]:
+    for _label, _shape1, _shape2 in _BROADCAST_SHAPES:
+        case(_name, _label, _fn, uniform(*_first, *_shape1), uniform(*_second, *_shape2))
 case("boxcox", "lambda_zero", boxcox_fn, uniform(0.5, 3.0, 3), _array([0.0, 0.0, 0.0]), argnums=(0,))
-case("boxcox1p", "basic", boxcox1p_fn, uniform(0.1, 3.0, 4), uniform(-1.0, 1.5, 4))
-case("comb", "basic", comb_fn, uniform(4.0, 9.0, 4), uniform(0.5, 3.0, 4))
-case("owens_t", "basic", owens_t_fn, normal(4), uniform(-1.5, 1.5, 4))

@@ -194,10 +194,7 @@ for _name, _base, _log in (("boxcox", "x", "jnp.log(x)"), ("boxcox1p", "(1.0 + x
     _dl = _BOXCOX_L.format(log=_log, base=_base, safe=_SAFE_L)
     binary(_name, [f"bx += by * {_base} ** (lmbda - 1.0)", f"blmbda += by * {_dl}"],
            [f"dy = dx * {_base} ** (lmbda - 1.0) + dlmbda * {_dl}"], operands=("x", "lmbda"))
-binary("comb", ["bN += by * y * (jsp_special.digamma(N + 1.0) - jsp_special.digamma(N - k + 1.0))",
-                "bk += by * y * (jsp_special.digamma(N - k + 1.0) - jsp_special.digamma(k + 1.0))"],
-       ["dy = dN * y * (jsp_special.digamma(N + 1.0) - jsp_special.digamma(N - k + 1.0))"
-        " + dk * y * (jsp_special.digamma(N - k + 1.0) - jsp_special.digamma(k + 1.0))"], operands=("N", "k"))
+# comb(N, k) has no rules: its parameter names are the ones the batching analysis reads as integer sizes.
 binary("hyp1f1", ["bx += by * a / b * jsp_special.hyp1f1(a + 1.0, b + 1.0, x)"],
        ["dx -> dx * a / b * jsp_special.hyp1f1(a + 1.0, b + 1.0, x)"], operands=("a", "b", "x"))
 binary("hyp2f1", ["bx += by * a * b / c * jsp_special.hyp2f1(a + 1.0, b + 1.0, c + 1.0, x)"],
