@@ -135,7 +135,15 @@ def example_of(tree, b):
     if isinstance(tree, (tuple, list)):
         items = [example_of(v, b) for v in tree]
         return type(tree)(*items) if hasattr(tree, "_fields") else type(tree)(items)
+    if _same_for_every_example(tree):
+        return tree
     return tree[b]
+
+
+def _same_for_every_example(value):
+    """None (a custom_vjp's empty residual), a slice, `...` or a string (a key, an index a tape keeps):
+    values that hold no number, so a batched name holding one holds the same value for every example."""
+    return value is None or isinstance(value, (slice, str, type(Ellipsis)))
 
 
 def stack_examples(results):
@@ -152,6 +160,8 @@ def stack_examples(results):
     if isinstance(first, (tuple, list)):
         items = [stack_examples([r[i] for r in results]) for i in range(len(first))]
         return type(first)(*items) if hasattr(first, "_fields") else type(first)(items)
+    if _same_for_every_example(first) and all(type(r) is type(first) and r == first for r in results):
+        return first
     return wrap(np.stack([np.asarray(r) for r in results]))
 
 
@@ -174,8 +184,8 @@ def broadcast_batch(tree, size):
     if isinstance(tree, (tuple, list)):
         items = [broadcast_batch(v, size) for v in tree]
         return type(tree)(*items) if hasattr(tree, "_fields") else type(tree)(items)
-    if tree is None:
-        return None
+    if _same_for_every_example(tree):
+        return tree
     value = np.asarray(tree)
     return wrap(np.broadcast_to(value, (int(size),) + value.shape))
 
@@ -698,6 +708,8 @@ def _at_rule(bt, target, app):
     if bt.is_batched(idx) or not isinstance(x, gast.Name) or (v is not None and not isinstance(
             v, (gast.Name, gast.Constant))):
         return None
+    if bt.kind(x) != ARRAY:         # a dict's or list's item (`holder['w'] = row`), or a value of unknown kind:
+        return None                 # `(:, 'w')` would index an array; set example by example
     from ..codegen.templates import index_expression
     out = []
     x = bt.batched(x, out)
@@ -820,11 +832,21 @@ def _index_adjoint_rule(bt, target, app):
     from ..codegen.templates import index_expression
     out = []
     x = bt.batched(x, out)
+    new_index = _call(bt.helper(batch_index), index_expression(copy.deepcopy(idx)))
     if isinstance(g, gast.Name):
+        # g of lower per-example rank than x[idx] (a zero adjoint `0.0` of an empty slice's items): unit
+        # axes after the batch axis, so it broadcasts as it does per example
+        index = bt.fresh("_index")
+        out.append(bt.assign(index, new_index))
+        new_index = _name(index)
         g = bt.batched(g, out)
+        fresh = bt.fresh(f"{g.id}_")
+        out.append(bt.assign(fresh, _call("jnp.reshape", copy.deepcopy(g), _call(
+            bt.helper(batch_shape), _call("jnp.shape", copy.deepcopy(g)),
+            _call(bt.helper(batch_part_rank), _call("jnp.shape", copy.deepcopy(x)), _name(index))))))
+        g = _name(fresh)
     elif not isinstance(g, gast.Constant):
         return None
-    new_index = _call(bt.helper(batch_index), index_expression(copy.deepcopy(idx)))
     out.append(bt.assign(target, _call("index_adjoint", x, new_index, copy.deepcopy(g))))
     return out
 

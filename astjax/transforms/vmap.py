@@ -50,10 +50,12 @@ class BatchMode:
     out_none: for the main function, the outputs that out_axes leaves unbatched: True (all), or a
         tuple of booleans (one per item of a returned tuple), else False.
     callee_vmap(callee, spec, stmt) -> (generated name, kind of its result)
+    example_function(stmt) -> the generated name of the function's normalized (primal) version, which the
+        whole-batch loop calls once per example (None: call the user's function itself)
     """
 
     def __init__(self, context, function_node, spec, name, callee_vmap, bind_name, out_none=False,
-                 result_of=lambda label: (None, None), as_callee=False):
+                 result_of=lambda label: (None, None), as_callee=False, example_function=None):
         self.context = context
         self.function = function_node
         self.spec = list(spec)
@@ -66,6 +68,7 @@ class BatchMode:
         self.result_kind = self.result_rank = None
         self.as_callee = as_callee      # a callee takes the batch size from its caller (batch_size_parameter)
         self.result_of = result_of
+        self.example_function = example_function
         self.fell_back = None        # why the whole function loops over the batch, if it does
         self._helpers = {}
         self._rank_override = {}
@@ -205,7 +208,7 @@ class BatchMode:
                 return f"`.{value.func.attr}()` changes a batched value in place"
         for stmt in self.batching.effects:
             call = stmt.value
-            if is_marker(stmt) or _func_name(call) in ("push", "append"):
+            if is_marker(stmt) or _func_name(call) in ("push", "append") or self._guard(call):
                 continue
             if any(self.is_batched(a) for a in list(call.args) + [k.value for k in call.keywords]) or (
                     isinstance(call.func, gast.Attribute) and self.is_batched(call.func.value)):
@@ -236,7 +239,7 @@ class BatchMode:
     def _whole_loop(self, params, spec, ret):
         """The function called once per example; the results stacked on axis 0."""
         b = self.fresh("_b")
-        fn = self.bind_name(self.context.source.fn, f"{self.context.source.name.strip('_') or 'f'}_example")
+        fn = self._example_function(ret)
         args = []
         for p in params:
             if not spec[p].batched:
@@ -279,6 +282,15 @@ class BatchMode:
         stmts.append(self.assign(out, result))
         stmts.append(gast.copy_location(gast.Return(value=_name(out)), ret))
         return stmts
+
+    def _example_function(self, ret):
+        """The name of the function the whole-batch loop calls once per example: the function's normalized
+        version (its `y[i] += v` written as functional updates, its guards kept), as jit runs it. The user's
+        own function would receive astjax Arrays, which refuse item assignment, and its NumPy calls would
+        write into them (np.gradient fills an `empty_like` of its input)."""
+        if self.example_function is not None:
+            return self.example_function(ret)
+        return self.bind_name(self.context.source.fn, f"{self.context.source.name.strip('_') or 'f'}_example")
 
     # ------------------------------------------------------------ statements
     def block(self, stmts):
@@ -465,8 +477,15 @@ class BatchMode:
             out.extend(elementwise_rule(self, target, app))
         return [gast.copy_location(s, node) for s in out]
 
+    def _guard(self, call):
+        """Whether `call` is a guard primitive (rules/registry.py: it only checks its arguments)."""
+        app = classify(call, self.context.resolver)
+        return app.kind == "primitive" and app.primitive is not None and app.primitive.guard
+
     def effect(self, stmt):
         call = stmt.value
+        if self._guard(call) and self.batching.expression_batched(call):
+            return self._guard_per_example(stmt)
         name = _func_name(call)
         receiver = None
         if name == "push" and len(call.args) == 2 and isinstance(call.args[0], gast.Name):
@@ -481,6 +500,16 @@ class BatchMode:
         out = []
         call.args[value_at] = self.batched(value, out)
         return out + [stmt]
+
+    def _guard_per_example(self, stmt):
+        """`array_holder(x)` on a batched x: checked once per example (`for _b in range(_B): array_holder(x[_b])`),
+        as running the function on each example would check it."""
+        b = self.fresh("_b")
+        check = gast.copy_location(gast.Expr(value=self._per_example(stmt.value, _name(b))), stmt)
+        return [gast.copy_location(gast.For(target=gast.Name(id=b, ctx=gast.Store(), annotation=None,
+                                                              type_comment=None),
+                                            iter=_call("range", self.B), body=[check], orelse=[],
+                                            type_comment=None), stmt)]
 
     def assignment(self, stmt, target, value):
         target_batched = target in self.batching.batched
