@@ -91,6 +91,7 @@ class VmapTransform:
             args, axes, names = self._pack(args, axes)
         sizes = []            # (size, axis, name, leaf)
         prepared, spec = [], []
+        args = _weak_floats_typed(args, axes)
         for i, (arg, axis) in enumerate(zip(args, axes)):
             value, arg_spec = _prepare(arg, axis, names[i], sizes)
             prepared.append(value)
@@ -240,6 +241,21 @@ def _prepare(arg, axis, name, sizes):
               for m, a in zip(moved, axis_leaves)]
     value = tree_util.tree_unflatten(treedef, leaves)
     return value, ParamSpec(True, _kind(value, batched=True), None)
+
+
+def _weak_floats_typed(args, axes):
+    """Unmapped Python float arguments as 0-d arrays of the widest float dtype among the array arguments
+    (float32 when none is a float array). Per example a Python float is weakly typed: `stack([c, x[0]])`
+    takes x's dtype, with c exact. The batched source repeats an unmapped value along the batch where it
+    meets a batched one, and a repeated Python float would become astjax's default float32, rounding
+    c in a float64 computation."""
+    if not any(type(a) is float and axis is None for a, axis in zip(args, axes)):
+        return args
+    floats = [np.result_type(leaf) for leaf in tree_util.tree_leaves(args)
+              if isinstance(leaf, (np.ndarray, np.generic)) and np.issubdtype(np.result_type(leaf), np.floating)]
+    dtype = np.result_type(*floats) if floats else np.float32
+    return tuple(wrap(np.asarray(a, dtype=dtype)) if type(a) is float and axis is None else a
+                 for a, axis in zip(args, axes))
 
 
 def _unmapped_spec(arg):

@@ -35,6 +35,7 @@ from ..array import wrap
 from .registry import PRIMITIVES, defbatch, deflowering, primitive
 
 __all__ = ["batch_shape", "batch_part_rank", "batch_axis", "batch_permutation", "batch_index", "batch_prepend", "example_of",
+           "broadcast_weak",
            "stack_examples", "broadcast_batch", "generic_rule"]
 
 from .nondifferentiable import INTEGER, SHAPES   # noqa: E402 (the reasons the table states)
@@ -112,8 +113,10 @@ class _NotBatchable(ValueError):
 def batch_take_index(idx):
     """A batched index into an unbatched array: only integer indices pick one element per example."""
     if np.asarray(idx).dtype.kind not in "iu":
-        raise TypeError("vmap: a batched index must be an integer array (a boolean mask selects a different "
-                        "number of elements in each example)")
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal("vmap: a batched index must be an integer array (a boolean mask selects a different "
+                             "number of elements in each example, which no batched array holds). Instead: keep "
+                             "the shape fixed (jnp.where(mask, x, 0.0) rather than x[mask]).")
     return idx
 
 
@@ -190,6 +193,21 @@ def broadcast_batch(tree, size):
     return wrap(np.broadcast_to(value, (int(size),) + value.shape))
 
 
+def broadcast_weak(value, size, likes):
+    """A Python float (a constant of the function: `s = 0.1`, grad's seed `bout = 1.0`) repeated along a new
+    axis 0 of `size`. Per example it stays a weakly typed Python float, which takes the dtype of the array it
+    meets (`0.1 * x` is float64 for a float64 x); repeated, it must be an array, so it takes the widest float
+    dtype among the function's array arguments `likes` (float32 when none is a float array). An array of
+    astjax's default float32 would round 0.1 for a float64 computation."""
+    if not isinstance(value, float):
+        value = np.asarray(value)
+        return wrap(np.broadcast_to(value, (int(size),) + value.shape))
+    floats = [np.result_type(like) for like in likes
+              if isinstance(like, (np.ndarray, np.generic)) and np.issubdtype(np.result_type(like), np.floating)]
+    dtype = np.result_type(*floats) if floats else np.float32
+    return wrap(np.full((int(size),), value, dtype=dtype))
+
+
 def batch_size_of(tree):
     """The batch size of a batched value: the length of axis 0 of its first leaf."""
     while isinstance(tree, (tuple, list, dict)):
@@ -205,6 +223,9 @@ def batch_size_of(tree):
 
 for _fn in (batch_shape, batch_axis, batch_permutation, batch_prepend, batch_index, batch_size_of, batch_part_rank):
     primitive(_fn.__name__, _fn, operands=(), differentiable=False, reason=SHAPES)
+primitive("broadcast_weak", broadcast_weak, operands=(), differentiable=False, shape_params=("likes",),
+          reason="its result is a constant of the function (a Python float), repeated; `likes` gives its dtype")
+deflowering(PRIMITIVES["broadcast_weak"], numba="astjax.runtime.numba_cpu:broadcast_weak")
 deflowering(PRIMITIVES["batch_prepend"], numba="astjax.runtime.numba_cpu:batch_prepend")
 primitive("batch_take_index", batch_take_index, operands=(), differentiable=False, reason=INTEGER)
 # example_of, stack_examples and broadcast_batch carry values (not only shapes) and have no derivative
@@ -213,7 +234,8 @@ primitive("batch_take_index", batch_take_index, operands=(), differentiable=Fals
 for _fn in (example_of, stack_examples, broadcast_batch, batch_getitem):
     _fn.__module__ = "astjax.lax"
 HELPERS = {f.__name__: f for f in (batch_shape, batch_axis, batch_permutation, batch_prepend, batch_index, batch_part_rank,
-                                    batch_take_index, batch_size_of, batch_getitem, example_of, stack_examples, broadcast_batch)}
+                                    batch_take_index, batch_size_of, batch_getitem, example_of, stack_examples, broadcast_batch,
+                                    broadcast_weak)}
 
 
 # ---------------------------------------------------------------- node helpers

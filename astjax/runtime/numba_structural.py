@@ -130,6 +130,18 @@ def _batch_prepend(size, shape):
     return _impl(("size", "shape"), ["return (size,) + shape"])
 
 
+@lowers("broadcast_weak", ("value", "size", "likes"))
+def _broadcast_weak(value, size, likes):
+    """broadcast_weak (vmap's repeated Python float): the widest float dtype of the arrays `likes`, else float32."""
+    if not isinstance(types.unliteral(value), types.Float) or not isinstance(types.unliteral(size), types.Integer) \
+            or not isinstance(likes, types.BaseTuple):
+        return None
+    floats = [dtype_of(t) for t in likes.types if is_array(t) and dtype_of(t) is not None and dtype_of(t).kind == "f"]
+    dtype = np.result_type(*floats) if floats else np.dtype(np.float32)
+    return _impl(("value", "size", "likes"), ["out = np.empty((size,), dtype)", "out[:] = value", "return out"],
+                 dtype=dtype.type)
+
+
 # ------------------------------------------------------------------ creation
 def _creation_dtype(reference, *args):
     found = result_shape_dtype(reference, *args)

@@ -112,10 +112,24 @@ class BatchMode:
         if isinstance(node, gast.Name) and self.is_batched(node):
             return _name(node.id)
         fresh = self.fresh(f"{node.id}_" if isinstance(node, gast.Name) else "_c")
-        out.append(self.assign(fresh, self._broadcast(node, self.kind(node))))
+        out.append(self.assign(fresh, self._broadcast(node, self.kind(node), weak=self._python_float(node))))
         return _name(fresh)
 
-    def _broadcast(self, node, kind):
+    def _python_float(self, node):
+        """Whether `node` is a float literal, or a name every assignment gives one (grad's seed `bout = 1.0`)."""
+        def literal(n):
+            return isinstance(n, gast.Constant) and type(n.value) is float
+        if literal(node):
+            return True
+        if not isinstance(node, gast.Name) or node.id in self._params:
+            return False
+        values = [value for target, value, _ in self.batching.assignments if target == node.id]
+        return bool(values) and all(literal(v) for v in values)
+
+    def _broadcast(self, node, kind, weak=False):
+        if weak and kind in (ARRAY, None):      # a Python float keeps its weak dtype: see broadcast_weak
+            likes = gast.Tuple(elts=[_name(p) for p in self._array_params], ctx=gast.Load())
+            return _call(self.helper(HELPERS["broadcast_weak"]), copy.deepcopy(node), self.B, likes)
         if kind == ARRAY:
             return _call("jnp.broadcast_to", copy.deepcopy(node), gast.BinOp(
                 left=gast.Tuple(elts=[self.B], ctx=gast.Load()), op=gast.Add(),
@@ -127,6 +141,8 @@ class BatchMode:
         self._refuse_collectives()
         params = [a.id for a in self.function.args.args]
         spec = {p: (self.spec[i] if i < len(self.spec) else ParamSpec(False)) for i, p in enumerate(params)}
+        self._params = set(params)
+        self._array_params = [p for p in params if spec[p].kind == ARRAY]
         batched = [p for p in params if spec[p].batched]
         kinds = {p: s.kind for p, s in spec.items() if s.kind is not None}
         ranks = {p: s.rank for p, s in spec.items() if s.rank is not None}
@@ -617,7 +633,8 @@ class BatchMode:
             if None not in elts:
                 return out + [self.assign(target, type(value)(elts=elts, ctx=gast.Load()))]
         kind = self.batching.kinds.get(target)
-        return [stmt, self.assign(target, self._broadcast(_name(target), kind if kind == ARRAY else None))]
+        return [stmt, self.assign(target, self._broadcast(_name(target), kind if kind == ARRAY else None,
+                                                          weak=self._python_float(value)))]
 
     def loop_statement(self, stmt, target, value):
         """`target = value` computed example by example: the fallback that is never wrong."""
