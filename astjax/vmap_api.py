@@ -86,19 +86,18 @@ class VmapTransform:
                              f"{name_of(self.fun)}).")
         axes = self.in_axes if isinstance(self.in_axes, tuple) else (self.in_axes,) * len(args)
         names = _parameter_names(self.fun, len(self.leading), len(args))
-        count = len(args)
+        count, user_args = len(args), args
         if self.packing is not None:
             args, axes, names = self._pack(args, axes)
         sizes = []            # (size, axis, name, leaf)
         prepared, spec = [], []
-        args = _weak_floats_typed(args, axes)
         for i, (arg, axis) in enumerate(zip(args, axes)):
             value, arg_spec = _prepare(arg, axis, names[i], sizes)
             prepared.append(value)
             spec.append(arg_spec)
         size = _batch_size(sizes, self.axis_size)
         if not sizes:
-            return self._unmapped(args, size)
+            return self._unmapped(user_args, size)
         out_none = _out_none(self.out_axes)
         spec = tuple([ParamSpec(False)] * len(self.leading) + spec)
         generated = self.generated(spec, out_none)
@@ -243,24 +242,12 @@ def _prepare(arg, axis, name, sizes):
     return value, ParamSpec(True, _kind(value, batched=True), None)
 
 
-def _weak_floats_typed(args, axes):
-    """Unmapped Python float arguments as 0-d arrays of the widest float dtype among the array arguments
-    (float32 when none is a float array). Per example a Python float is weakly typed: `stack([c, x[0]])`
-    takes x's dtype, with c exact. The batched source repeats an unmapped value along the batch where it
-    meets a batched one, and a repeated Python float would become astjax's default float32, rounding
-    c in a float64 computation."""
-    if not any(type(a) is float and axis is None for a, axis in zip(args, axes)):
-        return args
-    floats = [np.result_type(leaf) for leaf in tree_util.tree_leaves(args)
-              if isinstance(leaf, (np.ndarray, np.generic)) and np.issubdtype(np.result_type(leaf), np.floating)]
-    dtype = np.result_type(*floats) if floats else np.float32
-    return tuple(wrap(np.asarray(a, dtype=dtype)) if type(a) is float and axis is None else a
-                 for a, axis in zip(args, axes))
-
-
 def _unmapped_spec(arg):
+    """An unmapped argument's ParamSpec; a Python float is marked (transforms/vmap.py repeats it along the
+    batch with the dtype of the array arguments: per example it is weakly typed)."""
     kind = _kind(arg, batched=False)
-    return ParamSpec(False, ARRAY if isinstance(kind, int) else kind, kind if isinstance(kind, int) else None)
+    return ParamSpec(False, ARRAY if isinstance(kind, int) else kind, kind if isinstance(kind, int) else None,
+                     python_float=type(arg) is float)
 
 
 def _kind(value, batched):

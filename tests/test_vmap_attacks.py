@@ -570,3 +570,21 @@ def item_of_held_array_written(x):
 
 def test_item_of_a_dict_record_written_under_vmap():
     _against_loop(item_of_held_array_written, (X,), numpy_examples=True)
+
+
+def sines_until_below(w, x):
+    s = 0.0
+    for i in range(3):
+        if x[i] * w[i] < -0.5:
+            break
+        s = s + jnp.sin(w[i] * x[i])
+    return s
+
+
+def test_per_example_gradients_where_some_examples_have_a_bare_zero_gradient():
+    """vmap(grad) loops over the batch (a `break` on a batched value): an example that breaks at once
+    has grad's bare `0.0` adjoint, which stands for zeros shaped like w (not a ragged batch)."""
+    w = jnp.asarray(RNG.normal(size=3))
+    xs = np.stack([np.ones(3), -np.ones(3) * 10.0 * np.sign(np.asarray(w)), RNG.normal(size=3)])
+    _against_loop(astjax.grad(sines_until_below), (w, xs), (None, 0))
+    _against_loop(astjax.grad(sines_until_below, argnums=(0, 1)), (w, xs), (None, 0))

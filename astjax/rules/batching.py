@@ -38,7 +38,7 @@ __all__ = ["batch_shape", "batch_part_rank", "batch_axis", "batch_permutation", 
            "broadcast_weak",
            "stack_examples", "broadcast_batch", "generic_rule"]
 
-from .nondifferentiable import INTEGER, SHAPES   # noqa: E402 (the reasons the table states)
+from .nondifferentiable import CONSTANT, INTEGER, SHAPES   # noqa: E402 (the reasons the table states)
 
 
 # ---------------------------------------------------------------- runtime helpers (shapes and axes only)
@@ -168,6 +168,27 @@ def stack_examples(results):
     return wrap(np.stack([np.asarray(r) for r in results]))
 
 
+def stack_adjoint_examples(results):
+    """The per-example results of a derivative (vmap of grad's source, looped over the batch), stacked as
+    stack_examples does. A derivative's zero adjoint may be a bare `0.0`, which stands for zeros of any
+    shape (the example whose loop ran no iteration): it takes the shape and dtype of the other examples'
+    arrays, as grad's own wrapper would make it."""
+    first = results[0] if results else None
+    if isinstance(first, (tuple, list)) and not hasattr(first, "_fields") and all(
+            isinstance(r, type(first)) and len(r) == len(first) for r in results):
+        return type(first)(stack_adjoint_examples([r[i] for r in results]) for i in range(len(first)))
+    shaped = [r for r in results if isinstance(r, np.ndarray) and np.ndim(r) > 0]
+    if shaped and len(shaped) < len(results) and all(np.shape(r) == np.shape(shaped[0]) for r in shaped):
+        like = shaped[0]
+        results = [r if r is like or (isinstance(r, np.ndarray) and np.ndim(r) > 0) or not _bare_zero(r)
+                   else np.zeros(np.shape(like), dtype=np.result_type(like)) for r in results]
+    return stack_examples(results)
+
+
+def _bare_zero(value):
+    return isinstance(value, (int, float, np.ndarray, np.generic)) and np.ndim(value) == 0 and value == 0
+
+
 def _zero_for(result, key, results):
     """Item `key` of one example's adjoint tree; zeros shaped like another example's item where it has none."""
     from .helpers import TreeAdjoint
@@ -224,18 +245,18 @@ def batch_size_of(tree):
 for _fn in (batch_shape, batch_axis, batch_permutation, batch_prepend, batch_index, batch_size_of, batch_part_rank):
     primitive(_fn.__name__, _fn, operands=(), differentiable=False, reason=SHAPES)
 primitive("broadcast_weak", broadcast_weak, operands=(), differentiable=False, shape_params=("likes",),
-          reason="its result is a constant of the function (a Python float), repeated; `likes` gives its dtype")
+          reason=CONSTANT)     # vmap writes it only for a float literal; `likes` gives its dtype
 deflowering(PRIMITIVES["broadcast_weak"], numba="astjax.runtime.numba_cpu:broadcast_weak")
 deflowering(PRIMITIVES["batch_prepend"], numba="astjax.runtime.numba_cpu:batch_prepend")
 primitive("batch_take_index", batch_take_index, operands=(), differentiable=False, reason=INTEGER)
 # example_of, stack_examples and broadcast_batch carry values (not only shapes) and have no derivative
 # rules: they count as library code, so a transformation that meets them refuses at that line instead of
 # transforming their source (grad of a vmap that looped over the batch of tuples).
-for _fn in (example_of, stack_examples, broadcast_batch, batch_getitem):
+for _fn in (example_of, stack_examples, stack_adjoint_examples, broadcast_batch, batch_getitem):
     _fn.__module__ = "astjax.lax"
 HELPERS = {f.__name__: f for f in (batch_shape, batch_axis, batch_permutation, batch_prepend, batch_index, batch_part_rank,
                                     batch_take_index, batch_size_of, batch_getitem, example_of, stack_examples, broadcast_batch,
-                                    broadcast_weak)}
+                                    broadcast_weak, stack_adjoint_examples)}
 
 
 # ---------------------------------------------------------------- node helpers

@@ -33,14 +33,16 @@ __all__ = ["BatchMode", "ParamSpec"]
 
 
 class ParamSpec(tuple):
-    """(batched, kind, rank) of one parameter: kind is "array", a tuple of kinds, or None (unknown)."""
+    """(batched, kind, rank, python_float) of one parameter: kind is "array", a tuple of kinds, or None
+    (unknown); python_float: an unbatched argument that is a Python float (weakly typed, see broadcast_weak)."""
 
-    def __new__(cls, batched, kind=None, rank=None):
-        return super().__new__(cls, (bool(batched), kind, rank))
+    def __new__(cls, batched, kind=None, rank=None, python_float=False):
+        return super().__new__(cls, (bool(batched), kind, rank, bool(python_float)))
 
     batched = property(lambda self: self[0])
     kind = property(lambda self: self[1])
     rank = property(lambda self: self[2])
+    python_float = property(lambda self: self[3])
 
 
 class BatchMode:
@@ -121,9 +123,11 @@ class BatchMode:
             return isinstance(n, gast.Constant) and type(n.value) is float
         if literal(node):
             return True
-        if not isinstance(node, gast.Name) or node.id in self._params:
+        if not isinstance(node, gast.Name):
             return False
         values = [value for target, value, _ in self.batching.assignments if target == node.id]
+        if node.id in self._params:     # a Python float argument the function never rebinds
+            return node.id in self._float_params and not values
         return bool(values) and all(literal(v) for v in values)
 
     def _broadcast(self, node, kind, weak=False):
@@ -142,7 +146,8 @@ class BatchMode:
         params = [a.id for a in self.function.args.args]
         spec = {p: (self.spec[i] if i < len(self.spec) else ParamSpec(False)) for i, p in enumerate(params)}
         self._params = set(params)
-        self._array_params = [p for p in params if spec[p].kind == ARRAY]
+        self._array_params = [p for p in params if spec[p].kind == ARRAY and not spec[p].python_float]
+        self._float_params = {p for p in params if spec[p].python_float and not spec[p].batched}
         batched = [p for p in params if spec[p].batched]
         kinds = {p: s.kind for p, s in spec.items() if s.kind is not None}
         ranks = {p: s.rank for p, s in spec.items() if s.rank is not None}
@@ -276,7 +281,14 @@ class BatchMode:
         example = self.fresh("_example")
         body = [self.assign(example, _call(_name(fn), *args))]
         stmts = [comment(f"vmap runs the function once per example: {self.fell_back}")]
-        if arrays:         # stacked with jnp.stack, which every transformation has rules for
+        derivative = bool(getattr(self.context.source.fn, "__astjax_derivative_names__", ()))
+        if arrays and derivative:       # a gradient's examples: a zero one may be a bare 0.0 (see stack_adjoint_examples)
+            results = self.fresh("_results")
+            body.append(gast.Expr(value=_call(gast.Attribute(value=_name(results), attr="append", ctx=gast.Load()),
+                                              _name(example))))
+            stmts.append(self.assign(results, gast.List(elts=[], ctx=gast.Load())))
+            result = _call(self.helper(HELPERS["stack_adjoint_examples"]), _name(results))
+        elif arrays:         # stacked with jnp.stack, which every transformation has rules for
             lists = [self.fresh("_results") for _ in (items if items is not None else [value])]
             for i, results in enumerate(lists):
                 item = _name(example) if items is None else gast.Subscript(value=_name(example), slice=_const(i),
