@@ -255,8 +255,8 @@ primitive("batch_take_index", batch_take_index, operands=(), differentiable=Fals
 for _fn in (example_of, stack_examples, stack_adjoint_examples, broadcast_batch, batch_getitem):
     _fn.__module__ = "astjax.lax"
 HELPERS = {f.__name__: f for f in (batch_shape, batch_axis, batch_permutation, batch_prepend, batch_index, batch_part_rank,
-                                    batch_take_index, batch_size_of, batch_getitem, example_of, stack_examples, broadcast_batch,
-                                    broadcast_weak, stack_adjoint_examples)}
+                                    batch_take_index, batch_size_of, batch_getitem, example_of, stack_examples,
+                                    broadcast_batch, broadcast_weak, stack_adjoint_examples)}
 
 
 # ---------------------------------------------------------------- node helpers

@@ -69,15 +69,18 @@ nondifferentiable("has_key", helpers.has_key, KEYS)
 # frontend/normalize/type_inspection.py writes the user's `isinstance(v, C)` / `type(v)` as these checked versions.
 nondifferentiable("checked_isinstance", helpers.checked_isinstance, BOOLEAN)
 nondifferentiable("checked_type", helpers.checked_type, SHAPES)     # a type: never a value
-nondifferentiable("iterated", helpers.iterated, NOTHING, effect="checks that a loop iterates a sequence, not a dict", guard=True)
+nondifferentiable("iterated", helpers.iterated, NOTHING, guard=True,
+                  effect="checks that a loop iterates a sequence, not a dict")
 deflowering(PRIMITIVES["iterated"], numba="astjax.runtime.numba_cpu:iterated")
 nondifferentiable("unshared_item", helpers.unshared_item, NOTHING,
                   effect="checks that a list's item updated in place is not another item too", guard=True)
 nondifferentiable("array_holder", helpers.array_holder, NOTHING,
-                  effect="checks that an item updated in place belongs to an array, not to a list's shallow copy", guard=True)
+                  effect="checks that an item updated in place belongs to an array, not to a list's shallow copy",
+                  guard=True)
 deflowering(PRIMITIVES["array_holder"], numba="astjax.runtime.numba_cpu:array_holder")
 nondifferentiable("not_a_row", helpers.not_a_row, NOTHING,
-                  effect="checks that an item updated in place is a number, not a row of the array it came from", guard=True)
+                  effect="checks that an item updated in place is a number, not a row of the array it came from",
+                  guard=True)
 deflowering(PRIMITIVES["not_a_row"], numba="astjax.runtime.numba_cpu:not_a_row")
 nondifferentiable("not_a_view", helpers.not_a_view, NOTHING,
                   effect="checks that a value is not a view of the array it is written into", guard=True)

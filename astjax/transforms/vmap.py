@@ -282,7 +282,7 @@ class BatchMode:
         body = [self.assign(example, _call(_name(fn), *args))]
         stmts = [comment(f"vmap runs the function once per example: {self.fell_back}")]
         derivative = bool(getattr(self.context.source.fn, "__astjax_derivative_names__", ()))
-        if arrays and derivative:       # a gradient's examples: a zero one may be a bare 0.0 (see stack_adjoint_examples)
+        if arrays and derivative:     # a gradient's examples: a zero may be a bare 0.0 (see stack_adjoint_examples)
             results = self.fresh("_results")
             body.append(gast.Expr(value=_call(gast.Attribute(value=_name(results), attr="append", ctx=gast.Load()),
                                               _name(example))))
