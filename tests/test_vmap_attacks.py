@@ -588,3 +588,29 @@ def test_per_example_gradients_where_some_examples_have_a_bare_zero_gradient():
     xs = np.stack([np.ones(3), -np.ones(3) * 10.0 * np.sign(np.asarray(w)), RNG.normal(size=3)])
     _against_loop(astjax.grad(sines_until_below), (w, xs), (None, 0))
     _against_loop(astjax.grad(sines_until_below, argnums=(0, 1)), (w, xs), (None, 0))
+
+
+def test_weak_floats_in_a_vmap_of_a_vmap_and_its_gradient():
+    xs = RNG.normal(size=(3, 4, 3))
+    inner = astjax.vmap(accumulate_from_literal)
+    _against_loop(inner, (xs,), rtol=1e-15)
+    _against_loop(inner, (xs.astype(np.float32),), rtol=1e-6)
+    assert "stack_examples" not in astjax.source(astjax.vmap(inner))      # batched by its rule, not a loop
+
+    def total(w):
+        return jnp.sum(astjax.vmap(astjax.vmap(accumulate_from_literal))(xs * w))
+    w = np.float64(1.5)
+    fd = (float(total(w + 1e-6)) - float(total(w - 1e-6))) / 2e-6
+    np.testing.assert_allclose(astjax.grad(total)(jnp.asarray(w)), fd, rtol=1e-7)
+
+
+def test_broadcast_weak_lowering_takes_the_widest_float_of_its_likes():
+    numba = pytest.importorskip("numba")
+    from astjax.runtime import numba_cpu
+
+    @numba.njit
+    def weak(value, size, a, b):
+        return numba_cpu.broadcast_weak(value, size, (a, b))
+    out = weak(0.1, 3, np.ones(2), np.ones(2, dtype=np.float32))
+    assert out.dtype == np.float64 and np.all(out == 0.1)
+    assert weak(0.1, 3, np.ones(2, dtype=np.float32), np.arange(2)).dtype == np.float32

@@ -941,6 +941,21 @@ def _result_like_rule(bt, target, app):
     return [bt.assign(target, copy.deepcopy(app.node))]
 
 
+def _broadcast_weak_rule(bt, target, app):
+    """broadcast_weak(value, size, likes) in a function vmapped again (vmap of vmap): `likes` only gives a
+    dtype, the same for every example. An unbatched value gives the same array to every example; a batched
+    one (already repeated along the outer batch) is repeated along the inner axis after it."""
+    value, size = app.bound["value"], app.bound["size"]
+    if bt.is_batched(size) or not isinstance(value, (gast.Name, gast.Constant)):
+        return None
+    if not bt.is_batched(value):
+        return [bt.assign(target, copy.deepcopy(app.node)),
+                bt.assign(target, _call("jnp.broadcast_to", _name(target), gast.BinOp(
+                    left=_tuple(bt.B), op=gast.Add(), right=_call("jnp.shape", _name(target)))))]
+    return [bt.assign(target, _call("jnp.broadcast_to", _call("jnp.expand_dims", copy.deepcopy(value), _const(1)),
+                                    _tuple(bt.B, copy.deepcopy(size))))]
+
+
 def _push_like(bt, target, app):
     return None
 
@@ -956,7 +971,7 @@ def _register():
         "flip": _axes_rule("axis", none="all"),
         "stack": _sequence_rule, "concatenate": _sequence_rule,
         "getitem": _getitem_rule, "at_set": _at_rule, "at_add": _at_rule, "at_multiply": _at_rule,
-        "dynamic_slice": _dynamic_slice_rule, "broadcast_to": _broadcast_to_rule,
+        "dynamic_slice": _dynamic_slice_rule, "broadcast_to": _broadcast_to_rule, "broadcast_weak": _broadcast_weak_rule,
         "unbroadcast": _unbroadcast_rule, "unreduce": _unreduce_rule, "index_adjoint": _index_adjoint_rule,
         "zero_like": _array_only_rule, "to_float": _to_float_rule, "where": _where_rule, "astype": _unchanged_rule, "copy": _unchanged_rule,
         "zeros_like": _result_like_rule, "ones_like": _result_like_rule, "empty_like": _result_like_rule,
