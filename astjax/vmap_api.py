@@ -243,11 +243,8 @@ def _prepare(arg, axis, name, sizes):
 
 
 def _unmapped_spec(arg):
-    """An unmapped argument's ParamSpec; a Python float is marked (transforms/vmap.py repeats it along the
-    batch with the dtype of the array arguments: per example it is weakly typed)."""
     kind = _kind(arg, batched=False)
-    return ParamSpec(False, ARRAY if isinstance(kind, int) else kind, kind if isinstance(kind, int) else None,
-                     python_float=type(arg) is float)
+    return ParamSpec(False, ARRAY if isinstance(kind, int) else kind, kind if isinstance(kind, int) else None)
 
 
 def _kind(value, batched):

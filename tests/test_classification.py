@@ -20,10 +20,10 @@ import astjax.numpy as jnp
 from astjax.analyses.classify import method_classification
 from astjax.errors import AstjaxError
 from astjax.rules import PRIMITIVES, classification
-from astjax.rules.nondifferentiable import BOOLEAN, CONSTANT, INTEGER, KEYS, NOTHING, PIECEWISE, SHAPES
+from astjax.rules.nondifferentiable import BOOLEAN, INTEGER, KEYS, NOTHING, PIECEWISE, SHAPES
 
 KINDS = ("rules", "nondifferentiable", "refused")
-REASONS = {BOOLEAN, INTEGER, PIECEWISE, SHAPES, NOTHING, KEYS, CONSTANT, PRIMITIVES["Tape"].reason}
+REASONS = {BOOLEAN, INTEGER, PIECEWISE, SHAPES, NOTHING, KEYS, PRIMITIVES["Tape"].reason}
 
 
 def _public_callables(module):

@@ -604,13 +604,48 @@ def test_weak_floats_in_a_vmap_of_a_vmap_and_its_gradient():
     np.testing.assert_allclose(astjax.grad(total)(jnp.asarray(w)), fd, rtol=1e-7)
 
 
-def test_broadcast_weak_lowering_takes_the_widest_float_of_its_likes():
+def test_batch_broadcast_lowering_takes_the_widest_float_of_its_likes():
     numba = pytest.importorskip("numba")
     from astjax.runtime import numba_cpu
 
     @numba.njit
-    def weak(value, size, a, b):
-        return numba_cpu.broadcast_weak(value, size, (a, b))
-    out = weak(0.1, 3, np.ones(2), np.ones(2, dtype=np.float32))
+    def repeat(value, size, a, b):
+        return numba_cpu.batch_broadcast(value, size, (a, b))
+    out = repeat(0.1, 3, np.ones(2), np.ones(2, dtype=np.float32))
     assert out.dtype == np.float64 and np.all(out == 0.1)
-    assert weak(0.1, 3, np.ones(2, dtype=np.float32), np.arange(2)).dtype == np.float32
+    assert repeat(0.1, 3, np.ones(2, dtype=np.float32), np.arange(2)).dtype == np.float32
+    arrays = repeat(np.arange(4.0).reshape(2, 2), 3, np.ones(2), np.ones(2))
+    assert arrays.shape == (3, 2, 2) and np.all(arrays[2] == np.arange(4.0).reshape(2, 2))
+
+
+def computed_float(x):
+    c = float(len(x)) / 7
+    s = c
+    for i in range(3):
+        s = s + x[i]
+    return jnp.stack([c * 3, s])
+
+
+def literals_selected(x):
+    if x[0] > 0:
+        y = 0.1
+    else:
+        y = 0.3
+    return y * x
+
+
+@pytest.mark.parametrize("fn", [computed_float, literals_selected], ids=lambda f: f.__name__)
+def test_python_floats_computed_or_selected_stay_weak(fn):
+    _against_loop(fn, (X,), rtol=1e-15)
+    _against_loop(fn, (X.astype(np.float32),), rtol=1e-6)
+
+
+def test_gradient_through_batch_broadcast():
+    """A repeated value that carries a derivative (an unbatched argument meeting a batched one in a
+    stack) gets its adjoint summed over the batch."""
+    def total(c, xs):
+        return jnp.sum(astjax.vmap(stack_with_scalar, in_axes=(None, 0))(c, xs) ** 2)
+    c = jnp.asarray(np.float64(0.7))
+    got = astjax.grad(total)(c, X)
+    fd = (float(total(c + 1e-6, X)) - float(total(c - 1e-6, X))) / 2e-6
+    np.testing.assert_allclose(got, fd, rtol=1e-7)

@@ -32,13 +32,14 @@ import numpy as np
 from .. import numpy as jnp
 from ..analyses.batching import ARRAY, is_container, is_elementwise
 from ..array import wrap
-from .registry import PRIMITIVES, defbatch, deflowering, primitive
+from . import helpers
+from .registry import PRIMITIVES, defbatch, defjvp, deflowering, defvjp, primitive
 
 __all__ = ["batch_shape", "batch_part_rank", "batch_axis", "batch_permutation", "batch_index", "batch_prepend", "example_of",
-           "broadcast_weak",
+           "stack_adjoint_examples",
            "stack_examples", "broadcast_batch", "generic_rule"]
 
-from .nondifferentiable import CONSTANT, INTEGER, SHAPES   # noqa: E402 (the reasons the table states)
+from .nondifferentiable import INTEGER, SHAPES   # noqa: E402 (the reasons the table states)
 
 
 # ---------------------------------------------------------------- runtime helpers (shapes and axes only)
@@ -214,21 +215,6 @@ def broadcast_batch(tree, size):
     return wrap(np.broadcast_to(value, (int(size),) + value.shape))
 
 
-def broadcast_weak(value, size, likes):
-    """A Python float (a constant of the function: `s = 0.1`, grad's seed `bout = 1.0`) repeated along a new
-    axis 0 of `size`. Per example it stays a weakly typed Python float, which takes the dtype of the array it
-    meets (`0.1 * x` is float64 for a float64 x); repeated, it must be an array, so it takes the widest float
-    dtype among the function's array arguments `likes` (float32 when none is a float array). An array of
-    astjax's default float32 would round 0.1 for a float64 computation."""
-    if not isinstance(value, float):
-        value = np.asarray(value)
-        return wrap(np.broadcast_to(value, (int(size),) + value.shape))
-    floats = [np.result_type(like) for like in likes
-              if isinstance(like, (np.ndarray, np.generic)) and np.issubdtype(np.result_type(like), np.floating)]
-    dtype = np.result_type(*floats) if floats else np.float32
-    return wrap(np.full((int(size),), value, dtype=dtype))
-
-
 def batch_size_of(tree):
     """The batch size of a batched value: the length of axis 0 of its first leaf."""
     while isinstance(tree, (tuple, list, dict)):
@@ -244,9 +230,12 @@ def batch_size_of(tree):
 
 for _fn in (batch_shape, batch_axis, batch_permutation, batch_prepend, batch_index, batch_size_of, batch_part_rank):
     primitive(_fn.__name__, _fn, operands=(), differentiable=False, reason=SHAPES)
-primitive("broadcast_weak", broadcast_weak, operands=(), differentiable=False, shape_params=("likes",),
-          reason=CONSTANT)     # vmap writes it only for a float literal; `likes` gives its dtype
-deflowering(PRIMITIVES["broadcast_weak"], numba="astjax.runtime.numba_cpu:broadcast_weak")
+# An unbatched value repeated along the batch (rules/helpers.batch_broadcast): linear in `value`, as broadcast_to.
+_batch_broadcast = primitive("batch_broadcast", helpers.batch_broadcast, operands=("value",),
+                             shape_params=("size", "likes"))
+defvjp(_batch_broadcast, "bvalue += unbroadcast(by, value)")
+defjvp(_batch_broadcast, "dy = batch_broadcast(dvalue, size, likes)")
+deflowering(_batch_broadcast, numba="astjax.runtime.numba_cpu:batch_broadcast")
 deflowering(PRIMITIVES["batch_prepend"], numba="astjax.runtime.numba_cpu:batch_prepend")
 primitive("batch_take_index", batch_take_index, operands=(), differentiable=False, reason=INTEGER)
 # example_of, stack_examples and broadcast_batch carry values (not only shapes) and have no derivative
@@ -256,7 +245,7 @@ for _fn in (example_of, stack_examples, stack_adjoint_examples, broadcast_batch,
     _fn.__module__ = "astjax.lax"
 HELPERS = {f.__name__: f for f in (batch_shape, batch_axis, batch_permutation, batch_prepend, batch_index, batch_part_rank,
                                     batch_take_index, batch_size_of, batch_getitem, example_of, stack_examples,
-                                    broadcast_batch, broadcast_weak, stack_adjoint_examples)}
+                                    broadcast_batch, stack_adjoint_examples)}
 
 
 # ---------------------------------------------------------------- node helpers
@@ -941,10 +930,10 @@ def _result_like_rule(bt, target, app):
     return [bt.assign(target, copy.deepcopy(app.node))]
 
 
-def _broadcast_weak_rule(bt, target, app):
-    """broadcast_weak(value, size, likes) in a function vmapped again (vmap of vmap): `likes` only gives a
+def _batch_broadcast_rule(bt, target, app):
+    """batch_broadcast(value, size, likes) in a function vmapped again (vmap of vmap): `likes` only gives a
     dtype, the same for every example. An unbatched value gives the same array to every example; a batched
-    one (already repeated along the outer batch) is repeated along the inner axis after it."""
+    one is repeated along the inner batch axis, after the outer one."""
     value, size = app.bound["value"], app.bound["size"]
     if bt.is_batched(size) or not isinstance(value, (gast.Name, gast.Constant)):
         return None
@@ -952,8 +941,11 @@ def _broadcast_weak_rule(bt, target, app):
         return [bt.assign(target, copy.deepcopy(app.node)),
                 bt.assign(target, _call("jnp.broadcast_to", _name(target), gast.BinOp(
                     left=_tuple(bt.B), op=gast.Add(), right=_call("jnp.shape", _name(target)))))]
+    shape = gast.BinOp(left=_tuple(bt.B, copy.deepcopy(size)), op=gast.Add(), right=gast.Subscript(
+        value=_call("jnp.shape", copy.deepcopy(value)), slice=gast.Slice(lower=_const(1), upper=None, step=None),
+        ctx=gast.Load()))
     return [bt.assign(target, _call("jnp.broadcast_to", _call("jnp.expand_dims", copy.deepcopy(value), _const(1)),
-                                    _tuple(bt.B, copy.deepcopy(size))))]
+                                    shape))]
 
 
 def _push_like(bt, target, app):
@@ -971,7 +963,7 @@ def _register():
         "flip": _axes_rule("axis", none="all"),
         "stack": _sequence_rule, "concatenate": _sequence_rule,
         "getitem": _getitem_rule, "at_set": _at_rule, "at_add": _at_rule, "at_multiply": _at_rule,
-        "dynamic_slice": _dynamic_slice_rule, "broadcast_to": _broadcast_to_rule, "broadcast_weak": _broadcast_weak_rule,
+        "dynamic_slice": _dynamic_slice_rule, "broadcast_to": _broadcast_to_rule, "batch_broadcast": _batch_broadcast_rule,
         "unbroadcast": _unbroadcast_rule, "unreduce": _unreduce_rule, "index_adjoint": _index_adjoint_rule,
         "zero_like": _array_only_rule, "to_float": _to_float_rule, "where": _where_rule, "astype": _unchanged_rule, "copy": _unchanged_rule,
         "zeros_like": _result_like_rule, "ones_like": _result_like_rule, "empty_like": _result_like_rule,

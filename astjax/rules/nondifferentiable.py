@@ -21,7 +21,6 @@ INTEGER = "its result is an integer (an index, a count or a size)"
 PIECEWISE = "its result is piecewise constant (rounding): the derivative is zero almost everywhere"
 SHAPES = "its result depends only on shapes and dtypes, not on values"
 NOTHING = "it returns nothing (printing)"
-CONSTANT = "its result is a constant of the function (a literal), whatever its other arguments hold"
 
 
 def nondifferentiable(name, impl, reason, aliases=(), operator=None, signature=None, effect=None,

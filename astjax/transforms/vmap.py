@@ -33,16 +33,14 @@ __all__ = ["BatchMode", "ParamSpec"]
 
 
 class ParamSpec(tuple):
-    """(batched, kind, rank, python_float) of one parameter: kind is "array", a tuple of kinds, or None
-    (unknown); python_float: an unbatched argument that is a Python float (weakly typed, see broadcast_weak)."""
+    """(batched, kind, rank) of one parameter: kind is "array", a tuple of kinds, or None (unknown)."""
 
-    def __new__(cls, batched, kind=None, rank=None, python_float=False):
-        return super().__new__(cls, (bool(batched), kind, rank, bool(python_float)))
+    def __new__(cls, batched, kind=None, rank=None):
+        return super().__new__(cls, (bool(batched), kind, rank))
 
     batched = property(lambda self: self[0])
     kind = property(lambda self: self[1])
     rank = property(lambda self: self[2])
-    python_float = property(lambda self: self[3])
 
 
 class BatchMode:
@@ -114,30 +112,16 @@ class BatchMode:
         if isinstance(node, gast.Name) and self.is_batched(node):
             return _name(node.id)
         fresh = self.fresh(f"{node.id}_" if isinstance(node, gast.Name) else "_c")
-        out.append(self.assign(fresh, self._broadcast(node, self.kind(node), weak=self._python_float(node))))
+        float_literal = isinstance(node, gast.Constant) and type(node.value) is float
+        out.append(self.assign(fresh, self._broadcast(node, self.kind(node), float_literal)))
         return _name(fresh)
 
-    def _python_float(self, node):
-        """Whether `node` is a float literal, or a name every assignment gives one (grad's seed `bout = 1.0`)."""
-        def literal(n):
-            return isinstance(n, gast.Constant) and type(n.value) is float
-        if literal(node):
-            return True
-        if not isinstance(node, gast.Name):
-            return False
-        values = [value for target, value, _ in self.batching.assignments if target == node.id]
-        if node.id in self._params:     # a Python float argument the function never rebinds
-            return node.id in self._float_params and not values
-        return bool(values) and all(literal(v) for v in values)
-
-    def _broadcast(self, node, kind, weak=False):
-        if weak and kind in (ARRAY, None):      # a Python float keeps its weak dtype: see broadcast_weak
+    def _broadcast(self, node, kind, float_literal=False):
+        """`node` repeated along the batch: an array (or a number) by batch_broadcast, which keeps a Python
+        float weakly typed (rules/helpers.py); a container, or a value of unknown kind, leaf by leaf."""
+        if kind == ARRAY or float_literal:
             likes = gast.Tuple(elts=[_name(p) for p in self._array_params], ctx=gast.Load())
-            return _call(self.helper(HELPERS["broadcast_weak"]), copy.deepcopy(node), self.B, likes)
-        if kind == ARRAY:
-            return _call("jnp.broadcast_to", copy.deepcopy(node), gast.BinOp(
-                left=gast.Tuple(elts=[self.B], ctx=gast.Load()), op=gast.Add(),
-                right=_call("jnp.shape", copy.deepcopy(node))))
+            return _call("batch_broadcast", copy.deepcopy(node), self.B, likes)
         return _call(self.helper(HELPERS["broadcast_batch"]), copy.deepcopy(node), self.B)
 
     # ------------------------------------------------------------ the function
@@ -145,9 +129,7 @@ class BatchMode:
         self._refuse_collectives()
         params = [a.id for a in self.function.args.args]
         spec = {p: (self.spec[i] if i < len(self.spec) else ParamSpec(False)) for i, p in enumerate(params)}
-        self._params = set(params)
-        self._array_params = [p for p in params if spec[p].kind == ARRAY and not spec[p].python_float]
-        self._float_params = {p for p in params if spec[p].python_float and not spec[p].batched}
+        self._array_params = [p for p in params if spec[p].kind == ARRAY]      # their dtypes: batch_broadcast
         batched = [p for p in params if spec[p].batched]
         kinds = {p: s.kind for p, s in spec.items() if s.kind is not None}
         ranks = {p: s.rank for p, s in spec.items() if s.rank is not None}
@@ -499,6 +481,13 @@ class BatchMode:
         from ..rules.batching import elementwise_rule
         for target in order:
             chosen = [_name(v.get(target, target)) for v in versions]
+            if not any(self.is_batched(c) for c in chosen):
+                # `y = 0.1` or `y = 0.3`: per example a weak Python float, which jnp.where of two would make
+                # float32; repeated first (batch_broadcast types it like the arguments), where keeps its dtype
+                rank = self.rank(chosen[0])
+                chosen[0] = self.batched(chosen[0], out)
+                self.batching.batched.add(chosen[0].id)
+                self.batching.ranks[chosen[0].id], self.batching.kinds[chosen[0].id] = rank, ARRAY
             call = _call("jnp.where", _name(node.test.id), *chosen)
             app = Application("primitive", call, primitive=PRIMITIVES["where"],
                               bound={"condition": call.args[0], "x1": call.args[1], "x2": call.args[2]})
@@ -645,8 +634,9 @@ class BatchMode:
             if None not in elts:
                 return out + [self.assign(target, type(value)(elts=elts, ctx=gast.Load()))]
         kind = self.batching.kinds.get(target)
+        float_literal = isinstance(value, gast.Constant) and type(value.value) is float
         return [stmt, self.assign(target, self._broadcast(_name(target), kind if kind == ARRAY else None,
-                                                          weak=self._python_float(value)))]
+                                                          float_literal=float_literal))]
 
     def loop_statement(self, stmt, target, value):
         """`target = value` computed example by example: the fallback that is never wrong."""
