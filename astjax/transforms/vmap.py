@@ -17,7 +17,8 @@ vmap cannot place is computed example by example.
 
 Conventions of the generated function: every batched parameter and result
 carries the batch on axis 0 (the API moves `in_axes` / `out_axes`), `_B` is the
-batch size, and an unbatched value assigned to a batched name is broadcast.
+batch size, and an unbatched value assigned to a batched name is repeated along
+the batch (`batch_broadcast`, which keeps a Python float weakly typed).
 """
 import copy
 
