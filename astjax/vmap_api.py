@@ -17,7 +17,7 @@ import numpy as np
 
 from . import tree_util
 from .analyses.batching import ARRAY
-from .arguments import check_callable, name_of, split_callable
+from .arguments import Packing, check_callable, name_of, split_callable
 from .array import wrap
 from .errors import api_boundary
 from .jit.api import compiled_version
@@ -67,6 +67,12 @@ class VmapTransform:
         self.axis_name, self.axis_size = axis_name, axis_size
         self._last = None
         self._composable = None
+        self.packing = None          # for *args / keyword-only parameters, as grad: see arguments.Packing
+        if Packing.needed(self.fun):
+            if self.leading or self.keywords:
+                raise TypeError(f"vmap of a bound method or partial of {name_of(self.fun)}, which has *args or "
+                                f"keyword-only parameters, is not supported yet; vmap a plain function.")
+            self.packing = Packing(self.fun)
 
     # ------------------------------------------------------------ calling
     def call(self, args, kwargs):
@@ -80,6 +86,9 @@ class VmapTransform:
                              f"{name_of(self.fun)}).")
         axes = self.in_axes if isinstance(self.in_axes, tuple) else (self.in_axes,) * len(args)
         names = _parameter_names(self.fun, len(self.leading), len(args))
+        count, user_args = len(args), args
+        if self.packing is not None:
+            args, axes, names = self._pack(args, axes)
         sizes = []            # (size, axis, name, leaf)
         prepared, spec = [], []
         for i, (arg, axis) in enumerate(zip(args, axes)):
@@ -88,13 +97,30 @@ class VmapTransform:
             spec.append(arg_spec)
         size = _batch_size(sizes, self.axis_size)
         if not sizes:
-            return self._unmapped(args, size)
+            return self._unmapped(user_args, size)
         out_none = _out_none(self.out_axes)
         spec = tuple([ParamSpec(False)] * len(self.leading) + spec)
         generated = self.generated(spec, out_none)
         result = compiled_version(generated)(*self.leading, *prepared, **self.keywords)
-        result = _materialize_gradients(self.fun, result, prepared, spec[len(self.leading):], size)
+        result = _materialize_gradients(self.fun, result, prepared, spec[len(self.leading):], size, count)
         return _place_outputs(result, self.out_axes, size)
+
+    def _pack(self, args, axes):
+        """The user's positional arguments as the packed parameters (arguments.Packing: `def rnn(params,
+        *inputs)` is transformed as `def rnn(params, inputs)`), each with its in_axes: the *args tuple
+        maps each of its items on the axis in_axes gives that positional argument, as in JAX."""
+        packing = self.packing
+        packed = packing.pack(args, {})
+        count = len(packing.positional)
+        packed_axes = list(axes[:count])
+        names = list(packing.positional)
+        if packing.vararg is not None:
+            extra = tuple(axes[count:])
+            packed_axes.append(extra if any(a is not None for a in extra) else None)
+            names.append(f"*{packing.vararg}")
+        packed_axes += [None] * len(packing.keyword_only)
+        names += list(packing.keyword_only)
+        return tuple(packed), tuple(packed_axes), names
 
     def _unmapped(self, args, size):
         """No argument is mapped: the function runs once and every mapped output is repeated axis_size times."""
@@ -111,7 +137,7 @@ class VmapTransform:
         built = table.get(key)
         if built is None or not built.current():
             built = Derivation()
-            built.vmap(self.fun, spec, out_none=out_none)
+            built.vmap(self.fun if self.packing is None else self.packing.source, spec, out_none=out_none)
             table[key] = built
         self._last = built
         return built
@@ -122,6 +148,9 @@ class VmapTransform:
 
     def _static_spec(self):
         """The signature the next transformation sees (it passes arrays, mapped as in_axes says)."""
+        if self.packing is not None:
+            raise NotImplementedError(f"transforming vmap(f) again where {name_of(self.fun)} has *args or keyword-"
+                                      f"only parameters is not supported yet; list its parameters explicitly")
         count = len(_parameter_names(self.fun, len(self.leading), None))
         axes = self.in_axes if isinstance(self.in_axes, tuple) else (self.in_axes,) * count
         if any(a is not None and not isinstance(a, int) for a in axes):
@@ -260,7 +289,7 @@ def _batch_size(sizes, axis_size):
 
 
 # ---------------------------------------------------------------- outputs
-def _materialize_gradients(fun, result, args, spec, size):
+def _materialize_gradients(fun, result, args, spec, size, count):
     """vmap(grad(f)) runs grad's generated source, whose gradients of tuples and dicts are adjoint
     trees (rules/helpers.TreeAdjoint) and whose zero gradients may be bare 0.0: rebuilt here, as grad's
     own wrapper does, against the arguments with the batch axis."""
@@ -268,7 +297,7 @@ def _materialize_gradients(fun, result, args, spec, size):
     from .rules.helpers import materialize
     inner = getattr(fun, "__astjax_transform__", None)
     if not isinstance(inner, ReverseTransform) or inner.kind not in ("grad", "value_and_grad") or (
-            inner.packing is not None or inner.leading or inner.keywords):
+            inner.leading or inner.keywords):
         return result
 
     def batched_like(i):
@@ -277,10 +306,22 @@ def _materialize_gradients(fun, result, args, spec, size):
             return arg
         return tree_util.tree_map(lambda leaf: wrap(np.broadcast_to(np.asarray(leaf), (size,) + np.shape(leaf))), arg)
 
+    def gradient(g, like):
+        return materialize(_batch_axis_first(_pieces_batch_first(g, like), like), like)
+
     def rebuild(grads):
-        single = grads if len(inner.argnums) > 1 else (grads,)
-        out = tuple(materialize(_pieces_batch_first(g, like), like)
-                    for g, like in zip(single, (batched_like(i) for i in inner.argnums)))
+        if inner.packing is not None:       # args are the packed parameters: *args is one tuple
+            wrt = inner.packed_wrt()
+            single = grads if len(wrt) > 1 else (grads,)
+            out = []
+            for a in inner.argnums:
+                param, item = inner.packing.position(a, count)
+                g = gradient(single[wrt.index(param)], batched_like(param))
+                out.append(g if item is None else g[item])
+            out = tuple(out)
+        else:
+            single = grads if len(inner.argnums) > 1 else (grads,)
+            out = tuple(gradient(g, batched_like(i)) for g, i in zip(single, inner.argnums))
         return out[0] if inner.single else out
 
     if inner.kind == "value_and_grad":
@@ -303,6 +344,26 @@ def _pieces_batch_first(g, like):
     if isinstance(g, list) and isinstance(like, np.ndarray) and g and all(
             isinstance(p, np.ndarray) and np.ndim(p) >= 1 and np.shape(p)[0] == np.shape(like)[0] for p in g):
         return wrap(np.stack([np.asarray(p) for p in g], axis=1))
+    return g
+
+
+def _batch_axis_first(g, like):
+    """A batched gradient of lower per-example rank than its argument (grad's bare zero `0.0`, which
+    stands for zeros of any shape, batched to shape (B,)): unit axes after the batch axis, so that
+    materialize broadcasts each example's value (NumPy would line the batch axis up with the last one)."""
+    from .rules.helpers import TreeAdjoint
+    if isinstance(g, TreeAdjoint) and isinstance(like, (tuple, list, dict)):
+        keys = like.keys() if isinstance(like, dict) else range(len(like))
+        return TreeAdjoint({k: _batch_axis_first(v, like[k]) if k in keys else v for k, v in g.items.items()},
+                           g.fields)
+    if isinstance(g, (tuple, list)) and isinstance(like, (tuple, list)) and len(g) == len(like):
+        items = [_batch_axis_first(v, w) for v, w in zip(g, like)]
+        return type(g)(*items) if hasattr(g, "_fields") else type(g)(items)
+    if isinstance(g, dict) and isinstance(like, dict):
+        return {k: _batch_axis_first(v, like.get(k)) for k, v in g.items()}
+    if isinstance(g, np.ndarray) and isinstance(like, np.ndarray) and 1 <= g.ndim < like.ndim \
+            and g.shape[0] == like.shape[0]:
+        return g.reshape(g.shape[:1] + (1,) * (like.ndim - g.ndim) + g.shape[1:])
     return g
 
 

@@ -24,24 +24,10 @@ KNOWN_FAILURE_TIMEOUT_S = 5
 
 # Cases vmap refuses with an AstjaxError at the user's line, and why that is the right answer for now.
 EXPECTED_REFUSALS = {
-    "calls.rnn": "def rnn(params, *inputs): vmap's source transformation does not take *args yet (grad "
-                 "passes it through its API wrapper); refused at the def line",
-    "names.name_out_and_args": "def name_out_and_args(x, *args): *args, as calls.rnn",
 }
 
 # Cases that still fail (strict xfail: a fix shows up as XPASS, then delete the entry). Never a WRONG.
 KNOWN_FAILURES = {
-    # cases merged from the realistic/semantics/calls branches after this file was written: crashes, no wrong number
-    "api.uses_custom_vjp": "CRASH: vmap(grad) of a custom_vjp function: example_of(None, b) in the per-example loop",
-    "realistic.row_assignment_loop": "CRASH: vmap(grad) of Y[i, :] = ... in a loop: at_set with a batched float index",
-    "realistic.copy_then_inplace": "CRASH: y = x.copy(); y[i] += v run per example writes into an astjax Array",
-    "realistic.argsort_then_gather": "CRASH: per-example run writes into an astjax Array",
-    "realistic.gradient_of_diff_and_cumprod": "CRASH: per-example run writes into an astjax Array",
-    "realistic.swap_rows_pivoting": "CRASH: row swap under vmap broadcasts (3,) against (3, 5)",
-    "realistic.clamp_argument_items": "CRASH: vmap(grad) cannot transform the gradient (attribute name None)",
-    "semantics.empty_loop_keeps_previous": "CRASH: vmap(grad) of a loop over an empty slice x[3:]: index_adjoint "
-                                           "of a batch_index slice does not broadcast",
-    "calls_more.object_attribute_written_in_place": "CRASH: per-example run writes into an astjax Array",
 }
 
 

@@ -8,8 +8,11 @@ involved and what would work instead.
 import numpy as np
 
 from ._promote import (
+    _concrete,
     arg as _arg,
     dtype_arg as _dtype_arg,
+    key_of as _key_of,
+    lub_of as _lub_of,
     nd as _nd,
     out as _out,
     promote_all as _promote_all,
@@ -103,6 +106,13 @@ def broadcast_to(array, shape):
 def _join(numpy_fn, name, arrays, axis, dtype, same_shape):
     if isinstance(arrays, np.ndarray):
         arrays = list(arrays)
+    arrays = list(arrays)
+    if any(type(x) in (int, float, complex) for x in arrays):
+        # a Python number among arrays is weak, as in JAX: it takes the arrays' dtype (`stack([x64, 0.1])` is
+        # float64 with 0.1 exact), rather than becoming a float32 array first
+        target = _concrete(_lub_of([_key_of(x) for x in arrays]))
+        arrays = [_nd(x).astype(target, copy=False) if type(x) not in (int, float, complex)
+                  else np.asarray(x, dtype=target) for x in arrays]
     arrays = _promote_all(_nd(x) for x in arrays)
     if not arrays:
         raise ValueError(f"{name}: need at least one array to join, got an empty sequence.")
@@ -116,9 +126,16 @@ def _join(numpy_fn, name, arrays, axis, dtype, same_shape):
         rule = ("all arrays must have the same shape" if same_shape else
                 f"all arrays need the same number of dimensions and the same size in "
                 f"every dimension except axis {axis}")
-        raise ValueError(f"{name}: cannot join arrays of shapes [{shapes}]"
-                         f"{'' if axis is None else f' along axis {axis}'}: {rule} "
-                         f"(NumPy says: {e}).") from e
+        message = (f"{name}: cannot join arrays of shapes [{shapes}]{'' if axis is None else f' along axis {axis}'}: "
+                   f"{rule} (NumPy says: {e}).")
+        if same_shape:
+            from ..errors import RuntimeRefusal      # a ValueError too, as JAX raises
+            raise RuntimeRefusal(message + " Under vmap, a statement astjax computes example by example gave the "
+                                 "examples results of different shapes (a boolean mask, or nonzero, selects a "
+                                 "different number of elements in each), which no batched array holds: vmap "
+                                 "refuses it, as JAX does. Instead: keep the shape fixed (jnp.where(mask, x, 0.0) "
+                                 "rather than x[mask]).") from e
+        raise ValueError(message) from e
 
 
 def concatenate(arrays, axis=0, dtype=None):

@@ -32,9 +32,11 @@ import numpy as np
 from .. import numpy as jnp
 from ..analyses.batching import ARRAY, is_container, is_elementwise
 from ..array import wrap
-from .registry import PRIMITIVES, defbatch, deflowering, primitive
+from . import helpers
+from .registry import PRIMITIVES, defbatch, defjvp, deflowering, defvjp, primitive
 
 __all__ = ["batch_shape", "batch_part_rank", "batch_axis", "batch_permutation", "batch_index", "batch_prepend", "example_of",
+           "stack_adjoint_examples",
            "stack_examples", "broadcast_batch", "generic_rule"]
 
 from .nondifferentiable import INTEGER, SHAPES   # noqa: E402 (the reasons the table states)
@@ -112,8 +114,10 @@ class _NotBatchable(ValueError):
 def batch_take_index(idx):
     """A batched index into an unbatched array: only integer indices pick one element per example."""
     if np.asarray(idx).dtype.kind not in "iu":
-        raise TypeError("vmap: a batched index must be an integer array (a boolean mask selects a different "
-                        "number of elements in each example)")
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal("vmap: a batched index must be an integer array (a boolean mask selects a different "
+                             "number of elements in each example, which no batched array holds). Instead: keep "
+                             "the shape fixed (jnp.where(mask, x, 0.0) rather than x[mask]).")
     return idx
 
 
@@ -135,7 +139,15 @@ def example_of(tree, b):
     if isinstance(tree, (tuple, list)):
         items = [example_of(v, b) for v in tree]
         return type(tree)(*items) if hasattr(tree, "_fields") else type(tree)(items)
+    if _same_for_every_example(tree):
+        return tree
     return tree[b]
+
+
+def _same_for_every_example(value):
+    """None (a custom_vjp's empty residual), a slice, `...` or a string (a key, an index a tape keeps):
+    values that hold no number, so a batched name holding one holds the same value for every example."""
+    return value is None or isinstance(value, (slice, str, type(Ellipsis)))
 
 
 def stack_examples(results):
@@ -152,7 +164,30 @@ def stack_examples(results):
     if isinstance(first, (tuple, list)):
         items = [stack_examples([r[i] for r in results]) for i in range(len(first))]
         return type(first)(*items) if hasattr(first, "_fields") else type(first)(items)
+    if _same_for_every_example(first) and all(type(r) is type(first) and r == first for r in results):
+        return first
     return wrap(np.stack([np.asarray(r) for r in results]))
+
+
+def stack_adjoint_examples(results):
+    """The per-example results of a derivative (vmap of grad's source, looped over the batch), stacked as
+    stack_examples does. A derivative's zero adjoint may be a bare `0.0`, which stands for zeros of any
+    shape (the example whose loop ran no iteration): it takes the shape and dtype of the other examples'
+    arrays, as grad's own wrapper would make it."""
+    first = results[0] if results else None
+    if isinstance(first, (tuple, list)) and not hasattr(first, "_fields") and all(
+            isinstance(r, type(first)) and len(r) == len(first) for r in results):
+        return type(first)(stack_adjoint_examples([r[i] for r in results]) for i in range(len(first)))
+    shaped = [r for r in results if isinstance(r, np.ndarray) and np.ndim(r) > 0]
+    if shaped and len(shaped) < len(results) and all(np.shape(r) == np.shape(shaped[0]) for r in shaped):
+        like = shaped[0]
+        results = [r if r is like or (isinstance(r, np.ndarray) and np.ndim(r) > 0) or not _bare_zero(r)
+                   else np.zeros(np.shape(like), dtype=np.result_type(like)) for r in results]
+    return stack_examples(results)
+
+
+def _bare_zero(value):
+    return isinstance(value, (int, float, np.ndarray, np.generic)) and np.ndim(value) == 0 and value == 0
 
 
 def _zero_for(result, key, results):
@@ -174,8 +209,8 @@ def broadcast_batch(tree, size):
     if isinstance(tree, (tuple, list)):
         items = [broadcast_batch(v, size) for v in tree]
         return type(tree)(*items) if hasattr(tree, "_fields") else type(tree)(items)
-    if tree is None:
-        return None
+    if _same_for_every_example(tree):
+        return tree
     value = np.asarray(tree)
     return wrap(np.broadcast_to(value, (int(size),) + value.shape))
 
@@ -195,15 +230,22 @@ def batch_size_of(tree):
 
 for _fn in (batch_shape, batch_axis, batch_permutation, batch_prepend, batch_index, batch_size_of, batch_part_rank):
     primitive(_fn.__name__, _fn, operands=(), differentiable=False, reason=SHAPES)
+# An unbatched value repeated along the batch (rules/helpers.batch_broadcast): linear in `value`, as broadcast_to.
+_batch_broadcast = primitive("batch_broadcast", helpers.batch_broadcast, operands=("value",),
+                             shape_params=("size", "likes"))
+defvjp(_batch_broadcast, "bvalue += unbroadcast(by, value)")
+defjvp(_batch_broadcast, "dy = batch_broadcast(dvalue, size, likes)")
+deflowering(_batch_broadcast, numba="astjax.runtime.numba_cpu:batch_broadcast")
 deflowering(PRIMITIVES["batch_prepend"], numba="astjax.runtime.numba_cpu:batch_prepend")
 primitive("batch_take_index", batch_take_index, operands=(), differentiable=False, reason=INTEGER)
 # example_of, stack_examples and broadcast_batch carry values (not only shapes) and have no derivative
 # rules: they count as library code, so a transformation that meets them refuses at that line instead of
 # transforming their source (grad of a vmap that looped over the batch of tuples).
-for _fn in (example_of, stack_examples, broadcast_batch, batch_getitem):
+for _fn in (example_of, stack_examples, stack_adjoint_examples, broadcast_batch, batch_getitem):
     _fn.__module__ = "astjax.lax"
 HELPERS = {f.__name__: f for f in (batch_shape, batch_axis, batch_permutation, batch_prepend, batch_index, batch_part_rank,
-                                    batch_take_index, batch_size_of, batch_getitem, example_of, stack_examples, broadcast_batch)}
+                                    batch_take_index, batch_size_of, batch_getitem, example_of, stack_examples,
+                                    broadcast_batch, stack_adjoint_examples)}
 
 
 # ---------------------------------------------------------------- node helpers
@@ -698,6 +740,8 @@ def _at_rule(bt, target, app):
     if bt.is_batched(idx) or not isinstance(x, gast.Name) or (v is not None and not isinstance(
             v, (gast.Name, gast.Constant))):
         return None
+    if bt.kind(x) != ARRAY:         # a dict's or list's item (`holder['w'] = row`), or a value of unknown kind:
+        return None                 # `(:, 'w')` would index an array; set example by example
     from ..codegen.templates import index_expression
     out = []
     x = bt.batched(x, out)
@@ -820,11 +864,21 @@ def _index_adjoint_rule(bt, target, app):
     from ..codegen.templates import index_expression
     out = []
     x = bt.batched(x, out)
+    new_index = _call(bt.helper(batch_index), index_expression(copy.deepcopy(idx)))
     if isinstance(g, gast.Name):
+        # g of lower per-example rank than x[idx] (a zero adjoint `0.0` of an empty slice's items): unit
+        # axes after the batch axis, so it broadcasts as it does per example
+        index = bt.fresh("_index")
+        out.append(bt.assign(index, new_index))
+        new_index = _name(index)
         g = bt.batched(g, out)
+        fresh = bt.fresh(f"{g.id}_")
+        out.append(bt.assign(fresh, _call("jnp.reshape", copy.deepcopy(g), _call(
+            bt.helper(batch_shape), _call("jnp.shape", copy.deepcopy(g)),
+            _call(bt.helper(batch_part_rank), _call("jnp.shape", copy.deepcopy(x)), _name(index))))))
+        g = _name(fresh)
     elif not isinstance(g, gast.Constant):
         return None
-    new_index = _call(bt.helper(batch_index), index_expression(copy.deepcopy(idx)))
     out.append(bt.assign(target, _call("index_adjoint", x, new_index, copy.deepcopy(g))))
     return out
 
@@ -876,6 +930,24 @@ def _result_like_rule(bt, target, app):
     return [bt.assign(target, copy.deepcopy(app.node))]
 
 
+def _batch_broadcast_rule(bt, target, app):
+    """batch_broadcast(value, size, likes) in a function vmapped again (vmap of vmap): `likes` only gives a
+    dtype, the same for every example. An unbatched value gives the same array to every example; a batched
+    one is repeated along the inner batch axis, after the outer one."""
+    value, size = app.bound["value"], app.bound["size"]
+    if bt.is_batched(size) or not isinstance(value, (gast.Name, gast.Constant)):
+        return None
+    if not bt.is_batched(value):
+        return [bt.assign(target, copy.deepcopy(app.node)),
+                bt.assign(target, _call("jnp.broadcast_to", _name(target), gast.BinOp(
+                    left=_tuple(bt.B), op=gast.Add(), right=_call("jnp.shape", _name(target)))))]
+    shape = gast.BinOp(left=_tuple(bt.B, copy.deepcopy(size)), op=gast.Add(), right=gast.Subscript(
+        value=_call("jnp.shape", copy.deepcopy(value)), slice=gast.Slice(lower=_const(1), upper=None, step=None),
+        ctx=gast.Load()))
+    return [bt.assign(target, _call("jnp.broadcast_to", _call("jnp.expand_dims", copy.deepcopy(value), _const(1)),
+                                    shape))]
+
+
 def _push_like(bt, target, app):
     return None
 
@@ -891,7 +963,7 @@ def _register():
         "flip": _axes_rule("axis", none="all"),
         "stack": _sequence_rule, "concatenate": _sequence_rule,
         "getitem": _getitem_rule, "at_set": _at_rule, "at_add": _at_rule, "at_multiply": _at_rule,
-        "dynamic_slice": _dynamic_slice_rule, "broadcast_to": _broadcast_to_rule,
+        "dynamic_slice": _dynamic_slice_rule, "broadcast_to": _broadcast_to_rule, "batch_broadcast": _batch_broadcast_rule,
         "unbroadcast": _unbroadcast_rule, "unreduce": _unreduce_rule, "index_adjoint": _index_adjoint_rule,
         "zero_like": _array_only_rule, "to_float": _to_float_rule, "where": _where_rule, "astype": _unchanged_rule, "copy": _unchanged_rule,
         "zeros_like": _result_like_rule, "ones_like": _result_like_rule, "empty_like": _result_like_rule,

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..array import Array, wrap
 
-__all__ = ["well_conditioned", "square_unless_reduced", "lone_zero", "lone_zero_derivative", "sum_adjoint", "sum_items", "take_adjoint", "unbroadcast_to", "cumsum_adjoint", "trace_adjoint", "tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
+__all__ = ["batch_broadcast", "well_conditioned", "square_unless_reduced", "lone_zero", "lone_zero_derivative", "sum_adjoint", "sum_items", "take_adjoint", "unbroadcast_to", "cumsum_adjoint", "trace_adjoint", "tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
            "attribute_adjoint", "item_adjoint", "stack_adjoint", "concatenate_adjoint", "array_adjoint", "broadcast_like", "TreeAdjoint", "index_adjoint", "materialize", "unbroadcast", "unreduce", "reduced_size", "invert_permutation", "pad_adjoint",
            "distinct_index", "at_set", "at_add", "at_multiply", "at_get", "part_at", "placed_at", "cleared_at", "zero_tangent", "getitem", "clip_mask", "extremum_mask",
            "astype", "dynamic_slice_adjoint", "stack_part", "concatenate_part", "to_float",
@@ -17,6 +17,22 @@ __all__ = ["well_conditioned", "square_unless_reduced", "lone_zero", "lone_zero_
            "tree_leaves_of", "tree_leaves_adjoint", "adjoint_leaves", "leaves_adjoint", "shaped_gradient", "leaves_like", "tree_rebuilt", "cotangent_like", "unique_index", "adjugate",
            "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "list_items", "iterated", "unshared_item", "not_a_view", "has_key",
            "array_holder", "not_a_row", "checked_isinstance", "checked_type", "inplace_result", "pad_tangent"]
+
+
+def batch_broadcast(value, size, likes):
+    """`value` repeated along a new axis 0 of `size` (vmap: an unbatched value meeting batched ones).
+
+    A Python float (a literal `s = 0.1`, grad's seed `bout = 1.0`, a float argument) is weakly typed per
+    example: it takes the dtype of the array it meets (`0.1 * x` is float64 for a float64 x). Repeated, it
+    must be an array, so it takes the widest float dtype among the function's array arguments `likes`
+    (float32 when none is a float array): astjax's default float32 would round 0.1 in a float64 program.
+    Anything else is broadcast as `jnp.broadcast_to` does."""
+    if type(value) is float:
+        floats = [np.result_type(like) for like in likes
+                  if isinstance(like, (np.ndarray, np.generic)) and np.issubdtype(np.result_type(like), np.floating)]
+        return wrap(np.full((int(size),), value, dtype=np.result_type(*floats) if floats else np.float32))
+    from .. import numpy as jnp
+    return jnp.broadcast_to(value, (int(size),) + np.shape(value))
 
 
 def weak_array(g, like):

@@ -24,9 +24,9 @@ NOTHING = "it returns nothing (printing)"
 
 
 def nondifferentiable(name, impl, reason, aliases=(), operator=None, signature=None, effect=None,
-                      result_shape_of=None):
+                      result_shape_of=None, guard=False):
     return primitive(name, impl, operands=(), differentiable=False, aliases=aliases, operator=operator,
-                     signature=signature, reason=reason, effect=effect, result_shape_of=result_shape_of)
+                     signature=signature, reason=reason, effect=effect, result_shape_of=result_shape_of, guard=guard)
 
 
 for _name, _op in [("less", gast.Lt), ("less_equal", gast.LtE), ("greater", gast.Gt),
@@ -68,18 +68,21 @@ nondifferentiable("has_key", helpers.has_key, KEYS)
 # frontend/normalize/type_inspection.py writes the user's `isinstance(v, C)` / `type(v)` as these checked versions.
 nondifferentiable("checked_isinstance", helpers.checked_isinstance, BOOLEAN)
 nondifferentiable("checked_type", helpers.checked_type, SHAPES)     # a type: never a value
-nondifferentiable("iterated", helpers.iterated, NOTHING, effect="checks that a loop iterates a sequence, not a dict")
+nondifferentiable("iterated", helpers.iterated, NOTHING, guard=True,
+                  effect="checks that a loop iterates a sequence, not a dict")
 deflowering(PRIMITIVES["iterated"], numba="astjax.runtime.numba_cpu:iterated")
 nondifferentiable("unshared_item", helpers.unshared_item, NOTHING,
-                  effect="checks that a list's item updated in place is not another item too")
+                  effect="checks that a list's item updated in place is not another item too", guard=True)
 nondifferentiable("array_holder", helpers.array_holder, NOTHING,
-                  effect="checks that an item updated in place belongs to an array, not to a list's shallow copy")
+                  effect="checks that an item updated in place belongs to an array, not to a list's shallow copy",
+                  guard=True)
 deflowering(PRIMITIVES["array_holder"], numba="astjax.runtime.numba_cpu:array_holder")
 nondifferentiable("not_a_row", helpers.not_a_row, NOTHING,
-                  effect="checks that an item updated in place is a number, not a row of the array it came from")
+                  effect="checks that an item updated in place is a number, not a row of the array it came from",
+                  guard=True)
 deflowering(PRIMITIVES["not_a_row"], numba="astjax.runtime.numba_cpu:not_a_row")
 nondifferentiable("not_a_view", helpers.not_a_view, NOTHING,
-                  effect="checks that a value is not a view of the array it is written into")
+                  effect="checks that a value is not a view of the array it is written into", guard=True)
 for _helper, _reason in (("reduced_size", SHAPES), ("invert_permutation", INTEGER), ("clip_mask", BOOLEAN),
                          ("extremum_mask", BOOLEAN), ("linspace_weights", SHAPES), ("meshgrid_axes", SHAPES),
                          ("unique_index", INTEGER), ("distinct_index", INTEGER)):

@@ -40,6 +40,8 @@ class Primitive:
         derivative. Any other non-operand parameter that does is refused.
     effect: what the call does besides returning a value (it mutates its
         argument, it prints), else None: dead-code elimination keeps such calls.
+    guard: the call only checks its arguments (it returns None, or raises astjax's refusal):
+        vmap runs it once per example of a batched argument, as the per-example program would.
     index_params: parameters that are an index (`x[idx]`): a rule passes them to a
         function, so a slice in them is written as `slice(a, b)`.
     result_shape_of: the parameter whose shape the result has (`zeros_like(a)`), if any.
@@ -53,8 +55,9 @@ class Primitive:
     def __init__(self, name, impl, operands=("x",), differentiable=True,
                  unbroadcast=False, sequence_operand=None, signature=None, doc=None,
                  reason=None, shape_params=(), effect=None, index_params=(), result_shape_of=None,
-                 broadcasts_with=()):
+                 broadcasts_with=(), guard=False):
         self.name = name
+        self.guard = guard
         self.impl = impl
         self.operands = tuple(operands)
         self.differentiable = differentiable

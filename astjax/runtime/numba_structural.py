@@ -130,6 +130,23 @@ def _batch_prepend(size, shape):
     return _impl(("size", "shape"), ["return (size,) + shape"])
 
 
+@lowers("batch_broadcast", ("value", "size", "likes"))
+def _batch_broadcast(value, size, likes):
+    """batch_broadcast (vmap's repeated value): a float scalar takes the widest float dtype of the arrays
+    `likes` (float32 when none), anything else its own dtype."""
+    if not _value(value) or not isinstance(types.unliteral(size), types.Integer) or not isinstance(likes, types.BaseTuple):
+        return None
+    if isinstance(types.unliteral(value), types.Float):
+        floats = [dtype_of(t) for t in likes.types
+                  if is_array(t) and dtype_of(t) is not None and dtype_of(t).kind == "f"]
+        dtype = np.result_type(*floats) if floats else np.dtype(np.float32)
+    else:
+        dtype = dtype_of(value)
+    shape = "(size,) + value.shape" if is_array(value) else "(size,)"
+    return _impl(("value", "size", "likes"), [f"out = np.empty({shape}, dtype)", "L.fill_broadcast(out, value)",
+                                              "return out"], dtype=dtype.type)
+
+
 # ------------------------------------------------------------------ creation
 def _creation_dtype(reference, *args):
     found = result_shape_dtype(reference, *args)

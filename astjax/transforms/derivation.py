@@ -67,7 +67,9 @@ class Derivation:
             mode = BatchMode(context, node, spec, label, self._callee_hook(namespace, context, "vmap"),
                              lambda obj, base: self._bind(namespace, obj, base, context.namer.taken),
                              out_none=out_none, result_of=lambda callee: self.vmap_results.get(callee, (None, None)),
-                             as_callee=as_callee)
+                             as_callee=as_callee,
+                             example_function=lambda stmt: self._callee(context.source.fn, (), namespace, context,
+                                                                        stmt, kind="example"))
             made.append(mode)
             return mode
         fn_out = self._generate(fn, (), make, name, prefix="vmap")
@@ -209,7 +211,8 @@ class Derivation:
     def _callee(self, callee, mask, namespace, context, stmt, kind="vjp"):
         key = (callee, mask, kind)
         if key not in self.callees:
-            base = f"{kind}_{_clean(function_source(_callable_with_source(callee)).name)}"
+            plain = _clean(function_source(_callable_with_source(callee)).name)
+            base = f"{plain.strip('_') or 'f'}_example" if kind == "example" else f"{kind}_{plain}"
             label = base
             n = 1
             while label in self.functions or label in self.callees.values() or label in context.namer.taken:
@@ -222,7 +225,7 @@ class Derivation:
             try:
                 if kind == "vjp":
                     self.reverse(callee, wrt, mode="vjp", name=label)
-                elif kind == "jit":
+                elif kind in ("jit", "example"):     # an example: what vmap's whole-batch loop calls
                     self.primal(callee, name=label)
                 elif kind == "vmap":
                     self.vmap(callee, mask, name=label, as_callee=True)

@@ -17,7 +17,8 @@ vmap cannot place is computed example by example.
 
 Conventions of the generated function: every batched parameter and result
 carries the batch on axis 0 (the API moves `in_axes` / `out_axes`), `_B` is the
-batch size, and an unbatched value assigned to a batched name is broadcast.
+batch size, and an unbatched value assigned to a batched name is repeated along
+the batch (`batch_broadcast`, which keeps a Python float weakly typed).
 """
 import copy
 
@@ -50,10 +51,12 @@ class BatchMode:
     out_none: for the main function, the outputs that out_axes leaves unbatched: True (all), or a
         tuple of booleans (one per item of a returned tuple), else False.
     callee_vmap(callee, spec, stmt) -> (generated name, kind of its result)
+    example_function(stmt) -> the generated name of the function's normalized (primal) version, which the
+        whole-batch loop calls once per example (None: call the user's function itself)
     """
 
     def __init__(self, context, function_node, spec, name, callee_vmap, bind_name, out_none=False,
-                 result_of=lambda label: (None, None), as_callee=False):
+                 result_of=lambda label: (None, None), as_callee=False, example_function=None):
         self.context = context
         self.function = function_node
         self.spec = list(spec)
@@ -66,6 +69,7 @@ class BatchMode:
         self.result_kind = self.result_rank = None
         self.as_callee = as_callee      # a callee takes the batch size from its caller (batch_size_parameter)
         self.result_of = result_of
+        self.example_function = example_function
         self.fell_back = None        # why the whole function loops over the batch, if it does
         self._helpers = {}
         self._rank_override = {}
@@ -109,14 +113,16 @@ class BatchMode:
         if isinstance(node, gast.Name) and self.is_batched(node):
             return _name(node.id)
         fresh = self.fresh(f"{node.id}_" if isinstance(node, gast.Name) else "_c")
-        out.append(self.assign(fresh, self._broadcast(node, self.kind(node))))
+        float_literal = isinstance(node, gast.Constant) and type(node.value) is float
+        out.append(self.assign(fresh, self._broadcast(node, self.kind(node), float_literal)))
         return _name(fresh)
 
-    def _broadcast(self, node, kind):
-        if kind == ARRAY:
-            return _call("jnp.broadcast_to", copy.deepcopy(node), gast.BinOp(
-                left=gast.Tuple(elts=[self.B], ctx=gast.Load()), op=gast.Add(),
-                right=_call("jnp.shape", copy.deepcopy(node))))
+    def _broadcast(self, node, kind, float_literal=False):
+        """`node` repeated along the batch: an array (or a number) by batch_broadcast, which keeps a Python
+        float weakly typed (rules/helpers.py); a container, or a value of unknown kind, leaf by leaf."""
+        if kind == ARRAY or float_literal:
+            likes = gast.Tuple(elts=[_name(p) for p in self._array_params], ctx=gast.Load())
+            return _call("batch_broadcast", copy.deepcopy(node), self.B, likes)
         return _call(self.helper(HELPERS["broadcast_batch"]), copy.deepcopy(node), self.B)
 
     # ------------------------------------------------------------ the function
@@ -124,6 +130,7 @@ class BatchMode:
         self._refuse_collectives()
         params = [a.id for a in self.function.args.args]
         spec = {p: (self.spec[i] if i < len(self.spec) else ParamSpec(False)) for i, p in enumerate(params)}
+        self._array_params = [p for p in params if spec[p].kind == ARRAY]      # their dtypes: batch_broadcast
         batched = [p for p in params if spec[p].batched]
         kinds = {p: s.kind for p, s in spec.items() if s.kind is not None}
         ranks = {p: s.rank for p, s in spec.items() if s.rank is not None}
@@ -205,7 +212,7 @@ class BatchMode:
                 return f"`.{value.func.attr}()` changes a batched value in place"
         for stmt in self.batching.effects:
             call = stmt.value
-            if is_marker(stmt) or _func_name(call) in ("push", "append"):
+            if is_marker(stmt) or _func_name(call) in ("push", "append") or self._guard(call):
                 continue
             if any(self.is_batched(a) for a in list(call.args) + [k.value for k in call.keywords]) or (
                     isinstance(call.func, gast.Attribute) and self.is_batched(call.func.value)):
@@ -236,7 +243,7 @@ class BatchMode:
     def _whole_loop(self, params, spec, ret):
         """The function called once per example; the results stacked on axis 0."""
         b = self.fresh("_b")
-        fn = self.bind_name(self.context.source.fn, f"{self.context.source.name.strip('_') or 'f'}_example")
+        fn = self._example_function(ret)
         args = []
         for p in params:
             if not spec[p].batched:
@@ -257,7 +264,14 @@ class BatchMode:
         example = self.fresh("_example")
         body = [self.assign(example, _call(_name(fn), *args))]
         stmts = [comment(f"vmap runs the function once per example: {self.fell_back}")]
-        if arrays:         # stacked with jnp.stack, which every transformation has rules for
+        derivative = bool(getattr(self.context.source.fn, "__astjax_derivative_names__", ()))
+        if arrays and derivative:     # a gradient's examples: a zero may be a bare 0.0 (see stack_adjoint_examples)
+            results = self.fresh("_results")
+            body.append(gast.Expr(value=_call(gast.Attribute(value=_name(results), attr="append", ctx=gast.Load()),
+                                              _name(example))))
+            stmts.append(self.assign(results, gast.List(elts=[], ctx=gast.Load())))
+            result = _call(self.helper(HELPERS["stack_adjoint_examples"]), _name(results))
+        elif arrays:         # stacked with jnp.stack, which every transformation has rules for
             lists = [self.fresh("_results") for _ in (items if items is not None else [value])]
             for i, results in enumerate(lists):
                 item = _name(example) if items is None else gast.Subscript(value=_name(example), slice=_const(i),
@@ -279,6 +293,15 @@ class BatchMode:
         stmts.append(self.assign(out, result))
         stmts.append(gast.copy_location(gast.Return(value=_name(out)), ret))
         return stmts
+
+    def _example_function(self, ret):
+        """The name of the function the whole-batch loop calls once per example: the function's normalized
+        version (its `y[i] += v` written as functional updates, its guards kept), as jit runs it. The user's
+        own function would receive astjax Arrays, which refuse item assignment, and its NumPy calls would
+        write into them (np.gradient fills an `empty_like` of its input)."""
+        if self.example_function is not None:
+            return self.example_function(ret)
+        return self.bind_name(self.context.source.fn, f"{self.context.source.name.strip('_') or 'f'}_example")
 
     # ------------------------------------------------------------ statements
     def block(self, stmts):
@@ -459,14 +482,28 @@ class BatchMode:
         from ..rules.batching import elementwise_rule
         for target in order:
             chosen = [_name(v.get(target, target)) for v in versions]
+            if not any(self.is_batched(c) for c in chosen):
+                # `y = 0.1` or `y = 0.3`: per example a weak Python float, which jnp.where of two would make
+                # float32; repeated first (batch_broadcast types it like the arguments), where keeps its dtype
+                rank = self.rank(chosen[0])
+                chosen[0] = self.batched(chosen[0], out)
+                self.batching.batched.add(chosen[0].id)
+                self.batching.ranks[chosen[0].id], self.batching.kinds[chosen[0].id] = rank, ARRAY
             call = _call("jnp.where", _name(node.test.id), *chosen)
             app = Application("primitive", call, primitive=PRIMITIVES["where"],
                               bound={"condition": call.args[0], "x1": call.args[1], "x2": call.args[2]})
             out.extend(elementwise_rule(self, target, app))
         return [gast.copy_location(s, node) for s in out]
 
+    def _guard(self, call):
+        """Whether `call` is a guard primitive (rules/registry.py: it only checks its arguments)."""
+        app = classify(call, self.context.resolver)
+        return app.kind == "primitive" and app.primitive is not None and app.primitive.guard
+
     def effect(self, stmt):
         call = stmt.value
+        if self._guard(call) and self.batching.expression_batched(call):
+            return self._guard_per_example(stmt)
         name = _func_name(call)
         receiver = None
         if name == "push" and len(call.args) == 2 and isinstance(call.args[0], gast.Name):
@@ -481,6 +518,16 @@ class BatchMode:
         out = []
         call.args[value_at] = self.batched(value, out)
         return out + [stmt]
+
+    def _guard_per_example(self, stmt):
+        """`array_holder(x)` on a batched x: checked once per example (`for _b in range(_B): array_holder(x[_b])`),
+        as running the function on each example would check it."""
+        b = self.fresh("_b")
+        check = gast.copy_location(gast.Expr(value=self._per_example(stmt.value, _name(b))), stmt)
+        return [gast.copy_location(gast.For(target=gast.Name(id=b, ctx=gast.Store(), annotation=None,
+                                                              type_comment=None),
+                                            iter=_call("range", self.B), body=[check], orelse=[],
+                                            type_comment=None), stmt)]
 
     def assignment(self, stmt, target, value):
         target_batched = target in self.batching.batched
@@ -588,7 +635,9 @@ class BatchMode:
             if None not in elts:
                 return out + [self.assign(target, type(value)(elts=elts, ctx=gast.Load()))]
         kind = self.batching.kinds.get(target)
-        return [stmt, self.assign(target, self._broadcast(_name(target), kind if kind == ARRAY else None))]
+        float_literal = isinstance(value, gast.Constant) and type(value.value) is float
+        return [stmt, self.assign(target, self._broadcast(_name(target), kind if kind == ARRAY else None,
+                                                          float_literal=float_literal))]
 
     def loop_statement(self, stmt, target, value):
         """`target = value` computed example by example: the fallback that is never wrong."""

@@ -87,8 +87,8 @@ class MethodCalls(Pass):
 
         checked = gast.Call(func=name("unique_index"), args=[_index_value(index), copy.deepcopy(array)],
                             keywords=[])
-        if func.attr == "multiply" and not isinstance(value, gast.Constant):
-            return at(checked, "multiply", value)
+        if func.attr == "multiply":       # by a literal: a repeated position is multiplied by it twice, as in JAX
+            return at(checked, "multiply", value) if not isinstance(value, gast.Constant) else None
         if func.attr == "subtract":
             return at(index, "add", gast.UnaryOp(op=gast.USub(), operand=value))
         if func.attr == "divide":
