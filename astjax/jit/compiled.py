@@ -18,6 +18,7 @@ from ..errors import trace_to_user
 from .lower import LoweringContext, lower_function
 from . import cache
 from .observe import Observed, abstract, observe
+from .python_number_error import PythonNumberError
 
 __all__ = ["CompiledFunction"]
 
@@ -71,13 +72,17 @@ class CompiledFunction:
         return tuple(bound.arguments.values())
 
     def _key(self, args):
-        return tuple(_static_key(a) if name in self.static else abstract(a)
+        return tuple(_static_key(a) if name in self.static else _signature(a)
                      for name, a in zip(self.parameters, args)) + (len(args),)
 
     def _first_call(self, key, args):
         quiet = _quiet_numba()
         try:
             return self._compile_and_run(key, args)
+        except JitError as exc:
+            if exc.filename is None and _location(self.generated) is not None:     # name the user's function
+                raise JitError(exc.reason, _location(self.generated), exc.hint) from None
+            raise
         finally:
             quiet.__exit__(None, None, None)
 
@@ -152,7 +157,11 @@ class _Entry:
             values = [to_numba(a) for a in args]
         else:
             values = [to_numba(a) for a, keep in zip(args, self.dynamic) if keep]
-        return self.convert_out(self.dispatcher(*values))
+        try:
+            out = self.dispatcher(*values)
+        except PythonNumberError as exc:
+            raise python_number_refusal(exc) from None
+        return self.convert_out(out)
 
 
 def quick_key(value, _ndarray=np.ndarray, _plain=(float, int, bool)):
@@ -358,14 +367,32 @@ def _check_agrees(got, expected, generated):
             raise _disagree(generated, "its values differ from the reference backend's")
 
 
+def python_number_refusal(exc):
+    """The JitError for a Python number compiled code cannot hold (jit/python_numbers.py raised it)."""
+    what, where = (tuple(exc.args) + ("", ""))[:2]
+    filename, _, line = str(where).lstrip("?").rpartition(":")
+    location = (filename, int(line)) if filename and line.isdigit() else None
+    return JitError(f"jit cannot give Python's answer here: {what}", location,
+                    "run this function without jit (Python's numbers are exact there), or compute with "
+                    "floats or fixed-width arrays, whose overflow NumPy defines")
+
+
 def _disagree(generated, what):
     return JitError(f"the compiled code of `{generated.__name__}` does not agree with the reference backend: {what}",
                     _location(generated), "run this function without jit, and please report it")
 
 
 def _location(generated):
-    source = getattr(generated, "__astjax_function_source__", None)
-    return trace_to_user(generated.__code__.co_filename, 1) if source is not None else None
+    """The user's line that the first traceable line of `generated` came from (its def line often is not)."""
+    if getattr(generated, "__astjax_function_source__", None) is None:
+        return None
+    code = generated.__code__
+    last = max((line for _, _, line in code.co_lines() if line is not None), default=code.co_firstlineno)
+    for line in range(code.co_firstlineno, last + 1):
+        location = trace_to_user(code.co_filename, line)
+        if location is not None:
+            return location
+    return None
 
 
 def _is_generated(filename):
@@ -378,6 +405,17 @@ def _is_numba_error(exc):
     except ImportError:
         return False
     return isinstance(exc, NumbaError)
+
+
+def _signature(value):
+    """The abstract type of an argument, telling a Python bool from a NumPy one: Numba holds both as a
+    boolean, but Python's `~True` is -2 and `True + True` is 2, NumPy's False and True. Each gets its own
+    compiled entry, checked against the reference on its first call."""
+    if type(value) is bool:
+        return ("python bool",)
+    if type(value) is tuple:
+        return ("tuple", tuple(_signature(v) for v in value))
+    return abstract(value)
 
 
 def _static_key(value):

@@ -160,3 +160,5 @@ def _stack_list(items):
 SUPPORT = {"shape_of": shape_of, "weak_like": weak_like, "np": np, "fast_exp": fast_exp,
            "pad_edge_or_zeros": pad_edge_or_zeros, "zeros_shaped": zeros_shaped,
            "stack_list": stack_list}
+from .python_numbers import PYTHON_NUMBER_HELPERS  # noqa: E402 (lower/python_numbers.py writes their calls)
+SUPPORT.update(PYTHON_NUMBER_HELPERS)

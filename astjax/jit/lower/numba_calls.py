@@ -41,6 +41,10 @@ def _constant_exception(node, target):
 
 # Methods of lists created inside the function.
 _LIST_METHODS = {"append", "pop"}
+# Helpers the lowering passes write (jit/numba_support.py, jit/python_numbers.py).
+_WRITTEN_BY_LOWERING = {"shape_of", "weak_like", "pad_edge_or_zeros", "zeros_shaped", "stack_list", "py_add",
+                        "py_sub", "py_mul", "py_div", "py_floordiv", "py_mod", "py_pow", "py_lshift", "py_rshift", "py_neg",
+                        "py_int"}
 
 
 def lower_calls(node, context):
@@ -95,8 +99,7 @@ class _CallLowering(gast.NodeTransformer):
                                      "call the function by its global name")
         if isinstance(func, gast.Attribute) and func.attr == "__call__":
             raise self.context.error("jit cannot compile this call", node, None)
-        if isinstance(func, gast.Name) and (func.id in ("shape_of", "weak_like", "pad_edge_or_zeros", "zeros_shaped",
-                                                           "stack_list") or func.id.startswith("_fused_")
+        if isinstance(func, gast.Name) and (func.id in _WRITTEN_BY_LOWERING or func.id.startswith("_fused_")
                                             and func.id in self.context.bindings):
             return node                               # written by the lowering passes themselves
         target = self._static(func)

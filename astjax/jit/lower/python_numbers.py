@@ -1,0 +1,129 @@
+"""Operators on two Python numbers keep Python's meaning when compiled.
+
+Where both operands of `+ - * / // % ** <<` (or the operand of unary `-` and
+`int()`) are Python numbers (literals, globals holding numbers, locals the
+first call saw hold only Python numbers), the operator becomes a helper of
+`jit/python_numbers.py` that checks what Numba would silently change: a
+Python int past 64 bits, a division by zero, `2 ** -1`, `(-8.0) ** 0.5`:
+
+    r = r * i          ->   r = py_mul(r, i, "/path/user.py:12")
+    out = a // b       ->   out = py_floordiv(a, b, "/path/user.py:7")
+
+The string is the user's line, for the error a refused value raises. Operators
+that meet an array or a NumPy scalar keep NumPy's meaning and are left alone.
+
+A line the first call did not run (a branch not taken) has locals of no observed
+type: an operator on those (and Python numbers) gets the helper too, with the
+line marked "?". The helper is the plain operator for arrays (Numba decides when
+it compiles), checks int64 scalars for overflow (refusing where NumPy would wrap
+an int64 scalar: jit cannot tell it from a Python int), and refuses a division
+by zero (Python raises, NumPy gives inf: jit cannot tell which).
+"""
+import builtins
+
+import gast
+
+from ...errors import trace_to_user
+from .dtypes import DtypeReader
+
+__all__ = ["keep_python_arithmetic"]
+
+_HELPERS = {gast.Add: "py_add", gast.Sub: "py_sub", gast.Mult: "py_mul", gast.Div: "py_div",
+            gast.FloorDiv: "py_floordiv", gast.Mod: "py_mod", gast.Pow: "py_pow", gast.LShift: "py_lshift",
+            gast.RShift: "py_rshift"}
+
+
+_FOLD = {"py_add": lambda a, b: a + b, "py_sub": lambda a, b: a - b, "py_mul": lambda a, b: a * b,
+         "py_neg": lambda a: -a}
+
+
+def _fold(name, args):
+    """The constant `name(*args)` computes when every argument is a number constant whose result fits in
+    an int64 or is a float (`-1`, `2 * 3` stay literals, which some Numba signatures need); else None."""
+    if name not in _FOLD or not all(isinstance(a, gast.Constant) and type(a.value) in (int, float) for a in args):
+        return None
+    value = _FOLD[name](*(a.value for a in args))
+    if isinstance(value, int) and not -2 ** 63 <= value < 2 ** 63:
+        return None
+    if value < 0:
+        return gast.UnaryOp(op=gast.USub(), operand=gast.Constant(value=-value, kind=None))
+    return gast.Constant(value=value, kind=None)
+
+
+def keep_python_arithmetic(node, context):
+    _PythonArithmetic(context).visit(node)
+
+
+class _PythonArithmetic(gast.NodeTransformer):
+    def __init__(self, context):
+        self.context = context
+        self.weak = DtypeReader(context).weak
+        self.filename = context.generated.__code__.co_filename
+
+    def where(self, node, seen):
+        location = trace_to_user(self.filename, getattr(node, "lineno", 0) or 0)
+        text = f"{location[0]}:{location[1]}" if location else ""
+        return gast.Constant(value=text if seen else "?" + text, kind=None)
+
+    def helper(self, name, args, node, seen=True):
+        folded = _fold(name, args)
+        if folded is not None:
+            return gast.copy_location(folded, node)
+        call = gast.Call(func=gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None),
+                         args=list(args) + [self.where(node, seen)], keywords=[])
+        return gast.copy_location(call, node)
+
+    def kind(self, expr):
+        """"python" for a Python number, "unseen" for a value of no observed type, else None."""
+        if self.weak(expr):
+            return "python"
+        if isinstance(expr, gast.Name):
+            if not self.context.types_of(expr.id) and expr.id not in self.context.namespace:
+                return "unseen"
+            return None
+        if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, (gast.USub, gast.UAdd)):
+            return self.kind(expr.operand)
+        if isinstance(expr, gast.BinOp) and type(expr.op) in _HELPERS:
+            kinds = {self.kind(expr.left), self.kind(expr.right)}
+            return None if None in kinds else ("unseen" if "unseen" in kinds else "python")
+        return None
+
+    def both(self, left, right):
+        """True (Python numbers), False (one unseen), or None (leave the operator alone)."""
+        kinds = {self.kind(left), self.kind(right)}
+        return None if None in kinds else "unseen" not in kinds
+
+    # Each visit asks whether its operands are Python numbers before rewriting them (a helper call hides it).
+    def visit_BinOp(self, node):
+        seen = self.both(node.left, node.right)
+        self.generic_visit(node)
+        name = _HELPERS.get(type(node.op))
+        if name and seen is not None:
+            return self.helper(name, [node.left, node.right], node, seen)
+        return node
+
+    def visit_AugAssign(self, node):
+        seen = self.both(node.target, node.value) if isinstance(node.target, gast.Name) else None
+        self.generic_visit(node)
+        name = _HELPERS.get(type(node.op))
+        if name and seen is not None:
+            load = gast.Name(id=node.target.id, ctx=gast.Load(), annotation=None, type_comment=None)
+            value = self.helper(name, [load, node.value], node, seen)
+            return gast.copy_location(gast.Assign(targets=[node.target], value=value, type_comment=None), node)
+        return node
+
+    def visit_UnaryOp(self, node):
+        kind = self.kind(node.operand)
+        self.generic_visit(node)
+        if isinstance(node.op, gast.USub) and kind:
+            return self.helper("py_neg", [node.operand], node, kind == "python")
+        return node
+
+    def visit_Call(self, node):
+        python = len(node.args) == 1 and self.weak(node.args[0])
+        self.generic_visit(node)
+        func = node.func
+        if (python and isinstance(func, gast.Name) and func.id == "int" and not node.keywords
+                and self.context.namespace.get("int", builtins.int) is builtins.int):
+            return self.helper("py_int", node.args, node)
+        return node
