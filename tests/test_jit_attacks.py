@@ -261,3 +261,64 @@ if __name__ == "__main__":       # triage: python tests/test_jit_attacks.py [sub
                 print(f"FAIL    grad {fn.__name__}: {str(exc)[:400]}")
             except Exception as exc:    # noqa: BLE001
                 print(f"CRASH   grad {fn.__name__}: {type(exc).__name__}: {str(exc)[:300]}")
+
+
+# ---- state that changes between calls: compiled code must not keep a stale copy
+
+
+def test_a_global_number_rebound_between_calls(monkeypatch):
+    jitted = astjax.jit(A.uses_offset)
+    assert float(jitted(1.0)) == 2.0
+    monkeypatch.setattr(A, "OFFSET", 5.0)
+    assert float(jitted(1.0)) == 6.0
+    monkeypatch.setattr(A, "OFFSET", 2)
+    assert float(jitted(1.0)) == 3.0
+
+
+def test_a_global_array_written_into_between_calls(monkeypatch):
+    monkeypatch.setattr(A, "TABLE", np.array([1.0, 2.0, 3.0]))
+    jitted, x = astjax.jit(A.uses_table), np.ones(3)
+    assert float(jitted(x)) == 6.0
+    A.TABLE[0] = 100.0                     # Numba compiled the old values in as a constant
+    assert float(jitted(x)) == 105.0 == A.uses_table(x)
+    monkeypatch.setattr(A, "TABLE", np.array([1.0, 1.0, 1.0]))
+    assert float(jitted(x)) == 3.0
+
+
+def test_a_closed_over_array_written_into_between_calls():
+    a = np.array([1.0, 2.0])
+    inner = A.make_closure(a)
+    jitted, y = astjax.jit(inner), np.array([1.0, 1.0])
+    np.testing.assert_array_equal(jitted(y), [1.0, 2.0])
+    a[0] = 50.0
+    np.testing.assert_array_equal(jitted(y), inner(y))
+
+
+def test_jit_of_grad_sees_a_global_array_written_into(monkeypatch):
+    monkeypatch.setattr(A, "TABLE", np.array([1.0, 2.0, 3.0]))
+    jitted, x = astjax.jit(astjax.grad(A.uses_table)), np.ones(3)
+    np.testing.assert_array_equal(jitted(x), [1.0, 2.0, 3.0])
+    A.TABLE[1] = -7.0
+    np.testing.assert_array_equal(jitted(x), [1.0, -7.0, 3.0])
+
+
+def test_defaults_changed_after_jit():
+    def restore(defaults):
+        A.uses_default.__defaults__ = defaults
+    saved = A.uses_default.__defaults__
+    try:
+        jitted = astjax.jit(A.uses_default)
+        assert float(jitted(2.0)) == 6.0
+        A.uses_default.__defaults__ = (10.0,)
+        assert float(jitted(2.0)) == 20.0
+    finally:
+        restore(saved)
+
+
+def test_one_jitted_function_over_many_signatures_keeps_each_answer():
+    """int, float, float32, 0-d, 1-d, 2-d, int32 and bool through one jitted function, then again in reverse."""
+    jitted = astjax.jit(A.poly)
+    inputs = [2, 2.0, f32(2.0), np.array(3.0), arr([1.0, 2.0]), arr([[1.0]], f32), arr([1, 2], i32), True]
+    for x in inputs + inputs[::-1]:
+        want, got = A.poly(x), jitted(x)
+        assert mismatch(want, got) is None, (x, want, got)

@@ -17,6 +17,7 @@ from ..backends.numba_cpu import JitError, compile_lowered, numba_error
 from ..errors import trace_to_user
 from .lower import LoweringContext, lower_function
 from . import cache
+from .frozen_globals import FrozenArrays
 from .observe import Observed, abstract, observe
 from .python_number_error import PythonNumberError
 
@@ -39,16 +40,23 @@ class CompiledFunction:
                 entry = self.by_quick_key.get(tuple(map(quick_key, args)))
             except TypeError:
                 entry = None
-            if entry is not None:
+            if entry is not None and (entry.frozen is None or not entry.frozen.changed()):
                 return entry.run(args)
         if kwargs or len(args) != len(self.parameters):
             args = self._positional(args, kwargs)
         key = self._key(args)
         entry = self.entries.get(key)
+        if entry is not None and entry.frozen is not None and entry.frozen.changed():
+            self._forget(entry)                   # an array it compiled in was written into: compile again
+            entry = None
         if entry is None:
             return self._first_call(key, args)
         self._remember_quick_key(args, entry)
         return entry.run(args)
+
+    def _forget(self, entry):
+        self.entries = {k: e for k, e in self.entries.items() if e is not entry}
+        self.by_quick_key = {k: e for k, e in self.by_quick_key.items() if e is not entry}
 
     def _remember_quick_key(self, args, entry):
         if not self.static and len(args) == len(self.parameters):
@@ -95,8 +103,8 @@ class CompiledFunction:
             types, out_spec = record
             observed = Observed.by_name(cache.reachable_generated(self.generated), types)
             try:
-                dispatcher, text = build(self.generated, observed, static, disk_key)
-                entry = _Entry(dispatcher, text, out_spec, dynamic)
+                dispatcher, text, frozen = build(self.generated, observed, static, disk_key)
+                entry = _Entry(dispatcher, text, out_spec, dynamic, frozen)
                 got = entry.run(args)
             except Exception:       # noqa: BLE001 -- a stale or foreign record: build it again below
                 pass
@@ -105,8 +113,8 @@ class CompiledFunction:
                 self._remember_quick_key(args, entry)
                 return got
         expected, observed = observe(self.generated, args, {}, _is_generated)
-        dispatcher, text = build(self.generated, observed, static, disk_key)
-        entry = _Entry(dispatcher, text, abstract(expected), dynamic)
+        dispatcher, text, frozen = build(self.generated, observed, static, disk_key)
+        entry = _Entry(dispatcher, text, abstract(expected), dynamic, frozen)
         try:
             try:
                 got = entry.run(args)
@@ -114,8 +122,8 @@ class CompiledFunction:
                 if disk_key is None or _is_numba_error(exc):
                     raise
                 disk_key = None
-                dispatcher, text = build(self.generated, observed, static, None)
-                entry = _Entry(dispatcher, text, abstract(expected), dynamic)
+                dispatcher, text, frozen = build(self.generated, observed, static, None)
+                entry = _Entry(dispatcher, text, abstract(expected), dynamic, frozen)
                 got = entry.run(args)
         except JitError:
             raise
@@ -146,8 +154,9 @@ def _quiet_numba():
 class _Entry:
     """One compiled signature: the dispatcher and how to pass arguments in and results out."""
 
-    def __init__(self, dispatcher, text, out_spec, dynamic):
+    def __init__(self, dispatcher, text, out_spec, dynamic, frozen=None):
         self.dispatcher, self.text, self.out_spec = dispatcher, text, out_spec
+        self.frozen = frozen if frozen is not None and frozen.items else None     # arrays compiled in
         self.dynamic = dynamic
         self.all_dynamic = all(dynamic)
         self.convert_out = _converter(out_spec)
@@ -217,10 +226,12 @@ class _Build:
         self.texts = []
         self.dispatchers = []
         self.recursive = False
+        self.frozen = FrozenArrays()
 
 
 def build(generated, observed, static, disk_key=None):
-    """Lower and compile `generated` and the generated functions it calls; return (dispatcher, all text).
+    """Lower and compile `generated` and the generated functions it calls; return (dispatcher, all text,
+    the FrozenArrays its code compiled in).
 
     With a `disk_key` (and ASTJAX_NUMBA_CACHE on), each lowered function is written to a file stamped
     with that key (Numba caches machine code per file and does not notice when a callee or a global
@@ -236,7 +247,7 @@ def build(generated, observed, static, disk_key=None):
     if source_file is not None and not state.recursive:
         for compiled in state.dispatchers:        # Numba compiles lazily: nothing has been compiled yet
             compiled.enable_caching()
-    return dispatcher, "\n\n".join(state.texts)
+    return dispatcher, "\n\n".join(state.texts), state.frozen
 
 
 def _build(generated, observed, state, static):
@@ -284,6 +295,7 @@ def _build(generated, observed, state, static):
                 namespace[label] = dispatcher
     self_names = [label for label, obj in context.bindings.items() if obj is generated]
     state.recursive = state.recursive or bool(self_names)
+    state.frozen.capture(node, namespace)
     dispatcher, text = compile_lowered(node, namespace, filename, state.source_file, self_names)
     state.built[generated] = dispatcher
     state.dispatchers.append(dispatcher)
