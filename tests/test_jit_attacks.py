@@ -19,7 +19,7 @@ from jit_cases import attacks as A
 
 pytest.importorskip("numba")
 
-NAN = float("nan")
+NAN, INF = float("nan"), float("inf")
 f32, f64, i32, i64 = np.float32, np.float64, np.int32, np.int64
 
 
@@ -39,8 +39,9 @@ ATTACKS = [
     (A.negate_add, [(-5,), (5,)], EITHER),
     (A.floordiv_ints, [(7, 2), (-7, 2), (7, -2), (-7, -2)], MATCH),
     (A.mod_ints, [(7, 3), (-7, 3), (7, -3), (-7, -3)], MATCH),
-    (A.floordiv_floats, [(7.5, 2.0), (-7.5, 2.0), (7.5, -2.0), (-0.5, 1.0)], MATCH),
-    (A.mod_floats, [(7.5, 2.0), (-7.5, 2.0), (7.5, -2.0), (-1e-20, 1.0)], MATCH),
+    (A.floordiv_floats, [(7.5, 2.0), (-7.5, 2.0), (7.5, -2.0), (-0.5, 1.0), (5.0, INF), (-5.0, INF)], MATCH),
+    (A.mod_floats, [(7.5, 2.0), (-7.5, 2.0), (7.5, -2.0), (-1e-20, 1.0), (-5.0, INF), (5.0, -INF), (INF, 3.0)],
+     MATCH),
     (A.mod_arrays, [(arr([7.0, -7.0, 7.0, -7.0]), arr([3.0, 3.0, -3.0, -3.0])),
                     (arr([7, -7, 7, -7], i64), arr([3, 3, -3, -3], i64))], MATCH),
     (A.floordiv_arrays, [(arr([7.0, -7.0, 7.0, -7.0]), arr([2.0, 2.0, -2.0, -2.0])),
@@ -126,6 +127,18 @@ ATTACKS = [
     (A.uses_np_random, [(arr([1.0]),)], REFUSE),
     (A.recursive_power, [(2.0, 3), (2.0, 10)], MATCH),
     (A.recursive_fib, [(5,), (10,)], MATCH),
+    (A.math_sqrt, [(4.0,), (-1.0,)], EITHER),
+    (A.math_log, [(1.0,), (0.0,), (-1.0,)], EITHER),
+    (A.math_exp, [(1.0,), (1000.0,)], EITHER),
+    (A.math_sqrt_minus_one, [(4.0,), (1.0000001,)], MATCH),
+    (A.jnp_sqrt_minus_one, [(4.0,), (1.0000001,)], MATCH),
+    (A.builtin_pow, [(2, 3), (2, 70), (2, -1)], EITHER),
+    (A.tuple_product, [((3, 4),), ((2 ** 40, 2 ** 40),)], EITHER),
+    (A.python_sum, [(3, 4), (2 ** 62, 2 ** 62)], EITHER),
+    (A.loop_over_tuple, [((3, 4),), ((2 ** 40, 2 ** 40),)], EITHER),
+    (A.float_mul_overflow, [(2.0,), (1e200,)], EITHER),
+    (A.exp_of_python_int, [(1,), (2,)], MATCH),
+    (A.int_array_times_python_int, [(arr([1, 2], i64), 3), (arr([1, 2], i64), 2 ** 62)], EITHER),
 ]
 
 GRAD_ATTACKS = [

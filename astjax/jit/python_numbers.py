@@ -17,6 +17,7 @@ numbers; each either gives Python's answer or raises:
 
 On arrays and NumPy scalars of other widths the helpers are the plain operator.
 """
+import math
 import operator
 
 from numba import njit, types
@@ -39,6 +40,14 @@ def _stub(name):
 py_add, py_sub, py_mul, py_div, py_floordiv, py_mod, py_pow, py_lshift, py_rshift = (
     _stub(n) for n in ("py_add", "py_sub", "py_mul", "py_div", "py_floordiv", "py_mod", "py_pow", "py_lshift",
                        "py_rshift"))
+
+
+def py_math1(result, a, where):
+    raise NotImplementedError("py_math1 runs only in compiled code")
+
+
+def py_math2(result, a, b, where):
+    raise NotImplementedError("py_math2 runs only in compiled code")
 
 
 def py_neg(a, where):
@@ -193,7 +202,6 @@ def _py_pow(a, b, where):
             return r
         return power
     if _floats(a, b):
-        import math
 
         def power_float(a, b, where):
             fa, fb = float(a), float(b)
@@ -252,7 +260,6 @@ def _py_neg(a, where):
 @overload(py_int)
 def _py_int(a, where):
     if isinstance(a, types.Float):
-        import math
 
         def to_int(a, where):
             if math.isnan(a):
@@ -266,6 +273,41 @@ def _py_int(a, where):
     return lambda a, where: int(a)
 
 
+@njit(inline="always")
+def _math_check(result, finite, nan, where):
+    if math.isnan(result) and not nan:
+        raise ValueError("math domain error")
+    if math.isinf(result) and finite:
+        raise PythonNumberError("Python's math module raises here (a pole or an overflow); Numba gives inf",
+                                where)
+    return result
+
+
+def _float(t):
+    return isinstance(t, (types.Float, types.Integer)) and not isinstance(t, types.Boolean)
+
+
+@overload(py_math1)
+def _py_math1(result, a, where):
+    if _float(result) and _float(a):
+        def check1(result, a, where):
+            _math_check(float(result), math.isfinite(float(a)), math.isnan(float(a)), where)
+            return result
+        return check1
+    return lambda result, a, where: result
+
+
+@overload(py_math2)
+def _py_math2(result, a, b, where):
+    if _float(result) and _float(a) and _float(b):
+        def check2(result, a, b, where):
+            fa, fb = float(a), float(b)
+            _math_check(float(result), math.isfinite(fa) and math.isfinite(fb), math.isnan(fa) or math.isnan(fb), where)
+            return result
+        return check2
+    return lambda result, a, b, where: result
+
+
 PYTHON_NUMBER_HELPERS = {f.__name__: f for f in (py_add, py_sub, py_mul, py_div, py_floordiv, py_mod, py_pow,
-                                                 py_lshift, py_rshift, py_neg, py_int)}
+                                                 py_lshift, py_rshift, py_neg, py_int, py_math1, py_math2)}
 PYTHON_NUMBER_HELPERS["PythonNumberError"] = PythonNumberError

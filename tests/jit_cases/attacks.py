@@ -503,3 +503,54 @@ def negative_python_int(n):
 
 def int_shift_right(n, k):
     return n >> k
+
+
+def math_sqrt(x):
+    return math.sqrt(x)
+
+
+def math_log(x):
+    return math.log(x)
+
+
+def math_exp(x):
+    return math.exp(x)
+
+
+def builtin_pow(a, b):
+    return pow(a, b) % 1000
+
+
+def tuple_product(t):
+    return (t[0] * t[1]) % 1000
+
+
+def python_sum(a, b):
+    return sum([a, b]) % 1000
+
+
+def loop_over_tuple(t):
+    s = 1
+    for v in t:
+        s = s * v
+    return s % 1000
+
+
+def float_mul_overflow(a):
+    return a * a
+
+
+def exp_of_python_int(n):
+    return jnp.exp(n)
+
+
+def int_array_times_python_int(x, n):
+    return x * n
+
+
+def math_sqrt_minus_one(x):
+    return (math.sqrt(x) - 1.0) * 1e8
+
+
+def jnp_sqrt_minus_one(x):
+    return (jnp.sqrt(x) - 1.0) * 1e8

@@ -8,6 +8,7 @@ Python int past 64 bits, a division by zero, `2 ** -1`, `(-8.0) ** 0.5`:
 
     r = r * i          ->   r = py_mul(r, i, "/path/user.py:12")
     out = a // b       ->   out = py_floordiv(a, b, "/path/user.py:7")
+    y = math.sqrt(x)   ->   y = py_math1(math.sqrt(x), x, "/path/user.py:9")
 
 The string is the user's line, for the error a refused value raises. Operators
 that meet an array or a NumPy scalar keep NumPy's meaning and are left alone.
@@ -20,11 +21,13 @@ an int64 scalar: jit cannot tell it from a Python int), and refuses a division
 by zero (Python raises, NumPy gives inf: jit cannot tell which).
 """
 import builtins
+import copy
 
 import gast
 
 from ...errors import trace_to_user
-from .dtypes import DtypeReader
+from .dtypes import DtypeReader, static_value
+from .weak_kinds import WEAK_KINDS
 
 __all__ = ["keep_python_arithmetic"]
 
@@ -48,6 +51,10 @@ def _fold(name, args):
     if value < 0:
         return gast.UnaryOp(op=gast.USub(), operand=gast.Constant(value=-value, kind=None))
     return gast.Constant(value=value, kind=None)
+
+
+def _is_python_math(call, namespace):
+    return getattr(static_value(call.func, namespace), "__module__", None) == "math"
 
 
 def keep_python_arithmetic(node, context):
@@ -83,6 +90,15 @@ class _PythonArithmetic(gast.NodeTransformer):
             return None
         if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, (gast.USub, gast.UAdd)):
             return self.kind(expr.operand)
+        if isinstance(expr, gast.Subscript) and isinstance(expr.value, gast.Name):    # t[0] of a tuple of ints
+            types = self.context.types_of(expr.value.id)
+            items = [item for t in types if t[0] in ("tuple", "list") for item in t[1]]
+            if types and len(items) and all(t[0] in ("tuple", "list") for t in types) and set(items) <= WEAK_KINDS:
+                return "python"
+            return None
+        if isinstance(expr, gast.Call) and _is_python_math(expr, self.context.namespace) and expr.args:
+            kinds = {self.kind(a) for a in expr.args}
+            return None if None in kinds else ("unseen" if "unseen" in kinds else "python")
         if isinstance(expr, gast.BinOp) and type(expr.op) in _HELPERS:
             kinds = {self.kind(expr.left), self.kind(expr.right)}
             return None if None in kinds else ("unseen" if "unseen" in kinds else "python")
@@ -121,7 +137,11 @@ class _PythonArithmetic(gast.NodeTransformer):
 
     def visit_Call(self, node):
         python = len(node.args) == 1 and self.weak(node.args[0])
+        math_call = _is_python_math(node, self.context.namespace) and 1 <= len(node.args) <= 2 and all(
+            self.kind(a) for a in node.args)
         self.generic_visit(node)
+        if math_call:                          # math.sqrt(-1.0): Python raises, Numba gives nan
+            return self.helper(f"py_math{len(node.args)}", [node] + [copy.deepcopy(a) for a in node.args], node)
         func = node.func
         if (python and isinstance(func, gast.Name) and func.id == "int" and not node.keywords
                 and self.context.namespace.get("int", builtins.int) is builtins.int):
