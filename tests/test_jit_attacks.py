@@ -139,6 +139,16 @@ ATTACKS = [
     (A.float_mul_overflow, [(2.0,), (1e200,)], EITHER),
     (A.exp_of_python_int, [(1,), (2,)], MATCH),
     (A.int_array_times_python_int, [(arr([1, 2], i64), 3), (arr([1, 2], i64), 2 ** 62)], EITHER),
+    (A.int_array_negative_power, [(arr([1, 2], i64), 2), (arr([1, 2], i64), -1)], EITHER),
+    (A.int32_sum_overflow, [(arr([1, 2], i32),), (arr([2 ** 30, 2 ** 30, 2 ** 30], i32),)], MATCH),
+    (A.set_item, [(arr([1.0, 2.0]),)], EITHER),
+    (A.while_counter, [(10,), (3_000_000,)], EITHER),
+    (A.shape_times, [(arr([1.0, 2.0]), 3), (arr([1.0, 2.0]), 2 ** 62 + 1)], EITHER),
+    (A.int32_array_true_divide_zero, [(arr([1, 0, -1], i32), arr([2, 0, 0], i32))], MATCH),
+    (A.float32_scalar_divide_zero, [(1.0,), (-1.0,), (0.0,)], MATCH),
+    (A.return_global, [(arr([1.0]),)], MATCH),
+    (A.uses_global_list, [(2.0,)], EITHER),
+    (A.uses_global_dict, [(2.0,)], EITHER),
 ]
 
 GRAD_ATTACKS = [
@@ -151,6 +161,7 @@ GRAD_ATTACKS = [
     (A.grad_float32_mix, [(arr([1.0, 2.0], f32),)]),
     (A.grad_round, [(2.5,), (3.5,)]),
     (A.grad_abs, [(arr([1.0, -2.0, 0.0]),)]),
+    (A.grad_reciprocal, [(2.0,), (0.0,)]),
 ]
 
 

@@ -50,6 +50,10 @@ def py_math2(result, a, b, where):
     raise NotImplementedError("py_math2 runs only in compiled code")
 
 
+def np_int_pow(a, b):
+    raise NotImplementedError("np_int_pow runs only in compiled code")
+
+
 def py_neg(a, where):
     raise NotImplementedError("py_neg runs only in compiled code")
 
@@ -308,6 +312,31 @@ def _py_math2(result, a, b, where):
     return lambda result, a, b, where: result
 
 
+def _integer(t):
+    t = t.dtype if isinstance(t, types.Array) else t
+    return isinstance(t, types.Integer)
+
+
+@overload(np_int_pow)
+def _np_int_pow(a, b):
+    """NumPy's integer power: a negative exponent raises ValueError (Numba would give 0 or 1)."""
+    if not (_integer(a) and _integer(b)):
+        return lambda a, b: a ** b
+    if isinstance(b, types.Array):
+        def power_arrays(a, b):
+            if b.size and b.min() < 0:
+                raise ValueError("Integers to negative integer powers are not allowed.")
+            return a ** b
+        return power_arrays
+
+    def power(a, b):
+        if b < 0:
+            raise ValueError("Integers to negative integer powers are not allowed.")
+        return a ** b
+    return power
+
+
 PYTHON_NUMBER_HELPERS = {f.__name__: f for f in (py_add, py_sub, py_mul, py_div, py_floordiv, py_mod, py_pow,
-                                                 py_lshift, py_rshift, py_neg, py_int, py_math1, py_math2)}
+                                                 py_lshift, py_rshift, py_neg, py_int, py_math1, py_math2,
+                                                 np_int_pow)}
 PYTHON_NUMBER_HELPERS["PythonNumberError"] = PythonNumberError

@@ -554,3 +554,57 @@ def math_sqrt_minus_one(x):
 
 def jnp_sqrt_minus_one(x):
     return (jnp.sqrt(x) - 1.0) * 1e8
+
+
+def int_array_negative_power(x, n):
+    return x ** n
+
+
+def int32_sum_overflow(x):
+    return jnp.sum(x)
+
+
+def set_item(x):
+    x[0] = 5.0
+    return x
+
+
+def while_counter(n):
+    i = 0
+    s = 0
+    while i < n:
+        s += i * i
+        i += 1
+    return s % 997
+
+
+def shape_times(x, n):
+    return (x.shape[0] * n) % 1000
+
+
+def int32_array_true_divide_zero(x, y):
+    return x / y
+
+
+def float32_scalar_divide_zero(x):
+    return np.float32(x) / np.float32(0.0)
+
+
+def grad_reciprocal(x):
+    return 1.0 / x
+
+
+WEIGHTS = [1.0, 2.0]
+SHAPES = {"scale": 3.0}
+
+
+def return_global(x):
+    return TABLE
+
+
+def uses_global_list(x):
+    return WEIGHTS[0] * x + WEIGHTS[1]
+
+
+def uses_global_dict(x):
+    return SHAPES["scale"] * x

@@ -9,6 +9,7 @@ Python int past 64 bits, a division by zero, `2 ** -1`, `(-8.0) ** 0.5`:
     r = r * i          ->   r = py_mul(r, i, "/path/user.py:12")
     out = a // b       ->   out = py_floordiv(a, b, "/path/user.py:7")
     y = math.sqrt(x)   ->   y = py_math1(math.sqrt(x), x, "/path/user.py:9")
+    z = k ** n         ->   z = np_int_pow(k, n)      (k an int array: NumPy raises for n < 0)
 
 The string is the user's line, for the error a refused value raises. Operators
 that meet an array or a NumPy scalar keep NumPy's meaning and are left alone.
@@ -64,7 +65,8 @@ def keep_python_arithmetic(node, context):
 class _PythonArithmetic(gast.NodeTransformer):
     def __init__(self, context):
         self.context = context
-        self.weak = DtypeReader(context).weak
+        reader = DtypeReader(context)
+        self.weak, self.dtype = reader.weak, reader.dtype
         self.filename = context.generated.__code__.co_filename
 
     def where(self, node, seen):
@@ -90,6 +92,11 @@ class _PythonArithmetic(gast.NodeTransformer):
             return None
         if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, (gast.USub, gast.UAdd)):
             return self.kind(expr.operand)
+        if isinstance(expr, gast.Attribute) and expr.attr in ("size", "ndim"):         # Python ints in NumPy
+            return "python"
+        if (isinstance(expr, gast.Subscript) and isinstance(expr.value, gast.Attribute)
+                and expr.value.attr == "shape"):                                        # x.shape[0]
+            return "python"
         if isinstance(expr, gast.Subscript) and isinstance(expr.value, gast.Name):    # t[0] of a tuple of ints
             types = self.context.types_of(expr.value.id)
             items = [item for t in types if t[0] in ("tuple", "list") for item in t[1]]
@@ -112,10 +119,15 @@ class _PythonArithmetic(gast.NodeTransformer):
     # Each visit asks whether its operands are Python numbers before rewriting them (a helper call hides it).
     def visit_BinOp(self, node):
         seen = self.both(node.left, node.right)
+        integer_power = isinstance(node.op, gast.Pow) and (self.dtype(node.left) or "").startswith(("int", "uint"))
         self.generic_visit(node)
         name = _HELPERS.get(type(node.op))
         if name and seen is not None:
             return self.helper(name, [node.left, node.right], node, seen)
+        if integer_power:                 # NumPy refuses an integer to a negative power; Numba gives 0
+            call = gast.Call(func=gast.Name(id="np_int_pow", ctx=gast.Load(), annotation=None, type_comment=None),
+                             args=[node.left, node.right], keywords=[])
+            return gast.copy_location(call, node)
         return node
 
     def visit_AugAssign(self, node):
