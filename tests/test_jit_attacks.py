@@ -147,6 +147,21 @@ ATTACKS = [
     (A.int32_array_true_divide_zero, [(arr([1, 0, -1], i32), arr([2, 0, 0], i32))], MATCH),
     (A.float32_scalar_divide_zero, [(1.0,), (-1.0,), (0.0,)], MATCH),
     (A.return_global, [(arr([1.0]),)], MATCH),
+    (A.fused_two, [(np.ones((3, 4)), np.ones((3, 4))), (np.ones((3, 4)), np.full((1, 4), 2.0)),
+                   (np.ones((3, 4)), np.full((3, 1), 2.0)), (np.ones((1, 4)), np.full((3, 4), 2.0)),
+                   (np.ones((3, 4)), np.ones((2, 4)))], MATCH),
+    (A.fused_two_sum, [(np.ones((3, 4), f32), np.ones((3, 4), f32)), (np.ones((3, 4), f32), np.ones((1, 4), f32)),
+                       (np.ones((1, 4), f32), np.full((3, 4), 2.0, f32)), (np.ones(5, f32), np.ones(3, f32))], MATCH),
+    (A.fused_three, [(np.ones(4), np.ones(4), np.ones(4)), (np.ones(4), np.ones(1), np.ones(4)),
+                     (np.ones(1), np.ones(4), np.arange(4.0)), (np.ones(4)[::2], np.ones(2), np.arange(4.0)[::2]),
+                     (np.ones(4), np.ones(4), np.ones(7))], MATCH),
+    (A.poly, [(np.ones(3, np.float16),)], EITHER),
+    (A.plain_sum, [(np.ones(10, f32),), (np.ones(17_000_000, f32),)], MATCH),     # past 2 ** 24 in float32
+    (A.mean_of, [(np.ones(10, f32),), (np.ones(17_000_000, f32),)], MATCH),
+    (A.sum_all, [(np.ones(10, f32),), (np.ones(17_000_000, f32),)], MATCH),
+    (A.exp_sum, [(np.zeros(10, f32),), (np.full(5000, 0.5, f32),)], MATCH),
+    (A.fused_sum, [(np.ones(10, f32),), (np.ones(3_000_000, f32),)], MATCH),
+    (A.sum_sigmoid, [(np.ones(10, f32),), (np.full(3_000_000, 0.3, f32),)], MATCH),
     (A.uses_global_list, [(2.0,)], EITHER),
     (A.uses_global_dict, [(2.0,)], EITHER),
 ]
@@ -346,3 +361,15 @@ def test_one_jitted_function_over_many_signatures_keeps_each_answer():
     for x in inputs + inputs[::-1]:
         want, got = A.poly(x), jitted(x)
         assert mismatch(want, got) is None, (x, want, got)
+
+
+def test_a_static_python_int_keeps_pythons_arithmetic():
+    jitted = astjax.jit(A.static_power, static_argnums=1)
+    for n in (3, 70, 200):
+        want, got = A.static_power(1.5, n), None
+        try:
+            got = jitted(1.5, n)
+        except AstjaxError as exc:
+            assert "attacks.py" in str(exc)
+            continue
+        assert mismatch(want, got) is None, (n, want, got)

@@ -608,3 +608,47 @@ def uses_global_list(x):
 
 def uses_global_dict(x):
     return SHAPES["scale"] * x
+
+
+def exp_fused(x):
+    return jnp.exp(x) * 1.0
+
+
+def exp_sum(x):
+    return jnp.sum(jnp.exp(x))
+
+
+def sigmoid_fused(x):
+    return 1.0 / (1.0 + jnp.exp(-x))
+
+
+def plain_sum(x):
+    return jnp.sum(x)
+
+
+def mean_of(x):
+    return jnp.mean(x)
+
+
+def fused_sum(x):
+    return jnp.sum(jnp.tanh(x) * x + 1.0)
+
+
+def sum_sigmoid(x):
+    return jnp.sum(1.0 / (1.0 + jnp.exp(-x)))
+
+
+def fused_two(a, b):
+    return jnp.exp(a) * b + a
+
+
+def fused_two_sum(a, b):
+    return jnp.sum(jnp.tanh(a) * b - a * a)
+
+
+def fused_three(a, b, c):
+    return jnp.sin(a) * b + c * a
+
+
+def static_power(x, n):
+    return x * ((2 ** n) % 1000)
