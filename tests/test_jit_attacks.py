@@ -147,6 +147,10 @@ ATTACKS = [
     (A.int32_array_true_divide_zero, [(arr([1, 0, -1], i32), arr([2, 0, 0], i32))], MATCH),
     (A.float32_scalar_divide_zero, [(1.0,), (-1.0,), (0.0,)], MATCH),
     (A.return_global, [(arr([1.0]),)], MATCH),
+    (A.compare_big, [(5,), (-5,)], EITHER),
+    (A.abs_float, [(-2.5,), (-0.0,), (NAN,)], MATCH),
+    (A.int_true_divide_big, [(7,), (2 ** 60 + 1,)], MATCH),
+    (A.arange_times, [(5,), (100_000,)], EITHER),
     (A.fused_two, [(np.ones((3, 4)), np.ones((3, 4))), (np.ones((3, 4)), np.full((1, 4), 2.0)),
                    (np.ones((3, 4)), np.full((3, 1), 2.0)), (np.ones((1, 4)), np.full((3, 4), 2.0)),
                    (np.ones((3, 4)), np.ones((2, 4)))], MATCH),
@@ -177,6 +181,8 @@ GRAD_ATTACKS = [
     (A.grad_round, [(2.5,), (3.5,)]),
     (A.grad_abs, [(arr([1.0, -2.0, 0.0]),)]),
     (A.grad_reciprocal, [(2.0,), (0.0,)]),
+    (A.grad_int_power, [(1.0, 3), (1.0, 50)]),
+    (A.grad_divide_python, [(1.0, 3.0, 2.0), (1.0, 3.0, 0.0), (2.0, 7, 0)]),
 ]
 
 

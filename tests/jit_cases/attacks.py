@@ -652,3 +652,29 @@ def fused_three(a, b, c):
 
 def static_power(x, n):
     return x * ((2 ** n) % 1000)
+
+
+def compare_big(n):
+    if n < 2 ** 64:
+        return 1.0
+    return 2.0
+
+
+def abs_float(x):
+    return abs(x)
+
+
+def int_true_divide_big(n):
+    return n / 3
+
+
+def arange_times(n):
+    return jnp.sum(jnp.arange(n) * n)
+
+
+def grad_int_power(x, n):
+    return x * ((3 ** n) % 7)
+
+
+def grad_divide_python(x, a, b):
+    return x * (a / b)

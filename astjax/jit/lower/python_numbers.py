@@ -1,8 +1,9 @@
 """Operators on two Python numbers keep Python's meaning when compiled.
 
-Where both operands of `+ - * / // % ** <<` (or the operand of unary `-` and
-`int()`) are Python numbers (literals, globals holding numbers, locals the
-first call saw hold only Python numbers), the operator becomes a helper of
+Where both operands of `+ - * / // % ** << >>` (or the operand of unary `-`
+and `int()`, or the arguments of a `math` function) are Python numbers
+(literals, globals holding numbers, locals the first call saw hold only Python
+numbers, items of such tuples, `x.shape[i]`), the operator becomes a helper of
 `jit/python_numbers.py` that checks what Numba would silently change: a
 Python int past 64 bits, a division by zero, `2 ** -1`, `(-8.0) ** 0.5`:
 
