@@ -148,6 +148,7 @@ ATTACKS = [
     (A.float32_scalar_divide_zero, [(1.0,), (-1.0,), (0.0,)], MATCH),
     (A.return_global, [(arr([1.0]),)], MATCH),
     (A.compare_big, [(5,), (-5,)], EITHER),
+    (A.int_of_numpy_float, [(f64(9.5),), (f64(NAN),), (f64(INF),), (f64(1e30),), (f32(-9.5),)], EITHER),
     (A.abs_float, [(-2.5,), (-0.0,), (NAN,)], MATCH),
     (A.int_true_divide_big, [(7,), (2 ** 60 + 1,)], MATCH),
     (A.arange_times, [(5,), (100_000,)], EITHER),

@@ -149,7 +149,7 @@ class _PythonArithmetic(gast.NodeTransformer):
         return node
 
     def visit_Call(self, node):
-        python = len(node.args) == 1 and self.weak(node.args[0])
+        python = len(node.args) == 1         # int(x) of any number: int(nan) raises for NumPy's floats too
         math_call = _is_python_math(node, self.context.namespace) and 1 <= len(node.args) <= 2 and all(
             self.kind(a) for a in node.args)
         self.generic_visit(node)
