@@ -18,6 +18,7 @@ import numpy as np
 from ..array import Array, wrap
 from ..arguments import check_callable, name_of
 from ..errors import api_boundary
+from ..backends.numba_cpu import JitError
 from .compiled import CompiledFunction
 
 __all__ = ["jit", "Jitted", "compiled_version"]
@@ -65,7 +66,7 @@ class Jitted:
                 out = primal[1](*args)
             except Exception:          # noqa: BLE001 -- run again below, where errors name the user's line
                 return self._call(*args, **kwargs)
-            return out if type(out) is Array else _as_array(out)
+            return out if type(out) is Array else _as_array(out, self.fun)
         return self._call(*args, **kwargs)
 
     def __get__(self, instance, owner):
@@ -82,7 +83,7 @@ class Jitted:
             finally:
                 _ACTIVE.reset(token)
         compiled = self.compiled()
-        return _as_array(compiled(*args, **kwargs))
+        return _as_array(compiled(*args, **kwargs), self.fun)
 
     def compiled(self):
         """The CompiledFunction of a plain (untransformed) function, built again if a global it read changed."""
@@ -158,21 +159,34 @@ def compiled_version(generated):
     return compiled
 
 
-def _as_array(value):
-    """A jitted function's result as JAX gives it: Python numbers become Arrays (float32 for floats)."""
+def _as_array(value, fun):
+    """A jitted function's result as JAX gives it: Python numbers become Arrays (float32 for floats, int32
+    for ints: an int that int32 cannot hold is refused, not wrapped)."""
     if isinstance(value, tuple):
-        return type(value)(*map(_as_array, value)) if hasattr(value, "_fields") else tuple(map(_as_array, value))
+        items = [_as_array(v, fun) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
     if isinstance(value, list):
-        return [_as_array(v) for v in value]
+        return [_as_array(v, fun) for v in value]
     if isinstance(value, bool):
         return wrap(np.asarray(value))
     if isinstance(value, numbers.Integral):
+        if not _INT32_MIN <= value <= _INT32_MAX:
+            raise JitError(f"jit returns a Python int as an int32 Array (as JAX does), and {value} does not fit in one",
+                           _where(fun), "return a float, or run this function without jit")
         return wrap(np.asarray(value, np.int32))
     if isinstance(value, numbers.Real):
         return wrap(np.asarray(value, np.float32))
     if isinstance(value, np.ndarray) and type(value) is not Array:
         return wrap(value)
     return value
+
+
+_INT32_MIN, _INT32_MAX = -2 ** 31, 2 ** 31 - 1
+
+
+def _where(fun):
+    code = getattr(fun, "__code__", None)
+    return (code.co_filename, code.co_firstlineno) if code is not None else None
 
 
 def _as_tuple(value):

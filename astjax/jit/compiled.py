@@ -17,7 +17,9 @@ from ..backends.numba_cpu import JitError, compile_lowered, numba_error
 from ..errors import trace_to_user
 from .lower import LoweringContext, lower_function
 from . import cache
+from .frozen_globals import FrozenArrays
 from .observe import Observed, abstract, observe
+from .python_number_error import PythonNumberError
 
 __all__ = ["CompiledFunction"]
 
@@ -38,16 +40,23 @@ class CompiledFunction:
                 entry = self.by_quick_key.get(tuple(map(quick_key, args)))
             except TypeError:
                 entry = None
-            if entry is not None:
+            if entry is not None and (entry.frozen is None or not entry.frozen.changed()):
                 return entry.run(args)
         if kwargs or len(args) != len(self.parameters):
             args = self._positional(args, kwargs)
         key = self._key(args)
         entry = self.entries.get(key)
+        if entry is not None and entry.frozen is not None and entry.frozen.changed():
+            self._forget(entry)                   # an array it compiled in was written into: compile again
+            entry = None
         if entry is None:
             return self._first_call(key, args)
         self._remember_quick_key(args, entry)
         return entry.run(args)
+
+    def _forget(self, entry):
+        self.entries = {k: e for k, e in self.entries.items() if e is not entry}
+        self.by_quick_key = {k: e for k, e in self.by_quick_key.items() if e is not entry}
 
     def _remember_quick_key(self, args, entry):
         if not self.static and len(args) == len(self.parameters):
@@ -71,13 +80,17 @@ class CompiledFunction:
         return tuple(bound.arguments.values())
 
     def _key(self, args):
-        return tuple(_static_key(a) if name in self.static else abstract(a)
+        return tuple(_static_key(a) if name in self.static else _signature(a)
                      for name, a in zip(self.parameters, args)) + (len(args),)
 
     def _first_call(self, key, args):
         quiet = _quiet_numba()
         try:
             return self._compile_and_run(key, args)
+        except JitError as exc:
+            if exc.filename is None and _location(self.generated) is not None:     # name the user's function
+                raise JitError(exc.reason, _location(self.generated), exc.hint) from None
+            raise
         finally:
             quiet.__exit__(None, None, None)
 
@@ -90,8 +103,8 @@ class CompiledFunction:
             types, out_spec = record
             observed = Observed.by_name(cache.reachable_generated(self.generated), types)
             try:
-                dispatcher, text = build(self.generated, observed, static, disk_key)
-                entry = _Entry(dispatcher, text, out_spec, dynamic)
+                dispatcher, text, frozen = build(self.generated, observed, static, disk_key)
+                entry = _Entry(dispatcher, text, out_spec, dynamic, frozen)
                 got = entry.run(args)
             except Exception:       # noqa: BLE001 -- a stale or foreign record: build it again below
                 pass
@@ -100,8 +113,8 @@ class CompiledFunction:
                 self._remember_quick_key(args, entry)
                 return got
         expected, observed = observe(self.generated, args, {}, _is_generated)
-        dispatcher, text = build(self.generated, observed, static, disk_key)
-        entry = _Entry(dispatcher, text, abstract(expected), dynamic)
+        dispatcher, text, frozen = build(self.generated, observed, static, disk_key)
+        entry = _Entry(dispatcher, text, abstract(expected), dynamic, frozen)
         try:
             try:
                 got = entry.run(args)
@@ -109,8 +122,8 @@ class CompiledFunction:
                 if disk_key is None or _is_numba_error(exc):
                     raise
                 disk_key = None
-                dispatcher, text = build(self.generated, observed, static, None)
-                entry = _Entry(dispatcher, text, abstract(expected), dynamic)
+                dispatcher, text, frozen = build(self.generated, observed, static, None)
+                entry = _Entry(dispatcher, text, abstract(expected), dynamic, frozen)
                 got = entry.run(args)
         except JitError:
             raise
@@ -141,8 +154,9 @@ def _quiet_numba():
 class _Entry:
     """One compiled signature: the dispatcher and how to pass arguments in and results out."""
 
-    def __init__(self, dispatcher, text, out_spec, dynamic):
+    def __init__(self, dispatcher, text, out_spec, dynamic, frozen=None):
         self.dispatcher, self.text, self.out_spec = dispatcher, text, out_spec
+        self.frozen = frozen if frozen is not None and frozen.items else None     # arrays compiled in
         self.dynamic = dynamic
         self.all_dynamic = all(dynamic)
         self.convert_out = _converter(out_spec)
@@ -152,7 +166,11 @@ class _Entry:
             values = [to_numba(a) for a in args]
         else:
             values = [to_numba(a) for a, keep in zip(args, self.dynamic) if keep]
-        return self.convert_out(self.dispatcher(*values))
+        try:
+            out = self.dispatcher(*values)
+        except PythonNumberError as exc:
+            raise python_number_refusal(exc) from None
+        return self.convert_out(out)
 
 
 def quick_key(value, _ndarray=np.ndarray, _plain=(float, int, bool)):
@@ -208,10 +226,12 @@ class _Build:
         self.texts = []
         self.dispatchers = []
         self.recursive = False
+        self.frozen = FrozenArrays()
 
 
 def build(generated, observed, static, disk_key=None):
-    """Lower and compile `generated` and the generated functions it calls; return (dispatcher, all text).
+    """Lower and compile `generated` and the generated functions it calls; return (dispatcher, all text,
+    the FrozenArrays its code compiled in).
 
     With a `disk_key` (and ASTJAX_NUMBA_CACHE on), each lowered function is written to a file stamped
     with that key (Numba caches machine code per file and does not notice when a callee or a global
@@ -227,7 +247,7 @@ def build(generated, observed, static, disk_key=None):
     if source_file is not None and not state.recursive:
         for compiled in state.dispatchers:        # Numba compiles lazily: nothing has been compiled yet
             compiled.enable_caching()
-    return dispatcher, "\n\n".join(state.texts)
+    return dispatcher, "\n\n".join(state.texts), state.frozen
 
 
 def _build(generated, observed, state, static):
@@ -275,6 +295,7 @@ def _build(generated, observed, state, static):
                 namespace[label] = dispatcher
     self_names = [label for label, obj in context.bindings.items() if obj is generated]
     state.recursive = state.recursive or bool(self_names)
+    state.frozen.capture(node, namespace)
     dispatcher, text = compile_lowered(node, namespace, filename, state.source_file, self_names)
     state.built[generated] = dispatcher
     state.dispatchers.append(dispatcher)
@@ -346,9 +367,9 @@ def _check_agrees(got, expected, generated):
     for g, w in zip(got_leaves, want_leaves):
         g, w = np.asarray(g), np.asarray(w)
         if g.shape != w.shape:
-            if g.size == w.size == 1 or (g.size == 1 and not np.any(g)):
-                continue
-            raise _disagree(generated, f"a result has shape {g.shape}, the reference's {w.shape}")
+            if not (g.size == w.size == 1 or (g.size == 1 and not np.any(g))):
+                raise _disagree(generated, f"a result has shape {g.shape}, the reference's {w.shape}")
+            g = np.broadcast_to(g.reshape(()), w.shape)      # a one-element result: its value must still agree
         if w.dtype.kind in "fc":
             tolerance = 1e-3 if w.dtype.itemsize <= 4 else 1e-7
             scale = np.max(np.abs(w[np.isfinite(w)])) if np.isfinite(w).any() else 1.0
@@ -358,14 +379,32 @@ def _check_agrees(got, expected, generated):
             raise _disagree(generated, "its values differ from the reference backend's")
 
 
+def python_number_refusal(exc):
+    """The JitError for a Python number compiled code cannot hold (jit/python_numbers.py raised it)."""
+    what, where = (tuple(exc.args) + ("", ""))[:2]
+    filename, _, line = str(where).lstrip("?").rpartition(":")
+    location = (filename, int(line)) if filename and line.isdigit() else None
+    return JitError(f"jit cannot give Python's answer here: {what}", location,
+                    "run this function without jit (Python's numbers are exact there), or compute with "
+                    "floats or fixed-width arrays, whose overflow NumPy defines")
+
+
 def _disagree(generated, what):
     return JitError(f"the compiled code of `{generated.__name__}` does not agree with the reference backend: {what}",
                     _location(generated), "run this function without jit, and please report it")
 
 
 def _location(generated):
-    source = getattr(generated, "__astjax_function_source__", None)
-    return trace_to_user(generated.__code__.co_filename, 1) if source is not None else None
+    """The user's line that the first traceable line of `generated` came from (its def line often is not)."""
+    if getattr(generated, "__astjax_function_source__", None) is None:
+        return None
+    code = generated.__code__
+    last = max((line for _, _, line in code.co_lines() if line is not None), default=code.co_firstlineno)
+    for line in range(code.co_firstlineno, last + 1):
+        location = trace_to_user(code.co_filename, line)
+        if location is not None:
+            return location
+    return None
 
 
 def _is_generated(filename):
@@ -378,6 +417,17 @@ def _is_numba_error(exc):
     except ImportError:
         return False
     return isinstance(exc, NumbaError)
+
+
+def _signature(value):
+    """The abstract type of an argument, telling a Python bool from a NumPy one: Numba holds both as a
+    boolean, but Python's `~True` is -2 and `True + True` is 2, NumPy's False and True. Each gets its own
+    compiled entry, checked against the reference on its first call."""
+    if type(value) is bool:
+        return ("python bool",)
+    if type(value) is tuple:
+        return ("tuple", tuple(_signature(v) for v in value))
+    return abstract(value)
 
 
 def _static_key(value):

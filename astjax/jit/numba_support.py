@@ -5,6 +5,7 @@ weak_like(c, p)    a Python number `c` as the dtype JAX gives it beside `p`, dec
 pad_edge_or_zeros  np.pad of a vector or matrix, mode "edge" or "constant" (zeros), as one loop nest.
 zeros_shaped       zeros of a saved shape in an adjoint's dtype (a scalar for the shape ()).
 stack_list         np.stack of a list the compiled code built (vmap's loop over the batch).
+wide_sum, wide_mean  np.sum and np.mean of a float32 array, accumulated in float64.
 """
 import numpy as np
 from numba import types
@@ -157,6 +158,43 @@ def _stack_list(items):
     return None
 
 
+def wide_sum(x):
+    """Sum of a float32 array, accumulated in float64 (Numba's np.sum adds one float32 at a time: at
+    2 ** 24 adding 1.0 no longer changes the total, and the sum of 2e7 ones comes out 16777216)."""
+    raise NotImplementedError
+
+
+def wide_mean(x):
+    """Mean of a float32 array, its sum accumulated in float64 (see wide_sum)."""
+    raise NotImplementedError
+
+
+@overload(wide_sum)
+def _wide_sum(x):
+    if isinstance(x, types.Array) and x.dtype == types.float32:
+        def wide(x):
+            total = 0.0
+            for v in x.flat:
+                total += v
+            return np.float32(total)
+        return wide
+    return lambda x: np.sum(x)
+
+
+@overload(wide_mean)
+def _wide_mean(x):
+    if isinstance(x, types.Array) and x.dtype == types.float32:
+        def wide(x):
+            total = 0.0
+            for v in x.flat:
+                total += v
+            return np.float32(total / x.size)
+        return wide
+    return lambda x: np.mean(x)
+
+
 SUPPORT = {"shape_of": shape_of, "weak_like": weak_like, "np": np, "fast_exp": fast_exp,
            "pad_edge_or_zeros": pad_edge_or_zeros, "zeros_shaped": zeros_shaped,
-           "stack_list": stack_list}
+           "stack_list": stack_list, "wide_sum": wide_sum, "wide_mean": wide_mean}
+from .python_numbers import PYTHON_NUMBER_HELPERS  # noqa: E402 (lower/python_numbers.py writes their calls)
+SUPPORT.update(PYTHON_NUMBER_HELPERS)

@@ -6,6 +6,7 @@ first call observed (jit/observe.py), and rewrites one concern:
     typed_placeholders   `v = None` and zero adjoints `bv = 0.0` get the type v holds later
     tape_stacks          the one heterogeneous tape becomes one typed stack per saved variable
     weak_scalars         a Python number meeting an array takes the array's dtype (JAX's weak types)
+    python_numbers       an operator on two Python numbers keeps Python's meaning (no int64 wrap, x / 0 raises)
     fuse_elementwise     a tree of elementwise operations on arrays becomes one loop
     numba_calls          each primitive call becomes its Numba lowering; `+=` becomes `b = b + e`
 
@@ -15,6 +16,7 @@ import copy
 
 from .fuse_elementwise import fuse_elementwise
 from .numba_calls import lower_calls
+from .python_numbers import keep_python_arithmetic
 from .tape_stacks import split_tape
 from .typed_placeholders import type_placeholders
 from .weak_scalars import cast_weak_scalars
@@ -66,6 +68,7 @@ def lower_function(context):
     type_placeholders(node, context)
     split_tape(node, context)
     cast_weak_scalars(node, context)
+    keep_python_arithmetic(node, context)
     fuse_elementwise(node, context)
     lower_calls(node, context)
     return node

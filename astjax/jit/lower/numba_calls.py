@@ -41,6 +41,10 @@ def _constant_exception(node, target):
 
 # Methods of lists created inside the function.
 _LIST_METHODS = {"append", "pop"}
+# Helpers the lowering passes write (jit/numba_support.py, jit/python_numbers.py).
+_WRITTEN_BY_LOWERING = {"shape_of", "weak_like", "pad_edge_or_zeros", "zeros_shaped", "stack_list", "py_add",
+                        "py_sub", "py_mul", "py_div", "py_floordiv", "py_mod", "py_pow", "py_lshift", "py_rshift", "py_neg", "py_math1", "py_math2", "np_int_pow", "wide_sum", "wide_mean",
+                        "py_int"}
 
 
 def lower_calls(node, context):
@@ -95,8 +99,7 @@ class _CallLowering(gast.NodeTransformer):
                                      "call the function by its global name")
         if isinstance(func, gast.Attribute) and func.attr == "__call__":
             raise self.context.error("jit cannot compile this call", node, None)
-        if isinstance(func, gast.Name) and (func.id in ("shape_of", "weak_like", "pad_edge_or_zeros", "zeros_shaped",
-                                                           "stack_list") or func.id.startswith("_fused_")
+        if isinstance(func, gast.Name) and (func.id in _WRITTEN_BY_LOWERING or func.id.startswith("_fused_")
                                             and func.id in self.context.bindings):
             return node                               # written by the lowering passes themselves
         target = self._static(func)
@@ -167,8 +170,11 @@ class _CallLowering(gast.NodeTransformer):
         reader = DtypeReader(self.context)
         operands = node.args[1:] if prim.name == "where" else node.args
         dtypes = {reader.dtype(a) for a in operands}
-        if len(dtypes) != 1 or dtypes.pop() not in ("float32", "float64"):
+        dtype = dtypes.pop() if len(dtypes) == 1 else None
+        if dtype not in ("float32", "float64"):
             return None
+        if dtype == "float32" and prim.name in _WIDE:        # Numba's np.sum adds float32 to a float32 total
+            return _WIDE[prim.name]
         if prim.name == "where" and not _is_boolean(node.args[0], self.context):
             return None
         if prim.name in ("dot", "matmul") and not all(_rank(a, self.context) in (1, 2) for a in node.args):
@@ -286,6 +292,7 @@ NATIVE = {name: (f"np.{name}", 1) for name in (
 NATIVE.update({name: (f"np.{name}", 2) for name in ("add", "subtract", "multiply", "divide", "maximum", "minimum",
                                                      "power", "dot")})
 NATIVE["matmul"] = ("np.dot", 2)
+_WIDE = {"sum": "wide_sum", "mean": "wide_mean"}      # float32 sums accumulated in float64 (numba_support.py)
 NATIVE["where"] = ("np.where", 3)
 NATIVE["zero_tangent"] = ("np.zeros_like", 1)     # records and lists, its other cases, never reach Numba
 

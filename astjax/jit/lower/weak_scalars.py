@@ -10,7 +10,8 @@ is cast to the dtype JAX would give it:
     out = scale * _t5          ->   out = np.float32(scale) * _t5
     _t1 = x > 0.1              ->   _t1 = x > np.float32(0.1)
 
-A weak float alone in a primitive call is a float32, JAX's default.
+A weak float alone in a primitive call is a float32, JAX's default (not in a call of
+Python's `math` module, which computes in float64 as Python does).
 Where the partner's type was not observed, `weak_like(c, partner)` decides
 when Numba compiles.
 """
@@ -76,8 +77,9 @@ class _Caster(gast.NodeTransformer):
         if not any(kinds) or _is_cast(node):
             return node
         from ...rules import lookup_callable
-        prim = lookup_callable(_static(node.func, self.context.namespace))
-        if prim is None or not prim.differentiable:
+        target = _static(node.func, self.context.namespace)
+        prim = lookup_callable(target)
+        if prim is None or not prim.differentiable or _is_python_math(target):
             return node
         strong = [a for a, k in zip(args, kinds) if not k and isinstance(a, gast.Name)]
         bound = prim.bind(args, {k.arg: k.value for k in node.keywords}) or {}
@@ -91,6 +93,12 @@ class _Caster(gast.NodeTransformer):
                 args[i] = _call("np.float32", arg)
         node.args = args
         return node
+
+
+def _is_python_math(target):
+    """`math.sqrt` and its kin compute a Python float in float64 (and raise where NumPy gives nan):
+    jit/lower/python_numbers.py keeps that meaning, so a Python float argument is not cast to float32."""
+    return getattr(target, "__module__", None) == "math"
 
 
 def _weak_result(kind, dtype):
