@@ -1,0 +1,1651 @@
+"""An attacker's corpus for grad/value_and_grad/jvp: programs built to slip a
+silently wrong number past the transformation -- Python semantics (walrus,
+chained comparisons with effects, and/or returning operands, match, star
+unpacking, iter/next, generators consumed by builtins), NumPy aliasing (views
+written through, copyto, out=, fill, put, flat), numerical algorithms (ODE
+integrators, Newton, bisection, fixed points, soft-min recurrences, Kahan
+summation, Gram-Schmidt, power iteration, sorting networks) and derivative
+traps (kinks at the evaluation point, integer casts, round/floor, sort,
+argmax indexing)."""
+import math
+
+import numpy as np
+
+import astjax.lax as lax
+import astjax.numpy as jnp
+
+from .case import case, vec, mat, pos, scalar, spd
+
+
+# ============================================================ Python semantics
+def walrus_in_while_condition(x):
+    s = 0.0
+    i = 0
+    while (t := x[i] * x[i]) < 10.0 and i < 2:
+        s = s + t
+        i += 1
+    return s + t
+
+
+case(walrus_in_while_condition, lambda r: (vec(r, 3),), "works")
+
+
+def walrus_in_comprehension_filter(x):
+    return sum(y for v in x if (y := v * 2.0) > -0.5)
+
+
+case(walrus_in_comprehension_filter, lambda r: (np.array([0.3, -0.9, 0.7, -0.1]),), "works")
+
+
+def walrus_binding_leaks_from_comprehension(x):
+    total = sum([(last := v ** 2) for v in x])
+    return total + 3.0 * last
+
+
+case(walrus_binding_leaks_from_comprehension, lambda r: (vec(r, 4),), "works")
+
+
+def _bump(counter, v):
+    counter.append(1)
+    return v
+
+
+def chained_comparison_evaluates_middle_once(x):
+    calls = []
+    if -1.0 < _bump(calls, x[0]) < 1.0:
+        return x[0] * len(calls) + x[1]
+    return x[1] * 7.0
+
+
+case(chained_comparison_evaluates_middle_once, lambda r: (np.array([0.4, 0.8]),), "works")
+
+
+def chained_comparison_three_links(x):
+    a, b, c = x[0], x[1], x[2]
+    if a < b < c:
+        return a * b * c
+    if a > b > c:
+        return a + b + c
+    return a * a - b * c
+
+
+case(chained_comparison_three_links, lambda r: (np.array([0.1, 0.5, 0.9]),), "works", name="chain3_increasing")
+case(chained_comparison_three_links, lambda r: (np.array([0.9, 0.5, 0.1]),), "works", name="chain3_decreasing")
+case(chained_comparison_three_links, lambda r: (np.array([0.5, 0.9, 0.1]),), "works", name="chain3_neither")
+
+
+def and_or_abs(x):
+    s = 0.0
+    for v in x:
+        s = s + (v > 0 and v or -v)
+    return s
+
+
+case(and_or_abs, lambda r: (np.array([0.3, -0.8, 0.6]),), "works")
+
+
+def or_default_zero_scalar(x):
+    # 0.0 is falsy: `or` falls back to the second operand.
+    a = x[0] * 0.0 or x[1]
+    return a * 2.0
+
+
+case(or_default_zero_scalar, lambda r: (np.array([0.3, 0.8]),), "works")
+
+
+def and_returns_second_operand(x):
+    w = (x[0] > -5.0) and x[1] * 3.0
+    return w * x[0]
+
+
+case(and_returns_second_operand, lambda r: (np.array([0.3, 0.8]),), "works")
+
+
+def nested_conditional_expression(x):
+    s = 0.0
+    for v in x:
+        s = s + (v * v if v > 0.5 else (-v if v < -0.5 else v * 3.0))
+    return s
+
+
+case(nested_conditional_expression, lambda r: (np.array([0.9, -0.7, 0.2, 0.6, -0.1]),), "works")
+
+
+def conditional_expression_in_return_of_arrays(x):
+    y = x * 2.0 if jnp.sum(x) > 0 else x * -3.0
+    return jnp.sum(y * x)
+
+
+case(conditional_expression_in_return_of_arrays, lambda r: (np.array([0.9, -0.2, 0.3]),), "works")
+
+
+def try_except_zero_division(x):
+    d = 0.0
+    try:
+        v = x[0] / d
+    except ZeroDivisionError:
+        v = x[0] * 5.0
+    return v + x[1]
+
+
+case(try_except_zero_division, lambda r: (np.array([0.3, 0.8]),), "either")
+
+
+def try_except_python_float_division(x):
+    total = 0.0
+    for k in range(3):
+        try:
+            total = total + x[k] / (k - 1)
+        except ZeroDivisionError:
+            total = total + x[k] * 10.0
+    return total
+
+
+case(try_except_python_float_division, lambda r: (vec(r, 3),), "either")
+
+
+def try_else_finally_order(x):
+    out = x[0]
+    try:
+        out = out * 2.0
+    except ValueError:
+        out = out * 100.0
+    else:
+        out = out + x[1]
+    finally:
+        out = out * x[1]
+    return out
+
+
+case(try_else_finally_order, lambda r: (np.array([0.3, 0.8]),), "either")
+
+
+class _Scale:
+    def __init__(self, k):
+        self.k = k
+
+    def __enter__(self):
+        return self.k
+
+    def __exit__(self, *exc):
+        return False
+
+
+def with_block_value(x):
+    with _Scale(3.0) as k:
+        y = x * k
+    return jnp.sum(y * y)
+
+
+case(with_block_value, lambda r: (vec(r, 3),), "either")
+
+
+def assert_then_compute(x):
+    assert x.shape == (3,), "bad shape"
+    assert len(x) == 3
+    return jnp.sum(x ** 3)
+
+
+case(assert_then_compute, lambda r: (vec(r, 3),), "works")
+
+
+def del_then_rebind(x):
+    y = x * 2.0
+    z = y + 1.0
+    del y
+    y = z * x
+    return jnp.sum(y)
+
+
+case(del_then_rebind, lambda r: (vec(r, 3),), "works")
+
+
+_COUNT = [0]
+
+
+def global_list_counter_scales(x):
+    _COUNT[0] = 0
+    for v in x:
+        _COUNT[0] += 1
+    return jnp.sum(x) * _COUNT[0]
+
+
+case(global_list_counter_scales, lambda r: (vec(r, 4),), "either")
+
+
+def nonlocal_accumulator_closure(x):
+    acc = 0.0
+
+    def add(v):
+        nonlocal acc
+        acc = acc + v * v
+
+    for v in x:
+        add(v)
+    return acc
+
+
+case(nonlocal_accumulator_closure, lambda r: (vec(r, 4),), "either")
+
+
+def fibonacci_tuple_swap(x):
+    a, b = x[0], x[1]
+    for _ in range(5):
+        a, b = b, a + b
+    return a * b
+
+
+case(fibonacci_tuple_swap, lambda r: (vec(r, 2),), "works")
+
+
+def tuple_swap_of_arrays(x):
+    a, b = x, x * 2.0
+    for _ in range(3):
+        a, b = b * a, a
+    return jnp.sum(a + b)
+
+
+case(tuple_swap_of_arrays, lambda r: (vec(r, 3),), "works")
+
+
+def rotate_three_way(x):
+    a, b, c = x[0], x[1], x[2]
+    for _ in range(4):
+        a, b, c = c * 0.5, a + c, b * a
+    return a + b * c
+
+
+case(rotate_three_way, lambda r: (vec(r, 3),), "works")
+
+
+def star_unpack_middle(x):
+    first, *mid, last = x
+    return first * last + sum(m * m for m in mid)
+
+
+case(star_unpack_middle, lambda r: (vec(r, 5),), "works")
+
+
+def star_unpack_list_of_scalars(x):
+    vals = [x[0], x[1] * 2.0, x[2] ** 2, x[3]]
+    a, *rest = vals
+    *init, z = rest
+    return a * z + sum(init)
+
+
+case(star_unpack_list_of_scalars, lambda r: (vec(r, 4),), "works")
+
+
+def match_on_int(x):
+    k = 2
+    match k:
+        case 1:
+            return jnp.sum(x)
+        case 2:
+            return jnp.sum(x * x)
+        case _:
+            return jnp.sum(x * 3.0)
+
+
+case(match_on_int, lambda r: (vec(r, 3),), "either")
+
+
+def match_sequence_pattern(x):
+    match [x[0], x[1]]:
+        case [a, b]:
+            return a * b + a
+    return x[0]
+
+
+case(match_sequence_pattern, lambda r: (vec(r, 2),), "either")
+
+
+def iter_next_pairs(x):
+    it = iter(x)
+    a = next(it)
+    b = next(it)
+    c = next(it, None)
+    return a * b + (c if c is not None else 0.0)
+
+
+case(iter_next_pairs, lambda r: (vec(r, 3),), "either")
+
+
+def next_with_generator_default(x):
+    first_big = next((v for v in x if v > 0.5), x[0])
+    return first_big * 3.0 + x[0]
+
+
+case(next_with_generator_default, lambda r: (np.array([0.1, 0.7, 0.9]),), "either")
+
+
+def generator_into_max(x):
+    return max(v * v for v in x) + min(v for v in x)
+
+
+case(generator_into_max, lambda r: (np.array([0.3, -0.8, 0.6]),), "works")
+
+
+def generator_into_sorted_with_key(x):
+    vals = sorted((v * 2.0 for v in x), key=lambda t: -abs(t))
+    return vals[0] * 10.0 + vals[-1]
+
+
+case(generator_into_sorted_with_key, lambda r: (np.array([0.3, -0.8, 0.6]),), "either")
+
+
+def any_all_gate(x):
+    if any(v > 0.5 for v in x) and all(v > -1.0 for v in x):
+        return jnp.sum(x * x)
+    return jnp.sum(x)
+
+
+case(any_all_gate, lambda r: (np.array([0.3, 0.8, -0.6]),), "works")
+
+
+def zip_of_slices(x):
+    return sum(a * b for a, b in zip(x[:-1], x[1:]))
+
+
+case(zip_of_slices, lambda r: (vec(r, 5),), "works")
+
+
+def enumerate_weights_reversed(x):
+    s = 0.0
+    for i, v in enumerate(reversed(list(x))):
+        s = s + (i + 1) * v * v
+    return s
+
+
+case(enumerate_weights_reversed, lambda r: (vec(r, 4),), "works")
+
+
+def reversed_range_index(x):
+    s = x[0] * 0.0
+    for i in reversed(range(len(x))):
+        s = s * 0.5 + x[i]
+    return s
+
+
+case(reversed_range_index, lambda r: (vec(r, 4),), "works")
+
+
+def list_of_lists_augmented(x):
+    a = [[x[0], x[1]], [x[2], x[3]]]
+    a[0][1] += x[2] * 3.0
+    a[1][0] *= x[0]
+    return a[0][0] + a[0][1] * a[1][0] + a[1][1]
+
+
+case(list_of_lists_augmented, lambda r: (vec(r, 4),), "works")
+
+
+def list_aliasing_rows(x):
+    row = [x[0], x[1]]
+    grid = [row, row]
+    grid[0][0] = x[2]
+    return grid[1][0] * 5.0 + grid[0][1]
+
+
+case(list_aliasing_rows, lambda r: (vec(r, 3),), "either")
+
+
+def list_multiplication_aliasing(x):
+    grid = [[0.0] * 2] * 2
+    grid[0][0] = x[0]
+    return grid[1][0] * x[1]
+
+
+case(list_multiplication_aliasing, lambda r: (vec(r, 2),), "either")
+
+
+class _Box:
+    def __init__(self, v):
+        self.v = v
+
+
+def attribute_augmented_assign(x):
+    b = _Box(x[0])
+    for k in range(3):
+        b.v += x[k] * b.v
+    return b.v
+
+
+case(attribute_augmented_assign, lambda r: (vec(r, 3),), "either")
+
+
+def dict_accumulate(x):
+    d = {"a": 0.0, "b": 1.0}
+    for v in x:
+        d["a"] += v
+        d["b"] *= v
+    return d["a"] * d["b"]
+
+
+case(dict_accumulate, lambda r: (vec(r, 3),), "works")
+
+
+def dict_get_default(x):
+    d = {"w": x[0] * 2.0}
+    return d.get("w", 0.0) * d.get("missing", x[1])
+
+
+case(dict_get_default, lambda r: (vec(r, 2),), "works")
+
+
+def list_pop_and_insert(x):
+    xs = [x[0], x[1], x[2]]
+    last = xs.pop()
+    xs.insert(0, last * 2.0)
+    return xs[0] * xs[1] + xs[2]
+
+
+case(list_pop_and_insert, lambda r: (vec(r, 3),), "works")
+
+
+def list_extend_and_reverse(x):
+    xs = [x[0]]
+    xs.extend([x[1] * 2.0, x[2]])
+    xs.reverse()
+    return xs[0] * 3.0 + xs[2]
+
+
+case(list_extend_and_reverse, lambda r: (vec(r, 3),), "works")
+
+
+def list_sort_in_place(x):
+    xs = [x[0], x[1], x[2]]
+    xs.sort()
+    return xs[0] * 1.0 + xs[1] * 2.0 + xs[2] * 3.0
+
+
+case(list_sort_in_place, lambda r: (np.array([0.7, -0.2, 0.4]),), "either")
+
+
+def integer_counter_float_weight(x):
+    n = 0
+    s = 0.0
+    for v in x:
+        if v > 0:
+            n += 1
+            s = s + v
+    return s / n
+
+
+case(integer_counter_float_weight, lambda r: (np.array([0.3, -0.4, 0.8, 0.1]),), "works")
+
+
+def lambda_in_loop_captures_late(x):
+    fs = []
+    for k in range(3):
+        fs.append(lambda v: v * k)
+    return sum(f(x[0]) for f in fs)
+
+
+case(lambda_in_loop_captures_late, lambda r: (vec(r, 2),), "either")
+
+
+def lambda_default_captures_early(x):
+    fs = [lambda v, k=k: v * k for k in range(3)]
+    return sum(f(x[0]) for f in fs) + x[1]
+
+
+case(lambda_default_captures_early, lambda r: (vec(r, 2),), "either")
+
+
+def recursion_power(x, n=4):
+    if n == 0:
+        return x[0] * 0.0 + 1.0
+    return x[0] * recursion_power(x, n - 1)
+
+
+case(recursion_power, lambda r: (vec(r, 2),), "works")
+
+
+def while_true_break(x):
+    y = x[0]
+    k = 0
+    while True:
+        y = y * 0.9 + x[1]
+        k += 1
+        if k >= 4:
+            break
+    return y
+
+
+case(while_true_break, lambda r: (vec(r, 2),), "works")
+
+
+def for_else_break_data_dependent(x):
+    acc = 0.0
+    for v in x:
+        if v > 0.5:
+            acc = acc + v * 10.0
+            break
+        acc = acc + v
+    else:
+        acc = acc * 2.0
+    return acc
+
+
+case(for_else_break_data_dependent, lambda r: (np.array([0.1, 0.2, 0.7, 0.9]),), "works", name="for_else_breaks")
+case(for_else_break_data_dependent, lambda r: (np.array([0.1, 0.2, 0.3, 0.4]),), "works", name="for_else_runs_else")
+
+
+# ============================================================ NumPy aliasing: views, out=, copyto, fill, put, flat
+def view_slice_write_through(x):
+    y = x.copy()
+    v = y[1:]
+    v[0] = 5.0 * x[0]
+    return jnp.sum(y * y)
+
+
+case(view_slice_write_through, lambda r: (vec(r, 4),), "either")
+
+
+def view_write_through_numpy(x):
+    y = np.array(x)
+    v = y[::2]
+    v *= 3.0
+    return np.sum(y * x)
+
+
+case(view_write_through_numpy, lambda r: (vec(r, 5),), "either")
+
+
+def reshape_view_inplace(A):
+    B = A.copy()
+    flat = B.reshape(-1)
+    flat[0] = flat[0] * 10.0
+    return jnp.sum(B * A)
+
+
+case(reshape_view_inplace, lambda r: (mat(r, 2),), "either")
+
+
+def transpose_view_inplace(A):
+    B = A.copy()
+    T = B.T
+    T[0, 1] = 2.0 * A[0, 0]
+    return jnp.sum(B ** 2)
+
+
+case(transpose_view_inplace, lambda r: (mat(r, 2),), "either")
+
+
+def double_transpose_is_same(A):
+    B = A.copy()
+    C = B.T.T
+    C[0, 0] = 0.0
+    return jnp.sum(B * A)
+
+
+case(double_transpose_is_same, lambda r: (mat(r, 2),), "either")
+
+
+def ravel_view_write(A):
+    B = A.copy()
+    r_ = B.ravel()
+    r_[1] += A[1, 1]
+    return jnp.sum(B * B)
+
+
+case(ravel_view_write, lambda r: (mat(r, 2),), "either")
+
+
+def flatten_is_copy(A):
+    B = A.copy()
+    f = B.flatten()
+    f[0] = 100.0
+    return jnp.sum(B * A) + f[0] * A[0, 0]
+
+
+case(flatten_is_copy, lambda r: (mat(r, 2),), "either")
+
+
+def basic_index_row_view(A):
+    B = A.copy()
+    row = B[0]
+    row += A[1]
+    return jnp.sum(B * B)
+
+
+case(basic_index_row_view, lambda r: (mat(r, 2),), "either")
+
+
+def fancy_index_is_copy(x):
+    y = x.copy()
+    z = y[[0, 1]]
+    z[0] = 7.0
+    return jnp.sum(y * x) + z[0]
+
+
+case(fancy_index_is_copy, lambda r: (vec(r, 3),), "either")
+
+
+def np_copyto_from_expression(x):
+    y = np.zeros(3)
+    np.copyto(y, x * x)
+    return np.sum(y * x)
+
+
+case(np_copyto_from_expression, lambda r: (vec(r, 3),), "either")
+
+
+def np_copyto_with_where(x):
+    y = x.copy()
+    np.copyto(y, x * 3.0, where=x > 0)
+    return np.sum(y * y)
+
+
+case(np_copyto_with_where, lambda r: (np.array([0.5, -0.3, 0.8]),), "either")
+
+
+def out_argument_add(x):
+    y = np.empty(3)
+    np.add(x, x * x, out=y)
+    return np.sum(y)
+
+
+case(out_argument_add, lambda r: (vec(r, 3),), "either")
+
+
+def out_argument_into_input(x):
+    y = x.copy()
+    np.multiply(y, x, out=y)
+    np.exp(y, out=y)
+    return np.sum(y)
+
+
+case(out_argument_into_input, lambda r: (vec(r, 3),), "either")
+
+
+def fill_then_add(x):
+    y = np.empty(3)
+    y.fill(x[0])
+    return np.sum(y * x)
+
+
+case(fill_then_add, lambda r: (vec(r, 3),), "either")
+
+
+def np_put_values(x):
+    y = np.zeros(4)
+    np.put(y, [0, 2], x[:2] * 3.0)
+    return np.sum(y * y)
+
+
+case(np_put_values, lambda r: (vec(r, 3),), "either")
+
+
+def flat_iterator_sum(A):
+    s = 0.0
+    for v in A.flat:
+        s = s + v * v
+    return s
+
+
+case(flat_iterator_sum, lambda r: (mat(r, 2),), "either")
+
+
+def flat_assignment(A):
+    B = A.copy()
+    B.flat[3] = A[0, 0] * 2.0
+    return jnp.sum(B * B)
+
+
+case(flat_assignment, lambda r: (mat(r, 2),), "either")
+
+
+def float_of_traced_scalar(x):
+    s = float(jnp.sum(x * x))
+    return s * x[0]
+
+
+case(float_of_traced_scalar, lambda r: (vec(r, 3),), "either")
+
+
+def item_of_traced_scalar(x):
+    s = (x[1] * x[1]).item()
+    return s + x[0]
+
+
+case(item_of_traced_scalar, lambda r: (vec(r, 3),), "either")
+
+
+def tolist_of_traced_array(x):
+    vals = (x * 2.0).tolist()
+    return vals[0] * x[1] + vals[2]
+
+
+case(tolist_of_traced_array, lambda r: (vec(r, 3),), "either")
+
+
+def int_cast_scale_is_flat(x):
+    n = int(x[0] * 10.0)
+    return n * 1.0 + x[1]
+
+
+case(int_cast_scale_is_flat, lambda r: (np.array([0.33, 0.7]),), "either")
+
+
+def astype_int_then_float(x):
+    k = (x * 4.0).astype(np.int64).astype(np.float64)
+    return jnp.sum(k * x)
+
+
+case(astype_int_then_float, lambda r: (np.array([0.33, 0.71, -0.2]),), "works")
+
+
+def setitem_of_argument_copy_twice(x):
+    y = x.copy()
+    z = y
+    z[0] = x[1] * 2.0
+    return jnp.sum(y * x)
+
+
+case(setitem_of_argument_copy_twice, lambda r: (vec(r, 3),), "either")
+
+
+def mutate_argument_then_read_original(x):
+    x2 = x
+    x2 = x2 * 2.0
+    return jnp.sum(x2 * x)
+
+
+case(mutate_argument_then_read_original, lambda r: (vec(r, 3),), "works")
+
+
+def iadd_on_argument_alias(x):
+    y = np.array(x, copy=True)
+    z = y
+    z += x
+    return np.sum(y * x)
+
+
+case(iadd_on_argument_alias, lambda r: (vec(r, 3),), "either")
+
+
+def inplace_on_slice_of_slice(x):
+    y = x.copy()
+    y[1:][1:] = x[:2] * 4.0
+    return jnp.sum(y * y)
+
+
+case(inplace_on_slice_of_slice, lambda r: (vec(r, 4),), "either")
+
+
+def reversed_slice_then_slice(x):
+    return jnp.sum(x[::-1][1:] * x[:-1])
+
+
+case(reversed_slice_then_slice, lambda r: (vec(r, 4),), "works")
+
+
+def negative_step_with_bounds(x):
+    return jnp.sum(x[3:0:-2] * x[:2] ** 2)
+
+
+case(negative_step_with_bounds, lambda r: (vec(r, 5),), "works")
+
+
+def ellipsis_none_broadcast(x):
+    return jnp.sum(x[..., None] * x[None, ...])
+
+
+case(ellipsis_none_broadcast, lambda r: (vec(r, 3),), "works")
+
+
+def boolean_mask_read(x):
+    return jnp.sum(x[x > 0] ** 2)
+
+
+case(boolean_mask_read, lambda r: (np.array([0.5, -0.3, 0.8, -0.1]),), "either")
+
+
+def boolean_mask_write(x):
+    y = x.copy()
+    y[y < 0] = 0.0
+    return jnp.sum(y * x)
+
+
+case(boolean_mask_write, lambda r: (np.array([0.5, -0.3, 0.8, -0.1]),), "either")
+
+
+def boolean_mask_write_from_other_array(x):
+    y = x.copy()
+    m = x > 0
+    y[m] = x[m] ** 3
+    return jnp.sum(y)
+
+
+case(boolean_mask_write_from_other_array, lambda r: (np.array([0.5, -0.3, 0.8, -0.1]),), "either")
+
+
+def where_one_argument_index(x):
+    idx = np.where(x > 0)[0]
+    return jnp.sum(x[idx] * 2.0)
+
+
+case(where_one_argument_index, lambda r: (np.array([0.5, -0.3, 0.8, -0.1]),), "either")
+
+
+def duplicate_index_setitem_last_wins(x):
+    y = np.zeros(3)
+    y[[0, 0, 1]] = x[:3]
+    return np.sum(y * np.array([1.0, 2.0, 3.0]))
+
+
+case(duplicate_index_setitem_last_wins, lambda r: (vec(r, 3),), "either")
+
+
+def duplicate_index_iadd_buffered(x):
+    y = x.copy()
+    y[[0, 0, 1]] += x[:3] * 2.0
+    return jnp.sum(y * y)
+
+
+case(duplicate_index_iadd_buffered, lambda r: (vec(r, 3),), "either")
+
+
+def np_add_at_unbuffered(x):
+    y = x.copy()
+    np.add.at(y, [0, 0, 1], x[:3] * 2.0)
+    return np.sum(y * y)
+
+
+case(np_add_at_unbuffered, lambda r: (vec(r, 3),), "either")
+
+
+def duplicate_gather_grad_accumulates(x):
+    idx = np.array([2, 2, 0, 2])
+    return jnp.sum(x[idx] ** 2)
+
+
+case(duplicate_gather_grad_accumulates, lambda r: (vec(r, 3),), "works")
+
+
+def at_set_duplicates(x):
+    y = jnp.zeros(3, dtype=jnp.float64).at[np.array([1, 1])].set(x[:2])
+    return jnp.sum(y * y)
+
+
+case(at_set_duplicates, lambda r: (vec(r, 3),), "either")
+
+
+# ============================================================ numerical programs
+def _hessian_check(fn, args):
+    import astjax
+    from .harness import fd_hessian
+    H = fd_hessian(fn, args)
+    return [(astjax.hessian(fn)(*args), H, "hessian(f)"),
+            (astjax.jacfwd(astjax.grad(fn))(*args), H, "jacfwd(grad(f))")]
+
+
+def hess(fn, make_args, outcome="works", rtol=1e-4, name=None):
+    """Register fn's Hessian (forward over reverse, both ways) against second finite differences."""
+    case(fn, make_args, outcome, mode="custom", check=_hessian_check, rtol=rtol,
+         name=(name or fn.__name__) + "_hessian")
+
+
+def euler_ode_decay(p):
+    y = 1.0
+    dt = 0.1
+    for _ in range(10):
+        y = y + dt * (-p[0] * y + p[1] * math.sin(0.3))
+    return y
+
+
+case(euler_ode_decay, lambda r: (pos(r, 2),), "works")
+hess(euler_ode_decay, lambda r: (pos(r, 2),))
+
+
+def rk4_pendulum(p):
+    th, om = p[0], p[1]
+    h = 0.05
+
+    def f(a, b):
+        return b, -jnp.sin(a) - 0.1 * b
+
+    for _ in range(8):
+        k1a, k1b = f(th, om)
+        k2a, k2b = f(th + h / 2 * k1a, om + h / 2 * k1b)
+        k3a, k3b = f(th + h / 2 * k2a, om + h / 2 * k2b)
+        k4a, k4b = f(th + h * k3a, om + h * k3b)
+        th = th + h / 6 * (k1a + 2 * k2a + 2 * k3a + k4a)
+        om = om + h / 6 * (k1b + 2 * k2b + 2 * k3b + k4b)
+    return th * th + om
+
+
+case(rk4_pendulum, lambda r: (vec(r, 2),), "works")
+hess(rk4_pendulum, lambda r: (vec(r, 2),))
+
+
+def rk4_vector_state(y0):
+    y = y0
+    A = np.array([[0.0, 1.0, 0.0], [-1.0, -0.2, 0.3], [0.1, 0.0, -0.5]])
+    h = 0.1
+    for _ in range(5):
+        k1 = A @ y
+        k2 = A @ (y + h / 2 * k1)
+        k3 = A @ (y + h / 2 * k2)
+        k4 = A @ (y + h * k3)
+        y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+    return jnp.sum(y * y * y)
+
+
+case(rk4_vector_state, lambda r: (vec(r, 3),), "works")
+
+
+def newton_sqrt_tolerance(a):
+    x = a[0]
+    while abs(x * x - a[0]) > 1e-12:
+        x = 0.5 * (x + a[0] / x)
+    return x + a[1]
+
+
+case(newton_sqrt_tolerance, lambda r: (pos(r, 2, 2.0, 3.0),), "works", rtol=1e-4)
+
+
+def newton_cubic_root_fixed_iterations(c):
+    x = 1.0
+    for _ in range(30):
+        x = x - (x ** 3 + c[0] * x - c[1]) / (3 * x ** 2 + c[0])
+    return x
+
+
+case(newton_cubic_root_fixed_iterations, lambda r: (pos(r, 2),), "works", rtol=1e-4)
+hess(newton_cubic_root_fixed_iterations, lambda r: (pos(r, 2),), rtol=1e-3)
+
+
+def bisection_root(c):
+    lo, hi = 0.0, 2.0
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        if mid * mid - c[0] > 0:
+            hi = mid
+        else:
+            lo = mid
+    return lo * c[1]
+
+
+def _check_bisection(fn, args):
+    # lo is a constant chosen by branches: the program's derivative in c[0] is zero almost everywhere
+    # (as JAX gives), though finite differences see the sqrt the steps approximate; in c[1] it is lo.
+    import astjax
+    value, g = astjax.value_and_grad(fn)(*args)
+    lo = fn(np.array([args[0][0], 1.0]))
+    return [(value, fn(*args), "value"), (g, np.array([0.0, lo]), "grad")]
+
+
+case(bisection_root, lambda r: (pos(r, 2),), "works", mode="custom", check=_check_bisection)
+
+
+def fixed_point_cosine(p):
+    x = 0.5
+    for _ in range(60):
+        x = jnp.cos(p[0] * x)
+    return x
+
+
+case(fixed_point_cosine, lambda r: (pos(r, 1, 0.5, 0.9),), "works", rtol=1e-4)
+
+
+def fixed_point_while_tolerance(p):
+    x = 0.5
+    dx = 1.0
+    while dx > 1e-13:
+        x_new = jnp.cos(p[0] * x)
+        dx = abs(x_new - x)
+        x = x_new
+    return x
+
+
+case(fixed_point_while_tolerance, lambda r: (pos(r, 1, 0.5, 0.9),), "works", rtol=1e-4)
+
+
+def _softmin(a, b, c, gamma):
+    m = min(a, b, c)
+    return m - gamma * jnp.log(jnp.exp(-(a - m) / gamma) + jnp.exp(-(b - m) / gamma)
+                               + jnp.exp(-(c - m) / gamma))
+
+
+def soft_dtw(x):
+    y = np.array([0.2, -0.4, 0.9])
+    n, m = len(x), len(y)
+    R = [[np.inf] * (m + 1) for _ in range(n + 1)]
+    R[0][0] = 0.0
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            cost = (x[i - 1] - y[j - 1]) ** 2
+            R[i][j] = cost + _softmin(R[i - 1][j], R[i][j - 1], R[i - 1][j - 1], 0.5)
+    return R[n][m]
+
+
+case(soft_dtw, lambda r: (vec(r, 3),), "either")
+
+
+def soft_dtw_array_table(x):
+    y = np.array([0.2, -0.4, 0.9])
+    n, m = 3, 3
+    R = jnp.full((n + 1, m + 1), 1e10, dtype=jnp.float64)
+    R = R.at[0, 0].set(0.0)
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            cost = (x[i - 1] - y[j - 1]) ** 2
+            a, b, c = R[i - 1, j], R[i, j - 1], R[i - 1, j - 1]
+            mn = jnp.minimum(jnp.minimum(a, b), c)
+            sm = mn - 0.5 * jnp.log(jnp.exp(-(a - mn) / 0.5) + jnp.exp(-(b - mn) / 0.5) + jnp.exp(-(c - mn) / 0.5))
+            R = R.at[i, j].set(cost + sm)
+    return R[n, m]
+
+
+case(soft_dtw_array_table, lambda r: (vec(r, 3),), "works")
+
+
+def edit_distance_soft(x):
+    # Soft Levenshtein-like recurrence over Python floats/scalars kept in a 1D rolling list.
+    prev = [float(j) for j in range(4)]
+    for i in range(3):
+        cur = [prev[0] + 1.0]
+        for j in range(1, 4):
+            sub = prev[j - 1] + (x[i] - 0.1 * j) ** 2
+            ins = cur[j - 1] + 1.0
+            dele = prev[j] + 1.0
+            cur.append(-jnp.log(jnp.exp(-sub) + jnp.exp(-ins) + jnp.exp(-dele)))
+        prev = cur
+    return prev[3]
+
+
+case(edit_distance_soft, lambda r: (vec(r, 3),), "works")
+
+
+def running_max_by_hand(x):
+    m = x[0]
+    out = 0.0
+    for v in x:
+        if v > m:
+            m = v
+        out = out + m
+    return out
+
+
+case(running_max_by_hand, lambda r: (np.array([0.1, 0.5, 0.3, 0.8, 0.2]),), "works")
+
+
+def running_min_builtin(x):
+    m = x[0]
+    out = 0.0
+    for k in range(1, len(x)):
+        m = min(m, x[k])
+        out = out + m * x[k]
+    return out
+
+
+case(running_min_builtin, lambda r: (np.array([0.9, 0.5, 0.7, 0.2, 0.4]),), "works")
+
+
+def cumsum_by_hand_into_array(x):
+    c = np.zeros_like(x)
+    c[0] = x[0]
+    for k in range(1, len(x)):
+        c[k] = c[k - 1] + x[k]
+    return np.sum(c * c)
+
+
+case(cumsum_by_hand_into_array, lambda r: (vec(r, 4),), "works")
+
+
+def cumprod_by_hand_list(x):
+    out = [x[0]]
+    for v in x[1:]:
+        out.append(out[-1] * v)
+    return sum(out)
+
+
+case(cumprod_by_hand_list, lambda r: (vec(r, 4),), "works")
+
+
+def softmax_max_trick(x):
+    z = x - jnp.max(x)
+    e = jnp.exp(z)
+    p = e / jnp.sum(e)
+    return jnp.sum(p * np.array([1.0, -2.0, 3.0, 0.5]))
+
+
+case(softmax_max_trick, lambda r: (vec(r, 4),), "works")
+hess(softmax_max_trick, lambda r: (vec(r, 4),))
+
+
+def softmax_max_trick_with_tie(x):
+    z = x - np.max(x)
+    e = np.exp(z)
+    return np.sum(e / np.sum(e) * np.array([1.0, -2.0, 3.0, 0.5]))
+
+
+case(softmax_max_trick_with_tie, lambda r: (np.array([0.7, 0.7, -0.2, 0.1]),), "works")
+hess(softmax_max_trick_with_tie, lambda r: (np.array([0.7, 0.7, -0.2, 0.1]),))
+
+
+def logsumexp_by_hand(x):
+    m = jnp.max(x)
+    return m + jnp.log(jnp.sum(jnp.exp(x - m)))
+
+
+case(logsumexp_by_hand, lambda r: (vec(r, 4),), "works")
+hess(logsumexp_by_hand, lambda r: (vec(r, 4),))
+
+
+def logsumexp_stop_gradient_max(x):
+    m = lax.stop_gradient(jnp.max(x))
+    return m + jnp.log(jnp.sum(jnp.exp(x - m)))
+
+
+case(logsumexp_stop_gradient_max, lambda r: (vec(r, 4),), "works")
+
+
+def stable_sigmoid_branches(x):
+    s = 0.0
+    for v in x:
+        if v >= 0:
+            s = s + 1.0 / (1.0 + jnp.exp(-v))
+        else:
+            e = jnp.exp(v)
+            s = s + e / (1.0 + e)
+    return s
+
+
+case(stable_sigmoid_branches, lambda r: (np.array([0.4, -1.3, 2.0, -0.1]),), "works")
+hess(stable_sigmoid_branches, lambda r: (np.array([0.4, -1.3, 2.0, -0.1]),))
+
+
+def stable_sigmoid_where(x):
+    e = jnp.exp(-jnp.abs(x))
+    return jnp.sum(jnp.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e)))
+
+
+case(stable_sigmoid_where, lambda r: (np.array([0.4, -1.3, 2.0, -0.1]),), "works")
+hess(stable_sigmoid_where, lambda r: (np.array([0.4, -1.3, 2.0, -0.1]),))
+
+
+def horner_polynomial(x):
+    coeffs = [0.5, -1.0, 2.0, 0.3, -0.7]
+    acc = 0.0
+    for c in coeffs:
+        acc = acc * x[0] + c
+    return acc * x[1]
+
+
+case(horner_polynomial, lambda r: (vec(r, 2),), "works")
+hess(horner_polynomial, lambda r: (vec(r, 2),))
+
+
+def horner_coefficients_are_input(c):
+    acc = c[0] * 0.0
+    t = 0.7
+    for k in range(len(c)):
+        acc = acc * t + c[k]
+    return acc * acc
+
+
+case(horner_coefficients_are_input, lambda r: (vec(r, 5),), "works")
+
+
+def gram_schmidt(A):
+    Q = []
+    for k in range(A.shape[1]):
+        v = A[:, k]
+        for q in Q:
+            v = v - jnp.dot(q, v) * q
+        Q.append(v / jnp.linalg.norm(v))
+    return jnp.sum(jnp.stack(Q, axis=1) * np.arange(1.0, 10.0).reshape(3, 3))
+
+
+case(gram_schmidt, lambda r: (mat(r, 3) + 2 * np.eye(3),), "works", rtol=1e-4)
+
+
+def gram_schmidt_modified_in_place(A):
+    V = A.copy()
+    n = V.shape[1]
+    for k in range(n):
+        V[:, k] = V[:, k] / np.sqrt(np.sum(V[:, k] ** 2))
+        for j in range(k + 1, n):
+            V[:, j] = V[:, j] - np.dot(V[:, k], V[:, j]) * V[:, k]
+    return np.sum(V * np.arange(1.0, 10.0).reshape(3, 3))
+
+
+case(gram_schmidt_modified_in_place, lambda r: (mat(r, 3) + 2 * np.eye(3),), "works", rtol=1e-4)
+
+
+def power_iteration(A):
+    S = A @ A.T + 3.0 * np.eye(3)
+    v = np.ones(3) / np.sqrt(3.0)
+    for _ in range(60):
+        w = S @ v
+        v = w / jnp.linalg.norm(w)
+    return v @ S @ v
+
+
+case(power_iteration, lambda r: (mat(r, 3),), "works", rtol=1e-3)
+
+
+def kahan_summation(x):
+    s = 0.0
+    c = 0.0
+    for v in x:
+        y = v * v - c
+        t = s + y
+        c = (t - s) - y
+        s = t
+    return s
+
+
+case(kahan_summation, lambda r: (vec(r, 5),), "works")
+
+
+def sorting_network_4(x):
+    a, b, c, d = x[0], x[1], x[2], x[3]
+
+    def cs(p, q):
+        return (p, q) if p < q else (q, p)
+
+    a, b = cs(a, b)
+    c, d = cs(c, d)
+    a, c = cs(a, c)
+    b, d = cs(b, d)
+    b, c = cs(b, c)
+    return a * 1.0 + b * 2.0 + c * 3.0 + d * 4.0
+
+
+case(sorting_network_4, lambda r: (np.array([0.7, -0.2, 0.4, 0.1]),), "works")
+
+
+def sorting_network_min_max(x):
+    a, b, c = x[0], x[1], x[2]
+    a, b = jnp.minimum(a, b), jnp.maximum(a, b)
+    b, c = jnp.minimum(b, c), jnp.maximum(b, c)
+    a, b = jnp.minimum(a, b), jnp.maximum(a, b)
+    return a + 2.0 * b + 3.0 * c * c
+
+
+case(sorting_network_min_max, lambda r: (np.array([0.7, -0.2, 0.4]),), "works")
+
+
+def bubble_sort_list(x):
+    xs = [x[k] for k in range(len(x))]
+    n = len(xs)
+    for i in range(n):
+        for j in range(n - 1 - i):
+            if xs[j] > xs[j + 1]:
+                xs[j], xs[j + 1] = xs[j + 1], xs[j]
+    return sum((k + 1) * v for k, v in enumerate(xs))
+
+
+case(bubble_sort_list, lambda r: (np.array([0.7, -0.2, 0.4, 0.1]),), "works")
+
+
+def bubble_sort_array_swap(x):
+    y = x.copy()
+    n = len(y)
+    for i in range(n):
+        for j in range(n - 1 - i):
+            if y[j] > y[j + 1]:
+                y[j], y[j + 1] = y[j + 1], y[j]
+    return jnp.sum(y * np.arange(1.0, n + 1.0))
+
+
+case(bubble_sort_array_swap, lambda r: (np.array([0.7, -0.2, 0.4, 0.1]),), "either")
+
+
+def array_swap_via_tuple(x):
+    y = x.copy()
+    y[0], y[2] = y[2], y[0]
+    return jnp.sum(y * np.array([1.0, 2.0, 3.0]))
+
+
+case(array_swap_via_tuple, lambda r: (vec(r, 3),), "either")
+
+
+def array_row_swap_via_fancy(A):
+    B = A.copy()
+    B[[0, 1]] = B[[1, 0]]
+    return jnp.sum(B * np.array([[1.0, 2.0], [3.0, 4.0]]))
+
+
+case(array_row_swap_via_fancy, lambda r: (mat(r, 2),), "either")
+
+
+def array_row_swap_via_views(A):
+    B = A.copy()
+    B[0], B[1] = B[1], B[0]
+    return jnp.sum(B * np.array([[1.0, 2.0], [3.0, 4.0]]))
+
+
+# NumPy: B[1] is a view; after B[0] = B[1] the view B[0] (the right side's second item) now holds row 1.
+case(array_row_swap_via_views, lambda r: (mat(r, 2),), "either")
+
+
+# ============================================================ library keywords a rule may ignore
+def norm_ord_one(x):
+    return np.linalg.norm(x, ord=1) + np.linalg.norm(x, 1) * 0.5
+
+
+case(norm_ord_one, lambda r: (np.array([0.3, -0.8, 0.6]),), "works")
+
+
+def norm_ord_inf(x):
+    return jnp.linalg.norm(x, ord=np.inf) + jnp.linalg.norm(x, -np.inf)
+
+
+case(norm_ord_inf, lambda r: (np.array([0.3, -0.8, 0.6]),), "works")
+
+
+def norm_ord_three(x):
+    return jnp.linalg.norm(x, ord=3)
+
+
+case(norm_ord_three, lambda r: (np.array([0.3, -0.8, 0.6]),), "works")
+
+
+def norm_matrix_fro_and_nuc(A):
+    return jnp.linalg.norm(A, "fro") + jnp.linalg.norm(A, ord=1) + jnp.linalg.norm(A, np.inf)
+
+
+case(norm_matrix_fro_and_nuc, lambda r: (mat(r, 3),), "works")
+
+
+def norm_axis_keepdims(A):
+    n = np.linalg.norm(A, axis=0, keepdims=True)
+    return np.sum(A / n * np.arange(1.0, 7.0).reshape(2, 3))
+
+
+case(norm_axis_keepdims, lambda r: (mat(r, 2, 3),), "works")
+
+
+def norm_matrix_two(A):
+    return jnp.linalg.norm(A, ord=2)
+
+
+case(norm_matrix_two, lambda r: (mat(r, 3),), "either")
+
+
+def diff_second_order(x):
+    return np.sum(np.diff(x, n=2) ** 2) + np.sum(np.diff(x, 1) * x[1:])
+
+
+case(diff_second_order, lambda r: (vec(r, 5),), "works")
+
+
+def diff_axis_zero_with_prepend(A):
+    return jnp.sum(jnp.diff(A, axis=0) ** 2) + jnp.sum(jnp.diff(A, prepend=0.0) * A)
+
+
+case(diff_axis_zero_with_prepend, lambda r: (mat(r, 3),), "works")
+
+
+def trace_with_offset(A):
+    return jnp.trace(A, offset=1) * 3.0 + jnp.trace(A, -1) + jnp.trace(A)
+
+
+case(trace_with_offset, lambda r: (mat(r, 3),), "works")
+
+
+def diagonal_offset(A):
+    return jnp.sum(jnp.diagonal(A, offset=-1) ** 2) + jnp.sum(A.diagonal(1) * 2.0)
+
+
+case(diagonal_offset, lambda r: (mat(r, 3),), "works")
+
+
+def roll_with_axis(A):
+    W = np.arange(6.0).reshape(2, 3)
+    return np.sum(np.roll(A, 1, axis=1) * W) + np.sum(np.roll(A, -1) * W ** 2)
+
+
+case(roll_with_axis, lambda r: (mat(r, 2, 3),), "works")
+
+
+def var_std_ddof(x):
+    return jnp.var(x, ddof=1) * 3.0 + jnp.std(x, ddof=1) + x.var() + x.std(ddof=2)
+
+
+case(var_std_ddof, lambda r: (vec(r, 5),), "works")
+
+
+def mean_with_where(x):
+    return jnp.mean(x, where=x > 0) + jnp.sum(x * x, where=np.array([True, False, True, True]))
+
+
+case(mean_with_where, lambda r: (np.array([0.5, -0.3, 0.8, 0.2]),), "works")
+
+
+def average_with_weights(x):
+    w = np.array([1.0, 2.0, 3.0, 4.0])
+    return np.average(x ** 2, weights=w) + np.average(x, weights=x * x + 1.0)
+
+
+case(average_with_weights, lambda r: (vec(r, 4),), "works")
+
+
+def cumsum_axis_and_reverse(A):
+    W = np.arange(6.0).reshape(3, 2)
+    return jnp.sum(jnp.cumsum(A, axis=0) * W) + jnp.sum(jnp.cumsum(A[::-1], axis=1) * W)
+
+
+case(cumsum_axis_and_reverse, lambda r: (mat(r, 3, 2),), "works")
+
+
+def cumprod_with_zero(x):
+    y = x.copy()
+    y[1] = 0.0
+    return jnp.sum(jnp.cumprod(y) * np.array([1.0, 2.0, 3.0, 4.0]))
+
+
+case(cumprod_with_zero, lambda r: (vec(r, 4),), "either")
+
+
+def cumprod_plain(x):
+    return jnp.sum(jnp.cumprod(x) * np.array([1.0, 2.0, 3.0, 4.0]))
+
+
+case(cumprod_plain, lambda r: (vec(r, 4),), "works")
+
+
+def prod_axis_keepdims(A):
+    return jnp.sum(jnp.prod(A, axis=1, keepdims=True) * A)
+
+
+case(prod_axis_keepdims, lambda r: (mat(r, 3),), "works")
+
+
+def repeat_with_axis(A):
+    W = np.arange(12.0).reshape(2, 6)
+    return jnp.sum(jnp.repeat(A, 2, axis=1) * W) + jnp.sum(jnp.repeat(A, np.array([1, 2]), axis=0) ** 2)
+
+
+case(repeat_with_axis, lambda r: (mat(r, 2, 3),), "works")
+
+
+def tile_and_flip(x):
+    W = np.arange(8.0)
+    return jnp.sum(jnp.tile(x, 2) * W) + jnp.sum(jnp.flip(x) * W[:4] ** 2)
+
+
+case(tile_and_flip, lambda r: (vec(r, 4),), "works")
+
+
+def tril_triu_offsets(A):
+    return jnp.sum(jnp.tril(A, -1) * 2.0) + jnp.sum(jnp.triu(A, 1) ** 2) + jnp.sum(jnp.tril(A) * A)
+
+
+case(tril_triu_offsets, lambda r: (mat(r, 3),), "works")
+
+
+def einsum_repeated_index(A):
+    return jnp.einsum("ii->", A) * 2.0 + jnp.sum(jnp.einsum("ii->i", A) ** 2) + jnp.einsum("ij,ij->", A, A)
+
+
+case(einsum_repeated_index, lambda r: (mat(r, 3),), "works")
+
+
+def einsum_broadcast_ellipsis(A):
+    return jnp.sum(jnp.einsum("...ij,...jk->...ik", A, A) * 0.5)
+
+
+case(einsum_broadcast_ellipsis, lambda r: (mat(r, 3),), "works")
+
+
+def tensordot_axes(A):
+    B = np.arange(9.0).reshape(3, 3)
+    return jnp.sum(jnp.tensordot(A, B, axes=([0], [1])) ** 2) + jnp.tensordot(A, A, axes=2)
+
+
+case(tensordot_axes, lambda r: (mat(r, 3),), "works")
+
+
+def outer_kron(x):
+    return jnp.sum(jnp.outer(x, x[::-1]) ** 2) + jnp.sum(jnp.kron(x, np.array([1.0, -1.0])) * np.arange(6.0))
+
+
+case(outer_kron, lambda r: (vec(r, 3),), "works")
+
+
+def interp_and_polyval(x):
+    return np.interp(0.3, np.array([0.0, 0.5, 1.0]), x) + np.polyval(x, 0.7)
+
+
+case(interp_and_polyval, lambda r: (vec(r, 3),), "works")
+
+
+def convolve_modes(x):
+    k = np.array([0.25, 0.5, 0.25])
+    return jnp.sum(jnp.convolve(x, k, mode="same") ** 2) + jnp.sum(jnp.convolve(x, k, mode="valid") * 3.0)
+
+
+case(convolve_modes, lambda r: (vec(r, 5),), "works")
+
+
+def trapezoid_with_x(y):
+    t = np.array([0.0, 0.1, 0.4, 1.0])
+    return np.trapezoid(y ** 2, t) + np.trapezoid(y, dx=0.5)
+
+
+case(trapezoid_with_x, lambda r: (vec(r, 4),), "works")
+
+
+def hypot_arctan2_logaddexp(x):
+    return jnp.hypot(x[0], x[1]) + jnp.arctan2(x[1], x[0]) + jnp.logaddexp(x[0], x[2]) + jnp.logaddexp2(x[1], x[2])
+
+
+case(hypot_arctan2_logaddexp, lambda r: (vec(r, 3),), "works")
+hess(hypot_arctan2_logaddexp, lambda r: (vec(r, 3),))
+
+
+def expm1_log1p_sinc(x):
+    return jnp.sum(jnp.expm1(x) * jnp.log1p(x * x) + jnp.sinc(x))
+
+
+case(expm1_log1p_sinc, lambda r: (vec(r, 3),), "works")
+hess(expm1_log1p_sinc, lambda r: (vec(r, 3),))
+
+
+def median_and_percentile(x):
+    return jnp.median(x) * 2.0 + jnp.percentile(x, 30.0) + jnp.quantile(x, 0.75)
+
+
+case(median_and_percentile, lambda r: (np.array([0.3, -0.8, 0.6, 0.1, 0.9]),), "works")
+
+
+def median_even_count(x):
+    return jnp.median(x ** 2)
+
+
+case(median_even_count, lambda r: (np.array([0.3, -0.8, 0.6, 0.1]),), "works")
+
+
+def max_axis_with_column_tie(A):
+    B = jnp.concatenate([A, A[:1]], axis=0)
+    return jnp.sum(jnp.max(B, axis=0) * np.array([1.0, 2.0]))
+
+
+case(max_axis_with_column_tie, lambda r: (np.array([[0.9, 0.1], [0.2, 0.3]]),), "either")
+
+
+def maximum_accumulate(x):
+    return np.sum(np.maximum.accumulate(x) * np.arange(1.0, 5.0))
+
+
+case(maximum_accumulate, lambda r: (np.array([0.1, 0.5, 0.3, 0.8]),), "either")
+
+
+def ufunc_reduce(x):
+    return np.add.reduce(x * x) + np.multiply.reduce(x)
+
+
+case(ufunc_reduce, lambda r: (vec(r, 3),), "either")
+
+
+def slogdet_and_eigh(A):
+    S = A @ A.T + 3.0 * np.eye(3)
+    sign, logdet = jnp.linalg.slogdet(S)
+    w, V = jnp.linalg.eigh(S)
+    return logdet * sign + jnp.sum(w * np.array([1.0, 2.0, 3.0]))
+
+
+case(slogdet_and_eigh, lambda r: (mat(r, 3),), "either", rtol=1e-4)
+
+
+def cholesky_solve(A):
+    S = A @ A.T + 3.0 * np.eye(3)
+    L = jnp.linalg.cholesky(S)
+    return jnp.sum(L * np.arange(9.0).reshape(3, 3))
+
+
+case(cholesky_solve, lambda r: (mat(r, 3),), "either", rtol=1e-4)
+
+
+def dot_matrix_vector_orders(A):
+    v = np.array([1.0, -2.0, 0.5])
+    return jnp.dot(v, A) @ jnp.dot(A, v) + A.dot(v).dot(v) + jnp.inner(A, A)[0, 1] + jnp.vdot(A, A)
+
+
+case(dot_matrix_vector_orders, lambda r: (mat(r, 3),), "works")
+
+
+def sum_with_initial_and_dtype(x):
+    return jnp.sum(x, initial=2.0) * x[0] + jnp.sum(x * x, dtype=jnp.float64)
+
+
+case(sum_with_initial_and_dtype, lambda r: (vec(r, 3),), "works")
+
+
+def max_with_initial(x):
+    return jnp.max(x, initial=0.5) + jnp.min(x, initial=-0.5)
+
+
+case(max_with_initial, lambda r: (np.array([0.3, -0.2, 0.1]),), "works", name="max_with_initial_wins")
+case(max_with_initial, lambda r: (np.array([0.9, -0.8, 0.1]),), "works", name="max_with_initial_loses")
+
+
+def clip_with_array_bounds(x):
+    lo = np.array([-0.5, 0.0, 0.2])
+    return jnp.sum(jnp.clip(x, lo, 0.6) ** 2) + jnp.sum(x.clip(max=0.1) * 3.0)
+
+
+case(clip_with_array_bounds, lambda r: (np.array([-0.9, 0.3, 0.9]),), "works")
+
+
+def where_with_nan_guard(x):
+    safe = jnp.where(x > 0, x, 1.0)
+    return jnp.sum(jnp.where(x > 0, jnp.log(safe), x * 2.0))
+
+
+case(where_with_nan_guard, lambda r: (np.array([0.5, -0.3, 0.8]),), "works")
+hess(where_with_nan_guard, lambda r: (np.array([0.5, -0.3, 0.8]),))
+
+
+def heaviside_and_sign(x):
+    return jnp.sum(jnp.heaviside(x, 0.5) * x * x + jnp.sign(x) * x)
+
+
+case(heaviside_and_sign, lambda r: (np.array([0.5, -0.3, 0.8]),), "works")
