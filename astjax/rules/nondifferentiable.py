@@ -40,7 +40,7 @@ _REASONS = {
     BOOLEAN: ["isnan", "isfinite", "isinf", "logical_and", "logical_or", "logical_not", "logical_xor",
               "allclose", "all", "any", "isclose"],
     PIECEWISE: ["floor", "ceil", "round", "sign", "trunc", "around"],
-    INTEGER: ["argmax", "argmin", "argsort", "arange"],
+    INTEGER: ["argmax", "argmin", "argsort"],
     SHAPES: ["zeros_like", "ones_like", "zeros", "ones", "empty", "empty_like", "eye", "identity", "shape",
              "ndim", "size"],
 }
@@ -50,6 +50,10 @@ for _reason, _names in _REASONS.items():
             nondifferentiable(_name, getattr(jnp, _name), _reason,
                               aliases=tuple(a for a in (getattr(np, _name, None),) if a is not None),
                               result_shape_of="a" if _name.endswith("_like") else None)
+# arange is no integer function: arange(start, stop, step) is start + k * step, which moves with a float start
+# and step. Like JAX (which needs them concrete), astjax takes its arguments as constants: a differentiable
+# primitive without operands, so an argument that carries a derivative is refused (classify.py), never dropped.
+primitive("arange", jnp.arange, operands=(), aliases=(np.arange,))
 for _name in ("isnan", "isfinite", "isinf", "logical_and", "logical_or", "logical_not", "logical_xor",
               "all", "any", "floor", "ceil", "round", "sign", "trunc", "around", "argmax", "argmin"):
     deflowering(PRIMITIVES[_name], numba=f"astjax.runtime.numba_cpu:{_name}")

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+import astjax
 import astjax.lax as lax
 import astjax.numpy as jnp
 
@@ -1649,3 +1650,1151 @@ def heaviside_and_sign(x):
 
 
 case(heaviside_and_sign, lambda r: (np.array([0.5, -0.3, 0.8]),), "works")
+
+
+# ============================================================ values the activity analysis may drop
+def _write_into(buf, v):
+    buf[0] = v * 2.0
+
+
+def helper_mutates_buffer_result_ignored(x):
+    buf = np.zeros(2)
+    _write_into(buf, x[0])
+    return np.sum(buf * x)
+
+
+case(helper_mutates_buffer_result_ignored, lambda r: (vec(r, 2),), "either")
+
+
+def _append_square(acc, v):
+    acc.append(v * v)
+
+
+def helper_appends_to_list(x):
+    acc = []
+    for v in x:
+        _append_square(acc, v)
+    return sum(acc)
+
+
+case(helper_appends_to_list, lambda r: (vec(r, 3),), "either")
+
+
+def _scale_in_place(a, k):
+    a *= k
+    return None
+
+
+def helper_scales_argument_in_place(x):
+    y = x.copy()
+    _scale_in_place(y, x[0])
+    return jnp.sum(y)
+
+
+case(helper_scales_argument_in_place, lambda r: (vec(r, 3),), "either")
+
+
+class _Accumulator:
+    def __init__(self):
+        self.total = 0.0
+
+    def add(self, v):
+        self.total = self.total + v * v
+        return self
+
+
+def method_stores_on_self(x):
+    acc = _Accumulator()
+    for v in x:
+        acc.add(v)
+    return acc.total
+
+
+case(method_stores_on_self, lambda r: (vec(r, 3),), "either")
+
+
+def _gen_squares(x):
+    for v in x:
+        yield v * v
+
+
+def generator_function_consumed(x):
+    return sum(_gen_squares(x))
+
+
+case(generator_function_consumed, lambda r: (vec(r, 3),), "either")
+
+
+def functools_reduce_product(x):
+    import functools
+    return functools.reduce(lambda a, b: a * b, x)
+
+
+case(functools_reduce_product, lambda r: (vec(r, 3),), "either")
+
+
+def map_lambda_sum(x):
+    return sum(map(lambda v: v ** 3, x))
+
+
+case(map_lambda_sum, lambda r: (vec(r, 3),), "either")
+
+
+def np_array_of_traced_scalars(x):
+    y = np.array([x[0] * x[1], x[2], 3.0])
+    return np.sum(y * y)
+
+
+case(np_array_of_traced_scalars, lambda r: (vec(r, 3),), "works")
+
+
+def np_asarray_of_list(x):
+    lst = [v * 2.0 for v in x]
+    return np.sum(np.asarray(lst) ** 2)
+
+
+case(np_asarray_of_list, lambda r: (vec(r, 3),), "works")
+
+
+def np_fromiter_generator(x):
+    y = np.fromiter((v * v for v in x), dtype=float)
+    return np.sum(y)
+
+
+case(np_fromiter_generator, lambda r: (vec(r, 3),), "either")
+
+
+def np_float64_cast_of_traced(x):
+    a = np.float64(x[0] * x[1])
+    return a * x[2]
+
+
+case(np_float64_cast_of_traced, lambda r: (vec(r, 3),), "works")
+
+
+def astype_float_copy(x):
+    y = (x * x).astype(float)
+    y[0] = 0.0
+    return jnp.sum(y) + x[0]
+
+
+case(astype_float_copy, lambda r: (vec(r, 3),), "either")
+
+
+def copy_module_deepcopy(x):
+    import copy
+    y = copy.deepcopy(x)
+    return jnp.sum(y * x)
+
+
+case(copy_module_deepcopy, lambda r: (vec(r, 3),), "either")
+
+
+def ascontiguous_and_view(x):
+    y = np.ascontiguousarray(x)
+    z = y.view()
+    return np.sum(z * y)
+
+
+case(ascontiguous_and_view, lambda r: (vec(r, 3),), "either")
+
+
+def np_vectorize_python(x):
+    f = np.vectorize(lambda v: v * v if v > 0 else -v)
+    return np.sum(f(x))
+
+
+case(np_vectorize_python, lambda r: (np.array([0.5, -0.3, 0.8]),), "either")
+
+
+def apply_along_axis(A):
+    return np.sum(np.apply_along_axis(lambda row: np.sum(row ** 2), 1, A))
+
+
+case(apply_along_axis, lambda r: (mat(r, 2),), "either")
+
+
+def hstack_vstack_generator(x):
+    a = np.hstack([x, x ** 2])
+    b = np.vstack((x, x * 3.0))
+    return np.sum(a * np.arange(6.0)) + np.sum(b ** 2)
+
+
+case(hstack_vstack_generator, lambda r: (vec(r, 3),), "works")
+
+
+def stack_list_axis1(x):
+    a, b, c = x * 1.0, x * 2.0, x ** 2
+    s = jnp.stack([a, b, c], axis=1)
+    return jnp.sum(s * np.arange(9.0).reshape(3, 3))
+
+
+case(stack_list_axis1, lambda r: (vec(r, 3),), "works")
+
+
+def stack_of_scalars_axis0(x):
+    s = jnp.stack([x[0], x[1] * 2.0, x[2] ** 2])
+    return jnp.sum(s * np.array([1.0, 2.0, 3.0]))
+
+
+case(stack_of_scalars_axis0, lambda r: (vec(r, 3),), "works")
+
+
+def stack_negative_axis_of_matrices(A):
+    s = jnp.stack([A, A.T, A * A], axis=-1)
+    return jnp.sum(s * np.arange(12.0).reshape(2, 2, 3))
+
+
+case(stack_negative_axis_of_matrices, lambda r: (mat(r, 2),), "works")
+
+
+def stack_built_in_loop(x):
+    rows = []
+    for k in range(3):
+        rows.append(x * (k + 1.0))
+    return jnp.sum(jnp.stack(rows, axis=1) ** 2 * np.arange(9.0).reshape(3, 3))
+
+
+case(stack_built_in_loop, lambda r: (vec(r, 3),), "works")
+
+
+def concatenate_generator(x):
+    return jnp.sum(jnp.concatenate([x[k:k + 2] for k in range(2)]) * np.arange(4.0))
+
+
+case(concatenate_generator, lambda r: (vec(r, 3),), "works")
+
+
+# ============================================================ the tape: values overwritten before the reverse sweep reads them
+def parameter_rebound_in_loop(x):
+    for _ in range(3):
+        x = jnp.sin(x) * x
+    return jnp.sum(x)
+
+
+case(parameter_rebound_in_loop, lambda r: (vec(r, 3),), "works")
+hess(parameter_rebound_in_loop, lambda r: (vec(r, 3),))
+
+
+def self_multiply_in_place(x):
+    y = x.copy()
+    y *= y
+    y *= y
+    return jnp.sum(y)
+
+
+case(self_multiply_in_place, lambda r: (vec(r, 3),), "works")
+
+
+def slice_assign_whole(x):
+    y = x.copy()
+    for _ in range(3):
+        y[:] = y * x
+    return jnp.sum(y)
+
+
+case(slice_assign_whole, lambda r: (vec(r, 3),), "works")
+
+
+def overlapping_slice_shift(x):
+    y = x.copy()
+    y[1:] = y[:-1] * 2.0
+    return jnp.sum(y * np.arange(1.0, 5.0))
+
+
+case(overlapping_slice_shift, lambda r: (vec(r, 4),), "works")
+
+
+def overlapping_slice_shift_left(x):
+    y = x.copy()
+    y[:-1] = y[1:] + y[:-1] * y[1:]
+    return jnp.sum(y * np.arange(1.0, 5.0))
+
+
+case(overlapping_slice_shift_left, lambda r: (vec(r, 4),), "works")
+
+
+def element_recurrence_reads_itself(x):
+    y = x.copy()
+    for k in range(1, 4):
+        y[k] = y[k] * y[k - 1] + y[k]
+    return jnp.sum(y)
+
+
+case(element_recurrence_reads_itself, lambda r: (vec(r, 4),), "works")
+
+
+def reversed_slice_assign(x):
+    y = x.copy()
+    y[:] = y[::-1]
+    return jnp.sum(y * np.arange(1.0, 5.0))
+
+
+case(reversed_slice_assign, lambda r: (vec(r, 4),), "works")
+
+
+def column_update_in_loop(A):
+    B = A.copy()
+    for j in range(1, 3):
+        B[:, j] = B[:, j] * B[:, j - 1]
+    return jnp.sum(B)
+
+
+case(column_update_in_loop, lambda r: (mat(r, 3),), "works")
+
+
+def iadd_of_self_slice(x):
+    y = x.copy()
+    y[1:] += y[:-1]
+    return jnp.sum(y * np.arange(1.0, 5.0))
+
+
+case(iadd_of_self_slice, lambda r: (vec(r, 4),), "works")
+
+
+def python_float_accumulator_then_array(x):
+    s = 0.0
+    for k in range(3):
+        s += x[k]
+        s *= x[k]
+    return s
+
+
+case(python_float_accumulator_then_array, lambda r: (vec(r, 3),), "works")
+
+
+def nested_loop_with_shadowed_index(x):
+    s = 0.0
+    for i in range(3):
+        for i in range(2):
+            s = s + x[i] * x[2]
+    return s + i
+
+
+case(nested_loop_with_shadowed_index, lambda r: (vec(r, 3),), "works")
+
+
+def loop_variable_is_array_row(A):
+    s = 0.0
+    for row in A:
+        row = row * 2.0
+        s = s + jnp.sum(row * row)
+    return s
+
+
+case(loop_variable_is_array_row, lambda r: (mat(r, 2),), "works")
+
+
+def loop_variable_row_mutated(A):
+    B = A.copy()
+    for row in B:
+        row *= 2.0
+    return jnp.sum(B * A)
+
+
+case(loop_variable_row_mutated, lambda r: (mat(r, 2),), "either")
+
+
+def while_loop_data_dependent_trip(x):
+    y = x[0]
+    n = 0
+    while y < 5.0:
+        y = y * 1.7 + x[1]
+        n += 1
+    return y * n
+
+
+case(while_loop_data_dependent_trip, lambda r: (pos(r, 2),), "works")
+
+
+def break_in_middle_of_update(x):
+    y = x * 1.0
+    for k in range(5):
+        y = y * 1.1
+        if k == 2:
+            break
+        y = y + x
+    return jnp.sum(y * y)
+
+
+case(break_in_middle_of_update, lambda r: (vec(r, 3),), "works")
+
+
+def continue_skips_update(x):
+    y = 0.0
+    for k in range(4):
+        if k % 2 == 1:
+            continue
+        y = y + x[k] * x[k]
+    return y
+
+
+case(continue_skips_update, lambda r: (vec(r, 4),), "works")
+
+
+def return_inside_loop(x):
+    acc = x[0] * 0.0
+    for k in range(4):
+        acc = acc + x[k]
+        if acc > 0.5:
+            return acc * x[k]
+    return acc
+
+
+case(return_inside_loop, lambda r: (np.array([0.3, 0.4, 0.2, 0.1]),), "works", name="return_inside_loop_early")
+case(return_inside_loop, lambda r: (np.array([0.1, 0.1, 0.1, 0.1]),), "works", name="return_inside_loop_late")
+
+
+def multiple_returns_in_branches(x):
+    if x[0] > 0:
+        if x[1] > 0:
+            return x[0] * x[1]
+        return x[0] - x[1]
+    elif x[1] > 0:
+        return x[1] ** 3
+    return x[0] * 0.0
+
+
+case(multiple_returns_in_branches, lambda r: (np.array([0.3, -0.4]),), "works")
+case(multiple_returns_in_branches, lambda r: (np.array([-0.3, 0.4]),), "works", name="multiple_returns_elif")
+
+
+# ============================================================ API: argnums order, aux, keywords, nested derivatives
+def two_args_product(x, y):
+    return jnp.sum(x * x * y) + jnp.sum(y ** 3)
+
+
+def _check_argnums_reversed(fn, args):
+    from .harness import fd_grad
+    value, (gy, gx) = astjax.value_and_grad(fn, argnums=(1, 0))(*args)
+    return [(gy, fd_grad(fn, args, 1)[0], "d/dy first (argnums=(1, 0))"),
+            (gx, fd_grad(fn, args, 0)[0], "d/dx second"), (value, fn(*args), "value")]
+
+
+case(two_args_product, lambda r: (vec(r, 3), vec(r, 3)), "works", mode="custom", check=_check_argnums_reversed,
+     name="argnums_reversed_order")
+
+
+def _check_argnums_repeated(fn, args):
+    from .harness import fd_grad
+    g = astjax.grad(fn, argnums=(0, 0))(*args)
+    expected = fd_grad(fn, args, 0)[0]
+    return [(g[0], expected, "first"), (g[1], expected, "second")]
+
+
+case(two_args_product, lambda r: (vec(r, 3), vec(r, 3)), "either", mode="custom", check=_check_argnums_repeated,
+     name="argnums_repeated")
+
+
+def _check_keyword_argument(fn, args):
+    from .harness import fd_grad
+    x, y = args
+    g = astjax.grad(fn)(x, y=y)
+    return [(g, fd_grad(fn, args, 0)[0], "grad with y by keyword")]
+
+
+case(two_args_product, lambda r: (vec(r, 3), vec(r, 3)), "either", mode="custom", check=_check_keyword_argument,
+     name="keyword_second_argument")
+
+
+def _check_jvp_second_argument_only(fn, args):
+    from .harness import fd_directional
+    x, y = args
+    t = (np.zeros(3), np.array([0.3, -1.0, 2.0]))
+    _, tan = astjax.jvp(fn, (x, y), t)
+    [expected] = fd_directional(fn, args, t, (0, 1))
+    return [(tan, expected, "jvp along y only")]
+
+
+case(two_args_product, lambda r: (vec(r, 3), vec(r, 3)), "works", mode="custom",
+     check=_check_jvp_second_argument_only, name="jvp_second_argument_only")
+
+
+def loss_with_aux(x):
+    y = x * x
+    return jnp.sum(y), {"y": y, "n": 3}
+
+
+def _check_has_aux(fn, args):
+    (value, aux), g = astjax.value_and_grad(fn, has_aux=True)(*args)
+    x = args[0]
+    return [(value, np.sum(x * x), "value"), (aux["y"], x * x, "aux"), (g, 2 * x, "grad")]
+
+
+case(loss_with_aux, lambda r: (vec(r, 3),), "works", mode="custom", check=_check_has_aux)
+
+
+def perturbation_confusion(x):
+    def inner(y):
+        return x * y
+
+    return x * astjax.grad(inner)(1.0)
+
+
+# d/dx [x * d/dy (x y)] = d/dx [x * x] = 2x (a confused implementation mixes x's perturbation into inner's).
+def _check_perturbation(fn, args):
+    x = args[0]
+    return [(astjax.grad(fn)(x), 2.0 * x, "d/dx x * grad(lambda y: x*y)(1)")]
+
+
+case(perturbation_confusion, lambda r: (np.float64(0.7),), "either", mode="custom", check=_check_perturbation)
+
+
+def perturbation_confusion_siskind(x):
+    def inner(y):
+        return x + y
+
+    return x * astjax.grad(inner)(1.0)
+
+
+# The classic example: D(x -> x * D(y -> x + y)(1))(1) = 1, a confused AD gives 2.
+def _check_siskind(fn, args):
+    return [(astjax.grad(fn)(np.float64(1.0)), 1.0, "Siskind-Pearlmutter")]
+
+
+case(perturbation_confusion_siskind, lambda r: (np.float64(1.0),), "either", mode="custom", check=_check_siskind)
+
+
+def grad_inside_loss(x):
+    g = astjax.grad(lambda v: jnp.sum(jnp.sin(v) * v))(x)
+    return jnp.sum(g * g)
+
+
+case(grad_inside_loss, lambda r: (vec(r, 3),), "either")
+
+
+def _sin_cubed(x):
+    return jnp.sum(jnp.sin(x) ** 3)
+
+
+def hessian_vector_via_jvp_of_grad(x):
+    v = np.array([1.0, -0.5, 0.25])
+    _, hv = astjax.jvp(astjax.grad(_sin_cubed), (x,), (v,))
+    return jnp.sum(hv * x)
+
+
+case(hessian_vector_via_jvp_of_grad, lambda r: (vec(r, 3),), "either")
+
+
+@astjax.custom_jvp
+def _soft_clip(x):
+    return jnp.sin(x) * 2.0
+
+
+@_soft_clip.defjvp
+def _soft_clip_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _soft_clip(x), 2.0 * jnp.cos(x) * t
+
+
+def custom_jvp_under_hessian(x):
+    return jnp.sum(_soft_clip(x) * x)
+
+
+case(custom_jvp_under_hessian, lambda r: (vec(r, 3),), "works")
+hess(custom_jvp_under_hessian, lambda r: (vec(r, 3),), outcome="either")
+
+
+@astjax.custom_vjp
+def _cube(x):
+    return x ** 3
+
+
+def _cube_fwd(x):
+    return x ** 3, x
+
+
+def _cube_bwd(x, g):
+    return (3.0 * x ** 2 * g,)
+
+
+_cube.defvjp(_cube_fwd, _cube_bwd)
+
+
+def custom_vjp_in_loss(x):
+    return jnp.sum(_cube(x) * jnp.sin(x))
+
+
+case(custom_vjp_in_loss, lambda r: (vec(r, 3),), "either")
+hess(custom_vjp_in_loss, lambda r: (vec(r, 3),), outcome="either")
+
+
+@astjax.custom_vjp
+def _clip_gradient(x):
+    return x
+
+
+def _clip_fwd(x):
+    return x, None
+
+
+def _clip_bwd(_, g):
+    return (jnp.clip(g, -0.1, 0.1),)
+
+
+_clip_gradient.defvjp(_clip_fwd, _clip_bwd)
+
+
+def custom_vjp_changes_gradient(x):
+    return jnp.sum(_clip_gradient(x) * 3.0)
+
+
+def _check_clipped(fn, args):
+    g = astjax.grad(fn)(*args)
+    return [(g, np.full(3, 0.1), "custom bwd clips the cotangent 3.0 to 0.1")]
+
+
+case(custom_vjp_changes_gradient, lambda r: (vec(r, 3),), "works", mode="custom", check=_check_clipped)
+
+
+# ============================================================ lax control flow
+def fori_loop_tuple_carry(x):
+    def body(i, c):
+        a, b = c
+        return b * x[i % 3], a + b
+
+    a, b = lax.fori_loop(0, 5, body, (x[0], x[1]))
+    return a * b
+
+
+case(fori_loop_tuple_carry, lambda r: (vec(r, 3),), "works")
+
+
+def fori_loop_traced_bound_read(x):
+    def body(i, acc):
+        return acc * 0.9 + x[i]
+
+    return lax.fori_loop(1, 3, body, x[0] * 0.0)
+
+
+case(fori_loop_traced_bound_read, lambda r: (vec(r, 3),), "works")
+
+
+def scan_cumulative_with_outputs(x):
+    def step(c, v):
+        c = c * 0.5 + v * v
+        return c, c * v
+
+    c, ys = lax.scan(step, 0.0, x)
+    return c + jnp.sum(ys * np.arange(1.0, 5.0))
+
+
+case(scan_cumulative_with_outputs, lambda r: (vec(r, 4),), "works")
+hess(scan_cumulative_with_outputs, lambda r: (vec(r, 4),))
+
+
+def scan_reverse(x):
+    def step(c, v):
+        c = c * 0.5 + v
+        return c, c
+
+    c, ys = lax.scan(step, 0.0, x, reverse=True)
+    return c + jnp.sum(ys * np.arange(1.0, 5.0))
+
+
+case(scan_reverse, lambda r: (vec(r, 4),), "either", errors=(TypeError,), error_match="reverse")
+
+
+def scan_pytree_xs(x):
+    def step(c, item):
+        a, b = item
+        return c + a * b, a - b
+
+    c, ys = lax.scan(step, 0.0, (x, x[::-1] * 2.0))
+    return c * jnp.sum(ys ** 2)
+
+
+case(scan_pytree_xs, lambda r: (vec(r, 4),), "works")
+
+
+def scan_none_xs_with_length(x):
+    def step(c, _):
+        return c * x[0] + x[1], c
+
+    c, ys = lax.scan(step, x[2], None, length=4)
+    return c + jnp.sum(ys)
+
+
+case(scan_none_xs_with_length, lambda r: (vec(r, 3),), "works")
+
+
+def while_loop_newton(a):
+    def cond(s):
+        return jnp.abs(s[0] * s[0] - a[0]) > 1e-12
+
+    def body(s):
+        return (0.5 * (s[0] + a[0] / s[0]), s[1] + 1)
+
+    r_, n = lax.while_loop(cond, body, (a[0], 0))
+    return r_ * a[1]
+
+
+case(while_loop_newton, lambda r: (pos(r, 2, 2.0, 3.0),), "works", rtol=1e-4)
+
+
+def cond_with_operands(x):
+    return lax.cond(x[0] > 0, lambda a, b: a * b, lambda a, b: a - b, x[1], x[2]) * x[0]
+
+
+case(cond_with_operands, lambda r: (np.array([0.4, 0.3, 0.8]),), "works")
+case(cond_with_operands, lambda r: (np.array([-0.4, 0.3, 0.8]),), "works", name="cond_with_operands_false")
+
+
+def switch_clamped_index(x):
+    branches = [lambda v: v * 2.0, lambda v: v ** 2, lambda v: jnp.sin(v)]
+    return jnp.sum(lax.switch(7, branches, x)) + jnp.sum(lax.switch(-3, branches, x))
+
+
+case(switch_clamped_index, lambda r: (vec(r, 3),), "works")
+
+
+def dynamic_slice_update(x):
+    i = 1
+    s = lax.dynamic_slice(x, (i,), (2,))
+    y = lax.dynamic_update_slice(x, s * s, (i + 1,))
+    return jnp.sum(y * np.arange(1.0, 5.0))
+
+
+case(dynamic_slice_update, lambda r: (vec(r, 4),), "works")
+
+
+def dynamic_slice_clamped_start(x):
+    s = lax.dynamic_slice(x, (3,), (2,))
+    return jnp.sum(s * np.array([1.0, 10.0]))
+
+
+# JAX clamps the start so the slice fits: (3,) on length 4 with size 2 reads x[2:4].
+case(dynamic_slice_clamped_start, lambda r: (vec(r, 4),), "works",
+     reference=lambda x: float(x[2] * 1.0 + x[3] * 10.0))
+
+
+def dynamic_update_slice_clamped(x):
+    y = lax.dynamic_update_slice(x, x[:2] * 5.0, (3,))
+    return jnp.sum(y * np.arange(1.0, 5.0))
+
+
+def _dus_reference(x):
+    y = x.copy()
+    y[2:4] = x[:2] * 5.0
+    return float(np.sum(y * np.arange(1.0, 5.0)))
+
+
+case(dynamic_update_slice_clamped, lambda r: (vec(r, 4),), "works", reference=_dus_reference)
+
+
+def lax_map_square(x):
+    return jnp.sum(lax.map(lambda v: v * jnp.sin(v), x))
+
+
+case(lax_map_square, lambda r: (vec(r, 3),), "works")
+
+
+def lax_select_and_clamp(x):
+    return jnp.sum(lax.select(x > 0, x * x, -x)) + jnp.sum(lax.clamp(-0.2, x, 0.5) ** 2)
+
+
+case(lax_select_and_clamp, lambda r: (np.array([0.4, -0.3, 0.8]),), "works")
+
+
+def lax_cumsum_reverse(x):
+    return jnp.sum(lax.cumsum(x, reverse=True) * np.arange(1.0, 5.0)) + jnp.sum(lax.cummax(x, reverse=True))
+
+
+case(lax_cumsum_reverse, lambda r: (np.array([0.1, 0.5, 0.3, 0.8]),), "works")
+
+
+def lax_cumprod_and_cummin(x):
+    return jnp.sum(lax.cumprod(x) * np.arange(1.0, 5.0)) + jnp.sum(lax.cummin(x) * 2.0)
+
+
+case(lax_cumprod_and_cummin, lambda r: (np.array([0.9, 0.5, 0.7, 0.2]),), "works")
+
+
+# ============================================================ constructors with traced arguments, shape functions, rule variants
+def linspace_traced_endpoints(x):
+    t = np.linspace(x[0], x[1], 5)
+    return np.sum(t ** 2)
+
+
+case(linspace_traced_endpoints, lambda r: (vec(r, 2),), "works")
+
+
+def linspace_endpoint_false(x):
+    t = jnp.linspace(0.0, x[0], 4, endpoint=False)
+    return jnp.sum(t * np.arange(1.0, 5.0))
+
+
+case(linspace_endpoint_false, lambda r: (pos(r, 1),), "works")
+
+
+def logspace_geomspace_traced(x):
+    return jnp.sum(jnp.logspace(0.0, x[0], 3)) + jnp.sum(jnp.geomspace(1.0, x[1], 3))
+
+
+case(logspace_geomspace_traced, lambda r: (pos(r, 2),), "works")
+
+
+def arange_float_traced_start(x):
+    t = np.arange(x[0], 3.0, 1.0)
+    return np.sum(t * t)
+
+
+case(arange_float_traced_start, lambda r: (pos(r, 1, 0.2, 0.8),), "either")
+
+
+def full_with_traced_fill(x):
+    return jnp.sum(jnp.full(3, x[0]) * np.array([1.0, 2.0, 3.0])) + jnp.sum(jnp.full_like(x, x[1]) ** 2)
+
+
+case(full_with_traced_fill, lambda r: (vec(r, 3),), "works")
+
+
+def np_full_traced_fill(x):
+    return np.sum(np.full((2, 2), x[0] * x[1]))
+
+
+case(np_full_traced_fill, lambda r: (vec(r, 2),), "works")
+
+
+def diag_build_and_extract(x):
+    D = jnp.diag(x)
+    A = D + jnp.outer(x, x)
+    return jnp.sum(jnp.diag(A) * np.arange(1.0, 4.0)) + jnp.sum(jnp.diag(A, k=1)) + jnp.sum(jnp.diagflat(x[:2]) ** 2)
+
+
+case(diag_build_and_extract, lambda r: (vec(r, 3),), "works")
+
+
+def meshgrid_traced(x):
+    X, Y = np.meshgrid(x, x[:2] * 2.0)
+    return np.sum(X * Y * np.arange(6.0).reshape(2, 3))
+
+
+case(meshgrid_traced, lambda r: (vec(r, 3),), "works")
+
+
+def meshgrid_ij_indexing(x):
+    X, Y = jnp.meshgrid(x, x[:2] * 2.0, indexing="ij")
+    return jnp.sum(X * Y * np.arange(6.0).reshape(3, 2))
+
+
+case(meshgrid_ij_indexing, lambda r: (vec(r, 3),), "works")
+
+
+def vander_traced(x):
+    return jnp.sum(jnp.vander(x, 3) * np.arange(9.0).reshape(3, 3)) + jnp.sum(jnp.vander(x, increasing=True))
+
+
+case(vander_traced, lambda r: (vec(r, 3),), "works")
+
+
+def eye_times_traced(x):
+    return jnp.sum((jnp.eye(3) * x[0] + x[1]) @ np.arange(9.0).reshape(3, 3))
+
+
+case(eye_times_traced, lambda r: (vec(r, 2),), "either")
+
+
+def transpose_non_involutive(T):
+    U = jnp.transpose(T, (1, 2, 0))
+    return jnp.sum(U * np.arange(24.0).reshape(U.shape))
+
+
+case(transpose_non_involutive, lambda r: (r.uniform(-1, 1, (2, 3, 4)),), "works")
+
+
+def transpose_method_args_and_moveaxis(T):
+    W = np.arange(24.0)
+    a = T.transpose(2, 0, 1).reshape(-1)
+    b = jnp.moveaxis(T, 0, -1).reshape(-1)
+    c = jnp.swapaxes(T, 0, 2).reshape(-1)
+    return jnp.sum(a * W) + jnp.sum(b * W ** 2) + jnp.sum(c * jnp.sqrt(W))
+
+
+case(transpose_method_args_and_moveaxis, lambda r: (r.uniform(-1, 1, (2, 3, 4)),), "works")
+
+
+def reshape_fortran_order(A):
+    v = jnp.reshape(A, (6,), order="F")
+    w = A.ravel(order="F")
+    return jnp.sum(v * np.arange(6.0)) + jnp.sum(w * np.arange(6.0) ** 2)
+
+
+case(reshape_fortran_order, lambda r: (mat(r, 2, 3),), "works")
+
+
+def flatten_fortran(A):
+    return jnp.sum(A.flatten("F") * np.arange(6.0)) + jnp.sum(A.reshape(3, 2, order="F") * np.arange(6.0).reshape(3, 2))
+
+
+case(flatten_fortran, lambda r: (mat(r, 2, 3),), "works")
+
+
+def einsum_implicit_output(A):
+    T = jnp.einsum("ji", A)
+    return jnp.sum(T * np.arange(6.0).reshape(T.shape)) + jnp.sum(jnp.einsum("ba,bc", A, A) * 0.5)
+
+
+case(einsum_implicit_output, lambda r: (mat(r, 2, 3),), "works")
+
+
+def einsum_transpose_output(A):
+    return jnp.sum(jnp.einsum("ij->ji", A) * np.arange(6.0).reshape(3, 2))
+
+
+case(einsum_transpose_output, lambda r: (mat(r, 2, 3),), "works")
+
+
+def split_uneven_sections(x):
+    a, b, c = jnp.split(x, [1, 4])
+    return jnp.sum(a) * 3.0 + jnp.sum(b * b) + jnp.sum(c * np.arange(1.0, 3.0))
+
+
+case(split_uneven_sections, lambda r: (vec(r, 6),), "works")
+
+
+def array_split_uneven(x):
+    parts = jnp.array_split(x, 3)
+    return sum(jnp.sum(p * (k + 1.0)) for k, p in enumerate(parts)) + jnp.sum(parts[0] ** 2)
+
+
+case(array_split_uneven, lambda r: (vec(r, 7),), "either")
+
+
+def take_modes(x):
+    idx = np.array([0, 4, -6, 2])
+    return jnp.sum(jnp.take(x, idx, mode="wrap") * np.arange(1.0, 5.0)) + \
+        jnp.sum(jnp.take(x, idx, mode="clip") * np.arange(1.0, 5.0) ** 2)
+
+
+case(take_modes, lambda r: (vec(r, 4),), "works")
+
+
+def take_axis_one(A):
+    return jnp.sum(jnp.take(A, np.array([2, 0, 2]), axis=1) * np.arange(6.0).reshape(2, 3))
+
+
+case(take_axis_one, lambda r: (mat(r, 2, 3),), "works")
+
+
+def take_along_axis_argsort(A):
+    idx = jnp.argsort(A, axis=1)
+    S = jnp.take_along_axis(A, idx, axis=1)
+    return jnp.sum(S * np.arange(6.0).reshape(2, 3))
+
+
+case(take_along_axis_argsort, lambda r: (mat(r, 2, 3),), "works")
+
+
+def pad_edge_and_constant_values(x):
+    a = jnp.pad(x, (2, 1), mode="edge")
+    b = jnp.pad(x, ((1, 0),), constant_values=x[0])
+    return jnp.sum(a * np.arange(6.0)) + jnp.sum(b * np.arange(4.0))
+
+
+case(pad_edge_and_constant_values, lambda r: (vec(r, 3),), "works")
+
+
+def pad_linear_ramp(x):
+    return jnp.sum(jnp.pad(x, 2, mode="linear_ramp", end_values=(0.5, -0.5)) * np.arange(7.0))
+
+
+case(pad_linear_ramp, lambda r: (vec(r, 3),), "either")
+
+
+def broadcast_to_then_weight(x):
+    B = jnp.broadcast_to(x, (2, 3))
+    return jnp.sum(B * np.arange(6.0).reshape(2, 3))
+
+
+case(broadcast_to_then_weight, lambda r: (vec(r, 3),), "works")
+
+
+def expand_dims_tuple_and_squeeze(x):
+    y = jnp.expand_dims(x, (0, 2))
+    z = jnp.squeeze(y, axis=0)
+    return jnp.sum(z * np.arange(3.0).reshape(3, 1)) + jnp.sum(jnp.atleast_2d(x) * 2.0)
+
+
+case(expand_dims_tuple_and_squeeze, lambda r: (vec(r, 3),), "works")
+
+
+def solve_matrix_rhs_and_column(A):
+    S = A + 3.0 * np.eye(3)
+    B = np.arange(6.0).reshape(3, 2)
+    b = np.array([[1.0], [2.0], [3.0]])
+    return jnp.sum(jnp.linalg.solve(S, B) * np.array([1.0, -1.0])) + jnp.sum(jnp.linalg.solve(S, b) ** 2)
+
+
+case(solve_matrix_rhs_and_column, lambda r: (mat(r, 3),), "works")
+
+
+def solve_batched(A):
+    S = jnp.stack([A + 3.0 * np.eye(3), A.T + 4.0 * np.eye(3)])
+    b = np.arange(6.0).reshape(2, 3, 1)
+    return jnp.sum(jnp.linalg.solve(S, b) ** 2)
+
+
+case(solve_batched, lambda r: (mat(r, 3),), "works")
+
+
+def inv_det_batched(A):
+    S = jnp.stack([A + 3.0 * np.eye(3), A @ A.T + np.eye(3)])
+    return jnp.sum(jnp.linalg.inv(S) * np.arange(18.0).reshape(2, 3, 3)) + jnp.sum(jnp.linalg.det(S) * np.array([1.0, 2.0]))
+
+
+case(inv_det_batched, lambda r: (mat(r, 3),), "works")
+
+
+def det_singular_matrix(x):
+    A = jnp.outer(x, x)
+    return jnp.linalg.det(A + np.diag([0.0, 0.0, 1.0]))
+
+
+# det of a rank-2 3x3 matrix: cofactor derivative finite, a rule through inv(A) gives nan/inf.
+case(det_singular_matrix, lambda r: (vec(r, 3),), "either")
+
+
+def matmul_batched_vector(A):
+    T = jnp.stack([A, A * A])
+    v = np.array([1.0, -2.0, 0.5])
+    return jnp.sum((T @ v) * np.arange(6.0).reshape(2, 3)) + jnp.sum((v @ T) ** 2)
+
+
+case(matmul_batched_vector, lambda r: (mat(r, 3),), "works")
+
+
+def cross_product(x):
+    return jnp.sum(jnp.cross(x, np.array([0.3, -1.0, 2.0])) * np.array([1.0, 2.0, 3.0])) + \
+        jnp.sum(jnp.cross(x, x[::-1]) ** 2)
+
+
+case(cross_product, lambda r: (vec(r, 3),), "works")
+
+
+def cbrt_negative(x):
+    return jnp.sum(jnp.cbrt(x) * np.array([1.0, 2.0, 3.0]))
+
+
+case(cbrt_negative, lambda r: (np.array([-0.8, 0.4, -0.2]),), "works")
+
+
+def float_power_negative_base(x):
+    return jnp.sum(x ** 2.0) + jnp.sum(x ** 3.0 * 2.0) + jnp.sum(jnp.power(x, -2.0))
+
+
+case(float_power_negative_base, lambda r: (np.array([-0.8, 0.4, -0.2]),), "works")
+hess(float_power_negative_base, lambda r: (np.array([-0.8, 0.4, -0.2]),))
+
+
+def power_integer_array_exponent(x):
+    return jnp.sum(jnp.power(x, np.array([1, 2, 3])) * np.array([1.0, 2.0, 3.0]))
+
+
+case(power_integer_array_exponent, lambda r: (np.array([-0.8, 0.4, -0.2]),), "works")
+
+
+def power_traced_exponent_positive_base(x):
+    return jnp.sum(jnp.power(np.array([0.5, 2.0, 3.0]), x)) + x[0] ** x[1]
+
+
+case(power_traced_exponent_positive_base, lambda r: (pos(r, 3),), "works")
+
+
+def remainder_wrt_divisor(x):
+    return (x[0] % x[1]) * 2.0 + jnp.fmod(x[0], x[1]) + jnp.remainder(-x[0], x[1])
+
+
+case(remainder_wrt_divisor, lambda r: (np.array([2.3, 0.7]),), "works")
+
+
+def floor_divide_and_modulo_python(x):
+    q = x[0] // x[1]
+    return q * x[1] + x[0] % x[1]
+
+
+case(floor_divide_and_modulo_python, lambda r: (np.array([2.3, 0.7]),), "works")
+
+
+def divmod_numpy(x):
+    q, m = np.divmod(x, 0.3)
+    return np.sum(q * x + m * m)
+
+
+case(divmod_numpy, lambda r: (np.array([2.3, 0.7, -0.4]),), "either")
+
+
+def copysign_traced_sign(x):
+    return jnp.sum(jnp.copysign(x[:2], x[2:]) * np.array([1.0, 2.0]))
+
+
+case(copysign_traced_sign, lambda r: (np.array([0.3, -0.8, -0.5, 0.6]),), "works")
+
+
+def inverse_trig_hyperbolic(x):
+    return jnp.sum(jnp.arcsin(x) + jnp.arccos(x * 0.5) + jnp.arctan(x) + jnp.arcsinh(x) + jnp.arctanh(x * 0.5) +
+                   jnp.arccosh(2.0 + x) + jnp.log10(2.0 + x) + jnp.log2(2.0 + x) + jnp.exp2(x) + jnp.deg2rad(x))
+
+
+case(inverse_trig_hyperbolic, lambda r: (vec(r, 3, -0.9, 0.9),), "works")
+hess(inverse_trig_hyperbolic, lambda r: (vec(r, 3, -0.9, 0.9),))
+
+
+def reciprocal_square_sqrt(x):
+    return jnp.sum(jnp.reciprocal(x) + jnp.square(x) * jnp.sqrt(x) + jnp.rsqrt(x) if hasattr(jnp, "rsqrt") else
+                   jnp.reciprocal(x) + jnp.square(x) * jnp.sqrt(x))
+
+
+case(reciprocal_square_sqrt, lambda r: (pos(r, 3),), "either")
+
+
+def nan_reductions(x):
+    y = jnp.where(x > 0.5, jnp.nan, x)
+    return jnp.nansum(y * y) + jnp.nanmean(y) + jnp.nanmax(y)
+
+
+case(nan_reductions, lambda r: (np.array([0.2, 0.9, -0.4, 0.1]),), "either")
+
+
+def ptp_of_data(x):
+    return jnp.ptp(x) * 2.0 + np.ptp(x * x)
+
+
+case(ptp_of_data, lambda r: (np.array([0.2, 0.9, -0.4, 0.1]),), "works")
+
+
+def partition_kth(x):
+    p = np.partition(x, 2)
+    return p[2] * 3.0 + np.sum(p[:2])
+
+
+case(partition_kth, lambda r: (np.array([0.2, 0.9, -0.4, 0.1, 0.5]),), "either")
+
+
+def sort_descending_slice(x):
+    s = jnp.sort(x)[::-1]
+    return jnp.sum(s * np.arange(1.0, 5.0))
+
+
+case(sort_descending_slice, lambda r: (np.array([0.2, 0.9, -0.4, 0.1]),), "works")
+
+
+def argmax_index_value(x):
+    return x[jnp.argmax(x)] * 2.0 + x[jnp.argmin(x * x)]
+
+
+case(argmax_index_value, lambda r: (np.array([0.2, 0.9, -0.4, 0.1]),), "works")
+
+
+def sum_multiple_axes_negative(T):
+    return jnp.sum(jnp.sum(T, axis=(0, -1)) * np.array([1.0, 2.0, 3.0])) + jnp.sum(jnp.mean(T, axis=(-2, 0), keepdims=True) ** 2)
+
+
+case(sum_multiple_axes_negative, lambda r: (r.uniform(-1, 1, (2, 3, 4)),), "works")
+
+
+def std_axis_ddof(A):
+    return jnp.sum(jnp.std(A, axis=0, ddof=1) * np.array([1.0, 2.0, 3.0])) + jnp.sum(jnp.var(A, axis=1, keepdims=True))
+
+
+case(std_axis_ddof, lambda r: (mat(r, 3),), "works")
