@@ -37,3 +37,28 @@ def test_arange_with_a_varied_argument_is_refused_at_its_line(fn, transform):
 def test_arange_of_constants_still_differentiates():
     x = np.array([0.4, 0.7, 0.1])
     np.testing.assert_allclose(astjax.grad(arange_of_a_length)(x), np.arange(3.0) + np.arange(1.0, 4.0))
+
+
+# ------------------------------------------------------------ a local function read as a value
+def _make_scaled_square(a):
+    return lambda y: a * y * y
+
+
+def local_def_passed_to_grad(x):
+    def inner(y):
+        return x * y
+
+    return x * astjax.grad(inner)(1.0)
+
+
+def factory_closure_passed_to_grad(x):
+    f = _make_scaled_square(x)
+    return x * astjax.grad(f)(1.0)
+
+
+@pytest.mark.parametrize("fn", [local_def_passed_to_grad, factory_closure_passed_to_grad])
+def test_local_function_as_value_is_refused_not_a_name_error(fn):
+    # Was a NameError from the generated code (the definition was inlined away); the closure over x would
+    # also have carried no derivative (perturbation confusion's setting).
+    with pytest.raises(AstjaxError, match=r"(?s)test_attack_fixes\.py.*used as a value"):
+        astjax.grad(fn)(np.float64(0.7))

@@ -2798,3 +2798,296 @@ def std_axis_ddof(A):
 
 
 case(std_axis_ddof, lambda r: (mat(r, 3),), "works")
+
+
+# ============================================================ aliases NumPy keeps and a functional rewrite may lose
+def _identity_helper(a):
+    return a
+
+
+def alias_through_identity_helper(x):
+    y = x.copy()
+    z = _identity_helper(y)
+    z[0] = x[1] * 5.0
+    return jnp.sum(y * x)
+
+
+case(alias_through_identity_helper, lambda r: (vec(r, 3),), "either")
+
+
+def alias_through_list_item(x):
+    y = x.copy()
+    lst = [y]
+    lst[0][0] = x[1] * 5.0
+    return jnp.sum(y * x)
+
+
+case(alias_through_list_item, lambda r: (vec(r, 3),), "either")
+
+
+def alias_through_dict_item(x):
+    y = x.copy()
+    d = {"a": y}
+    d["a"][1] = x[0] * 3.0
+    return jnp.sum(y * x)
+
+
+case(alias_through_dict_item, lambda r: (vec(r, 3),), "either")
+
+
+def chained_assignment_alias(x):
+    a = b = x.copy()
+    a[0] = x[1] * 4.0
+    return jnp.sum(b * x)
+
+
+case(chained_assignment_alias, lambda r: (vec(r, 3),), "either")
+
+
+def full_slice_is_view(x):
+    y = x.copy()
+    z = y[:]
+    z[0] = x[2] * 6.0
+    return jnp.sum(y * x)
+
+
+case(full_slice_is_view, lambda r: (vec(r, 3),), "either")
+
+
+def ellipsis_index_is_view(x):
+    y = x.copy()
+    z = y[...]
+    z[1] = x[0] ** 2
+    return jnp.sum(y * x)
+
+
+case(ellipsis_index_is_view, lambda r: (vec(r, 3),), "either")
+
+
+def asarray_is_same_object(x):
+    y = x.copy()
+    z = np.asarray(y)
+    z[0] = x[1] * 2.0
+    return np.sum(y * x)
+
+
+case(asarray_is_same_object, lambda r: (vec(r, 3),), "either")
+
+
+def astype_copy_false_same_object(x):
+    y = x.copy()
+    z = y.astype(np.float64, copy=False)
+    z[2] = x[0] * 7.0
+    return np.sum(y * x)
+
+
+case(astype_copy_false_same_object, lambda r: (vec(r, 3),), "either")
+
+
+def np_transpose_function_view(A):
+    B = A.copy()
+    C = np.transpose(B)
+    C[0, 1] = A[1, 1] * 3.0
+    return np.sum(B * A)
+
+
+case(np_transpose_function_view, lambda r: (mat(r, 2),), "either")
+
+
+def expand_dims_view(x):
+    y = x.copy()
+    z = np.expand_dims(y, 0)
+    z[0, 1] = x[0] * 9.0
+    return np.sum(y * x)
+
+
+case(expand_dims_view, lambda r: (vec(r, 3),), "either")
+
+
+def conditional_alias(x):
+    y = x.copy()
+    w = x * 2.0
+    z = y if x[0] > -5.0 else w
+    z[0] = x[2] * 3.0
+    return jnp.sum(y * x) + jnp.sum(w)
+
+
+case(conditional_alias, lambda r: (vec(r, 3),), "either")
+
+
+def tuple_unpack_same_object(x):
+    y = x.copy()
+    a, b = y, y
+    a[0] = x[1] * 8.0
+    return jnp.sum(b * x)
+
+
+case(tuple_unpack_same_object, lambda r: (vec(r, 3),), "either")
+
+
+def mutate_argument_directly(x):
+    x[0] = x[1] * 3.0
+    return jnp.sum(x * x)
+
+
+case(mutate_argument_directly, lambda r: (vec(r, 3),), "either")
+
+
+def mutate_argument_after_reading(x):
+    s = jnp.sum(x)
+    x *= 2.0
+    return s * jnp.sum(x)
+
+
+case(mutate_argument_after_reading, lambda r: (vec(r, 3),), "either")
+
+
+_W = np.array([1.0, 2.0, 3.0])
+
+
+def mutate_global_array(x):
+    w = _W.copy()
+    w[0] = x[0]
+    return jnp.sum(w * x)
+
+
+case(mutate_global_array, lambda r: (vec(r, 3),), "works")
+
+
+def mutate_closure_after_definition(x):
+    w = np.array([1.0, 2.0, 3.0])
+
+    def f(v):
+        return jnp.sum(v * w)
+
+    w[1] = 10.0
+    return f(x)
+
+
+case(mutate_closure_after_definition, lambda r: (vec(r, 3),), "either")
+
+
+def closure_over_rebound_name(x):
+    k = 2.0
+
+    def f(v):
+        return v * k
+
+    k = 5.0
+    return jnp.sum(f(x))
+
+
+case(closure_over_rebound_name, lambda r: (vec(r, 3),), "either")
+
+
+def closure_over_traced_value_rebound(x):
+    s = x[0]
+
+    def f(v):
+        return v * s
+
+    s = x[1] * x[1]
+    return f(x[2])
+
+
+case(closure_over_traced_value_rebound, lambda r: (vec(r, 3),), "either")
+
+
+def default_argument_array_mutated(x, w=np.array([1.0, 2.0, 3.0])):
+    w2 = w
+    return jnp.sum(x * w2)
+
+
+case(default_argument_array_mutated, lambda r: (vec(r, 3),), "works")
+
+
+def inner_function_with_default_traced(x):
+    def f(v, s=x[0]):
+        return v * s
+
+    return f(x[1]) + f(x[2], x[1])
+
+
+case(inner_function_with_default_traced, lambda r: (vec(r, 3),), "either")
+
+
+def in_place_sort_of_copy(x):
+    y = x.copy()
+    y.sort()
+    return jnp.sum(y * np.arange(1.0, 5.0))
+
+
+case(in_place_sort_of_copy, lambda r: (np.array([0.2, 0.9, -0.4, 0.1]),), "either")
+
+
+def in_place_sort_of_view(A):
+    B = A.copy()
+    B[0].sort()
+    return jnp.sum(B * np.arange(6.0).reshape(2, 3))
+
+
+case(in_place_sort_of_view, lambda r: (mat(r, 2, 3),), "either")
+
+
+def ndarray_clip_out_self(x):
+    y = x.copy()
+    np.clip(y, -0.5, 0.5, out=y)
+    return np.sum(y * x)
+
+
+case(ndarray_clip_out_self, lambda r: (np.array([0.2, 0.9, -0.7]),), "either")
+
+
+def ufunc_method_at_multiply(x):
+    y = x.copy()
+    np.multiply.at(y, [0, 0, 2], x[1])
+    return np.sum(y)
+
+
+case(ufunc_method_at_multiply, lambda r: (vec(r, 3),), "either")
+
+
+def setitem_with_broadcast_row(A):
+    B = A.copy()
+    B[:, 0] = A[0]
+    return jnp.sum(B * np.arange(9.0).reshape(3, 3))
+
+
+case(setitem_with_broadcast_row, lambda r: (mat(r, 3),), "works")
+
+
+def setitem_scalar_broadcast_into_slice(x):
+    y = x.copy()
+    y[1:3] = x[0] * 2.0
+    return jnp.sum(y * np.arange(1.0, 5.0))
+
+
+case(setitem_scalar_broadcast_into_slice, lambda r: (vec(r, 4),), "works")
+
+
+def setitem_negative_index_and_step(x):
+    y = x.copy()
+    y[-1] = x[0]
+    y[::2] = y[::2] * 3.0
+    return jnp.sum(y * np.arange(1.0, 6.0))
+
+
+case(setitem_negative_index_and_step, lambda r: (vec(r, 5),), "works")
+
+
+def setitem_2d_fancy_pairs(A):
+    B = A.copy()
+    B[[0, 2], [1, 1]] = A[1, 1] * np.array([2.0, 3.0])
+    return jnp.sum(B * np.arange(9.0).reshape(3, 3))
+
+
+case(setitem_2d_fancy_pairs, lambda r: (mat(r, 3),), "works")
+
+
+def setitem_bool_mask_2d_with_scalar(A):
+    B = A.copy()
+    B[A > 0.3] = A[0, 0]
+    return jnp.sum(B * np.arange(9.0).reshape(3, 3))
+
+
+case(setitem_bool_mask_2d_with_scalar, lambda r: (mat(r, 3),), "either")
