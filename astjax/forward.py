@@ -157,13 +157,16 @@ def jacfwd(fun, argnums=0, has_aux=False):
     """
     check_callable(fun, "jacfwd")
     single = isinstance(argnums, int)
-    nums = (argnums,) if single else tuple(argnums)
+    nums = argnums_given = (argnums,) if single else tuple(argnums)
 
     @functools.wraps(fun)
     @api_boundary
     def jacfwd_f(*args):
-        _check_argnums("jacfwd", fun, nums, args)
+        _check_argnums("jacfwd", fun, argnums_given, args)
         refuse_complex(args, "jacfwd")
+        # Negative argnums count from the end: held (undifferentiated) positions are computed from these,
+        # and a -1 left as is would hold every argument (a silently zero Jacobian).
+        nums = tuple(i % len(args) for i in argnums_given)
         args = [tree_util.tree_map(lambda leaf: differentiable_input(leaf, "jacfwd"), a) if i in nums else a
                 for i, a in enumerate(args)]
         base = [_zero_tangent(a) for a in args]

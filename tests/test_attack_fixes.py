@@ -62,3 +62,67 @@ def test_local_function_as_value_is_refused_not_a_name_error(fn):
     # also have carried no derivative (perturbation confusion's setting).
     with pytest.raises(AstjaxError, match=r"(?s)test_attack_fixes\.py.*used as a value"):
         astjax.grad(fn)(np.float64(0.7))
+
+
+# ------------------------------------------------------------ introspection of a value the original holds as a NumPy scalar
+def isscalar_branch(x):
+    v = x[0]
+    if np.isscalar(v):
+        return v * 2.0 + x[1]
+    return v * 3.0 + x[1]
+
+
+def hasattr_branch(x):
+    v = x[0]
+    if hasattr(v, "__len__"):
+        return v * 3.0 + x[1]
+    return v * 2.0 + x[1]
+
+
+def class_branch(x):
+    v = x[0]
+    if v.__class__ is np.float64:
+        return v * 2.0 + x[1]
+    return v * 3.0 + x[1]
+
+
+@pytest.mark.parametrize("fn", [isscalar_branch, hasattr_branch, class_branch])
+@pytest.mark.parametrize("transform", ["grad", "jvp"])
+def test_introspection_of_an_item_is_refused(fn, transform):
+    # x[0] is an np.float64 in the original program, a 0-d Array in the transformed one: each of these took
+    # the other branch and gave value 1.4, gradient [3, 1] where the program computes 1.1 and [2, 1].
+    x = np.array([0.3, 0.5])
+    with pytest.raises(AstjaxError, match=r"(?s)test_attack_fixes\.py"):
+        if transform == "grad":
+            astjax.value_and_grad(fn)(x)
+        else:
+            astjax.jvp(fn, (x,), (np.ones(2),))
+
+
+def iterable_branch(x):
+    v = x[0]
+    if np.iterable(v):
+        return v * 3.0 + x[1]
+    return v * 2.0 + x[1]
+
+
+def test_a_zero_d_array_is_not_iterable():
+    # Array.__iter__ was a generator: iter() of a 0-d Array succeeded, so np.iterable said True.
+    value, g = astjax.value_and_grad(iterable_branch)(np.array([0.3, 0.5]))
+    np.testing.assert_allclose(value, 1.1)
+    np.testing.assert_allclose(g, [2.0, 1.0])
+    assert not np.iterable(jnp.asarray(0.5)) and not jnp.iterable(jnp.asarray(0.5))
+
+
+# ------------------------------------------------------------ negative argnums in jacfwd (and so hessian)
+def weighted_cosine(a, x):
+    return jnp.sum(a * jnp.cos(x) * x)
+
+
+def test_hessian_and_jacfwd_with_negative_argnums():
+    # jacfwd held every argument when argnums=-1 (it compared -1 with positions 0 and 1): a zero Hessian.
+    a, x = np.array([0.5, -1.0, 2.0]), np.array([0.3, 0.9, -0.4])
+    expected = np.diag(a * (-2.0 * np.sin(x) - x * np.cos(x)))
+    np.testing.assert_allclose(astjax.hessian(weighted_cosine, argnums=-1)(a, x), expected, rtol=1e-10)
+    np.testing.assert_allclose(astjax.hessian(weighted_cosine, argnums=1)(a, x), expected, rtol=1e-10)
+    np.testing.assert_allclose(astjax.jacfwd(lambda a_, x_: a_ * x_, argnums=-1)(a, x), np.diag(a))

@@ -71,6 +71,8 @@ nondifferentiable("sorted_keys", helpers.sorted_keys, KEYS)
 nondifferentiable("has_key", helpers.has_key, KEYS)
 # frontend/normalize/type_inspection.py writes the user's `isinstance(v, C)` / `type(v)` as these checked versions.
 nondifferentiable("checked_isinstance", helpers.checked_isinstance, BOOLEAN)
+nondifferentiable("checked_isscalar", helpers.checked_isscalar, BOOLEAN)
+nondifferentiable("checked_hasattr", helpers.checked_hasattr, BOOLEAN)
 nondifferentiable("checked_type", helpers.checked_type, SHAPES)     # a type: never a value
 nondifferentiable("iterated", helpers.iterated, NOTHING, effect="checks that a loop iterates a sequence, not a dict")
 deflowering(PRIMITIVES["iterated"], numba="astjax.runtime.numba_cpu:iterated")

@@ -3091,3 +3091,256 @@ def setitem_bool_mask_2d_with_scalar(A):
 
 
 case(setitem_bool_mask_2d_with_scalar, lambda r: (mat(r, 3),), "either")
+
+
+# ============================================================ Jacobians of outputs that alias, repeat or ignore the input
+def returns_input_itself(x):
+    return x
+
+
+case(returns_input_itself, lambda r: (vec(r, 3),), "works", mode="jac")
+
+
+def returns_reversed_view(x):
+    return x[::-1]
+
+
+case(returns_reversed_view, lambda r: (vec(r, 3),), "works", mode="jac")
+
+
+def returns_same_array_twice(x):
+    y = x * 2.0
+    return y, y
+
+
+case(returns_same_array_twice, lambda r: (vec(r, 3),), "works", mode="jac")
+
+
+def returns_constant_and_input(x):
+    return np.array([1.0, 2.0]), x * x
+
+
+case(returns_constant_and_input, lambda r: (vec(r, 3),), "works", mode="jac")
+
+
+def returns_buffer_mutated_after(x):
+    y = x.copy()
+    out = y * 1.0
+    y[0] = 100.0
+    return out + y
+
+
+case(returns_buffer_mutated_after, lambda r: (vec(r, 3),), "works", mode="jac")
+
+
+def returns_transpose_of_outer(x):
+    return jnp.outer(x, x * x).T
+
+
+case(returns_transpose_of_outer, lambda r: (vec(r, 3),), "works", mode="jac")
+
+
+def returns_list_of_scalars(x):
+    return [x[0] * x[1], x[2], jnp.sin(x[1])]
+
+
+case(returns_list_of_scalars, lambda r: (vec(r, 3),), "works", mode="jac")
+
+
+def returns_dict_nested(x):
+    return {"b": [x * 2.0, x[0]], "a": (jnp.sum(x),)}
+
+
+case(returns_dict_nested, lambda r: (vec(r, 3),), "works", mode="jac")
+
+
+def returns_zero_d_from_index(x):
+    return x[1] * x[2]
+
+
+case(returns_zero_d_from_index, lambda r: (vec(r, 3),), "works", mode="jac")
+
+
+def returns_broadcast_scalar_input(x):
+    return x[0] + np.zeros(3)
+
+
+case(returns_broadcast_scalar_input, lambda r: (vec(r, 3),), "works", mode="jac")
+
+
+def matrix_input_row_output(A):
+    return A[1] * A[:, 0]
+
+
+case(matrix_input_row_output, lambda r: (mat(r, 3),), "works", mode="jac")
+
+
+# ============================================================ pytree and Python-number arguments
+def dict_argument_loss(p):
+    return jnp.sum(p["w"] * p["w"]) * p["b"] + p["b"] ** 3
+
+
+case(dict_argument_loss, lambda r: ({"w": vec(r, 3), "b": np.float64(0.7)},), "works")
+
+
+def list_of_arrays_argument(ps):
+    s = 0.0
+    for p in ps:
+        s = s + jnp.sum(p ** 2) * ps[0][0]
+    return s
+
+
+case(list_of_arrays_argument, lambda r: ([vec(r, 2), vec(r, 3)],), "works")
+
+
+def tuple_argument_unpacked(t):
+    a, (b, c) = t
+    return jnp.sum(a * b) + c * c
+
+
+case(tuple_argument_unpacked, lambda r: ((vec(r, 2), (vec(r, 2), np.float64(0.3))),), "works")
+
+
+def python_float_argument(x, k):
+    return jnp.sum(x * k) + k * k
+
+
+case(python_float_argument, lambda r: (vec(r, 3), 0.7), "works", argnums=(0, 1))
+
+
+def zero_d_argument_loop(x):
+    y = x
+    for _ in range(3):
+        y = y * x + 1.0
+    return y
+
+
+case(zero_d_argument_loop, lambda r: (np.float64(0.8),), "works")
+
+
+def int_argument_used_as_count(x, n):
+    s = 0.0
+    for k in range(n):
+        s = s + x[k % 3] * k
+    return s
+
+
+case(int_argument_used_as_count, lambda r: (vec(r, 3), 5), "works")
+
+
+def argument_list_mutated(xs):
+    xs.append(xs[0] * 2.0)
+    return sum(jnp.sum(v * v) for v in xs)
+
+
+case(argument_list_mutated, lambda r: ([vec(r, 2), vec(r, 2)],), "either")
+
+
+def argument_dict_mutated(p):
+    p["w"] = p["w"] * 3.0
+    return jnp.sum(p["w"] * p["v"])
+
+
+case(argument_dict_mutated, lambda r: ({"w": vec(r, 2), "v": vec(r, 2)},), "either")
+
+
+# ============================================================ negative argnums in every transformation
+def weighted_cosine(a, x):
+    return jnp.sum(a * jnp.cos(x) * x)
+
+
+def _check_negative_argnums(fn, args):
+    from .harness import fd_grad, fd_hessian, fd_jacobian
+    a, x = args
+    H = fd_hessian(fn, args, 1)
+    g = fd_grad(fn, args, 1)[0]
+    vec_fn = lambda a_, x_: a_ * jnp.cos(x_) * x_  # noqa: E731
+    J = fd_jacobian(vec_fn, args, 1)[0]
+    return [(astjax.hessian(fn, argnums=-1)(a, x), H, "hessian argnums=-1"),
+            (astjax.jacfwd(astjax.grad(fn, argnums=-1), argnums=-1)(a, x), H, "jacfwd(grad) argnums=-1"),
+            (astjax.jacrev(astjax.grad(fn, argnums=-1), argnums=-1)(a, x), H, "jacrev(grad) argnums=-1"),
+            (astjax.grad(fn, argnums=-1)(a, x), g, "grad argnums=-1"),
+            (astjax.jacfwd(vec_fn, argnums=-1)(a, x), J, "jacfwd argnums=-1"),
+            (astjax.jacrev(vec_fn, argnums=-1)(a, x), J, "jacrev argnums=-1"),
+            (astjax.jacfwd(vec_fn, argnums=(-1, 0))(a, x)[0], J, "jacfwd argnums=(-1, 0)")]
+
+
+case(weighted_cosine, lambda r: (vec(r, 3), vec(r, 3)), "works", mode="custom", check=_check_negative_argnums,
+     rtol=1e-4, name="negative_argnums_everywhere")
+
+
+def isscalar_of_item(x):
+    v = x[0]
+    if np.isscalar(v):
+        return v * 2.0 + x[1]
+    return v * 3.0 + x[1]
+
+
+case(isscalar_of_item, lambda r: (vec(r, 2),), "either")
+
+
+def isscalar_of_vector(x):
+    if np.isscalar(x):
+        return x[0] * 2.0
+    return jnp.sum(x * 3.0)
+
+
+case(isscalar_of_vector, lambda r: (vec(r, 2),), "works")
+
+
+def jnp_isscalar_of_item(x):
+    if jnp.isscalar(x[0]):
+        return x[0] * 2.0 + x[1]
+    return x[0] * 3.0 + x[1]
+
+
+case(jnp_isscalar_of_item, lambda r: (vec(r, 2),), "works")
+
+
+def hasattr_len_of_item(x):
+    v = x[0]
+    if hasattr(v, "__len__"):
+        return v * 3.0 + x[1]
+    return v * 2.0 + x[1]
+
+
+case(hasattr_len_of_item, lambda r: (vec(r, 2),), "either")
+
+
+def hasattr_shape_of_item(x):
+    v = x[0]
+    if hasattr(v, "shape"):
+        return v * 3.0 + x[1]
+    return v * 2.0 + x[1]
+
+
+case(hasattr_shape_of_item, lambda r: (vec(r, 2),), "either")
+
+
+def class_attribute_of_item(x):
+    v = x[0]
+    if v.__class__ is np.float64:
+        return v * 2.0 + x[1]
+    return v * 3.0 + x[1]
+
+
+case(class_attribute_of_item, lambda r: (vec(r, 2),), "either")
+
+
+def iterable_of_item(x):
+    v = x[0]
+    if np.iterable(v):
+        return v * 3.0 + x[1]
+    return v * 2.0 + x[1]
+
+
+case(iterable_of_item, lambda r: (vec(r, 2),), "works")
+
+
+def iterable_of_vector(x):
+    if np.iterable(x):
+        return jnp.sum(x * x)
+    return x * 3.0
+
+
+case(iterable_of_vector, lambda r: (vec(r, 2),), "works")
