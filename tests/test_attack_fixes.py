@@ -126,3 +126,33 @@ def test_hessian_and_jacfwd_with_negative_argnums():
     np.testing.assert_allclose(astjax.hessian(weighted_cosine, argnums=-1)(a, x), expected, rtol=1e-10)
     np.testing.assert_allclose(astjax.hessian(weighted_cosine, argnums=1)(a, x), expected, rtol=1e-10)
     np.testing.assert_allclose(astjax.jacfwd(lambda a_, x_: a_ * x_, argnums=-1)(a, x), np.diag(a))
+
+
+# ------------------------------------------------------------ vjp's primal output comes from the generated code
+def float_branch(x):
+    if isinstance(x[0], float):
+        return x * 2.0
+    return x * 3.0
+
+
+def writes_into_copy(x):
+    y = x.copy()
+    y[0] = 5.0
+    return {"y": y * x}
+
+
+def test_vjp_primal_output_follows_the_program_or_refuses():
+    # vjp ran the function itself on astjax Arrays (JAX's semantics): x[0] was a 0-d Array, not a float,
+    # and vjp returned x * 3 where the program computes x * 2.
+    x = np.array([0.3, 0.5])
+    with pytest.raises(AstjaxError, match=r"(?s)isinstance.*test_attack_fixes\.py"):
+        astjax.vjp(float_branch, x)
+
+
+def test_vjp_and_jacrev_of_item_assignment():
+    # Arrays are immutable: running the function itself raised TypeError at `y[0] = 5.0`.
+    x = np.array([0.3, 0.5])
+    out, pullback = astjax.vjp(writes_into_copy, x)
+    np.testing.assert_allclose(out["y"], [1.5, 0.25])
+    np.testing.assert_allclose(pullback({"y": np.ones(2)})[0], [5.0, 1.0])
+    np.testing.assert_allclose(astjax.jacrev(writes_into_copy)(x)["y"], np.diag([5.0, 1.0]))

@@ -3344,3 +3344,53 @@ def iterable_of_vector(x):
 
 
 case(iterable_of_vector, lambda r: (vec(r, 2),), "works")
+
+
+# ============================================================ vjp's primal output and jacrev's aux follow the program
+def isinstance_float_branch_vector(x):
+    v = x[0]
+    if isinstance(v, float):
+        return x * 2.0
+    return x * 3.0
+
+
+def _check_vjp_primal(fn, args):
+    out, pullback = astjax.vjp(fn, *args)
+    (g,) = pullback(np.ones(np.shape(out)))
+    from .harness import fd_jacobian
+    J = fd_jacobian(fn, args, 0)[0]
+    return [(out, fn(*args), "vjp's primal output"), (g, np.ones(np.shape(out)) @ J.reshape(np.size(out), -1)
+                                                        if np.ndim(out) else J, "pullback of ones")]
+
+
+# x[0] is an np.float64 (a float) in the original: vjp ran the function on Arrays and returned x * 3.
+case(isinstance_float_branch_vector, lambda r: (vec(r, 3),), "either", mode="custom", check=_check_vjp_primal,
+     name="vjp_primal_isinstance_branch")
+
+
+def item_assignment_into_copy_vector(x):
+    y = x.copy()
+    y[0] = 5.0
+    return y * x
+
+
+# vjp and jacrev ran the function on Arrays, whose item assignment raises TypeError.
+case(item_assignment_into_copy_vector, lambda r: (vec(r, 3),), "works", mode="custom", check=_check_vjp_primal,
+     name="vjp_primal_item_assignment")
+case(item_assignment_into_copy_vector, lambda r: (vec(r, 3),), "works", mode="jac",
+     name="jacrev_item_assignment")
+
+
+def loss_with_item_aux(x):
+    v = x[0]
+    kind = 1.0 if isinstance(v, float) else 2.0
+    return jnp.sum(x * x), kind * x
+
+
+def _check_jacrev_aux(fn, args):
+    J, aux = astjax.jacrev(fn, has_aux=True)(*args)
+    return [(aux, fn(*args)[1], "jacrev's aux"), (J, 2.0 * args[0], "jacrev")]
+
+
+case(loss_with_item_aux, lambda r: (vec(r, 3),), "either", mode="custom", check=_check_jacrev_aux,
+     name="jacrev_aux_isinstance_branch")
