@@ -13,6 +13,7 @@ import numpy as np
 
 import astjax
 import astjax.lax as lax
+import astjax.nn as nn
 import astjax.numpy as jnp
 
 from .case import case, vec, mat, pos, scalar, spd
@@ -908,7 +909,7 @@ def rk4_pendulum(p):
     def f(a, b):
         return b, -jnp.sin(a) - 0.1 * b
 
-    for _ in range(8):
+    for _ in range(4):
         k1a, k1b = f(th, om)
         k2a, k2b = f(th + h / 2 * k1a, om + h / 2 * k1b)
         k3a, k3b = f(th + h / 2 * k2a, om + h / 2 * k2b)
@@ -3394,3 +3395,159 @@ def _check_jacrev_aux(fn, args):
 
 case(loss_with_item_aux, lambda r: (vec(r, 3),), "either", mode="custom", check=_check_jacrev_aux,
      name="jacrev_aux_isinstance_branch")
+
+
+# ============================================================ kinks at the evaluation point: forward and reverse mode must agree
+def _check_modes_agree(fn, args):
+    """At a kink finite differences say nothing; JAX's conventions make jvp(t) equal grad . t and jacfwd equal
+    jacrev. Each is compared with the other (and the value with the program's)."""
+    x = args[0]
+    value, g = astjax.value_and_grad(fn)(*args)
+    out = [(value, fn(*args), "value")]
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        t = rng.standard_normal(np.shape(x))
+        _, tangent = astjax.jvp(fn, (x,), (t,))
+        out.append((tangent, float(np.vdot(g, t)), "jvp(t) vs grad . t"))
+    out.append((astjax.jacfwd(fn)(x), g, "jacfwd vs grad"))
+    return out
+
+
+def kink(fn, x, name=None):
+    case(fn, lambda r: (np.array(x, dtype=np.float64),), "works", mode="custom", check=_check_modes_agree,
+         name=(name or fn.__name__) + "_modes_agree")
+
+
+def max_reduction_tie(x):
+    return jnp.max(x) * 2.0 + jnp.min(x[1:])
+
+
+kink(max_reduction_tie, [0.5, 0.5, 0.2, 0.2])
+
+
+def max_axis_ties(A):
+    return jnp.sum(jnp.max(A, axis=0) * np.array([1.0, 2.0])) + jnp.sum(jnp.min(A, axis=1, keepdims=True))
+
+
+kink(max_axis_ties, [[0.5, 0.1], [0.5, 0.1]])
+
+
+def builtin_max_min_ties(x):
+    return max(x[0], x[1]) * 3.0 + min(x[1], x[2], x[0])
+
+
+kink(builtin_max_min_ties, [0.4, 0.4, 0.4])
+
+
+def maximum_minimum_ties(x):
+    return jnp.sum(jnp.maximum(x, x[::-1]) * np.arange(1.0, 5.0)) + jnp.sum(jnp.minimum(x, 0.3))
+
+
+kink(maximum_minimum_ties, [0.3, 0.7, 0.7, 0.3])
+
+
+def abs_relu_sign_at_zero(x):
+    return jnp.sum(jnp.abs(x) * 2.0 + jnp.maximum(x, 0.0) * 3.0 + jnp.sign(x) * x)
+
+
+kink(abs_relu_sign_at_zero, [0.0, 0.5, 0.0])
+
+
+def sort_ties(x):
+    return jnp.sum(jnp.sort(x) * np.arange(1.0, 5.0)) + jnp.sum(jnp.sort(x * x)[:2])
+
+
+kink(sort_ties, [0.5, 0.2, 0.5, 0.2])
+
+
+def clip_at_both_bounds(x):
+    return jnp.sum(jnp.clip(x, -0.5, 0.5) * np.arange(1.0, 4.0))
+
+
+kink(clip_at_both_bounds, [-0.5, 0.5, 0.1])
+
+
+def median_percentile_ties(x):
+    return jnp.median(x) * 3.0 + jnp.percentile(x, 50.0) + jnp.quantile(x, 0.25)
+
+
+kink(median_percentile_ties, [0.3, 0.3, 0.3, 0.9, -0.2])
+
+
+def norm_and_sqrt_sum_at_zero(x):
+    return jnp.linalg.norm(x[:2]) + jnp.sqrt(jnp.sum(x[2:] ** 2) + 1.0)
+
+
+# At x[:2] = 0 both modes give nan as JAX does (jacfwd nan in every entry, as jax.jacfwd): checked off the kink.
+kink(norm_and_sqrt_sum_at_zero, [0.0, 0.3, 0.4, 0.3])
+
+
+def where_at_boundary(x):
+    return jnp.sum(jnp.where(x >= 0.5, x * x, x * 3.0))
+
+
+kink(where_at_boundary, [0.5, 0.1, 0.9])
+
+
+def cummax_ties(x):
+    return jnp.sum(lax.cummax(x) * np.arange(1.0, 5.0))
+
+
+kink(cummax_ties, [0.5, 0.5, 0.2, 0.5])
+
+
+def ptp_and_argmax_ties(x):
+    return jnp.ptp(x) * 2.0 + x[jnp.argmax(x)] * 3.0
+
+
+kink(ptp_and_argmax_ties, [0.5, -0.2, 0.5, -0.2])
+
+
+def eigh_degenerate(A):
+    S = (A + A.T) * 0.0 + np.diag([1.0, 1.0, 2.0]) + 0.1 * (A + A.T)
+    w, _ = jnp.linalg.eigh(S)
+    return jnp.sum(w * np.array([1.0, 2.0, 3.0]))
+
+
+def _zero_matrix(r):
+    return (np.zeros((3, 3)),)
+
+
+case(eigh_degenerate, _zero_matrix, "either", mode="custom", check=_check_modes_agree,
+     name="eigh_degenerate_modes_agree")
+
+
+def top_k_ties(x):
+    vals, _ = lax.top_k(x, 2)
+    return jnp.sum(vals * np.array([3.0, 1.0]))
+
+
+kink(top_k_ties, [0.5, 0.5, 0.5, 0.1])
+
+
+def logsumexp_and_softmax_equal_inputs(x):
+    return jnp.sum(nn.softmax(x) * np.arange(1.0, 4.0)) + nn.logsumexp(x)
+
+
+kink(logsumexp_and_softmax_equal_inputs, [0.5, 0.5, 0.5])
+
+
+def floor_at_integer(x):
+    return jnp.sum(jnp.floor(x) * x + jnp.round(x) * x * x)
+
+
+kink(floor_at_integer, [1.0, 2.5, -1.0])
+
+
+def power_at_zero_base(x):
+    return jnp.sum(x ** 2.0 + x ** 3 + jnp.abs(x) ** 1.5)
+
+
+kink(power_at_zero_base, [0.0, 0.3, -0.2])
+
+
+def hypot_at_origin(x):
+    return jnp.hypot(x[0], x[1]) + jnp.arctan2(x[1], x[2])
+
+
+kink(hypot_at_origin, [0.0, 0.0, 1.0])
