@@ -156,3 +156,35 @@ def test_vjp_and_jacrev_of_item_assignment():
     np.testing.assert_allclose(out["y"], [1.5, 0.25])
     np.testing.assert_allclose(pullback({"y": np.ones(2)})[0], [5.0, 1.0])
     np.testing.assert_allclose(astjax.jacrev(writes_into_copy)(x)["y"], np.diag([5.0, 1.0]))
+
+
+# ------------------------------------------------------------ calls without rules and storage attributes that steer branches
+def repr_branch(x):
+    s = repr(x[0])
+    if s.startswith("np.float64"):
+        return x[0] * 2.0
+    return x[0] * 3.0
+
+
+def getattr_branch(x):
+    v = x[0]
+    if getattr(v, "__len__", None) is not None:
+        return v * 3.0 + x[1]
+    return v * 2.0 + x[1]
+
+
+def base_branch(x):
+    y = x.copy()
+    if y.base is None:
+        return jnp.sum(y * 2.0)
+    return jnp.sum(y * 3.0)
+
+
+@pytest.mark.parametrize("fn", [repr_branch, getattr_branch, base_branch])
+def test_opaque_inspection_of_a_varied_value_is_refused_in_reverse_mode(fn):
+    # Reverse mode let a call without a rule (repr, getattr, dir) run on the transformed program's Array when
+    # only a branch read its result: 1.5x the program's value. Forward mode refused them already.
+    x = np.array([0.3, 0.5])
+    for transform in (astjax.value_and_grad(fn), lambda v: astjax.jvp(fn, (v,), (np.ones(2),))):
+        with pytest.raises(AstjaxError, match=r"(?s)test_attack_fixes\.py"):
+            transform(x)

@@ -16,7 +16,7 @@ __all__ = ["well_conditioned", "lone_zero", "lone_zero_derivative", "sum_adjoint
            "zero_like", "zeros_shaped", "diagonal_adjoint", "repeat_adjoint", "linspace_weights", "meshgrid_axes", "meshgrid_list",
            "tree_leaves_of", "tree_leaves_adjoint", "unique_index", "adjugate",
            "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "list_items", "iterated", "unshared_item", "not_a_view", "has_key",
-           "array_holder", "not_a_row", "checked_isinstance", "checked_isscalar", "checked_hasattr", "checked_type", "inplace_result", "pad_tangent"]
+           "array_holder", "not_a_row", "checked_isinstance", "checked_isscalar", "checked_hasattr", "checked_memory_attribute", "checked_type", "inplace_result", "pad_tangent"]
 
 
 def weak_array(g, like):
@@ -563,6 +563,21 @@ def checked_hasattr(obj, attribute):
             "differs between them. Instead: test the shape or dtype (`jnp.ndim(v) == 0`), or decide outside the "
             "function.")
     return answers.pop()
+
+
+MEMORY_ATTRIBUTES = frozenset({"base", "flags", "ctypes", "data", "strides", "__array_interface__"})
+
+
+def checked_memory_attribute(obj, attribute):
+    """`obj.base`, `obj.flags`, ...: refused for an astjax Array, which is a view of the memory NumPy gave it
+    (its base is never None, it never owns its data): the original program's array answers otherwise."""
+    if isinstance(obj, Array):
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(
+            f"`v.{attribute}` of a value astjax holds as an array (shape {np.shape(obj)}, {obj.dtype}): it describes "
+            "how astjax stores the array, not how the original program's NumPy array is stored. Instead: decide "
+            "outside the function, or copy explicitly where a copy is needed.")
+    return getattr(obj, attribute)
 
 
 def checked_type(obj):

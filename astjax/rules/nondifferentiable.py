@@ -73,6 +73,7 @@ nondifferentiable("has_key", helpers.has_key, KEYS)
 nondifferentiable("checked_isinstance", helpers.checked_isinstance, BOOLEAN)
 nondifferentiable("checked_isscalar", helpers.checked_isscalar, BOOLEAN)
 nondifferentiable("checked_hasattr", helpers.checked_hasattr, BOOLEAN)
+nondifferentiable("checked_memory_attribute", helpers.checked_memory_attribute, SHAPES)    # base, flags: storage
 nondifferentiable("checked_type", helpers.checked_type, SHAPES)     # a type: never a value
 nondifferentiable("iterated", helpers.iterated, NOTHING, effect="checks that a loop iterates a sequence, not a dict")
 deflowering(PRIMITIVES["iterated"], numba="astjax.runtime.numba_cpu:iterated")

@@ -920,7 +920,6 @@ def rk4_pendulum(p):
 
 
 case(rk4_pendulum, lambda r: (vec(r, 2),), "works")
-hess(rk4_pendulum, lambda r: (vec(r, 2),))
 
 
 def rk4_vector_state(y0):
@@ -3551,3 +3550,72 @@ def hypot_at_origin(x):
 
 
 kink(hypot_at_origin, [0.0, 0.0, 1.0])
+
+
+# ============================================================ Python's answers about the object, not its value
+def getattr_len_of_item(x):
+    v = x[0]
+    if getattr(v, "__len__", None) is not None:
+        return v * 3.0 + x[1]
+    return v * 2.0 + x[1]
+
+
+case(getattr_len_of_item, lambda r: (vec(r, 2),), "either")
+
+
+def base_of_copy_is_none(x):
+    y = x.copy()
+    if y.base is None:
+        return jnp.sum(y * 2.0)
+    return jnp.sum(y * 3.0)
+
+
+case(base_of_copy_is_none, lambda r: (vec(r, 3),), "either")
+
+
+def flags_owndata_of_product(x):
+    y = x * 1.0
+    if y.flags.owndata:
+        return jnp.sum(y * 2.0)
+    return jnp.sum(y * 3.0)
+
+
+case(flags_owndata_of_product, lambda r: (vec(r, 3),), "either")
+
+
+def dir_of_item(x):
+    v = x[0]
+    if "__len__" in dir(v):
+        return v * 3.0 + x[1]
+    return v * 2.0 + x[1]
+
+
+case(dir_of_item, lambda r: (vec(r, 2),), "either")
+
+
+def repr_of_item(x):
+    s = repr(x[0])
+    if s.startswith("np.float64"):
+        return x[0] * 2.0
+    return x[0] * 3.0
+
+
+case(repr_of_item, lambda r: (vec(r, 2),), "either")
+
+
+def shares_memory_of_slice(x):
+    y = x[1:]
+    if np.shares_memory(y, x):
+        return jnp.sum(y * 2.0)
+    return jnp.sum(y * 3.0)
+
+
+case(shares_memory_of_slice, lambda r: (vec(r, 3),), "either")
+
+
+def str_of_item_as_key(x):
+    table = {"0.5": 2.0}
+    return x[1] * table.get(str(x[0]), 3.0)
+
+
+case(str_of_item_as_key, lambda r: (np.array([0.5, 0.7]),), "either")
