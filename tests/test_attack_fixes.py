@@ -188,3 +188,47 @@ def test_opaque_inspection_of_a_varied_value_is_refused_in_reverse_mode(fn):
     for transform in (astjax.value_and_grad(fn), lambda v: astjax.jvp(fn, (v,), (np.ones(2),))):
         with pytest.raises(AstjaxError, match=r"(?s)test_attack_fixes\.py"):
             transform(x)
+
+
+# ------------------------------------------------------------ crashes turned into numbers or clear refusals
+def scan_reverse_loss(x):
+    def step(c, v):
+        c = c * 0.5 + v
+        return c, c * v
+
+    c, ys = astjax.lax.scan(step, 0.0, x, reverse=True)
+    return c + jnp.sum(ys * np.arange(1.0, 5.0))
+
+
+def test_scan_reverse_matches_jax():
+    # lax.scan had no `reverse` (a TypeError); the numbers are jax.lax.scan's (x64).
+    x = np.array([0.3, -0.2, 0.5, 0.9])
+    value, g = astjax.value_and_grad(scan_reverse_loss)(x)
+    np.testing.assert_allclose(value, 5.12375)
+    np.testing.assert_allclose(g, [1.7375, 0.8, 4.475, 8.0125])
+    np.testing.assert_allclose(scan_reverse_loss(x), 5.12375)
+
+
+def np_linspace_of_items(x):
+    return np.sum(np.linspace(x[0], x[1], 5) ** 2) + np.sum(np.geomspace(1.0, x[1], 3))
+
+
+def test_np_linspace_of_arrays_differentiates():
+    # np.linspace writes into the array it allocates: on astjax's immutable arrays a TypeError.
+    x = np.array([0.4, 1.3])
+    t = np.linspace(0.0, 1.0, 5)
+    g = astjax.grad(np_linspace_of_items)(x)
+    expected_0 = np.sum(2 * (x[0] + (x[1] - x[0]) * t) * (1 - t))
+    assert np.isclose(g[0], expected_0)
+
+
+def flat_loop(A):
+    s = 0.0
+    for v in A.flat:
+        s = s + v * v
+    return s
+
+
+def test_flat_iteration_is_a_clear_refusal():
+    with pytest.raises(AstjaxError, match="namedtuples only"):
+        astjax.grad(flat_loop)(np.eye(2))

@@ -33,9 +33,11 @@ def cond(pred, true_fun, false_fun, *operands):
     return true_fun(*operands) if pred else false_fun(*operands)
 
 
-def scan(f, init, xs, length=None):
+def scan(f, init, xs, length=None, reverse=False, unroll=1):
     """Carry `init` through `f(carry, x)` over the leading axis of `xs` (an array or a pytree of arrays,
-    sliced together); stack the outputs leaf by leaf."""
+    sliced together); stack the outputs leaf by leaf. With reverse=True the steps run from the last slice to
+    the first and ys keeps xs's order (ys[i] is the output of the step that read xs[i]), as in JAX; `unroll`
+    is a compiler hint JAX takes, with no effect on the values."""
     from ..tree_util import tree_leaves, tree_map
     carry = init
     leaves = tree_leaves(xs) if xs is not None else []
@@ -43,9 +45,11 @@ def scan(f, init, xs, length=None):
     if any(len(leaf) != n for leaf in leaves):
         raise ValueError(f"lax.scan: the leaves of xs have different leading sizes {[len(l) for l in leaves]}")
     ys = []
-    for i in range(n):
+    for i in (range(n - 1, -1, -1) if reverse else range(n)):
         carry, y = f(carry, None if xs is None else tree_map(lambda leaf: leaf[i], xs))
         ys.append(y)
+    if reverse:
+        ys.reverse()
     stacked = tree_map(lambda *leaves: wrap(np.stack(leaves)), *ys) if ys else None
     return carry, stacked
 

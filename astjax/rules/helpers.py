@@ -232,7 +232,10 @@ def attribute_adjoint(x, attr, g):
     """The adjoint of a namedtuple `x` from `y = x.attr`: `g` in that field."""
     fields = getattr(type(x), "_fields", None)
     if fields is None or attr not in fields:
-        raise TypeError(f"astjax differentiates attribute reads of namedtuples only, not `{type(x).__name__}.{attr}`")
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(f"astjax differentiates attribute reads of namedtuples only, not "
+                             f"`{type(x).__name__}.{attr}`. Instead: index the array (`A.ravel()[k]`, `A[i, j]`), "
+                             "or read the field of a namedtuple.")
     return TreeAdjoint({fields.index(attr): g}, fields)
 
 

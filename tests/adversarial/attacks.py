@@ -2292,7 +2292,8 @@ def scan_reverse(x):
     return c + jnp.sum(ys * np.arange(1.0, 5.0))
 
 
-case(scan_reverse, lambda r: (vec(r, 4),), "either", errors=(TypeError,), error_match="reverse")
+case(scan_reverse, lambda r: (vec(r, 4),), "works")
+hess(scan_reverse, lambda r: (vec(r, 4),))
 
 
 def scan_pytree_xs(x):
@@ -3619,3 +3620,10 @@ def str_of_item_as_key(x):
 
 
 case(str_of_item_as_key, lambda r: (np.array([0.5, 0.7]),), "either")
+
+
+def np_logspace_geomspace_traced(x):
+    return np.sum(np.logspace(0.0, x[0], 3)) + np.sum(np.geomspace(1.0, x[1], 3)) + np.sum(np.linspace(x, 2.0 * x, 3))
+
+
+case(np_logspace_geomspace_traced, lambda r: (pos(r, 2),), "works")

@@ -82,6 +82,12 @@ class LaxControlFlow(BlockPass):
             call = _positional(call, ("fn", "elems", "reverse", "axis"), {"reverse": False, "axis": 0})
             if call is None:
                 raise self.error("pass lax.associative_scan's arguments as (fn, elems, reverse=..., axis=...)", stmt)
+        if which is lax.scan and call.keywords:
+            call = _positional(call, ("f", "init", "xs", "length", "reverse", "unroll"),
+                               {"length": None, "reverse": False, "unroll": 1})
+            if call is None:
+                raise self.error("pass lax.scan's arguments as (f, init, xs, length=..., reverse=..., unroll=...)",
+                                 stmt)
         if call.keywords:
             raise self.error(f"pass the arguments of lax.{which.__name__} by position", stmt)
         args = [self._function_argument(a) for a in call.args]
@@ -228,9 +234,19 @@ class LaxControlFlow(BlockPass):
         return [branch]
 
     def scan(self, target, args, stmt):
-        if len(args) != 3 or not (isinstance(target, gast.Tuple) and len(target.elts) == 2):
+        if not 3 <= len(args) <= 6 or not (isinstance(target, gast.Tuple) and len(target.elts) == 2):
             raise self.error("write `carry, ys = lax.scan(f, init, xs)`", stmt)
-        f, init, xs = args
+        f, init, xs = args[:3]
+        length, reverse, unroll = (list(args[3:]) + [gast.Constant(value=None, kind=None),
+                                                       gast.Constant(value=False, kind=None),
+                                                       gast.Constant(value=1, kind=None)][len(args) - 3:])[:3]
+        if not (isinstance(reverse, gast.Constant) and isinstance(reverse.value, bool)) \
+                or not isinstance(unroll, gast.Constant):
+            raise self.error("lax.scan's reverse and unroll must be written as constants (reverse=True)", stmt)
+        if not (isinstance(length, gast.Constant) and length.value is None):
+            raise self.error("lax.scan with `length` is supported only with xs (and no length) here", stmt,
+                             hint="scan over an array: lax.scan(f, init, jnp.arange(n)), or write the loop.")
+        reverse = reverse.value
         carry, ys = target.elts
         namer = self.context.namer
         index = namer.fresh("_i")
@@ -256,7 +272,10 @@ class LaxControlFlow(BlockPass):
                                                                       ctx=gast.Load()),
                                                   args=[checked], keywords=[])))
         length = gast.Call(func=name("len"), args=[name(leaves[0])], keywords=[])
-        loop = gast.For(target=store(index), iter=gast.Call(func=name("range"), args=[length], keywords=[]),
+        steps = [length] if not reverse else [       # range(n - 1, -1, -1): the last slice first
+            gast.BinOp(left=length, op=gast.Sub(), right=gast.Constant(value=1, kind=None)),
+            gast.Constant(value=-1, kind=None), gast.Constant(value=-1, kind=None)]
+        loop = gast.For(target=store(index), iter=gast.Call(func=name("range"), args=steps, keywords=[]),
                         body=body, orelse=[], type_comment=None)
         out = prelude + [gast.Assign(targets=[store(state)], value=init, type_comment=None)]
         out += [gast.Assign(targets=[store(part)], value=gast.List(elts=[], ctx=gast.Load()), type_comment=None)
@@ -265,6 +284,9 @@ class LaxControlFlow(BlockPass):
         for part, result in collected.values():
             stack = gast.Call(func=gast.Attribute(value=name("jnp"), attr="stack", ctx=gast.Load()),
                               args=[name(part)], keywords=[])
+            if reverse:     # collected last step first: ys keeps xs's order
+                stack = gast.Subscript(value=stack, slice=gast.Slice(lower=None, upper=None, step=gast.Constant(
+                    value=-1, kind=None)), ctx=gast.Load())
             out.append(gast.Assign(targets=[store(result)], value=stack, type_comment=None))
         if state != getattr(carry, "id", None):
             out.append(gast.Assign(targets=[carry], value=name(state), type_comment=None))
