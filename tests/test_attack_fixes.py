@@ -232,3 +232,41 @@ def flat_loop(A):
 def test_flat_iteration_is_a_clear_refusal():
     with pytest.raises(AstjaxError, match="namedtuples only"):
         astjax.grad(flat_loop)(np.eye(2))
+
+
+# ------------------------------------------------------------ a cached derivative notices rebound class and object attributes
+class Activations:
+    fn = staticmethod(jnp.sin)
+
+
+class Layer:
+    def __init__(self):
+        self.act = jnp.sin
+
+
+LAYER = Layer()
+
+
+def class_attribute_loss(x):
+    return jnp.sum(Activations.fn(x))
+
+
+def object_attribute_loss(x):
+    return jnp.sum(LAYER.act(x))
+
+
+@pytest.mark.parametrize("fn, rebind, undo", [
+    (class_attribute_loss, lambda: setattr(Activations, "fn", staticmethod(jnp.cos)),
+     lambda: setattr(Activations, "fn", staticmethod(jnp.sin))),
+    (object_attribute_loss, lambda: setattr(LAYER, "act", jnp.cos), lambda: setattr(LAYER, "act", jnp.sin))])
+def test_rebound_attribute_rebuilds_the_derivative(fn, rebind, undo):
+    # The value followed the new function (read when it runs) but the gradient kept sin's rule: cos(x).
+    x = np.array([0.3, 0.5])
+    g = astjax.grad(fn)
+    np.testing.assert_allclose(g(x), np.cos(x))
+    rebind()
+    try:
+        np.testing.assert_allclose(g(x), -np.sin(x))
+        np.testing.assert_allclose(astjax.grad(fn)(x), -np.sin(x))
+    finally:
+        undo()

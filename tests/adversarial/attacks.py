@@ -3627,3 +3627,63 @@ def np_logspace_geomspace_traced(x):
 
 
 case(np_logspace_geomspace_traced, lambda r: (pos(r, 2),), "works")
+
+
+# ============================================================ class and object attributes rebound between calls
+class _Ops:
+    fn = staticmethod(jnp.sin)
+
+
+def uses_class_function(x):
+    return jnp.sum(_Ops.fn(x) * x)
+
+
+def _check_class_function_rebound(fn, args):
+    from .harness import fd_grad
+    x = args[0]
+    g = astjax.value_and_grad(fn)
+    before = g(x)[1]
+    expected_before = fd_grad(fn, args, 0)[0]
+    _Ops.fn = staticmethod(jnp.cos)
+    try:
+        after = g(x)[1]
+        expected_after = fd_grad(fn, args, 0)[0]
+    finally:
+        _Ops.fn = staticmethod(jnp.sin)
+    return [(before, expected_before, "before"), (after, expected_after, "after _Ops.fn = cos")]
+
+
+# The cached derivative kept sin's rule after the class attribute was rebound (value cos, gradient sin's).
+case(uses_class_function, lambda r: (vec(r, 3),), "works", mode="custom", check=_check_class_function_rebound,
+     name="class_attribute_rebound_between_calls")
+
+
+class _Model:
+    def __init__(self):
+        self.act = jnp.sin
+
+
+_MODEL = _Model()
+
+
+def uses_object_function(x):
+    return jnp.sum(_MODEL.act(x) * x)
+
+
+def _check_object_function_rebound(fn, args):
+    from .harness import fd_grad
+    x = args[0]
+    g = astjax.grad(fn)
+    before = g(x)
+    expected_before = fd_grad(fn, args, 0)[0]
+    _MODEL.act = jnp.tanh
+    try:
+        after = g(x)
+        expected_after = fd_grad(fn, args, 0)[0]
+    finally:
+        _MODEL.act = jnp.sin
+    return [(before, expected_before, "before"), (after, expected_after, "after _MODEL.act = tanh")]
+
+
+case(uses_object_function, lambda r: (vec(r, 3),), "works", mode="custom", check=_check_object_function_rebound,
+     name="object_attribute_rebound_between_calls")
