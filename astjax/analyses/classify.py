@@ -157,12 +157,32 @@ def check_refusals(function_node, resolver, activity, context, forward=False):
                            or classify(getattr(node, "custom_call", node.value), resolver).refusal(activity.varied))
             elif not problem and target in activity.varied:
                 problem = _opaque_inspection_refusal(node.value, resolver, activity.varied)
+            if not problem:
+                problem = _constant_arguments_refusal(node.value, resolver, activity.varied)
         elif isinstance(node, gast.Expr) and isinstance(node.value, gast.Call):
             problem = (mutation_refusal(node.value, resolver, activity.varied, mutated_needed, forward)
                        or _discarded_call_refusal(node.value, resolver, activity.varied))
         if problem:
             message, hint = problem
             raise context.error(message, node, hint=hint)
+
+
+def _constant_arguments_refusal(value, resolver, varied):
+    """A non-differentiable primitive whose result would still move with a float argument (`arange(x0, 3.0)` is
+    x0 + k) declares `refuse_varied_arguments`: an argument that depends on the input is refused, since its
+    result carries no derivative (its target is never varied, so the checks above do not see it)."""
+    if not isinstance(value, gast.Call):
+        return None
+    app = classify(value, resolver)
+    if app.kind != "primitive" or not getattr(app.primitive, "refuse_varied_arguments", False):
+        return None
+    for param, node in app.bound.items():
+        if any(isinstance(n, gast.Name) and n.id in varied for n in gast.walk(node)):
+            return (f"`{app.primitive.name}` treats its argument `{param}` as a constant, but it depends on the "
+                    f"input being differentiated: its derivative would be silently dropped",
+                    f"pass a value that does not depend on the differentiated input as `{param}` (compute it "
+                    f"outside and pass it as an argument you do not differentiate).")
+    return None
 
 
 def _opaque_inspection_refusal(value, resolver, varied):

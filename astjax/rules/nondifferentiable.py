@@ -40,7 +40,7 @@ _REASONS = {
     BOOLEAN: ["isnan", "isfinite", "isinf", "logical_and", "logical_or", "logical_not", "logical_xor",
               "allclose", "all", "any", "isclose"],
     PIECEWISE: ["floor", "ceil", "round", "sign", "trunc", "around"],
-    INTEGER: ["argmax", "argmin", "argsort"],
+    INTEGER: ["argmax", "argmin", "argsort", "arange"],
     SHAPES: ["zeros_like", "ones_like", "zeros", "ones", "empty", "empty_like", "eye", "identity", "shape",
              "ndim", "size"],
 }
@@ -50,13 +50,18 @@ for _reason, _names in _REASONS.items():
             nondifferentiable(_name, getattr(jnp, _name), _reason,
                               aliases=tuple(a for a in (getattr(np, _name, None),) if a is not None),
                               result_shape_of="a" if _name.endswith("_like") else None)
-# arange is no integer function: arange(start, stop, step) is start + k * step, which moves with a float start
-# and step. Like JAX (which needs them concrete), astjax takes its arguments as constants: a differentiable
-# primitive without operands, so an argument that carries a derivative is refused (classify.py), never dropped.
-primitive("arange", jnp.arange, operands=(), aliases=(np.arange,))
 for _name in ("isnan", "isfinite", "isinf", "logical_and", "logical_or", "logical_not", "logical_xor",
               "all", "any", "floor", "ceil", "round", "sign", "trunc", "around", "argmax", "argmin"):
     deflowering(PRIMITIVES[_name], numba=f"astjax.runtime.numba_cpu:{_name}")
+# dtype queries read an array's dtype, never its values (`jnp.result_type(y, g)`, `jnp.finfo(x)`)
+for _name in ("result_type", "promote_types", "can_cast", "finfo", "iinfo"):
+    if hasattr(jnp, _name) and _name not in PRIMITIVES:
+        nondifferentiable(_name, getattr(jnp, _name), SHAPES, aliases=(getattr(np, _name),))
+
+# arange(start, stop, step) is start + k * step: with a float start or step that carries a derivative its
+# result moves with them (only its length is piecewise constant). Like JAX, which needs them concrete, astjax
+# refuses such arguments (analyses/classify.py) rather than give the silently zero derivative of an index.
+PRIMITIVES["arange"].refuse_varied_arguments = True
 nondifferentiable("floor_math", math.floor, PIECEWISE, aliases=(math.ceil, math.trunc))
 nondifferentiable("isnan_math", math.isnan, BOOLEAN, aliases=(math.isinf, math.isfinite))
 for _builtin, _reason in (("len", INTEGER), ("range", INTEGER), ("int", PIECEWISE), ("bool", BOOLEAN),
