@@ -298,8 +298,8 @@ def vjp(fun, *primals, has_aux=False):
     transform = ReverseTransform(fun, tuple(range(len(primals))) or (0,), has_aux, "vjp")
     args = transform.prepare(primals) if primals else []
     pinned = transform.generated("vjp")     # the pullback belongs to the function as it is now, as in JAX
-    value = fun(*args)
-    output, aux = (value[0], value[1]) if has_aux else (value, None)
+    from .forward import primal_output
+    output, aux = primal_output(fun, args, has_aux)
     output = tree_util.tree_map(lambda v: wrap(v) if isinstance(v, (np.ndarray, numbers.Number)) else v, output)
 
     @api_boundary

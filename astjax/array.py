@@ -213,10 +213,11 @@ class Array(np.ndarray):
         return wrap(np.asarray(self).astype(dtypes.canonicalize(dtype, like=self), copy=copy))
 
     def __iter__(self):
+        # Raise here, not lazily from a generator: `iter(x)` of a 0-d array fails at once, so that
+        # `np.iterable(x)` answers False as it does for NumPy's 0-d arrays and scalars.
         if self.ndim == 0:
             raise TypeError("iteration over a 0-d array")
-        for i in range(self.shape[0]):
-            yield self[i]
+        return (self[i] for i in range(self.shape[0]))
 
 
 class _IndexUpdateHelper:

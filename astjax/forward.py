@@ -46,10 +46,11 @@ def jvp(fun, primals, tangents, has_aux=False):
     return _jvp(fun, primals, tangents, has_aux)
 
 
-def _jvp(fun, primals, tangents, has_aux=False, held=frozenset()):
+def _jvp(fun, primals, tangents, has_aux=False, held=frozenset(), primal_only=False):
     """jvp, with the primals at the positions in `held` not differentiated at all (jacfwd's arguments
     outside `argnums`): no tangent, rather than a zero tangent, which times an undefined partial
-    derivative (d/dn of (-1.0) ** n) would be nan."""
+    derivative (d/dn of (-1.0) ** n) would be nan. With primal_only (every position held), the output as the
+    generated function returns it."""
     check_callable(fun, "jvp")
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError("jvp expects primals and tangents as tuples or lists: jvp(f, (x,), (dx,))")
@@ -86,10 +87,22 @@ def _jvp(fun, primals, tangents, has_aux=False, held=frozenset()):
     value, tangent = generated(*leading, *primals, *[t for t, m in zip(tangents, mask) if m],
                                **renamed_keywords(generated, keywords))
     value, tangent = _shaped_like_a_gradient(fun, value, tangent, primals)
+    if primal_only:
+        return value
     if has_aux:
         (value, aux), (tangent, _) = (value, tangent)
         return _as_output(value), _tangent_like(tangent, value), aux
     return _as_output(value), _tangent_like(tangent, value)
+
+
+def primal_output(fun, args, has_aux=False):
+    """`(output, aux)` of `fun(*args)` as the transformed program computes it: the forward-mode function with no
+    argument differentiated, which keeps NumPy's semantics (item assignment, aliases, NumPy scalars) or refuses.
+    Running `fun` itself on astjax Arrays follows JAX's instead (immutable arrays, 0-d arrays for items): an
+    output computed so could differ from the program's, silently (vjp's primal output, jacrev's aux)."""
+    value = _jvp(fun, list(args), list(args), has_aux, held=frozenset(range(len(args))), primal_only=True)
+    output, aux = (value[0], value[1]) if has_aux else (value, None)
+    return tree_util.tree_map(lambda v: wrap(v) if isinstance(v, (np.ndarray, numbers.Number)) else v, output), aux
 
 
 def _remaining_arguments(function, given, keywords):
@@ -174,13 +187,16 @@ def jacfwd(fun, argnums=0, has_aux=False):
     """
     check_callable(fun, "jacfwd")
     single = isinstance(argnums, int)
-    nums = (argnums,) if single else tuple(argnums)
+    nums = argnums_given = (argnums,) if single else tuple(argnums)
 
     @functools.wraps(fun)
     @api_boundary
     def jacfwd_f(*args):
-        _check_argnums("jacfwd", fun, nums, args)
+        _check_argnums("jacfwd", fun, argnums_given, args)
         refuse_complex(args, "jacfwd")
+        # Negative argnums count from the end: held (undifferentiated) positions are computed from these,
+        # and a -1 left as is would hold every argument (a silently zero Jacobian).
+        nums = tuple(i % len(args) for i in argnums_given)
         args = [tree_util.tree_map(lambda leaf: differentiable_input(leaf, "jacfwd"), a) if i in nums else a
                 for i, a in enumerate(args)]
         base = [_zero_tangent(a) for a in args]
@@ -245,8 +261,7 @@ def jacrev(fun, argnums=0, has_aux=False):
                 for i, a in enumerate(args)]
         function, leading, keywords = split_callable(fun)
         cotangents_of = _pullback_for(function, leading, keywords, positions, args, has_aux)
-        value = fun(*args)
-        out, aux = (value[0], value[1]) if has_aux else (value, None)
+        out, aux = primal_output(fun, args, has_aux)
         out_leaves, out_tree = tree_util.tree_flatten(out)
         jacobians = []
         for j, out_leaf in enumerate(out_leaves):

@@ -151,6 +151,7 @@ _SAMPLES = [np.array([0.3, -1.7, 2.45]), np.array([[0.3, -1.2], [2.2, 0.6]]), 0.
 # Non-differentiable primitives no sample reaches: name -> why.
 _UNSAMPLED = {"Tape": "builds an empty tape (no input)", "builtin_isinstance": "its second argument is a type",
               "checked_isinstance": "its second argument is a type",
+              "checked_hasattr": "its second argument is an attribute's name",
               "select_mask": "its second argument is the position of a condition in a list"}
 
 

@@ -157,12 +157,48 @@ def check_refusals(function_node, resolver, activity, context, forward=False):
             if not problem and target in needed:
                 problem = (_container_arithmetic_refusal(node.value, containers)
                            or classify(getattr(node, "custom_call", node.value), resolver).refusal(activity.varied))
+            elif not problem and target in activity.varied:
+                problem = _opaque_inspection_refusal(node.value, resolver, activity.varied)
+            if not problem:
+                problem = _constant_arguments_refusal(node.value, resolver, activity.varied)
         elif isinstance(node, gast.Expr) and isinstance(node.value, gast.Call):
             problem = (mutation_refusal(node.value, resolver, activity.varied, mutated_needed, forward)
                        or _discarded_call_refusal(node.value, resolver, activity.varied))
         if problem:
             message, hint = problem
             raise context.error(message, node, hint=hint)
+
+
+def _constant_arguments_refusal(value, resolver, varied):
+    """A non-differentiable primitive whose result would still move with a float argument (`arange(x0, 3.0)` is
+    x0 + k) declares `refuse_varied_arguments`: an argument that depends on the input is refused, since its
+    result carries no derivative (its target is never varied, so the checks above do not see it)."""
+    if not isinstance(value, gast.Call):
+        return None
+    app = classify(value, resolver)
+    if app.kind != "primitive" or not getattr(app.primitive, "refuse_varied_arguments", False):
+        return None
+    for param, node in app.bound.items():
+        if any(isinstance(n, gast.Name) and n.id in varied for n in gast.walk(node)):
+            return (f"`{app.primitive.name}` treats its argument `{param}` as a constant, but it depends on the "
+                    f"input being differentiated: its derivative would be silently dropped",
+                    f"pass a value that does not depend on the differentiated input as `{param}` (compute it "
+                    f"outside and pass it as an argument you do not differentiate).")
+    return None
+
+
+def _opaque_inspection_refusal(value, resolver, varied):
+    """A call astjax has no rule for, of a value that depends on the input, whose result the output does not
+    depend on as a number (`s = repr(x[0])`, `if "__len__" in dir(v)`, `getattr(v, "__len__", None)`).
+
+    Its result may still steer the program (a branch, a loop), and it runs on the transformed program's astjax
+    Array where the original holds a NumPy array or scalar: Python's answers about the object (its repr, its
+    attributes) can differ and take another branch, silently. Forward mode refuses such calls already (every
+    varied value is needed there); reverse mode refuses them too."""
+    app = classify(value, resolver)
+    if app.kind != "opaque" or not isinstance(value, gast.Call):
+        return None
+    return app.refusal(varied)
 
 
 _COMPLEX_NAMES = {"complex64", "complex128", "complex", "c8", "c16", "csingle", "cdouble", "clongdouble",

@@ -12,13 +12,16 @@ records each resolved name with the object it held, plus the function's own
 Names resolved to builtins (or not found) are recorded as absent from the
 globals, so a global defined later that shadows them is noticed too; an
 attribute of one of the user's modules (`helpers.loss`) is recorded like a
-global of that module.
+global of that module, and one of the user's classes (`Ops.fn`) in the class's
+`__dict__`.
 """
 import sys
 import types
 
 import beniget
 import gast
+
+from .resolve import NOT_STATIC
 
 __all__ = ["Bindings"]
 
@@ -47,6 +50,28 @@ class Bindings:
                 base = resolver.static_value(child.value)
                 if isinstance(base, types.ModuleType) and not _is_library(base):
                     self._add("attr", base, child.attr, getattr(base, child.attr, ABSENT))
+                elif isinstance(base, type) and not _is_library_class(base):
+                    self._record_class_attribute(base, child.attr)
+                elif base is not NOT_STATIC and not isinstance(base, types.ModuleType) \
+                        and not _is_library_class(type(base)) and isinstance(getattr(base, "__dict__", None), dict):
+                    # `model.act` of one of the user's objects: its own __dict__ entry, else its class's
+                    entry = base.__dict__.get(child.attr, ABSENT)
+                    self._add("global", base.__dict__, child.attr, entry)
+                    if entry is ABSENT:
+                        self._record_class_attribute(type(base), child.attr)
+
+    def _record_class_attribute(self, cls, attr):
+        """`Ops.fn`, `Cfg.scale` on one of the user's classes: the derivation resolved it statically (a callee's
+        rule, a constant), so a rebinding (`Ops.fn = staticmethod(jnp.cos)`) must rebuild it. Recorded in the
+        __dict__ of each class of the MRO up to the one defining it (a later definition in an earlier class
+        shadows it); the raw __dict__ entry, as a descriptor (staticmethod) is the same object on every read."""
+        for klass in cls.__mro__:
+            if klass is object:
+                break
+            entry = klass.__dict__.get(attr, ABSENT)
+            self._add("global", klass.__dict__, attr, entry)
+            if entry is not ABSENT:
+                break
 
     def _record_names(self, fn, node, is_local):
         code = getattr(fn, "__code__", None)
@@ -131,6 +156,11 @@ def _is_library(module):
     """astjax, NumPy and the standard library: their attributes are not rebound under a derivative."""
     root = module.__name__.partition(".")[0]
     return root in ("astjax", "numpy", "math", "builtins", "functools", "operator") or root in sys.stdlib_module_names
+
+
+def _is_library_class(cls):
+    module = sys.modules.get(getattr(cls, "__module__", None) or "")
+    return module is None or _is_library(module)
 
 
 def _cell_value(cell):

@@ -16,7 +16,7 @@ __all__ = ["batch_broadcast", "well_conditioned", "square_unless_reduced", "lone
            "zero_like", "zeros_shaped", "diagonal_adjoint", "repeat_adjoint", "linspace_weights", "meshgrid_axes", "meshgrid_list",
            "tree_leaves_of", "tree_leaves_adjoint", "adjoint_leaves", "leaves_adjoint", "shaped_gradient", "leaves_like", "tree_rebuilt", "cotangent_like", "unique_index", "adjugate",
            "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "list_items", "iterated", "unshared_item", "not_a_view", "has_key",
-           "array_holder", "not_a_row", "checked_isinstance", "checked_type", "inplace_result", "pad_tangent"]
+           "array_holder", "not_a_row", "checked_isinstance", "checked_isscalar", "checked_hasattr", "checked_memory_attribute", "checked_type", "inplace_result", "pad_tangent"]
 
 
 def batch_broadcast(value, size, likes):
@@ -254,7 +254,10 @@ def attribute_adjoint(x, attr, g):
     """The adjoint of a namedtuple `x` from `y = x.attr`: `g` in that field."""
     fields = getattr(type(x), "_fields", None)
     if fields is None or attr not in fields:
-        raise TypeError(f"astjax differentiates attribute reads of namedtuples only, not `{type(x).__name__}.{attr}`")
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(f"astjax differentiates attribute reads of namedtuples only, not "
+                             f"`{type(x).__name__}.{attr}`. Instead: index the array (`A.ravel()[k]`, `A[i, j]`), "
+                             "or read the field of a namedtuple.")
     return TreeAdjoint({fields.index(attr): g}, fields)
 
 
@@ -552,6 +555,54 @@ def checked_isinstance(obj, classinfo):
             "Python number there, and the answer differs between them. Instead: test the shape or dtype "
             "(`jnp.ndim(v) == 0`, `jnp.issubdtype(v.dtype, jnp.floating)`), or decide outside the function.")
     return answers.pop()
+
+
+def checked_isscalar(element):
+    """NumPy's `np.isscalar(element)`, refused where the answer depends on which object the original holds.
+
+    `np.isscalar(x[0])` is True for the np.float64 the original program reads from a NumPy array and False for
+    astjax's 0-d Array (and for a 0-d NumPy array): the transformed function could take the other branch."""
+    if not isinstance(element, Array):
+        return np.isscalar(element)
+    answers = {bool(np.isscalar(held)) for held in _held_by_the_original(element)}
+    if len(answers) > 1:
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(
+            f"`np.isscalar(v)` on a value astjax holds as an array (shape {np.shape(element)}, {element.dtype}): the "
+            "original program may hold a NumPy scalar (True) or a 0-d array (False) there. Instead: test the "
+            "shape (`jnp.ndim(v) == 0`), or use `jnp.isscalar`, which counts 0-d arrays as scalars (as JAX does).")
+    return answers.pop()
+
+
+def checked_hasattr(obj, attribute):
+    """`hasattr(obj, attribute)`, refused where the answer depends on which object the original holds
+    (`hasattr(x[0], "__len__")` is False for a NumPy scalar, True for an array)."""
+    if not isinstance(obj, Array):
+        return hasattr(obj, attribute)
+    answers = {hasattr(held, attribute) for held in _held_by_the_original(obj)}
+    if len(answers) > 1:
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(
+            f"`hasattr(v, {attribute!r})` on a value astjax holds as an array (shape {np.shape(obj)}, {obj.dtype}): "
+            "the original program may hold a NumPy array, a NumPy scalar or a Python number there, and the answer "
+            "differs between them. Instead: test the shape or dtype (`jnp.ndim(v) == 0`), or decide outside the "
+            "function.")
+    return answers.pop()
+
+
+MEMORY_ATTRIBUTES = frozenset({"base", "flags", "ctypes", "data", "strides", "__array_interface__"})
+
+
+def checked_memory_attribute(obj, attribute):
+    """`obj.base`, `obj.flags`, ...: refused for an astjax Array, which is a view of the memory NumPy gave it
+    (its base is never None, it never owns its data): the original program's array answers otherwise."""
+    if isinstance(obj, Array):
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(
+            f"`v.{attribute}` of a value astjax holds as an array (shape {np.shape(obj)}, {obj.dtype}): it describes "
+            "how astjax stores the array, not how the original program's NumPy array is stored. Instead: decide "
+            "outside the function, or copy explicitly where a copy is needed.")
+    return getattr(obj, attribute)
 
 
 def checked_type(obj):

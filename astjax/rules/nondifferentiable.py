@@ -53,6 +53,15 @@ for _reason, _names in _REASONS.items():
 for _name in ("isnan", "isfinite", "isinf", "logical_and", "logical_or", "logical_not", "logical_xor",
               "all", "any", "floor", "ceil", "round", "sign", "trunc", "around", "argmax", "argmin"):
     deflowering(PRIMITIVES[_name], numba=f"astjax.runtime.numba_cpu:{_name}")
+# dtype queries read an array's dtype, never its values (`jnp.result_type(y, g)`, `jnp.finfo(x)`)
+for _name in ("result_type", "promote_types", "can_cast", "finfo", "iinfo"):
+    if hasattr(jnp, _name) and _name not in PRIMITIVES:
+        nondifferentiable(_name, getattr(jnp, _name), SHAPES, aliases=(getattr(np, _name),))
+
+# arange(start, stop, step) is start + k * step: with a float start or step that carries a derivative its
+# result moves with them (only its length is piecewise constant). Like JAX, which needs them concrete, astjax
+# refuses such arguments (analyses/classify.py) rather than give the silently zero derivative of an index.
+PRIMITIVES["arange"].refuse_varied_arguments = True
 nondifferentiable("floor_math", math.floor, PIECEWISE, aliases=(math.ceil, math.trunc))
 nondifferentiable("isnan_math", math.isnan, BOOLEAN, aliases=(math.isinf, math.isfinite))
 for _builtin, _reason in (("len", INTEGER), ("range", INTEGER), ("int", PIECEWISE), ("bool", BOOLEAN),
@@ -67,6 +76,9 @@ nondifferentiable("sorted_keys", helpers.sorted_keys, KEYS)
 nondifferentiable("has_key", helpers.has_key, KEYS)
 # frontend/normalize/type_inspection.py writes the user's `isinstance(v, C)` / `type(v)` as these checked versions.
 nondifferentiable("checked_isinstance", helpers.checked_isinstance, BOOLEAN)
+nondifferentiable("checked_isscalar", helpers.checked_isscalar, BOOLEAN)
+nondifferentiable("checked_hasattr", helpers.checked_hasattr, BOOLEAN)
+nondifferentiable("checked_memory_attribute", helpers.checked_memory_attribute, SHAPES)    # base, flags: storage
 nondifferentiable("checked_type", helpers.checked_type, SHAPES)     # a type: never a value
 nondifferentiable("iterated", helpers.iterated, NOTHING, guard=True,
                   effect="checks that a loop iterates a sequence, not a dict")

@@ -80,6 +80,10 @@ class ForwardMode:
             return type(node)(elts=[self._tangent_of(e) for e in node.elts], ctx=gast.Load())
         if isinstance(node, gast.Name) and node.id in self.varied:
             return name(self.tangent(node.id))
+        if not self.wrt:
+            # Nothing differentiated (the primal output alone, forward.primal_output): the output may be a dict
+            # or list held by a name, whose structure zero_tangent follows (zeros_like reads it as an array).
+            return call("zero_tangent", copy.deepcopy(node))
         return call("jnp.zeros_like", copy.deepcopy(node))
 
     # ------------------------------------------------------------ statements

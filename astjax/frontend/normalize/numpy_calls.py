@@ -19,7 +19,8 @@ from .base import Pass, copy_location, name
 __all__ = ["NumpyCalls"]
 
 # NumPy functions that write into arrays made like their argument (found by calling them on astjax arrays)
-WRITE_INTO_THEIR_OWN_ALLOCATIONS = ("gradient", "roll", "piecewise", "apply_along_axis", "i0")
+WRITE_INTO_THEIR_OWN_ALLOCATIONS = ("gradient", "roll", "piecewise", "apply_along_axis", "i0", "linspace", "logspace",
+                                    "geomspace")
 
 
 class NumpyCalls(Pass):

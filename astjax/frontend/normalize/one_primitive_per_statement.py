@@ -44,10 +44,28 @@ class OnePrimitivePerStatement(Pass):
 
     def run(self, node):
         self.local_functions = getattr(node, "local_functions", {})
+        self._refuse_local_functions_as_values(node)
         self.returned_only = _returned_only(node)
         self.inlining = []
         node.body = self.block(node.body)
         return node
+
+    def _refuse_local_functions_as_values(self, node):
+        """A local function is inlined where it is called; read as a value (passed to `astjax.grad`, stored,
+        returned) its name would be left undefined in the generated code, and what it reads of the enclosing
+        function (a closure over the input) would carry no derivative: refuse it at the user's line."""
+        stored = {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        names = set(self.local_functions) - stored
+        bodies = [node] + list(self.local_functions.values())
+        for body in bodies:
+            called = {id(n.func) for n in gast.walk(body) if isinstance(n, gast.Call)}
+            for n in gast.walk(body):
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in names \
+                        and id(n) not in called:
+                    raise self.error(f"local function `{n.id}` is used as a value here: astjax inlines a local "
+                                     "function where it is called, and cannot pass it on", n,
+                                     hint=f"define `{n.id}` at module level and pass what it reads from this "
+                                          "function as arguments.")
 
     # --------------------------------------------------------- statements
     def block(self, stmts):
