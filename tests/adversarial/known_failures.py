@@ -56,7 +56,6 @@ KNOWN_FAILURES = {
     "attacks.hessian_vector_via_jvp_of_grad": "UNCLEAR REFUSAL: jvp(grad(f)) inside a loss names astjax/errors.py, not the user's line",
     "attacks.custom_jvp_under_hessian_hessian": "UNCLEAR REFUSAL: hessian through a custom_jvp names generated code, not the user's line",
     "attacks.custom_vjp_changes_gradient": "REFUSED: custom_vjp whose fwd returns its argument unchanged ('no rule for _clip_gradient_fwd')",
-    "attacks.scan_none_xs_with_length": "REFUSED: lax.scan(f, init, None, length=4) (no xs, a length) in a transformed function",
     "attacks.switch_clamped_index": "REFUSED: lax.switch with the branch list held in a variable",
     "attacks.take_modes": "REFUSED: jnp.take(..., mode='wrap'/'clip') has no derivative rule",
     "attacks.pad_edge_and_constant_values": "REFUSED: jnp.pad with mode='edge' or a traced constant_values",
