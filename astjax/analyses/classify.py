@@ -15,6 +15,7 @@ import numpy as np
 
 from ..frontend.resolve import NOT_STATIC
 from ..rules import lookup_callable, lookup_operator, PRIMITIVES
+from .complex_flow import complex_flow_refusal, complex_twin
 
 __all__ = ["Application", "classify", "check_refusals", "method_classification"]
 
@@ -144,6 +145,10 @@ def check_refusals(function_node, resolver, activity, context, forward=False):
     """
     from ..optimize.effects import mutation_refusal
     needed = activity.varied if forward else activity.active
+    complex_problem = complex_flow_refusal(function_node, resolver, activity, needed, forward)
+    if complex_problem:
+        message, hint, node = complex_problem
+        raise context.error(message, node, hint=hint)
     mutated_needed = None if forward else activity.useful
     containers = _container_names(function_node)
     for node in gast.walk(function_node):
@@ -275,7 +280,13 @@ def _pure(fn, seen=None):
 
 
 def classify(value, resolver):
-    """The Application of a normalized right-hand side `value`."""
+    """The Application of a normalized right-hand side `value` (abs/real/imag/conj of a value the
+    complex-flow analysis knows complex: their complex forms)."""
+    app = _classify(value, resolver)
+    return complex_twin(app, resolver) if getattr(resolver, "complex_names", None) else app
+
+
+def _classify(value, resolver):
     if isinstance(value, gast.Name):
         if resolver.is_local(value.id):
             return Application("copy", value)

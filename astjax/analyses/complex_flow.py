@@ -1,0 +1,161 @@
+"""Complex flow: which names hold complex values, and where a derivative may carry one.
+
+astjax's rules are written for real numbers. The FFTs make complex values, and
+a few rules are right for them too in JAX's convention (the cotangent of
+z = u + iv is dL/du - i dL/dv): the transforms themselves, `+ - * /`,
+negation, `sum`, the shifts, and abs / real / imag / conj in their complex
+form (rules/complex_parts.py). This analysis finds the names that may hold a
+complex value (by name, ignoring statement order: a name is complex if some
+statement makes it so, which over-approximates and is safe) and refuses, at
+the user's line, a derivative that would carry a complex value anywhere else:
+there the real-number rules would give a silently wrong number.
+"""
+import gast
+
+from ..rules.fft import COMPLEX_RESULT, REAL_INPUT, TAKES_COMPLEX
+
+__all__ = ["complex_names", "complex_flow_refusal", "complex_twin"]
+
+# Primitives whose rules are right for complex operands and whose result is complex when an operand is.
+COMPLEX_KEEPING = frozenset({"complex_add", "complex_subtract", "complex_multiply", "complex_divide", "negative",
+                             "positive", "sum", "fftshift", "ifftshift", "complex_conjugate"})
+# Primitives whose result is complex whatever their operands, or typed like their parameter `like`.
+ALWAYS_COMPLEX = COMPLEX_RESULT | {"times_minus_i"}
+TYPED_LIKE = frozenset({"fft_adjoint", "real_if_real"})
+# Primitives that take a complex value to a real one, with rules right for that.
+TO_REAL = frozenset({"complex_abs", "complex_real", "complex_imag"})
+_TRANSFORMS = COMPLEX_RESULT | TAKES_COMPLEX
+ALLOWED = COMPLEX_KEEPING | TO_REAL | TAKES_COMPLEX | ALWAYS_COMPLEX | TYPED_LIKE | {"fft_apply"}
+_MESSAGE = ("a derivative would carry a complex value (the result of an FFT) through {what}; astjax "
+            "differentiates complex values only through the FFTs, + - * /, negation, sum, fftshift, "
+            "and abs / real / imag / conj")
+_HINT = "take abs, real or imag of the transform first, and apply other functions to that real value."
+
+
+def _kind_of(app):
+    node = app.bound.get("kind")
+    return node.value if isinstance(node, gast.Constant) else None
+
+
+def _name(node):
+    return node.id if isinstance(node, gast.Name) else None
+
+
+def _read_names(app):
+    return {n.id for _, node in app.operand_nodes() for n in gast.walk(node) if isinstance(n, gast.Name)}
+
+
+def _makes_complex(app, complex_):
+    """Whether a statement's value may be complex, given the names known complex so far."""
+    name = app.primitive.name if app.kind == "primitive" else None
+    if name in ALWAYS_COMPLEX:
+        return True
+    if name == "fft_apply":
+        return _kind_of(app) in COMPLEX_RESULT
+    if name in TYPED_LIKE:
+        return _name(app.bound.get("like")) in complex_
+    if not _read_names(app) & complex_:
+        return False
+    if name in TO_REAL or name in TAKES_COMPLEX - COMPLEX_RESULT:
+        return False
+    return not (app.kind == "primitive" and not app.primitive.differentiable)
+
+
+def complex_names(function_node, resolver):
+    """The names of `function_node` that may hold a complex value, and their assignments [(target, app, node)]."""
+    from .classify import classify
+    assignments = [(node.targets[0].id, classify(node.value, resolver), node) for node in gast.walk(function_node)
+                   if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name)]
+    found = set()
+    changed = True
+    while changed:
+        changed = False
+        for target, app, _ in assignments:
+            if target not in found and _makes_complex(app, found):
+                found.add(target)
+                changed = True
+    return found, assignments
+
+
+def complex_flow_refusal(function_node, resolver, activity, needed, forward):
+    """(message, hint, node) for the first statement that would carry a complex value where no rule is right, else None.
+
+    Also records the complex names on the resolver, so that `classify` picks the
+    complex forms of abs / real / imag / conj (`complex_twin`).
+    """
+    resolver.complex_names = frozenset()
+    found, assignments = complex_names(function_node, resolver)
+    for _ in range(8):          # again with the complex forms of abs/real/imag classified, until it settles
+        if not found or found == resolver.complex_names:
+            break
+        resolver.complex_names = frozenset(found)
+        found, assignments = complex_names(function_node, resolver)
+    resolver.complex_names = frozenset(found)
+    if not found:
+        return None
+    varied_complex = found & activity.varied
+    params = {a.id for a in gast.walk(function_node.args) if isinstance(a, gast.Name)} \
+        if hasattr(function_node, "args") else set()
+    for target, app, node in assignments:
+        if target not in needed:
+            continue
+        problem = _statement_refusal(target, app, found, varied_complex, activity.varied, forward)
+        if problem is None and target in found and (target in params or not _makes_complex(app, found)):
+            problem = (f"`{target}` holds a complex value (an FFT's result) in one place and a real one in "
+                       f"another, and a derivative flows through it", "give the complex value its own name.")
+        if problem:
+            return problem + (node,)
+    for node in gast.walk(function_node):
+        if isinstance(node, gast.Expr) and any(isinstance(n, gast.Name) and n.id in varied_complex
+                                               for n in gast.walk(node)):
+            return (_MESSAGE.format(what="this call"), _HINT, node)
+        if not forward and isinstance(node, gast.Return) and node.value is not None and any(
+                isinstance(n, gast.Name) and n.id in varied_complex for n in gast.walk(node.value)):
+            return ("the function being differentiated returns a complex value (an FFT's result); astjax's "
+                    "reverse mode differentiates real outputs", "return abs, real or imag of it.", node)
+    return None
+
+
+def _statement_refusal(target, app, found, varied_complex, varied, forward):
+    reads = _read_names(app)
+    if not reads & found:
+        return None
+    name = app.primitive.name if app.kind == "primitive" else app.kind
+    if name in REAL_INPUT and reads & varied_complex:
+        return (f"jnp.fft.{name} reads only the real part of its input, and this one is complex and carries a "
+                f"derivative", f"use jnp.fft.{name.replace('r', '', 1) if name != 'ihfft' else 'ifft'} for "
+                f"complex input.")
+    if name not in ALLOWED and name != "copy":
+        if app.kind == "primitive" and not app.primitive.differentiable:
+            return None
+        what = f"`{app.primitive.name}`" if app.kind == "primitive" else "this statement"
+        if app.kind == "function":
+            what = f"a call of `{getattr(app.callee, '__name__', 'a function')}`"
+        return (_MESSAGE.format(what=what), _HINT)
+    return None
+
+
+def complex_twin(app, resolver):
+    """The complex form of abs / real / imag / conj (`x.real`, `x.imag` too) when the operand is a complex name."""
+    names = getattr(resolver, "complex_names", None)
+    if not names or app.kind != "primitive":
+        return app
+    from ..rules.complex_parts import TWINS
+    name = app.primitive.name
+    if name == "attribute":
+        attr = app.bound.get("attr")
+        if isinstance(attr, gast.Constant) and attr.value in ("real", "imag"):
+            name = attr.value
+            operand = app.bound.get("x")
+        else:
+            return app
+        operands = {"val": operand}
+    elif name in TWINS:
+        operands = {p: app.bound[p] for p in app.primitive.operands if p in app.bound}
+    else:
+        return app
+    if not any(_name(node) in names for node in operands.values()):
+        return app
+    twin, params = TWINS[name]
+    from .classify import Application
+    return Application("primitive", app.node, primitive=twin, bound=dict(zip(params, operands.values())))
