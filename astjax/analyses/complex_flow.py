@@ -18,7 +18,8 @@ __all__ = ["complex_names", "complex_flow_refusal", "complex_twin"]
 
 # Primitives whose rules are right for complex operands and whose result is complex when an operand is.
 COMPLEX_KEEPING = frozenset({"complex_add", "complex_subtract", "complex_multiply", "complex_divide", "negative",
-                             "positive", "sum", "fftshift", "ifftshift", "complex_conjugate"})
+                             "positive", "sum", "fftshift", "ifftshift", "complex_conjugate",
+                             "unbroadcast", "unbroadcast_to", "unreduce"})     # the last three: adjoint code
 # Primitives whose result is complex whatever their operands, or typed like their parameter `like`.
 ALWAYS_COMPLEX = COMPLEX_RESULT | {"times_minus_i"}
 TYPED_LIKE = frozenset({"fft_adjoint", "real_if_real"})
@@ -32,9 +33,24 @@ _MESSAGE = ("a derivative would carry a complex value (the result of an FFT) thr
 _HINT = "take abs, real or imag of the transform first, and apply other functions to that real value."
 
 
+def _complex_callables():
+    """Library functions (not primitives) whose result is complex: their values may meet a derivative."""
+    import numpy as np
+    from .. import numpy as jnp
+    return {jnp.roots, jnp.poly, jnp.sort_complex, jnp.linalg.eig, jnp.linalg.eigvals,
+            np.roots, np.poly, np.sort_complex, np.linalg.eig, np.linalg.eigvals}
+
+
 def _kind_of(app):
     node = app.bound.get("kind")
     return node.value if isinstance(node, gast.Constant) else None
+
+
+def _is_complex_callable(fn):
+    try:
+        return fn in _complex_callables()
+    except TypeError:       # an unhashable callee
+        return False
 
 
 def _name(node):
@@ -48,6 +64,8 @@ def _read_names(app):
 def _makes_complex(app, complex_):
     """Whether a statement's value may be complex, given the names known complex so far."""
     name = app.primitive.name if app.kind == "primitive" else None
+    if app.kind == "opaque" and _is_complex_callable(app.callee):
+        return True
     if name in ALWAYS_COMPLEX:
         return True
     if name == "fft_apply":
