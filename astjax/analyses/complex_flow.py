@@ -6,7 +6,8 @@ z = u + iv is dL/du - i dL/dv): the transforms themselves, `+ - * /`,
 negation, `sum`, the shifts, and abs / real / imag / conj in their complex
 form (rules/complex_parts.py). This analysis finds the names that may hold a
 complex value (by name, ignoring statement order: a name is complex if some
-statement makes it so, which over-approximates and is safe) and refuses, at
+statement makes it so; the complex forms' rules stay right where such a name
+holds a real value, taking real parts by the runtime dtype) and refuses, at
 the user's line, a derivative that would carry a complex value anywhere else:
 there the real-number rules would give a silently wrong number.
 """
@@ -118,19 +119,20 @@ def complex_flow_refusal(function_node, resolver, activity, needed, forward):
         if target not in needed:
             continue
         problem = _statement_refusal(target, app, found, varied_complex, activity.varied, forward)
-        if problem is None and target in found and (target in params or not _makes_complex(app, found)):
-            problem = (f"`{target}` holds a complex value (an FFT's result) in one place and a real one in "
-                       f"another, and a derivative flows through it", "give the complex value its own name.")
+        if problem is None and target in found and target in params:
+            problem = (f"the parameter `{target}` is given a complex value (an FFT's result), and a derivative "
+                       f"flows through it", "give the complex value its own name.")
         if problem:
             return problem + (node,)
     for node in gast.walk(function_node):
         if isinstance(node, gast.Expr) and any(isinstance(n, gast.Name) and n.id in varied_complex
                                                for n in gast.walk(node)):
             return (_MESSAGE.format(what="this call"), _HINT, node)
-        if not forward and isinstance(node, gast.Return) and node.value is not None and any(
+        if isinstance(node, gast.Return) and node.value is not None and any(
                 isinstance(n, gast.Name) and n.id in varied_complex for n in gast.walk(node.value)):
-            return ("the function being differentiated returns a complex value (an FFT's result); astjax's "
-                    "reverse mode differentiates real outputs", "return abs, real or imag of it.", node)
+            return ("this function returns a complex value (an FFT's result) that carries a derivative; astjax "
+                    "differentiates functions (yours called inside one too) with real results only",
+                    "return abs, real or imag of it, or compute the transform in the caller.", node)
     return None
 
 
