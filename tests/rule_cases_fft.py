@@ -185,3 +185,38 @@ case("fft_apply", "rfftn", fft_apply_fn, normal(3, 4))
 case("fft_adjoint", "irfft_axis0", fft_adjoint_fn, normal(6, 3))
 case("real_if_real", "of_fft", real_if_real_fn, normal(5))
 case("times_minus_i", "times_real", times_minus_i_fn, normal(4), normal(4))
+
+
+# The complex + - * / under every broadcast shape (tests/rule_cases.py's BROADCAST_SHAPES): x1 times a
+# complex constant meets the real x2.
+def _complex_constant():
+    return jnp.sum(jnp.fft.fft(jnp.array([1.0, 2.0, 0.5])) * jnp.array([0.3, 1.0, -0.7]))
+
+
+def complex_add_op(x1, x2, w):
+    c = _complex_constant()
+    return jnp.sum(w * jnp.abs(x1 * c + x2))
+
+
+def complex_subtract_op(x1, x2, w):
+    c = _complex_constant()
+    return jnp.sum(w * jnp.abs(x2 - x1 * c))
+
+
+def complex_multiply_op(x1, x2, w):
+    c = _complex_constant()
+    return jnp.sum(w * jnp.imag((x1 * c) * x2))
+
+
+def complex_divide_op(x1, x2, w):
+    c = _complex_constant()
+    return jnp.sum(w * jnp.real((x1 * c) / x2))
+
+
+_BROADCAST_SHAPES = [("col_row", (3, 1), (1, 4)), ("same", (3, 4), (3, 4)), ("scalar_array", (), (3, 4)),
+                     ("array_scalar", (3, 4), ()), ("vec_rank3", (4,), (2, 3, 4)), ("rank3_vec", (2, 3, 4), (4,))]
+for _name, _fn in (("complex_add", complex_add_op), ("complex_subtract", complex_subtract_op),
+                   ("complex_multiply", complex_multiply_op), ("complex_divide", complex_divide_op)):
+    for _label, _shape1, _shape2 in _BROADCAST_SHAPES:
+        _x2 = jnp.asarray(_rng.uniform(0.5, 2.0, _shape2) * np.where(_rng.random(_shape2) < 0.5, -1.0, 1.0))
+        case(_name, _label, _fn, normal(*_shape1), _x2)

@@ -365,3 +365,26 @@ def test_gradient_through_a_shift_matches_finite_differences():
     eps = 1e-6
     expected = [(float(shifted(x + eps * e)) - float(shifted(x - eps * e))) / (2 * eps) for e in np.eye(5)]
     np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-9)
+
+
+def _fixed_spectrum():
+    return jnp.fft.fft(jnp.array([1.0, 2.0, 0.5, -1.0]))
+
+
+def plus_a_spectrum_from_a_function(x):
+    c = _fixed_spectrum()
+    return jnp.sum(jnp.abs(x + c))
+
+
+def times_a_spectrum_from_a_function(x):
+    c = _fixed_spectrum()
+    return jnp.sum(jnp.abs(x * c))
+
+
+@pytest.mark.parametrize("fn", [plus_a_spectrum_from_a_function, times_a_spectrum_from_a_function])
+def test_a_complex_value_returned_by_a_helper_is_known_complex(fn):
+    """Before, `abs(x + c)` took the real rule of abs on a complex value: grad gave [1, 1, 1, 1]."""
+    x = np.array([1.0, 2.0, -0.5, 0.3])
+    expected = _central_differences(fn, (x,), 0)
+    for transform in (astjax.grad, astjax.jacfwd):
+        np.testing.assert_allclose(np.asarray(transform(fn)(x)), expected, rtol=1e-6, atol=1e-8)

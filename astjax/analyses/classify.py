@@ -146,9 +146,6 @@ def check_refusals(function_node, resolver, activity, context, forward=False):
     from ..optimize.effects import mutation_refusal
     needed = activity.varied if forward else activity.active
     complex_problem = complex_flow_refusal(function_node, resolver, activity, needed, forward)
-    if complex_problem:
-        message, hint, node = complex_problem
-        raise context.error(message, node, hint=hint)
     mutated_needed = None if forward else activity.useful
     containers = _container_names(function_node)
     for node in gast.walk(function_node):
@@ -166,6 +163,9 @@ def check_refusals(function_node, resolver, activity, context, forward=False):
         if problem:
             message, hint = problem
             raise context.error(message, node, hint=hint)
+    if complex_problem:         # after the refusals above: `np.poly(x)` is refused as a call without rules
+        message, hint, node = complex_problem
+        raise context.error(message, node, hint=hint)
 
 
 _COMPLEX_NAMES = {"complex64", "complex128", "complex", "c8", "c16", "csingle", "cdouble", "clongdouble",

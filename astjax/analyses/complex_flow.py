@@ -47,6 +47,53 @@ def _kind_of(app):
     return node.value if isinstance(node, gast.Constant) else None
 
 
+def may_make_complex(fn, seen=None):
+    """Whether a user function's source could make a complex value: an FFT, a complex-valued library call,
+    a complex literal, dtype or global, or a call of a function that could (conservative: unreadable -> True)."""
+    from ..frontend.context import FunctionContext
+    from ..frontend.parse import function_source
+    from ..frontend.resolve import NOT_STATIC
+    from ..rules import lookup_callable
+    from .classify import _COMPLEX_NAMES, is_library
+    import numpy as np
+    seen = set() if seen is None else seen
+    if fn in seen:
+        return False
+    seen.add(fn)
+    transform = getattr(fn, "__astjax_transform__", None)
+    if transform is not None:      # vmap and jit return what their function does; derivatives are real
+        inner = getattr(transform, "fun", None) or getattr(getattr(transform, "jitted", None), "fun", None)
+        kind = type(transform).__name__
+        if "Vmap" in kind or "Jit" in kind:
+            return True if inner is None else may_make_complex(inner, seen)
+        return False
+    try:
+        source = function_source(getattr(fn, "__wrapped__", fn))
+        resolver = FunctionContext(source).resolver
+    except Exception:       # no source to read: a transformed function's results are real; others unknown
+        return not hasattr(fn, "__astjax_transform__")
+    for node in gast.walk(source.node):
+        if isinstance(node, gast.Constant) and (isinstance(node.value, complex) or node.value in _COMPLEX_NAMES):
+            return True
+        if not isinstance(node, (gast.Name, gast.Attribute)):
+            continue
+        found = resolver.static_value(node)
+        if found is NOT_STATIC or found is None:
+            continue
+        if (found is complex or isinstance(found, complex)
+                or (isinstance(found, type) and issubclass(found, np.complexfloating))
+                or (isinstance(found, (np.ndarray, np.generic)) and found.dtype.kind == "c")
+                or _is_complex_callable(found)):
+            return True
+        prim = lookup_callable(found) if callable(found) else None
+        if prim is not None and prim.name in COMPLEX_RESULT:
+            return True
+        if (prim is None and callable(found) and hasattr(found, "__code__") and not is_library(found)
+                and may_make_complex(found, seen)):
+            return True
+    return False
+
+
 def _is_complex_callable(fn):
     try:
         return fn in _complex_callables()
@@ -66,6 +113,8 @@ def _makes_complex(app, complex_):
     """Whether a statement's value may be complex, given the names known complex so far."""
     name = app.primitive.name if app.kind == "primitive" else None
     if app.kind == "opaque" and _is_complex_callable(app.callee):
+        return True
+    if app.kind == "function" and may_make_complex(app.callee):
         return True
     if name in ALWAYS_COMPLEX:
         return True
