@@ -15,7 +15,7 @@ import numpy as np
 
 from ..frontend.resolve import NOT_STATIC
 from ..rules import lookup_callable, lookup_operator, PRIMITIVES
-from .complex_flow import complex_flow_refusal, complex_twin
+from .complex_flow import complex_flow_refusal, complex_twin, is_complex_literal
 
 __all__ = ["Application", "classify", "check_refusals", "method_classification"]
 
@@ -174,8 +174,16 @@ _COMPLEX_NAMES = {"complex64", "complex128", "complex", "c8", "c16", "csingle", 
 
 def _complex_refusal(value, resolver):
     """A complex constant or dtype in a statement that carries a derivative: the rules are for real
-    numbers, so `x * (1 + 2j)` would differentiate wrongly without a word. Refused."""
+    numbers, so `x.astype(jnp.complex64)` would differentiate wrongly without a word. Refused. A complex
+    literal as an operand of + - * / (`1j * k`) is the complex-flow analysis's (analyses/complex_flow.py):
+    it makes a complex value that the complex forms of + - * / and abs/real/imag/conj differentiate."""
+    literal_operands = ({id(value.left), id(value.right)} if isinstance(value, gast.BinOp) and isinstance(
+        value.op, (gast.Add, gast.Sub, gast.Mult, gast.Div)) else set())
+    literal_operands |= {id(n.operand) for n in (value.left, value.right) if isinstance(n, gast.UnaryOp)} \
+        if literal_operands else set()
     for n in gast.walk(value):
+        if id(n) in literal_operands and is_complex_literal(n):
+            continue
         complex_type = False
         if isinstance(n, gast.Constant):
             complex_type = isinstance(n.value, complex) or (isinstance(n.value, str) and n.value in _COMPLEX_NAMES)

@@ -20,6 +20,7 @@ __all__ = ["complex_names", "complex_flow_refusal", "complex_twin"]
 # Primitives whose rules are right for complex operands and whose result is complex when an operand is.
 COMPLEX_KEEPING = frozenset({"complex_add", "complex_subtract", "complex_multiply", "complex_divide", "negative",
                              "positive", "sum", "fftshift", "ifftshift", "complex_conjugate",
+                             "getitem", "index_adjoint", "reshape", "transpose",
                              "unbroadcast", "unbroadcast_to", "unreduce"})     # the last three: adjoint code
 # Primitives whose result is complex whatever their operands, or typed like their parameter `like`.
 ALWAYS_COMPLEX = COMPLEX_RESULT | {"times_minus_i"}
@@ -28,9 +29,9 @@ TYPED_LIKE = frozenset({"fft_adjoint", "real_if_real"})
 TO_REAL = frozenset({"complex_abs", "complex_real", "complex_imag"})
 _TRANSFORMS = COMPLEX_RESULT | TAKES_COMPLEX
 ALLOWED = COMPLEX_KEEPING | TO_REAL | TAKES_COMPLEX | ALWAYS_COMPLEX | TYPED_LIKE | {"fft_apply"}
-_MESSAGE = ("a derivative would carry a complex value (the result of an FFT) through {what}; astjax "
-            "differentiates complex values only through the FFTs, + - * /, negation, sum, fftshift, "
-            "and abs / real / imag / conj")
+_MESSAGE = ("a derivative would carry a complex value through {what}; astjax "
+            "differentiates complex values only through the FFTs, + - * /, negation, sum, indexing, reshape, "
+            "transpose, fftshift, and abs / real / imag / conj")
 _HINT = "take abs, real or imag of the transform first, and apply other functions to that real value."
 
 
@@ -101,6 +102,17 @@ def _is_complex_callable(fn):
         return False
 
 
+_BINARY = frozenset({"add", "subtract", "multiply", "divide", "complex_add", "complex_subtract", "complex_multiply",
+                     "complex_divide"})
+
+
+def is_complex_literal(node):
+    """`1j`, `-2j`, `(1 + 2j)` written in place (a constant operand of + - * /)."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        node = node.operand
+    return isinstance(node, gast.Constant) and isinstance(node.value, complex)
+
+
 def _name(node):
     return node.id if isinstance(node, gast.Name) else None
 
@@ -122,6 +134,8 @@ def _makes_complex(app, complex_):
         return _kind_of(app) in COMPLEX_RESULT
     if name in TYPED_LIKE:
         return _name(app.bound.get("like")) in complex_
+    if name in _BINARY and any(is_complex_literal(app.bound.get(p)) for p in ("x1", "x2")):
+        return True
     if not _read_names(app) & complex_:
         return False
     if name in TO_REAL or name in TAKES_COMPLEX - COMPLEX_RESULT:
@@ -169,7 +183,7 @@ def complex_flow_refusal(function_node, resolver, activity, needed, forward):
             continue
         problem = _statement_refusal(target, app, found, varied_complex, activity.varied, forward)
         if problem is None and target in found and target in params:
-            problem = (f"the parameter `{target}` is given a complex value (an FFT's result), and a derivative "
+            problem = (f"the parameter `{target}` is given a complex value, and a derivative "
                        f"flows through it", "give the complex value its own name.")
         if problem:
             return problem + (node,)
@@ -179,8 +193,9 @@ def complex_flow_refusal(function_node, resolver, activity, needed, forward):
             return (_MESSAGE.format(what="this call"), _HINT, node)
         if isinstance(node, gast.Return) and node.value is not None and any(
                 isinstance(n, gast.Name) and n.id in varied_complex for n in gast.walk(node.value)):
-            return ("this function returns a complex value (an FFT's result) that carries a derivative; astjax "
-                    "differentiates functions (yours called inside one too) with real results only",
+            return ("this function returns a complex value that carries a derivative; astjax differentiates "
+                    "complex numbers inside a function only: the function (and each of yours it calls) must "
+                    "return real values",
                     "return abs, real or imag of it, or compute the transform in the caller.", node)
     return None
 
@@ -223,7 +238,7 @@ def complex_twin(app, resolver):
         operands = {p: app.bound[p] for p in app.primitive.operands if p in app.bound}
     else:
         return app
-    if not any(_name(node) in names for node in operands.values()):
+    if not any(_name(node) in names or is_complex_literal(node) for node in operands.values()):
         return app
     twin, params = TWINS[name]
     from .classify import Application

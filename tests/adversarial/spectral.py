@@ -146,12 +146,12 @@ def through_power(x):
 case(through_power, lambda r: (vec(r, 4),), "refuse")
 
 
-def through_slicing(x):
+def through_slicing(x):       # indexing keeps complex values (its adjoint scatters the complex cotangent)
     z = jnp.fft.fft(x)
     return jnp.sum(jnp.abs(z[1:3]))
 
 
-case(through_slicing, lambda r: (vec(r, 4),), "refuse")
+case(through_slicing, lambda r: (vec(r, 4),), "works")
 
 
 def through_where(x):
@@ -167,6 +167,13 @@ def through_mean(x):
 
 
 case(through_mean, lambda r: (vec(r, 4),), "refuse")
+
+
+def through_cumsum(x):
+    return jnp.sum(jnp.abs(jnp.cumsum(jnp.fft.fft(x))))
+
+
+case(through_cumsum, lambda r: (vec(r, 4),), "refuse")
 
 
 def through_norm(x):
