@@ -392,9 +392,17 @@ def times_a_spectrum_from_a_function(x):
     return jnp.sum(jnp.abs(x * c))
 
 
-@pytest.mark.parametrize("fn", [plus_a_spectrum_from_a_function, times_a_spectrum_from_a_function])
+def spectrum_kept_in_a_list(x):
+    kept = []
+    kept.append(_fixed_spectrum())
+    return jnp.sum(jnp.abs(x + kept[0]))
+
+
+@pytest.mark.parametrize("fn", [plus_a_spectrum_from_a_function, times_a_spectrum_from_a_function,
+                                spectrum_kept_in_a_list])
 def test_a_complex_value_returned_by_a_helper_is_known_complex(fn):
-    """Before, `abs(x + c)` took the real rule of abs on a complex value: grad gave [1, 1, 1, 1]."""
+    """Before, `abs(x + c)` took the real rule of abs on a complex value: grad gave [1, 1, 1, 1] (for a list's
+    item too)."""
     x = np.array([1.0, 2.0, -0.5, 0.3])
     expected = _central_differences(fn, (x,), 0)
     for transform in (astjax.grad, astjax.jacfwd):

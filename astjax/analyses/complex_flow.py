@@ -1,11 +1,13 @@
 """Complex flow: which names hold complex values, and where a derivative may carry one.
 
-astjax's rules are written for real numbers. The FFTs make complex values, and
-a few rules are right for them too in JAX's convention (the cotangent of
-z = u + iv is dL/du - i dL/dv): the transforms themselves, `+ - * /`,
-negation, `sum`, the shifts, and abs / real / imag / conj in their complex
-form (rules/complex_parts.py). This analysis finds the names that may hold a
-complex value (by name, ignoring statement order: a name is complex if some
+astjax's rules are written for real numbers. The FFTs make complex values (so
+do a complex literal operand of + - * /, `roots`, `eig`, and a helper whose
+source makes one), and a few rules are right for them too in JAX's convention
+(the cotangent of z = u + iv is dL/du - i dL/dv): the transforms themselves,
+`+ - * /`, negation, `sum`, indexing, reshape, transpose, the shifts, and
+abs / real / imag / conj in their complex form (rules/complex_parts.py). This
+analysis finds the names that may hold a complex value (a list holding one
+too; by name, ignoring statement order: a name is complex if some
 statement makes it so; the complex forms' rules stay right where such a name
 holds a real value, taking real parts by the runtime dtype) and refuses, at
 the user's line, a derivative that would carry a complex value anywhere else:
@@ -15,7 +17,7 @@ import gast
 
 from ..rules.fft import COMPLEX_RESULT, REAL_INPUT, TAKES_COMPLEX
 
-__all__ = ["complex_names", "complex_flow_refusal", "complex_twin"]
+__all__ = ["complex_names", "complex_flow_refusal", "complex_twin", "may_make_complex", "is_complex_literal"]
 
 # Primitives whose rules are right for complex operands and whose result is complex when an operand is.
 COMPLEX_KEEPING = frozenset({"complex_add", "complex_subtract", "complex_multiply", "complex_divide", "negative",
@@ -27,7 +29,6 @@ ALWAYS_COMPLEX = COMPLEX_RESULT | {"times_minus_i"}
 TYPED_LIKE = frozenset({"fft_adjoint", "real_if_real"})
 # Primitives that take a complex value to a real one, with rules right for that.
 TO_REAL = frozenset({"complex_abs", "complex_real", "complex_imag"})
-_TRANSFORMS = COMPLEX_RESULT | TAKES_COMPLEX
 ALLOWED = COMPLEX_KEEPING | TO_REAL | TAKES_COMPLEX | ALWAYS_COMPLEX | TYPED_LIKE | {"fft_apply"}
 _MESSAGE = ("a derivative would carry a complex value through {what}; astjax "
             "differentiates complex values only through the FFTs, + - * /, negation, sum, indexing, reshape, "
@@ -46,6 +47,18 @@ def _complex_callables():
 def _kind_of(app):
     node = app.bound.get("kind")
     return node.value if isinstance(node, gast.Constant) else None
+
+
+_MEMO = {}      # callee -> may_make_complex, for the length of one complex_flow_refusal
+
+
+def _may_make_complex_once(fn):
+    try:
+        if fn not in _MEMO:
+            _MEMO[fn] = may_make_complex(fn)
+        return _MEMO[fn]
+    except TypeError:       # an unhashable callee
+        return may_make_complex(fn)
 
 
 def may_make_complex(fn, seen=None):
@@ -126,7 +139,7 @@ def _makes_complex(app, complex_):
     name = app.primitive.name if app.kind == "primitive" else None
     if app.kind == "opaque" and _is_complex_callable(app.callee):
         return True
-    if app.kind == "function" and may_make_complex(app.callee):
+    if app.kind == "function" and _may_make_complex_once(app.callee):
         return True
     if name in ALWAYS_COMPLEX:
         return True
@@ -148,6 +161,7 @@ def complex_names(function_node, resolver):
     from .classify import classify
     assignments = [(node.targets[0].id, classify(node.value, resolver), node) for node in gast.walk(function_node)
                    if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name)]
+    stores = _container_stores(function_node)
     found = set()
     changed = True
     while changed:
@@ -156,7 +170,26 @@ def complex_names(function_node, resolver):
             if target not in found and _makes_complex(app, found):
                 found.add(target)
                 changed = True
+        for container, names in stores:     # `xs.append(z)`, `xs[i] = z`: xs holds a complex value
+            if container not in found and names & found:
+                found.add(container)
+                changed = True
     return found, assignments
+
+
+def _container_stores(function_node):
+    """(container name, names stored into it) for `xs.method(...)` calls and `xs[i] = v` assignments."""
+    stores = []
+    for node in gast.walk(function_node):
+        if (isinstance(node, gast.Expr) and isinstance(node.value, gast.Call)
+                and isinstance(node.value.func, gast.Attribute) and isinstance(node.value.func.value, gast.Name)):
+            call = node.value
+            stored = [*call.args, *(k.value for k in call.keywords)]
+            stores.append((call.func.value.id, {n.id for a in stored for n in gast.walk(a) if isinstance(n, gast.Name)}))
+        elif (isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Subscript)
+              and isinstance(node.targets[0].value, gast.Name)):
+            stores.append((node.targets[0].value.id, {n.id for n in gast.walk(node.value) if isinstance(n, gast.Name)}))
+    return stores
 
 
 def complex_flow_refusal(function_node, resolver, activity, needed, forward):
@@ -166,6 +199,7 @@ def complex_flow_refusal(function_node, resolver, activity, needed, forward):
     complex forms of abs / real / imag / conj (`complex_twin`).
     """
     resolver.complex_names = frozenset()
+    _MEMO.clear()
     found, assignments = complex_names(function_node, resolver)
     for _ in range(8):          # again with the complex forms of abs/real/imag classified, until it settles
         if not found or found == resolver.complex_names:
@@ -173,6 +207,7 @@ def complex_flow_refusal(function_node, resolver, activity, needed, forward):
         resolver.complex_names = frozenset(found)
         found, assignments = complex_names(function_node, resolver)
     resolver.complex_names = frozenset(found)
+    _MEMO.clear()
     if not found:
         return None
     varied_complex = found & activity.varied

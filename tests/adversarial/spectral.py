@@ -93,6 +93,16 @@ def helper_spectrum_times(x):
 case(helper_spectrum_times, lambda r: (vec(r, 4),), "works")
 
 
+def spectrum_kept_in_a_list(x):
+    kept = []
+    kept.append(_window_spectrum())
+    kept.append(jnp.fft.fft(x))
+    return jnp.sum(jnp.abs(x + kept[0])) + jnp.sum(jnp.real(kept[0] * x))
+
+
+case(spectrum_kept_in_a_list, lambda r: (vec(r, 4),), "either")
+
+
 def numpy_spelling(x):
     return np.sum(np.abs(np.fft.rfft(x, n=8)) ** 2)
 
