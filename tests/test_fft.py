@@ -229,6 +229,8 @@ def test_second_derivatives_through_the_transforms():
     expected = np.stack([_central_differences(lambda v: first(v)[i], (x,), 0) for i in range(6)])
     np.testing.assert_allclose(np.asarray(astjax.hessian(spectral_features)(x)), expected, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(np.asarray(astjax.jacfwd(first)(x)), expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(astjax.jacrev(astjax.jacfwd(spectral_features))(x)), expected,
+                               rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("name, kwargs, shape, two_d", [p for p in _derivative_params() if "norm" in p.id or "{}" in p.id])

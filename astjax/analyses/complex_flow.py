@@ -134,12 +134,15 @@ def _read_names(app):
     return {n.id for _, node in app.operand_nodes() for n in gast.walk(node) if isinstance(n, gast.Name)}
 
 
-def _makes_complex(app, complex_):
-    """Whether a statement's value may be complex, given the names known complex so far."""
+def _makes_complex(app, complex_, varied=frozenset()):
+    """Whether a statement's value may be complex, given the names known complex so far.
+
+    A call of your own function whose arguments carry a derivative is differentiated itself, and
+    refuses there to return a complex value; one whose do not may return one if its source makes one."""
     name = app.primitive.name if app.kind == "primitive" else None
     if app.kind == "opaque" and _is_complex_callable(app.callee):
         return True
-    if app.kind == "function" and _may_make_complex_once(app.callee):
+    if app.kind == "function" and not _read_names(app) & varied and _may_make_complex_once(app.callee):
         return True
     if name in ALWAYS_COMPLEX:
         return True
@@ -156,7 +159,7 @@ def _makes_complex(app, complex_):
     return not (app.kind == "primitive" and not app.primitive.differentiable)
 
 
-def complex_names(function_node, resolver):
+def complex_names(function_node, resolver, varied=frozenset()):
     """The names of `function_node` that may hold a complex value, and their assignments [(target, app, node)]."""
     from .classify import classify
     assignments = [(node.targets[0].id, classify(node.value, resolver), node) for node in gast.walk(function_node)
@@ -167,7 +170,7 @@ def complex_names(function_node, resolver):
     while changed:
         changed = False
         for target, app, _ in assignments:
-            if target not in found and _makes_complex(app, found):
+            if target not in found and _makes_complex(app, found, varied):
                 found.add(target)
                 changed = True
         for container, names in stores:     # `xs.append(z)`, `xs[i] = z`: xs holds a complex value
@@ -200,12 +203,12 @@ def complex_flow_refusal(function_node, resolver, activity, needed, forward):
     """
     resolver.complex_names = frozenset()
     _MEMO.clear()
-    found, assignments = complex_names(function_node, resolver)
+    found, assignments = complex_names(function_node, resolver, activity.varied)
     for _ in range(8):          # again with the complex forms of abs/real/imag classified, until it settles
         if not found or found == resolver.complex_names:
             break
         resolver.complex_names = frozenset(found)
-        found, assignments = complex_names(function_node, resolver)
+        found, assignments = complex_names(function_node, resolver, activity.varied)
     resolver.complex_names = frozenset(found)
     _MEMO.clear()
     if not found:
@@ -227,8 +230,8 @@ def complex_flow_refusal(function_node, resolver, activity, needed, forward):
                                                for n in gast.walk(node)):
             return (_MESSAGE.format(what="this call"), _HINT, node)
         if isinstance(node, gast.Return) and node.value is not None and any(
-                isinstance(n, gast.Name) and n.id in varied_complex for n in gast.walk(node.value)):
-            return ("this function returns a complex value that carries a derivative; astjax differentiates "
+                isinstance(n, gast.Name) and n.id in found for n in gast.walk(node.value)):
+            return ("this function returns a complex value; astjax differentiates "
                     "complex numbers inside a function only: the function (and each of yours it calls) must "
                     "return real values",
                     "return abs, real or imag of it, or compute the transform in the caller.", node)
