@@ -1793,6 +1793,7 @@ from rule_cases_math import CASES as _math; CASES += _math
 from rule_cases_shape import CASES as _shape; CASES += _shape
 from rule_cases_special import CASES as _special; CASES += _special  # noqa: E402 (astjax.scipy.special)
 from rule_cases_linalg import CASES as _linalg; CASES += _linalg
+from rule_cases_fft import CASES as _fft; CASES += _fft  # noqa: E402 (jnp.fft, complex values)
 from rule_cases_lax import CASES as _lax; CASES += _lax
 
 

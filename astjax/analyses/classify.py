@@ -15,6 +15,7 @@ import numpy as np
 
 from ..frontend.resolve import NOT_STATIC
 from ..rules import lookup_callable, lookup_operator, PRIMITIVES
+from .complex_flow import complex_flow_refusal, complex_twin, is_complex_literal
 
 __all__ = ["Application", "classify", "check_refusals", "method_classification"]
 
@@ -144,6 +145,7 @@ def check_refusals(function_node, resolver, activity, context, forward=False):
     """
     from ..optimize.effects import mutation_refusal
     needed = activity.varied if forward else activity.active
+    complex_problem = complex_flow_refusal(function_node, resolver, activity, needed, forward)
     mutated_needed = None if forward else activity.useful
     containers = _container_names(function_node)
     for node in gast.walk(function_node):
@@ -167,6 +169,9 @@ def check_refusals(function_node, resolver, activity, context, forward=False):
         if problem:
             message, hint = problem
             raise context.error(message, node, hint=hint)
+    if complex_problem:         # after the refusals above: `np.poly(x)` is refused as a call without rules
+        message, hint, node = complex_problem
+        raise context.error(message, node, hint=hint)
 
 
 def _constant_arguments_refusal(value, resolver, varied):
@@ -207,8 +212,16 @@ _COMPLEX_NAMES = {"complex64", "complex128", "complex", "c8", "c16", "csingle", 
 
 def _complex_refusal(value, resolver):
     """A complex constant or dtype in a statement that carries a derivative: the rules are for real
-    numbers, so `x * (1 + 2j)` would differentiate wrongly without a word. Refused."""
+    numbers, so `x.astype(jnp.complex64)` would differentiate wrongly without a word. Refused. A complex
+    literal as an operand of + - * / (`1j * k`) is the complex-flow analysis's (analyses/complex_flow.py):
+    it makes a complex value that the complex forms of + - * / and abs/real/imag/conj differentiate."""
+    literal_operands = ({id(value.left), id(value.right)} if isinstance(value, gast.BinOp) and isinstance(
+        value.op, (gast.Add, gast.Sub, gast.Mult, gast.Div)) else set())
+    literal_operands |= {id(n.operand) for n in (value.left, value.right) if isinstance(n, gast.UnaryOp)} \
+        if literal_operands else set()
     for n in gast.walk(value):
+        if id(n) in literal_operands and is_complex_literal(n):
+            continue
         complex_type = False
         if isinstance(n, gast.Constant):
             complex_type = isinstance(n.value, complex) or (isinstance(n.value, str) and n.value in _COMPLEX_NAMES)
@@ -313,7 +326,13 @@ def _pure(fn, seen=None):
 
 
 def classify(value, resolver):
-    """The Application of a normalized right-hand side `value`."""
+    """The Application of a normalized right-hand side `value` (abs/real/imag/conj of a value the
+    complex-flow analysis knows complex: their complex forms)."""
+    app = _classify(value, resolver)
+    return complex_twin(app, resolver) if getattr(resolver, "complex_names", None) else app
+
+
+def _classify(value, resolver):
     if isinstance(value, gast.Name):
         if resolver.is_local(value.id):
             return Application("copy", value)

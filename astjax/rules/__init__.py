@@ -5,7 +5,8 @@ from . import elementwise, reductions, linalg, structural, creation, nondifferen
 from . import statistics, signal, special, decompositions, scipy_linalg, fft, lax_rules  # noqa: F401 (registration: issue 9)
 from . import tensordot, casts, custom_jvp_transpose  # noqa: F401 (registration: issue 6)
 from . import more  # noqa: F401 (registration: the last jax.numpy functions)
+from . import complex_parts  # noqa: F401 (registration: abs/real/imag/conj of the FFTs' complex results)
 
 __all__ = ["PRIMITIVES", "Classification", "classification", "Primitive", "all_primitives", "lookup_callable", "lookup_operator",
            "elementwise", "reductions", "linalg", "structural", "creation", "nondifferentiable", "control",
-           "statistics", "signal", "special", "decompositions", "scipy_linalg", "fft", "lax_rules", "tensordot", "casts", "custom_jvp_transpose"]
+           "statistics", "signal", "special", "decompositions", "scipy_linalg", "fft", "lax_rules", "tensordot", "casts", "custom_jvp_transpose", "complex_parts"]

@@ -345,6 +345,10 @@ def materialize(g, like):
     dtype = np.result_type(like) if np.issubdtype(np.result_type(like), np.inexact) else np.float32
     if isinstance(like, (float, int)) and not isinstance(like, bool):
         dtype = np.float32
+    if np.iscomplexobj(g) and dtype.kind != "c":
+        from ..errors import AstjaxError
+        raise AstjaxError("a complex derivative reached a real value: astjax would have to drop its imaginary "
+                          "part, a wrong number; differentiate the real and imaginary parts separately")
     g = np.asarray(g, dtype=dtype)
     shape = np.shape(like)
     if g.shape != shape:
