@@ -5,6 +5,7 @@ from . import elementwise, reductions, linalg, structural, creation, nondifferen
 from . import statistics, signal, special, decompositions, scipy_linalg, fft, lax_rules  # noqa: F401 (registration: issue 9)
 from . import tensordot, casts, custom_jvp_transpose  # noqa: F401 (registration: issue 6)
 from . import more  # noqa: F401 (registration: the last jax.numpy functions)
+from . import array_api_linalg  # noqa: F401 (registration: numpy.linalg's array-API names)
 
 __all__ = ["PRIMITIVES", "Classification", "classification", "Primitive", "all_primitives", "lookup_callable", "lookup_operator",
            "elementwise", "reductions", "linalg", "structural", "creation", "nondifferentiable", "control",

@@ -90,8 +90,7 @@ for _name in ("zeros_like", "ones_like", "zeros", "ones", "empty", "empty_like",
     deflowering(PRIMITIVES[_name], numba=f"astjax.runtime.numba_cpu:{_name}")
 
 # ---------------------------------------------------- issue 9: math, integer and set functions
-# (nextafter is not here: it moves with x1 (slope 1 almost everywhere) and JAX has no rule for it, so
-# it is refused under a derivative. unique, intersect1d, union1d, setdiff1d and setxor1d return values
+# (nextafter is not here: it moves with x1 (slope 1), so it has rules in elementwise.py. unique, intersect1d, union1d, setdiff1d and setxor1d return values
 # of their input, which carry derivatives: they are refused too.)
 _ISSUE9 = {
     BOOLEAN: ["signbit", "isneginf", "isposinf", "isreal", "iscomplex", "isin", "array_equal", "array_equiv"],
