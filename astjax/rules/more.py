@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import numpy as jnp
 from ..numpy import _more
+from ..numpy import _shape as jnp_shape
 from ..scipy import special as jsp_special
 from ..errors import AstjaxError
 from .helpers import take_adjoint, unbroadcast_to
@@ -345,3 +346,40 @@ _trim = primitive("trim_zeros", jnp.trim_zeros, operands=("filt",), aliases=(np.
 defvjp(_trim, "bfilt += jnp.pad(by, trim_zeros_padding(filt, trim))")
 defjvp(_trim, "dy = jnp.take(dfilt, trim_zeros_kept(filt, trim))")
 _trim.identity = "trim_zeros keeps a slice of filt: the trimmed zeros get no adjoint (as a slice's)"
+
+# ------------------------------------------------------------------ block and broadcast_arrays
+def block_positions(arrays, layout, k):
+    """The flat positions in block_flat(arrays, layout) that leaf k fills, in its C order (int64)."""
+    labels = [np.full(np.shape(a), j, dtype=np.int64) for j, a in enumerate(arrays)]
+    return np.flatnonzero(np.ravel(np.block(_more_nested(labels, layout))) == k)
+
+
+def _more_nested(leaves, layout):
+    return [_more_nested(leaves, item) for item in layout] if isinstance(layout, (tuple, list)) else leaves[layout]
+
+
+def broadcast_list(xs):
+    """jnp.broadcast_arrays(*xs): the inputs of a list broadcast to their common shape (broadcast_arrays'
+    tangent rule)."""
+    return jnp.broadcast_arrays(*xs)
+
+
+COMPOSITES.update(block_positions=block_positions, block_flat=jnp_shape.block_flat)
+nondifferentiable("block_positions", block_positions, INTEGER)
+
+# normalize/array_assembly.py writes a literal `jnp.block([[a, b], [c, d]])` as block_flat([a, b, c, d], layout):
+# leaf k's adjoint is the part of by it fills.
+_block = primitive("block_flat", jnp_shape.block_flat, operands=("arrays",), sequence_operand="arrays")
+_block.sequence_vjp = parse_expression(
+    "jnp.reshape(jnp.take(jnp.ravel(by), block_positions(arrays, layout, k)), jnp.shape(item))")
+_block.vjp["arrays"] = _block.sequence_vjp       # read element by element (the operand is always a literal list)
+defjvp(_block, "dy = block_flat(darrays, layout)")
+
+# broadcast_arrays(*args): result k is args[k] broadcast, so its adjoint is item k of by summed back to its shape.
+for _prim, _operand in ((primitive("broadcast_arrays", jnp.broadcast_arrays, operands=("args",), sequence_operand="args",
+                                   aliases=(np.broadcast_arrays,)), "args"),
+                        (primitive("broadcast_list", broadcast_list, operands=("xs",), sequence_operand="xs"), "xs")):
+    defjvp(_prim, f"dy = broadcast_list(d{_operand})")
+    _prim.sequence_vjp = parse_expression("unbroadcast_to(item_adjoint(by, k), jnp.shape(item))")
+    _prim.vjp[_operand] = _prim.sequence_vjp
+COMPOSITES.update(broadcast_list=broadcast_list)

@@ -24,6 +24,7 @@ from .function_arguments import FunctionArguments
 from .map_calls import MapCalls
 from .scipy_calls import ScipyCalls
 from .numpy_calls import NumpyCalls
+from .array_assembly import ArrayAssembly
 from .augmented_assignment import AugmentedAssignment
 from .tuple_assignment import TupleAssignment
 from .container_idioms import ContainerIdioms
@@ -35,7 +36,7 @@ __all__ = ["normalize", "PASSES"]
 
 PASSES = (ModuleAliases, WarningContexts, CallSignatures, ObjectRecords, Aliasing, ReservedNames, TypeInspection,
           BuiltinExtrema, MapCalls, ContainerIdioms, ClosureFactories, LocalFunctionValues, LocalFunctions, MethodCalls,
-          FunctionArguments, ScipyCalls, NumpyCalls, AugmentedAssignment, LaxControlFlow, TupleAssignment, ControlFlow,
+          FunctionArguments, ScipyCalls, NumpyCalls, ArrayAssembly, AugmentedAssignment, LaxControlFlow, TupleAssignment, ControlFlow,
           OnePrimitivePerStatement, ListOperands)
 
 
