@@ -89,7 +89,7 @@ from ._shape import (
     rot90, row_stack, trim_zeros, unstack, vsplit,
 )
 from ._more import (  # noqa: F401 (issue 9: the last jax.numpy functions)
-    angle, apply_along_axis, apply_over_axes, array_repr, array_str, divmod, einsum_path, fill_diagonal, frexp,
+    angle, apply_along_axis, apply_over_axes, array_repr, array_str, copyto, divmod, einsum_path, fill_diagonal, frexp,
     from_dlpack, frombuffer, fromfile, fromfunction, fromiter, fromstring, get_printoptions, histogram, histogram2d,
     histogram_bin_edges, histogramdd, isdtype, kaiser, load, mask_indices, matvec, modf, partition, piecewise, place,
     poly, polydiv, polyfit, printoptions, put, put_along_axis, roots, save, savez, set_printoptions, sort_complex, unwrap, vecdot,
@@ -249,5 +249,5 @@ __all__ += [  # the last jax.numpy functions (issue 9): astjax/numpy/_more.py
     'vecmat', 'vectorize',
 ]
 __all__ += [  # identity-like conversions and dtype queries (numpy's names JAX lacks or has)
-    'asanyarray', 'asarray_chkfinite', 'ascontiguousarray', 'common_type', 'require',
+    'asanyarray', 'asarray_chkfinite', 'ascontiguousarray', 'common_type', 'copyto', 'require',
 ]

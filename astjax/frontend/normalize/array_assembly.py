@@ -1,6 +1,9 @@
-"""A literal `block` of nested lists becomes one primitive over the flat list of its leaves.
+"""Arrays assembled from literal pieces: `block` of nested lists, `fromfunction` of a lambda.
 
     y = jnp.block([[a, b], [c, d]])   ->   y = block_flat([a, b, c, d], ((0, 1), (2, 3)))
+    y = jnp.fromfunction(lambda i, j: i * x + j, (2, 3))
+                                      ->   y = jnp.indices((2, 3), dtype=jnp.float32)[0] * x
+                                                 + jnp.indices((2, 3), dtype=jnp.float32)[1]
 
 The transformations read list operands one element at a time (a literal list
 of names), not nested lists, so the nesting moves into a constant `layout`
@@ -8,6 +11,13 @@ of names), not nested lists, so the nesting moves into a constant `layout`
 values as `block` (astjax/numpy/_shape.py) and has rules (rules/more.py). A
 `block` whose argument is not a literal list of uniform depth is left as it
 is: it runs outside derivatives and is refused where a derivative reaches it.
+
+`fromfunction(f, shape)` calls f once with the index grids, so a lambda
+written in place is its body with each parameter replaced by its grid
+(float32 for jnp.fromfunction, float64 for np.fromfunction, as each library
+makes them); the transformations then read the body like the user's own
+code. Another function, a shape that is not a name or literal, or keyword
+arguments for f leave the call as it is (refused where a derivative reaches it).
 """
 import gast
 import numpy as np
@@ -18,7 +28,8 @@ from .base import Pass, copy_location, name
 __all__ = ["ArrayAssembly", "REWRITTEN"]
 
 # The names this pass rewrites into a primitive (read by the coverage page).
-REWRITTEN = {"block": "block_flat"}
+REWRITTEN = {"block": "primitive `block_flat` (a literal nested list)",
+             "fromfunction": "a lambda's body on jnp.indices grids (a lambda written in place)"}
 
 
 class ArrayAssembly(Pass):
@@ -28,6 +39,8 @@ class ArrayAssembly(Pass):
         self.generic_visit(node)
         from ... import numpy as jnp
         target = self.context.resolver.static_value(node.func)
+        if target is jnp.fromfunction or target is np.fromfunction:
+            return self._fromfunction(node, numpy=target is np.fromfunction)
         if target is NOT_STATIC or not (target is jnp.block or target is np.block):
             return node
         if len(node.args) != 1 or node.keywords or not isinstance(node.args[0], gast.List):
@@ -41,6 +54,60 @@ class ArrayAssembly(Pass):
         call = gast.Call(func=name(label), args=[gast.List(elts=leaves, ctx=gast.Load()), _constant(layout)],
                          keywords=[])
         return copy_location(call, node)
+
+
+    def _fromfunction(self, node, numpy):
+        args = list(node.args)
+        keywords = {k.arg: k.value for k in node.keywords}
+        if len(args) == 1 and "shape" in keywords:
+            args.append(keywords.pop("shape"))
+        if len(args) != 2 or set(keywords) - {"dtype"} or not isinstance(args[0], gast.Lambda):
+            return node
+        function, shape = args
+        params = function.args
+        if (params.vararg or params.kwarg or params.kwonlyargs or params.defaults or getattr(params, "posonlyargs", None)
+                or not _rereadable(shape) or _rebinds(function.body)):
+            return node
+        if isinstance(shape, (gast.Tuple, gast.List)) and len(shape.elts) != len(params.args):
+            return node
+        dtype = keywords.get("dtype")
+        if dtype is None:
+            dtype = gast.Attribute(value=name("jnp"), attr="float64" if numpy else "float32", ctx=gast.Load())
+        import copy
+
+        def grid(k):
+            indices = gast.Call(func=gast.Attribute(value=name("jnp"), attr="indices", ctx=gast.Load()),
+                                args=[copy.deepcopy(shape)], keywords=[gast.keyword(arg="dtype",
+                                                                                    value=copy.deepcopy(dtype))])
+            return gast.Subscript(value=indices, slice=gast.Constant(value=k, kind=None), ctx=gast.Load())
+        grids = {p.id: k for k, p in enumerate(params.args)}
+        body = _Substitute(grids, grid).visit(copy.deepcopy(function.body))
+        return copy_location(body, node)
+
+
+class _Substitute(gast.NodeTransformer):
+    """Each read of a parameter becomes its grid."""
+
+    def __init__(self, grids, grid):
+        self.grids, self.grid = grids, grid
+
+    def visit_Name(self, node):
+        if node.id in self.grids and isinstance(node.ctx, gast.Load):
+            return copy_location(self.grid(self.grids[node.id]), node)
+        return node
+
+
+def _rereadable(node):
+    """Reading `node` twice gives the same value: a name, a constant, or a literal tuple/list of them."""
+    if isinstance(node, (gast.Name, gast.Constant)):
+        return True
+    return isinstance(node, (gast.Tuple, gast.List)) and all(_rereadable(e) for e in node.elts)
+
+
+def _rebinds(body):
+    """Whether the lambda's body binds names of its own (a nested lambda, a comprehension, `:=`)."""
+    return any(isinstance(n, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
+                              gast.NamedExpr)) for n in gast.walk(body))
 
 
 def _layout(node, leaves):
