@@ -119,3 +119,26 @@ case("block_flat", "nested", block_fn, normal(2, 2), normal(2, 3))
 case("block_flat", "flat", block_flat_fn, normal(3), normal(2))
 case("broadcast_arrays", "two", broadcast_arrays_fn, normal(3, 1), normal(4))
 case("broadcast_list", "two", broadcast_list_fn, normal(3, 1), normal(4))
+
+
+# ------------------------------------------------------------------ identity-like conversions
+def ascontiguousarray_fn(a, w):
+    return jnp.sum(w * jnp.ascontiguousarray(a))
+
+
+def asanyarray_fn(a, w):
+    return jnp.sum(w * np.asanyarray(a, np.float64))
+
+
+def asarray_chkfinite_fn(a, w):
+    return jnp.sum(w * jnp.asarray_chkfinite(a))
+
+
+def require_fn(a, w):
+    return jnp.sum(w * np.require(a, None, "C"))
+
+
+case("ascontiguousarray", "matrix", ascontiguousarray_fn, normal(2, 3))
+case("asanyarray", "dtype", asanyarray_fn, normal(3))
+case("asarray_chkfinite", "vector", asarray_chkfinite_fn, normal(4))
+case("require", "requirements", require_fn, normal(2, 2))

@@ -18,7 +18,7 @@ from ..errors import AstjaxError
 from .helpers import take_adjoint, unbroadcast_to
 from .linalg import COMPOSITES
 from .nondifferentiable import INTEGER, SHAPES, nondifferentiable
-from .registry import PRIMITIVES, add_aliases, defjvp, defvjp, parse_expression, primitive
+from .registry import defjvp, defvjp, parse_expression, primitive
 
 
 # ------------------------------------------------------------------ helpers rule templates call
@@ -237,10 +237,11 @@ nondifferentiable("mask_indices", _more.mask_indices, INTEGER, aliases=(np.mask_
 
 # ------------------------------------------------------------------ conversions and dtype queries
 # ascontiguousarray, asanyarray, asarray_chkfinite and require return their input's values as an Array (the
-# last two may raise): they are the `array` primitive (its signature `(object, dtype=None)`: a call passing
-# more, such as require's requirements, does not bind and is refused under a derivative).
-add_aliases(PRIMITIVES["array"], *(getattr(module, name, None) for module in (jnp, np) for name in
-                                   ("ascontiguousarray", "asanyarray", "asarray_chkfinite", "require")))
+# last two may raise), cast to `dtype`: `array`'s rules, each under its own signature.
+for _name in ("ascontiguousarray", "asanyarray", "asarray_chkfinite", "require"):
+    _prim = primitive(_name, getattr(jnp, _name), operands=("a",), aliases=(getattr(np, _name, None),))
+    defvjp(_prim, "ba += array_adjoint(cast_adjoint(by, y), a)")
+    defjvp(_prim, "dy = cast_adjoint(jnp.array(da), y)")
 for _name in ("result_type", "promote_types", "issubdtype", "can_cast", "common_type"):
     nondifferentiable(_name, getattr(jnp, _name), SHAPES, aliases=(getattr(np, _name, None),))
 
