@@ -9,6 +9,7 @@ import numpy as np
 
 import astjax.numpy as jnp
 from astjax.numpy._shape import block_flat
+from astjax.rules.casts import dtype_adjoint
 from astjax.rules.more import broadcast_list
 from rule_cases import BROADCAST_SHAPES, Case, normal, nonzero
 
@@ -142,3 +143,16 @@ case("ascontiguousarray", "matrix", ascontiguousarray_fn, normal(2, 3))
 case("asanyarray", "dtype", asanyarray_fn, normal(3))
 case("asarray_chkfinite", "vector", asarray_chkfinite_fn, normal(4))
 case("require", "requirements", require_fn, normal(2, 2))
+
+
+# ------------------------------------------------------------------ dtype_adjoint (an integer dtype= zeroes derivatives)
+def dtype_adjoint_float(g, w):
+    return jnp.sum(w * dtype_adjoint(g, jnp.float64))
+
+
+def dtype_adjoint_int(g, w):
+    return jnp.sum(w * dtype_adjoint(g, jnp.int32))
+
+
+case("dtype_adjoint", "float", dtype_adjoint_float, normal(2, 3))
+case("dtype_adjoint", "int", dtype_adjoint_int, normal(3))

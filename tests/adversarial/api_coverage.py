@@ -187,3 +187,28 @@ def attention_fully_masked_row(q):
 
 
 case(attention_fully_masked_row, lambda r: (vec(r, 8).reshape(1, 2, 1, 4),), "works")
+
+
+# ------------------------------------------------------------------ dtype= an integer type: a piecewise constant result
+def sum_to_int_times_x(x):
+    # was a silent wrong number: sum's rule ignored dtype=int32 (gave 7.2 where the slope is 3)
+    return jnp.sum(jnp.sum(x, dtype=jnp.int32) * x)
+
+
+case(sum_to_int_times_x, lambda r: (pos(r, 4, 0.6, 1.4),), "works")
+
+
+def trace_to_int_times_x(x):
+    return jnp.sum(jnp.trace(x, dtype=jnp.int32) * x) + jnp.sum(jnp.linalg.trace(x, dtype=int) * x * x)
+
+
+case(trace_to_int_times_x, lambda r: (mat(r, 2) * 0.3 + np.diag([1.6, 2.3]),), "works")
+
+
+def cumsum_and_linspace_to_int(x):
+    c = jnp.cumsum(x, axis=0, dtype=jnp.int32)
+    grid = jnp.linspace(x[0], x[1] * 4.0, 3, dtype=int)
+    return jnp.sum(c * x) + jnp.sum(grid * 1.5) + jnp.sum(jnp.mean(x, dtype=jnp.float64) * x)
+
+
+case(cumsum_and_linspace_to_int, lambda r: (pos(r, 2, 1.2, 1.8),), "works")
