@@ -1,4 +1,5 @@
-"""A primitive called with `dtype=` an integer or boolean type has a piecewise constant result.
+"""A primitive called with `dtype=` (or `preferred_element_type=`) an integer or boolean type has a piecewise
+constant result.
 
     y = jnp.sum(x, dtype=jnp.int32)     ->   bx += unreduce(dtype_adjoint(by, jnp.int32), x)
                                              dy = dtype_adjoint(jnp.sum(dx), jnp.int32)
@@ -18,10 +19,16 @@ from ..codegen.templates import call
 __all__ = ["dtype_guarded"]
 
 
+RESULT_DTYPE_PARAMETERS = ("dtype", "preferred_element_type")
+
+
 def dtype_guarded(expression, app):
-    """`expression` (an adjoint or a tangent term of `app`'s primitive), through dtype_adjoint where the call
-    passes a `dtype` other than the literal None."""
-    dtype = app.bound.get("dtype") if app.kind == "primitive" and app.primitive.name != "dtype_adjoint" else None
-    if dtype is None or (isinstance(dtype, gast.Constant) and dtype.value is None):
+    """`expression` (an adjoint or a tangent term of `app`'s primitive), through dtype_adjoint for each
+    result-dtype argument the call passes other than the literal None."""
+    if app.kind != "primitive" or app.primitive.name == "dtype_adjoint":
         return expression
-    return call("dtype_adjoint", expression, copy.deepcopy(dtype))
+    for parameter in RESULT_DTYPE_PARAMETERS:
+        dtype = app.bound.get(parameter)
+        if dtype is not None and not (isinstance(dtype, gast.Constant) and dtype.value is None):
+            expression = call("dtype_adjoint", expression, copy.deepcopy(dtype))
+    return expression

@@ -212,3 +212,12 @@ def cumsum_and_linspace_to_int(x):
 
 
 case(cumsum_and_linspace_to_int, lambda r: (pos(r, 2, 1.2, 1.8),), "works")
+
+
+def products_to_int(x):
+    # preferred_element_type=int32: astjax casts the operands first (documented); the slope is the integer product
+    return jnp.sum(jnp.dot(x, x, preferred_element_type=jnp.int32) * x) + \
+        jnp.sum(jnp.vecdot(x, x, preferred_element_type=jnp.int32) * x)
+
+
+case(products_to_int, lambda r: (mat(r, 2) * 0.2 + np.diag([1.6, 2.3]),), "works")
