@@ -74,11 +74,11 @@ class LocalFunctions(Pass):
         from ...analyses.classify import is_library
         from ..resolve import NOT_STATIC
         names = set(current.values())
+        # (vmap of `jnp.vectorize(g)` or `jnp.fromfunction(g, ...)` met a NameError here before: g's def is gone)
         for stmt in body:
             for call in (n for n in gast.walk(stmt) if isinstance(n, gast.Call)):
                 target = self.context.resolver.static_value(call.func)
-                if target is NOT_STATIC or not is_library(target) or \
-                        (getattr(target, "__module__", "") or "").startswith("astjax.lax"):
+                if target is NOT_STATIC or not is_library(target) or not _numpy_like(target):
                     continue
                 for arg in list(call.args) + [k.value for k in call.keywords]:
                     for n in _passed_names(arg):
@@ -98,6 +98,13 @@ class LocalFunctions(Pass):
             if other_key != key and any(isinstance(n, gast.Name) and n.id == key for n in gast.walk(fdef)):
                 raise self.error(f"local function `{fdef.name}` uses `{key}`, which is defined again here",
                                  redefinition, hint=f"give the new definition another name than `{key}`.")
+
+
+def _numpy_like(fn):
+    """A function of NumPy, SciPy or astjax.numpy (not lax or tree_util, whose function arguments other passes
+    and vmap's example-by-example fallback handle)."""
+    module = getattr(fn, "__module__", "") or ""
+    return any(module == m or module.startswith(m + ".") for m in ("numpy", "scipy", "astjax.numpy"))
 
 
 def _passed_names(arg):
