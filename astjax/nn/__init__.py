@@ -213,8 +213,10 @@ def _attention_operand(x, unbatched):
 
 
 def _attention_masked_value(logits):
-    """JAX's large negative number for masked logits: -0.7 times the dtype's largest value."""
-    return -0.7 * float(_np.finfo(_np.result_type(logits, _np.float32)).max)
+    """JAX's large negative number for masked logits: -0.7 times the dtype's largest value, as a 0-d array of
+    that dtype (a Python float would be weakly typed: float32 once batched, and -inf there for float64)."""
+    dtype = _np.result_type(logits, _np.float32)
+    return jnp.asarray(-0.7 * float(_np.finfo(dtype).max), dtype=dtype)
 
 
 def _check_attention_options(query_seq_lengths, key_value_seq_lengths, local_window_size, implementation):
