@@ -71,6 +71,9 @@ STATS_METHODS = ["logpdf", "pdf", "logpmf", "pmf", "cdf", "logcdf", "sf", "logsf
 
 RULES, NONDIFF, UNSUPPORTED = "rules", "non-differentiable", "not supported"
 
+# numpy names whose calls normalization rewrites into primitives (frontend/normalize/array_assembly.py).
+NORMALIZED = importlib.import_module("astjax.frontend.normalize.array_assembly").REWRITTEN
+
 
 def _module(name):
     try:
@@ -111,6 +114,9 @@ def status(*candidates):
         if inspect.isfunction(obj) and not is_library(obj):
             return RULES, "written in Python from primitives"
     if any(obj is not None for obj in candidates[:1]):
+        stated = getattr(candidates[0], "__astjax_no_derivative__", None)
+        if stated is not None:
+            return UNSUPPORTED, f"in astjax's namespace; refused under a derivative: {stated[0]}"
         return UNSUPPORTED, "in astjax's namespace; refused under a derivative"
     return UNSUPPORTED, "absent from astjax"
 
@@ -126,9 +132,12 @@ def _attr(obj, name):
         return None
 
 
-def _namespace_rows(plain_module, ours_name):
+def _namespace_rows(plain_module, ours_name, rewritten=None):
     ours = _module(ours_name)
-    return [(name, *status(_attr(ours, name), _attr(plain_module, name))) for name in _public_callables(plain_module)]
+    rewritten = rewritten or {}
+    return [(name, RULES, f"normalization writes it as {rewritten[name]}") if name in rewritten and
+            _attr(ours, name) is not None else (name, *status(_attr(ours, name), _attr(plain_module, name)))
+            for name in _public_callables(plain_module)]
 
 
 def _stats_rows():
@@ -158,7 +167,7 @@ def _named_rows(names, ours_name, control_flow=()):
 def _sections():
     import scipy.special
     return [
-        ("numpy", "astjax.numpy", lambda: _namespace_rows(np, "astjax.numpy")),
+        ("numpy", "astjax.numpy", lambda: _namespace_rows(np, "astjax.numpy", NORMALIZED)),
         ("numpy.linalg", "astjax.numpy.linalg", lambda: _namespace_rows(np.linalg, "astjax.numpy.linalg")),
         ("numpy.fft", "astjax.numpy.fft", lambda: _namespace_rows(np.fft, "astjax.numpy.fft")),
         ("scipy.special", "astjax.scipy.special", lambda: _namespace_rows(scipy.special, "astjax.scipy.special")),

@@ -193,7 +193,7 @@ DECLARED = ["signbit", "rint", "fix", "spacing", "bitwise_and", "bitwise_or", "b
             "left_shift", "right_shift", "gcd", "lcm", "searchsorted", "digitize", "argwhere", "nonzero", "flatnonzero",
             "isin", "isneginf", "isposinf", "isreal", "iscomplex", "array_equal", "array_equiv", "packbits",
             "unpackbits", "count_nonzero", "nanargmax", "nanargmin"]
-REFUSED = ["nextafter", "unique", "unique_values", "unique_counts", "unique_inverse", "unique_all", "intersect1d",
+REFUSED = ["unique", "unique_values", "unique_counts", "unique_inverse", "unique_all", "intersect1d",
            "union1d", "setdiff1d", "setxor1d"]
 
 
@@ -206,6 +206,19 @@ def test_declared_non_differentiable(name):
 @pytest.mark.parametrize("name", REFUSED)
 def test_refused_where_values_carry_derivatives(name):
     assert classification(getattr(jnp, name)).kind == "refused"
+
+
+def nextafter_sum(x1, x2):
+    return jnp.sum(jnp.nextafter(x1, x2) * x1)
+
+
+def test_nextafter_has_rules():
+    """Refused before its rules (slope 1 in x1, 0 in x2; JAX has none): x1 moves by one unit in the last place."""
+    assert classification(jnp.nextafter).kind == "rules" and classification(np.nextafter).kind == "rules"
+    x1, x2 = np.array([0.5, -2.0, 3.0]), np.array([1.0, -3.0, 3.0])
+    g1, g2 = astjax.grad(nextafter_sum, argnums=(0, 1))(x1, x2)
+    np.testing.assert_allclose(np.asarray(g1), np.nextafter(x1, x2) + x1, rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(g2), np.zeros(3))
 
 
 def unique_of_input(x):

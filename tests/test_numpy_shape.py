@@ -179,7 +179,12 @@ def condition_from_input(x):
     return jnp.sum(jnp.compress(x, x))
 
 
-REFUSED = [(block_of, "jnp.block("), (insert_into, "jnp.insert("), (trimmed, "jnp.trim_zeros("),
+def block_of_variable(x):
+    rows = [[x, x]]
+    return jnp.sum(jnp.block(rows))
+
+
+REFUSED = [(block_of_variable, "jnp.block("),
            (two_at_once, "jnp.atleast_2d(x, x)"), (periodic_interp, "jnp.interp("), (knots_from_input, "jnp.interp("),
            (cross_other_axis, "jnp.cross("), (put_into, "np.put("),
            (condition_from_input, "jnp.compress(")]
@@ -191,6 +196,16 @@ def test_refused_at_the_users_line(fn, line):
     with pytest.raises(AstjaxError) as error:
         astjax.grad(fn)(x)
     assert "test_numpy_shape.py" in str(error.value) and line in str(error.value), str(error.value)
+
+
+@pytest.mark.parametrize("fn", [block_of, insert_into, trimmed], ids=lambda f: f.__name__)
+def test_block_insert_trim_zeros_have_rules(fn):
+    """Refused before their rules existed (tests/test_api_coverage.py tests them further): now the gradient
+    is the central differences' (trim_zeros: x has no zeros, so the trimmed edges do not move)."""
+    x = np.array([0.7, -1.3, 0.4])
+    eps = 1e-6
+    expected = [(float(fn(x + eps * e)) - float(fn(x - eps * e))) / (2 * eps) for e in np.eye(3)]
+    np.testing.assert_allclose(np.asarray(astjax.grad(fn)(x)), expected, rtol=1e-6, atol=1e-8)
 
 
 def test_a_list_variable_joined_is_refused_in_reverse_mode_and_right_in_forward_mode():

@@ -87,6 +87,10 @@ class Application:
             return None
         if self.kind == "opaque" and any(carries(a) for a in self.args):
             what = getattr(self.callee, "__qualname__", None) or getattr(self.callee, "__name__", None)
+            stated = getattr(self.callee, "__astjax_no_derivative__", None)
+            if stated is not None:          # a library function that says why it has no rule (no_derivative)
+                reason, hint = stated
+                return f"astjax has no derivative rule for {_describe(what, self.node)}: {reason}", hint
             return (f"astjax has no derivative rule for {_describe(what, self.node)}",
                     "use an astjax.numpy function, write it in Python from primitives that have rules, "
                     "or give it a rule with @astjax.custom_vjp.")

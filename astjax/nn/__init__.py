@@ -7,21 +7,25 @@ and 6, leaky_relu'(0) = 1, hard_tanh' = 1 at +-1, elu'(0) = alpha, celu'(0) = 1.
 `softmax`, `log_softmax` and `logsumexp` are the primitives of
 astjax.scipy.special (with JAX's default axis=-1 for the first two); `one_hot`
 is a primitive without derivative (its result depends only on integers).
-Not provided: `normalize` (JAX's deprecated name of `standardize`),
-`dot_product_attention`, `sparse_sigmoid`, the `where=` and `initial=` arguments of softmax.
+`tanh` is jnp.tanh. `dot_product_attention` follows JAX's signature and
+its XLA reference (grouped-query heads, bias, boolean mask, causal mask),
+written from einsum, where and softmax. Not provided: `normalize` (JAX's
+deprecated name of `standardize`), the `where=` and `initial=` arguments of
+softmax, and dot_product_attention's sequence lengths and local windows.
 """
 import numpy as _np
 
 from .. import numpy as jnp
 from ..numpy._promote import dtype_arg as _dtype_arg, nd as _nd, out as _out
 from ..scipy import special as _special
+from ..numpy import tanh
 from ..scipy.special import logsumexp
 from . import initializers  # noqa: F401
 
 __all__ = ["celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "identity",
            "initializers", "leaky_relu", "log_sigmoid", "log_softmax", "logsumexp", "mish", "one_hot", "relu",
            "relu6", "selu", "sigmoid", "silu", "soft_sign", "softmax", "softplus", "sparse_plus", "squareplus",
-           "standardize", "swish"]
+           "standardize", "swish", "tanh", "sparse_sigmoid", "dot_product_attention"]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -119,6 +123,11 @@ def sparse_plus(x):
     return jnp.where(x <= -1, 0.0, jnp.where(x >= 1, x, 0.25 * (x + 1.0) * (x + 1.0)))
 
 
+def sparse_sigmoid(x):
+    """0 for x <= -1, 1 for x >= 1, (x + 1) / 2 between: 0.5 * clip(x + 1, 0, 2), as JAX."""
+    return 0.5 * jnp.clip(x + 1.0, 0.0, 2.0)
+
+
 def squareplus(x, b=4):
     return 0.5 * (x + jnp.sqrt(x * x + b))
 
@@ -156,3 +165,70 @@ def one_hot(x, num_classes, dtype=None, axis=-1):
     x = _nd(jnp.asarray(x))
     hot = _np.expand_dims(x, -1) == _np.arange(int(num_classes))
     return _out(_np.moveaxis(hot.astype(dtype), -1, axis))
+
+
+def dot_product_attention(query, key, value, bias=None, mask=None, scale=None, is_causal=False,
+                          query_seq_lengths=None, key_value_seq_lengths=None, local_window_size=None,
+                          implementation=None):
+    """softmax(q k^T * scale + bias, masked) v over the key axis, as jax.nn.dot_product_attention.
+
+    query (B, T, N, H), key and value (B, S, K, H) with N a multiple of K (grouped heads), or the same
+    without B; bias and mask broadcast to (B, N, T, S); scale defaults to 1 / sqrt(H). Masked logits
+    become a large negative number (JAX's), so a fully masked row averages the values evenly. (JAX's
+    parameters after `mask` are keyword-only; here they may also be passed by position, because astjax
+    transforms this function's source and does not transform keyword-only parameters yet.)
+    """
+    _check_attention_options(query_seq_lengths, key_value_seq_lengths, local_window_size, implementation)
+    unbatched = jnp.ndim(query) == 3
+    if unbatched:
+        query = jnp.expand_dims(query, 0)
+        key = jnp.expand_dims(key, 0)
+        value = jnp.expand_dims(value, 0)
+    b, t, n, h = jnp.shape(query)
+    s, k = jnp.shape(key)[1], jnp.shape(key)[2]
+    _check_attention_shapes(jnp.shape(query), jnp.shape(key), jnp.shape(value))
+    if scale is None:
+        scale = 1.0 / _np.sqrt(h)
+    grouped = jnp.reshape(query, (b, t, k, n // k, h))
+    logits = jnp.reshape(jnp.einsum("btkgh,bskh->bkgts", grouped, key), (b, n, t, s)) * scale
+    if bias is not None:
+        logits = logits + _attention_operand(bias, unbatched)
+    if mask is not None:
+        logits = jnp.where(_attention_operand(mask, unbatched), logits, _attention_masked_value(logits))
+    if is_causal:
+        logits = jnp.where(jnp.tril(jnp.ones((t, s), dtype=bool)), logits, _attention_masked_value(logits))
+    weights = _special.softmax(logits, axis=-1)
+    grouped_weights = jnp.reshape(weights, (b, k, n // k, t, s))
+    result = jnp.reshape(jnp.einsum("bkgts,bskh->btkgh", grouped_weights, value), (b, t, n, h))
+    if unbatched:
+        return result[0]
+    return result
+
+
+def _attention_operand(x, unbatched):
+    """A bias or mask of the unbatched call (N, T, S) gets the batch axis the computation has."""
+    if unbatched and jnp.ndim(x) == 3:
+        return jnp.expand_dims(x, 0)
+    return x
+
+
+def _attention_masked_value(logits):
+    """JAX's large negative number for masked logits: -0.7 times the dtype's largest value, as a 0-d array of
+    that dtype (a Python float would be weakly typed: float32 once batched, and -inf there for float64)."""
+    dtype = _np.result_type(logits, _np.float32)
+    return jnp.asarray(-0.7 * float(_np.finfo(dtype).max), dtype=dtype)
+
+
+def _check_attention_options(query_seq_lengths, key_value_seq_lengths, local_window_size, implementation):
+    if query_seq_lengths is not None or key_value_seq_lengths is not None or local_window_size is not None:
+        raise NotImplementedError("astjax.nn.dot_product_attention: query_seq_lengths, key_value_seq_lengths and "
+                                  "local_window_size are not supported; pass a boolean `mask` instead")
+    if implementation not in (None, "xla"):
+        raise ValueError(f"astjax.nn.dot_product_attention: implementation must be None or 'xla', got "
+                         f"{implementation!r}")
+
+
+def _check_attention_shapes(q, k, v):
+    if len(q) != 4 or len(k) != 4 or tuple(k) != tuple(v) or q[0] != k[0] or q[3] != k[3] or q[2] % k[2]:
+        raise ValueError(f"dot_product_attention: query (B, T, N, H) and key/value (B, S, K, H) with N a multiple "
+                         f"of K expected, got query {tuple(q)}, key {tuple(k)}, value {tuple(v)}")

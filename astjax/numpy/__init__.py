@@ -28,7 +28,7 @@ import numpy as _np
 from ..array import Array as ndarray
 from . import fft, linalg
 from ._creation import (
-    arange, array, asarray, astype, copy, diag, empty, empty_like, eye, full, full_like,
+    arange, array, asanyarray, asarray, asarray_chkfinite, ascontiguousarray, require, astype, copy, diag, empty, empty_like, eye, full, full_like,
     identity, linspace, meshgrid, ones, ones_like, tril, triu, zeros, zeros_like,
 )
 from ._creation import (
@@ -36,7 +36,7 @@ from ._creation import (
     tril_indices_from, triu_indices, triu_indices_from, vander,
 )
 from ._dtypes import (
-    bool_, can_cast, complex64, complex128, complexfloating, dtype, finfo, float16, float32,
+    bool_, can_cast, common_type, complex64, complex128, complexfloating, dtype, finfo, float16, float32,
     float64, floating, generic, iinfo, inexact, int8, int16, int32, int64, integer,
     issubdtype, number, promote_types, result_type, signedinteger, uint8, uint16, uint32,
     uint64, unsignedinteger,
@@ -89,7 +89,7 @@ from ._shape import (
     rot90, row_stack, trim_zeros, unstack, vsplit,
 )
 from ._more import (  # noqa: F401 (issue 9: the last jax.numpy functions)
-    angle, apply_along_axis, apply_over_axes, array_repr, array_str, divmod, einsum_path, fill_diagonal, frexp,
+    angle, apply_along_axis, apply_over_axes, array_repr, array_str, copyto, divmod, einsum_path, fill_diagonal, frexp,
     from_dlpack, frombuffer, fromfile, fromfunction, fromiter, fromstring, get_printoptions, histogram, histogram2d,
     histogram_bin_edges, histogramdd, isdtype, kaiser, load, mask_indices, matvec, modf, partition, piecewise, place,
     poly, polydiv, polyfit, printoptions, put, put_along_axis, roots, save, savez, set_printoptions, sort_complex, unwrap, vecdot,
@@ -247,4 +247,7 @@ __all__ += [  # the last jax.numpy functions (issue 9): astjax/numpy/_more.py
     'load', 'mask_indices', 'matvec', 'modf', 'partition', 'piecewise', 'place', 'poly', 'polydiv', 'polyfit',
     'printoptions', 'put', 'put_along_axis', 'roots', 'save', 'savez', 'set_printoptions', 'sort_complex', 'unwrap', 'vecdot',
     'vecmat', 'vectorize',
+]
+__all__ += [  # identity-like conversions and dtype queries (numpy's names JAX lacks or has)
+    'asanyarray', 'asarray_chkfinite', 'ascontiguousarray', 'common_type', 'copyto', 'require',
 ]

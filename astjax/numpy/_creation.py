@@ -49,6 +49,36 @@ def asarray(a, dtype=None, order=None, *, copy=None):
     return _out(_arg(a))
 
 
+def ascontiguousarray(a, dtype=None, *, like=None):
+    """`a` as an Array (astjax's arrays are always contiguous): asarray."""
+    return asarray(a, dtype=dtype)
+
+
+def asanyarray(a, dtype=None, order=None, *, like=None):
+    """`a` as an Array (astjax has no array subclasses): asarray."""
+    return asarray(a, dtype=dtype, order=order)
+
+
+def asarray_chkfinite(a, dtype=None, order=None):
+    """`a` as an Array, raising ValueError when it holds an infinity or a NaN (as NumPy)."""
+    result = asarray(a, dtype=dtype, order=order)
+    values = _nd(result)
+    if values.dtype.kind in "fc" and not np.isfinite(values).all():
+        raise ValueError("array must not contain infs or NaNs")
+    return result
+
+
+def require(a, dtype=None, requirements=None, *, like=None):
+    """`a` as an Array of `dtype` (astjax's arrays are contiguous and aligned; "W" asks for a writable
+    array, which astjax's immutable arrays never are: use a.at[...] updates)."""
+    flags = {str(r).upper()[:1] for r in (requirements or ())} if not isinstance(requirements, str) \
+        else {requirements.upper()[:1]}
+    if "W" in flags:
+        raise ValueError("require: astjax arrays are immutable, so requirements='W' (writable) cannot hold; "
+                         "update them functionally with a.at[i].set(v)")
+    return asarray(a, dtype=dtype)
+
+
 def copy(a, order="K"):
     """A copy of `a` as an Array."""
     return _out(np.array(_nd(a), copy=True, order=order))

@@ -57,3 +57,19 @@ def promote_types(a, b):
 def can_cast(from_, to, casting="safe"):
     """NumPy's can_cast."""
     return np.can_cast(from_, to, casting)
+
+
+def common_type(*arrays):
+    """The inexact scalar type of `arrays` (NumPy's common_type with JAX's default: integers give float32)."""
+    if not arrays:
+        raise ValueError("common_type: at least one array is required")
+    kinds = [np.asarray(a).dtype for a in arrays]
+    for d in kinds:
+        if d.kind not in "biufc":
+            raise TypeError("can't get common type for non-numeric array")
+    inexact = [d if d.kind in "fc" else np.dtype(np.float32) for d in kinds]
+    complex_ = any(d.kind == "c" for d in inexact)
+    bits = max(d.itemsize * (4 if d.kind == "c" else 8) for d in inexact)
+    if complex_:
+        return np.complex128 if bits > 32 else np.complex64
+    return {16: np.float16, 32: np.float32}.get(bits, np.float64)

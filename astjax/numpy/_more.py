@@ -22,7 +22,7 @@ import numpy as np
 from ._promote import F32, I32, check_no_out, inexact_arg, nd, out, promote, promote_inexact
 
 __all__ = ["angle", "apply_along_axis", "apply_over_axes", "array_repr", "array_str", "divmod", "einsum_path",
-           "fill_diagonal", "frexp", "from_dlpack", "frombuffer", "fromfile", "fromfunction", "fromiter",
+           "copyto", "fill_diagonal", "frexp", "from_dlpack", "frombuffer", "fromfile", "fromfunction", "fromiter",
            "fromstring", "get_printoptions", "histogram", "histogram2d", "histogram_bin_edges", "histogramdd",
            "isdtype", "kaiser", "load", "mask_indices", "matvec", "modf", "partition", "piecewise", "place",
            "poly", "polydiv", "polyfit", "printoptions", "put", "put_along_axis", "roots", "save", "savez", "set_printoptions",
@@ -174,6 +174,12 @@ def put_indices(size, ind, mode):
         raise ValueError("jax.numpy.put: mode='raise' is not supported (JAX does not support it either); "
                          "use mode='clip' or mode='wrap'")
     raise ValueError(f"jax.numpy.put: mode must be None, 'clip' or 'wrap', got {mode!r}")
+
+
+def copyto(dst, src, casting="same_kind", where=True):
+    """Always an error: astjax's arrays are immutable, so nothing can be copied into one (JAX has no copyto)."""
+    raise TypeError("jnp.copyto: astjax arrays are immutable and cannot be written into; build the new array "
+                    "instead: jnp.where(where, src, dst), or dst.at[index].set(src)")
 
 
 # ------------------------------------------------------------------ fitting

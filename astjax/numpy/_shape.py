@@ -267,6 +267,16 @@ def block(arrays):
     return _out(np.block(cast(arrays)))
 
 
+def block_flat(arrays, layout):
+    """np.block of the nested lists `layout` describes, leaf j being arrays[j] (`block([[a, b], [c, d]])` is
+    `block_flat([a, b, c, d], ((0, 1), (2, 3)))`): the form astjax's normalization writes a literal block in."""
+    return block(_nested(list(arrays), layout))
+
+
+def _nested(leaves, layout):
+    return [_nested(leaves, item) for item in layout] if isinstance(layout, (tuple, list)) else leaves[layout]
+
+
 def array_split(ary, indices_or_sections, axis=0):
     """NumPy's array_split (unequal parts allowed), as a list of Arrays."""
     return [_out(x) for x in np.array_split(_nd(ary), indices_or_sections, axis)]

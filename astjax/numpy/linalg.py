@@ -7,6 +7,12 @@ function here is a primitive (astjax/rules/linalg.py, rules/decompositions.py),
 declared non-differentiable (matrix_rank), or refused under a derivative
 (eig, eigvals: complex results, as JAX refuses them too).
 
+The array API's names (`matmul`, `tensordot`, `vecdot`, `matrix_transpose`
+are astjax.numpy's own functions; `cross`, `outer`, `diagonal`, `trace`,
+`matrix_norm`, `vector_norm` are written here) work on the last axes:
+`linalg.diagonal(x)` and `linalg.trace(x)` read axes (-2, -1), where
+`jnp.diagonal` and `jnp.trace` read (0, 1).
+
 As in JAX, `cholesky`, `eigh` and `eigvalsh` symmetrize their input first
 ((a + a^T) / 2), so their derivatives are those of the symmetrized matrix.
 NumPy's own np.linalg.cholesky/eigh read one triangle only: they are other
@@ -14,11 +20,17 @@ functions and are not aliases of these.
 """
 import numpy as np
 
+from ._linalg import matmul, tensordot
+from ._linalg import outer as _outer
+from ._more import vecdot
 from ._promote import F32, nd as _nd, out as _out, promote as _promote
+from ._shape import matrix_transpose
+from ._signal import cross as _cross
 
-__all__ = ["cholesky", "cond", "det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "lstsq", "matrix_power",
-           "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensorinv",
-           "tensorsolve"]
+__all__ = ["cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "lstsq",
+           "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "multi_dot", "norm", "outer",
+           "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "tensorinv", "tensorsolve", "trace",
+           "vecdot", "vector_norm"]
 
 
 def _float(a):
@@ -156,6 +168,67 @@ def eig(a):
 def eigvals(a):
     """NumPy's linalg.eigvals (complex in general). No derivative: refused under grad."""
     return _out(np.linalg.eigvals(_float(a)))
+
+
+# ------------------------------------------------------------------ the array API's names (NumPy 2, JAX)
+def cross(x1, x2, /, *, axis=-1):
+    """The cross product of 3-vectors along `axis` (both operands need length 3 there)."""
+    for x in (x1, x2):
+        if np.shape(_nd(x))[axis] != 3:
+            raise ValueError(f"linalg.cross: both operands need size 3 along axis {axis}, got shape "
+                             f"{np.shape(_nd(x))}")
+    return _cross(x1, x2, axis=axis)
+
+
+def outer(x1, x2, /):
+    """The outer product of two vectors (1-d only, unlike jnp.outer, which flattens)."""
+    if np.ndim(_nd(x1)) != 1 or np.ndim(_nd(x2)) != 1:
+        raise ValueError(f"linalg.outer: input arrays must be one-dimensional, got shapes {np.shape(_nd(x1))} "
+                         f"and {np.shape(_nd(x2))}")
+    return _outer(x1, x2)
+
+
+def diagonal(x, /, *, offset=0):
+    """The offset-th diagonal of each matrix in x, over its last two axes."""
+    return _out(np.diagonal(_nd(x), offset, -2, -1).copy())
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    """The sum of the offset-th diagonal of each matrix in x, over its last two axes."""
+    x = _nd(x)
+    return _out(np.asarray(np.trace(x, offset, -2, -1, dtype=dtype)))
+
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+    """The norm of each matrix in x over its last two axes (ord "fro", "nuc", 1, -1, 2, -2, inf, -inf)."""
+    return _out(np.asarray(np.linalg.norm(_float(x), ord=ord, axis=(-2, -1), keepdims=keepdims)))
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    """The vector norm of x over `axis` (None: every axis; a tuple: those axes, taken as one vector)."""
+    x = _float(x)
+    flat, kept = vector_norm_layout(np.shape(x), axis)
+    vectors = np.reshape(np.moveaxis(x, flat, range(x.ndim - len(flat), x.ndim)), kept + (-1,))
+    result = np.linalg.norm(vectors, ord=ord, axis=-1)
+    if keepdims:
+        result = np.reshape(result, vector_norm_kept_shape(np.shape(x), axis))
+    return _out(np.asarray(result, dtype=x.dtype))
+
+
+def vector_norm_layout(shape, axis):
+    """(the reduced axes, non-negative and sorted; the shape of the axes that are kept)."""
+    ndim = len(shape)
+    if axis is None:
+        reduced = tuple(range(ndim))
+    else:
+        reduced = tuple(sorted(a % ndim for a in (axis if isinstance(axis, (tuple, list)) else (axis,))))
+    return reduced, tuple(n for i, n in enumerate(shape) if i not in reduced)
+
+
+def vector_norm_kept_shape(shape, axis):
+    """vector_norm's result shape with keepdims=True: the reduced axes as 1."""
+    reduced, _ = vector_norm_layout(shape, axis)
+    return tuple(1 if i in reduced else n for i, n in enumerate(shape))
 
 
 # NumPy's own cholesky/eigh/eigvalsh read one triangle (no symmetrizing): other functions than JAX's,

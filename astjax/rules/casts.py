@@ -9,9 +9,10 @@ import numpy as np
 
 from ..array import wrap
 from .nondifferentiable import BOOLEAN, INTEGER, nondifferentiable
+from .linalg import COMPOSITES
 from .registry import defjvp, defvjp, primitive
 
-__all__ = ["scalar_cast"]
+__all__ = ["scalar_cast", "dtype_adjoint"]
 
 _FLOATS = ("float32", "float64")      # float16 stays refused: too coarse to check
 _INTEGERS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
@@ -36,3 +37,25 @@ for _name in _FLOATS:
 for _name in _INTEGERS:
     nondifferentiable(f"cast_{_name}", scalar_cast(_name), INTEGER, aliases=(getattr(np, _name),))
 nondifferentiable("cast_bool", scalar_cast("bool"), BOOLEAN, aliases=(np.bool_,))
+
+
+# A primitive whose `dtype=` argument asks for an integer or boolean result (`jnp.sum(x, dtype=jnp.int32)`,
+# `jnp.trace(x, dtype=int)`, `jnp.linspace(a, b, 5, dtype=int)`) is piecewise constant there: its derivative
+# is zero. The transformations pass every such primitive's adjoint (reverse) and tangent terms (forward)
+# through dtype_adjoint(g, dtype), which keeps g for dtype None or inexact and gives zeros otherwise.
+def dtype_adjoint(g, dtype):
+    """`g`, or zeros (a float array shaped like g) when `dtype` names an integer or boolean type."""
+    if dtype is None or np.issubdtype(_as_dtype(dtype), np.inexact):
+        return g
+    return wrap(np.zeros(np.shape(g), dtype=np.result_type(g, np.float32)))
+
+
+def _as_dtype(dtype):
+    from ..numpy._promote import dtype_arg
+    return np.dtype(dtype_arg(dtype))
+
+
+COMPOSITES["dtype_adjoint"] = dtype_adjoint           # generated code calls it by name
+_dtype_adjoint = primitive("dtype_adjoint", dtype_adjoint, operands=("g",))
+defvjp(_dtype_adjoint, "bg += dtype_adjoint(by, dtype)")
+defjvp(_dtype_adjoint, "dy = dtype_adjoint(dg, dtype)")

@@ -253,6 +253,10 @@ binary("copysign", numpy=np.copysign, aliases=(math.copysign,), lowered=False,
        vjp=["bx1 += by * jnp.where(x1 >= 0.0, 1.0, -1.0) * jnp.where(jnp.signbit(x2), -1.0, 1.0)",
             "bx2 += by * 0.0"],
        jvp=["dy = dx1 * jnp.where(x1 >= 0.0, 1.0, -1.0) * jnp.where(jnp.signbit(x2), -1.0, 1.0) + dx2 * 0.0"])
+# nextafter(x1, x2) is x1 moved by one unit in the last place: slope 1 in x1, 0 in x2 (JAX has no rule).
+binary("nextafter", numpy=np.nextafter, aliases=(getattr(math, "nextafter", None),), lowered=False,
+       vjp=["bx1 += by", "bx2 += by * 0.0"],
+       jvp=["dy = dx1 + dx2 * 0.0"])
 # heaviside is piecewise constant in x1 (slope 0, as JAX) and passes x2 through where x1 == 0.
 binary("heaviside", numpy=np.heaviside, lowered=False,
        vjp=["bx1 += by * 0.0", "bx2 += jnp.where(x1 == 0.0, by, 0.0)"],

@@ -142,6 +142,13 @@ defjvp(inner, "dy = jnp.inner(da, b) + jnp.inner(a, db)")
 deflowering(inner, numba="astjax.runtime.numba_cpu:inner")
 inner.identity = "d inner(a, b) = inner(da, b) + inner(a, db)"
 
+# vdot(a, b) = sum(conj(a).ravel() * b.ravel()): a and b need the same size, not the same shape.
+vdot = primitive("vdot", jnp.vdot, operands=("a", "b"), aliases=(np.vdot,))
+defvjp(vdot, "ba += real_input_adjoint(jnp.reshape(by * jnp.ravel(b), jnp.shape(a)), a)",
+       "bb += real_input_adjoint(jnp.reshape(by * jnp.ravel(a), jnp.shape(b)), b)")
+defjvp(vdot, "dy = jnp.vdot(da, b) + jnp.vdot(a, db)")
+vdot.identity = "d vdot(a, b) = vdot(da, b) + vdot(a, db), so ba = by * b and bb = by * a (reshaped)"
+
 # ------------------------------------------------------------- linear algebra
 inv = primitive("inv", jnp_linalg.inv, operands=("a",), aliases=(np.linalg.inv,))
 defvjp(inv, "ba += -(jnp.swapaxes(y, -1, -2) @ by @ jnp.swapaxes(y, -1, -2))")

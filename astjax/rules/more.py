@@ -12,11 +12,13 @@ import numpy as np
 
 from .. import numpy as jnp
 from ..numpy import _more
+from ..numpy import _shape as jnp_shape
 from ..scipy import special as jsp_special
-from .helpers import unbroadcast_to
+from ..errors import AstjaxError
+from .helpers import take_adjoint, unbroadcast_to
 from .linalg import COMPOSITES
 from .nondifferentiable import INTEGER, SHAPES, nondifferentiable
-from .registry import defjvp, defvjp, primitive
+from .registry import defjvp, defvjp, parse_expression, primitive
 
 
 # ------------------------------------------------------------------ helpers rule templates call
@@ -232,3 +234,153 @@ _polyfit.static_check = _polyfit_check
 nondifferentiable("einsum_path", _more.einsum_path, SHAPES, aliases=(np.einsum_path,))
 nondifferentiable("isdtype", _more.isdtype, SHAPES, aliases=(getattr(np, "isdtype", None),))
 nondifferentiable("mask_indices", _more.mask_indices, INTEGER, aliases=(np.mask_indices,))
+
+# ------------------------------------------------------------------ conversions and dtype queries
+# ascontiguousarray, asanyarray, asarray_chkfinite and require return their input's values as an Array (the
+# last two may raise), cast to `dtype`: `array`'s rules, each under its own signature.
+for _name in ("ascontiguousarray", "asanyarray", "asarray_chkfinite", "require"):
+    _prim = primitive(_name, getattr(jnp, _name), operands=("a",), aliases=(getattr(np, _name, None),))
+    defvjp(_prim, "ba += array_adjoint(cast_adjoint(by, y), a)")
+    defjvp(_prim, "dy = cast_adjoint(jnp.array(da), y)")
+for _name in ("result_type", "promote_types", "issubdtype", "can_cast", "common_type"):
+    nondifferentiable(_name, getattr(jnp, _name), SHAPES, aliases=(getattr(np, _name, None),))
+
+# ------------------------------------------------------------------ insert, choose, trim_zeros
+def insert_sources(arr, obj, values, axis):
+    """Where each entry of insert(arr, obj, values, axis) comes from, flat in C order: k >= 0 is arr's flat
+    entry k, -1 - k is values' flat entry k (values broadcast as np.insert broadcasts them: repeats)."""
+    arr_shape, values_shape = np.shape(arr), np.shape(values)
+    own = np.arange(int(np.prod(arr_shape)), dtype=np.int64).reshape(arr_shape)
+    written = (-1 - np.arange(int(np.prod(values_shape)), dtype=np.int64)).reshape(values_shape)
+    return np.ravel(np.insert(own, obj, written, axis))
+
+
+def insert_arr_positions(arr, obj, values, axis):
+    """The flat positions in insert's result of arr's entries, in arr's flat order (int64)."""
+    sources = insert_sources(arr, obj, values, axis)
+    kept = np.flatnonzero(sources >= 0)
+    return kept[np.argsort(sources[kept], kind="stable")]
+
+
+def insert_values_positions(arr, obj, values, axis):
+    """The flat positions in insert's result written from values (int64)."""
+    return np.flatnonzero(insert_sources(arr, obj, values, axis) < 0)
+
+
+def insert_values_sources(arr, obj, values, axis):
+    """values' flat entry written at each of insert_values_positions (int64; repeats where broadcast)."""
+    sources = insert_sources(arr, obj, values, axis)
+    return -1 - sources[sources < 0]
+
+
+def insert_values_adjoint(g, arr, obj, values, axis):
+    """values' adjoint: the adjoint of each position values wrote, summed back onto values' shape."""
+    read = jnp.take(jnp.ravel(g), insert_values_positions(arr, obj, values, axis))
+    flat = take_adjoint(read, jnp.ravel(jnp.asarray(values)), insert_values_sources(arr, obj, values, axis), 0)
+    return jnp.reshape(flat, np.shape(values))
+
+
+def choose_index(a, choices, mode):
+    """The choice each entry of choose(a, choices, mode) reads (int64): a wrapped or clipped into range."""
+    a = np.asarray(a, dtype=np.int64)
+    n = len(choices)
+    if mode == "wrap":
+        return np.mod(a, n)
+    if mode == "clip":
+        return np.clip(a, 0, n - 1)
+    return a
+
+
+def choose_adjoint(g, a, choices, mode):
+    """The adjoint of choices given as one array (n, ...): g where choice k was read, summed onto its shape."""
+    index = choose_index(a, choices, mode)
+    n = int(np.shape(choices)[0])
+    mask = np.expand_dims(index, 0) == np.reshape(np.arange(n), (n,) + (1,) * np.ndim(index))
+    parts = jnp.where(mask, jnp.expand_dims(g, 0), 0.0)                  # (n, *result shape)
+    extra = jnp.ndim(parts) - jnp.ndim(choices)                          # result axes a choice broadcast over
+    if extra > 0:
+        parts = jnp.sum(parts, axis=tuple(range(1, 1 + extra)))
+    return unbroadcast_to(parts, np.shape(choices))
+
+
+def trim_zeros_padding(filt, trim):
+    """(zeros trimmed at the front, zeros trimmed at the back) of trim_zeros(filt, trim) of a 1-d filt."""
+    values = np.asarray(filt)
+    if values.ndim != 1:
+        raise AstjaxError("astjax differentiates jnp.trim_zeros of 1-d arrays only (as JAX's trim_zeros)")
+    nonzero = np.flatnonzero(values)
+    if nonzero.size == 0:
+        return (values.size, 0) if "f" in trim.lower() else (0, values.size)
+    front = int(nonzero[0]) if "f" in trim.lower() else 0
+    back = values.size - 1 - int(nonzero[-1]) if "b" in trim.lower() else 0
+    return front, back
+
+
+def trim_zeros_kept(filt, trim):
+    """The positions trim_zeros(filt, trim) keeps (int64)."""
+    front, back = trim_zeros_padding(filt, trim)
+    return np.arange(front, max(np.size(filt) - back, front), dtype=np.int64)
+
+
+COMPOSITES.update({f.__name__: f for f in (insert_values_adjoint, choose_adjoint, insert_sources, insert_arr_positions,
+                                           insert_values_positions, insert_values_sources, choose_index,
+                                           trim_zeros_padding, trim_zeros_kept)})
+for _helper in (insert_sources, insert_arr_positions, insert_values_positions, insert_values_sources,
+                choose_index, trim_zeros_padding, trim_zeros_kept):
+    nondifferentiable(_helper.__name__, _helper, INTEGER)
+
+_insert = primitive("insert", jnp.insert, operands=("arr", "values"), aliases=(np.insert,))
+defvjp(_insert, "barr += jnp.reshape(jnp.take(jnp.ravel(by), insert_arr_positions(arr, obj, values, axis)), "
+       "jnp.shape(arr))", "bvalues += insert_values_adjoint(by, arr, obj, values, axis)")
+defjvp(_insert, "darr -> jnp.insert(darr, obj, jnp.zeros_like(values, dtype=jnp.result_type(darr)), axis)",
+       "dvalues -> jnp.insert(jnp.zeros_like(arr, dtype=jnp.result_type(dvalues)), obj, dvalues, axis)")
+_insert.identity = "insert places arr's and values' entries: each adjoint reads by where its entries went"
+
+# choose(a, choices): entry i is choices[a[i]][i]; a is an integer array (no derivative through it).
+_choose = primitive("choose", jnp.choose, operands=("choices",), sequence_operand="choices", aliases=(np.choose,))
+defvjp(_choose, "bchoices += choose_adjoint(by, a, choices, mode)")
+_choose.sequence_vjp = parse_expression(
+    "unbroadcast_to(jnp.where(choose_index(a, choices, mode) == k, by, 0.0), jnp.shape(item))")
+defjvp(_choose, "dy = jnp.choose(a, dchoices, mode)")
+
+_trim = primitive("trim_zeros", jnp.trim_zeros, operands=("filt",), aliases=(np.trim_zeros,))
+defvjp(_trim, "bfilt += jnp.pad(by, trim_zeros_padding(filt, trim))")
+defjvp(_trim, "dy = jnp.take(dfilt, trim_zeros_kept(filt, trim))")
+_trim.identity = "trim_zeros keeps a slice of filt: the trimmed zeros get no adjoint (as a slice's)"
+
+# ------------------------------------------------------------------ block and broadcast_arrays
+def block_positions(arrays, layout, k):
+    """The flat positions in block_flat(arrays, layout) that leaf k fills, in its C order (int64)."""
+    labels = [np.full(np.shape(a), j, dtype=np.int64) for j, a in enumerate(arrays)]
+    return np.flatnonzero(np.ravel(np.block(_more_nested(labels, layout))) == k)
+
+
+def _more_nested(leaves, layout):
+    return [_more_nested(leaves, item) for item in layout] if isinstance(layout, (tuple, list)) else leaves[layout]
+
+
+def broadcast_list(xs):
+    """jnp.broadcast_arrays(*xs): the inputs of a list broadcast to their common shape (broadcast_arrays'
+    tangent rule)."""
+    return jnp.broadcast_arrays(*xs)
+
+
+COMPOSITES.update(block_positions=block_positions, block_flat=jnp_shape.block_flat)
+nondifferentiable("block_positions", block_positions, INTEGER)
+
+# normalize/array_assembly.py writes a literal `jnp.block([[a, b], [c, d]])` as block_flat([a, b, c, d], layout):
+# leaf k's adjoint is the part of by it fills.
+_block = primitive("block_flat", jnp_shape.block_flat, operands=("arrays",), sequence_operand="arrays")
+_block.sequence_vjp = parse_expression(
+    "jnp.reshape(jnp.take(jnp.ravel(by), block_positions(arrays, layout, k)), jnp.shape(item))")
+_block.vjp["arrays"] = _block.sequence_vjp       # read element by element (the operand is always a literal list)
+defjvp(_block, "dy = block_flat(darrays, layout)")
+
+# broadcast_arrays(*args): result k is args[k] broadcast, so its adjoint is item k of by summed back to its shape.
+for _prim, _operand in ((primitive("broadcast_arrays", jnp.broadcast_arrays, operands=("args",), sequence_operand="args",
+                                   aliases=(np.broadcast_arrays,)), "args"),
+                        (primitive("broadcast_list", broadcast_list, operands=("xs",), sequence_operand="xs"), "xs")):
+    defjvp(_prim, f"dy = broadcast_list(d{_operand})")
+    _prim.sequence_vjp = parse_expression("unbroadcast_to(item_adjoint(by, k), jnp.shape(item))")
+    _prim.vjp[_operand] = _prim.sequence_vjp
+COMPOSITES.update(broadcast_list=broadcast_list)

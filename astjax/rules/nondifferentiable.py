@@ -105,8 +105,7 @@ for _name in ("zeros_like", "ones_like", "zeros", "ones", "empty", "empty_like",
     deflowering(PRIMITIVES[_name], numba=f"astjax.runtime.numba_cpu:{_name}")
 
 # ---------------------------------------------------- issue 9: math, integer and set functions
-# (nextafter is not here: it moves with x1 (slope 1 almost everywhere) and JAX has no rule for it, so
-# it is refused under a derivative. unique, intersect1d, union1d, setdiff1d and setxor1d return values
+# (nextafter is not here: it moves with x1 (slope 1), so it has rules in elementwise.py. unique, intersect1d, union1d, setdiff1d and setxor1d return values
 # of their input, which carry derivatives: they are refused too.)
 _ISSUE9 = {
     BOOLEAN: ["signbit", "isneginf", "isposinf", "isreal", "iscomplex", "isin", "array_equal", "array_equiv"],
@@ -136,3 +135,42 @@ _UTILITIES = {
 for _reason, _names in _UTILITIES.items():
     for _name in _names:
         nondifferentiable(_name, getattr(jnp, _name), _reason, aliases=(getattr(np, _name),))
+
+
+# ---------------------------------------------------- functions without a rule, and why (said where a derivative reaches them)
+def no_derivative(reason, hint, *functions):
+    """Mark astjax's own `functions` as having no derivative rule, for `reason`: the refusal names it."""
+    for fn in functions:
+        fn.__astjax_no_derivative__ = (reason, hint)
+
+
+no_derivative("the eigenvalues and eigenvectors of a non-symmetric matrix are complex in general, and astjax has "
+              "no complex differentiation",
+              "for a symmetric matrix use jnp.linalg.eigh or eigvalsh (they have rules); otherwise compute the "
+              "eigendecomposition outside the differentiated function", jnp.linalg.eig, jnp.linalg.eigvals)
+no_derivative("its result's length depends on which entries are equal, and where entries tie the result has no "
+              "derivative",
+              "differentiate a computation on the input itself (jnp.sort has rules), or take the unique values of "
+              "something that does not depend on the differentiated input",
+              jnp.unique, jnp.unique_values, jnp.unique_counts, jnp.unique_inverse, jnp.unique_all, jnp.intersect1d,
+              jnp.union1d, jnp.setdiff1d, jnp.setxor1d)
+no_derivative("the counts are piecewise constant, the bin edges move with the data unless `range` is given, and "
+              "weights enter linearly: astjax has no rule for these",
+              "compute the histogram of values that do not depend on the differentiated input, or use a smooth "
+              "density (a sum of kernels) instead", jnp.histogram, jnp.histogram_bin_edges, jnp.histogram2d,
+              jnp.histogramdd)
+no_derivative("polynomial roots are complex in general and their order changes with the coefficients",
+              "evaluate polynomials with jnp.polyval (it has rules), or compute roots outside the differentiated "
+              "function", jnp.roots)
+no_derivative("its result is complex, and astjax has no complex differentiation",
+              "sort the real values with jnp.sort or jnp.lexsort (they have rules or no derivative to lose)",
+              jnp.sort_complex)
+no_derivative("astjax has no rule for it yet (for real roots its coefficients are products of the roots)",
+              "build the polynomial from its roots with jnp.polymul of [1, -r] factors (it has rules)", jnp.poly)
+no_derivative("astjax has no rule for polynomial division yet",
+              "compute the quotient outside the differentiated function", jnp.polydiv)
+no_derivative("it calls the functions you pass on arrays astjax does not see",
+              "write the pieces with jnp.where or jnp.select (they have rules)", jnp.piecewise)
+no_derivative("it calls the function you pass on index grids astjax does not see",
+              "pass a lambda written in place (astjax rewrites `jnp.fromfunction(lambda i, j: ..., shape)`), or "
+              "apply your function to jnp.indices(shape)", jnp.fromfunction)

@@ -18,7 +18,7 @@ from collections import namedtuple
 
 import gast
 
-__all__ = ["Primitive", "primitive", "defvjp", "defjvp", "defbatch", "deflowering", "lowering", "lookup_callable", "lookup_operator",
+__all__ = ["Primitive", "primitive", "add_aliases", "defvjp", "defjvp", "defbatch", "deflowering", "lowering", "lookup_callable", "lookup_operator",
            "all_primitives", "parse_expression", "PRIMITIVES", "Classification", "classification",
            "resolve_lazy_aliases", "lazy_alias_modules"]
 
@@ -178,6 +178,15 @@ def primitive(name, impl, *, aliases=(), operator=None, **kwargs):
             _register_callable(fn, _next_rank(), prim)
     if operator is not None:
         _BY_OPERATOR[operator] = prim
+    return prim
+
+
+def add_aliases(prim, *callables):
+    """Make each of `callables` (None entries skipped) another name of the existing primitive `prim`
+    (`np.linalg.matmul` of `matmul`): a name that means another primitive already keeps it."""
+    for fn in callables:
+        if fn is not None:
+            _register_callable(fn, _next_rank(), prim)
     return prim
 
 

@@ -17,6 +17,7 @@ from ..analyses.shapes import ShapeClasses
 from ..codegen.templates import LineComments, assign, call, expand, index_expression, name
 from ..frontend.normalize.base import copy_location
 from ..frontend.parse import defaults_after
+from .dtype_guard import dtype_guarded
 
 __all__ = ["ForwardMode"]
 
@@ -237,7 +238,8 @@ class ForwardMode:
             names.update({f"d{i}": self._tangent_expression(e) for i, e in enumerate(elements)})
             for k, element in enumerate(elements):
                 if self._is_varied(element):
-                    terms.append(expand(sequence_rule(prim, "jvp", app, k, self.context, stmt), names))
+                    terms.append(dtype_guarded(expand(sequence_rule(prim, "jvp", app, k, self.context, stmt), names),
+                                               app))
             return terms, False
         for operand in prim.operands:
             node = app.bound.get(operand)
@@ -251,7 +253,7 @@ class ForwardMode:
                     and (_bare(term) or prim.broadcasts_with)):
                 others = [copy.deepcopy(app.bound[k]) for k in prim.operands + prim.broadcasts_with if k in app.bound]
                 term = call("broadcast_like", term, *others)
-            terms.append(term)
+            terms.append(dtype_guarded(term, app))
         return terms, output_used
 
     def _has_tangent(self, node):

@@ -25,6 +25,7 @@ from .map_calls import MapCalls
 from .tree_map_calls import TreeMapCalls
 from .scipy_calls import ScipyCalls
 from .numpy_calls import NumpyCalls
+from .array_assembly import ArrayAssembly
 from .augmented_assignment import AugmentedAssignment
 from .tuple_assignment import TupleAssignment
 from .container_idioms import ContainerIdioms
@@ -36,7 +37,7 @@ __all__ = ["normalize", "PASSES"]
 
 PASSES = (ModuleAliases, WarningContexts, CallSignatures, ObjectRecords, Aliasing, ReservedNames, TypeInspection,
           BuiltinExtrema, TreeMapCalls, MapCalls, ContainerIdioms, ClosureFactories, LocalFunctionValues, LocalFunctions, MethodCalls,
-          FunctionArguments, ScipyCalls, NumpyCalls, AugmentedAssignment, LaxControlFlow, TupleAssignment, ControlFlow,
+          FunctionArguments, ScipyCalls, NumpyCalls, ArrayAssembly, AugmentedAssignment, LaxControlFlow, TupleAssignment, ControlFlow,
           OnePrimitivePerStatement, ListOperands)
 
 

@@ -63,9 +63,33 @@ class LocalFunctions(Pass):
             for pass_class in (MethodCalls, AugmentedAssignment, TupleAssignment, ControlFlow):
                 fdef = pass_class(self.context).run(fdef)
             local[name] = fdef
+        self._check_not_passed_to_libraries(body, current)
         node.body = body
         node.local_functions = local
         return node
+
+    def _check_not_passed_to_libraries(self, body, current):
+        """Refuse a local function passed to a NumPy-like function (`jnp.fromfunction(g, shape)`,
+        `jnp.piecewise(x, conds, [g])`): its calls are inlined, so no function object is left to pass."""
+        from ...analyses.classify import is_library
+        from ..resolve import NOT_STATIC
+        names = set(current.values())
+        # (vmap of `jnp.vectorize(g)` or `jnp.fromfunction(g, ...)` met a NameError here before: g's def is gone)
+        for stmt in body:
+            for call in (n for n in gast.walk(stmt) if isinstance(n, gast.Call)):
+                target = self.context.resolver.static_value(call.func)
+                if target is NOT_STATIC or not is_library(target) or not _numpy_like(target):
+                    continue
+                for arg in list(call.args) + [k.value for k in call.keywords]:
+                    for n in _passed_names(arg):
+                        if n.id in names:
+                            raise self.error(f"local function `{n.id}` is passed to "
+                                             f"`{getattr(target, '__name__', 'a library function')}`, which astjax "
+                                             f"does not transform (it inlines local functions where they are "
+                                             f"called)", call,
+                                             hint=f"write the computation with primitives (jnp.where, jnp.indices, "
+                                                  f"vmap) instead, or define `{n.id}` at module level and call the "
+                                                  f"library function outside the transformed function.")
 
     def _check_not_called_later(self, local, key, redefinition):
         """Refuse when another local function calls `key`, which is about to be redefined: Python would
@@ -74,6 +98,22 @@ class LocalFunctions(Pass):
             if other_key != key and any(isinstance(n, gast.Name) and n.id == key for n in gast.walk(fdef)):
                 raise self.error(f"local function `{fdef.name}` uses `{key}`, which is defined again here",
                                  redefinition, hint=f"give the new definition another name than `{key}`.")
+
+
+def _numpy_like(fn):
+    """A function of NumPy, SciPy or astjax.numpy (not lax or tree_util, whose function arguments other passes
+    and vmap's example-by-example fallback handle)."""
+    module = getattr(fn, "__module__", "") or ""
+    return any(module == m or module.startswith(m + ".") for m in ("numpy", "scipy", "astjax.numpy"))
+
+
+def _passed_names(arg):
+    """The names an argument passes as values: itself, or the items of a literal list or tuple."""
+    if isinstance(arg, gast.Name) and isinstance(arg.ctx, gast.Load):
+        return [arg]
+    if isinstance(arg, (gast.List, gast.Tuple)):
+        return [n for e in arg.elts for n in _passed_names(e)]
+    return []
 
 
 def _definition(stmt):

@@ -15,6 +15,7 @@ from ...analyses.classify import classify
 from ...codegen.templates import (LineComments, assign, augassign, call, comment, expand, index_expression, is_marker,
                                   name)
 from ...frontend.normalize.base import copy_location
+from ..dtype_guard import dtype_guarded
 from ..sequence_rules import sequence_rule
 from .loops import reverse_for, reverse_while
 
@@ -207,7 +208,7 @@ class AdjointSweep:
         for param in prim.index_params:
             if param in bindings:
                 bindings[param] = index_expression(bindings[param])
-        bindings["by"] = badj
+        bindings["by"] = dtype_guarded(badj, app)
         bindings["y"] = name(target)
         uses_output = any(_uses(rule, "y") for rule in prim.vjp.values())
         if uses_output and target in app.operand_names():
