@@ -81,6 +81,8 @@ def may_make_complex(fn, seen=None):
         if "Vmap" in kind or "Jit" in kind:
             return True if inner is None else may_make_complex(inner, seen)
         return False
+    if getattr(getattr(fn, "__astjax_function_source__", None), "real_valued", False):
+        return False               # generated derivative code (jvp_f, vjp_f): its transformation checked it
     try:
         source = function_source(getattr(fn, "__wrapped__", fn))
         resolver = FunctionContext(source).resolver

@@ -141,6 +141,8 @@ class Derivation:
             label = generated.name = f"{label}_{n}"
         fn_out, text = compile_function(generated, namespace, label, origin=source.filename)
         fn_out.__astjax_function_source__.bindings = self.bindings
+        # a derivative's outputs are real: the transformation refused a complex return (analyses/complex_flow.py)
+        fn_out.__astjax_function_source__.real_valued = prefix not in ("jit", "vmap")
         # the next transformation treats renamed temporaries as temporaries (optimize/forward_substitution.py)
         fn_out.__astjax_function_source__.temporaries = frozenset(renames.values()) | frozenset(
             getattr(source, "temporaries", ()))

@@ -49,7 +49,6 @@ KNOWN_FAILURES = {
     "attacks.for_else_breaks": "REFUSED: for/else with a data-dependent break",
     "attacks.for_else_runs_else": "REFUSED: for/else with a data-dependent break",
     "attacks.einsum_broadcast_ellipsis": "REFUSED: einsum with `...` subscripts",
-    "attacks.dot_matrix_vector_orders": "REFUSED: jnp.vdot has no derivative rule",
     "attacks.hessian_vector_via_jvp_of_grad": "UNCLEAR REFUSAL: jvp(grad(f)) inside a loss names astjax/errors.py, not the user's line",
     "attacks.custom_jvp_under_hessian_hessian": "UNCLEAR REFUSAL: hessian through a custom_jvp names generated code, not the user's line",
     "attacks.custom_vjp_changes_gradient": "REFUSED: custom_vjp whose fwd returns its argument unchanged ('no rule for _clip_gradient_fwd')",
