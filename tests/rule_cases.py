@@ -1512,7 +1512,8 @@ for _name in ("sum_adjoint", "sum_items"):
 from astjax import tree_util  # noqa: E402
 from astjax.rules.helpers import (adjugate, cast_adjoint, diagonal_adjoint, meshgrid_list, repeat_adjoint,  # noqa: E402
                                   tree_leaves_adjoint, tree_leaves_of, adjoint_leaves, leaves_adjoint,
-                                  leaves_like, tree_rebuilt, cotangent_like, square_unless_reduced)
+                                  leaves_like, tree_rebuilt, cotangent_like, square_unless_reduced,
+                                  batch_broadcast)
 
 
 def full_fn(fill_value, w):
@@ -1642,6 +1643,10 @@ def square_unless_reduced_fn(a, w):
     return jnp.sum(w * square_unless_reduced(a * a, True))
 
 
+def batch_broadcast_fn(a, w):
+    return jnp.sum(w * batch_broadcast(a * a, 4, (a,)))
+
+
 def adjugate_fn(a, w):
     return jnp.sum(w * adjugate(a))
 
@@ -1718,6 +1723,7 @@ case("leaves_like", "dict", leaves_like_fn, normal(2), normal(2))
 case("tree_rebuilt", "dict", tree_rebuilt_fn, normal(2), normal(2))
 case("cotangent_like", "array", cotangent_like_fn, normal(3))
 case("square_unless_reduced", "square", square_unless_reduced_fn, normal(3, 3))
+case("batch_broadcast", "rows", batch_broadcast_fn, normal(3))
 case("adjugate", "square", adjugate_fn, normal(3, 3) + 3.0 * _array(np.eye(3)))
 case("det", "singular", det_singular, normal(3, 3))
 case("norm", "spectral", norm_spectral, normal(3, 2))

@@ -32,6 +32,8 @@ EXPECTED_REFUSALS = {
     "rules.det_singular": "det's second derivative at a singular matrix goes through the inverse",
     "api.uses_custom_jvp": "a second derivative through a custom_jvp function's reverse mode (documented refusal)",
     "containers.list_remove_loop": "xs.remove(v) under a second derivative (refused with what to write instead)",
+    "attacks.custom_jvp_under_hessian": "a second derivative through a custom_jvp function's reverse mode, as "
+                                        "api.uses_custom_jvp",
 }
 
 # Cases that still fail (strict xfail). Never a wrong number.

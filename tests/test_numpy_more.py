@@ -258,3 +258,10 @@ def test_numpy_functions_that_write_into_their_own_arrays_are_differentiated(fn)
     fd = np.array([(fn(x + 1e-6 * e) - fn(x - 1e-6 * e)) / 2e-6 for e in np.eye(6)])
     np.testing.assert_allclose(float(value), fn(x), rtol=1e-12)
     np.testing.assert_allclose(np.asarray(grad), fd, rtol=1e-6, atol=1e-8)
+
+
+def test_a_python_float_beside_float64_data_keeps_its_value():
+    """A Python number is weak: interp's query 0.3 is read in float64 with float64 data, not rounded to float32."""
+    xp, fp = np.array([0.0, 0.5, 1.0]), np.array([0.2, -0.7, 1.3])
+    assert float(jnp.interp(0.3, xp, fp)) == np.interp(0.3, xp, fp)
+    assert float(jnp.polyval(fp, 0.7)) == np.polyval(fp, 0.7)

@@ -47,6 +47,8 @@ FLOAT64_VALUES = {
     "zeta-q": _CONSTANT, "gammainc-x": _CONSTANT, "gammaincc-x": _CONSTANT, "betainc-x": _CONSTANT,
     "polyfit-vector": "np.polyfit's Vandermonde matrix is float64 (np.vander promotes)",
     "polyfit-columns": "np.polyfit's Vandermonde matrix is float64 (np.vander promotes)",
+    "asanyarray-dtype": "np.asanyarray(a, np.float64) asks for float64",
+    "fft_adjoint-irfft_axis0": "the transpose takes the dtype of its float64 `like` argument",
 }
 
 GRAD_SAMPLE = 10         # vmap(grad) for every GRAD_SAMPLE-th case (and every case in VMAP_GRAD_EXTRA)
