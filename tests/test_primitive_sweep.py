@@ -13,6 +13,7 @@ test_rules.py checks each differentiable primitive's derivative in float64. Here
 Boundary points of the elementwise and reduction primitives (kinks, ties, zeros) are compared with
 JAX in tests/test_primitive_boundaries.py.
 """
+import os
 import warnings
 
 import numpy as np
@@ -103,7 +104,13 @@ def test_vmap_of_every_float_argument_matches_a_loop(case):
     _check_vmap(case.fn, examples, batched, axes, f"vmap of {_case_id(case)}, in_axes={axes}")
 
 
-@pytest.mark.parametrize("case", _params(CASES, FIRST_OPERAND_XFAILS))
+# Every second case by default (the suite's time budget; every case under ASTJAX_LONG_PROPERTIES=1): the
+# test above already batches every operand of every case.
+FIRST_OPERAND_CASES = [c for n, c in enumerate(CASES) if os.environ.get("ASTJAX_LONG_PROPERTIES") or n % 2 == 0
+                       or _case_id(c) in FIRST_OPERAND_XFAILS]
+
+
+@pytest.mark.parametrize("case", _params(FIRST_OPERAND_CASES, FIRST_OPERAND_XFAILS))
 def test_vmap_of_the_first_operand_only_matches_a_loop(case):
     args = _args(case)
     examples, batched, axes = batch(args, {case.argnums[0]})
