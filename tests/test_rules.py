@@ -353,3 +353,14 @@ def test_overwriting_with_a_constant_stops_the_adjoint():
     x = jnp.asarray(np.float64(0.5))
     grad = astjax.grad(rule_cases.overwritten_by_constant)
     _check_gradient(grad(x), x, numerical_gradient(rule_cases.overwritten_by_constant, (x,), 0), "y = 0.0", grad)
+
+
+def test_no_elementwise_operand_is_named_like_an_integer_parameter():
+    """vmap's elementwise rule reads parameters named `k`, `axis`, ... as integer sizes and loops over the
+    batch when one is batched; an operand so named would take that path, whose result alignment assumes
+    the other operands' rank (scipy.special.comb(N, k) stays without rules for this reason)."""
+    from astjax.analyses.batching import is_elementwise
+    from astjax.rules.registry import INTEGER_PARAMETERS, PRIMITIVES
+    clashing = {n: p.operands for n, p in PRIMITIVES.items()
+                if is_elementwise(p) and set(p.operands) & INTEGER_PARAMETERS}
+    assert not clashing, clashing
