@@ -233,3 +233,29 @@ def test_orthogonal():
     assert I.orthogonal(column_axis=0)(key, (4, 2, 3)).shape == (4, 2, 3)
     with pytest.raises(ValueError):
         I.orthogonal()(key, (3,))
+
+
+def _log1mexp_loss(x):
+    return jnp.sum(nn.log1mexp(x) * jnp.arange(5.0))
+
+
+def _logmeanexp_loss(x):
+    return jnp.sum(nn.logmeanexp(x, axis=1) * jnp.array([1.0, 2.0, 3.0]))
+
+
+def test_log1mexp_and_logmeanexp_values_and_gradients():
+    x = np.array([0.01, 0.5, 0.7, 2.0, 30.0])
+    exact = np.where(x > np.log(2), np.log1p(-np.exp(-x)), np.log(-np.expm1(-x)))    # each form where it is exact
+    np.testing.assert_allclose(nn.log1mexp(x), exact, rtol=1e-12)
+    m = np.random.default_rng(0).standard_normal((3, 4))
+    for kwargs in ({}, {"axis": 0}, {"axis": 1, "keepdims": True}, {"axis": (0, 1)}):
+        np.testing.assert_allclose(nn.logmeanexp(m, **kwargs), np.log(np.mean(np.exp(m), **kwargs)), rtol=1e-12)
+    assert nn.logmeanexp(m.astype(np.float32)).dtype == np.float32
+    eps = 1e-6
+    for fn, v in ((_log1mexp_loss, x), (_logmeanexp_loss, m)):
+        fd = np.zeros_like(v)
+        for i in np.ndindex(v.shape):
+            e = np.zeros_like(v)
+            e[i] = eps
+            fd[i] = (fn(v + e) - fn(v - e)) / (2 * eps)
+        np.testing.assert_allclose(astjax.grad(fn)(v), fd, rtol=1e-6, atol=1e-8)

@@ -13,6 +13,8 @@ written from einsum, where and softmax. Not provided: `normalize` (JAX's
 deprecated name of `standardize`), the `where=` and `initial=` arguments of
 softmax, and dot_product_attention's sequence lengths and local windows.
 """
+import math
+
 import numpy as _np
 
 from .. import numpy as jnp
@@ -25,7 +27,7 @@ from . import initializers  # noqa: F401
 __all__ = ["celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "identity",
            "initializers", "leaky_relu", "log_sigmoid", "log_softmax", "logsumexp", "mish", "one_hot", "relu",
            "relu6", "selu", "sigmoid", "silu", "soft_sign", "softmax", "softplus", "sparse_plus", "squareplus",
-           "standardize", "swish", "tanh", "sparse_sigmoid", "dot_product_attention"]
+           "standardize", "swish", "tanh", "sparse_sigmoid", "dot_product_attention", "log1mexp", "logmeanexp"]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -232,3 +234,16 @@ def _check_attention_shapes(q, k, v):
     if len(q) != 4 or len(k) != 4 or tuple(k) != tuple(v) or q[0] != k[0] or q[3] != k[3] or q[2] % k[2]:
         raise ValueError(f"dot_product_attention: query (B, T, N, H) and key/value (B, S, K, H) with N a multiple "
                          f"of K expected, got query {tuple(q)}, key {tuple(k)}, value {tuple(v)}")
+
+
+def log1mexp(x):
+    """log(1 - exp(-x)) for x > 0, accurate at both ends: log1p(-exp(-x)) above log 2, log(-expm1(-x)) below."""
+    return jnp.where(x > 0.6931471805599453, jnp.log1p(-jnp.exp(-x)), jnp.log(-jnp.expm1(-x)))
+
+
+def logmeanexp(x, axis=None, where=None, keepdims=False):
+    """log(mean(exp(x))) along `axis`: logsumexp less the log of the count."""
+    if where is not None:
+        raise NotImplementedError("astjax.nn.logmeanexp: where= is not supported; select the entries first")
+    count = jnp.size(x) if axis is None else jnp.size(x) // jnp.size(jnp.sum(x, axis=axis))
+    return logsumexp(x, axis=axis, keepdims=keepdims) - math.log(count)     # a Python float: weak, as in JAX
