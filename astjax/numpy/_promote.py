@@ -349,6 +349,13 @@ def promote_all(arrays):
     return [a if a.dtype == r else a.astype(r) for a in arrays]
 
 
+def inexact_all(values):
+    """`values` as ndarrays of one inexact dtype, by JAX's lattice: a Python number is weak, so it takes
+    the arrays' dtype from its exact value (0.3 beside float64 data is read as float64's 0.3)."""
+    dtype = _to_inexact(np.dtype(lub_of(key_of(v) for v in values)))
+    return [np.asarray(plain(v), dtype=dtype) for v in values]
+
+
 def check_no_out(out_, name):
     if out_ is not None:
         raise TypeError(

@@ -6,7 +6,7 @@ scalars are weak. Their derivative rules live in astjax/rules/signal.py.
 import numpy as np
 
 from ._promote import (
-    _to_inexact,
+    inexact_all as _inexact_values,
     nd as _nd,
     out as _out,
     plain as _plain,
@@ -15,13 +15,7 @@ from ._promote import (
 
 
 def _inexact_all(*values):
-    """The values as ndarrays of one inexact dtype. A Python number is weak, as in JAX: it takes the
-    arrays' dtype from its exact value (`interp(0.3, xp, fp)` of float64 data reads 0.3, not float32's)."""
-    weak = [type(v) in (int, float, bool) for v in values]
-    strong = [_nd(v) for v, w in zip(values, weak) if not w]
-    arrays = _promote_all(strong) if strong else [_nd(values[0])]
-    dtype = _to_inexact(arrays[0].dtype)
-    return [np.asarray(v, dtype=dtype) if w else _nd(v).astype(dtype, copy=False) for v, w in zip(values, weak)]
+    return _inexact_values(values)
 
 
 def diff(a, n=1, axis=-1, prepend=None, append=None):

@@ -14,7 +14,7 @@ derivatives in `a` and `b` (as in JAX, where they are not implemented either).
 import numpy as np
 
 from .._lazy import lazy_module
-from ..numpy._promote import inexact_arg as _inexact, nd as _nd, out as _out, plain as _plain
+from ..numpy._promote import inexact_all as _inexact_values, inexact_arg as _inexact, nd as _nd, out as _out, plain as _plain
 from ..numpy._promote import promote_inexact as _promote_inexact
 
 _sc = lazy_module("scipy.special")     # imported when a function first runs: `import astjax` stays fast
@@ -291,9 +291,8 @@ def _weight_or_one(b):
 # ----------------------------------------------------------- more of jax.scipy.special
 def _nary(fn, *args):
     """`fn` of the operands promoted to one float dtype (Python numbers are weak: they take the arrays')."""
-    arrays = [_f(a) for a in args if hasattr(a, "dtype")]
-    dtype = np.result_type(*arrays) if arrays else np.dtype(np.float32)
-    return _out(np.asarray(fn(*[np.asarray(_plain(a), dtype=dtype) for a in args]), dtype=dtype))
+    values = _inexact_values(args)
+    return _out(np.asarray(fn(*values), dtype=values[0].dtype))
 
 
 def erfcx(x):
