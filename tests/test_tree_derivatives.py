@@ -6,22 +6,14 @@ import astjax
 import astjax.numpy as jnp
 from astjax import tree_util
 
+from adversarial.harness import fd_grad, replace_leaves
+
 EPS = 1e-6
 
 
 def _fd_grad(fn, tree):
     """Central differences of a scalar function of a dict of float arrays, as a dict."""
-    out = {}
-    for key, value in tree.items():
-        grad = np.zeros_like(value)
-        for i in np.ndindex(value.shape):
-            up = {k: v.copy() for k, v in tree.items()}
-            down = {k: v.copy() for k, v in tree.items()}
-            up[key][i] += EPS
-            down[key][i] -= EPS
-            grad[i] = (fn(up) - fn(down)) / (2 * EPS)
-        out[key] = grad
-    return out
+    return replace_leaves(tree, fd_grad(fn, (tree,), 0))
 
 
 def _assert_trees_close(got, want):
