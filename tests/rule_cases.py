@@ -377,6 +377,14 @@ def clip_keywords(a, w):
     return jnp.sum(w * jnp.clip(a, min=-0.5, max=0.5))
 
 
+def clip_traced_bounds(a, lo, hi, w):
+    return jnp.sum(w * jnp.clip(a, lo, hi))
+
+
+def clip_traced_keywords(a, lo, hi, w):
+    return jnp.sum(w * jnp.clip(a, min=lo, max=hi))
+
+
 def _mask(*shape):
     return _rng.random(shape) < 0.5
 
@@ -403,6 +411,12 @@ case("clip", "max_only", clip_max_only, _away(normal(3, 4), (0.3,)))
 case("clip", "method", clip_method, _away(normal(3, 4), (-0.5, 0.5)))
 case("clip", "at_bounds", clip_both, _array([[-0.5, 0.8, 0.1], [0.8, -0.5, 2.0]]))
 case("clip", "min_max_keywords", clip_keywords, _away(normal(3, 4), (-0.5, 0.5)))
+# bounds that carry a derivative (JAX: clip is minimum(maximum(a, lo), hi)), broadcast against `a`
+_clip_a = _array([[-1.2, -0.1, 0.3, 1.4], [0.9, -0.7, 0.05, 2.0], [-0.35, 0.45, 1.1, -2.0]])
+case("clip", "traced_bounds_broadcast", clip_traced_bounds, _clip_a, _array([[-0.5], [0.2], [-0.1]]),
+     _array([0.6, 0.8, 0.7, 1.0]), argnums=(0, 1, 2))
+case("clip", "traced_scalar_bounds", clip_traced_bounds, _clip_a, _array(-0.2), _array(0.7), argnums=(0, 1, 2))
+case("clip", "traced_keywords", clip_traced_keywords, _clip_a, _array(-0.2), _array(0.7), argnums=(0, 1, 2))
 
 
 # ======================================================================= reductions

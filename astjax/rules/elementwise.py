@@ -119,10 +119,20 @@ defjvp(where, "dy = jnp.where(condition, dx1, 0.0) + jnp.where(condition, 0.0, d
 deflowering(where, numba=NUMBA_CPU + "where")
 where.elementwise = True
 
-clip = primitive("clip", jnp.clip, operands=("a",), aliases=(np.clip,),
-                 signature=lambda a, a_min=None, a_max=None, *, min=None, max=None: None)
-defvjp(clip, "ba += by * clip_mask(a, a_min, a_max, min, max)")
-defjvp(clip, "dy = da * clip_mask(a, a_min, a_max, min, max)")
+# clip(a, lo, hi) = minimum(maximum(a, lo), hi): each of a, lo, hi gets the share of the gradient its
+# maximum/minimum gives it (half on a tie, as in JAX). The bounds are spelled a_min/a_max or min/max.
+clip = primitive("clip", jnp.clip, operands=("a", "a_min", "a_max", "min", "max"), aliases=(np.clip,),
+                 unbroadcast=True, signature=lambda a, a_min=None, a_max=None, *, min=None, max=None: None)
+defvjp(clip, "ba += by * clip_mask(a, a_min, a_max, min, max)",
+       "ba_min += by * clip_lower_weight(a, a_min, a_max, min, max)",
+       "ba_max += by * clip_upper_weight(a, a_min, a_max, min, max)",
+       "bmin += by * clip_lower_weight(a, a_min, a_max, min, max)",
+       "bmax += by * clip_upper_weight(a, a_min, a_max, min, max)")
+defjvp(clip, "da -> da * clip_mask(a, a_min, a_max, min, max)",
+       "da_min -> da_min * clip_lower_weight(a, a_min, a_max, min, max)",
+       "da_max -> da_max * clip_upper_weight(a, a_min, a_max, min, max)",
+       "dmin -> dmin * clip_lower_weight(a, a_min, a_max, min, max)",
+       "dmax -> dmax * clip_upper_weight(a, a_min, a_max, min, max)")
 deflowering(clip, numba=NUMBA_CPU + "clip")
 clip.elementwise = True
 

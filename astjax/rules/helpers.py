@@ -10,7 +10,7 @@ from ..array import Array, wrap
 
 __all__ = ["batch_broadcast", "well_conditioned", "square_unless_reduced", "lone_zero", "lone_zero_derivative", "sum_adjoint", "sum_items", "take_adjoint", "unbroadcast_to", "cumsum_adjoint", "trace_adjoint", "tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
            "attribute_adjoint", "item_adjoint", "stack_adjoint", "concatenate_adjoint", "array_adjoint", "broadcast_like", "TreeAdjoint", "index_adjoint", "materialize", "unbroadcast", "unreduce", "reduced_size", "invert_permutation", "pad_adjoint",
-           "distinct_index", "at_set", "at_add", "at_multiply", "at_get", "part_at", "placed_at", "cleared_at", "zero_tangent", "getitem", "clip_mask", "extremum_mask",
+           "distinct_index", "at_set", "at_add", "at_multiply", "at_get", "part_at", "placed_at", "cleared_at", "zero_tangent", "getitem", "clip_mask", "clip_lower_weight", "clip_upper_weight", "extremum_mask",
            "astype", "dynamic_slice_adjoint", "stack_part", "concatenate_part", "to_float",
            "stack_part_adjoint", "concatenate_part_adjoint",
            "zero_like", "zeros_shaped", "diagonal_adjoint", "repeat_adjoint", "linspace_weights", "meshgrid_axes", "meshgrid_list",
@@ -834,6 +834,37 @@ def clip_mask(a, a_min=None, a_max=None, min=None, max=None):
     if a_max is not None:
         mask = mask * np.where(a < a_max, 1.0, np.where(a == a_max, 0.5, 0.0)).astype(dtype)
     return wrap(mask)
+
+
+def _tie_weight(u, v, dtype):
+    """d max(u, v) / du as JAX shares it: 1 where u wins, 0.5 on a tie, 0 where v wins."""
+    return np.where(u > v, 1.0, np.where(u == v, 0.5, 0.0)).astype(dtype)
+
+
+def _clip_weight_dtype(*values):
+    dtype = np.result_type(*[np.asarray(v) for v in values if v is not None])
+    return dtype if np.issubdtype(dtype, np.inexact) else np.float32
+
+
+def clip_lower_weight(a, a_min=None, a_max=None, min=None, max=None):
+    """d clip(a, lo, hi) / d lo: clip is minimum(maximum(a, lo), hi), so lo counts where it beats `a`
+    and the result is not then cut by `hi` (ties share half, as in JAX)."""
+    lo = a_min if min is None else min
+    hi = a_max if max is None else max
+    dtype = _clip_weight_dtype(a, lo, hi)
+    weight = _tie_weight(np.asarray(lo), np.asarray(a), dtype)
+    if hi is not None:
+        weight = weight * _tie_weight(np.asarray(hi), np.maximum(a, lo), dtype)
+    return wrap(weight)
+
+
+def clip_upper_weight(a, a_min=None, a_max=None, min=None, max=None):
+    """d clip(a, lo, hi) / d hi: 1 where `hi` cuts maximum(a, lo), 0.5 on a tie."""
+    lo = a_min if min is None else min
+    hi = a_max if max is None else max
+    dtype = _clip_weight_dtype(a, lo, hi)
+    kept = np.asarray(a) if lo is None else np.maximum(a, lo)
+    return wrap(_tie_weight(kept, np.asarray(hi), dtype))
 
 
 def extremum_mask(a, y, axis=None, keepdims=False):

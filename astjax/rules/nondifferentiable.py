@@ -96,11 +96,12 @@ deflowering(PRIMITIVES["not_a_row"], numba="astjax.runtime.numba_cpu:not_a_row")
 nondifferentiable("not_a_view", helpers.not_a_view, NOTHING,
                   effect="checks that a value is not a view of the array it is written into", guard=True)
 for _helper, _reason in (("reduced_size", SHAPES), ("invert_permutation", INTEGER), ("clip_mask", BOOLEAN),
-                         ("extremum_mask", BOOLEAN), ("linspace_weights", SHAPES), ("meshgrid_axes", SHAPES),
+                         ("clip_lower_weight", BOOLEAN), ("clip_upper_weight", BOOLEAN), ("extremum_mask", BOOLEAN), ("linspace_weights", SHAPES), ("meshgrid_axes", SHAPES),
                          ("unique_index", INTEGER), ("distinct_index", INTEGER)):
     nondifferentiable(_helper, getattr(helpers, _helper), _reason)
 for _name in ("zeros_like", "ones_like", "zeros", "ones", "empty", "empty_like", "eye", "identity", "shape", "ndim",
-              "size", "arange", "reduced_size", "invert_permutation", "clip_mask", "extremum_mask", "unique_index",
+              "size", "arange", "reduced_size", "invert_permutation", "clip_mask", "clip_lower_weight", "clip_upper_weight",
+              "extremum_mask", "unique_index",
               "distinct_index", "isclose", "allclose", "linspace_weights", "builtin_len"):
     deflowering(PRIMITIVES[_name], numba=f"astjax.runtime.numba_cpu:{_name}")
 

@@ -381,6 +381,47 @@ def _clip_mask(a, a_min, a_max, min, max):
 lowers("clip_mask", ("a", "a_min", "a_max", "min", "max"), reference=helpers.clip_mask)(_clip_mask)
 
 
+_larger = kernel(lambda u, v: u if u >= v or u != u else v)     # np.maximum of two scalars (nan wins)
+_tie_share = kernel(lambda u, v: 1.0 if u > v else (0.5 if u == v else 0.0))     # d max(u, v) / du, as JAX
+
+
+def _clip_bound_weight(a, a_min, a_max, min, max, upper):
+    """clip_lower_weight / clip_upper_weight: the share of clip's gradient a bound receives."""
+    lo = a_min if is_none(min) else min
+    hi = a_max if is_none(max) else max
+    if not _operand_ok(a) or not all(is_none(t) or _operand_ok(t) for t in (lo, hi)):
+        return None
+    reference = helpers.clip_upper_weight if upper else helpers.clip_lower_weight
+    shape_dtype = result_shape_dtype(reference, a, a_min, a_max, min, max)
+    if shape_dtype is None or (upper and is_none(hi)) or (not upper and is_none(lo)):
+        return None
+    out = shape_dtype[1].type
+    common = _promoted(a, lo) if not is_none(lo) else None
+    common = _promoted(a, hi) if common is None else (
+        common if is_none(hi) else agreed(lambda a_, l, h: np.result_type(a_, l, h), a, lo, hi))
+    if common is None:
+        return None
+    t, tie, larger = common.type, _tie_share, _larger
+    if upper and is_none(lo):
+        fn = kernel(lambda v, h: tie(t(v), t(h)))
+    elif upper:
+        fn = kernel(lambda v, l, h: tie(larger(t(v), t(l)), t(h)))
+    elif is_none(hi):
+        fn = kernel(lambda v, l: tie(t(l), t(v)))
+    else:
+        fn = kernel(lambda v, l, h: tie(t(l), t(v)) * tie(t(h), larger(t(v), t(l))))
+    params = ("a", "a_min", "a_max", "min", "max")
+    types_ = (a, types.none if not is_none(min) else a_min, types.none if not is_none(max) else a_max,
+              min if not is_none(min) else types.none, max if not is_none(max) else types.none)
+    return map_impl(params, fn, [None] * 5, out, types_)
+
+
+lowers("clip_lower_weight", ("a", "a_min", "a_max", "min", "max"),
+       reference=helpers.clip_lower_weight)(lambda a, a_min, a_max, min, max: _clip_bound_weight(a, a_min, a_max, min, max, False))
+lowers("clip_upper_weight", ("a", "a_min", "a_max", "min", "max"),
+       reference=helpers.clip_upper_weight)(lambda a, a_min, a_max, min, max: _clip_bound_weight(a, a_min, a_max, min, max, True))
+
+
 def _clip_reference(a, a_min=None, a_max=None, min=None, max=None):
     return jnp.clip(a, a_min, a_max, min=min, max=max)
 
