@@ -328,6 +328,14 @@ def cummin_fn(x, w):
     return jnp.sum(w * lax.cummin(x, 0))
 
 
+def maximum_accumulate_fn(x, w):
+    return jnp.sum(w * np.maximum.accumulate(x, axis=1))
+
+
+def minimum_accumulate_fn(x, w):
+    return jnp.sum(w * np.minimum.accumulate(x))
+
+
 def sort_fn(x, w):
     return jnp.sum(w * lax.sort(x))
 
@@ -351,6 +359,8 @@ case("lax_cumprod", "reverse_with_zero", cumprod_reverse, _array([[1.2, 0.0], [0
 case("lax_cummax", "axis1", cummax_fn, distinct(2, 4))
 case("lax_cummax", "reverse", cummax_reverse, distinct(5, 2))
 case("lax_cummin", "axis0", cummin_fn, distinct(5, 2))
+case("maximum_accumulate", "axis1", maximum_accumulate_fn, distinct(3, 4))
+case("minimum_accumulate", "axis0", minimum_accumulate_fn, distinct(5, 2))
 case("lax_sort", "last", sort_fn, distinct(2, 4))
 case("lax_sort", "dim0", sort_dim0, distinct(4, 3))
 case("lax_gather_along", "repeats", gather_along_fn, normal(2, 4))

@@ -258,3 +258,13 @@ def test_scan_over_a_tuple_runs_and_differentiates():
     np.testing.assert_allclose(gb, 2 * a)
     with pytest.raises(AstjaxError, match="one array as xs"):
         astjax.grad(scan_over_a_tuple_in_a_name)(a, b)
+
+
+def test_running_maximum_at_a_tie_is_refused_not_given_a_convention():
+    """JAX splits a tie of cummax by the shape of its parallel scan; astjax refuses rather than pick another."""
+    def loss(x):
+        return jnp.sum(lax.cummax(x) * x)
+
+    with pytest.raises(AstjaxError, match="tie"):
+        astjax.grad(loss)(np.array([1.0, 2.0, 2.0, 0.5]))
+    assert np.allclose(astjax.grad(loss)(np.array([1.0, 2.0, 1.5, 0.5])), [1.0 + 1.0, 2.0 + (2.0 + 1.5 + 0.5), 2.0, 2.0])

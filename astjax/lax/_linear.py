@@ -199,7 +199,11 @@ def cummin(operand, axis=0, reverse=False):
 
 
 def cumulative_argext(operand, axis, reverse, largest):
-    """Indices along `axis` of the element each running max (largest) or min holds: the earliest one reached."""
+    """Indices along `axis` of the element each running max (largest) or min holds.
+
+    The derivative flows to that element. Where a later element equals the running extremum (a tie), the
+    derivative has no one answer (JAX splits it by the shape of its parallel scan's tree): refused.
+    """
     x = np.moveaxis(nd(operand), axis, -1)
     if reverse:
         x = np.flip(x, -1)
@@ -208,6 +212,13 @@ def cumulative_argext(operand, axis, reverse, largest):
     best = x[..., 0].copy()
     current = np.zeros(x.shape[:-1], dtype=np.int64)
     for i in range(1, n):
+        if np.any(x[..., i] == best):
+            from ..errors import RuntimeRefusal
+            raise RuntimeRefusal(
+                f"astjax: the derivative of a running {'maximum' if largest else 'minimum'} (cummax/cummin, "
+                f"np.{'maximum' if largest else 'minimum'}.accumulate) where an element equals the running "
+                "extremum (a tie) is not defined and is refused; move the point off the tie, or write the "
+                "recurrence as a loop of jnp.maximum / jnp.minimum (which shares a tie's derivative equally)")
         better = x[..., i] > best if largest else x[..., i] < best
         best = np.where(better, x[..., i], best)
         current = np.where(better, i, current)

@@ -8,6 +8,8 @@ dot_general's adjoints are short functions written from primitives
 (COMPOSITES), as JAX transposes them: contractions of the output's adjoint
 with the other operand.
 """
+import numpy as np
+
 from .. import lax
 from .. import numpy as jnp
 from ..lax import internal
@@ -229,12 +231,30 @@ rules("lax_cumsum", lax.cumsum, ("operand",), "boperand += lax.cumsum(by, axis, 
       "dy = lax.cumsum(doperand, axis, reverse)")
 rules("lax_cumprod", lax.cumprod, ("operand",), "boperand += lax_cumprod_adjoint(by, operand, axis, reverse)",
       "dy = lax_cumprod_tangent(doperand, operand, axis, reverse)")
-# A running max/min's derivative flows to the element it holds (the earliest reached among equal ones).
+# A running max/min's derivative flows to the element it holds (refused at a tie: see cumulative_argext).
 for _name, _largest in (("cummax", True), ("cummin", False)):
     _arg = f"lax.internal.cumulative_argext(operand, axis, reverse, {_largest})"
     rules(f"lax_{_name}", getattr(lax, _name), ("operand",),
           f"boperand += lax.internal.scatter_along(by, {_arg}, axis, jnp.shape(operand))",
           f"dy = lax.internal.gather_along(doperand, {_arg}, axis)")
+
+
+def _accumulate_as_numpy(running, ufunc_name):
+    """`np.maximum.accumulate(array, axis=0)` (NumPy's spelling of a running max/min) as astjax computes it."""
+    def accumulate(array, axis=0, dtype=None, out=None):
+        if dtype is not None or out is not None:
+            raise NotImplementedError(f"np.{ufunc_name}.accumulate with dtype= or out= is not supported by astjax")
+        return running(array, axis)
+    accumulate.__name__ = f"{ufunc_name}_accumulate"
+    accumulate.__doc__ = f"np.{ufunc_name}.accumulate: running {ufunc_name} values along `axis`."
+    return accumulate
+
+
+for _ufunc, _name, _largest in ((np.maximum, "maximum", True), (np.minimum, "minimum", False)):
+    _arg = f"lax.internal.cumulative_argext(array, axis, False, {_largest})"
+    rules(f"{_name}_accumulate", _accumulate_as_numpy(getattr(lax, "cummax" if _largest else "cummin"), _name),
+          ("array",), f"barray += lax.internal.scatter_along(by, {_arg}, axis, jnp.shape(array))",
+          f"dy = lax.internal.gather_along(darray, {_arg}, axis)", aliases=(_ufunc.accumulate,))
 # A sort's derivative follows its (stable) permutation.
 rules("lax_sort", lax.sort, ("operand",),
       "boperand += lax.internal.scatter_along(by, jnp.argsort(operand, dimension), dimension, jnp.shape(operand))",

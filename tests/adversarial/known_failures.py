@@ -23,7 +23,6 @@ KNOWN_FAILURES = {
     # --- 9. rules wrong in some uses, rules missing
     "realistic.where_unguarded_sqrt": "NAN (as JAX gives): sqrt's infinite slope at 0 times a zero inner derivative; "
                                       "truth 1.0 (finite differences). Decide: follow JAX or give 0 * inf = 0",
-    "realistic.maximum_accumulate_drawdown": "REFUSED: np.maximum.accumulate (running maximum) has no derivative rule",
     # --- API compositions
     # --- names that clash with generated ones
     "names.user_push_pop": "REFUSED: user functions named push/pop taken for effects (`push(s, v)` mutates s)",
