@@ -1494,12 +1494,27 @@ def take_flat(a, w):
     return jnp.sum(w * jnp.take(a, np.array([[1, 5], [5, 3]])))
 
 
+def take_wrap_cols(a, w):
+    return jnp.sum(w * jnp.take(a, np.array([[0, 5], [-6, 2]]), axis=1, mode="wrap"))
+
+
+def take_clip_flat(a, w):
+    return jnp.sum(w * jnp.take(a, np.array([-3, 1, 9]), mode="clip"))
+
+
+def take_fill_out_of_range(a, w):
+    return jnp.sum(w * jnp.take(a, np.array([2, 7, -1, -9]), axis=0, fill_value=0.5))
+
+
 def take_adjoint_fn(g, a, w):
     return jnp.sum(w * take_adjoint(g, a, np.array([1, 1, 0]), 1))
 
 
 case("take", "rows", take_rows, normal(3, 4))
 case("take", "flat", take_flat, normal(2, 3))
+case("take", "wrap_cols", take_wrap_cols, normal(3, 4))
+case("take", "clip_flat", take_clip_flat, normal(2, 3))
+case("take", "fill_out_of_range", take_fill_out_of_range, normal(3, 2))
 case("take_adjoint", "axis1", take_adjoint_fn, normal(2, 3), np.zeros((2, 4)), argnums=(0,))
 
 

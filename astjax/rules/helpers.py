@@ -8,7 +8,7 @@ import numpy as np
 
 from ..array import Array, wrap
 
-__all__ = ["batch_broadcast", "well_conditioned", "square_unless_reduced", "lone_zero", "lone_zero_derivative", "sum_adjoint", "sum_items", "take_adjoint", "unbroadcast_to", "cumsum_adjoint", "trace_adjoint", "tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
+__all__ = ["batch_broadcast", "well_conditioned", "square_unless_reduced", "lone_zero", "lone_zero_derivative", "sum_adjoint", "sum_items", "take_adjoint", "take_positions", "unbroadcast_to", "cumsum_adjoint", "trace_adjoint", "tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
            "attribute_adjoint", "item_adjoint", "stack_adjoint", "concatenate_adjoint", "array_adjoint", "broadcast_like", "TreeAdjoint", "index_adjoint", "materialize", "unbroadcast", "unreduce", "reduced_size", "invert_permutation", "pad_adjoint",
            "distinct_index", "at_set", "at_add", "at_multiply", "at_get", "part_at", "placed_at", "cleared_at", "zero_tangent", "getitem", "clip_mask", "clip_lower_weight", "clip_upper_weight", "extremum_mask",
            "astype", "dynamic_slice_adjoint", "stack_part", "concatenate_part", "to_float",
@@ -952,10 +952,29 @@ def trace_adjoint(g, a, offset=0, axis1=0, axis2=1):
     return wrap(out)
 
 
-def take_adjoint(g, a, indices, axis=None):
-    """Transpose of `take`: `g` added back at `indices` (repeats add up) in zeros shaped like `a`."""
+def take_positions(indices, n, mode=None):
+    """Where `take(a, indices, mode=mode)` reads along an axis of length n: negative indices counted from
+    the end, "wrap" taken modulo n, "clip" clamped; for "fill" (JAX's default) an index out of range
+    reads nothing (-1 here, and `kept` is False there)."""
+    indices = np.asarray(indices).astype(np.intp)
+    if mode == "wrap":
+        return np.mod(indices, n) if n else indices, np.ones(indices.shape, dtype=bool)
+    if mode == "clip":
+        return np.clip(indices, 0, max(n - 1, 0)), np.ones(indices.shape, dtype=bool)
+    kept = (indices >= -n) & (indices < n)
+    return np.where(kept, np.where(indices < 0, indices + n, indices), -1), kept
+
+
+def take_adjoint(g, a, indices, axis=None, mode=None):
+    """Transpose of `take`: `g` added back at `indices` (repeats add up) in zeros shaped like `a`; an index
+    out of range under mode "fill" (JAX's default) read a fill value, so its part of `g` goes nowhere."""
     out = np.zeros(np.shape(a), dtype=np.result_type(g, np.float32))
-    indices = np.asarray(indices)
+    ax = None if axis is None else axis % max(out.ndim, 1)
+    indices, kept = take_positions(indices, out.size if ax is None else out.shape[ax], mode)
+    if not kept.all():     # g's axes: a's before `axis`, then the indices', then a's after it
+        mask = kept if ax is None else kept.reshape((1,) * ax + kept.shape + (1,) * (out.ndim - ax - 1))
+        g = np.where(mask, g, 0)
+        indices = np.where(kept, indices, 0)
     if axis is None:
         np.add.at(out.reshape(-1), indices.reshape(-1), np.asarray(g).reshape(-1))
     else:

@@ -160,11 +160,14 @@ structural("field_of_adjoint", helpers.field_of_adjoint, "t", "bt += attribute_a
            "dy = field_of_adjoint(dt, x, attr)")
 
 # Gathers: `take`'s adjoint scatter-adds back where the gather read (repeated indices add up).
-structural("take", jnp.take, "a", "ba += take_adjoint(by, a, indices, axis)",
-           "dy = jnp.take(da, indices, axis)", aliases=(np.take,),
-           signature=lambda a, indices, axis=None: None)
-structural("take_adjoint", helpers.take_adjoint, "g", "bg += jnp.take(by, indices, axis)",
-           "dy = take_adjoint(dg, a, indices, axis)")
+# mode "wrap"/"clip" read an index modulo or clamped; "fill" (JAX's default) reads a constant out of range,
+# whose derivative is zero (so the tangent fills with 0 and the adjoint drops those positions).
+structural("take", jnp.take, "a", "ba += take_adjoint(by, a, indices, axis, mode)",
+           "dy = jnp.take(da, indices, axis, mode=mode, fill_value=0)", aliases=(np.take,),
+           signature=lambda a, indices, axis=None, out=None, mode=None, unique_indices=False,
+           indices_are_sorted=False, fill_value=None: None)
+structural("take_adjoint", helpers.take_adjoint, "g", "bg += jnp.take(by, indices, axis, mode=mode, fill_value=0)",
+           "dy = take_adjoint(dg, a, indices, axis, mode)")
 
 # These rules only broadcast or scatter `by`, so a bare 0.0 adjoint works in them.
 for _name in ("getitem", "transpose", "attribute", "unreduce", "unbroadcast"):

@@ -274,10 +274,28 @@ def _fill_value(dtype):
     return np.iinfo(dtype).min if dtype.kind == "i" else np.iinfo(dtype).max
 
 
-@lowers("take", ("a", "indices", "axis"), reference=jnp.take, prefer_literal=True)
-def _take(a, indices, axis):
-    """take: indices out of range give the fill value (NaN for floats), as JAX's default mode "fill"."""
-    if not is_array(a) or dtype_of(a) is None:
+_MISSING_MODE = object()     # a mode that is not a literal: the lowering declines
+_TAKE_PARAMS = ("a", "indices", "axis", "out", "mode", "unique_indices", "indices_are_sorted", "fill_value")
+_FILL_MODES = (None, "fill", "promise_in_bounds")
+
+
+def _take_position_lines(mode, index, n, target):
+    """Lines setting `target` to where index `index` reads along an axis of length `n` (-1: out of range)."""
+    if mode == "wrap":
+        return [f"{target} = {index} % {n}"]
+    if mode == "clip":
+        return [f"{target} = min(max({index}, 0), {n} - 1)"]
+    return [f"{target} = ({index} if {index} >= 0 else {index} + {n}) if -{n} <= {index} < {n} else -1"]
+
+
+@lowers("take", _TAKE_PARAMS, reference=jnp.take, prefer_literal=True)
+def _take(a, indices, axis, out, mode, unique_indices, indices_are_sorted, fill_value):
+    """take: mode "wrap"/"clip" as NumPy; otherwise an index out of range gives the fill value (NaN for
+    floats unless `fill_value` says), as JAX's default mode "fill"."""
+    mode_value = literal_value(mode, _MISSING_MODE)
+    if not is_array(a) or dtype_of(a) is None or not is_none(out) or mode_value not in _FILL_MODES + ("wrap", "clip"):
+        return None
+    if not is_none(fill_value) and not isinstance(types.unliteral(fill_value), (types.Integer, types.Float, types.Boolean)):
         return None
     index_scalar = isinstance(types.unliteral(indices), types.Integer)
     if not index_scalar and not (is_array(indices) and dtype_of(indices) is not None and
@@ -300,17 +318,19 @@ def _take(a, indices, axis):
     lines = [f"moved = {src}", "n = moved.shape[0]", "rows = moved.reshape((n, -1))",
              "flat_idx = np.array(indices).reshape(-1)" if index_scalar else "flat_idx = indices.reshape(-1)",
              "out = np.empty((flat_idx.size, rows.shape[1]), dtype)",
+             "fill = default_fill" if is_none(fill_value) else "fill = dtype(fill_value)",
              "for i in range(flat_idx.size):",
-             "    k = flat_idx[i]",
-             "    if -n <= k < n:",
-             "        out[i] = rows[k if k >= 0 else k + n]",
+             *["    " + line for line in _take_position_lines(mode_value, "flat_idx[i]", "n", "k")],
+             "    if k >= 0:",
+             "        out[i] = rows[k]",
              "    else:",
              "        out[i] = fill"]
+    env = dict(dtype=dtype.type, default_fill=dtype.type(_fill_value(dtype)))
     idx_dims = [f"indices.shape[{d}]" for d in range(index_ndim)]
     shaped = "(" + "".join(f"{s}, " for s in idx_dims + rest_dims) + ")"
     if not idx_dims and not rest_dims:
         lines.append("return out[0, 0]")
-        return _impl(("a", "indices", "axis"), lines, dtype=dtype.type, fill=dtype.type(_fill_value(dtype)))
+        return _impl(_TAKE_PARAMS, lines, **env)
     lines.append(f"result = out.reshape({shaped})")
     if ax and index_ndim != 1 or (ax and index_ndim == 1):
         # indices' dims go where the axis was: move them back from the front.
@@ -320,13 +340,16 @@ def _take(a, indices, axis):
         lines.append(f"return np.transpose(result, {tuple(order)!r})")
     else:
         lines.append("return result")
-    return _impl(("a", "indices", "axis"), lines, dtype=dtype.type, fill=dtype.type(_fill_value(dtype)))
+    return _impl(_TAKE_PARAMS, lines, **env)
 
 
-@lowers("take_adjoint", ("g", "a", "indices", "axis"), reference=helpers.take_adjoint, prefer_literal=True)
-def _take_adjoint(g, a, indices, axis):
-    """take_adjoint: g added back at the indices (repeats add up) into zeros shaped like a."""
-    if not _value(g) or not is_array(a) or not (is_array(indices) and dtype_of(indices).kind in "iu"):
+@lowers("take_adjoint", ("g", "a", "indices", "axis", "mode"), reference=helpers.take_adjoint, prefer_literal=True)
+def _take_adjoint(g, a, indices, axis, mode):
+    """take_adjoint: g added back at the indices (repeats add up) into zeros shaped like a; under mode
+    "fill" an index out of range read a constant and adds nothing."""
+    mode_value = literal_value(mode, _MISSING_MODE)
+    if not _value(g) or not is_array(a) or not (is_array(indices) and dtype_of(indices).kind in "iu") or \
+            mode_value not in _FILL_MODES + ("wrap", "clip"):
         return None
     dtype = _float_of(dtype_of(g))
     g_read = "np.ascontiguousarray(g)" if is_array(g) else "np.array(g)"
@@ -334,12 +357,11 @@ def _take_adjoint(g, a, indices, axis):
         lines = ["out = np.zeros(a.size, dtype)", f"flat_g = {g_read}.reshape(-1)", "flat_idx = indices.reshape(-1)",
                  "n = a.size",
                  "for i in range(flat_idx.size):",
-                 "    k = flat_idx[i]",
-                 "    if not -n <= k < n:",
-                 "        raise IndexError('index out of bounds')",
-                 "    out[k if k >= 0 else k + n] += flat_g[i]",
+                 *["    " + line for line in _take_position_lines(mode_value, "flat_idx[i]", "n", "k")],
+                 "    if k >= 0:",
+                 "        out[k] += flat_g[i]",
                  "return out.reshape(a.shape)"]
-        return _impl(("g", "a", "indices", "axis"), lines, dtype=dtype)
+        return _impl(("g", "a", "indices", "axis", "mode"), lines, dtype=dtype)
     axes = static_axes(axis, a.ndim)
     if axes is None or len(axes) != 1 or not is_array(g):
         return None
@@ -354,12 +376,11 @@ def _take_adjoint(g, a, indices, axis):
              f"grows = np.ascontiguousarray(np.transpose(g, {g_order!r})).reshape((indices.size, -1))",
              "flat_idx = indices.reshape(-1)",
              "for i in range(flat_idx.size):",
-             "    j = flat_idx[i]",
-             "    if not -n <= j < n:",
-             "        raise IndexError('index out of bounds')",
-             "    rows[j if j >= 0 else j + n] += grows[i]",
+             *["    " + line for line in _take_position_lines(mode_value, "flat_idx[i]", "n", "j")],
+             "    if j >= 0:",
+             "        rows[j] += grows[i]",
              f"return np.transpose(moved, {inverse!r})" if ax else "return moved"]
-    return _impl(("g", "a", "indices", "axis"), lines, dtype=dtype)
+    return _impl(("g", "a", "indices", "axis", "mode"), lines, dtype=dtype)
 
 
 # ------------------------------------------------------------------ summing and spreading adjoints back
