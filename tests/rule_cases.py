@@ -23,7 +23,7 @@ from astjax import lax
 from astjax.rules.helpers import (array_adjoint, array_items, attribute_adjoint, broadcast_like, cumsum_adjoint, trace_adjoint, unbroadcast_to, take_adjoint, sum_adjoint, sum_items,
                                   concatenate_adjoint, concatenate_items, concatenate_part,
                                   concatenate_part_adjoint, dynamic_slice_adjoint, field_of_adjoint,
-                                  index_adjoint, item_adjoint, pad_adjoint, pad_tangent, inplace_result, stack_adjoint, stack_items,
+                                  index_adjoint, item_adjoint, pad_adjoint, pad_tangent, pad_constant_adjoint, pad_constant_tangent, inplace_result, stack_adjoint, stack_items,
                                   stack_part, stack_part_adjoint, tree_item_adjoint, unbroadcast, unreduce,
                                   part_at, placed_at, cleared_at, list_items)
 
@@ -1095,6 +1095,22 @@ def pad_tangent_wrap(t, w):
     return jnp.sum(w * pad_tangent(t, ((1, 2), (0, 1)), "wrap"))
 
 
+def pad_traced_constant(a, c, w):
+    return jnp.sum(w * jnp.pad(a, ((1, 2), (0, 1)), constant_values=c))
+
+
+def pad_traced_constant_pairs(a, c, w):
+    return jnp.sum(w * jnp.pad(a, ((1, 0), (2, 1)), "constant", constant_values=c))
+
+
+def pad_constant_tangent_fn(t, w):
+    return jnp.sum(w * pad_constant_tangent(t, np.zeros((2, 3)), ((1, 2), (0, 1))))
+
+
+def pad_constant_adjoint_fn(g, w):
+    return jnp.sum(w * pad_constant_adjoint(g, np.zeros((2, 3)), ((1, 2), (0, 1)), np.zeros((2, 2))))
+
+
 def inplace_result_same_dtype(new, w):
     return jnp.sum(w * inplace_result(np.zeros((3, 4)), new))
 
@@ -1169,6 +1185,10 @@ case("unreduce", "axis1", unreduce_fn, normal(2, 4), _ZEROS_2x3x4, argnums=(0,))
 case("unreduce", "keepdims", unreduce_keepdims, normal(1, 3, 1), _ZEROS_2x3x4, argnums=(0,))
 case("unreduce", "all", unreduce_all, normal(), _ZEROS_2x3x4, argnums=(0,))
 case("unreduce", "negative_axis", unreduce_negative_axis, normal(2, 3), _ZEROS_2x3x4, argnums=(0,))
+case("pad", "traced_constant", pad_traced_constant, normal(3, 4), normal(), argnums=(0, 1))
+case("pad", "traced_constant_pairs", pad_traced_constant_pairs, normal(3, 4), normal(2, 2), argnums=(0, 1))
+case("pad_constant_tangent", "pairs", pad_constant_tangent_fn, normal(2, 2))
+case("pad_constant_adjoint", "pairs", pad_constant_adjoint_fn, normal(5, 4))
 case("pad_adjoint", "constant", pad_adjoint_constant, normal(6, 5))
 case("pad_adjoint", "edge", pad_adjoint_edge, normal(6, 5))
 case("pad_adjoint", "edge_int", pad_adjoint_edge_int, normal(5, 4))

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..array import Array, wrap
 
-__all__ = ["batch_broadcast", "well_conditioned", "square_unless_reduced", "lone_zero", "lone_zero_derivative", "sum_adjoint", "sum_items", "take_adjoint", "take_positions", "unbroadcast_to", "cumsum_adjoint", "trace_adjoint", "tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
+__all__ = ["batch_broadcast", "well_conditioned", "square_unless_reduced", "lone_zero", "lone_zero_derivative", "sum_adjoint", "sum_items", "take_adjoint", "take_positions", "pad_constant_adjoint", "pad_constant_tangent", "unbroadcast_to", "cumsum_adjoint", "trace_adjoint", "tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
            "attribute_adjoint", "item_adjoint", "stack_adjoint", "concatenate_adjoint", "array_adjoint", "broadcast_like", "TreeAdjoint", "index_adjoint", "materialize", "unbroadcast", "unreduce", "reduced_size", "invert_permutation", "pad_adjoint",
            "distinct_index", "at_set", "at_add", "at_multiply", "at_get", "part_at", "placed_at", "cleared_at", "zero_tangent", "getitem", "clip_mask", "clip_lower_weight", "clip_upper_weight", "extremum_mask",
            "astype", "dynamic_slice_adjoint", "stack_part", "concatenate_part", "to_float",
@@ -157,6 +157,35 @@ def pad_tangent(t, pad_width, mode="constant"):
                              "'linear_ramp', or pad with jnp.concatenate and the value you need.")
     from .. import numpy as jnp
     return jnp.pad(t, pad_width, mode)
+
+
+def _pad_sides(shape, pad_width):
+    """For `jnp.pad(zeros(shape), pad_width)`: each cell's side as 2 * axis + (0 before, 1 after), -1 inside,
+    as NumPy fills them (axis by axis, so a corner belongs to the last axis that padded it)."""
+    ndim = len(shape)
+    sides = np.arange(2 * ndim).reshape(ndim, 2)
+    return np.pad(np.full(shape, -1, dtype=np.int64), pad_width, mode="constant", constant_values=sides)
+
+
+def pad_constant_adjoint(g, array, pad_width, constant_values):
+    """The adjoint of `constant_values` in `jnp.pad(array, pad_width, constant_values=...)`: the sum of `g` over
+    the cells each value filled, shaped like `constant_values` (a scalar, a (before, after) pair, or pairs)."""
+    g = np.asarray(g)
+    sides = _pad_sides(np.shape(array), pad_width)
+    ndim = np.ndim(array)
+    per_side = np.array([g[sides == k].sum() for k in range(2 * ndim)], dtype=np.result_type(g, np.float32))
+    return wrap(unbroadcast(per_side.reshape(ndim, 2), np.empty(np.shape(constant_values))))
+
+
+def pad_constant_tangent(t, array, pad_width):
+    """The tangent of `jnp.pad(array, pad_width, constant_values=c)` for a tangent `t` of `c`: `t` in the padded
+    cells, zero inside."""
+    t = np.asarray(t)
+    ndim = np.ndim(array)
+    per_side = np.broadcast_to(t, (ndim, 2)) if t.ndim else np.full((ndim, 2), t)
+    sides = _pad_sides(np.shape(array), pad_width)
+    out = np.where(sides >= 0, np.asarray(per_side).reshape(-1)[np.maximum(sides, 0)], 0)
+    return wrap(out.astype(np.result_type(t, np.float32)))
 
 
 def _copied_pad_adjoint(g, widths, mode):

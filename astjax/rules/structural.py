@@ -38,9 +38,20 @@ structural("flip", jnp.flip, "m", "bm += jnp.flip(by, axis)",
            "dy = jnp.flip(dm, axis)", aliases=(np.flip,))
 structural("broadcast_to", jnp.broadcast_to, "array", "barray += unbroadcast(by, array)",
            "dy = jnp.broadcast_to(darray, shape)", aliases=(np.broadcast_to,))
-structural("pad", jnp.pad, "array", "barray += pad_adjoint(by, pad_width, mode)",
-           "dy = pad_tangent(darray, pad_width, mode)", aliases=(np.pad,),
-           signature=lambda array, pad_width, mode="constant": None)
+# The constant of mode "constant" may carry a derivative too: each value's adjoint sums `by` over the cells it
+# filled (a corner belongs to the last axis that padded it, as NumPy fills axis by axis).
+_pad = primitive("pad", jnp.pad, operands=("array", "constant_values"), aliases=(np.pad,),
+                 signature=lambda array, pad_width, mode="constant", constant_values=0: None)
+defvjp(_pad, "barray += pad_adjoint(by, pad_width, mode)",
+       "bconstant_values += pad_constant_adjoint(by, array, pad_width, constant_values)")
+defjvp(_pad, "darray -> pad_tangent(darray, pad_width, mode)",
+       "dconstant_values -> pad_constant_tangent(dconstant_values, array, pad_width)")
+structural("pad_constant_tangent", helpers.pad_constant_tangent, "t",
+           "bt += pad_constant_adjoint(by, array, pad_width, t)", "dy = pad_constant_tangent(dt, array, pad_width)",
+           shape_params=("array",))
+structural("pad_constant_adjoint", helpers.pad_constant_adjoint, "g",
+           "bg += pad_constant_tangent(by, array, pad_width)",
+           "dy = pad_constant_adjoint(dg, array, pad_width, constant_values)", shape_params=("array", "constant_values"))
 structural("pad_tangent", helpers.pad_tangent, "t", "bt += pad_adjoint(by, pad_width, mode)",
            "dy = pad_tangent(dt, pad_width, mode)", signature=lambda t, pad_width, mode="constant": None)
 structural("pad_adjoint", helpers.pad_adjoint, "g", "bg += jnp.pad(by, pad_width, mode)",

@@ -197,10 +197,14 @@ def _axis_index(ndim, d, part):
     return ", ".join(part if k == d else ":" for k in range(ndim))
 
 
-@lowers("pad", ("array", "pad_width", "mode"), reference=jnp.pad, prefer_literal=True)
-def _pad(array, pad_width, mode):
-    """pad with mode "constant" (zeros) or "edge" (each axis in turn copies its edge outward)."""
-    return _padded(array, pad_width, mode, "array")
+@lowers("pad", ("array", "pad_width", "mode", "constant_values"), reference=jnp.pad, prefer_literal=True)
+def _pad(array, pad_width, mode, constant_values):
+    """pad with mode "constant" (a scalar constant_values, zeros by default) or "edge" (each axis in turn
+    copies its edge outward)."""
+    if literal_value(constant_values, None) != 0 and not isinstance(types.unliteral(constant_values),
+                                                                   (types.Integer, types.Float)):
+        return None
+    return _padded(array, pad_width, mode, "array", constant=True)
 
 
 @lowers("pad_tangent", ("t", "pad_width", "mode"), reference=helpers.pad_tangent, prefer_literal=True)
@@ -209,8 +213,9 @@ def _pad_tangent(t, pad_width, mode):
     return _padded(t, pad_width, mode, "t")
 
 
-def _padded(array, pad_width, mode, parameter):
-    """The implementation padding the operand named `parameter` (pad's `array`, pad_tangent's `t`)."""
+def _padded(array, pad_width, mode, parameter, constant=False):
+    """The implementation padding the operand named `parameter` (pad's `array`, pad_tangent's `t`); with
+    `constant`, pad's own `constant_values` parameter fills the padding."""
     mode_value = literal_value(mode)
     if not is_array(array) or dtype_of(array) is None or mode_value not in ("constant", "edge"):
         return None
@@ -224,7 +229,10 @@ def _padded(array, pad_width, mode, parameter):
                   f"if b{d} < 0 or a{d} < 0:", "    raise ValueError('index can\\'t contain negative values')"]
     shape = ", ".join(f"b{d} + n{d} + a{d}" for d in range(ndim))
     inner = ", ".join(f"b{d}:b{d} + n{d}" for d in range(ndim))
-    lines += [f"out = np.zeros(({shape},), dtype)", f"L.fill_broadcast(out[{inner}], array)"]
+    lines += [f"out = np.zeros(({shape},), dtype)"]
+    if constant and mode_value == "constant":
+        lines += ["out[...] = dtype(constant_values)"]
+    lines += [f"L.fill_broadcast(out[{inner}], array)"]
     if mode_value == "edge":
         for d in range(ndim):
             lines += [f"if n{d} > 0:",
@@ -235,7 +243,8 @@ def _padded(array, pad_width, mode, parameter):
     lines.append("return out")
     if parameter != "array":
         lines.insert(0, f"array = {parameter}")
-    return _impl((parameter, "pad_width", "mode"), lines, dtype=dtype_of(array).type)
+    params = (parameter, "pad_width", "mode") + (("constant_values",) if constant else ())
+    return _impl(params, lines, dtype=dtype_of(array).type)
 
 
 @lowers("pad_adjoint", ("g", "pad_width", "mode"), reference=helpers.pad_adjoint, prefer_literal=True)

@@ -49,7 +49,6 @@ KNOWN_FAILURES = {
     "attacks.einsum_broadcast_ellipsis": "REFUSED: einsum with `...` subscripts",
     "attacks.custom_jvp_under_hessian_hessian": "UNCLEAR REFUSAL: hessian through a custom_jvp names generated code, not the user's line",
     "attacks.switch_clamped_index": "REFUSED: lax.switch with the branch list held in a variable",
-    "attacks.pad_edge_and_constant_values": "REFUSED: jnp.pad with mode='edge' or a traced constant_values",
     "attacks.mutate_global_array": "REFUSED: `_W.copy()` of a global array then written into ('no rule for ndarray.copy')",
     "attacks.setitem_2d_fancy_pairs": "REFUSED: B[[0, 2], [1, 1]] = v taken for a repeated position (the pairs differ)",
 }
