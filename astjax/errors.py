@@ -32,10 +32,24 @@ class TransformError(AstjaxError):
                 parts.append("    " + stripped)
                 if self.col is not None and self.col >= indent:
                     parts.append("    " + " " * (self.col - indent) + "^")
+        parts += _user_line_behind(self.filename, self.lineno)
         parts.append(self.reason)
         if self.hint:
             parts.append("Instead: " + self.hint)
         return "\n".join(parts)
+
+
+def _user_line_behind(filename, lineno):
+    """For a line of generated code (a second derivative transforms the first's code): the user's line it
+    came from, so the message names the user's own code as well."""
+    if filename not in _GENERATED_ORIGINS or lineno is None:
+        return []
+    origin = trace_to_user(filename, lineno)
+    if origin is None:
+        return []
+    user_file, user_line = origin
+    return [f'derived from your line, File "{user_file}", line {user_line}:',
+            "    " + linecache.getline(user_file, user_line).strip()]
 
 
 class RuntimeRefusal(AstjaxError, ValueError):

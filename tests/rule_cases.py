@@ -1505,6 +1505,20 @@ case("einsum", "summed_out", einsum_summed_out, normal(2, 3), normal(4, 2))
 case("einsum", "implicit_transpose", einsum_implicit_transpose, normal(3, 4))
 
 
+def einsum_ellipsis_batched(a, b, w):
+    return jnp.sum(w * jnp.einsum("...ij,...jk->...ik", a, b))
+
+
+def einsum_ellipsis_implicit(a, b, w):
+    return jnp.sum(w * jnp.einsum("...j,jk", a, b))
+
+
+# `...` stands for as many axes as the operand has beyond its letters; they broadcast (a size-1 axis of one
+# operand against the other's): the adjoint is summed back over it.
+case("einsum", "ellipsis_batched_broadcast", einsum_ellipsis_batched, normal(2, 1, 3, 4), normal(5, 4, 2))
+case("einsum", "ellipsis_implicit_output", einsum_ellipsis_implicit, normal(2, 3), normal(3, 4))
+
+
 # ------------------------------------------------ take (a gather; repeated indices add up)
 def take_rows(a, w):
     return jnp.sum(w * jnp.take(a, np.array([2, 0, 2]), axis=0))

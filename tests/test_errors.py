@@ -126,3 +126,17 @@ def test_runtime_error_in_second_order_code_is_traced_to_the_user_line():
     notes = "\n".join(getattr(info.value, "__notes__", []))
     assert "<astjax:" in notes and ("index_adjoint" in notes or "b[_t" in notes)
     assert "error_cases.py" in notes and "c = b[jnp.argmax(b) + 10]" in notes
+
+
+def _batched_quadratic(A):
+    return jnp.sum(jnp.einsum("...ij,...jk->...ik", A, A))
+
+
+def test_a_refusal_while_transforming_generated_code_names_the_users_line_too():
+    """A second derivative transforms the first derivative's generated code: an error there also names the
+    user's line that code came from."""
+    with pytest.raises(TransformError) as info:
+        astjax.hessian(_batched_quadratic)(np.eye(3))
+    message = str(info.value)
+    assert "derived from your line" in message and __file__ in message
+    assert 'jnp.einsum("...ij,...jk->...ik", A, A)' in message

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..array import Array, wrap
 
-__all__ = ["batch_broadcast", "well_conditioned", "square_unless_reduced", "lone_zero", "lone_zero_derivative", "sum_adjoint", "sum_items", "take_adjoint", "take_positions", "pad_constant_adjoint", "pad_constant_tangent", "unbroadcast_to", "cumsum_adjoint", "trace_adjoint", "tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
+__all__ = ["batch_broadcast", "well_conditioned", "square_unless_reduced", "lone_zero", "lone_zero_derivative", "sum_adjoint", "sum_items", "take_adjoint", "take_positions", "pad_constant_adjoint", "pad_constant_tangent", "einsum_ellipsis_adjoint", "unbroadcast_to", "cumsum_adjoint", "trace_adjoint", "tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
            "attribute_adjoint", "item_adjoint", "stack_adjoint", "concatenate_adjoint", "array_adjoint", "broadcast_like", "TreeAdjoint", "index_adjoint", "materialize", "unbroadcast", "unreduce", "reduced_size", "invert_permutation", "pad_adjoint",
            "distinct_index", "at_set", "at_add", "at_multiply", "at_get", "part_at", "placed_at", "cleared_at", "zero_tangent", "getitem", "clip_mask", "clip_lower_weight", "clip_upper_weight", "extremum_mask",
            "astype", "dynamic_slice_adjoint", "stack_part", "concatenate_part", "to_float",
@@ -186,6 +186,47 @@ def pad_constant_tangent(t, array, pad_width):
     sides = _pad_sides(np.shape(array), pad_width)
     out = np.where(sides >= 0, np.asarray(per_side).reshape(-1)[np.maximum(sides, 0)], 0)
     return wrap(out.astype(np.result_type(t, np.float32)))
+
+
+def _einsum_labels_for_ellipsis(subscripts, shapes):
+    """`subscripts` with each `...` written out as letters for the operands' `shapes` (NumPy's broadcasting:
+    the ellipses align on the right; an implicit output puts the ellipsis axes first)."""
+    text = subscripts.replace(" ", "")
+    left, arrow, output = text.partition("->")
+    inputs = left.split(",")
+    spans = [len(shape) - len(spec.replace("...", "")) for spec, shape in zip(inputs, shapes)]
+    width = max([n for spec, n in zip(inputs, spans) if "..." in spec] or [0])
+    free = [c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in text]
+    ellipsis = "".join(free[:width])
+    inputs = [spec.replace("...", ellipsis[width - n:] if n else "") for spec, n in zip(inputs, spans)]
+    if arrow:
+        output = output.replace("...", ellipsis)
+    else:
+        letters = "".join(inputs).replace(ellipsis, "") if ellipsis else "".join(inputs)
+        named = "".join(c for c in left.replace("...", "").replace(",", "") if c.isalpha())
+        output = ellipsis + "".join(sorted(c for c in set(named) if named.count(c) == 1))
+        del letters
+    return ",".join(inputs) + "->" + output
+
+
+def einsum_ellipsis_adjoint(g, k, subscripts, *operands):
+    """The adjoint of operand k of `jnp.einsum(subscripts, *operands)` where subscripts hold `...`: the
+    ellipsis written out for these operands' ranks, then the explicit rule (an axis operand k broadcast
+    from length 1 is summed back)."""
+    from .. import numpy as jnp
+    from .linalg import einsum_vjp_rule
+    arrays = [np.asarray(o) for o in operands]
+    explicit = _einsum_labels_for_ellipsis(subscripts, [a.shape for a in arrays])
+    inputs = explicit.split("->")[0].split(",")
+    sizes = {}
+    for spec, a in zip(inputs, arrays):
+        for c, n in zip(spec, a.shape):
+            sizes[c] = max(sizes.get(c, 1), n)
+    widened = [np.broadcast_to(a, tuple(sizes[c] for c in spec)) for spec, a in zip(inputs, arrays)]
+    rule = einsum_vjp_rule(explicit, k, len(arrays))
+    names = {"jnp": jnp, "by": g, **{f"o{i}": w for i, w in enumerate(widened)}}
+    adjoint = np.asarray(eval(rule, names))     # the rule einsum itself uses, for the written-out labels
+    return wrap(unbroadcast(adjoint, arrays[k]).reshape(arrays[k].shape))
 
 
 def _copied_pad_adjoint(g, widths, mode):

@@ -239,7 +239,11 @@ def _einsum_parts(subscripts, count):
 
 
 def einsum_vjp_rule(subscripts, k, count):
-    """`by`'s contribution to operand k: an einsum back to k's labels, broadcast where k had summed ones."""
+    """`by`'s contribution to operand k: an einsum back to k's labels, broadcast where k had summed ones.
+    With `...` the labels it stands for depend on the operands' ranks: a helper expands them when it runs."""
+    if isinstance(subscripts, str) and "..." in subscripts and _einsum_parts(subscripts.replace("...", ""), count):
+        operands = ", ".join(f"o{i}" for i in range(count))
+        return f"einsum_ellipsis_adjoint(by, {k}, {subscripts!r}, {operands})"
     parts = _einsum_parts(subscripts, count)
     if parts is None:
         return None
@@ -281,18 +285,20 @@ def _einsum_onto_diagonal(rule, subscripts, mine, kept, k):
 
 
 def einsum_jvp_rule(subscripts, k, count):
-    """Operand k's tangent term: the same einsum with that operand's tangent in its place."""
-    if _einsum_parts(subscripts, count) is None:
+    """Operand k's tangent term: the same einsum with that operand's tangent in its place (`...` included)."""
+    if not isinstance(subscripts, str) or _einsum_parts(subscripts.replace("...", ""), count) is None:
         return None
     names = ", ".join(f"d{i}" if i == k else f"o{i}" for i in range(count))
     return f"jnp.einsum({subscripts!r}, {names})"
 
 
+# Its adjoint with `...` subscripts: first-order only (no rules of its own, so a second derivative through it
+# is refused where it is reached).
+primitive("einsum_ellipsis_adjoint", helpers.einsum_ellipsis_adjoint, operands=("g", "operands"),
+          sequence_operand="operands", signature=lambda g, k, subscripts, *operands: None)
 einsum = primitive("einsum", jnp.einsum, operands=("operands",), sequence_operand="operands",
                    aliases=(np.einsum,), signature=lambda subscripts, *operands: None)
 einsum.sequence_rule_builders = {"vjp": einsum_vjp_rule, "jvp": einsum_jvp_rule,
                                  "static": "subscripts",
-                                 "unsupported": ("astjax differentiates einsum for literal subscripts without "
-                                                 "'...'",
-                                                 "write the contraction with explicit subscripts, or with "
-                                                 "jnp.matmul / jnp.sum")}
+                                 "unsupported": ("astjax differentiates einsum for literal subscripts only",
+                                                 "write the subscripts as a string literal in the call")}
