@@ -101,3 +101,26 @@ def errstate_block(x):
             with np.errstate(invalid="ignore"):
                 x = np.log(x)
     return x
+
+
+def search_with_else(x):
+    acc = 0.0
+    for v in x:
+        for w in x:
+            if w > v:
+                break
+        if v > 0.5:
+            acc = acc + v
+            break
+        acc = acc + v
+    else:
+        acc = acc * 2.0
+    return acc
+
+
+def while_without_break_else(x):
+    while x < 10.0:
+        x = x * 2.0
+    else:
+        x = x + 1.0
+    return x

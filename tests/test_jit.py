@@ -246,3 +246,19 @@ def test_a_gradient_of_list_parameters_inside_jit_is_shaped_as_grad_returns_it_o
         return
     for g, w in zip(got, want):
         close(g, w, rtol=1e-10)
+
+
+def _sum_squares_until_large(x):
+    acc = 0.0
+    for i in range(1, x.shape[0]):
+        if x[i] > 0.5:
+            break
+        acc = acc + x[i] ** 2 * x[i - 1]
+    return acc
+
+
+def test_the_gradient_of_a_loop_left_by_break_compiles_and_agrees():
+    """The reverse sweep walks `reversed(range(1, n)[:count])`: the iterations run before the break."""
+    for x in (np.array([0.1, 0.3, 0.7, 0.2]), np.array([0.9, 0.1, 0.2, 0.3]), np.array([0.2, 0.8, 0.1])):
+        assert np.allclose(astjax.jit(astjax.grad(_sum_squares_until_large))(x),
+                           astjax.grad(_sum_squares_until_large)(x))

@@ -10,6 +10,7 @@ from astjax.frontend.normalize import (AugmentedAssignment, ControlFlow, MethodC
                                        TupleAssignment, normalize)
 from astjax.frontend.normalize.local_functions import LocalFunctions
 from astjax.frontend.normalize.reserved_names import ReservedNames
+from astjax.frontend.normalize.loop_else import LoopElse
 from astjax.frontend.parse import function_source
 
 import normalize_cases as cases
@@ -125,6 +126,33 @@ def test_break_moves_the_rest_of_the_iteration_into_else():
                     break
                 else:
                     x = x * 2.0
+            return x
+    """)
+
+
+def test_loop_else_becomes_a_flag_set_before_the_loops_own_breaks():
+    assert run(cases.search_with_else, LoopElse) == expect("""
+        def search_with_else(x):
+            acc = 0.0
+            _no_break1 = True
+            for v in x:
+                for w in x:
+                    if w > v:
+                        break
+                if v > 0.5:
+                    acc = acc + v
+                    _no_break1 = False
+                    break
+                acc = acc + v
+            if _no_break1:
+                acc = acc * 2.0
+            return acc
+    """)
+    assert run(cases.while_without_break_else, LoopElse) == expect("""
+        def while_without_break_else(x):
+            while x < 10.0:
+                x = x * 2.0
+            x = x + 1.0
             return x
     """)
 

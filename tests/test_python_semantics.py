@@ -211,3 +211,26 @@ def test_max_and_min_of_several_values_follow_python_ties():
     np.testing.assert_allclose(astjax.grad(max_min_of_several)(np.array([0.5, 0.5, 0.5])), [2.0, 1.0, 0.0])
     x = np.array([0.3, 0.9, 0.1])
     assert astjax.grad(max_min_of_several)(x) == pytest.approx(_fd_grad(max_min_of_several, x))
+
+
+def _first_large_or_doubled(x):
+    acc = 0.0
+    for v in x:
+        if v > 0.5:
+            acc = acc + v * 10.0
+            break
+        acc = acc + v
+    else:
+        acc = acc * 2.0
+    return acc
+
+
+def test_for_else_runs_its_else_only_without_a_break_under_grad_and_jit():
+    """(jit of this gradient is refused today: its adjoint of `x` starts as float32 0.0 in one branch and
+    float64 in the other; tests/test_jit.py checks a break loop's gradient under jit.)"""
+    for x in (np.array([0.1, 0.7, 0.2]), np.array([0.1, 0.2, 0.3])):
+        value, gradient = astjax.value_and_grad(_first_large_or_doubled)(x)
+        assert np.isclose(value, _first_large_or_doubled(x))
+        expected = [1.0, 10.0, 0.0] if x[1] > 0.5 else [2.0, 2.0, 2.0]
+        assert np.allclose(gradient, expected)
+        assert np.isclose(astjax.jit(_first_large_or_doubled)(x), value)

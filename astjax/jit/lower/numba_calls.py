@@ -70,9 +70,13 @@ class _CallLowering(gast.NodeTransformer):
 
     def visit_For(self, node):
         it = node.iter
-        if (isinstance(it, gast.Call) and self._static(it.func) is builtins.reversed and len(it.args) == 1
-                and isinstance(it.args[0], gast.Call) and self._static(it.args[0].func) is builtins.range):
-            node.iter = _reversed_range(it.args[0], self.context, node)
+        if isinstance(it, gast.Call) and self._static(it.func) is builtins.reversed and len(it.args) == 1:
+            inner, count = it.args[0], None
+            if (isinstance(inner, gast.Subscript) and isinstance(inner.slice, gast.Slice)
+                    and inner.slice.lower is None and inner.slice.step is None and inner.slice.upper is not None):
+                inner, count = inner.value, inner.slice.upper      # the first `count` steps (a loop left by break)
+            if isinstance(inner, gast.Call) and self._static(inner.func) is builtins.range:
+                node.iter = _reversed_range(inner, self.context, node, count)
         self.generic_visit(node)
         return node
 
@@ -384,17 +388,19 @@ def _is_user_function(obj):
             and (not module.startswith("astjax.") or module == "astjax.demo"))
 
 
-def _reversed_range(call, context, loop):
-    """`range(...)` walked backwards as a range Numba compiles."""
+def _reversed_range(call, context, loop, count=None):
+    """`range(...)` walked backwards as a range Numba compiles; with `count`, only its first `count` values
+    (`reversed(range(n)[:count])`: the iterations a loop ran before a `break`)."""
     args = call.args
     if call.keywords or len(args) > 2:
         raise context.error("jit cannot compile `reversed(range(start, stop, step))` yet", loop,
                             "write the loop with a positive step")
-    start = args[0] if len(args) == 2 else gast.Constant(value=0, kind=None)
-    stop = args[1] if len(args) == 2 else args[0]
-    text = "range({stop} - 1, {start} - 1, -1)"
     from ...codegen.unparse import unparse
-    return gast.parse(text.format(stop=unparse(stop).strip(), start=unparse(start).strip())).body[0].value
+    start = unparse(args[0]).strip() if len(args) == 2 else "0"
+    stop = unparse(args[1] if len(args) == 2 else args[0]).strip()
+    if count is not None:
+        stop = f"min({stop}, {start} + {unparse(count).strip()})"
+    return gast.parse(f"range({stop} - 1, {start} - 1, -1)").body[0].value
 
 
 def _is_numpy_scalar_type(obj):
