@@ -124,3 +124,10 @@ def while_without_break_else(x):
     else:
         x = x + 1.0
     return x
+
+
+def walrus_in_while_test(x):
+    i = 0
+    while (t := x[i] * x[i]) < 10.0 and i < 2:
+        i += 1
+    return t

@@ -11,6 +11,7 @@ from astjax.frontend.normalize import (AugmentedAssignment, ControlFlow, MethodC
 from astjax.frontend.normalize.local_functions import LocalFunctions
 from astjax.frontend.normalize.reserved_names import ReservedNames
 from astjax.frontend.normalize.loop_else import LoopElse
+from astjax.frontend.normalize.walrus_assignments import WalrusAssignments
 from astjax.frontend.parse import function_source
 
 import normalize_cases as cases
@@ -154,6 +155,18 @@ def test_loop_else_becomes_a_flag_set_before_the_loops_own_breaks():
                 x = x * 2.0
             x = x + 1.0
             return x
+    """)
+
+
+def test_walrus_becomes_an_assignment_before_its_statement_and_again_at_the_end_of_a_while_body():
+    assert run(cases.walrus_in_while_test, WalrusAssignments) == expect("""
+        def walrus_in_while_test(x):
+            i = 0
+            t = x[i] * x[i]
+            while t < 10.0 and i < 2:
+                i += 1
+                t = x[i] * x[i]
+            return t
     """)
 
 

@@ -10,6 +10,7 @@ import pytest
 import astjax
 import astjax.numpy as jnp
 from astjax.array import Array
+from astjax.errors import TransformError
 
 
 def _fd_grad(f, x, h=1e-6):
@@ -234,3 +235,26 @@ def test_for_else_runs_its_else_only_without_a_break_under_grad_and_jit():
         expected = [1.0, 10.0, 0.0] if x[1] > 0.5 else [2.0, 2.0, 2.0]
         assert np.allclose(gradient, expected)
         assert np.isclose(astjax.jit(_first_large_or_doubled)(x), value)
+
+
+def _walrus_everywhere(x):
+    if (n := x.shape[0]) > 2:
+        y = (a := jnp.sin(x)) * a + (b := a * 2.0) * b
+    else:
+        y = x * n
+    return jnp.sum(y) + jnp.sum(b)
+
+
+def _walrus_read_first(x):
+    t = 1.0
+    return t + (t := x[0])
+
+
+def test_walrus_assignments_differentiate_and_a_read_before_the_walrus_is_refused():
+    from adversarial.harness import fd_grad
+    x = np.array([0.5, 1.5, 2.5])
+    value, gradient = astjax.value_and_grad(_walrus_everywhere)(x)
+    assert np.isclose(value, _walrus_everywhere(x))
+    assert np.allclose(gradient, fd_grad(_walrus_everywhere, (x,), 0), atol=1e-6)
+    with pytest.raises(TransformError, match="read before the `:=`"):
+        astjax.grad(_walrus_read_first)(x)

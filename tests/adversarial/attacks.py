@@ -3493,7 +3493,8 @@ def cummax_ties(x):
     return jnp.sum(lax.cummax(x) * np.arange(1.0, 5.0))
 
 
-kink(cummax_ties, [0.5, 0.5, 0.2, 0.5])
+# A tie of a running maximum: JAX splits its derivative by the shape of its parallel scan; astjax refuses.
+case(cummax_ties, lambda r: (np.array([0.5, 0.5, 0.2, 0.5]),), "refuse")
 
 
 def ptp_and_argmax_ties(x):

@@ -35,7 +35,6 @@ KNOWN_FAILURES = {
     "semantics.builtin_sum_with_start": "REFUSED: sum(gen, start) with a traced start",
     "semantics.builtin_divmod_scalar": "REFUSED: builtin divmod(a, b) of a traced scalar",
     # --- attacks.py (the attacker's corpus): ordinary code refused, crashes and unclear refusals
-    "attacks.walrus_in_while_condition": "REFUSED: walrus `:=` in a while condition",
     "attacks.walrus_in_comprehension_filter": "REFUSED: walrus `:=` in a comprehension's filter",
     "attacks.walrus_binding_leaks_from_comprehension": "REFUSED: walrus `:=` in a comprehension (binding read after it)",
     "attacks.del_then_rebind": "REFUSED: `del y` then y rebound",
