@@ -1567,6 +1567,13 @@ def sum_round_trip(g, a, b, w):
 
 case("builtin_sum", "literal", builtin_sum_literal, normal(3), normal(2, 3))
 case("builtin_sum", "generator", builtin_sum_generator, normal(4, 3), argnums=(0,))
+
+
+def builtin_sum_traced_start(a, start, w):
+    return jnp.sum(w * sum([a, 2.0 * a], start))
+
+
+case("builtin_sum", "traced_start", builtin_sum_traced_start, normal(3), normal(2, 3))
 for _name in ("sum_adjoint", "sum_items"):
     case(_name, "round_trip", sum_round_trip, normal(2, 3), normal(3), normal(2, 3), argnums=(0,))
 

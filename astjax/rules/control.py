@@ -64,11 +64,12 @@ deflowering(primitive("zero_like", helpers.zero_like, operands=(), differentiabl
 deflowering(primitive("zeros_shaped", helpers.zeros_shaped, operands=(), differentiable=False, reason=SHAPES),
             numba="astjax.runtime.numba_cpu:zeros_shaped")
 
-# The builtin sum of a list: each item's adjoint is the result's, summed back to the item's shape.
-builtin_sum = primitive("builtin_sum", builtins.sum, operands=("iterable",), sequence_operand="iterable",
+# The builtin sum of a list: each item's adjoint is the result's, summed back to the item's shape; so is
+# the adjoint of `start` (sum(items, start) is start + item + item ...).
+builtin_sum = primitive("builtin_sum", builtins.sum, operands=("iterable", "start"), sequence_operand="iterable",
                         signature=lambda iterable, start=0: None)
-defvjp(builtin_sum, "biterable += sum_adjoint(by, iterable)")
-defjvp(builtin_sum, "dy = sum(diterable)")
+defvjp(builtin_sum, "biterable += sum_adjoint(by, iterable)", "bstart += unbroadcast(by, start)")
+defjvp(builtin_sum, "diterable -> sum(diterable)", "dstart -> dstart")
 builtin_sum.sequence_vjp = parse_expression("unbroadcast(by, item)")
 sum_adjoint = primitive("sum_adjoint", helpers.sum_adjoint, operands=("g",))
 defvjp(sum_adjoint, "bg += sum_items(by, g, iterable)")
