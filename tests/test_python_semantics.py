@@ -258,3 +258,24 @@ def test_walrus_assignments_differentiate_and_a_read_before_the_walrus_is_refuse
     assert np.allclose(gradient, fd_grad(_walrus_everywhere, (x,), 0), atol=1e-6)
     with pytest.raises(TransformError, match="read before the `:=`"):
         astjax.grad(_walrus_read_first)(x)
+
+
+def _ends_and_middle(x):
+    first, *mid, last = x
+    return first * last + sum(m * m for m in mid)
+
+
+def _weighted_backwards(x):
+    s = 0.0
+    for i, v in enumerate(reversed(list(x))):
+        s = s + (i + 1) * v * v
+    return s
+
+
+def test_list_of_an_array_and_star_unpacking_iterate_its_rows_under_grad():
+    x = np.arange(1.0, 6.0)
+    assert np.allclose(astjax.grad(_ends_and_middle)(x), [5.0, 4.0, 6.0, 8.0, 1.0])
+    assert np.allclose(astjax.grad(_weighted_backwards)(x), [10.0, 16.0, 18.0, 16.0, 10.0])
+    rows = np.arange(6.0).reshape(3, 2)
+    assert np.allclose(astjax.grad(lambda a: _ends_and_middle(a).sum())(rows),
+                       [[4.0, 5.0], [4.0, 6.0], [0.0, 1.0]])

@@ -768,18 +768,19 @@ def not_a_view(value, target):
 
 
 def list_items(x):
-    """`x` itself when it is a list or tuple (normalization writes `list(xs)` as `[v for v in list_items(xs)]`);
-    the items of a range, zip, enumerate, ... (whose values no derivative reaches: astjax refuses those calls
-    on values that carry one). A dict (Python lists its keys) and an array (its rows) are refused."""
+    """What `list(x)` iterates (normalization writes `list(xs)` as `[v for v in list_items(xs)]`): `x` itself
+    when it is a list, tuple or array of one or more dimensions (its rows, read by indexing, so the adjoint
+    of each row reaches the array); the items of a range, zip, enumerate, ... (whose values no derivative
+    reaches: astjax refuses those calls on values that carry one). A dict (Python lists its keys) is refused."""
     if isinstance(x, (list, tuple)):
+        return x
+    if isinstance(x, np.ndarray) and x.ndim > 0:
         return x
     if not isinstance(x, (dict, np.ndarray, np.generic)) and hasattr(x, "__iter__"):
         return list(x)
-    if isinstance(x, np.ndarray) and x.ndim > 0 and x.dtype.kind in "biu":
-        return list(x)              # integers carry no derivative
     from ..errors import RuntimeRefusal
-    raise RuntimeRefusal(f"`list(...)` is called on a {type(x).__name__}; astjax copies lists and tuples with it "
-                         "only. Instead: `list(d.keys())` for a dict's keys, or index the array directly.")
+    raise RuntimeRefusal(f"`list(...)` is called on a {type(x).__name__}; astjax copies lists, tuples and arrays "
+                         "with it only. Instead: `list(d.keys())` for a dict's keys.")
 
 
 def sorted_keys(x):
