@@ -131,3 +131,18 @@ def walrus_in_while_test(x):
     while (t := x[i] * x[i]) < 10.0 and i < 2:
         i += 1
     return t
+
+
+def delete_then_rebind(x):
+    y = x * 2.0
+    z = y + 1.0
+    del y
+    y = z * x
+    del z
+    return y
+
+
+def delete_then_read(x):
+    y = x * 2.0
+    del y
+    return y

@@ -4,6 +4,8 @@ import textwrap
 
 import pytest
 
+import astjax
+
 from astjax.codegen.unparse import unparse
 from astjax.frontend.context import FunctionContext
 from astjax.frontend.normalize import (AugmentedAssignment, ControlFlow, MethodCalls, OnePrimitivePerStatement,
@@ -11,6 +13,7 @@ from astjax.frontend.normalize import (AugmentedAssignment, ControlFlow, MethodC
 from astjax.frontend.normalize.local_functions import LocalFunctions
 from astjax.frontend.normalize.reserved_names import ReservedNames
 from astjax.frontend.normalize.loop_else import LoopElse
+from astjax.frontend.normalize.local_deletes import LocalDeletes
 from astjax.frontend.normalize.walrus_assignments import WalrusAssignments
 from astjax.frontend.parse import function_source
 
@@ -168,6 +171,18 @@ def test_walrus_becomes_an_assignment_before_its_statement_and_again_at_the_end_
                 t = x[i] * x[i]
             return t
     """)
+
+
+def test_del_of_a_name_assigned_again_before_any_read_is_dropped_and_any_other_del_is_refused():
+    assert run(cases.delete_then_rebind, LocalDeletes) == expect("""
+        def delete_then_rebind(x):
+            y = x * 2.0
+            z = y + 1.0
+            y = z * x
+            return y
+    """)
+    with pytest.raises(astjax.errors.TransformError, match="del"):
+        astjax.grad(cases.delete_then_read)(1.0)
 
 
 def test_loops_over_values_become_range_loops():

@@ -36,7 +36,6 @@ KNOWN_FAILURES = {
     # --- attacks.py (the attacker's corpus): ordinary code refused, crashes and unclear refusals
     "attacks.walrus_in_comprehension_filter": "REFUSED: walrus `:=` in a comprehension's filter",
     "attacks.walrus_binding_leaks_from_comprehension": "REFUSED: walrus `:=` in a comprehension (binding read after it)",
-    "attacks.del_then_rebind": "REFUSED: `del y` then y rebound",
     "attacks.list_of_lists_augmented": "REFUSED: `a[0][1] += e` on a list of lists of scalars",
     "attacks.dict_accumulate": "REFUSED: `d['b'] *= v` on a dict of Python floats",
     "attacks.list_extend_and_reverse": "REFUSED: list.extend / list.reverse",

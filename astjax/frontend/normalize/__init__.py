@@ -10,6 +10,7 @@ Each pass is one file; `normalize` runs them in order.
 from .module_aliases import ModuleAliases
 from .warning_contexts import WarningContexts
 from .loop_else import LoopElse
+from .local_deletes import LocalDeletes
 from .walrus_assignments import WalrusAssignments
 from .reserved_names import ReservedNames
 from .type_inspection import TypeInspection
@@ -37,7 +38,7 @@ from .list_operands import ListOperands
 
 __all__ = ["normalize", "PASSES"]
 
-PASSES = (ModuleAliases, WarningContexts, LoopElse, WalrusAssignments, CallSignatures, ObjectRecords, Aliasing, ReservedNames, TypeInspection,
+PASSES = (ModuleAliases, WarningContexts, LocalDeletes, LoopElse, WalrusAssignments, CallSignatures, ObjectRecords, Aliasing, ReservedNames, TypeInspection,
           BuiltinExtrema, TreeMapCalls, MapCalls, ContainerIdioms, ClosureFactories, LocalFunctionValues, LocalFunctions, MethodCalls,
           FunctionArguments, ScipyCalls, NumpyCalls, ArrayAssembly, AugmentedAssignment, LaxControlFlow, TupleAssignment, ControlFlow,
           OnePrimitivePerStatement, ListOperands)
