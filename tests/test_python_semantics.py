@@ -279,3 +279,16 @@ def test_list_of_an_array_and_star_unpacking_iterate_its_rows_under_grad():
     rows = np.arange(6.0).reshape(3, 2)
     assert np.allclose(astjax.grad(lambda a: _ends_and_middle(a).sum())(rows),
                        [[4.0, 5.0], [4.0, 6.0], [0.0, 1.0]])
+
+
+def _wrapped_phase(x):
+    turns, phase = divmod(x[0], 0.3)
+    return turns * x[1] + phase * phase
+
+
+def test_builtin_divmod_differentiates_as_floor_division_and_remainder():
+    x = np.array([0.71, 0.4])
+    value, gradient = astjax.value_and_grad(_wrapped_phase)(x)
+    assert np.isclose(value, _wrapped_phase(x))
+    phase = 0.71 % 0.3
+    assert np.allclose(gradient, [2.0 * phase, 2.0])

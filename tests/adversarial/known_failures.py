@@ -32,7 +32,6 @@ KNOWN_FAILURES = {
 #     (x may be a list holding an array twice), so `a += b` is refused while b is read; clear errors
     "scoping.augmented_on_unpacked": "REFUSED (aliasing, conservative): a, b = x[0], x[1]; a += b (x[0], x[1] may share memory)",
     # --- builtins over lists (semantics.py)
-    "semantics.builtin_divmod_scalar": "REFUSED: builtin divmod(a, b) of a traced scalar",
     # --- attacks.py (the attacker's corpus): ordinary code refused, crashes and unclear refusals
     "attacks.walrus_in_comprehension_filter": "REFUSED: walrus `:=` in a comprehension's filter",
     "attacks.walrus_binding_leaks_from_comprehension": "REFUSED: walrus `:=` in a comprehension (binding read after it)",
