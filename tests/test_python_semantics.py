@@ -292,3 +292,18 @@ def test_builtin_divmod_differentiates_as_floor_division_and_remainder():
     assert np.isclose(value, _wrapped_phase(x))
     phase = 0.71 % 0.3
     assert np.allclose(gradient, [2.0 * phase, 2.0])
+
+
+_GLOBAL_WEIGHTS = np.array([1.0, 2.0, 3.0])
+
+
+def _weights_with_first_replaced(x):
+    w = _GLOBAL_WEIGHTS.copy()
+    w[0] = x[0]
+    return jnp.sum(w * x) + jnp.sum(_GLOBAL_WEIGHTS.T * x)
+
+
+def test_methods_of_a_global_array_are_astjax_numpy_functions_under_grad():
+    x = np.array([0.5, 1.0, 1.5])
+    assert np.allclose(astjax.grad(_weights_with_first_replaced)(x), [2 * 0.5 + 1.0, 2.0 + 2.0, 3.0 + 3.0])
+    assert np.allclose(_GLOBAL_WEIGHTS, [1.0, 2.0, 3.0])

@@ -39,6 +39,5 @@ KNOWN_FAILURES = {
     "attacks.dict_accumulate": "REFUSED: `d['b'] *= v` on a dict of Python floats",
     "attacks.list_extend_and_reverse": "REFUSED: list.extend / list.reverse",
     "attacks.switch_clamped_index": "REFUSED: lax.switch with the branch list held in a variable",
-    "attacks.mutate_global_array": "REFUSED: `_W.copy()` of a global array then written into ('no rule for ndarray.copy')",
     "attacks.setitem_2d_fancy_pairs": "REFUSED: B[[0, 2], [1, 1]] = v taken for a repeated position (the pairs differ)",
 }

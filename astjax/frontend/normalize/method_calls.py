@@ -4,11 +4,13 @@
     r = x.real + x.conj()          ->   r = jnp.real(x) + jnp.conjugate(x)
     z = x.reshape(2, 3)            ->   z = jnp.reshape(x, (2, 3))
 
-Only methods called on values (not on modules such as `np`) are rewritten.
+Only methods called on values (not on modules such as `np`) are rewritten; an array held by a global
+counts as a value (`_W.copy()` -> `jnp.copy(_W)`).
 """
 import copy
 
 import gast
+import numpy as np
 
 from ..resolve import NOT_STATIC
 from .base import Pass, copy_location, name
@@ -40,7 +42,10 @@ class MethodCalls(Pass):
     """Rewrite `x.method(...)` and `x.T` into `jnp.<function>(x, ...)`."""
 
     def _is_value(self, node):
-        return self.context.resolver.static_value(node) is NOT_STATIC
+        """A value computed in the function, or an array held by a global or closure (`_W.copy()`): its
+        methods are astjax.numpy's functions too (a global is not a module like `np`)."""
+        static = self.context.resolver.static_value(node)
+        return static is NOT_STATIC or isinstance(static, np.ndarray)
 
     def visit_Call(self, node):
         self.generic_visit(node)
