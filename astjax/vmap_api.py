@@ -129,7 +129,7 @@ class VmapTransform:
 
     # ------------------------------------------------------------ generating
     def derivation(self, spec, out_none):
-        key = (spec, out_none)
+        key = (spec, out_none, self.axis_name)
         try:
             table = _BUILT.setdefault(self.fun, {})
         except TypeError:
@@ -137,7 +137,8 @@ class VmapTransform:
         built = table.get(key)
         if built is None or not built.current():
             built = Derivation()
-            built.vmap(self.fun if self.packing is None else self.packing.source, spec, out_none=out_none)
+            built.vmap(self.fun if self.packing is None else self.packing.source, spec, out_none=out_none,
+                       axis_name=self.axis_name)
             table[key] = built
         self._last = built
         return built
