@@ -135,6 +135,9 @@ class BatchMode:
         batched = [p for p in params if spec[p].batched]
         kinds = {p: s.kind for p, s in spec.items() if s.kind is not None}
         ranks = {p: s.rank for p, s in spec.items() if s.rank is not None}
+        if batched and self._collectives():
+            self._split_tree_collectives(Batching(self.function, self.context.resolver, batched, dict(kinds),
+                                                  dict(ranks)))
         seeds = self._collective_results() if batched else []      # `i = lax.axis_index('i')`
         kinds.update({name: ARRAY for name in seeds})
         self.batching = Batching(self.function, self.context.resolver, batched + seeds, kinds, ranks,
@@ -181,6 +184,42 @@ class BatchMode:
                 if app.kind == "primitive" and app.primitive is not None and app.primitive.name in COLLECTIVES:
                     found.append((stmt, app))
         return found
+
+    def _split_tree_collectives(self, analysis):
+        """`y = lax.psum(t, 'i')` of a tuple `t` (a pytree of arrays): one collective per item,
+        `y_0 = lax.psum(t[0], 'i')`, ..., `y = (y_0, y_1)`, as JAX maps a collective over the leaves."""
+        collectives = {id(stmt): app for stmt, app in self._collectives() if isinstance(stmt, gast.Assign)}
+
+        def rewrite(stmts):
+            out = []
+            for stmt in stmts:
+                for field in ("body", "orelse"):
+                    if getattr(stmt, field, None):
+                        setattr(stmt, field, rewrite(getattr(stmt, field)))
+                app = collectives.get(id(stmt))
+                x = app.bound.get("x") if app is not None and app.bound else None
+                kind = analysis.kind(x) if isinstance(x, gast.Name) else None
+                if not isinstance(kind, tuple) or not isinstance(stmt.targets[0], gast.Name):
+                    out.append(stmt)
+                    continue
+                items = []
+                for i in range(len(kind)):
+                    item, result = self.fresh(f"{x.id}_{i}"), self.fresh(f"{stmt.targets[0].id}_{i}")
+                    out.append(gast.copy_location(self.assign(item, gast.Subscript(
+                        value=_name(x.id), slice=_const(i), ctx=gast.Load())), stmt))
+                    call = copy.deepcopy(app.node)
+                    params = list(app.primitive.signature.parameters)
+                    if call.args and params[0] == "x":
+                        call.args[0] = _name(item)
+                    else:
+                        call.keywords = [k for k in call.keywords if k.arg != "x"] + [gast.keyword(
+                            arg="x", value=_name(item))]
+                    out.append(gast.copy_location(self.assign(result, call), stmt))
+                    items.append(_name(result))
+                out.append(gast.copy_location(self.assign(stmt.targets[0].id, gast.Tuple(
+                    elts=items, ctx=gast.Load())), stmt))
+            return out
+        self.function.body = rewrite(self.function.body)
 
     def _collective_results(self):
         """Names assigned a collective over this axis whose value differs between examples whatever its
