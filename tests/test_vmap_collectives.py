@@ -269,3 +269,21 @@ def test_against_jax():
            jax.vmap(lambda v: jlax.all_gather(v, "i", tiled=True), axis_name="i")(x))
     _close(vmap(grad(gathered_energy), axis_name="i")(x[:, 0]),
            jax.vmap(jax.grad(lambda v: jax.numpy.sum(jlax.all_gather(v, "i") ** 2)), axis_name="i")(x[:, 0]))
+
+
+# ------------------------------------------------------------------ an operand named like an integer parameter
+def comb_times(n, k, z):
+    return astjax.scipy.special.comb(n, k) * z
+
+
+def test_comb_k_operand_keeps_its_rank_under_vmap():
+    """comb(N, k)'s `k` is an array operand: with a per-example scalar N and a vector k, the result is a
+    vector, and a per-example scalar z multiplying it must line up with the batch axis (a batch of 4 and
+    vectors of 4 would broadcast the wrong way if the result's rank were read from N alone)."""
+    import astjax.scipy.special  # noqa: F401
+    rng = np.random.default_rng(5)
+    n, k, z = rng.uniform(4.0, 8.0, size=4), rng.uniform(0.5, 3.5, size=(4, 4)), rng.normal(size=4)
+    want = np.stack([np.asarray(comb_times(n[b], k[b], z[b])) for b in range(4)])
+    _close(vmap(comb_times)(n, k, z), want)
+    _close(vmap(comb_times, in_axes=(None, 0, 0))(n[0], k, z),
+           np.stack([np.asarray(comb_times(n[0], k[b], z[b])) for b in range(4)]))
