@@ -104,6 +104,14 @@ def gathered_energy(x):
     return jnp.sum(lax.all_gather(x, "i") ** 2)
 
 
+def scattered_cubes(x):
+    return jnp.sum(lax.psum_scatter(x, "i") ** 3)
+
+
+def gathered_tiled_cubes(x):
+    return jnp.sum(lax.all_gather(x, "i", axis=1, tiled=True) ** 3)
+
+
 def pmax_value(x):
     return lax.pmax(x, "i")
 
@@ -217,6 +225,13 @@ def test_per_example_gradients_follow_jax():
     _close(vmap(grad(gathered_energy), axis_name="i")(xs), [6.0, 12.0, 18.0])
 
 
+def test_psum_scatter_and_all_gather_transpose_each_other():
+    """The adjoint of psum_scatter is all_gather: example b's gradient of sum(psum_scatter(x)^3) is every
+    example's 3 s^2, s the column sums."""
+    x = RNG.normal(size=(3, 3))
+    _close(vmap(grad(scattered_cubes), axis_name="i")(x), np.broadcast_to(3 * x.sum(0) ** 2, (3, 3)))
+
+
 def test_pmax_has_no_derivative():
     with pytest.raises(astjax.errors.AstjaxError, match="pmax"):
         vmap(grad(pmax_value), axis_name="i")(np.ones(3))
@@ -267,6 +282,12 @@ def test_against_jax():
     _close(vmap(gather1, axis_name="i")(x), jax.vmap(lambda v: jlax.all_gather(v, "i", axis=1), axis_name="i")(x))
     _close(vmap(gather_tiled, axis_name="i")(x),
            jax.vmap(lambda v: jlax.all_gather(v, "i", tiled=True), axis_name="i")(x))
+    _close(vmap(grad(scattered_cubes), axis_name="i")(x[:3, :3].T),
+           jax.vmap(jax.grad(lambda v: jax.numpy.sum(jlax.psum_scatter(v, "i") ** 3)), axis_name="i")(x[:3, :3].T))
+    y = RNG.normal(size=(3, 2, 2))
+    _close(vmap(grad(gathered_tiled_cubes), axis_name="i")(y),
+           jax.vmap(jax.grad(lambda v: jax.numpy.sum(jlax.all_gather(v, "i", axis=1, tiled=True) ** 3)),
+                    axis_name="i")(y))
     _close(vmap(grad(gathered_energy), axis_name="i")(x[:, 0]),
            jax.vmap(jax.grad(lambda v: jax.numpy.sum(jlax.all_gather(v, "i") ** 2)), axis_name="i")(x[:, 0]))
 
