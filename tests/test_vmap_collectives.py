@@ -308,3 +308,16 @@ def test_comb_k_operand_keeps_its_rank_under_vmap():
     _close(vmap(comb_times)(n, k, z), want)
     _close(vmap(comb_times, in_axes=(None, 0, 0))(n[0], k, z),
            np.stack([np.asarray(comb_times(n[0], k[b], z[b])) for b in range(4)]))
+
+
+# ------------------------------------------------------------------ under jit
+def sum_of_centered_squares(xs):
+    return jnp.sum(vmap(centered, axis_name="i")(xs) ** 2)
+
+
+def test_jit_of_vmap_with_collectives():
+    x = RNG.normal(size=(4, 3))
+    for fun in (centered, with_index, all_four):
+        _close(astjax.jit(vmap(fun, axis_name="i"))(x), vmap(fun, axis_name="i")(x))
+    _close(astjax.jit(sum_of_centered_squares)(x), np.sum((x - x.mean(0)) ** 2))
+    assert np.asarray(vmap(with_index, axis_name="i")(np.ones(3, np.int32))).dtype == np.int32    # JAX's int32

@@ -6,7 +6,7 @@ batched source is axis 0 of its operand:
 
     y = lax.psum(x, 'i')         ->   _sum1 = jnp.sum(x, axis=0, keepdims=True)
                                       y = jnp.broadcast_to(_sum1, jnp.shape(x))
-    i = lax.axis_index('i')      ->   i = jnp.arange(_B1)
+    i = lax.axis_index('i')      ->   i = jnp.arange(_B1, dtype=jnp.int32)
 
 An operand that does not carry the batch is the same in every example: `psum` of it is `x * _B1`,
 `pmean`, `pmax` and `pmin` of it are `x`. A collective over another axis name is left for the vmap
@@ -165,7 +165,7 @@ def collective_rule(bt, target, app):
         if rest:
             raise bt.context.error("vmap: `lax.axis_index` of several axis names is not supported yet", app.node,
                                    hint="ask for one axis at a time.")
-        return [bt.assign(target, _call("jnp.arange", bt.B))]
+        return [bt.assign(target, _call("jnp.arange", bt.B, dtype=_call("jnp.int32").func))]   # JAX's int32
     out = []
     if prim in _REDUCING:
         if not batched:
