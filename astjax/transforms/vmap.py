@@ -658,6 +658,8 @@ class BatchMode:
         batch: as an array it has the batch on axis 1, not 0 where the rules expect it (`np.sum(ys)` of a list
         built in a loop), so the statement runs example by example."""
         prim = app.primitive
+        if prim.name == "getitem":      # `t[0]` of a batched tuple is its batched item: the rule says so
+            return False
         for param, node in app.bound.items():
             if param == prim.sequence_operand or param not in prim.operands or not isinstance(node, gast.Name):
                 continue
