@@ -321,3 +321,28 @@ def test_jit_of_vmap_with_collectives():
         _close(astjax.jit(vmap(fun, axis_name="i"))(x), vmap(fun, axis_name="i")(x))
     _close(astjax.jit(sum_of_centered_squares)(x), np.sum((x - x.mean(0)) ** 2))
     assert np.asarray(vmap(with_index, axis_name="i")(np.ones(3, np.int32))).dtype == np.int32    # JAX's int32
+
+
+# ------------------------------------------------------------------ collectives inside called functions
+def _share(x):
+    return x / lax.psum(x, "i")
+
+
+def calls_share(x):
+    return _share(x) * 2.0
+
+
+def _total(c):
+    return lax.psum(c, "i")
+
+
+def calls_total_unbatched(x, c):
+    return x * _total(c)
+
+
+def test_collective_in_a_callee():
+    x = np.arange(1.0, 4.0)
+    _close(vmap(calls_share, axis_name="i")(x), 2 * x / x.sum())
+    with pytest.raises(astjax.errors.AstjaxError, match="no batched argument") as info:
+        vmap(calls_total_unbatched, in_axes=(0, None), axis_name="i")(x, 2.0)
+    assert "test_vmap_collectives.py" in str(info.value)

@@ -596,6 +596,7 @@ class BatchMode:
 
     def assignment(self, stmt, target, value):
         target_batched = target in self.batching.batched
+        self._refuse_unbatched_collective_call(value)
         if isinstance(value, gast.Call):        # a collective: rewritten even where its operand is unbatched
             app = classify(value, self.context.resolver)
             if app.kind == "primitive" and app.primitive is not None and app.primitive.name in COLLECTIVES:
@@ -643,6 +644,28 @@ class BatchMode:
             if rule is not None and app.primitive.name in _RANK_DISPATCH:
                 return self._rank_dispatch(stmt, target, value, app, rule)
         return self.loop_statement(stmt, target, value)
+
+    def _refuse_unbatched_collective_call(self, value):
+        """A function called with no batched argument runs as it is, once for the whole batch: a collective
+        over this axis inside it would find no vmap binding the name. Refused here, naming the call."""
+        if self.axis_name is None or not isinstance(value, gast.Call) or self.is_batched(value):
+            return
+        app = classify(value, self.context.resolver)
+        if app.kind != "function":
+            return
+        try:
+            from ..frontend.parse import function_source
+            from .derivation import _callable_with_source
+            node = function_source(_callable_with_source(app.callee)).node
+        except Exception:
+            return
+        for call in gast.walk(node):
+            if isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and call.func.attr in COLLECTIVES:
+                raise self.context.error(
+                    f"vmap: `{call.func.attr}` inside this call needs the batch of axis {self.axis_name!r}, but "
+                    "the call has no batched argument, so it runs once for the whole batch", value,
+                    hint="compute the collective in the vmapped function itself, or pass the function a batched "
+                         "argument.")
 
     def _collective_batched(self, app):
         """Whether collective_rule's result for `app` carries the batch axis."""
