@@ -346,3 +346,24 @@ def test_collective_in_a_callee():
     with pytest.raises(astjax.errors.AstjaxError, match="no batched argument") as info:
         vmap(calls_total_unbatched, in_axes=(0, None), axis_name="i")(x, 2.0)
     assert "test_vmap_collectives.py" in str(info.value)
+
+
+def _pair_of(x):
+    return x, x * 2.0
+
+
+def psum_of_a_callee_result(x):
+    t = _pair_of(x)
+    return lax.psum(t, "i")[1]
+
+
+def test_psum_of_a_value_of_unknown_kind_is_never_summed_as_an_array():
+    """A tuple returned by a callee is summed item by item, or refused: never stacked into one array and
+    summed over its items."""
+    x = np.arange(1.0, 4.0)
+    try:
+        out = vmap(psum_of_a_callee_result, axis_name="i")(x)
+    except astjax.errors.AstjaxError as exc:
+        assert "tuple" in str(exc)
+    else:
+        _close(out, np.full(3, 2 * x.sum()))

@@ -161,6 +161,10 @@ def collective_rule(bt, target, app):
                                        app.node)
             return [bt.assign(target, _with(app, **{key: _const(k + 1)}))]
         return [bt.assign(target, copy.deepcopy(app.node))]
+    if x is not None and isinstance(x, gast.Name) and bt.kind(x) != "array":
+        raise bt.context.error(f"vmap cannot tell whether the operand of `lax.{prim}` is an array or a tuple, list "
+                               "or dict here", app.node,
+                               hint="pass it an array (or a tuple built in this function: lax.psum((a, b), 'i')).")
     if prim == "axis_index":
         if rest:
             raise bt.context.error("vmap: `lax.axis_index` of several axis names is not supported yet", app.node,
