@@ -3,7 +3,9 @@
 astjax computes on the host CPU, which is one device, so `pmap(f)(x)` needs
 `x.shape[0] == astjax.device_count()`, as JAX does: each device's slice runs
 through `jit(f)` (compiled once) and the results are stacked along
-`out_axes`. Collectives (`lax.psum(x, axis_name)`) come with vmap's axis names.
+`out_axes`. With an `axis_name`, the function's collectives (`lax.psum(x, 'i')`, `pmean`,
+`all_gather`, `axis_index`, ...) read every device's slice: pmap then computes all the slices at
+once as `vmap(f, axis_name=...)` does (astjax/rules/collectives.py), which gives the same values.
 """
 import functools
 
@@ -42,6 +44,10 @@ def pmap(fun, axis_name=None, *, in_axes=0, out_axes=0, static_broadcasted_argnu
         if size > len(targets):
             raise ValueError(f"pmap: the mapped axis has size {size}, more than the {len(targets)} available "
                              f"device(s) ({targets}); reshape to (devices, ...) or use vmap")
+        if axis_name is not None:        # collectives see every slice: the slices run together, as vmap's batch
+            from .vmap_api import vmap
+            return vmap(fun, in_axes=tuple(axes), out_axes=out_axes, axis_name=axis_name,
+                        axis_size=size)(*args)
         outputs = []
         for i in range(size):
             sliced = [arg if axis is None else tree_util.tree_map(lambda leaf: np.take(leaf, i, axis=axis), arg)

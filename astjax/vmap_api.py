@@ -103,6 +103,8 @@ class VmapTransform:
         generated = self.generated(spec, out_none)
         result = compiled_version(generated)(*self.leading, *prepared, **self.keywords)
         result = _materialize_gradients(self.fun, result, prepared, spec[len(self.leading):], size, count)
+        if _nested_none(self.out_axes):
+            result = _unmapped_leaves(result, self.out_axes)
         return _place_outputs(result, self.out_axes, size)
 
     def _pack(self, args, axes):
@@ -129,7 +131,7 @@ class VmapTransform:
 
     # ------------------------------------------------------------ generating
     def derivation(self, spec, out_none):
-        key = (spec, out_none)
+        key = (spec, out_none, self.axis_name)
         try:
             table = _BUILT.setdefault(self.fun, {})
         except TypeError:
@@ -137,7 +139,8 @@ class VmapTransform:
         built = table.get(key)
         if built is None or not built.current():
             built = Derivation()
-            built.vmap(self.fun if self.packing is None else self.packing.source, spec, out_none=out_none)
+            built.vmap(self.fun if self.packing is None else self.packing.source, spec, out_none=out_none,
+                       axis_name=self.axis_name)
             table[key] = built
         self._last = built
         return built
@@ -368,15 +371,44 @@ def _batch_axis_first(g, like):
 
 
 def _out_none(out_axes):
+    """Which outputs out_axes leaves unbatched, as the generated source is told: True (the whole output),
+    a tuple of booleans (one per item of a returned tuple), else False. None deeper in out_axes
+    (`((0, None), 0)`, `{'a': None}`) is checked on the results instead (_unmapped_leaves)."""
     if out_axes is None:
         return True
-    if isinstance(out_axes, tuple) and any(a is None for a in out_axes):
-        if any(a is not None and not isinstance(a, int) for a in out_axes):
-            raise NotImplementedError("vmap: out_axes=None inside a nested out_axes is not supported yet")
+    if isinstance(out_axes, tuple) and any(a is None for a in out_axes) and all(
+            a is None or isinstance(a, int) for a in out_axes):
         return tuple(a is None for a in out_axes)
-    if any(leaf is None for leaf in tree_util.tree_leaves(out_axes, is_leaf=lambda x: x is None)):
-        raise NotImplementedError("vmap: out_axes=None inside a nested out_axes is not supported yet")
     return False
+
+
+def _nested_none(out_axes):
+    """Whether out_axes has a None leaf the generated source was not told of (see _out_none)."""
+    return _out_none(out_axes) is False and any(
+        leaf is None for leaf in tree_util.tree_leaves(out_axes, is_leaf=lambda x: x is None))
+
+
+def _unmapped_leaves(result, out_axes):
+    """The outputs whose out_axes is None, nested in a container: the generated source computed them with the
+    batch axis first (repeated, where they do not depend on the batch). Each becomes one example's value if
+    every example has the same one; else the output depends on the batch, which out_axes=None forbids (JAX's
+    error)."""
+    def one(leaf):
+        array = np.asarray(leaf)
+        if array.ndim == 0 or not np.array_equal(array, np.broadcast_to(array[:1], array.shape), equal_nan=True):
+            raise ValueError("vmap has mapped output but out_axes is None: an output whose out_axes is None "
+                             "depends on the batched inputs")
+        return wrap(array[0])
+
+    def place(a, sub):
+        return tree_util.tree_map(one, sub) if a is None else sub
+    try:
+        return tree_util.tree_map(place, out_axes, result, is_leaf=lambda x: x is None)
+    except (ValueError, TypeError, KeyError) as exc:
+        if "out_axes is None" in str(exc):
+            raise
+        raise ValueError(f"vmap out_axes specification must be a tree prefix of the corresponding value, got "
+                         f"specification {out_axes} for value tree {tree_util.tree_structure(result)}.") from exc
 
 
 def _place_outputs(result, out_axes, size):
@@ -405,14 +437,20 @@ def _move(leaf, axis):
 
 
 def _broadcast_outputs(result, out_axes, size):
+    """Every output leaf out_axes maps, repeated `size` times along a new axis 0 (None leaves as they are)."""
     def grow(leaf):
         array = np.asarray(leaf)
         return wrap(np.broadcast_to(array, (size,) + array.shape))
     if out_axes is None:
         return result
-    if isinstance(out_axes, tuple) and isinstance(result, tuple):
-        return tuple(r if a is None else tree_util.tree_map(grow, r) for a, r in zip(out_axes, result))
-    return tree_util.tree_map(grow, result)
+    if isinstance(out_axes, int):
+        return tree_util.tree_map(grow, result)
+    try:
+        return tree_util.tree_map(lambda a, sub: sub if a is None else tree_util.tree_map(grow, sub), out_axes,
+                                  result, is_leaf=lambda x: x is None)
+    except (ValueError, TypeError, KeyError) as exc:
+        raise ValueError(f"vmap out_axes specification must be a tree prefix of the corresponding value, got "
+                         f"specification {out_axes} for value tree {tree_util.tree_structure(result)}.") from exc
 
 
 def _moving_source(generated, fun, leading, keywords, axes, out_axes):

@@ -329,6 +329,10 @@ def boxcox1p_fn(x, lmbda, w):
     return jnp.sum(w * special.boxcox1p(x, lmbda))
 
 
+def comb_fn(N, k, w):
+    return jnp.sum(w * special.comb(N, k))
+
+
 def hyp1f1_fn(x, w):
     return jnp.sum(w * special.hyp1f1(1.5, 2.5, x))
 
@@ -350,4 +354,6 @@ for _name, _fn, _first, _second in [("boxcox", boxcox_fn, (0.5, 3.0), (-1.0, 1.5
                                     ("owens_t", owens_t_fn, (-2.0, 2.0), (-1.5, 1.5))]:
     for _label, _shape1, _shape2 in _BROADCAST_SHAPES:
         case(_name, _label, _fn, uniform(*_first, *_shape1), uniform(*_second, *_shape2))
+for _label, _shape1, _shape2 in _BROADCAST_SHAPES:      # inside comb's domain 0 <= k <= N
+    case("comb", _label, comb_fn, uniform(4.0, 8.0, *_shape1), uniform(0.5, 3.5, *_shape2))
 case("boxcox", "lambda_zero", boxcox_fn, uniform(0.5, 3.0, 3), _array([0.0, 0.0, 0.0]), argnums=(0,))

@@ -1,6 +1,6 @@
 """The further special functions (erfcx, dawsn, loggamma, boxcox, boxcox1p, comb, hyp1f1, hyp2f1,
 owens_t): values against SciPy, gradients in every differentiable argument against JAX when
-installed, and the arguments without a derivative (and comb) refused. (tests/rule_cases_special.py checks
+installed, and the arguments without a derivative refused. (tests/rule_cases_special.py checks
 each rule against finite differences, forward against reverse, and second order.)"""
 import numpy as np
 import pytest
@@ -38,6 +38,7 @@ def _comb_in_both(n):
 @pytest.mark.parametrize("fn, jax_fn, at", [
     (_owens_in_a, lambda js, jnp_, a: jnp_.sum(js.owens_t(X, a)), 0.7),
     (_boxcox_in_lambda, lambda js, jnp_, l: jnp_.sum(js.boxcox(X, l)), 0.5),
+    (_comb_in_both, lambda js, jnp_, n: jnp_.sum(js.comb(n, n / 3.0)), 6.5),
 ])
 def test_gradients_match_jax(fn, jax_fn, at):
     jax = pytest.importorskip("jax")
@@ -46,6 +47,17 @@ def test_gradients_match_jax(fn, jax_fn, at):
     import jax.scipy.special as js
     want = jax.grad(lambda v: jax_fn(js, jjnp, v))(at)
     np.testing.assert_allclose(astjax.grad(fn)(np.float64(at)), np.asarray(want), rtol=1e-9)   # float64 in, as JAX x64
+
+
+def _comb_of(n, k):
+    return special.comb(n, k)
+
+
+def test_comb_gradients_are_jaxs():
+    """comb(N, k) is differentiable in N and k through gammaln, as in JAX (JAX 0.10's numbers), and has a
+    zero derivative where it is the constant 0 (k > N)."""
+    np.testing.assert_allclose(astjax.grad(_comb_of, argnums=(0, 1))(np.float64(5.0), np.float64(2.0)), (4.5, 10.0 / 3.0), rtol=1e-12)
+    np.testing.assert_allclose(astjax.grad(_comb_of, argnums=(0, 1))(np.float64(5.0), np.float64(7.0)), (0.0, 0.0))
 
 
 def test_boxcox_lambda_derivative_at_zero_is_the_limit():
@@ -59,5 +71,3 @@ def _hyp1f1_in_a(a):
 def test_a_parameter_without_a_derivative_is_refused():
     with pytest.raises(AstjaxError, match="derivative"):
         astjax.grad(_hyp1f1_in_a)(np.float64(1.5))
-    with pytest.raises(AstjaxError, match="comb"):
-        astjax.grad(_comb_in_both)(np.float64(6.5))

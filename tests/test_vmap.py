@@ -361,9 +361,13 @@ def test_per_example_gradients_through_tapes_and_branches(loss):
     close(per_example(-w, xs), np.stack([grad(loss)(-w, x) for x in xs]), np.float64)
 
 
-def test_collectives_are_refused_clearly():
-    with pytest.raises(astjax.errors.AstjaxError, match="collective `lax.pmean`"):
-        vmap(cases.centered, axis_name="batch")(np.ones(3))
+def test_collectives_over_the_axis_name():
+    """lax.pmean over vmap's axis_name reads the whole batch (more in test_vmap_collectives.py); a name
+    no vmap binds is refused clearly."""
+    x = RNG.normal(size=(4, 2))
+    close(vmap(cases.centered, axis_name="batch")(x), x - x.mean(0), np.float64)
+    with pytest.raises(astjax.errors.AstjaxError, match="unbound axis name: 'batch'"):
+        vmap(cases.centered, axis_name="other")(np.ones(3))
 
 
 # ------------------------------------------------------------------ the corpus, batched

@@ -286,7 +286,7 @@ class Batching:
         if app.kind != "primitive" or app.primitive is None:
             return None, None
         prim = app.primitive
-        if prim.name in ("ndim", "size", "builtin_len", "reduced_size"):
+        if prim.name in ("ndim", "size", "builtin_len", "reduced_size", "axis_index"):
             return ARRAY, 0
         if prim.name in SHAPE_QUERIES:
             return None, None
@@ -392,9 +392,20 @@ def split_leaf(leaf):
 
 
 def _array_params(prim, bound):
-    """The parameters of an elementwise primitive that hold arrays (not dtypes, axes or decimals)."""
+    """The parameters of an elementwise primitive that hold arrays (not dtypes, axes, decimals or axis
+    names): its operands whatever their names (`comb(N, k)`'s k is an array), else every parameter whose
+    name is not one of an integer parameter's."""
     from ..rules.registry import INTEGER_PARAMETERS
-    return [k for k in bound if k not in INTEGER_PARAMETERS and k not in ("decimals", "out", "like")]
+    return [k for k, node in bound.items() if k in prim.operands or k in prim.broadcasts_with or (
+        k not in INTEGER_PARAMETERS and k not in ("decimals", "out", "like")
+        and not _names_only(node))]
+
+
+def _names_only(node):
+    """None, a string or a tuple of strings (an axis name `'i'`, `('i', 'j')`): no array."""
+    if isinstance(node, (gast.Tuple, gast.List)):
+        return bool(node.elts) and all(isinstance(e, gast.Constant) and isinstance(e.value, str) for e in node.elts)
+    return isinstance(node, gast.Constant) and (node.value is None or isinstance(node.value, str))
 
 
 def _index_rank(rank, index, batching):

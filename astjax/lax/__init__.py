@@ -26,6 +26,7 @@ from ._aliases import (
     acosh, asinh, atanh, bessel_i0e, bessel_i1e, betainc, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, conj,
     digamma, erf_inv, erfc, igamma, igammac, imag, lgamma, polygamma, real, reciprocal, zeta,
 )
+from ._collectives import all_gather, axis_index, pmax, pmean, pmin, psum, psum_scatter
 from ._control import cond, fori_loop, map, scan, switch, while_loop
 from ._elementwise import (
     abs, acos, add, asin, atan, atan2, cbrt, ceil, clamp, cos, cosh, div, eq, erf, exp, exp2, expm1, floor, ge,
@@ -49,6 +50,8 @@ from ._slicing import (
 
 __all__ = [
     # control flow
+    # collectives over a named vmap/pmap axis
+    "psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "axis_index",
     "fori_loop", "while_loop", "cond", "scan", "switch", "map", "associative_scan",
     # elementwise
     "stop_gradient", "clamp", "rsqrt", "integer_pow", "exp2", "logistic", "erf", "div", "add", "sub", "mul",

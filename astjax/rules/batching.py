@@ -322,10 +322,10 @@ def _rebuild(app, bt, replace, keep_defaults=True):
 # ---------------------------------------------------------------- generic rules
 def elementwise_rule(bt, target, app):
     """The batch axis passes through; batched operands of lower per-example rank get unit axes after it."""
-    from .registry import INTEGER_PARAMETERS
+    from ..analyses.batching import _array_params
     prim = app.primitive
     bound = app.bound or {}
-    arrays = [k for k in bound if k not in INTEGER_PARAMETERS and k not in ("decimals", "out", "like")]
+    arrays = _array_params(prim, bound)        # the same parameters the analysis reads ranks from
     if any(bt.is_batched(n) for k, n in bound.items() if k not in arrays):
         return None         # a batched dtype or axis: loop over the batch
     if any(is_container(bt.kind(bound[k])) for k in arrays):

@@ -194,7 +194,13 @@ for _name, _base, _log in (("boxcox", "x", "jnp.log(x)"), ("boxcox1p", "(1.0 + x
     _dl = _BOXCOX_L.format(log=_log, base=_base, safe=_SAFE_L)
     binary(_name, [f"bx += by * {_base} ** (lmbda - 1.0)", f"blmbda += by * {_dl}"],
            [f"dy = dx * {_base} ** (lmbda - 1.0) + dlmbda * {_dl}"], operands=("x", "lmbda"))
-# comb(N, k) has no rules: its parameter names are the ones the batching analysis reads as integer sizes.
+# comb(N, k) = exp(gammaln(N + 1) - gammaln(k + 1) - gammaln(N + 1 - k)) where 0 <= k <= N, else 0: JAX's
+# form, differentiable in N and k (zero where the result is the constant 0).
+_COMB_DOMAIN = "jnp.logical_and(jnp.logical_and(k <= N, N >= 0.0), k >= 0.0)"
+_COMB_N = f"jnp.where({_COMB_DOMAIN}, y * (jsp_special.digamma(N + 1.0) - jsp_special.digamma(N + 1.0 - k)), 0.0)"
+_COMB_K = f"jnp.where({_COMB_DOMAIN}, y * (jsp_special.digamma(N + 1.0 - k) - jsp_special.digamma(k + 1.0)), 0.0)"
+binary("comb", [f"bN += by * {_COMB_N}", f"bk += by * {_COMB_K}"], [f"dy = dN * {_COMB_N} + dk * {_COMB_K}"],
+       operands=("N", "k"))
 binary("hyp1f1", ["bx += by * a / b * jsp_special.hyp1f1(a + 1.0, b + 1.0, x)"],
        ["dx -> dx * a / b * jsp_special.hyp1f1(a + 1.0, b + 1.0, x)"], operands=("a", "b", "x"))
 binary("hyp2f1", ["bx += by * a * b / c * jsp_special.hyp2f1(a + 1.0, b + 1.0, c + 1.0, x)"],

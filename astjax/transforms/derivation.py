@@ -56,18 +56,22 @@ class Derivation:
                                bind_name=lambda obj, base: self._bind(namespace, obj, base, context.namer.taken))
         return self._generate(fn, wrt, make, name, prefix="jvp")
 
-    def vmap(self, fn, spec, out_none=False, name=None, as_callee=False):
+    def vmap(self, fn, spec, out_none=False, name=None, as_callee=False, axis_name=None):
         """Generate, clean up and compile the batched version of `fn` (transforms/vmap.py): `spec` says
         which parameters carry the batch on axis 0; every result carries it on axis 0 (except where
-        `out_none` says the output is unbatched)."""
+        `out_none` says the output is unbatched). `axis_name` names the batch axis for collectives
+        (`lax.psum(x, 'i')`), in `fn` and in its callees."""
         from .vmap import BatchMode
         made = []
+        if not as_callee:
+            self.vmap_axis_name = axis_name
+        axis_name = getattr(self, "vmap_axis_name", None)
 
         def make(context, node, names, namespace, label):
             mode = BatchMode(context, node, spec, label, self._callee_hook(namespace, context, "vmap"),
                              lambda obj, base: self._bind(namespace, obj, base, context.namer.taken),
                              out_none=out_none, result_of=lambda callee: self.vmap_results.get(callee, (None, None)),
-                             as_callee=as_callee,
+                             as_callee=as_callee, axis_name=axis_name,
                              example_function=lambda stmt: self._callee(context.source.fn, (), namespace, context,
                                                                         stmt, kind="example"))
             made.append(mode)

@@ -28,6 +28,7 @@ from ..analyses.batching import ARRAY, Batching
 from ..analyses.classify import classify
 from ..codegen.templates import LineComments, comment, is_marker, rename_loads
 from ..rules.batching import HELPERS, generic_rule
+from ..rules.collectives import COLLECTIVES, axis_names_of, batched_result, collective_rule
 from ..rules.registry import PRIMITIVES
 
 __all__ = ["BatchMode", "ParamSpec"]
@@ -56,8 +57,9 @@ class BatchMode:
     """
 
     def __init__(self, context, function_node, spec, name, callee_vmap, bind_name, out_none=False,
-                 result_of=lambda label: (None, None), as_callee=False, example_function=None):
+                 result_of=lambda label: (None, None), as_callee=False, example_function=None, axis_name=None):
         self.context = context
+        self.axis_name = axis_name      # the name collectives (`lax.psum(x, 'i')`) give this batch axis
         self.function = function_node
         self.spec = list(spec)
         self.name = name
@@ -127,14 +129,18 @@ class BatchMode:
 
     # ------------------------------------------------------------ the function
     def transform(self):
-        self._refuse_collectives()
         params = [a.id for a in self.function.args.args]
         spec = {p: (self.spec[i] if i < len(self.spec) else ParamSpec(False)) for i, p in enumerate(params)}
         self._array_params = [p for p in params if spec[p].kind == ARRAY]      # their dtypes: batch_broadcast
         batched = [p for p in params if spec[p].batched]
         kinds = {p: s.kind for p, s in spec.items() if s.kind is not None}
         ranks = {p: s.rank for p, s in spec.items() if s.rank is not None}
-        self.batching = Batching(self.function, self.context.resolver, batched, kinds, ranks,
+        if batched and self._collectives():
+            self._split_tree_collectives(Batching(self.function, self.context.resolver, batched, dict(kinds),
+                                                  dict(ranks)))
+        seeds = self._collective_results() if batched else []      # `i = lax.axis_index('i')`
+        kinds.update({name: ARRAY for name in seeds})
+        self.batching = Batching(self.function, self.context.resolver, batched + seeds, kinds, ranks,
                                  callee_kind=self._callee_result)
         self.batch_size = self.namer.fresh("_B")
         body = self.function.body
@@ -149,6 +155,7 @@ class BatchMode:
         reason = self._needs_whole_loop()
         if reason is not None:
             self.fell_back = reason
+            self._refuse_collective_in_loop()
             new_body = prologue + self._whole_loop(params, spec, ret)
         else:
             for p in params:    # an unbatched array parameter assigned a batched value later: batched from the start
@@ -164,17 +171,75 @@ class BatchMode:
                               type_comment=None, type_params=[])
         return gast.copy_location(fn, self.function)
 
-    def _refuse_collectives(self):
-        """`lax.psum(x, 'i')` and the other collectives over a named vmap axis are not built yet: say so."""
-        for node in gast.walk(self.function):
-            if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
-                    and node.func.attr in _COLLECTIVES):
-                base = self.static(node.func.value)
-                if base is None or getattr(base, "__name__", "") in ("astjax.lax", "jax.lax"):
-                    raise self.context.error(
-                        f"vmap does not implement the collective `lax.{node.func.attr}` yet (axis_name is accepted, "
-                        "but no collective over it is)", node,
-                        hint="compute the reduction over the batch outside vmap (jnp.sum(vmap(f)(xs), axis=0)).")
+    def _collectives(self):
+        """(statement, Application) of each collective (`y = lax.psum(x, 'i')`) in the function."""
+        found = []
+        for stmt in _walk_statements(self.function.body):
+            if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Call):
+                app = classify(stmt.value, self.context.resolver)
+                if app.kind == "primitive" and app.primitive is not None and app.primitive.name in COLLECTIVES:
+                    found.append((stmt, app))
+            elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
+                app = classify(stmt.value, self.context.resolver)
+                if app.kind == "primitive" and app.primitive is not None and app.primitive.name in COLLECTIVES:
+                    found.append((stmt, app))
+        return found
+
+    def _split_tree_collectives(self, analysis):
+        """`y = lax.psum(t, 'i')` of a tuple `t` (a pytree of arrays): one collective per item,
+        `y_0 = lax.psum(t[0], 'i')`, ..., `y = (y_0, y_1)`, as JAX maps a collective over the leaves."""
+        collectives = {id(stmt): app for stmt, app in self._collectives() if isinstance(stmt, gast.Assign)}
+
+        def rewrite(stmts):
+            out = []
+            for stmt in stmts:
+                for field in ("body", "orelse"):
+                    if getattr(stmt, field, None):
+                        setattr(stmt, field, rewrite(getattr(stmt, field)))
+                app = collectives.get(id(stmt))
+                x = app.bound.get("x") if app is not None and app.bound else None
+                kind = analysis.kind(x) if isinstance(x, gast.Name) else None
+                if not isinstance(kind, tuple) or not isinstance(stmt.targets[0], gast.Name):
+                    out.append(stmt)
+                    continue
+                items = []
+                for i in range(len(kind)):
+                    item, result = self.fresh(f"{x.id}_{i}"), self.fresh(f"{stmt.targets[0].id}_{i}")
+                    out.append(gast.copy_location(self.assign(item, gast.Subscript(
+                        value=_name(x.id), slice=_const(i), ctx=gast.Load())), stmt))
+                    call = copy.deepcopy(app.node)
+                    params = list(app.primitive.signature.parameters)
+                    if call.args and params[0] == "x":
+                        call.args[0] = _name(item)
+                    else:
+                        call.keywords = [k for k in call.keywords if k.arg != "x"] + [gast.keyword(
+                            arg="x", value=_name(item))]
+                    out.append(gast.copy_location(self.assign(result, call), stmt))
+                    items.append(_name(result))
+                out.append(gast.copy_location(self.assign(stmt.targets[0].id, gast.Tuple(
+                    elts=items, ctx=gast.Load())), stmt))
+            return out
+        self.function.body = rewrite(self.function.body)
+
+    def _collective_results(self):
+        """Names assigned a collective over this axis whose value differs between examples whatever its
+        operand (`lax.axis_index('i')`, `lax.psum_scatter`): batched from the start of the analysis."""
+        return [stmt.targets[0].id for stmt, app in self._collectives() if isinstance(stmt, gast.Assign)
+                and isinstance(stmt.targets[0], gast.Name) and batched_result(app, self.axis_name, self.static)]
+
+    def _refuse_collective_in_loop(self):
+        """A whole function that loops over the batch runs one example at a time: a collective over this
+        axis (which reads every example) cannot run there. Refused at its line."""
+        for stmt, app in self._collectives():
+            node = app.bound.get("axis_name") if app.bound else None
+            names = axis_names_of(node, self.static) if node is not None else None
+            if names is None or self.axis_name in names:
+                raise self.context.error(
+                    f"vmap cannot compute `lax.{app.primitive.name}` over axis {self.axis_name!r} here: it loops "
+                    f"over the batch one example at a time because {self.fell_back}, and a collective reads "
+                    "every example", stmt,
+                    hint="make the control flow independent of batched values (jnp.where), or compute the "
+                         "collective outside the batched control flow.")
 
     def _size_of(self, param, spec):
         if spec.kind == ARRAY:
@@ -531,6 +596,14 @@ class BatchMode:
 
     def assignment(self, stmt, target, value):
         target_batched = target in self.batching.batched
+        self._refuse_unbatched_collective_call(value)
+        if isinstance(value, gast.Call):        # a collective: rewritten even where its operand is unbatched
+            app = classify(value, self.context.resolver)
+            if app.kind == "primitive" and app.primitive is not None and app.primitive.name in COLLECTIVES:
+                new = collective_rule(self, target, app)
+                if target_batched and not self._collective_batched(app):
+                    new.append(self.assign(target, self._broadcast(_name(target), ARRAY)))
+                return new
         if not self.is_batched(value):
             if not target_batched:
                 return [stmt]
@@ -572,11 +645,44 @@ class BatchMode:
                 return self._rank_dispatch(stmt, target, value, app, rule)
         return self.loop_statement(stmt, target, value)
 
+    def _refuse_unbatched_collective_call(self, value):
+        """A function called with no batched argument runs as it is, once for the whole batch: a collective
+        over this axis inside it would find no vmap binding the name. Refused here, naming the call."""
+        if self.axis_name is None or not isinstance(value, gast.Call) or self.is_batched(value):
+            return
+        app = classify(value, self.context.resolver)
+        if app.kind != "function":
+            return
+        try:
+            from ..frontend.parse import function_source
+            from .derivation import _callable_with_source
+            node = function_source(_callable_with_source(app.callee)).node
+        except Exception:
+            return
+        for call in gast.walk(node):
+            if isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and call.func.attr in COLLECTIVES:
+                raise self.context.error(
+                    f"vmap: `{call.func.attr}` inside this call needs the batch of axis {self.axis_name!r}, but "
+                    "the call has no batched argument, so it runs once for the whole batch", value,
+                    hint="compute the collective in the vmapped function itself, or pass the function a batched "
+                         "argument.")
+
+    def _collective_batched(self, app):
+        """Whether collective_rule's result for `app` carries the batch axis."""
+        x = app.bound.get("x")
+        if batched_result(app, self.axis_name, self.static):
+            return True
+        if app.primitive.name == "axis_index":
+            return False
+        return x is not None and self.is_batched(x)
+
     def _batched_list_operand(self, app):
         """Whether an operand other than a stack/concatenate sequence is a list or tuple whose items carry the
         batch: as an array it has the batch on axis 1, not 0 where the rules expect it (`np.sum(ys)` of a list
         built in a loop), so the statement runs example by example."""
         prim = app.primitive
+        if prim.name == "getitem":      # `t[0]` of a batched tuple is its batched item: the rule says so
+            return False
         for param, node in app.bound.items():
             if param == prim.sequence_operand or param not in prim.operands or not isinstance(node, gast.Name):
                 continue
@@ -774,8 +880,6 @@ def batch_size_parameter(function_node):
 
 
 _RANK_DISPATCH = frozenset({"matmul", "dot", "inner"})
-_COLLECTIVES = frozenset({"psum", "pmean", "pmax", "pmin", "all_gather", "axis_index", "ppermute", "all_to_all",
-                          "psum_scatter"})
 # Elementwise primitives that never raise (NumPy gives nan or inf instead): safe to run for every example.
 _SELECT_SAFE = frozenset({
     "add", "subtract", "multiply", "divide", "negative", "positive", "square", "sqrt", "abs", "exp", "expm1", "log",

@@ -3,6 +3,7 @@
 Each pass reads the generated function's AST and the abstract types the
 first call observed (jit/observe.py), and rewrites one concern:
 
+    (runtime/numba_batching: vmap's shape helpers `batch_shape(...)` folded for this signature first)
     typed_placeholders   `v = None` and zero adjoints `bv = 0.0` get the type v holds later
     tape_stacks          the one heterogeneous tape becomes one typed stack per saved variable
     weak_scalars         a Python number meeting an array takes the array's dtype (JAX's weak types)
@@ -65,6 +66,8 @@ class LoweringContext:
 def lower_function(context):
     """The lowered copy of `context.generated`'s function node."""
     node = copy.deepcopy(context.source.node)
+    from ...runtime.numba_batching import fold_batch_shapes
+    fold_batch_shapes(node, context)          # vmap's shape helpers, for this signature
     type_placeholders(node, context)
     split_tape(node, context)
     cast_weak_scalars(node, context)
