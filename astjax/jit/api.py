@@ -167,6 +167,8 @@ def _as_array(value, fun):
         return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
     if isinstance(value, list):
         return [_as_array(v, fun) for v in value]
+    if type(value) is dict:
+        return {k: _as_array(v, fun) for k, v in value.items()}
     if isinstance(value, bool):
         return wrap(np.asarray(value))
     if isinstance(value, numbers.Integral):

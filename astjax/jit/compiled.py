@@ -18,6 +18,7 @@ from ..errors import trace_to_user
 from .lower import LoweringContext, lower_function
 from . import cache
 from .frozen_globals import FrozenArrays
+from .boundary_trees import entry_source, layout_of, needs_boundary, tree_signature
 from .observe import Observed, abstract, observe
 from .python_number_error import PythonNumberError
 
@@ -97,7 +98,8 @@ class CompiledFunction:
     def _compile_and_run(self, key, args):
         static = {name: a for name, a in zip(self.parameters, args) if name in self.static}
         dynamic = [n not in self.static for n in self.parameters]
-        disk_key = cache.entry_key(self.generated, key) if cache.enabled() else None
+        trees_in = any(needs_boundary(a) for a, keep in zip(args, dynamic) if keep)
+        disk_key = cache.entry_key(self.generated, key) if cache.enabled() and not trees_in else None
         record = cache.load(disk_key) if disk_key else None
         if record is not None:                      # compiled and checked by an earlier process
             types, out_spec = record
@@ -113,10 +115,15 @@ class CompiledFunction:
                 self._remember_quick_key(args, entry)
                 return got
         expected, observed = observe(self.generated, args, {}, _is_generated)
+        trees = trees_in or needs_boundary(expected)
+        if trees:      # leaves in and out through an entry function (jit/boundary_trees.py)
+            boundary = _Boundary([a for a, keep in zip(args, dynamic) if keep], expected, self.generated)
         dispatcher, text, frozen = build(self.generated, observed, static, disk_key)
         entry = _Entry(dispatcher, text, abstract(expected), dynamic, frozen)
         try:
             try:
+                if trees:
+                    entry = boundary.entry(entry)
                 got = entry.run(args)
             except (ImportError, EOFError, AttributeError) as exc:       # Numba's cache files could not be read
                 if disk_key is None or _is_numba_error(exc):
@@ -124,6 +131,8 @@ class CompiledFunction:
                 disk_key = None
                 dispatcher, text, frozen = build(self.generated, observed, static, None)
                 entry = _Entry(dispatcher, text, abstract(expected), dynamic, frozen)
+                if trees:
+                    entry = boundary.entry(entry)
                 got = entry.run(args)
         except JitError:
             raise
@@ -135,7 +144,7 @@ class CompiledFunction:
         _check_agrees(got, expected, self.generated)
         self.entries[key] = entry
         self._remember_quick_key(args, entry)
-        if disk_key is not None and observed.complete:
+        if disk_key is not None and observed.complete and not trees:     # a record holds no result structure
             cache.store(disk_key, {fn.__name__: observed.for_code(fn.__code__)
                                    for fn in cache.reachable_generated(self.generated)}, entry.out_spec)
         return got
@@ -160,9 +169,15 @@ class _Entry:
         self.dynamic = dynamic
         self.all_dynamic = all(dynamic)
         self.convert_out = _converter(out_spec)
+        self.arg_layouts = None          # with an entry function: each dynamic argument's Layout
 
     def run(self, args):
-        if self.all_dynamic:
+        if self.arg_layouts is not None:
+            values = []
+            for a, layout in zip(args if self.all_dynamic else
+                                 [a for a, keep in zip(args, self.dynamic) if keep], self.arg_layouts):
+                values.extend([to_numba(leaf) for leaf in layout.leaves(a)])
+        elif self.all_dynamic:
             values = [to_numba(a) for a in args]
         else:
             values = [to_numba(a) for a, keep in zip(args, self.dynamic) if keep]
@@ -173,16 +188,53 @@ class _Entry:
         return self.convert_out(out)
 
 
-def quick_key(value, _ndarray=np.ndarray, _plain=(float, int, bool)):
+def quick_key(value, _ndarray=np.ndarray, _plain=(float, int, bool, type(None))):
     """A cheap stand-in for the abstract signature of one argument, for the dispatch dictionary."""
     kind = type(value)
     if kind is _ndarray or kind is Array:
         return value.dtype, value.ndim
     if kind in _plain or issubclass(kind, np.generic):
         return kind
-    if kind is tuple or kind is list:
+    if kind is dict:           # the keys in their order: the reference backend iterates them so
+        return (kind, tuple(value)) + tuple(map(quick_key, value.values()))
+    if kind is tuple or kind is list or (issubclass(kind, tuple) and hasattr(kind, "_fields")):
         return (kind,) + tuple(map(quick_key, value))
     raise TypeError("no quick key")
+
+
+class _Boundary:
+    """The entry function of a signature whose arguments or result hold dicts or NamedTuples: each
+    dynamic argument's leaves go in as separate parameters, the result's leaves come out as one tuple
+    (jit/boundary_trees.py says why)."""
+
+    def __init__(self, dynamic_args, expected, generated):
+        self.arg_layouts = [layout_of(a, f"argument {i + 1} of `{generated.__name__}`")
+                            for i, a in enumerate(dynamic_args)]
+        self.out_layout = layout_of(expected, f"the result of `{generated.__name__}`") \
+            if needs_boundary(expected) else None
+        if self.out_layout is not None:
+            self.out_specs = [abstract(leaf) for leaf in self.out_layout.leaves(expected)]
+        self.generated = generated
+
+    def entry(self, inner):
+        """`inner` (an _Entry) behind an entry function."""
+        import gast
+        text, names = entry_source(f"astjax_entry_{self.generated.__name__}", "astjax_compiled",
+                                   self.arg_layouts, self.out_layout)
+        namespace = dict(names, astjax_compiled=inner.dispatcher)
+        dispatcher, text = compile_lowered(gast.parse(text).body[0], namespace,
+                                           self.generated.__code__.co_filename)
+        entry = _Entry(dispatcher, text + "\n\n" + inner.text, inner.out_spec, inner.dynamic, None)
+        entry.frozen = inner.frozen
+        entry.arg_layouts = self.arg_layouts
+        if self.out_layout is not None:
+            converters = [_converter(spec) for spec in self.out_specs]
+            layout = self.out_layout
+
+            def tree_out(flat):
+                return layout.rebuild([convert(v) for convert, v in zip(converters, flat)])
+            entry.convert_out = tree_out
+        return entry
 
 
 def _converter(spec):
@@ -425,8 +477,9 @@ def _signature(value):
     compiled entry, checked against the reference on its first call."""
     if type(value) is bool:
         return ("python bool",)
-    if type(value) is tuple:
-        return ("tuple", tuple(_signature(v) for v in value))
+    kind = type(value)
+    if kind is tuple or kind is list or kind is dict or (issubclass(kind, tuple) and hasattr(kind, "_fields")):
+        return tree_signature(value, _signature)
     return abstract(value)
 
 
