@@ -138,7 +138,10 @@ class CompiledFunction:
             raise
         except Exception as exc:
             if _is_numba_error(exc):
-                raise numba_error(exc, _location(self.generated)) from None
+                error = numba_error(exc, _location(self.generated))
+                if trees_in or any(isinstance(a, (tuple, list)) for a in args):
+                    error = _container_adjoint_refusal(error, str(exc))
+                raise error from None
             # The reference backend ran these arguments without an error: the compiled code must too.
             raise _disagree(self.generated, f"it raised {type(exc).__name__}: {exc}") from exc
         _check_agrees(got, expected, self.generated)
@@ -439,6 +442,18 @@ def python_number_refusal(exc):
     return JitError(f"jit cannot give Python's answer here: {what}", location,
                     "run this function without jit (Python's numbers are exact there), or compute with "
                     "floats or fixed-width arrays, whose overflow NumPy defines")
+
+
+def _container_adjoint_refusal(error, message):
+    """A clearer refusal when Numba met the adjoint of a container: jit compiles derivatives with respect
+    to arrays, and a derivative with respect to a dict, list or tuple of arrays is not compiled yet."""
+    if not any(f"function {name} at" in message for name in ("index_adjoint", "attribute_adjoint", "item_adjoint")):
+        return error
+    location = (error.filename, error.lineno) if error.filename is not None else None
+    return JitError("jit does not compile a derivative with respect to a dict, list, tuple or NamedTuple "
+                    "argument yet (derivatives with respect to arrays are compiled)",
+                    location, "pass the arrays as separate arguments and differentiate with respect to them "
+                    "(grad(f, argnums=(0, 1))), or run this derivative without jit")
 
 
 def _disagree(generated, what):
