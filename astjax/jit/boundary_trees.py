@@ -42,17 +42,15 @@ class Layout:
     """The structure of one value: a tree of ("leaf",), ("none",), ("tuple", kids), ("list", kids),
     ("dict", keys, kids), ("namedtuple", cls, kids); hashable, so part of a cache key."""
 
-    __slots__ = ("node", "count")
+    __slots__ = ("node", "count", "leaves")
 
     def __init__(self, node):
         self.node = node
         self.count = _count(node)
-
-    def leaves(self, value):
-        """The leaves of `value` (which has this layout), in order."""
-        out = []
-        _leaves(self.node, value, out)
-        return out
+        paths = []
+        _paths(node, "value", paths)
+        # `leaves(value)`: one expression reading every leaf, written once per layout (the dispatch path)
+        self.leaves = eval(f"lambda value: [{', '.join(paths)}]", {})     # noqa: S307 -- keys are repr()s of str
 
     def rebuild(self, leaves):
         """The value of this layout with these leaves (Python containers, as the reference backend builds)."""
@@ -108,18 +106,6 @@ def _count(node):
     if kind == "none":
         return 0
     return sum(_count(k) for k in node[-1])
-
-
-def _leaves(node, value, out):
-    kind = node[0]
-    if kind == "leaf":
-        out.append(value)
-    elif kind == "dict":
-        for key, kid in zip(node[1], node[2]):
-            _leaves(kid, value[key], out)
-    elif kind != "none":
-        for kid, item in zip(node[-1], value):
-            _leaves(kid, item, out)
 
 
 def _rebuild(node, leaves):
