@@ -115,11 +115,18 @@ class CompiledFunction:
                 self._remember_quick_key(args, entry)
                 return got
         expected, observed = observe(self.generated, args, {}, _is_generated)
+        scalar = _scalarized(self.generated, args, dynamic, expected)
+        if scalar is not None:       # a derivative with respect to containers: one variable per leaf
+            trees_in, disk_key = True, None
         trees = trees_in or needs_boundary(expected)
-        if trees:      # leaves in and out through an entry function (jit/boundary_trees.py)
+        if trees and scalar is None:      # leaves in and out through an entry function (jit/boundary_trees.py)
             boundary = _Boundary([a for a, keep in zip(args, dynamic) if keep], expected, self.generated)
-        dispatcher, text, frozen = build(self.generated, observed, static, disk_key)
+        dispatcher, text, frozen = build(self.generated, observed, static, disk_key,
+                                       scalar.rewrite if scalar is not None else None)
         entry = _Entry(dispatcher, text, abstract(expected), dynamic, frozen)
+        if scalar is not None:
+            trees = False
+            scalar.attach(entry)
         try:
             try:
                 if trees:
@@ -284,7 +291,7 @@ class _Build:
         self.frozen = FrozenArrays()
 
 
-def build(generated, observed, static, disk_key=None):
+def build(generated, observed, static, disk_key=None, scalar=None):
     """Lower and compile `generated` and the generated functions it calls; return (dispatcher, all text,
     the FrozenArrays its code compiled in).
 
@@ -298,14 +305,14 @@ def build(generated, observed, static, disk_key=None):
     if disk_key is not None and cache.numba_machine_code():
         source_file = lambda text: cache.source_file(f"{text}\n# astjax entry {disk_key}\n")  # noqa: E731
     state = _Build(source_file)
-    dispatcher = _build(generated, observed, state, static)
+    dispatcher = _build(generated, observed, state, static, scalar)
     if source_file is not None and not state.recursive:
         for compiled in state.dispatchers:        # Numba compiles lazily: nothing has been compiled yet
             compiled.enable_caching()
     return dispatcher, "\n\n".join(state.texts), state.frozen
 
 
-def _build(generated, observed, state, static):
+def _build(generated, observed, state, static, scalar=None):
     """The dispatcher of `generated`, lowering and compiling it (and its callees) into `state`."""
     if generated in state.built:
         if state.built[generated] is None:
@@ -320,6 +327,9 @@ def _build(generated, observed, state, static):
 
     _observe_primal_callee(generated, observed)
     context = LoweringContext(generated, observed.for_code(generated.__code__), error)
+    if scalar is not None:          # jit/container_arguments.py rewrote the function: lower that
+        context.source = _WithNode(context.source, scalar.node)
+        context.types = dict(context.types, **scalar.leaf_types)
     try:
         node = lower_function(context)
     except JitError as exc:
@@ -356,6 +366,66 @@ def _build(generated, observed, state, static):
     state.dispatchers.append(dispatcher)
     state.texts.insert(0, text)
     return dispatcher
+
+
+class _WithNode:
+    """A generated function's source object with another function node in place of its own."""
+
+    def __init__(self, source, node):
+        self._source, self.node = source, node
+
+    def __getattr__(self, name):
+        return getattr(self._source, name)
+
+
+class _ScalarEntry:
+    """How a rewritten derivative's entry passes leaves in and rebuilds the TreeAdjoints it returns."""
+
+    def __init__(self, rewrite, layouts, expected_flat):
+        self.rewrite, self.layouts = rewrite, layouts
+        self.converters = [_converter(abstract(v)) for v in expected_flat]
+
+    def attach(self, entry):
+        from .container_arguments import rebuild
+        entry.arg_layouts = self.layouts
+        recipe, converters = self.rewrite.recipe, self.converters
+        entry.convert_out = lambda flat: rebuild(recipe, flat, lambda i, v: converters[i](v))
+
+
+def _scalarized(generated, args, dynamic, expected):
+    """The _ScalarEntry of a derivative with respect to container arguments that
+    jit/container_arguments.py can rewrite leaf by leaf, or None."""
+    from ..rules.helpers import TreeAdjoint
+    items = expected if isinstance(expected, tuple) else (expected,)
+    if not any(isinstance(item, TreeAdjoint) for item in items):
+        return None
+    source = getattr(generated, "__astjax_function_source__", None)
+    names = list(inspect.signature(generated).parameters)
+    containers = {n: a for n, a, keep in zip(names, args, dynamic) if keep and isinstance(a, (tuple, list, dict))}
+    if source is None or not containers:
+        return None
+    from .container_arguments import scalarize
+    try:
+        layouts = {n: layout_of(a) for n, a in containers.items()}
+    except JitError:
+        return None
+    rewrite = scalarize(source.node, layouts, {n: layouts[n].leaves(a) for n, a in containers.items()}, abstract)
+    if rewrite is None:
+        return None
+    expected_flat = []
+    for (kind, *rest), item in zip(rewrite.recipe[1], items if rewrite.recipe[0] else (expected,)):
+        if kind == "value":
+            expected_flat.append(item)
+            continue
+        for (_, path), _ in rest[0]:
+            value = item
+            for key in path:
+                if not isinstance(value, TreeAdjoint) or key not in value.items:
+                    return None
+                value = value.items[key]
+            expected_flat.append(value)
+    all_layouts = [layouts[n] if n in layouts else layout_of(a) for n, a, keep in zip(names, args, dynamic) if keep]
+    return _ScalarEntry(rewrite, all_layouts, expected_flat)
 
 
 def _observe_primal_callee(generated, observed):
@@ -415,8 +485,8 @@ def from_numba(value, spec):
 def _check_agrees(got, expected, generated):
     """The compiled result must be the reference's: same structure, shapes, dtypes and values."""
     from .. import tree_util
-    got_leaves, got_tree = tree_util.tree_flatten(got)
-    want_leaves, want_tree = tree_util.tree_flatten(expected)
+    got_leaves, got_tree = tree_util.tree_flatten(_plain_adjoints(got))
+    want_leaves, want_tree = tree_util.tree_flatten(_plain_adjoints(expected))
     if got_tree != want_tree:
         raise _disagree(generated, f"it returned {got_tree}, the reference backend {want_tree}")
     for g, w in zip(got_leaves, want_leaves):
@@ -444,16 +514,27 @@ def python_number_refusal(exc):
                     "floats or fixed-width arrays, whose overflow NumPy defines")
 
 
+def _plain_adjoints(value):
+    """`value` with each TreeAdjoint as a dict of its items (keys as text), so that results compare as trees."""
+    from ..rules.helpers import TreeAdjoint
+    if isinstance(value, TreeAdjoint):
+        return {"TreeAdjoint": {repr(k): _plain_adjoints(v) for k, v in value.items.items()}}
+    if type(value) is tuple:
+        return tuple(_plain_adjoints(v) for v in value)
+    return value
+
+
 def _container_adjoint_refusal(error, message):
     """A clearer refusal when Numba met the adjoint of a container: jit compiles derivatives with respect
     to arrays, and a derivative with respect to a dict, list or tuple of arrays is not compiled yet."""
     if not any(f"function {name} at" in message for name in ("index_adjoint", "attribute_adjoint", "item_adjoint")):
         return error
     location = (error.filename, error.lineno) if error.filename is not None else None
-    return JitError("jit does not compile a derivative with respect to a dict, list, tuple or NamedTuple "
-                    "argument yet (derivatives with respect to arrays are compiled)",
-                    location, "pass the arrays as separate arguments and differentiate with respect to them "
-                    "(grad(f, argnums=(0, 1))), or run this derivative without jit")
+    return JitError("jit compiles a derivative with respect to a dict, list, tuple or NamedTuple argument only "
+                    "when the function reads it by constant keys outside loops and branches (a loop over a "
+                    "list of layers, say, is not compiled yet)",
+                    location, "read the container's items by constant keys (`W1, b1 = layers[0]`), or pass the "
+                    "arrays as separate arguments (grad(f, argnums=(0, 1))), or run this derivative without jit")
 
 
 def _disagree(generated, what):
