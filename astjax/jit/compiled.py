@@ -395,16 +395,14 @@ class _ScalarEntry:
 def _scalarized(generated, args, dynamic, expected):
     """The _ScalarEntry of a derivative with respect to container arguments that
     jit/container_arguments.py can rewrite leaf by leaf, or None."""
-    from ..rules.helpers import TreeAdjoint
-    items = expected if isinstance(expected, tuple) else (expected,)
-    if not any(isinstance(item, TreeAdjoint) for item in items):
+    from .container_arguments import expected_leaves, scalarize
+    if "TreeAdjoint" not in repr(abstract(expected)):
         return None
     source = getattr(generated, "__astjax_function_source__", None)
     names = list(inspect.signature(generated).parameters)
     containers = {n: a for n, a, keep in zip(names, args, dynamic) if keep and isinstance(a, (tuple, list, dict))}
     if source is None or not containers:
         return None
-    from .container_arguments import scalarize
     try:
         layouts = {n: layout_of(a) for n, a in containers.items()}
     except JitError:
@@ -412,18 +410,9 @@ def _scalarized(generated, args, dynamic, expected):
     rewrite = scalarize(source.node, layouts, {n: layouts[n].leaves(a) for n, a in containers.items()}, abstract)
     if rewrite is None:
         return None
-    expected_flat = []
-    for (kind, *rest), item in zip(rewrite.recipe[1], items if rewrite.recipe[0] else (expected,)):
-        if kind == "value":
-            expected_flat.append(item)
-            continue
-        for (_, path), _ in rest[0]:
-            value = item
-            for key in path:
-                if not isinstance(value, TreeAdjoint) or key not in value.items:
-                    return None
-                value = value.items[key]
-            expected_flat.append(value)
+    expected_flat = expected_leaves(rewrite.recipe, expected)
+    if expected_flat is None:
+        return None
     all_layouts = [layouts[n] if n in layouts else layout_of(a) for n, a, keep in zip(names, args, dynamic) if keep]
     return _ScalarEntry(rewrite, all_layouts, expected_flat)
 

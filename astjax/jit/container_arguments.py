@@ -110,6 +110,14 @@ class _Rewrite:
 
     # ---------------------------------------------------------------- statements
     def _statement(self, statement):
+        statement = self._constant_lengths(statement)
+        if isinstance(statement, gast.Assert) and isinstance(statement.test, gast.Compare) \
+                and all(isinstance(n, gast.Constant) for n in [statement.test.left] + statement.test.comparators):
+            import ast
+            test = ast.fix_missing_locations(ast.Expression(gast.gast_to_ast(statement.test)))
+            if not eval(compile(test, "<assert>", "eval"), {}):  # noqa: S307 -- constants compared
+                raise _GiveUp         # the reference backend raised here: let it say so
+            return []                 # an unpacking's length check, true for this structure
         if isinstance(statement, gast.Assign) and len(statement.targets) == 1 \
                 and isinstance(statement.targets[0], gast.Name):
             name, value = statement.targets[0].id, statement.value
@@ -137,6 +145,20 @@ class _Rewrite:
         self._untouched(statement)
         return [statement]
 
+    def _constant_lengths(self, statement):
+        """`len(c)` of a container as the constant it is for this structure."""
+        trees, nodes = self.trees, self.nodes
+
+        class Lengths(gast.NodeTransformer):
+            def visit_Call(self, call):
+                self.generic_visit(call)
+                if isinstance(call.func, gast.Name) and call.func.id == "len" and len(call.args) == 1 \
+                        and isinstance(call.args[0], gast.Name) and call.args[0].id in trees:
+                    node = nodes[trees[call.args[0].id]]
+                    return gast.Constant(len(node[-1]), None)
+                return call
+        return Lengths().visit(statement)
+
     def _no_rebinding(self, name):
         if name in self.trees or name in self.adjoints:
             raise _GiveUp
@@ -160,22 +182,24 @@ class _Rewrite:
         return out
 
     def _return(self, statement):
-        value = statement.value
-        items = value.elts if isinstance(value, gast.Tuple) else [value]
-        recipe, returned = [], []
-        for item in items:
-            if isinstance(item, gast.Name) and item.id in self.adjoints:
-                keys = list(self.adjoints[item.id])
-                recipe.append(("adjoint", [(key, self._kinds(key)) for key in keys]))
-                returned += [gast.Name(self.adjoints[item.id][k], gast.Load(), None, None) for k in keys]
-            else:
-                self._untouched(item)
-                recipe.append(("value",))
-                returned.append(item)
-        if self.recipe is not None or not any(r[0] == "adjoint" for r in recipe):
+        returned = []
+        recipe = self._returned(statement.value, returned)
+        if self.recipe is not None or "adjoint" not in repr(recipe):
             raise _GiveUp
-        self.recipe = (isinstance(value, gast.Tuple), recipe)
+        self.recipe = recipe
         return gast.Return(gast.Tuple(returned, gast.Load()))
+
+    def _returned(self, item, returned):
+        """The recipe of one returned item (tuples nest), appending the flat values to `returned`."""
+        if isinstance(item, gast.Tuple):
+            return ("tuple", [self._returned(e, returned) for e in item.elts])
+        if isinstance(item, gast.Name) and item.id in self.adjoints:
+            keys = list(self.adjoints[item.id])
+            returned += [gast.Name(self.adjoints[item.id][k], gast.Load(), None, None) for k in keys]
+            return ("adjoint", [(key, self._kinds(key)) for key in keys])
+        self._untouched(item)
+        returned.append(item)
+        return ("value",)
 
     def _kinds(self, key):
         """The Layout nodes along `key`'s path (the rebuild needs each level's kind)."""
@@ -232,7 +256,10 @@ class _Rewrite:
         if self.nodes[target][0] == "leaf":
             self._untouched(inner)
             return [(target, inner)]
-        nested = self._adjoint(inner)
+        if isinstance(inner, gast.Name) and inner.id in self.adjoints:      # an adjoint built before
+            nested = [(k, gast.Name(v, gast.Load(), None, None)) for k, v in self.adjoints[inner.id].items()]
+        else:
+            nested = self._adjoint(inner)
         if nested is None or any(k[0] != target[0] or k[1][:len(target[1])] != target[1] for k, _ in nested):
             raise _GiveUp
         return nested
@@ -245,28 +272,53 @@ def _assign(name, value):
 def rebuild(recipe, flat, convert):
     """The reference backend's result from the flat tuple the rewritten function returned: TreeAdjoints
     for the adjoint items (`convert(i, value)` turns the i-th flat value into what the reference gives)."""
+    return _rebuild(recipe, flat, convert, [0])
+
+
+def _rebuild(recipe, flat, convert, position):
     from ..rules.helpers import TreeAdjoint
-    is_tuple, items = recipe
-    out, position = [], 0
-    for item in items:
-        if item[0] == "value":
-            out.append(convert(position, flat[position]))
-            position += 1
-            continue
-        root = {}
-        fields_of = {}
-        for (param, path), kinds in item[1]:
-            level = root
-            for depth, key in enumerate(path):
-                if kinds[depth][0] == "namedtuple":
-                    fields_of[id(level)] = kinds[depth][1]._fields
-                if depth == len(path) - 1:
-                    level[key] = convert(position, flat[position])
-                else:
-                    level = level.setdefault(key, {})
-            position += 1
-        out.append(_tree_adjoint(root, fields_of, TreeAdjoint))
-    return tuple(out) if is_tuple else out[0]
+    if recipe[0] == "tuple":
+        return tuple(_rebuild(item, flat, convert, position) for item in recipe[1])
+    if recipe[0] == "value":
+        position[0] += 1
+        return convert(position[0] - 1, flat[position[0] - 1])
+    root, fields_of = {}, {}
+    for (param, path), kinds in recipe[1]:
+        level = root
+        for depth, key in enumerate(path):
+            if kinds[depth][0] == "namedtuple":
+                fields_of[id(level)] = kinds[depth][1]._fields
+            if depth == len(path) - 1:
+                level[key] = convert(position[0], flat[position[0]])
+            else:
+                level = level.setdefault(key, {})
+        position[0] += 1
+    return _tree_adjoint(root, fields_of, TreeAdjoint)
+
+
+def expected_leaves(recipe, expected):
+    """The reference result's values in the order the rewritten function returns them, or None when its
+    structure is not the recipe's."""
+    from ..rules.helpers import TreeAdjoint
+    out = []
+
+    def walk(recipe, value):
+        if recipe[0] == "tuple":
+            if type(value) is not tuple or len(value) != len(recipe[1]):
+                return False
+            return all(walk(r, v) for r, v in zip(recipe[1], value))
+        if recipe[0] == "value":
+            out.append(value)
+            return True
+        for (_, path), _ in recipe[1]:
+            item = value
+            for key in path:
+                if not isinstance(item, TreeAdjoint) or key not in item.items:
+                    return False
+                item = item.items[key]
+            out.append(item)
+        return isinstance(value, TreeAdjoint)
+    return out if walk(recipe, expected) else None
 
 
 def _tree_adjoint(level, fields_of, TreeAdjoint):

@@ -52,3 +52,26 @@ def count_keys(x, names):
 
 def int_keys(p):
     return p[0] + p[1]
+
+
+def two_layers(layers, x):
+    W1, b1 = layers[0]
+    W2, b2 = layers[1]
+    h = jnp.tanh(x @ W1 + b1)
+    return jnp.sum(jnp.tanh(h @ W2 + b2) ** 2)
+
+
+def tuple_pair(p, x):
+    return jnp.sum(p[0] * x) + jnp.sum(p[1]["a"] * x)
+
+
+def small_quadratic(p):
+    return jnp.sum(p["u"] * p["v"] * p["u"]) + jnp.sum(jnp.sin(p["v"]))
+
+
+def vector_out(p, x):
+    return jnp.tanh(x @ p["W"] + p["b"])
+
+
+def keep_layer(layer, x):
+    return layer, jnp.sum(x)
