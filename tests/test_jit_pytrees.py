@@ -210,3 +210,10 @@ def test_lowered_source_shows_the_entry_function():
     assert "{'W': leaf0, 'b': leaf1}" in text
     text = astjax.jit(astjax.grad(T.dict_loss)).lower(d["params"], d["x"]).source
     assert "_dict_loss(params__leaf0, params__leaf1, x):" in text and "index_adjoint" not in text
+
+
+def test_a_numpy_float64_scalar_result_keeps_its_dtype():
+    """np.float64 subclasses Python's float: it must not be taken for a weak Python float (float32 out)."""
+    a, b = np.array([0.1, 2.0]), np.array([0.2, 1.0])
+    want, got = T.first_items(a, b), astjax.jit(T.first_items)(a, b)
+    assert np.asarray(got).dtype == np.float64 and float(got) == float(want)

@@ -75,3 +75,7 @@ def vector_out(p, x):
 
 def keep_layer(layer, x):
     return layer, jnp.sum(x)
+
+
+def first_items(a, b):
+    return a[0] + b[0]
