@@ -118,6 +118,9 @@ class CompiledFunction:
         scalar = _scalarized(self.generated, args, dynamic, expected)
         if scalar is not None:       # a derivative with respect to containers: one variable per leaf
             trees_in, disk_key = True, None
+        elif "TreeAdjoint" in repr(abstract(expected)):
+            # Numba has no container adjoints: refuse now rather than after a long, failing type inference
+            raise _container_adjoint_refusal(JitError("", _location(self.generated)), "function index_adjoint at")
         trees = trees_in or needs_boundary(expected)
         if trees and scalar is None:      # leaves in and out through an entry function (jit/boundary_trees.py)
             boundary = _Boundary([a for a, keep in zip(args, dynamic) if keep], expected, self.generated)
