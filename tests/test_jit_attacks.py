@@ -225,7 +225,7 @@ def mismatch(want, got):
         dtype = np.dtype(np.int32)
         if not np.iinfo(np.int32).min <= want <= np.iinfo(np.int32).max:
             return f"got {got!r} for {want}, which does not fit the int32 policy (must refuse)"
-    elif isinstance(want, float):
+    elif isinstance(want, float) and not isinstance(want, np.generic):     # np.float64 keeps its dtype
         dtype = np.dtype(np.float32)
     elif isinstance(want, complex):
         dtype = np.dtype(np.complex64)

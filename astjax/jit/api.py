@@ -21,7 +21,7 @@ from ..errors import api_boundary
 from ..backends.numba_cpu import JitError
 from .compiled import CompiledFunction
 
-__all__ = ["jit", "Jitted", "compiled_version"]
+__all__ = ["jit", "Jitted", "compiled_version", "StaticArgumentError"]
 
 _ACTIVE = contextvars.ContextVar("astjax_jit_swaps", default=None)
 
@@ -41,18 +41,19 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
                                  keep_unused=keep_unused, device=device, backend=backend, inline=inline)
     if backend not in (None, "cpu"):
         raise ValueError(f"jit: backend {backend!r} is not available; astjax compiles for 'cpu'")
-    return Jitted(fun, static_argnums, static_argnames)
+    return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames)
 
 
 class Jitted:
     """A jitted function: call it like the original; `.lower(*args).source` shows the compiled source."""
 
-    def __init__(self, fun, static_argnums=None, static_argnames=None):
+    def __init__(self, fun, static_argnums=None, static_argnames=None, donate_argnums=None, donate_argnames=None):
         check_callable(fun, "jit")
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.static_argnums = _as_tuple(static_argnums)
         self.static_argnames = _as_tuple(static_argnames)
+        self._donating = bool(_as_tuple(donate_argnums) or _as_tuple(donate_argnames))
         self.transformed = getattr(fun, "__astjax_transform__", None) is not None
         self._primal = None            # (Derivation, CompiledFunction) of a plain function
         self._swaps = weakref.WeakKeyDictionary()   # generated function -> its CompiledFunction
@@ -76,6 +77,14 @@ class Jitted:
         return f"<astjax.jit of {name_of(self.fun)}>"
 
     def _run(self, *args, **kwargs):
+        if self._donating:
+            self._donating = False
+            import warnings
+            warnings.warn("Some donated buffers were not usable: astjax's CPU backend does not reuse donated "
+                          "buffers (donate_argnums is accepted and ignored, as JAX does on CPU)", UserWarning,
+                          stacklevel=3)
+        if self.static_argnums or self.static_argnames:
+            self._check_static_hashable(args, kwargs)
         if self.transformed:
             token = _ACTIVE.set(self._swaps)
             try:
@@ -84,6 +93,20 @@ class Jitted:
                 _ACTIVE.reset(token)
         compiled = self.compiled()
         return _as_array(compiled(*args, **kwargs), self.fun)
+
+    def _check_static_hashable(self, args, kwargs):
+        """Static arguments are compiled in and key the cache: each must be hashable (JAX's rule)."""
+        chosen = [(f"argument {i}", args[i]) for i in self.static_argnums if -len(args) <= i < len(args)]
+        chosen += [(f"argument `{k}`", kwargs[k]) for k in self.static_argnames if k in kwargs]
+        for what, value in chosen:
+            try:
+                hash(value)
+            except TypeError:
+                raise StaticArgumentError(
+                    f"jit: static {what} of `{name_of(self.fun)}` is a {type(value).__name__}, which is not "
+                    "hashable; static arguments are compiled in and key the compile cache",
+                    _where(self.fun), "pass a hashable value (a tuple instead of a list, say), or make the "
+                                      "argument an ordinary (traced) one") from None
 
     def compiled(self):
         """The CompiledFunction of a plain (untransformed) function, built again if a global it read changed."""
@@ -148,6 +171,10 @@ class _JitTransform:
         return self.jitted.compiled().generated.__astjax_source_text__
 
 
+class StaticArgumentError(JitError, TypeError):
+    """A static argument jit cannot key its cache on (it is not hashable)."""
+
+
 def compiled_version(generated):
     """Inside a jitted call, the compiled stand-in for the generated function `generated`; else itself."""
     swaps = _ACTIVE.get()
@@ -167,6 +194,8 @@ def _as_array(value, fun):
         return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
     if isinstance(value, list):
         return [_as_array(v, fun) for v in value]
+    if type(value) is dict:
+        return {k: _as_array(v, fun) for k, v in value.items()}
     if isinstance(value, bool):
         return wrap(np.asarray(value))
     if isinstance(value, numbers.Integral):

@@ -18,6 +18,7 @@ from ..errors import trace_to_user
 from .lower import LoweringContext, lower_function
 from . import cache
 from .frozen_globals import FrozenArrays
+from .boundary_trees import entry_source, layout_of, needs_boundary, tree_signature
 from .observe import Observed, abstract, observe
 from .python_number_error import PythonNumberError
 
@@ -97,7 +98,8 @@ class CompiledFunction:
     def _compile_and_run(self, key, args):
         static = {name: a for name, a in zip(self.parameters, args) if name in self.static}
         dynamic = [n not in self.static for n in self.parameters]
-        disk_key = cache.entry_key(self.generated, key) if cache.enabled() else None
+        trees_in = any(needs_boundary(a) for a, keep in zip(args, dynamic) if keep)
+        disk_key = cache.entry_key(self.generated, key) if cache.enabled() and not trees_in else None
         record = cache.load(disk_key) if disk_key else None
         if record is not None:                      # compiled and checked by an earlier process
             types, out_spec = record
@@ -113,10 +115,25 @@ class CompiledFunction:
                 self._remember_quick_key(args, entry)
                 return got
         expected, observed = observe(self.generated, args, {}, _is_generated)
-        dispatcher, text, frozen = build(self.generated, observed, static, disk_key)
+        scalar = _scalarized(self.generated, args, dynamic, expected)
+        if scalar is not None:       # a derivative with respect to containers: one variable per leaf
+            trees_in, disk_key = True, None
+        elif "TreeAdjoint" in repr(abstract(expected)):
+            # Numba has no container adjoints: refuse now rather than after a long, failing type inference
+            raise _container_adjoint_refusal(JitError("", _location(self.generated)), "function index_adjoint at")
+        trees = trees_in or needs_boundary(expected)
+        if trees and scalar is None:      # leaves in and out through an entry function (jit/boundary_trees.py)
+            boundary = _Boundary([a for a, keep in zip(args, dynamic) if keep], expected, self.generated)
+        dispatcher, text, frozen = build(self.generated, observed, static, disk_key,
+                                       scalar.rewrite if scalar is not None else None)
         entry = _Entry(dispatcher, text, abstract(expected), dynamic, frozen)
+        if scalar is not None:
+            trees = False
+            scalar.attach(entry)
         try:
             try:
+                if trees:
+                    entry = boundary.entry(entry)
                 got = entry.run(args)
             except (ImportError, EOFError, AttributeError) as exc:       # Numba's cache files could not be read
                 if disk_key is None or _is_numba_error(exc):
@@ -124,18 +141,23 @@ class CompiledFunction:
                 disk_key = None
                 dispatcher, text, frozen = build(self.generated, observed, static, None)
                 entry = _Entry(dispatcher, text, abstract(expected), dynamic, frozen)
+                if trees:
+                    entry = boundary.entry(entry)
                 got = entry.run(args)
         except JitError:
             raise
         except Exception as exc:
             if _is_numba_error(exc):
-                raise numba_error(exc, _location(self.generated)) from None
+                error = numba_error(exc, _location(self.generated))
+                if trees_in or any(isinstance(a, (tuple, list)) for a in args):
+                    error = _container_adjoint_refusal(error, str(exc))
+                raise error from None
             # The reference backend ran these arguments without an error: the compiled code must too.
             raise _disagree(self.generated, f"it raised {type(exc).__name__}: {exc}") from exc
         _check_agrees(got, expected, self.generated)
         self.entries[key] = entry
         self._remember_quick_key(args, entry)
-        if disk_key is not None and observed.complete:
+        if disk_key is not None and observed.complete and not trees:     # a record holds no result structure
             cache.store(disk_key, {fn.__name__: observed.for_code(fn.__code__)
                                    for fn in cache.reachable_generated(self.generated)}, entry.out_spec)
         return got
@@ -160,9 +182,15 @@ class _Entry:
         self.dynamic = dynamic
         self.all_dynamic = all(dynamic)
         self.convert_out = _converter(out_spec)
+        self.arg_layouts = None          # with an entry function: each dynamic argument's Layout
 
     def run(self, args):
-        if self.all_dynamic:
+        if self.arg_layouts is not None:
+            values = []
+            for a, layout in zip(args if self.all_dynamic else
+                                 [a for a, keep in zip(args, self.dynamic) if keep], self.arg_layouts):
+                values.extend([to_numba(leaf) for leaf in layout.leaves(a)])
+        elif self.all_dynamic:
             values = [to_numba(a) for a in args]
         else:
             values = [to_numba(a) for a, keep in zip(args, self.dynamic) if keep]
@@ -173,16 +201,53 @@ class _Entry:
         return self.convert_out(out)
 
 
-def quick_key(value, _ndarray=np.ndarray, _plain=(float, int, bool)):
+def quick_key(value, _ndarray=np.ndarray, _plain=(float, int, bool, type(None))):
     """A cheap stand-in for the abstract signature of one argument, for the dispatch dictionary."""
     kind = type(value)
     if kind is _ndarray or kind is Array:
         return value.dtype, value.ndim
     if kind in _plain or issubclass(kind, np.generic):
         return kind
-    if kind is tuple or kind is list:
+    if kind is dict:           # the keys in their order: the reference backend iterates them so
+        return (kind, tuple(value)) + tuple(map(quick_key, value.values()))
+    if kind is tuple or kind is list or (issubclass(kind, tuple) and hasattr(kind, "_fields")):
         return (kind,) + tuple(map(quick_key, value))
     raise TypeError("no quick key")
+
+
+class _Boundary:
+    """The entry function of a signature whose arguments or result hold dicts or NamedTuples: each
+    dynamic argument's leaves go in as separate parameters, the result's leaves come out as one tuple
+    (jit/boundary_trees.py says why)."""
+
+    def __init__(self, dynamic_args, expected, generated):
+        self.arg_layouts = [layout_of(a, f"argument {i + 1} of `{generated.__name__}`")
+                            for i, a in enumerate(dynamic_args)]
+        self.out_layout = layout_of(expected, f"the result of `{generated.__name__}`") \
+            if needs_boundary(expected) else None
+        if self.out_layout is not None:
+            self.out_specs = [abstract(leaf) for leaf in self.out_layout.leaves(expected)]
+        self.generated = generated
+
+    def entry(self, inner):
+        """`inner` (an _Entry) behind an entry function."""
+        import gast
+        text, names = entry_source(f"astjax_entry_{self.generated.__name__}", "astjax_compiled",
+                                   self.arg_layouts, self.out_layout)
+        namespace = dict(names, astjax_compiled=inner.dispatcher)
+        dispatcher, text = compile_lowered(gast.parse(text).body[0], namespace,
+                                           self.generated.__code__.co_filename)
+        entry = _Entry(dispatcher, text + "\n\n" + inner.text, inner.out_spec, inner.dynamic, None)
+        entry.frozen = inner.frozen
+        entry.arg_layouts = self.arg_layouts
+        if self.out_layout is not None:
+            converters = [_converter(spec) for spec in self.out_specs]
+            layout = self.out_layout
+
+            def tree_out(flat):
+                return layout.rebuild([convert(v) for convert, v in zip(converters, flat)])
+            entry.convert_out = tree_out
+        return entry
 
 
 def _converter(spec):
@@ -229,7 +294,7 @@ class _Build:
         self.frozen = FrozenArrays()
 
 
-def build(generated, observed, static, disk_key=None):
+def build(generated, observed, static, disk_key=None, scalar=None):
     """Lower and compile `generated` and the generated functions it calls; return (dispatcher, all text,
     the FrozenArrays its code compiled in).
 
@@ -243,14 +308,14 @@ def build(generated, observed, static, disk_key=None):
     if disk_key is not None and cache.numba_machine_code():
         source_file = lambda text: cache.source_file(f"{text}\n# astjax entry {disk_key}\n")  # noqa: E731
     state = _Build(source_file)
-    dispatcher = _build(generated, observed, state, static)
+    dispatcher = _build(generated, observed, state, static, scalar)
     if source_file is not None and not state.recursive:
         for compiled in state.dispatchers:        # Numba compiles lazily: nothing has been compiled yet
             compiled.enable_caching()
     return dispatcher, "\n\n".join(state.texts), state.frozen
 
 
-def _build(generated, observed, state, static):
+def _build(generated, observed, state, static, scalar=None):
     """The dispatcher of `generated`, lowering and compiling it (and its callees) into `state`."""
     if generated in state.built:
         if state.built[generated] is None:
@@ -265,6 +330,9 @@ def _build(generated, observed, state, static):
 
     _observe_primal_callee(generated, observed)
     context = LoweringContext(generated, observed.for_code(generated.__code__), error)
+    if scalar is not None:          # jit/container_arguments.py rewrote the function: lower that
+        context.source = _WithNode(context.source, scalar.node)
+        context.types = dict(context.types, **scalar.leaf_types)
     try:
         node = lower_function(context)
     except JitError as exc:
@@ -301,6 +369,55 @@ def _build(generated, observed, state, static):
     state.dispatchers.append(dispatcher)
     state.texts.insert(0, text)
     return dispatcher
+
+
+class _WithNode:
+    """A generated function's source object with another function node in place of its own."""
+
+    def __init__(self, source, node):
+        self._source, self.node = source, node
+
+    def __getattr__(self, name):
+        return getattr(self._source, name)
+
+
+class _ScalarEntry:
+    """How a rewritten derivative's entry passes leaves in and rebuilds the TreeAdjoints it returns."""
+
+    def __init__(self, rewrite, layouts, expected_flat):
+        self.rewrite, self.layouts = rewrite, layouts
+        self.converters = [_converter(abstract(v)) for v in expected_flat]
+
+    def attach(self, entry):
+        from .container_arguments import rebuild
+        entry.arg_layouts = self.layouts
+        recipe, converters = self.rewrite.recipe, self.converters
+        entry.convert_out = lambda flat: rebuild(recipe, flat, lambda i, v: converters[i](v))
+
+
+def _scalarized(generated, args, dynamic, expected):
+    """The _ScalarEntry of a derivative with respect to container arguments that
+    jit/container_arguments.py can rewrite leaf by leaf, or None."""
+    from .container_arguments import expected_leaves, scalarize
+    if "TreeAdjoint" not in repr(abstract(expected)):
+        return None
+    source = getattr(generated, "__astjax_function_source__", None)
+    names = list(inspect.signature(generated).parameters)
+    containers = {n: a for n, a, keep in zip(names, args, dynamic) if keep and isinstance(a, (tuple, list, dict))}
+    if source is None or not containers:
+        return None
+    try:
+        layouts = {n: layout_of(a) for n, a in containers.items()}
+    except JitError:
+        return None
+    rewrite = scalarize(source.node, layouts, {n: layouts[n].leaves(a) for n, a in containers.items()}, abstract)
+    if rewrite is None:
+        return None
+    expected_flat = expected_leaves(rewrite.recipe, expected)
+    if expected_flat is None:
+        return None
+    all_layouts = [layouts[n] if n in layouts else layout_of(a) for n, a, keep in zip(names, args, dynamic) if keep]
+    return _ScalarEntry(rewrite, all_layouts, expected_flat)
 
 
 def _observe_primal_callee(generated, observed):
@@ -360,8 +477,8 @@ def from_numba(value, spec):
 def _check_agrees(got, expected, generated):
     """The compiled result must be the reference's: same structure, shapes, dtypes and values."""
     from .. import tree_util
-    got_leaves, got_tree = tree_util.tree_flatten(got)
-    want_leaves, want_tree = tree_util.tree_flatten(expected)
+    got_leaves, got_tree = tree_util.tree_flatten(_plain_adjoints(got))
+    want_leaves, want_tree = tree_util.tree_flatten(_plain_adjoints(expected))
     if got_tree != want_tree:
         raise _disagree(generated, f"it returned {got_tree}, the reference backend {want_tree}")
     for g, w in zip(got_leaves, want_leaves):
@@ -387,6 +504,29 @@ def python_number_refusal(exc):
     return JitError(f"jit cannot give Python's answer here: {what}", location,
                     "run this function without jit (Python's numbers are exact there), or compute with "
                     "floats or fixed-width arrays, whose overflow NumPy defines")
+
+
+def _plain_adjoints(value):
+    """`value` with each TreeAdjoint as a dict of its items (keys as text), so that results compare as trees."""
+    from ..rules.helpers import TreeAdjoint
+    if isinstance(value, TreeAdjoint):
+        return {"TreeAdjoint": {repr(k): _plain_adjoints(v) for k, v in value.items.items()}}
+    if type(value) is tuple:
+        return tuple(_plain_adjoints(v) for v in value)
+    return value
+
+
+def _container_adjoint_refusal(error, message):
+    """A clearer refusal when Numba met the adjoint of a container: jit compiles derivatives with respect
+    to arrays, and a derivative with respect to a dict, list or tuple of arrays is not compiled yet."""
+    if not any(f"function {name} at" in message for name in ("index_adjoint", "attribute_adjoint", "item_adjoint")):
+        return error
+    location = (error.filename, error.lineno) if error.filename is not None else None
+    return JitError("jit compiles a derivative with respect to a dict, list, tuple or NamedTuple argument only "
+                    "when the function reads it by constant keys outside loops and branches (a loop over a "
+                    "list of layers, say, is not compiled yet)",
+                    location, "read the container's items by constant keys (`W1, b1 = layers[0]`), or pass the "
+                    "arrays as separate arguments (grad(f, argnums=(0, 1))), or run this derivative without jit")
 
 
 def _disagree(generated, what):
@@ -425,8 +565,9 @@ def _signature(value):
     compiled entry, checked against the reference on its first call."""
     if type(value) is bool:
         return ("python bool",)
-    if type(value) is tuple:
-        return ("tuple", tuple(_signature(v) for v in value))
+    kind = type(value)
+    if kind is tuple or kind is list or kind is dict or (issubclass(kind, tuple) and hasattr(kind, "_fields")):
+        return tree_signature(value, _signature)
     return abstract(value)
 
 

@@ -32,14 +32,14 @@ def abstract(value):
     """
     if value is None:
         return NONE
-    if isinstance(value, bool) or isinstance(value, np.bool_):
+    if isinstance(value, np.generic):       # before float: np.float64 subclasses float, but has a dtype
+        return ("scalar", value.dtype.name)
+    if isinstance(value, bool):
         return ("scalar", "bool")
     if isinstance(value, int):
         return WEAK_INT
     if isinstance(value, float):
         return WEAK_FLOAT
-    if isinstance(value, np.generic):
-        return ("scalar", value.dtype.name)
     if isinstance(value, np.ndarray):
         return ("scalar", value.dtype.name) if value.ndim == 0 else ("array", value.dtype.name, value.ndim)
     if isinstance(value, tuple):
