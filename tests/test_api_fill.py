@@ -10,6 +10,11 @@ from astjax.errors import AstjaxError
 from tests.adversarial.harness import fd_grad
 
 
+def _fd(fn, args, i):
+    """Central differences of scalar fn with respect to the array args[i]."""
+    return fd_grad(fn, args, i)[0]
+
+
 # ------------------------------------------------------------------ jax.numpy type names, frompyfunc
 
 @pytest.mark.parametrize("name, numpy_type", [
@@ -66,3 +71,84 @@ def test_frompyfunc_is_refused_under_a_derivative():
         astjax.grad(_hypot_elementwise)(np.array([1.0, 2.0]))
     with pytest.raises(AstjaxError):
         astjax.grad(_hypot_made_inside)(np.array([1.0, 2.0]))
+
+
+# ------------------------------------------------------------------ custom_jvp.defjvps
+
+@astjax.custom_jvp
+def _scaled_sin(x, y):
+    return jnp.sin(x) * y
+
+
+_scaled_sin.defjvps(lambda tx, out, x, y: jnp.cos(x) * y * tx, lambda ty, out, x, y: jnp.sin(x) * ty)
+
+
+@astjax.custom_jvp
+def _second_only(x, y):
+    return x * y
+
+
+def _second_only_jvp(ty, out, x, y):
+    return x * ty
+
+
+_second_only.defjvps(None, _second_only_jvp)       # x gets no tangent: a rule that stops x's derivative
+
+
+def _loss_two(x, y):
+    return jnp.sum(_scaled_sin(x, y) ** 2)
+
+
+def _loss_one(x):
+    return jnp.sum(_scaled_sin(x, 2.0 * x) * x)
+
+
+def _loss_stopped(x, y):
+    return jnp.sum(_second_only(x, y))
+
+
+X, Y = np.array([0.3, 1.1, -0.7]), np.array([2.0, -1.0, 0.5])
+
+
+def test_defjvps_under_grad_match_differences():
+    for argnum in (0, 1):
+        np.testing.assert_allclose(astjax.grad(_loss_two, argnums=argnum)(X, Y), _fd(_loss_two, (X, Y), argnum),
+                                   rtol=1e-6)
+    np.testing.assert_allclose(astjax.grad(_loss_one)(X), _fd(_loss_one, (X,), 0), rtol=1e-6)
+
+
+def test_defjvps_under_jvp_match_differences():
+    tx, ty = np.array([1.0, -0.5, 0.2]), np.array([0.3, 0.1, -1.0])
+    value, tangent = astjax.jvp(_loss_two, (X, Y), (tx, ty))
+    want = _fd(_loss_two, (X, Y), 0) @ tx + _fd(_loss_two, (X, Y), 1) @ ty
+    np.testing.assert_allclose(value, _loss_two(X, Y))
+    np.testing.assert_allclose(tangent, want, rtol=1e-6)
+
+
+def test_defjvps_second_derivative_by_forward_over_forward():
+    got = astjax.jacfwd(astjax.jacfwd(_loss_one))(X)
+    fd = np.array([_fd(lambda v: float(astjax.grad(_loss_one)(v)[i]), (X,), 0) for i in range(3)])
+    np.testing.assert_allclose(got, fd, rtol=1e-5, atol=1e-7)
+
+
+def test_defjvps_hessian_gives_the_right_number_or_refuses():
+    try:
+        got = astjax.hessian(_loss_one)(X)
+    except AstjaxError:
+        return
+    fd = np.array([_fd(lambda v: float(astjax.grad(_loss_one)(v)[i]), (X,), 0) for i in range(3)])
+    np.testing.assert_allclose(got, fd, rtol=1e-5, atol=1e-7)
+
+
+def test_defjvps_none_means_no_tangent_from_that_argument():
+    np.testing.assert_allclose(astjax.grad(_loss_stopped)(X, Y), np.zeros(3))
+    np.testing.assert_allclose(astjax.grad(_loss_stopped, argnums=1)(X, Y), X)
+
+
+def test_defjvps_argument_errors():
+    with pytest.raises(TypeError, match="2 arguments, got 1"):
+        astjax.custom_jvp(lambda x, y: x * y).defjvps(None)
+    pair = astjax.custom_jvp(lambda x, y: (x, y))
+    pair.defjvps(lambda t, out, x, y: t, lambda t, out, x, y: t)
+    with pytest.raises(TypeError, match="one array"):
+        pair.jvp((1.0, 2.0), (1.0, 1.0))
