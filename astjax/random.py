@@ -43,7 +43,7 @@ __all__ = [
     "gamma", "loggamma", "beta", "dirichlet", "chisquare", "t", "f", "generalized_normal", "ball",
     "poisson", "binomial", "multinomial", "geometric", "multivariate_normal", "orthogonal", "pareto",
     "weibull_min", "double_sided_maxwell", "wald", "triangular", "key", "key_data", "wrap_key_data",
-    "key_impl", "clone",
+    "key_impl", "key_dtype", "clone",
 ]
 
 _U32 = np.uint32
@@ -724,7 +724,7 @@ from .random_gamma import (  # noqa: E402  (JAX's gamma family, on the samplers 
 )
 from .random_more import (  # noqa: E402  (counts, vectors, closed forms, key helpers)
     binomial, clone, double_sided_maxwell, geometric, key, key_data, key_impl, multinomial, multivariate_normal,
-    orthogonal, pareto, poisson, triangular, wald, weibull_min, wrap_key_data,
+    key_dtype, orthogonal, pareto, poisson, triangular, wald, weibull_min, wrap_key_data,
 )
 
 

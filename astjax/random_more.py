@@ -20,7 +20,7 @@ from .numpy._promote import nd
 
 __all__ = ["poisson", "binomial", "multinomial", "geometric", "multivariate_normal", "orthogonal", "pareto",
            "weibull_min", "double_sided_maxwell", "wald", "triangular", "key", "key_data", "wrap_key_data",
-           "key_impl", "clone"]
+           "key_impl", "key_dtype", "clone"]
 
 
 def _random():
@@ -391,6 +391,13 @@ def key_impl(keys):
     """The name of the generator behind `keys`: always "threefry2x32"."""
     _check_key_words("key_impl", keys)
     return "threefry2x32"
+
+
+def key_dtype(impl=None):
+    """The dtype of astjax's keys: uint32 words (JAX's typed keys have a key<impl> dtype instead)."""
+    if impl not in (None, "threefry2x32"):
+        raise ValueError(f"astjax.random has only the threefry2x32 generator, got impl={impl!r}")
+    return np.dtype(np.uint32)
 
 
 def clone(key):

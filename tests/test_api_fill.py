@@ -152,3 +152,105 @@ def test_defjvps_argument_errors():
     pair.defjvps(lambda t, out, x, y: t, lambda t, out, x, y: t)
     with pytest.raises(TypeError, match="one array"):
         pair.jvp((1.0, 2.0), (1.0, 1.0))
+
+
+# ------------------------------------------------------------------ the last jax.scipy.special functions
+import scipy.special as scipy_special  # noqa: E402
+
+from astjax.scipy import special  # noqa: E402
+
+XS = np.array([-3.5, -0.2, 0.0, 0.3, 1.5, 7.0, 40.0])
+
+
+def test_sici_and_fresnel_values_match_scipy():
+    for name in ("sici", "fresnel"):
+        got = getattr(special, name)(XS)
+        want = getattr(scipy_special, name)(XS)
+        for g, w in zip(got, want):
+            assert g.dtype == np.float64
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=0)
+        assert all(r.dtype == np.float32 for r in getattr(special, name)(1.5))     # a Python scalar: float32
+
+
+def test_bessel_jn_values_and_shape():
+    z = np.array([[0.0, 0.4], [-2.5, 9.0]])
+    got = special.bessel_jn(z, v=4)
+    assert got.shape == (5, 2, 2) and got.dtype == np.float64
+    for n in range(5):
+        np.testing.assert_allclose(got[n], scipy_special.jv(n, z), rtol=1e-12, atol=1e-15)
+    with pytest.raises(ValueError, match="non-negative int"):
+        special.bessel_jn(z, v=-1)
+
+
+def test_wofz_and_sph_harm_y_values_match_scipy():
+    z = np.array([1 + 1j, 0.5 - 2j, -3.0 + 0.1j])
+    np.testing.assert_allclose(special.wofz(z), scipy_special.wofz(z), rtol=1e-12)
+    assert special.wofz(np.float32(1.0)).dtype == np.complex64
+    n, m = np.array([0, 2, 3, 5]), np.array([0, 1, -2, 5])
+    theta, phi = np.array([0.3, 1.1, 2.0, 0.7]), np.array([0.7, 2.0, -1.0, 3.0])
+    np.testing.assert_allclose(special.sph_harm_y(n, m, theta, phi), scipy_special.sph_harm_y(n, m, theta, phi),
+                               rtol=1e-12)
+    with pytest.raises(ValueError, match="n_max"):
+        special.sph_harm_y(n, m, theta, phi, n_max=3)
+
+
+def test_the_last_special_functions_match_jax_in_float32():
+    jax = pytest.importorskip("jax")
+    js = jax.scipy.special
+    x = XS.astype(np.float32)
+    for name in ("sici", "fresnel"):
+        for g, w in zip(getattr(special, name)(x), getattr(js, name)(x)):
+            assert g.dtype == w.dtype
+            np.testing.assert_allclose(g, w, rtol=2e-6, atol=1e-7)
+    z = np.array([1 + 1j, 0.5 - 2j], np.complex64)
+    np.testing.assert_allclose(special.wofz(z), js.wofz(z), rtol=2e-6)
+    n, m = np.array([2, 3]), np.array([1, -2])
+    theta, phi = np.array([0.3, 1.1], np.float32), np.array([0.7, 2.0], np.float32)
+    got, want = special.sph_harm_y(n, m, theta, phi), js.sph_harm_y(n, m, theta, phi)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=2e-6)
+    # bessel_jn: JAX's float32 recurrence (n_iter=50) gives nan for small |z|; astjax gives SciPy's values
+    z = np.array([12.0, 20.0], np.float32)
+    np.testing.assert_allclose(special.bessel_jn(z, v=3), js.bessel_jn(z, v=3), rtol=1e-4, atol=1e-6)
+
+
+def _si_loss(x):
+    si, ci = scipy_special.sici(x)           # plain SciPy in user code: resolved to astjax's primitive
+    return jnp.sum(si * si)
+
+
+def _fresnel_loss(x):
+    s, c = special.fresnel(x)
+    return jnp.sum(s * c)
+
+
+def _bessel_loss(z):
+    return jnp.sum(special.bessel_jn(z, v=2) * jnp.array([[1.0], [-2.0], [3.0]]))
+
+
+def _wofz_loss(x):
+    return jnp.sum(jnp.real(special.wofz(x)))
+
+
+@pytest.mark.parametrize("fn", [_si_loss, _fresnel_loss, _bessel_loss])
+def test_special_derivatives_match_differences(fn):
+    x = np.array([0.0, 0.7, -1.3, 3.0])
+    np.testing.assert_allclose(astjax.grad(fn)(x), _fd(fn, (x,), 0), rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(astjax.jvp(fn, (x,), (np.ones(4),))[1], _fd(fn, (x,), 0).sum(), rtol=1e-6)
+    fd_hess = np.array([_fd(lambda v: float(astjax.grad(fn)(v)[i]), (x,), 0) for i in range(4)])
+    np.testing.assert_allclose(astjax.hessian(fn)(x), fd_hess, rtol=1e-5, atol=1e-6)
+
+
+def _ci_only(x):
+    return jnp.sum(special.sici(x)[1])
+
+
+def test_ci_slope_at_zero_is_infinite_and_si_alone_is_finite_there():
+    g = np.asarray(astjax.grad(_ci_only)(np.array([0.0, 1.0])))
+    assert g[0] == np.inf and np.isclose(g[1], np.cos(1.0))
+    assert np.asarray(astjax.grad(_si_loss)(np.array([0.0])))[0] == 0.0
+
+
+def test_complex_special_functions_are_refused_under_a_derivative():
+    with pytest.raises(AstjaxError, match="complex"):
+        astjax.grad(_wofz_loss)(np.array([0.5]))

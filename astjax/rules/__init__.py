@@ -7,6 +7,7 @@ from . import tensordot, casts, custom_jvp_transpose  # noqa: F401 (registration
 from . import more  # noqa: F401 (registration: the last jax.numpy functions)
 from . import complex_parts  # noqa: F401 (registration: abs/real/imag/conj of the FFTs' complex results)
 from . import array_api_linalg  # noqa: F401 (registration: numpy.linalg's array-API names)
+from . import special_fill  # noqa: F401 (registration: sici, fresnel, bessel_jn)
 
 __all__ = ["PRIMITIVES", "Classification", "classification", "Primitive", "all_primitives", "lookup_callable", "lookup_operator",
            "elementwise", "reductions", "linalg", "structural", "creation", "nondifferentiable", "control",
