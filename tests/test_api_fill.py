@@ -277,6 +277,7 @@ STATS_VALUES = [  # (distribution, method, args for astjax and SciPy)
     ("betabinom", "logpmf", (_K, 9.0, 1.5, 2.5)), ("betabinom", "pmf", (_K, 9.0, 0.7, 3.0, 1.0)),
     ("vonmises", "logpdf", (_X, 2.5)), ("vonmises", "pdf", (_X, 40.0)),
     ("wrapcauchy", "logpdf", (np.abs(_X), 0.4)), ("wrapcauchy", "pdf", (np.abs(_X), 0.8)),
+    ("gennorm", "logpdf", (_X, 1.5)), ("gennorm", "pdf", (_X, 0.8)), ("gennorm", "cdf", (_X, 2.5)),
 ]
 
 
@@ -317,6 +318,25 @@ def _circular_fit(kc):
     return jnp.sum(astats.vonmises.logpdf(_X, kc[0]) + astats.wrapcauchy.logpdf(np.abs(_X), kc[1]))
 
 
+def _gennorm_fit(xb):
+    return jnp.sum(astats.gennorm.logpdf(_X * xb[0], xb[1]) + astats.gennorm.cdf(_X + xb[0], 1.5))
+
+
+def _multinomial_fit(p):
+    counts = jnp.array([[2.0, 3.0, 5.0], [4.0, 4.0, 2.0]])
+    return jnp.sum(astats.multinomial.logpmf(counts[0], 10, p / jnp.sum(p)))
+
+
+def test_multinomial_matches_scipy_and_jax():
+    x, p = np.array([2.0, 3.0, 5.0]), np.array([0.2, 0.3, 0.5])
+    np.testing.assert_allclose(astats.multinomial.logpmf(x, 10, p), scipy_stats.multinomial.logpmf(x, 10, p),
+                               rtol=1e-12)
+    assert astats.multinomial.pmf(x, 9, p) == 0.0
+    jax = pytest.importorskip("jax")
+    want = jax.scipy.stats.multinomial.logpmf(x.astype(np.int32), 10, p.astype(np.float32))
+    np.testing.assert_allclose(astats.multinomial.logpmf(x, 10, p.astype(np.float32)), want, rtol=2e-6)
+
+
 def _gumbel_l_tails(x):
     return jnp.sum(astats.gumbel_l.logcdf(x, 0.3, 1.7) + astats.gumbel_l.logsf(x, 0.3, 1.7)
                    + astats.gumbel_r.logsf(x, 0.3, 1.7))
@@ -324,7 +344,8 @@ def _gumbel_l_tails(x):
 
 @pytest.mark.parametrize("fn, x", [(_gumbel_fit, np.array([0.3, 1.7])), (_pareto_fit, np.array(2.5)), (_binom_fit, np.array(0.35)),
                                    (_betabinom_fit, np.array([1.5, 2.5])), (_circular_fit, np.array([2.5, 0.4])),
-                                   (_gumbel_l_tails, _X)])
+                                   (_gumbel_l_tails, _X), (_gennorm_fit, np.array([1.1, 1.7])),
+                                   (_multinomial_fit, np.array([0.2, 0.3, 0.5]))])
 def test_new_stats_gradients_match_differences(fn, x):
     got = np.asarray(astjax.grad(fn)(x))
     np.testing.assert_allclose(got, np.reshape(_fd(fn, (x,), 0), np.shape(got)), rtol=1e-6, atol=1e-8)
