@@ -200,3 +200,41 @@ def defjvps_curvature(x):
 
 case(defjvps_curvature, lambda r: (vec(r, 3),), "either", mode="custom", check=_hessian_check, rtol=1e-4,
      note="hessian is jacfwd(jacrev): reverse over a custom_jvp transposes its rule (no higher derivative)")
+
+
+# ------------------------------------------------------------------ the new scipy.stats distributions
+import scipy.stats  # noqa: E402
+
+from astjax.scipy import stats as astats  # noqa: E402
+
+
+def gumbel_fit_plain_scipy(params):
+    data = jnp.array([-1.5, 0.2, 1.3, 2.5])
+    return jnp.sum(scipy.stats.gumbel_r.logpdf(data, params[0], jnp.exp(params[1])))
+
+
+case(gumbel_fit_plain_scipy, lambda r: (vec(r, 2),), "works")
+
+
+def count_models_in_p(p):
+    k = jnp.array([0.0, 1.0, 3.0, 6.0])
+    q = 1.0 / (1.0 + jnp.exp(-p))
+    return jnp.sum(astats.binom.logpmf(k, 8.0, q) + astats.nbinom.logpmf(k, 2.5, q) + astats.geom.logpmf(k + 1.0, q))
+
+
+case(count_models_in_p, lambda r: (vec(r, 4),), "works")
+
+
+def circular_and_heavy_tails(x):
+    return jnp.sum(astats.vonmises.logpdf(x, 2.0) + astats.wrapcauchy.logpdf(x + 3.0, 0.3)
+                   + astats.pareto.logpdf(x + 3.0, 2.5, 0.0, 1.0) + astats.gennorm.logpdf(x, 1.7))
+
+
+case(circular_and_heavy_tails, lambda r: (vec(r, 4),), "works")
+
+
+def beta_cdf_shape_from_x(x):
+    return jnp.sum(astats.beta.cdf(0.4, jnp.exp(x), 2.0))
+
+
+case(beta_cdf_shape_from_x, lambda r: (vec(r, 2),), "refuse")
