@@ -18,6 +18,7 @@ a call to it, the generated code calls the rules instead: reverse mode calls
 the `jvp` rule.
 """
 import functools
+import inspect
 
 __all__ = ["custom_vjp", "custom_jvp"]
 
@@ -60,6 +61,25 @@ class custom_jvp:
         self.jvp = jvp
         return jvp
 
+    def defjvps(self, *jvps):
+        """One rule per argument, as JAX's defjvps: `jvps[i](tangent_i, primal_out, *primals)` is argument i's
+        contribution to the output tangent (None: the argument contributes nothing); the contributions are
+        summed. The combined rule is generated as source (see `_jvp_from_parts`), so that a higher derivative
+        can differentiate it. The function's output must be one array (or scalar)."""
+        params = list(inspect.signature(self.fun).parameters.values())
+        if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
+            raise TypeError(f"defjvps: `{self.__name__}` must take positional parameters only")
+        if not params:
+            raise TypeError(f"defjvps: `{self.__name__}` takes no arguments, so it has no tangents")
+        if len(jvps) != len(params):
+            raise TypeError(f"defjvps: `{self.__name__}` takes {len(params)} arguments, got {len(jvps)} jvp rules "
+                            "(one per argument; None for an argument without a tangent)")
+        for j in jvps:
+            if j is not None and not callable(j):
+                raise TypeError(f"defjvps: each rule must be callable or None, got {j!r}")
+        self.jvp = _jvp_from_parts(self, [p.name for p in params], list(jvps))
+        return None
+
     def __call__(self, *args, **kwargs):
         return self.fun(*args, **kwargs)
 
@@ -98,6 +118,52 @@ class custom_jvp:
 
 
 TRANSPOSE_LIMIT = 4096
+
+
+def _jvp_from_parts(custom, params, jvps):
+    """The jvp rule `defjvps` builds, generated as source so astjax can differentiate it again:
+
+        def f_jvps(primals, tangents):
+            _p0, _p1, = primals
+            _t0, _t1, = tangents
+            _out = _fun(_p0, _p1)
+            return _out, _single(_out, _jvp0(_t0, _out, _p0, _p1)) + _single(_out, _jvp1(_t1, _out, _p0, _p1))
+    """
+    import gast
+
+    from .backends.python import compile_function
+
+    name = getattr(custom.fun, "__name__", "f")
+    name = (name if name.isidentifier() else "f") + "_jvps"
+    primals = [f"_p{i}" for i in range(len(params))]        # positional: no clash with the user's names
+    tangents = [f"_t{i}" for i in range(len(params))]
+    args = ", ".join(primals)
+    parts = [f"_single(_out, _jvp{i}({t}, _out, {args}))" for i, (t, j) in enumerate(zip(tangents, jvps))
+             if j is not None]
+    total = " + ".join(parts) if parts else "_zeros_like(_out)"
+    text = (f"def {name}(primals, tangents):\n"
+            f"    {args}, = primals\n"
+            f"    {', '.join(tangents)}, = tangents\n"
+            f"    _out = _fun({args})\n"
+            f"    return _out, {total}\n")
+    namespace = {"_fun": custom.fun, "_single": _single_output, "_zeros_like": _zeros_like}
+    namespace.update({f"_jvp{i}": j for i, j in enumerate(jvps) if j is not None})
+    fn, _ = compile_function(gast.parse(text).body[0], namespace, label=name)
+    return fn
+
+
+def _single_output(out, tangent):
+    """A defjvps rule's tangent, refused where the function's output is a container (summing containers with
+    `+` would concatenate them)."""
+    if isinstance(out, (tuple, list, dict)) or isinstance(tangent, (tuple, list, dict)):
+        raise TypeError("defjvps: the function must return one array (its per-argument tangents are summed); "
+                        "for a tuple output write one rule with defjvp")
+    return tangent
+
+
+def _zeros_like(out):
+    from . import numpy as jnp
+    return jnp.zeros_like(out)
 
 
 def _pairing(g, tangent):

@@ -40,6 +40,10 @@ __all__ = [
     "bernoulli", "permutation", "threefry_2x32",
     "gumbel", "categorical", "exponential", "laplace", "logistic", "cauchy", "truncated_normal",
     "rademacher", "choice", "lognormal", "rayleigh", "maxwell",
+    "gamma", "loggamma", "beta", "dirichlet", "chisquare", "t", "f", "generalized_normal", "ball",
+    "poisson", "binomial", "multinomial", "geometric", "multivariate_normal", "orthogonal", "pareto",
+    "weibull_min", "double_sided_maxwell", "wald", "triangular", "key", "key_data", "wrap_key_data",
+    "key_impl", "key_dtype", "clone",
 ]
 
 _U32 = np.uint32
@@ -715,3 +719,28 @@ from .random_distributions import (  # noqa: E402  (built on the samplers above)
     categorical, cauchy, choice, exponential, gumbel, laplace, logistic, lognormal, maxwell, rademacher, rayleigh,
     truncated_normal,
 )
+from .random_gamma import (  # noqa: E402  (JAX's gamma family, on the samplers above)
+    ball, beta, chisquare, dirichlet, f, gamma, generalized_normal, loggamma, t,
+)
+from .random_more import (  # noqa: E402  (counts, vectors, closed forms, key helpers)
+    binomial, clone, double_sided_maxwell, geometric, key, key_data, key_impl, multinomial, multivariate_normal,
+    key_dtype, orthogonal, pareto, poisson, triangular, wald, weibull_min, wrap_key_data,
+)
+
+
+def _mark_samplers():
+    """Every sampler is a library function of astjax.random (so a derivative that reaches its parameters
+    is refused at the user's line, never transformed as astjax's own Python), and says why."""
+    import sys
+    reason = ("a random sample has no derivative with respect to its parameters in astjax (JAX "
+              "differentiates some by reparameterization, e.g. gamma implicitly; astjax does not)")
+    hint = ("reparameterize: draw a standard sample from the key and transform it with astjax.numpy "
+            "(e.g. mu + sigma * normal(key, shape)), or keep the parameters out of the derivative")
+    module = sys.modules[__name__]
+    for name in __all__:
+        fn = getattr(module, name)
+        fn.__module__ = __name__
+        fn.__astjax_no_derivative__ = (reason, hint)
+
+
+_mark_samplers()

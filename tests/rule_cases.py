@@ -1883,3 +1883,4 @@ case("list_items", "of_list", list_items_copy, normal(3), normal(3))
 from rule_cases_tensordot import CASES as _tensordot; CASES += _tensordot
 from rule_cases_more import CASES as _more; CASES += _more  # noqa: E402 (astjax/numpy/_more.py)
 from rule_cases_api import CASES as _api; CASES += _api  # noqa: E402 (API coverage: linalg array-API names, block, ...)
+from rule_cases_fill import CASES as _fill; CASES += _fill  # noqa: E402 (API fill: sici, fresnel, bessel_jn)

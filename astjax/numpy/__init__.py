@@ -94,6 +94,11 @@ from ._more import (  # noqa: F401 (issue 9: the last jax.numpy functions)
     histogram_bin_edges, histogramdd, isdtype, kaiser, load, mask_indices, matvec, modf, partition, piecewise, place,
     poly, polydiv, polyfit, printoptions, put, put_along_axis, roots, save, savez, set_printoptions, sort_complex, unwrap, vecdot,
     vecmat, vectorize)
+from ._scalar_types import (  # noqa: F401 (jax.numpy's remaining type names)
+    ComplexWarning, cdouble, character, complex_, csingle, double, flexible, float_, frompyfunc, int_, object_,
+    single, ufunc, uint,
+)
+from ._scalar_types import ml_dtypes_present as _ml_dtypes_present
 from ._signal import (
     convolve, correlate, cross, diff, ediff1d, gradient, interp, kron, polyadd, polyder, polyint, polymul,
     polysub, polyval, trapezoid,
@@ -251,3 +256,9 @@ __all__ += [  # the last jax.numpy functions (issue 9): astjax/numpy/_more.py
 __all__ += [  # identity-like conversions and dtype queries (numpy's names JAX lacks or has)
     'asanyarray', 'asarray_chkfinite', 'ascontiguousarray', 'common_type', 'copyto', 'require',
 ]
+__all__ += [  # jax.numpy's remaining type names and frompyfunc: astjax/numpy/_scalar_types.py
+    'ComplexWarning', 'cdouble', 'character', 'complex_', 'csingle', 'double', 'flexible', 'float_', 'frompyfunc',
+    'int_', 'object_', 'single', 'ufunc', 'uint',
+]
+globals().update(_ml_dtypes_present())      # bfloat16, float8_*, int4, ... where ml_dtypes is installed
+__all__ += sorted(_ml_dtypes_present())

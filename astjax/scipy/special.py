@@ -7,9 +7,10 @@ same name: `scipy.special.gammaln(x)` in user code means `gammaln` below, as
 array gives float64. The module is in classify._LIBRARIES: its functions are
 used through their rules only (`grad(special.gammaln)` differentiates the primitive).
 
-Not provided (astjax refuses them where a derivative reaches them): `sph_harm`,
-`sph_harm_y`, `lpmn`, `lpmn_values`, `hyp1f1`, `hyp2f1`, `fresnel`, `betainc`'s
-derivatives in `a` and `b` (as in JAX, where they are not implemented either).
+Not differentiable (astjax refuses them where a derivative reaches them): `wofz` and
+`sph_harm_y` (complex results), `lpmn`, `lpmn_values`, `betainc`'s derivatives in `a`
+and `b` (as in JAX, where they are not implemented either). `sici`, `fresnel` and
+`bessel_jn` have rules (astjax/rules/special_fill.py).
 """
 import numpy as np
 
@@ -23,7 +24,8 @@ __all__ = ["bernoulli", "beta", "betainc", "betaln", "digamma", "entr", "erf", "
            "expit", "expn", "factorial", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e",
            "i1", "i1e", "kl_div", "log_expit", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr",
            "ndtri", "poch", "polygamma", "rel_entr", "softmax", "spence", "xlog1py", "xlogy", "zeta",
-           "erfcx", "dawsn", "loggamma", "boxcox", "boxcox1p", "comb", "hyp1f1", "hyp2f1", "owens_t"]
+           "erfcx", "dawsn", "loggamma", "boxcox", "boxcox1p", "comb", "hyp1f1", "hyp2f1", "owens_t",
+           "sici", "fresnel", "bessel_jn", "wofz", "sph_harm_y"]
 
 
 def _dtype(*values):
@@ -338,3 +340,57 @@ def hyp2f1(a, b, c, x):
 def owens_t(h, a):
     """Owen's T function T(h, a)."""
     return _nary(_sc.owens_t, h, a)
+
+
+# ----------------------------------------------------------- integrals, Bessel, complex (JAX's last five)
+def sici(x):
+    """The sine and cosine integrals (Si(x), Ci(x)): Si = int_0^x sin(t)/t dt, Ci = gamma + log x +
+    int_0^x (cos(t) - 1)/t dt; for x < 0 Ci is Ci(|x|), the real part, as SciPy and JAX)."""
+    x = _f(x)
+    si, ci = _sc.sici(x)
+    return _out(np.asarray(si, dtype=x.dtype)), _out(np.asarray(ci, dtype=x.dtype))
+
+
+def fresnel(x):
+    """The Fresnel integrals (S(x), C(x)) = (int_0^x sin(pi t^2 / 2) dt, int_0^x cos(pi t^2 / 2) dt)."""
+    x = _f(x)
+    s, c = _sc.fresnel(x)
+    return _out(np.asarray(s, dtype=x.dtype)), _out(np.asarray(c, dtype=x.dtype))
+
+
+def bessel_jn(z, *, v, n_iter=50):
+    """Bessel functions of the first kind J_0(z) ... J_v(z), stacked on a new first axis (shape
+    (v + 1, *z.shape)), as JAX. Computed by SciPy (`n_iter`, the length of JAX's recurrence, is
+    accepted and unused)."""
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+        raise ValueError(f"bessel_jn: v must be a non-negative int, got {v!r}")
+    z = _f(z)
+    orders = np.arange(int(v) + 1).reshape((-1,) + (1,) * z.ndim)
+    return _out(np.asarray(_sc.jv(orders, z), dtype=z.dtype))
+
+
+def _complex_of(x):
+    return np.dtype(np.complex128) if x.dtype in (np.float64, np.complex128) else np.dtype(np.complex64)
+
+
+def wofz(z):
+    """The Faddeeva function w(z) = exp(-z^2) erfc(-i z) (complex; no derivative in astjax)."""
+    z = _nd(z)
+    z = z if z.dtype.kind in "fc" else z.astype(np.float32)
+    return _out(np.asarray(_sc.wofz(z.astype(_complex_of(z))), dtype=_complex_of(z)))
+
+
+def sph_harm_y(n, m, theta, phi, diff_n=None, n_max=None):
+    """The spherical harmonic Y_n^m(theta, phi), theta the polar and phi the azimuthal angle (SciPy's
+    convention, as JAX's sph_harm_y). Complex: no derivative in astjax. `n_max` (JAX's static bound on
+    n) is accepted and only checked."""
+    if diff_n not in (None, 0):
+        raise NotImplementedError(f"sph_harm_y: diff_n={diff_n!r} is not supported (JAX supports only 0 too)")
+    n, m = _nd(n), _nd(m)
+    if n.dtype.kind not in "iu" or m.dtype.kind not in "iu":
+        raise TypeError(f"sph_harm_y: n and m must be integer arrays, got {n.dtype} and {m.dtype}")
+    if n_max is not None and np.size(n) and int(np.max(n)) > int(n_max):
+        raise ValueError(f"sph_harm_y: n = {int(np.max(n))} exceeds n_max = {n_max}")
+    theta, phi = _promote_f(theta, phi)
+    dt = _complex_of(np.empty(0, _dtype(theta, phi)))
+    return _out(np.asarray(_sc.sph_harm_y(n, m, theta, phi), dtype=dt))

@@ -7,12 +7,21 @@ functions of astjax.scipy.special and astjax.numpy. The cdf families of beta,
 gamma and chi2 are differentiable in x only (betainc and gammainc are); a
 derivative in their shape parameters is an error, as in JAX.
 
+Each elementwise function first gives its arguments one inexact dtype and shape, as JAX's
+promote_args_inexact: a Python number is weak, so `norm.logpdf(x64, 0.3, 1.7)` takes logarithms in
+float64 (a bare `jnp.log(1.7)` would be float32, and the float64 result wrong in its eighth digit).
+The zeros it adds are built from shapes and dtypes only, so no argument's derivative reaches another.
+
 Plain `scipy.stats.norm.logpdf(x)` in a differentiated function means
 `astjax.scipy.stats.norm.logpdf(x)` (astjax/frontend/normalize/scipy_calls.py);
 a scipy.stats method astjax does not have (`norm.rvs`) is refused at that line.
 """
 from . import (bernoulli, beta, cauchy, chi2, dirichlet, expon, gamma, laplace, logistic,  # noqa: F401
                multivariate_normal, norm, poisson, t, uniform)
+from . import (betabinom, binom, gennorm, geom, gumbel_l, gumbel_r, multinomial, nbinom, pareto,  # noqa: F401
+               vonmises, wrapcauchy)
 
 __all__ = ["bernoulli", "beta", "cauchy", "chi2", "dirichlet", "expon", "gamma", "laplace", "logistic",
-           "multivariate_normal", "norm", "poisson", "t", "uniform"]
+           "multivariate_normal", "norm", "poisson", "t", "uniform",
+           "betabinom", "binom", "gennorm", "geom", "gumbel_l", "gumbel_r", "multinomial", "nbinom", "pareto",
+           "vonmises", "wrapcauchy"]

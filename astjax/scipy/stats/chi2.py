@@ -6,6 +6,13 @@ _LOG_2 = 0.6931471805599453
 
 
 def logpdf(x, df, loc=0, scale=1):
+    # JAX's promote_args_inexact: one inexact dtype (a Python number is weak), one shape
+    zero = jnp.zeros(jnp.broadcast_shapes(jnp.shape(x), jnp.shape(df), jnp.shape(loc), jnp.shape(scale)),
+                     dtype=jnp.result_type(x, df, loc, scale, 0.0))
+    x = x + zero
+    df = df + zero
+    loc = loc + zero
+    scale = scale + zero
     y = (x - loc) / scale
     inside = y >= 0
     ys = jnp.where(inside, y, 1.0)
@@ -19,18 +26,46 @@ def pdf(x, df, loc=0, scale=1):
 
 
 def cdf(x, df, loc=0, scale=1):
+    # JAX's promote_args_inexact: one inexact dtype (a Python number is weak), one shape
+    zero = jnp.zeros(jnp.broadcast_shapes(jnp.shape(x), jnp.shape(df), jnp.shape(loc), jnp.shape(scale)),
+                     dtype=jnp.result_type(x, df, loc, scale, 0.0))
+    x = x + zero
+    df = df + zero
+    loc = loc + zero
+    scale = scale + zero
     return special.gammainc(0.5 * df, 0.5 * _nonnegative((x - loc) / scale))
 
 
 def logcdf(x, df, loc=0, scale=1):
+    # JAX's promote_args_inexact: one inexact dtype (a Python number is weak), one shape
+    zero = jnp.zeros(jnp.broadcast_shapes(jnp.shape(x), jnp.shape(df), jnp.shape(loc), jnp.shape(scale)),
+                     dtype=jnp.result_type(x, df, loc, scale, 0.0))
+    x = x + zero
+    df = df + zero
+    loc = loc + zero
+    scale = scale + zero
     return jnp.log(cdf(x, df, loc, scale))
 
 
 def sf(x, df, loc=0, scale=1):
+    # JAX's promote_args_inexact: one inexact dtype (a Python number is weak), one shape
+    zero = jnp.zeros(jnp.broadcast_shapes(jnp.shape(x), jnp.shape(df), jnp.shape(loc), jnp.shape(scale)),
+                     dtype=jnp.result_type(x, df, loc, scale, 0.0))
+    x = x + zero
+    df = df + zero
+    loc = loc + zero
+    scale = scale + zero
     return special.gammaincc(0.5 * df, 0.5 * _nonnegative((x - loc) / scale))
 
 
 def logsf(x, df, loc=0, scale=1):
+    # JAX's promote_args_inexact: one inexact dtype (a Python number is weak), one shape
+    zero = jnp.zeros(jnp.broadcast_shapes(jnp.shape(x), jnp.shape(df), jnp.shape(loc), jnp.shape(scale)),
+                     dtype=jnp.result_type(x, df, loc, scale, 0.0))
+    x = x + zero
+    df = df + zero
+    loc = loc + zero
+    scale = scale + zero
     return jnp.log(sf(x, df, loc, scale))
 
 

@@ -4,6 +4,13 @@ from .. import special
 
 
 def logpdf(x, a, loc=0, scale=1):
+    # JAX's promote_args_inexact: one inexact dtype (a Python number is weak), one shape
+    zero = jnp.zeros(jnp.broadcast_shapes(jnp.shape(x), jnp.shape(a), jnp.shape(loc), jnp.shape(scale)),
+                     dtype=jnp.result_type(x, a, loc, scale, 0.0))
+    x = x + zero
+    a = a + zero
+    loc = loc + zero
+    scale = scale + zero
     y = (x - loc) / scale
     inside = y >= 0
     ys = jnp.where(inside, y, 1.0)
@@ -16,18 +23,46 @@ def pdf(x, a, loc=0, scale=1):
 
 
 def cdf(x, a, loc=0, scale=1):
+    # JAX's promote_args_inexact: one inexact dtype (a Python number is weak), one shape
+    zero = jnp.zeros(jnp.broadcast_shapes(jnp.shape(x), jnp.shape(a), jnp.shape(loc), jnp.shape(scale)),
+                     dtype=jnp.result_type(x, a, loc, scale, 0.0))
+    x = x + zero
+    a = a + zero
+    loc = loc + zero
+    scale = scale + zero
     return special.gammainc(a, _nonnegative((x - loc) / scale))
 
 
 def logcdf(x, a, loc=0, scale=1):
+    # JAX's promote_args_inexact: one inexact dtype (a Python number is weak), one shape
+    zero = jnp.zeros(jnp.broadcast_shapes(jnp.shape(x), jnp.shape(a), jnp.shape(loc), jnp.shape(scale)),
+                     dtype=jnp.result_type(x, a, loc, scale, 0.0))
+    x = x + zero
+    a = a + zero
+    loc = loc + zero
+    scale = scale + zero
     return jnp.log(cdf(x, a, loc, scale))
 
 
 def sf(x, a, loc=0, scale=1):
+    # JAX's promote_args_inexact: one inexact dtype (a Python number is weak), one shape
+    zero = jnp.zeros(jnp.broadcast_shapes(jnp.shape(x), jnp.shape(a), jnp.shape(loc), jnp.shape(scale)),
+                     dtype=jnp.result_type(x, a, loc, scale, 0.0))
+    x = x + zero
+    a = a + zero
+    loc = loc + zero
+    scale = scale + zero
     return special.gammaincc(a, _nonnegative((x - loc) / scale))
 
 
 def logsf(x, a, loc=0, scale=1):
+    # JAX's promote_args_inexact: one inexact dtype (a Python number is weak), one shape
+    zero = jnp.zeros(jnp.broadcast_shapes(jnp.shape(x), jnp.shape(a), jnp.shape(loc), jnp.shape(scale)),
+                     dtype=jnp.result_type(x, a, loc, scale, 0.0))
+    x = x + zero
+    a = a + zero
+    loc = loc + zero
+    scale = scale + zero
     return jnp.log(sf(x, a, loc, scale))
 
 

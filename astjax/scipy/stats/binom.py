@@ -1,0 +1,25 @@
+"""The binomial distribution, as jax.scipy.stats.binom (logpmf, pmf): differentiable in p (and n, k
+through gammaln, as JAX's formula)."""
+import astjax.numpy as jnp
+from .. import special
+
+
+def logpmf(k, n, p, loc=0):
+    # JAX's promote_args_inexact: one inexact dtype (a Python number is weak), one shape
+    zero = jnp.zeros(jnp.broadcast_shapes(jnp.shape(k), jnp.shape(n), jnp.shape(p), jnp.shape(loc)),
+                     dtype=jnp.result_type(k, n, p, loc, 0.0))
+    k = k + zero
+    n = n + zero
+    p = p + zero
+    loc = loc + zero
+    y = k - loc
+    inside = jnp.logical_and(k >= loc, k < loc + n + 1)
+    ys = jnp.where(inside, y, 0.0)
+    comb = special.gammaln(n + 1.0) - (special.gammaln(ys + 1.0) + special.gammaln(n - ys + 1.0))
+    linear = special.xlogy(ys, p) + special.xlog1py(n - ys, -p)
+    log_probs = jnp.where(jnp.logical_or(jnp.logical_and(ys == 0, n == 0), linear == 0), 0.0, comb + linear)
+    return jnp.where(inside, log_probs, -jnp.inf)
+
+
+def pmf(k, n, p, loc=0):
+    return jnp.exp(logpmf(k, n, p, loc))
