@@ -8,6 +8,7 @@ first call observed (jit/observe.py), and rewrites one concern:
     weak_scalars         a Python number meeting an array takes the array's dtype (JAX's weak types)
     python_numbers       an operator on two Python numbers keeps Python's meaning (no int64 wrap, x / 0 raises)
     fuse_elementwise     a tree of elementwise operations on arrays becomes one loop
+    stencil_loops        a loop nest accumulating one fused loop into an array becomes one kernel, rows outermost
     numba_calls          each primitive call becomes its Numba lowering; `+=` becomes `b = b + e`
 
 The result is still Python source (`astjax.jit(f).lower(*args).source` prints it).
@@ -17,6 +18,7 @@ import copy
 from .fuse_elementwise import fuse_elementwise
 from .numba_calls import lower_calls
 from .python_numbers import keep_python_arithmetic
+from .stencil_loops import interchange_stencils
 from .tape_stacks import split_tape
 from .typed_placeholders import type_placeholders
 from .weak_scalars import cast_weak_scalars
@@ -70,5 +72,6 @@ def lower_function(context):
     cast_weak_scalars(node, context)
     keep_python_arithmetic(node, context)
     fuse_elementwise(node, context)
+    interchange_stencils(node, context)
     lower_calls(node, context)
     return node

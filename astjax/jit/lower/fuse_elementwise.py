@@ -537,8 +537,8 @@ class _Fusion:
         return arrays, scalars + offsets, [f"i{d}" for d in range(self.ndim)]
 
     def _element_index(self, k, indices):
-        if k in self.windows:
-            return ", ".join(f"{index} + o{k}_{d}" for d, index in enumerate(indices))
+        if k in self.windows:     # unsigned: no negative-index wraparound branch, so LLVM vectorizes the loop
+            return ", ".join(f"np.uint64({index} + o{k}_{d})" for d, index in enumerate(indices))
         return ", ".join(indices)
 
     def _indexed(self, scalar, indices):
