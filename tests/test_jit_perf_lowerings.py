@@ -116,3 +116,58 @@ def test_taps_reading_a_scalar_argument_and_loop_variables_after_the_nest(dtype)
 def test_the_blurs_kernel_gradient_agrees(dtype):
     _check(astjax.grad(blur_loss), lambda: (_array((3, 3), dtype), _array((11, 13), dtype)), dtype,
            rtol=1e-4 if dtype == np.float32 else 1e-10)
+
+
+def sigmoid(x):
+    return 1.0 / (1.0 + jnp.exp(-x))
+
+
+def sum_sigmoid(x):
+    return jnp.sum(sigmoid(x))
+
+
+def weighted(x, w):
+    """A callee whose adjoint meets a broadcast weight (w is (1, n) or (n,) beside x's (m, n))."""
+    return jnp.sum(sigmoid(x) * w)
+
+
+def two_signatures(x, y):
+    """One callee called with two ranks: it must stay a call (Numba specializes it twice)."""
+    return jnp.sum(sigmoid(x)) * jnp.sum(sigmoid(y))
+
+
+def softplus_twice(x):
+    """A select that reads exp twice in each branch: shared calls inside a branch-free select."""
+    return jnp.sum(jnp.where(x > 0, x + jnp.log1p(jnp.exp(-x)), jnp.log1p(jnp.exp(x))) * jnp.exp(-x))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(1,), (7,), (3, 4), (1, 5), (4, 1)])
+def test_the_inlined_adjoint_of_sigmoid_agrees(dtype, shape):
+    jitted = _check(astjax.grad(sum_sigmoid), lambda: (_array(shape, dtype) * 4,), dtype)
+    text = jitted.lower(_array(shape, dtype)).source
+    assert "vjp_sigmoid(" not in text and "unreduce(" not in text.split("else")[0]
+
+
+def test_a_fused_loop_computes_a_repeated_exp_once():
+    from astjax.jit import fast_math
+    text = astjax.jit(astjax.grad(sum_sigmoid)).lower(_array((9,), np.float32)).source
+    exp = "fast_exp" if fast_math.enabled() else "np.exp"
+    assert f"v0 = {exp}(" in text
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("w_shape", [(1, 5), (5,), (3, 5)])
+def test_an_inlined_adjoint_beside_broadcasting_agrees(dtype, w_shape):
+    _check(astjax.grad(weighted, argnums=(0, 1)), lambda: (_array((3, 5), dtype), _array(w_shape, dtype)), dtype)
+
+
+def test_a_callee_seen_with_two_signatures_stays_a_call_and_agrees():
+    make = lambda: (_array((6,), np.float32), _array((2, 3), np.float32))  # noqa: E731
+    jitted = _check(astjax.grad(two_signatures, argnums=(0, 1)), make, np.float32)
+    assert "vjp_sigmoid(" in jitted.lower(*make()).source
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_shared_calls_inside_a_select_agree(dtype):
+    _check(astjax.grad(softplus_twice), lambda: (_array((40,), dtype) * 30,), dtype)

@@ -3,6 +3,7 @@
 Each pass reads the generated function's AST and the abstract types the
 first call observed (jit/observe.py), and rewrites one concern:
 
+    inline_callees       a straight-line generated callee is written into its caller (fusion sees through it)
     typed_placeholders   `v = None` and zero adjoints `bv = 0.0` get the type v holds later
     tape_stacks          the one heterogeneous tape becomes one typed stack per saved variable
     weak_scalars         a Python number meeting an array takes the array's dtype (JAX's weak types)
@@ -16,6 +17,7 @@ The result is still Python source (`astjax.jit(f).lower(*args).source` prints it
 import copy
 
 from .fuse_elementwise import fuse_elementwise
+from .inline_callees import inline_callees
 from .numba_calls import lower_calls
 from .python_numbers import keep_python_arithmetic
 from .stencil_loops import interchange_stencils
@@ -67,6 +69,7 @@ class LoweringContext:
 def lower_function(context):
     """The lowered copy of `context.generated`'s function node."""
     node = copy.deepcopy(context.source.node)
+    inline_callees(node, context)
     type_placeholders(node, context)
     split_tape(node, context)
     cast_weak_scalars(node, context)

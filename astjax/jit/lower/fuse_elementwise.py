@@ -59,7 +59,7 @@ def fuse_elementwise(node, context):
         if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], gast.Name):
             continue
         if counter[0] and stmt.targets[0].id in definitions and not _is_read(node, stmt.targets[0].id):
-            if stmt in node.body and _pure(stmt.value):
+            if stmt in node.body and _pure(stmt.value, context):
                 node.body.remove(stmt)          # its readers recompute it: its operands' reads go too
             continue
         target_type = context.lowered_type(stmt.targets[0].id)
@@ -72,7 +72,7 @@ def fuse_elementwise(node, context):
         if call is not None:
             stmt.value = call
     if counter[0]:
-        remove_unread(node)
+        remove_unread(node, context)
 
 
 _FRESH_CALLS = {"zeros", "zeros_like", "empty", "empty_like", "ones", "ones_like", "full", "full_like"}
@@ -144,7 +144,7 @@ def _single_definitions(node):
     return out
 
 
-def remove_unread(node):
+def remove_unread(node, context=None):
     """Drop top-level assignments of elementwise values that nothing reads any more (fused loops
     recompute them)."""
     while True:
@@ -154,22 +154,31 @@ def remove_unread(node):
                 loads[n.id] = loads.get(n.id, 0) + 1
         keep = [s for s in node.body if not (isinstance(s, gast.Assign) and len(s.targets) == 1
                                              and isinstance(s.targets[0], gast.Name)
-                                             and not loads.get(s.targets[0].id) and _pure(s.value))]
+                                             and not loads.get(s.targets[0].id) and _pure(s.value, context))]
         if len(keep) == len(node.body):
             return
         node.body = keep
 
 
-def _pure(value):
-    """Arithmetic, comparisons, calls of astjax.numpy functions and fused loops: nothing else happens."""
+def _pure(value, context=None):
+    """Arithmetic, comparisons, calls of astjax.numpy functions and fused loops: nothing else happens.
+    With the `context`, also the adjoint's spreading helpers (`unreduce`, `unbroadcast`): they only
+    make a new array (a fused loop that reads their value checks the shapes they would check)."""
     for n in gast.walk(value):
         if isinstance(n, gast.Call):
             func = n.func
             fused = isinstance(func, gast.Name) and func.id.startswith("_fused_")
             if not fused and not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
-                                  and func.value.id in ("jnp", "np")):
+                                  and func.value.id in ("jnp", "np")) and not _spreading(func, context):
                 return False
     return True
+
+
+def _spreading(func, context):
+    if context is None or not isinstance(func, gast.Name):
+        return False
+    prim = lookup_callable(context.namespace.get(func.id))
+    return prim is not None and prim.name in ("unreduce", "unbroadcast")
 
 
 def _is_read(node, name):
@@ -489,13 +498,14 @@ class _Fusion:
         and no copy of a strided view such as a window of a padded image). With `overwritten`, the loop
         writes into that array leaf (each element is read before it is written, at the same place)."""
         arrays, scalars, indices = self._names()
-        element = self._indexed(scalar, indices)
+        shared, element = hoist_repeated_calls(self._indexed(scalar, indices))
         start = f"    out = x{overwritten}" if overwritten is not None else f"    out = np.empty(shape, np.{self.dtype})"
         lines = [f"def {label}({', '.join(['shape'] + arrays + scalars)}):", start]
         indent = "    "
         for d, index in enumerate(indices):
             lines.append(f"{indent}for {index} in range(shape[{d}]):")
             indent += "    "
+        lines += [f"{indent}{line}" for line in shared]
         lines += [f"{indent}out[{', '.join(indices)}] = {element}", "    return out"]
         return gast.parse("\n".join(lines) + "\n").body[0]
 
@@ -507,7 +517,9 @@ class _Fusion:
         for k in range(len(arrays)):
             element = element.replace(f"flat{k}[i]", f"e{k}")
         parameters = [f"e{k}" for k in range(len(arrays))] + scalars
-        return gast.parse(f"def {label}({', '.join(parameters)}):\n    return {element}\n").body[0]
+        shared, element = hoist_repeated_calls(element)
+        body = "".join(f"    {line}\n" for line in shared)
+        return gast.parse(f"def {label}({', '.join(parameters)}):\n{body}    return {element}\n").body[0]
 
     def _sum_kernel(self, label, element_label):
         """The sum of a tree in one pass: partial sums of 4096 elements in the array's dtype (which LLVM
@@ -552,6 +564,39 @@ _OPERATOR_TEXT = {gast.Add: "{} + {}", gast.Sub: "{} - {}", gast.Mult: "{} * {}"
                   gast.Pow: "{} ** {}"}
 _COMPARISON_TEXT = {gast.Gt: "{} > {}", gast.GtE: "{} >= {}", gast.Lt: "{} < {}", gast.LtE: "{} <= {}",
                     gast.Eq: "{} == {}", gast.NotEq: "{} != {}"}
+
+
+_PURE_CALLS = {"fast_exp", "np.exp", "np.log", "np.tanh", "np.sin", "np.cos", "np.sqrt", "np.log1p", "np.expm1"}
+
+
+def hoist_repeated_calls(element):
+    """(assignments, element): each math call that `element` makes twice or more with the same operand
+    computed once beforehand (`v0 = fast_exp(-x1[i0])`), innermost first. An adjoint recomputes its
+    primal's terms (sigmoid's vjp reads exp(-x) three times); LLVM does not merge the calls itself.
+    Only calls without side effects or exceptions are shared, so evaluating one that a branch-free
+    select then discards changes nothing."""
+    tree = gast.parse(element, mode="eval")
+    shared = []
+    while True:
+        counts = {}
+        for n in gast.walk(tree):
+            if isinstance(n, gast.Call) and unparse(n.func).strip() in _PURE_CALLS:
+                text = unparse(n).strip()
+                counts[text] = counts.get(text, 0) + 1
+        repeated = [text for text, count in counts.items() if count > 1]
+        if not repeated:
+            return shared, unparse(tree.body).strip()
+        text = min(repeated, key=len)
+        name = f"v{len(shared)}"
+        shared.append(f"{name} = {text}")
+
+        class Share(gast.NodeTransformer):
+            def visit_Call(self, n):
+                if unparse(n).strip() == text:
+                    return _name(name)
+                self.generic_visit(n)
+                return n
+        tree = Share().visit(tree)
 
 
 def _fast_math():
