@@ -171,3 +171,50 @@ def test_a_callee_seen_with_two_signatures_stays_a_call_and_agrees():
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_shared_calls_inside_a_select_agree(dtype):
     _check(astjax.grad(softplus_twice), lambda: (_array((40,), dtype) * 30,), dtype)
+
+
+def mlp_loss(w1, w2, x, y):
+    h = jnp.tanh(jnp.dot(x, w1))
+    return jnp.sum((jnp.dot(h, w2) - y) ** 2) / x.shape[0]
+
+
+def tanh_of_product(a, b):
+    return jnp.tanh(jnp.matmul(a, b))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dims", [(4, 6, 3, 2), (1, 5, 1, 3), (3, 1, 4, 1)])
+def test_the_mlp_gradient_with_a_fused_fast_tanh_agrees(dtype, dims):
+    batch, n_in, hidden, n_out = dims
+    make = lambda: (_array((n_in, hidden), dtype), _array((hidden, n_out), dtype),  # noqa: E731
+                    _array((batch, n_in), dtype) * 3, _array((batch, n_out), dtype))
+    jitted = _check(astjax.grad(mlp_loss, argnums=(0, 1)), make, dtype, rtol=1e-4 if dtype == np.float32 else 1e-11)
+    from astjax.jit import fast_math
+    if fast_math.enabled():
+        assert "fast_tanh(" in jitted.lower(*make()).source
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_tanh_of_a_matrix_product_agrees(dtype):
+    _check(tanh_of_product, lambda: (_array((5, 3), dtype) * 4, _array((3, 7), dtype)), dtype)
+
+
+@pytest.mark.parametrize("dtype, bound", [(np.float32, 2), (np.float64, 2)])
+def test_fast_tanh_is_within_two_ulp_of_numpy(dtype, bound):
+    import numba
+    from astjax.jit.fast_math import fast_tanh
+
+    @numba.njit
+    def each(x):
+        out = np.empty_like(x)
+        for i in range(x.size):
+            out[i] = fast_tanh(x[i])
+        return out
+    tiny = np.geomspace(1e-30 if dtype == np.float32 else 1e-300, 1, 5000)
+    x = np.concatenate([np.linspace(-40, 40, 100001), tiny, -tiny, [0.625, -0.625, 20.0, -20.0]]).astype(dtype)
+    got, want = each(x), np.tanh(x)
+    assert np.max(np.abs(got - want) / np.spacing(np.abs(want))) <= bound
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan], dtype)
+    got = each(special)
+    np.testing.assert_array_equal(got, np.tanh(special))
+    assert np.signbit(got[1])

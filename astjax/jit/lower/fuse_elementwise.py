@@ -44,13 +44,16 @@ SCALAR_FORMS = {
     "square": "a * a", "where": "(b if a else c)",
     "maximum": "(a if (a >= b or a != a) else b)", "minimum": "(a if (a <= b or a != a) else b)",
 }
+# primitives whose vectorizable form (jit/fast_math.py) replaces Numba's scalar libm call
+FAST_FORMS = {"exp": "fast_exp(a)", "tanh": "fast_tanh(a)"}
 _FLOATS = ("float32", "float64")
 MINIMUM_OPERATIONS = 2
 
 
 def fuse_elementwise(node, context):
     """Rewrite the fusible statements of `node`; the kernels go to `context.kernels`."""
-    inline_single_use(node)
+    inline_single_use(node, context.namespace)
+    hoist_opaque_operands(node, context)
     definitions = _single_definitions(node)
     in_place = _updatable_in_place(node)
     counter = [0]
@@ -193,7 +196,7 @@ def _store_counts(node):
     return stores
 
 
-def inline_single_use(node):
+def inline_single_use(node, namespace=None):
     """`t = E; u = f(t)` -> `u = f(E)` where t is read nowhere else: a longer elementwise tree to fuse.
 
     Only consecutive statements of one block, so nothing runs between E's old and new place.
@@ -212,13 +215,64 @@ def inline_single_use(node):
             name = first.targets[0].id if (isinstance(first, gast.Assign) and len(first.targets) == 1
                                            and isinstance(first.targets[0], gast.Name)) else None
             if (name and name not in params and loads.get(name) == 1 and stores.get(name) == 1
-                    and isinstance(second, gast.Assign) and _elementwise_value(first.value)):
+                    and isinstance(second, gast.Assign) and _elementwise_value(first.value)
+                    and not _opaque_call(first.value, namespace)):
                 uses = [n for n in gast.walk(second.value) if isinstance(n, gast.Name) and n.id == name]
                 if len(uses) == 1:
                     second.value = _replace(second.value, uses[0], first.value)
                     del block[i]
                     continue
             i += 1
+
+
+def hoist_opaque_operands(node, context):
+    """`h = jnp.tanh(jnp.dot(x, w))` -> `_product_1 = jnp.dot(x, w); h = jnp.tanh(_product_1)`: the
+    matrix product stays on BLAS and the function with a fast form runs as a fused loop over its
+    result. The new name holds what `h` holds (a float function keeps its operand's shape and dtype)."""
+    taken = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+    for block in list(_blocks(node)):
+        i = 0
+        while i < len(block):
+            stmt = block[i]
+            i += 1
+            if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
+                    and isinstance(stmt.value, gast.Call) and len(stmt.value.args) == 1 and not stmt.value.keywords
+                    and _opaque_call(stmt.value.args[0], context.namespace)):
+                continue
+            prim = _primitive_of(stmt.value.func, context.namespace)
+            kind = context.lowered_type(stmt.targets[0].id)
+            if prim is None or prim.name not in FAST_FORMS or kind is None or kind[0] != "array" \
+                    or kind[1] not in _FLOATS:
+                continue
+            label = next(f"_product_{n}" for n in range(1, len(taken) + 2) if f"_product_{n}" not in taken)
+            taken.add(label)
+            context.types[label] = set(context.types_of(stmt.targets[0].id))
+            block.insert(i - 1, gast.Assign(targets=[gast.Name(id=label, ctx=gast.Store(), annotation=None,
+                                                               type_comment=None)],
+                                            value=stmt.value.args[0], type_comment=None))
+            gast.copy_location(block[i - 1], stmt)
+            stmt.value.args[0] = _name(label)
+            i += 1
+
+
+def _primitive_of(func, namespace):
+    if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
+        base = namespace.get(func.value.id)
+        target = getattr(base, func.attr, None) if base is not None else None
+    elif isinstance(func, gast.Name):
+        target = namespace.get(func.id)
+    else:
+        return None
+    return lookup_callable(target) if target is not None else None
+
+
+def _opaque_call(value, namespace):
+    """A call of a primitive that no fused loop reads through (`jnp.dot`): inlining it into its reader
+    would only make the reader unfusible (`h = jnp.tanh(jnp.dot(x, w))` stays two statements)."""
+    if not isinstance(value, gast.Call) or namespace is None:
+        return False
+    prim = _primitive_of(value.func, namespace)
+    return prim is not None and prim.name in ("dot", "matmul")
 
 
 def _elementwise_value(value):
@@ -263,7 +317,8 @@ class _Fusion:
         elif target_type[0] != "array":
             return None
         scalar = self.element(value)
-        if scalar is None or self.operations < MINIMUM_OPERATIONS or not self.arrays:
+        # one operation is worth a loop when it is a fast form: Numba's own tanh is a libm call per element
+        if scalar is None or not self.arrays or not (self.operations >= MINIMUM_OPERATIONS or "fast_" in scalar):
             return None
         counter[0] += 1
         label = self.context.bind(f"_fused_{counter[0]}", None, ())
@@ -372,8 +427,8 @@ class _Fusion:
             if prim is not None and prim.name == "dynamic_slice":
                 return self._window(expr)
             form = SCALAR_FORMS.get(prim.name) if prim is not None else None
-            if form is not None and prim.name == "exp" and _fast_math():
-                form = "fast_exp(a)"
+            if form is not None and prim.name in FAST_FORMS and _fast_math():
+                form = FAST_FORMS[prim.name]
             if form is None or len(expr.args) != _arity(form):
                 return None
             operands = [self.element(a) for a in expr.args]
@@ -566,7 +621,7 @@ _COMPARISON_TEXT = {gast.Gt: "{} > {}", gast.GtE: "{} >= {}", gast.Lt: "{} < {}"
                     gast.Eq: "{} == {}", gast.NotEq: "{} != {}"}
 
 
-_PURE_CALLS = {"fast_exp", "np.exp", "np.log", "np.tanh", "np.sin", "np.cos", "np.sqrt", "np.log1p", "np.expm1"}
+_PURE_CALLS = {"fast_exp", "fast_tanh", "np.exp", "np.log", "np.tanh", "np.sin", "np.cos", "np.sqrt", "np.log1p", "np.expm1"}
 
 
 def hoist_repeated_calls(element):
