@@ -110,6 +110,26 @@ def blur_numpy(image, kernel):
     return output
 
 
+def blur_loss(kernel, image):
+    return jnp.sum(blur(image, kernel) ** 2)
+
+
+def blur_kernel_grad_numpy(kernel, image):
+    im_h, im_w = image.shape
+    ker_h, ker_w = kernel.shape
+    padded = np.pad(image, ((ker_h // 2,) * 2, (ker_w // 2,) * 2), mode="edge")
+    g = 2.0 * blur_numpy(image, kernel)
+    out = np.empty_like(kernel)
+    for i in range(ker_h):
+        for j in range(ker_w):
+            out[i, j] = np.vdot(g, padded[i:i + im_h, j:j + im_w])
+    return out
+
+
+def matmul(a, b):
+    return jnp.dot(a, b)
+
+
 def mat_vec(matrix, vector):
     return jnp.dot(matrix, vector)
 
@@ -176,6 +196,8 @@ def jax_versions():
         return output
 
     return {
+        "blur_grad": jax.jit(jax.grad(lambda k, im: jjnp.sum(blur_jax(im, k) ** 2))),
+        "matmul": jax.jit(jjnp.dot),
         "mlp": jax.jit(jax.grad(mlp_loss_jax, argnums=(0, 1, 2))),
         "mat_vec": jax.jit(jax.vmap(jjnp.dot, in_axes=(None, 0))),
         "per_example": jax.jit(jax.vmap(jax.grad(layer_loss_jax), in_axes=(None, 0, 0))),
@@ -230,7 +252,53 @@ def workloads(quick):
     rows.append((f"vmap Newton sqrt (while loop), {squares.size} values", newton, astjax.jit(newton),
                  newton_sqrt_numpy, jx.get("newton"), (squares,)))
     rows.append((f"9x9 blur on {h}x{w}", blur, astjax.jit(blur), blur_numpy, jx.get("blur"), (image, kernel)))
+    blur_grad = astjax.grad(blur_loss)
+    rows.append((f"blur kernel gradient, {h}x{w}", blur_grad, astjax.jit(blur_grad), blur_kernel_grad_numpy,
+                 jx.get("blur_grad"), (kernel, image)))
+    n_mm = 500 if quick else 5000
+    a, b = (rng.normal(size=(n_mm, n_mm)).astype(np.float32) for _ in range(2))
+    rows.append((f"matmul {n_mm}^2", matmul, astjax.jit(matmul), np.dot, jx.get("matmul"), (a, b)))
     return rows
+
+
+FIRST_CALL_WORKLOADS = ("grad_sigmoid", "mlp_grad", "blur")
+
+
+def first_call_child(name, quick):
+    """Import astjax, jit one workload and time its first call (run in a fresh process)."""
+    start = time.perf_counter()
+    rng = np.random.default_rng(0)
+    if name == "grad_sigmoid":
+        fn, args = astjax.jit(astjax.grad(sum_logistic)), (rng.normal(size=1000).astype(np.float32),)
+    elif name == "mlp_grad":
+        sizes = (784, 256, 256, 10)
+        fn = astjax.jit(astjax.grad(mlp_loss, argnums=(0, 1, 2)))
+        args = (*[rng.normal(size=(a, b)).astype(np.float32) for a, b in zip(sizes, sizes[1:])],
+                rng.normal(size=(128, 784)).astype(np.float32), rng.normal(size=(128, 10)).astype(np.float32))
+    else:
+        fn, args = astjax.jit(blur), (rng.uniform(size=(473, 716)).astype(np.float32),
+                                      rng.uniform(size=(9, 9)).astype(np.float32))
+    setup = time.perf_counter() - start
+    print(f"{first_call(fn, args):.4f} {setup:.4f}")
+
+
+def first_calls_in_new_processes(quick):
+    """{workload: (cold first call, first call with a warm disk cache)}, each in a fresh process, sharing a
+    fresh cache directory (ASTJAX_CACHE_DIR)."""
+    import subprocess
+    import sys
+    import tempfile
+    out = {}
+    with tempfile.TemporaryDirectory() as cache_dir:
+        env = dict(os.environ, ASTJAX_CACHE_DIR=cache_dir)
+        for name in FIRST_CALL_WORKLOADS:
+            times = []
+            for _ in range(2):
+                done = subprocess.run([sys.executable, __file__, "--first-call-child", name],
+                                      capture_output=True, text=True, env=env, check=True)
+                times.append(float(done.stdout.split()[-2]))
+            out[name] = tuple(times)
+    return out
 
 
 def _ms(t):
@@ -241,7 +309,10 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
     parser.add_argument("--repeat", type=int, default=9)
+    parser.add_argument("--first-call-child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.first_call_child:
+        return first_call_child(args.first_call_child, args.quick)
     if os.environ.get("OPENBLAS_NUM_THREADS") != "1":
         print("note: set OPENBLAS_NUM_THREADS=1 for stable ratios on a shared machine\n")
     header = f"{'workload':42s} {'reference':>11s} {'jit':>11s} {'numpy':>11s} {'jit/np':>7s}"
@@ -256,13 +327,16 @@ def main(argv=None):
             jitted, compile_time = None, None
         if jax_fn is not None:
             first_call(jax_fn, inputs)
-        t_ref, t_jit, t_np, t_jax = interleaved_medians([reference, jitted, numpy_fn, jax_fn], inputs, args.repeat)
+        repeat = min(args.repeat, 3) if label.startswith("matmul") else args.repeat     # a second a call
+        t_ref, t_jit, t_np, t_jax = interleaved_medians([reference, jitted, numpy_fn, jax_fn], inputs, repeat)
         line = f"{label:42s} {_ms(t_ref)} {_ms(t_jit)} {_ms(t_np)}"
         line += f" {t_jit / t_np:6.2f}x" if t_jit is not None else f" {'-':>7s}"
         if jax is not None:
             line += f" {_ms(t_jax)}" + (f" {t_jit / t_jax:7.2f}x" if t_jit and t_jax else f" {'-':>8s}")
         line += f" {compile_time:8.2f}s" if compile_time is not None else f" {'-':>9s}"
         print(line)
+    for name, (cold, warm) in first_calls_in_new_processes(args.quick).items():
+        print(f"first call in a new process, {name}: cold cache {cold:.2f}s, warm disk cache {warm:.2f}s")
     print("\nreference: the generated Python over NumPy; jit: the same source lowered and compiled with Numba "
           "(fused elementwise loops, docs/jit.md).\ncompile: the jitted function's first call (Numba compile + one "
           "reference run that checks it).")

@@ -11,7 +11,12 @@ operations LLVM vectorizes:
 
 Overflow gives inf, underflow 0, nan stays nan. Measured against np.exp over
 [-110, 90] (float32) and [-750, 710] (float64): within 2 ulp (tests/test_fast_math.py).
-`ASTJAX_FAST_MATH=0` makes fused loops call np.exp instead.
+
+`fast_tanh` is Cephes' tanh with both branches computed and one selected (a branch
+would stop vectorization): x + x^3 P(x^2) (a rational P/Q for float64) for |x| < 0.625,
+else sign(x) (1 - 2 / (exp(2|x|) + 1)) with fast_exp. Numba's own np.tanh ran 40x
+slower than NumPy's on a 128x256 float32 array here (0.51 ms against 0.012 ms).
+`ASTJAX_FAST_MATH=0` makes fused loops call np.exp and np.tanh instead.
 """
 import os
 
@@ -20,7 +25,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic, overload
 
-__all__ = ["fast_exp", "enabled"]
+__all__ = ["fast_exp", "fast_tanh", "enabled"]
 
 
 def enabled():
@@ -117,3 +122,43 @@ def _fast_exp(x):
     if x == types.float64:
         return lambda x: _exp64(x)
     return lambda x: np.exp(x)
+
+
+@njit(error_model="numpy")
+def _tanh32(x):
+    z = abs(x)
+    s = _exp32(z + z)
+    big = _F32(1.0) - _F32(2.0) / (s + _F32(1.0))
+    big = big if x >= 0 else -big
+    w = x * x
+    small = ((((_F32(-5.70498872745e-3) * w + _F32(2.06390887954e-2)) * w - _F32(5.37397155531e-2)) * w
+              + _F32(1.33314422036e-1)) * w - _F32(3.33332819422e-1)) * w * x + x
+    small = small if z != 0 else x                     # tanh(-0.0) is -0.0
+    return big if z > _F32(0.625) else small
+
+
+@njit(error_model="numpy")
+def _tanh64(x):
+    z = abs(x)
+    s = _exp64(z + z)
+    big = 1.0 - 2.0 / (s + 1.0)
+    big = big if x >= 0 else -big
+    w = x * x
+    p = (-9.64399179425052238628e-1 * w - 9.92877231001918586564e1) * w - 1.61468768441708447952e3
+    q = ((w + 1.12811678491632931402e2) * w + 2.23548839060100448583e3) * w + 4.84406305325125486048e3
+    small = x + x * w * (p / q)
+    small = small if z != 0 else x                     # tanh(-0.0) is -0.0
+    return big if z > 0.625 else small
+
+
+def fast_tanh(x):
+    return np.tanh(x)
+
+
+@overload(fast_tanh)
+def _fast_tanh(x):
+    if x == types.float32:
+        return lambda x: _tanh32(x)
+    if x == types.float64:
+        return lambda x: _tanh64(x)
+    return lambda x: np.tanh(x)

@@ -60,7 +60,7 @@ def _weak_like(c, partner):
     return impl
 
 
-from .fast_math import fast_exp  # noqa: E402 (fused loops call it)
+from .fast_math import fast_exp, fast_tanh  # noqa: E402 (fused loops call them)
 
 def pad_edge_or_zeros(x, widths, edge):
     """np.pad of a 1-d or 2-d array with mode "edge" (edge=True) or "constant" zeros: one loop nest."""
@@ -193,7 +193,7 @@ def _wide_mean(x):
     return lambda x: np.mean(x)
 
 
-SUPPORT = {"shape_of": shape_of, "weak_like": weak_like, "np": np, "fast_exp": fast_exp,
+SUPPORT = {"shape_of": shape_of, "weak_like": weak_like, "np": np, "fast_exp": fast_exp, "fast_tanh": fast_tanh,
            "pad_edge_or_zeros": pad_edge_or_zeros, "zeros_shaped": zeros_shaped,
            "stack_list": stack_list, "wide_sum": wide_sum, "wide_mean": wide_mean}
 from .python_numbers import PYTHON_NUMBER_HELPERS  # noqa: E402 (lower/python_numbers.py writes their calls)

@@ -50,6 +50,11 @@ def abstract(value):
     return ("object", type(value).__name__)
 
 
+class TypesOf(dict):
+    """One function's {name: set of abstract types}, with `.observed`, the Observed it came from."""
+    observed = None
+
+
 class Observed:
     """Abstract types seen per generated function (by code object) and variable name."""
 
@@ -62,7 +67,10 @@ class Observed:
         return self.types.get(code, {}).get(name, set())
 
     def for_code(self, code):
-        return self.types.get(code, {})
+        """{name: types} of one function; `.observed` leads back here (lowering reads its callees' types)."""
+        table = TypesOf(self.types.get(code, {}))
+        table.observed = self
+        return table
 
     @classmethod
     def by_name(cls, functions, types):

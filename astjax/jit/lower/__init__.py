@@ -4,11 +4,13 @@ Each pass reads the generated function's AST and the abstract types the
 first call observed (jit/observe.py), and rewrites one concern:
 
     (runtime/numba_batching: vmap's shape helpers `batch_shape(...)` folded for this signature first)
+    inline_callees       a straight-line generated callee is written into its caller (fusion sees through it)
     typed_placeholders   `v = None` and zero adjoints `bv = 0.0` get the type v holds later
     tape_stacks          the one heterogeneous tape becomes one typed stack per saved variable
     weak_scalars         a Python number meeting an array takes the array's dtype (JAX's weak types)
     python_numbers       an operator on two Python numbers keeps Python's meaning (no int64 wrap, x / 0 raises)
     fuse_elementwise     a tree of elementwise operations on arrays becomes one loop
+    stencil_loops        a loop nest accumulating one fused loop into an array becomes one kernel, rows outermost
     numba_calls          each primitive call becomes its Numba lowering; `+=` becomes `b = b + e`
 
 The result is still Python source (`astjax.jit(f).lower(*args).source` prints it).
@@ -16,8 +18,10 @@ The result is still Python source (`astjax.jit(f).lower(*args).source` prints it
 import copy
 
 from .fuse_elementwise import fuse_elementwise
+from .inline_callees import inline_callees
 from .numba_calls import lower_calls
 from .python_numbers import keep_python_arithmetic
+from .stencil_loops import interchange_stencils
 from .tape_stacks import split_tape
 from .typed_placeholders import type_placeholders
 from .weak_scalars import cast_weak_scalars
@@ -68,10 +72,12 @@ def lower_function(context):
     node = copy.deepcopy(context.source.node)
     from ...runtime.numba_batching import fold_batch_shapes
     fold_batch_shapes(node, context)          # vmap's shape helpers, for this signature
+    inline_callees(node, context)
     type_placeholders(node, context)
     split_tape(node, context)
     cast_weak_scalars(node, context)
     keep_python_arithmetic(node, context)
     fuse_elementwise(node, context)
+    interchange_stencils(node, context)
     lower_calls(node, context)
     return node

@@ -44,13 +44,16 @@ SCALAR_FORMS = {
     "square": "a * a", "where": "(b if a else c)",
     "maximum": "(a if (a >= b or a != a) else b)", "minimum": "(a if (a <= b or a != a) else b)",
 }
+# primitives whose vectorizable form (jit/fast_math.py) replaces Numba's scalar libm call
+FAST_FORMS = {"exp": "fast_exp(a)", "tanh": "fast_tanh(a)"}
 _FLOATS = ("float32", "float64")
 MINIMUM_OPERATIONS = 2
 
 
 def fuse_elementwise(node, context):
     """Rewrite the fusible statements of `node`; the kernels go to `context.kernels`."""
-    inline_single_use(node)
+    inline_single_use(node, context.namespace)
+    hoist_opaque_operands(node, context)
     definitions = _single_definitions(node)
     in_place = _updatable_in_place(node)
     counter = [0]
@@ -59,7 +62,7 @@ def fuse_elementwise(node, context):
         if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], gast.Name):
             continue
         if counter[0] and stmt.targets[0].id in definitions and not _is_read(node, stmt.targets[0].id):
-            if stmt in node.body and _pure(stmt.value):
+            if stmt in node.body and _pure(stmt.value, context):
                 node.body.remove(stmt)          # its readers recompute it: its operands' reads go too
             continue
         target_type = context.lowered_type(stmt.targets[0].id)
@@ -72,7 +75,7 @@ def fuse_elementwise(node, context):
         if call is not None:
             stmt.value = call
     if counter[0]:
-        remove_unread(node)
+        remove_unread(node, context)
 
 
 _FRESH_CALLS = {"zeros", "zeros_like", "empty", "empty_like", "ones", "ones_like", "full", "full_like"}
@@ -144,7 +147,7 @@ def _single_definitions(node):
     return out
 
 
-def remove_unread(node):
+def remove_unread(node, context=None):
     """Drop top-level assignments of elementwise values that nothing reads any more (fused loops
     recompute them)."""
     while True:
@@ -154,22 +157,31 @@ def remove_unread(node):
                 loads[n.id] = loads.get(n.id, 0) + 1
         keep = [s for s in node.body if not (isinstance(s, gast.Assign) and len(s.targets) == 1
                                              and isinstance(s.targets[0], gast.Name)
-                                             and not loads.get(s.targets[0].id) and _pure(s.value))]
+                                             and not loads.get(s.targets[0].id) and _pure(s.value, context))]
         if len(keep) == len(node.body):
             return
         node.body = keep
 
 
-def _pure(value):
-    """Arithmetic, comparisons, calls of astjax.numpy functions and fused loops: nothing else happens."""
+def _pure(value, context=None):
+    """Arithmetic, comparisons, calls of astjax.numpy functions and fused loops: nothing else happens.
+    With the `context`, also the adjoint's spreading helpers (`unreduce`, `unbroadcast`): they only
+    make a new array (a fused loop that reads their value checks the shapes they would check)."""
     for n in gast.walk(value):
         if isinstance(n, gast.Call):
             func = n.func
             fused = isinstance(func, gast.Name) and func.id.startswith("_fused_")
             if not fused and not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
-                                  and func.value.id in ("jnp", "np")):
+                                  and func.value.id in ("jnp", "np")) and not _spreading(func, context):
                 return False
     return True
+
+
+def _spreading(func, context):
+    if context is None or not isinstance(func, gast.Name):
+        return False
+    prim = lookup_callable(context.namespace.get(func.id))
+    return prim is not None and prim.name in ("unreduce", "unbroadcast")
 
 
 def _is_read(node, name):
@@ -184,7 +196,7 @@ def _store_counts(node):
     return stores
 
 
-def inline_single_use(node):
+def inline_single_use(node, namespace=None):
     """`t = E; u = f(t)` -> `u = f(E)` where t is read nowhere else: a longer elementwise tree to fuse.
 
     Only consecutive statements of one block, so nothing runs between E's old and new place.
@@ -203,13 +215,64 @@ def inline_single_use(node):
             name = first.targets[0].id if (isinstance(first, gast.Assign) and len(first.targets) == 1
                                            and isinstance(first.targets[0], gast.Name)) else None
             if (name and name not in params and loads.get(name) == 1 and stores.get(name) == 1
-                    and isinstance(second, gast.Assign) and _elementwise_value(first.value)):
+                    and isinstance(second, gast.Assign) and _elementwise_value(first.value)
+                    and not _opaque_call(first.value, namespace)):
                 uses = [n for n in gast.walk(second.value) if isinstance(n, gast.Name) and n.id == name]
                 if len(uses) == 1:
                     second.value = _replace(second.value, uses[0], first.value)
                     del block[i]
                     continue
             i += 1
+
+
+def hoist_opaque_operands(node, context):
+    """`h = jnp.tanh(jnp.dot(x, w))` -> `_product_1 = jnp.dot(x, w); h = jnp.tanh(_product_1)`: the
+    matrix product stays on BLAS and the function with a fast form runs as a fused loop over its
+    result. The new name holds what `h` holds (a float function keeps its operand's shape and dtype)."""
+    taken = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+    for block in list(_blocks(node)):
+        i = 0
+        while i < len(block):
+            stmt = block[i]
+            i += 1
+            if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
+                    and isinstance(stmt.value, gast.Call) and len(stmt.value.args) == 1 and not stmt.value.keywords
+                    and _opaque_call(stmt.value.args[0], context.namespace)):
+                continue
+            prim = _primitive_of(stmt.value.func, context.namespace)
+            kind = context.lowered_type(stmt.targets[0].id)
+            if prim is None or prim.name not in FAST_FORMS or kind is None or kind[0] != "array" \
+                    or kind[1] not in _FLOATS:
+                continue
+            label = next(f"_product_{n}" for n in range(1, len(taken) + 2) if f"_product_{n}" not in taken)
+            taken.add(label)
+            context.types[label] = set(context.types_of(stmt.targets[0].id))
+            block.insert(i - 1, gast.Assign(targets=[gast.Name(id=label, ctx=gast.Store(), annotation=None,
+                                                               type_comment=None)],
+                                            value=stmt.value.args[0], type_comment=None))
+            gast.copy_location(block[i - 1], stmt)
+            stmt.value.args[0] = _name(label)
+            i += 1
+
+
+def _primitive_of(func, namespace):
+    if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
+        base = namespace.get(func.value.id)
+        target = getattr(base, func.attr, None) if base is not None else None
+    elif isinstance(func, gast.Name):
+        target = namespace.get(func.id)
+    else:
+        return None
+    return lookup_callable(target) if target is not None else None
+
+
+def _opaque_call(value, namespace):
+    """A call of a primitive that no fused loop reads through (`jnp.dot`): inlining it into its reader
+    would only make the reader unfusible (`h = jnp.tanh(jnp.dot(x, w))` stays two statements)."""
+    if not isinstance(value, gast.Call) or namespace is None:
+        return False
+    prim = _primitive_of(value.func, namespace)
+    return prim is not None and prim.name in ("dot", "matmul")
 
 
 def _elementwise_value(value):
@@ -254,7 +317,8 @@ class _Fusion:
         elif target_type[0] != "array":
             return None
         scalar = self.element(value)
-        if scalar is None or self.operations < MINIMUM_OPERATIONS or not self.arrays:
+        # one operation is worth a loop when it is a fast form: Numba's own tanh is a libm call per element
+        if scalar is None or not self.arrays or not (self.operations >= MINIMUM_OPERATIONS or "fast_" in scalar):
             return None
         counter[0] += 1
         label = self.context.bind(f"_fused_{counter[0]}", None, ())
@@ -363,8 +427,8 @@ class _Fusion:
             if prim is not None and prim.name == "dynamic_slice":
                 return self._window(expr)
             form = SCALAR_FORMS.get(prim.name) if prim is not None else None
-            if form is not None and prim.name == "exp" and _fast_math():
-                form = "fast_exp(a)"
+            if form is not None and prim.name in FAST_FORMS and _fast_math():
+                form = FAST_FORMS[prim.name]
             if form is None or len(expr.args) != _arity(form):
                 return None
             operands = [self.element(a) for a in expr.args]
@@ -489,13 +553,14 @@ class _Fusion:
         and no copy of a strided view such as a window of a padded image). With `overwritten`, the loop
         writes into that array leaf (each element is read before it is written, at the same place)."""
         arrays, scalars, indices = self._names()
-        element = self._indexed(scalar, indices)
+        shared, element = hoist_repeated_calls(self._indexed(scalar, indices))
         start = f"    out = x{overwritten}" if overwritten is not None else f"    out = np.empty(shape, np.{self.dtype})"
         lines = [f"def {label}({', '.join(['shape'] + arrays + scalars)}):", start]
         indent = "    "
         for d, index in enumerate(indices):
             lines.append(f"{indent}for {index} in range(shape[{d}]):")
             indent += "    "
+        lines += [f"{indent}{line}" for line in shared]
         lines += [f"{indent}out[{', '.join(indices)}] = {element}", "    return out"]
         return gast.parse("\n".join(lines) + "\n").body[0]
 
@@ -507,7 +572,9 @@ class _Fusion:
         for k in range(len(arrays)):
             element = element.replace(f"flat{k}[i]", f"e{k}")
         parameters = [f"e{k}" for k in range(len(arrays))] + scalars
-        return gast.parse(f"def {label}({', '.join(parameters)}):\n    return {element}\n").body[0]
+        shared, element = hoist_repeated_calls(element)
+        body = "".join(f"    {line}\n" for line in shared)
+        return gast.parse(f"def {label}({', '.join(parameters)}):\n{body}    return {element}\n").body[0]
 
     def _sum_kernel(self, label, element_label):
         """The sum of a tree in one pass: partial sums of 4096 elements in the array's dtype (which LLVM
@@ -537,8 +604,8 @@ class _Fusion:
         return arrays, scalars + offsets, [f"i{d}" for d in range(self.ndim)]
 
     def _element_index(self, k, indices):
-        if k in self.windows:
-            return ", ".join(f"{index} + o{k}_{d}" for d, index in enumerate(indices))
+        if k in self.windows:     # unsigned: no negative-index wraparound branch, so LLVM vectorizes the loop
+            return ", ".join(f"np.uint64({index} + o{k}_{d})" for d, index in enumerate(indices))
         return ", ".join(indices)
 
     def _indexed(self, scalar, indices):
@@ -552,6 +619,39 @@ _OPERATOR_TEXT = {gast.Add: "{} + {}", gast.Sub: "{} - {}", gast.Mult: "{} * {}"
                   gast.Pow: "{} ** {}"}
 _COMPARISON_TEXT = {gast.Gt: "{} > {}", gast.GtE: "{} >= {}", gast.Lt: "{} < {}", gast.LtE: "{} <= {}",
                     gast.Eq: "{} == {}", gast.NotEq: "{} != {}"}
+
+
+_PURE_CALLS = {"fast_exp", "fast_tanh", "np.exp", "np.log", "np.tanh", "np.sin", "np.cos", "np.sqrt", "np.log1p", "np.expm1"}
+
+
+def hoist_repeated_calls(element):
+    """(assignments, element): each math call that `element` makes twice or more with the same operand
+    computed once beforehand (`v0 = fast_exp(-x1[i0])`), innermost first. An adjoint recomputes its
+    primal's terms (sigmoid's vjp reads exp(-x) three times); LLVM does not merge the calls itself.
+    Only calls without side effects or exceptions are shared, so evaluating one that a branch-free
+    select then discards changes nothing."""
+    tree = gast.parse(element, mode="eval")
+    shared = []
+    while True:
+        counts = {}
+        for n in gast.walk(tree):
+            if isinstance(n, gast.Call) and unparse(n.func).strip() in _PURE_CALLS:
+                text = unparse(n).strip()
+                counts[text] = counts.get(text, 0) + 1
+        repeated = [text for text, count in counts.items() if count > 1]
+        if not repeated:
+            return shared, unparse(tree.body).strip()
+        text = min(repeated, key=len)
+        name = f"v{len(shared)}"
+        shared.append(f"{name} = {text}")
+
+        class Share(gast.NodeTransformer):
+            def visit_Call(self, n):
+                if unparse(n).strip() == text:
+                    return _name(name)
+                self.generic_visit(n)
+                return n
+        tree = Share().visit(tree)
 
 
 def _fast_math():

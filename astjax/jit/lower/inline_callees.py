@@ -1,0 +1,99 @@
+"""Inline straight-line generated callees, so that fusion sees through the call.
+
+A derivative calls the adjoint of each user function it differentiates, and that adjoint is its
+own compiled function: `bx = vjp_sigmoid(unreduce(bout, sigmoid_x, ...), x)` materializes the
+spread seed (a full array of one number) just to pass it in, and `sigmoid_x = jit_sigmoid(x)`
+stores an array that a fused sum could recompute. A callee whose body is only assignments and a
+return is written into the caller instead (its locals renamed), and the fusion pass then reads the
+seed as one scalar and recomputes what it needs:
+
+    bx = vjp_sigmoid(unreduce(np.float32(bout), sigmoid_x, None, False, None), x)
+->
+    _vjp_sigmoid_1_bout = unreduce(np.float32(bout), sigmoid_x, None, False, None)
+    _vjp_sigmoid_1_x = x
+    _vjp_sigmoid_1_bx = _vjp_sigmoid_1_bout * (1.0 / (1.0 + jnp.exp(-_vjp_sigmoid_1_x))) / ...
+    bx = _vjp_sigmoid_1_bx
+
+Only when it cannot change the meaning: the callee takes positional parameters only, every local
+held one type in every call the reference run saw (a callee called with several signatures stays a
+call: Numba specializes it per signature), and every global it reads is the same object in the
+caller's namespace. The inlined lines take the call's line number, so errors name the call.
+"""
+import copy
+
+import gast
+
+__all__ = ["inline_callees"]
+
+_MISSING = object()
+
+
+def inline_callees(node, context):
+    """Inline the eligible calls that are whole top-level assignments of `node`."""
+    observed = getattr(context.types, "observed", None)
+    if observed is None:
+        return
+    taken = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+    body = []
+    for stmt in node.body:
+        inlined = _inline(stmt, context, observed, taken)
+        body.extend(inlined if inlined is not None else [stmt])
+    node.body = body
+
+
+def _inline(stmt, context, observed, taken):
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
+            and isinstance(stmt.value, gast.Call) and isinstance(stmt.value.func, gast.Name)
+            and not stmt.value.keywords and not any(isinstance(a, gast.Starred) for a in stmt.value.args)):
+        return None
+    callee = context.namespace.get(stmt.value.func.id)
+    source = getattr(callee, "__astjax_function_source__", None)
+    if source is None or callee is context.generated or getattr(callee, "__globals__", None) is None:
+        return None
+    fn = source.node
+    params = [a.id for a in fn.args.args] if all(isinstance(a, gast.Name) for a in fn.args.args) else None
+    if (params is None or fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs or fn.args.posonlyargs
+            or len(params) != len(stmt.value.args) or not fn.body or not isinstance(fn.body[-1], gast.Return)
+            or fn.body[-1].value is None):
+        return None
+    assigns = fn.body[:-1]
+    if not all(isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+               for s in assigns):
+        return None
+    local = set(params) | {s.targets[0].id for s in assigns}
+    types = observed.for_code(callee.__code__)
+    if not all(len(types.get(name, ())) == 1 for name in local):
+        return None
+    for n in (n for s in fn.body for n in gast.walk(s)):
+        if isinstance(n, gast.Name) and n.id not in local:
+            if isinstance(n.ctx, gast.Store) or \
+                    callee.__globals__.get(n.id, _MISSING) is not context.namespace.get(n.id, _MISSING):
+                return None
+        elif isinstance(n, (gast.Lambda, gast.FunctionDef, gast.ListComp, gast.GeneratorExp, gast.SetComp,
+                            gast.DictComp, gast.Global, gast.Nonlocal)):
+            return None
+
+    index = 1
+    while any(f"_{callee.__name__}_{index}_{name}" in taken for name in local):
+        index += 1
+    renamed = {name: f"_{callee.__name__}_{index}_{name}" for name in local}
+    taken |= set(renamed.values())
+    for name, new in renamed.items():
+        context.types[new] = set(types[name])
+
+    class Rename(gast.NodeTransformer):
+        def visit_Name(self, n):
+            if n.id in renamed:
+                n.id = renamed[n.id]
+            return n
+
+    out = [gast.Assign(targets=[gast.Name(id=renamed[p], ctx=gast.Store(), annotation=None, type_comment=None)],
+                       value=arg, type_comment=None) for p, arg in zip(params, stmt.value.args)]
+    out += [Rename().visit(copy.deepcopy(s)) for s in assigns]
+    out.append(gast.Assign(targets=stmt.targets, value=Rename().visit(copy.deepcopy(fn.body[-1].value)),
+                           type_comment=None))
+    for s in out:
+        for n in gast.walk(s):
+            if hasattr(n, "lineno"):
+                gast.copy_location(n, stmt)
+    return out
