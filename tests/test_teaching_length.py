@@ -18,8 +18,8 @@ from adversarial.harness import fd_grad  # noqa: E402
 NAMES = [name for name, _, _ in L.CORPUS]
 
 # What docs/teaching.md records; lower them when the printing gets shorter, never raise them.
-MAX_PRINTED_LINES = 362
-MAX_DEFECTS = {"opaque adjoints": 0, "= None": 6, "pushes never read": 10, "shape helpers on scalars": 5}
+MAX_PRINTED_LINES = 343
+MAX_DEFECTS = {"opaque adjoints": 0, "= None": 0, "pushes never read": 1, "shape helpers on scalars": 5}
 
 
 def _numpy_functions():
@@ -67,3 +67,28 @@ def test_defect_counter_sees_each_defect():
             "    x = pop(_tape)\n    a = pop(_tape)\n    b_t3 = unbroadcast(a, a)\n    return b_t3\n")
     assert L.defects(text, (1.0,)) == {"opaque adjoints": 1, "= None": 1, "pushes never read": 1,
                                        "shape helpers on scalars": 1}
+
+
+def _text(name):
+    args, argnums = next((a, n) for f, a, n in L.CORPUS if f == name)
+    return L.printed(name, args, argnums)
+
+
+def test_a_save_nothing_reads_leaves_the_tape():
+    text = _text("overwrite_call")            # `x = jnp.sum(x)`: the old x is only needed for its shape
+    assert text.count("push(_tape") == 1 and text.count("pop(_tape)") == 1
+
+
+def test_loop_temporaries_are_saved_after_they_are_computed():
+    text = _text("super_iterpower")
+    assert "= None" not in text
+    forward, reverse = text.split("for i in reversed(range(3)):")
+    assert forward.index("aa = a * a") < forward.index("push(_tape, aa)")
+    assert reverse.strip().startswith("aa = pop(_tape)")
+
+
+def test_loop_index_arithmetic_is_recomputed_not_saved():
+    text = _text("rnn")
+    assert "= None" not in text and "push(_tape, t_plus_1)" not in text and "push(_tape, inputs_t)" not in text
+    assert text.count("t_plus_1 = t + 1") == 2 and text.count("inputs_t = inputs[t]") == 2
+    assert "bh_item" in text                  # the adjoint of the value written into h[t + 1]

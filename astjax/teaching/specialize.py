@@ -4,7 +4,9 @@
                             parse each generated function's text (comments kept);
                             replace each helper call every execution of which a fold
                             understands (folds.py); drop tape slots that saved a shape
-                            nobody reads any more; clean up as generation does;
+                            nobody reads any more; clean up as generation does; drop
+                            pops nothing reads with their pushes (unread_saves.py);
+                            recompute or save loop temporaries after computing them (loop_saves.py);
                             run the result on the same arguments and compare.
 
 The general source is printed instead (with a note saying why) when the run
@@ -23,6 +25,8 @@ from ..optimize import cleanup
 from ..optimize.dead_code import remove_dead_code
 from .call_sites import Seen, watch_calls
 from .folds import FOLDS
+from .loop_saves import move_loop_saves
+from .unread_saves import drop_unread_saves
 
 __all__ = ["specialized_source"]
 
@@ -49,6 +53,9 @@ def specialized_source(run, general_text):
         _drop_unread_shape_slots(compiled_node)
         _take_constant_branches(compiled_node)     # `if 0 != 0: raise ...` (a rank check) goes
         remove_dead_code(compiled_node)      # a folded `t_shape = (3,)` nobody reads must not be shared by cleanup
+        cleanup(compiled_node)
+        drop_unread_saves(compiled_node, namespace, observed.entries[node.name][0])
+        move_loop_saves(compiled_node, namespace, observed.entries[node.name][0])
         specialized.append(cleanup(compiled_node))
     if functions[0].name not in ran_as_printed:
         return general_text + _note("the function these arguments ran is not the one printed")
