@@ -18,7 +18,7 @@ from adversarial.harness import fd_grad  # noqa: E402
 NAMES = [name for name, _, _ in L.CORPUS]
 
 # What docs/teaching.md records; lower them when the printing gets shorter, never raise them.
-MAX_PRINTED_LINES = 343
+MAX_PRINTED_LINES = 325
 MAX_DEFECTS = {"opaque adjoints": 0, "= None": 0, "pushes never read": 1, "shape helpers on scalars": 5}
 
 
@@ -90,5 +90,8 @@ def test_loop_temporaries_are_saved_after_they_are_computed():
 def test_loop_index_arithmetic_is_recomputed_not_saved():
     text = _text("rnn")
     assert "= None" not in text and "push(_tape, t_plus_1)" not in text and "push(_tape, inputs_t)" not in text
-    assert text.count("t_plus_1 = t + 1") == 2 and text.count("inputs_t = inputs[t]") == 2
-    assert "bh_item" in text                  # the adjoint of the value written into h[t + 1]
+    assert "t_plus_1 = t + 1" in text and "inputs_t = inputs[t]" in text
+    # h is read for its shape only once the item helpers fold: the forward loop and the tape go
+    assert "Tape()" not in text and "for t in range(3)" not in text
+    assert "bh_item = bh[t_plus_1]" in text and "bh = bh.at[t_plus_1].set(0.0)" in text
+    assert "jnp.zeros((4, 3)).at[1:].set(" in text

@@ -25,6 +25,7 @@ from ..optimize import cleanup
 from ..optimize.dead_code import remove_dead_code
 from .call_sites import Seen, watch_calls
 from .folds import FOLDS
+from .folds_index import INDEX_FOLDS
 from .loop_saves import move_loop_saves
 from .unread_saves import drop_unread_saves
 
@@ -81,6 +82,8 @@ class _Fold(gast.NodeTransformer):
         if fold is None or any(isinstance(a, gast.Starred) for a in node.args):
             return node
         seen = self.observed.seen_at(self.function, _position(node))
+        if seen is None and target in INDEX_FOLDS:
+            seen = self.observed.merged_at(self.function, _position(node))      # a loop index varies
         if seen is None or seen.pop("__callee__", None) is not getattr(target, "__code__", None):
             return node
         try:
@@ -89,6 +92,7 @@ class _Fold(gast.NodeTransformer):
             return node
         nodes = dict(bound.arguments)
         seen = {name: seen.get(name, Seen("other")) for name in inspect.signature(target).parameters}
+        seen["__writable__"] = self.observed.writable.get((self.function,) + _position(node), set())
         folded = fold(nodes, seen)
         return node if folded is None else folded
 
