@@ -7,8 +7,9 @@
     ba = ba * b
 
 The tape plan restores every variable the forward sweep overwrites, whether or not a later
-adjoint reads it. A pop whose value nothing reads afterwards (nothing later in the function, nothing
-anywhere in a loop around it) is noise to a student; it can go together with the push that fed it.
+adjoint reads it. A pop whose value nothing reads afterwards (every path from it assigns the variable
+again before reading it, or reads it never; a loop around it counts as running again) is noise to a
+student; it can go together with the push that fed it.
 Which push feeds which pop is taken from a run: each push and pop site gets a label, the function
 runs on the example arguments, and a pop site is dropped only when every value it took came from
 one push site whose every value went to it (so removing both leaves every other pair as it was).
@@ -48,47 +49,81 @@ def drop_unread_saves(function_node, namespace, arguments):
 
 
 # ------------------------------------------------------------------ which pops are unread
+READ, KILLED, OPEN = "read", "killed", "open"
+
+
 def _unread_pops(function_node):
-    """Indices (among pop sites, in walk order) of pops whose target no later or enclosing-loop code reads."""
-    order = _statements_in_order(function_node.body, loops=())
-    pops = _sites(function_node)["pop"]
+    """Indices (among pop sites, in walk order) of pops whose value nothing can read: from the pop on,
+    every path reaches the function's end or a plain assignment of the variable before reading it
+    (a loop around the pop may run again: its whole body counts as coming after)."""
+    parents = {}
+    for owner in gast.walk(function_node):
+        for field in ("body", "orelse"):
+            block = getattr(owner, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
+                for position, stmt in enumerate(block):
+                    parents[id(stmt)] = (owner, block, position)
     unread = []
-    for index, call in enumerate(pops):
-        position = next((i for i, (stmt, _) in enumerate(order) if _site_call(stmt) is call), None)
-        if position is None:
-            continue
-        stmt, loops = order[position]
-        target = stmt.targets[0].id
-        later = [s for s, _ in order[position + 1:]] + list(loops)
-        if not any(_reads(s, target) for s in later):
+    for index, call in enumerate(_sites(function_node)["pop"]):
+        stmt = next((s for s in gast.walk(function_node) if _site_call(s) is call), None)
+        if stmt is not None and not _read_after(stmt, stmt.targets[0].id, parents, function_node):
             unread.append(index)
     return unread
 
 
-def _statements_in_order(block, loops):
-    """(statement, enclosing loops) for every statement, nested ones right after their parent."""
-    out = []
+def _read_after(stmt, name, parents, function_node):
+    while stmt is not function_node:
+        owner, block, position = parents[id(stmt)]
+        outcome = _scan(block[position + 1:], name)
+        if outcome == READ:
+            return True
+        if outcome == KILLED:
+            return False
+        if isinstance(owner, (gast.For, gast.While)):
+            if _scan(owner.body, name) == READ or _loads(getattr(owner, "test", None), name):
+                return True
+        elif not isinstance(owner, (gast.If, gast.FunctionDef)):
+            return True                         # a with or try block: assume it is read
+        stmt = owner
+    return False
+
+
+def _scan(block, name):
+    """Whether running `block` reads `name` before assigning it (READ), assigns it first (KILLED), or neither."""
     for stmt in block:
-        out.append((stmt, loops))
-        inner = loops + (stmt,) if isinstance(stmt, (gast.For, gast.While)) else loops
-        for field in ("body", "orelse"):
-            nested = getattr(stmt, field, None)
-            if isinstance(nested, list) and nested and isinstance(nested[0], gast.stmt):
-                out.extend(_statements_in_order(nested, inner))
-    return out
+        if isinstance(stmt, gast.If):
+            if _loads(stmt.test, name):
+                return READ
+            outcomes = (_scan(stmt.body, name), _scan(stmt.orelse, name))
+            if READ in outcomes:
+                return READ
+            if outcomes == (KILLED, KILLED):
+                return KILLED
+        elif isinstance(stmt, (gast.For, gast.While)):
+            head = stmt.iter if isinstance(stmt, gast.For) else stmt.test
+            if _loads(head, name) or _scan(stmt.body, name) == READ or _scan(stmt.orelse, name) == READ:
+                return READ
+            if isinstance(stmt, gast.For) and _stores(stmt.target, name):
+                return READ                      # a loop variable of that name: too clever to follow
+        elif isinstance(stmt, (gast.Assign, gast.Expr, gast.Return, gast.AugAssign, gast.Raise, gast.Assert,
+                               gast.Pass)):
+            if _loads(stmt, name) or isinstance(stmt, gast.AugAssign) and _stores(stmt.target, name):
+                return READ
+            if isinstance(stmt, gast.Assign) and any(isinstance(t, gast.Name) and t.id == name
+                                                     for t in stmt.targets):
+                return KILLED
+        elif _loads(stmt, name) or _stores(stmt, name):
+            return READ
+    return OPEN
 
 
-def _reads(stmt, name):
-    if isinstance(stmt, (gast.If, gast.While)):
-        parts = [stmt.test]
-    elif isinstance(stmt, gast.For):
-        parts = [stmt.iter] + stmt.body + stmt.orelse
-    else:
-        parts = [stmt]
-    if isinstance(stmt, (gast.If, gast.While)):
-        parts += stmt.body + stmt.orelse
-    return any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
-               for part in parts for n in gast.walk(part))
+def _loads(node, name):
+    return node is not None and any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
+                                    for n in gast.walk(node))
+
+
+def _stores(node, name):
+    return any(isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load) for n in gast.walk(node))
 
 
 # ------------------------------------------------------------------ which push feeds which pop
