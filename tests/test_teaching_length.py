@@ -18,7 +18,7 @@ from adversarial.harness import fd_grad  # noqa: E402
 NAMES = [name for name, _, _ in L.CORPUS]
 
 # What docs/teaching.md records; lower them when the printing gets shorter, never raise them.
-MAX_PRINTED_LINES = 316
+MAX_PRINTED_LINES = 305
 MAX_DEFECTS = {"opaque adjoints": 0, "= None": 0, "pushes never read": 1, "shape helpers on scalars": 5}
 
 
@@ -101,3 +101,13 @@ def test_a_restore_the_next_step_overwrites_is_not_printed():
     text = _text("serial_for")               # `a = 2.0 * a` and `a = a * 3.0` need no old a
     assert text.count("push(_tape") == 1 and text.count("pop(_tape)") == 1
     assert "for i in range(n_plus_1)" not in text        # that forward loop computed nothing the sweep reads
+
+
+def test_a_while_loop_keeps_its_test_in_its_header():
+    text = _text("while_big")
+    assert "while jnp.abs(a) > 0.1:" in text and "_t1" not in text and "abs_a" not in text
+
+
+def test_an_adjoint_assigned_then_accumulated_is_one_sum():
+    text = _text("gradgrad_chain_of_multcalls")
+    assert "bc = _b1[0] + _b1[1]" in text and "+=" not in text

@@ -7,6 +7,8 @@
                             nobody reads any more; clean up as generation does; drop
                             pops nothing reads with their pushes (unread_saves.py);
                             recompute or save loop temporaries after computing them (loop_saves.py);
+                            write a while loop's test back into its header (while_tests.py);
+                            `b = e; b += f` as `b = e + f` (sum_accumulations.py);
                             run the result on the same arguments and compare.
 
 The general source is printed instead (with a note saying why) when the run
@@ -28,6 +30,8 @@ from .folds import FOLDS
 from .folds_index import INDEX_FOLDS
 from .loop_saves import move_loop_saves
 from .unread_saves import drop_unread_saves
+from .while_tests import fold_while_tests
+from .sum_accumulations import sum_accumulations
 
 __all__ = ["specialized_source"]
 
@@ -57,7 +61,8 @@ def specialized_source(run, general_text):
         cleanup(compiled_node)
         drop_unread_saves(compiled_node, namespace, observed.entries[node.name][0])
         move_loop_saves(compiled_node, namespace, observed.entries[node.name][0])
-        specialized.append(cleanup(compiled_node))
+        fold_while_tests(compiled_node)
+        specialized.append(sum_accumulations(cleanup(compiled_node)))
     if functions[0].name not in ran_as_printed:
         return general_text + _note("the function these arguments ran is not the one printed")
     problem = _reproduces(specialized, observed)
