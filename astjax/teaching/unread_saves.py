@@ -13,7 +13,9 @@ student; it can go together with the push that fed it.
 Which push feeds which pop is taken from a run: each push and pop site gets a label, the function
 runs on the example arguments, and a pop site is dropped only when every value it took came from
 one push site whose every value went to it (so removing both leaves every other pair as it was).
-A site the run did not reach stays. `specialize.py` checks the result reproduces the general code.
+A site the run did not reach stays. Likewise every save of a variable that only its restores assign
+(the statement that overwrote it was dead code and is gone) goes, where the run paired its pushes
+and pops only with each other. `specialize.py` checks the result reproduces the general code.
 """
 import copy
 
@@ -37,15 +39,46 @@ def drop_unread_saves(function_node, namespace, arguments):
         if sources and all(pushed_to.get(k) == {j} for k in sources):
             drop.add(("pop", j))
             drop.update(("push", k) for k in sources)
+    sites = _sites(function_node)
+    drop |= _saves_of_unchanged(function_node, sites, popped_from, pushed_to)
     if not drop:
         return function_node
-    sites = _sites(function_node)
     doomed = {id(sites[kind][index]) for kind, index in drop}
     _filter_blocks(function_node, lambda stmt: id(_site_call(stmt)) not in doomed)
     if not any(isinstance(n, gast.Name) and n.id == "_tape" and isinstance(n.ctx, gast.Load)
                for n in gast.walk(function_node)):
         _filter_blocks(function_node, lambda stmt: not _creates_tape(stmt))
     return function_node
+
+
+def _saves_of_unchanged(function_node, sites, popped_from, pushed_to):
+    """Every save of a variable nothing but its restores assigns (the statement that overwrote it was
+    dead and is gone): each pop gives back the value the variable already holds. The run must show its
+    pushes and pops paired only with each other."""
+    out = set()
+    by_variable = {}
+    for k, call in enumerate(sites["push"]):
+        if isinstance(call.args[1], gast.Name):
+            by_variable.setdefault(call.args[1].id, ([], []))[0].append(k)
+    pop_targets = {}
+    for j, call in enumerate(sites["pop"]):
+        pop_targets[id(call)] = j
+    for node in gast.walk(function_node):
+        if isinstance(node, gast.Assign) and id(node.value) in pop_targets and node.targets[0].id in by_variable:
+            by_variable[node.targets[0].id][1].append(pop_targets[id(node.value)])
+    for variable, (pushes, pops) in by_variable.items():
+        stores = [n for n in gast.walk(function_node) if isinstance(n, gast.Name) and n.id == variable
+                  and not isinstance(n.ctx, (gast.Load, gast.Param))]
+        restores = [n for n in gast.walk(function_node) if isinstance(n, gast.Assign) and id(n.value) in pop_targets
+                    and n.targets[0].id == variable]
+        if len(stores) != len(restores):
+            continue
+        if any(not popped_from.get(j, set()) <= set(pushes) for j in pops) or \
+                any(not pushed_to.get(k, set()) <= set(pops) for k in pushes):
+            continue
+        out.update(("push", k) for k in pushes)
+        out.update(("pop", j) for j in pops)
+    return out
 
 
 # ------------------------------------------------------------------ which pops are unread
