@@ -18,8 +18,8 @@ from adversarial.harness import fd_grad  # noqa: E402
 NAMES = [name for name, _, _ in L.CORPUS]
 
 # What docs/teaching.md records; lower them when the printing gets shorter, never raise them.
-MAX_PRINTED_LINES = 298
-MAX_DEFECTS = {"opaque adjoints": 0, "= None": 0, "pushes never read": 0, "shape helpers on scalars": 5}
+MAX_PRINTED_LINES = 292
+MAX_DEFECTS = {"opaque adjoints": 0, "= None": 0, "pushes never read": 0, "shape helpers on scalars": 1}
 
 
 def _numpy_functions():
@@ -116,3 +116,9 @@ def test_an_adjoint_assigned_then_accumulated_is_one_sum():
 def test_saves_of_a_variable_only_its_restores_assign_go_in_every_branch():
     text = _text("nested_if")                # `a = a * a` is dead once the restore follows: a never changes
     assert "_tape" not in text and "ba = ba * 3.0" in text     # the branch the example did not take too
+
+
+def test_branches_the_example_did_not_take_lose_unread_saves_and_scalar_unbroadcasts():
+    text = _text("multiarg_if")              # a = 1.5 takes the first branch only
+    assert "unbroadcast" not in text and "ba = ba / b" in text and "ba = ba * b" in text
+    assert text.count("push(_tape") == 1 and text.count("pop(_tape)") == 1

@@ -3,7 +3,8 @@
     source(grad(f), x)  ->  run grad(f)(x), watching the helper calls (call_sites.py);
                             parse each generated function's text (comments kept);
                             replace each helper call every execution of which a fold
-                            understands (folds.py); drop tape slots that saved a shape
+                            understands (folds.py), and unbroadcast between numbers in scalar
+                            code (scalar_code.py); drop tape slots that saved a shape
                             nobody reads any more; clean up as generation does; drop
                             pops nothing reads with their pushes (unread_saves.py);
                             recompute or save loop temporaries after computing them (loop_saves.py);
@@ -32,6 +33,7 @@ from .loop_saves import move_loop_saves
 from .unread_saves import drop_unread_saves
 from .while_tests import fold_while_tests
 from .sum_accumulations import sum_accumulations
+from .scalar_code import fold_scalar_unbroadcasts
 
 __all__ = ["specialized_source"]
 
@@ -56,6 +58,7 @@ def specialized_source(run, general_text):
         ran_as_printed.add(node.name)
         _Fold(namespace, observed, node.name).visit(compiled_node)
         _drop_unread_shape_slots(compiled_node)
+        fold_scalar_unbroadcasts(compiled_node, observed.entries[node.name][0])
         _take_constant_branches(compiled_node)     # `if 0 != 0: raise ...` (a rank check) goes
         remove_dead_code(compiled_node)      # a folded `t_shape = (3,)` nobody reads must not be shared by cleanup
         cleanup(compiled_node)

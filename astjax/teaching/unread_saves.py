@@ -13,7 +13,8 @@ student; it can go together with the push that fed it.
 Which push feeds which pop is taken from a run: each push and pop site gets a label, the function
 runs on the example arguments, and a pop site is dropped only when every value it took came from
 one push site whose every value went to it (so removing both leaves every other pair as it was).
-A site the run did not reach stays. Likewise every save of a variable that only its restores assign
+A pop site the run did not reach is paired with the one push in the mirrored branch of the forward
+sweep (the same branch flags, no loop around either), or stays. Likewise every save of a variable that only its restores assign
 (the statement that overwrote it was dead code and is gone) goes, where the run paired its pushes
 and pops only with each other. `specialize.py` checks the result reproduces the general code.
 """
@@ -39,6 +40,10 @@ def drop_unread_saves(function_node, namespace, arguments):
         if sources and all(pushed_to.get(k) == {j} for k in sources):
             drop.add(("pop", j))
             drop.update(("push", k) for k in sources)
+        elif not sources:
+            k = _mirrored_push(function_node, j, pushed_to)
+            if k is not None:
+                drop.update({("pop", j), ("push", k)})
     sites = _sites(function_node)
     drop |= _saves_of_unchanged(function_node, sites, popped_from, pushed_to)
     if not drop:
@@ -49,6 +54,52 @@ def drop_unread_saves(function_node, namespace, arguments):
                for n in gast.walk(function_node)):
         _filter_blocks(function_node, lambda stmt: not _creates_tape(stmt))
     return function_node
+
+
+def _mirrored_push(function_node, j, pushed_to):
+    """For pop site j that the run did not reach: the one push site in the mirrored branch of the
+    forward sweep (the same branch flags, each assigned once; no loop around either), or None."""
+    sites = _sites(function_node)
+    parents = {}
+    for owner in gast.walk(function_node):
+        for field in ("body", "orelse"):
+            block = getattr(owner, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
+                for stmt in block:
+                    parents[id(stmt)] = (owner, field, block)
+    statements = {id(_site_call(s)): s for s in gast.walk(function_node) if _site_call(s) is not None}
+
+    def path(call):
+        stmt, steps = statements[id(call)], []
+        block = parents[id(stmt)][2]
+        while stmt is not function_node:
+            owner, field, _ = parents[id(stmt)]
+            if owner is function_node:
+                break
+            if not isinstance(owner, gast.If) or not isinstance(owner.test, gast.Name) \
+                    or _stores_count(function_node, owner.test.id) != 1:
+                return None, None
+            steps.append((owner.test.id, field))
+            stmt = owner
+        return tuple(steps), block
+    pop_path, pop_block = path(sites["pop"][j])
+    if not pop_path or sum(1 for s in pop_block if _site_call(s) is not None) != 1:
+        return None
+    variable = statements[id(sites["pop"][j])].targets[0].id
+    found = []
+    for k, call in enumerate(sites["push"]):
+        push_path, push_block = path(call)
+        if push_path == pop_path and isinstance(call.args[1], gast.Name) and call.args[1].id == variable:
+            found.append((k, push_block))
+    if len(found) != 1 or pushed_to.get(found[0][0]):
+        return None
+    k, push_block = found[0]
+    return k if sum(1 for s in push_block if _site_call(s) is not None) == 1 else None
+
+
+def _stores_count(function_node, name):
+    return sum(1 for n in gast.walk(function_node) if isinstance(n, gast.Name) and n.id == name
+               and isinstance(n.ctx, gast.Store))
 
 
 def _saves_of_unchanged(function_node, sites, popped_from, pushed_to):
