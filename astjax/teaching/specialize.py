@@ -9,7 +9,8 @@
                             pops nothing reads with their pushes (unread_saves.py);
                             recompute or save loop temporaries after computing them (loop_saves.py);
                             write a while loop's test back into its header (while_tests.py);
-                            `b = e; b += f` as `b = e + f` (sum_accumulations.py);
+                            `b = e; b += f` as `b = e + f` (sum_accumulations.py); a seed
+                            read once written where it is read (seed_constants.py);
                             run the result on the same arguments and compare.
 
 The general source is printed instead (with a note saying why) when the run
@@ -34,6 +35,7 @@ from .unread_saves import drop_unread_saves
 from .while_tests import fold_while_tests
 from .sum_accumulations import sum_accumulations
 from .scalar_code import fold_scalar_unbroadcasts
+from .seed_constants import inline_seed_constants
 
 __all__ = ["specialized_source"]
 
@@ -65,7 +67,7 @@ def specialized_source(run, general_text):
         drop_unread_saves(compiled_node, namespace, observed.entries[node.name][0])
         move_loop_saves(compiled_node, namespace, observed.entries[node.name][0])
         fold_while_tests(compiled_node)
-        specialized.append(sum_accumulations(cleanup(compiled_node)))
+        specialized.append(sum_accumulations(inline_seed_constants(cleanup(compiled_node))))
     if functions[0].name not in ran_as_printed:
         return general_text + _note("the function these arguments ran is not the one printed")
     problem = _reproduces(specialized, observed)
