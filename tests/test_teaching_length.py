@@ -18,7 +18,7 @@ from adversarial.harness import fd_grad  # noqa: E402
 NAMES = [name for name, _, _ in L.CORPUS]
 
 # What docs/teaching.md records; lower them when the printing gets shorter, never raise them.
-MAX_PRINTED_LINES = 284
+MAX_PRINTED_LINES = 276
 MAX_DEFECTS = {"opaque adjoints": 0, "= None": 0, "pushes never read": 0, "shape helpers on scalars": 1}
 
 
@@ -76,7 +76,7 @@ def _text(name):
 
 def test_a_save_nothing_reads_leaves_the_tape():
     text = _text("overwrite_call")            # `x = jnp.sum(x)`: the old x is only needed for its shape
-    assert text.count("push(_tape") == 1 and text.count("pop(_tape)") == 1
+    assert "_tape" not in text and "bx = jnp.full((3,), bx)" in text
 
 
 def test_loop_temporaries_are_saved_after_they_are_computed():
@@ -122,3 +122,8 @@ def test_branches_the_example_did_not_take_lose_unread_saves_and_scalar_unbroadc
     text = _text("multiarg_if")              # a = 1.5 takes the first branch only
     assert "unbroadcast" not in text and "ba = ba / b" in text and "ba = ba * b" in text
     assert text.count("push(_tape") == 1 and text.count("pop(_tape)") == 1
+
+
+def test_a_save_whose_variable_nothing_changes_before_the_restore_goes():
+    text = _text("augassign")                # `x *= x` is dead once the restore follows it
+    assert "_tape" not in text and "bx = x + x" in text

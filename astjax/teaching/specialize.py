@@ -6,7 +6,8 @@
                             understands (folds.py), and unbroadcast between numbers in scalar
                             code (scalar_code.py); drop tape slots that saved a shape
                             nobody reads any more; clean up as generation does; drop
-                            pops nothing reads with their pushes (unread_saves.py);
+                            pops nothing reads with their pushes, and saves of a value
+                            nothing changes before its restore (unread_saves.py);
                             recompute or save loop temporaries after computing them (loop_saves.py);
                             write a while loop's test back into its header (while_tests.py);
                             `b = e; b += f` as `b = e + f` (sum_accumulations.py); a seed
@@ -31,7 +32,7 @@ from .call_sites import Seen, watch_calls
 from .folds import FOLDS
 from .folds_index import INDEX_FOLDS
 from .loop_saves import move_loop_saves
-from .unread_saves import drop_unread_saves
+from .unread_saves import drop_idle_saves, drop_unread_saves
 from .while_tests import fold_while_tests
 from .sum_accumulations import sum_accumulations
 from .scalar_code import fold_scalar_unbroadcasts
@@ -66,6 +67,7 @@ def specialized_source(run, general_text):
         cleanup(compiled_node)
         drop_unread_saves(compiled_node, namespace, observed.entries[node.name][0])
         move_loop_saves(compiled_node, namespace, observed.entries[node.name][0])
+        drop_idle_saves(compiled_node)
         fold_while_tests(compiled_node)
         specialized.append(sum_accumulations(inline_seed_constants(cleanup(compiled_node))))
     if functions[0].name not in ran_as_printed:

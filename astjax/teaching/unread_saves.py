@@ -22,7 +22,7 @@ import copy
 
 import gast
 
-__all__ = ["drop_unread_saves"]
+__all__ = ["drop_unread_saves", "drop_idle_saves"]
 
 
 def drop_unread_saves(function_node, namespace, arguments):
@@ -130,6 +130,44 @@ def _saves_of_unchanged(function_node, sites, popped_from, pushed_to):
         out.update(("push", k) for k in pushes)
         out.update(("pop", j) for j in pops)
     return out
+
+
+def drop_idle_saves(function_node):
+    """`push(_tape, x)` and a later `x = pop(_tape)` in the same block, with nothing between them that
+    assigns x or touches the tape: the pop gives back the value x holds (the statement that overwrote
+    x was dead code and is gone). Both go."""
+    changed = True
+    while changed:
+        changed = False
+        for owner in list(gast.walk(function_node)):
+            for field in ("body", "orelse"):
+                block = getattr(owner, field, None)
+                if isinstance(block, list) and block and isinstance(block[0], gast.stmt) and _idle_pair(block):
+                    changed = True
+    if not any(isinstance(n, gast.Name) and n.id == "_tape" and isinstance(n.ctx, gast.Load)
+               for n in gast.walk(function_node)):
+        _filter_blocks(function_node, lambda stmt: not _creates_tape(stmt))
+    return function_node
+
+
+def _idle_pair(block):
+    for p, stmt in enumerate(block):
+        call = _site_call(stmt)
+        if call is None or call.func.id != "push" or not isinstance(call.args[1], gast.Name):
+            continue
+        name = call.args[1].id
+        for q in range(p + 1, len(block)):
+            later = block[q]
+            later_call = _site_call(later)
+            if later_call is not None and later_call.func.id == "pop" and later.targets[0].id == name:
+                del block[q]
+                del block[p]
+                if not block:
+                    block.append(gast.Pass())
+                return True
+            if _stores(later, name) or any(isinstance(n, gast.Name) and n.id == "_tape" for n in gast.walk(later)):
+                break
+    return False
 
 
 # ------------------------------------------------------------------ which pops are unread
