@@ -59,17 +59,10 @@ def specialized_source(run, general_text):
             specialized.append(node)         # the printed text is not what ran: leave it general
             continue
         ran_as_printed.add(node.name)
-        _Fold(namespace, observed, node.name).visit(compiled_node)
-        _drop_unread_shape_slots(compiled_node)
-        fold_scalar_unbroadcasts(compiled_node, observed.entries[node.name][0])
-        _take_constant_branches(compiled_node)     # `if 0 != 0: raise ...` (a rank check) goes
-        remove_dead_code(compiled_node)      # a folded `t_shape = (3,)` nobody reads must not be shared by cleanup
-        cleanup(compiled_node)
-        drop_unread_saves(compiled_node, namespace, observed.entries[node.name][0])
-        move_loop_saves(compiled_node, namespace, observed.entries[node.name][0])
-        drop_idle_saves(compiled_node)
-        fold_while_tests(compiled_node)
-        specialized.append(sum_accumulations(inline_seed_constants(cleanup(compiled_node))))
+        try:
+            specialized.append(_specialize(compiled_node, namespace, observed))
+        except Exception as exc:      # noqa: BLE001 -- a printing pass that failed: print the general form
+            return general_text + _note(f"a printing pass raised {type(exc).__name__}: {exc}")
     if functions[0].name not in ran_as_printed:
         return general_text + _note("the function these arguments ran is not the one printed")
     problem = _reproduces(specialized, observed)
@@ -77,6 +70,22 @@ def specialized_source(run, general_text):
         return general_text + _note(problem)
     main_args = observed.entries[functions[0].name][0]
     return _header(functions[0], main_args) + "\n\n".join(unparse(node) for node in specialized)
+
+
+def _specialize(node, namespace, observed):
+    """One generated function (parsed from the text it ran from) specialized to what its run saw."""
+    arguments = observed.entries[node.name][0]
+    _Fold(namespace, observed, node.name).visit(node)
+    _drop_unread_shape_slots(node)
+    fold_scalar_unbroadcasts(node, arguments)
+    _take_constant_branches(node)     # `if 0 != 0: raise ...` (a rank check) goes
+    remove_dead_code(node)            # a folded `t_shape = (3,)` nobody reads must not be shared by cleanup
+    cleanup(node)
+    drop_unread_saves(node, namespace, arguments)
+    move_loop_saves(node, namespace, arguments)
+    drop_idle_saves(node)
+    fold_while_tests(node)
+    return sum_accumulations(inline_seed_constants(cleanup(node)))
 
 
 class _Fold(gast.NodeTransformer):
