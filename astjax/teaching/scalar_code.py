@@ -67,7 +67,8 @@ def _scalar_names(function_node, parameters):
                 if isinstance(n, gast.Name):
                     ok = isinstance(node.target, gast.Name) and _range_call(node.iter)
                     assignments.setdefault(n.id, []).append(gast.Constant(value=0, kind=None) if ok else None)
-        elif isinstance(node, (gast.With, gast.Try, gast.FunctionDef, gast.Lambda)) and node is not function_node:
+        elif isinstance(node, (gast.With, gast.Try, gast.FunctionDef, gast.Lambda, gast.NamedExpr, gast.Global,
+                               gast.Nonlocal, gast.Delete)) and node is not function_node:
             return None
     pushed = [n.args[1] for n in gast.walk(function_node) if _named(n, "push") and len(n.args) == 2]
     for name in parameters:

@@ -134,7 +134,7 @@ def _saves_of_unchanged(function_node, sites, popped_from, pushed_to):
 
 def drop_idle_saves(function_node):
     """`push(_tape, x)` and a later `x = pop(_tape)` in the same block, with nothing between them that
-    assigns x or touches the tape: the pop gives back the value x holds (the statement that overwrote
+    assigns x, touches the tape or leaves the block (break, continue, return, raise): the pop gives back the value x holds (the statement that overwrote
     x was dead code and is gone). Both go."""
     changed = True
     while changed:
@@ -165,7 +165,9 @@ def _idle_pair(block):
                 if not block:
                     block.append(gast.Pass())
                 return True
-            if _stores(later, name) or any(isinstance(n, gast.Name) and n.id == "_tape" for n in gast.walk(later)):
+            if _stores(later, name) or any(isinstance(n, gast.Name) and n.id == "_tape"
+                                           or isinstance(n, (gast.Break, gast.Continue, gast.Return, gast.Raise))
+                                           for n in gast.walk(later)):
                 break
     return False
 
