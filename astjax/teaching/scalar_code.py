@@ -6,13 +6,14 @@ The folds in folds.py know the shapes of the calls the run made; a branch the ex
 keeps its helpers. Where every argument of the function is a number (a Python float or int, a 0-d
 array), which names can only ever hold numbers follows from the code: a name is a scalar if every
 assignment to it is arithmetic, a comparison or an elementwise function of scalars and constants (or
-a restore from a tape that only ever saves scalars). That is the largest such set (assume every name
+a restore from a tape that only ever saves scalars). A generated function the run never called is
+folded the same way where every call of it passes numbers (`fold_in_callees`). That is the largest such set (assume every name
 a scalar, drop those with an assignment that is not, repeat), which holds by induction over any run.
 """
 import gast
 import numpy as np
 
-__all__ = ["fold_scalar_unbroadcasts"]
+__all__ = ["fold_scalar_unbroadcasts", "fold_in_callees"]
 
 _ELEMENTWISE = {"sin", "cos", "tan", "exp", "log", "tanh", "sinh", "cosh", "abs", "sqrt", "arctan", "log1p",
                 "expm1", "square", "negative", "sign"}
@@ -36,6 +37,33 @@ def fold_scalar_unbroadcasts(function_node, arguments):
             return node
     Fold().visit(function_node)
     return function_node
+
+
+def fold_in_callees(callee, callers, others=()):
+    """Fold a generated function the run never called (`vjp__inner_fn` of a branch not taken) when
+    every call of it in `callers` ([(function node, its run's arguments)]) passes numbers only and
+    none of the `others` (functions that did not run) calls it."""
+    params = [a.id for a in callee.args.args]
+    if callee.args.vararg or callee.args.kwarg or callee.args.kwonlyargs:
+        return callee
+    if any(isinstance(n, gast.Name) and n.id == callee.name for other in others for n in gast.walk(other)):
+        return callee
+    calls = 0
+    for caller, arguments in callers:
+        if not arguments or not all(_is_number(v) for v in arguments.values()):
+            continue
+        scalars = None
+        for node in gast.walk(caller):
+            if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == callee.name:
+                if scalars is None:
+                    scalars = _scalar_names(caller, set(arguments))
+                if (scalars is None or node.keywords or len(node.args) != len(params)
+                        or not all(_scalar(a, scalars) for a in node.args)):
+                    return callee
+                calls += 1
+    if calls:
+        fold_scalar_unbroadcasts(callee, {p: 0.0 for p in params})
+    return callee
 
 
 def _is_number(value):

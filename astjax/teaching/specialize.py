@@ -35,7 +35,7 @@ from .loop_saves import move_loop_saves
 from .unread_saves import drop_idle_saves, drop_unread_saves
 from .while_tests import fold_while_tests
 from .sum_accumulations import sum_accumulations
-from .scalar_code import fold_scalar_unbroadcasts
+from .scalar_code import fold_in_callees, fold_scalar_unbroadcasts
 from .seed_constants import inline_seed_constants
 
 __all__ = ["specialized_source"]
@@ -65,6 +65,11 @@ def specialized_source(run, general_text):
             return general_text + _note(f"a printing pass raised {type(exc).__name__}: {exc}")
     if functions[0].name not in ran_as_printed:
         return general_text + _note("the function these arguments ran is not the one printed")
+    callers = [(node, observed.entries[node.name][0]) for node in specialized if node.name in ran_as_printed]
+    for node in specialized:
+        if node.name not in ran_as_printed and node.name not in observed.entries:
+            others = [n for n in specialized if n.name not in ran_as_printed]
+            fold_in_callees(node, callers, others)     # a vjp_ of a branch not taken, called with numbers only
     problem = _reproduces(specialized, observed)
     if problem:
         return general_text + _note(problem)
