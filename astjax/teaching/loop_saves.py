@@ -167,8 +167,8 @@ def _assignments_outside(places, variable, inside):
 def _recomputable(function_node, value, forward_loop, reverse_loop):
     """Whether `value` is cheap and reads only the loop index (the same in both loops) and names that
     are never assigned after the forward loop starts."""
-    if not all(isinstance(n, (gast.Name, gast.Constant, gast.BinOp, gast.Subscript, gast.Load, gast.operator,
-                               gast.Index if hasattr(gast, "Index") else gast.Name)) for n in gast.walk(value)):
+    if not all(isinstance(n, (gast.Name, gast.Constant, gast.BinOp, gast.Subscript, gast.Load, gast.operator))
+               for n in gast.walk(value)):
         return False
     index = forward_loop.target
     if not (isinstance(index, gast.Name) and isinstance(reverse_loop.target, gast.Name)
@@ -182,8 +182,8 @@ def _recomputable(function_node, value, forward_loop, reverse_loop):
             return False
         if top_level and not isinstance(top_level[0], gast.Assign):
             return False
-        if top_level and function_node.body.index(top_level[0]) > function_node.body.index(forward_loop) \
-                if forward_loop in function_node.body else bool(top_level):
+        if top_level and (forward_loop not in function_node.body       # assigned once, before the loop
+                          or function_node.body.index(top_level[0]) > function_node.body.index(forward_loop)):
             return False
     return True
 
