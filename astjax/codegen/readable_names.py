@@ -78,6 +78,8 @@ def _derived_here(name, match, protected):
     for k in range(1, len(prefix)):
         if prefix[k:] + rest in protected:
             return False
+    if match.group("suffix") and any(prefix[k:] + match.group("base") in protected for k in range(len(prefix))):
+        return False          # `d_t4_shape` is the saved shape of the user's own `d_t4`, not of `_t4`'s tangent
     return rest not in protected or not prefix
 
 
