@@ -19,6 +19,7 @@ from .arguments import (FLOAT0, Packing, check_callable, differentiable_input, i
 from .array import Array, wrap
 from .codegen.namespace import renamed_keywords
 from .errors import api_boundary
+from .teaching.display import add_notebook_display
 from .jit.api import compiled_version
 from .rules.helpers import materialize
 from .transforms.derivation import Derivation
@@ -260,6 +261,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
         return value, _materialize_grads(transform, grads, args)
 
     value_and_grad_f.__astjax_transform__ = transform
+    add_notebook_display(value_and_grad_f)              # Jupyter shows the generated source
     return value_and_grad_f
 
 
@@ -285,6 +287,7 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
         return (result, value[1]) if has_aux else result
 
     grad_f.__astjax_transform__ = transform
+    add_notebook_display(grad_f)                        # Jupyter shows the generated source
     return grad_f
 
 

@@ -3,6 +3,7 @@
     _t1 = jnp.sin(a)        ->   sin_a = jnp.sin(a)          (b_t1 -> bsin_a, d_t1 -> dsin_a)
     _t2 = W @ h             ->   Wh = W @ h
     _t3 = i < 20            ->   i_lt_20 = i < 20
+    h = at_set(h, i, _t4)   ->   h_item = ...                (written into an item, no short name)
     _t7 = q @ k_T / 2.0     ->   _t1 = ...                   (no short name: numbered from 1)
 
 A temporary is renamed with its whole family (its adjoint `b_t1`, tangent
@@ -37,12 +38,13 @@ def name_temporaries(function_node, protected=(), numbered=True):
     if not families:
         return {}
     assignments = _assignments(function_node, set(families))
+    items = _item_updates(function_node, set(families))
     renamed = {member for members in families.values() for member in members}
     taken = (set(used) - renamed) | set(protected)      # every renamed member gets a new name below
     bases = {}
     order = _in_order_of_appearance(function_node, families)
     for base in order:
-        name = _suggestion(assignments.get(base, ()), bases)
+        name = _suggestion(assignments.get(base, ()), bases) or items.get(base)
         if name and _free_family(name, families[base], taken):
             bases[base] = name
             taken |= {_member(name, m) for m in families[base]}
@@ -76,6 +78,8 @@ def _derived_here(name, match, protected):
     for k in range(1, len(prefix)):
         if prefix[k:] + rest in protected:
             return False
+    if match.group("suffix") and any(prefix[k:] + match.group("base") in protected for k in range(len(prefix))):
+        return False          # `d_t4_shape` is the saved shape of the user's own `d_t4`, not of `_t4`'s tangent
     return rest not in protected or not prefix
 
 
@@ -123,6 +127,22 @@ def _assignments(function_node, bases):
             if target in bases and not _restores(node.value):
                 found.setdefault(target, []).append(node.value)
     return found
+
+
+def _item_updates(function_node, bases):
+    """{base: `h_item`} for a temporary only written into an array's item (`h = at_set(h, i, _t1)`),
+    where what it computes has no short name: the adjoint `bh_item` then says what it is."""
+    found = {}
+    for node in gast.walk(function_node):
+        if (isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id in _ITEM_UPDATES
+                and len(node.args) == 3 and isinstance(node.args[0], gast.Name)
+                and isinstance(node.args[2], gast.Name) and node.args[2].id in bases
+                and not _FAMILY.match(node.args[0].id)):
+            found.setdefault(node.args[2].id, set()).add(f"{node.args[0].id}_item")
+    return {base: names.pop() for base, names in found.items() if len(names) == 1}
+
+
+_ITEM_UPDATES = ("at_set", "at_add")
 
 
 def _suggestion(values, named):

@@ -17,7 +17,8 @@ __all__ = ["Seen", "CallSites", "watch_calls"]
 
 class Seen(NamedTuple):
     """One argument as a fold needs to know it."""
-    kind: str          # "array" (ndarray, NumPy scalar), "float" (a Python float), "value", "other"
+    kind: str          # "array" (ndarray, NumPy scalar), "float" (a Python float), "value", "other",
+    #                    "ints" (merged_at: the int values several executions saw, in `value`)
     shape: tuple = None
     dtype: str = None
     value: object = None
@@ -49,6 +50,7 @@ class CallSites:
         self.files = {}          # generated function name -> the file its code came from (None if several)
         self.entries = {}        # generated function name -> (its arguments, its result) on the first call
         self.namespaces = {}     # generated function name -> the globals it ran with
+        self.writable = {}       # call site -> names of arguments that were a writable NumPy array at least once
 
     def seen_at(self, function, position):
         """The one signature every execution of the call at `position` had, or None."""
@@ -56,6 +58,26 @@ class CallSites:
         if not seen or len(seen) != 1:
             return None
         return dict(next(iter(seen)))
+
+    def merged_at(self, function, position):
+        """Like seen_at, where executions may differ in int arguments only (a loop index): each such
+        argument is Seen("ints", value=the sorted ints). None where anything else differs."""
+        seen = self.sites.get((function,) + tuple(position))
+        if not seen:
+            return None
+        signatures = [dict(s) for s in seen]
+        if len({s["__callee__"] for s in signatures}) != 1 or len({tuple(s) for s in signatures}) != 1:
+            return None
+        merged = {}
+        for name in signatures[0]:
+            values = {s[name] for s in signatures}
+            if len(values) == 1:
+                merged[name] = values.pop()
+            elif all(v.kind == "value" and type(v.value) is int for v in values):
+                merged[name] = Seen("ints", value=tuple(sorted(v.value for v in values)))
+            else:
+                return None
+        return merged
 
 
 def watch_calls(run, is_generated):
@@ -102,4 +124,13 @@ def _record(observed, caller, callee):
     names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
     arguments = frozenset((n, Seen.of(callee.f_locals.get(n))) for n in names)
     key = (caller.f_code.co_name,) + tuple(positions[index])
+    writable = {n for n in names if isinstance(callee.f_locals.get(n), np.ndarray)
+                and not isinstance(callee.f_locals.get(n), _immutable_array())}
+    if writable:
+        observed.writable.setdefault(key, set()).update(writable)
     observed.sites.setdefault(key, set()).add((("__callee__", code),) + tuple(sorted(arguments, key=lambda pair: pair[0])))
+
+
+def _immutable_array():
+    from ..array import Array
+    return Array

@@ -3,8 +3,15 @@
     source(grad(f), x)  ->  run grad(f)(x), watching the helper calls (call_sites.py);
                             parse each generated function's text (comments kept);
                             replace each helper call every execution of which a fold
-                            understands (folds.py); drop tape slots that saved a shape
-                            nobody reads any more; clean up as generation does;
+                            understands (folds.py), and unbroadcast between numbers in scalar
+                            code (scalar_code.py); drop tape slots that saved a shape
+                            nobody reads any more; clean up as generation does; drop
+                            pops nothing reads with their pushes, and saves of a value
+                            nothing changes before its restore (unread_saves.py);
+                            recompute or save loop temporaries after computing them (loop_saves.py);
+                            write a while loop's test back into its header (while_tests.py);
+                            `b = e; b += f` as `b = e + f` (sum_accumulations.py); a seed
+                            read once written where it is read (seed_constants.py);
                             run the result on the same arguments and compare.
 
 The general source is printed instead (with a note saying why) when the run
@@ -23,6 +30,13 @@ from ..optimize import cleanup
 from ..optimize.dead_code import remove_dead_code
 from .call_sites import Seen, watch_calls
 from .folds import FOLDS
+from .folds_index import INDEX_FOLDS
+from .loop_saves import move_loop_saves
+from .unread_saves import drop_idle_saves, drop_unread_saves
+from .while_tests import fold_while_tests
+from .sum_accumulations import sum_accumulations
+from .scalar_code import fold_in_callees, fold_scalar_unbroadcasts
+from .seed_constants import inline_seed_constants
 
 __all__ = ["specialized_source"]
 
@@ -45,18 +59,38 @@ def specialized_source(run, general_text):
             specialized.append(node)         # the printed text is not what ran: leave it general
             continue
         ran_as_printed.add(node.name)
-        _Fold(namespace, observed, node.name).visit(compiled_node)
-        _drop_unread_shape_slots(compiled_node)
-        _take_constant_branches(compiled_node)     # `if 0 != 0: raise ...` (a rank check) goes
-        remove_dead_code(compiled_node)      # a folded `t_shape = (3,)` nobody reads must not be shared by cleanup
-        specialized.append(cleanup(compiled_node))
+        try:
+            specialized.append(_specialize(compiled_node, namespace, observed))
+        except Exception as exc:      # noqa: BLE001 -- a printing pass that failed: print the general form
+            return general_text + _note(f"a printing pass raised {type(exc).__name__}: {exc}")
     if functions[0].name not in ran_as_printed:
         return general_text + _note("the function these arguments ran is not the one printed")
+    callers = [(node, observed.entries[node.name][0]) for node in specialized if node.name in ran_as_printed]
+    for node in specialized:
+        if node.name not in ran_as_printed and node.name not in observed.entries:
+            others = [n for n in specialized if n.name not in ran_as_printed]
+            fold_in_callees(node, callers, others)     # a vjp_ of a branch not taken, called with numbers only
     problem = _reproduces(specialized, observed)
     if problem:
         return general_text + _note(problem)
     main_args = observed.entries[functions[0].name][0]
     return _header(functions[0], main_args) + "\n\n".join(unparse(node) for node in specialized)
+
+
+def _specialize(node, namespace, observed):
+    """One generated function (parsed from the text it ran from) specialized to what its run saw."""
+    arguments = observed.entries[node.name][0]
+    _Fold(namespace, observed, node.name).visit(node)
+    _drop_unread_shape_slots(node)
+    fold_scalar_unbroadcasts(node, arguments)
+    _take_constant_branches(node)     # `if 0 != 0: raise ...` (a rank check) goes
+    remove_dead_code(node)            # a folded `t_shape = (3,)` nobody reads must not be shared by cleanup
+    cleanup(node)
+    drop_unread_saves(node, namespace, arguments)
+    move_loop_saves(node, namespace, arguments)
+    drop_idle_saves(node)
+    fold_while_tests(node)
+    return sum_accumulations(inline_seed_constants(cleanup(node)))
 
 
 class _Fold(gast.NodeTransformer):
@@ -74,6 +108,8 @@ class _Fold(gast.NodeTransformer):
         if fold is None or any(isinstance(a, gast.Starred) for a in node.args):
             return node
         seen = self.observed.seen_at(self.function, _position(node))
+        if seen is None and target in INDEX_FOLDS:
+            seen = self.observed.merged_at(self.function, _position(node))      # a loop index varies
         if seen is None or seen.pop("__callee__", None) is not getattr(target, "__code__", None):
             return node
         try:
@@ -82,6 +118,7 @@ class _Fold(gast.NodeTransformer):
             return node
         nodes = dict(bound.arguments)
         seen = {name: seen.get(name, Seen("other")) for name in inspect.signature(target).parameters}
+        seen["__writable__"] = self.observed.writable.get((self.function,) + _position(node), set())
         folded = fold(nodes, seen)
         return node if folded is None else folded
 
