@@ -198,7 +198,7 @@ for _name, _params in _SHAPE_PARAMS.items():
 
 # Their Numba lowerings (astjax/runtime/numba_cpu.py), used by jit.
 for _name in ("reshape", "ravel", "expand_dims", "squeeze", "transpose", "swapaxes", "moveaxis", "flip", "broadcast_to",
-              "pad", "pad_tangent", "pad_adjoint", "cast_adjoint", "astype", "copy", "stack", "concatenate", "stack_part",
+              "pad", "pad_tangent", "pad_adjoint", "pad_constant_tangent", "pad_constant_adjoint", "cast_adjoint", "astype", "copy", "stack", "concatenate", "stack_part",
               "stack_part_adjoint", "concatenate_part", "concatenate_part_adjoint", "getitem", "at_set", "at_add",
               "at_multiply", "index_adjoint", "dynamic_slice", "dynamic_slice_adjoint", "unbroadcast",
               "unbroadcast_to", "unreduce", "broadcast_like", "take", "take_adjoint", "array"):

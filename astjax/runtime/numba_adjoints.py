@@ -213,6 +213,46 @@ def _pad_tangent(t, pad_width, mode):
     return _padded(t, pad_width, mode, "t")
 
 
+def _is_number(t):
+    return isinstance(types.unliteral(t), (types.Integer, types.Float)) or (is_array(t) and t.ndim == 0)
+
+
+@lowers("pad_constant_tangent", ("t", "array", "pad_width"), reference=helpers.pad_constant_tangent,
+        prefer_literal=True)
+def _pad_constant_tangent(t, array, pad_width):
+    """pad_constant_tangent for one constant: `t` in every padded cell, zero inside."""
+    if not _is_number(t) or not is_array(array) or array.ndim == 0:
+        return None
+    widths = _pad_widths(pad_width, array.ndim)
+    if widths is None:
+        return None
+    ndim = array.ndim
+    shape = ", ".join(f"{b} + array.shape[{d}] + {a}" for d, (b, a) in enumerate(widths))
+    inner = ", ".join(f"{b}:{b} + array.shape[{d}]" for d, (b, _) in enumerate(widths))
+    value = "t[()]" if is_array(t) else "t"
+    t_dtype = dtype_of(t) if is_array(t) else np.dtype(np.float64 if isinstance(types.unliteral(t), types.Float)
+                                                      else np.int64)
+    dtype = np.result_type(t_dtype, np.float32)
+    lines = [f"out = np.full(({shape},), dtype({value}))", f"out[{inner}] = 0"]
+    del ndim
+    return _impl(("t", "array", "pad_width"), lines + ["return out"], dtype=dtype.type)
+
+
+@lowers("pad_constant_adjoint", ("g", "array", "pad_width", "constant_values"),
+        reference=helpers.pad_constant_adjoint, prefer_literal=True)
+def _pad_constant_adjoint(g, array, pad_width, constant_values):
+    """pad_constant_adjoint for one constant: the sum of `g` over the padded cells."""
+    if not is_array(g) or not _is_number(constant_values) or not is_array(array) or array.ndim != g.ndim:
+        return None
+    widths = _pad_widths(pad_width, array.ndim)
+    if widths is None:
+        return None
+    inner = ", ".join(f"{b}:{b} + array.shape[{d}]" for d, (b, _) in enumerate(widths))
+    dtype = np.result_type(dtype_of(g), np.float32)
+    lines = [f"return dtype(np.sum(g) - np.sum(g[{inner}]))"]
+    return _impl(("g", "array", "pad_width", "constant_values"), lines, dtype=dtype.type)
+
+
 def _padded(array, pad_width, mode, parameter, constant=False):
     """The implementation padding the operand named `parameter` (pad's `array`, pad_tangent's `t`); with
     `constant`, pad's own `constant_values` parameter fills the padding."""
