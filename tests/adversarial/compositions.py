@@ -1139,3 +1139,38 @@ def vector_while(x):
 
 
 compose(vector_while, lambda r: (vec(r, 3),), batteries=("jac",), outcome="either")
+
+
+# ================================================================ found by this corpus
+def list_last_item(x):
+    hs = [x, x * 2.0]
+    y = hs[-1]
+    return jnp.sum(y ** 3) + jnp.sum(hs[0] * y)
+
+
+# jacrev(grad(f)) was silently zero: the transpose of index_adjoint read key -1 of the list's adjoint
+compose(list_last_item, lambda r: (vec(r, 3),), batteries=("hess",))
+
+
+def list_negative_index_in_loop(x):
+    hs = [x[0]]
+    for i in range(1, 4):
+        hs.append(jnp.sin(hs[-1]) * x[i] + hs[-2 if i > 1 else -1])
+    return hs[-1] * hs[-2]
+
+
+compose(list_negative_index_in_loop, lambda r: (vec(r, 4),), batteries=("hess",))
+
+
+_XP = np.array([0.3, -0.8, 0.5])
+
+
+def _tanh_cubed(x):
+    return jnp.sum(jnp.tanh(x) ** 3)
+
+
+def grad_of_jvp(v):
+    return astjax.jvp(_tanh_cubed, (_XP,), (v,))[1] * v[0]
+
+
+case(grad_of_jvp, lambda r: (vec(r, 3),), "works", jvp=False)
