@@ -237,8 +237,11 @@ def _adjoint_dtype(primal, g):
     """The dtype of zeros shaped like `primal` that receive the adjoint `g`: the primal's float dtype
     takes part, since a Python float `g` (an adjoint computed from Python numbers) with float32 alone
     would give float32 and round a float64 adjoint (jacrev(grad(f)) through lax.scan lost digits)."""
-    primal_dtype = np.result_type(primal)
-    if np.issubdtype(primal_dtype, np.inexact):
+    try:
+        primal_dtype = primal.dtype if hasattr(primal, "dtype") else np.asarray(primal).dtype   # `A.flat` too
+    except (TypeError, ValueError):
+        primal_dtype = None
+    if primal_dtype is not None and np.issubdtype(primal_dtype, np.inexact):
         return np.result_type(primal_dtype, g)
     return np.result_type(g, np.float32)
 

@@ -91,9 +91,6 @@ KNOWN_FAILURES = {
     'compositions.pairwise_energy_loops_jit': 'SLOW: over the 20 s limit on 2 loaded cores (Numba compile of jit(value_and_grad), or the transform itself: grad of the 10-step RK4 takes 5 s, its hessian 11 s)',
     'compositions.cond_branches_jit': 'SLOW: over the 20 s limit on 2 loaded cores (Numba compile of jit(value_and_grad), or the transform itself: grad of the 10-step RK4 takes 5 s, its hessian 11 s)',
     'compositions.softmax_xent_labels_jit': 'SLOW: over the 20 s limit on 2 loaded cores (Numba compile of jit(value_and_grad), or the transform itself: grad of the 10-step RK4 takes 5 s, its hessian 11 s)',
-    'compositions.ode_fori_jit': 'SLOW: over the 20 s limit on 2 loaded cores (Numba compile of jit(value_and_grad), or the transform itself: grad of the 10-step RK4 takes 5 s, its hessian 11 s)',
     'compositions.where_piecewise_jit': 'SLOW: over the 20 s limit on 2 loaded cores (Numba compile of jit(value_and_grad), or the transform itself: grad of the 10-step RK4 takes 5 s, its hessian 11 s)',
     'compositions.huber_loss_jit': 'SLOW: over the 20 s limit on 2 loaded cores (Numba compile of jit(value_and_grad), or the transform itself: grad of the 10-step RK4 takes 5 s, its hessian 11 s)',
-    'compositions.inner_helper_in_loop_jit': 'SLOW: over the 20 s limit on 2 loaded cores (Numba compile of jit(value_and_grad), or the transform itself: grad of the 10-step RK4 takes 5 s, its hessian 11 s)',
-    'compositions.gp_neg_log_marginal_hess': 'SLOW: over the 20 s limit on 2 loaded cores (Numba compile of jit(value_and_grad), or the transform itself: grad of the 10-step RK4 takes 5 s, its hessian 11 s)',
 }
