@@ -23,7 +23,7 @@ from astjax import lax
 from astjax.rules.helpers import (array_adjoint, array_items, attribute_adjoint, broadcast_like, cumsum_adjoint, trace_adjoint, unbroadcast_to, take_adjoint, sum_adjoint, sum_items,
                                   concatenate_adjoint, concatenate_items, concatenate_part,
                                   concatenate_part_adjoint, dynamic_slice_adjoint, field_of_adjoint,
-                                  index_adjoint, item_adjoint, pad_adjoint, pad_tangent, pad_constant_adjoint, pad_constant_tangent, inplace_result, stack_adjoint, stack_items,
+                                  index_adjoint, index_adjoint_part, item_adjoint, pad_adjoint, pad_tangent, pad_constant_adjoint, pad_constant_tangent, inplace_result, stack_adjoint, stack_items,
                                   stack_part, stack_part_adjoint, tree_item_adjoint, unbroadcast, unreduce,
                                   part_at, placed_at, cleared_at, list_items)
 
@@ -1131,6 +1131,14 @@ def index_adjoint_tuple(g, x, w):
     return jnp.sum(w * index_adjoint(x, (slice(None), 1), g))
 
 
+def index_adjoint_part_slice(g, x, w):
+    return jnp.sum(w * index_adjoint_part(g, x, slice(1, 3)))
+
+
+def index_adjoint_part_negative(g, x, w):
+    return jnp.sum(w * index_adjoint_part(g, x, -1))
+
+
 def stack_part_fn(g, w):
     return jnp.sum(w * stack_part(g, 1, 0))
 
@@ -1198,6 +1206,8 @@ case("inplace_result", "same_dtype", inplace_result_same_dtype, normal(3, 4))
 case("index_adjoint", "slice", index_adjoint_slice, normal(2, 3), np.zeros((4, 3)), argnums=(0,))
 case("index_adjoint", "repeats", index_adjoint_repeats, normal(3, 3), np.zeros((4, 3)), argnums=(0,))
 case("index_adjoint", "tuple", index_adjoint_tuple, normal(4), np.zeros((4, 3)), argnums=(0,))
+case("index_adjoint_part", "slice", index_adjoint_part_slice, normal(4, 3), np.zeros((4, 3)), argnums=(0,))
+case("index_adjoint_part", "negative", index_adjoint_part_negative, normal(4, 3), np.zeros((4, 3)), argnums=(0,))
 case("stack_part", "axis0", stack_part_fn, normal(3, 4))
 case("stack_part", "axis1", stack_part_axis, normal(2, 3, 4))
 case("stack_part_adjoint", "axis0", stack_part_adjoint_fn, normal(4), np.zeros((3, 4)), argnums=(0,))

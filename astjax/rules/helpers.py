@@ -9,7 +9,7 @@ import numpy as np
 from ..array import Array, wrap
 
 __all__ = ["batch_broadcast", "well_conditioned", "square_unless_reduced", "lone_zero", "lone_zero_derivative", "sum_adjoint", "sum_items", "take_adjoint", "take_positions", "pad_constant_adjoint", "pad_constant_tangent", "einsum_ellipsis_adjoint", "unbroadcast_to", "cumsum_adjoint", "trace_adjoint", "tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
-           "attribute_adjoint", "item_adjoint", "stack_adjoint", "concatenate_adjoint", "array_adjoint", "broadcast_like", "TreeAdjoint", "index_adjoint", "materialize", "unbroadcast", "unreduce", "reduced_size", "invert_permutation", "pad_adjoint",
+           "attribute_adjoint", "item_adjoint", "stack_adjoint", "concatenate_adjoint", "array_adjoint", "broadcast_like", "TreeAdjoint", "index_adjoint", "index_adjoint_part", "materialize", "unbroadcast", "unreduce", "reduced_size", "invert_permutation", "pad_adjoint",
            "distinct_index", "at_set", "at_add", "at_multiply", "at_get", "part_at", "placed_at", "cleared_at", "zero_tangent", "getitem", "clip_mask", "clip_lower_weight", "clip_upper_weight", "extremum_mask",
            "astype", "dynamic_slice_adjoint", "stack_part", "concatenate_part", "to_float",
            "stack_part_adjoint", "concatenate_part_adjoint",
@@ -303,6 +303,19 @@ class TreeAdjoint:
         return f"TreeAdjoint({self.items!r})"
 
 
+def _adjoint_dtype(primal, g):
+    """The dtype of zeros shaped like `primal` that receive the adjoint `g`: the primal's float dtype
+    takes part, since a Python float `g` (an adjoint computed from Python numbers) with float32 alone
+    would give float32 and round a float64 adjoint (jacrev(grad(f)) through lax.scan lost digits)."""
+    try:
+        primal_dtype = primal.dtype if hasattr(primal, "dtype") else np.asarray(primal).dtype   # `A.flat` too
+    except (TypeError, ValueError):
+        primal_dtype = None
+    if primal_dtype is not None and np.issubdtype(primal_dtype, np.inexact):
+        return np.result_type(primal_dtype, g)
+    return np.result_type(g, np.float32)
+
+
 def index_adjoint(x, idx, g):
     """The adjoint of `x` from `y = x[idx]`: `g` put back at `idx`, zeros elsewhere."""
     if isinstance(x, (tuple, list)) and isinstance(idx, slice):
@@ -315,9 +328,26 @@ def index_adjoint(x, idx, g):
         return TreeAdjoint({int(idx) % len(x): g})      # x[-1] is x[len(x) - 1]
     if isinstance(x, (tuple, list, dict, TreeAdjoint)):
         return TreeAdjoint({idx: g})
-    out = np.zeros(np.shape(x), dtype=np.result_type(g, np.float32))
+    out = np.zeros(np.shape(x), dtype=_adjoint_dtype(x, g))
     np.add.at(out, _plain(idx), np.asarray(g))
     return wrap(out)
+
+
+def index_adjoint_part(g, x, idx):
+    """Transpose of `index_adjoint(x, idx, g)`: the part of `g` (an adjoint shaped like `x`) at `idx`.
+
+    For a list or tuple `x`, index_adjoint keyed item `idx` by its position (`x[-1]` is item
+    len(x) - 1), so the part is read at that position too; a bare zero adjoint has a zero part.
+    """
+    if isinstance(x, (tuple, list)) and isinstance(idx, (int, np.integer)):
+        idx = int(idx) % len(x)
+    if isinstance(g, TreeAdjoint):
+        return g[idx]
+    if np.ndim(g) == 0 and not np.any(g):
+        return 0.0
+    if isinstance(x, (tuple, list)) and isinstance(idx, int):
+        return item_adjoint(g, idx)
+    return g[idx]
 
 
 def attribute_adjoint(x, attr, g):
@@ -843,7 +873,7 @@ def placed_at(p, x, idx):
         return TreeAdjoint({_dict_key(idx): p})
     if _is_sequence(x):
         return TreeAdjoint({_list_position(x, idx): p})
-    zeros = np.zeros(np.shape(x), dtype=np.result_type(p, np.float32))
+    zeros = np.zeros(np.shape(x), dtype=_adjoint_dtype(x, p))
     return wrap(zeros).at[idx].add(p)
 
 
@@ -1015,7 +1045,7 @@ def cumsum_adjoint(g, a, axis=None):
 def trace_adjoint(g, a, offset=0, axis1=0, axis2=1):
     """Transpose of `trace`: `g` placed on the diagonal of zeros shaped like `a`."""
     a_shape = np.shape(a)
-    out = np.zeros(a_shape, dtype=np.result_type(g, np.float32))
+    out = np.zeros(a_shape, dtype=_adjoint_dtype(a, g))
     moved = np.moveaxis(out, (axis1, axis2), (-2, -1))
     n, m = moved.shape[-2:]
     rows = np.arange(max(0, -offset), min(n, m - offset))
@@ -1039,7 +1069,7 @@ def take_positions(indices, n, mode=None):
 def take_adjoint(g, a, indices, axis=None, mode=None):
     """Transpose of `take`: `g` added back at `indices` (repeats add up) in zeros shaped like `a`; an index
     out of range under mode "fill" (JAX's default) read a fill value, so its part of `g` goes nowhere."""
-    out = np.zeros(np.shape(a), dtype=np.result_type(g, np.float32))
+    out = np.zeros(np.shape(a), dtype=_adjoint_dtype(a, g))
     ax = None if axis is None else axis % max(out.ndim, 1)
     indices, kept = take_positions(indices, out.size if ax is None else out.shape[ax], mode)
     if not kept.all():     # g's axes: a's before `axis`, then the indices', then a's after it
@@ -1117,7 +1147,7 @@ def _plain(idx):
 
 def diagonal_adjoint(g, a, offset=0, axis1=0, axis2=1):
     """Transpose of `diagonal`: `g` written on that diagonal of zeros shaped like `a`."""
-    out = np.zeros(np.shape(a), dtype=np.result_type(g, np.float32))
+    out = np.zeros(np.shape(a), dtype=_adjoint_dtype(a, g))
     moved = np.moveaxis(out, (axis1, axis2), (-2, -1))
     n, m = moved.shape[-2:]
     rows = np.arange(max(0, -offset), min(n, m - offset))

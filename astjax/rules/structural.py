@@ -126,8 +126,13 @@ primitive("zero_tangent", helpers.zero_tangent, operands=(), differentiable=Fals
 
 structural("attribute", getattr, "x", "bx += attribute_adjoint(x, attr, by)", "dy = getattr(dx, attr)",
            signature=lambda x, attr: None)
-structural("index_adjoint", helpers.index_adjoint, "g", "bg += by[idx]",
+# The transpose reads the part at idx with the list's own positions (`xs[-1]` was keyed len(xs) - 1), and
+# a bare zero adjoint as zeros: `by[idx]` read key -1 of a list's adjoint as zero (jacrev(grad(f)) of
+# `y = hs[-1]` gave zeros).
+structural("index_adjoint", helpers.index_adjoint, "g", "bg += index_adjoint_part(by, x, idx)",
            "dy = index_adjoint(x, idx, dg)", signature=lambda x, idx, g: None)
+structural("index_adjoint_part", helpers.index_adjoint_part, "g", "bg += index_adjoint(x, idx, by)",
+           "dy = index_adjoint_part(dg, x, idx)", signature=lambda g, x, idx: None)
 structural("dynamic_slice", lax.dynamic_slice, "operand",
            "boperand += dynamic_slice_adjoint(by, operand, start_indices)",
            "dy = lax.dynamic_slice(doperand, start_indices, slice_sizes)")
@@ -181,7 +186,7 @@ structural("take_adjoint", helpers.take_adjoint, "g", "bg += jnp.take(by, indice
            "dy = take_adjoint(dg, a, indices, axis, mode)")
 
 # These rules only broadcast or scatter `by`, so a bare 0.0 adjoint works in them.
-for _name in ("getitem", "transpose", "attribute", "unreduce", "unbroadcast"):
+for _name in ("getitem", "transpose", "attribute", "unreduce", "unbroadcast", "index_adjoint_part"):
     PRIMITIVES[_name].accepts_scalar_zero = True
 
 # Parameters these helpers read only for a shape or a structure: they may hold values that carry a
@@ -190,7 +195,7 @@ _SHAPE_PARAMS = {
     "array_adjoint": ("object",), "array_items": ("like", "object"), "attribute_adjoint": ("x",),
     "broadcast_like": ("operands",), "concatenate_adjoint": ("arrays",), "concatenate_items": ("like", "arrays"),
     "concatenate_part": ("arrays",), "concatenate_part_adjoint": ("g", "arrays"), "dynamic_slice_adjoint": ("operand",),
-    "field_of_adjoint": ("x",), "index_adjoint": ("x",), "stack_items": ("like",), "stack_part_adjoint": ("g",),
+    "field_of_adjoint": ("x",), "index_adjoint": ("x",), "index_adjoint_part": ("x",), "stack_items": ("like",), "stack_part_adjoint": ("g",),
     "take_adjoint": ("a",), "unbroadcast": ("x",), "unreduce": ("x",),
 }
 for _name, _params in _SHAPE_PARAMS.items():
@@ -200,7 +205,7 @@ for _name, _params in _SHAPE_PARAMS.items():
 for _name in ("reshape", "ravel", "expand_dims", "squeeze", "transpose", "swapaxes", "moveaxis", "flip", "broadcast_to",
               "pad", "pad_tangent", "pad_adjoint", "pad_constant_tangent", "pad_constant_adjoint", "cast_adjoint", "astype", "copy", "stack", "concatenate", "stack_part",
               "stack_part_adjoint", "concatenate_part", "concatenate_part_adjoint", "getitem", "at_set", "at_add",
-              "at_multiply", "index_adjoint", "dynamic_slice", "dynamic_slice_adjoint", "unbroadcast",
+              "at_multiply", "index_adjoint", "index_adjoint_part", "dynamic_slice", "dynamic_slice_adjoint", "unbroadcast",
               "unbroadcast_to", "unreduce", "broadcast_like", "take", "take_adjoint", "array"):
     deflowering(PRIMITIVES[_name], numba=f"astjax.runtime.numba_cpu:{_name}")
 

@@ -109,6 +109,18 @@ def _index_adjoint(x, idx, g):
     return _impl(("x", "idx", "g"), body, dtype=dtype)
 
 
+@lowers("index_adjoint_part", ("g", "x", "idx"), reference=helpers.index_adjoint_part)
+def _index_adjoint_part(g, x, idx):
+    """index_adjoint_part (the transpose of index_adjoint): the part of the array adjoint g at idx (x an
+    array; a list's adjoint, or a bare zero, is declined)."""
+    if not _value(x) or not is_array(g):
+        return None
+    kinds = _index_parts(idx)
+    if kinds is None or "none" in kinds or len(kinds) > _ndim(x):
+        return None
+    return _impl(("g", "x", "idx"), ["return g[idx]"])
+
+
 @lowers("distinct_index", ("x", "idx", "where"), reference=helpers.distinct_index)
 def _distinct_index(x, idx, where):
     """distinct_index: a basic index never names a position twice, so it is returned as it is."""
