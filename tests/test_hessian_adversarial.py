@@ -34,6 +34,8 @@ EXPECTED_REFUSALS = {
     "containers.list_remove_loop": "xs.remove(v) under a second derivative (refused with what to write instead)",
     "attacks.custom_jvp_under_hessian": "a second derivative through a custom_jvp function's reverse mode, as "
                                         "api.uses_custom_jvp",
+    "api_fill.defjvps_in_a_loop": "a second derivative through a custom_jvp function (defjvps) in reverse mode, as "
+                                  "api.uses_custom_jvp",
 }
 
 # Cases that still fail (strict xfail). Never a wrong number.
