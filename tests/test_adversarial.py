@@ -15,13 +15,13 @@ from adversarial.known_failures import KNOWN_FAILURES
 
 
 # The compositions category runs a battery of transformations per case (seconds each): by default
-# (the suite's time budget) every fourth case whose battery compiles nothing with Numba (the jit
+# (the suite's time budget) every eighth case whose battery compiles nothing with Numba (the jit
 # batteries' compile times belong to the long profile, as in test_jit_corpus.py); every case under
 # ASTJAX_LONG_PROPERTIES=1.
 LONG = bool(os.environ.get("ASTJAX_LONG_PROPERTIES"))
 _COMPOSITIONS = [c.name for c in CASES if c.category == "compositions" and not c.name.endswith("_jit")]
 SAMPLED_OUT = set() if LONG else ({c.name for c in CASES if c.category == "compositions"}
-                                  - {n for k, n in enumerate(_COMPOSITIONS) if k % 4 == 0})
+                                  - {n for k, n in enumerate(_COMPOSITIONS) if k % 8 == 0})
 
 
 def _params():

@@ -3,6 +3,7 @@
 Every program runs both ways, in float32 and float64: the jitted result must have the un-jitted call's
 structure, dtypes and values. What jit cannot compile raises an AstjaxError at the user's line.
 """
+import os
 import warnings
 
 import numpy as np
@@ -17,6 +18,9 @@ from jit_cases import pytrees as T
 pytest.importorskip("numba")
 
 DTYPES = [np.float32, np.float64]
+# The derivative tests compile several gradients per dtype (seconds each): float64 runs in the long profile
+# (ASTJAX_LONG_PROPERTIES=1), float32 in the suite.
+HEAVY_DTYPES = DTYPES if os.environ.get("ASTJAX_LONG_PROPERTIES") else [np.float32]
 
 
 def data(dtype, seed=0):
@@ -92,7 +96,7 @@ def test_none_inside_a_container_is_structure(dtype):
     both_ways(T.with_none, (dtype(2.0), None), d["x"])
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", HEAVY_DTYPES)
 def test_derivatives_with_respect_to_arrays_beside_a_dict(dtype):
     d = data(dtype)
     params, x = d["params"], d["x"]
@@ -120,7 +124,7 @@ def fresh(tree, seed):
     return tree_util.tree_map(lambda v: rng.normal(size=np.shape(v)).astype(np.asarray(v).dtype), tree)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", HEAVY_DTYPES)
 def test_derivatives_with_respect_to_dicts_lists_tuples_and_namedtuples(dtype):
     d = data(dtype)
     params, x, layers = d["params"], d["x"], d["layers"]

@@ -35,8 +35,8 @@ import astjax.numpy as jnp  # noqa: E402
 # Shrinking a failing program takes about a minute; it is off unless ASTJAX_SHRINK=1 (use that
 # to get a minimal failing program when debugging).
 _PHASES = [Phase.explicit, Phase.generate] + ([Phase.shrink] if os.environ.get("ASTJAX_SHRINK") else [])
-# 14 random programs per property in the suite; ASTJAX_LONG_PROPERTIES=1 runs the long profile (200).
-_EXAMPLES = 200 if os.environ.get("ASTJAX_LONG_PROPERTIES") else 14
+# 10 random programs per property in the suite; ASTJAX_LONG_PROPERTIES=1 runs the long profile (200).
+_EXAMPLES = 200 if os.environ.get("ASTJAX_LONG_PROPERTIES") else 10
 SETTINGS = settings(max_examples=_EXAMPLES, deadline=None, derandomize=True, database=None, phases=_PHASES,
                     print_blob=False,
                     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
