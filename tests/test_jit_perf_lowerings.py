@@ -5,6 +5,8 @@ again on fresh values of the same signature: those later calls run only compiled
 are compared here with the reference backend, in float32 and float64, over several shapes
 (size-1 dimensions, kernels of one tap, clamped windows, shapes that broadcast).
 """
+import os
+
 import numpy as np
 import pytest
 
@@ -16,6 +18,9 @@ pytest.importorskip("numba")
 
 rng = np.random.default_rng(7)
 DTYPES = [np.float32, np.float64]
+# Tests that compile a whole gradient or a large stencil per dtype: float64 in the long profile
+# (ASTJAX_LONG_PROPERTIES=1); the cheaper tests check both dtypes in the suite.
+HEAVY_DTYPES = DTYPES if os.environ.get("ASTJAX_LONG_PROPERTIES") else [np.float32]
 
 
 def blur(image, kernel):
@@ -101,18 +106,18 @@ def test_clamped_windows_agree(dtype):
     _check(clamped_taps, lambda: (_array((6, 8), dtype), _array((3, 4), dtype)), dtype)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", HEAVY_DTYPES)
 def test_a_three_dimensional_stencil_agrees(dtype):
     _check(channels, lambda: (_array((2, 5, 7), dtype), _array((3, 3), dtype)), dtype)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", HEAVY_DTYPES)
 def test_taps_reading_a_scalar_argument_and_loop_variables_after_the_nest(dtype):
     _check(taps_and_offset, lambda: (_array((7, 9), dtype), _array((5, 5), dtype), dtype(rng.uniform(0.5, 2))),
            dtype)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", HEAVY_DTYPES)
 def test_the_blurs_kernel_gradient_agrees(dtype):
     _check(astjax.grad(blur_loss), lambda: (_array((3, 3), dtype), _array((11, 13), dtype)), dtype,
            rtol=1e-4 if dtype == np.float32 else 1e-10)
@@ -168,7 +173,7 @@ def test_a_callee_seen_with_two_signatures_stays_a_call_and_agrees():
     assert "vjp_sigmoid(" in jitted.lower(*make()).source
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", HEAVY_DTYPES)
 def test_shared_calls_inside_a_select_agree(dtype):
     _check(astjax.grad(softplus_twice), lambda: (_array((40,), dtype) * 30,), dtype)
 
@@ -182,7 +187,7 @@ def tanh_of_product(a, b):
     return jnp.tanh(jnp.matmul(a, b))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", HEAVY_DTYPES)
 @pytest.mark.parametrize("dims", [(4, 6, 3, 2), (1, 5, 1, 3), (3, 1, 4, 1)])
 def test_the_mlp_gradient_with_a_fused_fast_tanh_agrees(dtype, dims):
     batch, n_in, hidden, n_out = dims

@@ -57,7 +57,7 @@ def both_ways(fun, *args, **kwargs):
     return jitted
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", HEAVY_DTYPES)
 def test_dict_list_namedtuple_and_nested_arguments(dtype):
     d = data(dtype)
     both_ways(T.dict_loss, d["params"], d["x"])
