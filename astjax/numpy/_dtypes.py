@@ -73,3 +73,12 @@ def common_type(*arrays):
     if complex_:
         return np.complex128 if bits > 32 else np.complex64
     return {16: np.float16, 32: np.float32}.get(bits, np.float64)
+
+
+def inexact_zero(operands):
+    """JAX's promote_args_inexact as one zero to add to each operand: zeros of the operands' broadcast shape in
+    their common inexact dtype (a Python number is weak). It reads only shapes and dtypes, so adding it gives
+    each operand the common shape and dtype without letting one operand's derivative reach another."""
+    from . import zeros
+    shape = np.broadcast_shapes(*(np.shape(operand) for operand in operands))
+    return zeros(shape, dtype=result_type(*operands, 0.0))

@@ -7,8 +7,9 @@ bare names: `bx += unbroadcast(by * w, x)`.
 import numpy as np
 
 from ..array import Array, wrap
+from ..numpy._dtypes import inexact_zero  # noqa: F401 (a primitive: scipy.stats promotes with it)
 
-__all__ = ["batch_broadcast", "well_conditioned", "square_unless_reduced", "lone_zero", "lone_zero_derivative", "sum_adjoint", "sum_items", "take_adjoint", "take_positions", "pad_constant_adjoint", "pad_constant_tangent", "einsum_ellipsis_adjoint", "unbroadcast_to", "cumsum_adjoint", "trace_adjoint", "tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
+__all__ = ["batch_broadcast", "inexact_zero", "well_conditioned", "square_unless_reduced", "lone_zero", "lone_zero_derivative", "sum_adjoint", "sum_items", "take_adjoint", "take_positions", "pad_constant_adjoint", "pad_constant_tangent", "einsum_ellipsis_adjoint", "unbroadcast_to", "cumsum_adjoint", "trace_adjoint", "tree_item_adjoint", "stack_items", "concatenate_items", "array_items", "field_of_adjoint",
            "attribute_adjoint", "item_adjoint", "stack_adjoint", "concatenate_adjoint", "array_adjoint", "broadcast_like", "TreeAdjoint", "index_adjoint", "index_adjoint_part", "materialize", "unbroadcast", "unreduce", "reduced_size", "invert_permutation", "pad_adjoint",
            "distinct_index", "at_set", "at_add", "at_multiply", "at_get", "part_at", "placed_at", "cleared_at", "zero_tangent", "getitem", "clip_mask", "clip_lower_weight", "clip_upper_weight", "extremum_mask",
            "astype", "dynamic_slice_adjoint", "stack_part", "concatenate_part", "to_float",

@@ -97,12 +97,14 @@ nondifferentiable("not_a_view", helpers.not_a_view, NOTHING,
                   effect="checks that a value is not a view of the array it is written into", guard=True)
 for _helper, _reason in (("reduced_size", SHAPES), ("invert_permutation", INTEGER), ("clip_mask", BOOLEAN),
                          ("clip_lower_weight", BOOLEAN), ("clip_upper_weight", BOOLEAN), ("extremum_mask", BOOLEAN), ("linspace_weights", SHAPES), ("meshgrid_axes", SHAPES),
+                         ("inexact_zero", SHAPES),
                          ("unique_index", INTEGER), ("distinct_index", INTEGER)):
     nondifferentiable(_helper, getattr(helpers, _helper), _reason)
+PRIMITIVES["inexact_zero"].promotes_tuple_items = True
 for _name in ("zeros_like", "ones_like", "zeros", "ones", "empty", "empty_like", "eye", "identity", "shape", "ndim",
               "size", "arange", "reduced_size", "invert_permutation", "clip_mask", "clip_lower_weight", "clip_upper_weight",
               "extremum_mask", "unique_index",
-              "distinct_index", "isclose", "allclose", "linspace_weights", "builtin_len"):
+              "distinct_index", "isclose", "allclose", "linspace_weights", "inexact_zero", "builtin_len"):
     deflowering(PRIMITIVES[_name], numba=f"astjax.runtime.numba_cpu:{_name}")
 
 # ---------------------------------------------------- issue 9: math, integer and set functions

@@ -74,6 +74,8 @@ class Primitive:
         self.elementwise = False     # result has the broadcast shape of the operands
         self.static_check = None     # bound args -> (message, hint) when the rules do not cover this use
         self.accepts_scalar_zero = False   # its rules work when `by` is a bare 0.0 (nothing reached y yet)
+        self.promotes_tuple_items = False  # its one argument is a tuple of values promoted together (jit casts
+        #                                    the weak Python numbers in it as it casts an operator's operands)
         self.batch = None
         self.identity = None
         self.lowerings = {}

@@ -13,7 +13,7 @@ from .. import numpy as jnp
 from ..rules import helpers
 from .numba_build import L as _L, build, lowers
 from .numba_reductions import static_axes
-from .numba_typing import dtype_of, is_array, is_none, is_scalar, literal_value, result_shape_dtype
+from .numba_typing import agreed, dtype_of, is_array, is_none, is_scalar, literal_value, result_shape_dtype
 
 ENV = {"np": np, "L": _L}
 
@@ -582,6 +582,21 @@ def _agreed_compute(start, stop):
     from .numba_typing import agreed
     found = agreed(lambda a, b: np.result_type(a, b, 1.0), start, stop)
     return None if found is None else found.type
+
+
+@lowers("inexact_zero", ("operands",), reference=helpers.inexact_zero)
+def _inexact_zero(operands):
+    """inexact_zero: zeros of the operands' broadcast shape in the dtype the reference gives their stand-ins."""
+    if not isinstance(operands, types.BaseTuple) or not all(_value(t) for t in operands.types):
+        return None
+    dtype = agreed(lambda *values: np.asarray(helpers.inexact_zero(values)).dtype, *operands.types)
+    if dtype is None:
+        return None
+    shapes = [f"operands[{i}].shape" for i, t in enumerate(operands.types) if is_array(t)]
+    if not shapes:
+        return _impl(("operands",), ["return out_dtype(0)"], out_dtype=dtype.type)
+    return _impl(("operands",), [f"return np.zeros(np.broadcast_shapes({', '.join(shapes)}), out_dtype)"],
+                 out_dtype=dtype.type)
 
 
 @lowers("linspace_weights", ("y", "num", "endpoint", "axis"), reference=helpers.linspace_weights, prefer_literal=True)

@@ -72,13 +72,15 @@ class _Caster(gast.NodeTransformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
+        from ...rules import lookup_callable
+        target = _static(node.func, self.context.namespace)
+        prim = lookup_callable(target)
+        if prim is not None and prim.promotes_tuple_items:
+            return self.cast_tuple_items(node)
         args = list(node.args)
         kinds = [self.weak(a) for a in args]
         if not any(kinds) or _is_cast(node):
             return node
-        from ...rules import lookup_callable
-        target = _static(node.func, self.context.namespace)
-        prim = lookup_callable(target)
         if prim is None or not prim.differentiable or _is_python_math(target):
             return node
         strong = [a for a, k in zip(args, kinds) if not k and isinstance(a, gast.Name)]
@@ -92,6 +94,22 @@ class _Caster(gast.NodeTransformer):
             elif kind == WEAK_FLOAT:
                 args[i] = _call("np.float32", arg)
         node.args = args
+        return node
+
+
+    def cast_tuple_items(self, node):
+        """`inexact_zero((x, loc, 1.5))`: the weak numbers in the tuple take the dtype they would beside its
+        first value with a dtype (float32 when none has one), as in the operators' promotion."""
+        if len(node.args) != 1 or node.keywords or not isinstance(node.args[0], gast.Tuple):
+            return node
+        items = node.args[0].elts
+        kinds = [self.weak(item) for item in items]
+        strong = [item for item, kind in zip(items, kinds) if not kind and isinstance(item, gast.Name)]
+        for i, (item, kind) in enumerate(zip(items, kinds)):
+            if kind and strong:
+                items[i] = self.cast(item, kind, strong[0])
+            elif kind == WEAK_FLOAT:
+                items[i] = _call("np.float32", item)
         return node
 
 

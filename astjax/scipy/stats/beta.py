@@ -1,17 +1,12 @@
 """The Beta distribution, as jax.scipy.stats.beta. The cdf family is differentiable in x only (betainc)."""
 import astjax.numpy as jnp
 from .. import special
+from ...numpy._dtypes import inexact_zero
 
 
 def logpdf(x, a, b, loc=0, scale=1):
-    # JAX's promote_args_inexact: one inexact dtype (a Python number is weak), one shape
-    zero = jnp.zeros(jnp.broadcast_shapes(jnp.shape(x), jnp.shape(a), jnp.shape(b), jnp.shape(loc), jnp.shape(scale)),
-                     dtype=jnp.result_type(x, a, b, loc, scale, 0.0))
-    x = x + zero
-    a = a + zero
-    b = b + zero
-    loc = loc + zero
-    scale = scale + zero
+    zero = inexact_zero((x, a, b, loc, scale))     # JAX's promote_args_inexact
+    x, a, b, loc, scale = x + zero, a + zero, b + zero, loc + zero, scale + zero
     y = (x - loc) / scale
     inside = jnp.logical_and(y >= 0, y <= 1)
     ys = jnp.where(inside, y, 0.5)
@@ -24,50 +19,26 @@ def pdf(x, a, b, loc=0, scale=1):
 
 
 def cdf(x, a, b, loc=0, scale=1):
-    # JAX's promote_args_inexact: one inexact dtype (a Python number is weak), one shape
-    zero = jnp.zeros(jnp.broadcast_shapes(jnp.shape(x), jnp.shape(a), jnp.shape(b), jnp.shape(loc), jnp.shape(scale)),
-                     dtype=jnp.result_type(x, a, b, loc, scale, 0.0))
-    x = x + zero
-    a = a + zero
-    b = b + zero
-    loc = loc + zero
-    scale = scale + zero
+    zero = inexact_zero((x, a, b, loc, scale))     # JAX's promote_args_inexact
+    x, a, b, loc, scale = x + zero, a + zero, b + zero, loc + zero, scale + zero
     return special.betainc(a, b, _unit((x - loc) / scale))
 
 
 def logcdf(x, a, b, loc=0, scale=1):
-    # JAX's promote_args_inexact: one inexact dtype (a Python number is weak), one shape
-    zero = jnp.zeros(jnp.broadcast_shapes(jnp.shape(x), jnp.shape(a), jnp.shape(b), jnp.shape(loc), jnp.shape(scale)),
-                     dtype=jnp.result_type(x, a, b, loc, scale, 0.0))
-    x = x + zero
-    a = a + zero
-    b = b + zero
-    loc = loc + zero
-    scale = scale + zero
+    zero = inexact_zero((x, a, b, loc, scale))     # JAX's promote_args_inexact
+    x, a, b, loc, scale = x + zero, a + zero, b + zero, loc + zero, scale + zero
     return jnp.log(cdf(x, a, b, loc, scale))
 
 
 def sf(x, a, b, loc=0, scale=1):
-    # JAX's promote_args_inexact: one inexact dtype (a Python number is weak), one shape
-    zero = jnp.zeros(jnp.broadcast_shapes(jnp.shape(x), jnp.shape(a), jnp.shape(b), jnp.shape(loc), jnp.shape(scale)),
-                     dtype=jnp.result_type(x, a, b, loc, scale, 0.0))
-    x = x + zero
-    a = a + zero
-    b = b + zero
-    loc = loc + zero
-    scale = scale + zero
+    zero = inexact_zero((x, a, b, loc, scale))     # JAX's promote_args_inexact
+    x, a, b, loc, scale = x + zero, a + zero, b + zero, loc + zero, scale + zero
     return special.betainc(b, a, 1 - _unit((x - loc) / scale))
 
 
 def logsf(x, a, b, loc=0, scale=1):
-    # JAX's promote_args_inexact: one inexact dtype (a Python number is weak), one shape
-    zero = jnp.zeros(jnp.broadcast_shapes(jnp.shape(x), jnp.shape(a), jnp.shape(b), jnp.shape(loc), jnp.shape(scale)),
-                     dtype=jnp.result_type(x, a, b, loc, scale, 0.0))
-    x = x + zero
-    a = a + zero
-    b = b + zero
-    loc = loc + zero
-    scale = scale + zero
+    zero = inexact_zero((x, a, b, loc, scale))     # JAX's promote_args_inexact
+    x, a, b, loc, scale = x + zero, a + zero, b + zero, loc + zero, scale + zero
     return jnp.log(sf(x, a, b, loc, scale))
 
 

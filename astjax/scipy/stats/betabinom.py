@@ -2,17 +2,12 @@
 betaln(n - y + 1, y + 1) + betaln(y + a, n - y + b) - betaln(a, b); nan for n < 0, a <= 0 or b <= 0."""
 import astjax.numpy as jnp
 from .. import special
+from ...numpy._dtypes import inexact_zero
 
 
 def logpmf(k, n, a, b, loc=0):
-    # JAX's promote_args_inexact: one inexact dtype (a Python number is weak), one shape
-    zero = jnp.zeros(jnp.broadcast_shapes(jnp.shape(k), jnp.shape(n), jnp.shape(a), jnp.shape(b), jnp.shape(loc)),
-                     dtype=jnp.result_type(k, n, a, b, loc, 0.0))
-    k = k + zero
-    n = n + zero
-    a = a + zero
-    b = b + zero
-    loc = loc + zero
+    zero = inexact_zero((k, n, a, b, loc))     # JAX's promote_args_inexact
+    k, n, a, b, loc = k + zero, n + zero, a + zero, b + zero, loc + zero
     y = jnp.floor(k) - loc
     outside = jnp.logical_or(jnp.logical_or(y < -loc, y > n), y + a <= 0)
     ys = jnp.where(outside, 0.0, y)

@@ -1,16 +1,12 @@
 """The Gamma distribution, as jax.scipy.stats.gamma. The cdf family is differentiable in x only (gammainc)."""
 import astjax.numpy as jnp
 from .. import special
+from ...numpy._dtypes import inexact_zero
 
 
 def logpdf(x, a, loc=0, scale=1):
-    # JAX's promote_args_inexact: one inexact dtype (a Python number is weak), one shape
-    zero = jnp.zeros(jnp.broadcast_shapes(jnp.shape(x), jnp.shape(a), jnp.shape(loc), jnp.shape(scale)),
-                     dtype=jnp.result_type(x, a, loc, scale, 0.0))
-    x = x + zero
-    a = a + zero
-    loc = loc + zero
-    scale = scale + zero
+    zero = inexact_zero((x, a, loc, scale))     # JAX's promote_args_inexact
+    x, a, loc, scale = x + zero, a + zero, loc + zero, scale + zero
     y = (x - loc) / scale
     inside = y >= 0
     ys = jnp.where(inside, y, 1.0)
@@ -23,46 +19,26 @@ def pdf(x, a, loc=0, scale=1):
 
 
 def cdf(x, a, loc=0, scale=1):
-    # JAX's promote_args_inexact: one inexact dtype (a Python number is weak), one shape
-    zero = jnp.zeros(jnp.broadcast_shapes(jnp.shape(x), jnp.shape(a), jnp.shape(loc), jnp.shape(scale)),
-                     dtype=jnp.result_type(x, a, loc, scale, 0.0))
-    x = x + zero
-    a = a + zero
-    loc = loc + zero
-    scale = scale + zero
+    zero = inexact_zero((x, a, loc, scale))     # JAX's promote_args_inexact
+    x, a, loc, scale = x + zero, a + zero, loc + zero, scale + zero
     return special.gammainc(a, _nonnegative((x - loc) / scale))
 
 
 def logcdf(x, a, loc=0, scale=1):
-    # JAX's promote_args_inexact: one inexact dtype (a Python number is weak), one shape
-    zero = jnp.zeros(jnp.broadcast_shapes(jnp.shape(x), jnp.shape(a), jnp.shape(loc), jnp.shape(scale)),
-                     dtype=jnp.result_type(x, a, loc, scale, 0.0))
-    x = x + zero
-    a = a + zero
-    loc = loc + zero
-    scale = scale + zero
+    zero = inexact_zero((x, a, loc, scale))     # JAX's promote_args_inexact
+    x, a, loc, scale = x + zero, a + zero, loc + zero, scale + zero
     return jnp.log(cdf(x, a, loc, scale))
 
 
 def sf(x, a, loc=0, scale=1):
-    # JAX's promote_args_inexact: one inexact dtype (a Python number is weak), one shape
-    zero = jnp.zeros(jnp.broadcast_shapes(jnp.shape(x), jnp.shape(a), jnp.shape(loc), jnp.shape(scale)),
-                     dtype=jnp.result_type(x, a, loc, scale, 0.0))
-    x = x + zero
-    a = a + zero
-    loc = loc + zero
-    scale = scale + zero
+    zero = inexact_zero((x, a, loc, scale))     # JAX's promote_args_inexact
+    x, a, loc, scale = x + zero, a + zero, loc + zero, scale + zero
     return special.gammaincc(a, _nonnegative((x - loc) / scale))
 
 
 def logsf(x, a, loc=0, scale=1):
-    # JAX's promote_args_inexact: one inexact dtype (a Python number is weak), one shape
-    zero = jnp.zeros(jnp.broadcast_shapes(jnp.shape(x), jnp.shape(a), jnp.shape(loc), jnp.shape(scale)),
-                     dtype=jnp.result_type(x, a, loc, scale, 0.0))
-    x = x + zero
-    a = a + zero
-    loc = loc + zero
-    scale = scale + zero
+    zero = inexact_zero((x, a, loc, scale))     # JAX's promote_args_inexact
+    x, a, loc, scale = x + zero, a + zero, loc + zero, scale + zero
     return jnp.log(sf(x, a, loc, scale))
 
 

@@ -2,13 +2,12 @@
 gammaln(1 / beta) - |x|^beta; the cdf is differentiable in x only (gammainc's shape is a constant)."""
 import astjax.numpy as jnp
 from .. import special
+from ...numpy._dtypes import inexact_zero
 
 
 def logpdf(x, beta):
-    # JAX's promote_args_inexact: one inexact dtype (a Python number is weak), one shape
-    zero = jnp.zeros(jnp.broadcast_shapes(jnp.shape(x), jnp.shape(beta)), dtype=jnp.result_type(x, beta, 0.0))
-    x = x + zero
-    beta = beta + zero
+    zero = inexact_zero((x, beta))     # JAX's promote_args_inexact
+    x, beta = x + zero, beta + zero
     return jnp.log(0.5 * beta) - special.gammaln(1.0 / beta) - jnp.abs(x) ** beta
 
 
@@ -17,8 +16,6 @@ def pdf(x, beta):
 
 
 def cdf(x, beta):
-    # JAX's promote_args_inexact: one inexact dtype (a Python number is weak), one shape
-    zero = jnp.zeros(jnp.broadcast_shapes(jnp.shape(x), jnp.shape(beta)), dtype=jnp.result_type(x, beta, 0.0))
-    x = x + zero
-    beta = beta + zero
+    zero = inexact_zero((x, beta))     # JAX's promote_args_inexact
+    x, beta = x + zero, beta + zero
     return 0.5 * (1.0 + jnp.sign(x) * special.gammainc(1.0 / beta, jnp.abs(x) ** beta))

@@ -2,16 +2,12 @@
 n-th success with success probability p."""
 import astjax.numpy as jnp
 from .. import special
+from ...numpy._dtypes import inexact_zero
 
 
 def logpmf(k, n, p, loc=0):
-    # JAX's promote_args_inexact: one inexact dtype (a Python number is weak), one shape
-    zero = jnp.zeros(jnp.broadcast_shapes(jnp.shape(k), jnp.shape(n), jnp.shape(p), jnp.shape(loc)),
-                     dtype=jnp.result_type(k, n, p, loc, 0.0))
-    k = k + zero
-    n = n + zero
-    p = p + zero
-    loc = loc + zero
+    zero = inexact_zero((k, n, p, loc))     # JAX's promote_args_inexact
+    k, n, p, loc = k + zero, n + zero, p + zero, loc + zero
     inside = k >= loc
     y = jnp.where(inside, k - loc, 0.0)
     comb = special.gammaln(y + n) - special.gammaln(n) - special.gammaln(y + 1.0)

@@ -1,16 +1,14 @@
 """The wrapped Cauchy distribution on [0, 2 pi], as jax.scipy.stats.wrapcauchy:
 logpdf = log(1 - c^2) - log(2 pi) - log(1 + c^2 - 2 c cos x); nan unless 0 < c < 1."""
 import astjax.numpy as jnp
+from ...numpy._dtypes import inexact_zero
 
 _LOG_2PI = 1.8378770664093453
 
 
 def logpdf(x, c):
-    # JAX's promote_args_inexact: one inexact dtype (a Python number is weak), one shape
-    zero = jnp.zeros(jnp.broadcast_shapes(jnp.shape(x), jnp.shape(c)),
-                     dtype=jnp.result_type(x, c, 0.0))
-    x = x + zero
-    c = c + zero
+    zero = inexact_zero((x, c))     # JAX's promote_args_inexact
+    x, c = x + zero, c + zero
     ok = jnp.logical_and(c > 0, c < 1)
     cs = jnp.where(ok, c, 0.5)
     inside = jnp.logical_and(x >= 0, x <= 2.0 * jnp.pi)
