@@ -118,9 +118,11 @@ def api_boundary(fn):
         except AstjaxError as exc:
             if not isinstance(exc, TransformError):
                 _locate_in_message(exc)
+            give_every_frame_a_line(exc.__cause__)
             raise exc.with_traceback(_without_internal_frames(exc.__traceback__)) from exc.__cause__
         except Exception as exc:
             _note_generated_origin(exc)
+            give_every_frame_a_line(exc)
             raise
     return boundary
 
@@ -135,10 +137,36 @@ def _without_internal_frames(tb):
         if not _is_internal(tb.tb_frame.f_code.co_filename):
             frames.append(tb)
         tb = tb.tb_next
-    filtered = None
+    return _rebuilt(frames)
+
+
+def _rebuilt(frames):
+    """A traceback of these entries. An entry Python 3.11 gives no line (its frame stopped on an instruction
+    the compiler marks as lineless, such as a `with` block's cleanup) gets its function's first line, and no
+    instruction (whose position tools would look up and not find)."""
+    rebuilt = None
     for frame in reversed(frames):
-        filtered = _types.TracebackType(filtered, frame.tb_frame, frame.tb_lasti, frame.tb_lineno)
-    return filtered
+        if frame.tb_lineno is None:
+            lasti, lineno = -1, frame.tb_frame.f_code.co_firstlineno
+        else:
+            lasti, lineno = frame.tb_lasti, frame.tb_lineno
+        rebuilt = _types.TracebackType(rebuilt, frame.tb_frame, lasti, lineno)
+    return rebuilt
+
+
+def give_every_frame_a_line(exc):
+    """Give each traceback entry of `exc` and of the exceptions chained to it a line number: tools that print
+    tracebacks (pytest among them) fail on an entry whose line is None."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        frames, tb = [], exc.__traceback__
+        while tb is not None:
+            frames.append(tb)
+            tb = tb.tb_next
+        if any(frame.tb_lineno is None for frame in frames):
+            exc.__traceback__ = _rebuilt(frames)
+        exc = exc.__cause__ or exc.__context__
 
 
 def _locate_in_message(exc):

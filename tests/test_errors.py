@@ -140,3 +140,43 @@ def test_a_refusal_while_transforming_generated_code_names_the_users_line_too():
     message = str(info.value)
     assert "derived from your line" in message and __file__ in message
     assert 'jnp.einsum("...ij,...jk->...ik", A, A)' in message
+
+
+def _lineless(exc):
+    """`exc` with a traceback entry whose line Python reports as None (as 3.11 does for a frame stopped on a
+    lineless cleanup instruction)."""
+    import types
+    try:
+        raise exc
+    except type(exc) as caught:
+        frame = caught.__traceback__.tb_frame
+    entry = types.TracebackType(None, frame, 10 ** 6, -1)
+    assert entry.tb_lineno is None
+    return exc.with_traceback(entry)
+
+
+@pytest.mark.parametrize("kind", ["astjax", "other"])
+def test_tracebacks_leaving_astjax_give_every_entry_a_line(kind):
+    """pytest (and any tool printing a traceback) fails on an entry whose line is None: every exception leaving
+    a public transformation, and the exceptions chained to it, has lines throughout."""
+    from astjax.errors import AstjaxError, api_boundary
+
+    def raises():
+        inner = _lineless(ValueError("inside generated code"))
+        outer = _lineless(AstjaxError("refused") if kind == "astjax" else RuntimeError("failed"))
+        raise outer from inner
+
+    with pytest.raises((AstjaxError, RuntimeError)) as info:
+        api_boundary(raises)()
+    exc = info.value
+    while exc is not None:
+        tb = exc.__traceback__
+        while tb is not None:
+            assert tb.tb_lineno is not None
+            tb = tb.tb_next
+        exc = exc.__cause__
+
+
+@pytest.mark.xfail(strict=True, reason="raises on purpose: its report must be written (tests/conftest.py)")
+def test_a_failing_test_whose_traceback_has_a_lineless_entry_is_reported():
+    raise _lineless(RuntimeError("a traceback entry without a line"))
