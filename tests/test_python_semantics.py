@@ -307,3 +307,50 @@ def test_methods_of_a_global_array_are_astjax_numpy_functions_under_grad():
     x = np.array([0.5, 1.0, 1.5])
     assert np.allclose(astjax.grad(_weights_with_first_replaced)(x), [2 * 0.5 + 1.0, 2.0 + 2.0, 3.0 + 3.0])
     assert np.allclose(_GLOBAL_WEIGHTS, [1.0, 2.0, 3.0])
+
+
+def tuple_of_generator(x):
+    ys = tuple(x[i] * 2.0 for i in range(3))
+    return ys[0] * ys[2] + jnp.sin(ys[1])
+
+
+def tuple_of_rows(x):
+    rows = tuple(x)
+    return rows[0] * rows[1] + len(rows)
+
+
+def tuple_of_list_literal(x):
+    ys = tuple([x[0], x[1] * x[2]])
+    return ys[0] + ys[1]
+
+
+def squares_as_a_tuple(x):
+    return tuple(v * v for v in x)
+
+
+def tuple_of_a_dict(x):
+    keys = tuple({"a": x[0], "b": x[1]})
+    return x[0] * len(keys)
+
+
+@pytest.mark.parametrize("f", [tuple_of_generator, tuple_of_rows, tuple_of_list_literal])
+def test_tuple_of_a_sequence_differentiates_in_both_modes(f):
+    """`tuple(v * 2 for v in xs)`, `tuple(array)` (its rows) and `tuple([a, b])` are the list's items, as a tuple."""
+    x = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(astjax.grad(f)(x), _fd_grad(f, x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(astjax.jacfwd(f)(x), astjax.grad(f)(x), rtol=1e-12)
+    batch = np.stack([x, x + 1.0])
+    np.testing.assert_allclose(astjax.vmap(astjax.grad(f))(batch), [astjax.grad(f)(b) for b in batch], rtol=1e-12)
+
+
+def test_a_tuple_built_from_a_generator_stays_a_tuple_output():
+    x = np.array([1.0, 2.0, 3.0])
+    y, pull = astjax.vjp(squares_as_a_tuple, x)
+    assert isinstance(y, tuple) and [float(v) for v in y] == [1.0, 4.0, 9.0]
+    np.testing.assert_allclose(pull((1.0, 2.0, 3.0))[0], [2.0, 8.0, 18.0])
+
+
+def test_tuple_of_a_dict_is_refused():
+    """Python's tuple(d) is d's keys: astjax refuses it (as list(d)) rather than guess."""
+    with pytest.raises(astjax.errors.AstjaxError):
+        astjax.grad(tuple_of_a_dict)(np.array([1.0, 2.0]))

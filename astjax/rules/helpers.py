@@ -16,7 +16,7 @@ __all__ = ["batch_broadcast", "inexact_zero", "well_conditioned", "square_unless
            "stack_part_adjoint", "concatenate_part_adjoint",
            "zero_like", "zeros_shaped", "diagonal_adjoint", "repeat_adjoint", "linspace_weights", "meshgrid_axes", "meshgrid_list",
            "tree_leaves_of", "tree_leaves_adjoint", "adjoint_leaves", "leaves_adjoint", "shaped_gradient", "leaves_like", "tree_rebuilt", "cotangent_like", "unique_index", "adjugate",
-           "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "list_items", "iterated", "unshared_item", "not_a_view", "has_key",
+           "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "list_items", "tuple_items", "iterated", "unshared_item", "not_a_view", "has_key",
            "array_holder", "not_a_row", "checked_isinstance", "checked_isscalar", "checked_hasattr", "checked_memory_attribute", "checked_type", "inplace_result", "pad_tangent"]
 
 
@@ -796,6 +796,16 @@ def not_a_view(value, target):
         raise RuntimeRefusal("a value assigned by a tuple assignment is a view of the array it is written into "
                              "(`A[0], A[1] = A[1], A[0]` on rows): NumPy overwrites it before it is read, and astjax "
                              "refuses it. Instead: copy the values first (`A[[0, 1]] = A[[1, 0]]`, or `.copy()`).")
+
+
+def tuple_items(x):
+    """`tuple(...)` of a list (normalization writes `tuple(v * 2 for v in xs)` as `tuple_items([v * 2 for v in
+    xs])`): the same items, as a tuple."""
+    if isinstance(x, (list, tuple)):
+        return tuple(x)
+    from ..errors import RuntimeRefusal
+    raise RuntimeRefusal(f"`tuple(...)` is called on a {type(x).__name__}; astjax differentiates tuple() of a "
+                         "list, tuple, comprehension or generator only. Instead: build the tuple from its items.")
 
 
 def list_items(x):

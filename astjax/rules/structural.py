@@ -156,6 +156,8 @@ structural("item_adjoint", helpers.item_adjoint, "adjoint", "badjoint += tree_it
 # `list(xs)` is normalized to `[v for v in list_items(xs)]` (normalize/container_idioms.py): xs itself, after
 # checking it is a list or tuple (Python would list a dict's keys, an array's rows).
 structural("list_items", helpers.list_items, "x", "bx += by", "dy = dx")
+# `tuple(v * 2 for v in xs)` is normalized to `tuple_items([v * 2 for v in xs])`: the list's items, as a tuple.
+structural("tuple_items", helpers.tuple_items, "x", "bx += by", "dy = dx")
 structural("tree_item_adjoint", helpers.tree_item_adjoint, "g", "bg += item_adjoint(by, i)",
            "dy = tree_item_adjoint(i, dg)")
 structural("stack_adjoint", helpers.stack_adjoint, "g", "bg += stack_items(by, g, axis)",

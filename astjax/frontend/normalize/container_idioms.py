@@ -441,6 +441,8 @@ class ContainerIdioms(Pass):
             return self.dict_copy(node.args[0] if node.args else None)
         if self.is_builtin(func, list) and node.args:
             return self.list_copy(node.args[0])
+        if self.is_builtin(func, tuple) and node.args:         # tuple(v * 2 for v in xs): the list, as a tuple
+            return gast.Call(func=name("tuple_items"), args=[self.list_copy(node.args[0])], keywords=[])
         if (self.is_builtin(func, max) or self.is_builtin(func, min)) and len(node.args) == 1 and hoist:
             return self.extremum_of_sequence(func, node.args[0])
         return node
