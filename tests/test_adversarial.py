@@ -30,7 +30,8 @@ def _params():
         if c.name in SAMPLED_OUT:
             continue
         reason = KNOWN_FAILURES.get(c.name)
-        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        # a SLOW case depends on the machine's speed: it may pass on a quiet one without being fixed
+        marks = [pytest.mark.xfail(strict=not reason.startswith("SLOW"), reason=reason)] if reason else []
         params.append(pytest.param(c, id=c.name, marks=marks))
     return params
 
