@@ -25,7 +25,7 @@ from astjax.rules.helpers import (array_adjoint, array_items, attribute_adjoint,
                                   concatenate_part_adjoint, dynamic_slice_adjoint, field_of_adjoint,
                                   index_adjoint, index_adjoint_part, item_adjoint, pad_adjoint, pad_tangent, pad_constant_adjoint, pad_constant_tangent, inplace_result, stack_adjoint, stack_items,
                                   stack_part, stack_part_adjoint, tree_item_adjoint, unbroadcast, unreduce,
-                                  part_at, placed_at, cleared_at, list_items)
+                                  part_at, placed_at, cleared_at, list_items, tuple_items)
 
 Case = namedtuple("Case", "primitive label fn args argnums")
 
@@ -1890,6 +1890,15 @@ def list_items_copy(a, b, w):
 
 
 case("list_items", "of_list", list_items_copy, normal(3), normal(3))
+
+
+def tuple_items_of_list(a, b, w):
+    """`tuple(...)` is normalized through tuple_items (normalize/container_idioms.py)."""
+    xs = tuple_items([a, b])
+    return jnp.sum(w * xs[0] * jnp.sin(xs[1]))
+
+
+case("tuple_items", "of_list", tuple_items_of_list, normal(3), normal(3))
 from rule_cases_tensordot import CASES as _tensordot; CASES += _tensordot
 from rule_cases_more import CASES as _more; CASES += _more  # noqa: E402 (astjax/numpy/_more.py)
 from rule_cases_api import CASES as _api; CASES += _api  # noqa: E402 (API coverage: linalg array-API names, block, ...)
