@@ -1,4 +1,7 @@
 """Functions whose normalized source tests/test_normalize.py checks (astjax reads source from files)."""
+import functools
+import operator
+
 import numpy as np
 
 import astjax.numpy as jnp
@@ -146,3 +149,7 @@ def delete_then_read(x):
     y = x * 2.0
     del y
     return y
+
+
+def reduce_product(x):
+    return functools.reduce(operator.mul, x, 2.0)

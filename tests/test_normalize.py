@@ -292,3 +292,16 @@ def test_with_blocks_that_only_change_warnings_run_their_body():
                 x = np.log(x)
             return x
     """)
+
+
+def test_functools_reduce_becomes_its_loop_and_operator_mul_the_operator():
+    from astjax.frontend.normalize import ContainerIdioms, OperatorFunctions
+    assert run(cases.reduce_product, ContainerIdioms, OperatorFunctions) == expect("""
+        def reduce_product(x):
+            _s1 = x
+            iterated(_s1)
+            _r1 = 2.0
+            for _i1 in range(0, len(_s1)):
+                _r1 = _r1 * _s1[_i1]
+            return _r1
+    """)

@@ -2,7 +2,9 @@
 
 Each test pins a fix found by tests/adversarial/semantics.py.
 """
+import functools
 import math
+import operator
 
 import numpy as np
 import pytest
@@ -354,3 +356,48 @@ def test_tuple_of_a_dict_is_refused():
     """Python's tuple(d) is d's keys: astjax refuses it (as list(d)) rather than guess."""
     with pytest.raises(astjax.errors.AstjaxError):
         astjax.grad(tuple_of_a_dict)(np.array([1.0, 2.0]))
+
+
+def _product(a, b):
+    return a * b
+
+
+def reduce_with_a_function(x):
+    return functools.reduce(_product, [x[0], x[1], x[2]])
+
+
+def reduce_with_an_operator_and_initial(x):
+    return functools.reduce(operator.mul, x, 2.0)
+
+
+def reduce_with_a_lambda(x):
+    return functools.reduce(lambda acc, v: acc + v * v, (v * 2.0 for v in x), 0.0)
+
+
+def operator_functions(x):
+    return operator.mul(x[0], x[1]) + operator.truediv(x[2], operator.neg(x[1])) + operator.getitem(x, 0) ** 2
+
+
+@pytest.mark.parametrize("f", [reduce_with_a_function, reduce_with_an_operator_and_initial, reduce_with_a_lambda,
+                               operator_functions])
+def test_functools_reduce_and_operator_functions_differentiate(f):
+    """functools.reduce is the loop Python runs; operator.mul(a, b) is a * b."""
+    x = np.array([1.5, 2.0, 3.0])
+    np.testing.assert_allclose(astjax.grad(f)(x), _fd_grad(f, x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(astjax.jacfwd(f)(x), astjax.grad(f)(x), rtol=1e-12)
+
+
+def test_operator_functions_compile_under_jit():
+    x = np.array([1.5, 2.0, 3.0])
+    assert float(astjax.jit(operator_functions)(x)) == pytest.approx(float(operator_functions(x)), rel=1e-12)
+    np.testing.assert_allclose(astjax.jit(astjax.grad(operator_functions))(x), astjax.grad(operator_functions)(x))
+
+
+def reduce_over_a_dict(d):
+    return functools.reduce(_product, d)
+
+
+def test_reduce_over_a_dict_is_refused():
+    """Python reduces a dict's keys: astjax refuses it rather than reduce its values."""
+    with pytest.raises(astjax.errors.AstjaxError):
+        astjax.grad(reduce_over_a_dict)({"a": 1.0, "b": 2.0})

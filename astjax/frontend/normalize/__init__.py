@@ -16,6 +16,7 @@ from .reserved_names import ReservedNames
 from .type_inspection import TypeInspection
 from .builtin_extrema import BuiltinExtrema
 from .builtin_divmod import BuiltinDivmod
+from .operator_functions import OperatorFunctions
 from .aliasing import Aliasing
 from .call_signatures import CallSignatures
 from .object_records import ObjectRecords
@@ -40,7 +41,7 @@ from .list_operands import ListOperands
 __all__ = ["normalize", "PASSES"]
 
 PASSES = (ModuleAliases, WarningContexts, LocalDeletes, LoopElse, WalrusAssignments, CallSignatures, ObjectRecords, Aliasing, ReservedNames, TypeInspection,
-          BuiltinExtrema, BuiltinDivmod, TreeMapCalls, MapCalls, ContainerIdioms, ClosureFactories, LocalFunctionValues, LocalFunctions, MethodCalls,
+          BuiltinExtrema, BuiltinDivmod, TreeMapCalls, MapCalls, ContainerIdioms, OperatorFunctions, ClosureFactories, LocalFunctionValues, LocalFunctions, MethodCalls,
           FunctionArguments, ScipyCalls, NumpyCalls, ArrayAssembly, AugmentedAssignment, LaxControlFlow, TupleAssignment, ControlFlow,
           OnePrimitivePerStatement, ListOperands)
 

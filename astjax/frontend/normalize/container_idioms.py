@@ -32,6 +32,7 @@ lambda, a comprehension, a conditional expression, `and`/`or`, a `while` test)
 is not made: the construct is then refused by the later passes.
 """
 import copy
+import functools
 
 import gast
 
@@ -430,6 +431,10 @@ class ContainerIdioms(Pass):
             if func.attr == "get" and 1 <= len(node.args) <= 2 and not node.keywords and hoist:
                 return self.get(func.value, node.args)
             return node
+        if (self.is_builtin(func, functools.reduce) and 2 <= len(node.args) <= 3 and not node.keywords and hoist
+                and isinstance(node.args[0], (gast.Name, gast.Attribute, gast.Lambda))
+                and not any(isinstance(a, gast.Starred) for a in node.args)):
+            return self.reduction(*node.args)
         if node.keywords or len(node.args) > 1 or any(isinstance(a, gast.Starred) for a in node.args):
             return node
         if self.is_builtin(func, sorted) and node.args:
@@ -473,6 +478,45 @@ class ContainerIdioms(Pass):
                                                                            keywords=[]),
                                      body=[step], orelse=[], type_comment=None))
         return name(best)
+
+    def reduction(self, step, sequence, initial=None):
+        """`functools.reduce(f, xs, init)` -> the loop Python runs (without `init`, xs[0] starts it)::
+
+            _s = xs
+            iterated(_s)                       # a dict or set is refused (Python reduces its keys)
+            _r = init                          # or: _r = _s[0], and the loop starts at 1
+            for _i in range(0, len(_s)):
+                _r = _f(_r, _s[_i])
+
+        `f` is a function's name or attribute (called by it in the loop) or a lambda (bound to a local name).
+        """
+        held_step = self.bound_lambda(step) if isinstance(step, gast.Lambda) else step
+        if isinstance(sequence, gast.GeneratorExp):
+            sequence = gast.ListComp(elt=sequence.elt, generators=sequence.generators)
+        held = self.context.namer.fresh("_s")
+        result = self.context.namer.fresh("_r")
+        position = self.context.namer.fresh("_i")
+        self.emitted.append(gast.Assign(targets=[store(held)], value=sequence, type_comment=None))
+        self.emitted.append(gast.Expr(value=gast.Call(func=name("iterated"), args=[name(held)], keywords=[])))
+        if initial is None:
+            start, first = 1, gast.Subscript(value=name(held), slice=gast.Constant(value=0, kind=None), ctx=gast.Load())
+        else:
+            start, first = 0, initial
+        self.emitted.append(gast.Assign(targets=[store(result)], value=first, type_comment=None))
+        item = gast.Subscript(value=name(held), slice=name(position), ctx=gast.Load())
+        step_call = gast.Assign(targets=[store(result)], value=gast.Call(
+            func=copy.deepcopy(held_step), args=[name(result), item], keywords=[]), type_comment=None)
+        bounds = [gast.Constant(value=start, kind=None), gast.Call(func=name("len"), args=[name(held)], keywords=[])]
+        self.emitted.append(gast.For(target=store(position), iter=gast.Call(func=name("range"), args=bounds,
+                                                                           keywords=[]),
+                                     body=[step_call], orelse=[], type_comment=None))
+        return name(result)
+
+    def bound_lambda(self, step):
+        """A lambda given to reduce, bound to a local name (local functions are inlined where called)."""
+        label = self.context.namer.fresh("_f")
+        self.emitted.append(gast.Assign(targets=[store(label)], value=step, type_comment=None))
+        return name(label)
 
     def get(self, mapping, args):
         """`d.get(k, default)` -> `if has_key(d, k): _t = d[k] else: _t = default`."""
