@@ -37,6 +37,11 @@ from .while_tests import fold_while_tests
 from .sum_accumulations import sum_accumulations
 from .scalar_code import fold_in_callees, fold_scalar_unbroadcasts
 from .seed_constants import inline_seed_constants
+from .inline_callees import inline_callees
+from .fused_branches import fuse_branches
+from .same_branches import merge_same_branches
+from .propagated_constants import propagate_constants
+from .returned_values import return_assigned_values
 
 __all__ = ["specialized_source"]
 
@@ -70,6 +75,7 @@ def specialized_source(run, general_text):
         if node.name not in ran_as_printed and node.name not in observed.entries:
             others = [n for n in specialized if n.name not in ran_as_printed]
             fold_in_callees(node, callers, others)     # a vjp_ of a branch not taken, called with numbers only
+    specialized = _finish(specialized, observed)
     problem = _reproduces(specialized, observed)
     if problem:
         return general_text + _note(problem)
@@ -91,6 +97,40 @@ def _specialize(node, namespace, observed):
     drop_idle_saves(node)
     fold_while_tests(node)
     return sum_accumulations(inline_seed_constants(cleanup(node)))
+
+
+def _finish(functions, observed):
+    """The passes over all the generated functions together: straight-line callees written out where
+    they are called (inline_callees.py), numbers written where they are the only value a name holds
+    (propagated_constants.py), the usual cleanup again, and `v = e; return v` as `return e`
+    (returned_values.py, last: the cleanup passes see returns at the top of a function only)."""
+    namespaces = {f.name: _namespace_of(f.name, observed) for f in functions}
+    functions = inline_callees(functions, namespaces)
+    for node in functions:
+        fuse_branches(node)
+        propagate_constants(node)
+        sum_accumulations(cleanup(node, temporaries=_branch_flags(node, _temporaries(node.name, namespaces))))
+        return_assigned_values(merge_same_branches(node))
+    return functions
+
+
+def _branch_flags(node, temporaries):
+    """The temporaries read only in `if` tests (`a_gt_b`): cleanup may write their test in the `if`."""
+    tests = {id(n) for stmt in gast.walk(node) if isinstance(stmt, gast.If) for n in gast.walk(stmt.test)}
+    loads = {}
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            loads.setdefault(n.id, []).append(id(n) in tests)
+    return frozenset(t for t in temporaries if loads.get(t) and all(loads[t]))
+
+
+def _temporaries(name, namespaces):
+    """The names the derivation gave its temporaries in the generated function `name` (codegen/readable_names.py)."""
+    for namespace in namespaces.values():
+        source = getattr((namespace or {}).get(name), "__astjax_function_source__", None)
+        if source is not None:
+            return frozenset(getattr(source, "temporaries", ()))
+    return frozenset()
 
 
 class _Fold(gast.NodeTransformer):
