@@ -131,8 +131,11 @@ def _inline_statement(block, i, name, params, result):
 def _inline_tuple(block, i, calls, params, result):
     """`_b1 = f(x)` whose `_b1` the next statement reads only as `_b1[k]`: those reads get the items."""
     stmt = block[i]
-    if not (len(calls) == 1 and isinstance(stmt, gast.Assign) and stmt.value is calls[0]
-            and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)):
+    if not (len(calls) == 1 and isinstance(stmt, gast.Assign) and stmt.value is calls[0] and len(stmt.targets) == 1):
+        return False
+    if isinstance(stmt.targets[0], gast.Tuple):
+        return _inline_unpacked(block, i, calls[0], params, result)
+    if not isinstance(stmt.targets[0], gast.Name):
         return False
     target = stmt.targets[0].id
     later = [j for j in range(i + 1, len(block)) if not _is_comment(block[j])]
@@ -150,6 +153,21 @@ def _inline_tuple(block, i, calls, params, result):
     bound = _bind(params, calls[0].args, result)
     _ReplaceItems(target, bound.elts).visit(following)
     block[i] = gast.Pass()                    # the assignment goes: nothing reads `_b1` any more
+    return True
+
+
+def _inline_unpacked(block, i, call, params, result):
+    """`ba, dba = f(x)` returning `(e1, e2)`: `ba = e1` and `dba = e2`, where no item reads a target."""
+    targets = block[i].targets[0].elts
+    if len(targets) != len(result.elts) or not all(isinstance(t, gast.Name) for t in targets):
+        return False
+    bound = _bind(params, call.args, result)
+    names = {t.id for t in targets}
+    if len(names) != len(targets) or any(isinstance(n, gast.Name) and n.id in names
+                                         for item in bound.elts for n in gast.walk(item)):
+        return False
+    block[i:i + 1] = [gast.Assign(targets=[gast.Name(id=t.id, ctx=gast.Store(), annotation=None, type_comment=None)],
+                                  value=item, type_comment=None) for t, item in zip(targets, bound.elts)]
     return True
 
 
