@@ -235,3 +235,11 @@ def test_second_order_prints_without_shape_helpers_and_runs_right(name, example,
 def test_a_second_derivative_that_is_zero_prints_as_zero():
     text = astjax.source(astjax.grad(astjax.grad(F.mul_with_call)), 1.5, 2.0)
     assert "return 0.0" in text and "jvp_vjp" not in text
+
+
+def test_a_temporary_read_once_in_a_for_header_is_written_there():
+    _, text = _printed_function("serial_for", (1.1, 2))
+    assert "for i in reversed(range(n + 1)):" in text and "n_plus_1" not in text
+    printed, _ = _printed_function("serial_for", (1.1, 2))
+    for args in [(1.1, 2), (0.9, 4)]:
+        assert np.allclose(printed(np.float32(args[0]), args[1]), astjax.grad(F.serial_for)(*args), rtol=1e-5)
