@@ -243,3 +243,31 @@ def test_a_temporary_read_once_in_a_for_header_is_written_there():
     printed, _ = _printed_function("serial_for", (1.1, 2))
     for args in [(1.1, 2), (0.9, 4)]:
         assert np.allclose(printed(np.float32(args[0]), args[1]), astjax.grad(F.serial_for)(*args), rtol=1e-5)
+
+
+def test_branches_do_not_fuse_when_the_first_jumps():
+    node = fuse_branches(_function("""
+        def f(c, xs):
+            for x in xs:
+                if c:
+                    break
+                y = x * 2.0
+                if c:
+                    y = y + 1.0
+            return y
+        """))
+    assert _body(node).count("if c:") == 2
+
+
+def test_a_number_is_not_propagated_past_a_continue():
+    node = propagate_constants(_function("""
+        def f(xs):
+            b = 1.0
+            for x in xs:
+                b = x
+                if x > 0:
+                    continue
+                b = 1.0
+            return b * 2.0
+        """))
+    assert "return b * 2.0" in _body(node)

@@ -14,8 +14,8 @@ The reverse sweep tests a branch's flag twice: once going forward, once coming b
 is the last thing the forward sweep does that the reverse sweep undoes, a teacher writes one `if`
 holding both halves. Two `if` statements of one block with the same test fuse when the statements
 between them can run before the first one: they neither read nor write what its branches write, do
-not write what they read, have no effects (a push or pop), and nothing between writes what the test
-reads. Blocks that became neighbours inside the fused branches fuse again (an `elif` chain), and a
+not write what they read, have no effects (a push or pop), nothing between writes what the test
+reads, and the first branches do not jump (`return`, `raise`, `break`, `continue`). Blocks that became neighbours inside the fused branches fuse again (an `elif` chain), and a
 push there followed by its pop with nothing in between is cleanup's to remove.
 """
 import gast
@@ -64,7 +64,7 @@ def _partner(block, i):
     written = _writes(first)
     read = _reads(first)
     test_reads = _reads_expr(first.test)
-    if test_reads & written or _has_effects(first.test):
+    if test_reads & written or _has_effects(first.test) or _jumps(first):
         return None
     for j in range(i + 1, len(block)):
         stmt = block[j]
@@ -77,6 +77,11 @@ def _partner(block, i):
         if _writes(stmt) & (written | read | test_reads) or _reads(stmt) & written:
             return None
     return None
+
+
+def _jumps(stmt):
+    """A `return`, `raise`, `break` or `continue` in the first branch would skip what moves before it."""
+    return any(isinstance(n, (gast.Return, gast.Raise, gast.Break, gast.Continue)) for n in gast.walk(stmt))
 
 
 def _has_effects(stmt):

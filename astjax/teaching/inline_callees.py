@@ -89,7 +89,7 @@ def _as_expression(callee, generated):
 def _inline_into(caller, callee, expression, comments, namespace):
     params, result = expression
     free = {n.id for n in gast.walk(result) if isinstance(n, gast.Name)} - set(params)
-    if not _same_meaning(free, callee.name, namespace):
+    if not _same_meaning(free, callee.name, namespace) or free & _locals(caller):
         return False
     done = False
     for owner in list(gast.walk(caller)):
@@ -180,6 +180,16 @@ def _simple_arguments(call, params):
         return False
     return all(isinstance(a, (gast.Name, gast.Constant)) or
                (isinstance(a, gast.UnaryOp) and isinstance(a.operand, gast.Constant)) for a in call.args)
+
+
+def _locals(function_node):
+    """The caller's parameters and the names it assigns: a global of the callee's would be shadowed."""
+    names = {a.id for a in function_node.args.args + function_node.args.kwonlyargs}
+    for extra in (function_node.args.vararg, function_node.args.kwarg):
+        if extra is not None:
+            names.add(extra.id)
+    return names | {n.id for n in gast.walk(function_node) if isinstance(n, gast.Name)
+                    and not isinstance(n.ctx, gast.Load)}
 
 
 def _same_meaning(free, callee_name, namespace):

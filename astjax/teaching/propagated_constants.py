@@ -11,7 +11,7 @@ product. A read of a name is replaced by a number when every assignment that can
 (through branches and loops, found by a forward data-flow walk over the structured code) is that one
 assignment of a number. Constant folding then turns `1.0 * 3.0` into `3.0` and `1.0 * a` into `a`,
 and the assignment goes when no read is left that it reaches. A function with statements the walk
-does not model (`try`, `with`, nested functions, `global`) is left as it is.
+does not model (`try`, `with`, `break`, `continue`, nested functions, `global`) is left as it is.
 """
 import gast
 
@@ -110,7 +110,12 @@ class _Walk:
             return state
         if isinstance(stmt, gast.Pass):
             return state
-        raise _Unmodelled()
+        if isinstance(stmt, gast.Raise):        # the path ends: what follows sees the state from before
+            for part in (stmt.exc, stmt.cause):
+                if part is not None:
+                    self.reads(part, state)
+            return state
+        raise _Unmodelled()                    # break and continue among them: their states go elsewhere
 
     def reads(self, expr, state, store_too=False):
         for node in gast.walk(expr):

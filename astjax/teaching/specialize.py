@@ -76,7 +76,10 @@ def specialized_source(run, general_text):
         if node.name not in ran_as_printed and node.name not in observed.entries:
             others = [n for n in specialized if n.name not in ran_as_printed]
             fold_in_callees(node, callers, others)     # a vjp_ of a branch not taken, called with numbers only
-    specialized = _finish(specialized, observed)
+    try:
+        specialized = _finish(specialized, observed)
+    except Exception as exc:      # noqa: BLE001 -- a printing pass that failed: print the general form
+        return general_text + _note(f"a printing pass raised {type(exc).__name__}: {exc}")
     problem = _reproduces(specialized, observed)
     if problem:
         return general_text + _note(problem)
