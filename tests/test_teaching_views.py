@@ -271,3 +271,22 @@ def test_a_number_is_not_propagated_past_a_continue():
             return b * 2.0
         """))
     assert "return b * 2.0" in _body(node)
+
+
+import astjax.scipy.stats.norm as _norm  # noqa: E402
+
+
+def _put_like(S, K=100.0, T=1.0):
+    return _norm.cdf((S - K) / T) * S
+
+
+def test_standalone_source_keeps_each_functions_own_defaults():
+    """`_put_like`'s default `K=100.0` and `norm.cdf`'s `loc=0.0` were both `_default1`: the
+    standalone text used 100.0 for `loc` too (a silently wrong derivative). Each gets its own name."""
+    g = astjax.grad(_put_like)
+    for args in [(), (np.float64(97.8),)]:
+        text = astjax.source(g, *args, standalone=True) if args else astjax.source(g, standalone=True)
+        namespace = {"__name__": "printed_put_like"}
+        exec(compile(text, "<printed>", "exec"), namespace)
+        printed = namespace[re.search(r"^def (\w+)\(", text, re.M).group(1)]
+        assert np.allclose(printed(np.float64(97.8)), g(np.float64(97.8)), rtol=1e-9), text
