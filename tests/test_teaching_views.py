@@ -290,3 +290,13 @@ def test_standalone_source_keeps_each_functions_own_defaults():
         exec(compile(text, "<printed>", "exec"), namespace)
         printed = namespace[re.search(r"^def (\w+)\(", text, re.M).group(1)]
         assert np.allclose(printed(np.float64(97.8)), g(np.float64(97.8)), rtol=1e-9), text
+
+
+def test_explain_puts_a_fused_branchs_header_beside_the_lines_it_governs():
+    text = str(astjax.explain(astjax.grad(F.multiarg_if), 1.5))
+    forward, reverse = text.split("# reverse sweep")
+    assert "if a < b - a * b:" not in forward
+    rows = [line for line in reverse.splitlines() if " | " in line]
+    at = next(i for i, line in enumerate(rows) if line.split(" | ")[0].strip().endswith("a = a * a"))
+    assert rows[at].split(" | ")[1].strip() == "if a < b - a * b:"
+    assert rows[at + 1].split(" | ")[1].strip() == "ba = a + a"
