@@ -300,3 +300,23 @@ def test_explain_puts_a_fused_branchs_header_beside_the_lines_it_governs():
     at = next(i for i, line in enumerate(rows) if line.split(" | ")[0].strip().endswith("a = a * a"))
     assert rows[at].split(" | ")[1].strip() == "if a < b - a * b:"
     assert rows[at + 1].split(" | ")[1].strip() == "ba = a + a"
+
+
+def test_a_branch_that_only_picks_a_value_is_a_conditional_expression():
+    _, text = _printed_function("multiarg_if", (1.5,))
+    assert "b = 3.0 if a * a / 3.0 > 0 else 4.0" in text
+    from astjax.teaching.conditional_assignments import conditional_assignments
+    node = conditional_assignments(_function("""
+        def f(a):
+            if a > 0:
+                # from line 3: b = a
+                b = a
+            else:
+                b = 2.0
+            if a > 1:
+                c = a
+            else:
+                d = a
+            return b
+        """))
+    assert _body(node).count("if a >") == 2           # a branch with a comment, or two names, stays an `if`

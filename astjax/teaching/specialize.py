@@ -39,6 +39,7 @@ from .scalar_code import fold_in_callees, fold_scalar_unbroadcasts
 from .seed_constants import inline_seed_constants
 from .inline_callees import inline_callees
 from .fused_branches import fuse_branches
+from .conditional_assignments import conditional_assignments
 from .header_temporaries import substitute_header_temporaries
 from .same_branches import merge_same_branches
 from .propagated_constants import propagate_constants
@@ -116,7 +117,7 @@ def _finish(functions, observed):
         temporaries = _temporaries(node.name, namespaces)
         sum_accumulations(cleanup(node, temporaries=_branch_flags(node, temporaries)))
         substitute_header_temporaries(node, temporaries)
-        return_assigned_values(merge_same_branches(node))
+        return_assigned_values(conditional_assignments(merge_same_branches(node)))
     return functions
 
 
