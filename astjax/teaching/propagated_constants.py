@@ -26,7 +26,9 @@ class _Unmodelled(Exception):
 
 def propagate_constants(function_node):
     reaching = {}
-    state = {a.id: frozenset([_OTHER]) for a in function_node.args.args}
+    args = function_node.args
+    params = args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a is not None]
+    state = {a.id: frozenset([_OTHER]) for a in params}
     try:
         _Walk(reaching).block(function_node.body, state)
     except _Unmodelled:

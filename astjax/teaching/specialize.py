@@ -12,6 +12,14 @@
                             write a while loop's test back into its header (while_tests.py);
                             `b = e; b += f` as `b = e + f` (sum_accumulations.py); a seed
                             read once written where it is read (seed_constants.py);
+                            then over all the functions together (_finish): straight-line
+                            callees written out where called (inline_callees.py), a branch's
+                            forward and reverse halves as one `if` (fused_branches.py), numbers
+                            propagated (propagated_constants.py), equal branches merged
+                            (same_branches.py), value-picking branches as conditional
+                            expressions (conditional_assignments.py), a temporary read once in
+                            a `for` header written there (header_temporaries.py), and
+                            `v = e; return v` as `return e` (returned_values.py);
                             run the result on the same arguments and compare.
 
 The general source is printed instead (with a note saying why) when the run
@@ -105,10 +113,8 @@ def _specialize(node, namespace, observed):
 
 
 def _finish(functions, observed):
-    """The passes over all the generated functions together: straight-line callees written out where
-    they are called (inline_callees.py), numbers written where they are the only value a name holds
-    (propagated_constants.py), the usual cleanup again, and `v = e; return v` as `return e`
-    (returned_values.py, last: the cleanup passes see returns at the top of a function only)."""
+    """The passes over all the generated functions together (see the module docstring); the cleanup
+    passes run again in between, and returned_values.py runs last (cleanup sees top-level returns only)."""
     namespaces = {f.name: _namespace_of(f.name, observed) for f in functions}
     functions = inline_callees(functions, namespaces)
     for node in functions:
