@@ -320,3 +320,18 @@ def test_a_branch_that_only_picks_a_value_is_a_conditional_expression():
             return b
         """))
     assert _body(node).count("if a >") == 2           # a branch with a comment, or two names, stays an `if`
+
+
+def test_an_accumulation_past_an_independent_statement_is_one_sum():
+    from teaching import newton_sqrt
+    text = astjax.source(astjax.grad(newton_sqrt), 4.0)
+    assert "bx = b_t1 - b_t1 * a_over_x / x" in text and "bx +=" not in text
+    from astjax.teaching.sum_accumulations import sum_accumulations
+    node = sum_accumulations(_function("""
+        def f(a, x):
+            b = a
+            x = x * 2.0
+            b += x
+            return b
+        """))
+    assert "b += x" in _body(node)            # the added x is written between: the sum may not move up
