@@ -10,13 +10,14 @@
     else:                                       ba = ba * 3.0
         ba = ba * 3.0
 
-The reverse sweep tests a branch's flag twice: once going forward, once coming back. Where the branch
-is the last thing the forward sweep does that the reverse sweep undoes, a teacher writes one `if`
-holding both halves. Two `if` statements of one block with the same test fuse when the statements
-between them can run before the first one: they neither read nor write what its branches write, do
-not write what they read, have no effects (a push or pop), nothing between writes what the test
-reads, and the first branches do not jump (`return`, `raise`, `break`, `continue`). Blocks that became neighbours inside the fused branches fuse again (an `elif` chain), and a
-push there followed by its pop with nothing in between is cleanup's to remove.
+The reverse sweep tests a branch's flag twice: once going forward, once coming back. Where the branch is
+the last thing the forward sweep does that the reverse sweep undoes, a teacher writes one `if` holding
+both halves. Two `if` statements of one block with the same test fuse when the statements between them
+can run before the first one: they neither read nor write what its branches write, do not write what
+they read, have no effects (a push or pop), nothing between writes what the test reads, and the first
+branches do not jump (`return`, `raise`, `break`, `continue`). Blocks that became neighbours inside the
+fused branches fuse again (an `elif` chain), and a push there followed by its pop with nothing in
+between is cleanup's to remove.
 """
 import gast
 

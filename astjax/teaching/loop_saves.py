@@ -15,13 +15,14 @@ each step:
         aa = pop(_tape)
         t_plus_1 = pop(_tape)
 
-A temporary computed from the loop index and names that never change (`t + 1`, `inputs[t]`) is
-computed again at the start of the reverse step instead of saved. Another one is pushed at the end
-of the forward step (after it is computed) and popped at the start of the reverse step. Both hold
-only where the save is the first of its forward step and the restore the last of its reverse step
-(so moving them keeps the tape's last-in first-out order), which push feeds which pop is what a run
-on the example arguments showed (`unread_saves._observed_pairs`), and the temporary is read nowhere
-but in those two loops. A while loop (reversed as `for _k1 in range(_n1)`) gets the second form. `specialize.py` checks the result reproduces the general code.
+A temporary computed from the loop index and names that never change (`t + 1`, `inputs[t]`) is computed
+again at the start of the reverse step instead of saved. Another one is pushed at the end of the forward
+step (after it is computed) and popped at the start of the reverse step. Both hold only where the save
+is the first of its forward step and the restore the last of its reverse step (so moving them keeps the
+tape's last-in first-out order), which push feeds which pop is what a run on the example arguments
+showed (`unread_saves._observed_pairs`), and the temporary is read nowhere but in those two loops. A
+while loop (reversed as `for _k1 in range(_n1)`) gets the second form. `specialize.py` checks the result
+reproduces the general code.
 """
 import copy
 

@@ -70,8 +70,8 @@ class _Walk:
             state = dict(state)
             for target in stmt.targets:
                 self.reads_in_target(target, state)
-                number = (len(stmt.targets) == 1 and isinstance(target, gast.Name) and isinstance(stmt.value, gast.Constant)
-                          and type(stmt.value.value) in (int, float))
+                number = (len(stmt.targets) == 1 and isinstance(target, gast.Name)
+                          and isinstance(stmt.value, gast.Constant) and type(stmt.value.value) in (int, float))
                 for name in _stored(target):
                     state[name] = frozenset([stmt if number else _OTHER])
             return state

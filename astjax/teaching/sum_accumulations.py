@@ -6,10 +6,11 @@
     bprediction = -(bq * _t3)   ->      bprediction = -(bq * _t3) + bq * label
     bprediction += bq * label
 
-Only where the statements between (comments, or plain assignments without calls) neither read nor
-write the variable nor anything the added expression reads, where the added expression does not read
-the variable, and the sum stays within one line of 88 characters; `b = e; b += -f` prints `b = e - f`. A `+=` of an ndarray adds in place,
-a `+` makes a new array: the same numbers; `specialize.py` checks the result anyway.
+Only where the statements between (comments, or plain assignments without calls) neither read nor write
+the variable nor anything the added expression reads, where the added expression does not read the
+variable, and the sum stays within one line of 88 characters; `b = e; b += -f` prints `b = e - f`. A
+`+=` of an ndarray adds in place, a `+` makes a new array: the same numbers; `specialize.py` checks the
+result anyway.
 """
 import gast
 
