@@ -18,7 +18,7 @@ from adversarial.harness import fd_grad  # noqa: E402
 NAMES = [name for name, _, _ in L.CORPUS]
 
 # What docs/teaching.md records; lower them when the printing gets shorter, never raise them.
-MAX_PRINTED_LINES = 276
+MAX_PRINTED_LINES = 212
 MAX_DEFECTS = {"opaque adjoints": 0, "= None": 0, "pushes never read": 0, "shape helpers on scalars": 0}
 
 
@@ -76,7 +76,7 @@ def _text(name):
 
 def test_a_save_nothing_reads_leaves_the_tape():
     text = _text("overwrite_call")            # `x = jnp.sum(x)`: the old x is only needed for its shape
-    assert "_tape" not in text and "bx = jnp.full((3,), bx)" in text
+    assert "_tape" not in text and "return jnp.full((3,), bx)" in text
 
 
 def test_loop_temporaries_are_saved_after_they_are_computed():
@@ -109,19 +109,20 @@ def test_a_while_loop_keeps_its_test_in_its_header():
 
 
 def test_an_adjoint_assigned_then_accumulated_is_one_sum():
-    text = _text("gradgrad_chain_of_multcalls")
-    assert "bc = _b1[0] + _b1[1]" in text and "+=" not in text
+    text = _text("logistic_regression")
+    assert "bprediction = -(blabel_probabilities * _t3) + blabel_probabilities * label" in text
+    assert "+=" not in text
 
 
 def test_saves_of_a_variable_only_its_restores_assign_go_in_every_branch():
     text = _text("nested_if")                # `a = a * a` is dead once the restore follows: a never changes
-    assert "_tape" not in text and "ba = ba * 3.0" in text     # the branch the example did not take too
+    assert "_tape" not in text and "ba = 3.0" in text     # the branch the example did not take too
 
 
 def test_branches_the_example_did_not_take_lose_unread_saves_and_scalar_unbroadcasts():
     text = _text("multiarg_if")              # a = 1.5 takes the first branch only
-    assert "unbroadcast" not in text and "ba = ba / b" in text and "ba = ba * b" in text
-    assert text.count("push(_tape") == 1 and text.count("pop(_tape)") == 1
+    assert "unbroadcast" not in text and "ba = 1.0 / b" in text and "return ba * b" in text
+    assert "_tape" not in text           # the taken branch's push and pop meet once its halves are one `if`
 
 
 def test_a_save_whose_variable_nothing_changes_before_the_restore_goes():
@@ -131,4 +132,4 @@ def test_a_save_whose_variable_nothing_changes_before_the_restore_goes():
 
 def test_a_derivative_the_example_never_called_still_loses_scalar_unbroadcasts():
     text = _text("if_mul_with_call")         # a = 1.5 < b: vjp__inner_fn (the a > b branch) never ran
-    assert "unbroadcast" not in text and "ba = bout * b" in text
+    assert "unbroadcast" not in text and "vjp_" not in text and "return b\n" in text

@@ -7,6 +7,7 @@ Each site keeps the set of argument signatures it saw (shapes and dtypes of
 arrays, the values of ints, tuples and None), so a fold can ask whether every
 execution of the site agreed.
 """
+import inspect
 import sys
 from typing import NamedTuple
 
@@ -18,7 +19,8 @@ __all__ = ["Seen", "CallSites", "watch_calls"]
 class Seen(NamedTuple):
     """One argument as a fold needs to know it."""
     kind: str          # "array" (ndarray, NumPy scalar), "float" (a Python float), "value", "other",
-    #                    "ints" (merged_at: the int values several executions saw, in `value`)
+    #                    "ints" (merged_at: the int values several executions saw, in `value`),
+    #                    "tuple" (of arrays and floats, a `*operands` argument: their Seens in `value`)
     shape: tuple = None
     dtype: str = None
     value: object = None
@@ -33,6 +35,9 @@ class Seen(NamedTuple):
             return cls("value", value=value)
         if isinstance(value, tuple) and all(isinstance(v, (int, type(None))) for v in value):
             return cls("value", value=value)
+        if isinstance(value, tuple) and value and all(
+                isinstance(v, (np.ndarray, np.generic, float)) and not isinstance(v, bool) for v in value):
+            return cls("tuple", value=tuple(cls.of(v) for v in value))
         return cls("other")
 
     def __str__(self):
@@ -121,7 +126,7 @@ def _record(observed, caller, callee):
     if index >= len(positions) or None in positions[index]:
         return
     code = callee.f_code
-    names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+    names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & inspect.CO_VARARGS)]
     arguments = frozenset((n, Seen.of(callee.f_locals.get(n))) for n in names)
     key = (caller.f_code.co_name,) + tuple(positions[index])
     writable = {n for n in names if isinstance(callee.f_locals.get(n), np.ndarray)

@@ -123,11 +123,12 @@ def _pair(left, main, user):
     for line in main[1:]:
         match = _FROM_LINE.match(line)
         if match:
+            headers = _opening_headers(block, len(line) - len(line.lstrip()))
             if block:
                 sections.append((caption, current, block))
             number = int(match.group(1))
             current = [by_number.get(number, f"{number:>4}  {match.group(2)}")]
-            caption, block = None, []
+            caption, block = None, headers
             if not any(s[0] and s[0].startswith("reverse") for s in sections):
                 caption = "reverse sweep: from your last line back to your first, each adjoint beside its line"
             continue
@@ -135,6 +136,23 @@ def _pair(left, main, user):
     if block:
         sections.append((caption, current, block))
     return sections
+
+
+def _opening_headers(block, indent):
+    """Pop from `block` the `if ...:` / `elif ...:` / `else:` lines that open the block a comment at `indent` is in.
+
+    A branch printed as one `if` holding its forward and reverse halves (fused_branches.py) opens in
+    one section and continues in the next: its header goes with the lines it governs."""
+    headers = []
+    while block and _branch_header(block[-1]) and len(block[-1]) - len(block[-1].lstrip()) < indent:
+        headers.insert(0, block.pop())
+        indent = len(headers[0]) - len(headers[0].lstrip())
+    return headers
+
+
+def _branch_header(line):
+    text = line.strip()
+    return text.endswith(":") and (text.startswith(("if ", "elif ")) or text == "else:")
 
 
 def _labelled(line):

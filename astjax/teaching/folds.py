@@ -110,6 +110,34 @@ def _zeros_shaped(nodes, seen):
     return gast.parse(f"jnp.zeros({shape.value!r}{dtype})", mode="eval").body
 
 
+@fold_for(helpers.broadcast_like)
+def _broadcast_like(nodes, seen):
+    """A tangent already shaped like what its operands broadcast to is itself."""
+    t, operands = seen["t"], seen["operands"]
+    if operands.kind != "tuple" or not all(o.kind == "array" for o in operands.value):
+        return None
+    shape = np.broadcast_shapes(*(o.shape for o in operands.value))
+    if t.kind == "array" and t.shape == shape:
+        return nodes["t"]
+    if t.kind == "float" and shape == () and operands.value[0].dtype.startswith("float"):
+        return nodes["t"]          # a Python float meeting a float scalar takes its dtype anyway (weak type)
+    return None
+
+
+@fold_for(jnp.zeros_like)
+def _zeros_like(nodes, seen):
+    """`jnp.zeros_like(ba)` of a float32 number is `0.0`; of an array, zeros of its shape."""
+    a = seen["a"]
+    if any(seen[k].kind != "value" or seen[k].value is not None for k in ("dtype", "shape")):
+        return None
+    if a.kind == "float" or (_arrays(a) and a.shape == () and a.dtype == "float32"):
+        return _literal(0.0)
+    if not _arrays(a) or not a.dtype.startswith("float"):
+        return None
+    dtype = "" if a.dtype == "float32" else f", jnp.{a.dtype}"
+    return gast.parse(f"jnp.zeros({a.shape!r}{dtype})", mode="eval").body
+
+
 @fold_for(helpers.reduced_size)
 def _reduced_size(nodes, seen):
     x = seen["x"]

@@ -15,13 +15,14 @@ each step:
         aa = pop(_tape)
         t_plus_1 = pop(_tape)
 
-A temporary computed from the loop index and names that never change (`t + 1`, `inputs[t]`) is
-computed again at the start of the reverse step instead of saved. Another one is pushed at the end
-of the forward step (after it is computed) and popped at the start of the reverse step. Both hold
-only where the save is the first of its forward step and the restore the last of its reverse step
-(so moving them keeps the tape's last-in first-out order), which push feeds which pop is what a run
-on the example arguments showed (`unread_saves._observed_pairs`), and the temporary is read nowhere
-but in those two loops. `specialize.py` checks the result reproduces the general code.
+A temporary computed from the loop index and names that never change (`t + 1`, `inputs[t]`) is computed
+again at the start of the reverse step instead of saved. Another one is pushed at the end of the forward
+step (after it is computed) and popped at the start of the reverse step. Both hold only where the save
+is the first of its forward step and the restore the last of its reverse step (so moving them keeps the
+tape's last-in first-out order), which push feeds which pop is what a run on the example arguments
+showed (`unread_saves._observed_pairs`), and the temporary is read nowhere but in those two loops. A
+while loop (reversed as `for _k1 in range(_n1)`) gets the second form. `specialize.py` checks the result
+reproduces the general code.
 """
 import copy
 
@@ -63,7 +64,8 @@ def _rewrite(function_node, places, push_call, pop_call):
         return False
     forward_block, forward_loop = places[id(push_stmt)]
     reverse_block, reverse_loop = places[id(pop_stmt)]
-    if not (isinstance(forward_loop, gast.For) and isinstance(reverse_loop, gast.For) and forward_loop is not reverse_loop
+    if not (isinstance(forward_loop, (gast.For, gast.While)) and isinstance(reverse_loop, gast.For)
+            and forward_loop is not reverse_loop
             and forward_block is forward_loop.body and reverse_block is reverse_loop.body):
         return False
     code = [s for s in forward_block if not _is_comment(s)]
@@ -96,12 +98,26 @@ def _rewrite(function_node, places, push_call, pop_call):
                                             value=copy.deepcopy(assignment.value), type_comment=None))
     else:
         forward_block.remove(push_stmt)
-        forward_block.append(push_stmt)
+        if isinstance(forward_loop, gast.While):
+            forward_block.insert(_end_of_saves(forward_block, assignment), push_stmt)
+        else:
+            forward_block.append(push_stmt)
         reverse_block.remove(pop_stmt)
         reverse_block.insert(0, pop_stmt)
     for stmt in placeholders:
         function_node.body.remove(stmt)
     return True
+
+
+def _end_of_saves(block, assignment):
+    """Where the moved push goes: after the temporary's assignment and every other save of the step
+    (the step's last push), before what follows them (a while loop's test, which while_tests.py
+    writes back into the header when it ends the body)."""
+    last = block.index(assignment)
+    for i, stmt in enumerate(block):
+        if any(_is_call(n, "push") for n in gast.walk(stmt)):
+            last = max(last, i)
+    return last + 1
 
 
 def _places(function_node):
@@ -170,6 +186,8 @@ def _recomputable(function_node, value, forward_loop, reverse_loop):
     if not all(isinstance(n, (gast.Name, gast.Constant, gast.BinOp, gast.Subscript, gast.Load, gast.operator))
                for n in gast.walk(value)):
         return False
+    if not isinstance(forward_loop, gast.For):
+        return False                     # a while loop's step has no index to recompute from
     index = forward_loop.target
     if not (isinstance(index, gast.Name) and isinstance(reverse_loop.target, gast.Name)
             and reverse_loop.target.id == index.id and _reverses(reverse_loop.iter, forward_loop.iter)):

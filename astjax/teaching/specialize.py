@@ -12,6 +12,14 @@
                             write a while loop's test back into its header (while_tests.py);
                             `b = e; b += f` as `b = e + f` (sum_accumulations.py); a seed
                             read once written where it is read (seed_constants.py);
+                            then over all the functions together (_finish): straight-line
+                            callees written out where called (inline_callees.py), a branch's
+                            forward and reverse halves as one `if` (fused_branches.py), numbers
+                            propagated (propagated_constants.py), equal branches merged
+                            (same_branches.py), value-picking branches as conditional
+                            expressions (conditional_assignments.py), a temporary read once in
+                            a `for` header written there (header_temporaries.py), and
+                            `v = e; return v` as `return e` (returned_values.py);
                             run the result on the same arguments and compare.
 
 The general source is printed instead (with a note saying why) when the run
@@ -37,6 +45,13 @@ from .while_tests import fold_while_tests
 from .sum_accumulations import sum_accumulations
 from .scalar_code import fold_in_callees, fold_scalar_unbroadcasts
 from .seed_constants import inline_seed_constants
+from .inline_callees import inline_callees
+from .fused_branches import fuse_branches
+from .conditional_assignments import conditional_assignments
+from .header_temporaries import substitute_header_temporaries
+from .same_branches import merge_same_branches
+from .propagated_constants import propagate_constants
+from .returned_values import return_assigned_values
 
 __all__ = ["specialized_source"]
 
@@ -70,6 +85,10 @@ def specialized_source(run, general_text):
         if node.name not in ran_as_printed and node.name not in observed.entries:
             others = [n for n in specialized if n.name not in ran_as_printed]
             fold_in_callees(node, callers, others)     # a vjp_ of a branch not taken, called with numbers only
+    try:
+        specialized = _finish(specialized, observed)
+    except Exception as exc:      # noqa: BLE001 -- a printing pass that failed: print the general form
+        return general_text + _note(f"a printing pass raised {type(exc).__name__}: {exc}")
     problem = _reproduces(specialized, observed)
     if problem:
         return general_text + _note(problem)
@@ -91,6 +110,40 @@ def _specialize(node, namespace, observed):
     drop_idle_saves(node)
     fold_while_tests(node)
     return sum_accumulations(inline_seed_constants(cleanup(node)))
+
+
+def _finish(functions, observed):
+    """The passes over all the generated functions together (see the module docstring); the cleanup
+    passes run again in between, and returned_values.py runs last (cleanup sees top-level returns only)."""
+    namespaces = {f.name: _namespace_of(f.name, observed) for f in functions}
+    functions = inline_callees(functions, namespaces)
+    for node in functions:
+        fuse_branches(node)
+        propagate_constants(node)
+        temporaries = _temporaries(node.name, namespaces)
+        sum_accumulations(cleanup(node, temporaries=_branch_flags(node, temporaries)))
+        substitute_header_temporaries(node, temporaries)
+        return_assigned_values(conditional_assignments(merge_same_branches(node)))
+    return functions
+
+
+def _branch_flags(node, temporaries):
+    """The temporaries read only in `if` tests (`a_gt_b`): cleanup may write their test in the `if`."""
+    tests = {id(n) for stmt in gast.walk(node) if isinstance(stmt, gast.If) for n in gast.walk(stmt.test)}
+    loads = {}
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            loads.setdefault(n.id, []).append(id(n) in tests)
+    return frozenset(t for t in temporaries if loads.get(t) and all(loads[t]))
+
+
+def _temporaries(name, namespaces):
+    """The names the derivation gave its temporaries in the generated function `name` (codegen/readable_names.py)."""
+    for namespace in namespaces.values():
+        source = getattr((namespace or {}).get(name), "__astjax_function_source__", None)
+        if source is not None:
+            return frozenset(getattr(source, "temporaries", ()))
+    return frozenset()
 
 
 class _Fold(gast.NodeTransformer):

@@ -6,7 +6,9 @@ astjax.generated), the user's own functions and modules (imported from where
 they live, or their source copied when they live in a script or notebook), and
 values bound when the derivative was built (defaults, globals: written as
 literals). A value that cannot be written as source is named in a comment at
-the top, so nothing is silently left out.
+the top, so nothing is silently left out. Two generated functions that bind one name to different
+values (each its own default `_default1`) get one definition each: the second function's reads are
+renamed (`_default1_2`).
 """
 import builtins
 import importlib
@@ -29,16 +31,27 @@ def standalone_source(text, namespaces):
 
     `namespaces`: {generated function name: the globals it runs with}."""
     module = parse_printed(text)
-    defined = {node.name for node in module.body if isinstance(node, gast.FunctionDef)}
+    functions = {node.name: node for node in module.body if isinstance(node, gast.FunctionDef)}
+    defined = set(functions)
     imports, definitions, missing = [], [], []
-    done = set(defined)
-    work = [(name, namespaces.get(fn)) for fn, name in _free_names(module, defined)]
+    done = {}                  # name -> the value written for it
+    renamed = False
+    work = [(fn, name, namespaces.get(fn)) for fn, name in _free_names(module, defined)]
     while work:
-        name, namespace = work.pop(0)
-        if name in done or namespace is None or name not in namespace:
+        reader, name, namespace = work.pop(0)
+        if name in defined or namespace is None or name not in namespace:
             continue
-        done.add(name)
         value = namespace[name]
+        if name in done:
+            if _same_value(done[name], value):
+                continue
+            if reader not in functions:        # two copied user functions disagree: say so, never guess
+                missing.append(f"`{name}` (two different values of that name)")
+                continue
+            fresh = _fresh_name(name, set(done) | defined)
+            _rename_reads(functions[reader], name, fresh)     # `loc=_default1` of another function
+            renamed, name = True, fresh
+        done[name] = value
         if GENERATED_NAMESPACE.get(name, _NOTHING) is value:
             continue
         line = _import_line(name, value)
@@ -53,7 +66,7 @@ def standalone_source(text, namespaces):
         if copied is not None:
             definitions.append(copied)
             function_module = parse_printed(copied)
-            work.extend((free, value.__globals__) for _, free in _free_names(function_module, {name}))
+            work.extend((name, free, value.__globals__) for _, free in _free_names(function_module, {name}))
             continue
         missing.append(f"`{name}` ({type(value).__name__})")
     head = ["from astjax.generated import *"]
@@ -62,11 +75,36 @@ def standalone_source(text, namespaces):
     head += sorted(set(imports) - set(head))
     if missing:
         head.insert(0, "# not standalone: define " + ", ".join(missing) + " before running this code")
+    if renamed:
+        from ..codegen.unparse import unparse
+        text = unparse(module)
     parts = ["\n".join(head)] + definitions + [text.strip()]
     return "\n\n\n".join(part.strip() for part in parts if part.strip()) + "\n"
 
 
 _NOTHING = object()
+
+
+def _same_value(a, b):
+    """Whether one written definition serves both: the same object, or the same literal."""
+    if a is b:
+        return True
+    literal = _literal(a)
+    return literal is not None and literal == _literal(b) and type(a) is type(b)
+
+
+def _fresh_name(name, taken):
+    n = 2
+    while f"{name}_{n}" in taken:
+        n += 1
+    return f"{name}_{n}"
+
+
+def _rename_reads(function_node, old, new):
+    """Every read of the global `old` in `function_node` (its defaults too) reads `new`."""
+    for node in gast.walk(function_node):
+        if isinstance(node, gast.Name) and node.id == old and isinstance(node.ctx, gast.Load):
+            node.id = new
 
 
 def _free_names(module, defined):

@@ -6,9 +6,11 @@
     bprediction = -(bq * _t3)   ->      bprediction = -(bq * _t3) + bq * label
     bprediction += bq * label
 
-Only for adjacent statements (comments between are fine) where the added expression does not read
-the variable and the sum stays within one line of 88 characters. A `+=` of an ndarray adds in place,
-a `+` makes a new array: the same numbers; `specialize.py` checks the result anyway.
+Only where the statements between (comments, or plain assignments without calls) neither read nor write
+the variable nor anything the added expression reads, where the added expression does not read the
+variable, and the sum stays within one line of 88 characters; `b = e; b += -f` prints `b = e - f`. A
+`+=` of an ndarray adds in place, a `+` makes a new array: the same numbers; `specialize.py` checks the
+result anyway.
 """
 import gast
 
@@ -48,20 +50,56 @@ def _block(block, depth):
     while i < len(block):
         first = block[i]
         j = i + 1
-        while j < len(block) and _is_comment(block[j]):
+        between = []
+        while j < len(block) and (_is_comment(block[j]) or _independent(block[j], first)):
+            between.append(block[j])
             j += 1
         second = block[j] if j < len(block) else None
         if (isinstance(first, gast.Assign) and len(first.targets) == 1 and isinstance(first.targets[0], gast.Name)
                 and isinstance(second, gast.AugAssign) and isinstance(second.op, gast.Add)
                 and isinstance(second.target, gast.Name) and second.target.id == first.targets[0].id
-                and not _reads(second.value, second.target.id) and not _reads(first.value, "__comment__")):
-            total = gast.BinOp(left=first.value, op=gast.Add(), right=second.value)
+                and not _reads(second.value, second.target.id) and not _reads(first.value, "__comment__")
+                and not any(_assigned(s) & _names(second.value) for s in between)):
+            total = _sum(first.value, second.value)
             merged = gast.Assign(targets=first.targets, value=total, type_comment=None)
             if len(unparse(merged).strip()) + 4 * depth <= _WIDTH:
                 first.value = total
                 del block[j]
                 continue
         i += 1
+
+
+def _independent(stmt, first):
+    """A plain assignment between `first` and its accumulation that neither reads nor writes its name."""
+    if not (isinstance(first, gast.Assign) and len(first.targets) == 1 and isinstance(first.targets[0], gast.Name)):
+        return False
+    if not isinstance(stmt, (gast.Assign, gast.AugAssign)):
+        return False
+    name = first.targets[0].id
+    targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target]
+    if not all(isinstance(t, gast.Name) and t.id != name for t in targets):
+        return False
+    return not _reads(stmt.value, name) and not any(isinstance(n, gast.Call) for n in gast.walk(stmt.value))
+
+
+def _assigned(stmt):
+    if _is_comment(stmt):
+        return set()
+    targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target]
+    return {t.id for t in targets if isinstance(t, gast.Name)}
+
+
+def _names(expr):
+    return {n.id for n in gast.walk(expr) if isinstance(n, gast.Name)}
+
+
+def _sum(left, right):
+    """`left + right`, written `left - e` where `right` is `-e` (or a product led by a negation)."""
+    from ..optimize.constant_folding import _without_leading_negation
+    positive = _without_leading_negation(right)
+    if positive is not None:
+        return gast.BinOp(left=left, op=gast.Sub(), right=positive)
+    return gast.BinOp(left=left, op=gast.Add(), right=right)
 
 
 def _reads(expr, name):

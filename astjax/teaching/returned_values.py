@@ -1,0 +1,98 @@
+"""A value assigned and then returned is returned directly.
+
+    ba = bout * b                 ->      return bout * b
+    return ba
+
+    if a > 0:                     ->      if a > 0:
+        ba = 3.0                              return 3.0
+    else:                                 else:
+        ba = 2.0                              return 2.0
+    return ba
+
+    ba += ba                      ->      return ba + ba
+    return ba
+
+A teacher writes `return b`, not a name for it on the line before. Only for a `return v` right after
+(comments between are fine) the statement that last assigns `v`: an assignment, an augmented
+assignment (`v += e` returns `v + e`: the same numbers, without changing an array in place), or an
+`if`/`else` every branch of which ends in such an assignment (the `return` moves into each branch).
+Run last: the cleanup passes see returns at the top of a function only.
+"""
+import gast
+
+__all__ = ["return_assigned_values"]
+
+_AUGMENTED = (gast.Add, gast.Sub, gast.Mult, gast.Div)
+_MAX_RETURNED_SIZE = 10      # expression nodes
+
+
+def return_assigned_values(function_node):
+    _block(function_node.body)
+    return function_node
+
+
+def _block(block):
+    """Fold the `return v` that ends `block` (a list of statements) into what assigns `v`; True if done."""
+    real = [i for i, s in enumerate(block) if not _is_comment(s)]
+    if len(real) < 2:
+        return False
+    ret, last = block[real[-1]], block[real[-2]]
+    if not (isinstance(ret, gast.Return) and isinstance(ret.value, gast.Name)):
+        return False
+    name = ret.value.id
+    if not _folds(last, name) or _named_in_comments(block[:real[-1]], name):
+        return False
+    comments = block[real[-2] + 1:real[-1]]
+    replacement = _fold(last, name)
+    block[real[-2]:] = replacement[:-1] + comments + replacement[-1:]
+    return True
+
+
+def _folds(stmt, name):
+    """Whether `stmt` followed by `return name` folds (see the module docstring)."""
+    if isinstance(stmt, gast.Assign):
+        return (len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == name
+                and _short(stmt.value))
+    if isinstance(stmt, gast.AugAssign):
+        return (isinstance(stmt.target, gast.Name) and stmt.target.id == name and isinstance(stmt.op, _AUGMENTED)
+                and _short(stmt.value))
+    if isinstance(stmt, gast.If):
+        if not stmt.orelse:
+            return False
+        return all(_branch_folds(branch, name) for branch in (stmt.body, stmt.orelse))
+    return False
+
+
+def _short(expr):
+    """A returned expression reads well up to about `bb * a + bb * a`; a longer one keeps its name."""
+    return sum(1 for n in gast.walk(expr) if isinstance(n, gast.expr)) <= _MAX_RETURNED_SIZE
+
+
+def _named_in_comments(stmts, name):
+    """Whether a comment among `stmts` names `name` (a textbook identity `... so bb = a @ by`): keep it."""
+    import re
+    pattern = re.compile(rf"(?<![\w.]){re.escape(name)}(?!\w)")
+    return any(_is_comment(s) and pattern.search(str(s.value.args[0].value)) for s in stmts)
+
+
+def _branch_folds(branch, name):
+    real = [s for s in branch if not _is_comment(s)]
+    return bool(real) and _folds(real[-1], name)
+
+
+def _fold(stmt, name):
+    """The statements that replace `stmt; return name` (the last one the return itself, for comments)."""
+    if isinstance(stmt, gast.Assign):
+        return [gast.Return(value=stmt.value)]
+    if isinstance(stmt, gast.AugAssign):
+        target = gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
+        return [gast.Return(value=gast.BinOp(left=target, op=stmt.op, right=stmt.value))]
+    for branch in (stmt.body, stmt.orelse):
+        branch.append(gast.Return(value=gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)))
+        _block(branch)
+    return [stmt]
+
+
+def _is_comment(stmt):
+    return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
+            and isinstance(stmt.value.func, gast.Name) and stmt.value.func.id == "__comment__")
