@@ -203,6 +203,8 @@ def _per_element(loop, function, context, counter):
     leaves = fusion.arrays + fusion.scalars
     if fusion.windows or any(name in locals_ for leaf in leaves for name in _names(leaf, gast.Load)):
         return None          # a leaf is read once, before the loop: it must not read what the loop writes
+    if any(isinstance(leaf, gast.Subscript) for leaf in fusion.scalars):
+        return None          # read before the loop, an item could raise where a loop that never runs would not
     counter[0] += 1
     label = context.bind(f"_while_{counter[0]}", None, ())
     context.kernels.append((label, _blocked_kernel(label, guarded, live, locals_, types, fusion, statements, mask),
