@@ -223,3 +223,93 @@ def test_fast_tanh_is_within_two_ulp_of_numpy(dtype, bound):
     got = each(special)
     np.testing.assert_array_equal(got, np.tanh(special))
     assert np.signbit(got[1])
+
+
+# ------------------------------------------------------------------ vmap's masked while loops, per element
+def newton_sqrt(a):
+    """A data-dependent while loop per element: vmap runs it masked until no element is active."""
+    x = a
+    while jnp.abs(x * x - a) > 1e-5 * a:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def steps_to_threshold(a, w):
+    """The loop reads a reduction of an unbatched argument: its body is not elementwise over the batch."""
+    x = a
+    while x < jnp.sum(w):
+        x = x * 2.0 + jnp.max(w)
+    return x
+
+
+def row_newton(a):
+    """One mask per row (the loop test reduces over the row): carried values have more axes than the mask."""
+    x = a
+    while jnp.any(jnp.abs(x * x - a) > 1e-5 * a):
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def _positive(shape, dtype):
+    return rng.uniform(0.5, 50.0, size=shape).astype(dtype)
+
+
+LONG = bool(os.environ.get("ASTJAX_LONG_PROPERTIES"))
+
+
+@pytest.mark.parametrize("dtype", HEAVY_DTYPES)
+@pytest.mark.parametrize("shape", [(1,), (600,), (3, 4)] + ([(9,), (1, 5)] if LONG else []))
+def test_a_masked_while_loop_runs_per_element_and_agrees(dtype, shape):
+    fn = astjax.vmap(newton_sqrt) if len(shape) == 1 else astjax.vmap(astjax.vmap(newton_sqrt))
+    jitted = _check(fn, lambda: (_positive(shape, dtype),), dtype, rtol=1e-30)      # to the bit
+    if len(shape) == 1:          # nested vmap loops over the outer batch and runs the inner loop per element
+        text = jitted.lower(_positive(shape, dtype)).source
+        assert "_while_1(" in text and "while active:" in text
+
+
+def test_a_masked_while_loop_of_converged_elements_and_empty_batches_agrees():
+    jitted = astjax.jit(astjax.vmap(newton_sqrt))
+    for a in (np.array([4.0, 9.0, 1.0], np.float32), np.ones(5, np.float32), np.zeros(0, np.float32),
+              np.array([4.0, np.nan, 2.0], np.float32)[:2]):
+        np.testing.assert_array_equal(np.asarray(jitted(a)), np.asarray(astjax.vmap(newton_sqrt)(a)))
+
+
+def test_a_masked_while_loop_with_a_reduction_inside_keeps_its_masked_form():
+    fn = astjax.vmap(steps_to_threshold, in_axes=(0, None))
+    jitted = _check(fn, lambda: (_positive((6,), np.float32), _positive((3,), np.float32)), np.float32,
+                    rtol=1e-30)
+    assert "_while_" not in jitted.lower(_positive((6,), np.float32), _positive((3,), np.float32)).source
+
+
+def test_a_masked_while_loop_with_one_mask_per_row_keeps_its_masked_form():
+    jitted = _check(astjax.vmap(row_newton), lambda: (_positive((3, 4), np.float32),), np.float32, rtol=1e-30)
+    assert "_while_" not in jitted.lower(_positive((3, 4), np.float32)).source
+
+
+# ------------------------------------------------------------------ unbroadcast between equal shapes
+def layer_loss(w, x, y):
+    return jnp.sum((jnp.tanh(jnp.dot(x, w)) - y) ** 2)
+
+
+def repeated_sum(x, y):
+    """Adjoints that are the spread seed itself (unbroadcast to an equal shape), added into several times."""
+    return jnp.sum(x + x + y * x + y)
+
+
+@pytest.mark.parametrize("dtype", HEAVY_DTYPES)
+@pytest.mark.parametrize("dims", [(4, 5, 3)] + ([(1, 5, 1), (3, 1, 2)] if LONG else []))
+def test_per_example_gradients_agree(dtype, dims):
+    batch, n_in, n_out = dims
+    fn = astjax.vmap(astjax.grad(layer_loss), in_axes=(None, 0, 0))
+    make = lambda: (_array((n_in, n_out), dtype), _array((batch, n_in), dtype), _array((batch, n_out), dtype))  # noqa: E731
+    _check(fn, make, dtype, rtol=1e-5 if dtype == np.float32 else 1e-12)
+
+
+@pytest.mark.parametrize("dtype", HEAVY_DTYPES)
+def test_adjoints_that_alias_the_seed_are_never_added_into_in_place(dtype):
+    make = lambda: (_array((3, 4), dtype), _array((3, 4), dtype))  # noqa: E731
+    jitted = _check(astjax.grad(repeated_sum, argnums=(0, 1)), make, dtype)
+    x, y = make()
+    gx, gy = jitted(x, y)
+    np.testing.assert_allclose(np.asarray(gx), 2 + y, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(gy), 1 + x, rtol=1e-6)

@@ -9,6 +9,7 @@ first call observed (jit/observe.py), and rewrites one concern:
     tape_stacks          the one heterogeneous tape becomes one typed stack per saved variable
     weak_scalars         a Python number meeting an array takes the array's dtype (JAX's weak types)
     python_numbers       an operator on two Python numbers keeps Python's meaning (no int64 wrap, x / 0 raises)
+    masked_while_loops   vmap's masked `while any(m)` over elementwise statements becomes a while loop per element
     fuse_elementwise     a tree of elementwise operations on arrays becomes one loop
     stencil_loops        a loop nest accumulating one fused loop into an array becomes one kernel, rows outermost
     numba_calls          each primitive call becomes its Numba lowering; `+=` becomes `b = b + e`
@@ -19,6 +20,7 @@ import copy
 
 from .fuse_elementwise import fuse_elementwise
 from .inline_callees import inline_callees
+from .masked_while_loops import run_masked_loops_per_element
 from .numba_calls import lower_calls
 from .python_numbers import keep_python_arithmetic
 from .stencil_loops import interchange_stencils
@@ -77,6 +79,7 @@ def lower_function(context):
     split_tape(node, context)
     cast_weak_scalars(node, context)
     keep_python_arithmetic(node, context)
+    run_masked_loops_per_element(node, context)
     fuse_elementwise(node, context)
     interchange_stencils(node, context)
     lower_calls(node, context)
