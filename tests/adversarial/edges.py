@@ -1192,28 +1192,28 @@ def one_base_power(x):
     return np.sum(1.0 ** x) + np.sum(2.0 ** x) + np.sum(np.exp2(x))
 
 
-both(one_base_power, v3)
+both(one_base_power, v3, batteries=("hess", "jit", "vmap"))
 
 
 def square_float_exponent_negative_base(x):
     return np.sum(x ** 2.0) + np.sum(x ** 3.0) + np.sum(np.power(x, 2.0) * x)
 
 
-both(square_float_exponent_negative_base, lambda r: (vec(r, 3, -1.5, -0.2),))
+both(square_float_exponent_negative_base, lambda r: (vec(r, 3, -1.5, -0.2),), batteries=("hess", "jit", "vmap"))
 
 
 def negative_integer_powers(x):
     return np.sum(x ** -1) + np.sum(x ** -2) + np.sum(np.power(x, -3)) + np.sum(x ** np.int64(-2))
 
 
-both(negative_integer_powers, lambda r: (np.array([-1.3, 0.7, 1.6]) + vec(r, 3) * 0.1,))
+both(negative_integer_powers, lambda r: (np.array([-1.3, 0.7, 1.6]) + vec(r, 3) * 0.1,), batteries=("hess", "jit", "vmap"))
 
 
 def builtin_pow_and_math_pow(x):
     return np.sum(pow(x, 2)) + pow(x[0], 3) + np.sum(pow(x, -1.0))
 
 
-both(builtin_pow_and_math_pow, lambda r: (pos(r, 3),))
+both(builtin_pow_and_math_pow, lambda r: (pos(r, 3),), batteries=("hess", "jit", "vmap"))
 
 
 def integer_power_of_integer_array(x):
@@ -1221,35 +1221,35 @@ def integer_power_of_integer_array(x):
     return np.sum(x ** k) + np.sum(x * (k // 2))
 
 
-both(integer_power_of_integer_array, lambda r: (pos(r, 3),))
+both(integer_power_of_integer_array, lambda r: (pos(r, 3),), batteries=("hess", "jit", "vmap"))
 
 
 def floor_divide_negative_floats(x):
     return np.sum((x // 0.3) * x) + np.sum(x // -0.7) + np.sum(np.floor_divide(x, 0.25) * x * x)
 
 
-both(floor_divide_negative_floats, lambda r: (vec(r, 4, -2.0, 2.0),))
+both(floor_divide_negative_floats, lambda r: (vec(r, 4, -2.0, 2.0),), batteries=("hess", "jit", "vmap"))
 
 
 def remainder_negative_floats(x):
     return np.sum((x % 1.0) * x) + np.sum(x % -0.7) + np.sum(np.mod(x, 0.3) ** 2)
 
 
-both(remainder_negative_floats, lambda r: (vec(r, 4, -2.0, 2.0),))
+both(remainder_negative_floats, lambda r: (vec(r, 4, -2.0, 2.0),), batteries=("hess", "jit", "vmap"))
 
 
 def fmod_versus_mod(x):
     return np.sum(np.fmod(x, 0.7) * x) + np.sum(np.remainder(x, 0.7)) + np.sum(np.fmod(x, -0.3))
 
 
-both(fmod_versus_mod, lambda r: (vec(r, 4, -2.0, 2.0),))
+both(fmod_versus_mod, lambda r: (vec(r, 4, -2.0, 2.0),), batteries=("hess", "jit", "vmap"))
 
 
 def remainder_wrt_traced_divisor(x):
     return np.sum(np.remainder(x[:2], x[2:]) * 2.0) + np.sum(np.fmod(x[:2], x[2:]))
 
 
-both(remainder_wrt_traced_divisor, lambda r: (np.array([1.7, -2.3, 0.6, -0.9]) + vec(r, 4) * 0.05,))
+both(remainder_wrt_traced_divisor, lambda r: (np.array([1.7, -2.3, 0.6, -0.9]) + vec(r, 4) * 0.05,), batteries=("hess", "jit", "vmap"))
 
 
 def divmod_builtin_on_array(x):
@@ -1257,7 +1257,7 @@ def divmod_builtin_on_array(x):
     return np.sum(q * x) + np.sum(m * m)
 
 
-both(divmod_builtin_on_array, lambda r: (vec(r, 4, -2.0, 2.0),))
+both(divmod_builtin_on_array, lambda r: (vec(r, 4, -2.0, 2.0),), batteries=("hess", "jit", "vmap"))
 
 
 def python_floor_mod_scalars(x):
@@ -1265,7 +1265,7 @@ def python_floor_mod_scalars(x):
     return (a // 1.0) * x[1] + (a % 1.0) * x[2] + (-a) % 0.5
 
 
-both(python_floor_mod_scalars, v3)
+both(python_floor_mod_scalars, v3, batteries=("hess", "jit", "vmap"))
 
 
 def _check_f32(point):
@@ -1324,7 +1324,7 @@ def bool_mask_multiplied_in(x):
     return np.sum(x * m) + np.sum(m * 2.0 * x * x) + np.sum((1 - m) * x) + np.sum(~m * x * 3.0)
 
 
-both(bool_mask_multiplied_in, v4)
+both(bool_mask_multiplied_in, v4, batteries=("hess", "jit", "vmap"))
 
 
 def bool_sum_then_divide(x):
@@ -1332,28 +1332,28 @@ def bool_sum_then_divide(x):
     return np.sum(x * m) / max(np.sum(m), 1) + np.sum(m) / 4 * x[0]
 
 
-both(bool_sum_then_divide, v4)
+both(bool_sum_then_divide, v4, batteries=("hess", "jit", "vmap"))
 
 
 def where_vs_mask_product_same(x):
     return np.sum(np.where(x > 0, x, 0.0) ** 2) - np.sum((x * (x > 0)) ** 2) + np.sum(x)
 
 
-both(where_vs_mask_product_same, v4)
+both(where_vs_mask_product_same, v4, batteries=("hess", "jit", "vmap"))
 
 
 def sqrt_of_square_and_hypot(x):
     return np.sum(np.sqrt(x * x + 1e-3)) + np.hypot(x[0], x[1]) + np.sum(np.cbrt(x) ** 3)
 
 
-both(sqrt_of_square_and_hypot, lambda r: (np.array([0.5, -0.8, 1.2]) + vec(r, 3) * 0.1,))
+both(sqrt_of_square_and_hypot, lambda r: (np.array([0.5, -0.8, 1.2]) + vec(r, 3) * 0.1,), batteries=("hess", "jit", "vmap"))
 
 
 def sign_times_abs(x):
     return np.sum(np.sign(x) * np.abs(x) * x) + np.sum(np.copysign(x, -1.0)) + np.sum(np.heaviside(x, 0.5) * x)
 
 
-both(sign_times_abs, v4)
+both(sign_times_abs, v4, batteries=("hess", "jit", "vmap"))
 
 
 def float_comparisons_select(x):
@@ -1361,7 +1361,7 @@ def float_comparisons_select(x):
     return np.sum(y * np.arange(1.0, 5.0))
 
 
-both(float_comparisons_select, v4)
+both(float_comparisons_select, v4, batteries=("hess", "jit", "vmap"))
 
 
 def piecewise_function(x):
@@ -1376,7 +1376,7 @@ def log_sum_exp_stable_by_hand(x):
     return m + np.log(np.sum(np.exp(x - m)))
 
 
-both(log_sum_exp_stable_by_hand, v4)
+both(log_sum_exp_stable_by_hand, v4, batteries=("hess", "vmap"))
 
 
 def log_sum_exp_with_tied_max(x):
@@ -1395,7 +1395,7 @@ def integer_exponent_overflow_guard(x):
     return np.sum(x ** k) + np.sum(x ** (k - 1)) + np.sum(x ** float(k))
 
 
-both(integer_exponent_overflow_guard, v3)
+both(integer_exponent_overflow_guard, v3, batteries=("hess", "jit", "vmap"))
 
 
 def nan_to_num_and_isfinite(x):
@@ -1410,14 +1410,14 @@ def expm1_log1p_tiny(x):
     return np.sum(np.expm1(x * 1e-6)) * 1e6 + np.sum(np.log1p(x * 1e-8)) * 1e8
 
 
-both(expm1_log1p_tiny, v3)
+both(expm1_log1p_tiny, v3, batteries=("hess", "jit", "vmap"))
 
 
 def arctan2_quadrants(x):
     return np.arctan2(x[0], x[1]) + np.arctan2(-x[2], -x[3]) + np.arctan2(x[1], -0.5)
 
 
-both(arctan2_quadrants, v4)
+both(arctan2_quadrants, v4, batteries=("hess", "jit", "vmap"))
 
 
 # ================================================================ Python at its edges
@@ -2023,3 +2023,343 @@ def tuple_of_arrays_in_list_sorted_by_key(x):
 
 
 both(tuple_of_arrays_in_list_sorted_by_key, v3)
+
+
+# ================================================================ NumPy defaults that flatten, advanced indexing, bool arithmetic
+def bool_plus_bool_is_or(x):
+    a, b = x > 0.0, x > 0.5
+    return np.sum((a + b) * x) + np.sum(np.add(a, b) * x * x) + np.sum((a * b) * 3.0 * x)
+
+
+both(bool_plus_bool_is_or, v4)
+
+
+def bool_sum_of_list_counts(x):
+    a, b = x > 0.0, x > 0.5
+    return np.sum(sum([a, b]) * x) + np.sum((a.astype(int) + b) * x * x)
+
+
+both(bool_sum_of_list_counts, v4)
+
+
+def bool_inplace_or(x):
+    a = x > 0.5
+    a += x < -0.5
+    return np.sum(a * x)
+
+
+both(bool_inplace_or, v4)
+
+
+def bitwise_not_on_ints(x):
+    n = (x > 0).astype(np.int64)
+    return np.sum(~n * x) + np.sum(~(x > 0) * x * 2.0)
+
+
+both(bitwise_not_on_ints, v4)
+
+
+def negative_power_of_int_array(x):
+    n = np.array([1, 2, 3])
+    return np.sum(x * n ** -1)
+
+
+case(negative_power_of_int_array, v3, "refuse", errors=(ValueError,), error_match="negative integer powers")
+
+
+def sum_over_empty_axis_tuple(x):
+    return np.sum(np.sum(x, axis=()) * x) + np.sum(np.mean(x, axis=()) ** 2) + np.sum(np.max(x, axis=()) * 3.0)
+
+
+both(sum_over_empty_axis_tuple, m23)
+
+
+def clip_crossed_bounds(x):
+    return np.sum(np.clip(x, 0.5, -0.5) * x) + np.sum(np.clip(x, np.array([0.2, 0.9, -0.3, 0.0]), -0.1) * 2.0)
+
+
+both(clip_crossed_bounds, v4)
+
+
+def roll_without_axis_flattens(x):
+    return np.sum(np.roll(x, 1) * np.arange(6.0).reshape(2, 3)) + np.sum(np.roll(x, -2) * x)
+
+
+both(roll_without_axis_flattens, m23)
+
+
+def repeat_take_without_axis_flatten(x):
+    return np.sum(np.repeat(x, 2) * np.arange(12.0)) + np.sum(np.take(x, [0, 4]) * 3.0) + np.sum(np.take(x, -1) * x)
+
+
+both(repeat_take_without_axis_flatten, m23)
+
+
+def delete_insert_append_flatten(x):
+    return (np.sum(np.delete(x, 1) * np.arange(5.0)) + np.sum(np.insert(x, 2, x[0, 0]) * np.arange(7.0))
+            + np.sum(np.append(x, x[1]) * np.arange(9.0)))
+
+
+both(delete_insert_append_flatten, m23, outcome="either")
+
+
+def insert_negative_index(x):
+    return np.sum(np.insert(x, -1, 5.0 * x[0]) * np.arange(5.0)) + np.sum(np.delete(x, -1) * x[1:])
+
+
+both(insert_negative_index, v4, outcome="either")
+
+
+def flip_rot90_all_axes(x):
+    w = np.arange(6.0).reshape(2, 3)
+    return np.sum(np.flip(x) * w) + np.sum(np.rot90(x) * w.T) + np.sum(np.fliplr(x) * w * w)
+
+
+both(flip_rot90_all_axes, m23)
+
+
+def resize_repeats_data(x):
+    return np.sum(np.resize(x, (3, 3)) * np.arange(9.0).reshape(3, 3))
+
+
+both(resize_repeats_data, v4, outcome="either")
+
+
+def flattened_defaults_2d(x):
+    return (np.sum(np.cumsum(x) * np.arange(6.0)) + np.sum(np.sort(x) * np.arange(6.0).reshape(2, 3))
+            + np.median(x) + np.percentile(x, 30) * 2.0 + x.ravel()[np.argmax(x)] * 3.0 + np.sum(np.diff(x) ** 2))
+
+
+both(flattened_defaults_2d, m23)
+
+
+def outer_flattens_matrices(x):
+    return np.sum(np.outer(x, x[0]) * np.arange(18.0).reshape(6, 3))
+
+
+both(outer_flattens_matrices, m23)
+
+
+def vdot_and_inner_of_matrices(x):
+    return np.vdot(x, x * 2.0) + np.sum(np.inner(x, x) * np.array([[1.0, 2.0], [3.0, 4.0]]))
+
+
+both(vdot_and_inner_of_matrices, m23)
+
+
+def dot_of_3d_arrays(x):
+    A = x.reshape(2, 2, 3)
+    B = x.reshape(2, 3, 2)
+    return np.sum(np.dot(A, B) * np.arange(16.0).reshape(2, 2, 2, 2))
+
+
+both(dot_of_3d_arrays, lambda r: (vec(r, 12),), batteries=())
+
+
+def tensordot_zero_axes_is_outer(x):
+    return np.sum(np.tensordot(x, x[:2], 0) * np.arange(8.0).reshape(4, 2)) + np.tensordot(x, x, 1)
+
+
+both(tensordot_zero_axes_is_outer, v4)
+
+
+def convolve_same_longer_kernel(x):
+    return np.sum(np.convolve(x[:2], x, "same") * np.arange(4.0)) + np.sum(np.convolve(x, x[:3], "same") ** 2)
+
+
+both(convolve_same_longer_kernel, v4)
+
+
+def correlate_argument_order(x):
+    return np.sum(np.correlate(x, x[:2]) * np.arange(3.0)) + np.sum(np.correlate(x[:2], x, "full") * np.arange(5.0))
+
+
+both(correlate_argument_order, v4)
+
+
+def advanced_index_dims_first(x):
+    A = x.reshape(2, 3, 4)
+    B = A[0, :, [0, 1]]
+    return np.sum(B * np.arange(6.0).reshape(2, 3)) + np.sum(A[[0, 1], :, [1, 2]] * np.arange(6.0).reshape(2, 3))
+
+
+both(advanced_index_dims_first, lambda r: (vec(r, 24),), batteries=())
+
+
+def int01_array_is_fancy_not_mask(x):
+    idx = np.array([1, 0, 1, 1])
+    return np.sum(x[idx] * np.arange(1.0, 5.0)) + np.sum(x[[True, False, True, False]] * 2.0)
+
+
+both(int01_array_is_fancy_not_mask, v4)
+
+
+def fancy_pairs_versus_ix(x):
+    M = x.reshape(3, 3)
+    return np.sum(M[[0, 2], [1, 2]] * 2.0) + np.sum(M[np.ix_([0, 2], [1, 2])] * np.arange(4.0).reshape(2, 2))
+
+
+both(fancy_pairs_versus_ix, lambda r: (vec(r, 9),))
+
+
+def broadcast_fancy_index(x):
+    M = x.reshape(3, 3)
+    return np.sum(M[[[0], [2]], [0, 1]] * np.arange(4.0).reshape(2, 2)) + np.sum(M[:, [1]] * M[:, 1:2])
+
+
+both(broadcast_fancy_index, lambda r: (vec(r, 9),))
+
+
+def boolean_mask_rows_and_columns(x):
+    M = x.reshape(3, 3)
+    rows = np.array([True, False, True])
+    return np.sum(M[rows] * 2.0) + np.sum(M[:, rows] ** 2) + np.sum(M[M > 0.2] * 3.0)
+
+
+both(boolean_mask_rows_and_columns, lambda r: (vec(r, 9),))
+
+
+def zero_d_bool_index_adds_axis(x):
+    y = x[True]
+    return np.sum(y * np.arange(4.0)) + y.shape[0] * x[0]
+
+
+both(zero_d_bool_index_adds_axis, v4, outcome="either")
+
+
+def ranges_with_negative_steps(x):
+    s = 0.0
+    for i in range(len(x) - 1, -1, -2):
+        s = s + x[i] * (i + 1.0)
+    for i in range(-3, 0):
+        s = s + x[i] * x[i + 1]
+    return s
+
+
+both(ranges_with_negative_steps, v4)
+
+
+def zip_shortest_and_enumerate_reversed(x):
+    s = sum(a * b for a, b in zip(x, x[:2]))
+    for i, v in enumerate(x[::-1]):
+        s = s + v * i
+    return s
+
+
+both(zip_shortest_and_enumerate_reversed, v4)
+
+
+def linspace_retstep_tuple(x):
+    pts, step = np.linspace(0.0, x[0], 4, retstep=True)
+    return np.sum(pts * x) + step * x[1]
+
+
+both(linspace_retstep_tuple, v4, outcome="either")
+
+
+def linspace_single_point(x):
+    return np.sum(np.linspace(x[0], x[1], 1) * 2.0) + np.sum(np.linspace(x[0], x[1], 1, endpoint=False))
+
+
+both(linspace_single_point, v4)
+
+
+def index_tricks_r_and_c(x):
+    return np.sum(np.r_[x, 0.5, x[:2]] * np.arange(7.0)) + np.sum(np.c_[x, x * 2.0] * np.arange(8.0).reshape(4, 2))
+
+
+both(index_tricks_r_and_c, v4, outcome="either")
+
+
+def index_tricks_of_constants(x):
+    return np.sum(np.r_[0.0, 0.5, 1.0, 2.0] * x) + np.sum(x[np.s_[1:3]] ** 2) + np.sum(np.c_[np.ones(4), np.arange(4.0)] @ x[:2])
+
+
+both(index_tricks_of_constants, v4)
+
+
+class _Lookup:
+    def __getitem__(self, v):
+        return v * 2.0
+
+
+_LOOKUP = _Lookup()
+
+
+def user_getitem_with_traced_index(x):
+    return np.sum(_LOOKUP[x] * x) + _LOOKUP[x[0]]
+
+
+both(user_getitem_with_traced_index, v3, outcome="either")
+
+
+def mgrid_with_traced_bound(x):
+    g = np.mgrid[0:3] * x[0]
+    return np.sum(g * x[:3]) + np.sum(np.ogrid[0:2] * x[1])
+
+
+both(mgrid_with_traced_bound, v4)
+
+
+def block_matrix(x):
+    a = x.reshape(2, 2)
+    return np.sum(np.block([[a, np.eye(2)], [a.T, a * a]]) * np.arange(16.0).reshape(4, 4))
+
+
+both(block_matrix, v4)
+
+
+def norm_unusual_orders(x):
+    return (np.linalg.norm(x, 0) * x[0] + np.linalg.norm(x, -np.inf) + np.linalg.norm(x, -1) * 2.0
+            + np.linalg.norm(x, 0.5))
+
+
+both(norm_unusual_orders, lambda r: (np.array([0.5, -0.8, 1.2, -0.3]) + vec(r, 4) * 0.05,))
+
+
+def interp_left_right_and_outside(x):
+    xp = np.array([0.0, 0.5, 1.0])
+    fp = x[:3] * 2.0
+    return np.sum(np.interp(np.array([-0.5, 0.25, 0.75, 1.5]), xp, fp, left=x[3], right=-1.0) * np.arange(1.0, 5.0))
+
+
+both(interp_left_right_and_outside, v4, outcome="either")
+
+
+def astype_int_truncates_toward_zero(x):
+    return np.sum(x.astype(np.int64) * x) + np.sum(np.trunc(x * 2.0) * x) + np.sum(np.fix(x * 3.0) + np.rint(x * 2.0) * x)
+
+
+both(astype_int_truncates_toward_zero, lambda r: (vec(r, 4, -2.0, 2.0),), batteries=("hess", "jit"))
+
+
+def round_half_to_even(x):
+    return np.sum(np.round(x * 2.0) * np.arange(1.0, 5.0)) + np.sum(np.round(x, 1) * x) + round(x[0] * 2.0) * x[1]
+
+
+def _check_values_at_ties(fn, args):
+    x = np.array([1.25, 0.75, -0.25, -1.25])
+    triples = [(astjax.value_and_grad(fn)(x)[0], fn(x.copy()), "value at exact .5 ties (half to even)")]
+    value_jit = _jit_or_none(fn, x)
+    if value_jit is not None:
+        triples.append((value_jit, fn(x.copy()), "jit value at exact .5 ties"))
+    return triples
+
+
+case(round_half_to_even, v4, "works", mode="custom", check=_check_values_at_ties)
+
+
+def int_floor_divide_negative(x):
+    n = np.arange(-3, 3)
+    return np.sum((n // 2) * x) + np.sum((n % 4) * x * x) + np.sum(np.floor_divide(n, -4) * x)
+
+
+both(int_floor_divide_negative, lambda r: (vec(r, 6),), batteries=("hess", "jit"))
+
+
+def uint8_wraparound_weights(x):
+    w = np.array([250, 3, 128], dtype=np.uint8) + np.uint8(10)
+    return np.sum(w * x)
+
+
+both(uint8_wraparound_weights, v3, batteries=("jit",))
