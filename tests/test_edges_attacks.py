@@ -148,3 +148,33 @@ def test_indexing_an_object_by_computed_values_is_refused_at_its_line(fn):
 def test_index_tricks_of_constants_still_differentiate():
     expected = np.array([0.0, 0.5, 1.0]) + np.array([0.0, 2.0 * X[1], 2.0 * X[2]]) + np.arange(3.0)
     np.testing.assert_allclose(astjax.grad(index_tricks_of_constants)(X), expected)
+
+
+# ------------------------------------------------------------ jit: a default array written into between calls
+DEFAULT_W = np.array([0.5, 0.5, 0.5])
+
+
+def _with_default(v, w=DEFAULT_W):
+    return np.sum(w * v ** 3)
+
+
+def default_array_loss(x):
+    return _with_default(x) + np.sum(x)
+
+
+def test_jit_sees_a_default_array_written_into_between_calls(tmp_path, monkeypatch):
+    # was: the disk cache's key digested the globals a generated function names but not its default
+    # values, so the recompiled signature loaded machine code with the old array compiled in
+    pytest.importorskip("numba")
+    monkeypatch.setenv("ASTJAX_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("ASTJAX_DISK_CACHE", "1")
+    monkeypatch.setenv("ASTJAX_NUMBA_CACHE", "1")
+    jitted = astjax.jit(astjax.grad(default_array_loss))
+    np.testing.assert_allclose(jitted(X), 3.0 * DEFAULT_W * X * X + 1.0)
+    old = DEFAULT_W.copy()
+    DEFAULT_W[1] = 4.0
+    try:
+        np.testing.assert_allclose(jitted(X), 3.0 * DEFAULT_W * X * X + 1.0)
+        np.testing.assert_allclose(astjax.jit(astjax.grad(default_array_loss))(X), 3.0 * DEFAULT_W * X * X + 1.0)
+    finally:
+        DEFAULT_W[:] = old

@@ -2363,3 +2363,366 @@ def uint8_wraparound_weights(x):
 
 
 both(uint8_wraparound_weights, v3, batteries=("jit",))
+
+
+# ================================================================ writes into integer arrays truncate; dtypes inherited
+def write_float_into_zeros_like_int(x):
+    n = np.array([1, 2, 3])
+    y = np.zeros_like(n)
+    y[0] = x[0] * 5.0
+    y[1:] = x[1:] * 7.0
+    return np.sum(y * x) + np.sum(x * x)
+
+
+both(write_float_into_zeros_like_int, v3, outcome="either")
+
+
+def write_float_into_arange(x):
+    y = np.arange(3)
+    y[1] = x[1] * 10.0
+    return np.sum(y * x)
+
+
+both(write_float_into_arange, v3, outcome="either")
+
+
+def full_with_int_fill_then_write(x):
+    acc = np.full(3, 0)
+    for i in range(3):
+        acc[i] = x[i] ** 2 * 10.0
+    return np.sum(acc * x) + np.sum(x)
+
+
+both(full_with_int_fill_then_write, v3, outcome="either")
+
+
+def int_list_array_iadd_float(x):
+    a = np.array([1, 2, 3])
+    a[0] += 0.7
+    return np.sum(a * x)
+
+
+both(int_list_array_iadd_float, v3)
+
+
+def write_bool_into_float(x):
+    y = np.zeros(3)
+    y[0] = x[0] > 0
+    y[1] = x[1]
+    return np.sum(y * x)
+
+
+both(write_bool_into_float, v3)
+
+
+def empty_like_int_dtype_keyword(x):
+    y = np.empty_like(x, dtype=int)
+    y[:] = x * 4.0
+    return np.sum(y * x)
+
+
+both(empty_like_int_dtype_keyword, v3, outcome="either")
+
+
+def ones_bool_dtype_positional(x):
+    m = np.ones(3, bool)
+    m[1] = x[1] > 5.0
+    return np.sum(x * m)
+
+
+both(ones_bool_dtype_positional, v3)
+
+
+def inplace_power_floor_mod(x):
+    y = x.copy()
+    y **= 2
+    z = x * 3.0
+    z //= 1.0
+    w = x * 2.0
+    w %= 0.7
+    return np.sum(y * x) + np.sum(z * x) + np.sum(w * w)
+
+
+both(inplace_power_floor_mod, v3)
+
+
+def negative_abs_out_self(x):
+    y = x.copy()
+    np.negative(y, out=y)
+    np.abs(y, out=y)
+    return np.sum(y * x)
+
+
+both(negative_abs_out_self, v3, outcome="either")
+
+
+def einsum_ellipsis_and_diag(x):
+    A = x.reshape(2, 2)
+    return (np.einsum("ii", A) + np.sum(np.einsum("ii->i", A) * 2.0) + np.sum(np.einsum("...i,...i->...", A, A))
+            + np.sum(np.einsum("i,j->ij", x[:2], x[2:]) * np.arange(4.0).reshape(2, 2)))
+
+
+both(einsum_ellipsis_and_diag, v4)
+
+
+def unique_then_weighted(x):
+    u = np.unique(np.round(x, 1))
+    return np.sum(u) * x[0] + np.sum(x * x)
+
+
+both(unique_then_weighted, v4)
+
+
+def nonzero_argwhere_flatnonzero(x):
+    i = np.nonzero(x > 0)[0]
+    j = np.flatnonzero(x < 0)
+    k = np.argwhere(x > 0.5)[:, 0]
+    return np.sum(x[i] ** 2) + np.sum(x[j] * 3.0) + np.sum(x[k])
+
+
+both(nonzero_argwhere_flatnonzero, v4)
+
+
+def astype_float32_roundtrip(x):
+    return np.sum(x.astype(np.float32).astype(np.float64) * x) + np.sum(np.float32(2.0) * x)
+
+
+case(astype_float32_roundtrip, v3, "works", mode="custom", rtol=1e-6,
+     check=lambda fn, args: [(astjax.grad(fn)(args[0]), args[0] + args[0].astype(np.float32) + 2.0,
+                              "a cast to float32 and back has slope 1")])
+
+
+def helper_keyword_only_and_defaults(x):
+    return _kw_only(x, 2.0, power=3) + _kw_only(x, scale=x[0])
+
+
+def _kw_only(v, scale=1.0, *, power=2):
+    return np.sum(v ** power) * scale
+
+
+both(helper_keyword_only_and_defaults, v3)
+
+
+def helper_arguments_by_keyword_out_of_order(x):
+    return _three(c=x[0], a=x[1], b=x[2]) + _three(x[0], c=2.0, b=x[1])
+
+
+def _three(a, b, c):
+    return a * 3.0 + b * b + c * a
+
+
+both(helper_arguments_by_keyword_out_of_order, v3)
+
+
+def sum_of_2d_builtin(x):
+    M = x.reshape(2, 3)
+    return np.sum(sum(M) * np.array([1.0, 2.0, 3.0])) + np.sum(sum(M.T) ** 2)
+
+
+both(sum_of_2d_builtin, lambda r: (vec(r, 6),))
+
+
+def len_and_shape_of_views(x):
+    M = x.reshape(2, 3)
+    return len(M) * x[0] + len(M.T) * x[1] + M.shape[-1] * x[2] + M.size * x[3] + M.ndim * x[4]
+
+
+both(len_and_shape_of_views, lambda r: (vec(r, 6),))
+
+
+# ================================================================ array outputs: jacrev and jacfwd against finite differences
+def jac_flattening_defaults(x):
+    M = x.reshape(2, 3)
+    return np.concatenate([np.cumsum(M), np.roll(M, 1).ravel() * 2.0, np.sort(M, axis=None) ** 2])
+
+
+case(jac_flattening_defaults, lambda r: (vec(r, 6),), "works", mode="jac")
+
+
+def jac_advanced_index_order(x):
+    A = x.reshape(2, 3, 2)
+    return A[1, :, [0, 1]] * np.arange(6.0).reshape(2, 3)
+
+
+case(jac_advanced_index_order, lambda r: (vec(r, 12),), "works", mode="jac")
+
+
+def jac_bool_or_weights(x):
+    return ((x > 0.0) + (x > 0.5)) * x + (x > 0.0) * 1.0 * x * x
+
+
+case(jac_bool_or_weights, v4, "works", mode="jac")
+
+
+def jac_keepdims_normalize(x):
+    M = x.reshape(2, 3)
+    return M / np.linalg.norm(M, axis=1, keepdims=True) - M.mean(axis=-1, keepdims=True)
+
+
+case(jac_keepdims_normalize, lambda r: (vec(r, 6),), "works", mode="jac")
+
+
+def jac_clip_crossed_and_where(x):
+    return np.concatenate([np.clip(x, 0.5, -0.5), np.where(x > 0, x, 0.1 * x), np.maximum(x, x[::-1])])
+
+
+case(jac_clip_crossed_and_where, v4, "works", mode="jac")
+
+
+def jac_copy_then_view_writes(x):
+    z = x.copy()
+    z[::2] = z[1::2] * 3.0
+    z[-1] *= z[0]
+    return z
+
+
+case(jac_copy_then_view_writes, v4, "works", mode="jac")
+
+
+def jac_quantiles_and_median(x):
+    return np.concatenate([np.quantile(x, [0.1, 0.5, 0.9]), np.atleast_1d(np.median(x)), np.percentile(x, [25, 75])])
+
+
+case(jac_quantiles_and_median, lambda r: (vec(r, 5),), "works", mode="jac")
+
+
+def jac_sum_axis_tuple_keepdims(x):
+    A = x.reshape(2, 2, 2)
+    return (A - A.sum(axis=(0, 2), keepdims=True)).ravel() * A.max(axis=-1).sum()
+
+
+case(jac_sum_axis_tuple_keepdims, lambda r: (vec(r, 8),), "works", mode="jac")
+
+
+def jac_floor_mod_negative(x):
+    return np.concatenate([x % 0.7, x // -0.3 * x, np.fmod(x, -0.4)])
+
+
+case(jac_floor_mod_negative, lambda r: (vec(r, 4, -2.0, 2.0),), "works", mode="jac")
+
+
+def jac_triangular_loops(x):
+    out = np.zeros(4)
+    for i in range(4):
+        for j in range(i, 4):
+            out[j] += x[i] * x[j - i]
+    return out
+
+
+case(jac_triangular_loops, v4, "works", mode="jac")
+
+
+# ================================================================ state changed between calls: every transformation sees the new state
+_W = np.array([1.0, 2.0, 3.0])
+_DEFAULT_W = np.array([0.5, 0.5, 0.5])
+
+
+def global_array_mutated_in_place(x):
+    return np.sum(_W * x * x)
+
+
+def _with_default(v, w=_DEFAULT_W):
+    return np.sum(w * v ** 3)
+
+
+def default_array_mutated_in_place(x):
+    return _with_default(x) + np.sum(x)
+
+
+def _transformations(fn, x, jit=False):
+    """(label, value) of the derivatives of fn at x under each transformation (and jit where it compiles)."""
+    out = [("grad", astjax.grad(fn)(x)), ("value_and_grad", astjax.value_and_grad(fn)(x)[1]),
+           ("jvp", astjax.jvp(fn, (x,), (np.ones(3),))[1]), ("hessian", astjax.hessian(fn)(x))]
+    jitted = _jit_or_none(astjax.grad(fn), x) if jit else None
+    if jitted is not None:
+        out.append(("jit(grad)", jitted))
+    return out
+
+
+def _check_after_mutation(array, index, new, expected_grad, expected_hess, jit=False):
+    def check(fn, args):
+        x = np.array([0.3, -0.2, 0.5])
+        triples = []
+        for when in ("before", "after"):
+            if when == "after":
+                old = array[index]
+                array[index] = new
+            try:
+                g, H = expected_grad(x), expected_hess(x)
+                for label, got in _transformations(fn, x, jit):
+                    want = {"jvp": np.sum(g), "hessian": H}.get(label, g)
+                    triples.append((got, want, f"{label} {when} the array changed in place"))
+            finally:
+                if when == "after":
+                    array[index] = old
+        return triples
+    return check
+
+
+case(global_array_mutated_in_place, v3, "works", mode="custom",
+     check=_check_after_mutation(_W, 0, 7.0, lambda x: 2.0 * _W * x, lambda x: np.diag(2.0 * _W)))
+case(default_array_mutated_in_place, v3, "works", mode="custom",
+     check=_check_after_mutation(_DEFAULT_W, 1, 4.0, lambda x: 3.0 * _DEFAULT_W * x * x + 1.0,
+                                 lambda x: np.diag(6.0 * _DEFAULT_W * x)))
+# with jit: was a silent wrong number (the disk cache's key left out the callee's default values, so the
+# signature compiled again after the write loaded machine code with the old array in it)
+case(default_array_mutated_in_place, v3, "works", mode="custom", name="default_array_mutated_in_place_jit",
+     check=_check_after_mutation(_DEFAULT_W, 1, 4.0, lambda x: 3.0 * _DEFAULT_W * x * x + 1.0,
+                                 lambda x: np.diag(6.0 * _DEFAULT_W * x), jit=True))
+case(global_array_mutated_in_place, v3, "works", mode="custom", name="global_array_mutated_in_place_jit",
+     check=_check_after_mutation(_W, 0, 7.0, lambda x: 2.0 * _W * x, lambda x: np.diag(2.0 * _W), jit=True))
+
+
+class _Config:
+    scale = 2.0
+
+
+_CFG = _Config()
+
+
+def instance_attribute_rebound(x):
+    return np.sum(x * x) * _CFG.scale
+
+
+def _check_instance_attribute(fn, args):
+    x = np.array([0.3, -0.2, 0.5])
+    triples = [(got, (2.0 * x if label != "jvp" else np.sum(2.0 * x)) * 2.0 if label != "hessian" else 4.0 * np.eye(3),
+                f"{label} before") for label, got in _transformations(fn, x)]
+    _CFG.scale = 5.0
+    try:
+        triples += [(got, (2.0 * x if label != "jvp" else np.sum(2.0 * x)) * 5.0 if label != "hessian"
+                     else 10.0 * np.eye(3), f"{label} after the instance attribute changed")
+                    for label, got in _transformations(fn, x)]
+    finally:
+        _CFG.scale = 2.0
+    return triples
+
+
+case(instance_attribute_rebound, v3, "works", mode="custom", check=_check_instance_attribute)
+
+
+def _make_closure_loss():
+    k = [1.5]
+
+    def loss(x):
+        return np.sum(x ** 2) * k[0]
+    return loss, k
+
+
+_CLOSURE_LOSS, _CLOSURE_K = _make_closure_loss()
+
+
+def _check_closure_list_changed(fn, args):
+    x = np.array([0.3, -0.2, 0.5])
+    triples = [(got, 3.0 * x if label not in ("jvp", "hessian") else (np.sum(3.0 * x) if label == "jvp" else 3.0 * np.eye(3)),
+                f"{label} before") for label, got in _transformations(fn, x)]
+    _CLOSURE_K[0] = 4.0
+    try:
+        triples += [(got, 8.0 * x if label not in ("jvp", "hessian") else (np.sum(8.0 * x) if label == "jvp" else 8.0 * np.eye(3)),
+                     f"{label} after the closure's list changed") for label, got in _transformations(fn, x)]
+    finally:
+        _CLOSURE_K[0] = 1.5
+    return triples
+
+
+case(_CLOSURE_LOSS, v3, "works", mode="custom", check=_check_closure_list_changed, name="closure_list_item_changed")
