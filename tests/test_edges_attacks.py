@@ -178,3 +178,20 @@ def test_jit_sees_a_default_array_written_into_between_calls(tmp_path, monkeypat
         np.testing.assert_allclose(astjax.jit(astjax.grad(default_array_loss))(X), 3.0 * DEFAULT_W * X * X + 1.0)
     finally:
         DEFAULT_W[:] = old
+
+
+# ------------------------------------------------------------ vmap(grad): a zero adjoint lifted to the batch's rank
+def rows_rebound_in_loop(x):
+    M = np.outer(x[:2], x)
+    for row in M:
+        row = row + x
+    return np.sum(row)
+
+
+def test_vmap_of_grad_with_a_loop_variable_rebound_in_the_body():
+    # was: ValueError "cannot reshape array of size 3 into shape (3,4)" from generated code (unbroadcast of
+    # the reset adjoint `brow = 0.0`, batched to (B, 1), into the row's per-example shape)
+    xs = np.array([[0.3, -0.2, 0.5, 0.1], [0.1, 0.2, 0.3, 0.4], [0.5, 0.6, -0.7, 0.8]])
+    expected = np.stack([(x[1] + 1.0) * np.ones(4) + np.eye(4)[1] * np.sum(x) for x in xs])
+    np.testing.assert_allclose(astjax.vmap(astjax.grad(rows_rebound_in_loop))(xs), expected)
+    np.testing.assert_allclose(astjax.grad(rows_rebound_in_loop)(xs[0]), expected[0])

@@ -656,7 +656,7 @@ def step_slice_assign_from_other_step(x):
     return np.sum(z * z * np.arange(1.0, 5.0))
 
 
-both(step_slice_assign_from_other_step, v4)
+both(step_slice_assign_from_other_step, v4, batteries=("hess", "vmap", "jit"))
 
 
 def overlapping_iadd_backward(x):
@@ -665,7 +665,7 @@ def overlapping_iadd_backward(x):
     return np.sum(z * z * np.arange(1.0, 5.0))
 
 
-both(overlapping_iadd_backward, v4)
+both(overlapping_iadd_backward, v4, batteries=("hess", "vmap", "jit"))
 
 
 def overlapping_imul_forward(x):
@@ -674,7 +674,7 @@ def overlapping_imul_forward(x):
     return np.sum(z * np.arange(1.0, 5.0))
 
 
-both(overlapping_imul_forward, v4)
+both(overlapping_imul_forward, v4, batteries=("hess", "vmap", "jit"))
 
 
 def ellipsis_last_axis_write(x):
@@ -683,7 +683,7 @@ def ellipsis_last_axis_write(x):
     return np.sum(z * z * np.arange(6.0).reshape(2, 3))
 
 
-both(ellipsis_last_axis_write, m23)
+both(ellipsis_last_axis_write, m23, batteries=("hess", "vmap", "jit"))
 
 
 def copyto_into_slice(x):
@@ -711,7 +711,7 @@ def fill_with_traced_scalar(x):
     return np.sum(z * x[1:])
 
 
-both(fill_with_traced_scalar, v4)
+both(fill_with_traced_scalar, v4, batteries=("hess", "vmap", "jit"))
 
 
 def fill_view_of_copy(x):
@@ -776,7 +776,7 @@ def slice_assign_then_write_source(x):
     return np.sum(a * x) + np.sum(b)
 
 
-both(slice_assign_then_write_source, v4)
+both(slice_assign_then_write_source, v4, batteries=("hess", "vmap", "jit"))
 
 
 def slice_swap_of_views(x):
@@ -812,7 +812,7 @@ def element_swap_is_right(x):
     return np.sum(a * np.arange(1.0, 5.0) * x)
 
 
-both(element_swap_is_right, v4)
+both(element_swap_is_right, v4, batteries=("hess", "vmap", "jit"))
 
 
 def fancy_swap_is_right(x):
@@ -821,7 +821,7 @@ def fancy_swap_is_right(x):
     return np.sum(a * np.arange(6.0).reshape(2, 3) * x)
 
 
-both(fancy_swap_is_right, m23)
+both(fancy_swap_is_right, m23, batteries=("hess", "vmap", "jit"))
 
 
 def iadd_broadcast_into_row_view(x):
@@ -851,7 +851,7 @@ def iadd_column_broadcast_slice(x):
     return np.sum(M * M * np.arange(6.0).reshape(2, 3))
 
 
-both(iadd_column_broadcast_slice, lambda r: (vec(r, 2),))
+both(iadd_column_broadcast_slice, lambda r: (vec(r, 2),), batteries=("hess", "vmap", "jit"))
 
 
 def chained_assignment_rows(x):
@@ -995,7 +995,7 @@ def for_rows_rebind_does_not_mutate(x):
     return np.sum(M * M) + np.sum(row)
 
 
-both(for_rows_rebind_does_not_mutate, v4)
+both(for_rows_rebind_does_not_mutate, v4, batteries=("hess", "vmap", "jit"))
 
 
 def enumerate_rows_slice_assign(x):
@@ -1015,7 +1015,7 @@ def ellipsis_assign_broadcast(x):
     return np.sum(M * M * np.arange(8.0).reshape(2, 4))
 
 
-both(ellipsis_assign_broadcast, v4)
+both(ellipsis_assign_broadcast, v4, batteries=("hess", "vmap", "jit"))
 
 
 def write_at_argmax(x):
@@ -1024,7 +1024,7 @@ def write_at_argmax(x):
     return np.sum(z * z * np.arange(1.0, 5.0))
 
 
-both(write_at_argmax, v4)
+both(write_at_argmax, v4, batteries=("hess", "vmap", "jit"))
 
 
 def param_mutated_in_helper_then_read(x):
@@ -1066,7 +1066,7 @@ def diag_einsum_view_write(x):
     return np.sum(d * x) + np.sum(M)
 
 
-both(diag_einsum_view_write, v4)
+both(diag_einsum_view_write, v4, batteries=("hess", "vmap", "jit"))
 
 
 def read_only_diagonal_copy_write(x):
@@ -1076,7 +1076,7 @@ def read_only_diagonal_copy_write(x):
     return np.sum(d * x) + np.sum(M * M)
 
 
-both(read_only_diagonal_copy_write, v4)
+both(read_only_diagonal_copy_write, v4, batteries=("hess", "vmap", "jit"))
 
 
 # ================================================================ numerics at edges: ties, kinks, special powers
@@ -2684,21 +2684,23 @@ def instance_attribute_rebound(x):
     return np.sum(x * x) * _CFG.scale
 
 
-def _check_instance_attribute(fn, args):
+def _check_instance_attribute(fn, args, jit=False):
     x = np.array([0.3, -0.2, 0.5])
     triples = [(got, (2.0 * x if label != "jvp" else np.sum(2.0 * x)) * 2.0 if label != "hessian" else 4.0 * np.eye(3),
-                f"{label} before") for label, got in _transformations(fn, x)]
+                f"{label} before") for label, got in _transformations(fn, x, jit)]
     _CFG.scale = 5.0
     try:
         triples += [(got, (2.0 * x if label != "jvp" else np.sum(2.0 * x)) * 5.0 if label != "hessian"
                      else 10.0 * np.eye(3), f"{label} after the instance attribute changed")
-                    for label, got in _transformations(fn, x)]
+                    for label, got in _transformations(fn, x, jit)]
     finally:
         _CFG.scale = 2.0
     return triples
 
 
 case(instance_attribute_rebound, v3, "works", mode="custom", check=_check_instance_attribute)
+case(instance_attribute_rebound, v3, "works", mode="custom", name="instance_attribute_rebound_jit",
+     check=functools.partial(_check_instance_attribute, jit=True))
 
 
 def _make_closure_loss():
@@ -2712,17 +2714,46 @@ def _make_closure_loss():
 _CLOSURE_LOSS, _CLOSURE_K = _make_closure_loss()
 
 
-def _check_closure_list_changed(fn, args):
+def _check_closure_list_changed(fn, args, jit=False):
     x = np.array([0.3, -0.2, 0.5])
     triples = [(got, 3.0 * x if label not in ("jvp", "hessian") else (np.sum(3.0 * x) if label == "jvp" else 3.0 * np.eye(3)),
-                f"{label} before") for label, got in _transformations(fn, x)]
+                f"{label} before") for label, got in _transformations(fn, x, jit)]
     _CLOSURE_K[0] = 4.0
     try:
         triples += [(got, 8.0 * x if label not in ("jvp", "hessian") else (np.sum(8.0 * x) if label == "jvp" else 8.0 * np.eye(3)),
-                     f"{label} after the closure's list changed") for label, got in _transformations(fn, x)]
+                     f"{label} after the closure's list changed") for label, got in _transformations(fn, x, jit)]
     finally:
         _CLOSURE_K[0] = 1.5
     return triples
 
 
 case(_CLOSURE_LOSS, v3, "works", mode="custom", check=_check_closure_list_changed, name="closure_list_item_changed")
+case(_CLOSURE_LOSS, v3, "works", mode="custom", check=functools.partial(_check_closure_list_changed, jit=True),
+     name="closure_list_item_changed_jit")
+
+
+_SHIFT = 0.5
+
+
+def global_float_rebound(x):
+    return np.sum((x - _SHIFT) ** 2)
+
+
+def _check_global_float_rebound(fn, args):
+    global _SHIFT
+    x = np.array([0.3, -0.2, 0.5])
+    jg = astjax.jit(astjax.grad(fn))
+    triples = []
+    for shift in (0.5, -1.5):
+        _SHIFT = shift
+        try:
+            got = jg(x)
+        except JitError:
+            return [(0.0, 0.0, "jit refused")]
+        finally:
+            _SHIFT = 0.5
+        triples.append((got, 2.0 * (x - shift), f"jit(grad) with the global at {shift}"))
+    return triples
+
+
+case(global_float_rebound, v3, "works", mode="custom", check=_check_global_float_rebound, name="global_float_rebound_jit")
