@@ -22,6 +22,12 @@ LONG = bool(os.environ.get("ASTJAX_LONG_PROPERTIES"))
 _COMPOSITIONS = [c.name for c in CASES if c.category == "compositions" and not c.name.endswith("_jit")]
 SAMPLED_OUT = set() if LONG else ({c.name for c in CASES if c.category == "compositions"}
                                   - {n for k, n in enumerate(_COMPOSITIONS) if k % 8 == 0})
+# edges.py registers each program once under grad and again per battery of compositions: by default
+# every fourth hessian/vmap battery and no jit battery (Numba compiles) run; all of them in the long profile.
+_EDGE_BATTERIES = [c.name for c in CASES if c.category == "edges" and c.name.endswith(("_hess", "_vmap", "_jit"))
+                   and c.mode == "custom"]
+if not LONG:
+    SAMPLED_OUT |= {n for k, n in enumerate(_EDGE_BATTERIES) if n.endswith("_jit") or k % 4}
 
 
 def _params():

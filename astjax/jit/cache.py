@@ -64,6 +64,13 @@ def entry_key(generated, signature):
                 if part is None:
                     return None
                 digest.update(name.encode() + b"=" + part)
+        # default values are compiled in as constants too, and a default array may be written into between
+        # calls (`def f(x, w=W)`, then `W[0] = 7.0`): they are not among the code's names, so digest them here
+        for k, value in enumerate(fn.__defaults__ or ()):
+            part = _digest_value(value)
+            if part is None:
+                return None
+            digest.update(f"default {k}=".encode() + part)
     return digest.hexdigest()[:40]
 
 

@@ -62,6 +62,10 @@ def unbroadcast(g, x):
     axes = tuple(range(extra)) + tuple(
         extra + i for i, n in enumerate(shape) if n == 1 and g.shape[extra + i] != 1)
     summed = g.sum(axis=axes, keepdims=True) if axes else g
+    if summed.size != int(np.prod(shape)):
+        # a zero adjoint not yet shaped, lifted to the batch's rank by vmap ((B, 1) for x of (B, n)): as above,
+        # it only needs broadcasting up (np.broadcast_to raises if the shapes do not broadcast)
+        return wrap(np.broadcast_to(summed, shape))
     return wrap(summed.reshape(shape))
 
 

@@ -12,6 +12,8 @@ from .warning_contexts import WarningContexts
 from .loop_else import LoopElse
 from .local_deletes import LocalDeletes
 from .walrus_assignments import WalrusAssignments
+from .generator_names import GeneratorNames
+from .object_subscripts import ObjectSubscripts
 from .reserved_names import ReservedNames
 from .type_inspection import TypeInspection
 from .builtin_extrema import BuiltinExtrema
@@ -40,7 +42,7 @@ from .list_operands import ListOperands
 
 __all__ = ["normalize", "PASSES"]
 
-PASSES = (ModuleAliases, WarningContexts, LocalDeletes, LoopElse, WalrusAssignments, CallSignatures, ObjectRecords, Aliasing, ReservedNames, TypeInspection,
+PASSES = (ModuleAliases, WarningContexts, LocalDeletes, LoopElse, GeneratorNames, ObjectSubscripts, WalrusAssignments, CallSignatures, ObjectRecords, Aliasing, ReservedNames, TypeInspection,
           BuiltinExtrema, BuiltinDivmod, TreeMapCalls, MapCalls, ContainerIdioms, OperatorFunctions, ClosureFactories, LocalFunctionValues, LocalFunctions, MethodCalls,
           FunctionArguments, ScipyCalls, NumpyCalls, ArrayAssembly, AugmentedAssignment, LaxControlFlow, TupleAssignment, ControlFlow,
           OnePrimitivePerStatement, ListOperands)

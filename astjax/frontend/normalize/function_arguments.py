@@ -108,6 +108,15 @@ class FunctionArguments(Pass):
             node = copy_location(gast.Call(func=name(label), args=[node.func] + list(node.args),
                                            keywords=node.keywords), node)
             target = method
+        if _user_bound_method(target) and isinstance(node.func, (gast.Name, gast.Attribute)):
+            # `obj.method(x)` with obj known now (a global instance): `Cls.method(obj, x)`, so that the callee's
+            # derivative receives the object as the function's source declares it (its first parameter)
+            method = target.__func__
+            label = resolver.introduce(f"_{method.__name__}", method, self.context.namer)
+            receiver = name(resolver.introduce("_receiver", target.__self__, self.context.namer))
+            node = copy_location(gast.Call(func=name(label), args=[receiver] + list(node.args),
+                                           keywords=node.keywords), node)
+            target = method
         if specializable(target):
             node = self._specialize(node, target)
         return node
@@ -181,6 +190,12 @@ class _CallPartials(gast.NodeTransformer):
                                        if k not in given] + list(node.keywords))
             return copy_location(call, node)
         return node
+
+
+def _user_bound_method(value):
+    """Whether `value` is a method of a user class bound to an object (or a class) known when transforming."""
+    import inspect
+    return inspect.ismethod(value) and not inspect.ismodule(value.__self__) and specializable(value.__func__)
 
 
 def _callable_object(value):
