@@ -100,8 +100,6 @@ KNOWN_FAILURES = {
     'edges.try_except_index_error_hess': 'REFUSED: try/except IndexError',
     'edges.try_else_runs_without_error': 'REFUSED: try/except/else/finally',
     'edges.try_else_runs_without_error_hess': 'REFUSED: try/except/else/finally',
-    'edges.operator_module_functions': 'REFUSED: functools.reduce(operator.mul, ...), operator.truediv/neg/pow',
-    'edges.operator_module_functions_hess': 'REFUSED: functools.reduce(operator.mul, ...), operator.truediv/neg/pow',
     'edges.itertools_accumulate_product': 'REFUSED: itertools.accumulate',
     'edges.itertools_accumulate_product_hess': 'REFUSED: itertools.accumulate',
     'edges.itertools_pairwise_and_starmap': 'REFUSED: itertools.pairwise / starmap',
