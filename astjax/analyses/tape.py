@@ -24,6 +24,7 @@ class TapePlan:
         self.assigned_at = {p: [-1] for p in self.params}    # variable -> positions assigned
         self.saved = set()
         self.shape_saved = set()
+        self._assignments = None      # variable -> its Assign nodes (see assignments)
         counter = itertools.count()
 
         def walk(block, in_loop):
@@ -44,7 +45,17 @@ class TapePlan:
         walk(primal, False)
 
     def assignments(self, variable):
-        return [n for n in gast.walk(self.function) if isinstance(n, gast.Assign) and n.targets[0].id == variable]
+        """The `variable = ...` statements of the function, in `gast.walk` order. Indexed by one walk on
+        the first call: the sweeps ask once per variable, and a walk each time made the reverse transform
+        quadratic in the function's length. The primal's assignments do not change after the plan is made
+        (the sweeps add statements to their own lists; the tape writer adds pushes, which are not
+        assignments)."""
+        if self._assignments is None:
+            self._assignments = {}
+            for n in gast.walk(self.function):
+                if isinstance(n, gast.Assign):
+                    self._assignments.setdefault(n.targets[0].id, []).append(n)
+        return list(self._assignments.get(variable, ()))
 
     def defined_at_top_level(self, variable):
         return any(id(s) in self.top_level for s in self.assignments(variable))

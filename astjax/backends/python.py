@@ -4,6 +4,7 @@ The source is registered with `linecache` under a pseudo file name, so
 tracebacks, `inspect.getsource` and pdb show the generated lines, and the
 function remembers its parsed source so later transformations can read it.
 """
+import ast
 import linecache
 
 import gast
@@ -25,11 +26,13 @@ def compile_function(function_node, namespace, label=None, origin=None, filename
     text = unparse(function_node)
     filename = filename(text) if callable(filename) else generated_filename(label or function_node.name)
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    node = gast.parse(text).body[0]
-    register_generated(filename, origin, _line_map(function_node, node))
-    exec(compile(text, filename, "exec"), namespace)
+    tree = ast.parse(text)
+    register_generated(filename, origin, _line_map(function_node, tree.body[0]))
+    exec(compile(tree, filename, "exec"), namespace)
     fn = namespace[function_node.name]
-    source = FunctionSource(node, fn, filename, 1, generated=True)
+    # The gast tree a later transformation reads is made when it first asks: converting ast to gast
+    # costs several times the parse, and most generated functions are never transformed again.
+    source = FunctionSource(None, fn, filename, 1, generated=True, parse=lambda: gast.ast_to_gast(tree).body[0])
     fn.__astjax_function_source__ = source
     fn.__astjax_source_text__ = text
     return fn, text

@@ -26,12 +26,23 @@ __all__ = ["FunctionSource", "function_source", "generated_filename", "defaults_
 class FunctionSource:
     """A parsed function: its gast FunctionDef plus where it came from."""
 
-    def __init__(self, node, fn, filename, first_line, generated=False):
-        self.node = node
+    def __init__(self, node, fn, filename, first_line, generated=False, parse=None):
+        self._node = node
+        self._parse = parse          # makes `node` on first use (a generated function: see backends/python.py)
         self.fn = fn
         self.filename = filename
         self.first_line = first_line
         self.generated = generated
+
+    @property
+    def node(self):
+        if self._parse is not None:
+            self._node, self._parse = self._parse(), None
+        return self._node
+
+    @node.setter
+    def node(self, value):
+        self._node, self._parse = value, None
 
     @property
     def name(self):

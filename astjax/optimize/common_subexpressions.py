@@ -21,6 +21,7 @@ it only when it assigns none of the names involved and has no effects.
 import gast
 
 from .effects import has_effects, is_guard, reads, writes
+from ..codegen.node_walk import nodes
 
 __all__ = ["share_common_subexpressions"]
 
@@ -31,7 +32,7 @@ _MUTABLE = (gast.List, gast.Dict, gast.Set)
 
 
 def share_common_subexpressions(function_node):
-    if any(isinstance(n, _SCOPES) for n in gast.walk(function_node) if n is not function_node):
+    if any(isinstance(n, _SCOPES) for n in nodes(function_node) if n is not function_node):
         return function_node       # names inside a nested scope may mean something else: leave it
     function_node.body = _block(function_node.body, _Known())
     return function_node
@@ -127,7 +128,7 @@ def _block(block, known):
         elif is_guard(stmt):          # `if jnp.ndim(out) != 0: raise ...`: nothing known is lost
             stmt.test = _rewrite(stmt.test, known)
         elif isinstance(stmt, (gast.If, gast.For, gast.While)):
-            changed = writes(stmt) | {n.target.id for n in gast.walk(stmt)
+            changed = writes(stmt) | {n.target.id for n in nodes(stmt)
                                       if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)}
             clean = not _has_impure_calls(stmt)
             inner = known.copy() if clean else _Known()
@@ -211,7 +212,7 @@ def _pure(node):
 
 
 def _has_impure_calls(node):
-    for child in gast.walk(node):
+    for child in nodes(node):
         if isinstance(child, gast.Call) and not _pure_callee(child.func):
             return True
     return False

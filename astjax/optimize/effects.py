@@ -14,6 +14,8 @@ import builtins
 
 import gast
 
+from ..codegen.node_walk import loaded_names, name_ids, nodes, stored_names
+
 __all__ = ["MUTATING_METHODS", "REVERSIBLE_METHODS", "FORWARD_METHODS", "MARKERS", "has_effects", "call_effect",
            "mutation_refusal", "reads", "writes"]
 
@@ -86,7 +88,7 @@ def _is_index_update(node):
 
 def has_effects(node):
     """Whether evaluating `node` may do something besides computing a value."""
-    return any(isinstance(child, gast.Call) and call_effect(child) for child in gast.walk(node))
+    return any(isinstance(child, gast.Call) and call_effect(child) for child in nodes(node))
 
 
 def mutation_refusal(call, resolver, varied, useful=None, forward=False):
@@ -103,8 +105,8 @@ def mutation_refusal(call, resolver, varied, useful=None, forward=False):
     supported = FORWARD_METHODS if forward else REVERSIBLE_METHODS
     if resolver.static_value(func.value) is not NOT_STATIC or func.attr in supported:
         return None
-    names = {n.id for n in gast.walk(call) if isinstance(n, gast.Name)}
-    receiver = {n.id for n in gast.walk(func.value) if isinstance(n, gast.Name)}
+    names = name_ids(call)
+    receiver = name_ids(func.value)
     if not (names & varied) or (useful is not None and not (receiver & useful)):
         return None
     return (f"`.{func.attr}()` {MUTATING_METHODS[func.attr]} of a value that carries a derivative; "
@@ -118,15 +120,11 @@ def _is_module(node):
 
 
 def reads(node):
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    return loaded_names(node)
 
 
 def writes(node):
-    out = set()
-    for n in gast.walk(node):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
-            out.add(n.id)
-    return out
+    return stored_names(node)
 
 
 def is_guard(stmt):

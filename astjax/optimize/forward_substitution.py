@@ -12,6 +12,7 @@ import re
 import gast
 
 from .effects import has_effects, reads, writes
+from ..codegen.node_walk import nodes
 
 __all__ = ["substitute_temporaries", "is_temporary"]
 
@@ -37,7 +38,7 @@ def substitute_temporaries(function_node, named=()):
 def _uses(node):
     """(how often each name is read, how often it is assigned) in `node`."""
     loads, stores = {}, {}
-    for n in gast.walk(node):
+    for n in nodes(node):
         if isinstance(n, gast.Name):
             table = loads if isinstance(n.ctx, gast.Load) else stores
             table[n.id] = table.get(n.id, 0) + 1
@@ -86,14 +87,14 @@ _MAX_SUBSTITUTED_SIZE = 12     # nodes: keeps substituted lines about as long as
 
 
 def _size(node):
-    return sum(1 for n in gast.walk(node) if isinstance(n, gast.expr))
+    return sum(1 for n in nodes(node) if isinstance(n, gast.expr))
 
 
 def _calls_user_function(node):
     """Calls by a bare name that is not a rule helper: the user's functions and generated vjps."""
     from ..codegen.namespace import GENERATED_NAMESPACE
     return any(isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id not in GENERATED_NAMESPACE
-               and n.func.id not in _BUILTIN_CALLS for n in gast.walk(node))
+               and n.func.id not in _BUILTIN_CALLS for n in nodes(node))
 
 
 _BUILTIN_CALLS = {"float", "int", "len", "range", "reversed", "abs", "min", "max", "slice"}
@@ -104,7 +105,7 @@ def _simple(stmt):
 
 
 def _aug_targets(stmt):
-    return {n.target.id for n in gast.walk(stmt) if isinstance(n, gast.AugAssign)}
+    return {n.target.id for n in nodes(stmt) if isinstance(n, gast.AugAssign)}
 
 
 class _Replace(gast.NodeTransformer):

@@ -14,13 +14,14 @@ the zero and that `if` mentions the adjoint:
 import gast
 
 from .effects import reads
+from ..codegen.node_walk import name_ids, nodes
 
 __all__ = ["fold_zero_accumulation"]
 
 
 def fold_zero_accumulation(function_node):
     mentions = {}
-    for node in gast.walk(function_node):
+    for node in nodes(function_node):
         if isinstance(node, gast.Name):
             mentions[node.id] = mentions.get(node.id, 0) + 1
     _block(function_node.body, mentions)
@@ -105,4 +106,4 @@ def _fold_into_branch(init, branch, variable, total):
 
 
 def _names(stmt):
-    return {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name)}
+    return name_ids(stmt)

@@ -1,6 +1,8 @@
 """The shape of a normalization pass: a gast transformer with the function's context."""
 import gast
 
+from ...codegen.node_walk import nodes
+
 __all__ = ["Pass", "copy_location", "name", "store", "range_of", "rewrite_inner_blocks"]
 
 
@@ -51,8 +53,10 @@ def rewrite_inner_blocks(stmt, rewrite):
 
 def copy_location(new, old):
     """Give `new` (and its children without a position) the line of `old`."""
-    for child in gast.walk(new):
-        if getattr(child, "lineno", None) is None and hasattr(old, "lineno"):
+    if not hasattr(old, "lineno"):
+        return new
+    for child in nodes(new):
+        if getattr(child, "lineno", None) is None:
             gast.copy_location(child, old)
     return new
 
