@@ -132,8 +132,8 @@ class ForwardMode:
     def _pushed_tangent(self, value):
         if self._is_varied(value):
             return name(self.tangent(value.id))
-        if isinstance(value, gast.Name):
-            return call("zero_like", copy.deepcopy(value))
+        # A name that is never varied: the tangent its pop takes back is never read (a value restored
+        # from the tape, an index tuple holding slices, counts as varied only through its own assignments).
         return gast.Constant(value=0.0, kind=None)
 
     def assignment(self, stmt):
