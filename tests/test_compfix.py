@@ -131,3 +131,54 @@ def test_grad_of_vmap_slicing_a_value_of_unknown_kind():
     xs = np.array([[0.1, 0.5, -0.3, 0.9], [0.4, -0.1, 0.2, 0.0]])
     g = astjax.grad(lambda v: jnp.sum(astjax.vmap(top_two)(v)))(xs)
     np.testing.assert_allclose(g, _fd_grad(lambda v: sum(float(top_two(r)) for r in v), xs), atol=1e-8)
+
+
+# ------------------------------------------------------------------ 2. lax.switch with its branch list in a name
+def _cube_sum(v):
+    return jnp.sum(v ** 3)
+
+
+def switch_named_branches(x):
+    idx = jnp.argmax(x)
+    branches = [lambda v: jnp.sum(v ** 2), _cube_sum, lambda v: jnp.prod(v) * x[0]]
+    return lax.switch(idx, branches, x)
+
+
+def switch_rebound_branches(x):
+    branches = [lambda v: jnp.sum(v ** 2), _cube_sum]
+    if x[0] > 0.0:
+        branches = [_cube_sum, lambda v: jnp.sum(v ** 2)]
+    return lax.switch(1, branches, x)
+
+
+def switch_mutated_branches(x):
+    branches = [lambda v: jnp.sum(v ** 2)]
+    branches.append(_cube_sum)
+    return lax.switch(1, branches, x)
+
+
+def switch_branches_parameter(x, branches):
+    return lax.switch(0, branches, x)
+
+
+@pytest.mark.parametrize("x", [np.array([0.9, 0.2, -0.4]), np.array([0.1, 0.7, -0.4]), np.array([0.1, 0.2, 0.8])])
+def test_switch_with_branch_list_in_a_name(x):
+    np.testing.assert_allclose(astjax.grad(switch_named_branches)(x),
+                               _fd_grad(lambda v: float(switch_named_branches(v)), x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(astjax.jit(switch_named_branches)(x), switch_named_branches(x), rtol=1e-12)
+    xs = np.stack([x, x[::-1], 0.5 * x])
+    np.testing.assert_allclose(astjax.vmap(switch_named_branches)(xs), [switch_named_branches(r) for r in xs],
+                               rtol=1e-12)
+
+
+@pytest.mark.parametrize("fn", [switch_rebound_branches, switch_mutated_branches])
+def test_switch_branch_list_that_changes_is_refused(fn):
+    with pytest.raises(astjax.errors.AstjaxError) as info:
+        astjax.grad(fn)(np.array([0.3, 0.2]))
+    assert "test_compfix.py" in str(info.value) and "lax.switch" in str(info.value)
+
+
+def test_switch_branch_list_passed_in_is_refused():
+    with pytest.raises(astjax.errors.AstjaxError) as info:
+        astjax.grad(switch_branches_parameter)(np.array([0.3, 0.2]), [_cube_sum])
+    assert "test_compfix.py" in str(info.value)

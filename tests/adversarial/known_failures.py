@@ -39,12 +39,8 @@ KNOWN_FAILURES = {
     "attacks.dict_accumulate": "REFUSED: `d['b'] *= v` on a dict of Python floats",
     "attacks.list_extend_and_reverse": "REFUSED: list.extend / list.reverse",
     "api_fill.beta_cdf_shape_from_x": "UNCLEAR REFUSAL: betainc's shape refused inside astjax.scipy.stats.beta, naming that module's line, not the user's call",
-    "attacks.switch_clamped_index": "REFUSED: lax.switch with the branch list held in a variable",
     "attacks.setitem_2d_fancy_pairs": "REFUSED: B[[0, 2], [1, 1]] = v taken for a repeated position (the pairs differ)",
     # --- compositions.py: transformations composed over real programs (jit/hessian/vmap batteries)
-    'compositions.switch_three_jit': 'REFUSED: lax.switch with the branch list held in a variable (as attacks.switch_clamped_index)',
-    'compositions.switch_three_hess': 'REFUSED: lax.switch with the branch list held in a variable',
-    'compositions.switch_three_vmap': 'REFUSED: lax.switch with the branch list held in a variable',
     'compositions.namedtuple_state_vmap': 'UNCLEAR REFUSAL (vmap): grad of sum(vmap(f)) where vmap loops over examples: no derivative rule for the generated stack_examples/example_of; the error names generated code',
     'compositions.associative_cumulative_hess': "UNCLEAR REFUSAL: second order through lax.associative_scan refused naming `limit_index` of astjax's own code",
     'compositions.custom_jvp_softplus_loss_hess': 'UNCLEAR REFUSAL: hessian through a custom_jvp (as attacks.custom_jvp_under_hessian_hessian)',
