@@ -182,3 +182,109 @@ def test_switch_branch_list_passed_in_is_refused():
     with pytest.raises(astjax.errors.AstjaxError) as info:
         astjax.grad(switch_branches_parameter)(np.array([0.3, 0.2]), [_cube_sum])
     assert "test_compfix.py" in str(info.value)
+
+
+# ------------------------------------------------------------------ 3. NamedTuple and dataclass built inside
+import dataclasses  # noqa: E402
+
+
+class _State(NamedTuple):
+    q: object
+    v: object
+    damping: float = 0.1
+
+
+def namedtuple_steps(x):
+    s = _State(q=x, v=x * 0.0)
+    for _ in range(3):
+        s = _State(s.q + 0.1 * s.v, v=s.v - 0.1 * jnp.sin(s.q), damping=s.damping)
+    return jnp.sum(s.q ** 2 + s.v * s.damping)
+
+
+def namedtuple_out(x):
+    return _State(q=jnp.sin(x), v=x * x, damping=2.0)
+
+
+@dataclasses.dataclass
+class _Params:
+    w: object
+    b: object = 0.5
+
+
+@dataclasses.dataclass(frozen=True)
+class _Frozen:
+    w: object
+    scale: float
+
+
+def dataclass_loss(w):
+    p = _Params(w=w)
+    return jnp.sum(jnp.sin(p.w * p.b) * p.w) + p.b * jnp.sum(p.w)
+
+
+def frozen_dataclass_loss(w):
+    p = _Frozen(w * 2.0, 3.0)
+    return jnp.sum(p.w ** 3) * p.scale
+
+
+@dataclasses.dataclass
+class _Checked:
+    w: object
+
+    def __post_init__(self):
+        self.w = self.w * 2.0
+
+
+def post_init_loss(w):
+    p = _Checked(w)
+    return jnp.sum(p.w)
+
+
+def dataclass_escapes(w):
+    p = _Params(w)
+    return _use_params(p)
+
+
+def _use_params(p):
+    return jnp.sum(p.w ** 2) * p.b
+
+
+_W = np.array([0.3, -0.5, 0.8])
+
+
+@pytest.mark.parametrize("fn", [namedtuple_steps, dataclass_loss, frozen_dataclass_loss])
+def test_record_built_inside_differentiates(fn):
+    g_fd = _fd_grad(lambda v: float(fn(v)), _W)
+    np.testing.assert_allclose(astjax.grad(fn)(_W), g_fd, rtol=1e-6, atol=1e-8)
+    t = np.array([0.2, -0.1, 0.4])
+    value, tangent = astjax.jvp(fn, (_W,), (t,))
+    np.testing.assert_allclose(value, fn(_W), rtol=1e-12)
+    np.testing.assert_allclose(tangent, g_fd @ t, rtol=1e-6)
+    H_fd = _fd_jacobian(lambda v: np.asarray(astjax.grad(fn)(v)), _W)
+    np.testing.assert_allclose(astjax.hessian(fn)(_W), H_fd, rtol=1e-5, atol=1e-7)
+    xs = np.stack([_W, 0.5 * _W, _W[::-1]])
+    np.testing.assert_allclose(astjax.vmap(fn)(xs), [fn(r) for r in xs], rtol=1e-12)
+    np.testing.assert_allclose(astjax.vmap(astjax.grad(fn))(xs), [astjax.grad(fn)(r) for r in xs], rtol=1e-12)
+    batch = astjax.grad(lambda v: jnp.sum(astjax.vmap(fn)(v)))(xs)
+    np.testing.assert_allclose(batch, [astjax.grad(fn)(r) for r in xs], rtol=1e-12)
+
+
+def test_namedtuple_result_built_inside():
+    out, pullback = astjax.vjp(namedtuple_out, _W)
+    assert isinstance(out, _State) and out.damping == 2.0
+    np.testing.assert_allclose(out.q, np.sin(_W))
+    ct = _State(q=np.ones(3), v=np.array([1.0, 2.0, 3.0]), damping=0.0)
+    (g,) = pullback(ct)
+    np.testing.assert_allclose(g, np.cos(_W) + 2 * _W * np.array([1.0, 2.0, 3.0]), rtol=1e-12)
+    J = astjax.jacfwd(namedtuple_out)(_W)
+    np.testing.assert_allclose(J.v, np.diag(2 * _W), rtol=1e-12)
+
+
+@pytest.mark.parametrize("fn", [post_init_loss, dataclass_escapes])
+def test_record_that_is_not_plain_data_is_refused_or_right(fn):
+    try:
+        got = astjax.grad(fn)(_W)
+    except astjax.errors.AstjaxError as exc:
+        assert "test_compfix.py" in str(exc)
+        return
+    np.testing.assert_allclose(got, _fd_grad(lambda v: float(fn(v)), _W), rtol=1e-6, atol=1e-8)

@@ -19,6 +19,7 @@ from .builtin_divmod import BuiltinDivmod
 from .aliasing import Aliasing
 from .call_signatures import CallSignatures
 from .object_records import ObjectRecords
+from .namedtuple_constructions import NamedtupleConstructions
 from .lax_control_flow import LaxControlFlow
 from .local_functions import LocalFunctions
 from .closure_factories import ClosureFactories
@@ -39,7 +40,7 @@ from .list_operands import ListOperands
 
 __all__ = ["normalize", "PASSES"]
 
-PASSES = (ModuleAliases, WarningContexts, LocalDeletes, LoopElse, WalrusAssignments, CallSignatures, ObjectRecords, Aliasing, ReservedNames, TypeInspection,
+PASSES = (ModuleAliases, WarningContexts, LocalDeletes, LoopElse, WalrusAssignments, CallSignatures, ObjectRecords, NamedtupleConstructions, Aliasing, ReservedNames, TypeInspection,
           BuiltinExtrema, BuiltinDivmod, TreeMapCalls, MapCalls, ContainerIdioms, ClosureFactories, LocalFunctionValues, LocalFunctions, MethodCalls,
           FunctionArguments, ScipyCalls, NumpyCalls, ArrayAssembly, AugmentedAssignment, LaxControlFlow, TupleAssignment, ControlFlow,
           OnePrimitivePerStatement, ListOperands)
