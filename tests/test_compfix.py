@@ -288,3 +288,48 @@ def test_record_that_is_not_plain_data_is_refused_or_right(fn):
         assert "test_compfix.py" in str(exc)
         return
     np.testing.assert_allclose(got, _fd_grad(lambda v: float(fn(v)), _W), rtol=1e-6, atol=1e-8)
+
+
+# ------------------------------------------------------------------ 4. compositions
+def _dict_loss(params, X):
+    h = jnp.tanh(X @ params["W"] + params["b"])
+    return jnp.sum(h ** 2)
+
+
+_XD = np.linspace(-1.0, 1.0, 6).reshape(3, 2)
+
+
+def step_then_loss(params):
+    g = astjax.grad(_dict_loss)(params, _XD)
+    new = astjax.tree_util.tree_map(lambda p, d: p - 0.3 * d, params, g)
+    return _dict_loss(new, _XD)
+
+
+def test_jvp_of_function_calling_grad_then_tree_map():
+    """The gradient of a dict (the items reached, inside generated code) is shaped as grad returns it."""
+    params = {"W": np.array([[0.3, -0.2], [0.5, 0.1]]), "b": np.array([0.1, -0.4])}
+    t = {"W": np.array([[1.0, 0.5], [-0.3, 0.2]]), "b": np.array([0.7, -0.1])}
+    value, tangent = astjax.jvp(step_then_loss, (params,), (t,))
+    np.testing.assert_allclose(value, step_then_loss(params), rtol=1e-12)
+    h = 1e-6
+    plus = {k: params[k] + h * t[k] for k in params}
+    minus = {k: params[k] - h * t[k] for k in params}
+    fd = (float(step_then_loss(plus)) - float(step_then_loss(minus))) / (2 * h)
+    np.testing.assert_allclose(tangent, fd, rtol=1e-6)
+    g = astjax.grad(step_then_loss)(params)
+    np.testing.assert_allclose(tangent, sum(np.vdot(g[k], t[k]) for k in params), rtol=1e-6)
+
+
+def scan_outputs(x):
+    def step(c, xi):
+        c = c * 0.8 + xi * xi
+        return c, c * xi
+    _, ys = lax.scan(step, 0.0, x)
+    return ys
+
+
+def test_vmap_of_jacrev_of_function_with_local_def_returning_a_tuple():
+    """The function returns one array; only its local `step` returns a tuple."""
+    xs = np.array([[0.3, -0.5, 0.8, 0.2], [0.1, 0.4, -0.2, 0.6]])
+    got = astjax.vmap(astjax.jacrev(scan_outputs))(xs)
+    np.testing.assert_allclose(got, np.stack([_fd_jacobian(scan_outputs, x) for x in xs]), rtol=1e-6, atol=1e-8)
