@@ -333,3 +333,18 @@ def test_vmap_of_jacrev_of_function_with_local_def_returning_a_tuple():
     xs = np.array([[0.3, -0.5, 0.8, 0.2], [0.1, 0.4, -0.2, 0.6]])
     got = astjax.vmap(astjax.jacrev(scan_outputs))(xs)
     np.testing.assert_allclose(got, np.stack([_fd_jacobian(scan_outputs, x) for x in xs]), rtol=1e-6, atol=1e-8)
+
+
+# ------------------------------------------------------------------ 5. refusals inside astjax's library name the user's call
+import astjax.scipy.stats as _astats  # noqa: E402
+
+
+def beta_cdf_of_shape(x):
+    return jnp.sum(_astats.beta.cdf(0.4, jnp.exp(x), 2.0))
+
+
+def test_refusal_inside_library_function_names_the_users_call():
+    with pytest.raises(astjax.errors.TransformError) as info:
+        astjax.grad(beta_cdf_of_shape)(np.array([0.1, 0.2]))
+    assert info.value.filename.endswith("test_compfix.py")
+    assert "betainc" in str(info.value)

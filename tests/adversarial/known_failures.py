@@ -38,7 +38,6 @@ KNOWN_FAILURES = {
     "attacks.list_of_lists_augmented": "REFUSED: `a[0][1] += e` on a list of lists of scalars",
     "attacks.dict_accumulate": "REFUSED: `d['b'] *= v` on a dict of Python floats",
     "attacks.list_extend_and_reverse": "REFUSED: list.extend / list.reverse",
-    "api_fill.beta_cdf_shape_from_x": "UNCLEAR REFUSAL: betainc's shape refused inside astjax.scipy.stats.beta, naming that module's line, not the user's call",
     "attacks.setitem_2d_fancy_pairs": "REFUSED: B[[0, 2], [1, 1]] = v taken for a repeated position (the pairs differ)",
     # --- compositions.py: transformations composed over real programs (jit/hessian/vmap batteries)
     'compositions.custom_jvp_softplus_loss_hess': 'UNCLEAR REFUSAL: hessian through a custom_jvp (as attacks.custom_jvp_under_hessian_hessian)',
