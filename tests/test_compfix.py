@@ -348,3 +348,39 @@ def test_refusal_inside_library_function_names_the_users_call():
         astjax.grad(beta_cdf_of_shape)(np.array([0.1, 0.2]))
     assert info.value.filename.endswith("test_compfix.py")
     assert "betainc" in str(info.value)
+
+
+# ------------------------------------------------------------------ 4b. grad of a function calling astjax.jvp
+_XP = np.array([0.4, -0.3, 0.9])
+
+
+def _tanh_cubed(x, w):
+    return jnp.sum(jnp.tanh(x * w) ** 3)
+
+
+def directional(v):
+    value, slope = astjax.jvp(_tanh_cubed, (_XP, v), (v, v * 2.0))
+    return slope * v[0] + value
+
+
+def directional_packed(v):
+    pair = (_XP, v)
+    return astjax.jvp(_tanh_cubed, pair, (v, v))[1]
+
+
+def test_grad_of_function_calling_jvp():
+    v = np.array([0.2, -0.7, 0.5])
+    np.testing.assert_allclose(astjax.grad(directional)(v), _fd_grad(lambda u: float(directional(u)), v),
+                               rtol=1e-6, atol=1e-8)
+    H_fd = _fd_jacobian(lambda u: np.asarray(astjax.grad(directional)(u)), v)
+    np.testing.assert_allclose(astjax.hessian(directional)(v), H_fd, rtol=1e-5, atol=1e-7)
+
+
+def test_jvp_call_with_primals_not_written_in_the_call_is_right_or_refused():
+    v = np.array([0.2, -0.7, 0.5])
+    try:
+        got = astjax.grad(directional_packed)(v)
+    except astjax.errors.AstjaxError as exc:
+        assert "test_compfix.py" in str(exc)
+        return
+    np.testing.assert_allclose(got, _fd_grad(lambda u: float(directional_packed(u)), v), rtol=1e-6, atol=1e-8)

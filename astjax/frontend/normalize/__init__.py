@@ -20,6 +20,7 @@ from .aliasing import Aliasing
 from .call_signatures import CallSignatures
 from .object_records import ObjectRecords
 from .namedtuple_constructions import NamedtupleConstructions
+from .jvp_calls import JvpCalls
 from .lax_control_flow import LaxControlFlow
 from .local_functions import LocalFunctions
 from .closure_factories import ClosureFactories
@@ -40,7 +41,7 @@ from .list_operands import ListOperands
 
 __all__ = ["normalize", "PASSES"]
 
-PASSES = (ModuleAliases, WarningContexts, LocalDeletes, LoopElse, WalrusAssignments, CallSignatures, ObjectRecords, NamedtupleConstructions, Aliasing, ReservedNames, TypeInspection,
+PASSES = (ModuleAliases, WarningContexts, LocalDeletes, LoopElse, WalrusAssignments, CallSignatures, ObjectRecords, NamedtupleConstructions, JvpCalls, Aliasing, ReservedNames, TypeInspection,
           BuiltinExtrema, BuiltinDivmod, TreeMapCalls, MapCalls, ContainerIdioms, ClosureFactories, LocalFunctionValues, LocalFunctions, MethodCalls,
           FunctionArguments, ScipyCalls, NumpyCalls, ArrayAssembly, AugmentedAssignment, LaxControlFlow, TupleAssignment, ControlFlow,
           OnePrimitivePerStatement, ListOperands)
