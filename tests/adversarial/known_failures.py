@@ -40,7 +40,6 @@ KNOWN_FAILURES = {
     "attacks.list_extend_and_reverse": "REFUSED: list.extend / list.reverse",
     "attacks.setitem_2d_fancy_pairs": "REFUSED: B[[0, 2], [1, 1]] = v taken for a repeated position (the pairs differ)",
     # --- compositions.py: transformations composed over real programs (jit/hessian/vmap batteries)
-    'compositions.custom_jvp_softplus_loss_hess': 'UNCLEAR REFUSAL: hessian through a custom_jvp (as attacks.custom_jvp_under_hessian_hessian)',
     'compositions.rk4_ode_jit': 'SLOW: over the 20 s limit on 2 loaded cores (Numba compile of jit(value_and_grad), or the transform itself: grad of the 10-step RK4 takes 5 s, its hessian 11 s)',
     'compositions.rk4_ode_hess': 'SLOW: over the 20 s limit on 2 loaded cores (Numba compile of jit(value_and_grad), or the transform itself: grad of the 10-step RK4 takes 5 s, its hessian 11 s)',
     'compositions.rk4_ode_vmap': 'SLOW: over the 20 s limit on 2 loaded cores (Numba compile of jit(value_and_grad), or the transform itself: grad of the 10-step RK4 takes 5 s, its hessian 11 s)',
