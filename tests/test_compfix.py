@@ -384,3 +384,29 @@ def test_jvp_call_with_primals_not_written_in_the_call_is_right_or_refused():
         assert "test_compfix.py" in str(exc)
         return
     np.testing.assert_allclose(got, _fd_grad(lambda u: float(directional_packed(u)), v), rtol=1e-6, atol=1e-8)
+
+
+# ------------------------------------------------------------------ 4c. second derivatives through a custom_jvp
+@astjax.custom_jvp
+def _softplus(x):
+    return jnp.log1p(jnp.exp(x))
+
+
+@_softplus.defjvp
+def _softplus_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _softplus(x), t * (1.0 / (1.0 + jnp.exp(-x)))
+
+
+def softplus_loss(x):
+    return jnp.sum(_softplus(x) * x)
+
+
+def test_second_derivatives_through_custom_jvp_differentiate_its_rule():
+    x = np.array([0.3, -0.5, 0.8])
+    s = 1.0 / (1.0 + np.exp(-x))
+    H = np.diag(2 * s + x * s * (1 - s))
+    for make in (astjax.hessian, lambda f: astjax.jacfwd(astjax.grad(f)), lambda f: astjax.jacrev(astjax.grad(f))):
+        np.testing.assert_allclose(make(softplus_loss)(x), H, rtol=1e-10, atol=1e-12)
+    t = np.array([0.2, -1.0, 0.5])
+    np.testing.assert_allclose(astjax.jvp(astjax.grad(softplus_loss), (x,), (t,))[1], H @ t, rtol=1e-10)
