@@ -37,8 +37,8 @@ def check_array_output(kind, fun):
 
 def _own_nodes(function_node):
     """The nodes of a function's body, not descending into nested functions or lambdas."""
-    stack = list(function_node.body)
-    while stack:
+    stack = [s for s in function_node.body if not isinstance(s, gast.FunctionDef)]    # a local `def step`'s
+    while stack:                                                                        # return is its own
         node = stack.pop()
         yield node
         for child in gast.iter_child_nodes(node):

@@ -30,12 +30,6 @@ TIMEOUT_S = 40
 EXPECTED_REFUSALS = {
     "rules.prod_with_two_zeros": "prod's second derivative at a slice with two zeros (lone_zero refuses it)",
     "rules.det_singular": "det's second derivative at a singular matrix goes through the inverse",
-    "api.uses_custom_jvp": "a second derivative through a custom_jvp function's reverse mode (documented refusal)",
-    "containers.list_remove_loop": "xs.remove(v) under a second derivative (refused with what to write instead)",
-    "attacks.custom_jvp_under_hessian": "a second derivative through a custom_jvp function's reverse mode, as "
-                                        "api.uses_custom_jvp",
-    "api_fill.defjvps_in_a_loop": "a second derivative through a custom_jvp function (defjvps) in reverse mode, as "
-                                  "api.uses_custom_jvp",
 }
 
 # Cases that still fail (strict xfail). Never a wrong number.

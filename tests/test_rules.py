@@ -37,8 +37,21 @@ SKIPPED = {
 }
 
 SKIPPED.update({
-    "custom_jvp_transpose": "reverse mode of a custom_jvp function: its derivative is refused (no_higher_derivative); "
-                            "checked against central differences in tests/test_lax_nested.py",
+    # vmap's loop over examples (rules/batching_examples.py): they take pytrees and vmap's loop index; grad,
+    # jacrev, jacfwd and hessian through them are checked against finite differences in tests/test_compfix.py
+    **{name: "vmap's loop over examples (pytrees, a loop index): checked through grad/hessian of vmap in "
+             "tests/test_compfix.py" for name in (
+        "example_of", "stack_examples", "example_part", "example_placed", "examples_split", "examples_joined",
+        "stack_like_examples", "batch_getitem", "batch_getitem_adjoint", "batch_getitem_part")},
+    "namedtuple_of": "a namedtuple class argument: checked through grad/jvp/hessian/vmap of NamedTuples built in "
+                     "the function in tests/test_compfix.py",
+    "record_items_adjoint": "namedtuple_of's adjoint of a list variable: tests/test_compfix.py",
+    **{name: "second derivatives through a custom_jvp function (need a custom_jvp object): checked against "
+             "central differences in tests/test_lax_nested.py" for name in (
+        "custom_jvp_apply", "custom_jvp_rule_gradient", "custom_jvp_rule_curvature")},
+    "custom_jvp_transpose": "reverse mode of a custom_jvp function (needs a custom_jvp object); its second "
+                            "derivatives are checked against central differences in tests/test_lax_nested.py "
+                            "and tests/test_compfix.py",
     "cast_float32": "np.float32(x): central differences in float64 cannot see through float32 rounding; its "
                     "rule is cast_float64's (checked here), its values in tests/test_lax_nested.py",
     "spectral_direction": "u v^T of the top singular pair: the spectral norm's gradient, tested through "

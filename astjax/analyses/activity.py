@@ -17,8 +17,12 @@ class Activity:
 
     def __init__(self, function_node, resolver, inputs, outputs):
         self.assignments = []     # (target name, Application)
+        self.restores = set()     # indices in assignments of `v = pop(tape)` after a `push(tape, v)`
+        restored = _restored_names(function_node)
         for node in gast.walk(function_node):
             if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
+                if (node.targets[0].id, _popped_tape(node.value)) in restored:
+                    self.restores.add(len(self.assignments))
                 self.assignments.append((node.targets[0].id, classify(node.value, resolver)))
             elif isinstance(node, gast.Expr) and _is_append(node.value):
                 self.assignments.append((node.value.func.value.id, classify(
@@ -34,7 +38,9 @@ class Activity:
         changed = True
         while changed:
             changed = False
-            for target, app in self.assignments:
+            for k, (target, app) in enumerate(self.assignments):
+                if k in self.restores:     # `v = pop(_tape)` gives back a value v held: v's own assignments say
+                    continue
                 if target not in names and app.differentiable and any(n in names for n in _dependencies(app)):
                     names.add(target)
                     changed = True
@@ -67,6 +73,26 @@ def _dependencies(app):
             if param not in prim.operands and param not in prim.shape_params:
                 names = names + [n.id for n in gast.walk(node) if isinstance(n, gast.Name)]
     return names
+
+
+def _popped_tape(value):
+    """The tape name of `pop(tape)`, else None."""
+    if (isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and value.func.id == "pop"
+            and len(value.args) == 1 and isinstance(value.args[0], gast.Name)):
+        return value.args[0].id
+    return None
+
+
+def _restored_names(function_node):
+    """(name, tape) for each `push(tape, name)` of a plain name: the reverse sweep's `name = pop(tape)`
+    restores a value that name held, so it is varied only if one of name's own assignments is. Without
+    this every popped value would count as varied as soon as one value on the tape is (a boolean mask
+    restored in a loop, refused as `lax.select`'s predicate under a second derivative)."""
+    found = set()
+    for node in gast.walk(function_node):
+        if isinstance(node, gast.Expr) and _is_push(node.value) and isinstance(node.value.args[1], gast.Name):
+            found.add((node.value.args[1].id, node.value.args[0].id))
+    return found
 
 
 def _is_append(value):

@@ -10,7 +10,10 @@ import builtins
 from .. import lax
 from .. import numpy as jnp
 from ..rules import helpers
+from ..rules.batching_examples import NAMES as _EXAMPLE_HELPERS
 from ..rules.control import Tape, pop, push
+from ..rules.custom_jvp_transpose import NAMES as _CUSTOM_JVP_HELPERS
+from ..rules.record_constructions import NAMES as _RECORD_HELPERS
 from ..rules.linalg import COMPOSITES
 from ..scipy import special as jsp_special, stats as jsp_stats
 
@@ -19,6 +22,9 @@ __all__ = ["GENERATED_NAMESPACE", "RESERVED", "expected_value", "renamed_keyword
 GENERATED_NAMESPACE = {"jnp": jnp, "lax": lax, "Tape": Tape, "push": push, "pop": pop}
 GENERATED_NAMESPACE.update({n: getattr(helpers, n) for n in helpers.__all__})
 GENERATED_NAMESPACE.update(COMPOSITES)
+GENERATED_NAMESPACE.update(_EXAMPLE_HELPERS)      # derivatives of vmap's loop over examples
+GENERATED_NAMESPACE.update(_RECORD_HELPERS)       # namedtuples built in the function
+GENERATED_NAMESPACE.update(_CUSTOM_JVP_HELPERS)   # second derivatives through a custom_jvp function
 GENERATED_NAMESPACE["jsp_special"] = jsp_special     # special functions in rules (rules/special.py)
 GENERATED_NAMESPACE["jsp_stats"] = jsp_stats         # scipy.stats calls (frontend/normalize/scipy_calls.py)
 

@@ -45,11 +45,12 @@ def _build(cls):
     from ..analyses.classify import is_library
     if cls.__mro__ != (cls, object) or is_library(cls) or (cls.__module__ or "").startswith("astjax"):
         return None
+    dataclass_init = _dataclass_init(cls)
     for special in ("__getattr__", "__getattribute__", "__setattr__", "__slots__", "__new__", "__init_subclass__",
                     "__class_getitem__"):
-        if special in cls.__dict__:
+        if special in cls.__dict__ and not (dataclass_init is not None and _generated(cls.__dict__[special])):
             return None
-    init = cls.__dict__.get("__init__")
+    init = cls.__dict__.get("__init__") if dataclass_init is None else dataclass_init
     if not _plain(init):
         return None
     record = RecordClass(cls)
@@ -59,6 +60,38 @@ def _build(cls):
     except Exception:       # no source (a dataclass's generated __init__), a construct not followed: not a record
         return None
     return record
+
+
+def _generated(fn):
+    """Whether `fn` was written by the dataclasses module (its code comes from a string, not a file)."""
+    code = getattr(fn, "__code__", None)
+    return code is not None and code.co_filename == "<string>"
+
+
+def _dataclass_init(cls):
+    """For a dataclass whose `__init__` is the generated one that only stores its fields (no __post_init__,
+    no InitVar, no default_factory, no keyword-only or init=False field), that `__init__` written as
+    Python source astjax can read (`self.w = w` per field, the defaults the dataclass gives); else None."""
+    import dataclasses
+    if not dataclasses.is_dataclass(cls) or not _generated(cls.__dict__.get("__init__")) or \
+            hasattr(cls, "__post_init__"):
+        return None
+    fields = dataclasses.fields(cls)
+    if any(not f.init or getattr(f, "kw_only", False) or f.default_factory is not dataclasses.MISSING
+           for f in fields):
+        return None
+    if [f.name for f in fields] != list(inspect.signature(cls.__init__).parameters)[1:]:
+        return None      # an InitVar, or a parameter that is not a field
+    defaults = {f"_default_{f.name}": f.default for f in fields if f.default is not dataclasses.MISSING}
+    params = ", ".join(f.name + (f" = _default_{f.name}" if f"_default_{f.name}" in defaults else "")
+                       for f in fields)
+    this = "self" if "self" not in {f.name for f in fields} else "_self"
+    lines = [f"def __init__({this}, {params}):"] + [f"    {this}.{f.name} = {f.name}" for f in fields] + \
+        ([f"    pass"] if not fields else [])
+    from ..backends.python import compile_function
+    node = gast.parse("\n".join(lines) + "\n").body[0]
+    fn, _ = compile_function(node, dict(defaults), label=f"{cls.__name__}_dataclass_init")
+    return fn
 
 
 def _plain(fn):

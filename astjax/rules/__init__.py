@@ -8,6 +8,8 @@ from . import more  # noqa: F401 (registration: the last jax.numpy functions)
 from . import complex_parts  # noqa: F401 (registration: abs/real/imag/conj of the FFTs' complex results)
 from . import array_api_linalg  # noqa: F401 (registration: numpy.linalg's array-API names)
 from . import collectives  # noqa: F401 (registration: lax.psum and the other collectives over a vmap axis)
+from . import batching_examples  # noqa: F401 (registration: derivatives of vmap's loop over examples)
+from . import record_constructions  # noqa: F401 (registration: namedtuples built in the function)
 from . import special_fill  # noqa: F401 (registration: sici, fresnel, bessel_jn)
 
 __all__ = ["PRIMITIVES", "Classification", "classification", "Primitive", "all_primitives", "lookup_callable", "lookup_operator",

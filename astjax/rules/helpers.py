@@ -374,6 +374,8 @@ def item_adjoint(adjoint, i):
     """
     if isinstance(adjoint, TreeAdjoint):
         return adjoint.items.get(i, 0.0)
+    if isinstance(adjoint, (tuple, list)):      # a namedtuple (or list) of cotangents: its item, whatever its shape
+        return adjoint[i]
     if np.ndim(adjoint) == 0:
         if np.any(adjoint):
             raise TypeError(f"astjax: a list's adjoint is the scalar {adjoint!r}; it cannot be split into items")
@@ -927,6 +929,8 @@ def zero_tangent(x):
     """The zero tangent of x: zeros shaped like an array; a list (tuple) of them for a list (tuple)."""
     if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
         return type(x)(zero_tangent(e) for e in x)
+    if isinstance(x, tuple):        # a namedtuple: field by field
+        return type(x)(*[zero_tangent(e) for e in x])
     if type(x) is dict:
         return {k: zero_tangent(v) for k, v in x.items()}
     if x is None or isinstance(x, (str, bytes)) or callable(x):     # a record's name or method: no tangent

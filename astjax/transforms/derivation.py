@@ -238,10 +238,16 @@ class Derivation:
                 else:
                     self.forward(callee, wrt, name=label)
             except Exception as exc:
-                from ..errors import AstjaxError
+                from ..errors import AstjaxError, TransformError
+                what = "batch" if kind == "vmap" else "differentiate"
+                if isinstance(exc, TransformError) and _in_astjax(exc.filename) and not _in_astjax(
+                        getattr(context.source, "filename", None)):
+                    # refused inside astjax's own library code (astjax.scipy.stats.beta.cdf): named at the
+                    # user's call, which is what the user can change
+                    raise context.error(f"astjax cannot {what} this call of `{plain}`: {exc.reason}", stmt,
+                                        hint=exc.hint) from exc
                 if isinstance(exc, AstjaxError):
                     raise
-                what = "batch" if kind == "vmap" else "differentiate"
                 raise context.error(f"could not {what} the call to `{label.split('_', 1)[1]}`: {exc}",
                                     stmt) from exc
         return self.callees[key]
@@ -285,6 +291,13 @@ class _Unchanged:
                                  gast.Tuple(elts=[copy.deepcopy(a) for a in direct.args], ctx=gast.Load())]
                     call.keywords = []
         return self.node
+
+
+def _in_astjax(filename):
+    """Whether `filename` is a file of astjax's own package (its library functions written in Python)."""
+    import os
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return bool(filename) and os.path.abspath(filename).startswith(root + os.sep)
 
 
 def _gradient_transform(fn):

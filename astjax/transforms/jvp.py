@@ -132,8 +132,8 @@ class ForwardMode:
     def _pushed_tangent(self, value):
         if self._is_varied(value):
             return name(self.tangent(value.id))
-        if isinstance(value, gast.Name):
-            return call("zero_like", copy.deepcopy(value))
+        # A name that is never varied: the tangent its pop takes back is never read (a value restored
+        # from the tape, an index tuple holding slices, counts as varied only through its own assignments).
         return gast.Constant(value=0.0, kind=None)
 
     def assignment(self, stmt):
@@ -297,7 +297,19 @@ class ForwardMode:
         new = gast.Assign(targets=[both], value=gast.Call(func=name(jvp_name), args=args,
                                                           keywords=copy.deepcopy(app.node.keywords)),
                           type_comment=None)
-        return [copy_location(s, stmt) for s in self._comment(stmt) + [new]]
+        return [copy_location(s, stmt) for s in self._comment(stmt) + [new] + self._shaped_gradient(target, app)]
+
+    def _shaped_gradient(self, target, app):
+        """`g = grad(loss)(params, x)`: the generated gradient gives a dict's gradient as the items it reached
+        (an adjoint tree); g and its tangent are shaped as grad returns them (zeros where nothing reached),
+        as the untransformed program sees them (`tree_map(..., params, g)` reads every leaf)."""
+        from .derivation import _gradient_transform
+        if _gradient_transform(app.callee) is None or app.node.keywords:
+            return []
+        gradient = name(self.bind_name(app.callee, "gradient_function"))
+        args = gast.Tuple(elts=[copy.deepcopy(a) for a in app.args], ctx=gast.Load())
+        return [assign(v, call("shaped_gradient", name(v), copy.deepcopy(gradient), copy.deepcopy(args)))
+                for v in (target, self.tangent(target))]
 
 
 def _sum(terms):

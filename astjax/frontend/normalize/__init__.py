@@ -22,6 +22,8 @@ from .operator_functions import OperatorFunctions
 from .aliasing import Aliasing
 from .call_signatures import CallSignatures
 from .object_records import ObjectRecords
+from .namedtuple_constructions import NamedtupleConstructions
+from .jvp_calls import JvpCalls
 from .lax_control_flow import LaxControlFlow
 from .local_functions import LocalFunctions
 from .closure_factories import ClosureFactories
@@ -42,7 +44,7 @@ from .list_operands import ListOperands
 
 __all__ = ["normalize", "PASSES"]
 
-PASSES = (ModuleAliases, WarningContexts, LocalDeletes, LoopElse, GeneratorNames, ObjectSubscripts, WalrusAssignments, CallSignatures, ObjectRecords, Aliasing, ReservedNames, TypeInspection,
+PASSES = (ModuleAliases, WarningContexts, LocalDeletes, LoopElse, GeneratorNames, ObjectSubscripts, WalrusAssignments, CallSignatures, ObjectRecords, NamedtupleConstructions, JvpCalls, Aliasing, ReservedNames, TypeInspection,
           BuiltinExtrema, BuiltinDivmod, TreeMapCalls, MapCalls, ContainerIdioms, OperatorFunctions, ClosureFactories, LocalFunctionValues, LocalFunctions, MethodCalls,
           FunctionArguments, ScipyCalls, NumpyCalls, ArrayAssembly, AugmentedAssignment, LaxControlFlow, TupleAssignment, ControlFlow,
           OnePrimitivePerStatement, ListOperands)

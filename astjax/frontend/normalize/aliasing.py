@@ -950,6 +950,12 @@ def summary_of(fn):
     if getattr(fn, "__astjax_transform__", None) is not None:
         # grad(f), vmap(f), ...: generated code that writes into no argument; its result may share one
         return (frozenset(), frozenset(inspect.signature(target).parameters), True)
+    origin = getattr(target, "__astjax_jvp_of__", None)      # normalize/jvp_calls.py: f's generated jvp
+    if origin is not None:
+        everything = frozenset(inspect.signature(target).parameters)
+        inner = summary_of(origin)
+        writes = everything if inner is None or inner[0] else frozenset()
+        return (writes, everything, True)
     code = target.__code__
     if code in _SUMMARIES:
         return _SUMMARIES[code]

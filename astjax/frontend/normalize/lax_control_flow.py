@@ -15,6 +15,7 @@
     v = lax.switch(k, [f, g, h], a)       ->   if k <= 0: v = f(a)
                                                elif k == 1: v = g(a)
                                                else: v = h(a)
+        (a branch list bound to a name first is read from that binding: normalize/switch_branches.py)
     ys = lax.map(f, xs)                   ->   a scan whose carry is unused
     y = lax.associative_scan(fn, xs)      ->   _acc = xs[0:1]; _parts = [_acc]
                                                for _i in range(1, n):
@@ -42,6 +43,7 @@ import gast
 
 from ... import lax
 from .base import BlockPass, copy_location, name, store
+from .switch_branches import resolvable_branch_lists
 
 __all__ = ["LaxControlFlow"]
 
@@ -54,9 +56,15 @@ class LaxControlFlow(BlockPass):
         self.function = node
         if not hasattr(node, "local_functions"):
             node.local_functions = {}
+        # `branches = [f, g]; lax.switch(i, branches, x)`: the list read in place of the name
+        self.branch_lists = resolvable_branch_lists(
+            node, self.context.resolver, lambda call: self._combinator(call) is lax.switch)
+        self._dropped = {id(stmt) for stmt, _ in self.branch_lists.values()}
         return super().run(node)
 
     def rewrite(self, stmt):
+        if id(stmt) in self._dropped:
+            return []         # a branch list read only by lax.switch calls, each given the list itself
         return self.statement(stmt)
 
     def statement(self, stmt):
@@ -90,6 +98,8 @@ class LaxControlFlow(BlockPass):
                                  stmt)
         if call.keywords:
             raise self.error(f"pass the arguments of lax.{which.__name__} by position", stmt)
+        if which is lax.switch and len(call.args) >= 2 and isinstance(call.args[1], gast.Name):
+            call.args[1] = self._branch_list(call.args[1], stmt)
         args = [self._function_argument(a) for a in call.args]
         if which is lax.switch and len(args) >= 2 and isinstance(args[1], (gast.List, gast.Tuple)):
             args[1].elts = [self._function_argument(b) for b in args[1].elts]
@@ -327,6 +337,17 @@ class LaxControlFlow(BlockPass):
             collected[leaf] = (self.context.namer.fresh("_ys"), ys.id)
             return store(leaf)
         return type(ys)(elts=[self._ys_pattern(e, collected) for e in ys.elts], ctx=gast.Store())
+
+    def _branch_list(self, node, stmt):
+        """The list literal a branch-list name was bound to (normalize/switch_branches.py), else refused."""
+        if node.id in self.branch_lists:
+            return copy.deepcopy(self.branch_lists[node.id][1])
+        raise self.error(
+            f"lax.switch's branches `{node.id}` must be a list written in the call, or a name bound once, in the "
+            "function's own body before the switch, to a list of lambdas or functions and read only as "
+            "lax.switch's branches", stmt,
+            hint=f"write the list in the call (`lax.switch(i, [f, g, h], x)`), or bind `{node.id} = [f, g, h]` "
+                 "once and do not change or pass it elsewhere.")
 
     def switch(self, target, args, stmt):
         if len(args) < 2 or not isinstance(args[1], (gast.List, gast.Tuple)) or not args[1].elts:
