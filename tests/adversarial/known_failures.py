@@ -102,7 +102,6 @@ KNOWN_FAILURES = {
     'edges.lambda_default_late_argument_hess': 'REFUSED: a local lambda with a default argument',
     'edges.tuple_of_arrays_in_list_sorted_by_key': 'REFUSED: list.sort(key=lambda ...)',
     'edges.tuple_of_arrays_in_list_sorted_by_key_hess': 'REFUSED: list.sort(key=lambda ...)',
-    'edges.float_comparisons_select_vmap': 'UNCLEAR REFUSAL (vmap): grad of sum(vmap(f)) where vmap loops over examples: no derivative rule for the generated stack_examples/example_of; the error names generated code',
     'edges.ones_bool_dtype_positional': 'REFUSED (conservative): a bool written into a bool array (np.ones(3, bool)) is taken for a truncating write into an integer array',
     'edges.ones_bool_dtype_positional_hess': 'REFUSED (conservative): a bool written into a bool array is taken for a truncating write',
     'edges.int_list_array_iadd_float': 'REFUSED (conservative): `a[0] += 0.7` on an int array of constants (truncation of a constant needs no derivative)',
