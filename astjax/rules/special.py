@@ -12,7 +12,7 @@ argument"), never a zero.
 from .. import nn
 from ..scipy import special as sp
 from .nondifferentiable import PIECEWISE, nondifferentiable
-from .registry import defjvp, defvjp, primitive
+from .registry import PRIMITIVES, defjvp, deflowering, defvjp, primitive
 
 SQRT_PI_OVER_2 = "0.886226925452758"         # sqrt(pi) / 2
 TWO_OVER_SQRT_PI = "1.1283791670955126"       # 2 / sqrt(pi)
@@ -136,6 +136,11 @@ _elementwise("rel_entr", sp.rel_entr, ("x1", "x2"), ["bx1 += by * (jnp.log(x1 / 
              ["dy = dx1 * (jnp.log(x1 / x2) + 1.0) + dx2 * -x1 / x2"], aliases=("scipy.special.rel_entr",), signature=_PAIR)
 _elementwise("kl_div", sp.kl_div, ("x1", "x2"), ["bx1 += by * jnp.log(x1 / x2)", "bx2 += by * (1.0 - x1 / x2)"],
              ["dy = dx1 * jnp.log(x1 / x2) + dx2 * (1.0 - x1 / x2)"], aliases=("scipy.special.kl_div",), signature=_PAIR)
+
+# Lowered to Numba (astjax/runtime/numba_special.py); the others are refused by jit.
+for _name in ("expit", "log_expit", "logit", "erf", "erfc", "ndtr", "log_ndtr", "gammaln", "digamma", "xlogy",
+              "xlog1py", "entr"):
+    deflowering(PRIMITIVES[_name], numba=f"astjax.runtime.numba_cpu:{_name}")
 
 # ------------------------------------------------------------ over an axis
 # d/da log sum(b exp(a)) = b exp(a - logsumexp); d/db = exp(a - logsumexp). `b` may be None (weights 1).
