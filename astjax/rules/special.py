@@ -171,6 +171,7 @@ weight_or_one = primitive("weight_or_one", sp._weight_or_one, operands=("b",))
 defvjp(weight_or_one, "bb += by")
 defjvp(weight_or_one, "dy = db")
 weight_or_one.elementwise = True
+deflowering(weight_or_one, numba="astjax.runtime.numba_cpu:weight_or_one")
 
 softmax = primitive("softmax", sp.softmax, operands=("x",), aliases=("scipy.special.softmax",))
 defvjp(softmax, "bx += y * (by - jnp.sum(by * y, axis, keepdims=True))")
@@ -180,11 +181,15 @@ log_softmax = primitive("log_softmax", sp.log_softmax, operands=("x",), aliases=
 defvjp(log_softmax, "bx += by - jnp.exp(y) * jnp.sum(by, axis, keepdims=True)")
 defjvp(log_softmax, "dy = dx - jnp.sum(jnp.exp(y) * dx, axis, keepdims=True)")
 log_softmax.identity = "d log_softmax(x) = dx - sum(softmax(x) * dx)"
+for _prim in (logsumexp, softmax, log_softmax):
+    deflowering(_prim, numba=f"astjax.runtime.numba_cpu:{_prim.name}")
 
 # ------------------------------------------------------------ no derivative
 nondifferentiable("gammasgn", sp.gammasgn, PIECEWISE, aliases=("scipy.special.gammasgn",))
 nondifferentiable("bernoulli", sp.bernoulli, PIECEWISE, aliases=("scipy.special.bernoulli",))    # of int(n)
 nondifferentiable("one_hot", nn.one_hot, PIECEWISE)      # 0 or 1 by the class of x
+deflowering(PRIMITIVES["one_hot"], numba="astjax.runtime.numba_cpu:one_hot")
+deflowering(PRIMITIVES["signbit"], numba="astjax.runtime.numba_cpu:signbit")      # copysign's rules read it
 
 
 # ------------------------------------------------------------ more of jax.scipy.special

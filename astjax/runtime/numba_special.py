@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import numpy as jnp
 from ..scipy import special as sp
-from .numba_elementwise import _define, kernel, lattice
+from .numba_elementwise import _define, kernel, lattice, predicate
 
 # ------------------------------------------------------------------ logistic functions (SciPy's _logit.h)
 
@@ -286,6 +286,7 @@ _define("rad2deg", lambda x: x * (180.0 / np.pi))
 _define("fabs", lambda x: abs(x))
 _define("copysign", lambda a, b: math.copysign(np.float64(a), np.float64(b)))
 _define("heaviside", _heaviside)
+_define("signbit", lambda x: math.copysign(1.0, x) < 0, lambda x: x < 0, lambda x: False)
 _define("fmax", lambda a, b: a if (a >= b or b != b) else b, lambda a, b: max(a, b), lambda a, b: a or b)
 _define("fmin", lambda a, b: a if (a <= b or b != b) else b, lambda a, b: min(a, b), lambda a, b: a and b)
 
@@ -295,5 +296,140 @@ for _name in ("xlogy", "xlog1py"):
     lattice(_name, getattr(sp, _name))
 for _name in ("cbrt", "exp2", "arcsinh", "arccosh", "arctanh", "deg2rad", "rad2deg", "fabs"):
     lattice(_name, getattr(jnp, _name), params=("x",))
+predicate("signbit", jnp.signbit)
 for _name in ("logaddexp", "logaddexp2", "hypot", "copysign", "heaviside", "fmax", "fmin"):
     lattice(_name, getattr(jnp, _name))
+
+
+# ------------------------------------------------------------------ over an axis: logsumexp, softmax, log_softmax
+from .numba_build import implementation, lowers  # noqa: E402
+from .numba_reductions import reduce_impl, static_axes  # noqa: E402
+from .numba_typing import dtype_of, is_array, is_none, is_scalar, literal_value, result_shape_dtype  # noqa: E402
+
+
+@kernel
+def _row_logsumexp(row, zero):
+    """SciPy's logsumexp of a row: the first largest element a_max kept out of the sum,
+    log1p(sum of the others' exp(a - a_max)) + a_max (exact for tiny sums); nan if any is nan,
+    a_max itself when it is infinite, -inf for an empty row. Accumulated in float64."""
+    n = row.size
+    if n == 0:
+        return -np.inf
+    first = 0
+    top = np.float64(row[0])
+    for i in range(n):
+        v = np.float64(row[i])
+        if v != v:
+            return v
+        if v > top:
+            top = v
+            first = i
+    if not math.isfinite(top):
+        return top
+    s = 0.0
+    for i in range(n):
+        if i != first:
+            s += math.exp(np.float64(row[i]) - top)
+    return math.log1p(s) + top
+
+
+def _float_operand(t):
+    dtype = dtype_of(t) if (is_array(t) or is_scalar(t)) else None
+    return dtype is not None and dtype.kind == "f"
+
+
+@lowers("logsumexp", ("a", "axis", "b", "keepdims", "return_sign"), reference=sp.logsumexp, prefer_literal=True)
+def _logsumexp(a, axis, b, keepdims, return_sign):
+    """logsumexp over a literal axis, without weights (`b`) or return_sign (declined)."""
+    if not _float_operand(a) or not is_none(b) or literal_value(return_sign, None) is not False:
+        return None
+    keep = literal_value(keepdims, None)
+    if not isinstance(keep, bool):
+        return None
+    ndim = a.ndim if is_array(a) else 0
+    axes = static_axes(axis, ndim) if ndim else (() if is_none(axis) else None)
+    if axes is None:
+        return None
+    shape_dtype = result_shape_dtype(sp.logsumexp, a, axis, b, keepdims, return_sign)
+    if shape_dtype is None:
+        return None
+    out = shape_dtype[1].type
+    return reduce_impl(("a", "axis", "b", "keepdims", "return_sign"), "a", a, axes, keep, _row_logsumexp,
+                       np.float64(0), out, True)
+
+
+def _static_axis_ok(x, axis):
+    ndim = x.ndim if is_array(x) else 0
+    return static_axes(axis, ndim) is not None if ndim else is_none(axis)
+
+
+@lowers("softmax", ("x", "axis"), reference=sp.softmax, prefer_literal=True)
+def _softmax(x, axis):
+    """SciPy's softmax: exp(x - max) / sum(exp(x - max)) over a literal axis, in x's dtype."""
+    if not _float_operand(x) or not is_array(x) or not _static_axis_ok(x, axis):
+        return None
+    if result_shape_dtype(sp.softmax, x, axis) is None:
+        return None
+    return implementation(("x", "axis"), [
+        "shifted = L.exp(L.subtract(x, L.max(x, axis, None, True, None)))",
+        "return L.divide(shifted, L.sum(shifted, axis, None, None, True, None, None))"])
+
+
+@lowers("log_softmax", ("x", "axis"), reference=sp.log_softmax, prefer_literal=True)
+def _log_softmax(x, axis):
+    """SciPy's log_softmax: x - m - log(sum(exp(x - m))), m the max over a literal axis (0 where not finite)."""
+    if not _float_operand(x) or not is_array(x) or not _static_axis_ok(x, axis):
+        return None
+    if result_shape_dtype(sp.log_softmax, x, axis) is None:
+        return None
+    return implementation(("x", "axis"), [
+        "top = L.max(x, axis, None, True, None)",
+        "shifted = L.subtract(x, L.where(L.isfinite(top), top, 0))",
+        "return L.subtract(shifted, L.log(L.sum(L.exp(shifted), axis, None, None, True, None, None)))"])
+
+
+# ------------------------------------------------------------------ one_hot
+def _one_hot_reference(x, num_classes, dtype=None, axis=-1):
+    from .. import nn
+    return nn.one_hot(x, num_classes, dtype, axis)
+
+
+@lowers("one_hot", ("x", "num_classes", "dtype", "axis"), reference=_one_hot_reference, prefer_literal=True)
+def _one_hot(x, num_classes, dtype, axis):
+    """one_hot with the classes on the last axis: out[..., j] = (x == j) in the reference's dtype."""
+    from numba import types
+    if not (is_array(x) or is_scalar(x)) or dtype_of(x) is None:
+        return None
+    if not isinstance(types.unliteral(num_classes), types.Integer):
+        return None
+    ndim = x.ndim if is_array(x) else 0
+    axis_value = literal_value(axis, None)
+    if axis_value not in (-1, ndim):
+        return None
+    shape_dtype = result_shape_dtype(_one_hot_reference, x, num_classes, dtype, axis)
+    if shape_dtype is None:
+        return None
+    out = shape_dtype[1].type
+    flat = "np.array(x).reshape(1)" if not is_array(x) else "np.ascontiguousarray(x).reshape(x.size)"
+    shape = "(n,)" if ndim == 0 else "x.shape + (n,)"
+    return implementation(("x", "num_classes", "dtype", "axis"), [
+        "n = int(num_classes)",
+        f"values = {flat}",
+        "hot = np.zeros((values.size, n), out_dtype)",
+        "for k in range(values.size):",
+        "    for j in range(n):",
+        "        if values[k] == j:",
+        "            hot[k, j] = 1",
+        f"return hot.reshape({shape})"], out_dtype=out)
+
+
+@lowers("weight_or_one", ("b",), reference=sp._weight_or_one)
+def _weight_or_one(b):
+    """logsumexp's weights, or for none the factor 1 that its rules multiply float values by. The reference
+    gives a weak 1.0 (the product keeps the other factor's dtype); here it is np.True_, which a product
+    promotes to the other factor's float dtype as JAX promotes the weak 1.0, with the same values."""
+    if is_none(b):
+        return implementation(("b",), ["return np.True_"])
+    if not _float_operand(b):
+        return None
+    return implementation(("b",), ["return b"])
