@@ -138,7 +138,8 @@ clip.elementwise = True
 
 
 # ======================================================== issue 9: more elementwise functions
-# Not lowered to Numba yet (lowered=False): jit refuses them with "jit has no Numba lowering".
+# Those marked lowered=False have no Numba lowering yet: jit refuses them with "jit has no Numba lowering"
+# (the others are lowered in astjax/runtime/numba_special.py).
 from .._lazy import lazy_module  # noqa: E402
 from ..errors import AstjaxError  # noqa: E402
 from ..array import wrap as _wrap  # noqa: E402

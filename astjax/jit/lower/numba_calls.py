@@ -390,7 +390,8 @@ def _is_user_function(obj):
     from ...analyses.classify import is_library
     module = obj.__module__ or "" if inspect.isfunction(obj) else ""
     return (inspect.isfunction(obj) and not is_library(obj)
-            and (not module.startswith("astjax.") or module == "astjax.demo" or (module + ".").startswith(_PLAIN_ASTJAX_CODE)))
+            and (not module.startswith("astjax.") or module == "astjax.demo"
+                 or (module + ".").startswith(_PLAIN_ASTJAX_CODE)))
 
 
 def _reversed_range(call, context, loop, count=None):
