@@ -354,6 +354,27 @@ case("diag", normal((3,), F64), Lit(-2), core=True)
 case("diag", X2, Lit(1), core=True)
 
 
+# ------------------------------------------------------------ special functions (runtime/numba_special.py)
+# Computed in float64 and rounded: within a few ulps of SciPy's and NumPy's float32 loops.
+SPECIAL_DOMAIN = {"logit": lambda shape, dtype=F32: RNG.uniform(0.02, 0.98, shape).astype(dtype),
+                  "arccosh": lambda shape, dtype=F32: positive(shape, dtype, 1.0, 5.0), "arctanh": unit,
+                  "entr": positive, "gammaln": lambda shape, dtype=F32: RNG.uniform(-4.5, 30.0, shape).astype(dtype)}
+SPECIAL_UNARY = ("expit", "log_expit", "logit", "erf", "erfc", "ndtr", "log_ndtr", "gammaln", "digamma", "entr",
+                 "cbrt", "exp2", "arcsinh", "arccosh", "arctanh", "deg2rad", "rad2deg", "fabs", "signbit")
+for _name in SPECIAL_UNARY:
+    _make = SPECIAL_DOMAIN.get(_name, lambda shape, dtype=F32: (RNG.standard_normal(shape) * 6.0).astype(dtype))
+    case(_name, _make((3, 4), F32), tol=ULPS)
+    case(_name, _make((5,), F64), tol=ULPS, core=_name in ("log_ndtr", "digamma", "gammaln"))
+for _name in ("xlogy", "xlog1py", "logaddexp", "logaddexp2", "hypot", "copysign", "heaviside", "fmax", "fmin"):
+    case(_name, normal((3, 4)), positive((1, 4)) if _name.startswith("xlog") else normal((1, 4)), tol=ULPS)
+    case(_name, normal((4,), F64), normal((), F64)[()], tol=ULPS)
+case("logsumexp", normal((3, 4)) * 10, Lit(1), None, Lit(False), Lit(False), tol=8, core=True)
+case("logsumexp", normal((3, 4), F64), None, None, Lit(True), Lit(False), tol=8)
+case("softmax", normal((3, 4)) * 10, Lit(1), tol=8, core=True)
+case("log_softmax", normal((3, 4), F64), Lit(0), tol=8, core=True)
+case("one_hot", ints((5,), I64, -1, 5), Lit(4), None, Lit(-1), core=True)
+case("weight_or_one", normal((3,)))
+
 # ------------------------------------------------------------ running a case
 _WRAPPERS = {}
 

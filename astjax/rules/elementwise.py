@@ -138,7 +138,8 @@ clip.elementwise = True
 
 
 # ======================================================== issue 9: more elementwise functions
-# Not lowered to Numba yet (lowered=False): jit refuses them with "jit has no Numba lowering".
+# Those marked lowered=False have no Numba lowering yet: jit refuses them with "jit has no Numba lowering"
+# (the others are lowered in astjax/runtime/numba_special.py).
 from .._lazy import lazy_module  # noqa: E402
 from ..errors import AstjaxError  # noqa: E402
 from ..array import wrap as _wrap  # noqa: E402
@@ -179,22 +180,22 @@ _special = lazy_module("scipy.special")     # imported when i0_slope first runs
 _NAMESPACE.update({f.__name__: f for f in (sinc_slope, i0_slope, real_input_adjoint)})
 
 # --------------------------------------------------------------- unary
-unary("cbrt", numpy=np.cbrt, math_fn=getattr(math, "cbrt", None), lowered=False,
+unary("cbrt", numpy=np.cbrt, math_fn=getattr(math, "cbrt", None),
       vjp="bx += by / (3.0 * y * y)", jvp="dy = dx / (3.0 * y * y)")
-unary("exp2", numpy=np.exp2, math_fn=getattr(math, "exp2", None), lowered=False,
+unary("exp2", numpy=np.exp2, math_fn=getattr(math, "exp2", None),
       vjp="bx += by * y * 0.6931471805599453", jvp="dy = dx * y * 0.6931471805599453")
-unary("arcsinh", numpy=np.arcsinh, math_fn=math.asinh, lowered=False,
+unary("arcsinh", numpy=np.arcsinh, math_fn=math.asinh,
       vjp="bx += by / jnp.sqrt(x * x + 1.0)", jvp="dy = dx / jnp.sqrt(x * x + 1.0)")
-unary("arccosh", numpy=np.arccosh, math_fn=math.acosh, lowered=False,
+unary("arccosh", numpy=np.arccosh, math_fn=math.acosh,
       vjp="bx += by / jnp.sqrt((x - 1.0) * (x + 1.0))", jvp="dy = dx / jnp.sqrt((x - 1.0) * (x + 1.0))")
-unary("arctanh", numpy=np.arctanh, math_fn=math.atanh, lowered=False,
+unary("arctanh", numpy=np.arctanh, math_fn=math.atanh,
       vjp="bx += by / ((1.0 - x) * (1.0 + x))", jvp="dy = dx / ((1.0 - x) * (1.0 + x))")
-unary("deg2rad", numpy=np.deg2rad, math_fn=math.radians, aliases=(np.radians,), lowered=False,
+unary("deg2rad", numpy=np.deg2rad, math_fn=math.radians, aliases=(np.radians,),
       vjp="bx += by * 0.017453292519943295", jvp="dy = dx * 0.017453292519943295")
-unary("rad2deg", numpy=np.rad2deg, math_fn=math.degrees, aliases=(np.degrees,), lowered=False,
+unary("rad2deg", numpy=np.rad2deg, math_fn=math.degrees, aliases=(np.degrees,),
       vjp="bx += by * 57.29577951308232", jvp="dy = dx * 57.29577951308232")
 # fabs: the slope is 1 at x == 0, as astjax's abs (and JAX's).
-unary("fabs", numpy=np.fabs, lowered=False, vjp="bx += jnp.where(x >= 0.0, by, -by)",
+unary("fabs", numpy=np.fabs, vjp="bx += jnp.where(x >= 0.0, by, -by)",
       jvp="dy = jnp.where(x >= 0.0, dx, -dx)")
 # sinc is smooth; its slope and curvature are exact at x == 0 (derivatives of order four and up at
 # exactly x == 0 come out 0: the slope's rule is a where() with a constant branch there).
@@ -233,33 +234,33 @@ nan_to_num.elementwise = True
 # --------------------------------------------------------------- binary
 # hypot's slope x1 / y is taken as 0.5 at the origin for each operand, as JAX (whose hypot is
 # max(|x1|, |x2|) sqrt(1 + (min / max)^2): |.|'s slope 1 at 0, the max's tie split in halves): a subgradient.
-binary("hypot", numpy=np.hypot, lowered=False,
+binary("hypot", numpy=np.hypot,
        vjp=["bx1 += by * jnp.where(y == 0.0, 0.5, x1 / jnp.where(y == 0.0, 1.0, y))",
             "bx2 += by * jnp.where(y == 0.0, 0.5, x2 / jnp.where(y == 0.0, 1.0, y))"],
        jvp=["dy = dx1 * jnp.where(y == 0.0, 0.5, x1 / jnp.where(y == 0.0, 1.0, y)) + dx2 * jnp.where("
             "y == 0.0, 0.5, x2 / jnp.where(y == 0.0, 1.0, y))"])
-binary("logaddexp", numpy=np.logaddexp, lowered=False,
+binary("logaddexp", numpy=np.logaddexp,
        vjp=["bx1 += by * jnp.exp(x1 - y)", "bx2 += by * jnp.exp(x2 - y)"],
        jvp=["dy = dx1 * jnp.exp(x1 - y) + dx2 * jnp.exp(x2 - y)"])
-binary("logaddexp2", numpy=np.logaddexp2, lowered=False,
+binary("logaddexp2", numpy=np.logaddexp2,
        vjp=["bx1 += by * jnp.exp2(x1 - y)", "bx2 += by * jnp.exp2(x2 - y)"],
        jvp=["dy = dx1 * jnp.exp2(x1 - y) + dx2 * jnp.exp2(x2 - y)"])
 # As in JAX, fmax(x1, x2) = where((x1 > x2) | isnan(x2), x1, x2): a tie's derivative goes to x2,
 # and a NaN operand gets none while the other is a number (both NaN: x1 gets it).
-binary("fmax", numpy=np.fmax, lowered=False,
+binary("fmax", numpy=np.fmax,
        vjp=["bx1 += jnp.where(jnp.logical_or(x1 > x2, jnp.isnan(x2)), by, 0.0)",
             "bx2 += jnp.where(jnp.logical_or(x1 > x2, jnp.isnan(x2)), 0.0, by)"],
        jvp=["dy = jnp.where(jnp.logical_or(x1 > x2, jnp.isnan(x2)), dx1, 0.0)"
             " + jnp.where(jnp.logical_or(x1 > x2, jnp.isnan(x2)), 0.0, dx2)"])
 # fmin(x1, x2) = where((x1 < x2) | isnan(x2), x1, x2), as JAX.
-binary("fmin", numpy=np.fmin, lowered=False,
+binary("fmin", numpy=np.fmin,
        vjp=["bx1 += jnp.where(jnp.logical_or(x1 < x2, jnp.isnan(x2)), by, 0.0)",
             "bx2 += jnp.where(jnp.logical_or(x1 < x2, jnp.isnan(x2)), 0.0, by)"],
        jvp=["dy = jnp.where(jnp.logical_or(x1 < x2, jnp.isnan(x2)), dx1, 0.0)"
             " + jnp.where(jnp.logical_or(x1 < x2, jnp.isnan(x2)), 0.0, dx2)"])
 # copysign(x1, x2) = where(signbit(x2), -|x1|, |x1|) (JAX): slope +-1 in x1 (|x1|'s slope is 1 at 0, as
 # abs), 0 in x2.
-binary("copysign", numpy=np.copysign, aliases=(math.copysign,), lowered=False,
+binary("copysign", numpy=np.copysign, aliases=(math.copysign,),
        vjp=["bx1 += by * jnp.where(x1 >= 0.0, 1.0, -1.0) * jnp.where(jnp.signbit(x2), -1.0, 1.0)",
             "bx2 += by * 0.0"],
        jvp=["dy = dx1 * jnp.where(x1 >= 0.0, 1.0, -1.0) * jnp.where(jnp.signbit(x2), -1.0, 1.0) + dx2 * 0.0"])
@@ -268,7 +269,7 @@ binary("nextafter", numpy=np.nextafter, aliases=(getattr(math, "nextafter", None
        vjp=["bx1 += by", "bx2 += by * 0.0"],
        jvp=["dy = dx1 + dx2 * 0.0"])
 # heaviside is piecewise constant in x1 (slope 0, as JAX) and passes x2 through where x1 == 0.
-binary("heaviside", numpy=np.heaviside, lowered=False,
+binary("heaviside", numpy=np.heaviside,
        vjp=["bx1 += by * 0.0", "bx2 += jnp.where(x1 == 0.0, by, 0.0)"],
        jvp=["dy = dx1 * 0.0 + jnp.where(x1 == 0.0, dx2, 0.0)"])
 # fmod(x1, x2) = x1 - x2 * trunc(x1 / x2): slope 1 in x1, -trunc(x1 / x2) in x2 (piecewise, as JAX's rem).

@@ -12,7 +12,7 @@ argument"), never a zero.
 from .. import nn
 from ..scipy import special as sp
 from .nondifferentiable import PIECEWISE, nondifferentiable
-from .registry import defjvp, defvjp, primitive
+from .registry import PRIMITIVES, defjvp, deflowering, defvjp, primitive
 
 SQRT_PI_OVER_2 = "0.886226925452758"         # sqrt(pi) / 2
 TWO_OVER_SQRT_PI = "1.1283791670955126"       # 2 / sqrt(pi)
@@ -137,6 +137,11 @@ _elementwise("rel_entr", sp.rel_entr, ("x1", "x2"), ["bx1 += by * (jnp.log(x1 / 
 _elementwise("kl_div", sp.kl_div, ("x1", "x2"), ["bx1 += by * jnp.log(x1 / x2)", "bx2 += by * (1.0 - x1 / x2)"],
              ["dy = dx1 * jnp.log(x1 / x2) + dx2 * (1.0 - x1 / x2)"], aliases=("scipy.special.kl_div",), signature=_PAIR)
 
+# Lowered to Numba (astjax/runtime/numba_special.py); the others are refused by jit.
+for _name in ("expit", "log_expit", "logit", "erf", "erfc", "ndtr", "log_ndtr", "gammaln", "digamma", "xlogy",
+              "xlog1py", "entr"):
+    deflowering(PRIMITIVES[_name], numba=f"astjax.runtime.numba_cpu:{_name}")
+
 # ------------------------------------------------------------ over an axis
 # d/da log sum(b exp(a)) = b exp(a - logsumexp); d/db = exp(a - logsumexp). `b` may be None (weights 1).
 _SPREAD = "unreduce(by, a, axis, keepdims) * jnp.exp(a - unreduce(y, a, axis, keepdims))"
@@ -166,6 +171,7 @@ weight_or_one = primitive("weight_or_one", sp._weight_or_one, operands=("b",))
 defvjp(weight_or_one, "bb += by")
 defjvp(weight_or_one, "dy = db")
 weight_or_one.elementwise = True
+deflowering(weight_or_one, numba="astjax.runtime.numba_cpu:weight_or_one")
 
 softmax = primitive("softmax", sp.softmax, operands=("x",), aliases=("scipy.special.softmax",))
 defvjp(softmax, "bx += y * (by - jnp.sum(by * y, axis, keepdims=True))")
@@ -175,11 +181,15 @@ log_softmax = primitive("log_softmax", sp.log_softmax, operands=("x",), aliases=
 defvjp(log_softmax, "bx += by - jnp.exp(y) * jnp.sum(by, axis, keepdims=True)")
 defjvp(log_softmax, "dy = dx - jnp.sum(jnp.exp(y) * dx, axis, keepdims=True)")
 log_softmax.identity = "d log_softmax(x) = dx - sum(softmax(x) * dx)"
+for _prim in (logsumexp, softmax, log_softmax):
+    deflowering(_prim, numba=f"astjax.runtime.numba_cpu:{_prim.name}")
 
 # ------------------------------------------------------------ no derivative
 nondifferentiable("gammasgn", sp.gammasgn, PIECEWISE, aliases=("scipy.special.gammasgn",))
 nondifferentiable("bernoulli", sp.bernoulli, PIECEWISE, aliases=("scipy.special.bernoulli",))    # of int(n)
 nondifferentiable("one_hot", nn.one_hot, PIECEWISE)      # 0 or 1 by the class of x
+deflowering(PRIMITIVES["one_hot"], numba="astjax.runtime.numba_cpu:one_hot")
+deflowering(PRIMITIVES["signbit"], numba="astjax.runtime.numba_cpu:signbit")      # copysign's rules read it
 
 
 # ------------------------------------------------------------ more of jax.scipy.special

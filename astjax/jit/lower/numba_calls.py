@@ -381,15 +381,17 @@ def _composite_lowering(obj):
     return getattr(numba_cpu, "COMPOSITES", {}).get(name)
 
 
-# astjax modules written as plain astjax code (the distributions): jit compiles them as it compiles the user's
-_PLAIN_ASTJAX_CODE = ("astjax.scipy.stats.",)
+# astjax modules written as plain astjax code (the distributions, the nn activations): jit compiles them as it
+# compiles the user's
+_PLAIN_ASTJAX_CODE = ("astjax.scipy.stats.", "astjax.nn.")
 
 
 def _is_user_function(obj):
     from ...analyses.classify import is_library
     module = obj.__module__ or "" if inspect.isfunction(obj) else ""
     return (inspect.isfunction(obj) and not is_library(obj)
-            and (not module.startswith("astjax.") or module == "astjax.demo" or module.startswith(_PLAIN_ASTJAX_CODE)))
+            and (not module.startswith("astjax.") or module == "astjax.demo"
+                 or (module + ".").startswith(_PLAIN_ASTJAX_CODE)))
 
 
 def _reversed_range(call, context, loop, count=None):
