@@ -28,6 +28,8 @@ KNOWN_FAILURE_TIMEOUT_S = 5
 
 # Cases vmap refuses with an AstjaxError at the user's line, and why that is the right answer for now.
 EXPECTED_REFUSALS = {
+    "edges.boolean_mask_rows_and_columns": "M[M > 0.2] selects a different number of elements in each example: "
+                                           "no batched array holds the results (JAX refuses it too)",
 }
 
 # Cases that still fail (strict xfail: a fix shows up as XPASS, then delete the entry). Never a WRONG.
