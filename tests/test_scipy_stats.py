@@ -3,6 +3,8 @@
 Each distribution function is differentiated directly (`grad(norm.logpdf, argnums=...)`) at
 scalar points inside its support, in every argument JAX differentiates.
 """
+import os
+
 import numpy as np
 import pytest
 import scipy.stats
@@ -201,7 +203,11 @@ def _summed(fn, arity):
     return {2: total2, 3: total3, 4: total4}[arity]
 
 
-@pytest.mark.parametrize("dist,method,args,argnums", CASES, ids=[f"{c[0]}.{c[1]}-{c[2][0]}" for c in CASES])
+# Each compiles a distribution and its gradient (seconds each): every fourth by default, all in the long profile.
+JIT_CASES = CASES if os.environ.get("ASTJAX_LONG_PROPERTIES") else CASES[::4]
+
+
+@pytest.mark.parametrize("dist,method,args,argnums", JIT_CASES, ids=[f"{c[0]}.{c[1]}-{c[2][0]}" for c in JIT_CASES])
 def test_jit_compiles_the_distribution_or_refuses_clearly(dist, method, args, argnums):
     """Under jit a distribution is compiled like the user's own code (its promotion zero has a Numba lowering):
     the compiled value and gradient equal the reference backend's, or jit refuses with an astjax error."""
