@@ -387,7 +387,7 @@ def source(fun, *example_args, standalone=False, **example_kwargs):
     where every execution agreed (`unbroadcast(g, x)` between equal shapes is `g`). With
     `standalone=True` the text starts with the imports and definitions it needs to run when pasted
     into a file (`from astjax.generated import *`, the user's functions it calls)."""
-    text = _source(fun, example_args, example_kwargs)
+    text = _with_the_users_signature(_source(fun, example_args, example_kwargs), fun)
     if not standalone:
         return text
     from .teaching.standalone import standalone_source
@@ -397,6 +397,21 @@ def source(fun, *example_args, standalone=False, **example_kwargs):
                         f"transformed by grad, value_and_grad, vjp, jvp, jacfwd, jacrev, vmap or jit.")
     functions = derivation().functions
     return standalone_source(text, {name: fn.__globals__ for name, fn in functions.items()})
+
+
+def _with_the_users_signature(text, fun):
+    """The printed main function called as the user's is: a function with `*args` or keyword-only parameters
+    is transformed with them as ordinary ones (arguments.Packing), `def grad_f(x, args)`; printed, it takes
+    them as the user's function does, `def grad_f(x, *args)`, so a reader who calls it passes what grad takes."""
+    import re
+    packing = getattr(getattr(fun, "__astjax_transform__", None), "packing", None)
+    if packing is None:
+        return text
+    packed = packing.positional + ([packing.vararg] if packing.vararg else []) + packing.keyword_only
+    written = packing.positional + ([f"*{packing.vararg}"] if packing.vararg else ["*"] if packing.keyword_only
+                                    else []) + packing.keyword_only
+    header = re.compile(r"^def (\w+)\(" + re.escape(", ".join(packed)) + r"\):", re.M)
+    return header.sub(lambda m: f"def {m.group(1)}({', '.join(written)}):", text, count=1)
 
 
 def _source(fun, example_args, example_kwargs):

@@ -335,3 +335,25 @@ def test_an_accumulation_past_an_independent_statement_is_one_sum():
             return b
         """))
     assert "b += x" in _body(node)            # the added x is written between: the sum may not move up
+
+
+def weighted_by_extra_args(x, *args):
+    return np.sum(x * args[0]) + args[1] * 2.0
+
+
+def scaled_by_keyword(x, *args, scale=2.0):
+    return np.sum(x * args[0]) * scale
+
+
+def test_a_function_with_star_args_prints_with_the_users_signature():
+    """Transformed, `*args` is one ordinary parameter holding a tuple; printed, the main function takes the
+    arguments as grad does, so a reader who calls it as they call grad gets grad's answer (not a packed tuple
+    read item by item)."""
+    x, a = np.array([1.0, 2.0]), np.array([3.0, 4.0])
+    grad = astjax.grad(weighted_by_extra_args)
+    assert "def grad_weighted_by_extra_args(x, *args):" in astjax.source(grad)
+    namespace = {}
+    exec(compile(astjax.source(grad, x, a, 5.0, standalone=True), "<printed>", "exec"), namespace)
+    np.testing.assert_allclose(namespace["grad_weighted_by_extra_args"](x, a, 5.0), grad(x, a, 5.0))
+    keyword = astjax.grad(scaled_by_keyword)
+    assert "def grad_scaled_by_keyword(x, *args, scale):" in astjax.source(keyword, x, a, scale=3.0)
