@@ -210,3 +210,14 @@ def test_one_hot_of_ints_floats_and_out_of_range_classes():
         for g, e in zip(astjax.jit(hot)(labels), hot(labels)):
             assert np.asarray(g).dtype == np.asarray(e).dtype
             np.testing.assert_array_equal(np.asarray(g), np.asarray(e))
+
+
+def test_the_digamma_series_constants_are_scipys_zetas():
+    """runtime/digamma_series.py holds zeta(n + 1, root) as constants (no SciPy import, no zetas evaluated when
+    the lowerings are imported): they are SciPy's values."""
+    from scipy.special import zeta
+    from astjax.runtime import numba_special
+    from astjax.runtime.digamma_series import NEG_ROOT_ZETA, POS_ROOT_ZETA
+    n = np.arange(1, 100)
+    np.testing.assert_array_equal(POS_ROOT_ZETA, zeta(n + 1, numba_special._POS_ROOT))
+    np.testing.assert_array_equal(NEG_ROOT_ZETA, zeta(n + 1, numba_special._NEG_ROOT))

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import numpy as jnp
 from ..scipy import special as sp
+from .digamma_series import NEG_ROOT_ZETA, POS_ROOT_ZETA
 from .numba_elementwise import _define, kernel, lattice, predicate
 
 # ------------------------------------------------------------------ logistic functions (SciPy's _logit.h)
@@ -112,14 +113,8 @@ _POS_ROOT, _POS_ROOT_VALUE = 1.4616321449683623, -9.2412655217294275e-17
 _NEG_ROOT, _NEG_ROOT_VALUE = -0.504083008264455409, 7.2897639029768949e-17
 
 
-def _zeta_coefficients(root):
-    """zeta(n + 1, root) for n = 1..99: the Taylor coefficients of digamma about its root (SciPy's series)."""
-    from scipy.special import zeta
-    return np.array([zeta(n + 1, root) for n in range(1, 100)])
-
-
-_POS_ZETA = _zeta_coefficients(_POS_ROOT)
-_NEG_ZETA = _zeta_coefficients(_NEG_ROOT)
+# zeta(n + 1, root), n = 1..99: the Taylor coefficients of digamma about each root (SciPy's series)
+_POS_ZETA, _NEG_ZETA = POS_ROOT_ZETA, NEG_ROOT_ZETA
 
 
 @kernel
