@@ -461,25 +461,9 @@ class ContainerIdioms(Pass):
             for _i in range(1, len(_s)):
                 _m = max(_m, _s[_i])
         """
-        held = self.context.namer.fresh("_s")
-        best = self.context.namer.fresh("_m")
-        position = self.context.namer.fresh("_i")
-        if isinstance(sequence, gast.GeneratorExp):      # max(v * v for v in xs): the items, as a list
-            sequence = gast.ListComp(elt=sequence.elt, generators=sequence.generators)
-        self.emitted.append(gast.Assign(targets=[store(held)], value=sequence, type_comment=None))
-        self.emitted.append(gast.Expr(value=gast.Call(func=name("iterated"), args=[name(held)], keywords=[])))
-        self.emitted.append(gast.Assign(targets=[store(best)], value=gast.Subscript(
-            value=name(held), slice=gast.Constant(value=0, kind=None), ctx=gast.Load()), type_comment=None))
-        item = gast.Subscript(value=name(held), slice=name(position), ctx=gast.Load())
-        step = gast.Assign(targets=[store(best)], value=gast.Call(func=copy.deepcopy(func), args=[name(best), item],
-                                                                 keywords=[]), type_comment=None)
-        bounds = [gast.Constant(value=1, kind=None), gast.Call(func=name("len"), args=[name(held)], keywords=[])]
-        self.emitted.append(gast.For(target=store(position), iter=gast.Call(func=name("range"), args=bounds,
-                                                                           keywords=[]),
-                                     body=[step], orelse=[], type_comment=None))
-        return name(best)
+        return self.reduction(func, sequence, result="_m")
 
-    def reduction(self, step, sequence, initial=None):
+    def reduction(self, step, sequence, initial=None, result="_r"):
         """`functools.reduce(f, xs, init)` -> the loop Python runs (without `init`, xs[0] starts it)::
 
             _s = xs
@@ -494,7 +478,7 @@ class ContainerIdioms(Pass):
         if isinstance(sequence, gast.GeneratorExp):
             sequence = gast.ListComp(elt=sequence.elt, generators=sequence.generators)
         held = self.context.namer.fresh("_s")
-        result = self.context.namer.fresh("_r")
+        result = self.context.namer.fresh(result)
         position = self.context.namer.fresh("_i")
         self.emitted.append(gast.Assign(targets=[store(held)], value=sequence, type_comment=None))
         self.emitted.append(gast.Expr(value=gast.Call(func=name("iterated"), args=[name(held)], keywords=[])))
