@@ -43,20 +43,18 @@ def _unique_index(nodes, seen):
     return None
 
 
-@fold_for(helpers.part_at)
-def _part_at(nodes, seen):
-    g, x = seen["g"], seen["x"]
-    if g.kind == "array" and "g" not in seen["__writable__"] and g.shape == x.shape and _in_bounds(seen["idx"], x):
-        return template("g[i]", g=nodes["g"], i=nodes["idx"])
-    return None
+def _at_one_position(text):
+    """A fold to `text` (in g and i) where g is a read-only array shaped like x and i one position inside it."""
+    def fold(nodes, seen):
+        g, x = seen["g"], seen["x"]
+        if g.kind == "array" and "g" not in seen["__writable__"] and g.shape == x.shape and _in_bounds(seen["idx"], x):
+            return template(text, g=nodes["g"], i=nodes["idx"])
+        return None
+    return fold
 
 
-@fold_for(helpers.cleared_at)
-def _cleared_at(nodes, seen):
-    g, x = seen["g"], seen["x"]
-    if g.kind == "array" and "g" not in seen["__writable__"] and g.shape == x.shape and _in_bounds(seen["idx"], x):
-        return template("g.at[i].set(0.0)", g=nodes["g"], i=nodes["idx"])
-    return None
+fold_for(helpers.part_at)(_at_one_position("g[i]"))
+fold_for(helpers.cleared_at)(_at_one_position("g.at[i].set(0.0)"))
 
 
 @fold_for(helpers.index_adjoint)
