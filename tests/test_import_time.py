@@ -81,3 +81,20 @@ def test_every_rule_template_parses():
     for prim in all_primitives():
         for operand, node in list(prim.vjp.items()) + list(prim.jvp.items()):
             assert operand in prim.operands and node is not None, prim
+
+
+def test_astjax_imports_and_differentiates_vstack_under_a_numpy_without_row_stack(tmp_path):
+    """NumPy 2.5 removed np.row_stack: astjax must still import there (its vstack rule aliased it)."""
+    out = _run("""
+        import numpy as np
+        if hasattr(np, "row_stack"):
+            del np.row_stack                     # as NumPy 2.5 ships
+        import astjax
+        import astjax.numpy as jnp
+
+        def f(x):
+            return jnp.sum(jnp.vstack([x, 2.0 * x]) ** 2)
+
+        print(float(astjax.grad(f)(np.ones(2))[0]))
+        """, tmp_path)
+    assert abs(float(out.split()[-1]) - 10.0) < 1e-12

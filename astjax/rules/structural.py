@@ -279,10 +279,12 @@ _select.sequence_vjp = parse_expression("unbroadcast(jnp.where(select_mask(condl
 # Joining a list: each input's adjoint is its piece of `by`, cut out as concatenate's is from the inputs as
 # the function reshaped them (`joined_like`), then given the input's own shape. (A list held in a variable
 # is refused in reverse mode: "no derivative with respect to its argument".)
+# NumPy 2.5 removed np.row_stack (deprecated since 2.0): alias it only where it still exists.
+_VSTACK_ALIASES = (np.vstack, jnp.row_stack) + ((np.row_stack,) if hasattr(np, "row_stack") else ())
 _JOINED_PART = "jnp.reshape(concatenate_part(by, joined_like(tup, {how!r}), k, joined_axis(tup, {how!r})), jnp.shape(item))"
 for _name, _fn, _aliases, _signature in (
         ("hstack", jnp.hstack, (np.hstack,), lambda tup, dtype=None: None),
-        ("vstack", jnp.vstack, (np.vstack, jnp.row_stack, np.row_stack), lambda tup, dtype=None: None),
+        ("vstack", jnp.vstack, _VSTACK_ALIASES, lambda tup, dtype=None: None),
         ("dstack", jnp.dstack, (np.dstack,), lambda tup, dtype=None: None),
         ("column_stack", jnp.column_stack, (np.column_stack,), lambda tup: None)):
     _prim = primitive(_name, _fn, operands=("tup",), sequence_operand="tup", aliases=_aliases, signature=_signature)
