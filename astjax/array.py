@@ -242,6 +242,56 @@ def _index(index):
     return index
 
 
+INDEX_MODES = (None, "drop", "fill", "clip", "promise_in_bounds")
+
+
+def _check_mode(mode):
+    if mode not in INDEX_MODES:
+        raise ValueError(f"mode must be one of {INDEX_MODES[1:]} or None, not {mode!r}")
+
+
+def _default_fill(dtype):
+    """JAX's fill for an out-of-bounds read: NaN for inexact dtypes, the smallest signed integer, the
+    largest unsigned one, True for bools."""
+    if dtype.kind in "fc":
+        return np.nan
+    if dtype.kind == "i":
+        return np.iinfo(dtype).min
+    if dtype.kind == "u":
+        return np.iinfo(dtype).max
+    return True
+
+
+def _clipped_index(shape, index, what):
+    """(index with every integer part moved inside `shape`, mask of the positions that were inside).
+
+    Negative positions count from the end first (-1 is the last), as in JAX. The mask is None when
+    the index has no integer part (slices never leave the array). Integer and integer-array indices,
+    and tuples of them after leading full slices, are handled; other mixes raise a clear error.
+    """
+    parts = index if isinstance(index, tuple) else (index,)
+    lead = 0
+    while lead < len(parts) and isinstance(parts[lead], slice) and parts[lead] == slice(None):
+        lead += 1
+
+    def integral(p):
+        return (isinstance(p, (int, np.integer)) and not isinstance(p, bool)) or (
+            isinstance(p, np.ndarray) and p.dtype.kind in "iu")
+
+    if not any(integral(p) for p in parts):
+        return index, None
+    if len(parts) > len(shape) or not all(integral(p) for p in parts[lead:]):
+        raise IndexError(f"x.at[{index!r}].{what} with mode 'clip' or 'fill' takes integer or integer-array "
+                         "indices (after leading `:`); write the index as integer arrays")
+    arrays = np.broadcast_arrays(*[np.asarray(p) for p in parts[lead:]])
+    valid = np.ones(arrays[0].shape, dtype=bool)
+    clipped = []
+    for p, n in zip(arrays, shape[lead:]):
+        valid &= (p >= -n) & (p < n)
+        clipped.append(np.clip(np.where(p < 0, p + n, p), 0, n - 1))
+    return (slice(None),) * lead + tuple(clipped), valid
+
+
 def _in_bounds(shape, index, values):
     """(index, values) without the updates whose integer index is out of bounds: JAX drops those.
 
@@ -269,7 +319,14 @@ def _in_bounds(shape, index, values):
 
 
 class _IndexUpdateRef:
-    """`x.at[index]`: each method returns a new array, leaving `x` untouched."""
+    """`x.at[index]`: each method returns a new array, leaving `x` untouched.
+
+    The keywords are JAX's. `mode` says what an out-of-bounds integer index does: updates drop it by
+    default ("drop", "fill", "promise_in_bounds") or move it to the nearest edge ("clip"); `get` raises
+    for it by default, as `x[index]` does, clamps it with "clip" and reads `fill_value` there with "fill"
+    or "drop" (NaN for floats by default). `indices_are_sorted` and `unique_indices` are hints, accepted
+    and not needed.
+    """
 
     __slots__ = ("array", "index")
 
@@ -277,12 +334,28 @@ class _IndexUpdateRef:
         self.array = array
         self.index = _index(index)
 
-    def get(self, **kwargs):
-        return wrap(np.asarray(self.array)[self.index])
+    def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None, fill_value=None):
+        array = np.asarray(self.array)
+        _check_mode(mode)
+        if mode in ("fill", "drop"):
+            index, valid = _clipped_index(array.shape, self.index, "get")
+            taken = array[index]
+            if valid is None:
+                return wrap(taken)
+            fill = _default_fill(array.dtype) if fill_value is None else fill_value
+            mask = valid.reshape(valid.shape + (1,) * (taken.ndim - valid.ndim))
+            return wrap(np.where(mask, taken, np.asarray(fill, dtype=array.dtype)))
+        if mode == "clip":
+            return wrap(array[_clipped_index(array.shape, self.index, "get")[0]])
+        return wrap(array[self.index])
 
-    def _scatter(self, ufunc, values):
+    def _scatter(self, ufunc, values, mode):
+        _check_mode(mode)
         out = np.array(self.array)
-        index, values = _in_bounds(out.shape, self.index, np.asarray(values))
+        if mode == "clip":
+            index, values = _clipped_index(out.shape, self.index, "update")[0], np.asarray(values)
+        else:
+            index, values = _in_bounds(out.shape, self.index, np.asarray(values))
         if ufunc is None:
             out[index] = values
         else:
@@ -290,28 +363,28 @@ class _IndexUpdateRef:
             ufunc.at(out, index, values.astype(out.dtype, copy=False))
         return out.view(Array)
 
-    def set(self, values, **kwargs):
-        return self._scatter(None, values)
+    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._scatter(None, values, mode)
 
-    def add(self, values, **kwargs):
-        return self._scatter(np.add, values)
+    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._scatter(np.add, values, mode)
 
-    def subtract(self, values, **kwargs):
-        return self._scatter(np.subtract, values)
+    def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._scatter(np.subtract, values, mode)
 
-    def multiply(self, values, **kwargs):
-        return self._scatter(np.multiply, values)
+    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._scatter(np.multiply, values, mode)
 
     mul = multiply
 
-    def divide(self, values, **kwargs):
-        return self._scatter(np.true_divide, values)
+    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._scatter(np.true_divide, values, mode)
 
-    def power(self, values, **kwargs):
-        return self._scatter(np.power, values)
+    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._scatter(np.power, values, mode)
 
-    def min(self, values, **kwargs):
-        return self._scatter(np.minimum, values)
+    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._scatter(np.minimum, values, mode)
 
-    def max(self, values, **kwargs):
-        return self._scatter(np.maximum, values)
+    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._scatter(np.maximum, values, mode)

@@ -49,6 +49,7 @@ class MethodCalls(Pass):
 
     def visit_Call(self, node):
         self.generic_visit(node)
+        self._at_keywords(node)
         func = node.func
         update = self._index_update(node)
         if update is not None:
@@ -63,6 +64,45 @@ class MethodCalls(Pass):
         call = gast.Call(func=gast.Attribute(value=name("jnp"), attr=METHODS[func.attr], ctx=gast.Load()),
                          args=[func.value] + args, keywords=node.keywords)
         return copy_location(call, node)
+
+    def _at_keywords(self, node):
+        """JAX's keywords of `x.at[i].method(...)`, settled before the update is rewritten (in place).
+
+            x.at[i].mul(v)                               ->   x.at[i].multiply(v)
+            x.at[i].set(v, mode="drop", unique_indices=True)   ->   x.at[i].set(v)
+
+        The hints (`indices_are_sorted`, `unique_indices`) and the modes that keep astjax's own meaning
+        (an update drops an out-of-bounds position; "promise_in_bounds") are dropped. `mode="clip"`, and a
+        read with `mode="fill"`/`fill_value`, are refused: their rules are not written, and dropping the
+        keyword would change the number.
+        """
+        func = node.func
+        if not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Subscript)
+                and isinstance(func.value.value, gast.Attribute) and func.value.value.attr == "at"
+                and self._is_value(func.value.value.value)):
+            return
+        if func.attr == "mul":
+            func.attr = "multiply"
+        kept = []
+        for keyword in node.keywords:
+            value = keyword.value
+            constant = value.value if isinstance(value, gast.Constant) else NOT_STATIC
+            if keyword.arg in ("indices_are_sorted", "unique_indices"):
+                continue
+            if keyword.arg == "mode" and (constant in (None, "promise_in_bounds") or (
+                    func.attr != "get" and constant in ("drop", "fill"))):
+                continue
+            if keyword.arg in ("mode", "fill_value"):
+                raise self.error(f"`x.at[...].{func.attr}(..., {keyword.arg}=...)` is not supported inside an astjax "
+                                 "transformation (its out-of-bounds meaning has no derivative rule here)", node,
+                                 hint="move the index inside the array yourself, e.g. `x.at[jnp.clip(i, 0, n - 1)]` "
+                                      "for non-negative i, or call it outside the transformed function")
+            if keyword.arg is not None:
+                raise self.error(f"`x.at[...].{func.attr}()` got an unexpected keyword argument `{keyword.arg}`",
+                                 node, hint="JAX's keywords are indices_are_sorted, unique_indices, mode (and "
+                                            "fill_value for get)")
+            kept.append(keyword)
+        node.keywords = kept
 
     def _index_update(self, node):
         """`x.at[i].max(v)` and friends as the updates whose rules astjax has (None for other calls).
