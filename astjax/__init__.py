@@ -10,14 +10,17 @@ from .custom_derivatives import custom_jvp, custom_vjp
 from .api import grad, value_and_grad, vjp, source
 from .jit import jit
 from .parallel import pmap
-from .forward import jvp, jacfwd, jacrev, hessian
+from .forward import jvp, linearize, jacfwd, jacrev, jacobian, hessian
+from .checkpoint import checkpoint, remat
 from .vmap_api import vmap
-from .devices import devices, device_put, local_devices, device_count
+from .devices import (devices, device_put, device_get, local_devices, device_count, local_device_count,
+                      block_until_ready, default_backend, process_index)
 from .errors import TransformError
 from .teaching.explain import explain
 
 __version__ = "0.1.0"
 
-__all__ = ["errors", "rules", "Array", "Device", "grad", "value_and_grad", "vjp", "jit", "vmap", "pmap", "jvp", "jacfwd", "jacrev", "hessian", "source", "explain", "devices", "device_put",
+__all__ = ["errors", "rules", "Array", "Device", "grad", "value_and_grad", "vjp", "jit", "vmap", "pmap", "jvp", "linearize", "jacfwd", "jacrev", "jacobian", "hessian", "checkpoint", "remat", "source", "explain", "devices", "device_put", "device_get", "block_until_ready", "default_backend", "process_index",
+           "local_device_count",
            "local_devices", "device_count", "custom_vjp", "custom_jvp", "numpy", "random", "tree_util", "lax", "TransformError",
            "nn", "scipy"]

@@ -21,7 +21,7 @@ from .codegen.namespace import renamed_keywords
 from .frontend.parse import defaults_after
 from .transforms.derivation import Derivation
 
-__all__ = ["jvp", "jacfwd", "jacrev", "hessian", "forward_function"]
+__all__ = ["jvp", "linearize", "jacfwd", "jacrev", "jacobian", "hessian", "forward_function"]
 
 _FORWARD = weakref.WeakKeyDictionary()     # function -> {mask: Derivation}
 
@@ -44,6 +44,27 @@ def forward_function(fun, mask):
 def jvp(fun, primals, tangents, has_aux=False):
     """`(fun(*primals), tangent of the output)`: forward mode along `tangents`, as `jax.jvp`."""
     return _jvp(fun, primals, tangents, has_aux)
+
+
+@api_boundary
+def linearize(fun, *primals, has_aux=False):
+    """`(fun(*primals), f_jvp)` as `jax.linearize`: `f_jvp(*tangents)` is jvp's output tangent at `primals`.
+
+    Each call of f_jvp runs the forward-mode derivative at the stored primals (the generated source is
+    built once and cached); it does not keep a linear program of its own as JAX does, so a call costs
+    a jvp. With has_aux=True the result is `(value, f_jvp, aux)`.
+    """
+    out = _jvp(fun, primals, tuple(_zero_tangent(p) for p in primals), has_aux)
+    value, aux = (out[0], out[2]) if has_aux else (out[0], None)
+
+    @api_boundary
+    def f_jvp(*tangents):
+        if len(tangents) != len(primals):
+            raise TypeError(f"linearize's function takes {len(primals)} tangent(s), one per primal, "
+                            f"got {len(tangents)}")
+        return _jvp(fun, primals, tangents, has_aux)[1]
+
+    return (value, f_jvp, aux) if has_aux else (value, f_jvp)
 
 
 def _jvp(fun, primals, tangents, has_aux=False, held=frozenset(), primal_only=False):
@@ -399,6 +420,9 @@ def pullback_function(fun, wrt, has_aux=False):
         table[key] = derivation
     derivation = table[key]
     return derivation.functions[derivation.sources[-1][0]], derivation
+
+
+jacobian = jacrev          # JAX's name for the reverse-mode Jacobian
 
 
 # Calls of these on values known when transforming (`astjax.jacfwd(f)` inside a transformed
