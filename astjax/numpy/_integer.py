@@ -187,10 +187,45 @@ def _wrap_all(result):
     return _out(result)
 
 
-def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True):
-    """NumPy's unique (sorted unique values; indices and counts as int32)."""
-    return _wrap_all(np.unique(_nd(ar), return_index=return_index, return_inverse=return_inverse,
-                               return_counts=return_counts, axis=axis, equal_nan=equal_nan))
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True,
+           size=None, fill_value=None, sorted=True):
+    """NumPy's unique (sorted unique values; indices and counts as int32).
+
+    With JAX's `size`, the unique values (and their indices and counts) are cut or padded to `size`
+    along the unique axis: values padded with `fill_value` (by default the smallest value), indices with the
+    first index, counts with 0 (as JAX). `sorted=False` is accepted; the values come sorted all the same.
+    """
+    result = np.unique(_nd(ar), return_index=return_index, return_inverse=return_inverse,
+                       return_counts=return_counts, axis=axis, equal_nan=equal_nan)
+    if size is None:
+        return _wrap_all(result)
+    parts = list(result) if isinstance(result, tuple) else [result]
+    size = int(size)
+    along = 0 if axis is None else axis
+    values = parts[0]
+    if values.shape[along] == 0 and fill_value is None:
+        raise ValueError("unique: size= with an empty input needs a fill_value")
+    fill = np.take(values, [0], axis=along) if fill_value is None else fill_value
+    parts[0] = _cut_or_pad(values, size, along, fill)
+    position = 1
+    for wanted, pad in ((return_index, "first"), (return_inverse, None), (return_counts, 0)):
+        if wanted:
+            if pad is not None:          # the index of the first value pads indices (as JAX); counts pad 0
+                part = parts[position]
+                parts[position] = _cut_or_pad(part, size, 0, part[:1] if pad == "first" and part.size else 0)
+            position += 1
+    return _wrap_all(tuple(parts) if len(parts) > 1 else parts[0])
+
+
+def _cut_or_pad(a, size, axis, fill):
+    """`a` cut to `size` along `axis`, or padded there with `fill` (broadcast across the other axes)."""
+    n = a.shape[axis]
+    if n >= size:
+        return np.take(a, np.arange(size), axis=axis)
+    pad_shape = list(a.shape)
+    pad_shape[axis] = size - n
+    padding = np.broadcast_to(np.asarray(fill, dtype=a.dtype), pad_shape)
+    return np.concatenate([a, padding], axis=axis)
 
 
 def unique_values(x):

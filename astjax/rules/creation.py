@@ -57,9 +57,11 @@ def _linspace_check(bound):
 linspace.static_check = _linspace_check
 deflowering(linspace, numba="astjax.runtime.numba_cpu:linspace")
 
-# meshgrid(*xi): grid k holds input k laid out along one axis; its adjoint sums the other axes.
+# meshgrid(*xi): grid k holds input k laid out along one axis; its adjoint sums the other axes. A grid
+# the function never read has a bare zero adjoint: broadcast to the grid's shape, its sum is zeros too.
 _MESHGRID_VJP = parse_expression(
-    "jnp.reshape(jnp.sum(item_adjoint(by, k), meshgrid_axes(k, y, indexing)), jnp.shape(item))")
+    "jnp.reshape(jnp.sum(jnp.broadcast_to(item_adjoint(by, k), jnp.shape(y[k])), meshgrid_axes(k, y, indexing)), "
+    "jnp.shape(item))")
 for _prim, _operand in ((primitive("meshgrid", jnp.meshgrid, operands=("xi",), sequence_operand="xi",
                                    aliases=(np.meshgrid,)), "xi"),
                         (primitive("meshgrid_list", helpers.meshgrid_list, operands=("xs",),
