@@ -16,6 +16,13 @@ Called directly, the function runs its own body. When a transformation meets
 a call to it, the generated code calls the rules instead: reverse mode calls
 `fwd` in the primal sweep and `bwd` in the adjoint sweep, forward mode calls
 the `jvp` rule.
+
+`nondiff_argnums` works as in JAX: `bwd(*nondiff_args, residuals, g)` returns cotangents for the other
+arguments only, and a custom_jvp rule is `jvp(*nondiff_args, primals, tangents)` over the others. The
+rules are adapted to the plain protocol by generated one-screen functions (`_nondiff_fwd_bwd`,
+`_nondiff_jvp`), so a higher derivative differentiates them like any source. A value that depends on
+the differentiated input, passed at a nondiff position, is refused where the call is transformed (JAX
+raises UnexpectedTracerError there).
 """
 import functools
 import inspect
@@ -31,12 +38,15 @@ class custom_vjp:
         self.fun = fun
         self.fwd = None
         self.bwd = None
-        if nondiff_argnums:
-            raise NotImplementedError("custom_vjp(nondiff_argnums=...) is not supported yet; close over the "
-                                      "non-differentiable values instead.")
+        self.nondiff_argnums = _checked_nondiff(fun, nondiff_argnums)
 
     def defvjp(self, fwd, bwd):
-        """Use `fwd(*args) -> (output, residuals)` and `bwd(residuals, g) -> tuple of cotangents`."""
+        """Use `fwd(*args) -> (output, residuals)` and `bwd(residuals, g) -> tuple of cotangents`
+        (with nondiff_argnums: `bwd(*nondiff_args, residuals, g)`, cotangents of the other arguments)."""
+        if not (callable(fwd) and callable(bwd)):
+            raise TypeError("defvjp takes two functions, fwd and bwd")
+        if self.nondiff_argnums:
+            fwd, bwd = _nondiff_fwd_bwd(self, fwd, bwd)
         self.fwd = fwd
         self.bwd = bwd
         return self
@@ -52,13 +62,15 @@ class custom_jvp:
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.jvp = None
-        if nondiff_argnums:
-            raise NotImplementedError("custom_jvp(nondiff_argnums=...) is not supported yet; close over the "
-                                      "non-differentiable values instead.")
+        self.nondiff_argnums = _checked_nondiff(fun, nondiff_argnums)
 
     def defjvp(self, jvp):
-        """Use `jvp(primals, tangents) -> (output, output_tangent)`; returns the rule (usable as a decorator)."""
-        self.jvp = jvp
+        """Use `jvp(primals, tangents) -> (output, output_tangent)` (with nondiff_argnums:
+        `jvp(*nondiff_args, primals, tangents)` over the other arguments); returns the rule (usable as a
+        decorator)."""
+        if not callable(jvp):
+            raise TypeError("defjvp takes a function")
+        self.jvp = _nondiff_jvp(self, jvp) if self.nondiff_argnums else jvp
         return jvp
 
     def defjvps(self, *jvps):
@@ -71,6 +83,8 @@ class custom_jvp:
             raise TypeError(f"defjvps: `{self.__name__}` must take positional parameters only")
         if not params:
             raise TypeError(f"defjvps: `{self.__name__}` takes no arguments, so it has no tangents")
+        if self.nondiff_argnums:
+            raise TypeError(f"defjvps: `{self.__name__}` has nondiff_argnums; write one rule with defjvp")
         if len(jvps) != len(params):
             raise TypeError(f"defjvps: `{self.__name__}` takes {len(params)} arguments, got {len(jvps)} jvp rules "
                             "(one per argument; None for an argument without a tangent)")
@@ -174,6 +188,102 @@ def _pairing(g, tangent):
     return float(np.sum(np.asarray(g) * np.asarray(tangent)))
 
 
+def _checked_nondiff(fun, nondiff_argnums):
+    """nondiff_argnums as a sorted tuple of positions of `fun`'s positional parameters."""
+    if isinstance(nondiff_argnums, int):
+        nondiff_argnums = (nondiff_argnums,)
+    positions = tuple(sorted(set(nondiff_argnums)))
+    if not positions:
+        return ()
+    if not all(isinstance(i, int) and not isinstance(i, bool) for i in positions):
+        raise TypeError(f"nondiff_argnums must be integers, got {nondiff_argnums!r}")
+    params = list(inspect.signature(fun).parameters.values())
+    if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
+        raise TypeError(f"nondiff_argnums: `{getattr(fun, '__name__', fun)}` must take positional parameters only")
+    if positions[0] < 0 or positions[-1] >= len(params):
+        raise ValueError(f"nondiff_argnums {positions} out of range for `{getattr(fun, '__name__', fun)}`, "
+                         f"which takes {len(params)} arguments")
+    return positions
+
+
+def _generated(text, namespace, label):
+    import gast
+
+    from .backends.python import compile_function
+    fn, _ = compile_function(gast.parse(text).body[0], namespace, label=label)
+    return fn
+
+
+def _nondiff_fwd_bwd(custom, fwd, bwd):
+    """fwd and bwd of a custom_vjp with nondiff_argnums, in the plain protocol (one cotangent per argument,
+    None at a nondiff position). For `f(fn, x)` with nondiff_argnums=(0,):
+
+        def f_fwd(_p0, _p1):
+            _out, _res = _fwd(_p0, _p1)
+            return _out, (_res, (_p0,))          # the nondiff values travel with the residuals
+
+        def f_bwd(_saved, g):
+            _res, (_p0,) = _saved
+            _c = _cotangents(_bwd(_p0, _res, g), 1, 'f')
+            return None, _c[0]
+    """
+    n = len(inspect.signature(custom.fun).parameters)
+    params = [f"_p{i}" for i in range(n)]
+    nondiff = [params[i] for i in custom.nondiff_argnums]
+    kept = ", ".join(nondiff) + ","
+    name = getattr(custom.fun, "__name__", "f")
+    name = name if name.isidentifier() else "f"
+    fwd_text = (f"def {name}_fwd({', '.join(params)}):\n"
+                f"    _out, _res = _fwd({', '.join(params)})\n"
+                f"    return _out, (_res, ({kept}))\n")
+    others = [i for i in range(n) if i not in custom.nondiff_argnums]
+    cotangents, k = [], 0
+    for i in range(n):
+        if i in custom.nondiff_argnums:
+            cotangents.append("None")
+        else:
+            cotangents.append(f"_c[{k}]")
+            k += 1
+    bwd_text = (f"def {name}_bwd(_saved, g):\n"
+                f"    _res, ({kept}) = _saved\n"
+                f"    _c = _cotangents(_bwd({', '.join(nondiff)}, _res, g), {len(others)}, {name!r})\n"
+                f"    return {', '.join(cotangents)},\n")
+    namespace = {"_fwd": fwd, "_bwd": bwd, "_cotangents": _cotangents}
+    return _generated(fwd_text, namespace, f"{name}_fwd"), _generated(bwd_text, namespace, f"{name}_bwd")
+
+
+def _cotangents(c, count, name):
+    """A nondiff bwd's result, checked: a tuple with one cotangent per differentiable argument."""
+    if not isinstance(c, (tuple, list)) or len(c) != count:
+        raise TypeError(f"custom_vjp `{name}`: bwd must return a tuple of {count} cotangent(s), one per "
+                        f"argument not in nondiff_argnums, got {type(c).__name__}"
+                        + (f" of length {len(c)}" if isinstance(c, (tuple, list)) else ""))
+    return c
+
+
+def _nondiff_jvp(custom, jvp):
+    """The jvp rule of a custom_jvp with nondiff_argnums, in the plain protocol. For `f(fn, x)` with
+    nondiff_argnums=(0,):
+
+        def f_jvp(primals, tangents):
+            _p0, _p1, = primals
+            _t0, _t1, = tangents
+            return _jvp(_p0, (_p1,), (_t1,))
+    """
+    n = len(inspect.signature(custom.fun).parameters)
+    params = [f"_p{i}" for i in range(n)]
+    tangents = [f"_t{i}" for i in range(n)]
+    others = [i for i in range(n) if i not in custom.nondiff_argnums]
+    name = getattr(custom.fun, "__name__", "f")
+    name = name if name.isidentifier() else "f"
+    text = (f"def {name}_jvp(primals, tangents):\n"
+            f"    {', '.join(params)}, = primals\n"
+            f"    {', '.join(tangents)}, = tangents\n"
+            f"    return _jvp({''.join(params[i] + ', ' for i in custom.nondiff_argnums)}"
+            f"({''.join(params[i] + ', ' for i in others)}), ({''.join(tangents[i] + ', ' for i in others)}))\n")
+    return _generated(text, {"_jvp": jvp}, f"{name}_jvp")
+
+
 def trampoline(custom):
     """A generated `def f(x, y): return f(x, y)` calling `custom`, so that transforming the custom
     function itself meets it as a call with a rule."""
@@ -185,6 +295,7 @@ def trampoline(custom):
 
     params = list(inspect.signature(custom.fun).parameters)
     name = getattr(custom.fun, "__name__", "f")
+    name = name if name.isidentifier() else "f"       # a lambda's `<lambda>` is no name to define
     text = f"def {name}({', '.join(params)}):\n    return _custom({', '.join(params)})\n"
     node = gast.parse(text).body[0]
     fn, _ = compile_function(node, {"_custom": custom}, label=f"custom_{name}")

@@ -6,6 +6,7 @@ own `vjp_<name>` function the same way (once per set of active arguments, so
 recursion reuses the function being built).
 """
 import copy
+import re
 
 import gast
 
@@ -206,7 +207,11 @@ class Derivation:
     @staticmethod
     def _bind(namespace, obj, base, taken=()):
         """Make `obj` callable from generated code as `base` (or `base2`, ... if taken, or a name the
-        function itself uses, which would shadow it)."""
+        function itself uses, which would shadow it). A base that is no identifier (`<lambda>_fwd`, from a
+        custom_vjp made of a lambda) is spelled as one (`lambda_fwd`)."""
+        if not base.isidentifier():
+            base = re.sub(r"\W", "_", base.replace("<lambda>", "lambda")).strip("_") or "f"
+            base = base if base.isidentifier() else f"f_{base}"
         label, n = base, 1
         while (label in namespace and namespace[label] is not obj) or label in taken:
             n += 1

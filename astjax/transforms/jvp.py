@@ -276,6 +276,12 @@ class ForwardMode:
         if custom.jvp is None:
             raise self.context.error(f"custom_jvp function `{custom.__name__}` has no rule yet", stmt,
                                      hint=f"define it with @{custom.__name__}.defjvp before differentiating.")
+        for i in custom.nondiff_argnums:
+            if i < len(app.args) and any(self._is_varied(n) for n in gast.walk(app.args[i])):
+                raise self.context.error(
+                    f"argument {i} of `{custom.__name__}` is in its nondiff_argnums but depends on the "
+                    "differentiated input, so its tangent would be dropped", stmt,
+                    hint="pass a value that does not depend on the input there")
         rule = self.bind_name(custom.jvp, f"{custom.__name__}_jvp")
         primals = gast.Tuple(elts=[copy.deepcopy(a) for a in app.args], ctx=gast.Load())
         tangents = gast.Tuple(elts=[self._tangent_expression(a) for a in app.args], ctx=gast.Load())

@@ -264,6 +264,7 @@ class AdjointSweep:
         if custom.bwd is None:
             raise self.context.error(f"custom_vjp function `{custom.__name__}` has no rules yet", stmt,
                                      hint=f"call {custom.__name__}.defvjp(fwd, bwd) before differentiating it.")
+        self._refuse_active_nondiff(stmt, app, custom)
         residuals = stmt.residuals
         bwd = self.bind_name(custom.bwd, f"{custom.__name__}_bwd")
         parts = self.namer.fresh("_b")
@@ -273,11 +274,24 @@ class AdjointSweep:
         return [(a.id, gast.Subscript(value=name(parts), slice=gast.Constant(value=i, kind=None), ctx=gast.Load()))
                 for i, a in enumerate(app.args) if self.is_active(a)]
 
+    def _refuse_active_nondiff(self, stmt, app, custom):
+        """A value carrying the derivative, passed at one of `custom`'s nondiff_argnums: JAX raises there
+        (UnexpectedTracerError); astjax refuses rather than drop that value's derivative."""
+        for i in getattr(custom, "nondiff_argnums", ()):
+            if i < len(app.args) and any(self.is_active(n) for n in gast.walk(app.args[i])):
+                raise self.context.error(
+                    f"argument {i} of `{custom.__name__}` is in its nondiff_argnums but depends on the "
+                    "differentiated input, so its derivative would be dropped", stmt,
+                    hint="pass a value that does not depend on the input there, or make that argument "
+                         "differentiable (remove it from nondiff_argnums and return its cotangent)")
+
     def _custom_jvp_contributions(self, stmt, app, badj, prelude):
         """`y = f(x)` for a custom_jvp f: the cotangents are the transpose of its jvp rule at x
         (rules/custom_jvp_transpose.py), as in JAX."""
         custom = app.callee
-        if custom.jvp is None or stmt.value.keywords or not all(isinstance(a, gast.Name) for a in app.args):
+        self._refuse_active_nondiff(stmt, app, custom)
+        if custom.jvp is None or stmt.value.keywords or not all(
+                isinstance(a, gast.Name) or not any(self.is_active(n) for n in gast.walk(a)) for a in app.args):
             raise self.context.error(
                 f"custom_jvp function `{custom.__name__}` is differentiated in reverse mode only when it has its "
                 "rule (defjvp) and is called with names as positional arguments", stmt,
