@@ -88,3 +88,17 @@ def test_checkpoint_called_inside_a_transformed_function():
     x = jnp.array([0.3, 0.5])
     np.testing.assert_allclose(astjax.grad(loss)(x), np.cos(np.asarray(x)) * np.asarray(x) + np.sin(np.asarray(x)),
                                rtol=1e-6)
+
+
+def test_ravel_pytree_round_trip_with_dtypes_as_jax():
+    from astjax.flatten_util import ravel_pytree
+    params = {"w": jnp.arange(6.0).reshape(2, 3), "b": (jnp.ones(2, dtype=jnp.float32), np.int32(4))}
+    flat, unravel = ravel_pytree(params)
+    assert flat.shape == (9,) and flat.dtype == np.float32                     # JAX: float32[9]
+    np.testing.assert_array_equal(flat, [1, 1, 4, 0, 1, 2, 3, 4, 5])             # sorted keys, as JAX
+    back = unravel(flat * 2)
+    np.testing.assert_array_equal(back["w"], 2 * np.arange(6.0).reshape(2, 3))
+    assert back["b"][1].dtype == np.int32 and int(back["b"][1]) == 8
+    with pytest.raises(ValueError, match="shape"):
+        unravel(flat[:3])
+    assert ravel_pytree({})[0].shape == (0,)
