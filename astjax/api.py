@@ -421,6 +421,11 @@ def _source(fun, example_args, example_kwargs):
         if text is not None and not (example_args or example_kwargs):
             return text
         raise TypeError(f"{name_of(fun)} is not an astjax-transformed function; pass e.g. astjax.grad(f).")
+    kernels = getattr(transform, "kernel_source", None)
+    if kernels is not None and (example_args or example_kwargs):
+        text = kernels(example_args, example_kwargs)       # jit(f, backend="gpu"): the kernels it runs
+        if text is not None:
+            return text
     if example_args or example_kwargs:
         from .teaching import specialized_source
         fun(*example_args, **example_kwargs)          # builds the generated code (and checks the arguments)
