@@ -184,7 +184,7 @@ def _build(generated, observed, expected, where):
 
     context = LoweringContext(generated, observed.for_code(generated.__code__), error)
     array_types = {t for types in context.types.values() for t in types if t[0] == "array"}
-    dtypes = {t[1] for t in array_types}
+    dtypes = {t[1] for t in array_types} - {"bool"}          # comparisons' masks are computed per element too
     if len(dtypes) != 1 or not dtypes <= {"float32", "float64"}:
         what = ", ".join(sorted(dtypes)) or "no arrays"
         raise GpuError(f"jit(backend=\"gpu\") cannot lower a function whose arrays are {what}: {SCOPE}", where, HINT)

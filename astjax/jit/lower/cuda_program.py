@@ -279,7 +279,8 @@ class _Reader:
             others = {k: v for k, v in bound.items() if k not in (first, "x")}
             if prim.name in ("unreduce", "unbroadcast"):
                 others = {k: v for k, v in bound.items() if k not in ("g", "x")}
-            if any(not (isinstance(v, gast.Constant) and v.value in (None, False, 0)) for v in others.values()):
+            defaults = prim.signature.parameters
+            if any(not _is_default(v, defaults[k].default) for k, v in others.items()):
                 self.refuse(f"`{text}` (a reduction over an axis, or with options)", expr)
             if prim.name in REDUCTIONS:
                 return self.reduction(prim.name, bound[first], env, namespace, expr, text)
@@ -364,6 +365,11 @@ def _static(func, namespace, env):
         base = _static(func.value, namespace, env)
         return getattr(base, func.attr, None) if base is not None else None
     return None
+
+
+def _is_default(node, default):
+    """Whether the argument `node` is the literal default value of its parameter (None, False, 0)."""
+    return isinstance(node, gast.Constant) and type(node.value) is type(default) and node.value == default
 
 
 def _global(name, namespace):

@@ -1,0 +1,311 @@
+"""jit(f, backend="gpu"): elementwise programs and full reductions as Numba CUDA kernels.
+
+The device tests run in one of two modes:
+
+* under Numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1). The variable must be set before numba.cuda is
+  imported, so in the default profile `test_device_checks_under_the_simulator` runs this file again
+  in a subprocess with it set;
+* on a real GPU: `ASTJAX_CUDA_REAL=1 python -m pytest tests/test_cuda_backend.py -n 0`.
+
+Without either, only the checks that need no device run here (no GPU: a clear RuntimeError).
+"""
+import importlib.util
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax.errors import AstjaxError
+
+SIMULATED = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+REAL = os.environ.get("ASTJAX_CUDA_REAL") == "1"
+DEVICE = SIMULATED or REAL
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+device = pytest.mark.skipif(not DEVICE, reason="runs under the CUDA simulator (in a subprocess) or with "
+                                                "ASTJAX_CUDA_REAL=1 on a GPU")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _a_device_when_asked():
+    if REAL:
+        from numba import cuda
+        if not cuda.is_available():
+            pytest.skip("ASTJAX_CUDA_REAL=1 but numba.cuda.is_available() is False")
+
+
+# ---------------------------------------------------------------- the default profile
+@pytest.mark.skipif(DEVICE, reason="this process already runs the device checks")
+def test_device_checks_under_the_simulator():
+    """This file's device tests, in a process where NUMBA_ENABLE_CUDASIM=1 was set before Numba loaded."""
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.pop("ASTJAX_CUDA_REAL", None)
+    run = subprocess.run([sys.executable, "-m", "pytest", os.path.abspath(__file__), "-q", "-n", "0",
+                          "-p", "no:cacheprovider", "-x"], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-3000:]
+    assert " passed" in run.stdout and "skipped" not in run.stdout.split("\n")[-2].replace("1 skipped", ""), \
+        run.stdout[-2000:]
+
+
+@pytest.mark.skipif(DEVICE, reason="a device is present here")
+def test_without_a_gpu_devices_and_jit_say_so():
+    from astjax.backends.cuda import available
+    if available():
+        pytest.skip("a CUDA device is present")
+    assert astjax.devices()[0].platform == "cpu"
+    with pytest.raises(RuntimeError, match="no platforms that are instances of gpu"):
+        astjax.devices("gpu")
+    f = astjax.jit(_programs().selu, backend="gpu")         # jit itself is lazy, as JAX's
+    with pytest.raises(RuntimeError, match="gpu"):
+        f(jnp.ones(3))
+    with pytest.raises(ValueError, match="backend 'tpu'"):
+        astjax.jit(_programs().selu, backend="tpu")
+
+
+# ---------------------------------------------------------------- programs (in a file: astjax reads source)
+PROGRAMS = '''
+import astjax.numpy as jnp
+from astjax import nn
+
+
+def selu(x, alpha=1.6732632, scale=1.0507010):
+    return scale * jnp.where(x > 0, x, alpha * jnp.exp(x) - alpha)
+
+
+def sum_sigmoid(x):
+    return jnp.sum(nn.sigmoid(x))
+
+
+def tanh_squared(x):
+    return jnp.sum(jnp.tanh(x) ** 2)
+
+
+def centered(x, y):
+    d = x * y - jnp.mean(x * y)
+    return jnp.sum(d * d), jnp.max(x), jnp.min(y)
+
+
+def uses_dot(x):
+    return jnp.dot(x, x)
+
+
+def uses_index(x):
+    return jnp.sin(x[0]) * x
+
+
+def uses_loop(x):
+    total = x
+    for k in range(3):
+        total = total * x
+    return total
+
+
+def sums_rows(x):
+    return jnp.sum(jnp.exp(x), axis=0)
+
+
+def uses_cumsum(x):
+    return jnp.cumsum(x) * 2.0
+'''
+
+
+def _module(name, text, tmp=None):
+    import tempfile
+    folder = tmp or tempfile.mkdtemp(prefix="astjax_cuda_")
+    path = os.path.join(folder, f"{name}.py")
+    with open(path, "w") as f:
+        f.write(text)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_CACHE = {}
+
+
+def _programs():
+    if "programs" not in _CACHE:
+        _CACHE["programs"] = _module("cuda_programs", PROGRAMS)
+    return _CACHE["programs"]
+
+
+def _x(n=100, dtype=np.float32, low=-2.0, high=2.0, seed=0):
+    return np.random.default_rng(seed).uniform(low, high, n).astype(dtype)
+
+
+# ---------------------------------------------------------------- every primitive with a "cuda" lowering
+# inputs where each primitive is defined (and smooth), by operand
+DOMAINS = {"log": [(0.2, 3.0)], "log2": [(0.2, 3.0)], "log10": [(0.2, 3.0)], "sqrt": [(0.2, 3.0)],
+           "reciprocal": [(0.5, 3.0)], "log1p": [(-0.5, 2.0)], "arcsin": [(-0.9, 0.9)], "arccos": [(-0.9, 0.9)],
+           "arctanh": [(-0.9, 0.9)], "arccosh": [(1.1, 3.0)], "divide": [(-2.0, 2.0), (0.5, 2.0)],
+           "power": [(0.2, 2.0), (-2.0, 2.0)], "abs": [(0.1, 2.0)], "fabs": [(0.1, 2.0)]}
+BOOLEAN = ("greater", "greater_equal", "less", "less_equal", "equal", "not_equal")
+
+
+def _cuda_primitives():
+    from astjax.rules import PRIMITIVES
+    return sorted(name for name, prim in PRIMITIVES.items() if prim.lowerings.get("cuda") is not None)
+
+
+def _table_module():
+    """A file with one function returning every primitive's result and one summing them (for grad)."""
+    from astjax.rules import PRIMITIVES
+    names = _cuda_primitives()
+    calls, args, operands = [], [], {}
+    for name in names:
+        prim = PRIMITIVES[name]
+        arity = prim.lowerings["cuda"].arity
+        mine = [f"a{len(args) + k}" for k in range(arity)]
+        args.extend(mine)
+        operands[name] = mine
+        if name == "where":
+            calls.append(f"p_where({mine[0]} > 0.0, {mine[1]}, {mine[2]})")
+        else:
+            calls.append(f"p_{name}({', '.join(mine)})")
+    weighted = [f"{0.5 + 0.25 * (k % 5)} * {call}" for k, (name, call) in enumerate(zip(names, calls))
+                if PRIMITIVES[name].differentiable and name not in BOOLEAN]
+    text = (f"def every_primitive({', '.join(args)}):\n    return ({', '.join(calls)},)\n\n\n"
+            f"def weighted_sum({', '.join(args)}):\n    return jnp.sum(" + "\n                   + ".join(weighted)
+            + ")\n")
+    module = _module("cuda_table", "import astjax.numpy as jnp\n\n\n" + text)
+    for name in names:
+        setattr(module, f"p_{name}", PRIMITIVES[name].impl)
+    return module, names, args, operands
+
+
+def _table_inputs(names, operands, dtype=np.float32):
+    values = {}
+    for k, name in enumerate(names):
+        ranges = DOMAINS.get(name, [])
+        for j, arg in enumerate(operands[name]):
+            low, high = ranges[j] if j < len(ranges) else (-2.0, 2.0)
+            values[arg] = _x(64, dtype, low, high, seed=10 * k + j)
+    return values
+
+
+@device
+def test_every_cuda_lowering_against_its_numpy_meaning_and_its_gradient():
+    from astjax.rules import PRIMITIVES
+    module, names, args, operands = _table_module()
+    assert {"exp", "tanh", "add", "where", "maximum", "expit", "greater"} <= set(names)
+    inputs = _table_inputs(names, operands)
+    values = [inputs[a] for a in args]
+    got = astjax.jit(module.every_primitive, backend="gpu")(*values)
+    for name, result in zip(names, got):
+        prim, mine = PRIMITIVES[name], [inputs[a] for a in operands[name]]
+        want = np.asarray(prim.impl(mine[0] > 0.0, *mine[1:]) if name == "where" else prim.impl(*mine))
+        result = np.asarray(result)
+        assert result.dtype == want.dtype, name
+        np.testing.assert_allclose(result, want, rtol=2e-5, atol=1e-6, err_msg=name)
+    differentiable = [a for n in names if PRIMITIVES[n].differentiable and n not in BOOLEAN for a in operands[n]]
+    argnums = tuple(args.index(a) for a in differentiable if not (a == operands["where"][0]))
+    gradient = astjax.jit(astjax.grad(module.weighted_sum, argnums=argnums), backend="gpu")(*values)
+    reference = astjax.grad(module.weighted_sum, argnums=argnums)(*values)
+    for k, g, r in zip(argnums, gradient, reference):
+        assert np.asarray(g).dtype == np.float32
+        np.testing.assert_allclose(np.asarray(g), np.asarray(r), rtol=1e-4, atol=1e-5, err_msg=args[k])
+
+
+# ---------------------------------------------------------------- the founding programs
+@device
+def test_selu_float32_stays_float32_and_the_source_is_a_kernel():
+    p = _programs()
+    x = _x(200).reshape(20, 10)
+    f = astjax.jit(p.selu, backend="gpu")
+    got = f(x)
+    assert isinstance(got, astjax.Array) and got.dtype == np.float32 and got.shape == (20, 10)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(p.selu(x)), rtol=1e-5, atol=1e-6)
+    text = astjax.source(f, x)
+    assert "@cuda.jit" in text and "i = cuda.grid(1)" in text and "math.exp(x[i])" in text
+    assert "i += stride" in text
+    np.testing.assert_allclose(np.asarray(f(x[:5])), np.asarray(p.selu(x[:5])), rtol=1e-5, atol=1e-6)
+    assert len(f.compiled().entries) == 1          # one signature: dtype and rank, any shape
+    f(x.astype(np.float64))
+    assert len(f.compiled().entries) == 2
+
+
+@device
+def test_reductions_gradients_and_value_and_grad():
+    p = _programs()
+    x, y = _x(150), _x(150, seed=3)
+    np.testing.assert_allclose(float(astjax.jit(p.sum_sigmoid, backend="gpu")(x)), float(p.sum_sigmoid(x)),
+                               rtol=1e-5)
+    g = astjax.jit(astjax.grad(p.tanh_squared), backend="cuda")(x)
+    np.testing.assert_allclose(np.asarray(g), np.asarray(astjax.grad(p.tanh_squared)(x)), rtol=1e-5, atol=1e-6)
+    value, grad = astjax.jit(astjax.value_and_grad(p.sum_sigmoid), backend="gpu")(x)
+    assert value.dtype == grad.dtype == np.float32 and value.shape == ()
+    np.testing.assert_allclose(float(value), float(p.sum_sigmoid(x)), rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(grad), np.asarray(astjax.grad(p.sum_sigmoid)(x)), rtol=1e-5, atol=1e-6)
+    got = astjax.jit(p.centered, backend="gpu")(x, y)
+    for a, b in zip(got, p.centered(x, y)):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-5)
+    ga = astjax.jit(astjax.grad(p.tanh_squared), backend="gpu")        # grad(jit) as well as jit(grad)
+    np.testing.assert_allclose(np.asarray(astjax.grad(astjax.jit(p.tanh_squared, backend="gpu"))(x)),
+                               np.asarray(ga(x)), rtol=1e-5, atol=1e-6)
+
+
+@device
+def test_nan_propagates_through_max_and_an_empty_max_raises():
+    p = _programs()
+    x = _x(70)
+    x[13] = np.nan
+    got = astjax.jit(p.centered, backend="gpu")(x, _x(70, seed=1))
+    assert np.isnan(float(got[1])) and np.isnan(float(got[0]))
+    with pytest.raises(ValueError, match="zero-size array"):
+        astjax.jit(p.centered, backend="gpu")(x[:0], x[:0])
+
+
+@device
+def test_device_arrays_are_read_in_place():
+    from numba import cuda
+    p = _programs()
+    x = _x(120)
+    on_device = cuda.to_device(x)
+    got = astjax.jit(p.selu, backend="gpu")(on_device)
+    assert isinstance(got, astjax.Array)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(p.selu(x)), rtol=1e-5, atol=1e-6)
+
+
+@device
+def test_devices_lists_the_gpu():
+    gpus = astjax.devices("gpu")
+    assert gpus and gpus[0].platform == "gpu"
+    assert astjax.devices("cuda") == gpus
+    assert astjax.devices()[0].platform == "cpu"
+    f = astjax.jit(_programs().tanh_squared, device=gpus[0])
+    assert f.backend == "gpu"
+
+
+# ---------------------------------------------------------------- refusals, at the user's line
+@device
+@pytest.mark.parametrize("name, line, what", [
+    ("uses_dot", "return jnp.dot(x, x)", "`dot` has no CUDA lowering"),
+    ("uses_index", "return jnp.sin(x[0]) * x", "the indexing `x[0]`"),
+    ("uses_loop", "for k in range(3):", "a loop"),
+    ("sums_rows", "return jnp.sum(jnp.exp(x), axis=0)", "reduction over an axis"),
+    ("uses_cumsum", "return jnp.cumsum(x) * 2.0", "`cumsum` has no CUDA lowering"),
+])
+def test_what_the_gpu_backend_does_not_lower_is_refused_at_its_line(name, line, what):
+    p = _programs()
+    with pytest.raises(AstjaxError) as info:
+        astjax.jit(getattr(p, name), backend="gpu")(_x(16).reshape(4, 4) if name == "sums_rows" else _x(16))
+    message = str(info.value)
+    assert "cuda_programs.py" in message and line in message, message
+    assert what in message, message
+    assert "elementwise programs" in message and "astjax.jit(f)" in message, message
+
+
+@device
+def test_arguments_of_different_shapes_are_refused():
+    p = _programs()
+    f = astjax.jit(p.centered, backend="gpu")
+    f(_x(10), _x(10))
+    with pytest.raises(AstjaxError, match="arrays of one shape"):
+        f(_x(10), _x(11))
