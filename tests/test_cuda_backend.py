@@ -49,8 +49,9 @@ def test_device_checks_under_the_simulator():
                           "-p", "no:cacheprovider", "-x"], cwd=ROOT, env=env, capture_output=True, text=True,
                          timeout=300)
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-3000:]
-    assert " passed" in run.stdout and "skipped" not in run.stdout.split("\n")[-2].replace("1 skipped", ""), \
-        run.stdout[-2000:]
+    import re
+    passed = re.search(r"(\d+) passed", run.stdout)
+    assert passed and int(passed.group(1)) >= 10, run.stdout[-2000:]        # the device tests ran
 
 
 @pytest.mark.skipif(DEVICE, reason="a device is present here")
