@@ -62,7 +62,7 @@ class ReverseTransform:
     def call(self, mode, args, kwargs, before=(), generated=None):
         """Run the generated function of `mode` (or `generated`, one built earlier) on the user's arguments
         (after `before`, e.g. a cotangent)."""
-        generated = compiled_version(generated or self.generated(mode))
+        generated = compiled_version(generated or self.generated(mode), self.user_fun)
         if self.packing is not None:
             return generated(*before, *self.packing.pack(args, kwargs))
         keywords = renamed_keywords(generated, {**self.keywords, **kwargs}) if kwargs or self.keywords else {}

@@ -235,7 +235,7 @@ class _Entry:
         return held
 
     def run(self, args):
-        from ..runtime.cuda_launch import Launch
+        from ..runtime.cuda_launch import Launch, quiet_launches
         values = list(args)
         shape = None
         for position in self.array_positions:
@@ -248,7 +248,11 @@ class _Entry:
                                hint="broadcast the arguments to one shape first (jnp.broadcast_to), or run it "
                                     "with astjax.jit(f) (CPU)")
         size = int(np.prod(shape, dtype=np.int64))
-        out = self.launcher(Launch(self, size), *values)
+        quiet = quiet_launches()
+        try:
+            out = self.launcher(Launch(self, size), *values)
+        finally:
+            quiet.__exit__(None, None, None)
         leaves = iter(self.leaf_specs)
         return _from_device(out, leaves, shape)
 

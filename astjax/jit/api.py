@@ -203,9 +203,13 @@ class StaticArgumentError(JitError, TypeError):
     """A static argument jit cannot key its cache on (it is not hashable)."""
 
 
-def compiled_version(generated):
-    """Inside a jitted call, the compiled stand-in for the generated function `generated`; else itself."""
+def compiled_version(generated, transformed=None):
+    """Inside a jitted call, the compiled stand-in for the generated function `generated`; else itself.
+    `transformed` is the function the caller transformed: a GPU jit there (`grad(jit(f, backend="gpu"))`)
+    runs the derivative on the GPU too, never silently on the CPU."""
     swaps = _ACTIVE.get()
+    if swaps is None and isinstance(transformed, Jitted) and transformed.backend == "gpu":
+        swaps = transformed._swaps
     if swaps is None or not hasattr(generated, "__astjax_function_source__"):
         return generated
     compiled = swaps.get(generated)

@@ -193,6 +193,9 @@ class _Reader:
         if isinstance(expr, gast.Subscript):
             self.refuse(f"the indexing `{unparse(expr).strip()}`", expr)
         if isinstance(expr, gast.Attribute):
+            value = _static(expr, namespace, env)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):      # jnp.pi, math.e
+                return Value("host", repr(value))
             self.refuse(f"the attribute `{unparse(expr).strip()}`", expr)
         self.refuse(f"`{unparse(expr).strip()}`", expr)
 
