@@ -195,13 +195,15 @@ def _build(generated, observed, expected, where):
     cast_weak_scalars(node, context)
     program = read_program(node, context, dtype)
     kernels = write_kernels(program, cuda_launch.THREADS)
-    namespace = dict(generated.__globals__)
+    namespace = dict(generated.__globals__)          # the launcher's: host arithmetic as the reference's
     namespace.update(context.bindings)
-    namespace.update(cuda_launch.kernel_namespace())
-    namespace.update({"np": np, "scalar_arg": cuda_launch.scalar_arg, program.dtype: getattr(np, program.dtype)})
+    namespace.update({"np": np, "math": __import__("math"), "scalar_arg": cuda_launch.scalar_arg,
+                      program.dtype: getattr(np, program.dtype)})
     texts = []
     for label, text in kernels.kernels:
-        exec(compile(text, f"<astjax:cuda {label}>", "exec"), namespace)       # noqa: S102
+        kernel_names = cuda_launch.kernel_namespace()       # the kernels': numba.float32, cuda, math
+        exec(compile(text, f"<astjax:cuda {label}>", "exec"), kernel_names)       # noqa: S102
+        namespace[label] = kernel_names[label]
         texts.append(text)
     exec(compile(kernels.launcher, f"<astjax:cuda {kernels.launcher_name}>", "exec"), namespace)  # noqa: S102
     launcher = namespace[kernels.launcher_name]
