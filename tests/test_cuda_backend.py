@@ -153,6 +153,14 @@ def centered(x, y):
     return jnp.sum(d * d), jnp.max(x), jnp.min(y)
 
 
+def variance(x):
+    return jnp.mean((x - jnp.mean(x)) ** 2)
+
+
+def scaled(x, a):
+    return jnp.sum(jnp.tanh(a * x)) ** 0.5
+
+
 def uses_dot(x):
     return jnp.dot(x, x)
 
@@ -311,6 +319,19 @@ def test_reductions_gradients_and_value_and_grad():
     inner = astjax.jit(p.tanh_squared, backend="gpu")            # grad(jit) runs on the GPU as jit(grad) does
     np.testing.assert_allclose(np.asarray(astjax.grad(inner)(x)), np.asarray(g), rtol=1e-5, atol=1e-6)
     assert any("@cuda.jit" in entry.text for compiled in inner._swaps.values() for entry in compiled.entries.values())
+
+
+@device
+def test_gradients_through_reductions_read_earlier_reductions():
+    """The variance's gradient reads the mean in every element, and a scalar's adjoint is a sum."""
+    p = _programs()
+    x = _x(90, low=0.1)
+    got = astjax.jit(astjax.grad(p.variance), backend="gpu")(x)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(astjax.grad(p.variance)(x)), rtol=1e-4, atol=1e-6)
+    got = astjax.jit(astjax.grad(p.scaled, argnums=(0, 1)), backend="gpu")(x, 0.7)
+    for g, r in zip(got, astjax.grad(p.scaled, argnums=(0, 1))(x, 0.7)):
+        assert np.asarray(g).dtype == np.asarray(r).dtype == np.float32
+        np.testing.assert_allclose(np.asarray(g), np.asarray(r), rtol=1e-4, atol=1e-6)
 
 
 @device

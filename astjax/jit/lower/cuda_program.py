@@ -286,7 +286,7 @@ class _Reader:
             if any(not _is_default(v, defaults[k].default) for k, v in others.items()):
                 self.refuse(f"`{text}` (a reduction over an axis, or with options)", expr)
             if prim.name in REDUCTIONS:
-                return self.reduction(prim.name, bound[first], env, namespace, expr, text)
+                return self.reduction(prim.name, self.expression(bound[first], env, namespace), expr, text)
             return self.shape_helper(prim.name, bound, env, namespace, expr, text)
         if not prim.elementwise and prim.lowerings.get("cuda") is None:
             raise self.context.error(f"jit(backend=\"gpu\") cannot lower `{text}`: `{prim.name}` has no CUDA "
@@ -304,8 +304,7 @@ class _Reader:
                                      expr, HINT)
         return self.primitive(prim, operands, env, namespace, expr, text)
 
-    def reduction(self, kind, operand, env, namespace, node, text):
-        value = self.expression(operand, env, namespace)
+    def reduction(self, kind, value, node, text):
         if value.kind != "array":
             self.refuse(f"`{text}` (a reduction of a value that is not an array of the arguments' shape)", node)
         if value.boolean:
@@ -325,15 +324,17 @@ class _Reader:
                 self.refuse(f"`{text}`", node)
             return Value("host", "size")
         g, like = self.expression(bound["g"], env, namespace), self.expression(bound["x"], env, namespace)
-        if like.kind != "array":
-            self.refuse(f"`{text}` (a spread to a shape that is not the arguments')", node)
         if name == "unreduce":
+            if like.kind != "array":
+                self.refuse(f"`{text}` (a spread to a shape that is not the arguments')", node)
             if g.kind == "array":
                 self.refuse(f"`{text}` (an adjoint spread along an axis)", node)
             leaf = self.as_leaf(g)
             return leaf.merged("array", leaf.text, [])
         if g.kind != "array":
             self.refuse(f"`{text}` (an adjoint of a shape other than its operand's)", node)
+        if like.kind != "array":          # the adjoint of a scalar that met every element: their sum
+            return self.reduction("sum", g, node, text)
         return g
 
     def inline(self, callee, expr, env, namespace):
