@@ -307,7 +307,10 @@ def test_reductions_gradients_and_value_and_grad():
     x, y = _x(150), _x(150, seed=3)
     np.testing.assert_allclose(float(astjax.jit(p.sum_sigmoid, backend="gpu")(x)), float(p.sum_sigmoid(x)),
                                rtol=1e-5)
-    g = astjax.jit(astjax.grad(p.tanh_squared), backend="cuda")(x)
+    jitted_grad = astjax.jit(astjax.grad(p.tanh_squared), backend="cuda")
+    g = jitted_grad(x)
+    text = astjax.source(jitted_grad, x)
+    assert "run.reduce('sum'" in text and "math.tanh(x[i])" in text and "partials[cuda.blockIdx.x]" in text
     np.testing.assert_allclose(np.asarray(g), np.asarray(astjax.grad(p.tanh_squared)(x)), rtol=1e-5, atol=1e-6)
     value, grad = astjax.jit(astjax.value_and_grad(p.sum_sigmoid), backend="gpu")(x)
     assert value.dtype == grad.dtype == np.float32 and value.shape == ()
