@@ -133,6 +133,7 @@ class CudaFunction:
             if exc.filename is None and where is not None:
                 raise GpuError(exc.reason, where, exc.hint) from None
             raise exc.with_traceback(None) from None
+        entry.where = where
         try:
             got = entry.run(args)
         except JitError:
@@ -227,6 +228,7 @@ class _Entry:
         self.array_positions = [program.params.index(p) for p in program.array_params]
         self.leaf_specs, self.out_spec = leaf_specs, out_spec
         self.buffers = {}
+        self.where = None             # the user's function, for errors raised while running
 
     def buffer(self, key, count, dtype):
         """A device buffer kept between calls (results are copied to the host before the next call)."""
@@ -237,6 +239,14 @@ class _Entry:
         return held
 
     def run(self, args):
+        try:
+            return self._run(args)
+        except GpuError as exc:
+            if exc.filename is None and self.where is not None:        # name the user's function
+                raise GpuError(exc.reason, self.where, exc.hint) from None
+            raise
+
+    def _run(self, args):
         from ..runtime.cuda_launch import Launch, quiet_launches
         values = list(args)
         shape = None

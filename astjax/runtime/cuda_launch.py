@@ -56,7 +56,7 @@ def kernel_namespace():
 def scalar_arg(value, dtype):
     """A host value as the kernel parameter of a computation in `dtype` (np.float32 or np.float64):
     Python numbers take the arrays' dtype (JAX's weak typing, as the reference backend computes),
-    booleans stay booleans, and a NumPy or 0-d value must already have that dtype."""
+    booleans stay booleans, and a NumPy or 0-d value must have that dtype or widen to it exactly."""
     if isinstance(value, np.ndarray):
         if value.ndim:
             raise ValueError("a kernel parameter must be a scalar")
@@ -69,6 +69,8 @@ def scalar_arg(value, dtype):
         return dtype(value)
     if isinstance(value, np.generic) and value.dtype == np.dtype(dtype):
         return value
+    if isinstance(value, np.generic) and value.dtype.kind == "f" and np.can_cast(value.dtype, dtype, "safe"):
+        return dtype(value)          # a float32 number meeting float64 arrays: widening is exact, as the reference's
     from ..backends.cuda import GpuError
     raise GpuError(f"jit(backend=\"gpu\") computes in {np.dtype(dtype).name} here, and a "
                    f"{type(value).__name__} value meets it",
