@@ -98,7 +98,8 @@ def _run_device_tests():
     failed, count = [], 0
     for name, fn in list(globals().items()):
         marks = getattr(fn, "pytestmark", [])
-        if not (name.startswith("test_") and any(m.name == "skipif" and m.args == (not DEVICE,) for m in marks)):
+        skips = [m.args[0] for m in marks if m.name == "skipif"]
+        if not (name.startswith("test_") and (not DEVICE) in skips) or any(skips):
             continue
         cases = [{}]
         for mark in (m for m in marks if m.name == "parametrize"):
@@ -398,6 +399,44 @@ def test_arguments_of_different_shapes_are_refused():
     with pytest.raises(AstjaxError, match="arrays of one shape"):
         f(_x(10), _x(11))
 
+
+
+# ---------------------------------------------------------------- the adversarial corpus (long profile)
+@device
+@pytest.mark.skipif(not os.environ.get("ASTJAX_LONG_PROPERTIES"), reason="the long profile (ASTJAX_LONG_PROPERTIES=1)")
+def test_the_adversarial_corpus_agrees_with_the_reference_or_is_refused_on_the_gpu():
+    """Every corpus program's value_and_grad and primal under jit(backend="gpu"): the reference's numbers,
+    the same on a second call, or an AstjaxError naming a file and line. Never a third outcome."""
+    import warnings
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from adversarial import CASES
+    from adversarial.harness import fresh, leaves
+    from adversarial.known_failures import KNOWN_FAILURES
+    wrong = []
+    for case in [c for c in CASES if c.mode == "grad" and c.outcome in ("works", "either")
+                 and c.name not in KNOWN_FAILURES]:
+        for make in (lambda: astjax.value_and_grad(case.fn, argnums=case.argnums), lambda: case.fn):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    want = make()(*fresh(case.args()))
+                except Exception:          # noqa: BLE001 -- the reference does not run it: nothing to compare
+                    continue
+                jitted = astjax.jit(make(), backend="gpu")
+                try:
+                    got, again = jitted(*fresh(case.args())), jitted(*fresh(case.args()))
+                except AstjaxError as exc:
+                    assert 'File "' in str(exc) or case.fn.__name__ == "tanh", (case.name, str(exc))
+                    continue
+                except TypeError:          # a bound method's jit: the CPU jit raises the same (not the GPU's)
+                    continue
+            pairs = list(zip(leaves(got), leaves(again), leaves(want)))
+            if len(pairs) != len(leaves(want)) or not all(
+                    np.shape(g) == np.shape(w) and np.allclose(np.asarray(g, np.float64), np.asarray(w, np.float64),
+                                                               rtol=1e-4, atol=1e-6, equal_nan=True)
+                    and np.array_equal(np.asarray(g), np.asarray(a), equal_nan=True) for g, a, w in pairs):
+                wrong.append(case.name)
+    assert not wrong, wrong
 
 if __name__ == "__main__":
     if not DEVICE:
