@@ -22,8 +22,6 @@ writes every array the function returns (and, from thread 0, every scalar comput
 reductions). The launcher is plain Python: host arithmetic as the reference computes it, then
 the launches (`run` is runtime/cuda_launch.py's Launch).
 """
-from .cuda_program import Value
-
 __all__ = ["write_kernels"]
 
 
@@ -175,5 +173,3 @@ def _combine(kind, a, b):
     compare = ">=" if kind == "max" else "<="
     return f"{a} if ({a} {compare} {b} or {a} != {a}) else {b}"
 
-
-del Value

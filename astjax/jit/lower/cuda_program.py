@@ -18,6 +18,7 @@ user's line saying what the GPU backend lowers today and that `jit(f)` (CPU) run
 silent fallback to the CPU. astjax/jit/lower/cuda_kernels.py writes the kernels.
 """
 import builtins
+import copy
 import inspect
 import re
 
@@ -109,14 +110,14 @@ class _Reader:
                 self.refuse(f"the argument `{arg.id}` (a {_describe_kind(kinds)})", self.node)
         if not self.program.array_params:
             self.refuse("a function without an array argument", self.node)
-        result = self.body(self.node.body, env, self.context.namespace, top=True)
+        result = self.body(self.node.body, env, self.context.namespace)
         if result is None:
             self.refuse("a function that returns nothing", self.node)
         self.program.result = result
         return self.program
 
     # ------------------------------------------------------------------ statements
-    def body(self, statements, env, namespace, top=False, prefix=""):
+    def body(self, statements, env, namespace, prefix=""):
         """Read the statements into `env`; the result tree of their return."""
         for stmt in statements:
             if isinstance(stmt, gast.Return):
@@ -245,7 +246,6 @@ class _Reader:
                     return gast.Name(id=reader.context.bind(n.id, value, reader.taken), ctx=gast.Load(),
                                      annotation=None, type_comment=None)
                 return n
-        import copy
         return unparse(Rewrite().visit(copy.deepcopy(node))).strip()
 
     def call(self, expr, env, namespace):
