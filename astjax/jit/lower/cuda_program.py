@@ -198,7 +198,8 @@ class _Reader:
             if isinstance(value, (int, float)) and not isinstance(value, bool):      # jnp.pi, math.e
                 return Value("host", repr(value))
             self.refuse(f"the attribute `{unparse(expr).strip()}`", expr)
-        self.refuse(f"`{unparse(expr).strip()}`", expr)
+        kinds = {gast.Tuple: "the tuple ", gast.List: "the list ", gast.Dict: "the dict ", gast.Starred: "the starred "}
+        self.refuse(f"{kinds.get(type(expr), '')}`{unparse(expr).strip()}`", expr)
 
     def primitive(self, prim, operands, env, namespace, node, text):
         values = [self.expression(o, env, namespace) for o in operands]
