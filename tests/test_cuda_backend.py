@@ -162,6 +162,10 @@ def scaled(x, a):
     return jnp.sum(jnp.tanh(a * x)) ** 0.5
 
 
+def activations(x):
+    return jnp.sum(nn.relu(x) + nn.softplus(x) + nn.gelu(x, approximate=False) + nn.elu(x) + nn.log_sigmoid(x))
+
+
 def uses_dot(x):
     return jnp.dot(x, x)
 
@@ -336,6 +340,17 @@ def test_gradients_through_reductions_read_earlier_reductions():
     for g, r in zip(got, astjax.grad(p.scaled, argnums=(0, 1))(x, 0.7)):
         assert np.asarray(g).dtype == np.asarray(r).dtype == np.float32
         np.testing.assert_allclose(np.asarray(g), np.asarray(r), rtol=1e-4, atol=1e-6)
+
+
+@device
+def test_astjax_nn_activations_and_their_gradient():
+    """Inlined library code: isnan in relu, log_expit in softplus, ndtr in gelu, a branch on a literal."""
+    p = _programs()
+    x = _x(80, low=-3.0, high=3.0)
+    value, grad = astjax.jit(astjax.value_and_grad(p.activations), backend="gpu")(x)
+    want_value, want_grad = astjax.value_and_grad(p.activations)(x)
+    np.testing.assert_allclose(float(value), float(want_value), rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(grad), np.asarray(want_grad), rtol=1e-4, atol=1e-6)
 
 
 @device

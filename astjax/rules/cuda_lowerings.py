@@ -48,8 +48,14 @@ CUDA_FORMS = {
     "arctan2": ("math.atan2(a, b)", 2), "sinh": ("math.sinh(a)", 1), "cosh": ("math.cosh(a)", 1),
     "tanh": ("math.tanh(a)", 1), "arcsinh": ("math.asinh(a)", 1), "arccosh": ("math.acosh(a)", 1),
     "arctanh": ("math.atanh(a)", 1), "hypot": ("math.hypot(a, b)", 2),
-    # special functions
+    # special functions (log_expit and logaddexp as NumPy writes them: no overflow, infinities kept)
     "expit": ("T(1) / (T(1) + math.exp(-a))", 1), "erf": ("math.erf(a)", 1), "erfc": ("math.erfc(a)", 1),
+    "ndtr": ("T(0.5) * math.erfc(-a * T(0.7071067811865476))", 1),
+    "log_expit": ("-((-a if a < T(0) else T(0)) + math.log1p(math.exp(-math.fabs(a))))", 1),
+    "logaddexp": ("a + T(0.6931471805599453) if a == b else (a if a > b else b) + "
+                  "math.log1p(math.exp(-math.fabs(a - b)))", 2),
+    # tests of a float (a boolean element)
+    "isnan": ("a != a", 1), "isinf": ("math.isinf(a)", 1), "isfinite": ("math.isfinite(a)", 1),
     # selection and comparisons (a boolean element)
     "where": ("b if a else c", 3),
     "greater": ("a > b", 2), "greater_equal": ("a >= b", 2), "less": ("a < b", 2), "less_equal": ("a <= b", 2),

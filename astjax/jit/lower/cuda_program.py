@@ -135,8 +135,27 @@ class _Reader:
             if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name):
                 self.assign(stmt.targets[0].id, stmt.value, env, namespace, prefix, stmt)
                 continue
+            if isinstance(stmt, gast.If):
+                taken = self.constant_test(stmt.test, env, namespace)
+                if taken is not None:         # `if approximate:` on a literal default: one branch, known now
+                    result = self.body(stmt.body if taken else stmt.orelse, env, namespace, prefix)
+                    if result is not None or _returns(stmt.body if taken else stmt.orelse):
+                        return result
+                    continue
             self.refuse(_describe_statement(stmt), stmt)
         return None
+
+    def constant_test(self, test, env, namespace):
+        """The truth of a branch's test when it is a literal known when the kernels are written (a default
+        argument of an inlined function, a constant), else None: a test read at run time is refused."""
+        import ast
+        value = self.expression(test, env, namespace)
+        if value.kind != "host":
+            return None
+        try:
+            return bool(ast.literal_eval(value.text))
+        except (ValueError, SyntaxError):
+            return None
 
     def assign(self, name, expr, env, namespace, prefix, stmt):
         value = self.expression(expr, env, namespace)
@@ -370,6 +389,10 @@ def _static(func, namespace, env):
         base = _static(func.value, namespace, env)
         return getattr(base, func.attr, None) if base is not None else None
     return None
+
+
+def _returns(statements):
+    return bool(statements) and isinstance(statements[-1], gast.Return)
 
 
 def _is_default(node, default):
