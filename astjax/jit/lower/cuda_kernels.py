@@ -120,9 +120,18 @@ def _element_lines(program, values, indent):
 
 
 def _strip(text):
-    """The element's text with only the parentheses Python needs (the forms parenthesize every operand)."""
+    """The element's text with only the parentheses Python needs (the forms parenthesize every operand),
+    and `-(-e)` written `e` (negation is exact: the same number)."""
     import ast
-    return ast.unparse(ast.parse(text, mode="eval"))
+
+    class DoubleNegation(ast.NodeTransformer):
+        def visit_UnaryOp(self, node):
+            self.generic_visit(node)
+            if isinstance(node.op, ast.USub) and isinstance(node.operand, ast.UnaryOp) \
+                    and isinstance(node.operand.op, ast.USub):
+                return node.operand.operand
+            return node
+    return ast.unparse(DoubleNegation().visit(ast.parse(text, mode="eval")))
 
 
 def _elements_kernel(label, program, arrays, scalars, params, texts):
