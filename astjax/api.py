@@ -62,7 +62,7 @@ class ReverseTransform:
     def call(self, mode, args, kwargs, before=(), generated=None):
         """Run the generated function of `mode` (or `generated`, one built earlier) on the user's arguments
         (after `before`, e.g. a cotangent)."""
-        generated = compiled_version(generated or self.generated(mode))
+        generated = compiled_version(generated or self.generated(mode), self.user_fun)
         if self.packing is not None:
             return generated(*before, *self.packing.pack(args, kwargs))
         keywords = renamed_keywords(generated, {**self.keywords, **kwargs}) if kwargs or self.keywords else {}
@@ -421,6 +421,11 @@ def _source(fun, example_args, example_kwargs):
         if text is not None and not (example_args or example_kwargs):
             return text
         raise TypeError(f"{name_of(fun)} is not an astjax-transformed function; pass e.g. astjax.grad(f).")
+    kernels = getattr(transform, "kernel_source", None)
+    if kernels is not None and (example_args or example_kwargs):
+        text = kernels(example_args, example_kwargs)       # jit(f, backend="gpu"): the kernels it runs
+        if text is not None:
+            return text
     if example_args or example_kwargs:
         from .teaching import specialized_source
         fun(*example_args, **example_kwargs)          # builds the generated code (and checks the arguments)

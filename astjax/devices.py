@@ -1,4 +1,4 @@
-"""Devices: where arrays live. astjax computes on the host CPU (CUDA backends come later)."""
+"""Devices: where arrays live. Arrays live on the host CPU; `jit(f, backend="gpu")` runs on CUDA devices."""
 import numpy as np
 
 from .array import Array, cpu_device, wrap
@@ -8,9 +8,14 @@ __all__ = ["devices", "local_devices", "device_count", "local_device_count", "de
 
 
 def devices(backend=None):
-    """The devices of `backend` ("cpu" or None for the default)."""
+    """The devices of `backend`: "cpu" or None (the default, the CPU first), "gpu" or "cuda" (the CUDA
+    devices numba.cuda sees: a RuntimeError, as JAX raises, when there are none)."""
+    if backend in ("gpu", "cuda"):
+        from .backends.cuda import gpu_devices
+        return gpu_devices()
     if backend not in (None, "cpu"):
-        raise RuntimeError(f"unknown backend {backend!r}: astjax has the 'cpu' backend here")
+        raise RuntimeError(f"unknown backend {backend!r}: astjax has the 'cpu' backend and, with a CUDA "
+                           f"device, 'gpu'")
     return [cpu_device]
 
 

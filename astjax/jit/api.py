@@ -30,6 +30,9 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
         keep_unused=False, device=None, backend=None, inline=False):
     """Compile `fun` with Numba, once per signature (argument dtypes, ranks and static values).
 
+    `backend="gpu"` (or "cuda", or a GPU `device`) compiles elementwise programs and full reductions
+    into CUDA kernels (astjax/backends/cuda.py, docs/gpu.md) and refuses anything else at its line.
+
     Like `jax.jit`: usable as `@jit`, `jit(f)` or `@jit(static_argnums=...)`; static arguments are
     compiled into the code (they must be hashable) and the others may change freely, shapes included.
     Python loops stay loops: the trip count is a runtime value. `donate_argnums` is accepted; the
@@ -39,16 +42,28 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
         return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
                                  donate_argnums=donate_argnums, donate_argnames=donate_argnames,
                                  keep_unused=keep_unused, device=device, backend=backend, inline=inline)
-    if backend not in (None, "cpu"):
-        raise ValueError(f"jit: backend {backend!r} is not available; astjax compiles for 'cpu'")
-    return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames)
+    backend = _backend_of(backend, device)
+    return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames, backend=backend)
+
+
+def _backend_of(backend, device):
+    """"cpu" or "gpu" ("cuda" and a GPU device mean "gpu"): the GPU backend is astjax/backends/cuda.py."""
+    if backend is None and device is not None:
+        backend = getattr(device, "platform", None)
+    if backend in (None, "cpu"):
+        return "cpu"
+    if backend in ("gpu", "cuda"):
+        return "gpu"
+    raise ValueError(f"jit: backend {backend!r} is not available; astjax compiles for 'cpu' and 'gpu' (CUDA)")
 
 
 class Jitted:
     """A jitted function: call it like the original; `.lower(*args).source` shows the compiled source."""
 
-    def __init__(self, fun, static_argnums=None, static_argnames=None, donate_argnums=None, donate_argnames=None):
+    def __init__(self, fun, static_argnums=None, static_argnames=None, donate_argnums=None, donate_argnames=None,
+                 backend="cpu"):
         check_callable(fun, "jit")
+        self.backend = backend
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.static_argnums = _as_tuple(static_argnums)
@@ -57,6 +72,7 @@ class Jitted:
         self.transformed = getattr(fun, "__astjax_transform__", None) is not None
         self._primal = None            # (Derivation, CompiledFunction) of a plain function
         self._swaps = weakref.WeakKeyDictionary()   # generated function -> its CompiledFunction
+        self._swaps.factory = self._factory
         self.__astjax_transform__ = _JitTransform(self)
         self._call = api_boundary(self._run)
 
@@ -115,8 +131,16 @@ class Jitted:
             derivation = Derivation()
             from ..arguments import wrapper_trampoline
             generated = derivation.primal(wrapper_trampoline(self.fun) or self.fun)    # a (*args, **kwargs) wrapper
-            self._primal = (derivation, CompiledFunction(generated, self._static_names(generated)))
+            self._primal = (derivation, self._factory(generated, self._static_names(generated)))
         return self._primal[1]
+
+    def _factory(self, generated, static=()):
+        """The compiled form of a generated function on this jit's backend."""
+        if self.backend == "gpu":
+            from ..backends.cuda import CudaFunction, gpu_devices
+            gpu_devices()            # no CUDA device: JAX's RuntimeError, never a silent run on the CPU
+            return CudaFunction(generated, static)
+        return CompiledFunction(generated, static)
 
     def _static_names(self, generated):
         names = list(inspect.signature(generated).parameters)
@@ -158,6 +182,10 @@ class _JitTransform:
         from ..frontend.parse import function_source
         return function_source(self.jitted.fun)
 
+    def kernel_source(self, args, kwargs):
+        """What the GPU backend compiled for these arguments (astjax.source(jit_f, *args)); None on the CPU."""
+        return self.jitted.lower(*args, **kwargs).source if self.jitted.backend == "gpu" else None
+
     def printed_derivation(self):
         if self.jitted.transformed:
             return self.jitted.fun.__astjax_transform__.printed_derivation()
@@ -175,14 +203,18 @@ class StaticArgumentError(JitError, TypeError):
     """A static argument jit cannot key its cache on (it is not hashable)."""
 
 
-def compiled_version(generated):
-    """Inside a jitted call, the compiled stand-in for the generated function `generated`; else itself."""
+def compiled_version(generated, transformed=None):
+    """Inside a jitted call, the compiled stand-in for the generated function `generated`; else itself.
+    `transformed` is the function the caller transformed: a GPU jit there (`grad(jit(f, backend="gpu"))`)
+    runs the derivative on the GPU too, never silently on the CPU."""
     swaps = _ACTIVE.get()
+    if swaps is None and isinstance(transformed, Jitted) and transformed.backend == "gpu":
+        swaps = transformed._swaps
     if swaps is None or not hasattr(generated, "__astjax_function_source__"):
         return generated
     compiled = swaps.get(generated)
     if compiled is None:
-        compiled = swaps[generated] = CompiledFunction(generated)
+        compiled = swaps[generated] = getattr(swaps, "factory", CompiledFunction)(generated)
     return compiled
 
 

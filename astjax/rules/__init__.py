@@ -11,6 +11,7 @@ from . import collectives  # noqa: F401 (registration: lax.psum and the other co
 from . import batching_examples  # noqa: F401 (registration: derivatives of vmap's loop over examples)
 from . import record_constructions  # noqa: F401 (registration: namedtuples built in the function)
 from . import special_fill  # noqa: F401 (registration: sici, fresnel, bessel_jn)
+from . import cuda_lowerings  # noqa: F401 (registration: the elementwise primitives' CUDA lowerings)
 
 __all__ = ["PRIMITIVES", "Classification", "classification", "Primitive", "all_primitives", "lookup_callable", "lookup_operator",
            "elementwise", "reductions", "linalg", "structural", "creation", "nondifferentiable", "control",
