@@ -49,3 +49,19 @@ def test_unique_with_size_matches_jax():
     np.testing.assert_array_equal(jnp.unique(m, axis=0, size=3), [[0.0, 5.0], [1.0, 2.0], [0.0, 5.0]])
     with pytest.raises(ValueError, match="fill_value"):
         jnp.unique(jnp.zeros(0), size=2)
+
+
+def test_nonzero_family_with_static_size_matches_jax():
+    a = jnp.array([0, 3, 0, 5])
+    np.testing.assert_array_equal(jnp.nonzero(a, size=3)[0], [1, 3, 0])
+    np.testing.assert_array_equal(jnp.nonzero(a, size=1)[0], [1])
+    np.testing.assert_array_equal(jnp.where(a, size=3, fill_value=-1)[0], [1, 3, -1])
+    np.testing.assert_array_equal(jnp.flatnonzero(a, size=4, fill_value=9), [1, 3, 9, 9])
+    m = jnp.array([[0, 1], [2, 0]])
+    rows, cols = jnp.nonzero(m, size=3, fill_value=(7, 8))
+    np.testing.assert_array_equal(rows, [0, 1, 7])
+    np.testing.assert_array_equal(cols, [1, 0, 8])
+    np.testing.assert_array_equal(jnp.argwhere(m, size=3), [[0, 1], [1, 0], [0, 0]])
+    assert jnp.nonzero(a, size=3)[0].dtype == np.int32
+    with pytest.raises(TypeError, match="one-argument"):
+        jnp.where(a > 0, 1.0, 0.0, size=2)

@@ -16,10 +16,14 @@ from ._promote import (
 )
 
 
-def where(condition, x=None, y=None):
-    """`x` where `condition` holds, else `y`; with one argument, its nonzero indices."""
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+    """`x` where `condition` holds, else `y`; with one argument, its nonzero indices (JAX's `size` and
+    `fill_value` as in nonzero)."""
     if x is None and y is None:
-        return tuple(_out(i.astype(I32)) for i in np.nonzero(_nd(condition)))
+        from ._integer import nonzero
+        return nonzero(condition, size=size, fill_value=fill_value)
+    if size is not None or fill_value is not None:
+        raise TypeError("where: size and fill_value go with the one-argument form where(condition)")
     if x is None or y is None:
         raise TypeError("where: pass both x and y (or neither, for the indices of the "
                         "nonzero elements of condition).")

@@ -147,24 +147,52 @@ def bincount(x, weights=None, minlength=0, *, length=None):
 
 
 def argwhere(a, *, size=None, fill_value=None):
-    """The indices of the nonzero elements, one row each (int32)."""
+    """The indices of the nonzero elements, one row each (int32); JAX's `size` cuts or pads the rows
+    (with `fill_value`, 0 by default)."""
+    rows = np.argwhere(_nd(a))
     if size is not None:
-        raise TypeError("argwhere: size= is not supported (astjax arrays have data-dependent shapes)")
-    return _i32(np.argwhere(_nd(a)))
+        rows = np.stack([_sized(column, size, fill, "argwhere")
+                         for column, fill in zip(rows.T, _fills(fill_value, rows.shape[1]))], axis=1) \
+            if rows.shape[1] else np.zeros((int(size), 0), rows.dtype)
+    return _i32(rows)
 
 
 def nonzero(a, *, size=None, fill_value=None):
-    """The indices of the nonzero elements, one int32 array per axis."""
+    """The indices of the nonzero elements, one int32 array per axis; JAX's `size` cuts or pads each
+    (with `fill_value`, 0 by default, or one value per axis)."""
+    found = np.nonzero(_nd(a))
     if size is not None:
-        raise TypeError("nonzero: size= is not supported (astjax arrays have data-dependent shapes)")
-    return tuple(_i32(i) for i in np.nonzero(_nd(a)))
+        found = [_sized(i, size, fill, "nonzero") for i, fill in zip(found, _fills(fill_value, len(found)))]
+    return tuple(_i32(i) for i in found)
 
 
 def flatnonzero(a, *, size=None, fill_value=None):
-    """The indices of the nonzero elements of the flattened array (int32)."""
+    """The indices of the nonzero elements of the flattened array (int32); JAX's `size` as in nonzero."""
+    found = np.flatnonzero(_nd(a))
     if size is not None:
-        raise TypeError("flatnonzero: size= is not supported (astjax arrays have data-dependent shapes)")
-    return _i32(np.flatnonzero(_nd(a)))
+        found = _sized(found, size, _fills(fill_value, 1)[0], "flatnonzero")
+    return _i32(found)
+
+
+def _fills(fill_value, count):
+    """One fill value per index array: JAX takes a scalar or a tuple with one per axis."""
+    if fill_value is None:
+        return [0] * count
+    if isinstance(fill_value, (tuple, list)):
+        if len(fill_value) != count:
+            raise ValueError(f"fill_value has {len(fill_value)} values; there are {count} index arrays")
+        return list(fill_value)
+    return [fill_value] * count
+
+
+def _sized(indices, size, fill, what):
+    """`indices` cut to `size` or padded with `fill` (JAX's static-size form)."""
+    size = int(size)
+    if size < 0:
+        raise ValueError(f"{what}: size must be non-negative, got {size}")
+    if indices.size >= size:
+        return indices[:size]
+    return np.concatenate([indices, np.full(size - indices.size, fill, dtype=indices.dtype)])
 
 
 def packbits(a, axis=None, bitorder="big"):
