@@ -1,5 +1,6 @@
 """`import astjax` does not import SciPy (it costs ~0.4 s); SciPy's functions in user code still resolve to
 astjax's primitives, through the registry's lazy aliases, in a fresh process."""
+import os
 import subprocess
 import sys
 import textwrap
@@ -14,7 +15,8 @@ def _run(code, tmp_path):
     script = tmp_path / "program.py"      # a file: astjax reads the user's source
     script.write_text(textwrap.dedent(code))
     done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=120)
+                          env={"PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+                               "PATH": "/usr/bin:/bin"}, timeout=120)
     assert done.returncode == 0, done.stderr
     return done.stdout
 

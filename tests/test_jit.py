@@ -1,4 +1,5 @@
 """astjax.jit: compiled results agree with the reference backend, or jit refuses at the user's line."""
+import os
 import subprocess
 import sys
 
@@ -173,7 +174,7 @@ def test_the_disk_cache_serves_a_new_process(tmp_path):
               "from jit_cases import programs as P\n"
               "print(float(astjax.jit(astjax.grad(P.power_loop))(1.0001, 100)))\n")
     root = __import__("pathlib").Path(__file__).parent
-    env = dict(__import__("os").environ, ASTJAX_CACHE_DIR=str(tmp_path), PYTHONPATH=str(root.parent))
+    env = dict(os.environ, ASTJAX_CACHE_DIR=str(tmp_path), PYTHONPATH=os.pathsep.join(filter(None, [str(root.parent), os.environ.get("PYTHONPATH")])))
     runs = [subprocess.run([sys.executable, "-c", script], env=env, cwd=root, capture_output=True, text=True)
             for _ in range(2)]
     assert all(r.returncode == 0 for r in runs), runs[-1].stderr[-2000:]
@@ -198,7 +199,7 @@ def test_machine_code_cache_serves_a_new_process_without_crashing(tmp_path):
     call (the pairwise sum once was one, fact_pow still is) compiles to a symbol a loaded cache does
     not resolve, so a build with recursion is never cached; everything else is, and agrees."""
     root = __import__("pathlib").Path(__file__).parent
-    env = dict(__import__("os").environ, ASTJAX_CACHE_DIR=str(tmp_path), PYTHONPATH=str(root.parent))
+    env = dict(os.environ, ASTJAX_CACHE_DIR=str(tmp_path), PYTHONPATH=os.pathsep.join(filter(None, [str(root.parent), os.environ.get("PYTHONPATH")])))
     env.pop("ASTJAX_NUMBA_CACHE", None)
     runs = [subprocess.run([sys.executable, "-c", MACHINE_CODE_SCRIPT], env=env, cwd=root,
                            capture_output=True, text=True) for _ in range(2)]
