@@ -10,6 +10,7 @@ Each pass is one file; `normalize` runs them in order.
 from .module_aliases import ModuleAliases
 from .warning_contexts import WarningContexts
 from .loop_else import LoopElse
+from .chained_assignments import ChainedAssignments
 from .local_deletes import LocalDeletes
 from .walrus_assignments import WalrusAssignments
 from .generator_names import GeneratorNames
@@ -44,7 +45,7 @@ from .list_operands import ListOperands
 
 __all__ = ["normalize", "PASSES"]
 
-PASSES = (ModuleAliases, WarningContexts, LocalDeletes, LoopElse, GeneratorNames, ObjectSubscripts, WalrusAssignments, CallSignatures, ObjectRecords, NamedtupleConstructions, JvpCalls, Aliasing, ReservedNames, TypeInspection,
+PASSES = (ModuleAliases, WarningContexts, LocalDeletes, ChainedAssignments, LoopElse, GeneratorNames, ObjectSubscripts, WalrusAssignments, CallSignatures, ObjectRecords, NamedtupleConstructions, JvpCalls, Aliasing, ReservedNames, TypeInspection,
           BuiltinExtrema, BuiltinDivmod, TreeMapCalls, MapCalls, ContainerIdioms, OperatorFunctions, ClosureFactories, LocalFunctionValues, LocalFunctions, MethodCalls,
           FunctionArguments, ScipyCalls, NumpyCalls, ArrayAssembly, AugmentedAssignment, LaxControlFlow, TupleAssignment, ControlFlow,
           OnePrimitivePerStatement, ListOperands)
