@@ -10,6 +10,7 @@ Each pass is one file; `normalize` runs them in order.
 from .module_aliases import ModuleAliases
 from .warning_contexts import WarningContexts
 from .loop_else import LoopElse
+from .try_finally import TryFinally
 from .chained_assignments import ChainedAssignments
 from .local_deletes import LocalDeletes
 from .walrus_assignments import WalrusAssignments
@@ -22,6 +23,7 @@ from .builtin_divmod import BuiltinDivmod
 from .operator_functions import OperatorFunctions
 from .aliasing import Aliasing
 from .call_signatures import CallSignatures
+from .static_star_arguments import StaticStarArguments
 from .object_records import ObjectRecords
 from .namedtuple_constructions import NamedtupleConstructions
 from .jvp_calls import JvpCalls
@@ -45,7 +47,7 @@ from .list_operands import ListOperands
 
 __all__ = ["normalize", "PASSES"]
 
-PASSES = (ModuleAliases, WarningContexts, LocalDeletes, ChainedAssignments, LoopElse, GeneratorNames, ObjectSubscripts, WalrusAssignments, CallSignatures, ObjectRecords, NamedtupleConstructions, JvpCalls, Aliasing, ReservedNames, TypeInspection,
+PASSES = (ModuleAliases, WarningContexts, LocalDeletes, ChainedAssignments, TryFinally, LoopElse, GeneratorNames, ObjectSubscripts, WalrusAssignments, StaticStarArguments, CallSignatures, ObjectRecords, NamedtupleConstructions, JvpCalls, Aliasing, ReservedNames, TypeInspection,
           BuiltinExtrema, BuiltinDivmod, TreeMapCalls, MapCalls, ContainerIdioms, OperatorFunctions, ClosureFactories, LocalFunctionValues, LocalFunctions, MethodCalls,
           FunctionArguments, ScipyCalls, NumpyCalls, ArrayAssembly, AugmentedAssignment, LaxControlFlow, TupleAssignment, ControlFlow,
           OnePrimitivePerStatement, ListOperands)
