@@ -25,6 +25,8 @@ from .aliasing import Aliasing
 from .call_signatures import CallSignatures
 from .static_star_arguments import StaticStarArguments
 from .keyed_ordering import KeyedOrdering
+from .iteration_builtins import IterationBuiltins
+from .itertools_accumulate import ItertoolsAccumulate
 from .object_records import ObjectRecords
 from .namedtuple_constructions import NamedtupleConstructions
 from .jvp_calls import JvpCalls
@@ -48,7 +50,7 @@ from .list_operands import ListOperands
 
 __all__ = ["normalize", "PASSES"]
 
-PASSES = (ModuleAliases, WarningContexts, LocalDeletes, ChainedAssignments, TryFinally, LoopElse, GeneratorNames, ObjectSubscripts, WalrusAssignments, StaticStarArguments, KeyedOrdering, CallSignatures, ObjectRecords, NamedtupleConstructions, JvpCalls, Aliasing, ReservedNames, TypeInspection,
+PASSES = (ModuleAliases, WarningContexts, LocalDeletes, ChainedAssignments, TryFinally, LoopElse, GeneratorNames, ObjectSubscripts, WalrusAssignments, StaticStarArguments, KeyedOrdering, IterationBuiltins, ItertoolsAccumulate, CallSignatures, ObjectRecords, NamedtupleConstructions, JvpCalls, Aliasing, ReservedNames, TypeInspection,
           BuiltinExtrema, BuiltinDivmod, TreeMapCalls, MapCalls, ContainerIdioms, OperatorFunctions, ClosureFactories, LocalFunctionValues, LocalFunctions, MethodCalls,
           FunctionArguments, ScipyCalls, NumpyCalls, ArrayAssembly, AugmentedAssignment, LaxControlFlow, TupleAssignment, ControlFlow,
           OnePrimitivePerStatement, ListOperands)
