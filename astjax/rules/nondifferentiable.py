@@ -78,6 +78,7 @@ nondifferentiable("has_key", helpers.has_key, KEYS)
 # gathered by them, so their derivative flows through the gather).
 nondifferentiable("key_order", helpers.key_order, INTEGER)
 nondifferentiable("key_extremum", helpers.key_extremum, INTEGER)
+nondifferentiable("zip_star_length", helpers.zip_star_length, INTEGER)   # normalize/iteration_builtins.py
 # frontend/normalize/type_inspection.py writes the user's `isinstance(v, C)` / `type(v)` as these checked versions.
 nondifferentiable("checked_isinstance", helpers.checked_isinstance, BOOLEAN)
 nondifferentiable("checked_isscalar", helpers.checked_isscalar, BOOLEAN)

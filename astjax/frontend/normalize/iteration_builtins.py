@@ -4,6 +4,7 @@
     for i, v in enumerate(x, start=1)   ->   for i, v in zip(range(1, 1 + len(x)), x)
     sum(a * b for a, b in itertools.pairwise(x))  ->  ... in zip(x, x[1:])
     sum(itertools.starmap(f, zip(a, b)))          ->  sum(f(_a, _b) for _a, _b in zip(a, b))
+    list(zip(*M))                       ->   list([tuple([_r[_j] for _r in M]) for _j in range(zip_star_length(M))])
 
 Only where the iterator is consumed at once, item by item, in order: the
 iterable of a `for` or a comprehension, or the argument of a builtin that reads
@@ -72,7 +73,12 @@ class IterationBuiltins(Pass):
 
     def consumed(self, it):
         """The sequence an iterator consumed here may be replaced with, else `it` itself."""
-        if not isinstance(it, gast.Call) or any(isinstance(a, gast.Starred) for a in it.args):
+        if not isinstance(it, gast.Call):
+            return it
+        if (self.is_builtin(it.func, zip) and len(it.args) == 1 and isinstance(it.args[0], gast.Starred)
+                and not it.keywords and self.plain(it.args[0].value)):
+            return copy_location(self.transposed(it.args[0].value), it)
+        if any(isinstance(a, gast.Starred) for a in it.args):
             return it
         keywords = {k.arg: k.value for k in it.keywords}
         if None in keywords:
@@ -105,6 +111,18 @@ class IterationBuiltins(Pass):
             loop = gast.comprehension(target=target, iter=pairs, ifs=[], is_async=0)
             return copy_location(gast.GeneratorExp(elt=element, generators=[loop]), it)
         return it
+
+
+    def transposed(self, rows):
+        """`zip(*rows)`: `[tuple([_row[_j] for _row in rows]) for _j in range(zip_star_length(rows))]`."""
+        row, column = self.context.namer.fresh("_zip_row"), self.context.namer.fresh("_zip_column")
+        item = gast.Subscript(value=name(row), slice=name(column), ctx=gast.Load())
+        inner = gast.ListComp(elt=item, generators=[gast.comprehension(target=store(row), iter=copy.deepcopy(rows),
+                                                                       ifs=[], is_async=0)])
+        count = gast.Call(func=name("range"), args=[gast.Call(func=name("zip_star_length"),
+                                                              args=[copy.deepcopy(rows)], keywords=[])], keywords=[])
+        return gast.ListComp(elt=gast.Call(func=name("tuple"), args=[inner], keywords=[]),
+                             generators=[gast.comprehension(target=store(column), iter=count, ifs=[], is_async=0)])
 
 
 def _mutates(nodes, iterable):
