@@ -1,0 +1,315 @@
+"""Refusals lifted (tests/test_refusals_lifted.py), attacked: for each construct that now works, programs
+written to catch the rewrite out -- keys that read the traced value or a variable rebound after the key
+was made, ties (stable order, first extremum), aliases of a list sorted in place, chained targets that
+share one object, a finally block writing into the returned array, spread arguments with defaults,
+iterators whose source changes while they are consumed, `nonlocal` names bound to shared objects.
+Each must give the right numbers or a clear refusal."""
+import itertools
+import operator
+
+import numpy as np
+
+from .case import case, vec
+
+
+def v3(r):
+    return (vec(r, 3),)
+
+
+def v4(r):
+    return (vec(r, 4),)
+
+
+# ---------------------------------------------------------------- keyed sorts and extrema
+def sort_key_reads_rebound_variable(x):
+    c = 1.0
+    key = lambda v: v * c  # noqa: E731
+    c = -1.0                                   # late binding: the key sorts by -v
+    s = sorted(x, key=key)
+    return s[0] * 3.0 + s[-1]
+
+
+case(sort_key_reads_rebound_variable, v4, "works")
+
+
+def sort_ties_stable_reverse(x):
+    items = [(x[0], 1), (x[1], 0), (x[2], 1), (x[3], 0)]
+    ordered = sorted(items, key=lambda t: t[1], reverse=True)   # ties keep their order, reversed or not
+    return ordered[0][0] * 5.0 + ordered[1][0] * 3.0 + ordered[2][0]
+
+
+case(sort_ties_stable_reverse, v4, "works")
+
+
+def max_key_tie_keeps_first(x):
+    return max([x[0], -x[0], x[1] * 0.0], key=abs) * 2.0 + min([-x[2], x[2]], key=abs)
+
+
+case(max_key_tie_keeps_first, v3, "works")
+
+
+def sort_in_place_through_alias(x):
+    items = [x[0], x[1], x[2]]
+    alias = items
+    items.sort(key=lambda v: -v)
+    return alias[0] * 2.0 + items[2]
+
+
+case(sort_in_place_through_alias, v3, "either")
+
+
+def sort_key_of_dict_by_value(x):
+    d = {"a": x[0], "b": x[1], "c": x[2]}
+    names = sorted(d, key=lambda k: d[k])
+    return d[names[0]] * 2.0 + d[names[-1]]
+
+
+case(sort_key_of_dict_by_value, v3, "either")
+
+
+def sort_in_loop_key_from_loop(x):
+    s = 0.0
+    for sign in (1.0, -1.0):
+        ordered = sorted(x, key=lambda v: sign * v)
+        s = s + ordered[0] * sign + ordered[1]
+    return s
+
+
+case(sort_in_loop_key_from_loop, v4, "works")
+
+
+# ---------------------------------------------------------------- chained assignment
+def chained_names_share_one_array(x):
+    a = b = np.zeros(3)
+    a[0] = x[0]                                # b is the same array: it sees the write
+    return np.sum(b * x) + a[0]
+
+
+case(chained_names_share_one_array, v3, "either")
+
+
+def chained_target_rebinds_value_name(x):
+    t = (x[1], x[0])
+    a, b = t = (t[1] * 2.0, t[0])              # t is bound after a, b: to the same new tuple
+    return a * t[0] + b * 3.0
+
+
+case(chained_target_rebinds_value_name, v3, "works")
+
+
+# ---------------------------------------------------------------- try/finally
+def finally_writes_into_returned_array(x):
+    s = np.zeros(2)
+    try:
+        s[0] = x[0] * 2.0
+        return s
+    finally:
+        s[1] = x[1]                            # the returned object is s: it holds this write too
+
+
+case(finally_writes_into_returned_array, v3, "either", mode="jac")
+
+
+def finally_in_loop_with_break(x):
+    s = 0.0
+    for v in x:
+        try:
+            if v > 0.5:
+                break
+            s = s + v * v
+        finally:
+            s = s * 1.5
+    return s
+
+
+case(finally_in_loop_with_break, lambda r: (np.array([0.2, 0.9, -0.3]),), "either")
+
+
+# ---------------------------------------------------------------- f(*x[a:b])
+def _with_default(a, b, c=2.0):
+    return a * b + c * a
+
+
+def star_slice_into_defaults(x):
+    return _with_default(*x[:2]) + _with_default(*x[1:])
+
+
+case(star_slice_into_defaults, v3, "either")
+
+
+def _three(a, b, c):
+    return a * 2.0 + b * c
+
+
+def star_slice_of_local_list(x):
+    xs = [x[2], x[1] * 3.0, x[0], x[1]]
+    return _three(*xs[1:4]) + _three(x[0], *xs[:2])
+
+
+case(star_slice_of_local_list, v3, "works")
+
+
+# ---------------------------------------------------------------- reversed / enumerate(start=) / itertools
+def reversed_source_rebound_in_loop(x):
+    s = 0.0
+    for v in reversed(x):
+        s = s * 0.5 + v
+        x = x * 2.0                            # Python iterates the original array
+    return s + np.sum(x)
+
+
+case(reversed_source_rebound_in_loop, v4, "works")
+
+
+def reversed_list_appended_in_loop(x):
+    xs = [x[0], x[1]]
+    s = 0.0
+    for v in reversed(xs):
+        xs.append(v * 2.0)                     # the reversed iterator does not see the appends
+        s = s + v * len(xs)
+    return s + xs[-1]
+
+
+case(reversed_list_appended_in_loop, v3, "either")
+
+
+def enumerate_start_from_length(x):
+    return sum(v * i for i, v in enumerate(x[1:], len(x))) + sum(i * v * v for i, v in enumerate(x, start=-2))
+
+
+case(enumerate_start_from_length, v4, "works")
+
+
+def accumulate_lambda_late_binding(x):
+    c = 2.0
+    step = lambda a, b: a * c + b  # noqa: E731
+    c = 0.5
+    return sum(itertools.accumulate(x, step)) + max(itertools.accumulate(x * x))
+
+
+case(accumulate_lambda_late_binding, v4, "works")
+
+
+def accumulate_consumed_twice(x):
+    running = itertools.accumulate(x)
+    first = sum(running)
+    second = sum(running)                      # exhausted: 0
+    return first * 2.0 + second
+
+
+case(accumulate_consumed_twice, v3, "either")
+
+
+def pairwise_of_list_and_starmap_lambda(x):
+    xs = [x[0] * 2.0, x[1], x[2] - x[0]]
+    return (sum(a / (1.0 + b * b) for a, b in itertools.pairwise(xs))
+            + sum(itertools.starmap(operator.sub, zip(xs, reversed(xs)))))
+
+
+case(pairwise_of_list_and_starmap_lambda, v3, "works")
+
+
+def zip_star_ragged_rows(x):
+    rows = [[x[0], x[1], x[2]], [x[3], x[0]]]              # zip stops at the shortest row
+    return sum(a * b * (k + 1.0) for k, (a, b) in enumerate(zip(*rows)))
+
+
+case(zip_star_ragged_rows, v4, "works")
+
+
+def zip_star_of_vector_refused(x):
+    return sum(a for a, in zip(*x))            # the numbers of a 1-D array are not iterables
+
+
+case(zip_star_of_vector_refused, v3, "refuse", errors=(TypeError,), error_match="iter")
+
+
+# ---------------------------------------------------------------- nonlocal
+def nonlocal_rebound_to_parameter(x):
+    acc = np.zeros(3)
+
+    def point():
+        nonlocal acc
+        acc = x                                # acc now IS x: the in-place add below writes into x
+
+    point()
+    acc += 1.0
+    return np.sum(acc * x)
+
+
+case(nonlocal_rebound_to_parameter, v3, "either")
+
+
+def nonlocal_counter_sets_loop_bound(x):
+    n = 2
+
+    def grow():
+        nonlocal n
+        n = n + 1
+
+    s = 0.0
+    for i in range(n):                          # range(n) is evaluated once, before grow runs
+        grow()
+        s = s + x[i] * x[i] * n
+    return s + n * x[0]
+
+
+case(nonlocal_counter_sets_loop_bound, v4, "works")
+
+
+def nonlocal_in_place_add_refused(x):
+    acc = np.zeros(3)
+    snapshot = acc
+
+    def add(v):
+        nonlocal acc
+        acc += v                                # in place: snapshot sees it
+
+    add(x)
+    return np.sum(snapshot * x)
+
+
+case(nonlocal_in_place_add_refused, v3, "either")
+
+
+# ---------------------------------------------------------------- lambdas with defaults (early binding)
+def lambda_default_from_traced_rebound(x):
+    k = x[0]
+    f = lambda v, k=k: v * k  # noqa: E731
+    k = x[1]
+    return f(x[2]) + f(x[2], k) * 2.0 + k
+
+
+case(lambda_default_from_traced_rebound, v3, "works")
+
+
+def lambda_default_made_in_loop(x):
+    s = 0.0
+    for i in range(3):
+        f = lambda v, i=i: v * (i + 1.0)  # noqa: E731
+        s = s + f(x[i]) * x[0]
+    return s
+
+
+case(lambda_default_made_in_loop, v3, "works")
+
+
+# ---------------------------------------------------------------- sorted(d.items())
+def sorted_items_integer_keys(x):
+    d = {2: x[0], 0: x[1] * 3.0, 1: x[2]}
+    return sum(k * v + v * v for k, v in sorted(d.items())) + sorted(d.items())[0][1]
+
+
+case(sorted_items_integer_keys, v3, "works")
+
+
+def sorted_items_updated_in_loop(x):
+    d = {"b": x[0], "a": x[1]}
+    s = 0.0
+    for k, v in sorted(d.items()):
+        d[k] = v * 2.0                          # the items were listed before the loop
+        s = s + d[k] * v
+    return s + d["a"]
+
+
+case(sorted_items_updated_in_loop, v3, "works")
