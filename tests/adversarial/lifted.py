@@ -313,3 +313,80 @@ def sorted_items_updated_in_loop(x):
 
 
 case(sorted_items_updated_in_loop, v3, "works")
+
+
+# ---------------------------------------------------------------- user generators consumed whole
+def _running_total(v, scale=1.0):
+    total = 0.0
+    for e in v:
+        total = total + e * scale
+        yield total
+
+
+def generator_object_consumed_twice(x):
+    g = _running_total(x)
+    first = sum(g)
+    second = sum(g)                            # exhausted: 0.0
+    return first * 2.0 + second
+
+
+case(generator_object_consumed_twice, v3, "either")
+
+
+def _endless(v):
+    k = 0
+    while True:
+        yield v[k % len(v)] * (k + 1.0)
+        k = k + 1
+
+
+def endless_generator_with_break(x):
+    s = 0.0
+    for t in _endless(x):                      # must not run the generator to its (missing) end
+        s = s + t
+        if s > 2.0 or abs(t) > 3.0:
+            break
+    return s
+
+
+case(endless_generator_with_break, lambda r: (np.array([0.5, 0.8, 0.3]),), "either")
+
+
+def generator_reads_what_the_loop_writes(x):
+    y = x.copy()
+    alias = y
+    s = 0.0
+    for t in _running_total(y):                # the lazy generator sees alias[k] written before it reads it
+        alias[1] = t * 2.0
+        s = s + t
+    return s
+
+
+case(generator_reads_what_the_loop_writes, v3, "either")
+
+
+def _delegating(v):
+    yield from v[::-1]                         # not a generator: its items
+    yield from _running_total(v, 0.5)
+    yield v[0] * v[1]
+
+
+def generator_yield_from_sequence_and_default(x):
+    return sum(t * t for t in _delegating(x)) + max(_delegating(x * 2.0)) + len(list(_delegating(x)))
+
+
+case(generator_yield_from_sequence_and_default, v3, "works")
+
+
+def _stops_early(v):
+    for e in v:
+        if e > 0.5:
+            return
+        yield e * e
+
+
+def generator_with_return_refused_or_right(x):
+    return sum(_stops_early(x)) + x[0]
+
+
+case(generator_with_return_refused_or_right, lambda r: (np.array([0.2, 0.9, -0.3]),), "either")

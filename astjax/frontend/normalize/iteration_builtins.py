@@ -9,8 +9,9 @@
 Only where the iterator is consumed at once, item by item, in order: the
 iterable of a `for` or a comprehension, or the argument of a builtin that reads
 its items (`sum`, `list`, `tuple`, `min`, `max`, `sorted`, `any`, `all`, `zip`,
-`enumerate`), and not while the loop's own code mutates a container or writes
-into what the iterable reads. There a list's or an array's slice gives the same
+`enumerate`), and not while the loop's own code mutates anything in place
+(a container's method, an item or attribute written, `+=`: any name may hold
+the object the iterator reads). There a list's or an array's slice gives the same
 items as the iterator. The sequence must be a plain expression (names, constants,
 arithmetic, items, slices: no calls), so reading it twice reads the same
 values; a dict (read as one in the function) is left alone, as is
@@ -126,22 +127,18 @@ class IterationBuiltins(Pass):
 
 
 def _mutates(nodes, iterable):
-    """Whether the code run while the loop iterates may change what it iterates: a mutating method call, or
-    an item or attribute of a name the iterable reads written (a lazy iterator would see it, a slice not)."""
+    """Whether the code run while the loop iterates may change what it iterates: a mutating method call, an
+    item or attribute written, or an augmented assignment (`y += 1` changes an array in place), to any name
+    (another name may hold the same object); a lazy iterator would see the change, a list made first not."""
     from .eager_calls import _MUTATORS
-    read = {n.id for n in gast.walk(iterable) if isinstance(n, gast.Name)}
     for node in nodes:
         for n in gast.walk(node):
             if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in _MUTATORS:
                 return True
             if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, (gast.Store, gast.Del)):
-                base = n.value
-                while isinstance(base, (gast.Subscript, gast.Attribute)):
-                    base = base.value
-                if not isinstance(base, gast.Name) or base.id in read:
-                    return True
-            if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name) and n.target.id in read:
-                return True         # `x += 1` on an array changes the array a lazy iterator reads
+                return True
+            if isinstance(n, gast.AugAssign):
+                return True
     return False
 
 
