@@ -64,8 +64,6 @@ KNOWN_FAILURES = {
     'edges.try_except_index_error_hess': 'REFUSED: try/except IndexError',
     'edges.try_else_runs_without_error': 'REFUSED: try/except/else/finally',
     'edges.try_else_runs_without_error_hess': 'REFUSED: try/except/else/finally',
-    'edges.function_factory_composed': 'REFUSED: a module-level factory returning a local function, called in the function',
-    'edges.function_factory_composed_hess': 'REFUSED: a module-level factory returning a local function, called in the function',
     'edges.curried_lambdas': 'REFUSED: a factory returning nested lambdas',
     'edges.curried_lambdas_hess': 'REFUSED: a factory returning nested lambdas',
     'edges.closure_over_traced_factory': 'REFUSED: a local factory returning a closure over a traced value',

@@ -390,3 +390,46 @@ def generator_with_return_refused_or_right(x):
 
 
 case(generator_with_return_refused_or_right, lambda r: (np.array([0.2, 0.9, -0.3]),), "either")
+
+
+# ---------------------------------------------------------------- closure factories: tuples and calls in place
+def _power_of(k):
+    def g(v):
+        return v ** k
+    return g
+
+
+def _scaler(c):
+    return lambda v: v * c
+
+
+def factory_tuple_reads_its_own_target(x):
+    k = 2
+    f, k = _power_of(k), 3                     # f squares: k was 2 when the factory ran
+    return np.sum(f(x)) * k
+
+
+case(factory_tuple_reads_its_own_target, v3, "either")
+
+
+def factory_in_place_over_traced_closure(x):
+    return np.sum(_scaler(x[0])(x)) + _scaler(x[1] * 2.0)(x[2]) * _power_of(3)(x[0])
+
+
+case(factory_in_place_over_traced_closure, v3, "works")
+
+
+def factory_in_place_inside_comprehension(x):
+    return sum(_power_of(i)(v) for i, v in enumerate(x))
+
+
+case(factory_in_place_inside_comprehension, v3, "either")
+
+
+def factory_rebinding_swaps_functions(x):
+    f, g = _scaler(2.0), _power_of(2)
+    f, g = g, f                                 # a swap of the two made functions
+    return np.sum(f(x)) + np.sum(g(x))
+
+
+case(factory_rebinding_swaps_functions, v3, "either")
