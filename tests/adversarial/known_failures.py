@@ -28,16 +28,12 @@ KNOWN_FAILURES = {
     "names.user_push_pop": "REFUSED: user functions named push/pop taken for effects (`push(s, v)` mutates s)",
     # --- syntax
     # --- dtypes
-    # --- refused by the aliasing pass: two items of one parameter (a, b = x[0], x[1]) may be one array
-#     (x may be a list holding an array twice), so `a += b` is refused while b is read; clear errors
-    "scoping.augmented_on_unpacked": "REFUSED (aliasing, conservative): a, b = x[0], x[1]; a += b (x[0], x[1] may share memory)",
     # --- builtins over lists (semantics.py)
     # --- attacks.py (the attacker's corpus): ordinary code refused, crashes and unclear refusals
     "attacks.walrus_in_comprehension_filter": "REFUSED: walrus `:=` in a comprehension's filter",
     "attacks.walrus_binding_leaks_from_comprehension": "REFUSED: walrus `:=` in a comprehension (binding read after it)",
     "attacks.list_of_lists_augmented": "REFUSED: `a[0][1] += e` on a list of lists of scalars",
     "attacks.dict_accumulate": "REFUSED: `d['b'] *= v` on a dict of Python floats",
-    "attacks.list_extend_and_reverse": "REFUSED: list.extend / list.reverse",
     "attacks.setitem_2d_fancy_pairs": "REFUSED: B[[0, 2], [1, 1]] = v taken for a repeated position (the pairs differ)",
     # --- compositions.py: transformations composed over real programs (jit/hessian/vmap batteries)
     'compositions.rk4_ode_jit': 'SLOW: over the 20 s limit on 2 loaded cores: Numba compiling jit(value_and_grad) and grad(jit) (docs/performance.md, "Build time": the generated function and the fallback branches of its fused loops)',

@@ -433,3 +433,45 @@ def factory_rebinding_swaps_functions(x):
 
 
 case(factory_rebinding_swaps_functions, v3, "either")
+
+
+# ---------------------------------------------------------------- list.reverse() / list.sort() in place, unpacked items
+def reverse_after_lazy_zip(x):
+    xs = [x[0], x[1], x[2]]
+    pairs = zip(xs, [1.0, 2.0, 3.0])          # a lazy iterator holding the list object
+    xs.reverse()                               # it sees the reversed list
+    return sum(a * w for a, w in pairs)
+
+
+case(reverse_after_lazy_zip, v3, "either")
+
+
+def reverse_twice_and_sort(x):
+    xs = [x[2], x[0] * 2.0, x[1]]
+    xs.reverse()
+    xs.sort()
+    xs.reverse()
+    return xs[0] * 3.0 + xs[1] * 2.0 + xs[2]
+
+
+case(reverse_twice_and_sort, v3, "works")
+
+
+def unpacked_rows_updated_in_place(x):
+    M = x.reshape(2, 2).copy()
+    a, b = M[0], M[1]                          # rows: `a += b` writes into M
+    a += b
+    return np.sum(M * M) + np.sum(a)
+
+
+case(unpacked_rows_updated_in_place, v4, "either")
+
+
+def unpacked_same_item_twice(x):
+    a, b = x[0], x[0]                          # numbers: `a += b` leaves b alone
+    a += b * 2.0
+    b *= a
+    return a * 3.0 + b
+
+
+case(unpacked_same_item_twice, v3, "works")

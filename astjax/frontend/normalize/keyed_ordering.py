@@ -20,7 +20,8 @@ items, as for `jnp.sort`. `key_order` and `key_extremum` run Python's own
 `sorted`/`min`/`max` on the keys (stable, first extremum kept on ties, the same
 comparisons), so the items come out in exactly Python's order.
 
-`xs.sort(key=...)` rebinds `xs` to the sorted list: only for a local name every
+`xs.sort(key=...)` rebinds `xs` to the sorted list (and `xs.reverse()` to
+`xs[::-1]`): only for a local name every
 binding of which is a list display or comprehension and that is read only
 where a rebinding is the same as an in-place sort (items, methods, iteration,
 `len`/`sum`/..., returned); any other read may hold the old object and is left
@@ -42,7 +43,8 @@ from .eager_calls import EagerCalls
 
 __all__ = ["KeyedOrdering"]
 
-_READS_AS_LIST = (len, sum, sorted, min, max, list, tuple, enumerate, zip, reversed, any, all)
+# builtins that read a list's items at once (not zip/enumerate/reversed/iter: their lazy iterators keep the object)
+_READS_AS_LIST = (len, sum, sorted, min, max, list, tuple, any, all)
 
 
 class KeyedOrdering(EagerCalls):
@@ -57,6 +59,12 @@ class KeyedOrdering(EagerCalls):
     def statement(self, stmt):
         if isinstance(stmt, gast.Expr) and _is_list_sort(stmt.value):
             return self.list_sort(stmt.value)
+        if isinstance(stmt, gast.Expr) and _is_list_reverse(stmt.value):
+            target = stmt.value.func.value.id
+            if _rebinding_is_in_place(self.function, target, self.context.resolver):
+                reversed_list = gast.Subscript(value=name(target), slice=gast.Slice(
+                    lower=None, upper=None, step=gast.Constant(value=-1, kind=None)), ctx=gast.Load())
+                return [gast.Assign(targets=[store(target)], value=reversed_list, type_comment=None)]
         return None
 
     def call(self, node):
@@ -155,7 +163,12 @@ class KeyedOrdering(EagerCalls):
 
 def _is_list_sort(call):
     return (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and call.func.attr == "sort"
-            and call.keywords and not call.args)
+            and not call.args)
+
+
+def _is_list_reverse(call):
+    return (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and call.func.attr == "reverse"
+            and isinstance(call.func.value, gast.Name) and not call.args and not call.keywords)
 
 
 def _surely_sequences(function_node):
