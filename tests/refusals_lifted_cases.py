@@ -92,3 +92,27 @@ def lambda_default(x):
 def sorted_items(x):
     d = {"b": x[0], "a": x[1] * 2.0}
     return sum(v * v for _, v in sorted(d.items()))
+
+
+def list_reverse(x):
+    xs = [x[0], x[1] * 2.0, x[2]]
+    xs.reverse()
+    return xs[0] * 3.0 + xs[2]
+
+
+def _power_of(k):
+    def g(v):
+        return v ** k
+    return g
+
+
+def factory_calls(x):
+    sq, cube = _power_of(2), _power_of(3)
+    return np.sum(sq(cube(x))) + np.sum(_power_of(1)(x))
+
+
+def unpacked_items(x):
+    a, b = x[0], x[1]
+    a += b
+    b *= a
+    return a * b

@@ -229,3 +229,40 @@ def test_keyed_order_of_a_dict_is_refused_when_it_runs():
     with pytest.raises(ValueError):
         key_extremum([], [], True)
     assert key_order([3.0, 1.0, 3.0, 2.0], None, True) == [0, 2, 3, 1]     # stable, as sorted(reverse=True)
+
+
+def test_list_reverse_normalized():
+    assert run(cases.list_reverse, KeyedOrdering) == expect("""
+        def list_reverse(x):
+            xs = [x[0], x[1] * 2.0, x[2]]
+            xs = xs[::-1]
+            return xs[0] * 3.0 + xs[2]
+    """)
+
+
+def test_factory_calls_normalized():
+    from astjax.frontend.normalize.factory_call_results import FactoryCallResults
+    assert run(cases.factory_calls, FactoryCallResults) == expect("""
+        def factory_calls(x):
+            sq = _power_of(2)
+            cube = _power_of(3)
+            _made1 = _power_of(1)
+            return np.sum(sq(cube(x))) + np.sum(_made1(x))
+    """)
+
+
+def test_unpacked_items_get_the_runtime_row_guard():
+    source = function_source(cases.unpacked_items)
+    text = unparse(normalize(source.node, FunctionContext(source)))
+    assert "not_a_row(a, x)\n    a = a + b" in text     # b is read after `a += b`: a must be a number
+
+
+@pytest.mark.parametrize("label", ["list_reverse", "factory_calls", "unpacked_items"])
+def test_more_values_and_gradients(label):
+    test_value_and_gradient_match_python_and_finite_differences(label)
+
+
+def test_vmap_of_a_keyed_sort_orders_each_example_by_its_own_keys():
+    X = np.array([[0.3, -0.8, 1.1, 0.45], [0.9, 0.1, -0.2, 0.5]])
+    got = astjax.vmap(astjax.grad(cases.sorted_by_key))(X)
+    assert np.array_equal(got, [[0.0, 0.0, 3.0, 1.0], [3.0, 0.0, 0.0, 1.0]])
