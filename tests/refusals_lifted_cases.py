@@ -116,3 +116,7 @@ def unpacked_items(x):
     a += b
     b *= a
     return a * b
+
+
+def comprehension_walrus(x):
+    return sum(y for v in x if (y := v * 2.0) > -0.5)

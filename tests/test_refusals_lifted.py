@@ -266,3 +266,16 @@ def test_vmap_of_a_keyed_sort_orders_each_example_by_its_own_keys():
     X = np.array([[0.3, -0.8, 1.1, 0.45], [0.9, 0.1, -0.2, 0.5]])
     got = astjax.vmap(astjax.grad(cases.sorted_by_key))(X)
     assert np.array_equal(got, [[0.0, 0.0, 3.0, 1.0], [3.0, 0.0, 0.0, 1.0]])
+
+
+def test_comprehension_walrus_normalized():
+    from astjax.frontend.normalize.comprehension_walrus import ComprehensionWalrus
+    assert run(cases.comprehension_walrus, ComprehensionWalrus) == expect("""
+        def comprehension_walrus(x):
+            _comprehension1 = []
+            for _v1 in x:
+                if (y := (_v1 * 2.0)) > -0.5:
+                    _comprehension1.append(y)
+            return sum(_comprehension1)
+    """)
+    test_value_and_gradient_match_python_and_finite_differences("comprehension_walrus")

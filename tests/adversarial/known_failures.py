@@ -30,8 +30,6 @@ KNOWN_FAILURES = {
     # --- dtypes
     # --- builtins over lists (semantics.py)
     # --- attacks.py (the attacker's corpus): ordinary code refused, crashes and unclear refusals
-    "attacks.walrus_in_comprehension_filter": "REFUSED: walrus `:=` in a comprehension's filter",
-    "attacks.walrus_binding_leaks_from_comprehension": "REFUSED: walrus `:=` in a comprehension (binding read after it)",
     "attacks.list_of_lists_augmented": "REFUSED: `a[0][1] += e` on a list of lists of scalars",
     "attacks.dict_accumulate": "REFUSED: `d['b'] *= v` on a dict of Python floats",
     "attacks.setitem_2d_fancy_pairs": "REFUSED: B[[0, 2], [1, 1]] = v taken for a repeated position (the pairs differ)",

@@ -475,3 +475,31 @@ def unpacked_same_item_twice(x):
 
 
 case(unpacked_same_item_twice, v3, "works")
+
+
+# ---------------------------------------------------------------- walrus in comprehensions
+def walrus_target_read_before_in_statement(x):
+    y = 10.0
+    s = y + sum([(y := v * 2.0) for v in x])    # the first `y` is 10.0, read before the comprehension runs
+    return s * y
+
+
+case(walrus_target_read_before_in_statement, v3, "either")
+
+
+def walrus_in_short_circuit_any(x):
+    last = 0.0
+    if any((last := v) > 0.0 for v in x):       # stops at the first positive: last is that one
+        return last * 2.0 + x[0]
+    return last
+
+
+case(walrus_in_short_circuit_any, lambda r: (np.array([-0.3, 0.6, 0.9]),), "either")
+
+
+def walrus_nested_filter_last_value(x):
+    pairs = [(a, b) for a in x for b in x if (m := a * b) > 0.0]   # m: the last product, kept or not
+    return sum(a + b * 2.0 for a, b in pairs) + m * 3.0
+
+
+case(walrus_nested_filter_last_value, lambda r: (np.array([0.4, -0.7, 0.5]),), "works")
