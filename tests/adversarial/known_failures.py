@@ -46,12 +46,6 @@ KNOWN_FAILURES = {
     # --- edges.py (NumPy and Python at their edges): ordinary code refused clearly
     'edges.column_swap_with_copy': 'REFUSED (conservative): a[:, 0], a[:, 1] = a[:, 1], a[:, 0].copy() refused as a swap of views though the second value is a copy',
     'edges.column_swap_with_copy_hess': 'REFUSED (conservative): a[:, 0], a[:, 1] = a[:, 1], a[:, 0].copy() refused as a swap of views though the second value is a copy',
-    'edges.late_binding_closures_in_loop': 'REFUSED: a def inside a loop (late-binding closure over the loop variable)',
-    'edges.late_binding_closures_in_loop_hess': 'REFUSED: a def inside a loop (late-binding closure over the loop variable)',
-    'edges.late_binding_lambdas_comprehension': 'REFUSED: lambdas made in a list comprehension',
-    'edges.late_binding_lambdas_comprehension_hess': 'REFUSED: lambdas made in a list comprehension',
-    'edges.early_binding_default_in_comprehension': 'REFUSED: lambdas with a default argument made in a comprehension',
-    'edges.early_binding_default_in_comprehension_hess': 'REFUSED: lambdas with a default argument made in a comprehension',
     'edges.none_default_list_idiom': 'REFUSED: a helper appending to a list passed in (`acc=None` idiom) and returning it',
     'edges.none_default_list_idiom_hess': 'REFUSED: a helper appending to a list passed in (`acc=None` idiom) and returning it',
     'edges.try_except_index_error': 'REFUSED: try/except IndexError',

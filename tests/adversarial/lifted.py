@@ -503,3 +503,82 @@ def walrus_nested_filter_last_value(x):
 
 
 case(walrus_nested_filter_last_value, lambda r: (np.array([0.4, -0.7, 0.5]),), "works")
+
+
+# ---------------------------------------------------------------- lists of closures of one definition
+def closures_in_loop_variable_rebound_between_calls(x):
+    fs = []
+    for i in range(3):
+        def g(v, w=i):
+            return v * i + w * x[1]
+        fs.append(g)
+    s1 = sum(f(x[0]) for f in fs)               # i is 2 here
+    i = 5.0
+    s2 = sum(f(x[2]) for f in fs[1:])           # and 5.0 here; each w is the i of its own iteration
+    return s1 * 2.0 + s2
+
+
+case(closures_in_loop_variable_rebound_between_calls, v3, "works")
+
+
+def comprehension_lambdas_shadow_outer_name(x):
+    k = 100.0
+    fs = [lambda v: v * k for k in range(3)]    # the comprehension's k (last: 2), not the function's
+    return sum(f(x[0]) for f in fs) + k * x[1] + len(fs) * x[2]
+
+
+case(comprehension_lambdas_shadow_outer_name, v3, "works")
+
+
+def closure_list_item_called_directly(x):
+    fs = [lambda v, k=k: v ** k for k in range(1, 4)]
+    return fs[2](x[0]) + fs[0](x[1])
+
+
+case(closure_list_item_called_directly, v3, "either")
+
+
+def closure_list_extended_by_other_function(x):
+    fs = [lambda v, k=k: v * k for k in range(2)]
+    fs.append(lambda v: v * v)
+    return sum(f(x[0]) for f in fs)
+
+
+case(closure_list_extended_by_other_function, v3, "either")
+
+
+def closure_list_default_overridden_at_call(x):
+    fs = [lambda v, k=k: v * (k + 1.0) for k in range(3)]
+    return sum(f(x[0], x[1]) for f in fs) + sum(f(x[2]) for f in fs)
+
+
+case(closure_list_default_overridden_at_call, v3, "works")
+
+
+# ---------------------------------------------------------------- found while attacking: a loop variable read by a
+# local function after the loop and rebound later (main gave [10, 0, 5], truth [4, 0, 5]: the loop variable was not
+# taped because its only reads after the loop were inside the lambda, inlined after the loop pass looked)
+def lambda_reads_loop_variable_rebound_later(x):
+    fs = []
+    for i in range(3):
+        fs.append(i)
+    g = lambda v: v * i  # noqa: E731
+    s1 = g(x[0])
+    i = 5.0
+    s2 = g(x[2])
+    return s1 * 2.0 + s2
+
+
+case(lambda_reads_loop_variable_rebound_later, v3, "works")
+
+
+def lambda_reads_dead_loop_variable(x):
+    for i in range(3):
+        x = x * 1.0
+    g = lambda v: v * i  # noqa: E731
+    s1 = sum(g(x[0]) for f in [1, 2, 3])
+    i = 5.0
+    return s1 * 2.0 + sum(g(x[2]) for f in [1, 2])
+
+
+case(lambda_reads_dead_loop_variable, v3, "works")

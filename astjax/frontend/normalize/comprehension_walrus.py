@@ -29,6 +29,11 @@ _SCOPES = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.Generat
 class ComprehensionWalrus(EagerCalls):
     """Lower comprehensions with walrus targets into loops appending to a list."""
 
+    def run(self, node):
+        if not any(isinstance(n, gast.NamedExpr) for n in gast.walk(node)):
+            return node
+        return super().run(node)
+
     def rewrite(self, stmt):
         self.statement_node = stmt
         return super().rewrite(stmt)

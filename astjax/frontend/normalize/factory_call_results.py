@@ -26,6 +26,13 @@ __all__ = ["FactoryCallResults"]
 class FactoryCallResults(EagerCalls):
     """Split tuples of factory calls; name a factory's result called in place."""
 
+    def run(self, node):
+        if not any(isinstance(n, gast.Call) and isinstance(n.func, gast.Call) or isinstance(n, gast.Assign)
+                   and isinstance(n.value, gast.Tuple) and any(isinstance(e, gast.Call) for e in n.value.elts)
+                   for n in gast.walk(node)):
+            return node
+        return super().run(node)
+
     def is_factory_call(self, node):
         if not isinstance(node, gast.Call) or any(isinstance(a, gast.Starred) for a in node.args) or any(
                 k.arg is None for k in node.keywords):

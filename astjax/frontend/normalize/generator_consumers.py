@@ -41,6 +41,11 @@ _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 class GeneratorConsumers(EagerCalls):
     """Run a user generator consumed whole into a list before the statement consuming it."""
 
+    def run(self, node):
+        if not any(self.generator(n) is not None for n in gast.walk(node) if isinstance(n, gast.Call)):
+            return node
+        return super().run(node)
+
     def statement(self, stmt):
         if isinstance(stmt, gast.For) and self.generator(stmt.iter) is not None \
                 and not _mutates(stmt.body + stmt.orelse, stmt.iter) and not _leaves(stmt.body):

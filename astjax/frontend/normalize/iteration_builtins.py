@@ -37,6 +37,9 @@ class IterationBuiltins(Pass):
     """Rewrite `reversed`, `enumerate(start=)`, `itertools.pairwise` and `itertools.starmap` where consumed."""
 
     def run(self, node):
+        if not any(isinstance(n, (gast.Name, gast.Attribute)) and getattr(n, "id", getattr(n, "attr", None)) in (
+                "reversed", "enumerate", "zip", "pairwise", "starmap") for n in gast.walk(node)):
+            return node                 # a quick look: this pass runs on every function
         self.dicts = dict_names(node)
         return self.visit(node)
 

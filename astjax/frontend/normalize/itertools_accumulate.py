@@ -33,6 +33,12 @@ __all__ = ["ItertoolsAccumulate"]
 class ItertoolsAccumulate(EagerCalls):
     """Compute `itertools.accumulate(...)` consumed at once into a list, before its statement."""
 
+    def run(self, node):
+        if not any(isinstance(n, (gast.Name, gast.Attribute)) and getattr(n, "id", getattr(n, "attr", None))
+                   == "accumulate" for n in gast.walk(node)):
+            return node
+        return super().run(node)
+
     def statement(self, stmt):
         if isinstance(stmt, gast.For) and self.accumulation(stmt.iter) and not _mutates(stmt.body + stmt.orelse,
                                                                                        stmt.iter):

@@ -51,6 +51,11 @@ class KeyedOrdering(EagerCalls):
     """Rewrite keyed sorts and extrema into a loop of keys, an order of them, and a gather."""
 
     def run(self, node):
+        if not any(isinstance(n, gast.Call) and (isinstance(n.func, gast.Name) and n.func.id in ("sorted", "min", "max")
+                                                 or isinstance(n.func, gast.Attribute)
+                                                 and n.func.attr in ("sort", "reverse", "sorted", "min", "max"))
+                   for n in gast.walk(node)):
+            return node                 # nothing to order (a quick look: this pass runs on every function)
         self.dicts = dict_names(node)
         self.sequences = _surely_sequences(node) - self.dicts
         self.function = node

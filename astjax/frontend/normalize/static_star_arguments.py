@@ -23,6 +23,11 @@ __all__ = ["StaticStarArguments"]
 class StaticStarArguments(Pass):
     """Spread `*name[a:b]` (constant a, b) into the positional arguments of a user function's call."""
 
+    def run(self, node):
+        if not any(isinstance(n, gast.Starred) for n in gast.walk(node)):
+            return node
+        return self.visit(node)
+
     def visit_Call(self, node):
         self.generic_visit(node)
         starred = [k for k, a in enumerate(node.args) if isinstance(a, gast.Starred)]
