@@ -120,3 +120,27 @@ def unpacked_items(x):
 
 def comprehension_walrus(x):
     return sum(y for v in x if (y := v * 2.0) > -0.5)
+
+
+def closure_list(x):
+    fs = [lambda v, k=k: v ** k for k in range(1, 4)]
+    return sum(f(x[0]) for f in fs)
+
+
+def closures_in_loop(x):
+    fs = []
+    for i in range(3):
+        def g(v):
+            return v * i
+        fs.append(g)
+    return sum(f(x[0]) for f in fs) + x[1]
+
+
+def lambda_reads_loop_variable_rebound_later(x):
+    fs = []
+    for i in range(3):
+        fs.append(i)
+    g = lambda v: v * i  # noqa: E731
+    s1 = g(x[0])
+    i = 5.0
+    return s1 * 2.0 + g(x[2])

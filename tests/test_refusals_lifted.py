@@ -279,3 +279,39 @@ def test_comprehension_walrus_normalized():
             return sum(_comprehension1)
     """)
     test_value_and_gradient_match_python_and_finite_differences("comprehension_walrus")
+
+
+def test_closure_list_normalized():
+    from astjax.frontend.normalize.function_lists import FunctionLists
+    assert run(cases.closure_list, FunctionLists) == expect("""
+        def closure_list(x):
+
+            def _fs_function1(v, k):
+                return v ** k
+            fs = []
+            for _k1 in range(1, 4):
+                fs.append((_k1,))
+            return sum((_fs_function1(x[0], f[0]) for f in fs))
+    """)
+    assert run(cases.closures_in_loop, FunctionLists) == expect("""
+        def closures_in_loop(x):
+
+            def _fs_function1(v):
+                return v * i
+            fs = []
+            for i in range(3):
+                _g_defaults1 = ()
+                fs.append(_g_defaults1)
+            return sum((_fs_function1(x[0]) for f in fs)) + x[1]
+    """)
+
+
+@pytest.mark.parametrize("label", ["closure_list", "closures_in_loop", "lambda_reads_loop_variable_rebound_later"])
+def test_closures_values_and_gradients(label):
+    test_value_and_gradient_match_python_and_finite_differences(label)
+
+
+def test_loop_variable_read_by_a_lambda_after_the_loop_is_taped():
+    """main gave [10, 0, 5] (the loop variable read as the 5.0 assigned later); truth [4, 0, 5]."""
+    x = np.array([0.3, -0.8, 1.1])
+    assert np.allclose(astjax.grad(cases.lambda_reads_loop_variable_rebound_later)(x), [4.0, 0.0, 5.0])
