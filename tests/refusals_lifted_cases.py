@@ -144,3 +144,12 @@ def lambda_reads_loop_variable_rebound_later(x):
     s1 = g(x[0])
     i = 5.0
     return s1 * 2.0 + g(x[2])
+
+
+def local_factory(x):
+    def make(scale):
+        def h(v):
+            return v * scale
+        return h
+    h1 = make(x[0])
+    return np.sum(h1(x))

@@ -315,3 +315,16 @@ def test_loop_variable_read_by_a_lambda_after_the_loop_is_taped():
     """main gave [10, 0, 5] (the loop variable read as the 5.0 assigned later); truth [4, 0, 5]."""
     x = np.array([0.3, -0.8, 1.1])
     assert np.allclose(astjax.grad(cases.lambda_reads_loop_variable_rebound_later)(x), [4.0, 0.0, 5.0])
+
+
+def test_local_factory_normalized():
+    from astjax.frontend.normalize.local_factories import LocalFactories
+    assert run(cases.local_factory, LocalFactories) == expect("""
+        def local_factory(x):
+            _make_scale1 = x[0]
+
+            def h1(v):
+                return v * _make_scale1
+            return np.sum(h1(x))
+    """)
+    test_value_and_gradient_match_python_and_finite_differences("local_factory")

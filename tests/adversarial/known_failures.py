@@ -54,8 +54,6 @@ KNOWN_FAILURES = {
     'edges.try_else_runs_without_error_hess': 'REFUSED: try/except/else/finally',
     'edges.curried_lambdas': 'REFUSED: a factory returning nested lambdas',
     'edges.curried_lambdas_hess': 'REFUSED: a factory returning nested lambdas',
-    'edges.closure_over_traced_factory': 'REFUSED: a local factory returning a closure over a traced value',
-    'edges.closure_over_traced_factory_hess': 'REFUSED: a local factory returning a closure over a traced value',
     'edges.ones_bool_dtype_positional': 'REFUSED (conservative): a bool written into a bool array (np.ones(3, bool)) is taken for a truncating write into an integer array',
     'edges.ones_bool_dtype_positional_hess': 'REFUSED (conservative): a bool written into a bool array is taken for a truncating write',
     'edges.int_list_array_iadd_float': 'REFUSED (conservative): `a[0] += 0.7` on an int array of constants (truncation of a constant needs no derivative)',

@@ -582,3 +582,59 @@ def lambda_reads_dead_loop_variable(x):
 
 
 case(lambda_reads_dead_loop_variable, v3, "works")
+
+
+# ---------------------------------------------------------------- local closure factories
+def local_factory_reads_enclosing_at_two_times(x):
+    c = 2.0
+
+    def make(s):
+        t = s * c                               # c when make runs: 2.0
+
+        def h(v):
+            return v * t + c * v                # c when h runs: 3.0
+        return h
+
+    h = make(x[0])
+    c = 3.0
+    return h(x[1]) + h(x[2]) * 0.5
+
+
+case(local_factory_reads_enclosing_at_two_times, v3, "works")
+
+
+def local_factory_parameter_shadows_argument(x):
+    def make(x):
+        return lambda v: v * x                  # the factory's x, not the function's
+    double = make(2.0)
+    scale = make(x[1])
+    return double(x[0]) + scale(x[2])
+
+
+case(local_factory_parameter_shadows_argument, v3, "works")
+
+
+def local_factory_results_in_a_list(x):
+    def make(k):
+        return lambda v: v ** k
+    fs = [make(1.0), make(2.0)]
+    return sum(f(x[0]) for f in fs)
+
+
+case(local_factory_results_in_a_list, v3, "either")
+
+
+def local_factory_mutates_its_argument(x):
+    def make(buf):
+        buf[0] = 1.0                            # writes into the caller's array
+
+        def h(v):
+            return v * buf[0]
+        return h
+
+    y = x.copy()
+    h = make(y)
+    return h(x[1]) + y[0] * x[2]
+
+
+case(local_factory_mutates_its_argument, v3, "either")

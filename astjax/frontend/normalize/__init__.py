@@ -36,6 +36,7 @@ from .jvp_calls import JvpCalls
 from .lax_control_flow import LaxControlFlow
 from .local_functions import LocalFunctions
 from .factory_call_results import FactoryCallResults
+from .local_factories import LocalFactories
 from .closure_factories import ClosureFactories
 from .local_function_values import LocalFunctionValues
 from .method_calls import MethodCalls
@@ -55,7 +56,7 @@ from .list_operands import ListOperands
 __all__ = ["normalize", "PASSES"]
 
 PASSES = (ModuleAliases, WarningContexts, LocalDeletes, ChainedAssignments, TryFinally, LoopElse, GeneratorNames, ObjectSubscripts, ComprehensionWalrus, FunctionLists, WalrusAssignments, StaticStarArguments, GeneratorConsumers, KeyedOrdering, IterationBuiltins, ItertoolsAccumulate, CallSignatures, ObjectRecords, NamedtupleConstructions, JvpCalls, Aliasing, ReservedNames, TypeInspection,
-          BuiltinExtrema, BuiltinDivmod, TreeMapCalls, MapCalls, ContainerIdioms, OperatorFunctions, FactoryCallResults, ClosureFactories, LocalFunctionValues, LocalFunctions, MethodCalls,
+          BuiltinExtrema, BuiltinDivmod, TreeMapCalls, MapCalls, ContainerIdioms, OperatorFunctions, FactoryCallResults, LocalFactories, ClosureFactories, LocalFunctionValues, LocalFunctions, MethodCalls,
           FunctionArguments, ScipyCalls, NumpyCalls, ArrayAssembly, AugmentedAssignment, LaxControlFlow, TupleAssignment, ControlFlow,
           OnePrimitivePerStatement, ListOperands)
 
