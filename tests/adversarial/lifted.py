@@ -638,3 +638,15 @@ def local_factory_mutates_its_argument(x):
 
 
 case(local_factory_mutates_its_argument, v3, "either")
+
+
+def local_factory_of_factories(x):
+    def outer(a):
+        def middle(b):
+            return lambda c: a * b + c
+        return middle
+    m = outer(x[0])
+    return m(x[1])(x[2]) * x[0] + m(2.0)(x[1])
+
+
+case(local_factory_of_factories, v3, "either")

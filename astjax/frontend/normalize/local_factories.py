@@ -6,7 +6,9 @@
         return h
     h1 = make(x[0])
 
-closure_factories.py does this for factories defined at module level. A local
+closure_factories.py does this for factories defined at module level (and
+then the function it made is such a local factory when it returns a function
+itself: `_adder(a)(b)(c)` is rewritten one call at a time). A local
 factory's free names are the enclosing function's own variables, so they stay
 as they are: its body, run at the call, reads them then; the function it
 returns, inlined where it is called, reads them then (late binding). Its own
@@ -22,8 +24,9 @@ import copy
 
 import gast
 
-from .base import Pass, copy_location, rewrite_inner_blocks, store
+from .base import Pass, copy_location, name, rewrite_inner_blocks, store
 from .closure_factories import _Rename, _factory_shape, _local_names
+from .eager_calls import EagerCalls
 
 __all__ = ["LocalFactories"]
 
@@ -32,6 +35,14 @@ class LocalFactories(Pass):
     """Inline calls `f = make(...)` of local closure factories; drop their definitions."""
 
     def run(self, node):
+        for _ in range(8):                  # `make(a)(b)(c)`: each round names one more made function
+            before = self.context.namer.taken.copy() if hasattr(self.context.namer, "taken") else None
+            node = self.once(node)
+            if before is not None and self.context.namer.taken == before:
+                break
+        return node
+
+    def once(self, node):
         factories = {}
         for stmt in node.body:
             if isinstance(stmt, gast.FunctionDef) and not stmt.decorator_list and not (
@@ -40,6 +51,7 @@ class LocalFactories(Pass):
                 factories[stmt.name] = stmt
         if not factories:
             return node
+        node = _NamedResults(self.context, set(factories)).run(node)
         names = [n for n in gast.walk(node) if isinstance(n, gast.Name) and n.id in factories]
         calls = {}
         for stmt in gast.walk(node):
@@ -93,6 +105,23 @@ class LocalFactories(Pass):
         made.body = [_Rename(renames, keep=_local_names(inner)).visit(s) for s in made.body]
         out.append(made)
         return [copy_location(s, stmt) for s in out]
+
+
+class _NamedResults(EagerCalls):
+    """`make(a)(b)` where it is evaluated once, before its statement: `_made = make(a)` first."""
+
+    def __init__(self, context, factories):
+        super().__init__(context)
+        self.factories = factories
+
+    def call(self, node):
+        inner = node.func
+        if (isinstance(inner, gast.Call) and isinstance(inner.func, gast.Name) and inner.func.id in self.factories
+                and not inner.keywords and not any(isinstance(a, gast.Starred) for a in inner.args)):
+            made = self.context.namer.fresh("_made")
+            self.emit(gast.Assign(targets=[store(made)], value=inner, type_comment=None))
+            node.func = name(made)
+        return node
 
 
 def _in_place(fdef):
