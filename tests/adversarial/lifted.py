@@ -650,3 +650,41 @@ def local_factory_of_factories(x):
 
 
 case(local_factory_of_factories, v3, "either")
+
+
+# ---------------------------------------------------------------- more keyed orders: rows, tuple keys, views
+def sorted_rows_then_write_into_a_row(x):
+    M = x.reshape(2, 2).copy()
+    rows = sorted(M, key=lambda r: r[1])      # the rows are views of M: writing one writes M
+    rows[0][0] = 5.0
+    return np.sum(M * M) + rows[1][1]
+
+
+case(sorted_rows_then_write_into_a_row, v4, "either")
+
+
+def sorted_by_tuple_key(x):
+    items = [(x[0], 1), (x[1], 0), (x[2], 1)]
+    ordered = sorted(items, key=lambda t: (t[1], -t[0]))
+    return ordered[0][0] * 4.0 + ordered[1][0] * 2.0 + ordered[2][0]
+
+
+case(sorted_by_tuple_key, v3, "works")
+
+
+def min_of_pairs_by_key_returns_pair(x):
+    pairs = [(x[0], x[1]), (x[1], x[2]), (x[2], x[0])]
+    a, b = min(pairs, key=lambda p: p[0] * p[1])
+    return a * 3.0 + b
+
+
+case(min_of_pairs_by_key_returns_pair, v3, "works")
+
+
+def sorted_rows_of_matrix_by_norm(x):
+    M = x.reshape(3, 2)
+    rows = sorted(M, key=lambda r: np.sum(r * r), reverse=True)
+    return np.sum(rows[0] * np.array([1.0, 2.0])) + np.sum(rows[2])
+
+
+case(sorted_rows_of_matrix_by_norm, lambda r: (vec(r, 6),), "works")
