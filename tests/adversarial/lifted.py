@@ -688,3 +688,22 @@ def sorted_rows_of_matrix_by_norm(x):
 
 
 case(sorted_rows_of_matrix_by_norm, lambda r: (vec(r, 6),), "works")
+
+
+def max_of_dict_by_get_and_keys_sorted(x):
+    d = {"a": x[0], "b": x[1] * 2.0, "c": x[2] - 0.5}
+    best = max(d, key=d.get)
+    order = sorted(d.keys(), key=lambda k: -d[k])
+    return d[best] * 3.0 + d[order[-1]] + d[order[1]] * 0.5
+
+
+case(max_of_dict_by_get_and_keys_sorted, v3, "works")
+
+
+def sorted_dict_parameter_by_value(params):
+    names = sorted(params, key=lambda k: params[k] * params[k])   # params: a dict argument
+    return params[names[0]] * 2.0 + params[names[-1]]
+
+
+case(sorted_dict_parameter_by_value, lambda r: ({"u": np.float64(r.uniform(-1, 1)), "w": np.float64(r.uniform(-1, 1))},),
+     "either")

@@ -21,17 +21,19 @@ items, as for `jnp.sort`. `key_order` and `key_extremum` run Python's own
 comparisons), so the items come out in exactly Python's order.
 
 `xs.sort(key=...)` rebinds `xs` to the sorted list (and `xs.reverse()` to
-`xs[::-1]`): only for a local name every
-binding of which is a list display or comprehension and that is read only
-where a rebinding is the same as an in-place sort (items, methods, iteration,
-`len`/`sum`/..., returned); any other read may hold the old object and is left
-to the later passes, which refuse the in-place sort. `sorted(xs)` without
-keywords is rewritten only where `xs` is surely not a dict (an expression, or a name used
-in arithmetic or sliced); `key_order` refuses a dict or set when the function
-runs. Calls inside lambdas, comprehensions (but their first iterable),
-conditional expressions, later operands of `and`/`or` and `while` tests are not
-rewritten (their evaluation is not once, before the statement), nor calls in a
-statement that also mutates a list.
+`xs[::-1]`): only for a local name every binding of which is a list display or
+comprehension and that is read only where a rebinding is the same as an
+in-place sort (items, methods, iteration, `len`/`sum`/..., returned); any other
+read may hold the old object and is left to the later passes, which refuse the
+in-place sort. `sorted(xs)` without keywords is rewritten only where `xs` is
+surely not a dict (an expression, or a name used in arithmetic or sliced). A
+dict read as one in the function, or `d.keys()`, is ordered by its keys
+(`sorted(d, key=lambda k: d[k])`, `max(d, key=d.get)`); any other dict or set
+is refused by `key_order` when the function runs. Calls inside lambdas,
+comprehensions (but their first iterable), conditional expressions, later
+operands of `and`/`or` and `while` tests are not rewritten (their evaluation is
+not once, before the statement), nor calls in a statement that also mutates a
+list.
 """
 import copy
 
@@ -85,13 +87,24 @@ class KeyedOrdering(EagerCalls):
             source = node.args[0]
             if not keywords and not self.surely_sequence(source):     # sorted(d) of a dict: container_idioms.py
                 return node
+            source = self.keys_if_dict(source)
             reverse = keywords.get("reverse", gast.Constant(value=False, kind=None))
             return self.sorted_items(source, key, reverse)
         for builtin, largest in ((min, False), (max, True)):
             if self.is_builtin(node.func, builtin) and len(node.args) == 1 and set(keywords) == {"key"} \
                     and key is not None:
-                return self.extremum(node.args[0], key, largest)
+                return self.extremum(self.keys_if_dict(node.args[0]), key, largest)
         return node
+
+    def keys_if_dict(self, source):
+        """A dict read as one in the function (`d["w"]`, `d.items()`), or `d.keys()`: its keys, which is what
+        Python orders (`sorted(d, key=lambda k: d[k])`)."""
+        if isinstance(source, gast.Name) and source.id in self.dicts:
+            return gast.Call(func=name("dict_keys"), args=[source], keywords=[])
+        if (isinstance(source, gast.Call) and isinstance(source.func, gast.Attribute) and source.func.attr == "keys"
+                and not source.args and not source.keywords):
+            return gast.Call(func=name("dict_keys"), args=[source.func.value], keywords=[])
+        return source
 
     def surely_sequence(self, source):
         if isinstance(source, gast.Name):
