@@ -707,3 +707,22 @@ def sorted_dict_parameter_by_value(params):
 
 case(sorted_dict_parameter_by_value, lambda r: ({"u": np.float64(r.uniform(-1, 1)), "w": np.float64(r.uniform(-1, 1))},),
      "either")
+
+
+def _signed_steps(v, gain=2.0):
+    for k in range(len(v)):
+        if v[k] > 0.0:
+            yield v[k] * gain
+        else:
+            yield from (v[k] * w for w in (1.0, -3.0))
+
+
+def generator_branches_and_default_gain(x):
+    steps = list(_signed_steps(x))
+    total = 0.0
+    for s in _signed_steps(x * x, 0.5):
+        total = total + s * s
+    return sum(steps) + total + len(steps) * x[0]
+
+
+case(generator_branches_and_default_gain, lambda r: (np.array([0.4, -0.6, 0.9]),), "works")
