@@ -16,7 +16,7 @@ __all__ = ["batch_broadcast", "inexact_zero", "well_conditioned", "square_unless
            "stack_part_adjoint", "concatenate_part_adjoint",
            "zero_like", "zeros_shaped", "diagonal_adjoint", "repeat_adjoint", "linspace_weights", "meshgrid_axes", "meshgrid_list",
            "tree_leaves_of", "tree_leaves_adjoint", "adjoint_leaves", "leaves_adjoint", "shaped_gradient", "leaves_like", "tree_rebuilt", "cotangent_like", "unique_index", "adjugate",
-           "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "list_items", "tuple_items", "iterated", "unshared_item", "not_a_view", "has_key",
+           "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "key_order", "key_extremum", "zip_star_length", "list_items", "tuple_items", "iterated", "unshared_item", "not_a_view", "has_key",
            "array_holder", "not_a_row", "checked_isinstance", "checked_isscalar", "checked_hasattr", "checked_memory_attribute", "checked_type", "inplace_result", "pad_tangent"]
 
 
@@ -843,6 +843,50 @@ def sorted_keys(x):
     raise RuntimeRefusal(f"`sorted(...)` is called on a {type(x).__name__} that is not a dict or a list of string "
                          "or integer keys; astjax sorts keys only, since sorting values would need a derivative "
                          "of the permutation. Instead: use jnp.sort(jnp.stack(xs)) for values.")
+
+
+def _ordered_source(source, what):
+    """Refuse what `key_order`/`key_extremum` cannot gather from: a dict or set (Python orders its keys)."""
+    if isinstance(source, (list, tuple)) or (isinstance(source, np.ndarray) and source.ndim > 0):
+        return len(source)
+    from ..errors import RuntimeRefusal
+    raise RuntimeRefusal(f"`{what}` is called on a {type(source).__name__}; astjax orders lists, tuples and "
+                         "arrays with it. Instead: order the keys (`sorted(d.keys(), key=...)`) or `list(...)` "
+                         "the items first.")
+
+
+def key_order(source, keys, reverse):
+    """The positions of `source`'s items in Python's `sorted(source, key=..., reverse=reverse)` order (keys
+    None: the items are their own keys). Python's stable sort on the same keys, so ties keep their order."""
+    n = _ordered_source(source, "sorted")
+    keys = source if keys is None else keys
+    return sorted(range(n), key=lambda i: keys[i], reverse=bool(reverse))
+
+
+def key_extremum(source, keys, largest):
+    """The position of Python's `max(source, key=...)` (largest) or `min(...)`: the first extremal key."""
+    n = _ordered_source(source, "max" if largest else "min")
+    if n == 0:
+        raise ValueError(f"{'max' if largest else 'min'}() iterable argument is empty")
+    return (max if largest else min)(range(n), key=lambda i: keys[i])
+
+
+def zip_star_length(rows):
+    """How many tuples `zip(*rows)` makes: the length of the shortest row (0 without rows). Rows that are not
+    sequences (the numbers of a 1-D array) are refused, as zip refuses them."""
+    if isinstance(rows, dict) or not (isinstance(rows, (list, tuple)) or (isinstance(rows, np.ndarray)
+                                                                          and rows.ndim > 0)):
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(f"`zip(*rows)` is called on a {type(rows).__name__}; astjax transposes a list or tuple "
+                             "of sequences, or an array of two or more dimensions, with it.")
+    lengths = []
+    for row in rows:
+        if not (isinstance(row, (list, tuple)) or (isinstance(row, np.ndarray) and row.ndim > 0)):
+            from ..errors import RuntimeRefusal
+            raise RuntimeRefusal(f"`zip(*rows)` is called on rows that are {type(row).__name__}s, not sequences: "
+                                 "zip takes iterables. Instead: iterate the rows themselves.")
+        lengths.append(len(row))
+    return min(lengths) if lengths else 0
 
 
 def part_at(g, x, idx):

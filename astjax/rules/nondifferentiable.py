@@ -74,6 +74,11 @@ KEYS = "its result is the keys of a dict, or whether it has a key (its structure
 nondifferentiable("dict_keys", helpers.dict_keys, KEYS)
 nondifferentiable("sorted_keys", helpers.sorted_keys, KEYS)
 nondifferentiable("has_key", helpers.has_key, KEYS)
+# normalize/keyed_ordering.py: the order of a keyed sort and the position of a keyed min/max (the items are
+# gathered by them, so their derivative flows through the gather).
+nondifferentiable("key_order", helpers.key_order, INTEGER)
+nondifferentiable("key_extremum", helpers.key_extremum, INTEGER)
+nondifferentiable("zip_star_length", helpers.zip_star_length, INTEGER)   # normalize/iteration_builtins.py
 # frontend/normalize/type_inspection.py writes the user's `isinstance(v, C)` / `type(v)` as these checked versions.
 nondifferentiable("checked_isinstance", helpers.checked_isinstance, BOOLEAN)
 nondifferentiable("checked_isscalar", helpers.checked_isscalar, BOOLEAN)

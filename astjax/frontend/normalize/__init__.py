@@ -10,7 +10,11 @@ Each pass is one file; `normalize` runs them in order.
 from .module_aliases import ModuleAliases
 from .warning_contexts import WarningContexts
 from .loop_else import LoopElse
+from .try_finally import TryFinally
+from .chained_assignments import ChainedAssignments
 from .local_deletes import LocalDeletes
+from .comprehension_walrus import ComprehensionWalrus
+from .function_lists import FunctionLists
 from .walrus_assignments import WalrusAssignments
 from .generator_names import GeneratorNames
 from .object_subscripts import ObjectSubscripts
@@ -21,11 +25,18 @@ from .builtin_divmod import BuiltinDivmod
 from .operator_functions import OperatorFunctions
 from .aliasing import Aliasing
 from .call_signatures import CallSignatures
+from .static_star_arguments import StaticStarArguments
+from .keyed_ordering import KeyedOrdering
+from .iteration_builtins import IterationBuiltins
+from .itertools_accumulate import ItertoolsAccumulate
+from .generator_consumers import GeneratorConsumers
 from .object_records import ObjectRecords
 from .namedtuple_constructions import NamedtupleConstructions
 from .jvp_calls import JvpCalls
 from .lax_control_flow import LaxControlFlow
 from .local_functions import LocalFunctions
+from .factory_call_results import FactoryCallResults
+from .local_factories import LocalFactories
 from .closure_factories import ClosureFactories
 from .local_function_values import LocalFunctionValues
 from .method_calls import MethodCalls
@@ -44,8 +55,8 @@ from .list_operands import ListOperands
 
 __all__ = ["normalize", "PASSES"]
 
-PASSES = (ModuleAliases, WarningContexts, LocalDeletes, LoopElse, GeneratorNames, ObjectSubscripts, WalrusAssignments, CallSignatures, ObjectRecords, NamedtupleConstructions, JvpCalls, Aliasing, ReservedNames, TypeInspection,
-          BuiltinExtrema, BuiltinDivmod, TreeMapCalls, MapCalls, ContainerIdioms, OperatorFunctions, ClosureFactories, LocalFunctionValues, LocalFunctions, MethodCalls,
+PASSES = (ModuleAliases, WarningContexts, LocalDeletes, ChainedAssignments, TryFinally, LoopElse, GeneratorNames, ObjectSubscripts, ComprehensionWalrus, FunctionLists, WalrusAssignments, StaticStarArguments, GeneratorConsumers, KeyedOrdering, IterationBuiltins, ItertoolsAccumulate, CallSignatures, ObjectRecords, NamedtupleConstructions, JvpCalls, Aliasing, ReservedNames, TypeInspection,
+          BuiltinExtrema, BuiltinDivmod, TreeMapCalls, MapCalls, ContainerIdioms, OperatorFunctions, FactoryCallResults, ClosureFactories, LocalFactories, LocalFunctionValues, LocalFunctions, MethodCalls,
           FunctionArguments, ScipyCalls, NumpyCalls, ArrayAssembly, AugmentedAssignment, LaxControlFlow, TupleAssignment, ControlFlow,
           OnePrimitivePerStatement, ListOperands)
 

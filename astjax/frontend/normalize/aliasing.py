@@ -336,12 +336,21 @@ class Aliasing(Pass):
 
     @staticmethod
     def item_read_from(y, state):
-        """`b` when `y` was last bound by `y = b[i]` (an index without slices: an item, not a slice), else None."""
+        """`b` when `y` was last bound by `y = b[i]` or `..., y, ... = ..., b[i], ...` (an index without
+        slices: an item, not a slice), else None."""
         origin = state.origin.get(y)
         value = getattr(origin, "value", None)
-        if not (isinstance(origin, gast.Assign) and len(origin.targets) == 1
-                and isinstance(origin.targets[0], gast.Name) and isinstance(value, gast.Subscript)
-                and isinstance(value.value, gast.Name)):
+        if (isinstance(origin, gast.Assign) and len(origin.targets) == 1
+                and isinstance(origin.targets[0], (gast.Tuple, gast.List)) and isinstance(value, (gast.Tuple, gast.List))
+                and len(origin.targets[0].elts) == len(value.elts)):
+            named = [k for k, t in enumerate(origin.targets[0].elts) if isinstance(t, gast.Name) and t.id == y]
+            if len(named) != 1:
+                return None
+            value = value.elts[named[0]]
+        elif not (isinstance(origin, gast.Assign) and len(origin.targets) == 1
+                  and isinstance(origin.targets[0], gast.Name)):
+            return None
+        if not (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name)):
             return None
         index = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
         if any(isinstance(i, gast.Slice) or (isinstance(i, gast.Constant) and i.value in (None, Ellipsis))

@@ -5,6 +5,7 @@
                                              body
     for v in d.values(): body       ->   for _k in dict_keys(d): v = d[_k]; body
     for k in d.keys() / sorted(d)   ->   for k in dict_keys(d) / sorted_keys(d)
+    sorted(d.items())               ->   [(_k, d[_k]) for _k in sorted_keys(d)]
     for k in d: ... d[k] ...        ->   for k in dict_keys(d)   (also when d is read as d["w"] or d.items())
     for v in xs: body               ->   iterated(xs)      (refuses a dict: see `iteration_checks`)
                                          for v in xs: body
@@ -439,6 +440,9 @@ class ContainerIdioms(Pass):
             return node
         if self.is_builtin(func, sorted) and node.args:
             arg = node.args[0]
+            if (isinstance(arg, gast.Call) and isinstance(arg.func, gast.Attribute) and arg.func.attr == "items"
+                    and isinstance(arg.func.value, gast.Name) and not arg.args and not arg.keywords):
+                return self.sorted_items(arg.func.value)
             if (isinstance(arg, gast.Call) and isinstance(arg.func, gast.Name) and arg.func.id == "dict_keys"):
                 arg = arg.args[0]                       # sorted(d.keys()) is sorted(d)
             return gast.Call(func=name("sorted_keys"), args=[arg], keywords=[])
@@ -451,6 +455,16 @@ class ContainerIdioms(Pass):
         if (self.is_builtin(func, max) or self.is_builtin(func, min)) and len(node.args) == 1 and hoist:
             return self.extremum_of_sequence(func, node.args[0])
         return node
+
+    def sorted_items(self, mapping):
+        """`sorted(d.items())` -> `[(_k, d[_k]) for _k in sorted_keys(d)]`: a dict's keys are distinct, so
+        its items sort by key alone (the values are never compared)."""
+        key = self.context.namer.fresh("_k")
+        item = gast.Tuple(elts=[name(key), gast.Subscript(value=copy.deepcopy(mapping), slice=name(key),
+                                                          ctx=gast.Load())], ctx=gast.Load())
+        keys = gast.Call(func=name("sorted_keys"), args=[copy.deepcopy(mapping)], keywords=[])
+        loop = gast.comprehension(target=store(key), iter=keys, ifs=[], is_async=0)
+        return gast.ListComp(elt=item, generators=[loop])
 
     def extremum_of_sequence(self, func, sequence):
         """`max(xs)` -> a loop of two-argument `max` (whose rule astjax has), first extremum kept on ties::

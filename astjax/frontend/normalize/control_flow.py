@@ -103,6 +103,20 @@ def _count_loads(node):
     return counts
 
 
+def _closure_loads(node):
+    """Loads of the enclosing function's names inside its local functions (inlined at each call, after
+    this pass, so a loop variable they read is read outside its loop: it needs its own variable)."""
+    from ..resolve import local_names
+    from .nonlocal_rebinding import nonlocal_names
+    counts = {}
+    for fdef in (getattr(node, "local_functions", None) or {}).values():
+        own = local_names(fdef) - nonlocal_names(fdef)
+        for n in gast.walk(fdef):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id not in own:
+                counts[n.id] = counts.get(n.id, 0) + 1
+    return counts
+
+
 def _assigned_in(block):
     return {n.id for s in block for n in gast.walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
@@ -127,6 +141,8 @@ class ControlFlow(Pass):
         self.returned_flag = None
         self.returned_value = None
         self.loads = _count_loads(node)
+        for name_, count in _closure_loads(node).items():     # local functions read them where inlined
+            self.loads[name_] = self.loads.get(name_, 0) + count
         node = self.visit(node)
         node.body = self.structure(node.body, in_loop=False)
         node.body = self.single_return(node)

@@ -25,6 +25,10 @@ several, the name holds the number of the definition instead (an int assigned
 where the definition was), and each call chooses on it. Default values are
 evaluated where the definition runs, into a temporary of that definition.
 
+A definition with default values (`f = lambda v, k=k: v * k`) is rewritten
+this way too, wherever it is: its defaults are evaluated where it is written
+(early binding), and a call that leaves one out passes that temporary.
+
 Only a name every store of which is such a definition, and every read of which
 is a call in the function's own body after a definition that always runs first
 (in the same block or one around it), is rewritten: anything else is left to
@@ -51,7 +55,8 @@ class LocalFunctionValues(Pass):
         sites = {}                 # name -> [(block, index, statement, its definitions, at top level?)]
         self._sites(node.body, sites, top=True)
         for target, found in sites.items():
-            if any(not top for _, _, _, _, top in found) or any(_conditional(s) for _, _, s, _, _ in found):
+            if (any(not top for _, _, _, _, top in found) or any(_conditional(s) for _, _, s, _, _ in found)
+                    or any(_defaults(leaf) for _, _, _, leaves, _ in found for leaf in leaves)):
                 hoisted.extend(self._rewrite(node, target, found) or [])
         node.body = hoisted + node.body
         return node

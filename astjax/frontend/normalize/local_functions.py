@@ -15,6 +15,7 @@ one-primitive-per-statement pass inlines each call.
 import gast
 
 from .base import Pass, copy_location
+from .nonlocal_rebinding import accept_nonlocal_rebinding
 
 __all__ = ["LocalFunctions"]
 
@@ -57,6 +58,7 @@ class LocalFunctions(Pass):
                                          hint=f"give the value another name than `{n.id}`.")
             body.append(stmt)
         for name, fdef in list(local.items()):
+            accept_nonlocal_rebinding(fdef)
             if fdef.args.vararg or fdef.args.kwarg or fdef.args.kwonlyargs or fdef.args.defaults:
                 raise self.error(f"local function `{name}` may only take plain positional parameters", fdef,
                                  hint="define it at module level to use defaults, *args or keywords.")

@@ -103,7 +103,7 @@ class OnePrimitivePerStatement(Pass):
             new = gast.Return(value=self.returned(stmt.value))
         elif isinstance(stmt, gast.If):
             test = self.operand(stmt.test)
-            if isinstance(test, gast.Name) and test.id in _assigned_in(stmt.body + stmt.orelse):
+            if isinstance(test, gast.Name) and test.id in _assigned_in(stmt.body + stmt.orelse, self.local_functions):
                 test = self.assign_temp(test)   # the derivative re-tests the value the branch saw
             pre = self.emitted
             new = gast.If(test=test, body=self.block(stmt.body) or [gast.Pass()], orelse=self.block(stmt.orelse))
@@ -121,8 +121,7 @@ class OnePrimitivePerStatement(Pass):
 
     def for_loop(self, stmt):
         call, backwards = range_of(stmt.iter, lambda f, b: self.context.resolver.static_value(f) is b)
-        assigned = {n.id for s in stmt.body for n in gast.walk(s)
-                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        assigned = _assigned_in(stmt.body, self.local_functions)
         args = []
         for arg in call.args:
             atom = self.operand(arg)
@@ -321,12 +320,14 @@ class OnePrimitivePerStatement(Pass):
         if len(node.args) != len(params) or node.keywords:
             raise self.error(f"local function `{callee_name}` takes {len(params)} positional arguments", node)
         from ..resolve import local_names
-        renames = {n: self.context.namer.unique(f"{callee_name}_{n}") for n in local_names(fdef)}
+        from .nonlocal_rebinding import nonlocal_names, without_nonlocal
+        renames = {n: self.context.namer.unique(f"{callee_name}_{n}") for n in local_names(fdef)
+                   if n not in nonlocal_names(fdef)}
         for arg, param in zip(node.args, params):
             value = self.expression(arg)
             self.emitted.append(copy_location(gast.Assign(targets=[store(renames[param])], value=value,
                                                           type_comment=None), self.current))
-        body = [_Rename(renames).visit(s) for s in fdef.body]
+        body = [_Rename(renames).visit(s) for s in without_nonlocal(fdef, fdef.body)]
         self.inlining.append(callee_name)
         pre, current = self.emitted, self.current
         stmts = self.block(body[:-1])
@@ -494,8 +495,20 @@ def _returned_only(function_node):
     return candidates
 
 
-def _assigned_in(stmts):
-    return {n.id for s in stmts for n in gast.walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+def _assigned_in(stmts, local_functions=None):
+    """Names `stmts` bind, counting the enclosing names a local function they call rebinds (`nonlocal`)."""
+    from .nonlocal_rebinding import nonlocal_names
+    local_functions = local_functions or {}
+    names, seen, stack = set(), set(), list(stmts)
+    while stack:
+        for n in gast.walk(stack.pop()):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                names.add(n.id)
+            elif isinstance(n, gast.Name) and n.id in local_functions and n.id not in seen:
+                seen.add(n.id)
+                names |= nonlocal_names(local_functions[n.id])
+                stack.extend(local_functions[n.id].body)
+    return names
 
 
 class _Rename(gast.NodeTransformer):
