@@ -11,7 +11,7 @@
 
 A teacher differentiating `mul_with_call` writes `b`, not a second function and a call of it. Where
 a generated function (a `vjp_` of a user function the derivative calls) is straight-line (single
-assignments, each read once, then a `return`) it is one expression of its parameters; each call of it
+assignments, each read once unless it is as cheap as `x.T`, then a `return`) it is one expression of its parameters; each call of it
 whose arguments are names or numbers becomes that expression with the arguments in place of the
 parameters, and a function nobody calls any more is not printed. A callee returning a tuple is
 written out where its result `_b1` is only read as `_b1[0]`, `_b1[1]`, ... in the next statement.
@@ -25,6 +25,7 @@ import copy
 import gast
 
 from ..optimize.effects import has_effects
+from .library_comments import is_library_comment
 
 __all__ = ["inline_callees"]
 
@@ -40,7 +41,7 @@ def inline_callees(functions, namespaces):
             expression = _as_expression(callee, set(by_name))
             if expression is None:
                 continue
-            comments = [_via(c) for c in callee.body if _is_comment(c)]
+            comments = [_via(c) for c in callee.body if _is_comment(c) and not is_library_comment(c)]
             for caller in functions:
                 if caller is not callee and _inline_into(caller, callee, expression, comments,
                                                          namespaces.get(caller.name)):
@@ -74,7 +75,7 @@ def _as_expression(callee, generated):
         return None
     for name in reversed(list(values)):       # substitute the last local first: it reads only earlier ones
         uses = [n for n in gast.walk(result) if isinstance(n, gast.Name) and n.id == name]
-        if len(uses) > 1 and not isinstance(values[name], (gast.Name, gast.Constant)):
+        if len(uses) > 1 and not _cheap(values[name]):
             return None
         result = _Substitute({name: values[name]}).visit(result)
     names = {n.id for n in gast.walk(result) if isinstance(n, gast.Name)}
@@ -84,6 +85,15 @@ def _as_expression(callee, generated):
                           gast.SetComp, gast.Starred)) for n in gast.walk(result)):
         return None
     return params, result
+
+
+def _cheap(expr):
+    """A value a teacher writes again rather than names: a name, a number, `x.T` (an attribute of one)."""
+    if isinstance(expr, gast.Attribute):
+        return _cheap(expr.value)
+    if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, gast.USub):
+        return isinstance(expr.operand, gast.Constant)
+    return isinstance(expr, (gast.Name, gast.Constant))
 
 
 def _inline_into(caller, callee, expression, comments, namespace):

@@ -50,6 +50,8 @@ from .fused_branches import fuse_branches
 from .conditional_assignments import conditional_assignments
 from .header_temporaries import substitute_header_temporaries
 from .same_branches import merge_same_branches
+from .constant_branches import take_constant_branches
+from .library_comments import label_library_comments
 from .propagated_constants import propagate_constants
 from .returned_values import return_assigned_values
 
@@ -116,9 +118,13 @@ def _finish(functions, observed):
     """The passes over all the generated functions together (see the module docstring); the cleanup
     passes run again in between, and returned_values.py runs last (cleanup sees top-level returns only)."""
     namespaces = {f.name: _namespace_of(f.name, observed) for f in functions}
+    label_library_comments(functions, namespaces)
+    for node in functions:
+        take_constant_branches(node)
     functions = inline_callees(functions, namespaces)
     for node in functions:
         fuse_branches(node)
+        drop_idle_saves(node)
         propagate_constants(node)
         temporaries = _temporaries(node.name, namespaces)
         sum_accumulations(cleanup(node, temporaries=_branch_flags(node, temporaries)))
