@@ -52,6 +52,8 @@ from .header_temporaries import substitute_header_temporaries
 from .same_branches import merge_same_branches
 from .constant_branches import take_constant_branches
 from .library_comments import label_library_comments
+from .tuple_items import split_tuple_items
+from .dead_loops import drop_dead_loops
 from .propagated_constants import propagate_constants
 from .returned_values import return_assigned_values
 
@@ -126,8 +128,10 @@ def _finish(functions, observed):
         fuse_branches(node)
         drop_idle_saves(node)
         propagate_constants(node)
+        drop_dead_loops(node)
         temporaries = _temporaries(node.name, namespaces)
-        sum_accumulations(cleanup(node, temporaries=_branch_flags(node, temporaries)))
+        items = split_tuple_items(node)
+        sum_accumulations(cleanup(node, temporaries=_branch_flags(node, temporaries) | items))
         substitute_header_temporaries(node, temporaries)
         return_assigned_values(conditional_assignments(merge_same_branches(node)))
     return functions
