@@ -276,22 +276,31 @@ def _drop_unread_shape_slots(function_node):
     Every pop takes back what its paired push saved (the tape plan pairs them by variable), so
     removing every push and pop of one slot leaves the other slots' pairs as they were."""
     reads = {n.id for n in gast.walk(function_node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
-    unread = set()
+    saved_shapes = {(_tape_of(stmt.value), _shape_of_name(stmt.value.args[1])) for stmt in gast.walk(function_node)
+                    if isinstance(stmt, gast.Expr) and _is_call(stmt.value, "push") and len(stmt.value.args) == 2}
+    unread = set()        # (tape, t): `push(tape, jnp.shape(t))` and its `t_shape = pop(tape)`, which nobody reads
     for stmt in gast.walk(function_node):
         if (isinstance(stmt, gast.Assign) and _is_call(stmt.value, "pop") and isinstance(stmt.targets[0], gast.Name)
                 and stmt.targets[0].id.endswith("_shape") and stmt.targets[0].id not in reads):
-            unread.add(stmt.targets[0].id[:-len("_shape")])
+            slot = (_tape_of(stmt.value), stmt.targets[0].id[:-len("_shape")])
+            if slot in saved_shapes:          # (a second derivative's `dt_shape = pop(d_tape)` is no shape slot)
+                unread.add(slot)
     if not unread:
         return
 
     def keep(stmt):
-        if isinstance(stmt, gast.Expr) and _is_call(stmt.value, "push"):
-            saved = stmt.value.args[1]
-            return _shape_of_name(saved) not in unread
+        if isinstance(stmt, gast.Expr) and _is_call(stmt.value, "push") and len(stmt.value.args) == 2:
+            return (_tape_of(stmt.value), _shape_of_name(stmt.value.args[1])) not in unread
         if isinstance(stmt, gast.Assign) and _is_call(stmt.value, "pop") and isinstance(stmt.targets[0], gast.Name):
-            return stmt.targets[0].id[:-len("_shape")] not in unread if stmt.targets[0].id.endswith("_shape") else True
+            target = stmt.targets[0].id
+            return not target.endswith("_shape") or (_tape_of(stmt.value), target[:-len("_shape")]) not in unread
         return True
     _filter_blocks(function_node, keep)
+
+
+def _tape_of(call):
+    """The tape a push or pop names (`_tape`, or a second derivative's `d_tape`)."""
+    return call.args[0].id if call.args and isinstance(call.args[0], gast.Name) else None
 
 
 def _shape_of_name(expr):
