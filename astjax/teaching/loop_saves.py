@@ -15,7 +15,9 @@ each step:
         aa = pop(_tape)
         t_plus_1 = pop(_tape)
 
-A temporary computed from the loop index and names that never change (`t + 1`, `inputs[t]`) is computed
+Each tape keeps its own order, so a second derivative's tangent tape (`push(d_tape, daa)` beside
+`push(_tape, aa)`) neither blocks nor is blocked by the other, and a placeholder may be any constant
+(`daa = 0.0`). A temporary computed from the loop index and names that never change (`t + 1`, `inputs[t]`) is computed
 again at the start of the reverse step instead of saved. Another one is pushed at the end of the forward
 step (after it is computed) and popped at the start of the reverse step. Both hold only where the save
 is the first of its forward step and the restore the last of its reverse step (so moving them keeps the
@@ -68,11 +70,19 @@ def _rewrite(function_node, places, push_call, pop_call):
             and forward_loop is not reverse_loop
             and forward_block is forward_loop.body and reverse_block is reverse_loop.body):
         return False
+    tape = _tape_of(push_call)
+    if tape is None or _tape_of(pop_call) != tape:
+        return False
     code = [s for s in forward_block if not _is_comment(s)]
     at = next(i for i, s in enumerate(code) if s is push_stmt)
+    while at + 1 < len(code) and _other_tape(code[at + 1], tape, variable):
+        at += 1                          # (a second derivative's `push(d_tape, da)`, a line not about it)
     assignment = code[at + 1] if at + 1 < len(code) else None
-    if not (_assigns(assignment, variable) and _first_push(code, push_stmt)
-            and [s for s in reverse_block if not _is_comment(s)][-1] is pop_stmt):
+    reverse_code = [s for s in reverse_block if not _is_comment(s)]
+    while reverse_code and _other_tape(reverse_code[-1], tape, variable):
+        reverse_code.pop()
+    if not (_assigns(assignment, variable) and _first_push(code, push_stmt, tape)
+            and reverse_code and reverse_code[-1] is pop_stmt):
         return False
     if _stores_in(forward_loop, variable) != 1 or _jumps(forward_loop) or _jumps(reverse_loop):
         return False
@@ -88,7 +98,7 @@ def _rewrite(function_node, places, push_call, pop_call):
                 continue
             return False                                 # read elsewhere: the placeholder may matter
     for stmt, (block, _) in _assignments_outside(places, variable, inside_forward | inside_reverse):
-        if not (isinstance(stmt.value, gast.Constant) and stmt.value.value is None and block is function_node.body):
+        if not (isinstance(stmt.value, gast.Constant) and block is function_node.body):
             return False
         placeholders.append(stmt)
     if _recomputable(function_node, assignment.value, forward_loop, reverse_loop):
@@ -149,13 +159,24 @@ def _assigns(stmt, variable):
             and stmt.targets[0].id == variable)
 
 
-def _first_push(code, push_stmt):
+def _first_push(code, push_stmt, tape):
     for stmt in code:
         if stmt is push_stmt:
             return True
-        if any(_is_call(n, "push") or _is_call(n, "pop") for n in gast.walk(stmt)):
+        if any((_is_call(n, "push") or _is_call(n, "pop")) and _tape_of(n) == tape for n in gast.walk(stmt)):
             return False
     return False
+
+
+def _tape_of(call):
+    return call.args[0].id if call.args and isinstance(call.args[0], gast.Name) else None
+
+
+def _other_tape(stmt, tape, variable):
+    """A statement that neither names `variable` nor uses `tape` (a push onto another tape among them:
+    LIFO order is per tape), and does not jump: a save or restore of `variable` may move across it."""
+    return not any((isinstance(n, gast.Name) and n.id in (variable, tape))
+                   or isinstance(n, (gast.Break, gast.Continue, gast.Return, gast.Raise)) for n in gast.walk(stmt))
 
 
 def _stores_in(node, variable):
