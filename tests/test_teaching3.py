@@ -1,0 +1,226 @@
+"""The printed second derivative (issue 10): comments at the user's lines, no tape bookkeeping a teacher
+would not write, and every printed text still computes the transformation's number.
+
+The passes are checked on small trees (cheap); a few corpus functions are printed and run end to end.
+ASTJAX_LONG_PROPERTIES=1 runs the whole second-order measurement of benchmarks/teaching_length.py.
+"""
+import linecache
+import os
+import re
+import sys
+import textwrap
+
+import gast
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
+
+import teaching_functions as F  # noqa: E402
+import teaching_length as L  # noqa: E402
+from astjax.codegen.unparse import parse_printed, unparse  # noqa: E402
+from astjax.teaching.constant_branches import take_constant_branches  # noqa: E402
+from astjax.teaching.dead_loops import drop_dead_loops  # noqa: E402
+from astjax.teaching.tuple_items import split_tuple_items  # noqa: E402
+from astjax.teaching.unread_saves import drop_idle_saves  # noqa: E402
+
+LONG = bool(os.environ.get("ASTJAX_LONG_PROPERTIES"))
+ARGS = {name: (args, argnums) for name, args, argnums in L.CORPUS}
+
+
+def _function(text):
+    return parse_printed(textwrap.dedent(text)).body[0]
+
+
+def _code(node):
+    return [line.strip() for line in unparse(node).splitlines()[1:] if line.strip()]
+
+
+# ------------------------------------------------------------------ the passes on small trees
+def test_constant_tests_fold_to_the_branch_that_runs():
+    node = _function("""
+        def f(g, a):
+            ndim_a_eq_0 = False
+            _t1 = ndim_a_eq_0 if ndim_a_eq_0 else False
+            if _t1:
+                r = g * a
+            elif True:
+                r = g @ a
+            else:
+                r = g
+            return r
+        """)
+    assert _code(take_constant_branches(node)) == ["r = g @ a", "return r"]
+
+
+def test_boolean_operators_fold_as_python_evaluates_them():
+    node = _function("""
+        def f(x, y):
+            a = True and x
+            b = False or y
+            c = True or x
+            d = False and x
+            e = x and True
+            return (a, b, c, d, e)
+        """)
+    code = _code(take_constant_branches(node))
+    # `c` and `d` are constants, written where they are read; a literal after a name decides nothing
+    assert code == ["a = x", "b = y", "e = x and True", "return (a, b, True, False, e)"]
+
+
+def test_a_name_assigned_a_flag_in_one_branch_only_is_not_folded():
+    node = _function("""
+        def f(x):
+            flag = False
+            if x > 0:
+                flag = x
+            if flag:
+                return 1.0
+            return 2.0
+        """)
+    assert "if flag:" in _code(take_constant_branches(node))
+
+
+def test_a_tuple_read_only_by_items_is_its_items():
+    node = _function("""
+        def f(c, dc):
+            _b1 = (c * 2.0, c)
+            _b1_0 = 3.0
+            d_b1 = (dc, dc)
+            return _b1[0] + _b1[1] + d_b1[1] + _b1_0
+        """)
+    names = split_tuple_items(node)
+    code = _code(node)
+    assert names == {"_b1_0_", "_b1_1", "d_b1_0", "d_b1_1"}
+    assert code[:2] == ["_b1_0_ = c * 2.0", "_b1_1 = c"]      # an existing name is never reused
+    assert code[-1] == "return _b1_0_ + _b1_1 + d_b1_1 + _b1_0"
+
+
+def test_a_tuple_read_whole_stays():
+    node = _function("""
+        def f(c):
+            _b1 = (c, c)
+            g(_b1)
+            return _b1[0]
+        """)
+    assert split_tuple_items(node) == set() and "_b1 = (c, c)" in _code(node)
+
+
+def test_a_loop_nothing_reads_from_goes_with_its_comment():
+    node = _function("""
+        def f(a):
+            __comment__('from line 3: while abs(a) > 0.1:')
+            while abs(a) > 0.1:
+                a = a * 0.5
+            return 0.0
+        """)
+    assert _code(drop_dead_loops(node)) == ["return 0.0"]
+
+
+@pytest.mark.parametrize("body", [
+    "for i in range(3):\n        a = a * 0.5\n    return a",               # read after the loop
+    "for i in range(3):\n        push(_tape, a)\n    return 0.0",          # the tape
+    "for i in range(3):\n        a[i] = 0.0\n    return 0.0",              # an item store (a may be the caller's)
+    "for i in range(3):\n        xs.append(a)\n    return 0.0",            # an effect
+])
+def test_a_loop_with_a_reader_or_an_effect_stays(body):
+    node = _function(f"def f(a, xs, _tape):\n    {body}\n")
+    assert any(isinstance(s, gast.For) for s in drop_dead_loops(node).body)
+
+
+def test_a_tangent_tape_pairs_its_own_saves():
+    node = _function("""
+        def f(a, da):
+            _tape = Tape()
+            d_tape = Tape()
+            push(_tape, a)
+            push(d_tape, da)
+            a = pop(_tape)
+            da = pop(d_tape)
+            return a * da
+        """)
+    assert _code(drop_idle_saves(node)) == ["return a * da"]
+
+
+def test_a_pop_from_another_tape_is_no_pair():
+    node = _function("""
+        def f(a, da):
+            push(_tape, a)
+            push(d_tape, da)
+            a = pop(d_tape)
+            da = pop(_tape)
+            return a * da
+        """)
+    assert len(_code(drop_idle_saves(node))) == 5
+
+
+# ------------------------------------------------------------------ printed second derivatives, end to end
+def _second(name):
+    args, argnums = ARGS[name]
+    return L.printed_second(name, args, argnums), args, argnums
+
+
+def _assert_reads_like_a_teacher(text):
+    assert "general form" not in text
+    body = "\n".join(L.code_lines(text))
+    assert not re.search(r"^\s*(\w+) = \1\s*$", body, re.M), text          # no self-assignments
+    assert "b_tape" not in body and "= None" not in body, text
+    assert "if True" not in body and "if False" not in body and "elif True" not in body, text
+
+
+def _assert_comments_name_the_users_lines(text):
+    """Every bare `# from line N: code` names line N of teaching_functions.py, and that line is `code`."""
+    for line_number, code in re.findall(r"# (?:from|via) line (\d+): (.*)", text):
+        assert linecache.getline(F.__file__, int(line_number)).strip() == code.strip(), (line_number, code)
+
+
+@pytest.mark.parametrize("name", ["while_big", "super_iterpower", "gradgrad_chain_of_multcalls", "multiarg_if"])
+def test_printed_second_derivative_of_numbers(name):
+    text, args, argnums = _second(name)
+    _assert_reads_like_a_teacher(text)
+    _assert_comments_name_the_users_lines(text)
+    assert L.defects(text, args) == {"opaque adjoints": 0, "= None": 0, "pushes never read": 0,
+                                     "shape helpers on scalars": 0}
+    got, expected = L.run_second_standalone(name, args, argnums)
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_while_big_second_derivative_is_zero_without_the_loop():
+    text, _, _ = _second("while_big")
+    assert L.code_lines(text) == ["def grad_grad_while_big(a):", "    return 0.0"]
+
+
+def test_hessian_of_bilinear_writes_the_rule_out_with_the_users_comments():
+    """The derivative of astjax's own `dot` rule is written where it is called: no `jvp_dot_lhs_adjoint`,
+    no comment pointing into astjax's files, no constant branch."""
+    text, args, argnums = _second("bilinear")
+    _assert_reads_like_a_teacher(text)
+    _assert_comments_name_the_users_lines(text)
+    assert "def jvp_dot_lhs_adjoint" not in text and "via line" not in text
+    right, _ = L.run_second_standalone("bilinear", args, argnums)     # gradient and Hessian times v
+    assert right
+
+
+def test_hessian_of_rnn_prints_no_tangent_tape():
+    text, args, argnums = _second("rnn")
+    _assert_reads_like_a_teacher(text)
+    assert "d_tape" not in text and L.defects(text, args)["pushes never read"] == 0
+    right, _ = L.run_second_standalone("rnn", args, argnums)
+    assert right
+
+
+def test_rule_derivative_comments_name_astjax_files_when_printed():
+    """A printed derivative of an astjax rule (not written out) labels its comments with the rule's file."""
+    text, _, _ = _second("logistic_regression")
+    for path in re.findall(r"# from (astjax/\S+) line \d+", text):
+        assert os.path.exists(os.path.join(os.path.dirname(__file__), "..", path)), path
+    _assert_comments_name_the_users_lines(text)
+
+
+@pytest.mark.skipif(not LONG, reason="the whole second-order measurement: ASTJAX_LONG_PROPERTIES=1")
+def test_whole_second_order_measurement():
+    rows = L.measure(second=True)
+    assert all(r["second_right"] for r in rows), L.table(rows)
+    assert sum(r["second"] for r in rows) <= 365, L.table(rows)
+    totals = {k: sum(r["second_defects"][k] for r in rows) for k in rows[0]["second_defects"]}
+    assert not any(totals.values()), L.table(rows)
