@@ -19,6 +19,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
 import teaching_functions as F  # noqa: E402
 import teaching_length as L  # noqa: E402
 from astjax.codegen.unparse import parse_printed, unparse  # noqa: E402
+from astjax.teaching.cheap_temporaries import substitute_cheap_temporaries  # noqa: E402
 from astjax.teaching.constant_branches import take_constant_branches  # noqa: E402
 from astjax.teaching.dead_loops import drop_dead_loops  # noqa: E402
 from astjax.teaching.tuple_items import split_tuple_items  # noqa: E402
@@ -152,6 +153,33 @@ def test_a_pop_from_another_tape_is_no_pair():
             return a * da
         """)
     assert len(_code(drop_idle_saves(node))) == 5
+
+
+def test_a_cheap_temporary_is_written_where_it_is_read():
+    node = _function("""
+        def f(bh, t, inputs, _t1):
+            t_plus_1 = t + 1
+            inputs_t = inputs[t]
+            _t2 = 1.0 + _t1
+            b = bh[t_plus_1] * inputs_t
+            c = bh.at[t_plus_1].set(0.0)
+            return b + c + _t2 / _t2 + 1.0 / _t2
+        """)
+    substitute_cheap_temporaries(node, {"t_plus_1", "inputs_t"})
+    assert _code(node) == ["_t2 = 1.0 + _t1", "b = bh[t + 1] * inputs[t]", "c = bh.at[t + 1].set(0.0)",
+                           "return b + c + _t2 / _t2 + 1.0 / _t2"]     # not a user's name, nor read 3 times
+
+
+def test_a_cheap_temporary_whose_inputs_change_before_a_read_stays():
+    node = _function("""
+        def f(bh, t):
+            t_plus_1 = t + 1
+            b = bh[t_plus_1]
+            t = t * 2
+            return b + t_plus_1
+        """)
+    substitute_cheap_temporaries(node, {"t_plus_1"})
+    assert _code(node)[0] == "t_plus_1 = t + 1"
 
 
 # ------------------------------------------------------------------ printed second derivatives, end to end

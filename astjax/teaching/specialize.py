@@ -54,6 +54,7 @@ from .constant_branches import take_constant_branches
 from .library_comments import label_library_comments
 from .tuple_items import split_tuple_items
 from .dead_loops import drop_dead_loops
+from .cheap_temporaries import substitute_cheap_temporaries
 from .propagated_constants import propagate_constants
 from .returned_values import return_assigned_values
 
@@ -133,6 +134,7 @@ def _finish(functions, observed):
         items = split_tuple_items(node)
         sum_accumulations(cleanup(node, temporaries=_branch_flags(node, temporaries) | items))
         substitute_header_temporaries(node, temporaries)
+        substitute_cheap_temporaries(node, temporaries)
         return_assigned_values(conditional_assignments(merge_same_branches(node)))
     return functions
 
