@@ -21,6 +21,7 @@ Names the callee reads besides its parameters must mean the same in the caller (
 functions that ran). Recursive derivatives and callees with loops, branches or a tape stay functions.
 """
 import copy
+import itertools
 
 import gast
 
@@ -167,18 +168,23 @@ def _inline_tuple(block, i, calls, params, result):
 
 
 def _inline_unpacked(block, i, call, params, result):
-    """`ba, dba = f(x)` returning `(e1, e2)`: `ba = e1` and `dba = e2`, where no item reads a target."""
+    """`ba, dba = f(x)` returning `(e1, e2)`: `ba = e1` and `dba = e2`, in an order where no item reads
+    a target assigned before it (`a, da = jvp_f(a, da)` is `da = da * a + a * da` then `a = a * a`)."""
     targets = block[i].targets[0].elts
-    if len(targets) != len(result.elts) or not all(isinstance(t, gast.Name) for t in targets):
+    if len(targets) != len(result.elts) or not all(isinstance(t, gast.Name) for t in targets) or len(targets) > 4:
         return False
     bound = _bind(params, call.args, result)
-    names = {t.id for t in targets}
-    if len(names) != len(targets) or any(isinstance(n, gast.Name) and n.id in names
-                                         for item in bound.elts for n in gast.walk(item)):
+    names = [t.id for t in targets]
+    if len(set(names)) != len(names):
         return False
-    block[i:i + 1] = [gast.Assign(targets=[gast.Name(id=t.id, ctx=gast.Store(), annotation=None, type_comment=None)],
-                                  value=item, type_comment=None) for t, item in zip(targets, bound.elts)]
-    return True
+    reads = [{n.id for n in gast.walk(item) if isinstance(n, gast.Name)} for item in bound.elts]
+    for order in itertools.permutations(range(len(names))):
+        if all(names[k] not in reads[later] for at, k in enumerate(order) for later in order[at + 1:]):
+            block[i:i + 1] = [gast.Assign(targets=[gast.Name(id=names[k], ctx=gast.Store(), annotation=None,
+                                                             type_comment=None)],
+                                          value=bound.elts[k], type_comment=None) for k in order]
+            return True
+    return False
 
 
 def _bind(params, args, result):

@@ -51,10 +51,41 @@ def move_loop_saves(function_node, namespace, arguments):
     while changed:               # one rewrite can make another's save the first of its step
         changed = False
         for j, (push_call, pop_call) in list(waiting.items()):
-            if _rewrite(function_node, _places(function_node), push_call, pop_call):
+            places = _places(function_node)
+            if _rewrite(function_node, places, push_call, pop_call) or \
+                    _recompute_in_place(function_node, places, push_call, pop_call):
                 del waiting[j]
                 changed = True
     return function_node
+
+
+def _recompute_in_place(function_node, places, push_call, pop_call):
+    """A loop temporary already pushed after it is computed (`t_plus_1 = _k1 + 1; ...; push(_tape,
+    t_plus_1)`) whose value is recomputable: its restore computes it again where it stood, and the push
+    goes. The run paired the two sites only with each other, so the other saves keep their order."""
+    push_stmt, pop_stmt = _statement_of(places, push_call), _statement_of(places, pop_call)
+    if push_stmt is None or pop_stmt is None or not isinstance(push_call.args[1], gast.Name):
+        return False
+    variable = push_call.args[1].id
+    if pop_stmt.targets[0].id != variable or _tape_of(push_call) is None or _tape_of(pop_call) != _tape_of(push_call):
+        return False
+    forward_block, forward_loop = places[id(push_stmt)]
+    reverse_block, reverse_loop = places[id(pop_stmt)]
+    if not (isinstance(forward_loop, gast.For) and isinstance(reverse_loop, gast.For) and forward_loop is not reverse_loop
+            and forward_block is forward_loop.body and reverse_block is reverse_loop.body):
+        return False
+    if _stores_in(forward_loop, variable) != 1 or _jumps(forward_loop) or _jumps(reverse_loop):
+        return False
+    at = forward_block.index(push_stmt)
+    assignment = next((s for s in forward_block[:at] if _assigns(s, variable)), None)
+    if assignment is None or not _recomputable(function_node, assignment.value, forward_loop, reverse_loop):
+        return False
+    value = _in_reverse_index(copy.deepcopy(assignment.value), forward_loop, reverse_loop)
+    forward_block.remove(push_stmt)
+    if not forward_block:
+        forward_block.append(gast.Pass())
+    pop_stmt.value = value
+    return True
 
 
 def _rewrite(function_node, places, push_call, pop_call):
@@ -104,8 +135,9 @@ def _rewrite(function_node, places, push_call, pop_call):
     if _recomputable(function_node, assignment.value, forward_loop, reverse_loop):
         forward_block.remove(push_stmt)
         reverse_block.remove(pop_stmt)
+        value = _in_reverse_index(copy.deepcopy(assignment.value), forward_loop, reverse_loop)
         reverse_block.insert(0, gast.Assign(targets=[copy.deepcopy(pop_stmt.targets[0])],
-                                            value=copy.deepcopy(assignment.value), type_comment=None))
+                                            value=value, type_comment=None))
     else:
         forward_block.remove(push_stmt)
         if isinstance(forward_loop, gast.While):
@@ -211,9 +243,12 @@ def _recomputable(function_node, value, forward_loop, reverse_loop):
         return False                     # a while loop's step has no index to recompute from
     index = forward_loop.target
     if not (isinstance(index, gast.Name) and isinstance(reverse_loop.target, gast.Name)
-            and reverse_loop.target.id == index.id and _reverses(reverse_loop.iter, forward_loop.iter)):
+            and _reverses(reverse_loop.iter, forward_loop.iter)):
         return False
-    if _stores_in(reverse_loop, index.id) != 1 or _stores_in(forward_loop, index.id) != 1:
+    reverse_index = reverse_loop.target.id         # the same values, maybe another name (`_k1` and `t`)
+    if _stores_in(reverse_loop, reverse_index) != 1 or _stores_in(forward_loop, index.id) != 1:
+        return False
+    if reverse_index != index.id and any(isinstance(n, gast.Name) and n.id == reverse_index for n in gast.walk(value)):
         return False
     for name in {n.id for n in gast.walk(value) if isinstance(n, gast.Name)} - {index.id}:
         top_level = [s for s in function_node.body if _stores_in(s, name)]
@@ -231,3 +266,12 @@ def _reverses(reverse_iter, forward_iter):
     """`reversed(<forward_iter>)`, with forward_iter a `range(...)` call."""
     return (_is_call(reverse_iter, "reversed") and len(reverse_iter.args) == 1 and _is_call(forward_iter, "range")
             and gast.dump(reverse_iter.args[0]) == gast.dump(forward_iter))
+
+
+def _in_reverse_index(value, forward_loop, reverse_loop):
+    """`value` (read in the forward loop) with the forward loop's index written as the reverse loop's."""
+    forward, reverse = forward_loop.target.id, reverse_loop.target.id
+    for n in gast.walk(value):
+        if isinstance(n, gast.Name) and n.id == forward:
+            n.id = reverse
+    return value

@@ -55,6 +55,7 @@ from .library_comments import label_library_comments
 from .tuple_items import split_tuple_items
 from .dead_loops import drop_dead_loops
 from .cheap_temporaries import substitute_cheap_temporaries
+from .loop_indices import name_loop_indices
 from .propagated_constants import propagate_constants
 from .returned_values import return_assigned_values
 
@@ -135,6 +136,10 @@ def _finish(functions, observed):
         sum_accumulations(cleanup(node, temporaries=_branch_flags(node, temporaries) | items))
         substitute_header_temporaries(node, temporaries)
         substitute_cheap_temporaries(node, temporaries)
+        if name_loop_indices(node) and node.name in observed.entries and namespaces.get(node.name) is not None:
+            move_loop_saves(node, namespaces[node.name], observed.entries[node.name][0])   # with the user's index
+            cleanup(node, temporaries=_branch_flags(node, temporaries))
+            substitute_cheap_temporaries(node, temporaries)
         return_assigned_values(conditional_assignments(merge_same_branches(node)))
     return functions
 
