@@ -127,6 +127,7 @@ def _finish(functions, observed):
         take_constant_branches(node)
     functions = inline_callees(functions, namespaces)
     for node in functions:
+        renamed = name_loop_indices(node)
         fuse_branches(node)
         drop_idle_saves(node)
         propagate_constants(node)
@@ -136,7 +137,8 @@ def _finish(functions, observed):
         sum_accumulations(cleanup(node, temporaries=_branch_flags(node, temporaries) | items))
         substitute_header_temporaries(node, temporaries)
         substitute_cheap_temporaries(node, temporaries)
-        if name_loop_indices(node) and node.name in observed.entries and namespaces.get(node.name) is not None:
+        renamed = name_loop_indices(node) or renamed
+        if renamed and node.name in observed.entries and namespaces.get(node.name) is not None:
             move_loop_saves(node, namespaces[node.name], observed.entries[node.name][0])   # with the user's index
             cleanup(node, temporaries=_branch_flags(node, temporaries))
             substitute_cheap_temporaries(node, temporaries)
