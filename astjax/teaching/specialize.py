@@ -12,10 +12,15 @@
                             write a while loop's test back into its header (while_tests.py);
                             `b = e; b += f` as `b = e + f` (sum_accumulations.py); a seed
                             read once written where it is read (seed_constants.py);
-                            then over all the functions together (_finish): straight-line
-                            callees written out where called (inline_callees.py), a branch's
+                            then over all the functions together (_finish): comments of
+                            derivatives of astjax's own rules naming their file
+                            (library_comments.py), constant tests folded (constant_branches.py),
+                            straight-line callees written out where called (inline_callees.py),
+                            the user's loop index for a reverse counter (loop_indices.py), a branch's
                             forward and reverse halves as one `if` (fused_branches.py), numbers
-                            propagated (propagated_constants.py), equal branches merged
+                            propagated (propagated_constants.py), loops nothing reads from dropped
+                            (dead_loops.py), tuples of adjoints split (tuple_items.py), cheap
+                            temporaries written where read (cheap_temporaries.py), equal branches merged
                             (same_branches.py), value-picking branches as conditional
                             expressions (conditional_assignments.py), a temporary read once in
                             a `for` header written there (header_temporaries.py), and
