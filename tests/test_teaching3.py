@@ -288,3 +288,10 @@ def test_whole_second_order_measurement():
     assert sum(r["second"] for r in rows) <= 344, L.table(rows)
     totals = {k: sum(r["second_defects"][k] for r in rows) for k in rows[0]["second_defects"]}
     assert not any(totals.values()), L.table(rows)
+
+
+def test_explain_of_a_second_derivative_lays_the_users_function_beside_it():
+    import astjax
+    text = str(astjax.explain(astjax.grad(astjax.grad(F.while_big)), 3.0))
+    assert "teaching_functions.py:142" in text and "def while_big(a):" in text
+    assert "<astjax:" not in text and "_tape" not in text
