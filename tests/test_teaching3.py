@@ -206,6 +206,33 @@ def test_a_counter_read_after_its_loop_keeps_its_name():
     assert not name_loop_indices(node)
 
 
+def test_a_seed_of_ones_times_a_value_of_its_shape_is_that_value():
+    from astjax.teaching.ones_factors import MARK, fold_ones_factors
+    node = _function("""
+        def f(y, p, e):
+            by = jnp.ones((4,))
+            by = by * (1.0 - y * y)
+            bp = jnp.full((2, 4), -1.0) / p
+            bq = jnp.ones((2, 4)) / 8 * 2 * e
+            bz = jnp.ones((3,)) * e
+            return (by, bp, bq, bz)
+        """)
+    body = node.body
+    setattr(body[1].value, MARK, (4,))
+    setattr(body[2].value, MARK, (2, 4))
+    setattr(body[3].value, MARK, (2, 4))
+    setattr(body[4].value, MARK, (4,))          # the run saw other shapes: the ones stay
+    assert _code(fold_ones_factors(node)) == ["by = 1.0 - y * y", "bp = -1.0 / p", "bq = 2.0 * e / 8",
+                                              "bz = jnp.ones((3,)) * e", "return (by, bp, bq, bz)"]
+
+
+def test_textbook_seeds_in_printed_gradients():
+    text = L.printed("bilinear", *ARGS["bilinear"])
+    assert "by = 1.0 - y * y" in text and "jnp.ones" not in text
+    text = L.printed("logistic_regression", *ARGS["logistic_regression"])
+    assert "blabel_probabilities = -1.0 / label_probabilities" in text and "jnp.full" not in text
+
+
 # ------------------------------------------------------------------ printed second derivatives, end to end
 def _second(name):
     args, argnums = ARGS[name]

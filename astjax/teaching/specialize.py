@@ -61,6 +61,7 @@ from .tuple_items import split_tuple_items
 from .dead_loops import drop_dead_loops
 from .cheap_temporaries import substitute_cheap_temporaries
 from .loop_indices import name_loop_indices
+from .ones_factors import MARK as ONES_MARK, fold_ones_factors
 from .propagated_constants import propagate_constants
 from .returned_values import return_assigned_values
 
@@ -132,6 +133,7 @@ def _finish(functions, observed):
         take_constant_branches(node)
     functions = inline_callees(functions, namespaces)
     for node in functions:
+        fold_ones_factors(node)
         renamed = name_loop_indices(node)
         fuse_branches(node)
         drop_idle_saves(node)
@@ -175,6 +177,16 @@ class _Fold(gast.NodeTransformer):
 
     def __init__(self, namespace, observed, function):
         self.namespace, self.observed, self.function = namespace, observed, function
+
+    def visit_BinOp(self, node):
+        """Mark `a * b` whose operands were arrays of one shape at every execution (ones_factors.py)."""
+        self.generic_visit(node)
+        seen = self.observed.seen_at(self.function, _position(node))
+        if seen is not None:
+            operands = [seen.get("self"), seen.get("other")]
+            if all(o is not None and o.kind == "array" for o in operands) and operands[0].shape == operands[1].shape:
+                setattr(node, ONES_MARK, operands[0].shape)
+        return node
 
     def visit_Call(self, node):
         if _is_call(node, "push"):
