@@ -233,6 +233,11 @@ def test_textbook_seeds_in_printed_gradients():
     assert "blabel_probabilities = -1.0 / label_probabilities" in text and "jnp.full" not in text
 
 
+def test_the_name_normalization_gives_a_return_is_written_out():
+    text = L.printed("numpy_exp2", *ARGS["numpy_exp2"])
+    assert "return jnp.exp(exp_a) * exp_a" in text and "out" not in text
+
+
 # ------------------------------------------------------------------ printed second derivatives, end to end
 def _second(name):
     args, argnums = ARGS[name]

@@ -18,7 +18,7 @@ from adversarial.harness import fd_grad  # noqa: E402
 NAMES = [name for name, _, _ in L.CORPUS]
 
 # What docs/teaching.md records; lower them when the printing gets shorter, never raise them.
-MAX_PRINTED_LINES = 204
+MAX_PRINTED_LINES = 203
 MAX_DEFECTS = {"opaque adjoints": 0, "= None": 0, "pushes never read": 0, "shape helpers on scalars": 0}
 
 

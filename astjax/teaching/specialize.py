@@ -62,6 +62,7 @@ from .dead_loops import drop_dead_loops
 from .cheap_temporaries import substitute_cheap_temporaries
 from .loop_indices import name_loop_indices
 from .ones_factors import MARK as ONES_MARK, fold_ones_factors
+from .returned_names import returned_names
 from .propagated_constants import propagate_constants
 from .returned_values import return_assigned_values
 
@@ -140,7 +141,7 @@ def _finish(functions, observed):
         propagate_constants(node)
         drop_dead_loops(node)
         temporaries = _temporaries(node.name, namespaces)
-        items = split_tuple_items(node)
+        items = split_tuple_items(node) | returned_names(node, namespaces)
         sum_accumulations(cleanup(node, temporaries=_branch_flags(node, temporaries) | items))
         substitute_header_temporaries(node, temporaries)
         substitute_cheap_temporaries(node, temporaries)
