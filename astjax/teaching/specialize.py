@@ -14,13 +14,15 @@
                             read once written where it is read (seed_constants.py);
                             then over all the functions together (_finish): comments of
                             derivatives of astjax's own rules naming their file
-                            (library_comments.py), constant tests folded (constant_branches.py),
+                            (library_comments.py), seeds of ones times a value of their shape
+                            as that value (ones_factors.py), constant tests folded (constant_branches.py),
                             straight-line callees written out where called (inline_callees.py),
                             the user's loop index for a reverse counter (loop_indices.py), a branch's
                             forward and reverse halves as one `if` (fused_branches.py), numbers
                             propagated (propagated_constants.py), loops nothing reads from dropped
                             (dead_loops.py), tuples of adjoints split (tuple_items.py), cheap
-                            temporaries written where read (cheap_temporaries.py), equal branches merged
+                            temporaries and the normalizer's `out` written where read
+                            (cheap_temporaries.py, returned_names.py), equal branches merged
                             (same_branches.py), value-picking branches as conditional
                             expressions (conditional_assignments.py), a temporary read once in
                             a `for` header written there (header_temporaries.py), and
