@@ -184,12 +184,36 @@ class _Fold(gast.NodeTransformer):
     def visit_BinOp(self, node):
         """Mark `a * b` whose operands were arrays of one shape at every execution (ones_factors.py)."""
         self.generic_visit(node)
+        outer = self._outer(node)
+        if outer is not None:
+            return outer
         seen = self.observed.seen_at(self.function, _position(node))
         if seen is not None:
             operands = [seen.get("self"), seen.get("other")]
             if all(o is not None and o.kind == "array" for o in operands) and operands[0].shape == operands[1].shape:
                 setattr(node, ONES_MARK, operands[0].shape)
         return node
+
+    def _outer(self, node):
+        """`jnp.expand_dims(a, -1) * jnp.expand_dims(b, -2)` of vectors a and b (every execution) is
+        `jnp.outer(a, b)`: the derivative of a rule's `matmul` adjoint in a second derivative."""
+        if not isinstance(node.op, gast.Mult):
+            return None
+        vectors = []
+        for operand, axis in ((node.left, -1), (node.right, -2)):
+            if not (isinstance(operand, gast.Call) and isinstance(operand.func, gast.Attribute)
+                    and operand.func.attr == "expand_dims" and isinstance(operand.func.value, gast.Name)
+                    and operand.func.value.id == "jnp" and len(operand.args) == 2 and not operand.keywords
+                    and _int_literal(operand.args[1]) == axis):
+                return None
+            seen = self.observed.seen_at(self.function, _position(operand))
+            a = seen.get("a") if seen else None
+            if a is None or a.kind != "array" or len(a.shape) != 1:
+                return None
+            vectors.append(operand.args[0])
+        return gast.Call(func=gast.Attribute(value=gast.Name(id="jnp", ctx=gast.Load(), annotation=None,
+                                                             type_comment=None), attr="outer", ctx=gast.Load()),
+                         args=vectors, keywords=[])
 
     def visit_Call(self, node):
         if _is_call(node, "push"):
@@ -213,6 +237,13 @@ class _Fold(gast.NodeTransformer):
         seen["__writable__"] = self.observed.writable.get((self.function,) + _position(node), set())
         folded = fold(nodes, seen)
         return node if folded is None else folded
+
+
+def _int_literal(node):
+    """The int a literal `-1` (a negation of a constant, as parsed, or a folded constant) holds, else None."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and isinstance(node.operand, gast.Constant):
+        return -node.operand.value if type(node.operand.value) is int else None
+    return node.value if isinstance(node, gast.Constant) and type(node.value) is int else None
 
 
 def _position(node):
