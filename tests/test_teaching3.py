@@ -324,6 +324,7 @@ def test_hessian_of_rnn_prints_no_tangent_tape():
     assert "Tape()" not in text and L.defects(text, args)["pushes never read"] == 0
     assert "for t in reversed(range(3)):" in text and "bh[t + 1]" in text and "_k" not in text
     assert "jnp.outer(inputs[t], bh_item)" in text and "expand_dims" not in text    # the rule's outer product
+    assert "dbW = broadcast_like(dbW, bW, _t2)\n" in text                # `+ jnp.zeros((2, 3))` goes
 
 
 def test_rule_derivative_comments_name_astjax_files():

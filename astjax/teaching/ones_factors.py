@@ -11,8 +11,8 @@ a teacher writes the factor. Which operators met operands of one shape is what t
 both operands were arrays of that shape at every execution (`_astjax_operand_shape`), and the mark
 stays on the node through the cleanup passes. Where one operand of a marked node is `jnp.ones(S)` or
 `jnp.full(S, c)` with S that shape (possibly scaled by numbers: `jnp.ones(S) / 8 * 2`), the other
-operand already has the shape, so the number `1.0` or `c` in its place gives the same array; and
-`v = jnp.ones(S)` followed by `v = v * e` is `v = e`. `specialize.py` checks the result.
+operand already has the shape, so the number `1.0` or `c` in its place gives the same array; likewise
+`e + jnp.zeros(S)` is `e`; and `v = jnp.ones(S)` followed by `v = v * e` is `v = e`. `specialize.py` checks the result.
 """
 import ast
 
@@ -25,7 +25,9 @@ __all__ = ["MARK", "fold_ones_factors"]
 MARK = "_astjax_operand_shape"
 
 
-def fold_ones_factors(function_node):
+def fold_ones_factors(function_node, changed=False):
+    """Fold in place. Return the node, or with `changed=True` whether anything was folded."""
+    before = gast.dump(function_node) if changed else None
     for owner in list(gast.walk(function_node)):
         for field in ("body", "orelse"):
             block = getattr(owner, field, None)
@@ -33,7 +35,7 @@ def fold_ones_factors(function_node):
                 _seeds(block)
     _Inline().visit(function_node)
     fold_constants(function_node)
-    return function_node
+    return gast.dump(function_node) != before if changed else function_node
 
 
 def _filled(expr, shape):
@@ -60,6 +62,21 @@ def _filled(expr, shape):
     return None
 
 
+def _zeros(expr, shape):
+    """`jnp.zeros(shape)` (float32)."""
+    return (isinstance(expr, gast.Call) and isinstance(expr.func, gast.Attribute) and expr.func.attr == "zeros"
+            and isinstance(expr.func.value, gast.Name) and expr.func.value.id == "jnp" and len(expr.args) == 1
+            and not expr.keywords and _shape_literal(expr.args[0]) == shape)
+
+
+def _shape_literal(node):
+    try:
+        value = ast.literal_eval(gast.unparse(node))
+    except (ValueError, SyntaxError, TypeError, AttributeError):
+        return None
+    return (value,) if isinstance(value, int) else value
+
+
 def _scaled_fill(expr, shape):
     """`expr` with its `jnp.ones(shape)` leaf replaced by a number, where `expr` is that leaf times or over
     numbers (`jnp.ones(S) / 8 * 2`); else None."""
@@ -80,6 +97,10 @@ class _Inline(gast.NodeTransformer):
         shape = getattr(node, MARK, None)
         if shape is None or not isinstance(node.op, (gast.Mult, gast.Div, gast.Add, gast.Sub)):
             return node
+        if isinstance(node.op, (gast.Add, gast.Sub)) and _zeros(node.right, shape):
+            return node.left                  # e + jnp.zeros(S) with e of shape S: e
+        if isinstance(node.op, gast.Add) and _zeros(node.left, shape):
+            return node.right
         for side, other in (("left", "right"), ("right", "left")):
             number = _scaled_fill(getattr(node, side), shape)
             if number is not None and _fill_free(getattr(node, other), shape):

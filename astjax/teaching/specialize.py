@@ -145,6 +145,8 @@ def _finish(functions, observed):
         temporaries = _temporaries(node.name, namespaces)
         items = split_tuple_items(node) | returned_names(node, namespaces)
         sum_accumulations(cleanup(node, temporaries=_branch_flags(node, temporaries) | items))
+        if fold_ones_factors(node, changed=True):     # fills that cleanup has just written into marked nodes
+            cleanup(node, temporaries=_branch_flags(node, temporaries) | items)
         substitute_header_temporaries(node, temporaries)
         substitute_cheap_temporaries(node, temporaries)
         renamed = name_loop_indices(node) or renamed
