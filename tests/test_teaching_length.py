@@ -18,7 +18,7 @@ from adversarial.harness import fd_grad  # noqa: E402
 NAMES = [name for name, _, _ in L.CORPUS]
 
 # What docs/teaching.md records; lower them when the printing gets shorter, never raise them.
-MAX_PRINTED_LINES = 212
+MAX_PRINTED_LINES = 203
 MAX_DEFECTS = {"opaque adjoints": 0, "= None": 0, "pushes never read": 0, "shape helpers on scalars": 0}
 
 
@@ -90,10 +90,11 @@ def test_loop_temporaries_are_saved_after_they_are_computed():
 def test_loop_index_arithmetic_is_recomputed_not_saved():
     text = _text("rnn")
     assert "= None" not in text and "push(_tape, t_plus_1)" not in text and "push(_tape, inputs_t)" not in text
-    assert "t_plus_1 = t + 1" in text and "inputs_t = inputs[t]" in text
+    # recomputed where it is read, as the user wrote it (teaching/cheap_temporaries.py)
+    assert "t_plus_1" not in text and "inputs_t" not in text and "jnp.outer(inputs[t], bh_item)" in text
     # h is read for its shape only once the item helpers fold: the forward loop and the tape go
     assert "Tape()" not in text and "for t in range(3)" not in text
-    assert "bh_item = bh[t_plus_1]" in text and "bh = bh.at[t_plus_1].set(0.0)" in text
+    assert "bh_item = bh[t + 1]" in text and "bh = bh.at[t + 1].set(0.0)" in text
     assert "jnp.zeros((4, 3)).at[1:].set(" in text
 
 
@@ -110,7 +111,7 @@ def test_a_while_loop_keeps_its_test_in_its_header():
 
 def test_an_adjoint_assigned_then_accumulated_is_one_sum():
     text = _text("logistic_regression")
-    assert "bprediction = -(blabel_probabilities * _t3) + blabel_probabilities * label" in text
+    assert "bprediction = -(blabel_probabilities * (1 - label)) + blabel_probabilities * label" in text
     assert "+=" not in text
 
 

@@ -71,7 +71,7 @@ def explain(fun, *example_args, stage=None, **example_kwargs):
         raise ValueError(f"stage must be one of {', '.join(map(repr, STAGES))}, got {stage!r}")
     if stage in ("specialized", "numba") and not (example_args or example_kwargs):
         raise TypeError(f"stage={stage!r} needs example arguments: astjax.explain(fun, *args, stage={stage!r})")
-    left, where = _user_lines(user)
+    left, where = _user_lines(_innermost(user))
     if stage == "normalized":
         text = _normalized(user)
     elif stage == "numba":
@@ -85,6 +85,17 @@ def explain(fun, *example_args, stage=None, **example_kwargs):
     if stage in ("normalized", "numba"):
         return Explanation(title, [(None, left, main)], ("your function", stage))
     return Explanation(title, _pair(left, main, user), ("your function", "its derivative"))
+
+
+def _innermost(fn):
+    """The user's own function under a transformation of a transformation: grad(grad(f)) differentiates
+    the derivative astjax wrote for f, whose `# from line N` comments name f's lines."""
+    for _ in range(16):
+        inner = getattr(getattr(fn, "__astjax_transform__", None), "fun", None)
+        if inner is None or inner is fn:
+            return fn
+        fn = inner
+    return fn
 
 
 def _user_lines(fn):

@@ -114,14 +114,25 @@ def _zeros_shaped(nodes, seen):
 def _broadcast_like(nodes, seen):
     """A tangent already shaped like what its operands broadcast to is itself."""
     t, operands = seen["t"], seen["operands"]
-    if operands.kind != "tuple" or not all(o.kind == "array" for o in operands.value):
+    if _all_floats(t, operands):
+        return nodes["t"]          # numbers all: nothing is broadcast
+    if operands.kind != "tuple" or not all(o.kind in ("array", "float") for o in operands.value):
         return None
     shape = np.broadcast_shapes(*(o.shape for o in operands.value))
     if t.kind == "array" and t.shape == shape:
-        return nodes["t"]
+        return nodes["t"]          # (a Python float operand is a number: it broadcasts nothing)
+    if not all(o.kind == "array" for o in operands.value):
+        return None
     if t.kind == "float" and shape == () and operands.value[0].dtype.startswith("float"):
         return nodes["t"]          # a Python float meeting a float scalar takes its dtype anyway (weak type)
     return None
+
+
+def _all_floats(t, operands):
+    """A Python float tangent of float numbers (a second derivative's `broadcast_like(0.0, 0.0, b)`)."""
+    return (t.kind == "float" and operands.kind == "tuple" and operands.value
+            and all(o.kind == "float" or (o.kind == "array" and o.shape == () and o.dtype.startswith("float"))
+                    for o in operands.value))
 
 
 @fold_for(jnp.zeros_like)

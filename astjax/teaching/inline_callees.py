@@ -11,7 +11,7 @@
 
 A teacher differentiating `mul_with_call` writes `b`, not a second function and a call of it. Where
 a generated function (a `vjp_` of a user function the derivative calls) is straight-line (single
-assignments, each read once, then a `return`) it is one expression of its parameters; each call of it
+assignments, each read once unless it is as cheap as `x.T`, then a `return`) it is one expression of its parameters; each call of it
 whose arguments are names or numbers becomes that expression with the arguments in place of the
 parameters, and a function nobody calls any more is not printed. A callee returning a tuple is
 written out where its result `_b1` is only read as `_b1[0]`, `_b1[1]`, ... in the next statement.
@@ -21,10 +21,12 @@ Names the callee reads besides its parameters must mean the same in the caller (
 functions that ran). Recursive derivatives and callees with loops, branches or a tape stay functions.
 """
 import copy
+import itertools
 
 import gast
 
 from ..optimize.effects import has_effects
+from .library_comments import is_library_comment
 
 __all__ = ["inline_callees"]
 
@@ -40,7 +42,7 @@ def inline_callees(functions, namespaces):
             expression = _as_expression(callee, set(by_name))
             if expression is None:
                 continue
-            comments = [_via(c) for c in callee.body if _is_comment(c)]
+            comments = [_via(c) for c in callee.body if _is_comment(c) and not is_library_comment(c)]
             for caller in functions:
                 if caller is not callee and _inline_into(caller, callee, expression, comments,
                                                          namespaces.get(caller.name)):
@@ -74,7 +76,7 @@ def _as_expression(callee, generated):
         return None
     for name in reversed(list(values)):       # substitute the last local first: it reads only earlier ones
         uses = [n for n in gast.walk(result) if isinstance(n, gast.Name) and n.id == name]
-        if len(uses) > 1 and not isinstance(values[name], (gast.Name, gast.Constant)):
+        if len(uses) > 1 and not _cheap(values[name]):
             return None
         result = _Substitute({name: values[name]}).visit(result)
     names = {n.id for n in gast.walk(result) if isinstance(n, gast.Name)}
@@ -84,6 +86,15 @@ def _as_expression(callee, generated):
                           gast.SetComp, gast.Starred)) for n in gast.walk(result)):
         return None
     return params, result
+
+
+def _cheap(expr):
+    """A value a teacher writes again rather than names: a name, a number, `x.T` (an attribute of one)."""
+    if isinstance(expr, gast.Attribute):
+        return _cheap(expr.value)
+    if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, gast.USub):
+        return isinstance(expr.operand, gast.Constant)
+    return isinstance(expr, (gast.Name, gast.Constant))
 
 
 def _inline_into(caller, callee, expression, comments, namespace):
@@ -157,18 +168,23 @@ def _inline_tuple(block, i, calls, params, result):
 
 
 def _inline_unpacked(block, i, call, params, result):
-    """`ba, dba = f(x)` returning `(e1, e2)`: `ba = e1` and `dba = e2`, where no item reads a target."""
+    """`ba, dba = f(x)` returning `(e1, e2)`: `ba = e1` and `dba = e2`, in an order where no item reads
+    a target assigned before it (`a, da = jvp_f(a, da)` is `da = da * a + a * da` then `a = a * a`)."""
     targets = block[i].targets[0].elts
-    if len(targets) != len(result.elts) or not all(isinstance(t, gast.Name) for t in targets):
+    if len(targets) != len(result.elts) or not all(isinstance(t, gast.Name) for t in targets) or len(targets) > 4:
         return False
     bound = _bind(params, call.args, result)
-    names = {t.id for t in targets}
-    if len(names) != len(targets) or any(isinstance(n, gast.Name) and n.id in names
-                                         for item in bound.elts for n in gast.walk(item)):
+    names = [t.id for t in targets]
+    if len(set(names)) != len(names):
         return False
-    block[i:i + 1] = [gast.Assign(targets=[gast.Name(id=t.id, ctx=gast.Store(), annotation=None, type_comment=None)],
-                                  value=item, type_comment=None) for t, item in zip(targets, bound.elts)]
-    return True
+    reads = [{n.id for n in gast.walk(item) if isinstance(n, gast.Name)} for item in bound.elts]
+    for order in itertools.permutations(range(len(names))):
+        if all(names[k] not in reads[later] for at, k in enumerate(order) for later in order[at + 1:]):
+            block[i:i + 1] = [gast.Assign(targets=[gast.Name(id=names[k], ctx=gast.Store(), annotation=None,
+                                                             type_comment=None)],
+                                          value=bound.elts[k], type_comment=None) for k in order]
+            return True
+    return False
 
 
 def _bind(params, args, result):

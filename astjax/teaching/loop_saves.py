@@ -15,7 +15,9 @@ each step:
         aa = pop(_tape)
         t_plus_1 = pop(_tape)
 
-A temporary computed from the loop index and names that never change (`t + 1`, `inputs[t]`) is computed
+Each tape keeps its own order, so a second derivative's tangent tape (`push(d_tape, daa)` beside
+`push(_tape, aa)`) neither blocks nor is blocked by the other, and a placeholder may be any constant
+(`daa = 0.0`). A temporary computed from the loop index and names that never change (`t + 1`, `inputs[t]`) is computed
 again at the start of the reverse step instead of saved. Another one is pushed at the end of the forward
 step (after it is computed) and popped at the start of the reverse step. Both hold only where the save
 is the first of its forward step and the restore the last of its reverse step (so moving them keeps the
@@ -49,10 +51,41 @@ def move_loop_saves(function_node, namespace, arguments):
     while changed:               # one rewrite can make another's save the first of its step
         changed = False
         for j, (push_call, pop_call) in list(waiting.items()):
-            if _rewrite(function_node, _places(function_node), push_call, pop_call):
+            places = _places(function_node)
+            if _rewrite(function_node, places, push_call, pop_call) or \
+                    _recompute_in_place(function_node, places, push_call, pop_call):
                 del waiting[j]
                 changed = True
     return function_node
+
+
+def _recompute_in_place(function_node, places, push_call, pop_call):
+    """A loop temporary already pushed after it is computed (`t_plus_1 = _k1 + 1; ...; push(_tape,
+    t_plus_1)`) whose value is recomputable: its restore computes it again where it stood, and the push
+    goes. The run paired the two sites only with each other, so the other saves keep their order."""
+    push_stmt, pop_stmt = _statement_of(places, push_call), _statement_of(places, pop_call)
+    if push_stmt is None or pop_stmt is None or not isinstance(push_call.args[1], gast.Name):
+        return False
+    variable = push_call.args[1].id
+    if pop_stmt.targets[0].id != variable or _tape_of(push_call) is None or _tape_of(pop_call) != _tape_of(push_call):
+        return False
+    forward_block, forward_loop = places[id(push_stmt)]
+    reverse_block, reverse_loop = places[id(pop_stmt)]
+    if not (isinstance(forward_loop, gast.For) and isinstance(reverse_loop, gast.For) and forward_loop is not reverse_loop
+            and forward_block is forward_loop.body and reverse_block is reverse_loop.body):
+        return False
+    if _stores_in(forward_loop, variable) != 1 or _jumps(forward_loop) or _jumps(reverse_loop):
+        return False
+    at = forward_block.index(push_stmt)
+    assignment = next((s for s in forward_block[:at] if _assigns(s, variable)), None)
+    if assignment is None or not _recomputable(function_node, assignment.value, forward_loop, reverse_loop):
+        return False
+    value = _in_reverse_index(copy.deepcopy(assignment.value), forward_loop, reverse_loop)
+    forward_block.remove(push_stmt)
+    if not forward_block:
+        forward_block.append(gast.Pass())
+    pop_stmt.value = value
+    return True
 
 
 def _rewrite(function_node, places, push_call, pop_call):
@@ -68,11 +101,19 @@ def _rewrite(function_node, places, push_call, pop_call):
             and forward_loop is not reverse_loop
             and forward_block is forward_loop.body and reverse_block is reverse_loop.body):
         return False
+    tape = _tape_of(push_call)
+    if tape is None or _tape_of(pop_call) != tape:
+        return False
     code = [s for s in forward_block if not _is_comment(s)]
     at = next(i for i, s in enumerate(code) if s is push_stmt)
+    while at + 1 < len(code) and _other_tape(code[at + 1], tape, variable):
+        at += 1                          # (a second derivative's `push(d_tape, da)`, a line not about it)
     assignment = code[at + 1] if at + 1 < len(code) else None
-    if not (_assigns(assignment, variable) and _first_push(code, push_stmt)
-            and [s for s in reverse_block if not _is_comment(s)][-1] is pop_stmt):
+    reverse_code = [s for s in reverse_block if not _is_comment(s)]
+    while reverse_code and _other_tape(reverse_code[-1], tape, variable):
+        reverse_code.pop()
+    if not (_assigns(assignment, variable) and _first_push(code, push_stmt, tape)
+            and reverse_code and reverse_code[-1] is pop_stmt):
         return False
     if _stores_in(forward_loop, variable) != 1 or _jumps(forward_loop) or _jumps(reverse_loop):
         return False
@@ -88,14 +129,15 @@ def _rewrite(function_node, places, push_call, pop_call):
                 continue
             return False                                 # read elsewhere: the placeholder may matter
     for stmt, (block, _) in _assignments_outside(places, variable, inside_forward | inside_reverse):
-        if not (isinstance(stmt.value, gast.Constant) and stmt.value.value is None and block is function_node.body):
+        if not (isinstance(stmt.value, gast.Constant) and block is function_node.body):
             return False
         placeholders.append(stmt)
     if _recomputable(function_node, assignment.value, forward_loop, reverse_loop):
         forward_block.remove(push_stmt)
         reverse_block.remove(pop_stmt)
+        value = _in_reverse_index(copy.deepcopy(assignment.value), forward_loop, reverse_loop)
         reverse_block.insert(0, gast.Assign(targets=[copy.deepcopy(pop_stmt.targets[0])],
-                                            value=copy.deepcopy(assignment.value), type_comment=None))
+                                            value=value, type_comment=None))
     else:
         forward_block.remove(push_stmt)
         if isinstance(forward_loop, gast.While):
@@ -149,13 +191,24 @@ def _assigns(stmt, variable):
             and stmt.targets[0].id == variable)
 
 
-def _first_push(code, push_stmt):
+def _first_push(code, push_stmt, tape):
     for stmt in code:
         if stmt is push_stmt:
             return True
-        if any(_is_call(n, "push") or _is_call(n, "pop") for n in gast.walk(stmt)):
+        if any((_is_call(n, "push") or _is_call(n, "pop")) and _tape_of(n) == tape for n in gast.walk(stmt)):
             return False
     return False
+
+
+def _tape_of(call):
+    return call.args[0].id if call.args and isinstance(call.args[0], gast.Name) else None
+
+
+def _other_tape(stmt, tape, variable):
+    """A statement that neither names `variable` nor uses `tape` (a push onto another tape among them:
+    LIFO order is per tape), and does not jump: a save or restore of `variable` may move across it."""
+    return not any((isinstance(n, gast.Name) and n.id in (variable, tape))
+                   or isinstance(n, (gast.Break, gast.Continue, gast.Return, gast.Raise)) for n in gast.walk(stmt))
 
 
 def _stores_in(node, variable):
@@ -190,9 +243,12 @@ def _recomputable(function_node, value, forward_loop, reverse_loop):
         return False                     # a while loop's step has no index to recompute from
     index = forward_loop.target
     if not (isinstance(index, gast.Name) and isinstance(reverse_loop.target, gast.Name)
-            and reverse_loop.target.id == index.id and _reverses(reverse_loop.iter, forward_loop.iter)):
+            and _reverses(reverse_loop.iter, forward_loop.iter)):
         return False
-    if _stores_in(reverse_loop, index.id) != 1 or _stores_in(forward_loop, index.id) != 1:
+    reverse_index = reverse_loop.target.id         # the same values, maybe another name (`_k1` and `t`)
+    if _stores_in(reverse_loop, reverse_index) != 1 or _stores_in(forward_loop, index.id) != 1:
+        return False
+    if reverse_index != index.id and any(isinstance(n, gast.Name) and n.id == reverse_index for n in gast.walk(value)):
         return False
     for name in {n.id for n in gast.walk(value) if isinstance(n, gast.Name)} - {index.id}:
         top_level = [s for s in function_node.body if _stores_in(s, name)]
@@ -210,3 +266,12 @@ def _reverses(reverse_iter, forward_iter):
     """`reversed(<forward_iter>)`, with forward_iter a `range(...)` call."""
     return (_is_call(reverse_iter, "reversed") and len(reverse_iter.args) == 1 and _is_call(forward_iter, "range")
             and gast.dump(reverse_iter.args[0]) == gast.dump(forward_iter))
+
+
+def _in_reverse_index(value, forward_loop, reverse_loop):
+    """`value` (read in the forward loop) with the forward loop's index written as the reverse loop's."""
+    forward, reverse = forward_loop.target.id, reverse_loop.target.id
+    for n in gast.walk(value):
+        if isinstance(n, gast.Name) and n.id == forward:
+            n.id = reverse
+    return value

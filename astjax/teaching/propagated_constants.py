@@ -24,13 +24,14 @@ class _Unmodelled(Exception):
     pass
 
 
-def propagate_constants(function_node):
+def propagate_constants(function_node, kinds=(int, float)):
+    """Replace reads of a name that can only hold one constant of a type in `kinds` (in place)."""
     reaching = {}
     args = function_node.args
     params = args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a is not None]
     state = {a.id: frozenset([_OTHER]) for a in params}
     try:
-        _Walk(reaching).block(function_node.body, state)
+        _Walk(reaching, kinds).block(function_node.body, state)
     except _Unmodelled:
         return function_node
     replace = {}
@@ -56,8 +57,8 @@ def _added_to_zero(stmt, number):
 class _Walk:
     """Records, for each read of a name, the assignments that may reach it."""
 
-    def __init__(self, reaching):
-        self.reaching = reaching
+    def __init__(self, reaching, kinds=(int, float)):
+        self.reaching, self.kinds = reaching, kinds
 
     def block(self, stmts, state):
         for stmt in stmts:
@@ -71,7 +72,7 @@ class _Walk:
             for target in stmt.targets:
                 self.reads_in_target(target, state)
                 number = (len(stmt.targets) == 1 and isinstance(target, gast.Name)
-                          and isinstance(stmt.value, gast.Constant) and type(stmt.value.value) in (int, float))
+                          and isinstance(stmt.value, gast.Constant) and type(stmt.value.value) in self.kinds)
                 for name in _stored(target):
                     state[name] = frozenset([stmt if number else _OTHER])
             return state
@@ -164,7 +165,9 @@ class _Replace(gast.NodeTransformer):
     def visit_AugAssign(self, node):
         self.generic_visit(node)
         value = self.replace.get(node)
-        return node if value is None else _added_to_zero(node, value.value)
+        if value is None or type(value.value) not in (int, float):
+            return node
+        return _added_to_zero(node, value.value)
 
     def visit_Name(self, node):
         value = self.replace.get(node)

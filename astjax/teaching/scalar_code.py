@@ -1,6 +1,7 @@
 """`unbroadcast` between scalars is the identity, in branches the example did not take too.
 
     ba = unbroadcast(ba * a, a)      ->      ba = ba * a
+    dba = broadcast_like(dt, a, a)   ->      dba = dt          (a second derivative's tangent)
 
 The folds in folds.py know the shapes of the calls the run made; a branch the example did not take
 keeps its helpers. Where every argument of the function is a number (a Python float or int, a 0-d
@@ -34,6 +35,9 @@ def fold_scalar_unbroadcasts(function_node, arguments):
             if (_named(node, "unbroadcast") and len(node.args) == 2 and not node.keywords
                     and _scalar(node.args[0], scalars) and _scalar(node.args[1], scalars)):
                 return node.args[0]
+            if (_named(node, "broadcast_like") and node.args and not node.keywords
+                    and all(_scalar(a, scalars) for a in node.args)):
+                return node.args[0]       # a tangent of numbers broadcast to their shape, (): itself
             return node
     Fold().visit(function_node)
     return function_node
@@ -130,7 +134,12 @@ def _scalar(expr, scalars, tape=False):
             return tape
         if _named(expr, "unbroadcast") and len(expr.args) == 2:
             return _scalar(expr.args[0], scalars, tape)
+        if _named(expr, "broadcast_like") and expr.args and not expr.keywords:     # a second derivative's
+            return all(_scalar(a, scalars, tape) for a in expr.args)               # tangent of numbers
         func = expr.func
+        if (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id == "jnp"
+                and func.attr in ("zeros_like", "ones_like") and len(expr.args) == 1 and not expr.keywords):
+            return _scalar(expr.args[0], scalars, tape)
         if (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id == "jnp"
                 and func.attr in _ELEMENTWISE and len(expr.args) == 1 and not expr.keywords):
             return _scalar(expr.args[0], scalars, tape)

@@ -12,10 +12,17 @@
                             write a while loop's test back into its header (while_tests.py);
                             `b = e; b += f` as `b = e + f` (sum_accumulations.py); a seed
                             read once written where it is read (seed_constants.py);
-                            then over all the functions together (_finish): straight-line
-                            callees written out where called (inline_callees.py), a branch's
+                            then over all the functions together (_finish): comments of
+                            derivatives of astjax's own rules naming their file
+                            (library_comments.py), seeds of ones times a value of their shape
+                            as that value (ones_factors.py), constant tests folded (constant_branches.py),
+                            straight-line callees written out where called (inline_callees.py),
+                            the user's loop index for a reverse counter (loop_indices.py), a branch's
                             forward and reverse halves as one `if` (fused_branches.py), numbers
-                            propagated (propagated_constants.py), equal branches merged
+                            propagated (propagated_constants.py), loops nothing reads from dropped
+                            (dead_loops.py), tuples of adjoints split (tuple_items.py), cheap
+                            temporaries and the normalizer's `out` written where read
+                            (cheap_temporaries.py, returned_names.py), equal branches merged
                             (same_branches.py), value-picking branches as conditional
                             expressions (conditional_assignments.py), a temporary read once in
                             a `for` header written there (header_temporaries.py), and
@@ -50,6 +57,14 @@ from .fused_branches import fuse_branches
 from .conditional_assignments import conditional_assignments
 from .header_temporaries import substitute_header_temporaries
 from .same_branches import merge_same_branches
+from .constant_branches import take_constant_branches
+from .library_comments import label_library_comments
+from .tuple_items import split_tuple_items
+from .dead_loops import drop_dead_loops
+from .cheap_temporaries import substitute_cheap_temporaries
+from .loop_indices import name_loop_indices
+from .ones_factors import MARK as ONES_MARK, fold_ones_factors
+from .returned_names import returned_names
 from .propagated_constants import propagate_constants
 from .returned_values import return_assigned_values
 
@@ -116,13 +131,29 @@ def _finish(functions, observed):
     """The passes over all the generated functions together (see the module docstring); the cleanup
     passes run again in between, and returned_values.py runs last (cleanup sees top-level returns only)."""
     namespaces = {f.name: _namespace_of(f.name, observed) for f in functions}
+    label_library_comments(functions, namespaces)
+    for node in functions:
+        take_constant_branches(node)
     functions = inline_callees(functions, namespaces)
     for node in functions:
+        fold_ones_factors(node)
+        renamed = name_loop_indices(node)
         fuse_branches(node)
+        drop_idle_saves(node)
         propagate_constants(node)
+        drop_dead_loops(node)
         temporaries = _temporaries(node.name, namespaces)
-        sum_accumulations(cleanup(node, temporaries=_branch_flags(node, temporaries)))
+        items = split_tuple_items(node) | returned_names(node, namespaces)
+        sum_accumulations(cleanup(node, temporaries=_branch_flags(node, temporaries) | items))
+        if fold_ones_factors(node, changed=True):     # fills that cleanup has just written into marked nodes
+            cleanup(node, temporaries=_branch_flags(node, temporaries) | items)
         substitute_header_temporaries(node, temporaries)
+        substitute_cheap_temporaries(node, temporaries)
+        renamed = name_loop_indices(node) or renamed
+        if renamed and node.name in observed.entries and namespaces.get(node.name) is not None:
+            move_loop_saves(node, namespaces[node.name], observed.entries[node.name][0])   # with the user's index
+            cleanup(node, temporaries=_branch_flags(node, temporaries))
+            substitute_cheap_temporaries(node, temporaries)
         return_assigned_values(conditional_assignments(merge_same_branches(node)))
     return functions
 
@@ -152,6 +183,40 @@ class _Fold(gast.NodeTransformer):
     def __init__(self, namespace, observed, function):
         self.namespace, self.observed, self.function = namespace, observed, function
 
+    def visit_BinOp(self, node):
+        """Mark `a * b` whose operands were arrays of one shape at every execution (ones_factors.py)."""
+        self.generic_visit(node)
+        outer = self._outer(node)
+        if outer is not None:
+            return outer
+        seen = self.observed.seen_at(self.function, _position(node))
+        if seen is not None:
+            operands = [seen.get("self"), seen.get("other")]
+            if all(o is not None and o.kind == "array" for o in operands) and operands[0].shape == operands[1].shape:
+                setattr(node, ONES_MARK, operands[0].shape)
+        return node
+
+    def _outer(self, node):
+        """`jnp.expand_dims(a, -1) * jnp.expand_dims(b, -2)` of vectors a and b (every execution) is
+        `jnp.outer(a, b)`: the derivative of a rule's `matmul` adjoint in a second derivative."""
+        if not isinstance(node.op, gast.Mult):
+            return None
+        vectors = []
+        for operand, axis in ((node.left, -1), (node.right, -2)):
+            if not (isinstance(operand, gast.Call) and isinstance(operand.func, gast.Attribute)
+                    and operand.func.attr == "expand_dims" and isinstance(operand.func.value, gast.Name)
+                    and operand.func.value.id == "jnp" and len(operand.args) == 2 and not operand.keywords
+                    and _int_literal(operand.args[1]) == axis):
+                return None
+            seen = self.observed.seen_at(self.function, _position(operand))
+            a = seen.get("a") if seen else None
+            if a is None or a.kind != "array" or len(a.shape) != 1:
+                return None
+            vectors.append(operand.args[0])
+        return gast.Call(func=gast.Attribute(value=gast.Name(id="jnp", ctx=gast.Load(), annotation=None,
+                                                             type_comment=None), attr="outer", ctx=gast.Load()),
+                         args=vectors, keywords=[])
+
     def visit_Call(self, node):
         if _is_call(node, "push"):
             return node                  # a saved shape stays `jnp.shape(t)`: _drop_unread_shape_slots reads it
@@ -174,6 +239,13 @@ class _Fold(gast.NodeTransformer):
         seen["__writable__"] = self.observed.writable.get((self.function,) + _position(node), set())
         folded = fold(nodes, seen)
         return node if folded is None else folded
+
+
+def _int_literal(node):
+    """The int a literal `-1` (a negation of a constant, as parsed, or a folded constant) holds, else None."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and isinstance(node.operand, gast.Constant):
+        return -node.operand.value if type(node.operand.value) is int else None
+    return node.value if isinstance(node, gast.Constant) and type(node.value) is int else None
 
 
 def _position(node):
@@ -266,22 +338,31 @@ def _drop_unread_shape_slots(function_node):
     Every pop takes back what its paired push saved (the tape plan pairs them by variable), so
     removing every push and pop of one slot leaves the other slots' pairs as they were."""
     reads = {n.id for n in gast.walk(function_node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
-    unread = set()
+    saved_shapes = {(_tape_of(stmt.value), _shape_of_name(stmt.value.args[1])) for stmt in gast.walk(function_node)
+                    if isinstance(stmt, gast.Expr) and _is_call(stmt.value, "push") and len(stmt.value.args) == 2}
+    unread = set()        # (tape, t): `push(tape, jnp.shape(t))` and its `t_shape = pop(tape)`, which nobody reads
     for stmt in gast.walk(function_node):
         if (isinstance(stmt, gast.Assign) and _is_call(stmt.value, "pop") and isinstance(stmt.targets[0], gast.Name)
                 and stmt.targets[0].id.endswith("_shape") and stmt.targets[0].id not in reads):
-            unread.add(stmt.targets[0].id[:-len("_shape")])
+            slot = (_tape_of(stmt.value), stmt.targets[0].id[:-len("_shape")])
+            if slot in saved_shapes:          # (a second derivative's `dt_shape = pop(d_tape)` is no shape slot)
+                unread.add(slot)
     if not unread:
         return
 
     def keep(stmt):
-        if isinstance(stmt, gast.Expr) and _is_call(stmt.value, "push"):
-            saved = stmt.value.args[1]
-            return _shape_of_name(saved) not in unread
+        if isinstance(stmt, gast.Expr) and _is_call(stmt.value, "push") and len(stmt.value.args) == 2:
+            return (_tape_of(stmt.value), _shape_of_name(stmt.value.args[1])) not in unread
         if isinstance(stmt, gast.Assign) and _is_call(stmt.value, "pop") and isinstance(stmt.targets[0], gast.Name):
-            return stmt.targets[0].id[:-len("_shape")] not in unread if stmt.targets[0].id.endswith("_shape") else True
+            target = stmt.targets[0].id
+            return not target.endswith("_shape") or (_tape_of(stmt.value), target[:-len("_shape")]) not in unread
         return True
     _filter_blocks(function_node, keep)
+
+
+def _tape_of(call):
+    """The tape a push or pop names (`_tape`, or a second derivative's `d_tape`)."""
+    return call.args[0].id if call.args and isinstance(call.args[0], gast.Name) else None
 
 
 def _shape_of_name(expr):

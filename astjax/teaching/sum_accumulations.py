@@ -6,9 +6,14 @@
     bprediction = -(bq * _t3)   ->      bprediction = -(bq * _t3) + bq * label
     bprediction += bq * label
 
+    ba = ba * aa                ->      baa_a = baa * a
+    baa_a = baa * a                     ba = ba * aa + baa_a
+    ba = ba + baa_a
+
 Only where the statements between (comments, or plain assignments without calls) neither read nor write
 the variable nor anything the added expression reads, where the added expression does not read the
-variable, and the sum stays within one line of 88 characters; `b = e; b += -f` prints `b = e - f`. A
+variable, and the sum stays within one line of 88 characters (written where the assignment was, or, where
+a statement between computes what is added, where the accumulation was); `b = e; b += -f` prints `b = e - f`. A
 `+=` of an ndarray adds in place, a `+` makes a new array: the same numbers; `specialize.py` checks the
 result anyway.
 """
@@ -55,18 +60,38 @@ def _block(block, depth):
             between.append(block[j])
             j += 1
         second = block[j] if j < len(block) else None
-        if (isinstance(first, gast.Assign) and len(first.targets) == 1 and isinstance(first.targets[0], gast.Name)
-                and isinstance(second, gast.AugAssign) and isinstance(second.op, gast.Add)
-                and isinstance(second.target, gast.Name) and second.target.id == first.targets[0].id
-                and not _reads(second.value, second.target.id) and not _reads(first.value, "__comment__")
-                and not any(_assigned(s) & _names(second.value) for s in between)):
-            total = _sum(first.value, second.value)
+        added = _added(second, first)
+        if added is not None and not _reads(first.value, "__comment__"):
+            total = _sum(first.value, added)
             merged = gast.Assign(targets=first.targets, value=total, type_comment=None)
-            if len(unparse(merged).strip()) + 4 * depth <= _WIDTH:
-                first.value = total
+            fits = len(unparse(merged).strip()) + 4 * depth <= _WIDTH
+            if fits and not any(_assigned(s) & _names(added) for s in between):
+                first.value = total             # the sum where the assignment was
                 del block[j]
                 continue
+            if fits and not any(_assigned(s) & _names(first.value) for s in between):
+                block[j] = merged               # the sum where the accumulation was (`dba = ...` between)
+                del block[i]
+                continue
         i += 1
+
+
+def _added(second, first):
+    """`e` where `second` is `b += e` or `b = b + e` and `first` assigns `b` (e not reading b), else None."""
+    if not (isinstance(first, gast.Assign) and len(first.targets) == 1 and isinstance(first.targets[0], gast.Name)):
+        return None
+    name = first.targets[0].id
+    if isinstance(second, gast.AugAssign) and isinstance(second.op, gast.Add) and \
+            isinstance(second.target, gast.Name) and second.target.id == name:
+        added = second.value
+    elif (isinstance(second, gast.Assign) and len(second.targets) == 1 and isinstance(second.targets[0], gast.Name)
+          and second.targets[0].id == name and isinstance(second.value, gast.BinOp)
+          and isinstance(second.value.op, gast.Add) and isinstance(second.value.left, gast.Name)
+          and second.value.left.id == name):
+        added = second.value.right
+    else:
+        return None
+    return None if _reads(added, name) else added
 
 
 def _independent(stmt, first):

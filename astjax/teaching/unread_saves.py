@@ -50,9 +50,8 @@ def drop_unread_saves(function_node, namespace, arguments):
         return function_node
     doomed = {id(sites[kind][index]) for kind, index in drop}
     _filter_blocks(function_node, lambda stmt: id(_site_call(stmt)) not in doomed)
-    if not any(isinstance(n, gast.Name) and n.id == "_tape" and isinstance(n.ctx, gast.Load)
-               for n in gast.walk(function_node)):
-        _filter_blocks(function_node, lambda stmt: not _creates_tape(stmt))
+    read = {n.id for n in gast.walk(function_node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    _filter_blocks(function_node, lambda stmt: not (_creates_tape(stmt) and stmt.targets[0].id not in read))
     return function_node
 
 
@@ -135,7 +134,9 @@ def _saves_of_unchanged(function_node, sites, popped_from, pushed_to):
 def drop_idle_saves(function_node):
     """`push(_tape, x)` and a later `x = pop(_tape)` in the same block, with nothing between them that
     assigns x, touches the tape or leaves the block (break, continue, return, raise): the pop gives back the value x holds (the statement that overwrote
-    x was dead code and is gone). Both go."""
+    x was dead code and is gone). Both go. Each tape on its own: a second derivative's tangent tape
+    (`push(_tape, a); push(d_tape, da); a = pop(_tape); da = pop(d_tape)`) pairs with itself, and a
+    tape nothing reads any more is not created."""
     changed = True
     while changed:
         changed = False
@@ -144,28 +145,29 @@ def drop_idle_saves(function_node):
                 block = getattr(owner, field, None)
                 if isinstance(block, list) and block and isinstance(block[0], gast.stmt) and _idle_pair(block):
                     changed = True
-    if not any(isinstance(n, gast.Name) and n.id == "_tape" and isinstance(n.ctx, gast.Load)
-               for n in gast.walk(function_node)):
-        _filter_blocks(function_node, lambda stmt: not _creates_tape(stmt))
+    read = {n.id for n in gast.walk(function_node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    _filter_blocks(function_node, lambda stmt: not (_creates_tape(stmt) and stmt.targets[0].id not in read))
     return function_node
 
 
 def _idle_pair(block):
     for p, stmt in enumerate(block):
         call = _site_call(stmt)
-        if call is None or call.func.id != "push" or not isinstance(call.args[1], gast.Name):
+        if (call is None or call.func.id != "push" or not isinstance(call.args[1], gast.Name)
+                or not isinstance(call.args[0], gast.Name)):
             continue
-        name = call.args[1].id
+        name, tape = call.args[1].id, call.args[0].id
         for q in range(p + 1, len(block)):
             later = block[q]
             later_call = _site_call(later)
-            if later_call is not None and later_call.func.id == "pop" and later.targets[0].id == name:
+            if (later_call is not None and later_call.func.id == "pop" and later.targets[0].id == name
+                    and isinstance(later_call.args[0], gast.Name) and later_call.args[0].id == tape):
                 del block[q]
                 del block[p]
                 if not block:
                     block.append(gast.Pass())
                 return True
-            if _stores(later, name) or any(isinstance(n, gast.Name) and n.id == "_tape"
+            if _stores(later, name) or any(isinstance(n, gast.Name) and n.id == tape
                                            or isinstance(n, (gast.Break, gast.Continue, gast.Return, gast.Raise))
                                            for n in gast.walk(later)):
                 break
@@ -312,7 +314,7 @@ def _is_call(expr, name):
 
 def _creates_tape(stmt):
     return (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
-            and stmt.targets[0].id == "_tape" and _is_call(stmt.value, "Tape"))
+            and _is_call(stmt.value, "Tape"))
 
 
 def _filter_blocks(node, keep):
