@@ -11,6 +11,16 @@ name that is read exactly once:
 A name bound to a generator expression and read more than once, or read inside a loop, lambda,
 nested function or comprehension that may run the read again, is refused (a silently wrong number
 otherwise), as is a generator expression stored anywhere else (in a tuple, a return value).
+
+A generator also runs late: its element, conditions and items are read when it is consumed, not where
+it is written. So code between the binding and the read that may change what it reads is refused too:
+
+    g = (v * v for v in xs)
+    xs.append(x[2])         # Python: the sum sees three items; the list made at the binding has two
+    total = sum(g)
+
+(a name it reads assigned or deleted, an item or attribute of one stored, a method called on any name,
+or a call of anything but a pure builtin or a NumPy-like module's function).
 """
 import gast
 
@@ -40,7 +50,31 @@ class GeneratorNames(Pass):
                 raise self.error(f"`{identifier}` is a generator expression, consumed by its first reader: "
                                  f"a second read (or one that may run again in a loop or function) sees it "
                                  f"exhausted", where, hint=_HINT)
+            if reads:
+                self._refuse_changes_before_the_read(function_node, identifier, assign, reads[0][0])
         return function_node
+
+    def _refuse_changes_before_the_read(self, function_node, identifier, assign, read):
+        """Refuse code between `assign` and the statement holding `read` that may change what the
+        generator reads when it runs (it runs at the read, not at the binding)."""
+        generator = assign.value
+        own = {n.id for c in generator.generators for n in gast.walk(c.target) if isinstance(n, gast.Name)}
+        reads = {n.id for n in gast.walk(generator) if isinstance(n, gast.Name) and n.id not in own}
+        order = [s for s in gast.walk(function_node) if isinstance(s, gast.stmt)]
+        order.sort(key=lambda s: (getattr(s, "lineno", 0), getattr(s, "col_offset", 0)))
+        holder = next((s for s in reversed(order) if any(n is read for n in gast.walk(s))), None)
+        if holder is None or not hasattr(assign, "end_lineno") or not hasattr(holder, "lineno"):
+            return
+        for stmt in order:
+            line = getattr(stmt, "lineno", None)
+            if line is None or not (assign.end_lineno < line <= holder.lineno):
+                continue
+            if any(n is read for n in gast.walk(stmt)) and stmt is not holder:
+                continue                      # a compound statement around the read: its own header is checked
+            change = _may_change(stmt, reads)
+            if change is not None:
+                raise self.error(f"`{identifier}` is a generator expression: it runs where it is consumed, "
+                                 f"and this line may change what it reads before then", change, hint=_HINT)
 
     def _walk(self, node, context, parent):
         """Record generator bindings, reads and stray generators; `context` names the enclosing nodes that
@@ -94,6 +128,47 @@ class GeneratorNames(Pass):
         for field in ("elt", "key", "value"):
             if getattr(node, field, None) is not None:
                 self._walk(getattr(node, field), inner, node)
+
+
+_PURE_BUILTINS = {"len", "range", "abs", "min", "max", "sum", "float", "int", "bool", "round", "isinstance",
+                  "print", "enumerate", "zip", "tuple", "list", "sorted", "reversed", "divmod", "pow", "all", "any"}
+_PURE_MODULES = {"np", "numpy", "jnp", "math", "jax", "astjax", "lax", "scipy", "sp"}
+
+
+def _header(stmt):
+    """The expressions of `stmt` itself, without the statements of its body."""
+    bodies = {id(s) for field in ("body", "orelse", "finalbody", "handlers") for s in getattr(stmt, field, []) or []}
+    return [c for c in gast.iter_child_nodes(stmt) if id(c) not in bodies]
+
+
+def _may_change(stmt, names):
+    """The node of `stmt` (its header) that may change a value the names in `names` refer to, or None."""
+    for part in _header(stmt):
+        for node in gast.walk(part):
+            if isinstance(node, gast.Name) and node.id in names and isinstance(node.ctx, (gast.Store, gast.Del)):
+                return node
+            if isinstance(node, (gast.Subscript, gast.Attribute)) and isinstance(node.ctx, (gast.Store, gast.Del)):
+                base = node
+                while isinstance(base, (gast.Subscript, gast.Attribute)):
+                    base = base.value
+                if isinstance(base, gast.Name) and base.id in names:
+                    return node
+            if isinstance(node, gast.Call) and not _pure_call(node.func):
+                return node
+    return None
+
+
+def _pure_call(func):
+    """A call that changes nothing the function holds: a pure builtin, or a function of a NumPy-like
+    module (`np.sum`, `jnp.linalg.norm`, `math.exp`); a method call may change its object."""
+    if isinstance(func, gast.Name):
+        return func.id in _PURE_BUILTINS
+    if not isinstance(func, gast.Attribute):
+        return False
+    root = func
+    while isinstance(root, gast.Attribute):
+        root = root.value
+    return isinstance(root, gast.Name) and root.id in _PURE_MODULES
 
 
 def _consumed_in_place(node, parent):
