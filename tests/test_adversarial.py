@@ -29,6 +29,12 @@ _EDGE_BATTERIES = [c.name for c in CASES if c.category == "edges" and c.name.end
 if not LONG:
     SAMPLED_OUT |= {n for k, n in enumerate(_EDGE_BATTERIES) if n.endswith("_jit") or k % 4}
 
+# programs.py: real programs under a battery each (without Numba unless ASTJAX_PROGRAMS_JIT=1 or the
+# long profile): every twelfth by default, all of them in the long profile.
+_PROGRAMS = [c.name for c in CASES if c.category == "programs"]
+if not LONG:
+    SAMPLED_OUT |= {n for k, n in enumerate(_PROGRAMS) if k % 12}
+
 
 def _params():
     params = []

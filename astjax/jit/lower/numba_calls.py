@@ -264,6 +264,7 @@ class _CallLowering(gast.NodeTransformer):
             node.keywords = []
         if target not in self.context.callees:
             self.context.callees.append(target)
+            self.context.call_sites[target] = gast.copy_location(gast.Pass(), node)
         label = self.context.bind(target.__name__, target, self.locals)
         node.func = _name(label)
         return node
