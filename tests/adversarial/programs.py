@@ -1387,6 +1387,56 @@ def nested_pytree_params(p):
 prog(nested_pytree_params, lambda r: ({"enc": (mat(r, 3, 2), vec(r, 3)), "dec": {"W": mat(r, 2, 3)}},))
 
 
+
+def kalman_filter_1d(obs):
+    m, P = 0.0, 1.0
+    q, r = 0.05, 0.2
+    nll = 0.0
+    for t in range(obs.shape[0]):
+        P = P + q
+        S = P + r
+        innov = obs[t] - m
+        nll = nll + 0.5 * (jnp.log(S) + innov * innov / S)
+        K = P / S
+        m = m + K * innov
+        P = (1.0 - K) * P
+    return nll + m * m
+
+
+prog(kalman_filter_1d, _v(5), extras=("vmap", "hess"))
+
+
+def lotka_volterra_euler(z0):
+    x, y = z0[0], z0[1]
+    dt = 0.05
+    for _ in range(8):
+        dx = 1.1 * x - 0.4 * x * y
+        dy = 0.1 * x * y - 0.4 * y
+        x, y = x + dt * dx, y + dt * dy
+    return x * y + jnp.log(x)
+
+
+prog(lotka_volterra_euler, lambda r: (pos(r, 2, 1.0, 2.0),), extras=("vmap", "hess"))
+
+
+def clip_by_global_norm_step(g):
+    norms = jnp.sqrt(jnp.sum(g ** 2))
+    scale = jnp.minimum(1.0, 0.8 / norms)
+    w = jnp.array([0.5, -0.3, 0.2, 0.9]) - 0.1 * g * scale
+    return jnp.sum(w ** 2)
+
+
+prog(clip_by_global_norm_step, lambda r: (vec(r, 4) * 1.5,), extras=("vmap", "hess"))
+
+
+def cosine_similarity_loss(u):
+    v = jnp.array([0.3, -0.7, 0.5])
+    cos = jnp.dot(u, v) / (jnp.linalg.norm(u) * jnp.linalg.norm(v))
+    return 1.0 - cos + 0.01 * jnp.sum(u ** 2)
+
+
+prog(cosine_similarity_loss, _v(3), extras=("vmap", "hess"))
+
 # ================================================================ boundaries of the compiled and batched paths
 F32 = np.dtype(np.float32)
 F64 = np.dtype(np.float64)
