@@ -26,6 +26,10 @@ def split_callable(fun):
     A bound method is its function with `self` first; a `functools.partial`
     adds its arguments; an object with `__call__` is that method bound to it.
     """
+    bound = getattr(fun, "__astjax_bound__", None)      # jit of a bound method or partial (jit/api.py)
+    if bound is not None:
+        inner, leading, keywords = bound
+        return inner, tuple(leading), dict(keywords)
     if inspect.ismethod(fun):
         inner, leading, keywords = split_callable(fun.__func__)
         return inner, leading + (fun.__self__,), keywords

@@ -29,6 +29,13 @@ _EDGE_BATTERIES = [c.name for c in CASES if c.category == "edges" and c.name.end
 if not LONG:
     SAMPLED_OUT |= {n for k, n in enumerate(_EDGE_BATTERIES) if n.endswith("_jit") or k % 4}
 
+# programs.py: real programs under a battery each (without Numba unless ASTJAX_PROGRAMS_JIT=1 or the
+# long profile): a few quick ones of each kind by default (programs.DEFAULT_SAMPLE), all of them in the
+# long profile.
+from adversarial.programs import DEFAULT_SAMPLE as _PROGRAMS_SAMPLE  # noqa: E402
+if not LONG:
+    SAMPLED_OUT |= {c.name for c in CASES if c.category == "programs"} - {f"programs.{n}" for n in _PROGRAMS_SAMPLE}
+
 
 def _params():
     params = []

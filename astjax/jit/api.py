@@ -43,6 +43,11 @@ def jit(fun=None, *, static_argnums=None, static_argnames=None, donate_argnums=N
                                  donate_argnums=donate_argnums, donate_argnames=donate_argnames,
                                  keep_unused=keep_unused, device=device, backend=backend, inline=inline)
     backend = _backend_of(backend, device)
+    inner, leading, keywords = _bound_parts(fun)
+    if leading or keywords:
+        shifted = tuple(i + len(leading) if i >= 0 else i for i in _as_tuple(static_argnums))
+        return BoundJitted(fun, Jitted(inner, shifted, static_argnames, donate_argnums, donate_argnames,
+                                       backend=backend), leading, keywords)
     return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames, backend=backend)
 
 
@@ -55,6 +60,48 @@ def _backend_of(backend, device):
     if backend in ("gpu", "cuda"):
         return "gpu"
     raise ValueError(f"jit: backend {backend!r} is not available; astjax compiles for 'cpu' and 'gpu' (CUDA)")
+
+
+def _bound_parts(fun):
+    """(function, leading arguments, keywords) of a bound method or `functools.partial` of a Python
+    function (`jit(model.loss)`, `jit(partial(loss, a=2.0))`); else (fun, (), {})."""
+    if isinstance(fun, BoundJitted):
+        return fun._unbound, fun._leading, fun._keywords
+    if not (inspect.ismethod(fun) or isinstance(fun, functools.partial)) or hasattr(fun, "__astjax_transform__"):
+        return fun, (), {}
+    from ..arguments import split_callable
+    inner, leading, keywords = split_callable(fun)
+    if not inspect.isfunction(inner) or hasattr(inner, "__astjax_transform__"):
+        return fun, (), {}
+    return inner, tuple(leading), dict(keywords)
+
+
+class BoundJitted:
+    """jit of a bound method or a partial: the function jitted alone, called with what is bound first
+    (as calling the method or partial does). The transformations see the same split
+    (`__astjax_bound__`, read by arguments.split_callable): grad(jit(partial(f, a=2.0))) differentiates
+    f with a=2.0, not f's default."""
+
+    def __init__(self, original, unbound, leading, keywords):
+        functools.update_wrapper(self, original)
+        self._unbound, self._leading, self._keywords = unbound, tuple(leading), dict(keywords)
+
+    @property
+    def __astjax_bound__(self):
+        """jit is transparent to the other transformations (grad(jit(f)) differentiates f's source): they see
+        the plain function and what is bound to it, as they see the method or partial itself. A property,
+        not an item of __dict__: functools.wraps copies __dict__ into the wrappers transformations return
+        (jacrev(jit(p))), which must not pass for p."""
+        return self._unbound.fun, self._leading, self._keywords
+
+    def __call__(self, *args, **kwargs):
+        return self._unbound(*self._leading, *args, **{**self._keywords, **kwargs})
+
+    def lower(self, *args, **kwargs):
+        return self._unbound.lower(*self._leading, *args, **{**self._keywords, **kwargs})
+
+    def __repr__(self):
+        return f"<astjax.jit of {name_of(self.__wrapped__)}>"
 
 
 class Jitted:

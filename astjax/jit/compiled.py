@@ -357,7 +357,10 @@ def _build(generated, observed, state, static, scalar=None):
         if callee is generated:
             state.recursive = True
             continue
-        dispatcher = _build(callee, observed, state, {})
+        try:
+            dispatcher = _build(callee, observed, state, {})
+        except JitError as exc:
+            raise _at_call_site(exc, error, context.call_sites.get(callee)) from None
         for label, obj in context.bindings.items():
             if obj is callee:
                 namespace[label] = dispatcher
@@ -532,6 +535,16 @@ def _container_adjoint_refusal(error, message):
 def _disagree(generated, what):
     return JitError(f"the compiled code of `{generated.__name__}` does not agree with the reference backend: {what}",
                     _location(generated), "run this function without jit, and please report it")
+
+
+def _at_call_site(exc, error, site):
+    """A callee's refusal located in astjax's own source (a rule's helper that vmap or grad
+    transformed) is re-told at the line that calls it, which leads back to the user's line."""
+    import os
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    if site is None or exc.filename is None or not os.path.abspath(exc.filename).startswith(package):
+        return exc
+    return error(exc.reason, site, exc.hint)
 
 
 def _location(generated):

@@ -625,14 +625,28 @@ def _array(object, dtype):
         return None
     out = found[1].type
     if isinstance(object, types.BaseTuple):
-        if not all(_value(e) for e in object.types):
+        stacked = _nested_stack(object, "object")
+        if stacked is None:
             return None
-        return _impl(("object", "dtype"), ["return L.astype(L.stack(object, 0), out_dtype)"], out_dtype=out, L=_L)
+        return _impl(("object", "dtype"), [f"return L.astype({stacked}, out_dtype)"], out_dtype=out, L=_L)
     if not _value(object):
         return None
     if is_array(object):
         return _impl(("object", "dtype"), ["return object.astype(out_dtype)"], out_dtype=out)
     return _impl(("object", "dtype"), ["return out_dtype(object)"], out_dtype=out)
+
+
+def _nested_stack(t, path):
+    """Source stacking the tuple type `t` (held at `path`) into one array, nested tuples (a matrix
+    literal `[[a, b], [c, d]]`) row by row; None when an item is neither a value nor such a tuple."""
+    if not isinstance(t, types.BaseTuple) or not t.types:
+        return None
+    if all(_value(e) for e in t.types):
+        return f"L.stack({path}, 0)"
+    rows = [_nested_stack(e, f"{path}[{i}]") for i, e in enumerate(t.types)]
+    if any(r is None for r in rows):
+        return None
+    return f"L.stack(({', '.join(rows)},), 0)"
 
 
 @lowers("builtin_len", ("obj",), reference=len)

@@ -12,7 +12,8 @@ from .case import CASES, Case  # noqa: F401
 CATEGORIES = ("loops", "calls", "containers", "library", "identity", "scoping", "mutation", "impure",
               "rules", "api", "names", "names_range", "syntax", "control", "dtypes", "misc", "hidden",
               "realistic", "sweep", "semantics", "calls_more",
-              "attacks", "spectral", "api_coverage", "vmap_collectives", "api_fill", "compositions", "edges", "lifted")
+              "attacks", "spectral", "api_coverage", "vmap_collectives", "api_fill", "compositions", "edges",
+              "lifted", "programs")
 
 for _name in CATEGORIES:
     try:

@@ -42,6 +42,7 @@ class LoweringContext:
         self.error = error                       # (message, node, hint) -> exception
         self.bindings = {}                       # name in lowered code -> object
         self.callees = []                        # generated functions this one calls
+        self.call_sites = {}                     # callee -> the first call node of it (errors point there)
         self.kernels = []                        # (name, function node) of fused loops it calls
 
     def types_of(self, name):

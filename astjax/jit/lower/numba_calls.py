@@ -246,7 +246,7 @@ class _CallLowering(gast.NodeTransformer):
             if value is None:
                 value = gast.Constant(value=None, kind=None)
             if name == prim.sequence_operand and isinstance(value, gast.List):
-                value = gast.Tuple(elts=value.elts, ctx=gast.Load())
+                value = _list_literals_as_tuples(value)
             args.append(value)
         label = self.context.bind(prim.name, implementation, self.locals)
         return gast.copy_location(gast.Call(func=_name(label), args=args, keywords=[]), node)
@@ -264,6 +264,7 @@ class _CallLowering(gast.NodeTransformer):
             node.keywords = []
         if target not in self.context.callees:
             self.context.callees.append(target)
+            self.context.call_sites[target] = gast.copy_location(gast.Pass(), node)
         label = self.context.bind(target.__name__, target, self.locals)
         node.func = _name(label)
         return node
@@ -422,3 +423,10 @@ def _describe(obj):
 
 def _name(identifier):
     return gast.Name(id=identifier, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def _list_literals_as_tuples(node):
+    """`[[a, b], [c, d]]` as nested tuples: Numba types a tuple of values, not a list of lists."""
+    if isinstance(node, gast.List):
+        return gast.Tuple(elts=[_list_literals_as_tuples(e) for e in node.elts], ctx=gast.Load())
+    return node

@@ -77,6 +77,8 @@ class _Caster(gast.NodeTransformer):
         prim = lookup_callable(target)
         if prim is not None and prim.promotes_tuple_items:
             return self.cast_tuple_items(node)
+        if prim is not None and prim.sequence_operand and _weak_float_is_float32(target):
+            return self.cast_literal_items(node, prim)
         args = list(node.args)
         kinds = [self.weak(a) for a in args]
         if not any(kinds) or _is_cast(node):
@@ -111,6 +113,57 @@ class _Caster(gast.NodeTransformer):
             elif kind == WEAK_FLOAT:
                 items[i] = _call("np.float32", item)
         return node
+
+
+    def cast_literal_items(self, node, prim):
+        """`jnp.array([0.1, 0.2])`: Python floats in the literal (nested tuples included) are weak, as in
+        JAX: float32 when no item has a dtype, else the dtype they take beside the first item that has
+        one. Without the cast Numba stacks them in float64, and the compiled code computes with values
+        the reference rounded to float32 (a difference the first call's check may not see)."""
+        bound = prim.bind(list(node.args), {k.arg: k.value for k in node.keywords}) or {}
+        literal = bound.get(prim.sequence_operand)
+        dtype = bound.get("dtype")
+        if not isinstance(literal, (gast.Tuple, gast.List)) or not (dtype is None or _is_none(dtype)):
+            return node
+        items = _tuple_leaves(literal)
+        kinds = [self.weak(item) for item in items]
+        strong = [item for item, kind in zip(items, kinds) if not kind]
+        dtypes = [self.strong_dtype(item) for item in strong]
+        if any(d is None for d in dtypes):
+            return node                       # an item of unknown dtype: Numba promotes as before
+        for item, kind in zip(items, kinds):
+            if kind != WEAK_FLOAT:
+                continue
+            target = _weak_result(kind, dtypes[0]) if dtypes else "float32"
+            if target is not None:
+                _replace(literal, item, _call(f"np.{target}", copy.deepcopy(item)))
+        return node
+
+
+def _weak_float_is_float32(target):
+    """Whether `target` (jnp.array, jnp.asarray) makes a list of Python floats float32, as JAX does
+    (np.array makes float64: nothing to cast)."""
+    try:
+        import numpy as np
+        return np.asarray(target([0.5])).dtype == np.float32
+    except Exception:  # noqa: BLE001 -- not a function of a list: not this case
+        return False
+
+
+def _is_none(expr):
+    return isinstance(expr, gast.Constant) and expr.value is None
+
+
+def _tuple_leaves(node):
+    if isinstance(node, (gast.Tuple, gast.List)):
+        return [leaf for elt in node.elts for leaf in _tuple_leaves(elt)]
+    return [node]
+
+
+def _replace(tree, old, new):
+    for parent in gast.walk(tree):
+        if isinstance(parent, (gast.Tuple, gast.List)):
+            parent.elts = [new if elt is old else elt for elt in parent.elts]
 
 
 def _is_python_math(target):
