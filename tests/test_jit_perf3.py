@@ -1,0 +1,97 @@
+"""jit speed work of perf3: one pass for grad(sum(sigmoid)), sums that vectorize, buffers that stay.
+
+Each test compiles few functions (one signature each) on small shapes; see docs/performance.md.
+"""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+
+
+def sigmoid(x):
+    return 1.0 / (1.0 + jnp.exp(-x))
+
+
+def sum_sigmoid(x):
+    return jnp.sum(sigmoid(x))
+
+
+def sum_exp_times(x):
+    return jnp.sum(jnp.exp(-x * x) * x)
+
+
+def sigmoid_read_twice(x, y):
+    """The primal's sum is read by the adjoint of the product: the sum cannot move into its loop."""
+    s = jnp.sum(sigmoid(x))
+    return s * jnp.sum(y * y)
+
+
+LONG = bool(os.environ.get("ASTJAX_LONG_PROPERTIES"))
+DTYPES = [np.float32, np.float64] if LONG else [np.float32]
+GRAD_SUM_SIGMOID = astjax.grad(sum_sigmoid)
+JIT_GRAD_SUM_SIGMOID = astjax.jit(GRAD_SUM_SIGMOID)        # one compile (rank 1, float32) for two tests
+
+
+def _close(got, want, dtype):
+    rtol = 2e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=rtol, atol=rtol)
+
+
+def test_grad_of_a_sum_of_sigmoid_is_one_loop_reading_x_once():
+    """The user's sigmoid is inlined, its sum moves into the adjoint's loop: one kernel, one output buffer."""
+    grad, jitted = GRAD_SUM_SIGMOID, JIT_GRAD_SUM_SIGMOID
+    rng = np.random.default_rng(0)
+    for n in (1, 4095, 4097, 9000):        # around the 4096-element chunks of the sum
+        x = rng.normal(size=n).astype(np.float32) * 4
+        _close(jitted(x), grad(x), np.float32)
+    text = jitted.lower(x).source
+    head = text.split("\n\n")[0]
+    assert "jit_sigmoid" not in text and "vjp_sigmoid(" not in text
+    assert head.count("_fused_") == 1, head                  # one loop computes the value and the gradient
+    assert text.count("np.empty(") == 1, text
+    assert "for k in range(4096):" in text                  # the chunk loop has a constant trip count
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc and getrusage's fault count")
+def test_a_compiled_output_reuses_freed_memory():
+    """A 4 MB output freed and allocated again costs no page faults (runtime/numba_memory.py)."""
+    import os
+    import resource
+    if os.environ.get("ASTJAX_MALLOC_TUNING", "1") == "0":
+        pytest.skip("malloc tuning switched off")
+    jitted = JIT_GRAD_SUM_SIGMOID
+    x = np.random.default_rng(1).normal(size=1_000_000).astype(np.float32)
+    jitted(x)
+    jitted(x)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(5):
+        jitted(x)
+    faults = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 5
+    assert faults < 200, f"{faults} page faults a call (a 4 MB output faults in ~1000 pages)"
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_value_and_grad_of_a_fused_sum_agrees_across_chunk_edges(dtype):
+    value_and_grad = astjax.value_and_grad(sum_exp_times)
+    jitted = astjax.jit(value_and_grad)
+    rng = np.random.default_rng(2)
+    for shape in ((3, 4095), (2, 4097), (1, 5)):
+        x = rng.normal(size=shape).astype(dtype)
+        (v1, g1), (v2, g2) = jitted(x), value_and_grad(x)
+        _close(v1, v2, dtype)
+        _close(g1, g2, dtype)
+        assert np.asarray(g1).dtype == dtype and np.asarray(v1).dtype == dtype
+    np.testing.assert_allclose(float(jitted(np.ones((2, 2 ** 19), dtype))[0]), 2 ** 20 * np.exp(-1.0), rtol=1e-6)
+
+
+def test_a_sum_read_by_a_later_adjoint_stays_its_own_loop_and_agrees():
+    grad = astjax.grad(sigmoid_read_twice, argnums=(0, 1))
+    jitted = astjax.jit(grad)
+    rng = np.random.default_rng(3)
+    x, y = (rng.normal(size=50).astype(np.float32) for _ in range(2))
+    for got, want in zip(jitted(x, y), grad(x, y)):
+        _close(got, want, np.float32)
