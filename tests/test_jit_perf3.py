@@ -95,3 +95,38 @@ def test_a_sum_read_by_a_later_adjoint_stays_its_own_loop_and_agrees():
     x, y = (rng.normal(size=50).astype(np.float32) for _ in range(2))
     for got, want in zip(jitted(x, y), grad(x, y)):
         _close(got, want, np.float32)
+
+
+# ---------------------------------------------------------------- lowerings jit lacked (roll, linalg.norm)
+def rolls(x):
+    return (jnp.sum(jnp.roll(x, 2) * x) + jnp.sum(jnp.roll(x, -1, axis=1) ** 2 * x)
+            + jnp.sum(jnp.roll(x, (1, -5), axis=(0, 1)) * jnp.sin(x)))
+
+
+def matrix_norms(x):
+    return (jnp.linalg.norm(x) + jnp.linalg.norm(x, ord=1) + jnp.linalg.norm(x, ord=jnp.inf)
+            + jnp.linalg.norm(x, "fro") + jnp.sum(jnp.linalg.norm(x, axis=0))
+            + jnp.sum(jnp.linalg.norm(x, ord=1, axis=1, keepdims=True))
+            + jnp.sum(jnp.linalg.norm(x, ord=-jnp.inf, axis=-1)) + jnp.sum(jnp.linalg.norm(x, ord=3, axis=0)))
+
+
+def vector_norms(v):
+    return (jnp.linalg.norm(v) + 2.0 * jnp.linalg.norm(v, 2) + jnp.linalg.norm(v, 1) + jnp.linalg.norm(v, jnp.inf)
+            + jnp.linalg.norm(v, -jnp.inf) + jnp.linalg.norm(v, 0) + jnp.linalg.norm(v, 3))
+
+
+def spectral_norm(x):
+    return jnp.linalg.norm(x, ord=2)
+
+
+@pytest.mark.parametrize("fn, shape", [(rolls, (3, 4)), (matrix_norms, (3, 4)), (vector_norms, (7,))])
+def test_a_new_lowering_agrees_with_the_reference_in_value_and_gradient(fn, shape):
+    x = np.random.default_rng(4).normal(size=shape).astype(np.float32)
+    _close(astjax.jit(fn)(x), fn(x), np.float32)
+    _close(astjax.jit(astjax.grad(fn))(x), astjax.grad(fn)(x), np.float32)
+
+
+def test_the_spectral_norm_of_a_matrix_is_refused_under_jit_at_the_users_line():
+    with pytest.raises(astjax.errors.AstjaxError) as info:
+        astjax.jit(spectral_norm)(np.eye(3, dtype=np.float32))
+    assert "test_jit_perf3.py" in str(info.value)
