@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import astjax
+import astjax.nn
 import astjax.numpy as jnp
 
 
@@ -115,11 +116,17 @@ def vector_norms(v):
             + jnp.linalg.norm(v, -jnp.inf) + jnp.linalg.norm(v, 0) + jnp.linalg.norm(v, 3))
 
 
+def exact_gelu(x):
+    """gelu's adjoint holds both branches; the untaken one (approximate=True) still types as float32."""
+    return jnp.sum(astjax.nn.gelu(x, approximate=False))
+
+
 def spectral_norm(x):
     return jnp.linalg.norm(x, ord=2)
 
 
-@pytest.mark.parametrize("fn, shape", [(rolls, (3, 4)), (matrix_norms, (3, 4)), (vector_norms, (7,))])
+@pytest.mark.parametrize("fn, shape", [(rolls, (3, 4)), (matrix_norms, (3, 4)), (vector_norms, (7,)),
+                                       (exact_gelu, (6,))])
 def test_a_new_lowering_agrees_with_the_reference_in_value_and_gradient(fn, shape):
     x = np.random.default_rng(4).normal(size=shape).astype(np.float32)
     _close(astjax.jit(fn)(x), fn(x), np.float32)
