@@ -121,16 +121,32 @@ def exact_gelu(x):
     return jnp.sum(astjax.nn.gelu(x, approximate=False))
 
 
+def weighted_logsumexp(x):
+    from astjax.scipy.special import logsumexp
+    return jnp.sum(logsumexp(x, axis=1, b=x * x + 0.1, keepdims=True)) + logsumexp(x, b=jnp.ones_like(x) * 0.5)
+
+
+def signed_logsumexp(x):
+    from astjax.scipy.special import logsumexp
+    value, sign = logsumexp(x, axis=0, b=x, return_sign=True)
+    return value * sign
+
+
 def spectral_norm(x):
     return jnp.linalg.norm(x, ord=2)
 
 
 @pytest.mark.parametrize("fn, shape", [(rolls, (3, 4)), (matrix_norms, (3, 4)), (vector_norms, (7,)),
-                                       (exact_gelu, (6,))])
+                                       (exact_gelu, (6,)), (weighted_logsumexp, (3, 4))])
 def test_a_new_lowering_agrees_with_the_reference_in_value_and_gradient(fn, shape):
     x = np.random.default_rng(4).normal(size=shape).astype(np.float32)
     _close(astjax.jit(fn)(x), fn(x), np.float32)
     _close(astjax.jit(astjax.grad(fn))(x), astjax.grad(fn)(x), np.float32)
+
+
+def test_logsumexp_with_return_sign_agrees():
+    x = np.random.default_rng(5).normal(size=(3, 4)).astype(np.float32)
+    _close(astjax.jit(signed_logsumexp)(x), signed_logsumexp(x), np.float32)
 
 
 def test_the_spectral_norm_of_a_matrix_is_refused_under_jit_at_the_users_line():
