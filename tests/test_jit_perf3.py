@@ -11,6 +11,7 @@ import pytest
 import astjax
 import astjax.nn
 import astjax.numpy as jnp
+from astjax.scipy.special import logsumexp
 
 
 def sigmoid(x):
@@ -122,12 +123,10 @@ def exact_gelu(x):
 
 
 def weighted_logsumexp(x):
-    from astjax.scipy.special import logsumexp
     return jnp.sum(logsumexp(x, axis=1, b=x * x + 0.1, keepdims=True)) + logsumexp(x, b=jnp.ones_like(x) * 0.5)
 
 
 def signed_logsumexp(x):
-    from astjax.scipy.special import logsumexp
     value, sign = logsumexp(x, axis=0, b=x, return_sign=True)
     return value * sign
 
