@@ -131,16 +131,32 @@ def signed_logsumexp(x):
     return value * sign
 
 
+def sorts(x):
+    return (jnp.sum(jnp.sort(x) * jnp.cos(x)) + jnp.sum(jnp.sort(x, axis=0) ** 2 * x)
+            + jnp.sum(jnp.sort(x, axis=None, descending=True)[:3]) + jnp.sum(jnp.sort(x, descending=True) * jnp.sin(x)))
+
+
+def argsorts(v):
+    return jnp.sum(v[jnp.argsort(v)] * v) + jnp.sum(v[jnp.argsort(v, descending=True)] * jnp.sin(v))
+
+
 def spectral_norm(x):
     return jnp.linalg.norm(x, ord=2)
 
 
 @pytest.mark.parametrize("fn, shape", [(rolls, (3, 4)), (matrix_norms, (3, 4)), (vector_norms, (7,)),
-                                       (exact_gelu, (6,)), (weighted_logsumexp, (3, 4))])
+                                       (exact_gelu, (6,)), (weighted_logsumexp, (3, 4)), (sorts, (3, 4))])
 def test_a_new_lowering_agrees_with_the_reference_in_value_and_gradient(fn, shape):
     x = np.random.default_rng(4).normal(size=shape).astype(np.float32)
+    x.flat[1] = x.flat[2]             # a tie: sorts and their adjoints keep the reference's (stable) order
     _close(astjax.jit(fn)(x), fn(x), np.float32)
     _close(astjax.jit(astjax.grad(fn))(x), astjax.grad(fn)(x), np.float32)
+
+
+def test_argsort_agrees_ties_included():
+    v = np.random.default_rng(6).normal(size=7).astype(np.float32)
+    v[1] = v[4]
+    _close(astjax.jit(argsorts)(v), argsorts(v), np.float32)
 
 
 def test_logsumexp_with_return_sign_agrees():

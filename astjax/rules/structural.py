@@ -321,6 +321,8 @@ structural("unstack", jnp.unstack, "x", "bx += split_adjoint(by, x, 0, axis, 'un
            aliases=(np.unstack,), signature=lambda x, axis=0: None)
 
 # Generated code calls the helpers by their bare names (sorted_adjoint and sorted_tangent are composites).
+for _name in ("sort", "argsort", "sort_order", "take_along_axis_adjoint"):     # astjax/runtime/numba_rearranging.py
+    deflowering(PRIMITIVES[_name], numba=f"astjax.runtime.numba_cpu:{_name}")
 from .linalg import COMPOSITES  # noqa: E402
 COMPOSITES.update({name: getattr(_sh, name) for name in dir(_sh) if not name.startswith("_")
                    and callable(getattr(_sh, name)) and getattr(getattr(_sh, name), "__module__", None) == _sh.__name__})
