@@ -159,6 +159,22 @@ def test_argsort_agrees_ties_included():
     _close(astjax.jit(argsorts)(v), argsorts(v), np.float32)
 
 
+def stacked_generator(x):
+    return jnp.stack(tuple(x[i] * 2.0 for i in range(3))) + jnp.stack(list(jnp.sin(x[i]) for i in range(3)))
+
+
+def indexed_generator(x):
+    pair = tuple(x[i] for i in range(2))
+    return pair[0] * pair[1]
+
+
+def test_tuple_of_a_generator_stacked_agrees_and_one_indexed_is_refused():
+    x = np.random.default_rng(7).normal(size=(4, 2)).astype(np.float32)
+    _close(astjax.jit(stacked_generator)(x), stacked_generator(x), np.float32)
+    with pytest.raises(astjax.errors.AstjaxError):
+        astjax.jit(indexed_generator)(x)
+
+
 def test_logsumexp_with_return_sign_agrees():
     x = np.random.default_rng(5).normal(size=(3, 4)).astype(np.float32)
     _close(astjax.jit(signed_logsumexp)(x), signed_logsumexp(x), np.float32)
