@@ -140,12 +140,18 @@ def argsorts(v):
     return jnp.sum(v[jnp.argsort(v)] * v) + jnp.sum(v[jnp.argsort(v, descending=True)] * jnp.sin(v))
 
 
+def quantiles(x):
+    return (jnp.median(x) + jnp.sum(jnp.median(x, axis=0) * jnp.cos(x[0])) + jnp.percentile(x, 30.0)
+            + jnp.sum(jnp.quantile(x, 0.7, axis=1, keepdims=True) ** 2))
+
+
 def spectral_norm(x):
     return jnp.linalg.norm(x, ord=2)
 
 
 @pytest.mark.parametrize("fn, shape", [(rolls, (3, 4)), (matrix_norms, (3, 4)), (vector_norms, (7,)),
-                                       (exact_gelu, (6,)), (weighted_logsumexp, (3, 4)), (sorts, (3, 4))])
+                                       (exact_gelu, (6,)), (weighted_logsumexp, (3, 4)), (sorts, (3, 4)),
+                                       (quantiles, (3, 4))])
 def test_a_new_lowering_agrees_with_the_reference_in_value_and_gradient(fn, shape):
     x = np.random.default_rng(4).normal(size=shape).astype(np.float32)
     x.flat[1] = x.flat[2]             # a tie: sorts and their adjoints keep the reference's (stable) order
