@@ -123,13 +123,14 @@ def _user_primal(callee, observed):
     """The normalized version of a user function that generated code calls, with its types observed,
     or None when `callee` is not one (or the reference run never called it)."""
     from .numba_calls import _is_user_function, primal_of
-    if not callable(callee) or not _is_user_function(callee) or getattr(callee, "__code__", None) not in \
-            observed.user_calls:
+    if not callable(callee) or not hasattr(callee, "__code__") or not _is_user_function(callee):
         return None
     try:
         primal = primal_of(callee)
     except Exception:        # noqa: BLE001 -- not transformable: the call stays a call (and is refused there)
         return None
-    from ..compiled import _observe_primal_callee
-    _observe_primal_callee(primal, observed)
+    if callee.__code__ in observed.user_calls:
+        from ..compiled import _observe_primal_callee
+        _observe_primal_callee(primal, observed)
+    # (read back from the disk cache, the record holds the types the first process observed: jit/cache.py)
     return primal if observed.for_code(primal.__code__) else None
