@@ -35,8 +35,8 @@ are reassociated, as in a sum's own loop); LLVM inlines both and computes the sh
 
 Only when nothing can change: both are unguarded calls of kernels fusion made (no window reads, no
 array overwritten in place), their loop shapes are the same expression, both sit in the function's
-top-level body, and the statements between them neither read the sum's target nor rebind a name
-the sum's call reads (the sum moves down to the elementwise statement), and that statement does
+top-level body, and the statements between them neither read nor rebind the sum's target nor
+rebind a name the sum's call reads (the sum moves down to the elementwise statement), and that statement does
 not read the sum's target either.
 """
 import copy
@@ -102,7 +102,8 @@ def _blocks_motion(sum_stmt, between):
     if isinstance(between, gast.Expr):
         return True
     target = sum_stmt.targets[0].id
-    return target in _names(between) or bool(_names(between, load=False) & _names(sum_stmt.value))
+    stored = _names(between, load=False)
+    return target in _names(between) or target in stored or bool(stored & _names(sum_stmt.value))
 
 
 def _mergeable(body, i, j, first, second):
