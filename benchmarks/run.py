@@ -311,6 +311,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
     parser.add_argument("--repeat", type=int, default=9)
+    parser.add_argument("--only", help="run only the rows whose label contains this text (no first-call table)")
     parser.add_argument("--first-call-child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.first_call_child:
@@ -322,6 +323,8 @@ def main(argv=None):
         header += f" {'jax-jit':>11s} {'jit/jax':>8s}"
     print(header + f" {'compile':>9s}")
     for label, reference, jitted, numpy_fn, jax_fn, inputs in workloads(args.quick):
+        if args.only and args.only not in label:
+            continue
         try:
             compile_time = first_call(jitted, inputs)
         except astjax.errors.AstjaxError as exc:
@@ -337,6 +340,9 @@ def main(argv=None):
             line += f" {_ms(t_jax)}" + (f" {t_jit / t_jax:7.2f}x" if t_jit and t_jax else f" {'-':>8s}")
         line += f" {compile_time:8.2f}s" if compile_time is not None else f" {'-':>9s}"
         print(line)
+    print(f"load average {os.getloadavg()[0]:.1f}")
+    if args.only:
+        return None
     for name, (cold, warm) in first_calls_in_new_processes(args.quick).items():
         print(f"first call in a new process, {name}: cold cache {cold:.2f}s, warm disk cache {warm:.2f}s")
     print("\nreference: the generated Python over NumPy; jit: the same source lowered and compiled with Numba "

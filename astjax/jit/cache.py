@@ -103,7 +103,24 @@ def reachable_generated(generated):
             value = fn.__globals__.get(name)
             if getattr(value, "__astjax_function_source__", None) is not None and hasattr(value, "__code__"):
                 stack.append(value)
+            else:
+                primal = _primal_of_user_function(value)
+                if primal is not None:
+                    stack.append(primal)
     return found
+
+
+def _primal_of_user_function(value):
+    """The normalized version jit compiles (or inlines) of a user function that generated code calls: its
+    types go into the record too, so a later process inlines it as the first one did
+    (jit/lower/inline_callees.py)."""
+    from .lower.numba_calls import _is_user_function, primal_of
+    if not callable(value) or not hasattr(value, "__code__") or not _is_user_function(value):
+        return None
+    try:
+        return primal_of(value)
+    except Exception:        # noqa: BLE001 -- not transformable: nothing of it to record
+        return None
 
 
 def _digest_value(value):

@@ -216,6 +216,7 @@ norm = primitive("norm", jnp_linalg.norm, operands=("x",), aliases=(np.linalg.no
 defvjp(norm, "bx += norm_adjoint(by, x, y, ord, axis, keepdims)")
 defjvp(norm, "dy = norm_tangent(dx, x, y, ord, axis, keepdims)")
 norm.identity = "d norm(x) = <x, dx> / norm(x) for the 2-norm (norm_adjoint: every ord)"
+deflowering(norm, numba="astjax.runtime.numba_cpu:norm")     # astjax/runtime/numba_norms.py
 
 
 # ------------------------------------------------------------------ einsum

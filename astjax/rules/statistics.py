@@ -20,7 +20,7 @@ from ..array import wrap
 from ..numpy._statistics import quantile_plan
 from .helpers import unbroadcast, unreduce
 from .linalg import COMPOSITES
-from .registry import defjvp, defvjp, primitive
+from .registry import PRIMITIVES, deflowering, defjvp, defvjp, primitive
 
 
 # ------------------------------------------------------------------ quantiles
@@ -106,6 +106,8 @@ for _name, _kind in (("median", "quantile"), ("nanmedian", "nanquantile")):
     _prim = primitive(_name, getattr(jnp, _name), operands=("a",), aliases=(getattr(np, _name),))
     defvjp(_prim, f"ba += quantile_adjoint(by, a, 0.5, axis, 'linear', keepdims, {_kind!r})")
     defjvp(_prim, f"dy = quantile_tangent(da, a, 0.5, axis, 'linear', keepdims, {_kind!r})")
+for _name in ("quantile", "percentile", "median", "quantile_adjoint"):     # astjax/runtime/numba_quantiles.py
+    deflowering(PRIMITIVES[_name], numba=f"astjax.runtime.numba_cpu:{_name}")
 
 
 # ------------------------------------------------------------------ average

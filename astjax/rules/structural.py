@@ -242,6 +242,8 @@ for _name in ("atleast_1d", "atleast_2d", "atleast_3d"):
                "dy = jnp.reshape(da, jnp.shape(y))", aliases=(getattr(np, _name),), signature=lambda a: None)
 structural("roll", jnp.roll, "a", "ba += jnp.roll(by, negated_shift(shift), axis)", "dy = jnp.roll(da, shift, axis)",
            aliases=(np.roll,), signature=lambda a, shift, axis=None: None)
+for _name in ("roll", "negated_shift"):         # Numba lowerings: astjax/runtime/numba_rearranging.py
+    deflowering(PRIMITIVES[_name], numba=f"astjax.runtime.numba_cpu:{_name}")
 structural("tile", jnp.tile, "A", "bA += jnp.reshape(jnp.sum(jnp.reshape(by, tile_blocks(A, reps)), tile_axes(A, reps)), "
            "jnp.shape(A))", "dy = jnp.tile(dA, reps)", aliases=(np.tile,))
 structural("tril", jnp.tril, "m", "bm += jnp.tril(by, k)", "dy = jnp.tril(dm, k)", aliases=(np.tril,))
@@ -321,6 +323,8 @@ structural("unstack", jnp.unstack, "x", "bx += split_adjoint(by, x, 0, axis, 'un
            aliases=(np.unstack,), signature=lambda x, axis=0: None)
 
 # Generated code calls the helpers by their bare names (sorted_adjoint and sorted_tangent are composites).
+for _name in ("sort", "argsort", "sort_order", "take_along_axis_adjoint"):     # astjax/runtime/numba_rearranging.py
+    deflowering(PRIMITIVES[_name], numba=f"astjax.runtime.numba_cpu:{_name}")
 from .linalg import COMPOSITES  # noqa: E402
 COMPOSITES.update({name: getattr(_sh, name) for name in dir(_sh) if not name.startswith("_")
                    and callable(getattr(_sh, name)) and getattr(getattr(_sh, name), "__module__", None) == _sh.__name__})

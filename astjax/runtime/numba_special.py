@@ -333,10 +333,64 @@ def _float_operand(t):
     return dtype is not None and dtype.kind == "f"
 
 
+@kernel
+def _weighted_logsumexp(a, b, sign_out):
+    """log|sum(b exp(a))| of two rows (and its sign through sign_out[0]), as SciPy computes it: the
+    largest a where b != 0 factored out, accumulated in float64. Without return_sign a negative sum is nan."""
+    top = -np.inf
+    for i in range(a.size):
+        if b[i] != 0 and np.float64(a[i]) > top:
+            top = np.float64(a[i])
+    shift = top if math.isfinite(top) else 0.0
+    s = 0.0
+    for i in range(a.size):
+        if b[i] != 0:
+            s += np.float64(b[i]) * math.exp(np.float64(a[i]) - shift)
+    sign_out[0] = 1.0 if s > 0 else (-1.0 if s < 0 else 0.0)
+    return np.log(abs(s)) + shift
+
+
+def _weighted_impl(a, axes, keep, out, signed):
+    """Code for logsumexp(a, axis, b, keepdims, return_sign) with weights b broadcast to a's shape."""
+    ndim = a.ndim
+    kept = [d for d in range(ndim) if d not in axes]
+    perm = tuple(kept) + tuple(axes)
+    inner = " * ".join(f"a.shape[{d}]" for d in axes) or "1"
+    outer = " * ".join(f"a.shape[{d}]" for d in kept) or "1"
+    moved = (lambda x: f"np.ascontiguousarray(np.transpose({x}, {perm!r}))") if perm != tuple(range(ndim)) \
+        else (lambda x: f"np.ascontiguousarray({x})")
+    shape = [("1" if d in axes else f"a.shape[{d}]") for d in range(ndim)] if keep else [f"a.shape[{d}]" for d in kept]
+    lines = ["bb = np.broadcast_to(b, a.shape)",
+             f"rows = {moved('a')}.reshape(({outer}, {inner}))",
+             f"weights = {moved('bb')}.reshape(({outer}, {inner}))",
+             f"values = np.empty({outer}, out)",
+             f"signs = np.empty({outer}, out)",
+             "sign = np.empty(1)",
+             f"for o in range({outer}):",
+             "    values[o] = out(_weighted_logsumexp(rows[o], weights[o], sign))",
+             "    signs[o] = out(sign[0])"]
+    if not signed:
+        lines.append("values = np.where(signs < 0, out(np.nan), values)")
+    if shape:
+        lines += [f"values = values.reshape(({', '.join(shape)},))", f"signs = signs.reshape(({', '.join(shape)},))"]
+        result = "(values, signs)" if signed else "values"
+    else:
+        result = "(values[0], signs[0])" if signed else "values[0]"
+    lines.append(f"return {result}")
+    source = "def impl(a, axis, b, keepdims, return_sign):\n" + "".join(f"    {line}\n" for line in lines)
+    from .numba_build import build
+    return build(source, {"np": np, "out": out, "_weighted_logsumexp": _weighted_logsumexp})
+
+
 @lowers("logsumexp", ("a", "axis", "b", "keepdims", "return_sign"), reference=sp.logsumexp, prefer_literal=True)
 def _logsumexp(a, axis, b, keepdims, return_sign):
-    """logsumexp over a literal axis, without weights (`b`) or return_sign (declined)."""
-    if not _float_operand(a) or not is_none(b) or literal_value(return_sign, None) is not False:
+    """logsumexp over a literal axis; with weights `b` (an array broadcasting to a's shape) and return_sign,
+    a row of a and a row of b at a time."""
+    signed = literal_value(return_sign, None)
+    if not _float_operand(a) or not isinstance(signed, bool):
+        return None
+    weighted = not is_none(b)
+    if weighted and not (is_array(a) and a.ndim and (_float_operand(b) or is_scalar(b))):
         return None
     keep = literal_value(keepdims, None)
     if not isinstance(keep, bool):
@@ -349,6 +403,10 @@ def _logsumexp(a, axis, b, keepdims, return_sign):
     if shape_dtype is None:
         return None
     out = shape_dtype[1].type
+    if weighted or signed:
+        if not is_array(a) or not a.ndim:
+            return None
+        return _weighted_impl(a, axes, keep, out, signed)
     return reduce_impl(("a", "axis", "b", "keepdims", "return_sign"), "a", a, axes, keep, _row_logsumexp,
                        np.float64(0), out, True)
 

@@ -4,13 +4,14 @@ Each pass reads the generated function's AST and the abstract types the
 first call observed (jit/observe.py), and rewrites one concern:
 
     (runtime/numba_batching: vmap's shape helpers `batch_shape(...)` folded for this signature first)
-    inline_callees       a straight-line generated callee is written into its caller (fusion sees through it)
+    inline_callees       a straight-line generated callee (or user function) is written into its caller
     typed_placeholders   `v = None` and zero adjoints `bv = 0.0` get the type v holds later
     tape_stacks          the one heterogeneous tape becomes one typed stack per saved variable
     weak_scalars         a Python number meeting an array takes the array's dtype (JAX's weak types)
     python_numbers       an operator on two Python numbers keeps Python's meaning (no int64 wrap, x / 0 raises)
     masked_while_loops   vmap's masked `while any(m)` over elementwise statements becomes a while loop per element
     fuse_elementwise     a tree of elementwise operations on arrays becomes one loop
+                         (merge_sibling_loops: a fused sum and an elementwise loop over the same arrays, one pass)
     stencil_loops        a loop nest accumulating one fused loop into an array becomes one kernel, rows outermost
     numba_calls          each primitive call becomes its Numba lowering; `+=` becomes `b = b + e`
 
@@ -73,6 +74,8 @@ class LoweringContext:
 def lower_function(context):
     """The lowered copy of `context.generated`'s function node."""
     node = copy.deepcopy(context.source.node)
+    from ...runtime.numba_memory import keep_freed_buffers
+    keep_freed_buffers()                      # compiled code's outputs reuse freed buffers (see that module)
     from ...runtime.numba_batching import fold_batch_shapes
     fold_batch_shapes(node, context)          # vmap's shape helpers, for this signature
     inline_callees(node, context)

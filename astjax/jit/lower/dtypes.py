@@ -1,6 +1,9 @@
 """What the lowering passes know of an expression's type: weakly typed Python number, or its dtype.
 
-Names read the types the first call observed; expressions follow JAX's rules
+Names read the types the first call observed; a name the first call never assigned (a branch it did
+not take: `if approximate:` in gelu's adjoint) and that the function assigns exactly once reads the
+dtype of the expression it is assigned, so weak numbers in an untaken branch take the dtype they
+will meet there too. Expressions follow JAX's rules
 for the primitives whose result dtype is their operands' (elementwise
 arithmetic, reductions, products, reshapes), int -> float32 for the
 transcendental functions, bool for comparisons.
@@ -28,8 +31,28 @@ DTYPE_OF_ARGUMENT = {"unreduce": (1,), "unbroadcast": (1,), "unbroadcast_to": (0
 
 
 class DtypeReader:
-    def __init__(self, context):
+    def __init__(self, context, function=None):
         self.context = context
+        self.function = function          # the function node being lowered: unobserved names read their definition
+        self._definitions = None
+        self._reading = set()
+
+    def _definition(self, name):
+        """The one value assigned to `name` in the function (a plain `name = value`), or None."""
+        if self.function is None:
+            return None
+        if self._definitions is None:
+            stores, values = {}, {}
+            for n in gast.walk(self.function):
+                if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+                    stores[n.id] = stores.get(n.id, 0) + 1
+                if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name):
+                    values[n.targets[0].id] = n.value
+            for a in self.function.args.args:
+                if isinstance(a, gast.Name):
+                    stores[a.id] = stores.get(a.id, 0) + 1
+            self._definitions = {k: v for k, v in values.items() if stores.get(k) == 1}
+        return self._definitions.get(name)
 
     def weak(self, expr):
         """WEAK_FLOAT / WEAK_INT when `expr` is a Python number, else None."""
@@ -61,7 +84,16 @@ class DtypeReader:
     def dtype(self, expr):
         """The dtype name of a strongly typed expression, or None when unknown."""
         if isinstance(expr, gast.Name):
-            kinds = {t[1] for t in self.context.types_of(expr.id) if t[0] in ("array", "scalar")}
+            types = self.context.types_of(expr.id)
+            if not types and expr.id not in self._reading:
+                value = self._definition(expr.id)
+                if value is not None and not self.weak(value):
+                    self._reading.add(expr.id)
+                    try:
+                        return self.dtype(value)
+                    finally:
+                        self._reading.discard(expr.id)
+            kinds = {t[1] for t in types if t[0] in ("array", "scalar")}
             return kinds.pop() if len(kinds) == 1 else None
         if isinstance(expr, gast.UnaryOp):
             return self.dtype(expr.operand)

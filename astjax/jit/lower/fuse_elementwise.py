@@ -32,6 +32,7 @@ import gast
 
 from ...codegen.unparse import unparse
 from ...rules import lookup_callable
+from .merge_sibling_loops import FusedLoop, merge_sibling_loops
 
 __all__ = ["fuse_elementwise"]
 
@@ -76,6 +77,10 @@ def fuse_elementwise(node, context):
             stmt.value = call
     if counter[0]:
         remove_unread(node, context)
+        merge_sibling_loops(node, context)
+        for n in gast.walk(node):
+            if isinstance(n, gast.Call) and hasattr(n, "_astjax_fused"):
+                del n._astjax_fused
 
 
 _FRESH_CALLS = {"zeros", "zeros_like", "empty", "empty_like", "ones", "ones_like", "full", "full_like"}
@@ -322,6 +327,7 @@ class _Fusion:
             return None
         counter[0] += 1
         label = self.context.bind(f"_fused_{counter[0]}", None, ())
+        element_label = None
         if reduce:
             element_label = self.context.bind(f"{label}_element", None, ())
             self.context.kernels.append((element_label, self._element_function(element_label, scalar), {}))
@@ -335,6 +341,7 @@ class _Fusion:
         args = [shape] + [copy.deepcopy(a) for a in self.arrays + self.scalars] + self._offsets()
         call = gast.Call(func=_name(label), args=args, keywords=[])
         if not conditions:
+            call._astjax_fused = FusedLoop(self, label, element_label, scalar, reduce)    # see merge_sibling_loops
             return call
         test = conditions[0] if len(conditions) == 1 else gast.BoolOp(op=gast.And(), values=conditions)
         # The unfused form recomputes what the loop recomputes, so those temporaries need not be stored.
@@ -588,13 +595,8 @@ class _Fusion:
             lines.append(f"{indent}for {index} in range(shape[{d}]):")
             indent += "    "
         last = len(indices) - 1
-        lines += [f"{indent}n = shape[{last}]",
-                  f"{indent}for start in range(0, n, 4096):",
-                  f"{indent}    part = np.{self.dtype}(0.0)",
-                  f"{indent}    for {indices[last]} in range(start, min(start + 4096, n)):",
-                  f"{indent}        part += {element}",
-                  f"{indent}    total += part",
-                  f"    return np.{self.dtype}(total)"]
+        lines += chunked_sum_lines(indent, last, indices[last], self.dtype, [f"part += {element}"])
+        lines.append(f"    return np.{self.dtype}(total)")
         return gast.parse("\n".join(lines) + "\n").body[0]
 
     def _names(self):
@@ -613,6 +615,26 @@ class _Fusion:
         for k in range(len(self.arrays)):
             element = element.replace(f"flat{k}[i]", f"x{k}[{self._element_index(k, indices)}]")
         return element
+
+
+def chunked_sum_lines(indent, axis, index, dtype, body):
+    """The innermost loop of a sum over `shape[axis]`: `body` (lines adding into `part`, reading element
+    `index`) runs in chunks of 4096 whose partial sums, in the array's dtype, go into the float64 `total`.
+    The chunk loop has a constant trip count: LLVM vectorized `range(start, min(start + 4096, n))` at
+    half the speed (1.04 ms against 0.46 ms for the sum of sigmoid over 1e6 float32)."""
+    inner = indent + "        "
+    return ([f"{indent}n = shape[{axis}]",
+             f"{indent}full = n - n % 4096",
+             f"{indent}for start in range(0, full, 4096):",
+             f"{indent}    part = np.{dtype}(0.0)",
+             f"{indent}    for k in range(4096):",
+             f"{inner}{index} = start + k"]
+            + [inner + line for line in body]
+            + [f"{indent}    total += part",
+               f"{indent}part = np.{dtype}(0.0)",
+               f"{indent}for {index} in range(full, n):"]
+            + [f"{indent}    {line}" for line in body]
+            + [f"{indent}total += part"])
 
 
 _OPERATOR_TEXT = {gast.Add: "{} + {}", gast.Sub: "{} - {}", gast.Mult: "{} * {}", gast.Div: "{} / {}",

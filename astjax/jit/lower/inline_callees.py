@@ -14,6 +14,16 @@ seed as one scalar and recomputes what it needs:
     _vjp_sigmoid_1_bx = _vjp_sigmoid_1_bout * (1.0 / (1.0 + jnp.exp(-_vjp_sigmoid_1_x))) / ...
     bx = _vjp_sigmoid_1_bx
 
+A call of the user's own function (`sigmoid_x = sigmoid(x)` in a derivative's primal sweep) is
+inlined the same way, from the normalized version jit would otherwise compile as `jit_sigmoid`: then
+`value = jnp.sum(sigmoid_x)` fuses into one pass over x, and the adjoint's loop reads x's shape
+instead of a stored sigmoid(x). Its types come from running that version on the arguments the user
+function first received, so each argument must be a name holding exactly the type its parameter held.
+
+A parameter the callee never assigns, passed a plain name, is replaced by that name (no copy
+`_f_1_x = x`): two inlined callees reading the same array then read it through one name, and a
+fused loop reads it once.
+
 Only when it cannot change the meaning: the callee takes positional parameters only, every local
 held one type in every call the reference run saw (a callee called with several signatures stays a
 call: Numba specializes it per signature), and every global it reads is the same object in the
@@ -47,6 +57,9 @@ def _inline(stmt, context, observed, taken):
             and not stmt.value.keywords and not any(isinstance(a, gast.Starred) for a in stmt.value.args)):
         return None
     callee = context.namespace.get(stmt.value.func.id)
+    user_function = _user_primal(callee, observed)
+    if user_function is not None:
+        callee = user_function
     source = getattr(callee, "__astjax_function_source__", None)
     if source is None or callee is context.generated or getattr(callee, "__globals__", None) is None:
         return None
@@ -64,6 +77,9 @@ def _inline(stmt, context, observed, taken):
     types = observed.for_code(callee.__code__)
     if not all(len(types.get(name, ())) == 1 for name in local):
         return None
+    if user_function is not None and not all(
+            isinstance(a, gast.Name) and context.types_of(a.id) == types[p] for p, a in zip(params, stmt.value.args)):
+        return None          # its types were learned from another call's arguments
     for n in (n for s in fn.body for n in gast.walk(s)):
         if isinstance(n, gast.Name) and n.id not in local:
             if isinstance(n.ctx, gast.Store) or \
@@ -76,10 +92,14 @@ def _inline(stmt, context, observed, taken):
     index = 1
     while any(f"_{callee.__name__}_{index}_{name}" in taken for name in local):
         index += 1
-    renamed = {name: f"_{callee.__name__}_{index}_{name}" for name in local}
+    assigned = {n.id for s in assigns for n in gast.walk(s.targets[0]) if isinstance(n, gast.Name)}
+    passed = {p: a.id for p, a in zip(params, stmt.value.args)
+              if isinstance(a, gast.Name) and p not in assigned}
+    renamed = {name: passed.get(name, f"_{callee.__name__}_{index}_{name}") for name in local}
     taken |= set(renamed.values())
     for name, new in renamed.items():
-        context.types[new] = set(types[name])
+        if name not in passed:
+            context.types[new] = set(types[name])
 
     class Rename(gast.NodeTransformer):
         def visit_Name(self, n):
@@ -88,7 +108,7 @@ def _inline(stmt, context, observed, taken):
             return n
 
     out = [gast.Assign(targets=[gast.Name(id=renamed[p], ctx=gast.Store(), annotation=None, type_comment=None)],
-                       value=arg, type_comment=None) for p, arg in zip(params, stmt.value.args)]
+                       value=arg, type_comment=None) for p, arg in zip(params, stmt.value.args) if p not in passed]
     out += [Rename().visit(copy.deepcopy(s)) for s in assigns]
     out.append(gast.Assign(targets=stmt.targets, value=Rename().visit(copy.deepcopy(fn.body[-1].value)),
                            type_comment=None))
@@ -97,3 +117,20 @@ def _inline(stmt, context, observed, taken):
             if hasattr(n, "lineno"):
                 gast.copy_location(n, stmt)
     return out
+
+
+def _user_primal(callee, observed):
+    """The normalized version of a user function that generated code calls, with its types observed,
+    or None when `callee` is not one (or the reference run never called it)."""
+    from .numba_calls import _is_user_function, primal_of
+    if not callable(callee) or not hasattr(callee, "__code__") or not _is_user_function(callee):
+        return None
+    try:
+        primal = primal_of(callee)
+    except Exception:        # noqa: BLE001 -- not transformable: the call stays a call (and is refused there)
+        return None
+    if callee.__code__ in observed.user_calls:
+        from ..compiled import _observe_primal_callee
+        _observe_primal_callee(primal, observed)
+    # (read back from the disk cache, the record holds the types the first process observed: jit/cache.py)
+    return primal if observed.for_code(primal.__code__) else None

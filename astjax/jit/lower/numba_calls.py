@@ -86,6 +86,11 @@ class _CallLowering(gast.NodeTransformer):
             node = functional
         native = self._native(node)
         attribute = self._native_attribute(node)
+        if node.args and isinstance(node.args[0], gast.Call) and not node.keywords and len(node.args) == 1:
+            stacked = lookup_callable(self._static(node.func)) if not isinstance(node.func, gast.Name) or \
+                node.func.id not in self.locals else None
+            if stacked is not None and stacked.name == "stack":
+                node.args[0]._astjax_sequence_of = "stack"      # see _list_local
         self.generic_visit(node)
         if attribute is not None:
             return gast.copy_location(gast.Attribute(value=node.args[0], attr=attribute, ctx=gast.Load()), node)
@@ -122,6 +127,8 @@ class _CallLowering(gast.NodeTransformer):
         if target is helpers.zeros_shaped:
             node.func = _name("zeros_shaped")        # jit/numba_support.py
             return node
+        if target is helpers.tuple_items and self._list_local(node):
+            return node.args[0]                     # the list itself: `jnp.stack(...)` of it stacks a list
         padded = self._native_pad(node, target)
         if padded is not None:
             return padded
@@ -184,6 +191,18 @@ class _CallLowering(gast.NodeTransformer):
         if prim.name in ("dot", "matmul") and not all(_rank(a, self.context) in (1, 2) for a in node.args):
             return None
         return NATIVE[prim.name][0]
+
+    def _list_local(self, node):
+        """`tuple_items(xs)` (normalization's `tuple(v for v in ...)`) of a local that held only lists: Numba
+        cannot make a tuple of a length it does not know, so the list stands for it, and only where a
+        list means the same: as the sequence `jnp.stack` reads (elsewhere the
+        compiled result would hold a list where the reference has a tuple, and the first call's check
+        refuses it)."""
+        if len(node.args) != 1 or node.keywords or not isinstance(node.args[0], gast.Name):
+            return False
+        kinds = self.context.types_of(node.args[0].id)
+        parent = getattr(node, "_astjax_sequence_of", None)
+        return bool(kinds) and all(k[0] == "list" for k in kinds) and parent is not None
 
     def _stack_of_list(self, node, target):
         """`jnp.stack(results)` of a list variable (vmap's loop over the batch builds one): Numba stacks

@@ -26,13 +26,13 @@ __all__ = ["cast_weak_scalars"]
 
 
 def cast_weak_scalars(node, context):
-    _Caster(context).visit(node)
+    _Caster(context, node).visit(node)
 
 
 class _Caster(gast.NodeTransformer):
-    def __init__(self, context):
+    def __init__(self, context, function=None):
         self.context = context
-        reader = DtypeReader(context)
+        reader = DtypeReader(context, function)
         self.weak, self.strong_dtype = reader.weak, reader.dtype
 
     # -------------------------------------------------------------- where weak meets strong
