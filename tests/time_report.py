@@ -10,7 +10,7 @@ import sys
 
 def main(prefix, top=30):
     cpu, wall, count, tests = collections.Counter(), collections.Counter(), collections.Counter(), []
-    for path in sorted(glob.glob(prefix + ".*")):
+    for path in sorted(glob.glob(prefix + ".gw*") + glob.glob(prefix + ".main")):
         with open(path) as fh:
             for line in fh:
                 nodeid, c, w = line.rstrip("\n").rsplit("\t", 2)
