@@ -1,4 +1,7 @@
 """Plumbing shared by every test module."""
+import os
+import time
+
 import pytest
 
 from astjax.errors import give_every_frame_a_line
@@ -14,3 +17,18 @@ def pytest_runtest_makereport(item, call):
         give_every_frame_a_line(call.excinfo.value)
         call.excinfo = pytest.ExceptionInfo.from_exception(call.excinfo.value)
     yield
+
+
+# ASTJAX_TEST_TIMES=PATH: every test's CPU and wall seconds, one line per test, appended to PATH.<worker> as it
+# ends (a run cut off by a time limit keeps what it measured). CPU time hardly moves when other processes load
+# the machine, wall time does: docs/testing.md sums the lines per file.
+_TIMES = os.environ.get("ASTJAX_TEST_TIMES")
+
+if _TIMES:
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(item, nextitem):
+        cpu, wall = time.process_time(), time.perf_counter()
+        yield
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        with open(f"{_TIMES}.{worker}", "a") as fh:
+            fh.write(f"{item.nodeid}\t{time.process_time() - cpu:.3f}\t{time.perf_counter() - wall:.3f}\n")

@@ -23,11 +23,14 @@ _COMPOSITIONS = [c.name for c in CASES if c.category == "compositions" and not c
 SAMPLED_OUT = set() if LONG else ({c.name for c in CASES if c.category == "compositions"}
                                   - {n for k, n in enumerate(_COMPOSITIONS) if k % 8 == 0})
 # edges.py registers each program once under grad and again per battery of compositions: by default
-# every fourth hessian/vmap battery and no jit battery (Numba compiles) run; all of them in the long profile.
+# every eighth hessian battery (282 ms each; every program's grad runs above), every fourth vmap battery
+# and no jit battery (Numba compiles) run; all of them in the long profile.
 _EDGE_BATTERIES = [c.name for c in CASES if c.category == "edges" and c.name.endswith(("_hess", "_vmap", "_jit"))
                    and c.mode == "custom"]
+_EDGE_HESS = [n for n in _EDGE_BATTERIES if n.endswith("_hess")]
 if not LONG:
     SAMPLED_OUT |= {n for k, n in enumerate(_EDGE_BATTERIES) if n.endswith("_jit") or k % 4}
+    SAMPLED_OUT |= {n for k, n in enumerate(_EDGE_HESS) if k % 8}
 
 # programs.py: real programs under a battery each (without Numba unless ASTJAX_PROGRAMS_JIT=1 or the
 # long profile): a few quick ones of each kind by default (programs.DEFAULT_SAMPLE), all of them in the
@@ -56,6 +59,22 @@ KNOWN_FAILURE_TIMEOUT_S = 3
 @pytest.mark.parametrize("case", _params())
 def test_adversarial_case(case):
     run_case(case, timeout=KNOWN_FAILURE_TIMEOUT_S if case.name in KNOWN_FAILURES else TIMEOUT_S)
+
+
+def _kind(c):
+    """A case's check: its mode, and for a battery of compositions the battery's name."""
+    battery = c.name.rsplit("_", 1)[-1] if c.mode == "custom" and c.name.endswith(("_hess", "_vmap", "_jit")) else ""
+    return f"{c.mode} {battery}".strip()
+
+
+def test_the_default_sample_keeps_every_category_and_every_kind_of_check():
+    """Sampling (above) never drops a corpus category or a kind of check (a jit battery only where the
+    default profile runs jit batteries at all: the compositions category's own)."""
+    kept = [c for c in CASES if c.name not in SAMPLED_OUT]
+    assert {c.category for c in kept} == {c.category for c in CASES}
+    wanted = {(c.category, _kind(c)) for c in CASES if LONG or not _kind(c).endswith("jit")}
+    missing = wanted - {(c.category, _kind(c)) for c in kept}
+    assert not missing, sorted(missing)
 
 
 def test_known_failures_name_existing_cases():

@@ -10,10 +10,12 @@ test_rules.py checks each differentiable primitive's derivative in float64. Here
 2. float32: the value of `value_and_grad` has the dtype the plain call gives on float32 inputs, the
    gradient has its input's dtype (as in JAX), and it is close to the float64 gradient.
 
+By default each battery runs a sample that keeps every primitive (tests/sampling.py; every case
+under ASTJAX_LONG_PROPERTIES=1).
+
 Boundary points of the elementwise and reduction primitives (kinks, ties, zeros) are compared with
 JAX in tests/test_primitive_boundaries.py.
 """
-import os
 import warnings
 
 import numpy as np
@@ -24,6 +26,7 @@ from astjax import tree_util
 
 from primitive_sweep_helpers import assert_trees_close, batch, float32, is_float_operand
 from rule_cases import CASES
+from sampling import LONG, assert_covers, covering_sample
 from test_rules import _case_id, _weight
 
 IDS = [_case_id(c) for c in CASES]
@@ -95,8 +98,18 @@ def _check_vmap(fn, examples, batched, axes, what, rtol=1e-10, atol=1e-12):
         raise AssertionError(f"{failure}\n--- generated source ---\n{astjax.source(mapped)}") from None
 
 
+def _primitive(case):
+    return case.primitive
+
+
+# The suite's time budget (tests/sampling.py, docs/testing.md): by default vmap of every float argument
+# runs each primitive's first case and the odd cases, vmap of the first operand the even cases, so every
+# case is batched one way or the other; every case of each under ASTJAX_LONG_PROPERTIES=1.
+VMAP_CASES = covering_sample(CASES, _primitive, 2, offset=1, keep=lambda c: _case_id(c) in VMAP_XFAILS)
+
+
 # ------------------------------------------------------------------ 1. vmap against a loop
-@pytest.mark.parametrize("case", _params(CASES, VMAP_XFAILS))
+@pytest.mark.parametrize("case", _params(VMAP_CASES, VMAP_XFAILS))
 def test_vmap_of_every_float_argument_matches_a_loop(case):
     args = _args(case)
     mapped = {i for i, a in enumerate(args) if is_float_operand(a)}
@@ -104,10 +117,9 @@ def test_vmap_of_every_float_argument_matches_a_loop(case):
     _check_vmap(case.fn, examples, batched, axes, f"vmap of {_case_id(case)}, in_axes={axes}")
 
 
-# Every second case by default (the suite's time budget; every case under ASTJAX_LONG_PROPERTIES=1): the
-# test above already batches every operand of every case.
-FIRST_OPERAND_CASES = [c for n, c in enumerate(CASES) if os.environ.get("ASTJAX_LONG_PROPERTIES") or n % 2 == 0
-                       or _case_id(c) in FIRST_OPERAND_XFAILS]
+# The even cases by default (the test above batches every operand of the odd ones and of each primitive's
+# first case); every case under ASTJAX_LONG_PROPERTIES=1.
+FIRST_OPERAND_CASES = [c for n, c in enumerate(CASES) if LONG or n % 2 == 0 or _case_id(c) in FIRST_OPERAND_XFAILS]
 
 
 @pytest.mark.parametrize("case", _params(FIRST_OPERAND_CASES, FIRST_OPERAND_XFAILS))
@@ -132,7 +144,22 @@ def test_vmap_of_grad_matches_a_loop_of_grad(case):
 
 
 # ------------------------------------------------------------------ 2. float32
-@pytest.mark.parametrize("case", _params(CASES, FLOAT32_XFAILS))
+# Every primitive's first case and every third case by default (in float64 every case is checked by
+# tests/test_rules.py), and the cases listed above; every case under ASTJAX_LONG_PROPERTIES=1.
+FLOAT32_CASES = covering_sample(CASES, _primitive, 3, offset=1,
+                                keep=lambda c: _case_id(c) in FLOAT32_XFAILS or _case_id(c) in FLOAT32_LOOSE
+                                or _case_id(c) in FLOAT64_VALUES)
+
+
+def test_the_default_samples_cover_every_primitive_and_every_case():
+    """Sampling never drops a primitive from a battery, and each case is batched by one vmap battery."""
+    for sample, what in ((VMAP_CASES, "vmap of every float argument"), (FLOAT32_CASES, "float32 value and gradient")):
+        assert_covers(sample, CASES, _primitive, what)
+    batched = {_case_id(c) for c in VMAP_CASES} | {_case_id(c) for c in FIRST_OPERAND_CASES}
+    assert batched == set(IDS), sorted(set(IDS) - batched)[:10]
+
+
+@pytest.mark.parametrize("case", _params(FLOAT32_CASES, FLOAT32_XFAILS))
 def test_float32_value_and_gradient(case):
     args = _args(case)
     args32 = tuple(float32(a) for a in args)

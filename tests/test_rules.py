@@ -24,6 +24,7 @@ from astjax.rules.linalg import COMPOSITES
 
 import rule_cases
 from rule_cases import CASES, UNARY_SECOND_ORDER, VJP_CASES
+from sampling import assert_covers, covering_sample
 
 EPS = 1e-6
 RTOL, ATOL = 1e-5, 1e-7
@@ -175,7 +176,17 @@ def test_vjp_matches_finite_differences(case):
         _check_gradient(got, args[i], expected, f"{_case_id(case)}: d/d(argument {i})", grad_fn)
 
 
-@pytest.mark.parametrize("case", _params(CASES, [_case_id(c) for c in CASES], MACHINERY_XFAILS))
+# The suite's time budget (tests/sampling.py, docs/testing.md): forward mode runs each primitive's first case
+# and every second case by default (reverse mode above runs every case); every case under
+# ASTJAX_LONG_PROPERTIES=1.
+JVP_CASES = covering_sample(CASES, lambda c: c.primitive, 2, offset=1, keep=lambda c: _case_id(c) in MACHINERY_XFAILS)
+
+
+def test_the_forward_mode_sample_covers_every_primitive():
+    assert_covers(JVP_CASES, CASES, lambda c: c.primitive, "jvp against reverse mode")
+
+
+@pytest.mark.parametrize("case", _params(JVP_CASES, [_case_id(c) for c in JVP_CASES], MACHINERY_XFAILS))
 def test_jvp_matches_reverse_mode(case):
     """Forward mode against reverse mode: the tangent along t is the gradient dotted with t."""
     w = _weight(case.fn, case.args, _case_id(case))
