@@ -34,7 +34,8 @@ FULL = bool(os.environ.get("ASTJAX_LONG_PROPERTIES"))
 # What tests/test_adversarial.py runs in the default profile (the suite's time budget): a quick program of
 # each kind; every case runs in the long profile.
 DEFAULT_SAMPLE = ("nbody_pairwise_energy", "softmax_cross_entropy_take_along",
-                  "fixed_point_iteration", "at_add_repeated_indices", "newton_cbrt_scalar", "mixed_int_bool_float")
+                  "fixed_point_iteration", "at_add_repeated_indices", "newton_cbrt_scalar", "mixed_int_bool_float",
+                  "namedtuple_jit_vmap")
 
 
 def _batch_leaf(x):
