@@ -24,14 +24,14 @@ import copy
 
 import gast
 
-from .base import Pass, copy_location, name, rewrite_inner_blocks, store
+from .base import BlockPass, copy_location, name, store
 from .closure_factories import _Rename, _factory_shape, _local_names
 from .eager_calls import EagerCalls
 
 __all__ = ["LocalFactories"]
 
 
-class LocalFactories(Pass):
+class LocalFactories(BlockPass):
     """Inline calls `f = make(...)` of local closure factories; drop their definitions."""
 
     def run(self, node):
@@ -76,13 +76,6 @@ class LocalFactories(Pass):
         node.body = [s for s in node.body if not (isinstance(s, gast.FunctionDef) and s.name in factories)]
         node.body = self.block(node.body)
         return node
-
-    def block(self, stmts):
-        out = []
-        for stmt in stmts:
-            rewrite_inner_blocks(stmt, self.block)
-            out.extend(self.rewrite(stmt))
-        return out
 
     def rewrite(self, stmt):
         if not (isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Call)
