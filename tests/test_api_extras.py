@@ -102,3 +102,14 @@ def test_ravel_pytree_round_trip_with_dtypes_as_jax():
     with pytest.raises(ValueError, match="shape"):
         unravel(flat[:3])
     assert ravel_pytree({})[0].shape == (0,)
+
+
+def test_config_update_accepts_what_astjax_does_and_explains_the_rest():
+    """A script ported from JAX calls `config.update("jax_enable_x64", True)`: astjax has no such switch,
+    and says so rather than run in float32 without a word."""
+    astjax.config.update("jax_enable_x64", False)
+    astjax.config.update("jax_platform_name", "cpu")
+    with pytest.raises(ValueError, match="float64 NumPy array"):
+        astjax.config.update("jax_enable_x64", True)
+    with pytest.raises(ValueError, match="no such flag"):
+        astjax.config.update("jax_made_up_flag", 1)
