@@ -3,7 +3,7 @@ import gast
 
 from ...codegen.node_walk import nodes
 
-__all__ = ["Pass", "copy_location", "name", "store", "range_of", "rewrite_inner_blocks"]
+__all__ = ["Pass", "Renamer", "copy_location", "name", "store", "range_of", "rewrite_inner_blocks"]
 
 
 class Pass(gast.NodeTransformer):
@@ -17,6 +17,21 @@ class Pass(gast.NodeTransformer):
 
     def error(self, message, node, hint=None):
         return self.context.error(message, node, hint)
+
+
+class Renamer(gast.NodeTransformer):
+    """Rename the names in `renames` (every occurrence, or only the loads), except those in `keep`:
+    the fresh names passes give a comprehension's, an inlined function's or a factory's own variables."""
+
+    def __init__(self, renames, keep=(), loads_only=False):
+        self.renames = {k: v for k, v in renames.items() if k not in keep}
+        self.loads_only = loads_only
+
+    def visit_Name(self, node):
+        if node.id in self.renames and (not self.loads_only or isinstance(node.ctx, gast.Load)):
+            return gast.Name(id=self.renames[node.id], ctx=node.ctx, annotation=node.annotation,
+                             type_comment=node.type_comment)
+        return node
 
 
 class BlockPass(Pass):

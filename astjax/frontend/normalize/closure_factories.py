@@ -30,7 +30,7 @@ from ..bindings import free_name_nodes
 from ..parse import function_source
 from ..resolve import NOT_STATIC, Resolver
 from ..specialize import is_known_function
-from .base import BlockPass, copy_location, name, store
+from .base import BlockPass, Renamer, copy_location, name, store
 
 __all__ = ["ClosureFactories"]
 
@@ -101,10 +101,10 @@ class ClosureFactories(BlockPass):
             renames[n.id] = resolver.introduce(f"_{n.id}", value, namer)
         self.context.inlined_functions = getattr(self.context, "inlined_functions", []) + [factory]
         for s in body:
-            out.append(copy_location(_Rename(renames).visit(copy.deepcopy(s)), stmt))
+            out.append(copy_location(Renamer(renames).visit(copy.deepcopy(s)), stmt))
         fdef = copy.deepcopy(inner)
         fdef.name = target
-        fdef.body = [_Rename(renames, keep=_local_names(inner)).visit(s) for s in fdef.body]
+        fdef.body = [Renamer(renames, keep=_local_names(inner)).visit(s) for s in fdef.body]
         out.append(copy_location(fdef, stmt))
         return out
 
@@ -177,14 +177,3 @@ def _local_names(fdef):
             todo.extend(gast.iter_child_nodes(n))
     return names
 
-
-class _Rename(gast.NodeTransformer):
-    """Rename names (not the ones in `keep`, the returned function's own)."""
-
-    def __init__(self, renames, keep=()):
-        self.renames = {k: v for k, v in renames.items() if k not in keep}
-
-    def visit_Name(self, node):
-        if node.id in self.renames:
-            return gast.Name(id=self.renames[node.id], ctx=node.ctx, annotation=None, type_comment=None)
-        return node

@@ -17,7 +17,7 @@ before the loop ran) is rewritten; others stay refused.
 """
 import gast
 
-from .base import name, store
+from .base import Renamer, name, store
 from .eager_calls import EagerCalls
 
 __all__ = ["ComprehensionWalrus"]
@@ -65,7 +65,7 @@ class ComprehensionWalrus(EagerCalls):
             for n in gast.walk(g.target):
                 if isinstance(n, gast.Name):
                     renames.setdefault(n.id, namer.fresh(f"_{n.id}"))
-        rename = _Rename(renames)
+        rename = Renamer(renames)
         body = [gast.Expr(value=gast.Call(func=gast.Attribute(value=name(result), attr="append", ctx=gast.Load()),
                                           args=[rename.visit(comp.elt)], keywords=[]))]
         for k, g in reversed(list(enumerate(comp.generators))):
@@ -94,14 +94,3 @@ def _walrus_targets(comp):
         stack.extend(gast.iter_child_nodes(node))
     return found
 
-
-class _Rename(gast.NodeTransformer):
-    """Rename the comprehension's variables (not inside nested scopes, which may rebind them)."""
-
-    def __init__(self, renames):
-        self.renames = renames
-
-    def visit_Name(self, node):
-        if node.id in self.renames:
-            return gast.Name(id=self.renames[node.id], ctx=node.ctx, annotation=None, type_comment=None)
-        return node

@@ -38,7 +38,7 @@ import functools
 import gast
 
 from ..resolve import NOT_STATIC
-from .base import Pass, copy_location, name, rewrite_inner_blocks, store
+from .base import Pass, Renamer, copy_location, name, rewrite_inner_blocks, store
 
 # Where an expression is evaluated other than once, in order, before its statement runs.
 _DEFERRED = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp, gast.IfExp)
@@ -562,14 +562,14 @@ class ContainerIdioms(Pass):
         iterable is evaluated here, the later ones and the conditions see the earlier variables."""
         renames, loops = {}, []
         for gen in node.generators:
-            iterable = _Rename(renames).visit(copy.deepcopy(gen.iter))
+            iterable = Renamer(renames).visit(copy.deepcopy(gen.iter))
             own = {n.id: self.context.namer.unique(n.id) for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
             renames = {**renames, **own}
-            target = _Rename(renames).visit(copy.deepcopy(gen.target))
-            loops.append((target, iterable, [_Rename(renames).visit(copy.deepcopy(c)) for c in gen.ifs]))
+            target = Renamer(renames).visit(copy.deepcopy(gen.target))
+            loops.append((target, iterable, [Renamer(renames).visit(copy.deepcopy(c)) for c in gen.ifs]))
         result = self.context.namer.fresh("_d")
-        write = gast.Assign(targets=[gast.Subscript(value=name(result), slice=_Rename(renames).visit(
-            copy.deepcopy(node.key)), ctx=gast.Store())], value=_Rename(renames).visit(copy.deepcopy(node.value)),
+        write = gast.Assign(targets=[gast.Subscript(value=name(result), slice=Renamer(renames).visit(
+            copy.deepcopy(node.key)), ctx=gast.Store())], value=Renamer(renames).visit(copy.deepcopy(node.value)),
             type_comment=None)
         body = [write]
         for target, iterable, conditions in reversed(loops):
@@ -683,14 +683,3 @@ def _read_more_than_once(nodes):
                 counts[n.id] = counts.get(n.id, 0) + 1
     return {k for k, c in counts.items() if c > 1}
 
-
-class _Rename(gast.NodeTransformer):
-    """Give a comprehension's own variables their fresh names."""
-
-    def __init__(self, renames):
-        self.renames = renames
-
-    def visit_Name(self, node):
-        if node.id in self.renames:
-            return gast.Name(id=self.renames[node.id], ctx=node.ctx, annotation=None, type_comment=None)
-        return node

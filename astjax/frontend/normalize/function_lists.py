@@ -34,7 +34,7 @@ import copy
 
 import gast
 
-from .base import Pass, copy_location, name, store
+from .base import Pass, Renamer, copy_location, name, store
 
 __all__ = ["FunctionLists"]
 
@@ -85,7 +85,7 @@ class FunctionLists(Pass):
         def rewrite(label):
             renames = {n.id: self.context.namer.fresh(f"_{n.id}") for n in gast.walk(loop.target)
                        if isinstance(n, gast.Name)}
-            rename = _Rename(renames)
+            rename = Renamer(renames)
             defaults = gast.Tuple(elts=[rename.visit(copy.deepcopy(d)) for d in lam.args.defaults], ctx=gast.Load())
             append = gast.Expr(value=gast.Call(func=gast.Attribute(value=name(target), attr="append",
                                                                    ctx=gast.Load()), args=[defaults], keywords=[]))
@@ -94,7 +94,7 @@ class FunctionLists(Pass):
             stmt.value = gast.List(elts=[], ctx=gast.Load())
             args = copy.deepcopy(lam.args)
             args.defaults = []
-            returned = gast.Return(value=_Rename(renames, keep=_parameter_names(lam.args)).visit(
+            returned = gast.Return(value=Renamer(renames, keep=_parameter_names(lam.args)).visit(
                 copy.deepcopy(lam.body)))
             fdef = gast.FunctionDef(name=label, args=args, body=[copy_location(returned, lam)], decorator_list=[],
                                     returns=None, type_comment=None, type_params=[])
@@ -239,12 +239,3 @@ class _Calls(gast.NodeTransformer):
             return copy_location(gast.Call(func=name(self.label), args=node.args + missing, keywords=[]), node)
         return node
 
-
-class _Rename(gast.NodeTransformer):
-    def __init__(self, renames, keep=()):
-        self.renames = {k: v for k, v in renames.items() if k not in keep}
-
-    def visit_Name(self, node):
-        if node.id in self.renames:
-            return gast.Name(id=self.renames[node.id], ctx=node.ctx, annotation=None, type_comment=None)
-        return node

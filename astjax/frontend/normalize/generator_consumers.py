@@ -28,7 +28,7 @@ import gast
 from ..bindings import free_name_nodes
 from ..parse import function_source
 from ..resolve import NOT_STATIC, Resolver
-from .base import copy_location, name, store
+from .base import Renamer, copy_location, name, store
 from .eager_calls import EagerCalls
 from .iteration_builtins import _mutates
 
@@ -135,7 +135,7 @@ class GeneratorConsumers(EagerCalls):
                 resolver.introduce_as(n.id, value)
                 continue
             renames[n.id] = resolver.introduce(f"_{n.id}", value, namer)
-        body = [_Rename(renames).visit(copy.deepcopy(s)) for s in fdef.body
+        body = [Renamer(renames).visit(copy.deepcopy(s)) for s in fdef.body
                 if not (isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant))]
         body = self.yields_appended(body, result, depth)
         if body is None:
@@ -220,12 +220,3 @@ def _leaves(block):
                 return True
     return False
 
-
-class _Rename(gast.NodeTransformer):
-    def __init__(self, renames):
-        self.renames = renames
-
-    def visit_Name(self, node):
-        if node.id in self.renames:
-            return gast.Name(id=self.renames[node.id], ctx=node.ctx, annotation=None, type_comment=None)
-        return node

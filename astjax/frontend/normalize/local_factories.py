@@ -24,8 +24,8 @@ import copy
 
 import gast
 
-from .base import BlockPass, copy_location, name, store
-from .closure_factories import _Rename, _factory_shape, _local_names
+from .base import BlockPass, Renamer, copy_location, name, store
+from .closure_factories import _factory_shape, _local_names
 from .eager_calls import EagerCalls
 
 __all__ = ["LocalFactories"]
@@ -92,10 +92,10 @@ class LocalFactories(BlockPass):
         for local in _local_names(fdef) - set(renames):
             renames[local] = namer.fresh(f"{base}_{local}")
         for s in body:
-            out.append(_Rename(renames).visit(copy.deepcopy(s)))
+            out.append(Renamer(renames).visit(copy.deepcopy(s)))
         made = copy.deepcopy(inner)
         made.name = stmt.targets[0].id
-        made.body = [_Rename(renames, keep=_local_names(inner)).visit(s) for s in made.body]
+        made.body = [Renamer(renames, keep=_local_names(inner)).visit(s) for s in made.body]
         out.append(made)
         return [copy_location(s, stmt) for s in out]
 

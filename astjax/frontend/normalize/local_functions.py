@@ -14,7 +14,7 @@ one-primitive-per-statement pass inlines each call.
 """
 import gast
 
-from .base import Pass, copy_location
+from .base import Pass, Renamer, copy_location
 from .nonlocal_rebinding import accept_nonlocal_rebinding
 
 __all__ = ["LocalFunctions"]
@@ -47,11 +47,11 @@ class LocalFunctions(Pass):
                     self._check_not_called_later(local, current[source_name], fdef)
                     key = self.context.namer.unique(source_name)
                 fdef.name = key
-                local[key] = _Rename({k: v for k, v in current.items() if k != v}).visit(fdef)
+                local[key] = Renamer({k: v for k, v in current.items() if k != v}, loads_only=True).visit(fdef)
                 current[source_name] = key
                 continue
             if current:
-                stmt = _Rename({k: v for k, v in current.items() if k != v}).visit(stmt)
+                stmt = Renamer({k: v for k, v in current.items() if k != v}, loads_only=True).visit(stmt)
                 for n in gast.walk(stmt):
                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and n.id in current:
                         raise self.error(f"local function `{n.id}` is rebound to a value", n,
@@ -131,14 +131,3 @@ def _definition(stmt):
                              returns=None, type_comment=None, type_params=[]), stmt)
     return None
 
-
-class _Rename(gast.NodeTransformer):
-    """Rename the loads of redefined local functions to the definition in force."""
-
-    def __init__(self, renames):
-        self.renames = renames
-
-    def visit_Name(self, node):
-        if node.id in self.renames and isinstance(node.ctx, gast.Load):
-            return gast.Name(id=self.renames[node.id], ctx=node.ctx, annotation=None, type_comment=None)
-        return node

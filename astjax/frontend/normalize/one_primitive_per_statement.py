@@ -15,7 +15,7 @@ import copy
 import gast
 
 from ..resolve import NOT_STATIC
-from .base import Pass, copy_location, name, range_of, store
+from .base import Pass, Renamer, copy_location, name, range_of, store
 
 _UNSUPPORTED = {
     gast.Try: ("try/except", "move the error handling outside the transformed function"),
@@ -327,7 +327,7 @@ class OnePrimitivePerStatement(Pass):
             value = self.expression(arg)
             self.emitted.append(copy_location(gast.Assign(targets=[store(renames[param])], value=value,
                                                           type_comment=None), self.current))
-        body = [_Rename(renames).visit(s) for s in without_nonlocal(fdef, fdef.body)]
+        body = [Renamer(renames).visit(s) for s in without_nonlocal(fdef, fdef.body)]
         self.inlining.append(callee_name)
         pre, current = self.emitted, self.current
         stmts = self.block(body[:-1])
@@ -419,13 +419,13 @@ class OnePrimitivePerStatement(Pass):
         """
         renames, loops = {}, []
         for gen in node.generators:
-            iterable = _Rename(renames).visit(copy.deepcopy(gen.iter))
+            iterable = Renamer(renames).visit(copy.deepcopy(gen.iter))
             own = {n.id: self.context.namer.unique(n.id) for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
             renames = {**renames, **own}
-            target = _Rename(renames).visit(copy.deepcopy(gen.target))
-            conditions = [_Rename(renames).visit(copy.deepcopy(c)) for c in gen.ifs]
+            target = Renamer(renames).visit(copy.deepcopy(gen.target))
+            conditions = [Renamer(renames).visit(copy.deepcopy(c)) for c in gen.ifs]
             loops.append((target, iterable, conditions))
-        elt = _Rename(renames).visit(copy.deepcopy(node.elt))
+        elt = Renamer(renames).visit(copy.deepcopy(node.elt))
         result = self.context.namer.fresh()
         body = [gast.Expr(value=gast.Call(func=gast.Attribute(value=name(result), attr="append", ctx=gast.Load()),
                                           args=[elt], keywords=[]))]
@@ -510,14 +510,3 @@ def _assigned_in(stmts, local_functions=None):
                 stack.extend(local_functions[n.id].body)
     return names
 
-
-class _Rename(gast.NodeTransformer):
-    """Rename a local function's own variables (not the enclosing function's) before inlining."""
-
-    def __init__(self, renames):
-        self.renames = renames
-
-    def visit_Name(self, node):
-        if node.id in self.renames:
-            return gast.Name(id=self.renames[node.id], ctx=node.ctx, annotation=None, type_comment=None)
-        return node

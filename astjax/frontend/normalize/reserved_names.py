@@ -18,7 +18,7 @@ import gast
 
 from ...codegen.namespace import RESERVED, expected_value
 from ..resolve import NOT_STATIC
-from .base import Pass
+from .base import Pass, Renamer
 
 __all__ = ["ReservedNames"]
 
@@ -53,7 +53,7 @@ class ReservedNames(Pass):
         if renames:
             params = {a.id for a in node.args.args}
             self.context.renamed_params.update({old: new for old, new in renames.items() if old in params})
-            node = _Rename(renames).visit(node)
+            node = Renamer(renames).visit(node)
         return node
 
     def _free_name(self, old):
@@ -66,16 +66,6 @@ class ReservedNames(Pass):
         taken.add(new)
         return new
 
-
-class _Rename(gast.NodeTransformer):
-    def __init__(self, renames):
-        self.renames = renames
-
-    def visit_Name(self, node):
-        if node.id in self.renames:
-            return gast.Name(id=self.renames[node.id], ctx=node.ctx, annotation=node.annotation,
-                             type_comment=node.type_comment)
-        return node
 
     def visit_FunctionDef(self, node):
         if node.name in self.renames:
