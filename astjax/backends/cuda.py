@@ -14,12 +14,12 @@ Arguments: NumPy and astjax arrays are copied to the device on every call; Numba
 astjax Arrays, float32 staying float32.
 """
 import copy
-import inspect
 import threading
 
 import numpy as np
 
 from ..array import Array, Device, wrap
+from ..jit.compiled import PerSignature
 from .numba_cpu import JitError
 
 __all__ = ["GpuError", "CudaFunction", "gpu_devices", "available", "is_device_array"]
@@ -75,14 +75,11 @@ def is_device_array(value):
     return hasattr(value, "__cuda_array_interface__") or (hasattr(value, "copy_to_host") and hasattr(value, "shape"))
 
 
-class CudaFunction:
+class CudaFunction(PerSignature):
     """`generated` (a function with generated source) compiled for the GPU per signature; called like it."""
 
     def __init__(self, generated, static=()):
-        self.generated = generated
-        self.parameters = list(inspect.signature(generated).parameters)
-        self.static = frozenset(static)
-        self.entries = {}                # signature -> _Entry
+        super().__init__(generated, static)
         self.lock = threading.Lock()     # an entry's device buffers serve one call at a time
 
     def __call__(self, *args, **kwargs):
@@ -94,20 +91,6 @@ class CudaFunction:
             if entry is None:
                 return self._first_call(key, args)
             return entry.run(args)
-
-    def lowered(self, *args, **kwargs):
-        """The kernel and launcher source for these arguments (compiling them if needed)."""
-        if kwargs or len(args) != len(self.parameters):
-            args = self._positional(args, kwargs)
-        key = self._key(args)
-        if key not in self.entries:
-            self(*args)
-        return self.entries[key].text
-
-    def _positional(self, args, kwargs):
-        bound = inspect.signature(self.generated).bind(*args, **kwargs)
-        bound.apply_defaults()
-        return tuple(bound.arguments.values())
 
     def _key(self, args):
         from ..jit.compiled import _signature, _static_key

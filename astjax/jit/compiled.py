@@ -25,14 +25,36 @@ from .python_number_error import PythonNumberError
 __all__ = ["CompiledFunction"]
 
 
-class CompiledFunction:
-    """`generated` (a function with generated source) compiled per signature; called like it."""
+class PerSignature:
+    """A generated function compiled once per signature of its arguments, called like it: what the CPU
+    (CompiledFunction) and GPU (backends/cuda.py's CudaFunction) backends share. Each entry's `text` is
+    the source it compiled."""
 
     def __init__(self, generated, static=()):
         self.generated = generated
         self.parameters = list(inspect.signature(generated).parameters)
         self.static = frozenset(static)          # parameter names whose values are compiled in
-        self.entries = {}                        # abstract signature -> _Entry
+        self.entries = {}                        # signature -> its compiled entry
+
+    def lowered(self, *args, **kwargs):
+        """The lowered source for these arguments (compiling them if needed)."""
+        if kwargs or len(args) != len(self.parameters):
+            args = self._positional(args, kwargs)
+        if self._key(args) not in self.entries:
+            self(*args)
+        return self.entries[self._key(args)].text
+
+    def _positional(self, args, kwargs):
+        bound = inspect.signature(self.generated).bind(*args, **kwargs)
+        bound.apply_defaults()
+        return tuple(bound.arguments.values())
+
+
+class CompiledFunction(PerSignature):
+    """`generated` (a function with generated source) compiled per signature with Numba; called like it."""
+
+    def __init__(self, generated, static=()):
+        super().__init__(generated, static)
         self.by_quick_key = {}                   # quick_key of the arguments -> _Entry (the dispatch path)
 
     def __call__(self, *args, **kwargs):
@@ -65,20 +87,6 @@ class CompiledFunction:
                 self.by_quick_key[tuple(map(quick_key, args))] = entry
             except TypeError:
                 pass
-
-    def lowered(self, *args, **kwargs):
-        """The lowered source for these arguments (compiling them if needed)."""
-        if kwargs or len(args) != len(self.parameters):
-            args = self._positional(args, kwargs)
-        key = self._key(args)
-        if key not in self.entries:
-            self._first_call(key, args)
-        return self.entries[key].text
-
-    def _positional(self, args, kwargs):
-        bound = inspect.signature(self.generated).bind(*args, **kwargs)
-        bound.apply_defaults()
-        return tuple(bound.arguments.values())
 
     def _key(self, args):
         return tuple(_static_key(a) if name in self.static else _signature(a)
