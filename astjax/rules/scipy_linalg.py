@@ -39,18 +39,26 @@ def cho_factor_tangent(t, a, y, lower):
 
 
 def scipy_cho_factor_adjoint(g, a, y, lower):
-    """SciPy's c also holds a's entries in the other strict triangle: they pass their adjoint through."""
+    """Cholesky's adjoint on the factor's triangle; where SciPy's c holds a's entries in the other strict
+    triangle (SciPy up to 1.17), they pass their adjoint through."""
     gc = item_adjoint(g, 0)
     if jnp.ndim(gc) == 0:
         return 0.0 * a
     factor = y[0] * triangle_mask(y[0], 0, lower)
-    return cholesky_adjoint(gc, a, factor, not lower, False) + gc * triangle_mask(gc, 1 if lower else -1, not lower)
+    return cholesky_adjoint(gc, a, factor, not lower, False) + _other_triangle(gc, lower)
 
 
 def scipy_cho_factor_tangent(t, a, y, lower):
     factor = y[0] * triangle_mask(y[0], 0, lower)
-    dc = cholesky_tangent(t, a, factor, not lower, False) + t * triangle_mask(t, 1 if lower else -1, not lower)
+    dc = cholesky_tangent(t, a, factor, not lower, False) + _other_triangle(t, lower)
     return with_fields(y, [dc, 0.0])
+
+
+def _other_triangle(t, lower):
+    """t's entries in the strict triangle the factor leaves to a (zeros where SciPy writes zeros there)."""
+    if not sla.scipy_cho_factor_keeps_a():
+        return 0.0 * t
+    return t * triangle_mask(t, 1 if lower else -1, not lower)
 
 
 # ----------------------------------------------------------------- cho_solve

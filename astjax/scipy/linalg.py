@@ -5,17 +5,21 @@ Plain SciPy in user code resolves to the same primitives where SciPy computes
 the same values (`scipy.linalg.cho_solve`, `solve_triangular`, `expm`,
 `block_diag`, `lu`, `lu_factor`, `lu_solve`, `solve`, `eigh`; SciPy's own `inv` and
 `det` are not aliased: use these, which are jnp.linalg's).
-`cho_factor` follows JAX: the triangle it does not use holds zeros (SciPy
-leaves a's entries there), so SciPy's own cho_factor is a separate primitive
-(`scipy_cho_factor`) with SciPy's values.
+`cho_factor` follows JAX: the triangle it does not use holds zeros. SciPy's own
+cho_factor is a separate primitive (`scipy_cho_factor`) with the installed SciPy's
+values: SciPy up to 1.17 leaves a's entries in that triangle, SciPy 1.18 zeros
+(`scipy_cho_factor_keeps_a`, asked of SciPy once).
 
 The triangular functions read one triangle of `a` (the lower for lower=True),
 as LAPACK does, and their derivatives are those of that triangle: the other
 triangle gets a zero adjoint.
 """
+import functools
+
 import numpy as np
 
 from .._lazy import lazy_module
+from ..errors import AstjaxError
 from ..numpy._promote import F32, nd as _nd, out as _out, promote as _promote
 from ..numpy.linalg import det, inv
 
@@ -41,10 +45,29 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
     return _out(c), lower
 
 
+@functools.lru_cache(maxsize=None)
+def scipy_cho_factor_keeps_a():
+    """Whether the installed SciPy's cho_factor leaves a's entries in the triangle it does not use
+    (SciPy up to 1.17) or zeros (SciPy 1.18). Anything else is refused: the value and the derivative
+    of that triangle would be unknown."""
+    c, _ = _sl.cho_factor(np.array([[4.0, 2.0], [2.0, 3.0]]))
+    if c[1, 0] == 2.0:
+        return True
+    if c[1, 0] == 0.0:
+        return False
+    import scipy
+    raise AstjaxError(f"scipy.linalg.cho_factor of SciPy {scipy.__version__} leaves {c[1, 0]!r} in the triangle it "
+                      "does not use, neither a's entries nor zeros: astjax cannot give its value or derivative. "
+                      "Use astjax.scipy.linalg.cho_factor (zeros there, as JAX).")
+
+
 def scipy_cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
-    """SciPy's own cho_factor: the factor in one triangle, a's entries left in the other."""
+    """The installed SciPy's cho_factor: the factor in one triangle, in the other a's entries or zeros
+    (`scipy_cho_factor_keeps_a`)."""
     a = _float(a)
     c = np.linalg.cholesky(a, upper=not lower)
+    if not scipy_cho_factor_keeps_a():
+        return _out(c), lower
     keep = np.tril(np.ones(a.shape[-2:], dtype=bool), -1) if not lower else np.triu(np.ones(a.shape[-2:], dtype=bool), 1)
     return _out(np.where(keep, a, c)), lower
 
