@@ -1,11 +1,16 @@
 """docs/coverage.md is what `python -m astjax.coverage` writes now, and its statuses come from the registry."""
 import numpy as np
+import pytest
 
 from astjax import coverage
 
 
 def test_the_coverage_page_is_up_to_date():
-    assert coverage.PAGE.read_text() == coverage.render(), (
+    page = coverage.PAGE.read_text()
+    installed = f"NumPy {np.__version__}, SciPy {coverage._scipy_version()}."
+    if installed not in page:       # the page lists the names of the versions it was written under
+        pytest.skip(f"docs/coverage.md was written under other NumPy/SciPy versions than {installed}")
+    assert page == coverage.render(), (
         "docs/coverage.md is stale: run `python -m astjax.coverage` and commit the page")
 
 

@@ -47,7 +47,7 @@ def test_grad_of_a_sum_of_sigmoid_is_one_loop_reading_x_once():
     """The user's sigmoid is inlined, its sum moves into the adjoint's loop: one kernel, one output buffer."""
     grad, jitted = GRAD_SUM_SIGMOID, JIT_GRAD_SUM_SIGMOID
     rng = np.random.default_rng(0)
-    for n in (1, 4095, 4097, 9000):        # around the 4096-element chunks of the sum
+    for n in (1, 255, 257, 9000):          # around the 256-element chunks of the sum (SUM_CHUNK)
         x = rng.normal(size=n).astype(np.float32) * 4
         _close(jitted(x), grad(x), np.float32)
     text = jitted.lower(x).source
@@ -55,7 +55,7 @@ def test_grad_of_a_sum_of_sigmoid_is_one_loop_reading_x_once():
     assert "jit_sigmoid" not in text and "vjp_sigmoid(" not in text
     assert head.count("_fused_") == 1, head                  # one loop computes the value and the gradient
     assert text.count("np.empty(") == 1, text
-    assert "for k in range(4096):" in text                  # the chunk loop has a constant trip count
+    assert "for k in range(256):" in text                   # the chunk loop has a constant trip count
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc and getrusage's fault count")

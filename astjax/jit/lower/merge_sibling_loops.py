@@ -16,10 +16,10 @@ the primal's element into the sum and writes the gradient's element:
         out = np.empty(shape, np.float32)
         total = 0.0
         n = shape[0]
-        full = n - n % 4096
-        for start in range(0, full, 4096):
+        full = n - n % 256
+        for start in range(0, full, 256):
             part = np.float32(0.0)
-            for k in range(4096):
+            for k in range(256):
                 i0 = start + k
                 part += _fused_2_element(x0[i0], c0)
                 out[i0] = _fused_2_and_1_out(x0[i0], c1, c2)
