@@ -32,3 +32,16 @@ if _TIMES:
         worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
         with open(f"{_TIMES}.{worker}", "a") as fh:
             fh.write(f"{item.nodeid}\t{time.process_time() - cpu:.3f}\t{time.perf_counter() - wall:.3f}\n")
+
+
+@pytest.fixture(autouse=True)
+def _jax_float64_flag_restored():
+    """Tests that use JAX as an oracle may switch on its float64 mode (`jax_enable_x64`): it is put back
+    after each test, so a later test's oracle runs in JAX's default float32 whatever ran before it."""
+    import sys
+    jax = sys.modules.get("jax")
+    before = bool(jax.config.jax_enable_x64) if jax is not None else False
+    yield
+    jax = sys.modules.get("jax")
+    if jax is not None and bool(jax.config.jax_enable_x64) != before:
+        jax.config.update("jax_enable_x64", before)

@@ -19,7 +19,12 @@ import astjax
 from boundary_cases import BOUNDARY_CASES, power_exponent_fn
 
 jax = pytest.importorskip("jax")
-jax.config.update("jax_enable_x64", True)
+
+
+@pytest.fixture(autouse=True)
+def _jax_in_float64():
+    """JAX computes in float64 for these comparisons (tests/conftest.py restores the flag after each test)."""
+    jax.config.update("jax_enable_x64", True)
 
 # id -> (argument index, flat position) whose JAX derivative is mathematically wrong, with the reason.
 JAX_WRONG = {
