@@ -28,6 +28,20 @@ from .transforms.forward_over_reverse import forward_over_reverse
 __all__ = ["grad", "value_and_grad", "vjp", "source", "ReverseTransform"]
 
 _REVERSE = weakref.WeakKeyDictionary()     # function -> {(mode, wrt, has_aux): Derivation}
+
+
+def derivation_cache_key(fun):
+    """What the caches of generated derivatives are keyed by: `fun` itself, or for a gradient
+    (`grad(f)`, `value_and_grad(f)`, a new function object at each call of grad) the source it composes,
+    which is one object while f's gradient stays built. So `jvp(grad(f), ...)` or `grad(grad(f))` written
+    inside a loop generates its source once, as `grad(f)` does."""
+    transform = getattr(fun, "__astjax_transform__", None)
+    if isinstance(transform, ReverseTransform) and transform.kind in ("grad", "value_and_grad"):
+        try:
+            return transform.composable_source()
+        except Exception:           # noqa: BLE001 (an error shows where the derivation is built)
+            return fun
+    return fun
 # The gradient another transformation composes (grad(grad(f)), jacrev(grad(f))): it checks in its
 # own code that the output is a scalar, since no wrapper sees that output (ReverseMode.check_output).
 _COMPOSED_GRAD = "grad, checking its output"
@@ -85,7 +99,7 @@ class ReverseTransform:
             wrt, fun = self.packed_wrt(), self.packing.source
         key = (mode, tuple(wrt), self.has_aux)
         try:
-            table = _REVERSE.setdefault(fun, {})
+            table = _REVERSE.setdefault(derivation_cache_key(fun), {})
         except TypeError:        # not weak-referenceable: no cache beyond this transform
             table = {}
         if key not in table or not table[key].current():     # a global or closure cell was rebound

@@ -12,7 +12,7 @@ import weakref
 import numpy as np
 
 from . import tree_util
-from .api import as_seed, grad
+from .api import as_seed, derivation_cache_key, grad
 from .arguments import Packing, check_callable, differentiable_input, is_float_leaf, refuse_complex, split_callable
 from .array import wrap
 from .errors import api_boundary
@@ -29,7 +29,7 @@ _FORWARD = weakref.WeakKeyDictionary()     # function -> {mask: Derivation}
 def forward_function(fun, mask):
     """The generated forward-mode function of `fun` for the float arguments in `mask` (cached)."""
     try:
-        table = _FORWARD.setdefault(fun, {})
+        table = _FORWARD.setdefault(derivation_cache_key(fun), {})
     except TypeError:         # not weak-referenceable: no cache
         table = {}
     if mask not in table or not table[mask].current():     # new, or a global it read was rebound
@@ -410,7 +410,7 @@ def pullback_function(fun, wrt, has_aux=False):
     """The generated pullback `(ct, *args) -> cotangents of args[wrt]` of `fun` (cached)."""
     from .api import _REVERSE
     try:
-        table = _REVERSE.setdefault(fun, {})
+        table = _REVERSE.setdefault(derivation_cache_key(fun), {})
     except TypeError:
         table = {}
     key = ("vjp", tuple(wrt), has_aux)

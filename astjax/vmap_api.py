@@ -17,6 +17,7 @@ import numpy as np
 
 from . import tree_util
 from .analyses.batching import ARRAY
+from .api import derivation_cache_key
 from .arguments import Packing, check_callable, name_of, split_callable
 from .array import wrap
 from .errors import api_boundary
@@ -133,7 +134,7 @@ class VmapTransform:
     def derivation(self, spec, out_none):
         key = (spec, out_none, self.axis_name)
         try:
-            table = _BUILT.setdefault(self.fun, {})
+            table = _BUILT.setdefault(derivation_cache_key(self.fun), {})
         except TypeError:
             table = {}
         built = table.get(key)
