@@ -32,6 +32,23 @@ def last_row(x):
     return jnp.cos(out)
 
 
+def added_in_place(x):
+    out = jnp.sin(x)
+    out += WEIGHTS
+    return out
+
+
+def scaled_pair(x):
+    return x * WEIGHTS, 1.0
+
+
+def unpacked(x):
+    out = jnp.sin(x)
+    if x > 0.5:
+        out, unused = scaled_pair(x)
+    return out
+
+
 def maybe_a_vector(x):
     out = jnp.sin(x)
     if x > 0.5:
@@ -46,7 +63,7 @@ def test_the_output_check_goes_where_the_output_has_the_shape_of_x():
     assert text.count("jnp.ndim(") == 1 and "jnp.ndim(x)" in text
 
 
-@pytest.mark.parametrize("fn", [scaled_by_a_global_array, last_row, maybe_a_vector])
+@pytest.mark.parametrize("fn", [scaled_by_a_global_array, last_row, maybe_a_vector, added_in_place, unpacked])
 def test_the_output_check_stays_where_the_output_may_be_an_array(fn):
     with pytest.raises(TypeError, match="Gradient only defined for scalar-output functions"):
         astjax.grad(astjax.grad(fn))(jnp.array(0.9))

@@ -82,7 +82,7 @@ class _SeedOne:
         ret = fn.body[-1]
         if self.mode == "grad":
             ret.value = copy.deepcopy(ret.value.elts[1])
-        body = _without_implied_output_checks(_without(fn.body, check), self.forward.shapes, variable)
+        body = _without_implied_output_checks(_without(fn.body, check), self.forward, variable)
         fn.body = [check, bind] + body      # a lower order's copy of the check goes
         return _located(fn)
 
@@ -100,7 +100,7 @@ def _without(body, check):
     return out
 
 
-def _without_implied_output_checks(body, shapes, variable):
+def _without_implied_output_checks(body, forward, variable):
     """`body` less the inner gradient's scalar-output checks (`if jnp.ndim(out) != 0: raise TypeError(...)`,
     reverse/driver.py) on an output that provably has the shape of `variable` (only elementwise operations
     of it and of numbers: analyses/shapes.py), which the check above has just found to be a scalar. The
@@ -109,10 +109,21 @@ def _without_implied_output_checks(body, shapes, variable):
     out = []
     for stmt in body:
         checked = _output_checked(stmt, single)
-        if checked is not None and shapes.variable.get(checked) == frozenset([f"param:{variable}"]):
+        if checked is not None and forward.shapes.variable.get(checked) == frozenset([f"param:{variable}"]) \
+                and _only_plainly_assigned(forward.function, checked):
             continue                    # its test's temporaries are dead code now
         out.append(stmt)
     return out
+
+
+def _only_plainly_assigned(function_node, variable):
+    """Whether every assignment to `variable` is `variable = <expression>`, the only kind the shape
+    classes follow (not `+=`, a loop target, an unpacked tuple, or a parameter)."""
+    plain = sum(1 for n in gast.walk(function_node) if isinstance(n, gast.Assign) and len(n.targets) == 1
+                and isinstance(n.targets[0], gast.Name) and n.targets[0].id == variable)
+    stores = sum(1 for n in gast.walk(function_node) if isinstance(n, gast.Name) and n.id == variable
+                 and not isinstance(n.ctx, gast.Load))
+    return plain == stores
 
 
 def _assigned_once(body):
