@@ -85,7 +85,9 @@ def test_a_negated_name_is_substituted_where_it_is_read():
     "_t2 = -a\n    y = b\n    for i in range(3):\n        y = y + _t2\n    return y",      # read in a loop
     "_t2 = -a\n    y = b\n    if b > 0:\n        y = _t2\n    return y + _t2",             # read in a branch
     "y = -a\n    return y * b + y",                                            # the user's own name
+    "_t2 = -a\n    y = _t2 * b\n    a[0] = b\n    return y + _t2",            # a changes in place
+    "_t2 = -a\n    y = _t2 * b\n    a.sort()\n    return y + _t2",
 ])
 def test_a_negated_name_stays_where_substituting_would_change_it(body):
     text = _substituted(f"def f(a, b):\n    {body}\n")
-    assert text.count("= -a") == 1
+    assert "    _t2 = -a\n" in text or "    y = -a\n" in text, text

@@ -110,7 +110,7 @@ def _substitute_everywhere(block, i, target, value, uses):
         found += here
         if here:
             later.append(stmt)
-        if writes(stmt) & needs or needs & _aug_targets(stmt):
+        if writes(stmt) & needs or needs & _aug_targets(stmt) or needs & _changed_in_place(stmt):
             break
     if found != uses:
         return False
@@ -120,6 +120,17 @@ def _substitute_everywhere(block, i, target, value, uses):
             if isinstance(node, gast.AST):
                 setattr(stmt, field, _Everywhere(target, value).visit(node))
     return True
+
+
+def _changed_in_place(stmt):
+    """Names whose object `stmt` may change without assigning them: `a[0] = v`, `a.x = v`, `a.sort()`."""
+    out = set()
+    for n in nodes(stmt):
+        if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, (gast.Store, gast.Del)):
+            out |= reads(n.value)
+    if has_effects(stmt):
+        out |= reads(stmt)
+    return out
 
 
 class _Everywhere(gast.NodeTransformer):
