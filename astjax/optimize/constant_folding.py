@@ -4,6 +4,7 @@
     x ** jnp.where(2 == 0.0, 1.0, 2 - 1) ->   x
     1.0 * e, e * 1.0, e ** 1            ->   e
     -(-e), -(-a * b / c)                ->   e, a * b / c
+    -(1.0 / b)                          ->   -1.0 / b
     broadcast_like(dt, *(a, b))         ->   broadcast_like(dt, a, b)
 """
 import operator
@@ -67,6 +68,10 @@ class _Fold(gast.NodeTransformer):
                 return positive
             if _const(node.operand):
                 return gast.Constant(value=-node.operand.value, kind=None)
+            if isinstance(node.operand, gast.BinOp) and isinstance(node.operand.op, (gast.Mult, gast.Div)) \
+                    and _const(node.operand.left):      # -(1.0 / b)  ->  -1.0 / b
+                return gast.BinOp(left=gast.Constant(value=-node.operand.left.value, kind=None),
+                                  op=node.operand.op, right=node.operand.right)
         return node
 
     def visit_Compare(self, node):

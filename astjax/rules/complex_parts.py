@@ -106,7 +106,7 @@ for _name, _impl, _vjp, _jvp in (
         ("multiply", complex_multiply, ["bx1 += real_if_real(by * x2, x1)", "bx2 += real_if_real(by * x1, x2)"],
          ["dy = dx1 * x2 + x1 * dx2"]),
         ("divide", complex_divide, ["bx1 += real_if_real(by / x2, x1)", "bx2 += real_if_real(-by * y / x2, x2)"],
-         ["dx1 -> dx1 / x2", "dx2 -> -dx2 * y / x2"])):
+         ["dx1 -> dx1 / x2", "dx2 -> -dx2 / x2 * y"])):
     _binary[_name] = primitive(f"complex_{_name}", _impl, operands=("x1", "x2"), unbroadcast=True)
     defvjp(_binary[_name], *_vjp)
     defjvp(_binary[_name], *_jvp)

@@ -52,9 +52,12 @@ binary("subtract", numpy=np.subtract, operator=gast.Sub,
 binary("multiply", numpy=np.multiply, operator=gast.Mult,
        vjp=["bx1 += by * x2", "bx2 += by * x1"],
        jvp=["dy = dx1 * x2 + x1 * dx2"])
+# The tangent through the denominator is its relative change times the quotient, `-dx2 / x2 * y`: every
+# division by the same x2 shares `-dx2 / x2`, so each order of grad(grad(...)) of a quotient reuses the
+# lower order's (tests/test_higher_order.py: the 8th derivative of tanh is 250 lines, not 1,049).
 binary("divide", numpy=np.divide, operator=gast.Div, aliases=(np.true_divide, jnp.true_divide),
        vjp=["bx1 += by / x2", "bx2 += -by * y / x2"],
-       jvp=["dx1 -> dx1 / x2", "dx2 -> -dx2 * y / x2"])
+       jvp=["dx1 -> dx1 / x2", "dx2 -> -dx2 / x2 * y"])
 # As in JAX: 0 ** 0 has slope 0 in x1, and a zero base has slope 0 in the exponent (not 0 * log 0 = nan).
 binary("power", numpy=np.power, operator=gast.Pow, aliases=(math.pow, pow),
        vjp=["bx1 += by * x2 * x1 ** jnp.where(x2 == 0.0, 1.0, x2 - 1)",

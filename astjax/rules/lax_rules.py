@@ -60,7 +60,7 @@ elementwise("lax_logistic", lax.logistic, ("x",), "bx += by * y * (1.0 - y)", "d
 elementwise("lax_erf", lax.erf, ("x",), "bx += by * 1.1283791670955126 * jnp.exp(-(x * x))",
             "dy = dx * 1.1283791670955126 * jnp.exp(-(x * x))")
 elementwise("lax_div", lax.div, ("x1", "x2"), ["bx1 += by / x2", "bx2 += -by * y / x2"],
-            ["dx1 -> dx1 / x2", "dx2 -> -dx2 * y / x2"], signature=lambda x1, x2: None)
+            ["dx1 -> dx1 / x2", "dx2 -> -dx2 / x2 * y"], signature=lambda x1, x2: None)
 elementwise("lax_rem", lax.rem, ("x1", "x2"), ["bx1 += by", "bx2 += -by * jnp.trunc(x1 / x2)"],
             ["dx1 -> dx1", "dx2 -> -dx2 * jnp.trunc(x1 / x2)"], signature=lambda x1, x2: None)
 elementwise("lax_select", lax.select, ("on_true", "on_false"),

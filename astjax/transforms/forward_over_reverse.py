@@ -82,7 +82,8 @@ class _SeedOne:
         ret = fn.body[-1]
         if self.mode == "grad":
             ret.value = copy.deepcopy(ret.value.elts[1])
-        fn.body = [check, bind] + _without(fn.body, check)       # a lower order's copy of the check goes
+        body = _without_implied_output_checks(_without(fn.body, check), self.forward, variable)
+        fn.body = [check, bind] + body      # a lower order's copy of the check goes
         return _located(fn)
 
 
@@ -97,6 +98,69 @@ def _without(body, check):
             continue
         out.append(stmt)
     return out
+
+
+def _without_implied_output_checks(body, forward, variable):
+    """`body` less the inner gradient's scalar-output checks (`if jnp.ndim(out) != 0: raise TypeError(...)`,
+    reverse/driver.py) on an output that provably has the shape of `variable` (only elementwise operations
+    of it and of numbers: analyses/shapes.py), which the check above has just found to be a scalar. The
+    check stays for any other output: `grad(grad(f))` of a vector-valued f still raises."""
+    single = _assigned_once(body)
+    out = []
+    for stmt in body:
+        checked = _output_checked(stmt, single)
+        if checked is not None and forward.shapes.variable.get(checked) == frozenset([f"param:{variable}"]) \
+                and _only_plainly_assigned(forward.function, checked):
+            continue                    # its test's temporaries are dead code now
+        out.append(stmt)
+    return out
+
+
+def _only_plainly_assigned(function_node, variable):
+    """Whether every assignment to `variable` is `variable = <expression>`, the only kind the shape
+    classes follow (not `+=`, a loop target, an unpacked tuple, or a parameter)."""
+    plain = sum(1 for n in gast.walk(function_node) if isinstance(n, gast.Assign) and len(n.targets) == 1
+                and isinstance(n.targets[0], gast.Name) and n.targets[0].id == variable)
+    stores = sum(1 for n in gast.walk(function_node) if isinstance(n, gast.Name) and n.id == variable
+                 and not isinstance(n.ctx, gast.Load))
+    return plain == stores
+
+
+def _assigned_once(body):
+    """{name: value} of the names the top level assigns exactly once, and nothing else assigns."""
+    stores = {}
+    for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            stores[node.id] = stores.get(node.id, 0) + 1
+    return {stmt.targets[0].id: stmt.value for stmt in body
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
+            and stores.get(stmt.targets[0].id) == 1}
+
+
+def _output_checked(stmt, single):
+    """`out` when `stmt` is the scalar-output check of reverse/driver.py on the name `out`, else None."""
+    if not (isinstance(stmt, gast.If) and not stmt.orelse and len(stmt.body) == 1
+            and isinstance(stmt.body[0], gast.Raise) and _text(stmt.body[0]).startswith(_OUTPUT_CHECK)):
+        return None
+    test = _resolved(stmt.test, single)
+    if not (isinstance(test, gast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], gast.NotEq)
+            and isinstance(test.comparators[0], gast.Constant) and test.comparators[0].value == 0):
+        return None
+    ndim = _resolved(test.left, single)
+    if (isinstance(ndim, gast.Call) and isinstance(ndim.func, gast.Attribute) and ndim.func.attr == "ndim"
+            and isinstance(ndim.func.value, gast.Name) and ndim.func.value.id == "jnp" and len(ndim.args) == 1
+            and not ndim.keywords and isinstance(ndim.args[0], gast.Name)):
+        return ndim.args[0].id
+    return None
+
+
+_OUTPUT_CHECK = "raise TypeError('Gradient only defined for scalar-output functions: "
+
+
+def _resolved(node, single):
+    while isinstance(node, gast.Name) and node.id in single:
+        node = single[node.id]
+    return node
 
 
 def _text(stmt):
