@@ -20,7 +20,7 @@ it only when it assigns none of the names involved and has no effects.
 """
 import gast
 
-from .effects import has_effects, is_guard, reads, writes
+from .effects import call_effect, is_guard, reads, writes
 from ..codegen.node_walk import nodes
 
 __all__ = ["share_common_subexpressions"]
@@ -88,17 +88,29 @@ class _Known:
     def clear(self):
         self.held, self.value_of, self.equal, self.uses = {}, {}, {}, {}
 
-    def number(self, node):
-        """The value number of expression `node` (names holding known expressions count as those)."""
+    def number(self, node, memo=None):
+        """The value number of expression `node` (names holding known expressions count as those).
+        `memo` ({id(node): (node, number)}) keeps the numbers of subtrees numbered already while nothing
+        known changes (one rewrite numbers every subtree bottom-up: without it, each level again)."""
+        if memo is not None and isinstance(node, gast.AST):
+            hit = memo.get(id(node))
+            if hit is not None and hit[0] is node:
+                return hit[1]
+            number = self._number(node, memo)
+            memo[id(node)] = (node, number)
+            return number
+        return self._number(node, memo)
+
+    def _number(self, node, memo):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
             if node.id in self.value_of:
                 return self.value_of[node.id]
             structure = ("Name", node.id, self.version.get(node.id, 0))
         elif isinstance(node, gast.AST):
-            structure = (type(node).__name__,) + tuple(self.number(getattr(node, f, None)) for f in node._fields
+            structure = (type(node).__name__,) + tuple(self.number(getattr(node, f, None), memo) for f in node._fields
                                                        if f not in ("ctx", "type_comment", "kind", "annotation"))
         elif isinstance(node, list):
-            structure = ("list",) + tuple(self.number(n) for n in node)
+            structure = ("list",) + tuple(self.number(n, memo) for n in node)
         else:
             structure = (type(node).__name__, node)
         return self.numbers.setdefault(structure, len(self.numbers))
@@ -113,11 +125,14 @@ def _block(block, known):
             if isinstance(target, gast.Name) and isinstance(stmt.value, gast.Name) and stmt.value.id == target.id:
                 continue                                   # x = x
             names = writes(target)
-            if not _pure(stmt.value):
+            pure = _pure(stmt.value)
+            if not pure:
                 known.clear()
             known.forget(names | _written_through(target))
-            if isinstance(target, gast.Name) and target.id not in reads(stmt.value):
-                _learn(known, target.id, stmt.value)
+            if isinstance(target, gast.Name):
+                value_reads = reads(stmt.value)
+                if target.id not in value_reads:
+                    _learn(known, target.id, stmt.value, pure, value_reads)
         elif isinstance(stmt, (gast.AugAssign, gast.Return)) or _is_comment(stmt):
             if stmt.value is not None and not _is_comment(stmt):
                 stmt.value = _rewrite(stmt.value, known)
@@ -162,14 +177,14 @@ def _is_push(stmt):
     return isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and call.func.id == "push"
 
 
-def _learn(known, variable, value):
+def _learn(known, variable, value, pure, value_reads):
     if isinstance(value, gast.Name):
         root = known.equal.get(value.id, value)
         known.make_equal(variable, root, {root.id} if isinstance(root, gast.Name) else set())
     elif isinstance(value, gast.Constant) and type(value.value) is float:    # seeds and zeros (not counters)
         known.make_equal(variable, value, set())
-    elif _pure(value) and not isinstance(value, _MUTABLE):
-        known.hold(known.number(value), variable, reads(value))
+    elif pure and not isinstance(value, _MUTABLE):
+        known.hold(known.number(value), variable, value_reads)
 
 
 def _rewrite(node, known):
@@ -182,6 +197,7 @@ def _rewrite(node, known):
 class _Rewrite(gast.NodeTransformer):
     def __init__(self, known):
         self.known = known
+        self.numbered = {}          # id(node) -> (node, value number): see _Known.number
 
     def visit_Name(self, node):
         if isinstance(node.ctx, gast.Load) and node.id in self.known.equal:
@@ -200,7 +216,7 @@ class _Rewrite(gast.NodeTransformer):
                     if isinstance(replacement, gast.Constant):
                         setattr(node, field, gast.Constant(value=replacement.value, kind=None))
         if isinstance(node, gast.expr) and not isinstance(node, (gast.Name, gast.Constant)) and self.known.held:
-            held = self.known.held.get(self.known.number(node))
+            held = self.known.held.get(self.known.number(node, self.numbered))
             if held is not None:
                 return gast.Name(id=held, ctx=gast.Load(), annotation=None, type_comment=None)
         return node
@@ -208,7 +224,10 @@ class _Rewrite(gast.NodeTransformer):
 
 def _pure(node):
     """Whether evaluating `node` only computes a value: every call is to jnp or a pure rule helper."""
-    return not has_effects(node) and not _has_impure_calls(node)
+    for child in nodes(node):
+        if isinstance(child, gast.Call) and (not _pure_callee(child.func) or call_effect(child)):
+            return False
+    return True
 
 
 def _has_impure_calls(node):
