@@ -6,7 +6,6 @@
 Arguments left at their defaults are dropped, so `jnp.sum(da, None, keepdims=False)`
 prints as `jnp.sum(da)`.
 """
-import copy
 import inspect
 
 import linecache
@@ -15,6 +14,7 @@ import gast
 
 from ..rules import lookup_callable
 from .namespace import GENERATED_NAMESPACE
+from .node_walk import copy_tree
 
 __all__ = ["expand", "rename_loads", "comment", "LineComments", "index_expression", "is_marker", "call", "assign", "augassign"]
 
@@ -25,7 +25,7 @@ class _Substitute(gast.NodeTransformer):
 
     def visit_Name(self, node):
         if node.id in self.bindings and isinstance(node.ctx, gast.Load):
-            return copy.deepcopy(self.bindings[node.id])
+            return copy_tree(self.bindings[node.id])
         return node
 
 
@@ -36,7 +36,7 @@ def rename_loads(node, names):
 
 def expand(template, bindings):
     """A copy of `template` with each bound name replaced by its expression."""
-    node = _Substitute(bindings).visit(copy.deepcopy(template))
+    node = _Substitute(bindings).visit(copy_tree(template))
     return _DropDefaults().visit(node)
 
 

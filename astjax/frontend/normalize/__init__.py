@@ -53,6 +53,8 @@ from .control_flow import ControlFlow
 from .one_primitive_per_statement import OnePrimitivePerStatement
 from .list_operands import ListOperands
 
+from ...codegen.node_walk import copy_tree
+
 __all__ = ["normalize", "PASSES"]
 
 PASSES = (ModuleAliases, WarningContexts, LocalDeletes, ChainedAssignments, TryFinally, LoopElse, GeneratorNames, ObjectSubscripts, ComprehensionWalrus, FunctionLists, WalrusAssignments, StaticStarArguments, GeneratorConsumers, KeyedOrdering, IterationBuiltins, ItertoolsAccumulate, CallSignatures, ObjectRecords, NamedtupleConstructions, JvpCalls, Aliasing, ReservedNames, TypeInspection,
@@ -63,8 +65,7 @@ PASSES = (ModuleAliases, WarningContexts, LocalDeletes, ChainedAssignments, TryF
 
 def normalize(function_node, context):
     """Run every normalization pass over a copy of `function_node`."""
-    import copy
-    node = copy.deepcopy(function_node)
+    node = copy_tree(function_node)
     for pass_class in PASSES:
         node = pass_class(context).run(node)
     return node
