@@ -1,0 +1,271 @@
+"""`lax.custom_root` calls become calls of a custom_jvp function with the values they close over as arguments.
+
+    f = lambda y: y * y - a * b                   _custom_root_1 = root_function(...)   (made here, once)
+    y = lax.custom_root(f, x0, solve, tsolve) ->  y = _custom_root_1(x0, a, b, tol, )
+
+f, solve and tangent_solve (lambdas, local defs read where written, or module-level functions) are
+closure-converted: each becomes a generated function whose parameters are its own plus the enclosing
+function's variables it reads (a, b for f; tol for solve), so the values f depends on are explicit
+arguments of the custom_jvp call, and the transformations differentiate through them with its rule, the
+implicit function theorem (lax/_solves.py). tangent_solve's calls of its linear map `g(u)` become calls
+of a generated `J(y, a, b, u)`.
+
+Refused at the call's line: a function that is not a lambda, a single local definition or a plain
+module-level function; one with defaults, *args or keywords; one that reads a local function; a
+tangent_solve that uses its linear map other than by calling it; a call inside a local function.
+"""
+import copy
+import inspect
+
+import beniget
+import gast
+
+from ... import lax
+from ..parse import function_source
+from ..resolve import _INTRODUCED, NOT_STATIC
+from .base import Pass, copy_location, name
+
+__all__ = ["CustomRoots"]
+
+_ARITY = {"f": 1, "solve": 2, "tangent_solve": 2}
+
+
+class _FreeNames(beniget.DefUseChains):
+    """beniget's chains, collecting the names a definition reads without binding (its free names)."""
+
+    def __init__(self):
+        super().__init__()
+        self.free = []
+
+    def unbound_identifier(self, name, node):
+        if name not in self.free:
+            self.free.append(name)
+
+    def warn(self, msg, node):
+        pass
+
+
+def free_names(definition):
+    """The free names of a FunctionDef, in order of first appearance."""
+    chains = _FreeNames()
+    chains.visit(gast.Module(body=[definition], type_ignores=[]))
+    return [n for n in chains.free if n not in ("__class__",)]
+
+
+class CustomRoots(Pass):
+    """Rewrite each `lax.custom_root(...)` call of the function's own body (see the module docstring)."""
+
+    def run(self, node):
+        self.function = node
+        self.definitions = _local_definitions(node)
+        self.function_names = set(self.definitions) | _local_function_names(node)
+        self.depth = 0
+        self.extra = {}           # names the generated definitions read: module-level functions passed
+        self.module_level = set()
+        return self.generic_visit(node) or node
+
+    def visit_FunctionDef(self, node):
+        if node is self.function:
+            return self.generic_visit(node)
+        self.depth += 1
+        self.generic_visit(node)
+        self.depth -= 1
+        return node
+
+    def visit_Lambda(self, node):
+        self.depth += 1
+        self.generic_visit(node)
+        self.depth -= 1
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if self.context.resolver.static_value(node.func) is not lax.custom_root:
+            return node
+        if self.depth:
+            raise self.error("lax.custom_root called inside a local function or lambda is not supported", node,
+                             hint="call lax.custom_root in the transformed function's own body")
+        return copy_location(self._rewrite(node), node)
+
+    def _rewrite(self, call):
+        params = ["f", "initial_guess", "solve", "tangent_solve", "has_aux"]
+        if any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords) \
+                or len(call.args) > len(params):
+            raise self.error("lax.custom_root: pass its arguments by position or name (no * or **)", call)
+        given = dict(zip(params, call.args))
+        for k in call.keywords:
+            if k.arg not in params or k.arg in given:
+                raise self.error(f"lax.custom_root got an unexpected or repeated argument `{k.arg}`", call)
+            given[k.arg] = k.value
+        missing = [p for p in params[:4] if p not in given]
+        if missing:
+            raise self.error(f"lax.custom_root is missing {', '.join(missing)}", call)
+        has_aux = False
+        if "has_aux" in given:
+            has_aux = given["has_aux"]
+            if not (isinstance(has_aux, gast.Constant) and isinstance(has_aux.value, bool)):
+                raise self.error("lax.custom_root: has_aux must be written as True or False", call)
+            has_aux = has_aux.value
+        f, f_reads = self._definition(given["f"], "f", call)
+        solve, solve_reads = self._definition(given["solve"], "solve", call)
+        tsolve, tsolve_reads = self._definition(given["tangent_solve"], "tangent_solve", call)
+        tsolve = _calls_of_linear_map(tsolve, f_reads, self, call)
+        f.name, solve.name = "_custom_root_f", "_custom_root_solve"
+        _add_parameters(f, f_reads)
+        _add_parameters(solve, solve_reads)
+        _add_parameters(tsolve, tsolve_reads + ["_custom_root_y"] + [f"_custom_root_p{i}"
+                                                                     for i in range(len(f_reads))])
+        from ...lax._solves import root_function
+        label = self.context.namer.fresh("_custom_root")
+        namespace = self._namespace()
+        custom = root_function(label.strip("_"), [f, solve, tsolve], namespace,
+                               (len(f_reads), len(solve_reads), len(tsolve_reads)), has_aux, self.context.source.filename)
+        self.context.resolver.introduce_as(label, custom)
+        args = [given["initial_guess"]] + [name(n) for n in f_reads + solve_reads + tsolve_reads]
+        return gast.Call(func=name(label), args=args, keywords=[])
+
+    def _namespace(self):
+        resolver = self.context.resolver
+        namespace = dict(_INTRODUCED)
+        namespace.update(resolver.globals)
+        namespace.update(resolver.closure)
+        namespace.update(resolver.introduced)
+        namespace.update(self.extra)
+        return namespace
+
+    def _definition(self, expr, role, call):
+        """(a FunctionDef of the function passed as `role`, the enclosing function's variables it reads)."""
+        if isinstance(expr, gast.Lambda):
+            node = _lambda_def(expr)
+        elif isinstance(expr, gast.Name) and expr.id in self.definitions:
+            node = self.definitions[expr.id]
+            if node is None:
+                raise self.error(f"lax.custom_root: `{expr.id}` ({role}) is defined more than once or bound "
+                                 "otherwise too; define it once", call)
+            node = copy.deepcopy(node)
+        elif isinstance(expr, gast.Name) and self.context.resolver.is_local(expr.id):
+            raise self.error(f"lax.custom_root: {role} `{expr.id}` is a variable of this function; astjax needs a "
+                             "lambda, a function defined once here, or a module-level function", call,
+                             hint=f"define {role} with def or lambda in this function or at module level")
+        else:
+            value = self.context.resolver.static_value(expr)
+            if not inspect.isfunction(value) or getattr(value, "__astjax_transform__", None) is not None:
+                raise self.error(f"lax.custom_root: {role} must be a Python function astjax can read, got "
+                                 f"{'a value computed here' if value is NOT_STATIC else type(value).__name__}", call)
+            label = self.context.namer.fresh(f"_custom_root_{role}")
+            self.extra[label] = value
+            node = _module_function(value, role, label, value.__globals__ is self.context.resolver.globals, self,
+                                    call)
+            self.module_level.add(id(node))
+        if node.decorator_list:
+            raise self.error(f"lax.custom_root: {role} `{node.name}` is decorated; pass a plain function", call)
+        a = node.args
+        if (a.vararg or a.kwarg or a.kwonlyargs or a.defaults or a.posonlyargs
+                or len(a.args) != _ARITY[role]):
+            raise self.error(f"lax.custom_root: {role} must take exactly {_ARITY[role]} plain positional "
+                             "parameter(s) (no defaults, *args or keywords)", call)
+        if getattr(node, "_module_level", False) or id(node) in self.module_level:
+            return node, []
+        reads = []
+        for n in free_names(node):
+            if n in self.function_names:
+                raise self.error(f"lax.custom_root: {role} reads the local function `{n}`; astjax passes only "
+                                 "arrays and numbers from this function to it", call,
+                                 hint=f"define `{n}` at module level")
+            if self.context.resolver.is_local(n):
+                reads.append(n)
+        return node, reads
+
+    def error(self, message, node, hint=None):
+        return self.context.error(message, node, hint=hint)
+
+
+def _module_function(fn, role, label, same_module, owner, call):
+    """A module-level function as a definition: f and solve as `def _m(_a): return <label>(_a)` (called, so
+    they read their own module's names); tangent_solve as its own source, whose calls of its linear map
+    are rewritten (only for one of this module, without closure, so its names mean the same here)."""
+    if role == "tangent_solve":
+        if fn.__closure__ or not same_module:
+            raise owner.error("lax.custom_root: a module-level tangent_solve must be a plain function of this "
+                              "module (astjax rewrites its calls of the linear map)", call,
+                              hint="define tangent_solve as a lambda or def here")
+        node = copy.deepcopy(function_source(fn).node)
+        node.decorator_list = []
+        return node
+    params = ["_a", "_b"][:_ARITY[role]]
+    node = gast.parse(f"def _m({', '.join(params)}):\n    return {label}({', '.join(params)})\n").body[0]
+    node._module_level = True
+    return node
+
+
+def _lambda_def(expr):
+    node = gast.parse("def _l():\n    pass\n").body[0]
+    node.args = copy.deepcopy(expr.args)
+    node.body = [copy_location(gast.Return(value=copy.deepcopy(expr.body)), expr)]
+    return copy_location(node, expr)
+
+
+def _add_parameters(node, names):
+    node.args.args = list(node.args.args) + [gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None)
+                                             for n in names]
+
+
+def _calls_of_linear_map(node, f_reads, owner, call):
+    """tangent_solve with each call `g(u)` of its linear map parameter g made `_custom_root_map(y, *theta, u)`."""
+    g = node.args.args[0].id
+    extra = [name("_custom_root_y")] + [name(f"_custom_root_p{i}") for i in range(len(f_reads))]
+
+    class Calls(gast.NodeTransformer):
+        def visit_Call(self, c):
+            if isinstance(c.func, gast.Name) and c.func.id == g:
+                if c.keywords or any(isinstance(a, gast.Starred) for a in c.args) or len(c.args) != 1:
+                    raise owner.error(f"lax.custom_root: tangent_solve calls its linear map `{g}` with other than "
+                                      "one positional argument", call)
+                c.args = [self.visit(a) for a in c.args]
+                c.func = name("_custom_root_map")
+                c.args = [copy.deepcopy(e) for e in extra] + c.args
+                return c
+            return self.generic_visit(c)
+
+        def visit_Name(self, n):
+            if n.id == g and not isinstance(n.ctx, gast.Param):
+                raise owner.error(f"lax.custom_root: tangent_solve uses its linear map `{g}` other than by calling "
+                                  "it; astjax supports calls g(v) only", call)
+            return n
+
+    node = Calls().visit(node)
+    node.args.args = node.args.args[1:]
+    node.name = "_custom_root_tsolve"
+    return node
+
+
+def _local_definitions(function):
+    """Names bound exactly once in `function` (outside nested functions), by a def or `name = lambda ...`,
+    mapped to that definition as a FunctionDef; None for a name also bound otherwise."""
+    stores = {}
+
+    def walk(node, top):
+        for child in gast.iter_child_nodes(node):
+            if isinstance(child, gast.FunctionDef):
+                stores.setdefault(child.name, []).append(child)
+                continue
+            if isinstance(child, gast.Lambda):
+                continue
+            if isinstance(child, gast.Assign) and len(child.targets) == 1 \
+                    and isinstance(child.targets[0], gast.Name) and isinstance(child.value, gast.Lambda):
+                stores.setdefault(child.targets[0].id, []).append(_lambda_def(child.value))
+                walk(child.value, False)
+                continue
+            if isinstance(child, gast.Name) and isinstance(child.ctx, (gast.Store, gast.Del)):
+                stores.setdefault(child.id, []).append(None)
+            walk(child, False)
+
+    walk(function, True)
+    for p in function.args.args + function.args.kwonlyargs + function.args.posonlyargs:
+        stores.setdefault(p.id, []).append(None)
+    return {k: (v[0] if len(v) == 1 else None) for k, v in stores.items()
+            if any(d is not None for d in v)}
+
+
+def _local_function_names(function):
+    return {n.name for n in gast.walk(function) if isinstance(n, gast.FunctionDef) and n is not function}

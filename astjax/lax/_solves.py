@@ -1,0 +1,121 @@
+"""lax.custom_root: a root found by any solver, differentiated by the implicit function theorem.
+
+    y = lax.custom_root(f, x0, solve, tangent_solve)      # y = solve(f, x0), with f(y) = 0
+
+Run directly, `custom_root` calls `solve(f, x0)` (this file). Inside a transformed function the call is
+rewritten by normalize/custom_roots.py into a call of a `custom_jvp` function made for that call site
+(`root_function` below), whose arguments are the values f, solve and tangent_solve read from the
+enclosing function. Its rule is JAX's: with y the root of f(y, theta) = 0 and J = df/dy at y,
+
+    dy = -J^-1 (df/dtheta . dtheta),   J^-1 applied by tangent_solve(v -> J v, rhs)
+
+written as generated Python that calls the custom function itself, so astjax differentiates the rule
+again for higher orders, as JAX does. The solver's own steps are never differentiated; the initial guess
+and the values solve and tangent_solve read get no derivative (as in JAX).
+"""
+import numbers
+
+import numpy as np
+
+__all__ = ["custom_root"]
+
+
+def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
+    """`solve(f, initial_guess)`: a root of f (with has_aux, solve returns (root, aux))."""
+    out = solve(f, initial_guess)
+    if has_aux:
+        _check_aux_pair(out)
+    return out
+
+
+def _check_aux_pair(out):
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise TypeError("lax.custom_root with has_aux=True: solve must return a pair (root, aux), "
+                        f"got {type(out).__name__}")
+
+
+def root_function(label, nodes, namespace, counts, has_aux, origin):
+    """The custom_jvp function standing for one `lax.custom_root` call site.
+
+    Its arguments are (x0, *theta, *solve_values, *tsolve_values), `counts` = (len(theta),
+    len(solve_values), len(tsolve_values)). `nodes` are the user's three functions as generated definitions
+    with what they read from the enclosing function made parameters (normalize/custom_roots.py):
+    `_custom_root_f(y, *theta)`, `_custom_root_solve(f, x0, *solve_values)` and
+    `_custom_root_tsolve(v, *tsolve_values, y, *theta)`, which calls `_custom_root_map(y, *theta, u)` where
+    the user's tangent_solve called its linear map. They are compiled into `namespace` (the user's names)
+    next to the rule, so that each reads the others."""
+    import gast
+
+    from ..backends.python import compile_function
+    from ..custom_derivatives import custom_jvp
+    from ..forward import jvp
+    from .. import numpy as jnp
+    n_theta, n_solve, n_tsolve = counts
+    theta = [f"_theta{i}" for i in range(n_theta)]
+    svals = [f"_solve{i}" for i in range(n_solve)]
+    tvals = [f"_tsolve{i}" for i in range(n_tsolve)]
+    for node in nodes:
+        compile_function(node, namespace, label=f"{label}{node.name[len('_custom_root'):]}", origin=origin)
+    f_cc, solve_cc = namespace["_custom_root_f"], namespace["_custom_root_solve"]
+
+    def fun(x0, *values):
+        _check_values(label, values)
+        th, sv = values[:n_theta], values[n_theta:n_theta + n_solve]
+        out = solve_cc(lambda y: f_cc(y, *th), x0, *sv)
+        if has_aux:
+            _check_aux_pair(out)
+            root, aux = out
+            _check_root(label, root)
+            _check_aux(label, aux)
+            return (jnp.asarray(root), jnp.asarray(aux))
+        _check_root(label, out)
+        return jnp.asarray(out)
+
+    fun.__name__ = label
+    custom = custom_jvp(fun)
+    args = ", ".join(["_x0"] + theta + svals + tvals)
+    tangents = ", ".join(["_dx0"] + ["_d" + t for t in theta] + ["_ds" for _ in svals] + ["_dt" for _ in tvals])
+    at = ", ".join(["_y"] + theta)
+    zero_theta = "".join(f", _custom_root_jnp.zeros_like({t})" for t in theta)
+    dtheta = "".join(f", _d{t}" for t in theta)
+    root = ("    _out = _custom_root(" + args + ")\n    _y = _out[0]\n") if has_aux \
+        else ("    _y = _custom_root(" + args + ")\n")
+    rule = (f"def {label}_jvp(primals, tangents):\n"
+            f"    {args}, = primals\n"
+            f"    {tangents}, = tangents\n"
+            + root +
+            f"    _rhs = _custom_root_jvp(_custom_root_f, ({at},), (_custom_root_jnp.zeros_like(_y){dtheta},))[1]\n"
+            f"    _dy = -_custom_root_tsolve(_rhs, {''.join(t + ', ' for t in tvals)}{at})\n"
+            + ("    return _out, (_dy, _custom_root_jnp.zeros_like(_out[1]))\n" if has_aux
+               else "    return _y, _dy\n"))
+    linear_map = (f"def _custom_root_map({at}, _v):\n"
+                  f"    return _custom_root_jvp(_custom_root_f, ({at},), (_v{zero_theta},))[1]\n")
+    namespace.update({"_custom_root": custom, "_custom_root_jvp": jvp, "_custom_root_jnp": jnp})
+    compile_function(gast.parse(linear_map).body[0], namespace, label=f"{label}_linear_map")
+    custom.defjvp(compile_function(gast.parse(rule).body[0], namespace, label=f"{label}_jvp")[0])
+    return custom
+
+
+def _check_values(label, values):
+    from ..errors import RuntimeRefusal
+    for v in values:
+        if not (isinstance(v, numbers.Number) or hasattr(v, "dtype")):
+            raise RuntimeRefusal(
+                f"lax.custom_root ({label}): a function passed to it reads a {type(v).__name__} from the enclosing "
+                "function; astjax supports arrays and numbers there (pass other values through module-level names)")
+
+
+def _check_root(label, y):
+    from ..errors import RuntimeRefusal
+    if not (isinstance(y, numbers.Number) or hasattr(y, "dtype")):
+        raise RuntimeRefusal(f"lax.custom_root ({label}): the root must be one array or number (astjax does not "
+                             f"differentiate a pytree of roots), got {type(y).__name__}")
+    if not np.issubdtype(np.asarray(y).dtype, np.floating):
+        raise RuntimeRefusal(f"lax.custom_root ({label}): the root must be a float array, got {np.asarray(y).dtype}")
+
+
+def _check_aux(label, aux):
+    from ..errors import RuntimeRefusal
+    if not (isinstance(aux, numbers.Number) or hasattr(aux, "dtype")):
+        raise RuntimeRefusal(f"lax.custom_root ({label}): with has_aux, astjax supports one array or number as "
+                             f"aux, got {type(aux).__name__}")
