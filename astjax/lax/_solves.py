@@ -55,13 +55,21 @@ def root_function(label, nodes, namespace, counts, has_aux, origin):
     svals = [f"_solve{i}" for i in range(n_solve)]
     tvals = [f"_tsolve{i}" for i in range(n_tsolve)]
     for node in nodes:
-        compile_function(node, namespace, label=f"{label}{node.name[len('_custom_root'):]}", origin=origin)
-    f_cc, solve_cc = namespace["_custom_root_f"], namespace["_custom_root_solve"]
+        _, text = compile_function(node, namespace, label=f"{label}{node.name[12:]}", origin=origin)
+        import os
+        if os.environ.get("CR_DEBUG"): print(text)
+    solve_cc = namespace["_custom_root_solve"]
+    # the f solve is given: a closure with source, so that a solver differentiating f (Newton) can
+    binder = (f"def _custom_root_bind({''.join(t + ', ' for t in theta)}):\n"
+              f"    def f(y):\n"
+              f"        return _custom_root_f(y{''.join(', ' + t for t in theta)})\n"
+              f"    return f\n")
+    compile_function(gast.parse(binder).body[0], namespace, label=f"{label}_f_at")
 
     def fun(x0, *values):
         _check_values(label, values)
         th, sv = values[:n_theta], values[n_theta:n_theta + n_solve]
-        out = solve_cc(lambda y: f_cc(y, *th), x0, *sv)
+        out = solve_cc(namespace["_custom_root_bind"](*th), x0, *sv)
         if has_aux:
             _check_aux_pair(out)
             root, aux = out

@@ -965,6 +965,10 @@ def summary_of(fn):
         inner = summary_of(origin)
         writes = everything if inner is None or inner[0] else frozenset()
         return (writes, everything, True)
+    generated = getattr(target, "__astjax_function_source__", None)
+    if generated is not None and generated.generated:
+        # generated code (Aliasing.run skips it: its updates are functional): it writes into no argument
+        return (frozenset(), frozenset(inspect.signature(target).parameters), True)
     code = target.__code__
     if code in _SUMMARIES:
         return _SUMMARIES[code]

@@ -8,7 +8,7 @@ closure-converted: each becomes a generated function whose parameters are its ow
 function's variables it reads (a, b for f; tol for solve), so the values f depends on are explicit
 arguments of the custom_jvp call, and the transformations differentiate through them with its rule, the
 implicit function theorem (lax/_solves.py). tangent_solve's calls of its linear map `g(u)` become calls
-of a generated `J(y, a, b, u)`.
+of a generated `J(y, a, b, u)` (and `jacfwd(g)(u)`, `jacrev(g)(u)` its Jacobian over u).
 
 Refused at the call's line: a function that is not a lambda, a single local definition or a plain
 module-level function; one with defaults, *args or keywords; one that reads a local function; a
@@ -225,6 +225,14 @@ def _calls_of_linear_map(node, f_reads, owner, call):
                 c.func = name("_custom_root_map")
                 c.args = [copy.deepcopy(e) for e in extra] + c.args
                 return c
+            if isinstance(c.func, gast.Call) and [getattr(a, "id", None) for a in c.func.args] == [g] \
+                    and not c.func.keywords and owner.context.resolver.static_value(c.func.func) in _JACOBIANS():
+                # jacfwd(g)(u): the Jacobian of the linear map, over its last argument
+                c.func.args = [name("_custom_root_map")]
+                c.func.keywords = [gast.keyword(arg="argnums", value=gast.Constant(value=len(extra), kind=None))]
+                c.func.func = self.visit(c.func.func)
+                c.args = [copy.deepcopy(e) for e in extra] + [self.visit(a) for a in c.args]
+                return c
             return self.generic_visit(c)
 
         def visit_Name(self, n):
@@ -237,6 +245,11 @@ def _calls_of_linear_map(node, f_reads, owner, call):
     node.args.args = node.args.args[1:]
     node.name = "_custom_root_tsolve"
     return node
+
+
+def _JACOBIANS():
+    import astjax
+    return (astjax.jacfwd, astjax.jacrev)
 
 
 def _local_definitions(function):
