@@ -35,7 +35,8 @@ def _check_aux_pair(out):
 
 
 def root_function(label, nodes, namespace, counts, has_aux, origin):
-    """The custom_jvp function standing for one `lax.custom_root` call site.
+    """The custom_jvp function standing for one `lax.custom_root` call site, and with has_aux one giving
+    its aux (a second custom_jvp function whose tangent is zero; solve runs once for each).
 
     Its arguments are (x0, *theta, *solve_values, *tsolve_values), `counts` = (len(theta),
     len(solve_values), len(tsolve_values)). `nodes` are the user's three functions as generated definitions
@@ -56,8 +57,6 @@ def root_function(label, nodes, namespace, counts, has_aux, origin):
     tvals = [f"_tsolve{i}" for i in range(n_tsolve)]
     for node in nodes:
         _, text = compile_function(node, namespace, label=f"{label}{node.name[12:]}", origin=origin)
-        import os
-        if os.environ.get("CR_DEBUG"): print(text)
     solve_cc = namespace["_custom_root_solve"]
     # the f solve is given: a closure with source, so that a solver differentiating f (Newton) can
     binder = (f"def _custom_root_bind({''.join(t + ', ' for t in theta)}):\n"
@@ -66,42 +65,52 @@ def root_function(label, nodes, namespace, counts, has_aux, origin):
               f"    return f\n")
     compile_function(gast.parse(binder).body[0], namespace, label=f"{label}_f_at")
 
-    def fun(x0, *values):
+    def solved(x0, values):
         _check_values(label, values)
         th, sv = values[:n_theta], values[n_theta:n_theta + n_solve]
         out = solve_cc(namespace["_custom_root_bind"](*th), x0, *sv)
         if has_aux:
             _check_aux_pair(out)
-            root, aux = out
-            _check_root(label, root)
-            _check_aux(label, aux)
-            return (jnp.asarray(root), jnp.asarray(aux))
-        _check_root(label, out)
-        return jnp.asarray(out)
+            _check_aux(label, out[1])
+            out = (out[0], jnp.asarray(out[1]))
+        _check_root(label, out[0] if has_aux else out)
+        return out
 
-    fun.__name__ = label
+    def fun(x0, *values):
+        out = solved(x0, values)
+        return jnp.asarray(out[0] if has_aux else out)
+
+    def aux_fun(x0, *values):
+        return solved(x0, values)[1]
+
+    def aux_jvp(primals, tangents):
+        aux = aux_fun(*primals)
+        return aux, jnp.zeros_like(aux)
+
+    fun.__name__, aux_fun.__name__ = label, f"{label}_aux"
     custom = custom_jvp(fun)
     args = ", ".join(["_x0"] + theta + svals + tvals)
     tangents = ", ".join(["_dx0"] + ["_d" + t for t in theta] + ["_ds" for _ in svals] + ["_dt" for _ in tvals])
     at = ", ".join(["_y"] + theta)
     zero_theta = "".join(f", _custom_root_jnp.zeros_like({t})" for t in theta)
     dtheta = "".join(f", _d{t}" for t in theta)
-    root = ("    _out = _custom_root(" + args + ")\n    _y = _out[0]\n") if has_aux \
-        else ("    _y = _custom_root(" + args + ")\n")
     rule = (f"def {label}_jvp(primals, tangents):\n"
             f"    {args}, = primals\n"
             f"    {tangents}, = tangents\n"
-            + root +
+            f"    _y = _custom_root({args})\n"
             f"    _rhs = _custom_root_jvp(_custom_root_f, ({at},), (_custom_root_jnp.zeros_like(_y){dtheta},))[1]\n"
             f"    _dy = -_custom_root_tsolve(_rhs, {''.join(t + ', ' for t in tvals)}{at})\n"
-            + ("    return _out, (_dy, _custom_root_jnp.zeros_like(_out[1]))\n" if has_aux
-               else "    return _y, _dy\n"))
+            f"    return _y, _dy\n")
     linear_map = (f"def _custom_root_map({at}, _v):\n"
                   f"    return _custom_root_jvp(_custom_root_f, ({at},), (_v{zero_theta},))[1]\n")
     namespace.update({"_custom_root": custom, "_custom_root_jvp": jvp, "_custom_root_jnp": jnp})
     compile_function(gast.parse(linear_map).body[0], namespace, label=f"{label}_linear_map")
     custom.defjvp(compile_function(gast.parse(rule).body[0], namespace, label=f"{label}_jvp")[0])
-    return custom
+    if not has_aux:
+        return custom, None
+    aux = custom_jvp(aux_fun)
+    aux.defjvp(aux_jvp)          # aux carries no derivative, as in JAX
+    return custom, aux
 
 
 def _check_values(label, values):

@@ -120,9 +120,18 @@ class CustomRoots(Pass):
         namespace = self._namespace()
         custom = root_function(label.strip("_"), [f, solve, tsolve], namespace,
                                (len(f_reads), len(solve_reads), len(tsolve_reads)), has_aux, self.context.source.filename)
+        custom, aux = custom
         self.context.resolver.introduce_as(label, custom)
         args = [given["initial_guess"]] + [name(n) for n in f_reads + solve_reads + tsolve_reads]
-        return gast.Call(func=name(label), args=args, keywords=[])
+        root = gast.Call(func=name(label), args=args, keywords=[])
+        if aux is None:
+            return root
+        aux_label = self.context.resolver.introduce(f"{label}_aux", aux, self.context.namer)
+        if not isinstance(args[0], (gast.Name, gast.Constant)):     # x0 evaluated once per call
+            raise self.error("lax.custom_root with has_aux=True: pass the initial guess as a name", call,
+                             hint="assign it to a variable first")
+        return gast.Tuple(elts=[root, gast.Call(func=name(aux_label), args=copy.deepcopy(args), keywords=[])],
+                          ctx=gast.Load())
 
     def _namespace(self):
         resolver = self.context.resolver
