@@ -34,7 +34,7 @@ def _check_aux_pair(out):
                         f"got {type(out).__name__}")
 
 
-def root_function(label, nodes, namespace, counts, has_aux, origin):
+def root_function(label, nodes, namespace, counts, has_aux, origin, line):
     """The custom_jvp function standing for one `lax.custom_root` call site, and with has_aux one giving
     its aux (a second custom_jvp function whose tangent is zero; solve runs once for each).
 
@@ -52,20 +52,40 @@ def root_function(label, nodes, namespace, counts, has_aux, origin):
     from ..forward import jvp
     from .. import numpy as jnp
     n_theta, n_solve, n_tsolve = counts
+
+    def at_call(text):
+        """A generated definition whose statements all stand for the user's custom_root call (errors name it)."""
+        node = gast.parse(text).body[0]
+        for child in gast.walk(node):
+            if hasattr(child, "lineno"):
+                child.lineno, child.end_lineno = line, line
+        return node
     theta = [f"_theta{i}" for i in range(n_theta)]
     svals = [f"_solve{i}" for i in range(n_solve)]
     tvals = [f"_tsolve{i}" for i in range(n_tsolve)]
     for node in nodes:
-        _, text = compile_function(node, namespace, label=f"{label}{node.name[12:]}", origin=origin)
+        compile_function(node, namespace, label=f"{label}{node.name[12:]}", origin=origin)
     solve_cc = namespace["_custom_root_solve"]
     # the f solve is given: a closure with source, so that a solver differentiating f (Newton) can
     binder = (f"def _custom_root_bind({''.join(t + ', ' for t in theta)}):\n"
               f"    def f(y):\n"
               f"        return _custom_root_f(y{''.join(', ' + t for t in theta)})\n"
               f"    return f\n")
-    compile_function(gast.parse(binder).body[0], namespace, label=f"{label}_f_at")
+    compile_function(at_call(binder), namespace, label=f"{label}_f_at", origin=origin)
+
+    memo = {}              # the last root, kept only while custom.repeated_calls() is open (see below)
 
     def solved(x0, values):
+        if memo.get("open"):
+            key = _key((x0,) + tuple(values))
+            if key is not None and memo.get("key") == key:
+                return memo["out"]
+            out = solve_once(x0, values)
+            memo.update(key=key, out=out)
+            return out
+        return solve_once(x0, values)
+
+    def solve_once(x0, values):
         _check_values(label, values)
         th, sv = values[:n_theta], values[n_theta:n_theta + n_solve]
         out = solve_cc(namespace["_custom_root_bind"](*th), x0, *sv)
@@ -89,6 +109,7 @@ def root_function(label, nodes, namespace, counts, has_aux, origin):
 
     fun.__name__, aux_fun.__name__ = label, f"{label}_aux"
     custom = custom_jvp(fun)
+    custom.repeated_calls = lambda: _Memo(memo)    # transposed_jvp runs the rule per entry at the same point
     args = ", ".join(["_x0"] + theta + svals + tvals)
     tangents = ", ".join(["_dx0"] + ["_d" + t for t in theta] + ["_ds" for _ in svals] + ["_dt" for _ in tvals])
     at = ", ".join(["_y"] + theta)
@@ -104,13 +125,39 @@ def root_function(label, nodes, namespace, counts, has_aux, origin):
     linear_map = (f"def _custom_root_map({at}, _v):\n"
                   f"    return _custom_root_jvp(_custom_root_f, ({at},), (_v{zero_theta},))[1]\n")
     namespace.update({"_custom_root": custom, "_custom_root_jvp": jvp, "_custom_root_jnp": jnp})
-    compile_function(gast.parse(linear_map).body[0], namespace, label=f"{label}_linear_map")
-    custom.defjvp(compile_function(gast.parse(rule).body[0], namespace, label=f"{label}_jvp")[0])
+    compile_function(at_call(linear_map), namespace, label=f"{label}_linear_map", origin=origin)
+    custom.defjvp(compile_function(at_call(rule), namespace, label=f"{label}_jvp", origin=origin)[0])
     if not has_aux:
         return custom, None
     aux = custom_jvp(aux_fun)
     aux.defjvp(aux_jvp)          # aux carries no derivative, as in JAX
     return custom, aux
+
+
+class _Memo:
+    """While open, a root solved at the same arguments (equal values, dtypes and shapes) is solved once:
+    the reverse mode of a custom_jvp function runs its rule once per input entry at one point."""
+
+    def __init__(self, memo):
+        self.memo = memo
+
+    def __enter__(self):
+        self.outer = self.memo.get("open", False)
+        self.memo["open"] = True
+
+    def __exit__(self, *exc):
+        if not self.outer:
+            self.memo.clear()
+
+
+def _key(values):
+    key = []
+    for v in values:
+        a = np.asarray(v)
+        if a.dtype == object:
+            return None
+        key.append((a.dtype.str, a.shape, a.tobytes()))
+    return tuple(key)
 
 
 def _check_values(label, values):

@@ -119,7 +119,8 @@ class CustomRoots(Pass):
         label = self.context.namer.fresh("_custom_root")
         namespace = self._namespace()
         custom = root_function(label.strip("_"), [f, solve, tsolve], namespace,
-                               (len(f_reads), len(solve_reads), len(tsolve_reads)), has_aux, self.context.source.filename)
+                               (len(f_reads), len(solve_reads), len(tsolve_reads)), has_aux, self.context.source.filename,
+                               self.context.source.file_line(call.lineno))
         custom, aux = custom
         self.context.resolver.introduce_as(label, custom)
         args = [given["initial_guess"]] + [name(n) for n in f_reads + solve_reads + tsolve_reads]
@@ -183,6 +184,11 @@ class CustomRoots(Pass):
                                  hint=f"define `{n}` at module level")
             if self.context.resolver.is_local(n):
                 reads.append(n)
+        written = _written_in_place(node) & set(reads)
+        if written:
+            raise self.error(f"lax.custom_root: {role} changes `{sorted(written)[0]}` of this function in place; "
+                             "astjax passes it the values as arguments, where that change would be lost", call,
+                             hint="compute a new value inside the function instead")
         return node, reads
 
     def error(self, message, node, hint=None):
@@ -254,6 +260,29 @@ def _calls_of_linear_map(node, f_reads, owner, call):
     node.args.args = node.args.args[1:]
     node.name = "_custom_root_tsolve"
     return node
+
+
+def _written_in_place(node):
+    """Names whose value a definition changes in place (`a[i] = v`, `a.x = v`, `a += v` on a subscript)."""
+    names = set()
+    for child in gast.walk(node):
+        target = None
+        if isinstance(child, (gast.Subscript, gast.Attribute)) and isinstance(child.ctx, (gast.Store, gast.Del)):
+            target = child.value
+        elif isinstance(child, gast.Call) and isinstance(child.func, gast.Attribute):
+            target = child.func.value if child.func.attr in _MUTATORS else None
+        while isinstance(target, (gast.Subscript, gast.Attribute)):
+            if isinstance(target, gast.Attribute) and target.attr == "at":
+                target = None                   # `a.at[i].add(v)`: a new array
+                break
+            target = target.value
+        if isinstance(target, gast.Name):
+            names.add(target.id)
+    return names
+
+
+_MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem", "sort",
+             "reverse", "fill", "resize", "add", "discard", "itemset", "put"}
 
 
 def _JACOBIANS():
