@@ -28,6 +28,10 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
     return out
 
 
+custom_root.__astjax_normalized_as__ = ("a custom_jvp function of the values it closes over, differentiated by the "
+                                       "implicit function theorem (normalize/custom_roots.py)")
+
+
 def _check_aux_pair(out):
     if not (isinstance(out, (tuple, list)) and len(out) == 2):
         raise TypeError("lax.custom_root with has_aux=True: solve must return a pair (root, aux), "
