@@ -148,6 +148,10 @@ def _solver_parameter(x, solve):
     return lax.custom_root(f, 1.0, solve, lambda g, v: v / g(1.0))
 
 
+def _solver_passes_matvec_on(b):
+    return jnp.sum(lax.custom_linear_solve(lambda x: 2.0 * x, b, lambda mv, v: dense_solve(mv, v)))
+
+
 def _inside_lambda(x):
     r = lambda z: lax.custom_root(lambda y: y * z - 1.0, 1.0, bisect, lambda g, v: v / g(1.0))
     return r(x)
@@ -171,6 +175,7 @@ def _mutating_f(a):
     (_inside_lambda, 2.0, "inside a local function or lambda"),
     (_tuple_root, 2.0, "pytree of roots"),
     (_mutating_f, np.ones(2), "changes `a` of this function in place"),
+    (_solver_passes_matvec_on, np.ones(2), "other than by calling"),
 ])
 def test_refusals_name_the_users_line(fn, arg, words):
     with pytest.raises(AstjaxError) as info:
@@ -211,3 +216,66 @@ def test_against_jax():
         assert np.allclose(ours, theirs, atol=1e-10)
     assert np.allclose(astjax.hessian(vector_loss, argnums=1)(A, b), jax.hessian(jax_loss, argnums=1)(A, b),
                        atol=1e-9)
+
+
+# lax.custom_linear_solve: the root of x -> matvec(x) - b, solve as its tangent_solve
+def dense_solve(matvec, b):
+    """Reads the matrix off matvec: its own derivative must not be used."""
+    m = jnp.stack([matvec(e) for e in jnp.eye(b.shape[0])], axis=1)
+    return jnp.linalg.solve(m, b)
+
+
+def dense_solve_aux(matvec, b):
+    m = jnp.stack([matvec(e) for e in jnp.eye(b.shape[0])], axis=1)
+    return jnp.linalg.solve(m, b), jnp.sum(b)
+
+
+def linear(A, b):
+    matvec = lambda x: A @ x + 0.5 * x
+    return lax.custom_linear_solve(matvec, b, dense_solve, transpose_solve=dense_solve, symmetric=False)
+
+
+def linear_aux_loss(A, b):
+    def matvec(x):
+        return A @ x + 0.5 * x
+    x, aux = lax.custom_linear_solve(matvec, b, dense_solve_aux, has_aux=True)
+    return jnp.sum(jnp.sin(x)) * aux
+
+
+def _linear_truth(A, b, aux):
+    """aux carries no derivative (as in JAX): held at its value."""
+    x = np.linalg.solve(A + 0.5 * np.eye(len(b)), b)
+    return np.sum(np.sin(x)) * aux
+
+
+def test_custom_linear_solve():
+    A, b = _vector_data()
+    assert np.array_equal(linear(A, b), dense_solve(lambda x: A @ x + 0.5 * x, b))
+    x, aux = lax.custom_linear_solve(lambda x: A @ x, b, dense_solve_aux, has_aux=True)
+    assert np.allclose(A @ x, b) and np.allclose(aux, np.sum(b))
+    gA, gb = astjax.grad(linear_aux_loss, argnums=(0, 1))(A, b)
+    assert np.allclose(gA, _fd(lambda m: _linear_truth(m, b, np.sum(b)), A), atol=1e-8)
+    assert np.allclose(gb, _fd(lambda v: _linear_truth(A, v, np.sum(b)), b), atol=1e-8)
+    jf = astjax.jacfwd(linear, argnums=0)(A, b)
+    assert np.allclose(jf, _fd(lambda m: np.linalg.solve(m + 0.5 * np.eye(3), b), A), atol=1e-8)
+    assert np.allclose(astjax.jacrev(linear, argnums=0)(A, b), jf, atol=1e-12)
+    inverse = np.linalg.inv(A + 0.5 * np.eye(3))
+    h = astjax.hessian(lambda v: jnp.sum(linear(A, v) ** 2))(b)      # sum(x ** 2), x = M^-1 b: 2 M^-T M^-1
+    assert np.allclose(h, 2 * inverse.T @ inverse)
+
+
+def test_custom_linear_solve_against_jax():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    A, b = _vector_data()
+
+    def jax_loss(A, b):
+        def solve(mv, v):
+            m = jax.numpy.stack([mv(e) for e in jax.numpy.eye(3)], axis=1)
+            return jax.numpy.linalg.solve(m, v), jax.numpy.sum(v)
+        x, aux = jax.lax.custom_linear_solve(lambda x: A @ x + 0.5 * x, b, solve, transpose_solve=solve,
+                                             has_aux=True)
+        return jax.numpy.sum(jax.numpy.sin(x)) * aux
+    for ours, theirs in zip(astjax.grad(linear_aux_loss, argnums=(0, 1))(A, b),
+                            jax.grad(jax_loss, argnums=(0, 1))(A, b)):
+        assert np.allclose(ours, theirs, atol=1e-10)

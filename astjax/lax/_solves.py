@@ -17,7 +17,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["custom_root"]
+__all__ = ["custom_root", "custom_linear_solve"]
 
 
 def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
@@ -28,8 +28,22 @@ def custom_root(f, initial_guess, solve, tangent_solve, has_aux=False):
     return out
 
 
+def custom_linear_solve(matvec, b, solve, transpose_solve=None, symmetric=False, has_aux=False):
+    """`solve(matvec, b)`: x with matvec(x) = b (with has_aux, solve returns (x, aux)). Under a transformation
+    it is `custom_root` of `x -> matvec(x) - b` whose tangent_solve is solve itself (normalize/custom_roots.py);
+    transpose_solve and symmetric only make JAX's reverse mode cheaper and are not called."""
+    out = solve(matvec, b)
+    if has_aux:
+        _check_aux_pair(out)
+    return out
+
+
 custom_root.__astjax_normalized_as__ = ("a custom_jvp function of the values it closes over, differentiated by the "
                                        "implicit function theorem (normalize/custom_roots.py)")
+
+
+custom_linear_solve.__astjax_normalized_as__ = ("lax.custom_root of `x -> matvec(x) - b` with solve as its "
+                                               "tangent_solve (normalize/custom_roots.py)")
 
 
 def _check_aux_pair(out):

@@ -27,7 +27,7 @@ from .base import Pass, copy_location, name
 
 __all__ = ["CustomRoots"]
 
-_ARITY = {"f": 1, "solve": 2, "tangent_solve": 2}
+_ARITY = {"f": 1, "solve": 2, "tangent_solve": 2, "matvec": 1, "linear solve": 2}
 
 
 class _FreeNames(beniget.DefUseChains):
@@ -80,32 +80,43 @@ class CustomRoots(Pass):
 
     def visit_Call(self, node):
         self.generic_visit(node)
-        if self.context.resolver.static_value(node.func) is not lax.custom_root:
+        callee = self.context.resolver.static_value(node.func)
+        if callee is not lax.custom_root and callee is not lax.custom_linear_solve:
             return node
+        what = f"lax.{callee.__name__}"
         if self.depth:
-            raise self.error("lax.custom_root called inside a local function or lambda is not supported", node,
-                             hint="call lax.custom_root in the transformed function's own body")
-        return copy_location(self._rewrite(node), node)
+            raise self.error(f"{what} called inside a local function or lambda is not supported", node,
+                             hint=f"call {what} in the transformed function's own body")
+        if callee is lax.custom_root:
+            given, has_aux = self._arguments(node, what, ["f", "initial_guess", "solve", "tangent_solve"], [])
+            return copy_location(self._root(node, given, has_aux), node)
+        given, has_aux = self._arguments(node, what, ["matvec", "b", "solve"], ["transpose_solve", "symmetric"])
+        return copy_location(self._linear_solve(node, given, has_aux), node)
 
-    def _rewrite(self, call):
-        params = ["f", "initial_guess", "solve", "tangent_solve", "has_aux"]
+    def _arguments(self, call, what, required, optional):
+        """{parameter: expression} of a call, and has_aux (a literal True or False)."""
+        params = required + optional + ["has_aux"]
         if any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords) \
                 or len(call.args) > len(params):
-            raise self.error("lax.custom_root: pass its arguments by position or name (no * or **)", call)
+            raise self.error(f"{what}: pass its arguments by position or name (no * or **)", call)
         given = dict(zip(params, call.args))
         for k in call.keywords:
             if k.arg not in params or k.arg in given:
-                raise self.error(f"lax.custom_root got an unexpected or repeated argument `{k.arg}`", call)
+                raise self.error(f"{what} got an unexpected or repeated argument `{k.arg}`", call)
             given[k.arg] = k.value
-        missing = [p for p in params[:4] if p not in given]
+        missing = [p for p in required if p not in given]
         if missing:
-            raise self.error(f"lax.custom_root is missing {', '.join(missing)}", call)
-        has_aux = False
-        if "has_aux" in given:
-            has_aux = given["has_aux"]
-            if not (isinstance(has_aux, gast.Constant) and isinstance(has_aux.value, bool)):
-                raise self.error("lax.custom_root: has_aux must be written as True or False", call)
-            has_aux = has_aux.value
+            raise self.error(f"{what} is missing {', '.join(missing)}", call)
+        has_aux = given.get("has_aux", gast.Constant(value=False, kind=None))
+        if not (isinstance(has_aux, gast.Constant) and isinstance(has_aux.value, bool)):
+            raise self.error(f"{what}: has_aux must be written as True or False", call)
+        return given, has_aux.value
+
+    def _root(self, call, given, has_aux):
+        if has_aux and not isinstance(given["initial_guess"], (gast.Name, gast.Constant)):
+            # the root and its aux are two calls, each reading the initial guess
+            raise self.error("lax.custom_root with has_aux=True: pass the initial guess as a name", call,
+                             hint="assign it to a variable first")
         f, f_reads = self._definition(given["f"], "f", call)
         solve, solve_reads = self._definition(given["solve"], "solve", call)
         tsolve, tsolve_reads = self._definition(given["tangent_solve"], "tangent_solve", call)
@@ -113,24 +124,60 @@ class CustomRoots(Pass):
         f.name, solve.name = "_custom_root_f", "_custom_root_solve"
         _add_parameters(f, f_reads)
         _add_parameters(solve, solve_reads)
-        _add_parameters(tsolve, tsolve_reads + ["_custom_root_y"] + [f"_custom_root_p{i}"
-                                                                     for i in range(len(f_reads))])
+        _add_parameters(tsolve, tsolve_reads + _map_point(len(f_reads)))
+        theta = [name(n) for n in f_reads]
+        return self._custom_call(call, [f, solve, tsolve], given["initial_guess"], theta,
+                                 [name(n) for n in solve_reads], [name(n) for n in tsolve_reads], has_aux)
+
+    def _linear_solve(self, call, given, has_aux):
+        """custom_linear_solve(matvec, b, solve) as the root of f(x) = matvec(x) - b: solve(matvec, b) gives its
+        value, and solve with its calls of matvec made calls of the linear map (which is matvec) is the
+        tangent_solve. transpose_solve and symmetric only make JAX's reverse mode cheaper: astjax's transposes
+        the rule, so they are not called."""
+        matvec, m_reads = self._definition(given["matvec"], "matvec", call)
+        user_solve, s_reads = self._definition(given["solve"], "linear solve", call)
+        tsolve = _calls_of_linear_map(copy.deepcopy(user_solve), m_reads + ["b"], self, call)
+        tsolve.name = "_custom_root_tsolve_inner"
+        matvec.name, user_solve.name = "_custom_root_matvec", "_custom_root_user_solve"
+        _add_parameters(matvec, m_reads)
+        _add_parameters(user_solve, s_reads)
+        _add_parameters(tsolve, s_reads + _map_point(len(m_reads) + 1))
+        m = [f"_m{i}" for i in range(len(m_reads))]
+        s = [f"_s{i}" for i in range(len(s_reads))]
+        line = call.lineno
+        wrappers = [
+            f"def _custom_root_f(_x, {_listed(m)}_b):\n    return _custom_root_matvec(_x, {_listed(m)}) - _b\n",
+            f"def _custom_root_bind_matvec({_listed(m)}):\n    def matvec(x):\n"
+            f"        return _custom_root_matvec(x, {_listed(m)})\n    return matvec\n",
+            f"def _custom_root_solve(_f, _x0, {_listed(s + m)}_b):\n"
+            f"    return _custom_root_user_solve(_custom_root_bind_matvec({_listed(m)}), _b, {_listed(s)})\n",
+            f"def _custom_root_tsolve(_v, {_listed(s + _map_point(len(m) + 1))}):\n"
+            f"    return _custom_root_tsolve_inner(_v, {_listed(s + _map_point(len(m) + 1))}){'[0]' if has_aux else ''}\n",
+        ]
+        nodes = [matvec, user_solve, tsolve] + [_at_line(gast.parse(w).body[0], line) for w in wrappers]
+        b = given["b"]
+        theta = [name(n) for n in m_reads] + [b]
+        solve_values = [name(n) for n in s_reads + m_reads] + [copy.deepcopy(b)]
+        if not isinstance(b, (gast.Name, gast.Constant)):
+            raise self.error("lax.custom_linear_solve: pass b as a name", call, hint="assign it to a variable first")
+        zeros = self.context.resolver.introduce("_custom_root_zeros_like", _INTRODUCED["jnp"].zeros_like,
+                                                self.context.namer)
+        guess = gast.Call(func=name(zeros), args=[copy.deepcopy(b)], keywords=[])
+        return self._custom_call(call, nodes, guess, theta, solve_values, [name(n) for n in s_reads], has_aux)
+
+    def _custom_call(self, call, nodes, guess, theta, solve_values, tsolve_values, has_aux):
+        """`_custom_rootN(guess, *theta, *solve_values, *tsolve_values)` (and its aux) for generated `nodes`."""
         from ...lax._solves import root_function
         label = self.context.namer.fresh("_custom_root")
-        namespace = self._namespace()
-        custom = root_function(label.strip("_"), [f, solve, tsolve], namespace,
-                               (len(f_reads), len(solve_reads), len(tsolve_reads)), has_aux, self.context.source.filename,
-                               self.context.source.file_line(call.lineno))
-        custom, aux = custom
+        custom, aux = root_function(label.strip("_"), nodes, self._namespace(),
+                                    (len(theta), len(solve_values), len(tsolve_values)), has_aux,
+                                    self.context.source.filename, self.context.source.file_line(call.lineno))
         self.context.resolver.introduce_as(label, custom)
-        args = [given["initial_guess"]] + [name(n) for n in f_reads + solve_reads + tsolve_reads]
+        args = [guess] + theta + solve_values + tsolve_values
         root = gast.Call(func=name(label), args=args, keywords=[])
         if aux is None:
             return root
         aux_label = self.context.resolver.introduce(f"{label}_aux", aux, self.context.namer)
-        if not isinstance(args[0], (gast.Name, gast.Constant)):     # x0 evaluated once per call
-            raise self.error("lax.custom_root with has_aux=True: pass the initial guess as a name", call,
-                             hint="assign it to a variable first")
         return gast.Tuple(elts=[root, gast.Call(func=name(aux_label), args=copy.deepcopy(args), keywords=[])],
                           ctx=gast.Load())
 
@@ -199,17 +246,32 @@ def _module_function(fn, role, label, same_module, owner, call):
     """A module-level function as a definition: f and solve as `def _m(_a): return <label>(_a)` (called, so
     they read their own module's names); tangent_solve as its own source, whose calls of its linear map
     are rewritten (only for one of this module, without closure, so its names mean the same here)."""
-    if role == "tangent_solve":
+    if role in ("tangent_solve", "linear solve"):
         if fn.__closure__ or not same_module:
-            raise owner.error("lax.custom_root: a module-level tangent_solve must be a plain function of this "
-                              "module (astjax rewrites its calls of the linear map)", call,
-                              hint="define tangent_solve as a lambda or def here")
+            raise owner.error(f"a module-level {role} must be a plain function of this module (astjax rewrites "
+                              "its calls of the linear map)", call, hint=f"define {role} as a lambda or def here")
         node = copy.deepcopy(function_source(fn).node)
         node.decorator_list = []
         return node
     params = ["_a", "_b"][:_ARITY[role]]
     node = gast.parse(f"def _m({', '.join(params)}):\n    return {label}({', '.join(params)})\n").body[0]
     node._module_level = True
+    return node
+
+
+def _listed(names):
+    return "".join(n + ", " for n in names)
+
+
+def _map_point(count):
+    """The names tangent_solve's rewritten calls of its linear map pass: the root and f's inputs."""
+    return ["_custom_root_y"] + [f"_custom_root_p{i}" for i in range(count)]
+
+
+def _at_line(node, line):
+    for child in gast.walk(node):
+        if hasattr(child, "lineno"):
+            child.lineno, child.end_lineno = line, line
     return node
 
 
@@ -228,7 +290,7 @@ def _add_parameters(node, names):
 def _calls_of_linear_map(node, f_reads, owner, call):
     """tangent_solve with each call `g(u)` of its linear map parameter g made `_custom_root_map(y, *theta, u)`."""
     g = node.args.args[0].id
-    extra = [name("_custom_root_y")] + [name(f"_custom_root_p{i}") for i in range(len(f_reads))]
+    extra = [name(n) for n in _map_point(len(f_reads))]
 
     class Calls(gast.NodeTransformer):
         def visit_Call(self, c):
@@ -252,8 +314,9 @@ def _calls_of_linear_map(node, f_reads, owner, call):
 
         def visit_Name(self, n):
             if n.id == g and not isinstance(n.ctx, gast.Param):
-                raise owner.error(f"lax.custom_root: tangent_solve uses its linear map `{g}` other than by calling "
-                                  "it; astjax supports calls g(v) only", call)
+                raise owner.error(f"the solver uses its linear map `{g}` other than by calling it (`{g}(v)`, "
+                                  f"`jacfwd({g})(v)`); astjax rewrites those calls only", call,
+                                  hint=f"write the solver's use of `{g}` in its own body")
             return n
 
     node = Calls().visit(node)
