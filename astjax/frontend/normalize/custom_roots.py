@@ -78,6 +78,9 @@ class CustomRoots(Pass):
         self.depth -= 1
         return node
 
+    # a comprehension is a scope of its own: what a function passed in it reads may be its variable
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_Lambda
+
     def visit_Call(self, node):
         self.generic_visit(node)
         callee = self.context.resolver.static_value(node.func)
@@ -85,7 +88,7 @@ class CustomRoots(Pass):
             return node
         what = f"lax.{callee.__name__}"
         if self.depth:
-            raise self.error(f"{what} called inside a local function or lambda is not supported", node,
+            raise self.error(f"{what} called inside a local function, lambda or comprehension is not supported", node,
                              hint=f"call {what} in the transformed function's own body")
         if callee is lax.custom_root:
             given, has_aux = self._arguments(node, what, ["f", "initial_guess", "solve", "tangent_solve"], [])
