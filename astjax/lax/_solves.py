@@ -1,4 +1,5 @@
-"""lax.custom_root: a root found by any solver, differentiated by the implicit function theorem.
+"""lax.custom_root and lax.custom_linear_solve: a root found by any solver, differentiated by the implicit
+function theorem.
 
     y = lax.custom_root(f, x0, solve, tangent_solve)      # y = solve(f, x0), with f(y) = 0
 
@@ -11,7 +12,8 @@ enclosing function. Its rule is JAX's: with y the root of f(y, theta) = 0 and J 
 
 written as generated Python that calls the custom function itself, so astjax differentiates the rule
 again for higher orders, as JAX does. The solver's own steps are never differentiated; the initial guess
-and the values solve and tangent_solve read get no derivative (as in JAX).
+and the values solve and tangent_solve read get no derivative (as in JAX). custom_linear_solve is the
+root of `x -> matvec(x) - b` with solve as its tangent_solve.
 """
 import numbers
 

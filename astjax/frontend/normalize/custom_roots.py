@@ -1,18 +1,21 @@
-"""`lax.custom_root` calls become calls of a custom_jvp function with the values they close over as arguments.
+"""`lax.custom_root` and `lax.custom_linear_solve` calls become calls of a custom_jvp function of what they read.
 
     f = lambda y: y * y - a * b                   _custom_root_1 = root_function(...)   (made here, once)
     y = lax.custom_root(f, x0, solve, tsolve) ->  y = _custom_root_1(x0, a, b, tol, )
 
-f, solve and tangent_solve (lambdas, local defs read where written, or module-level functions) are
-closure-converted: each becomes a generated function whose parameters are its own plus the enclosing
-function's variables it reads (a, b for f; tol for solve), so the values f depends on are explicit
-arguments of the custom_jvp call, and the transformations differentiate through them with its rule, the
-implicit function theorem (lax/_solves.py). tangent_solve's calls of its linear map `g(u)` become calls
-of a generated `J(y, a, b, u)` (and `jacfwd(g)(u)`, `jacrev(g)(u)` its Jacobian over u).
+f, solve and tangent_solve (lambdas, functions defined once in the enclosing function, or module-level
+functions) are closure-converted: each becomes a generated function whose parameters are its own plus the
+enclosing function's variables it reads (a, b for f; tol for solve), so the values f depends on are
+explicit arguments of the custom_jvp call, and the transformations differentiate through them with its
+rule, the implicit function theorem (lax/_solves.py). tangent_solve's calls of its linear map `g(u)`
+become calls of a generated `J(y, a, b, u)` (and `jacfwd(g)(u)`, `jacrev(g)(u)` its Jacobian over u).
+`custom_linear_solve(matvec, b, solve)` is the root of `x -> matvec(x) - b` (b one more input of f),
+found by `solve(matvec, b)`, with solve, its calls of matvec rewritten the same way, as tangent_solve.
 
 Refused at the call's line: a function that is not a lambda, a single local definition or a plain
-module-level function; one with defaults, *args or keywords; one that reads a local function; a
-tangent_solve that uses its linear map other than by calling it; a call inside a local function.
+module-level function; one with defaults, *args or keywords; one that reads a local function or changes
+the enclosing function's arrays in place; a solver that uses its linear map other than by calling it; a
+call inside a local function, lambda or comprehension.
 """
 import copy
 import inspect
