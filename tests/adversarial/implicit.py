@@ -185,3 +185,16 @@ def pytree_root(x):
 
 
 case(pytree_root, lambda r: (pos(r, 1)[0],), "refuse")
+
+
+def nonlocal_counter(x):
+    count = 0.0
+
+    def f(y):
+        nonlocal count               # a side effect the closure conversion would lose
+        count = count + 1.0
+        return y ** 2 - x
+    return lax.custom_root(f, 1.0, newton, scalar_tsolve) + count
+
+
+case(nonlocal_counter, lambda r: (pos(r, 1)[0],), "refuse")

@@ -237,6 +237,9 @@ class CustomRoots(Pass):
                                  hint=f"define `{n}` at module level")
             if self.context.resolver.is_local(n):
                 reads.append(n)
+        if any(isinstance(n, (gast.Nonlocal, gast.Global)) for n in gast.walk(node)):
+            raise self.error(f"lax.custom_root: {role} rebinds a variable with nonlocal or global; astjax passes "
+                             "it the values as arguments, where that change would be lost", call)
         written = _written_in_place(node) & set(reads)
         if written:
             raise self.error(f"lax.custom_root: {role} changes `{sorted(written)[0]}` of this function in place; "
