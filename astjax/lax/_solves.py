@@ -84,7 +84,8 @@ def root_function(label, nodes, namespace, counts, has_aux, origin, line):
     svals = [f"_solve{i}" for i in range(n_solve)]
     tvals = [f"_tsolve{i}" for i in range(n_tsolve)]
     for node in nodes:
-        compile_function(node, namespace, label=f"{label}{node.name[12:]}", origin=origin)
+        fn, _ = compile_function(node, namespace, label=f"{label}{node.name[12:]}", origin=origin)
+        fn.__astjax_function_source__.user_code = True    # the user's code: normalize/aliasing.py checks it
     solve_cc = namespace["_custom_root_solve"]
     # the f solve is given: a closure with source, so that a solver differentiating f (Newton) can
     binder = (f"def _custom_root_bind({''.join(t + ', ' for t in theta)}):\n"

@@ -36,6 +36,17 @@ def newton_vec(f, x0):
     return x
 
 
+def bisect(f, x0):
+    lo, hi = 0.0, 10.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if f(mid) > 0:
+            hi = mid
+        else:
+            lo = mid
+    return 0.5 * (lo + hi)
+
+
 def scalar_tsolve(g, v):
     return v / g(1.0)
 
@@ -198,3 +209,15 @@ def nonlocal_counter(x):
 
 
 case(nonlocal_counter, lambda r: (pos(r, 1)[0],), "refuse")
+
+
+def aliased_residual(x):
+    def f(y):
+        t = np.stack([y, y]) * 1.0
+        u = t
+        u[0] = 2.0 * y               # NumPy changes t too: f is 4 y ** 2 - x
+        return t[0] * t[0] - x
+    return lax.custom_root(f, 1.0, bisect, scalar_tsolve)
+
+
+case(aliased_residual, lambda r: (pos(r, 1)[0],), "either")
