@@ -287,3 +287,27 @@ def test_custom_linear_solve_against_jax():
     for ours, theirs in zip(astjax.grad(linear_aux_loss, argnums=(0, 1))(A, b),
                             jax.grad(jax_loss, argnums=(0, 1))(A, b)):
         assert np.allclose(ours, theirs, atol=1e-10)
+
+
+_SCALE = 1.0
+
+
+def scaled_tangent_solve(g, v):         # a module-level tangent_solve: its source is copied, reading _SCALE
+    return v / g(1.0) * _SCALE
+
+
+def root_with_module_tangent_solve(x):
+    return lax.custom_root(lambda y: y ** 2 - x, 1.0, lambda f, x0: bisect(f, x0), scaled_tangent_solve)
+
+
+def test_module_level_tangent_solve_follows_its_globals():
+    """Found here: the copied tangent_solve read a snapshot of the module's globals, and a rebinding of one
+    did not rebuild the cached derivative (0.25 after _SCALE = 2.0, where the tangent_solve gives 0.5)."""
+    global _SCALE
+    x = np.float64(4.0)
+    assert np.allclose(astjax.grad(root_with_module_tangent_solve)(x), 0.25)
+    try:
+        _SCALE = 2.0
+        assert np.allclose(astjax.grad(root_with_module_tangent_solve)(x), 0.5)
+    finally:
+        _SCALE = 1.0

@@ -217,6 +217,8 @@ class CustomRoots(Pass):
                                  f"{'a value computed here' if value is NOT_STATIC else type(value).__name__}", call)
             label = self.context.namer.fresh(f"_custom_root_{role}")
             self.extra[label] = value
+            # its names are read from a copy of the globals: a rebinding must rebuild the derivation
+            self.context.inlined_functions = getattr(self.context, "inlined_functions", []) + [value]
             node = _module_function(value, role, label, value.__globals__ is self.context.resolver.globals, self,
                                     call)
             self.module_level.add(id(node))
