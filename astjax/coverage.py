@@ -113,6 +113,9 @@ def status(*candidates):
     for obj in candidates:
         if inspect.isfunction(obj) and not is_library(obj):
             return RULES, "written in Python from primitives"
+        rewritten = getattr(obj, "__astjax_normalized_as__", None)
+        if rewritten is not None:
+            return RULES, f"normalization writes it as {rewritten}"
     if any(obj is not None for obj in candidates[:1]):
         stated = getattr(candidates[0], "__astjax_no_derivative__", None)
         if stated is not None:

@@ -117,6 +117,18 @@ class custom_jvp:
                 f"({total} here, more than {TRANSPOSE_LIMIT}); give it a reverse-mode rule with "
                 "@astjax.custom_vjp, or differentiate with jvp/jacfwd")
         zeros = [jnp.zeros(p.shape, dtype=p.dtype if f else np.float32) for p, f in zip(plain, floats)]
+        with self.repeated_calls():
+            return self._transposed(g, primals, plain, floats, zeros)
+
+    def repeated_calls(self):
+        """A context in which the rule is run many times at the same primals (lax/_solves.py caches there)."""
+        import contextlib
+        return contextlib.nullcontext()
+
+    def _transposed(self, g, primals, plain, floats, zeros):
+        import numpy as np
+
+        from . import numpy as jnp
         cotangents = []
         for i, (p, f) in enumerate(zip(plain, floats)):
             out = np.zeros(p.shape, dtype=np.result_type(p, np.asarray(g)) if f else np.float32)

@@ -96,6 +96,8 @@ def may_make_complex(fn, seen=None):
         found = resolver.static_value(node)
         if found is NOT_STATIC or found is None:
             continue
+        if getattr(found, "__astjax_static_call__", False):
+            continue        # astjax.jacfwd(f) and its kin build a transformation: its results are real (above)
         if (found is complex or isinstance(found, complex)
                 or (isinstance(found, type) and issubclass(found, np.complexfloating))
                 or (isinstance(found, (np.ndarray, np.generic)) and found.dtype.kind == "c")

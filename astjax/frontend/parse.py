@@ -77,15 +77,17 @@ def function_source(fn):
     `__wrapped__` is not followed, since differentiating the undecorated
     source would drop what the wrapper does.
     """
+    transform = getattr(fn, "__astjax_transform__", None)
+    if transform is not None:
+        # first: a transformation of a generated function carries that function's attributes (update_wrapper
+        # copies its __dict__), and its source is not the transformation's
+        return transform.composable_source()
     generated = getattr(fn, "__astjax_function_source__", None)
     if generated is not None:
         return generated
     specialized = getattr(fn, "__astjax_specialized_source__", None)     # frontend/specialize.py
     if specialized is not None:
         return specialized
-    transform = getattr(fn, "__astjax_transform__", None)
-    if transform is not None:
-        return transform.composable_source()
     code = getattr(fn, "__code__", None)
     if code is None:
         wrapped = getattr(fn, "__wrapped__", None)

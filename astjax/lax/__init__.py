@@ -11,6 +11,7 @@
     _linear      dot_general, conv_general_dilated, conv, reduce_window, cumsum, cumprod, cummax, cummin,
                  sort, top_k
     _scan        associative_scan
+    _solves      custom_root, custom_linear_solve (derivatives by the implicit function theorem; normalize/custom_roots.py)
     _aliases     lax's names for astjax.numpy / astjax.scipy.special functions (acosh, lgamma, erf_inv, ...)
     ..lax_composites  reduce_sum/max/min/prod, argmax, dot, iota, full, split, cumlogsumexp, sort_key_val, ...
                  written in Python from primitives and transformed like the user's code
@@ -37,6 +38,7 @@ from ._linear import (
     conv, conv_general_dilated, cummax, cummin, cumprod, cumsum, dot_general, reduce_window, sort, top_k,
 )
 from ._scan import associative_scan
+from ._solves import custom_linear_solve, custom_root
 from ._shape import broadcast_in_dim, concatenate, expand_dims, pad, reshape, rev, squeeze, transpose
 from ..lax_composites import (
     argmax, argmin, batch_matmul, broadcast, broadcasted_iota, collapse, convert_element_type, cumlogsumexp, dot,
@@ -53,6 +55,8 @@ __all__ = [
     # collectives over a named vmap/pmap axis
     "psum", "pmean", "pmax", "pmin", "all_gather", "psum_scatter", "axis_index",
     "fori_loop", "while_loop", "cond", "scan", "switch", "map", "associative_scan",
+    # roots and linear solves with implicit derivatives
+    "custom_root", "custom_linear_solve",
     # elementwise
     "stop_gradient", "clamp", "rsqrt", "integer_pow", "exp2", "logistic", "erf", "div", "add", "sub", "mul",
     "neg", "max", "min", "pow", "abs", "sign", "exp", "expm1", "log", "log1p", "sqrt", "cbrt", "sin", "cos",

@@ -79,7 +79,6 @@ def custom_jvp_rule_gradient(custom, g, primals, by):
 def custom_jvp_rule_curvature(custom, g, primals, dprimals):
     """d/de [J(primals + e dprimals)^T g]: the tangent of custom_jvp_transpose from its primals, entry by entry
     (the rule's tangent output paired with g, differentiated along dprimals at each unit tangent)."""
-    from ..forward import jvp
     _check_float(custom, primals)
     pair = _pairing(custom)
     primals = tuple(np.asarray(p) for p in primals)
@@ -87,17 +86,24 @@ def custom_jvp_rule_curvature(custom, g, primals, dprimals):
     g = np.asarray(g, dtype=np.result_type(np.asarray(g), np.float32))
     zeros = tuple(np.zeros(p.shape, dtype=p.dtype) for p in primals)
     out = []
-    for i, p in enumerate(primals):
-        part = np.zeros(p.shape, dtype=np.result_type(p, g))
-        for j in np.ndindex(p.shape):
-            unit = list(zeros)
-            unit[i] = np.zeros(p.shape, dtype=p.dtype)
-            unit[i][j] = 1
-            # along dprimals only: the unit tangent and g are held (zero tangents)
-            part[j] = jvp(pair, (primals, tuple(unit), g), (directions, zeros, np.zeros_like(g)))[1]
-        out.append(part)
+    with custom.repeated_calls():
+        for i, p in enumerate(primals):
+            out.append(_curvature_part(custom, pair, primals, directions, zeros, g, i, p))
     from .decompositions import TangentTuple
     return TangentTuple(out)       # added to the other tangent term item by item, not concatenated
+
+
+def _curvature_part(custom, pair, primals, directions, zeros, g, i, p):
+    """Primal i's part of custom_jvp_rule_curvature."""
+    from ..forward import jvp
+    part = np.zeros(p.shape, dtype=np.result_type(p, g))
+    for j in np.ndindex(p.shape):
+        unit = list(zeros)
+        unit[i] = np.zeros(p.shape, dtype=p.dtype)
+        unit[i][j] = 1
+        # along dprimals only: the unit tangent and g are held (zero tangents)
+        part[j] = jvp(pair, (primals, tuple(unit), g), (directions, zeros, np.zeros_like(g)))[1]
+    return part
 
 
 _prim = primitive("custom_jvp_transpose", custom_jvp_transpose, operands=("g", "primals"))

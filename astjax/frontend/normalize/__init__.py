@@ -32,6 +32,7 @@ from .itertools_accumulate import ItertoolsAccumulate
 from .generator_consumers import GeneratorConsumers
 from .object_records import ObjectRecords
 from .namedtuple_constructions import NamedtupleConstructions
+from .custom_roots import CustomRoots
 from .jvp_calls import JvpCalls
 from .lax_control_flow import LaxControlFlow
 from .local_functions import LocalFunctions
@@ -57,7 +58,7 @@ from ...codegen.node_walk import copy_tree
 
 __all__ = ["normalize", "PASSES"]
 
-PASSES = (ModuleAliases, WarningContexts, LocalDeletes, ChainedAssignments, TryFinally, LoopElse, GeneratorNames, ObjectSubscripts, ComprehensionWalrus, FunctionLists, WalrusAssignments, StaticStarArguments, GeneratorConsumers, KeyedOrdering, IterationBuiltins, ItertoolsAccumulate, CallSignatures, ObjectRecords, NamedtupleConstructions, JvpCalls, Aliasing, ReservedNames, TypeInspection,
+PASSES = (ModuleAliases, CustomRoots, WarningContexts, LocalDeletes, ChainedAssignments, TryFinally, LoopElse, GeneratorNames, ObjectSubscripts, ComprehensionWalrus, FunctionLists, WalrusAssignments, StaticStarArguments, GeneratorConsumers, KeyedOrdering, IterationBuiltins, ItertoolsAccumulate, CallSignatures, ObjectRecords, NamedtupleConstructions, JvpCalls, Aliasing, ReservedNames, TypeInspection,
           BuiltinExtrema, BuiltinDivmod, TreeMapCalls, MapCalls, ContainerIdioms, OperatorFunctions, FactoryCallResults, ClosureFactories, LocalFactories, LocalFunctionValues, LocalFunctions, MethodCalls,
           FunctionArguments, ScipyCalls, NumpyCalls, ArrayAssembly, AugmentedAssignment, LaxControlFlow, TupleAssignment, ControlFlow,
           OnePrimitivePerStatement, ListOperands)

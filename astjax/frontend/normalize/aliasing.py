@@ -60,7 +60,8 @@ class Aliasing(Pass):
     """Check every in-place operation against the names that may see its memory; lower in-place calls."""
 
     def run(self, node):
-        if getattr(self.context.source, "generated", False):
+        source = self.context.source
+        if getattr(source, "generated", False) and not getattr(source, "user_code", False):
             return node     # astjax's own output: every update in it is already functional
         self.rewrites = {}        # id(statement) -> replacement statements
         self.known_tags = {}
@@ -965,6 +966,10 @@ def summary_of(fn):
         inner = summary_of(origin)
         writes = everything if inner is None or inner[0] else frozenset()
         return (writes, everything, True)
+    generated = getattr(target, "__astjax_function_source__", None)
+    if generated is not None and generated.generated and not getattr(generated, "user_code", False):
+        # generated code (Aliasing.run skips it: its updates are functional): it writes into no argument
+        return (frozenset(), frozenset(inspect.signature(target).parameters), True)
     code = target.__code__
     if code in _SUMMARIES:
         return _SUMMARIES[code]
