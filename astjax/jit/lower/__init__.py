@@ -3,7 +3,8 @@
 Each pass reads the generated function's AST and the abstract types the
 first call observed (jit/observe.py), and rewrites one concern:
 
-    (runtime/numba_batching: vmap's shape helpers `batch_shape(...)` folded for this signature first)
+    static_ranks         `jnp.ndim(a) == 1` folded for this signature; an `if` on it keeps only its branch
+    (runtime/numba_batching: vmap's shape helpers `batch_shape(...)` folded for this signature)
     inline_callees       a straight-line generated callee (or user function) is written into its caller
     typed_placeholders   `v = None` and zero adjoints `bv = 0.0` get the type v holds later
     tape_stacks          the one heterogeneous tape becomes one typed stack per saved variable
@@ -24,6 +25,7 @@ from .inline_callees import inline_callees
 from .masked_while_loops import run_masked_loops_per_element
 from .numba_calls import lower_calls
 from .python_numbers import keep_python_arithmetic
+from .static_ranks import fold_static_ranks
 from .stencil_loops import interchange_stencils
 from .tape_stacks import split_tape
 from .typed_placeholders import type_placeholders
@@ -76,6 +78,7 @@ def lower_function(context):
     node = copy.deepcopy(context.source.node)
     from ...runtime.numba_memory import keep_freed_buffers
     keep_freed_buffers()                      # compiled code's outputs reuse freed buffers (see that module)
+    fold_static_ranks(node, context)          # rank tests of rules and vmap, for this signature
     from ...runtime.numba_batching import fold_batch_shapes
     fold_batch_shapes(node, context)          # vmap's shape helpers, for this signature
     inline_callees(node, context)
