@@ -8,7 +8,8 @@ and on shapes that take the other path, against the reference backend.
 
 A whole per-example gradient takes 10-25 s to compile on the shared machine, so the suite checks the loop
 on small programs (and tests/test_jit_perf_lowerings.py checks the per-example gradient and its fused
-source); the per-example gradients themselves run with ASTJAX_LONG_PROPERTIES=1.
+source); the per-example gradients themselves, a fused sum and an in-place accumulation run with
+ASTJAX_LONG_PROPERTIES=1.
 """
 import os
 
@@ -113,16 +114,21 @@ def test_an_outer_product_whose_axes_broadcast_at_run_time_runs_unfused():
         jitted(_array(4, 3), _array(5, 2))                    # as NumPy: the shapes do not broadcast
 
 
-def test_expanded_and_plain_leaves_in_one_loop_and_a_fused_sum_agree():
+def test_expanded_and_plain_leaves_in_one_loop_agree():
     jitted = astjax.jit(scaled_outer)
     _agree(jitted, scaled_outer, (_array(3), _array(2, 4), _array(2, 3, 4)))
     _agree(jitted, scaled_outer, (_array(1), _array(2, 4), _array(2, 3, 4)))   # a broadcasts along axis 1
     _agree(jitted, scaled_outer, (_array(3), _array(2, 4), _array(2, 1, 4)))   # c broadcasts along axis 1
+
+
+@long_only
+def test_a_fused_sum_of_an_outer_product_agrees():
     summed = astjax.jit(summed_outer)
     _agree(summed, summed_outer, (_array(4, 3), _array(4, 2)), rtol=1e-4)
     _agree(summed, summed_outer, (_array(1, 3), _array(4, 2)), rtol=1e-4)
 
 
+@long_only
 def test_outer_products_accumulated_in_place_agree():
     _agree(astjax.jit(accumulated_outers), accumulated_outers, (_array(5, 3), _array(5, 4)), rtol=1e-4)
 
@@ -131,3 +137,27 @@ def test_unbroadcast_to_another_shape_sums_as_the_reference_does():
     jitted = astjax.jit(kept_batch)
     _agree(jitted, kept_batch, (_array(1, 3), _array(1, 2)))      # the loop's shape: read through
     _agree(jitted, kept_batch, (_array(4, 3), _array(4, 2)), rtol=1e-4)    # (4, 3, 2) summed to (1, 3, 2)
+
+
+def rank_helper(a):
+    if jnp.ndim(a) == 1:
+        return a * 2.0
+    return jnp.sum(a, axis=0)
+
+
+def pick(x, m, flag):
+    """The first call reaches rank_helper with a 1-d array only; a later one, with a 2-d one."""
+    if flag > 0:
+        return rank_helper(x)
+    return rank_helper(m)
+
+
+def test_a_callee_folded_for_its_observed_rank_still_runs_other_ranks():
+    """jit/lower/static_ranks.py keeps only the branch of the observed rank, behind a test Numba decides
+    per compiled version: the call with the other rank runs the unfolded body."""
+    jitted = astjax.jit(pick)
+    x, m = _array(3), _array(2, 3)
+    _agree(jitted, pick, (x, m, np.float32(1.0)))
+    source = jitted.lower(x, m, np.float32(1.0)).source
+    assert "if a.ndim != 1:" in source
+    _agree(jitted, pick, (x, m, np.float32(-1.0)))
