@@ -161,3 +161,16 @@ def test_a_callee_folded_for_its_observed_rank_still_runs_other_ranks():
     source = jitted.lower(x, m, np.float32(1.0)).source
     assert "if a.ndim != 1:" in source
     _agree(jitted, pick, (x, m, np.float32(-1.0)))
+
+
+def batch_times_matrix(a, b):
+    return a @ b
+
+
+def test_a_batch_times_a_matrix_is_one_product_and_agrees():
+    """`@` of a 3-d operand goes to matmul's lowering (Numba's `@` takes 1-d and 2-d only): one BLAS call."""
+    jitted = astjax.jit(batch_times_matrix)
+    _agree(jitted, batch_times_matrix, (_array(3, 4, 5), _array(5, 2)), rtol=1e-5)
+    _agree(jitted, batch_times_matrix, (_array(1, 2, 5), _array(5, 3)), rtol=1e-5)
+    with pytest.raises(Exception):
+        jitted(_array(3, 4, 5), _array(4, 2))                    # as NumPy: the inner dimensions differ
