@@ -142,7 +142,7 @@ def test_unbroadcast_to_another_shape_sums_as_the_reference_does():
 def rank_helper(a):
     if jnp.ndim(a) == 1:
         return a * 2.0
-    return jnp.sum(a, axis=0)
+    return a[0] - a[1]
 
 
 def pick(x, m, flag):
