@@ -18,7 +18,8 @@ the rank, integer arithmetic, comparisons, `and`/`or`/`not` on what it gives are
 assigned once at the top level from such a constant is read as that constant (constants the code
 wrote itself are left as they are), and an `if` (or `x if c else y`) on a
 constant keeps only its branch; repeated until nothing changes. The first call of `jit(vmap(grad(f)))`
-for the per-example gradient of a dense layer compiled in 10.7 s instead of 25 s (load 4, 2 cores).
+for the per-example gradient of a dense layer compiled in 19-28 s instead of 32-40 s (load 7-8, 2 shared
+cores; docs/performance.md, "Per-example gradients").
 
 Only ranks observed as exactly one array or NumPy-scalar type fold (never a name that also held None or
 a Python number). What folds is true for the parameters' observed ranks, so a callee whose parameter
