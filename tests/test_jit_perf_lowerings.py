@@ -302,7 +302,9 @@ def test_per_example_gradients_agree(dtype, dims):
     batch, n_in, n_out = dims
     fn = astjax.vmap(astjax.grad(layer_loss), in_axes=(None, 0, 0))
     make = lambda: (_array((n_in, n_out), dtype), _array((batch, n_in), dtype), _array((batch, n_out), dtype))  # noqa: E731
-    _check(fn, make, dtype, rtol=1e-5 if dtype == np.float32 else 1e-12)
+    jitted = _check(fn, make, dtype, rtol=1e-5 if dtype == np.float32 else 1e-12)
+    # the batched outer product is one loop writing the output once (tests/test_jit_pervmap.py)
+    assert "out[i0, i1, i2] = x0[i0, i1] * x1[i0, i2]" in jitted.lower(*make()).source
 
 
 @pytest.mark.parametrize("dtype", HEAVY_DTYPES)

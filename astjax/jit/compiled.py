@@ -338,6 +338,7 @@ def _build(generated, observed, state, static, scalar=None):
 
     _observe_primal_callee(generated, observed)
     context = LoweringContext(generated, observed.for_code(generated.__code__), error)
+    context.entry = not state.built             # nothing built yet: the function jit was called on
     if scalar is not None:          # jit/container_arguments.py rewrote the function: lower that
         context.source = _WithNode(context.source, scalar.node)
         context.types = dict(context.types, **scalar.leaf_types)

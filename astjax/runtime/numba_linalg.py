@@ -30,7 +30,13 @@ def _cast(name, t, dtype):
 
 
 def _batched_lines(x1, x2):
-    """Lines for a matmul where one operand is 3-d and the other 2-d or 3-d: one BLAS call per batch item."""
+    """Lines for a matmul where one operand is 3-d and the other 2-d or 3-d: one BLAS call per batch item,
+    or one for all of them when a 3-d `a` meets a 2-d `b` (its rows, all batches together, times b)."""
+    if x1.ndim == 3 and x2.ndim == 2:
+        return ["if a.shape[2] != b.shape[0]:",
+                "    raise ValueError('matmul: the inner dimensions do not match')",
+                "rows = np.ascontiguousarray(a).reshape((a.shape[0] * a.shape[1], a.shape[2]))",
+                "return np.dot(rows, np.ascontiguousarray(b)).reshape((a.shape[0], a.shape[1], b.shape[1]))"]
     b1 = "a.shape[0]" if x1.ndim == 3 else "1"
     b2 = "b.shape[0]" if x2.ndim == 3 else "1"
     first = "a[i if a.shape[0] != 1 else 0]" if x1.ndim == 3 else "a"

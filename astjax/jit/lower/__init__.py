@@ -3,7 +3,8 @@
 Each pass reads the generated function's AST and the abstract types the
 first call observed (jit/observe.py), and rewrites one concern:
 
-    (runtime/numba_batching: vmap's shape helpers `batch_shape(...)` folded for this signature first)
+    static_ranks         `jnp.ndim(a) == 1` folded for this signature; an `if` on it keeps only its branch
+    (runtime/numba_batching: vmap's shape helpers `batch_shape(...)` folded for this signature)
     inline_callees       a straight-line generated callee (or user function) is written into its caller
     typed_placeholders   `v = None` and zero adjoints `bv = 0.0` get the type v holds later
     tape_stacks          the one heterogeneous tape becomes one typed stack per saved variable
@@ -24,6 +25,7 @@ from .inline_callees import inline_callees
 from .masked_while_loops import run_masked_loops_per_element
 from .numba_calls import lower_calls
 from .python_numbers import keep_python_arithmetic
+from .static_ranks import fold_static_ranks
 from .stencil_loops import interchange_stencils
 from .tape_stacks import split_tape
 from .typed_placeholders import type_placeholders
@@ -45,6 +47,7 @@ class LoweringContext:
         self.callees = []                        # generated functions this one calls
         self.call_sites = {}                     # callee -> the first call node of it (errors point there)
         self.kernels = []                        # (name, function node) of fused loops it calls
+        self.entry = False                       # the function jit was called on (its parameters: the signature)
 
     def types_of(self, name):
         return self.types.get(name, set())
@@ -73,9 +76,22 @@ class LoweringContext:
 
 def lower_function(context):
     """The lowered copy of `context.generated`'s function node."""
-    node = copy.deepcopy(context.source.node)
     from ...runtime.numba_memory import keep_freed_buffers
     keep_freed_buffers()                      # compiled code's outputs reuse freed buffers (see that module)
+    saved = _snapshot(context)
+    try:
+        return _lower(context, keep_other_ranks=True)
+    except Exception as exc:
+        from ...backends.numba_cpu import JitError
+        if not isinstance(exc, JitError) or not getattr(context, "kept_other_ranks", False):
+            raise
+    _restore(context, saved)                  # the unfolded body for other ranks could not be lowered
+    return _lower(context, keep_other_ranks=False)
+
+
+def _lower(context, keep_other_ranks):
+    node = copy.deepcopy(context.source.node)
+    context.kept_other_ranks = fold_static_ranks(node, context, keep_other_ranks)   # rank tests, this signature
     from ...runtime.numba_batching import fold_batch_shapes
     fold_batch_shapes(node, context)          # vmap's shape helpers, for this signature
     inline_callees(node, context)
@@ -88,3 +104,16 @@ def lower_function(context):
     interchange_stencils(node, context)
     lower_calls(node, context)
     return node
+
+
+def _snapshot(context):
+    types = {name: set(kinds) if isinstance(kinds, set) else kinds for name, kinds in context.types.items()}
+    return types, dict(context.bindings), list(context.callees), dict(context.call_sites), list(context.kernels)
+
+
+def _restore(context, saved):
+    for table, value in zip((context.types, context.bindings, context.call_sites), (saved[0], saved[1], saved[3])):
+        table.clear()
+        table.update(value)
+    context.callees[:] = saved[2]
+    context.kernels[:] = saved[4]

@@ -22,7 +22,13 @@ An element of an array (`kernel[i, j]`) is read once before the loop, and a
 `jnp.sum(<elementwise tree>)` becomes one pass that accumulates in float64.
 Arrays of different shapes would broadcast: then the statement keeps its
 unfused form (`_fused_1(x, y) if x.shape == y.shape else <original>`), so the
-meaning never changes. Scalar forms follow NumPy on scalars (np.exp, np.log:
+meaning never changes. The one broadcast a loop does itself is the static one of
+`jnp.expand_dims(a, axes)`: its inserted axes have length 1, so the loop reads `a`
+without them (the outer product of a per-example gradient, `expand_dims(x, -1) *
+expand_dims(g, -2)`, is `out[i0, i1, i2] = x0[i0, i1] * x1[i0, i2]`, written once,
+row by row), and the other axes must equal the loop's at run time or the
+statement runs unfused. `unbroadcast_to(E, shape)` reads through to E when
+`shape` is the loop's shape (checked at run time the same way). Scalar forms follow NumPy on scalars (np.exp, np.log:
 nan and inf rather than exceptions); `exp` is jit/fast_math.py's vectorizable one
 unless ASTJAX_FAST_MATH=0.
 """
@@ -306,6 +312,8 @@ class _Fusion:
         self.arrays, self.scalars = [], []      # leaf expressions passed to the kernel
         self.keys = []                          # the source text each array leaf stands for
         self.windows = {}                       # array leaf index -> (starts, sizes) of a dynamic_slice of it
+        self.expanded = {}                      # array leaf index -> the loop axes expand_dims inserted into it
+        self.shapes = []                        # shape expressions (unbroadcast_to's) that must be the loop's
         self.operations = 0
         self.ndim = None
         self.depth = 0
@@ -322,8 +330,12 @@ class _Fusion:
         elif target_type[0] != "array":
             return None
         scalar = self.element(value)
-        # one operation is worth a loop when it is a fast form: Numba's own tanh is a libm call per element
-        if scalar is None or not self.arrays or not (self.operations >= MINIMUM_OPERATIONS or "fast_" in scalar):
+        # one operation is worth a loop when it is a fast form (Numba's own tanh is a libm call per element)
+        # or broadcasts (Numba's broadcasting multiply of an outer product ran 3x slower than the loop)
+        if scalar is None or not self.arrays or not (self.operations >= MINIMUM_OPERATIONS or "fast_" in scalar
+                                                     or self.expanded):
+            return None
+        if not reduce and len(target_type) > 2 and target_type[2] != self.ndim:
             return None
         counter[0] += 1
         label = self.context.bind(f"_fused_{counter[0]}", None, ())
@@ -359,23 +371,39 @@ class _Fusion:
 
     def _loop_shape(self):
         """(the loop nest's extents, the run-time conditions for the fused path: every plain array of that
-        shape, every window of that shape and inside its array)."""
-        plain = [i for i in range(len(self.arrays)) if i not in self.windows]
+        shape, every expanded array of that shape outside its inserted axes, every window of that shape
+        and inside its array, every unbroadcast_to target that shape)."""
+        plain = [i for i in range(len(self.arrays)) if i not in self.windows and i not in self.expanded]
+        dims = None
         if plain:
             shape_text = f"{unparse(self.arrays[plain[0]]).strip()}.shape"
+            dims = [f"{shape_text}[{d}]" for d in range(self.ndim)]
+        elif self.expanded:
+            dims = [next((self._expanded_dim(k, d) for k in sorted(self.expanded) if d not in self.expanded[k]), "1")
+                    for d in range(self.ndim)]
+            shape_text = "(" + "".join(f"{t}, " for t in dims) + ")"
         else:
             sizes = self.windows[0][1]
             shape_text = "(" + "".join(f"{unparse(v).strip()}, " for v in sizes) + ")"
         conditions = []
         for i in plain[1:]:
             conditions.append(f"{unparse(self.arrays[i]).strip()}.shape == {shape_text}")
+        for k in sorted(self.expanded):
+            conditions += [f"{self._expanded_dim(k, d)} == {dims[d]}" for d in range(self.ndim)
+                           if d not in self.expanded[k] and self._expanded_dim(k, d) != dims[d]]
         for i, (_, sizes) in self.windows.items():
             operand = unparse(self.arrays[i]).strip()
             size_texts = [unparse(v).strip() for v in sizes]
             conditions.append("(" + "".join(f"{t}, " for t in size_texts) + f") == {shape_text}")
             conditions += [f"{operand}.shape[{d}] >= {t}" for d, t in enumerate(size_texts)]
+        conditions += [f"{unparse(shape).strip()} == {shape_text}" for shape in self.shapes]
         return (gast.parse(shape_text).body[0].value,
                 [gast.parse(c).body[0].value for c in conditions])
+
+    def _expanded_dim(self, k, d):
+        """The source text of loop axis d's length read from expanded leaf k (d not an inserted axis)."""
+        position = d - sum(1 for e in self.expanded[k] if e < d)
+        return f"{unparse(self.arrays[k]).strip()}.shape[{position}]"
 
     def _offsets(self):
         """The clamped start of each window, as lax.dynamic_slice clamps it (the slice stays inside)."""
@@ -431,8 +459,12 @@ class _Fusion:
             prim = lookup_callable(self._static(expr.func))
             if prim is not None and prim.name in ("unreduce", "unbroadcast"):
                 return self._broadcast_only(prim, expr.args)
+            if prim is not None and prim.name == "unbroadcast_to":
+                return self._unbroadcast_to(expr.args)
             if prim is not None and prim.name == "dynamic_slice":
                 return self._window(expr)
+            if prim is not None and prim.name == "expand_dims":
+                return self._expand_dims(expr)
             form = SCALAR_FORMS.get(prim.name) if prim is not None else None
             if form is not None and prim.name in FAST_FORMS and _fast_math():
                 form = FAST_FORMS[prim.name]
@@ -471,7 +503,7 @@ class _Fusion:
         operand, starts, sizes = call.args[0], call.args[1].elts, call.args[2].elts
         kind = self.context.lowered_type(operand.id) if isinstance(operand, gast.Name) else None
         if not (kind and kind[0] == "array" and kind[1] == self.dtype and kind[2] == len(starts) == len(sizes)
-                and (self.ndim is None or self.ndim == kind[2])
+                and (self.ndim is None or self.ndim == kind[2]) and not self.expanded
                 and all(self._integer(v) for v in starts + sizes)):
             return None
         self.ndim = kind[2]
@@ -483,11 +515,43 @@ class _Fusion:
         k = self.keys.index(key)
         return f"flat{k}[i]"
 
+    def _expand_dims(self, call):
+        """`jnp.expand_dims(a, axes)` of an array at literal axes: a read of a's element at the loop's
+        indices without the inserted axes (they have length 1: a broadcasts along them)."""
+        if len(call.args) != 2 or self.windows or not isinstance(call.args[0], gast.Name):
+            return None
+        operand = call.args[0]
+        kind = self.context.lowered_type(operand.id)
+        axes = _literal_ints(call.args[1])
+        if not (kind and kind[0] == "array" and kind[1] == self.dtype and kind[2] >= 1 and axes):
+            return None
+        ndim = kind[2] + len(axes)
+        inserted = frozenset(a % ndim for a in axes if -ndim <= a < ndim)
+        if len(inserted) != len(axes) or (self.ndim is not None and self.ndim != ndim):
+            return None
+        self.ndim = ndim
+        key = f"expand_dims({operand.id}, {sorted(inserted)})"
+        if key not in self.keys:
+            self.arrays.append(operand)
+            self.keys.append(key)
+            self.expanded[len(self.arrays) - 1] = inserted
+        return f"flat{self.keys.index(key)}[i]"
+
+    def _unbroadcast_to(self, args):
+        """`unbroadcast_to(g, shape)` where `shape` is the loop's shape (checked at run time): g's element."""
+        if len(args) != 2 or not _shape_expression(args[1]):
+            return None
+        text = self.element(args[0])
+        if text is None:
+            return None
+        self.shapes.append(args[1])
+        return text
+
     def _recompute(self, name):
         """The element of a single-definition temporary recomputed from its operands, or None."""
         if name not in self.definitions or self.depth >= 6:
             return None
-        saved = (len(self.arrays), len(self.scalars), self.operations, self.ndim)
+        saved = (len(self.arrays), len(self.scalars), self.operations, self.ndim, len(self.shapes))
         self.depth += 1
         text = self.element(self.definitions[name])
         self.depth -= 1
@@ -495,9 +559,11 @@ class _Fusion:
             self.recomputed.add(name)
         if text is None:
             del self.arrays[saved[0]:], self.keys[saved[0]:], self.scalars[saved[1]:]
-            for index in [i for i in self.windows if i >= saved[0]]:
-                del self.windows[index]
+            for table in (self.windows, self.expanded):
+                for index in [i for i in table if i >= saved[0]]:
+                    del table[index]
             self.operations, self.ndim = saved[2], saved[3]
+            del self.shapes[saved[4]:]
         return text
 
     def _broadcast_only(self, prim, args):
@@ -606,6 +672,8 @@ class _Fusion:
         return arrays, scalars + offsets, [f"i{d}" for d in range(self.ndim)]
 
     def _element_index(self, k, indices):
+        if k in self.expanded:
+            return ", ".join(index for d, index in enumerate(indices) if d not in self.expanded[k])
         if k in self.windows:     # unsigned: no negative-index wraparound branch, so LLVM vectorizes the loop
             return ", ".join(f"np.uint64({index} + o{k}_{d})" for d, index in enumerate(indices))
         return ", ".join(indices)
@@ -702,6 +770,48 @@ def _substitute(form, operands):
     import re
     return "(" + re.sub(r"(?<![A-Za-z_.])([abc])(?![A-Za-z_(])", lambda m: f"({operands['abc'.index(m.group(1))]})",
                         form) + ")"
+
+
+def _literal_ints(expr):
+    """The ints of a literal int or tuple of ints (`-1`, `(0, 2)`), or None."""
+    elts = expr.elts if isinstance(expr, gast.Tuple) else [expr]
+    out = []
+    for e in elts:
+        sign = 1
+        if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.USub):
+            sign, e = -1, e.operand
+        if not (isinstance(e, gast.Constant) and isinstance(e.value, int) and not isinstance(e.value, bool)):
+            return None
+        out.append(sign * e.value)
+    return out or None
+
+
+def _shape_expression(expr):
+    """Whether `expr` only reads names, shapes and int constants, so evaluating it once more changes nothing:
+    `(_B1,) + jnp.shape(x2)`, `x.shape[1:]`."""
+    shape_calls = [n for n in gast.walk(expr) if isinstance(n, gast.Call)]
+    for call in shape_calls:
+        if not (isinstance(call.func, gast.Attribute) and call.func.attr == "shape"
+                and isinstance(call.func.value, gast.Name) and call.func.value.id in ("jnp", "np")
+                and len(call.args) == 1 and isinstance(call.args[0], gast.Name) and not call.keywords):
+            return False
+    skipped = {id(c.func.value) for c in shape_calls} | {id(c) for c in shape_calls}
+    for n in gast.walk(expr):
+        if id(n) in skipped:
+            continue
+        if isinstance(n, gast.Attribute):
+            if n.attr != "shape":
+                return False
+        elif isinstance(n, gast.Constant):
+            if not (n.value is None or isinstance(n.value, int)):
+                return False
+        elif isinstance(n, gast.BinOp):
+            if not isinstance(n.op, gast.Add):
+                return False
+        elif not isinstance(n, (gast.Name, gast.Tuple, gast.Subscript, gast.Slice, gast.Load, gast.Add,
+                                gast.UnaryOp, gast.USub)):
+            return False
+    return True
 
 
 def _is_cast(call):

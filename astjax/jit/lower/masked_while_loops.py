@@ -201,6 +201,8 @@ def _per_element(loop, function, context, counter):
         shared, text = hoist_repeated_calls(text)
         statements += shared + [f"{locals_[target]} = {cast}({text})"]
     leaves = fusion.arrays + fusion.scalars
+    if fusion.expanded or fusion.shapes:
+        return None          # the kernel reads every array at the mask's index and checks no other shape
     if fusion.windows or any(name in locals_ for leaf in leaves for name in _names(leaf, gast.Load)):
         return None          # a leaf is read once, before the loop: it must not read what the loop writes
     if any(isinstance(leaf, gast.Subscript) for leaf in fusion.scalars):

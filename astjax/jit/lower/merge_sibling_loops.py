@@ -34,7 +34,7 @@ Each element is still its own function compiled without fast-math flags (only th
 are reassociated, as in a sum's own loop); LLVM inlines both and computes the shared exp once.
 
 Only when nothing can change: both are unguarded calls of kernels fusion made (no window reads, no
-array overwritten in place), their loop shapes are the same expression, both sit in the function's
+expanded reads, no array overwritten in place), their loop shapes are the same expression, both sit in the function's
 top-level body, and the statements between them neither read nor rebind the sum's target nor
 rebind a name the sum's call reads (the sum moves down to the elementwise statement), and that statement does
 not read the sum's target either.
@@ -108,7 +108,7 @@ def _blocks_motion(sum_stmt, between):
 
 def _mergeable(body, i, j, first, second):
     a, b = first.fusion, second.fusion
-    if a.windows or b.windows or b.update_in_place is not None and b._overwritten() is not None:
+    if a.windows or b.windows or a.expanded or b.expanded or b.update_in_place is not None and b._overwritten() is not None:
         return False
     if a.ndim != b.ndim or a.dtype != b.dtype:
         return False

@@ -68,6 +68,20 @@ class _CallLowering(gast.NodeTransformer):
         return gast.copy_location(gast.Assign(targets=[target], value=gast.BinOp(left=load, op=node.op, right=node.value)),
                                   node)
 
+    def visit_BinOp(self, node):
+        """`a @ b` with an operand of rank 3 or more (vmap's batched products): Numba's `@` takes 1-d and
+        2-d operands only, so it goes to matmul's lowering (one BLAS call for a batch times a matrix)."""
+        self.generic_visit(node)
+        if not isinstance(node.op, gast.MatMult) or all(self._rank(o) in (1, 2) for o in (node.left, node.right)):
+            return node
+        from ... import numpy as anp
+        call = gast.copy_location(gast.Call(func=_name("matmul"), args=[node.left, node.right], keywords=[]), node)
+        return self._primitive(call, lookup_callable(anp.matmul))
+
+    def _rank(self, expr):
+        kind = self.context.lowered_type(expr.id) if isinstance(expr, gast.Name) else None
+        return kind[2] if kind is not None and kind[0] == "array" else None
+
     def visit_For(self, node):
         it = node.iter
         if isinstance(it, gast.Call) and self._static(it.func) is builtins.reversed and len(it.args) == 1:
