@@ -4,6 +4,7 @@ Each pass reads the generated function's AST and the abstract types the
 first call observed (jit/observe.py), and rewrites one concern:
 
     (runtime/numba_batching: vmap's shape helpers `batch_shape(...)` folded for this signature first)
+    known_ranks          branches decided by observed ranks (`if a.ndim == 0`) keep only the one taken
     inline_callees       a straight-line generated callee (or user function) is written into its caller
     typed_placeholders   `v = None` and zero adjoints `bv = 0.0` get the type v holds later
     tape_stacks          the one heterogeneous tape becomes one typed stack per saved variable
@@ -21,6 +22,7 @@ import copy
 
 from .fuse_elementwise import fuse_elementwise
 from .inline_callees import inline_callees
+from .known_ranks import prune_known_ranks
 from .masked_while_loops import run_masked_loops_per_element
 from .numba_calls import lower_calls
 from .python_numbers import keep_python_arithmetic
@@ -78,6 +80,7 @@ def lower_function(context):
     keep_freed_buffers()                      # compiled code's outputs reuse freed buffers (see that module)
     from ...runtime.numba_batching import fold_batch_shapes
     fold_batch_shapes(node, context)          # vmap's shape helpers, for this signature
+    prune_known_ranks(node, context)
     inline_callees(node, context)
     type_placeholders(node, context)
     split_tape(node, context)

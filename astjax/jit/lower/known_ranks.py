@@ -1,0 +1,295 @@
+"""Branches decided by ranks jit observed: the dead ones removed before Numba types them.
+
+A rule's generated code is written for every rank (`if a.ndim - 1 == 0: ... elif b.ndim <= 2: ...
+else: reshape/transpose/moveaxis`), and Numba types and compiles every branch, though for one
+signature only one runs: compiling the dead ones is most of a cold jit. The first call observed each
+variable's type (jit/observe.py), so a rank is known where a variable held one array or NumPy scalar
+type throughout; this pass folds
+
+    x.ndim, ndim(x), jnp.ndim(x), np.ndim(x), len(x.shape), len(shape(x))
+    + and - of known ints, comparisons of them, `not`, `and`, `or`
+    a name assigned once, from a known value
+
+and keeps only the branch an `if` (or `a if c else b`) with a known test takes:
+
+    _t1 = a.ndim - 1 == 0                  _t1 = False
+    if _t1: ... elif b.ndim <= 2:    ->    _ret = vmap_matmul_rhs_adjoint(g, a, b, _B1)
+        _ret = vmap_matmul_rhs_adjoint(g, a, b, _B1)
+
+Only on what was observed, never a guess: nothing is folded unless every parameter held one type,
+and the observation was complete. A callee can be reached with other ranks than the first call saw
+(a call site the first call's data did not reach): the pruned function first checks its parameters'
+ranks (`len(shape_of(a)) != 2`, known to Numba when it compiles, so free at run time) and raises a
+RankGuardError rather than run a branch written for other ranks. The compiled result is still checked
+against the reference backend on the first call (jit/compiled.py).
+"""
+import gast
+import numpy as np
+
+from ...backends.numba_cpu import JitError
+
+__all__ = ["prune_known_ranks", "RankGuardError"]
+
+_ROUNDS = 8                   # folding an `if` can make another name single-assigned: a few rounds
+
+
+class RankGuardError(JitError):
+    """Raised by compiled code: a function pruned for the ranks the first call saw met other ranks."""
+
+    def __init__(self, message, filename=None, lineno=None, hint=None):
+        super().__init__(message, (filename, lineno) if filename is not None else None, hint)
+
+
+def prune_known_ranks(node, context):
+    """Fold rank facts of this signature in the function `node` and drop the branches they decide."""
+    observed = getattr(context.types, "observed", None)
+    if observed is not None and not observed.complete:
+        return node
+    params = [a.id for a in node.args.args if isinstance(a, gast.Name)]
+    if node.args.vararg or node.args.kwarg or node.args.kwonlyargs or node.args.posonlyargs \
+            or len(params) != len(node.args.args):
+        return node
+    guards = {}
+    for name in params:
+        types = context.types_of(name)
+        if len(types) != 1:
+            return node                       # a callee called with several signatures stays general
+        guard = _guard_rank(next(iter(types)))
+        if guard is _UNGUARDABLE:
+            return node
+        guards[name] = guard
+    folder = _Fold(context, params, node)
+    changed = False
+    for _ in range(_ROUNDS):
+        folder.constants = _single_assigned_constants(node, params, folder)
+        folder.changed = False
+        folder.visit(node)
+        if not folder.changed:
+            break
+        changed = True
+    if changed:
+        node.body = _guards(node, guards, context) + node.body
+    return node
+
+
+_UNGUARDABLE = object()
+
+
+def _guard_rank(t):
+    """The rank to check a parameter of type `t` against (None: nothing to check), or _UNGUARDABLE."""
+    if t[0] == "array":
+        return t[2]
+    if t[0] in ("scalar", "weak"):
+        return 0
+    if t == ("none",):
+        return None
+    if t[0] == "tuple" and all(item[0] in ("scalar", "weak") for item in t[1]):
+        return ("tuple", len(t[1]))
+    return _UNGUARDABLE
+
+
+def _guards(node, guards, context):
+    """`if <rank of p> != n or ...: raise RankGuardError(...)`: the parameters' ranks the folds relied on."""
+    tests, seen = [], []
+    for name, rank in guards.items():
+        if rank is None:
+            continue
+        if isinstance(rank, tuple):
+            tests.append(f"len({name}) != {rank[1]}")
+            seen.append(f"{name}: {rank[1]} numbers")
+        else:
+            tests.append(f"len(shape_of({name})) != {rank}")
+            seen.append(f"{name}: {rank}")
+    if not tests:
+        return []
+    first = node.body[0] if node.body else node
+    located = context.error("", first, None)
+    message = (f"jit compiled `{node.name}` for the ranks of the arguments the first call passed it "
+               f"({', '.join(seen)}); a later call reached it with others")
+    hint = "call the jitted function first with arguments that reach every call, or run it without jit"
+    label = context.bind("_rank_guard_error", RankGuardError, {n.id for n in gast.walk(node) if isinstance(n, gast.Name)})
+    text = (f"if {' or '.join(tests)}:\n"
+            f"    raise {label}({message!r}, {located.filename!r}, {located.lineno!r}, {hint!r})\n")
+    stmt = gast.parse(text).body[0]
+    for n in gast.walk(stmt):
+        if hasattr(n, "lineno"):
+            gast.copy_location(n, first)
+    return [stmt]
+
+
+def _single_assigned_constants(node, params, folder):
+    """{name: value} of the locals assigned exactly once, by `name = <known value>`."""
+    stores = {}
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
+            stores[n.id] = stores.get(n.id, 0) + 1
+        elif isinstance(n, (gast.Global, gast.Nonlocal)):
+            for name in n.names:
+                stores[name] = stores.get(name, 0) + 2
+    for name in params:
+        stores[name] = stores.get(name, 0) + 1
+    constants = {}
+    folder.constants = {}
+    for n in gast.walk(node):
+        if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name) \
+                and stores.get(n.targets[0].id) == 1:
+            value = folder.value(n.value)
+            if value is not None:
+                constants[n.targets[0].id] = value
+    return constants
+
+
+class _Fold(gast.NodeTransformer):
+    def __init__(self, context, params, node):
+        self.context = context
+        self.constants = {}
+        self.changed = False
+        self.numpy_ndims = {np.ndim}
+        try:
+            import astjax.numpy as jnp
+            self.numpy_ndims.add(jnp.ndim)
+        except Exception:        # noqa: BLE001
+            pass
+
+    # ------------------------------------------------------------ what is known
+    def _rank(self, expr, attribute):
+        """The rank of a plain name holding one observed type (None when not known)."""
+        if not isinstance(expr, gast.Name):
+            return None
+        types = self.context.types_of(expr.id)
+        if len(types) != 1:
+            return None
+        t = next(iter(types))
+        if t[0] == "array":
+            return t[2]
+        if t[0] == "scalar" and (not attribute or t[1] != "bool"):       # a Python bool has no .ndim
+            return 0
+        if t[0] == "weak" and not attribute:
+            return 0
+        return None
+
+    def _resolves_to(self, func, wanted):
+        if isinstance(func, gast.Name):
+            obj = self.context.namespace.get(func.id)
+        elif isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
+            obj = getattr(self.context.namespace.get(func.value.id), func.attr, None)
+        else:
+            return False
+        try:
+            return obj in wanted
+        except TypeError:
+            return False
+
+    def _is_len(self, func):
+        return isinstance(func, gast.Name) and func.id == "len" and self.context.namespace.get("len", len) is len
+
+    def value(self, expr):
+        """The int or bool `expr` has for this signature, or None."""
+        if isinstance(expr, gast.Constant) and type(expr.value) in (int, bool):
+            return expr.value
+        if isinstance(expr, gast.Name):
+            return self.constants.get(expr.id)
+        if isinstance(expr, gast.Attribute) and expr.attr == "ndim" and isinstance(expr.ctx, gast.Load):
+            return self._rank(expr.value, attribute=True)
+        if isinstance(expr, gast.Call) and len(expr.args) == 1 and not expr.keywords:
+            arg = expr.args[0]
+            if self._resolves_to(expr.func, self.numpy_ndims):
+                return self._rank(arg, attribute=False)
+            if self._is_len(expr.func):
+                if isinstance(arg, gast.Attribute) and arg.attr == "shape":
+                    return self._rank(arg.value, attribute=True)
+                if isinstance(arg, gast.Call) and len(arg.args) == 1 and not arg.keywords and \
+                        self._resolves_to(arg.func, {np.shape} | self._shapes()):
+                    return self._rank(arg.args[0], attribute=False)
+            return None
+        if isinstance(expr, gast.BinOp) and isinstance(expr.op, (gast.Add, gast.Sub)):
+            left, right = self.value(expr.left), self.value(expr.right)
+            if type(left) is not int or type(right) is not int:
+                return None
+            return left + right if isinstance(expr.op, gast.Add) else left - right
+        if isinstance(expr, gast.UnaryOp):
+            operand = self.value(expr.operand)
+            if operand is None:
+                return None
+            if isinstance(expr.op, gast.Not):
+                return not operand
+            if isinstance(expr.op, gast.USub) and type(operand) is int:
+                return -operand
+            return None
+        if isinstance(expr, gast.Compare):
+            values = [self.value(expr.left)] + [self.value(c) for c in expr.comparators]
+            if any(type(v) is not int for v in values):
+                return None
+            results = [_compare(op, a, b) for op, a, b in zip(expr.ops, values, values[1:])]
+            if None in results:
+                return None            # `is`, `in`: not folded
+            return all(results)
+        if isinstance(expr, gast.BoolOp):
+            values = [self.value(v) for v in expr.values]
+            if any(v is None for v in values):
+                return None
+            result = values[0]
+            for v in values[1:]:
+                result = (result and v) if isinstance(expr.op, gast.And) else (result or v)
+            return result
+        return None
+
+    def _shapes(self):
+        try:
+            import astjax.numpy as jnp
+            return {jnp.shape}
+        except Exception:        # noqa: BLE001
+            return set()
+
+    # ------------------------------------------------------------ pruning
+    def _known_test(self, test):
+        value = self.value(test)
+        return None if value is None else bool(value)
+
+    def visit_If(self, node):
+        self.generic_visit(node)
+        known = self._known_test(node.test)
+        if known is None:
+            return node
+        self.changed = True
+        kept = node.body if known else node.orelse
+        return kept if kept else gast.Pass()
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        known = self._known_test(node.test)
+        if known is None:
+            return node
+        self.changed = True
+        return node.body if known else node.orelse
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, gast.Load) and node.id in self.constants:
+            self.changed = True
+            return gast.copy_location(gast.Constant(value=self.constants[node.id], kind=None), node)
+        return node
+
+    def visit_Assign(self, node):
+        # `_t1 = a.ndim - 1 == 0` stays an assignment (its uses read the constant)
+        node.value = self.visit(node.value)
+        value = self.value(node.value)
+        if value is not None and not isinstance(node.value, gast.Constant):
+            self.changed = True
+            node.value = gast.copy_location(gast.Constant(value=value, kind=None), node.value)
+        return node
+
+
+def _compare(op, a, b):
+    if isinstance(op, gast.Eq):
+        return a == b
+    if isinstance(op, gast.NotEq):
+        return a != b
+    if isinstance(op, gast.Lt):
+        return a < b
+    if isinstance(op, gast.LtE):
+        return a <= b
+    if isinstance(op, gast.Gt):
+        return a > b
+    if isinstance(op, gast.GtE):
+        return a >= b
+    return None
