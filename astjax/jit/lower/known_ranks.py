@@ -23,12 +23,14 @@ ranks (`len(shape_of(a)) != 2`, known to Numba when it compiles, so free at run 
 RankGuardError rather than run a branch written for other ranks. The compiled result is still checked
 against the reference backend on the first call (jit/compiled.py).
 """
+import copy
+
 import gast
 import numpy as np
 
 from ...backends.numba_cpu import JitError
 
-__all__ = ["prune_known_ranks", "RankGuardError"]
+__all__ = ["prune_known_ranks", "pruned_for_inlining", "RankGuardError"]
 
 _ROUNDS = 8                   # folding an `if` can make another name single-assigned: a few rounds
 
@@ -40,24 +42,25 @@ class RankGuardError(JitError):
         super().__init__(message, (filename, lineno) if filename is not None else None, hint)
 
 
-def prune_known_ranks(node, context):
-    """Fold rank facts of this signature in the function `node` and drop the branches they decide."""
+def prune_known_ranks(node, context, guard=True):
+    """Fold rank facts of this signature in the function `node` and drop the branches they decide;
+    whether anything changed."""
     observed = getattr(context.types, "observed", None)
     if observed is not None and not observed.complete:
-        return node
+        return False
     params = [a.id for a in node.args.args if isinstance(a, gast.Name)]
     if node.args.vararg or node.args.kwarg or node.args.kwonlyargs or node.args.posonlyargs \
             or len(params) != len(node.args.args):
-        return node
+        return False
     guards = {}
     for name in params:
         types = context.types_of(name)
         if len(types) != 1:
-            return node                       # a callee called with several signatures stays general
-        guard = _guard_rank(next(iter(types)))
-        if guard is _UNGUARDABLE:
-            return node
-        guards[name] = guard
+            return False                      # a callee called with several signatures stays general
+        rank = _guard_rank(next(iter(types)))
+        if rank is _UNGUARDABLE:
+            return False
+        guards[name] = rank
     folder = _Fold(context, params, node)
     changed = False
     for _ in range(_ROUNDS):
@@ -67,9 +70,37 @@ def prune_known_ranks(node, context):
         if not folder.changed:
             break
         changed = True
-    if changed:
+    if changed and guard:
         node.body = _guards(node, guards, context) + node.body
-    return node
+    return changed
+
+
+def pruned_for_inlining(fn, callee, stmt, caller, context, observed):
+    """A pruned copy of the callee's function node `fn`, to write into the caller (its statements
+    `caller`, parameters stored by none) at `stmt`
+    (`target = callee(...)`, a top-level statement), or `fn` itself where that is not known safe.
+
+    Without a guard, so only where this call site is known to pass the types the callee held: the
+    target is assigned nowhere else in the caller and was observed (so this statement ran), and the
+    callee's parameters held one type each (so it ran with those)."""
+    if not observed.complete or not isinstance(stmt, gast.Assign) or len(stmt.targets) != 1 \
+            or not isinstance(stmt.targets[0], gast.Name):
+        return fn
+    target = stmt.targets[0].id
+    stores = sum(1 for s in caller for n in gast.walk(s) if isinstance(n, gast.Name) and n.id == target
+                 and isinstance(n.ctx, (gast.Store, gast.Del)))
+    if stores != 1 or not context.types_of(target):
+        return fn
+    from . import LoweringContext
+    from ...runtime.numba_batching import fold_batch_shapes
+    callee_context = LoweringContext(callee, observed.for_code(callee.__code__), context.error)
+    pruned = copy.deepcopy(fn)
+    if not prune_known_ranks(pruned, callee_context, guard=False):
+        return fn
+    fold_batch_shapes(pruned, callee_context)          # as the callee's own lowering would
+    if callee_context.bindings:
+        return fn
+    return pruned
 
 
 _UNGUARDABLE = object()
