@@ -20,8 +20,9 @@ Only on what was observed, never a guess: nothing is folded unless every paramet
 and the observation was complete. A callee can be reached with other ranks than the first call saw
 (a call site the first call's data did not reach): the pruned function first checks its parameters'
 ranks (`len(shape_of(a)) != 2`, known to Numba when it compiles, so free at run time) and raises a
-RankGuardError rather than run a branch written for other ranks. The compiled result is still checked
-against the reference backend on the first call (jit/compiled.py).
+RankGuardError rather than run a branch written for other ranks; jit then compiles that signature
+again with every branch kept (`unpruned`), as it did before this pass. The compiled result is still
+checked against the reference backend on the first call (jit/compiled.py).
 """
 import copy
 
@@ -30,9 +31,25 @@ import numpy as np
 
 from ...backends.numba_cpu import JitError
 
-__all__ = ["prune_known_ranks", "pruned_for_inlining", "RankGuardError"]
+__all__ = ["prune_known_ranks", "pruned_for_inlining", "RankGuardError", "unpruned", "pruning_disabled"]
 
+_DISABLED = []                # unpruned(): while set, nothing is pruned
 _ROUNDS = 8                   # folding an `if` can make another name single-assigned: a few rounds
+
+
+class unpruned:
+    """Within it, lowering keeps every branch: jit/compiled.py compiles a signature again so when a
+    pruned callee's guard fired (a call site the first call did not reach)."""
+
+    def __enter__(self):
+        _DISABLED.append(True)
+
+    def __exit__(self, *exc):
+        _DISABLED.pop()
+
+
+def pruning_disabled():
+    return bool(_DISABLED)
 
 
 class RankGuardError(JitError):
@@ -41,12 +58,21 @@ class RankGuardError(JitError):
     def __init__(self, message, filename=None, lineno=None, hint=None):
         super().__init__(message, (filename, lineno) if filename is not None else None, hint)
 
+    def at(self, location):
+        """This error told at `location` (the jitted function's line) where it points into astjax's own
+        source (a rule's helper that vmap or grad transformed)."""
+        import os
+        package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
+        if self.filename is not None and not os.path.abspath(self.filename).startswith(package):
+            return self
+        return JitError(self.reason, location, self.hint)
+
 
 def prune_known_ranks(node, context, guard=True):
     """Fold rank facts of this signature in the function `node` and drop the branches they decide;
     whether anything changed."""
     observed = getattr(context.types, "observed", None)
-    if observed is not None and not observed.complete:
+    if _DISABLED or (observed is not None and not observed.complete):
         return False
     params = [a.id for a in node.args.args if isinstance(a, gast.Name)]
     if node.args.vararg or node.args.kwarg or node.args.kwonlyargs or node.args.posonlyargs \
@@ -83,7 +109,7 @@ def pruned_for_inlining(fn, callee, stmt, caller, context, observed):
     Without a guard, so only where this call site is known to pass the types the callee held: the
     target is assigned nowhere else in the caller and was observed (so this statement ran), and the
     callee's parameters held one type each (so it ran with those)."""
-    if not observed.complete or not isinstance(stmt, gast.Assign) or len(stmt.targets) != 1 \
+    if _DISABLED or not observed.complete or not isinstance(stmt, gast.Assign) or len(stmt.targets) != 1 \
             or not isinstance(stmt.targets[0], gast.Name):
         return fn
     target = stmt.targets[0].id
