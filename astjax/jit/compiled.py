@@ -16,7 +16,7 @@ from ..array import Array, wrap
 from ..backends.numba_cpu import JitError, compile_lowered, numba_error
 from ..errors import trace_to_user
 from .lower import LoweringContext, lower_function
-from .lower.known_ranks import RankGuardError, pruning_disabled, unpruned
+from .lower.known_ranks import GUARDED, RankGuardError, pruning_disabled, unpruned
 from . import cache
 from .frozen_globals import FrozenArrays
 from .boundary_trees import entry_source, layout_of, needs_boundary, tree_signature
@@ -59,9 +59,14 @@ class CompiledFunction(PerSignature):
         self.by_quick_key = {}                   # quick_key of the arguments -> _Entry (the dispatch path)
 
     def __call__(self, *args, **kwargs):
+        del GUARDED[:]
         try:
             return self._call(*args, **kwargs)
         except RankGuardError:      # jit/lower/known_ranks.py: a callee met ranks it was not pruned for
+            return self._call_unpruned(args, kwargs)
+        except JitError:            # Numba typed a pruned callee for other types than the first call saw
+            if not GUARDED or pruning_disabled():
+                raise
             return self._call_unpruned(args, kwargs)
 
     def _call_unpruned(self, args, kwargs):
@@ -359,6 +364,7 @@ def _build(generated, observed, state, static, scalar=None):
 
     _observe_primal_callee(generated, observed)
     context = LoweringContext(generated, observed.for_code(generated.__code__), error)
+    context.entry = not state.built          # its parameters' types are the signature's (lower/known_ranks.py)
     if scalar is not None:          # jit/container_arguments.py rewrote the function: lower that
         context.source = _WithNode(context.source, scalar.node)
         context.types = dict(context.types, **scalar.leaf_types)

@@ -193,6 +193,37 @@ def _wide_mean(x):
     return lambda x: np.mean(x)
 
 
+def observed_type(x, code):
+    """Whether x's Numba type is the abstract type `code` (jit/observe.py's, written as text), decided when
+    Numba compiles: the guard of a function pruned for the types the first call saw (lower/known_ranks.py)."""
+    raise NotImplementedError
+
+
+def _matches(t, abstract):
+    kind = abstract[0]
+    if kind == "array":
+        return isinstance(t, types.Array) and t.ndim == abstract[2] and str(t.dtype) == abstract[1]
+    if kind == "scalar":
+        return isinstance(t, (types.Number, types.Boolean)) and str(t) == abstract[1]
+    if kind == "weak":
+        return isinstance(t, types.Float if abstract[1] == "float" else types.Integer)
+    if kind == "none":
+        return isinstance(t, (types.NoneType, types.Omitted))
+    if kind == "tuple":
+        return isinstance(t, types.BaseTuple) and len(t) == len(abstract[1]) and \
+            all(_matches(item, a) for item, a in zip(t, abstract[1]))
+    return False
+
+
+@overload(observed_type)
+def _observed_type(x, code):
+    if not isinstance(code, types.StringLiteral):
+        return None
+    import ast
+    result = _matches(x, ast.literal_eval(code.literal_value))
+    return lambda x, code: result
+
+
 def _constant_slice_error():
     """Numba's slice assignment (`out[i] = row`) formats both shapes into its error with str, join and
     f-strings, and compiling that string code costs seconds in every function that assigns a slice. The

@@ -19,7 +19,7 @@ and keeps only the branch an `if` (or `a if c else b`) with a known test takes:
 Only on what was observed, never a guess: nothing is folded unless every parameter held one type,
 and the observation was complete. A callee can be reached with other ranks than the first call saw
 (a call site the first call's data did not reach): the pruned function first checks its parameters'
-ranks (`len(shape_of(a)) != 2`, known to Numba when it compiles, so free at run time) and raises a
+types (`observed_type(a, "('array', 'float64', 2)")`, decided when Numba compiles, so free at run time) and raises a
 RankGuardError rather than run a branch written for other ranks; jit then compiles that signature
 again with every branch kept (`unpruned`), as it did before this pass. The compiled result is still
 checked against the reference backend on the first call (jit/compiled.py).
@@ -34,6 +34,7 @@ from ...backends.numba_cpu import JitError
 __all__ = ["prune_known_ranks", "pruned_for_inlining", "RankGuardError", "unpruned", "pruning_disabled"]
 
 _DISABLED = []                # unpruned(): while set, nothing is pruned
+GUARDED = []                  # names of the callees pruned behind a guard (jit/compiled.py reads and clears it)
 _ROUNDS = 8                   # folding an `if` can make another name single-assigned: a few rounds
 
 
@@ -83,10 +84,9 @@ def prune_known_ranks(node, context, guard=True):
         types = context.types_of(name)
         if len(types) != 1:
             return False                      # a callee called with several signatures stays general
-        rank = _guard_rank(next(iter(types)))
-        if rank is _UNGUARDABLE:
+        if not _guardable(next(iter(types))):
             return False
-        guards[name] = rank
+        guards[name] = next(iter(types))
     folder = _Fold(context, params, node)
     changed = False
     for _ in range(_ROUNDS):
@@ -96,8 +96,9 @@ def prune_known_ranks(node, context, guard=True):
         if not folder.changed:
             break
         changed = True
-    if changed and guard:
+    if changed and guard and not getattr(context, "entry", False):     # the entry's types are its signature
         node.body = _guards(node, guards, context) + node.body
+        GUARDED.append(node.name)
     return changed
 
 
@@ -129,43 +130,27 @@ def pruned_for_inlining(fn, callee, stmt, caller, context, observed):
     return pruned
 
 
-_UNGUARDABLE = object()
-
-
-def _guard_rank(t):
-    """The rank to check a parameter of type `t` against (None: nothing to check), or _UNGUARDABLE."""
-    if t[0] == "array":
-        return t[2]
-    if t[0] in ("scalar", "weak"):
-        return 0
-    if t == ("none",):
-        return None
-    if t[0] == "tuple" and all(item[0] in ("scalar", "weak") for item in t[1]):
-        return ("tuple", len(t[1]))
-    return _UNGUARDABLE
+def _guardable(t):
+    """Whether compiled code can check that a value has the abstract type `t` (numba_support.observed_type)."""
+    if t[0] in ("array", "scalar", "weak", "none"):
+        return True
+    return t[0] == "tuple" and all(_guardable(item) for item in t[1])
 
 
 def _guards(node, guards, context):
-    """`if <rank of p> != n or ...: raise RankGuardError(...)`: the parameters' ranks the folds relied on."""
-    tests, seen = [], []
-    for name, rank in guards.items():
-        if rank is None:
-            continue
-        if isinstance(rank, tuple):
-            tests.append(f"len({name}) != {rank[1]}")
-            seen.append(f"{name}: {rank[1]} numbers")
-        else:
-            tests.append(f"len(shape_of({name})) != {rank}")
-            seen.append(f"{name}: {rank}")
-    if not tests:
-        return []
+    """`if not (observed_type(p, "<type>") and ...): raise RankGuardError(...)`: each parameter has the
+    type the first call saw (so every variable has the rank the folds read), decided when Numba compiles."""
+    from ..numba_support import observed_type
+    taken = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+    check = context.bind("_rank_guard_type", observed_type, taken)
+    tests = [f"{check}({name}, {repr(t)!r})" for name, t in guards.items()]
     first = node.body[0] if node.body else node
     located = context.error("", first, None)
-    message = (f"jit compiled `{node.name}` for the ranks of the arguments the first call passed it "
-               f"({', '.join(seen)}); a later call reached it with others")
+    message = (f"jit compiled `{node.name}` for the types of the arguments the first call passed it; "
+               f"a later call reached it with others")
     hint = "call the jitted function first with arguments that reach every call, or run it without jit"
-    label = context.bind("_rank_guard_error", RankGuardError, {n.id for n in gast.walk(node) if isinstance(n, gast.Name)})
-    text = (f"if {' or '.join(tests)}:\n"
+    label = context.bind("_rank_guard_error", RankGuardError, taken)
+    text = (f"if not ({' and '.join(tests)}):\n"
             f"    raise {label}({message!r}, {located.filename!r}, {located.lineno!r}, {hint!r})\n")
     stmt = gast.parse(text).body[0]
     for n in gast.walk(stmt):
@@ -178,7 +163,7 @@ def _single_assigned_constants(node, params, folder):
     """{name: value} of the locals assigned exactly once, by `name = <known value>`."""
     stores = {}
     for n in gast.walk(node):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del, gast.Param)):
             stores[n.id] = stores.get(n.id, 0) + 1
         elif isinstance(n, (gast.Global, gast.Nonlocal)):
             for name in n.names:
