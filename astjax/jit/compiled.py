@@ -59,7 +59,6 @@ class CompiledFunction(PerSignature):
         self.by_quick_key = {}                   # quick_key of the arguments -> _Entry (the dispatch path)
 
     def __call__(self, *args, **kwargs):
-        del GUARDED[:]
         try:
             return self._call(*args, **kwargs)
         except RankGuardError:      # jit/lower/known_ranks.py: a callee met ranks it was not pruned for
@@ -119,8 +118,11 @@ class CompiledFunction(PerSignature):
 
     def _first_call(self, key, args):
         quiet = _quiet_numba()
+        del GUARDED[:]
         try:
-            return self._compile_and_run(key, args)
+            got = self._compile_and_run(key, args)
+            del GUARDED[:]                        # kept only when this build failed (see __call__)
+            return got
         except JitError as exc:
             if exc.filename is None and _location(self.generated) is not None:     # name the user's function
                 raise JitError(exc.reason, _location(self.generated), exc.hint) from None

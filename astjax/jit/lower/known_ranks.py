@@ -110,6 +110,8 @@ def pruned_for_inlining(fn, callee, stmt, caller, context, observed):
     Without a guard, so only where this call site is known to pass the types the callee held: the
     target is assigned nowhere else in the caller and was observed (so this statement ran), and the
     callee's parameters held one type each (so it ran with those)."""
+    if not hasattr(context, "entry"):          # only jit's CPU build (jit/compiled.py) marks its contexts
+        return fn
     if _DISABLED or not observed.complete or not isinstance(stmt, gast.Assign) or len(stmt.targets) != 1 \
             or not isinstance(stmt.targets[0], gast.Name):
         return fn
