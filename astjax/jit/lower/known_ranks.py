@@ -170,8 +170,7 @@ def _single_assigned_constants(node, params, folder):
         elif isinstance(n, (gast.Global, gast.Nonlocal)):
             for name in n.names:
                 stores[name] = stores.get(name, 0) + 2
-    for name in params:
-        stores[name] = stores.get(name, 0) + 1
+    folder.stores = stores       # a name assigned twice may hold two ranks (Numba types each version)
     constants = {}
     folder.constants = {}
     for n in gast.walk(node):
@@ -187,6 +186,7 @@ class _Fold(gast.NodeTransformer):
     def __init__(self, context, params, node):
         self.context = context
         self.constants = {}
+        self.stores = {}
         self.changed = False
         self.numpy_ndims = {np.ndim}
         try:
@@ -198,7 +198,7 @@ class _Fold(gast.NodeTransformer):
     # ------------------------------------------------------------ what is known
     def _rank(self, expr, attribute):
         """The rank of a plain name holding one observed type (None when not known)."""
-        if not isinstance(expr, gast.Name):
+        if not isinstance(expr, gast.Name) or self.stores.get(expr.id, 0) > 1:
             return None
         types = self.context.types_of(expr.id)
         if len(types) != 1:
