@@ -19,8 +19,8 @@ and keeps only the branch an `if` (or `a if c else b`) with a known test takes:
 Only on what was observed, never a guess: nothing is folded unless every parameter held one type,
 and the observation was complete. A callee can be reached with other ranks than the first call saw
 (a call site the first call's data did not reach): the pruned function first checks its parameters'
-types (`observed_type(a, "('array', 'float64', 2)")`, decided when Numba compiles, so free at run time) and raises a
-RankGuardError rather than run a branch written for other ranks; jit then compiles that signature
+types (`observed_type(a, "('array', 'float64', 2)")`, decided when Numba compiles, so free at run
+time) and raises a RankGuardError rather than run a branch written for other ranks; jit then compiles that signature
 again with every branch kept (`unpruned`), as it did before this pass. The compiled result is still
 checked against the reference backend on the first call (jit/compiled.py).
 """
@@ -103,9 +103,8 @@ def prune_known_ranks(node, context, guard=True):
 
 
 def pruned_for_inlining(fn, callee, stmt, caller, context, observed):
-    """A pruned copy of the callee's function node `fn`, to write into the caller (its statements
-    `caller`, parameters stored by none) at `stmt`
-    (`target = callee(...)`, a top-level statement), or `fn` itself where that is not known safe.
+    """A pruned copy of the callee's function node `fn`, to write into the caller (whose statements are
+    `caller`) at `stmt` (`target = callee(...)`), or `fn` itself where that is not known safe.
 
     Without a guard, so only where this call site is known to pass the types the callee held: the
     target is assigned nowhere else in the caller and was observed (so this statement ran), and the
