@@ -16,6 +16,7 @@ from ..array import Array, wrap
 from ..backends.numba_cpu import JitError, compile_lowered, numba_error
 from ..errors import trace_to_user
 from .lower import LoweringContext, lower_function
+from .lower.known_ranks import GUARDED, RankGuardError, pruning_disabled, unpruned
 from . import cache
 from .frozen_globals import FrozenArrays
 from .boundary_trees import entry_source, layout_of, needs_boundary, tree_signature
@@ -58,6 +59,29 @@ class CompiledFunction(PerSignature):
         self.by_quick_key = {}                   # quick_key of the arguments -> _Entry (the dispatch path)
 
     def __call__(self, *args, **kwargs):
+        try:
+            return self._call(*args, **kwargs)
+        except RankGuardError:      # jit/lower/known_ranks.py: a callee met ranks it was not pruned for
+            return self._call_unpruned(args, kwargs)
+        except JitError:            # Numba typed a pruned callee for other types than the first call saw
+            if not GUARDED or pruning_disabled():
+                raise
+            return self._call_unpruned(args, kwargs)
+
+    def _call_unpruned(self, args, kwargs):
+        """Compile this signature again with every branch kept (as without known_ranks), and run it."""
+        if kwargs or len(args) != len(self.parameters):
+            args = self._positional(args, kwargs)
+        pruned = self.entries.get(self._key(args))
+        if pruned is not None:
+            self._forget(pruned)
+        with unpruned():
+            try:
+                return self._call(*args)
+            except RankGuardError as exc:
+                raise exc.at(_location(self.generated)) from None
+
+    def _call(self, *args, **kwargs):
         if not kwargs and not self.static:
             try:
                 entry = self.by_quick_key.get(tuple(map(quick_key, args)))
@@ -94,8 +118,11 @@ class CompiledFunction(PerSignature):
 
     def _first_call(self, key, args):
         quiet = _quiet_numba()
+        del GUARDED[:]
         try:
-            return self._compile_and_run(key, args)
+            got = self._compile_and_run(key, args)
+            del GUARDED[:]                        # kept only when this build failed (see __call__)
+            return got
         except JitError as exc:
             if exc.filename is None and _location(self.generated) is not None:     # name the user's function
                 raise JitError(exc.reason, _location(self.generated), exc.hint) from None
@@ -314,7 +341,8 @@ def build(generated, observed, static, disk_key=None, scalar=None):
     """
     source_file = None
     if disk_key is not None and cache.numba_machine_code():
-        source_file = lambda text: cache.source_file(f"{text}\n# astjax entry {disk_key}\n")  # noqa: E731
+        stamp = f"{disk_key} unpruned" if pruning_disabled() else disk_key     # callees differ: another stamp
+        source_file = lambda text: cache.source_file(f"{text}\n# astjax entry {stamp}\n")  # noqa: E731
     state = _Build(source_file)
     dispatcher = _build(generated, observed, state, static, scalar)
     if source_file is not None and not state.recursive:
@@ -338,7 +366,8 @@ def _build(generated, observed, state, static, scalar=None):
 
     _observe_primal_callee(generated, observed)
     context = LoweringContext(generated, observed.for_code(generated.__code__), error)
-    context.entry = not state.built             # nothing built yet: the function jit was called on
+    context.entry = not state.built             # the function jit was called on: its parameters' types are the
+                                                # signature's (lower/static_ranks.py, lower/known_ranks.py)
     if scalar is not None:          # jit/container_arguments.py rewrote the function: lower that
         context.source = _WithNode(context.source, scalar.node)
         context.types = dict(context.types, **scalar.leaf_types)

@@ -193,6 +193,70 @@ def _wide_mean(x):
     return lambda x: np.mean(x)
 
 
+def observed_type(x, code):
+    """Whether x's Numba type is the abstract type `code` (jit/observe.py's, written as text), decided when
+    Numba compiles: the guard of a function pruned for the types the first call saw (lower/known_ranks.py)."""
+    raise NotImplementedError
+
+
+def _matches(t, abstract):
+    kind = abstract[0]
+    if kind == "array":
+        return isinstance(t, types.Array) and t.ndim == abstract[2] and str(t.dtype) == abstract[1]
+    if kind == "scalar":
+        return isinstance(t, (types.Number, types.Boolean)) and str(t) == abstract[1]
+    if kind == "weak":
+        return isinstance(t, types.Float if abstract[1] == "float" else types.Integer)
+    if kind == "none":
+        return isinstance(t, (types.NoneType, types.Omitted))
+    if kind == "tuple":
+        return isinstance(t, types.BaseTuple) and len(t) == len(abstract[1]) and \
+            all(_matches(item, a) for item, a in zip(t, abstract[1]))
+    return False
+
+
+@overload(observed_type)
+def _observed_type(x, code):
+    if not isinstance(code, types.StringLiteral):
+        return None
+    import ast
+    result = _matches(x, ast.literal_eval(code.literal_value))
+    return lambda x, code: result
+
+
+def _constant_slice_error():
+    """Numba's slice assignment (`out[i] = row`) formats both shapes into its error with str, join and
+    f-strings, and compiling that string code costs seconds in every function that assigns a slice. The
+    same ValueError with a constant message costs nothing; the first call of each signature runs the
+    reference backend, whose error names the shapes."""
+    from numba.core.registry import cpu_target
+    from numba.np import arrayobj
+    numba_own = getattr(arrayobj, "ol_raise_with_shape_context_cpu", None)
+    stub = getattr(arrayobj, "raise_with_shape_context", None)
+    if numba_own is None or stub is None:
+        return
+
+    def constant(src_shapes, index_shape):
+        if not (isinstance(src_shapes, types.UniTuple) and isinstance(index_shape, types.UniTuple)
+                and src_shapes.dtype == index_shape.dtype and isinstance(src_shapes.dtype, types.Integer)):
+            return None
+
+        def impl(src_shapes, index_shape):
+            raise ValueError("cannot assign a slice from an input whose shape does not broadcast to it")
+        return impl
+    try:
+        cpu_target.typing_context.refresh()          # installs the overloads registered so far (Numba's own)
+        function_type = cpu_target.typing_context.resolve_value_type(stub)
+    except Exception:        # noqa: BLE001 -- another Numba: its own message stays
+        return
+    for template in getattr(function_type, "templates", ()):
+        if getattr(template, "_overload_func", None) is numba_own:
+            template._overload_func = staticmethod(constant)
+
+
+_constant_slice_error()
+
+
 SUPPORT = {"shape_of": shape_of, "weak_like": weak_like, "np": np, "fast_exp": fast_exp, "fast_tanh": fast_tanh,
            "pad_edge_or_zeros": pad_edge_or_zeros, "zeros_shaped": zeros_shaped,
            "stack_list": stack_list, "wide_sum": wide_sum, "wide_mean": wide_mean}

@@ -5,6 +5,8 @@ first call observed (jit/observe.py), and rewrites one concern:
 
     static_ranks         `jnp.ndim(a) == 1` folded for this signature; an `if` on it keeps only its branch
     (runtime/numba_batching: vmap's shape helpers `batch_shape(...)` folded for this signature)
+    known_ranks          what static_ranks left: branches decided by observed ranks (`if a.ndim == 0`) in callees,
+                         which inline_callees then writes into their caller (a guard recompiles other ranks)
     inline_callees       a straight-line generated callee (or user function) is written into its caller
     typed_placeholders   `v = None` and zero adjoints `bv = 0.0` get the type v holds later
     tape_stacks          the one heterogeneous tape becomes one typed stack per saved variable
@@ -22,6 +24,7 @@ import copy
 
 from .fuse_elementwise import fuse_elementwise
 from .inline_callees import inline_callees
+from .known_ranks import prune_known_ranks
 from .masked_while_loops import run_masked_loops_per_element
 from .numba_calls import lower_calls
 from .python_numbers import keep_python_arithmetic
@@ -94,6 +97,7 @@ def _lower(context, keep_other_ranks):
     context.kept_other_ranks = fold_static_ranks(node, context, keep_other_ranks)   # rank tests, this signature
     from ...runtime.numba_batching import fold_batch_shapes
     fold_batch_shapes(node, context)          # vmap's shape helpers, for this signature
+    prune_known_ranks(node, context)
     inline_callees(node, context)
     type_placeholders(node, context)
     split_tape(node, context)

@@ -33,9 +33,12 @@ import copy
 
 import gast
 
+from .known_ranks import pruned_for_inlining
+
 __all__ = ["inline_callees"]
 
 _MISSING = object()
+_DEPTH = 4
 
 
 def inline_callees(node, context):
@@ -45,16 +48,23 @@ def inline_callees(node, context):
         return
     taken = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
     body = []
-    for stmt in node.body:
-        inlined = _inline(stmt, context, observed, taken)
-        body.extend(inlined if inlined is not None else [stmt])
+    pending = [(stmt, 0) for stmt in node.body]
+    while pending:                       # an inlined callee's own calls are inlined in turn (a few levels)
+        stmt, depth = pending.pop(0)
+        inlined = _inline(stmt, context, observed, taken, body + [stmt] + [s for s, _ in pending]) \
+            if depth < _DEPTH else None
+        if inlined is None:
+            body.append(stmt)
+        else:
+            pending[:0] = [(s, depth + 1) for s in inlined]
     node.body = body
 
 
-def _inline(stmt, context, observed, taken):
+def _inline(stmt, context, observed, taken, caller):
     if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
             and isinstance(stmt.value, gast.Call) and isinstance(stmt.value.func, gast.Name)
-            and not stmt.value.keywords and not any(isinstance(a, gast.Starred) for a in stmt.value.args)):
+            and not any(isinstance(a, gast.Starred) for a in stmt.value.args)
+            and not any(k.arg is None for k in stmt.value.keywords)):
         return None
     callee = context.namespace.get(stmt.value.func.id)
     user_function = _user_primal(callee, observed)
@@ -63,8 +73,14 @@ def _inline(stmt, context, observed, taken):
     source = getattr(callee, "__astjax_function_source__", None)
     if source is None or callee is context.generated or getattr(callee, "__globals__", None) is None:
         return None
-    fn = source.node
+    fn = pruned_for_inlining(source.node, callee, stmt, caller, context, observed)     # known_ranks.py
     params = [a.id for a in fn.args.args] if all(isinstance(a, gast.Name) for a in fn.args.args) else None
+    if stmt.value.keywords:         # `callee(g, a, _batch_size=_B1)`: only a pruned callee, by position
+        args = _by_position(stmt.value, params) if fn is not source.node else None
+        if args is None:
+            return None
+        stmt = gast.copy_location(gast.Assign(targets=stmt.targets, value=gast.copy_location(gast.Call(
+            func=stmt.value.func, args=args, keywords=[]), stmt.value), type_comment=None), stmt)
     if (params is None or fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs or fn.args.posonlyargs
             or len(params) != len(stmt.value.args) or not fn.body or not isinstance(fn.body[-1], gast.Return)
             or fn.body[-1].value is None):
@@ -80,11 +96,15 @@ def _inline(stmt, context, observed, taken):
     if user_function is not None and not all(
             isinstance(a, gast.Name) and context.types_of(a.id) == types[p] for p, a in zip(params, stmt.value.args)):
         return None          # its types were learned from another call's arguments
+    foreign = {}             # a pruned callee's globals the caller lacks: bound under fresh names
     for n in (n for s in fn.body for n in gast.walk(s)):
         if isinstance(n, gast.Name) and n.id not in local:
-            if isinstance(n.ctx, gast.Store) or \
-                    callee.__globals__.get(n.id, _MISSING) is not context.namespace.get(n.id, _MISSING):
+            if isinstance(n.ctx, gast.Store):
                 return None
+            if callee.__globals__.get(n.id, _MISSING) is not context.namespace.get(n.id, _MISSING):
+                if fn is source.node or n.id not in callee.__globals__:
+                    return None
+                foreign[n.id] = callee.__globals__[n.id]
         elif isinstance(n, (gast.Lambda, gast.FunctionDef, gast.ListComp, gast.GeneratorExp, gast.SetComp,
                             gast.DictComp, gast.Global, gast.Nonlocal)):
             return None
@@ -97,6 +117,14 @@ def _inline(stmt, context, observed, taken):
               if isinstance(a, gast.Name) and p not in assigned}
     renamed = {name: passed.get(name, f"_{callee.__name__}_{index}_{name}") for name in local}
     taken |= set(renamed.values())
+    if foreign:
+        if context.namespace is context.generated.__globals__:
+            context.namespace = dict(context.namespace)        # the passes after this one resolve them
+        for name, obj in foreign.items():
+            label = context.bind(name, obj, taken | set(context.namespace))
+            context.namespace[label] = obj
+            renamed[name] = label
+            taken.add(label)
     for name, new in renamed.items():
         if name not in passed:
             context.types[new] = set(types[name])
@@ -117,6 +145,18 @@ def _inline(stmt, context, observed, taken):
             if hasattr(n, "lineno"):
                 gast.copy_location(n, stmt)
     return out
+
+
+def _by_position(call, params):
+    """The call's arguments in parameter order (keywords placed), or None."""
+    if params is None:
+        return None
+    args = list(call.args)
+    named = {k.arg: k.value for k in call.keywords}
+    if len(args) + len(named) != len(params) or any(p in named for p in params[:len(args)]) \
+            or set(named) != set(params[len(args):]):
+        return None
+    return args + [named[p] for p in params[len(args):]]
 
 
 def _user_primal(callee, observed):
