@@ -650,8 +650,8 @@ class _Fusion:
         return gast.parse(f"def {label}({', '.join(parameters)}):\n{body}    return {element}\n").body[0]
 
     def _sum_kernel(self, label, element_label):
-        """The sum of a tree in one pass: partial sums of SUM_CHUNK elements in the array's dtype (which
-        LLVM vectorizes), added into a float64 total."""
+        """The sum of a tree in one pass: float64 partial sums of SUM_CHUNK elements (which LLVM
+        vectorizes), added into a float64 total."""
         arrays, scalars, indices = self._names()
         reads = [f"x{k}[{self._element_index(k, indices)}]" for k in range(len(arrays))]
         element = f"{element_label}({', '.join(reads + scalars[:len(self.scalars)])})"
@@ -686,28 +686,29 @@ class _Fusion:
 
 
 SUM_CHUNK = 256
-"""Elements a fused sum adds in the array's dtype before the float64 total takes them. Short chunks bound
-the float32 rounding of a sum, vectorized or not: with 4096, `sum(tanh(x) * x + 1)` of 3e6 ones was off by
-1.2e-5 (relative) on one machine, where NumPy's pairwise sum is off by 1e-7; 256 keeps every sum tried within
-3e-7 of the exact one (tests/test_jit_sum_accuracy.py) at the same speed as 1024 and 4096 (sum of sigmoid of
-1e6 float32: 0.47-0.52 ms each). float64 partial sums were exact too, but 1.6x slower."""
+"""Elements a fused sum adds into one float64 partial sum before the float64 total takes it. The partial
+sums are float64 whatever the array's dtype: in float32 their rounding depended on how LLVM vectorized the
+loop, and on one machine `sum(tanh(x) * x + 1)` of 5000 values of 0.1 came out 1.7e-6 off (NumPy's pairwise
+sum: 1e-7), where float64 partials are exact to the last float32 bit (tests/test_jit_sum_accuracy.py) on
+every machine. They cost about a third more time than float32 partials on the fused sum of sigmoid over 1e6
+float32 (0.83 ms against 0.61 ms for its gradient, here), and the constant trip count keeps the loop
+vectorized (a chunk loop `range(start, min(start + 4096, n))` vectorized at half the speed)."""
 
 
 def chunked_sum_lines(indent, axis, index, dtype, body):
     """The innermost loop of a sum over `shape[axis]`: `body` (lines adding into `part`, reading element
-    `index`) runs in chunks of SUM_CHUNK whose partial sums, in the array's dtype, go into the float64
-    `total`. The chunk loop has a constant trip count: LLVM vectorized `range(start, min(start + 4096, n))`
-    at half the speed (1.04 ms against 0.46 ms for the sum of sigmoid over 1e6 float32)."""
+    `index`) runs in chunks of SUM_CHUNK whose float64 partial sums go into the float64 `total` (`dtype`,
+    the array's, is what the caller rounds the total to)."""
     inner = indent + "        "
     return ([f"{indent}n = shape[{axis}]",
              f"{indent}full = n - n % {SUM_CHUNK}",
              f"{indent}for start in range(0, full, {SUM_CHUNK}):",
-             f"{indent}    part = np.{dtype}(0.0)",
+             f"{indent}    part = 0.0",
              f"{indent}    for k in range({SUM_CHUNK}):",
              f"{inner}{index} = start + k"]
             + [inner + line for line in body]
             + [f"{indent}    total += part",
-               f"{indent}part = np.{dtype}(0.0)",
+               f"{indent}part = 0.0",
                f"{indent}for {index} in range(full, n):"]
             + [f"{indent}    {line}" for line in body]
             + [f"{indent}total += part"])

@@ -18,13 +18,13 @@ the primal's element into the sum and writes the gradient's element:
         n = shape[0]
         full = n - n % 256
         for start in range(0, full, 256):
-            part = np.float32(0.0)
+            part = 0.0
             for k in range(256):
                 i0 = start + k
                 part += _fused_2_element(x0[i0], c0)
                 out[i0] = _fused_2_and_1_out(x0[i0], c1, c2)
             total += part
-        part = np.float32(0.0)
+        part = 0.0
         for i0 in range(full, n):
             ...                                     # the last partial chunk, the same two lines
         total += part
