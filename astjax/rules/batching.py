@@ -380,8 +380,10 @@ def elementwise_rule(bt, target, app):
 
 
 _REDUCTIONS = {"sum", "mean", "prod", "max", "min", "var", "std", "all", "any", "argmax", "argmin", "cumsum",
-               "cumprod"}
-_FLATTENING = {"argmax", "argmin", "cumsum", "cumprod"}      # axis=None means the flattened array
+               "cumprod", "nansum", "nanmean", "nanprod", "nanmax", "nanmin", "nanvar", "nanstd", "ptp", "median",
+               "nanmedian", "nancumsum", "nancumprod"}
+# Not percentile/quantile (an array q puts its axis first, ahead of the batch) nor average (weights shaped like a).
+_FLATTENING = {"argmax", "argmin", "cumsum", "cumprod", "nancumsum", "nancumprod"}      # axis=None: the flattened array
 
 
 def reduction_rule(bt, target, app):
