@@ -917,6 +917,21 @@ def _unchanged_rule(bt, target, app):
     return [bt.assign(target, copy.deepcopy(app.node))]
 
 
+def _stacked_matrices_rule(bt, target, app):
+    """A linalg function of one array of matrices (the last two axes) reads each leading index alone, as
+    NumPy's do: a leading batch axis is one more stack axis, and the same call batches it."""
+    first = app.primitive.operands[0]
+    if first not in app.bound or not _only_first_batched(bt, app, first) or bt.kind(app.bound[first]) != ARRAY:
+        return None
+    return [bt.assign(target, copy.deepcopy(app.node))]
+
+
+# The stack-reading linalg functions with one array result (tests/test_vmap_linalg_stacks.py checks each
+# against a loop, value and gradient). Tuple results (eigh, svd, qr, slogdet) still loop.
+STACKED_MATRICES = ("inv", "det", "pinv", "matrix_power", "expm", "cholesky", "numpy_cholesky", "eigvalsh",
+                    "numpy_eigvalsh")
+
+
 def _array_only_rule(bt, target, app):
     """zero_like(x) of an array: the same call; of a container (an adjoint tree): example by example."""
     first = next(iter(app.bound.values()), None)
@@ -971,6 +986,7 @@ def _register():
         "zeros_like": _result_like_rule, "ones_like": _result_like_rule, "empty_like": _result_like_rule,
         "unique_index": _unique_index_rule,
     }
+    rules.update({name: _stacked_matrices_rule for name in STACKED_MATRICES})
     for name, rule in rules.items():
         if name in PRIMITIVES:
             defbatch(PRIMITIVES[name], rule)
