@@ -311,3 +311,29 @@ def test_module_level_tangent_solve_follows_its_globals():
         assert np.allclose(astjax.grad(root_with_module_tangent_solve)(x), 0.5)
     finally:
         _SCALE = 1.0
+
+
+offset = 100.0          # a module-level name that chained_with_a_shadowing_local's own `offset` must not read
+
+
+def chained_with_a_shadowing_local(x):
+    """The second root reads the first (a local named like a global): it must go in as an argument."""
+    offset = lax.custom_root(lambda y: y ** 2 - jnp.sum(x ** 2), 1.0, bisect, lambda g, y: y / g(1.0))
+    return lax.custom_root(lambda z: z ** 3 + z - offset, 0.5, bisect, lambda g, y: y / g(1.0))
+
+
+def test_a_local_read_by_f_is_an_argument_even_where_a_global_has_its_name():
+    x = np.array([0.6, 0.8])
+    r = np.sqrt(np.sum(x ** 2))
+
+    def exact(r):                      # z ** 3 + z = r
+        return np.roots([1.0, 0.0, 1.0, -r]).real.max()
+    z = exact(r)
+    assert abs(float(chained_with_a_shadowing_local(x)) - z) < 1e-6
+    value, g = astjax.value_and_grad(chained_with_a_shadowing_local)(x)
+    assert abs(float(value) - z) < 1e-6
+    np.testing.assert_allclose(g, (x / r) / (3 * z ** 2 + 1), rtol=1e-5)      # dz/dr * dr/dx
+    xs = np.stack([x, 0.5 * x, 2.0 * x])
+    per_example = astjax.vmap(astjax.grad(chained_with_a_shadowing_local))(xs)
+    np.testing.assert_allclose(per_example, np.stack([astjax.grad(chained_with_a_shadowing_local)(e) for e in xs]),
+                               rtol=1e-10)

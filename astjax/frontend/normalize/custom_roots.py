@@ -60,6 +60,9 @@ class CustomRoots(Pass):
 
     def run(self, node):
         self.function = node
+        # the enclosing function's own variables, read from its source here: what f, solve and tangent_solve
+        # read of these becomes an argument (never a name looked up where the generated code runs)
+        self.variables = _own_variables(node)
         self.definitions = _local_definitions(node)
         self.function_names = set(self.definitions) | _local_function_names(node)
         self.depth = 0
@@ -237,7 +240,7 @@ class CustomRoots(Pass):
                 raise self.error(f"lax.custom_root: {role} reads the local function `{n}`; astjax passes only "
                                  "arrays and numbers from this function to it", call,
                                  hint=f"define `{n}` at module level")
-            if self.context.resolver.is_local(n):
+            if n in self.variables or self.context.resolver.is_local(n):
                 reads.append(n)
         if any(isinstance(n, (gast.Nonlocal, gast.Global)) for n in gast.walk(node)):
             raise self.error(f"lax.custom_root: {role} rebinds a variable with nonlocal or global; astjax passes "
@@ -268,6 +271,25 @@ def _module_function(fn, role, label, same_module, owner, call):
     node = gast.parse(f"def _m({', '.join(params)}):\n    return {label}({', '.join(params)})\n").body[0]
     node._module_level = True
     return node
+
+
+def _own_variables(function_node):
+    """The names `function_node` binds in its own scope (parameters, assignments, loop targets), not those
+    of the lambdas, local functions and comprehensions inside it."""
+    found = {a.id for a in function_node.args.args} | {a.id for a in function_node.args.kwonlyargs}
+    found |= {a.id for a in (function_node.args.vararg, function_node.args.kwarg) if a is not None}
+    stack = list(function_node.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
+            continue
+        if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            found.add(n.name)
+            continue
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+            found.add(n.id)
+        stack.extend(gast.iter_child_nodes(n))
+    return found
 
 
 def _listed(names):
