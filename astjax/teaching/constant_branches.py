@@ -79,6 +79,12 @@ class _FoldTests(gast.NodeTransformer):
 
 def _drop_constant_ifs(function_node):
     """`if False: s` disappears, `if True: s else: t` becomes `s` (an `elif` too)."""
+    take_known_branches(function_node, _literal)
+
+
+def take_known_branches(function_node, decide):
+    """Each `if` whose test `decide` knows ((True, value); (False, None) when it cannot tell) is replaced by
+    the branch that value takes: `if False: s` disappears, `if True: s else: t` becomes `s`."""
     for child in list(gast.walk(function_node)):
         for field in ("body", "orelse"):
             block = getattr(child, field, None)
@@ -86,10 +92,12 @@ def _drop_constant_ifs(function_node):
                 continue
             kept = []
             for stmt in block:
-                known, value = _literal(stmt.test) if isinstance(stmt, gast.If) else (False, None)
+                known, value = decide(stmt.test) if isinstance(stmt, gast.If) else (False, None)
                 if known:
                     kept.extend(stmt.body if value else stmt.orelse)
                 else:
                     kept.append(stmt)
             if kept != block:
                 setattr(child, field, kept or ([gast.Pass()] if field == "body" else []))
+
+

@@ -57,7 +57,7 @@ from .fused_branches import fuse_branches
 from .conditional_assignments import conditional_assignments
 from .header_temporaries import substitute_header_temporaries
 from .same_branches import merge_same_branches
-from .constant_branches import take_constant_branches
+from .constant_branches import take_constant_branches, take_known_branches
 from .library_comments import label_library_comments
 from .tuple_items import split_tuple_items
 from .dead_loops import drop_dead_loops
@@ -306,29 +306,18 @@ def _is_comment(stmt):
 
 def _take_constant_branches(function_node):
     """`if False: s` disappears and `if True: s else: t` becomes `s` (tests folded to constants)."""
-    for child in list(gast.walk(function_node)):
-        for field in ("body", "orelse"):
-            block = getattr(child, field, None)
-            if not isinstance(block, list) or not block or not isinstance(block[0], gast.stmt):
-                continue
-            kept = []
-            for stmt in block:
-                if isinstance(stmt, gast.If) and isinstance(stmt.test, gast.Compare):
-                    _fold_comparison(stmt)
-                if isinstance(stmt, gast.If) and isinstance(stmt.test, gast.Constant):
-                    kept.extend(stmt.body if stmt.test.value else stmt.orelse)
-                else:
-                    kept.append(stmt)
-            setattr(child, field, kept or [gast.Pass()])
+    take_known_branches(function_node, _constant_test)
 
 
-def _fold_comparison(stmt):
-    """`0 != 0` -> False, for a comparison of two literal numbers."""
-    test = stmt.test
-    if (len(test.ops) == 1 and isinstance(test.left, gast.Constant) and isinstance(test.comparators[0], gast.Constant)
-            and isinstance(test.ops[0], (gast.Eq, gast.NotEq))):
+def _constant_test(test):
+    """(True, value) for a literal test, or a comparison of two literal numbers (`0 != 0`), else (False, None)."""
+    if isinstance(test, gast.Constant):
+        return True, bool(test.value)
+    if (isinstance(test, gast.Compare) and len(test.ops) == 1 and isinstance(test.left, gast.Constant)
+            and isinstance(test.comparators[0], gast.Constant) and isinstance(test.ops[0], (gast.Eq, gast.NotEq))):
         same = test.left.value == test.comparators[0].value
-        stmt.test = gast.Constant(value=same if isinstance(test.ops[0], gast.Eq) else not same, kind=None)
+        return True, same if isinstance(test.ops[0], gast.Eq) else not same
+    return False, None
 
 
 # ------------------------------------------------------------------ tape slots
