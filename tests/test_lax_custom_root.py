@@ -8,17 +8,7 @@ import astjax.numpy as jnp
 from astjax import lax
 from astjax.errors import AstjaxError
 
-
-def bisect(f, x0):
-    """A solver astjax could not differentiate usefully (comparisons): the derivative must not come from it."""
-    lo, hi = 0.0, 10.0
-    for _ in range(80):
-        mid = 0.5 * (lo + hi)
-        if f(mid) > 0:
-            hi = mid
-        else:
-            lo = mid
-    return 0.5 * (lo + hi)
+from adversarial.implicit import bisect    # a solver astjax cannot differentiate usefully (comparisons)
 
 
 def sqrt_cubed(x):                      # JAX's docs example: y = x ** 1.5
