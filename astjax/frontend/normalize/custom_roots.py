@@ -27,6 +27,7 @@ from ... import lax
 from ..parse import function_source
 from ..resolve import _INTRODUCED, NOT_STATIC
 from .base import Pass, copy_location, name
+from ...codegen.node_walk import NodeTransformer
 
 __all__ = ["CustomRoots"]
 
@@ -67,7 +68,6 @@ class CustomRoots(Pass):
         self.function_names = set(self.definitions) | _local_function_names(node)
         self.depth = 0
         self.extra = {}           # names the generated definitions read: module-level functions passed
-        self.module_level = set()
         return self.generic_visit(node) or node
 
     def visit_FunctionDef(self, node):
@@ -224,7 +224,9 @@ class CustomRoots(Pass):
             self.context.inlined_functions = getattr(self.context, "inlined_functions", []) + [value]
             node = _module_function(value, role, label, value.__globals__ is self.context.resolver.globals, self,
                                     call)
-            self.module_level.add(id(node))
+            # marked on the node itself: an id() kept in a set was once reused by a later lambda's definition
+            # once this node was freed, and that lambda then read the enclosing function's variables unpassed
+            node._module_level = True
         if node.decorator_list:
             raise self.error(f"lax.custom_root: {role} `{node.name}` is decorated; pass a plain function", call)
         a = node.args
@@ -232,7 +234,7 @@ class CustomRoots(Pass):
                 or len(a.args) != _ARITY[role]):
             raise self.error(f"lax.custom_root: {role} must take exactly {_ARITY[role]} plain positional "
                              "parameter(s) (no defaults, *args or keywords)", call)
-        if getattr(node, "_module_level", False) or id(node) in self.module_level:
+        if getattr(node, "_module_level", False):
             return node, []
         reads = []
         for n in free_names(node):
@@ -325,7 +327,7 @@ def _calls_of_linear_map(node, f_reads, owner, call):
     g = node.args.args[0].id
     extra = [name(n) for n in _map_point(len(f_reads))]
 
-    class Calls(gast.NodeTransformer):
+    class Calls(NodeTransformer):
         def visit_Call(self, c):
             if isinstance(c.func, gast.Name) and c.func.id == g:
                 if c.keywords or any(isinstance(a, gast.Starred) for a in c.args) or len(c.args) != 1:
