@@ -1,8 +1,26 @@
 """Plumbing shared by every test module."""
+import atexit
 import os
+import shutil
+import tempfile
 import time
 
 import pytest
+
+# The test profile compiles with LLVM's optimizations off (NUMBA_OPT=0): Numba's compiles, most of the suite's
+# time, take about half as long, and the results are the same, since astjax's generated code asks for no
+# fast-math flag except reassociation in fused sums, whose accuracy tests run fully optimized
+# (`numba_fully_optimized` below). Speed is measured by benchmarks/, never by tests. `NUMBA_OPT=3 pytest`
+# runs the whole suite as users compile.
+os.environ.setdefault("NUMBA_OPT", "0")
+
+# Every run starts with an empty jit disk cache of its own, shared by its workers (they inherit the variable
+# from the process that starts them) and removed at the end: a test run neither reads nor fills the user's
+# ~/.cache/astjax, and passes cold.
+if "ASTJAX_CACHE_DIR" not in os.environ:
+    _CACHE_DIR = tempfile.mkdtemp(prefix="astjax-test-cache-")
+    os.environ["ASTJAX_CACHE_DIR"] = _CACHE_DIR
+    atexit.register(shutil.rmtree, _CACHE_DIR, ignore_errors=True)
 
 from astjax.errors import give_every_frame_a_line
 
@@ -45,3 +63,15 @@ def _jax_float64_flag_restored():
     jax = sys.modules.get("jax")
     if jax is not None and bool(jax.config.jax_enable_x64) != before:
         jax.config.update("jax_enable_x64", before)
+
+
+@pytest.fixture
+def numba_fully_optimized():
+    """Compile at Numba's default optimization level (NUMBA_OPT=3) during the test, whatever the profile:
+    for tests of results that LLVM's optimizations may change (reassociated, vectorized sums). jit's cache
+    keys hold the level, so nothing compiled at another level is reused."""
+    from numba.core import config
+    before = config.OPT
+    config.OPT = config._OptLevel(3)
+    yield
+    config.OPT = before

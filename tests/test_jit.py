@@ -201,6 +201,7 @@ def test_machine_code_cache_serves_a_new_process_without_crashing(tmp_path):
     root = __import__("pathlib").Path(__file__).parent
     env = dict(os.environ, ASTJAX_CACHE_DIR=str(tmp_path), PYTHONPATH=os.pathsep.join(filter(None, [str(root.parent), os.environ.get("PYTHONPATH")])))
     env.pop("ASTJAX_NUMBA_CACHE", None)
+    env.pop("NUMBA_OPT", None)    # as users compile: unoptimized code keeps a global array that blocks caching
     runs = [subprocess.run([sys.executable, "-c", MACHINE_CODE_SCRIPT], env=env, cwd=root,
                            capture_output=True, text=True) for _ in range(2)]
     assert all(r.returncode == 0 for r in runs), (runs[0].returncode, runs[1].returncode, runs[-1].stderr[-2000:])

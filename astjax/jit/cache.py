@@ -53,7 +53,7 @@ def entry_key(generated, signature):
 
     from .. import __version__
     digest = hashlib.sha256()
-    for part in (FORMAT, __version__, _package_stamp(), numba.__version__, sys.version,
+    for part in (FORMAT, __version__, _package_stamp(), numba.__version__, _numba_optimization(), sys.version,
                  json.dumps(_encode(signature), default=repr)):
         digest.update(repr(part).encode())
     for fn in reachable_generated(generated):
@@ -72,6 +72,13 @@ def entry_key(generated, signature):
                 return None
             digest.update(f"default {k}=".encode() + part)
     return digest.hexdigest()[:40]
+
+
+def _numba_optimization():
+    """Numba's optimization level (NUMBA_OPT), read when compiling: machine code built at one level is not
+    served to a process, or a test, compiling at another."""
+    from numba.core import config
+    return f"opt={int(config.OPT)} max={config.OPT.is_opt_max}"
 
 
 _STAMP = []
