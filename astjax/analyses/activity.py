@@ -8,6 +8,7 @@ order, which over-approximates slightly and is always safe.
 import gast
 
 from .classify import classify
+from ..codegen.node_walk import walk
 
 __all__ = ["Activity"]
 
@@ -19,7 +20,7 @@ class Activity:
         self.assignments = []     # (target name, Application)
         self.restores = set()     # indices in assignments of `v = pop(tape)` after a `push(tape, v)`
         restored = _restored_names(function_node)
-        for node in gast.walk(function_node):
+        for node in walk(function_node):
             if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name):
                 if (node.targets[0].id, _popped_tape(node.value)) in restored:
                     self.restores.add(len(self.assignments))
@@ -71,7 +72,7 @@ def _dependencies(app):
         prim = app.primitive
         for param, node in app.bound.items():
             if param not in prim.operands and param not in prim.shape_params:
-                names = names + [n.id for n in gast.walk(node) if isinstance(n, gast.Name)]
+                names = names + [n.id for n in walk(node) if isinstance(n, gast.Name)]
     return names
 
 
@@ -89,7 +90,7 @@ def _restored_names(function_node):
     this every popped value would count as varied as soon as one value on the tape is (a boolean mask
     restored in a loop, refused as `lax.select`'s predicate under a second derivative)."""
     found = set()
-    for node in gast.walk(function_node):
+    for node in walk(function_node):
         if isinstance(node, gast.Expr) and _is_push(node.value) and isinstance(node.value.args[1], gast.Name):
             found.add((node.value.args[1].id, node.value.args[0].id))
     return found

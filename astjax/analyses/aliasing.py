@@ -23,6 +23,7 @@ import ast
 
 import gast
 import numpy as np
+from ..codegen.node_walk import walk
 
 __all__ = ["Tag", "State", "ALLOCATING", "VIEWS", "ALLOCATING_METHODS", "IN_PLACE_METHODS", "LIST_MUTATORS",
            "MUTATING_FUNCTIONS", "METADATA", "NUMBER_BUILTINS", "COPYING_BUILTINS", "LAZY_BUILTINS",
@@ -174,7 +175,7 @@ def root_name(target):
 
 
 def reads(node):
-    return frozenset(n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
+    return frozenset(n.id for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
 
 
 def module_of(value):
@@ -204,11 +205,11 @@ def closure_reads_of(function):
     def free(local):        # the names it reads that it does not bind itself (parameters, assignments)
         args = local.args
         bound = {a.id for a in args.args + args.kwonlyargs + [args.vararg, args.kwarg] if a is not None}
-        bound |= {n.id for n in gast.walk(local) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        bound |= {n.id for n in walk(local) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         return reads(local) - bound
 
     direct = {}
-    for node in gast.walk(function):
+    for node in walk(function):
         if isinstance(node, gast.FunctionDef) and node is not function:
             direct.setdefault(node.name, set()).update(free(node))
         elif isinstance(node, gast.Assign) and isinstance(node.value, gast.Lambda):

@@ -19,6 +19,7 @@ not batched.
 import gast
 
 from .classify import classify
+from ..codegen.node_walk import walk
 
 __all__ = ["Batching", "SHAPE_QUERIES", "ARRAY", "is_container", "split_leaf"]
 
@@ -100,7 +101,7 @@ class Batching:
     # ------------------------------------------------------------ batchedness
     def is_batched(self, node):
         """Whether an operand expression reads a batched name."""
-        return any(isinstance(n, gast.Name) and n.id in self.batched for n in gast.walk(node))
+        return any(isinstance(n, gast.Name) and n.id in self.batched for n in walk(node))
 
     def _result_batched(self, value, app):
         if app.kind == "primitive" and app.primitive is not None and app.primitive.name in SHAPE_QUERIES:
@@ -206,7 +207,7 @@ class Batching:
             for target, value, app in self.assignments:
                 if target in fixed:
                     continue
-                if any(isinstance(n, gast.Name) and n.id in targets and n.id not in seen for n in gast.walk(value)):
+                if any(isinstance(n, gast.Name) and n.id in targets and n.id not in seen for n in walk(value)):
                     continue
                 if self.tape_contents is None and isinstance(value, gast.Call) and _func_name(value) == "pop":
                     continue        # what comes off a tape is known once the pushes have been seen
@@ -441,7 +442,7 @@ def _is_range(node):
 
 
 def _assigned_in(node):
-    return {n.targets[0].id for stmt in node.body + node.orelse for n in gast.walk(stmt)
+    return {n.targets[0].id for stmt in node.body + node.orelse for n in walk(stmt)
             if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)}
 
 

@@ -16,6 +16,7 @@ import numpy as np
 from ..frontend.resolve import NOT_STATIC
 from ..rules import lookup_callable, lookup_operator, PRIMITIVES
 from .complex_flow import complex_flow_refusal, complex_twin, is_complex_literal
+from ..codegen.node_walk import walk
 
 __all__ = ["Application", "classify", "check_refusals", "method_classification"]
 
@@ -63,7 +64,7 @@ class Application:
         """Names of variables whose derivative could flow into the result."""
         names = []
         for _, node in self.operand_nodes():
-            names.extend(n.id for n in gast.walk(node) if isinstance(n, gast.Name))
+            names.extend(n.id for n in walk(node) if isinstance(n, gast.Name))
         return names
 
     def refusal(self, varied):
@@ -75,7 +76,7 @@ class Application:
         nested inside an operand, or a call astjax does not know.
         """
         def carries(node):
-            return any(isinstance(n, gast.Name) and n.id in varied for n in gast.walk(node))
+            return any(isinstance(n, gast.Name) and n.id in varied for n in walk(node))
 
         if self.kind == "primitive":
             return _primitive_refusal(self, carries)
@@ -152,7 +153,7 @@ def check_refusals(function_node, resolver, activity, context, forward=False):
     complex_problem = complex_flow_refusal(function_node, resolver, activity, needed, forward)
     mutated_needed = None if forward else activity.useful
     containers = _container_names(function_node)
-    for node in gast.walk(function_node):
+    for node in walk(function_node):
         problem = None
         if getattr(node, "is_custom_forward", False):
             continue        # `_r = f_fwd(x)` of a custom_vjp f: the statement after it carries the derivative
@@ -188,7 +189,7 @@ def _constant_arguments_refusal(value, resolver, varied):
     if app.kind != "primitive" or not getattr(app.primitive, "refuse_varied_arguments", False):
         return None
     for param, node in app.bound.items():
-        if any(isinstance(n, gast.Name) and n.id in varied for n in gast.walk(node)):
+        if any(isinstance(n, gast.Name) and n.id in varied for n in walk(node)):
             return (f"`{app.primitive.name}` treats its argument `{param}` as a constant, but it depends on the "
                     f"input being differentiated: its derivative would be silently dropped",
                     f"pass a value that does not depend on the differentiated input as `{param}` (compute it "
@@ -223,7 +224,7 @@ def _complex_refusal(value, resolver):
         value.op, (gast.Add, gast.Sub, gast.Mult, gast.Div)) else set())
     literal_operands |= {id(n.operand) for n in (value.left, value.right) if isinstance(n, gast.UnaryOp)} \
         if literal_operands else set()
-    for n in gast.walk(value):
+    for n in walk(value):
         if id(n) in literal_operands and is_complex_literal(n):
             continue
         complex_type = False
@@ -244,7 +245,7 @@ def _complex_refusal(value, resolver):
 
 def _container_names(function_node):
     """Names some statement binds to a tuple or list built in place (`t = (a, b)`, `xs = [...]`)."""
-    assigns = [n for n in gast.walk(function_node) if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
+    assigns = [n for n in walk(function_node) if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
     names = {n.targets[0].id for n in assigns if isinstance(n.value, (gast.Tuple, gast.List, gast.ListComp))}
     while True:         # a slice of a tuple or list is one too (`xs[1:]`)
         more = {n.targets[0].id for n in assigns if isinstance(n.value, gast.Subscript)
@@ -282,7 +283,7 @@ def _discarded_call_refusal(call, resolver, varied):
     app = classify(call, resolver)
     if app.kind not in ("function", "opaque", "custom_vjp", "custom_jvp"):
         return None
-    names = {n.id for n in gast.walk(call) if isinstance(n, gast.Name)}
+    names = {n.id for n in walk(call) if isinstance(n, gast.Name)}
     if not names & varied:
         return None
     if app.kind == "function" and _pure(app.callee):
@@ -310,10 +311,10 @@ def _pure(fn, seen=None):
     except Exception:
         return False
     resolver = FunctionContext(source).resolver
-    params = {a.id for a in gast.walk(getattr(source.node, "args", gast.arguments(
+    params = {a.id for a in walk(getattr(source.node, "args", gast.arguments(
         args=[], posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])))
         if isinstance(a, gast.Name)}
-    for node in gast.walk(source.node):
+    for node in walk(source.node):
         if isinstance(node, (gast.Global, gast.Nonlocal)):
             return False
         if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name) and node.target.id in params:

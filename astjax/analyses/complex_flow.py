@@ -16,6 +16,7 @@ there the real-number rules would give a silently wrong number.
 import gast
 
 from ..rules.fft import COMPLEX_RESULT, REAL_INPUT, TAKES_COMPLEX
+from ..codegen.node_walk import walk
 
 __all__ = ["complex_names", "complex_flow_refusal", "complex_twin", "may_make_complex", "is_complex_literal"]
 
@@ -88,7 +89,7 @@ def may_make_complex(fn, seen=None):
         resolver = FunctionContext(source).resolver
     except Exception:       # no source to read: a transformed function's results are real; others unknown
         return not hasattr(fn, "__astjax_transform__")
-    for node in gast.walk(source.node):
+    for node in walk(source.node):
         if isinstance(node, gast.Constant) and (isinstance(node.value, complex) or node.value in _COMPLEX_NAMES):
             return True
         if not isinstance(node, (gast.Name, gast.Attribute)):
@@ -135,7 +136,7 @@ def _name(node):
 
 
 def _read_names(app):
-    return {n.id for _, node in app.operand_nodes() for n in gast.walk(node) if isinstance(n, gast.Name)}
+    return {n.id for _, node in app.operand_nodes() for n in walk(node) if isinstance(n, gast.Name)}
 
 
 def _makes_complex(app, complex_, varied=frozenset()):
@@ -166,7 +167,7 @@ def _makes_complex(app, complex_, varied=frozenset()):
 def complex_names(function_node, resolver, varied=frozenset()):
     """The names of `function_node` that may hold a complex value, and their assignments [(target, app, node)]."""
     from .classify import classify
-    assignments = [(node.targets[0].id, classify(node.value, resolver), node) for node in gast.walk(function_node)
+    assignments = [(node.targets[0].id, classify(node.value, resolver), node) for node in walk(function_node)
                    if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name)]
     stores = _container_stores(function_node)
     found = set()
@@ -187,15 +188,15 @@ def complex_names(function_node, resolver, varied=frozenset()):
 def _container_stores(function_node):
     """(container name, names stored into it) for `xs.method(...)` calls and `xs[i] = v` assignments."""
     stores = []
-    for node in gast.walk(function_node):
+    for node in walk(function_node):
         if (isinstance(node, gast.Expr) and isinstance(node.value, gast.Call)
                 and isinstance(node.value.func, gast.Attribute) and isinstance(node.value.func.value, gast.Name)):
             call = node.value
             stored = [*call.args, *(k.value for k in call.keywords)]
-            stores.append((call.func.value.id, {n.id for a in stored for n in gast.walk(a) if isinstance(n, gast.Name)}))
+            stores.append((call.func.value.id, {n.id for a in stored for n in walk(a) if isinstance(n, gast.Name)}))
         elif (isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Subscript)
               and isinstance(node.targets[0].value, gast.Name)):
-            stores.append((node.targets[0].value.id, {n.id for n in gast.walk(node.value) if isinstance(n, gast.Name)}))
+            stores.append((node.targets[0].value.id, {n.id for n in walk(node.value) if isinstance(n, gast.Name)}))
     return stores
 
 
@@ -218,7 +219,7 @@ def complex_flow_refusal(function_node, resolver, activity, needed, forward):
     if not found:
         return None
     varied_complex = found & activity.varied
-    params = {a.id for a in gast.walk(function_node.args) if isinstance(a, gast.Name)} \
+    params = {a.id for a in walk(function_node.args) if isinstance(a, gast.Name)} \
         if hasattr(function_node, "args") else set()
     for target, app, node in assignments:
         if target not in needed:
@@ -229,12 +230,12 @@ def complex_flow_refusal(function_node, resolver, activity, needed, forward):
                        f"flows through it", "give the complex value its own name.")
         if problem:
             return problem + (node,)
-    for node in gast.walk(function_node):
+    for node in walk(function_node):
         if isinstance(node, gast.Expr) and any(isinstance(n, gast.Name) and n.id in varied_complex
-                                               for n in gast.walk(node)):
+                                               for n in walk(node)):
             return (_MESSAGE.format(what="this call"), _HINT, node)
         if isinstance(node, gast.Return) and node.value is not None and any(
-                isinstance(n, gast.Name) and n.id in found for n in gast.walk(node.value)):
+                isinstance(n, gast.Name) and n.id in found for n in walk(node.value)):
             return ("this function returns a complex value; astjax differentiates "
                     "complex numbers inside a function only: the function (and each of yours it calls) must "
                     "return real values",

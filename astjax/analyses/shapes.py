@@ -13,6 +13,7 @@ and only ever grows the sets, so it ends.
 import gast
 
 from .classify import classify
+from ..codegen.node_walk import walk
 
 __all__ = ["ShapeClasses", "SCALAR"]
 
@@ -24,10 +25,10 @@ class ShapeClasses:
 
     def __init__(self, function_node, resolver):
         self.resolver = resolver
-        statements = [n for n in gast.walk(function_node)
+        statements = [n for n in walk(function_node)
                       if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
         self.variable = {a.id: frozenset([f"param:{a.id}"]) for a in function_node.args.args}
-        for node in gast.walk(function_node):
+        for node in walk(function_node):
             if isinstance(node, gast.For):
                 self.variable[node.target.id] = frozenset([SCALAR])
         self.of_statement = {}

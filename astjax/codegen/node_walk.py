@@ -6,7 +6,14 @@ several times per fixed-point round, and it was most of the build time of
 higher derivatives. These walk the same nodes (every field of every node,
 `ctx` and annotations included) with one explicit stack or list. `nodes` and
 the name sets visit in no particular order: use them only where the result is
-a set or a yes/no answer; `breadth_first` keeps `gast.walk`'s order.
+a set or a yes/no answer; `breadth_first` keeps `gast.walk`'s order, and
+`walk` is `gast.walk` itself, lazy as it is, with one generator instead of three.
+
+`NodeVisitor` and `NodeTransformer` are the standard library's, with the same
+behaviour and a faster `visit` (the method for a node class is looked up once
+per visitor class) and `generic_visit` (fields read directly): every pass of
+the package derives from these, and their generic walks were a fifth of the
+time a derivative took to build.
 
 >>> import gast
 >>> sorted(name_ids(gast.parse("y = f(x) + y")))
@@ -14,9 +21,12 @@ a set or a yes/no answer; `breadth_first` keeps `gast.walk`'s order.
 >>> sorted(loaded_names(gast.parse("y = f(x) + y"))), sorted(stored_names(gast.parse("y = f(x) + y")))
 (['f', 'x', 'y'], ['y'])
 """
+from collections import deque
+
 import gast
 
-__all__ = ["nodes", "breadth_first", "name_ids", "loaded_names", "stored_names", "copy_tree"]
+__all__ = ["nodes", "breadth_first", "walk", "name_ids", "loaded_names", "stored_names", "copy_tree",
+           "NodeVisitor", "NodeTransformer"]
 
 _AST = gast.AST
 _NAME = gast.Name
@@ -56,6 +66,25 @@ def breadth_first(root):
                     if isinstance(item, _AST):
                         append(item)
     return out
+
+
+def walk(root):
+    """Every node under `root` in `gast.walk`'s order, lazily and with its semantics: a node's children
+    are queued before the node is yielded, so a caller that rebinds a yielded node's fields walks its old
+    children, and one that changes a node deeper down walks the new ones."""
+    todo = deque([root])
+    popleft, append = todo.popleft, todo.append
+    while todo:
+        node = popleft()
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, _AST):
+                append(value)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, _AST):
+                        append(item)
+        yield node
 
 
 def _names(root, context):
@@ -135,3 +164,79 @@ def _copy_value(value):
         import copy
         return copy.deepcopy(value)
     return value
+
+
+_DEPRECATED_CONSTANT_VISIT = gast.NodeVisitor.visit_Constant
+_VISIT_METHODS = {}
+
+
+def _visit_method(visitor_class, node_class):
+    """`visitor_class`'s `visit_<NodeClass>` as a plain function, or None for `generic_visit`."""
+    key = (visitor_class, node_class)
+    try:
+        return _VISIT_METHODS[key]
+    except KeyError:
+        method = getattr(visitor_class, "visit_" + node_class.__name__, None)
+        if method is _DEPRECATED_CONSTANT_VISIT:   # only forwards to visit_Num & co., which no pass defines
+            method = None
+        _VISIT_METHODS[key] = method
+        return method
+
+
+class NodeVisitor(gast.NodeVisitor):
+    """`gast.NodeVisitor` with a cached method lookup and a direct walk over the fields."""
+
+    def visit(self, node):
+        method = _visit_method(self.__class__, node.__class__)
+        if method is None:
+            return self.generic_visit(node)
+        return method(self, node)
+
+    def generic_visit(self, node):
+        visit = self.visit
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, _AST):
+                        visit(item)
+            elif isinstance(value, _AST):
+                visit(value)
+
+
+class NodeTransformer(gast.NodeTransformer):
+    """`gast.NodeTransformer` with a cached method lookup and a direct walk over the fields; a visit
+    returns the node to keep, None to drop it, or a list of nodes to put in its place in a list field."""
+
+    def visit(self, node):
+        method = _visit_method(self.__class__, node.__class__)
+        if method is None:
+            return self.generic_visit(node)
+        return method(self, node)
+
+    def generic_visit(self, node):
+        visit = self.visit
+        for field in node._fields:
+            try:
+                old = getattr(node, field)
+            except AttributeError:
+                continue
+            if isinstance(old, list):
+                kept = []
+                for item in old:
+                    if isinstance(item, _AST):
+                        item = visit(item)
+                        if item is None:
+                            continue
+                        if not isinstance(item, _AST):
+                            kept.extend(item)
+                            continue
+                    kept.append(item)
+                old[:] = kept
+            elif isinstance(old, _AST):
+                new = visit(old)
+                if new is None:
+                    delattr(node, field)
+                else:
+                    setattr(node, field, new)
+        return node

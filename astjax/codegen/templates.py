@@ -14,12 +14,12 @@ import gast
 
 from ..rules import lookup_callable
 from .namespace import GENERATED_NAMESPACE
-from .node_walk import copy_tree
+from .node_walk import copy_tree, NodeTransformer
 
 __all__ = ["expand", "rename_loads", "comment", "LineComments", "index_expression", "is_marker", "call", "assign", "augassign"]
 
 
-class _Substitute(gast.NodeTransformer):
+class _Substitute(NodeTransformer):
     def __init__(self, bindings):
         self.bindings = bindings
 
@@ -40,7 +40,7 @@ def expand(template, bindings):
     return _DropDefaults().visit(node)
 
 
-class _DropDefaults(gast.NodeTransformer):
+class _DropDefaults(NodeTransformer):
     """Remove arguments equal to their defaults from calls of known primitives."""
 
     def visit_Call(self, node):

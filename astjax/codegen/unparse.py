@@ -4,13 +4,14 @@ import math
 import re
 
 import gast
+from .node_walk import NodeTransformer
 
 __all__ = ["unparse", "parse_printed"]
 
 _COMMENT = re.compile(r"^(\s*)__comment__\((.*)\)\s*$")
 
 
-class _NegativeBases(ast.NodeTransformer):
+class _NegativeBases(NodeTransformer):
     """`(-1.0) ** n` whose -1.0 was folded into one constant: ast.unparse would print `-1.0 ** n`, which
     Python reads as -(1.0 ** n). The constant becomes `-(1.0)` again, which prints with parentheses."""
 

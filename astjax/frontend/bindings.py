@@ -22,6 +22,7 @@ import beniget
 import gast
 
 from .resolve import NOT_STATIC
+from ..codegen.node_walk import walk
 
 __all__ = ["Bindings"]
 
@@ -45,7 +46,7 @@ class Bindings:
         """Record what the free names of `node` (the source of `fn`) and the attributes of the user's
         modules it reads (`helpers.loss`) resolve to now."""
         self._record_names(fn, node, resolver.is_local)
-        for child in gast.walk(node):
+        for child in walk(node):
             if isinstance(child, gast.Attribute) and isinstance(child.ctx, gast.Load):
                 base = resolver.static_value(child.value)
                 if isinstance(base, types.ModuleType) and not _is_library(base):
@@ -148,7 +149,7 @@ def free_name_nodes(function_node):
     chains = _Chains()
     chains.visit(gast.Module(body=[function_node], type_ignores=[]))
     resolved = {id(use.node) for definition in chains.chains.values() for use in definition.users()}
-    return [n for n in gast.walk(function_node)
+    return [n for n in walk(function_node)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and id(n) not in resolved]
 
 

@@ -19,6 +19,7 @@ import warnings
 import gast
 
 from ..errors import SourceUnavailableError
+from ..codegen.node_walk import walk
 
 __all__ = ["FunctionSource", "function_source", "generated_filename", "defaults_after"]
 
@@ -184,7 +185,7 @@ def _parse_file(filename, fn):
 def _index_by_line(tree):
     """Functions and lambdas of a parsed file by the line their code object starts on."""
     index = {}
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Lambda):
             index.setdefault(node.lineno, []).append(node)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):

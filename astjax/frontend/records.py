@@ -23,6 +23,7 @@ import gast
 
 from .parse import function_source
 from .specialize import function_from_node
+from ..codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["record_class", "RecordClass"]
 
@@ -170,7 +171,7 @@ class RecordClass:
         source = function_source(init)
         node = copy.deepcopy(source.node)
         this = node.args.args[0].id
-        user_names = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+        user_names = {n.id for n in walk(node) if isinstance(n, gast.Name)}
         locals_ = {}
         body = []
         for stmt in _one_attribute_per_assignment(node.body, this):
@@ -193,9 +194,9 @@ class RecordClass:
             if stmt is None:
                 return False
             body.append(stmt)
-        names = {n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name)}
+        names = {n.id for s in body for n in walk(s) if isinstance(n, gast.Name)}
         if this in names or any(isinstance(n, (gast.Return, gast.Yield, gast.Global, gast.Nonlocal, gast.FunctionDef,
-                                               gast.Lambda)) for s in body for n in gast.walk(s)):
+                                               gast.Lambda)) for s in body for n in walk(s)):
             return False
         if set(locals_.values()) & user_names:
             return False                 # a name of ours the user's body uses itself
@@ -228,7 +229,7 @@ def _one_attribute_per_assignment(body, this):
                 and len(target.elts) == len(stmt.value.elts)
                 and all(isinstance(t, gast.Attribute) and isinstance(t.value, gast.Name) and t.value.id == this
                         for t in target.elts)
-                and not {t.attr for t in target.elts} & {n.attr for n in gast.walk(stmt.value)
+                and not {t.attr for t in target.elts} & {n.attr for n in walk(stmt.value)
                                                            if isinstance(n, gast.Attribute)}):
             for t, v in zip(target.elts, stmt.value.elts):
                 yield gast.copy_location(gast.Assign(targets=[t], value=v, type_comment=None), stmt)
@@ -236,7 +237,7 @@ def _one_attribute_per_assignment(body, this):
             yield stmt
 
 
-class _ReadAttributes(gast.NodeTransformer):
+class _ReadAttributes(NodeTransformer):
     """In `__init__`: `self.a` (set above) -> its local; any other use of `self` makes visit return None."""
 
     def __init__(self, this, locals_):
@@ -263,7 +264,7 @@ class _ReadAttributes(gast.NodeTransformer):
         return node
 
 
-class _SelfUses(gast.NodeTransformer):
+class _SelfUses(NodeTransformer):
     """In a method: `self.a` -> `self["a"]`, `self.m(...)` / `self.p` / `self(...)` -> calls of copies."""
 
     def __init__(self, record, this, cells):

@@ -14,6 +14,7 @@ import beniget
 import gast
 
 from ..rules import helpers
+from ..codegen.node_walk import walk
 
 __all__ = ["Resolver", "NOT_STATIC"]
 
@@ -147,7 +148,7 @@ class Resolver:
     def free_names(self, function_node):
         """Free names the function's body refers to, with their values."""
         found = {}
-        for node in gast.walk(function_node):
+        for node in walk(function_node):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
                 value = self.lookup(node.id)
                 if value is not NOT_STATIC:

@@ -25,6 +25,7 @@ import gast
 import numpy as np
 
 from .parse import FunctionSource, function_source
+from ..codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["is_known_function", "specialize", "PartialParameter", "function_from_node"]
 
@@ -89,7 +90,7 @@ def specialize(fn, bound):
     source = function_source(fn)
     node = copy.deepcopy(source.node)
     params = [a.id for a in node.args.args]
-    for n in gast.walk(gast.Module(body=node.body, type_ignores=[])):
+    for n in walk(gast.Module(body=node.body, type_ignores=[])):
         if isinstance(n, gast.Name) and n.id in bound and not isinstance(n.ctx, gast.Load):
             return None      # a parameter the callee rebinds is a local variable there, not the function
         if isinstance(n, (gast.Global, gast.Nonlocal)) and set(n.names) & set(bound):
@@ -155,7 +156,7 @@ def _expand_partial_parameters(node, bound, first_default):
     """Replace each PartialParameter-bound parameter by its bound arguments' parameters and its calls
     by calls of its function (a closure cell bound in `bound`); None when the parameter is used other
     than by calling it, or has a default."""
-    used = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)} | {a.id for a in node.args.args}
+    used = {n.id for n in walk(node) if isinstance(n, gast.Name)} | {a.id for a in node.args.args}
 
     def fresh(base):
         label, n = base, 1
@@ -185,13 +186,13 @@ def _expand_partial_parameters(node, bound, first_default):
         bound[func] = marker.func
         calls[arg.id] = (func, positional, keywords)
     body = gast.Module(body=node.body, type_ignores=[])
-    callers = {id(n.func) for n in gast.walk(body) if isinstance(n, gast.Call)}
-    for n in gast.walk(body):
+    callers = {id(n.func) for n in walk(body) if isinstance(n, gast.Call)}
+    for n in walk(body):
         if isinstance(n, gast.Name) and n.id in calls and id(n) not in callers:
             return None              # passed on or stored: not a call astjax can rewrite
     node.args.args = args
 
-    class Calls(gast.NodeTransformer):
+    class Calls(NodeTransformer):
         def visit_Call(self, call):
             self.generic_visit(call)
             if isinstance(call.func, gast.Name) and call.func.id in calls:
@@ -203,7 +204,7 @@ def _expand_partial_parameters(node, bound, first_default):
                                 keywords=[gast.keyword(arg=k, value=gast.Name(id=v, ctx=gast.Load(), annotation=None,
                                                                               type_comment=None))
                                           for k, v in keywords.items() if k not in given] + list(call.keywords))
-                for child in gast.walk(new):
+                for child in walk(new):
                     gast.copy_location(child, call)
                 return new
             return call

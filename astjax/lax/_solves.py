@@ -18,6 +18,7 @@ root of `x -> matvec(x) - b` with solve as its tangent_solve.
 import numbers
 
 import numpy as np
+from ..codegen.node_walk import walk
 
 __all__ = ["custom_root", "custom_linear_solve"]
 
@@ -76,7 +77,7 @@ def root_function(label, nodes, namespace, counts, has_aux, origin, line):
     def at_call(text):
         """A generated definition whose statements all stand for the user's custom_root call (errors name it)."""
         node = gast.parse(text).body[0]
-        for child in gast.walk(node):
+        for child in walk(node):
             if hasattr(child, "lineno"):
                 child.lineno, child.end_lineno = line, line
         return node

@@ -21,7 +21,7 @@ it only when it assigns none of the names involved and has no effects.
 import gast
 
 from .effects import call_effect, is_guard, reads, writes
-from ..codegen.node_walk import nodes
+from ..codegen.node_walk import nodes, NodeTransformer
 
 __all__ = ["share_common_subexpressions"]
 
@@ -194,7 +194,7 @@ def _rewrite(node, known):
     return _Rewrite(known).visit(node)
 
 
-class _Rewrite(gast.NodeTransformer):
+class _Rewrite(NodeTransformer):
     def __init__(self, known):
         self.known = known
         self.numbered = {}          # id(node) -> (node, value number): see _Known.number

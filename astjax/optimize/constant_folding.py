@@ -10,6 +10,7 @@
 import operator
 
 import gast
+from ..codegen.node_walk import NodeTransformer
 
 __all__ = ["fold_constants"]
 
@@ -39,7 +40,7 @@ def _without_leading_negation(node):
     return None
 
 
-class _Fold(gast.NodeTransformer):
+class _Fold(NodeTransformer):
     def visit_BinOp(self, node):
         self.generic_visit(node)
         op = type(node.op)

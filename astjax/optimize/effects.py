@@ -14,7 +14,7 @@ import builtins
 
 import gast
 
-from ..codegen.node_walk import loaded_names, name_ids, nodes, stored_names
+from ..codegen.node_walk import loaded_names, name_ids, nodes, stored_names, walk
 
 __all__ = ["MUTATING_METHODS", "REVERSIBLE_METHODS", "FORWARD_METHODS", "MARKERS", "has_effects", "call_effect",
            "mutation_refusal", "reads", "writes"]
@@ -132,6 +132,6 @@ def is_guard(stmt):
     still holds after it (either it raised, or nothing happened)."""
     return (isinstance(stmt, gast.If) and not stmt.orelse and len(stmt.body) == 1
             and isinstance(stmt.body[0], gast.Raise) and not has_effects(stmt.test)
-            and all(isinstance(a, gast.Constant) for n in gast.walk(stmt.body[0])
+            and all(isinstance(a, gast.Constant) for n in walk(stmt.body[0])
                     if isinstance(n, gast.Call) for a in n.args))
 

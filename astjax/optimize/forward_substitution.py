@@ -15,7 +15,7 @@ import re
 import gast
 
 from .effects import has_effects, reads, writes
-from ..codegen.node_walk import nodes
+from ..codegen.node_walk import nodes, NodeTransformer
 
 __all__ = ["substitute_temporaries", "is_temporary"]
 
@@ -133,7 +133,7 @@ def _changed_in_place(stmt):
     return out
 
 
-class _Everywhere(gast.NodeTransformer):
+class _Everywhere(NodeTransformer):
     def __init__(self, target, value):
         self.target, self.value = target, value
 
@@ -168,7 +168,7 @@ def _aug_targets(stmt):
     return {n.target.id for n in nodes(stmt) if isinstance(n, gast.AugAssign)}
 
 
-class _Replace(gast.NodeTransformer):
+class _Replace(NodeTransformer):
     def __init__(self, target, value):
         self.target, self.value, self.done = target, value, False
 

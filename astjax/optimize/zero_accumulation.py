@@ -14,7 +14,7 @@ the zero and that `if` mentions the adjoint:
 import gast
 
 from .effects import reads
-from ..codegen.node_walk import name_ids, nodes
+from ..codegen.node_walk import name_ids, nodes, walk
 
 __all__ = ["fold_zero_accumulation"]
 
@@ -86,7 +86,7 @@ def _block(block, total):
 def _fold_into_branch(init, branch, variable, total):
     """`v = 0; if c: v += e; ...` -> `if c: v = e; ...` where only these two statements mention v."""
     def count(node):
-        return sum(1 for n in gast.walk(node) if isinstance(n, gast.Name) and n.id == variable)
+        return sum(1 for n in walk(node) if isinstance(n, gast.Name) and n.id == variable)
     if count(init) + count(branch) != total.get(variable, 0) or count(branch.test):
         return False
     arms = [arm for arm in (branch.body, branch.orelse) if any(count(s) for s in arm)]

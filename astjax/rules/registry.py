@@ -17,6 +17,7 @@ import sys
 from collections import namedtuple
 
 import gast
+from ..codegen.node_walk import walk
 
 __all__ = ["Primitive", "primitive", "add_aliases", "defvjp", "defjvp", "defbatch", "deflowering", "lowering", "lookup_callable", "lookup_operator",
            "all_primitives", "parse_expression", "PRIMITIVES", "Classification", "classification",
@@ -258,7 +259,7 @@ def defjvp(prim, *rules):
 
 def _add_sum_rule(prim, rule, expression):
     for term in _sum_terms(parse_expression(expression)):
-        tangents = {n.id for n in gast.walk(term) if isinstance(n, gast.Name)
+        tangents = {n.id for n in walk(term) if isinstance(n, gast.Name)
                     and n.id[:1] == "d" and n.id[1:] in prim.operands}
         if len(tangents) != 1:
             raise ValueError(f"each term of {rule!r} must use exactly one tangent")

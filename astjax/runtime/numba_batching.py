@@ -24,6 +24,7 @@ import gast
 import numpy as np
 
 from ..rules import batching as _batching
+from ..codegen.node_walk import NodeTransformer
 
 __all__ = ["fold_batch_shapes"]
 
@@ -39,7 +40,7 @@ def fold_batch_shapes(node, context):
     return node
 
 
-class _Fold(gast.NodeTransformer):
+class _Fold(NodeTransformer):
     def __init__(self, helpers, context):
         self.helpers = helpers
         self.context = context

@@ -21,6 +21,7 @@ from ..optimize import cleanup
 from ..backends.python import compile_function
 from .jvp import ForwardMode
 from .reverse import ReverseMode
+from ..codegen.node_walk import walk
 
 __all__ = ["Derivation"]
 
@@ -275,7 +276,7 @@ class _Unchanged:
     def transform(self):
         from ..analyses.classify import classify
         self.node.name = self.label
-        for call in [n for n in gast.walk(self.node) if isinstance(n, gast.Call)]:
+        for call in [n for n in walk(self.node) if isinstance(n, gast.Call)]:
             from ..frontend.resolve import NOT_STATIC
             target = self.context.resolver.static_value(call.func)
             if target is not NOT_STATIC and getattr(target, "__astjax_static_call__", False):
@@ -396,7 +397,7 @@ def _impurity(fn, seen):
         return None
     resolver = FunctionContext(source).resolver
     statements = getattr(source.node, "body", source.node)     # a lambda's body is one expression
-    body = [n for stmt in (statements if isinstance(statements, list) else [statements]) for n in gast.walk(stmt)]
+    body = [n for stmt in (statements if isinstance(statements, list) else [statements]) for n in walk(stmt)]
     local = {n.id for n in body if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
     for node in body:
         if isinstance(node, (gast.Subscript, gast.Attribute)) and isinstance(node.ctx, gast.Store):

@@ -25,6 +25,7 @@ import gast
 from ..frontend.parse import function_source
 from .derivation import Derivation, _clean
 from .jvp import ForwardMode
+from ..codegen.node_walk import walk
 
 __all__ = ["forward_over_reverse", "applies"]
 
@@ -119,9 +120,9 @@ def _without_implied_output_checks(body, forward, variable):
 def _only_plainly_assigned(function_node, variable):
     """Whether every assignment to `variable` is `variable = <expression>`, the only kind the shape
     classes follow (not `+=`, a loop target, an unpacked tuple, or a parameter)."""
-    plain = sum(1 for n in gast.walk(function_node) if isinstance(n, gast.Assign) and len(n.targets) == 1
+    plain = sum(1 for n in walk(function_node) if isinstance(n, gast.Assign) and len(n.targets) == 1
                 and isinstance(n.targets[0], gast.Name) and n.targets[0].id == variable)
-    stores = sum(1 for n in gast.walk(function_node) if isinstance(n, gast.Name) and n.id == variable
+    stores = sum(1 for n in walk(function_node) if isinstance(n, gast.Name) and n.id == variable
                  and not isinstance(n.ctx, gast.Load))
     return plain == stores
 
@@ -129,7 +130,7 @@ def _only_plainly_assigned(function_node, variable):
 def _assigned_once(body):
     """{name: value} of the names the top level assigns exactly once, and nothing else assigns."""
     stores = {}
-    for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+    for node in walk(gast.Module(body=body, type_ignores=[])):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             stores[node.id] = stores.get(node.id, 0) + 1
     return {stmt.targets[0].id: stmt.value for stmt in body
@@ -173,7 +174,7 @@ def _is_comment(stmt):
 
 
 def _located(fn):
-    for node in gast.walk(fn):
+    for node in walk(fn):
         if hasattr(node, "lineno") and getattr(node, "lineno", None) is None:
             node.lineno = fn.lineno
     return gast.fix_missing_locations(fn)

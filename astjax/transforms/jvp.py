@@ -18,6 +18,7 @@ from ..codegen.templates import LineComments, assign, call, expand, index_expres
 from ..frontend.normalize.base import copy_location
 from ..frontend.parse import defaults_after
 from .dtype_guard import dtype_guarded
+from ..codegen.node_walk import walk
 
 __all__ = ["ForwardMode"]
 
@@ -48,7 +49,7 @@ class ForwardMode:
         body = self.function.body
         ret = body[-1]
         # Forward activity only: everything that depends on the inputs gets a tangent.
-        everything = {n.id for n in gast.walk(self.function) if isinstance(n, gast.Name)}
+        everything = {n.id for n in walk(self.function) if isinstance(n, gast.Name)}
         self.activity = Activity(self.function, self.context.resolver, self.wrt, everything)
         self.varied = self.activity.varied
         check_refusals(self.function, self.context.resolver, self.activity, self.context, forward=True)
@@ -248,7 +249,7 @@ class ForwardMode:
             if operand not in prim.jvp:
                 raise self.context.error(f"`{prim.name}` has no forward-mode rule for its argument `{operand}`", stmt)
             term = expand(prim.jvp[operand], bindings)
-            output_used = output_used or any(isinstance(n, gast.Name) and n.id == "y" for n in gast.walk(prim.jvp[operand]))
+            output_used = output_used or any(isinstance(n, gast.Name) and n.id == "y" for n in walk(prim.jvp[operand]))
             if (prim.unbroadcast and not self.shapes.same_shape(node, stmt)
                     and (_bare(term) or prim.broadcasts_with)):
                 others = [copy.deepcopy(app.bound[k]) for k in prim.operands + prim.broadcasts_with if k in app.bound]
@@ -277,7 +278,7 @@ class ForwardMode:
             raise self.context.error(f"custom_jvp function `{custom.__name__}` has no rule yet", stmt,
                                      hint=f"define it with @{custom.__name__}.defjvp before differentiating.")
         for i in custom.nondiff_argnums:
-            if i < len(app.args) and any(self._is_varied(n) for n in gast.walk(app.args[i])):
+            if i < len(app.args) and any(self._is_varied(n) for n in walk(app.args[i])):
                 raise self.context.error(
                     f"argument {i} of `{custom.__name__}` is in its nondiff_argnums but depends on the "
                     "differentiated input, so its tangent would be dropped", stmt,

@@ -30,6 +30,7 @@ from ..codegen.templates import LineComments, comment, is_marker, rename_loads
 from ..rules.batching import HELPERS, generic_rule
 from ..rules.collectives import COLLECTIVES, axis_names_of, batched_result, collective_rule
 from ..rules.registry import PRIMITIVES
+from ..codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["BatchMode", "ParamSpec"]
 
@@ -294,7 +295,7 @@ class BatchMode:
         if not isinstance(self.batching.kinds.get(name), tuple):
             return False
         allowed = set()
-        for node in gast.walk(self.function):
+        for node in walk(self.function):
             if (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
                     and isinstance(node.slice, gast.Constant) and type(node.slice.value) is int):
                 allowed.add(id(node.value))
@@ -302,7 +303,7 @@ class BatchMode:
                 allowed.add(id(node.args[0]))          # the length check of `a, b = t`
             elif isinstance(node, gast.Return) and node.value is not None:
                 allowed.update(id(e) for e in ([node.value] + list(getattr(node.value, "elts", []))))
-        return all(id(n) in allowed for n in gast.walk(self.function)
+        return all(id(n) in allowed for n in walk(self.function)
                    if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load))
 
     def _whole_loop(self, params, spec, ret):
@@ -455,13 +456,13 @@ class BatchMode:
                 return False
             if not self._safe_value(stmt.value):
                 return False
-            reads = {n.id for n in gast.walk(stmt.value) if isinstance(n, gast.Name)}
+            reads = {n.id for n in walk(stmt.value) if isinstance(n, gast.Name)}
             if any(r not in before and r not in written and r in self.batching.batched for r in reads):
                 return False
             written.add(stmt.targets[0].id)
         local = written - before
-        inside = {id(n) for stmt in node.body for n in gast.walk(stmt)}
-        outside_reads = {n.id for n in gast.walk(self.function) if isinstance(n, gast.Name)
+        inside = {id(n) for stmt in node.body for n in walk(stmt)}
+        outside_reads = {n.id for n in walk(self.function) if isinstance(n, gast.Name)
                          and isinstance(n.ctx, gast.Load) and id(n) not in inside}
         return not (local & outside_reads) and node.test.id in written
 
@@ -659,7 +660,7 @@ class BatchMode:
             node = function_source(_callable_with_source(app.callee)).node
         except Exception:
             return
-        for call in gast.walk(node):
+        for call in walk(node):
             if isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and call.func.attr in COLLECTIVES:
                 raise self.context.error(
                     f"vmap: `{call.func.attr}` inside this call needs the batch of axis {self.axis_name!r}, but "
@@ -783,7 +784,7 @@ class BatchMode:
     def _per_example(self, value, b):
         mode = self
 
-        class Pick(gast.NodeTransformer):
+        class Pick(NodeTransformer):
             def visit_Name(self, node):
                 if isinstance(node.ctx, gast.Load) and node.id in mode.batching.batched:
                     if mode.batching.kinds.get(node.id) == ARRAY:

@@ -52,6 +52,7 @@ from ...analyses.aliasing import (ALLOCATING, ALLOCATING_METHODS, COPYING_BUILTI
 from ..resolve import NOT_STATIC
 from .base import Pass, copy_location, name, store
 from .container_idioms import dict_names
+from ...codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["Aliasing"]
 
@@ -212,7 +213,7 @@ class Aliasing(Pass):
         inner.known_tags = self.known_tags
         inner.written_parameters = set()
         inner.param_names = []
-        inner.scope_locals = {n.id for n in gast.walk(fdef) if isinstance(n, gast.Name)
+        inner.scope_locals = {n.id for n in walk(fdef) if isinstance(n, gast.Name)
                               and isinstance(n.ctx, gast.Store)}
         inner.local_writes = {}
         inner.returned = set()
@@ -510,7 +511,7 @@ class Aliasing(Pass):
     def age(self, state, node):
         """`node` runs again: the objects its earlier runs made (an earlier loop iteration) are an older
         generation, told apart from the ones it makes now (done before it runs, so what it reads is old)."""
-        inside = {id(n) for n in gast.walk(node)}
+        inside = {id(n) for n in walk(node)}
         older = {}
         for tag in state.all_tags():
             if tag.kind == "fresh" and id(tag.label) in inside:
@@ -695,7 +696,7 @@ class Aliasing(Pass):
         if isinstance(node, gast.Name):
             return self.lookup(node.id, state)
         if isinstance(node, gast.Lambda):
-            for inner in gast.walk(node.body):
+            for inner in walk(node.body):
                 if isinstance(inner, gast.Call) and (any(k.arg == "out" for k in inner.keywords) or (
                         isinstance(inner.func, gast.Attribute) and (
                             inner.func.attr in IN_PLACE_METHODS | LIST_MUTATORS or inner.func.attr == "at"))):
@@ -771,7 +772,7 @@ class Aliasing(Pass):
         inner = state.copy()
         for generator in node.generators:
             items = inner.items_of(self.value(generator.iter, inner, after, stmt))
-            before = {n.id: inner.tags.get(n.id, frozenset()) for n in gast.walk(generator.target)
+            before = {n.id: inner.tags.get(n.id, frozenset()) for n in walk(generator.target)
                       if isinstance(n, gast.Name)}
             self.bind(generator.target, items, inner, stmt, after)
             for n, tags in before.items():
@@ -1019,7 +1020,7 @@ def _is_guard(stmt):
             and isinstance(stmt.value.func, gast.Name) and stmt.value.func.id in ("array_holder", "not_a_row"))
 
 
-class _Apply(gast.NodeTransformer):
+class _Apply(NodeTransformer):
     """Replace in-place calls by the assignments chosen for them; mark indices checked at run time."""
 
     def __init__(self, rewrites):

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..resolve import NOT_STATIC
 from .base import Pass, copy_location, name
+from ...codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["ArrayAssembly", "REWRITTEN"]
 
@@ -85,7 +86,7 @@ class ArrayAssembly(Pass):
         return copy_location(body, node)
 
 
-class _Substitute(gast.NodeTransformer):
+class _Substitute(NodeTransformer):
     """Each read of a parameter becomes its grid."""
 
     def __init__(self, grids, grid):
@@ -107,7 +108,7 @@ def _rereadable(node):
 def _rebinds(body):
     """Whether the lambda's body binds names of its own (a nested lambda, a comprehension, `:=`)."""
     return any(isinstance(n, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
-                              gast.NamedExpr)) for n in gast.walk(body))
+                              gast.NamedExpr)) for n in walk(body))
 
 
 def _layout(node, leaves):

@@ -29,6 +29,7 @@ import gast
 
 from ...codegen.templates import index_expression
 from .base import Pass, copy_location
+from ...codegen.node_walk import walk
 
 _AT_METHOD = {gast.Add: "add", gast.Mult: "multiply", gast.Sub: None, gast.Div: None}
 
@@ -110,7 +111,7 @@ def _numpy_bound_names(function_node, resolver):
     """Names some assignment binds to the result of a NumPy function (`np.zeros(3)`) or of a `.copy()`: in the
     original program they may hold NumPy arrays, which `x op= e` updates in place."""
     names = set()
-    for stmt in gast.walk(function_node):
+    for stmt in walk(function_node):
         if not (isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Call)):
             continue
         func = stmt.value.func

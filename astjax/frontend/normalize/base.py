@@ -1,12 +1,12 @@
 """The shape of a normalization pass: a gast transformer with the function's context."""
 import gast
 
-from ...codegen.node_walk import nodes
+from ...codegen.node_walk import nodes, NodeTransformer
 
 __all__ = ["Pass", "Renamer", "copy_location", "name", "store", "range_of", "rewrite_inner_blocks"]
 
 
-class Pass(gast.NodeTransformer):
+class Pass(NodeTransformer):
     """A normalization pass. Subclasses say in their docstring what they rewrite."""
 
     def __init__(self, context):
@@ -19,7 +19,7 @@ class Pass(gast.NodeTransformer):
         return self.context.error(message, node, hint)
 
 
-class Renamer(gast.NodeTransformer):
+class Renamer(NodeTransformer):
     """Rename the names in `renames` (every occurrence, or only the loads), except those in `keep`:
     the fresh names passes give a comprehension's, an inlined function's or a factory's own variables."""
 

@@ -13,6 +13,7 @@ import copy
 import gast
 
 from .base import Pass, copy_location
+from ...codegen.node_walk import walk
 
 __all__ = ["BuiltinDivmod"]
 
@@ -27,7 +28,7 @@ class BuiltinDivmod(Pass):
         self.generic_visit(node)
         if (self.context.resolver.static_value(node.func) is not builtins.divmod or node.keywords
                 or len(node.args) != 2
-                or any(isinstance(n, _EFFECTS) for a in node.args for n in gast.walk(a))):
+                or any(isinstance(n, _EFFECTS) for a in node.args for n in walk(a))):
             return node
         a, b = node.args
         pair = gast.Tuple(elts=[gast.BinOp(left=a, op=gast.FloorDiv(), right=b),

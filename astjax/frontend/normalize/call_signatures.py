@@ -26,6 +26,7 @@ import gast
 from ..plain_signature import has_special_parameters, plain_signature
 from ..resolve import NOT_STATIC
 from .base import Pass, copy_location, name
+from ...codegen.node_walk import walk
 
 __all__ = ["CallSignatures"]
 
@@ -207,7 +208,7 @@ class CallSignatures(Pass):
 
     def _may_have_effects(self, expr):
         from ...analyses.classify import is_library
-        for n in gast.walk(expr):
+        for n in walk(expr):
             if isinstance(n, (gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await)):
                 return True
             if isinstance(n, gast.Call):
@@ -292,14 +293,14 @@ def _uses(function):
     body = gast.Module(body=function.body, type_ignores=[])
     stores, assigned, unsafe = {}, {}, set()
     parents = {}
-    for n in gast.walk(body):
+    for n in walk(body):
         for child in gast.iter_child_nodes(n):
             parents[id(child)] = n
     for n in _own_scope(function.body):
         if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name) and \
                 isinstance(n.value, (gast.Tuple, gast.List, gast.Dict)):
             assigned[n.targets[0].id] = n.value
-    for n in gast.walk(body):
+    for n in walk(body):
         if isinstance(n, (gast.Global, gast.Nonlocal)):
             for label in n.names:
                 stores[label] = stores.get(label, 0) + 2

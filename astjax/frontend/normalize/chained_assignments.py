@@ -14,6 +14,7 @@ constant (or is a name a target rebinds: `x, y = z = x`) goes into one temporary
 import gast
 
 from .base import BlockPass, copy_location, name, store
+from ...codegen.node_walk import walk
 
 __all__ = ["ChainedAssignments"]
 
@@ -26,7 +27,7 @@ class ChainedAssignments(BlockPass):
             return [stmt]
         out = []
         value = stmt.value
-        rebound = {n.id for t in stmt.targets for n in gast.walk(t)
+        rebound = {n.id for t in stmt.targets for n in walk(t)
                    if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         if not isinstance(value, (gast.Name, gast.Constant)) or (isinstance(value, gast.Name) and value.id in rebound):
             held = self.context.namer.fresh("_chained")

@@ -31,6 +31,7 @@ from ..parse import function_source
 from ..resolve import NOT_STATIC, Resolver
 from ..specialize import is_known_function
 from .base import BlockPass, Renamer, copy_location, name, store
+from ...codegen.node_walk import walk
 
 __all__ = ["ClosureFactories"]
 
@@ -79,7 +80,7 @@ class ClosureFactories(BlockPass):
                 given = name(resolver.introduce(f"{base}_{param.name}_default", param.default, namer))
             value = resolver.static_value(given)
             stored = any(isinstance(n, gast.Name) and n.id == param.name and not isinstance(n.ctx, gast.Load)
-                         for s in body + [inner] for n in gast.walk(s))
+                         for s in body + [inner] for n in walk(s))
             if value is not NOT_STATIC and not stored and is_known_function(value):
                 renames[param.name] = resolver.introduce(f"{base}_{param.name}", value, namer)
                 continue
@@ -127,12 +128,12 @@ def _factory_shape(node):
     for s in body:
         if isinstance(s, gast.FunctionDef):
             continue            # the returned function: checked below
-        for n in gast.walk(s):
+        for n in walk(s):
             if isinstance(n, (gast.Return, gast.Global, gast.Nonlocal, gast.Yield, gast.YieldFrom, gast.Lambda,
                               gast.ClassDef, gast.AsyncFunctionDef)):
                 return None
     defs = [s for s in body if isinstance(s, gast.FunctionDef)]
-    if any(isinstance(n, gast.FunctionDef) for s in body if not isinstance(s, gast.FunctionDef) for n in gast.walk(s)):
+    if any(isinstance(n, gast.FunctionDef) for s in body if not isinstance(s, gast.FunctionDef) for n in walk(s)):
         return None
     if isinstance(returned, gast.Lambda):
         if defs:
@@ -144,7 +145,7 @@ def _factory_shape(node):
     elif isinstance(returned, gast.Name) and len(defs) == 1 and defs[0].name == returned.id:
         inner = defs[0]
         body = [s for s in body if s is not inner]
-        uses = [n for s in body for n in gast.walk(s) if isinstance(n, gast.Name) and n.id == inner.name]
+        uses = [n for s in body for n in walk(s) if isinstance(n, gast.Name) and n.id == inner.name]
         if uses or inner.decorator_list:
             return None
     else:
@@ -152,7 +153,7 @@ def _factory_shape(node):
     args = inner.args
     if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
         return None
-    for n in gast.walk(inner):
+    for n in walk(inner):
         if isinstance(n, (gast.Global, gast.Nonlocal, gast.Yield, gast.YieldFrom)) or (
                 n is not inner and isinstance(n, _SCOPES)):
             return None

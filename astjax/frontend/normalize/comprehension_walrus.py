@@ -19,6 +19,7 @@ import gast
 
 from .base import Renamer, name, store
 from .eager_calls import EagerCalls
+from ...codegen.node_walk import walk
 
 __all__ = ["ComprehensionWalrus"]
 
@@ -30,7 +31,7 @@ class ComprehensionWalrus(EagerCalls):
     """Lower comprehensions with walrus targets into loops appending to a list."""
 
     def run(self, node):
-        if not any(isinstance(n, gast.NamedExpr) for n in gast.walk(node)):
+        if not any(isinstance(n, gast.NamedExpr) for n in walk(node)):
             return node
         return super().run(node)
 
@@ -53,8 +54,8 @@ class ComprehensionWalrus(EagerCalls):
         targets = _walrus_targets(comp)
         if not targets or any(g.is_async for g in comp.generators):
             return False
-        outside = [n for n in gast.walk(self.statement_node) if isinstance(n, gast.Name) and n.id in targets
-                   and not any(n is m for m in gast.walk(comp))]
+        outside = [n for n in walk(self.statement_node) if isinstance(n, gast.Name) and n.id in targets
+                   and not any(n is m for m in walk(comp))]
         return not outside
 
     def lowered(self, comp):
@@ -62,7 +63,7 @@ class ComprehensionWalrus(EagerCalls):
         result = namer.fresh("_comprehension")
         renames = {}
         for g in comp.generators:
-            for n in gast.walk(g.target):
+            for n in walk(g.target):
                 if isinstance(n, gast.Name):
                     renames.setdefault(n.id, namer.fresh(f"_{n.id}"))
         rename = Renamer(renames)
@@ -88,7 +89,7 @@ def _walrus_targets(comp):
         if isinstance(node, gast.NamedExpr):
             found.add(node.target.id)
         if isinstance(node, _SCOPES):
-            if any(isinstance(n, gast.NamedExpr) for n in gast.walk(node)):
+            if any(isinstance(n, gast.NamedExpr) for n in walk(node)):
                 return set()            # a walrus in a nested scope: left alone
             continue
         stack.extend(gast.iter_child_nodes(node))

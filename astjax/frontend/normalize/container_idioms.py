@@ -39,6 +39,7 @@ import gast
 
 from ..resolve import NOT_STATIC
 from .base import Pass, Renamer, copy_location, name, rewrite_inner_blocks, store
+from ...codegen.node_walk import walk
 
 # Where an expression is evaluated other than once, in order, before its statement runs.
 _DEFERRED = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp, gast.IfExp)
@@ -113,7 +114,7 @@ class ContainerIdioms(Pass):
 
         Not when ys reads xs (`xs.extend(xs)`, a generator over xs): Python would see the list grow."""
         xs, items = call.func.value, call.args[0]
-        if any(isinstance(n, gast.Name) and n.id == xs.id for n in gast.walk(items)):
+        if any(isinstance(n, gast.Name) and n.id == xs.id for n in walk(items)):
             return [gast.Expr(value=call)]
         if isinstance(items, gast.GeneratorExp):
             items = gast.ListComp(elt=items.elt, generators=items.generators)
@@ -181,9 +182,9 @@ class ContainerIdioms(Pass):
         elts = target.elts
         bound = set()
         for e in elts:      # `i, xs[i] = ...`: a target's index reads a name an earlier target binds
-            if bound & {n.id for n in gast.walk(e) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}:
+            if bound & {n.id for n in walk(e) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}:
                 return [stmt]
-            bound |= {n.id for n in gast.walk(e) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+            bound |= {n.id for n in walk(e) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         return [s for assign in self.unpacked(target, value, stmt) for s in self.assigned(assign)]
 
     def assigned(self, assign):
@@ -308,7 +309,7 @@ class ContainerIdioms(Pass):
             return it
         keyed = any(isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) and n.value.id == it.id
                     and isinstance(n.slice, gast.Name) and n.slice.id == target.id
-                    for s in loop.body for n in gast.walk(s))
+                    for s in loop.body for n in walk(s))
         if it.id not in self.dicts and not keyed:
             return it
         return copy_location(gast.Call(func=name("dict_keys"), args=[it], keywords=[]), it)
@@ -321,8 +322,8 @@ class ContainerIdioms(Pass):
             return [loop]
         pre = []
         mapping = it.func.value
-        assigned = {n.id for s in loop.body for n in gast.walk(s) if isinstance(n, gast.Name)
-                    and isinstance(n.ctx, gast.Store)} | {n.id for n in gast.walk(loop.target)
+        assigned = {n.id for s in loop.body for n in walk(s) if isinstance(n, gast.Name)
+                    and isinstance(n.ctx, gast.Store)} | {n.id for n in walk(loop.target)
                                                             if isinstance(n, gast.Name)}
         if not isinstance(mapping, gast.Name) or mapping.id in assigned:
             held = self.context.namer.fresh("_d")        # Python iterates the dict it was given
@@ -563,7 +564,7 @@ class ContainerIdioms(Pass):
         renames, loops = {}, []
         for gen in node.generators:
             iterable = Renamer(renames).visit(copy.deepcopy(gen.iter))
-            own = {n.id: self.context.namer.unique(n.id) for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
+            own = {n.id: self.context.namer.unique(n.id) for n in walk(gen.target) if isinstance(n, gast.Name)}
             renames = {**renames, **own}
             target = Renamer(renames).visit(copy.deepcopy(gen.target))
             loops.append((target, iterable, [Renamer(renames).visit(copy.deepcopy(c)) for c in gen.ifs]))
@@ -602,7 +603,7 @@ class ContainerIdioms(Pass):
 def _list_names(function_node):
     """Names every binding of which is a list literal, a list comprehension or a slice of such a name."""
     bindings = {}
-    for node in gast.walk(function_node):
+    for node in walk(function_node):
         targets = []
         if isinstance(node, gast.Assign):
             targets = [(t, node.value) for t in node.targets]
@@ -614,7 +615,7 @@ def _list_names(function_node):
             targets = [(a, None) for a in node.args + node.kwonlyargs + node.posonlyargs]
             targets += [(a, None) for a in (node.vararg, node.kwarg) if a is not None]
         for target, value in targets:
-            for n in gast.walk(target):
+            for n in walk(target):
                 if isinstance(n, gast.Name):
                     bindings.setdefault(n.id, []).append(value if n is target else None)
     names = set(bindings)
@@ -630,7 +631,7 @@ def dict_names(function_node):
     `.keys()`, `.items()` or `.values()`, bound to a dict display, or copied (`q = p.copy()`) into such a name. `.copy()` of one is a dict, not jnp.copy's array."""
     names = set()
     copies = []
-    for node in gast.walk(function_node):
+    for node in walk(function_node):
         if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) \
                 and isinstance(node.slice, gast.Constant) and isinstance(node.slice.value, str):
             names.add(node.value.id)
@@ -678,7 +679,7 @@ def _read_more_than_once(nodes):
     """Names read more than once in `nodes` (`xs.pop() + xs[0]`: the pop may not move before the read)."""
     counts = {}
     for node in nodes:
-        for n in gast.walk(node):
+        for n in walk(node):
             if isinstance(n, gast.Name):
                 counts[n.id] = counts.get(n.id, 0) + 1
     return {k for k, c in counts.items() if c > 1}

@@ -38,6 +38,7 @@ import gast
 
 from ...optimize.effects import MUTATING_METHODS
 from .base import Pass, copy_location, name, range_of, store
+from ...codegen.node_walk import walk
 
 JUMPS = (gast.Return, gast.Break, gast.Continue)
 
@@ -91,13 +92,13 @@ def _loop_may_return(stmt, flag):
     if flag is None:
         return False
     return any(isinstance(loop, (gast.For, gast.While)) and any(
-        isinstance(n, gast.Name) and n.id == flag and isinstance(n.ctx, gast.Store) for n in gast.walk(loop))
-        for loop in gast.walk(stmt))
+        isinstance(n, gast.Name) and n.id == flag and isinstance(n.ctx, gast.Store) for n in walk(loop))
+        for loop in walk(stmt))
 
 
 def _count_loads(node):
     counts = {}
-    for n in gast.walk(node):
+    for n in walk(node):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
             counts[n.id] = counts.get(n.id, 0) + 1
     return counts
@@ -111,14 +112,14 @@ def _closure_loads(node):
     counts = {}
     for fdef in (getattr(node, "local_functions", None) or {}).values():
         own = local_names(fdef) - nonlocal_names(fdef)
-        for n in gast.walk(fdef):
+        for n in walk(fdef):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id not in own:
                 counts[n.id] = counts.get(n.id, 0) + 1
     return counts
 
 
 def _assigned_in(block):
-    return {n.id for s in block for n in gast.walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    return {n.id for s in block for n in walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 
 def _target_name(loop):
@@ -226,7 +227,7 @@ class ControlFlow(Pass):
         """Python iterates a list or array live: a body that changes it in place changes the iteration."""
         if not isinstance(sequence, gast.Name):
             return
-        for node in (n for s in body for n in gast.walk(s)):
+        for node in (n for s in body for n in walk(s)):
             changed = None
             if (isinstance(node, gast.Assign) and isinstance(node.value, gast.Call)
                     and isinstance(node.value.func, gast.Name) and node.value.func.id.startswith("at_")
@@ -253,7 +254,7 @@ class ControlFlow(Pass):
         target = _target_name(loop)
         if target is None:
             return False
-        inside = sum(1 for s in [loop.iter] + loop.body for n in gast.walk(s)
+        inside = sum(1 for s in [loop.iter] + loop.body for n in walk(s)
                      if isinstance(n, gast.Name) and n.id == target and isinstance(n.ctx, gast.Load))
         loads = getattr(self, "loads", None) or {}     # a comprehension's loop: its variable is its own
         return target in _assigned_in(loop.body) or loads.get(target, inside) > inside
@@ -345,7 +346,7 @@ class ControlFlow(Pass):
     def returns_in_loop(self, loop):
         """A `return e` inside a loop becomes `_ret = e; _returned = True; break`."""
         body = loop.body
-        if not any(isinstance(n, gast.Return) for s in body for n in gast.walk(s)):
+        if not any(isinstance(n, gast.Return) for s in body for n in walk(s)):
             return body
         self.loop_returns = True
         if self.returned_flag is None:
@@ -370,7 +371,7 @@ class ControlFlow(Pass):
     def single_return(self, function):
         """Give the function exactly one return, at its end."""
         body = function.body
-        returns = [n for n in gast.walk(function) if isinstance(n, gast.Return)]
+        returns = [n for n in walk(function) if isinstance(n, gast.Return)]
         if self.loop_returns:
             body.insert(0, gast.Assign(targets=[store(self.returned_flag)], value=gast.Constant(value=False, kind=None),
                                        type_comment=None))

@@ -11,6 +11,7 @@ call before it could let that call see the container before the mutation.
 import gast
 
 from .base import BlockPass, copy_location
+from ...codegen.node_walk import walk
 
 __all__ = ["EagerCalls"]
 
@@ -33,7 +34,7 @@ class EagerCalls(BlockPass):
             return [copy_location(s, stmt) for s in whole]
         self.emitted = []
         if any(isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in _MUTATORS
-               for field in eager_fields(stmt) for n in gast.walk(getattr(stmt, field))):
+               for field in eager_fields(stmt) for n in walk(getattr(stmt, field))):
             return [stmt]
         for field in eager_fields(stmt):
             setattr(stmt, field, self.expression(getattr(stmt, field), True))

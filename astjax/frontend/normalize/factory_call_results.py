@@ -19,6 +19,7 @@ from ..parse import function_source
 from .base import name, store
 from .closure_factories import _factory_shape, _plain_user_function
 from .eager_calls import EagerCalls
+from ...codegen.node_walk import walk
 
 __all__ = ["FactoryCallResults"]
 
@@ -29,7 +30,7 @@ class FactoryCallResults(EagerCalls):
     def run(self, node):
         if not any(isinstance(n, gast.Call) and isinstance(n.func, gast.Call) or isinstance(n, gast.Assign)
                    and isinstance(n.value, gast.Tuple) and any(isinstance(e, gast.Call) for e in n.value.elts)
-                   for n in gast.walk(node)):
+                   for n in walk(node)):
             return node
         return super().run(node)
 
@@ -55,7 +56,7 @@ class FactoryCallResults(EagerCalls):
         bound = [t.id for t in targets]
         if len(set(bound)) != len(bound) or not any(self.is_factory_call(v) for v in values):
             return None
-        if any(isinstance(n, gast.Name) and n.id in bound for v in values for n in gast.walk(v)):
+        if any(isinstance(n, gast.Name) and n.id in bound for v in values for n in walk(v)):
             return None
         return [gast.Assign(targets=[t], value=v, type_comment=None) for t, v in zip(targets, values)]
 

@@ -23,6 +23,7 @@ import gast
 from ..resolve import NOT_STATIC
 from ..specialize import PartialParameter, is_known_function, specializable, specialize
 from .base import Pass, copy_location, name
+from ...codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["FunctionArguments"]
 
@@ -34,7 +35,7 @@ class FunctionArguments(Pass):
         self.partials = {}
         node.body = self._local_partials(node.body)
         node = self.visit(node)
-        for n in gast.walk(node):
+        for n in walk(node):
             if isinstance(n, gast.Name) and n.id in self.partials:
                 raise self.error(f"the partial `{n.id}` made in this function is used other than by calling it or "
                                  f"passing it by position to a user function", n,
@@ -48,7 +49,7 @@ class FunctionArguments(Pass):
         `f(_w, x, k=_c)` (Python evaluates them once, when the partial is made)."""
         resolver = self.context.resolver
         stores, loads, calls = {}, {}, {}
-        for n in gast.walk(gast.Module(body=body, type_ignores=[])):
+        for n in walk(gast.Module(body=body, type_ignores=[])):
             if isinstance(n, gast.Name):
                 counts = stores if not isinstance(n.ctx, gast.Load) else loads
                 counts[n.id] = counts.get(n.id, 0) + 1
@@ -174,7 +175,7 @@ class FunctionArguments(Pass):
         return copy_location(gast.Call(func=name(label), args=args, keywords=keywords), node)
 
 
-class _CallPartials(gast.NodeTransformer):
+class _CallPartials(NodeTransformer):
     """`g(x)` for a partial g made in the function: `f(_g_arg1, x, k=_g_k1)`."""
 
     def __init__(self, partials):

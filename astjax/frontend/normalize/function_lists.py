@@ -35,6 +35,7 @@ import copy
 import gast
 
 from .base import Pass, Renamer, copy_location, name, store
+from ...codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["FunctionLists"]
 
@@ -46,7 +47,7 @@ class FunctionLists(Pass):
     """Rewrite lists of closures of one definition into lists of their defaults and one local function."""
 
     def run(self, node):
-        if not any(isinstance(n, (gast.Lambda, gast.FunctionDef)) for s in node.body for n in gast.walk(s)):
+        if not any(isinstance(n, (gast.Lambda, gast.FunctionDef)) for s in node.body for n in walk(s)):
             return node
         index = 0
         while index < len(node.body):
@@ -78,12 +79,12 @@ class FunctionLists(Pass):
         if len(comp.generators) != 1 or comp.generators[0].ifs or comp.generators[0].is_async:
             return None
         lam, loop = comp.elt, comp.generators[0]
-        if _plain_parameters(lam.args) is None or any(isinstance(n, _SCOPES) for n in gast.walk(lam.body)):
+        if _plain_parameters(lam.args) is None or any(isinstance(n, _SCOPES) for n in walk(lam.body)):
             return None
         target = stmt.targets[0].id
 
         def rewrite(label):
-            renames = {n.id: self.context.namer.fresh(f"_{n.id}") for n in gast.walk(loop.target)
+            renames = {n.id: self.context.namer.fresh(f"_{n.id}") for n in walk(loop.target)
                        if isinstance(n, gast.Name)}
             rename = Renamer(renames)
             defaults = gast.Tuple(elts=[rename.visit(copy.deepcopy(d)) for d in lam.args.defaults], ctx=gast.Load())
@@ -122,9 +123,9 @@ class FunctionLists(Pass):
         if loop.body.index(append) < loop.body.index(fdef):
             return None
         if any(isinstance(n, (gast.Global, gast.Nonlocal, gast.Yield, gast.YieldFrom)) or (
-                n is not fdef and isinstance(n, _SCOPES)) for n in gast.walk(fdef)):
+                n is not fdef and isinstance(n, _SCOPES)) for n in walk(fdef)):
             return None
-        uses = [n for n in gast.walk(gast.Module(body=body, type_ignores=[]))
+        uses = [n for n in walk(gast.Module(body=body, type_ignores=[]))
                 if isinstance(n, gast.Name) and n.id == fdef.name]
         if len(uses) != 1:            # only the append (its body calling itself or other uses: left alone)
             return None
@@ -149,11 +150,11 @@ class FunctionLists(Pass):
         positional arguments matching `definition`, or is `len(target)`; else None."""
         count, optional = len(definition.args.args), len(definition.args.defaults)
         parents = {}
-        for n in gast.walk(node):
+        for n in walk(node):
             for child in gast.iter_child_nodes(n):
                 parents[id(child)] = n
         stores, scopes = 0, []
-        for n in gast.walk(node):
+        for n in walk(node):
             if isinstance(n, (gast.Global, gast.Nonlocal)) and target in n.names:
                 return None
             if not (isinstance(n, gast.Name) and n.id == target):
@@ -194,7 +195,7 @@ def _appends(stmt, target):
 def _variable_only_called(scope, variable, count, optional, parents):
     """In `scope` (a loop or a comprehension), `variable` is never rebound and only called as `variable(...)`
     with between count - optional and count positional arguments."""
-    for n in gast.walk(scope):
+    for n in walk(scope):
         if not (isinstance(n, gast.Name) and n.id == variable):
             continue
         parent = parents.get(id(n))
@@ -220,7 +221,7 @@ def _parameter_names(args):
     return {a.id for a in args.args}
 
 
-class _Calls(gast.NodeTransformer):
+class _Calls(NodeTransformer):
     """In one loop or comprehension over the list: `f(a)` -> `label(a, f[j], ...)`, the defaults left out
     taken from the item `f` holds."""
 

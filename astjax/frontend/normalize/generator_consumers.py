@@ -31,6 +31,7 @@ from ..resolve import NOT_STATIC, Resolver
 from .base import Renamer, copy_location, name, store
 from .eager_calls import EagerCalls
 from .iteration_builtins import _mutates
+from ...codegen.node_walk import walk
 
 __all__ = ["GeneratorConsumers"]
 
@@ -42,7 +43,7 @@ class GeneratorConsumers(EagerCalls):
     """Run a user generator consumed whole into a list before the statement consuming it."""
 
     def run(self, node):
-        if not any(self.generator(n) is not None for n in gast.walk(node) if isinstance(n, gast.Call)):
+        if not any(self.generator(n) is not None for n in walk(node) if isinstance(n, gast.Call)):
             return node
         return super().run(node)
 
@@ -175,7 +176,7 @@ class GeneratorConsumers(EagerCalls):
                         return None
                     setattr(stmt, field, replaced)
             if any(isinstance(n, (gast.Yield, gast.YieldFrom)) for f in ("test", "iter", "value", "target")
-                   for n in gast.walk(getattr(stmt, f, None) or gast.Pass())):
+                   for n in walk(getattr(stmt, f, None) or gast.Pass())):
                 return None
             out.append(stmt)
         return out
@@ -188,13 +189,13 @@ def _append(result, value):
 
 def _plain_generator(fdef):
     """No `return`, `global`/`nonlocal`, nested scopes, `try`/`with`, and yields only as statements."""
-    for n in gast.walk(gast.Module(body=fdef.body, type_ignores=[])):
+    for n in walk(gast.Module(body=fdef.body, type_ignores=[])):
         if isinstance(n, (gast.Return, gast.Global, gast.Nonlocal, gast.Try, gast.With, gast.AsyncWith,
                           gast.Await) + _SCOPES):
             return False
-    statements = {id(s.value) for s in gast.walk(gast.Module(body=fdef.body, type_ignores=[]))
+    statements = {id(s.value) for s in walk(gast.Module(body=fdef.body, type_ignores=[]))
                   if isinstance(s, gast.Expr)}
-    return all(id(n) in statements for n in gast.walk(gast.Module(body=fdef.body, type_ignores=[]))
+    return all(id(n) in statements for n in walk(gast.Module(body=fdef.body, type_ignores=[]))
                if isinstance(n, (gast.Yield, gast.YieldFrom)))
 
 
@@ -206,7 +207,7 @@ def _leaves(block):
         if isinstance(stmt, _SCOPES):
             continue
         if isinstance(stmt, (gast.For, gast.While)):
-            if any(isinstance(n, (gast.Return, gast.Raise)) for s in stmt.body + stmt.orelse for n in gast.walk(s)):
+            if any(isinstance(n, (gast.Return, gast.Raise)) for s in stmt.body + stmt.orelse for n in walk(s)):
                 return True
             if _leaves(stmt.orelse):
                 return True

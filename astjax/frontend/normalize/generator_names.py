@@ -25,6 +25,7 @@ or a call of anything but a pure builtin or a NumPy-like module's function).
 import gast
 
 from .base import Pass
+from ...codegen.node_walk import walk
 
 __all__ = ["GeneratorNames"]
 
@@ -58,18 +59,18 @@ class GeneratorNames(Pass):
         """Refuse code between `assign` and the statement holding `read` that may change what the
         generator reads when it runs (it runs at the read, not at the binding)."""
         generator = assign.value
-        own = {n.id for c in generator.generators for n in gast.walk(c.target) if isinstance(n, gast.Name)}
-        reads = {n.id for n in gast.walk(generator) if isinstance(n, gast.Name) and n.id not in own}
-        order = [s for s in gast.walk(function_node) if isinstance(s, gast.stmt)]
+        own = {n.id for c in generator.generators for n in walk(c.target) if isinstance(n, gast.Name)}
+        reads = {n.id for n in walk(generator) if isinstance(n, gast.Name) and n.id not in own}
+        order = [s for s in walk(function_node) if isinstance(s, gast.stmt)]
         order.sort(key=lambda s: (getattr(s, "lineno", 0), getattr(s, "col_offset", 0)))
-        holder = next((s for s in reversed(order) if any(n is read for n in gast.walk(s))), None)
+        holder = next((s for s in reversed(order) if any(n is read for n in walk(s))), None)
         if holder is None or not hasattr(assign, "end_lineno") or not hasattr(holder, "lineno"):
             return
         for stmt in order:
             line = getattr(stmt, "lineno", None)
             if line is None or not (assign.end_lineno < line <= holder.lineno):
                 continue
-            if any(n is read for n in gast.walk(stmt)) and stmt is not holder:
+            if any(n is read for n in walk(stmt)) and stmt is not holder:
                 continue                      # a compound statement around the read: its own header is checked
             change = _may_change(stmt, reads)
             if change is not None:
@@ -144,7 +145,7 @@ def _header(stmt):
 def _may_change(stmt, names):
     """The node of `stmt` (its header) that may change a value the names in `names` refer to, or None."""
     for part in _header(stmt):
-        for node in gast.walk(part):
+        for node in walk(part):
             if isinstance(node, gast.Name) and node.id in names and isinstance(node.ctx, (gast.Store, gast.Del)):
                 return node
             if isinstance(node, (gast.Subscript, gast.Attribute)) and isinstance(node.ctx, (gast.Store, gast.Del)):

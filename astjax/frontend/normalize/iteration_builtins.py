@@ -25,6 +25,7 @@ import gast
 
 from .base import Pass, copy_location, name, store
 from .container_idioms import dict_names
+from ...codegen.node_walk import walk
 
 __all__ = ["IterationBuiltins"]
 
@@ -38,7 +39,7 @@ class IterationBuiltins(Pass):
 
     def run(self, node):
         if not any(isinstance(n, (gast.Name, gast.Attribute)) and getattr(n, "id", getattr(n, "attr", None)) in (
-                "reversed", "enumerate", "zip", "pairwise", "starmap") for n in gast.walk(node)):
+                "reversed", "enumerate", "zip", "pairwise", "starmap") for n in walk(node)):
             return node                 # a quick look: this pass runs on every function
         self.dicts = dict_names(node)
         return self.visit(node)
@@ -71,7 +72,7 @@ class IterationBuiltins(Pass):
         return node
 
     def plain(self, expr):
-        if not all(isinstance(n, _PLAIN) for n in gast.walk(expr)):
+        if not all(isinstance(n, _PLAIN) for n in walk(expr)):
             return False
         return not (isinstance(expr, gast.Name) and expr.id in self.dicts)
 
@@ -135,7 +136,7 @@ def _mutates(nodes, iterable):
     (another name may hold the same object); a lazy iterator would see the change, a list made first not."""
     from .eager_calls import _MUTATORS
     for node in nodes:
-        for n in gast.walk(node):
+        for n in walk(node):
             if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in _MUTATORS:
                 return True
             if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, (gast.Store, gast.Del)):

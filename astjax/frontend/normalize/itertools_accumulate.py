@@ -26,6 +26,7 @@ import gast
 from .base import name, store
 from .eager_calls import EagerCalls
 from .iteration_builtins import _CONSUMERS, _mutates
+from ...codegen.node_walk import walk
 
 __all__ = ["ItertoolsAccumulate"]
 
@@ -35,7 +36,7 @@ class ItertoolsAccumulate(EagerCalls):
 
     def run(self, node):
         if not any(isinstance(n, (gast.Name, gast.Attribute)) and getattr(n, "id", getattr(n, "attr", None))
-                   == "accumulate" for n in gast.walk(node)):
+                   == "accumulate" for n in walk(node)):
             return node
         return super().run(node)
 

@@ -42,6 +42,7 @@ import gast
 from .base import copy_location, name, store
 from .container_idioms import dict_names
 from .eager_calls import EagerCalls
+from ...codegen.node_walk import walk
 
 __all__ = ["KeyedOrdering"]
 
@@ -56,7 +57,7 @@ class KeyedOrdering(EagerCalls):
         if not any(isinstance(n, gast.Call) and (isinstance(n.func, gast.Name) and n.func.id in ("sorted", "min", "max")
                                                  or isinstance(n.func, gast.Attribute)
                                                  and n.func.attr in ("sort", "reverse", "sorted", "min", "max"))
-                   for n in gast.walk(node)):
+                   for n in walk(node)):
             return node                 # nothing to order (a quick look: this pass runs on every function)
         self.dicts = dict_names(node)
         self.sequences = _surely_sequences(node) - self.dicts
@@ -192,7 +193,7 @@ def _is_list_reverse(call):
 def _surely_sequences(function_node):
     """Names used where a dict would raise: arithmetic operands, sliced, `.shape`/`.T` read."""
     names = set()
-    for node in gast.walk(function_node):
+    for node in walk(function_node):
         if isinstance(node, gast.BinOp):
             names.update(n.id for n in (node.left, node.right) if isinstance(n, gast.Name))
         elif isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and isinstance(
@@ -208,10 +209,10 @@ def _rebinding_is_in_place(function_node, target, resolver):
     """Whether every binding of `target` is a list display or comprehension and every read of it is an item
     or slice, a method call, an iterable, an argument of a builtin that only reads it, or returned."""
     parents = {}
-    for n in gast.walk(function_node):
+    for n in walk(function_node):
         for child in gast.iter_child_nodes(n):
             parents[id(child)] = n
-    for n in gast.walk(function_node):
+    for n in walk(function_node):
         if isinstance(n, (gast.Global, gast.Nonlocal)) and target in n.names:
             return False
         if isinstance(n, gast.arguments) and any(getattr(a, "id", None) == target for a in n.args + n.kwonlyargs):

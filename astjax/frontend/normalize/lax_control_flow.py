@@ -44,6 +44,7 @@ import gast
 from ... import lax
 from .base import BlockPass, copy_location, name, store
 from .switch_branches import resolvable_branch_lists
+from ...codegen.node_walk import walk
 
 __all__ = ["LaxControlFlow"]
 
@@ -174,7 +175,7 @@ class LaxControlFlow(BlockPass):
             keyword.value = self._hoist(keyword.value, hoisted, stmt)
 
     def _refuse_nested(self, node, stmt, where):
-        for inner in gast.walk(node):
+        for inner in walk(node):
             which = self._combinator(inner)
             if which is not None:
                 raise self.error(f"lax.{which.__name__} inside {where} cannot be rewritten into a loop or branch "

@@ -18,6 +18,7 @@ import gast
 from ...rules import lookup_callable
 from ..resolve import NOT_STATIC
 from .base import BlockPass, copy_location, name, store
+from ...codegen.node_walk import walk
 
 
 class ListOperands(BlockPass):
@@ -72,7 +73,7 @@ class ListOperands(BlockPass):
         return name(tmp)
 
     def _holds_locals(self, node):
-        return any(isinstance(n, gast.Name) and self.context.resolver.is_local(n.id) for n in gast.walk(node))
+        return any(isinstance(n, gast.Name) and self.context.resolver.is_local(n.id) for n in walk(node))
 
     def _is_value(self, node):
         return self.context.resolver.static_value(node) is NOT_STATIC

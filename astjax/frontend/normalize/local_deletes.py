@@ -13,6 +13,7 @@ later read raises, and running on with the old value would hide that.
 import gast
 
 from .base import Pass
+from ...codegen.node_walk import walk
 
 __all__ = ["LocalDeletes"]
 
@@ -36,7 +37,7 @@ def _assigned_before_read(identifier, rest):
     """Whether the first statement of `rest` that mentions `identifier` is a plain assignment of it that
     does not read it (or no statement mentions it)."""
     for stmt in rest:
-        names = [n for n in gast.walk(stmt) if isinstance(n, gast.Name) and n.id == identifier]
+        names = [n for n in walk(stmt) if isinstance(n, gast.Name) and n.id == identifier]
         if not names:
             continue
         return (isinstance(stmt, gast.Assign) and all(isinstance(n.ctx, gast.Store) for n in names)

@@ -27,6 +27,7 @@ import gast
 from .base import BlockPass, Renamer, copy_location, name, store
 from .closure_factories import _factory_shape, _local_names
 from .eager_calls import EagerCalls
+from ...codegen.node_walk import walk
 
 __all__ = ["LocalFactories"]
 
@@ -52,9 +53,9 @@ class LocalFactories(BlockPass):
         if not factories:
             return node
         node = _NamedResults(self.context, set(factories)).run(node)
-        names = [n for n in gast.walk(node) if isinstance(n, gast.Name) and n.id in factories]
+        names = [n for n in walk(node) if isinstance(n, gast.Name) and n.id in factories]
         calls = {}
-        for stmt in gast.walk(node):
+        for stmt in walk(node):
             if (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
                     and isinstance(stmt.value, gast.Call) and isinstance(stmt.value.func, gast.Name)
                     and stmt.value.func.id in factories):
@@ -63,8 +64,8 @@ class LocalFactories(BlockPass):
             if id(n) not in calls:
                 factories.pop(n.id, None)           # used otherwise: left alone
         for label, fdef in list(factories.items()):
-            if any(isinstance(n, gast.Name) and n.id == label for n in gast.walk(fdef)) or any(
-                    isinstance(s, gast.FunctionDef) and s.name == label and s is not fdef for s in gast.walk(node)):
+            if any(isinstance(n, gast.Name) and n.id == label for n in walk(fdef)) or any(
+                    isinstance(s, gast.FunctionDef) and s.name == label and s is not fdef for s in walk(node)):
                 factories.pop(label)
             elif any(not _plain_call(calls[id(n.func)].value, fdef) for n in _calls_of(node, label)):
                 factories.pop(label)
@@ -120,7 +121,7 @@ class _NamedResults(EagerCalls):
 def _in_place(fdef):
     """Whether the factory or the function it makes changes anything in place."""
     from .eager_calls import _MUTATORS
-    for n in gast.walk(fdef):
+    for n in walk(fdef):
         if isinstance(n, gast.AugAssign) or (isinstance(n, (gast.Subscript, gast.Attribute))
                                               and isinstance(n.ctx, (gast.Store, gast.Del))):
             return True
@@ -130,7 +131,7 @@ def _in_place(fdef):
 
 
 def _calls_of(node, label):
-    return [n for n in gast.walk(node) if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)
+    return [n for n in walk(node) if isinstance(n, gast.Call) and isinstance(n.func, gast.Name)
             and n.func.id == label]
 
 

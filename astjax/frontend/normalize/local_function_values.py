@@ -39,6 +39,7 @@ import copy
 import gast
 
 from .base import Pass, copy_location, name, store
+from ...codegen.node_walk import NodeTransformer
 
 __all__ = ["LocalFunctionValues"]
 
@@ -67,7 +68,7 @@ class LocalFunctionValues(Pass):
         """`(lambda v: body)(x)` in a statement of the function's own scope: a call of a new local function."""
         ctx = self.context
 
-        class Immediate(gast.NodeTransformer):
+        class Immediate(NodeTransformer):
             def generic_visit(self, node):
                 if isinstance(node, _SCOPES):
                     return node           # another scope (a comprehension's variables are its own)
@@ -187,7 +188,7 @@ class LocalFunctionValues(Pass):
             child = parent
 
 
-class _Calls(gast.NodeTransformer):
+class _Calls(NodeTransformer):
     """`f(a, b)`: `f_1(a, b)`, or with several definitions `f_1(a, b) if f == 0 else f_2(a, b)` (a default
     left out is passed from its definition's temporary)."""
 

@@ -16,6 +16,7 @@ import gast
 
 from .base import Pass, Renamer, copy_location
 from .nonlocal_rebinding import accept_nonlocal_rebinding
+from ...codegen.node_walk import walk
 
 __all__ = ["LocalFunctions"]
 
@@ -52,7 +53,7 @@ class LocalFunctions(Pass):
                 continue
             if current:
                 stmt = Renamer({k: v for k, v in current.items() if k != v}, loads_only=True).visit(stmt)
-                for n in gast.walk(stmt):
+                for n in walk(stmt):
                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and n.id in current:
                         raise self.error(f"local function `{n.id}` is rebound to a value", n,
                                          hint=f"give the value another name than `{n.id}`.")
@@ -78,7 +79,7 @@ class LocalFunctions(Pass):
         names = set(current.values())
         # (vmap of `jnp.vectorize(g)` or `jnp.fromfunction(g, ...)` met a NameError here before: g's def is gone)
         for stmt in body:
-            for call in (n for n in gast.walk(stmt) if isinstance(n, gast.Call)):
+            for call in (n for n in walk(stmt) if isinstance(n, gast.Call)):
                 target = self.context.resolver.static_value(call.func)
                 if target is NOT_STATIC or not is_library(target) or not _numpy_like(target):
                     continue
@@ -97,7 +98,7 @@ class LocalFunctions(Pass):
         """Refuse when another local function calls `key`, which is about to be redefined: Python would
         call the new definition from there at call time."""
         for other_key, fdef in local.items():
-            if other_key != key and any(isinstance(n, gast.Name) and n.id == key for n in gast.walk(fdef)):
+            if other_key != key and any(isinstance(n, gast.Name) and n.id == key for n in walk(fdef)):
                 raise self.error(f"local function `{fdef.name}` uses `{key}`, which is defined again here",
                                  redefinition, hint=f"give the new definition another name than `{key}`.")
 

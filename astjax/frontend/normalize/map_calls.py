@@ -15,6 +15,7 @@ where a derivative reaches it).
 import gast
 
 from .base import Pass, copy_location, name, store
+from ...codegen.node_walk import walk
 
 __all__ = ["MapCalls"]
 
@@ -78,8 +79,8 @@ class MapCalls(Pass):
 def _changed_in(body, iterator):
     """Whether `body` rebinds or calls a method of a name the (lazy) `iterator` reads: then a map consumed
     item by item differs from a list built before the loop."""
-    names = {n.id for n in gast.walk(iterator) if isinstance(n, gast.Name)}
-    for n in gast.walk(gast.Module(body=body, type_ignores=[])):
+    names = {n.id for n in walk(iterator) if isinstance(n, gast.Name)}
+    for n in walk(gast.Module(body=body, type_ignores=[])):
         if isinstance(n, gast.Name) and n.id in names and not isinstance(n.ctx, gast.Load):
             return True
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute):

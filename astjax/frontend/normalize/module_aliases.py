@@ -15,6 +15,7 @@ import types
 import gast
 
 from .base import Pass
+from ...codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["ModuleAliases"]
 
@@ -25,7 +26,7 @@ class ModuleAliases(Pass):
     def run(self, node):
         resolver = self.context.resolver
         stores = {}
-        for n in gast.walk(node):
+        for n in walk(node):
             if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
                 stores[n.id] = stores.get(n.id, 0) + 1
         aliases, body = {}, []
@@ -37,7 +38,7 @@ class ModuleAliases(Pass):
                     aliases[name] = stmt.value
                     continue
             body.append(stmt)
-        for stmt in gast.walk(node):
+        for stmt in walk(node):
             if (isinstance(stmt, gast.Assign) and any(isinstance(t, gast.Name) and t.id not in aliases
                                                       for t in stmt.targets)
                     and isinstance(resolver.static_value(stmt.value), types.ModuleType)):
@@ -50,7 +51,7 @@ class ModuleAliases(Pass):
         return _Substitute(aliases).visit(node)
 
 
-class _Substitute(gast.NodeTransformer):
+class _Substitute(NodeTransformer):
     def __init__(self, aliases):
         self.aliases = aliases
 

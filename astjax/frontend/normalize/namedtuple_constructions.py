@@ -15,6 +15,7 @@ import gast
 from ...rules.record_constructions import namedtuple_of
 from ..resolve import NOT_STATIC
 from .base import Pass, copy_location, name
+from ...codegen.node_walk import walk
 
 __all__ = ["NamedtupleConstructions", "namedtuple_class"]
 
@@ -48,7 +49,7 @@ class NamedtupleConstructions(Pass):
 
     def _scope(self, node):
         """Visit a nested function or lambda with its own parameters and locals hiding outer names."""
-        names = {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+        names = {n.id for n in walk(node) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
         saved, self.shadowed = self.shadowed, self.shadowed | names
         try:
             self.generic_visit(node)
@@ -91,7 +92,7 @@ class NamedtupleConstructions(Pass):
         written = list(node.args) + [k.value for k in node.keywords]
         ordered = [given[f] for f in fields if f in given]
         if [id(a) for a in ordered] != [id(a) for a in written] and any(
-                isinstance(n, gast.Call) for a in written for n in gast.walk(a)):
+                isinstance(n, gast.Call) for a in written for n in walk(a)):
             return None          # reordering could change which call runs first
         items = []
         defaults = getattr(cls, "_field_defaults", {})

@@ -22,6 +22,7 @@ inlining) cannot see, so it stays refused.
 import gast
 
 from .eager_calls import _MUTATORS
+from ...codegen.node_walk import walk
 
 __all__ = ["accept_nonlocal_rebinding", "without_nonlocal", "nonlocal_names"]
 
@@ -32,7 +33,7 @@ def accept_nonlocal_rebinding(fdef):
     declared = {n for s in fdef.body if isinstance(s, gast.Nonlocal) for n in s.names}
     if not declared:
         return
-    for node in gast.walk(fdef):
+    for node in walk(fdef):
         if node is not fdef and isinstance(node, (gast.FunctionDef, gast.Lambda, gast.ClassDef)):
             return                              # a scope inside: its reads of the name are not inlined here
         if isinstance(node, gast.Nonlocal) and not any(node is s for s in fdef.body):
@@ -50,7 +51,7 @@ def accept_nonlocal_rebinding(fdef):
         if isinstance(node, gast.Name) and node.id in declared and isinstance(node.ctx, gast.Store) \
                 and not any(isinstance(a, gast.Assign) and a.targets == [node]
                             and isinstance(a.value, (gast.BinOp, gast.UnaryOp, gast.Constant))
-                            for a in gast.walk(fdef)):
+                            for a in walk(fdef)):
             return                              # only `total = <arithmetic>`: a new value, sharing no memory
     fdef.nonlocal_rebinds = frozenset(declared)
 

@@ -16,6 +16,7 @@ import gast
 
 from ..records import record_class
 from .base import Pass, copy_location, name
+from ...codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["ObjectRecords"]
 
@@ -29,7 +30,7 @@ class ObjectRecords(Pass):
                                        if isinstance(call, gast.Call) else None)
         body = gast.Module(body=node.body, type_ignores=[])
         stores, parents = {}, {}
-        for n in gast.walk(body):
+        for n in walk(body):
             for child in gast.iter_child_nodes(n):
                 parents[id(child)] = n
             if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
@@ -38,7 +39,7 @@ class ObjectRecords(Pass):
                 for label in n.names:
                     stores[label] = stores.get(label, 0) + 2
         objects, lists = {}, {}
-        for n in gast.walk(body):
+        for n in walk(body):
             if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name) and \
                     stores.get(n.targets[0].id) == 1:
                 record = self.record_of(n.value)
@@ -47,12 +48,12 @@ class ObjectRecords(Pass):
                 record = self._list_record(n.value)
                 if record is not None:
                     lists[n.targets[0].id] = record
-        for n in gast.walk(body):
+        for n in walk(body):
             if isinstance(n, gast.For) and isinstance(n.target, gast.Name) and stores.get(n.target.id) == 1:
                 record = lists.get(n.iter.id) if isinstance(n.iter, gast.Name) else self._list_record(n.iter)
                 if record is not None:
                     objects[n.target.id] = record
-        loops = [n for n in gast.walk(body) if isinstance(n, gast.For) and isinstance(n.target, gast.Name)
+        loops = [n for n in walk(body) if isinstance(n, gast.For) and isinstance(n.target, gast.Name)
                  and isinstance(n.iter, gast.Name)]
         while True:            # a name read otherwise, or a list or loop linked to one, is left alone
             bad = self._misused(body, parents, objects, lists)
@@ -69,7 +70,7 @@ class ObjectRecords(Pass):
                 lists.pop(label, None)
         self.objects, self.lists = objects, lists
         self.constructions = set()       # the constructions made into dicts: only where nothing else sees them
-        for n in gast.walk(body):
+        for n in walk(body):
             if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name):
                 if n.targets[0].id in objects:
                     self.constructions.add(id(n.value))
@@ -85,7 +86,7 @@ class ObjectRecords(Pass):
         if not self.constructions:
             return node
         used = getattr(self.context, "class_attributes", [])
-        for record in {id(r): r for r in list(objects.values()) + [self.record_of(n) for n in gast.walk(body)
+        for record in {id(r): r for r in list(objects.values()) + [self.record_of(n) for n in walk(body)
                                                                      if id(n) in self.constructions]}.values():
             used.append(record)
         self.context.class_attributes = used
@@ -101,7 +102,7 @@ class ObjectRecords(Pass):
 
     def _misused(self, body, parents, objects, lists):
         bad = set()
-        for n in gast.walk(body):
+        for n in walk(body):
             if not (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)):
                 continue
             parent = parents.get(id(n))
@@ -127,7 +128,7 @@ class ObjectRecords(Pass):
         return False
 
 
-class _Rewrite(gast.NodeTransformer):
+class _Rewrite(NodeTransformer):
     def __init__(self, owner):
         self.owner = owner
         self.context = owner.context

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..resolve import NOT_STATIC
 from .base import Pass
+from ...codegen.node_walk import walk
 
 __all__ = ["ObjectSubscripts"]
 
@@ -36,7 +37,7 @@ class ObjectSubscripts(Pass):
             return node
         if not hasattr(type(base), "__getitem__"):
             return node
-        computed = [n.id for n in gast.walk(node.slice) if isinstance(n, gast.Name)
+        computed = [n.id for n in walk(node.slice) if isinstance(n, gast.Name)
                     and resolver.static_value(n) is NOT_STATIC]
         if not computed:
             return node

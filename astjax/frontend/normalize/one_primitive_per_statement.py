@@ -16,6 +16,7 @@ import gast
 
 from ..resolve import NOT_STATIC
 from .base import Pass, Renamer, copy_location, name, range_of, store
+from ...codegen.node_walk import walk
 
 _UNSUPPORTED = {
     gast.Try: ("try/except", "move the error handling outside the transformed function"),
@@ -54,12 +55,12 @@ class OnePrimitivePerStatement(Pass):
         """A local function is inlined where it is called; read as a value (passed to `astjax.grad`, stored,
         returned) its name would be left undefined in the generated code, and what it reads of the enclosing
         function (a closure over the input) would carry no derivative: refuse it at the user's line."""
-        stored = {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        stored = {n.id for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
         names = set(self.local_functions) - stored
         bodies = [node] + list(self.local_functions.values())
         for body in bodies:
-            called = {id(n.func) for n in gast.walk(body) if isinstance(n, gast.Call)}
-            for n in gast.walk(body):
+            called = {id(n.func) for n in walk(body) if isinstance(n, gast.Call)}
+            for n in walk(body):
                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in names \
                         and id(n) not in called:
                     raise self.error(f"local function `{n.id}` is used as a value here: astjax inlines a local "
@@ -420,7 +421,7 @@ class OnePrimitivePerStatement(Pass):
         renames, loops = {}, []
         for gen in node.generators:
             iterable = Renamer(renames).visit(copy.deepcopy(gen.iter))
-            own = {n.id: self.context.namer.unique(n.id) for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
+            own = {n.id: self.context.namer.unique(n.id) for n in walk(gen.target) if isinstance(n, gast.Name)}
             renames = {**renames, **own}
             target = Renamer(renames).visit(copy.deepcopy(gen.target))
             conditions = [Renamer(renames).visit(copy.deepcopy(c)) for c in gen.ifs]
@@ -446,7 +447,7 @@ class OnePrimitivePerStatement(Pass):
 
 def _holds_names(node):
     """A tuple or list literal with a variable somewhere inside (constant ones stay literal: shapes, widths)."""
-    return isinstance(node, (gast.Tuple, gast.List)) and any(isinstance(n, gast.Name) for n in gast.walk(node))
+    return isinstance(node, (gast.Tuple, gast.List)) and any(isinstance(n, gast.Name) for n in walk(node))
 
 
 def _returned_only(function_node):
@@ -457,7 +458,7 @@ def _returned_only(function_node):
     for stmt in function_node.body:
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name):
             assigned[stmt.targets[0].id] = assigned.get(stmt.targets[0].id, 0) + 1
-    stores = [n.id for n in gast.walk(function_node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)]
+    stores = [n.id for n in walk(function_node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)]
     copies, other_reads, returned = {}, set(), set()
     stack = list(function_node.body)
     while stack:
@@ -501,7 +502,7 @@ def _assigned_in(stmts, local_functions=None):
     local_functions = local_functions or {}
     names, seen, stack = set(), set(), list(stmts)
     while stack:
-        for n in gast.walk(stack.pop()):
+        for n in walk(stack.pop()):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                 names.add(n.id)
             elif isinstance(n, gast.Name) and n.id in local_functions and n.id not in seen:

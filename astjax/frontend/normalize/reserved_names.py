@@ -19,6 +19,7 @@ import gast
 from ...codegen.namespace import RESERVED, expected_value
 from ..resolve import NOT_STATIC
 from .base import Pass, Renamer
+from ...codegen.node_walk import walk
 
 __all__ = ["ReservedNames"]
 
@@ -28,9 +29,9 @@ class ReservedNames(Pass):
 
     def run(self, node):
         resolver = self.context.resolver
-        used = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
-        bound = {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
-        bound |= {n.name for n in gast.walk(node) if isinstance(n, gast.FunctionDef) and n is not node}
+        used = {n.id for n in walk(node) if isinstance(n, gast.Name)}
+        bound = {n.id for n in walk(node) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+        bound |= {n.name for n in walk(node) if isinstance(n, gast.FunctionDef) and n is not node}
         renames = {}
         for old in sorted(used & RESERVED):
             value = NOT_STATIC if resolver.is_local(old) else resolver.lookup(old)

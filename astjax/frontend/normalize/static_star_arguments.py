@@ -16,6 +16,7 @@ import inspect
 import gast
 
 from .base import Pass, copy_location
+from ...codegen.node_walk import walk
 
 __all__ = ["StaticStarArguments"]
 
@@ -24,7 +25,7 @@ class StaticStarArguments(Pass):
     """Spread `*name[a:b]` (constant a, b) into the positional arguments of a user function's call."""
 
     def run(self, node):
-        if not any(isinstance(n, gast.Starred) for n in gast.walk(node)):
+        if not any(isinstance(n, gast.Starred) for n in walk(node)):
             return node
         return self.visit(node)
 

@@ -18,6 +18,7 @@ Anything else is refused by lax_control_flow.py at the switch, with what to writ
 import gast
 
 from ... import lax
+from ...codegen.node_walk import walk
 
 __all__ = ["resolvable_branch_lists"]
 
@@ -33,7 +34,7 @@ def resolvable_branch_lists(function, resolver, is_switch):
         if isinstance(extra, gast.Name):
             params.add(extra.id)
     for k, stmt in enumerate(function.body):
-        for node in gast.walk(stmt):
+        for node in walk(stmt):
             position.setdefault(id(node), k)
             if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
                 stores.setdefault(node.id, []).append(node)

@@ -19,6 +19,7 @@ finally block may not return, break or continue. Every other `try` (with
 import gast
 
 from .base import BlockPass, copy_location, name, store
+from ...codegen.node_walk import walk
 
 __all__ = ["TryFinally"]
 
@@ -33,7 +34,7 @@ class TryFinally(BlockPass):
             return [stmt]
         body, final = list(stmt.body), list(stmt.finalbody)
         if _jumps(final, in_loop=False) or any(isinstance(n, (gast.Yield, gast.YieldFrom)) for s in body + final
-                                                for n in gast.walk(s)):
+                                                for n in walk(s)):
             return [stmt]
         returned = body.pop() if body and isinstance(body[-1], gast.Return) else None
         if _jumps(body, in_loop=False):

@@ -15,6 +15,7 @@ import copy
 import gast
 
 from .base import Pass, copy_location, name, store
+from ...codegen.node_walk import walk
 
 
 class TupleAssignment(Pass):
@@ -38,7 +39,7 @@ class TupleAssignment(Pass):
             return node
         target = node.target
         assigned = any(isinstance(n, gast.Name) and n.id == getattr(target, "id", None)
-                       and isinstance(n.ctx, gast.Store) and n is not target for n in gast.walk(self.function))
+                       and isinstance(n.ctx, gast.Store) and n is not target for n in walk(self.function))
         if not isinstance(target, gast.Name) or not assigned:
             raise self.error("an annotation without a value is dropped only for a local name assigned in the "
                              "function", node, hint="give the annotated name a value (`y: float = ...`), or "
@@ -57,7 +58,7 @@ class TupleAssignment(Pass):
         value = node.value
         out = []
         if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(target.elts):
-            read = {n.id for n in gast.walk(value) if isinstance(n, gast.Name)}
+            read = {n.id for n in walk(value) if isinstance(n, gast.Name)}
             if not read & {t.id for t in target.elts}:
                 return [copy_location(gast.Assign(targets=[store(t.id)], value=v, type_comment=None), node)
                         for t, v in zip(target.elts, value.elts)]

@@ -21,6 +21,7 @@ import copy
 import gast
 
 from .base import BlockPass, copy_location, name, store
+from ...codegen.node_walk import walk
 
 __all__ = ["WalrusAssignments"]
 
@@ -96,10 +97,10 @@ def _position(node):
 
 def _read_before(expression, target, walrus):
     """Whether `target` is read in `expression` at a place evaluated before `walrus` (left of it)."""
-    inside = {id(n) for n in gast.walk(walrus)}
+    inside = {id(n) for n in walk(walrus)}
     start = _position(walrus)
     return any(isinstance(n, gast.Name) and n.id == target and isinstance(n.ctx, gast.Load)
-               and id(n) not in inside and _position(n) < start for n in gast.walk(expression))
+               and id(n) not in inside and _position(n) < start for n in walk(expression))
 
 
 def _replace_walruses(node, chosen):

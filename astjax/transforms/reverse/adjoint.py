@@ -18,6 +18,7 @@ from ...frontend.normalize.base import copy_location
 from ..dtype_guard import dtype_guarded
 from ..sequence_rules import sequence_rule
 from .loops import reverse_for, reverse_while
+from ...codegen.node_walk import walk
 
 __all__ = ["AdjointSweep"]
 
@@ -139,7 +140,7 @@ class AdjointSweep:
         for _, node in app.operand_nodes():
             if self.is_active(node) or node is None:
                 continue
-            dropped = sorted({n.id for n in gast.walk(node) if isinstance(n, gast.Name) and self.is_active(n)} - given)
+            dropped = sorted({n.id for n in walk(node) if isinstance(n, gast.Name) and self.is_active(n)} - given)
             if dropped:
                 raise self.context.error(
                     f"astjax cannot differentiate through this expression: `{dropped[0]}` reaches it inside "
@@ -278,7 +279,7 @@ class AdjointSweep:
         """A value carrying the derivative, passed at one of `custom`'s nondiff_argnums: JAX raises there
         (UnexpectedTracerError); astjax refuses rather than drop that value's derivative."""
         for i in getattr(custom, "nondiff_argnums", ()):
-            if i < len(app.args) and any(self.is_active(n) for n in gast.walk(app.args[i])):
+            if i < len(app.args) and any(self.is_active(n) for n in walk(app.args[i])):
                 raise self.context.error(
                     f"argument {i} of `{custom.__name__}` is in its nondiff_argnums but depends on the "
                     "differentiated input, so its derivative would be dropped", stmt,
@@ -291,7 +292,7 @@ class AdjointSweep:
         custom = app.callee
         self._refuse_active_nondiff(stmt, app, custom)
         if custom.jvp is None or stmt.value.keywords or not all(
-                isinstance(a, gast.Name) or not any(self.is_active(n) for n in gast.walk(a)) for a in app.args):
+                isinstance(a, gast.Name) or not any(self.is_active(n) for n in walk(a)) for a in app.args):
             raise self.context.error(
                 f"custom_jvp function `{custom.__name__}` is differentiated in reverse mode only when it has its "
                 "rule (defjvp) and is called with names as positional arguments", stmt,
@@ -327,7 +328,7 @@ def _sum(terms):
 
 
 def _uses(template, identifier):
-    return any(isinstance(n, gast.Name) and n.id == identifier for n in gast.walk(template))
+    return any(isinstance(n, gast.Name) and n.id == identifier for n in walk(template))
 
 
 def _call_name(value):

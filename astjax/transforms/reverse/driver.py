@@ -21,6 +21,7 @@ from .adjoint import AdjointSweep
 from .custom_calls import split_custom_vjp_calls
 from .loops import count_iterations
 from .tape_writer import TapeWriter
+from ...codegen.node_walk import walk
 
 __all__ = ["ReverseMode"]
 
@@ -67,7 +68,7 @@ class ReverseMode:
         self.sweep = AdjointSweep(self.context, self.activity, ShapeClasses(self.function, self.context.resolver),
                                   self.plan, counters, self.callee_vjp, self.bind_name)
 
-        self.tape_variables = {n.targets[0].id for n in gast.walk(self.function)
+        self.tape_variables = {n.targets[0].id for n in walk(self.function)
                                if isinstance(n, gast.Assign) and _call_name(n.value) == "Tape"}
         adjoint = self.sweep.reverse_block(primal)
         self.plan.decide(adjoint, self.sweep.restored_by)

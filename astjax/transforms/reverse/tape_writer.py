@@ -10,6 +10,7 @@ import gast
 
 from ...codegen.templates import assign, call, is_marker, name
 from ...frontend.normalize.base import copy_location
+from ...codegen.node_walk import NodeTransformer
 
 __all__ = ["TapeWriter"]
 
@@ -57,7 +58,7 @@ class TapeWriter:
         shapes = self.shape_names
         adjoint = self.adjoint
 
-        class ReadShapes(gast.NodeTransformer):
+        class ReadShapes(NodeTransformer):
             def visit_Call(self, node):
                 self.generic_visit(node)
                 if not isinstance(node.func, gast.Name):
