@@ -20,6 +20,7 @@ from .lower.known_ranks import GUARDED, RankGuardError, pruning_disabled, unprun
 from . import cache
 from .frozen_globals import FrozenArrays
 from .boundary_trees import entry_source, layout_of, needs_boundary, tree_signature
+from .fast_dispatch import MAX_ENTRIES, MISS, always_miss, dispatch_function, guard_pattern
 from .observe import Observed, abstract, observe
 from .python_number_error import PythonNumberError
 
@@ -36,6 +37,7 @@ class PerSignature:
         self.parameters = list(inspect.signature(generated).parameters)
         self.static = frozenset(static)          # parameter names whose values are compiled in
         self.entries = {}                        # signature -> its compiled entry
+        self.fast = always_miss                  # args tuple -> result, or MISS (jit/fast_dispatch.py)
 
     def lowered(self, *args, **kwargs):
         """The lowered source for these arguments (compiling them if needed)."""
@@ -56,7 +58,9 @@ class CompiledFunction(PerSignature):
 
     def __init__(self, generated, static=()):
         super().__init__(generated, static)
-        self.by_quick_key = {}                   # quick_key of the arguments -> _Entry (the dispatch path)
+        self.by_quick_key = {}                   # quick_key of the arguments -> _Entry (containers' path)
+        self.guarded = []                        # (guard pattern, _Entry) that self.fast tests, newest first
+        self.static_flags = [name in self.static for name in self.parameters]
 
     def __call__(self, *args, **kwargs):
         try:
@@ -82,6 +86,10 @@ class CompiledFunction(PerSignature):
                 raise exc.at(_location(self.generated)) from None
 
     def _call(self, *args, **kwargs):
+        if not kwargs:
+            out = self.fast(args)
+            if out is not MISS:
+                return out
         if not kwargs and not self.static:
             try:
                 entry = self.by_quick_key.get(tuple(map(quick_key, args)))
@@ -104,13 +112,26 @@ class CompiledFunction(PerSignature):
     def _forget(self, entry):
         self.entries = {k: e for k, e in self.entries.items() if e is not entry}
         self.by_quick_key = {k: e for k, e in self.by_quick_key.items() if e is not entry}
+        if any(e is entry for _, e in self.guarded):
+            self.guarded = [(p, e) for p, e in self.guarded if e is not entry]
+            self._write_fast()
 
     def _remember_quick_key(self, args, entry):
+        if len(args) == len(self.parameters) and entry.arg_layouts is None:
+            pattern = guard_pattern(args, self.static_flags)
+            if pattern is not None and all(p != pattern for p, _ in self.guarded):
+                self.guarded = [(pattern, entry)] + self.guarded[:MAX_ENTRIES - 1]
+                self._write_fast()
         if not self.static and len(args) == len(self.parameters):
             try:
                 self.by_quick_key[tuple(map(quick_key, args))] = entry
             except TypeError:
                 pass
+
+    def _write_fast(self):
+        """Generate self.fast again from self.guarded."""
+        self.fast = dispatch_function(len(self.parameters), self.guarded, python_number_refusal) \
+            if self.guarded else always_miss
 
     def _key(self, args):
         return tuple(_static_key(a) if name in self.static else _signature(a)
