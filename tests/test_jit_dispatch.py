@@ -131,3 +131,29 @@ def test_a_jitted_gradient_compiles_once_and_then_dispatches(count_compiles):
         got = df(x)
         assert type(got) is Array and got.dtype == np.float32 and np.allclose(got, 2 * x)
     assert len(count_compiles) == 1
+
+
+FRESH_PROCESS = """\
+import sys, numpy as np, astjax
+from astjax.demo import sum_logistic
+x = np.linspace(-2.0, 2.0, 5)
+got = astjax.jit(astjax.grad(sum_logistic))(x)
+assert np.allclose(got, astjax.grad(sum_logistic)(x))
+print("scipy.linalg" in sys.modules, "scipy.linalg.cython_blas" in sys.modules)
+import scipy.linalg
+print(scipy.linalg.cython_blas.__name__, float(scipy.linalg.solve(np.eye(2), np.ones(2))[0]))
+"""
+
+
+def test_the_first_call_leaves_scipy_linalg_unimported_and_importable(tmp_path):
+    """jit/numba_import.py: Numba's BLAS check finds the extension modules alone; scipy.linalg imports
+    normally afterwards, its BLAS module the same one."""
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, ASTJAX_CACHE_DIR=str(tmp_path), NUMBA_OPT="0",
+               PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, "-c", FRESH_PROCESS], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["False", "False", "scipy.linalg.cython_blas", "1.0"]

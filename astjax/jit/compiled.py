@@ -21,6 +21,7 @@ from . import cache
 from .frozen_globals import FrozenArrays
 from .boundary_trees import entry_source, layout_of, needs_boundary, tree_signature
 from .fast_dispatch import MAX_ENTRIES, MISS, always_miss, dispatch_function, guard_pattern
+from .numba_import import load_numba
 from .observe import Observed, abstract, observe
 from .python_number_error import PythonNumberError
 
@@ -138,6 +139,7 @@ class CompiledFunction(PerSignature):
                      for name, a in zip(self.parameters, args)) + (len(args),)
 
     def _first_call(self, key, args):
+        load_numba()                              # before anything imports Numba (jit/numba_import.py)
         quiet = _quiet_numba()
         del GUARDED[:]
         try:
