@@ -26,7 +26,7 @@ import types as pytypes
 
 import numpy as np
 
-__all__ = ["enabled", "directory", "entry_key", "load", "store", "source_file"]
+__all__ = ["enabled", "directory", "entry_key", "load", "store", "load_plan", "store_plan", "source_file"]
 
 FORMAT = 1
 
@@ -162,6 +162,21 @@ def store(key, types, out_spec):
               "types": {fn: {var: [_encode(t) for t in kinds] for var, kinds in table.items()}
                         for fn, table in types.items()}}
     _write(os.path.join(directory(), "entries", key + ".json"), json.dumps(record))
+
+
+def load_plan(key):
+    """The build plan stored for `key` (jit/build_plan.py), or None."""
+    try:
+        with open(os.path.join(directory(), "plans", key + ".json")) as handle:
+            record = json.load(handle)
+        return record["plan"] if record.get("key") == key and isinstance(record.get("plan"), dict) else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def store_plan(key, plan):
+    """Write the build plan for `key` (atomically; errors writing the cache are ignored)."""
+    _write(os.path.join(directory(), "plans", key + ".json"), json.dumps({"key": key, "plan": plan}))
 
 
 def source_file(text):

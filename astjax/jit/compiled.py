@@ -19,6 +19,7 @@ from .lower import LoweringContext, lower_function
 from .lower.known_ranks import GUARDED, RankGuardError, pruning_disabled, unpruned
 from . import cache
 from .frozen_globals import FrozenArrays
+from .build_plan import BuildRecorder, plan_key, replay
 from .boundary_trees import entry_source, layout_of, needs_boundary, tree_signature
 from .fast_dispatch import MAX_ENTRIES, MISS, always_miss, dispatch_function, guard_pattern
 from .numba_import import load_numba
@@ -163,7 +164,8 @@ class CompiledFunction(PerSignature):
             types, out_spec = record
             observed = Observed.by_name(cache.reachable_generated(self.generated), types)
             try:
-                dispatcher, text, frozen = build(self.generated, observed, static, disk_key)
+                plan = cache.load_plan(plan_key(disk_key))
+                dispatcher, text, frozen = build(self.generated, observed, static, disk_key, plan=plan)
                 entry = _Entry(dispatcher, text, out_spec, dynamic, frozen)
                 got = entry.run(args)
             except Exception:       # noqa: BLE001 -- a stale or foreign record: build it again below
@@ -182,8 +184,9 @@ class CompiledFunction(PerSignature):
         trees = trees_in or needs_boundary(expected)
         if trees and scalar is None:      # leaves in and out through an entry function (jit/boundary_trees.py)
             boundary = _Boundary([a for a, keep in zip(args, dynamic) if keep], expected, self.generated)
+        recorder = BuildRecorder() if disk_key is not None and scalar is None else None
         dispatcher, text, frozen = build(self.generated, observed, static, disk_key,
-                                       scalar.rewrite if scalar is not None else None)
+                                       scalar.rewrite if scalar is not None else None, recorder=recorder)
         entry = _Entry(dispatcher, text, abstract(expected), dynamic, frozen)
         if scalar is not None:
             trees = False
@@ -196,7 +199,7 @@ class CompiledFunction(PerSignature):
             except (ImportError, EOFError, AttributeError) as exc:       # Numba's cache files could not be read
                 if disk_key is None or _is_numba_error(exc):
                     raise
-                disk_key = None
+                disk_key = recorder = None
                 dispatcher, text, frozen = build(self.generated, observed, static, None)
                 entry = _Entry(dispatcher, text, abstract(expected), dynamic, frozen)
                 if trees:
@@ -218,6 +221,9 @@ class CompiledFunction(PerSignature):
         if disk_key is not None and observed.complete and not trees:     # a record holds no result structure
             cache.store(disk_key, {fn.__name__: observed.for_code(fn.__code__)
                                    for fn in cache.reachable_generated(self.generated)}, entry.out_spec)
+            plan = recorder.plan() if recorder is not None else None
+            if plan is not None:           # what the lowering made, for the next process (jit/build_plan.py)
+                cache.store_plan(plan_key(disk_key), plan)
         return got
 
 
@@ -343,8 +349,9 @@ class _Build:
     built, so a call back into it is recursion), the lowered texts, every dispatcher, and whether any
     function calls itself, directly or around a cycle."""
 
-    def __init__(self, source_file):
+    def __init__(self, source_file, recorder=None):
         self.source_file = source_file
+        self.recorder = recorder             # a BuildRecorder (jit/build_plan.py), or None
         self.built = {}
         self.texts = []
         self.dispatchers = []
@@ -352,7 +359,7 @@ class _Build:
         self.frozen = FrozenArrays()
 
 
-def build(generated, observed, static, disk_key=None, scalar=None):
+def build(generated, observed, static, disk_key=None, scalar=None, plan=None, recorder=None):
     """Lower and compile `generated` and the generated functions it calls; return (dispatcher, all text,
     the FrozenArrays its code compiled in).
 
@@ -361,13 +368,19 @@ def build(generated, observed, static, disk_key=None, scalar=None):
     value changed: the key does), and Numba's machine-code cache is switched on once the whole build
     is known to be free of recursion: Numba compiles a recursive call to a symbol that a later process
     loading the cache does not resolve, and the loaded code would jump to address 0.
+
+    With a `plan` (jit/build_plan.py) the lowered texts are compiled as they are, without lowering;
+    a `recorder` collects what a plan of this build needs.
     """
     source_file = None
     if disk_key is not None and cache.numba_machine_code():
         stamp = f"{disk_key} unpruned" if pruning_disabled() else disk_key     # callees differ: another stamp
         source_file = lambda text: cache.source_file(f"{text}\n# astjax entry {stamp}\n")  # noqa: E731
-    state = _Build(source_file)
-    dispatcher = _build(generated, observed, state, static, scalar)
+    state = _Build(source_file, recorder)
+    if plan is not None and scalar is None:
+        dispatcher = replay(plan, generated, state, static, compile_lowered)
+    else:
+        dispatcher = _build(generated, observed, state, static, scalar)
     if source_file is not None and not state.recursive:
         for compiled in state.dispatchers:        # Numba compiles lazily: nothing has been compiled yet
             compiled.enable_caching()
@@ -408,9 +421,11 @@ def _build(generated, observed, state, static, scalar=None):
     namespace.update(static)
     state.built[generated] = None
     kernel_namespace = dict(SUPPORT)
+    kernel_records = []
     for label, kernel, options in context.kernels:          # element functions come before their sums
         kernel_namespace[label], kernel_text = compile_lowered(kernel, kernel_namespace, filename,
                                                                state.source_file, checked=False, **options)
+        kernel_records.append((label, kernel_text, options))
         namespace[label] = kernel_namespace[label]
         state.dispatchers.append(kernel_namespace[label])
         state.texts.append(kernel_text)
@@ -429,6 +444,8 @@ def _build(generated, observed, state, static, scalar=None):
     state.recursive = state.recursive or bool(self_names)
     state.frozen.capture(node, namespace)
     dispatcher, text = compile_lowered(node, namespace, filename, state.source_file, self_names)
+    if state.recorder is not None:
+        state.recorder.record(text, kernel_records, context.bindings, self_names, bool(context.callees))
     state.built[generated] = dispatcher
     state.dispatchers.append(dispatcher)
     state.texts.insert(0, text)
