@@ -136,24 +136,52 @@ def test_a_jitted_gradient_compiles_once_and_then_dispatches(count_compiles):
 FRESH_PROCESS = """\
 import sys, numpy as np, astjax
 from astjax.demo import sum_logistic
+from astjax.jit import compiled
+lowered = []
+lower = compiled.lower_function
+compiled.lower_function = lambda context: (lowered.append(context.generated.__name__), lower(context))[1]
 x = np.linspace(-2.0, 2.0, 5)
 got = astjax.jit(astjax.grad(sum_logistic))(x)
 assert np.allclose(got, astjax.grad(sum_logistic)(x))
-print("scipy.linalg" in sys.modules, "scipy.linalg.cython_blas" in sys.modules)
+print("scipy.linalg" in sys.modules, "scipy.linalg.cython_blas" in sys.modules, len(lowered))
 import scipy.linalg
 print(scipy.linalg.cython_blas.__name__, float(scipy.linalg.solve(np.eye(2), np.ones(2))[0]))
 """
 
 
-def test_the_first_call_leaves_scipy_linalg_unimported_and_importable(tmp_path):
-    """jit/numba_import.py: Numba's BLAS check finds the extension modules alone; scipy.linalg imports
-    normally afterwards, its BLAS module the same one."""
+def test_a_warm_first_call_replays_the_build_plan_and_leaves_scipy_linalg_unimported(tmp_path):
+    """Two new processes on one cache directory. The second lowers nothing (jit/build_plan.py) and agrees;
+    neither imports scipy.linalg for Numba's BLAS check (jit/numba_import.py), which imports normally
+    afterwards."""
     import os
     import subprocess
     import sys
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, ASTJAX_CACHE_DIR=str(tmp_path), NUMBA_OPT="0",
                PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
-    done = subprocess.run([sys.executable, "-c", FRESH_PROCESS], env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split() == ["False", "False", "scipy.linalg.cython_blas", "1.0"]
+    outputs = []
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-c", FRESH_PROCESS], env=env, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        outputs.append(done.stdout.split())
+    assert outputs[0][:2] == outputs[1][:2] == ["False", "False"]
+    assert int(outputs[0][2]) >= 1 and outputs[1][2] == "0", outputs
+    assert outputs[1][3:] == ["scipy.linalg.cython_blas", "1.0"]
+    assert list((tmp_path / "plans").iterdir())
+
+
+def test_a_plan_is_keyed_by_fast_math_and_a_foreign_or_corrupt_plan_is_not_read(tmp_path, monkeypatch):
+    from astjax.jit import cache
+    from astjax.jit.build_plan import plan_key
+    monkeypatch.setenv("ASTJAX_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("ASTJAX_FAST_MATH", "1")
+    fast = plan_key("k" * 40)
+    monkeypatch.setenv("ASTJAX_FAST_MATH", "0")
+    assert plan_key("k" * 40) != fast
+    cache.store_plan(fast, {"format": 1, "text": "def f(x):\n    return x\n"})
+    assert cache.load_plan(fast)["text"].startswith("def f")
+    (tmp_path / "plans" / f"{fast}.json").write_text('{"key": "another", "plan": {}}')
+    assert cache.load_plan(fast) is None
+    (tmp_path / "plans" / f"{fast}.json").write_text("{not json")
+    assert cache.load_plan(fast) is None
