@@ -179,7 +179,7 @@ def test_a_plan_is_keyed_by_fast_math_and_a_foreign_or_corrupt_plan_is_not_read(
     fast = plan_key("k" * 40)
     monkeypatch.setenv("ASTJAX_FAST_MATH", "0")
     assert plan_key("k" * 40) != fast
-    cache.store_plan(fast, {"format": 1, "text": "def f(x):\n    return x\n"})
+    cache.store_plan(fast, {"format": 2, "text": "def f(x):\n    return x\n"})
     assert cache.load_plan(fast)["text"].startswith("def f")
     (tmp_path / "plans" / f"{fast}.json").write_text('{"key": "another", "plan": {}}')
     assert cache.load_plan(fast) is None

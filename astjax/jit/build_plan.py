@@ -24,7 +24,7 @@ from ..codegen.unparse import unparse
 
 __all__ = ["BuildRecorder", "plan_key", "replay"]
 
-FORMAT = 1
+FORMAT = 2
 
 
 def plan_key(disk_key):
@@ -41,7 +41,9 @@ class BuildRecorder:
         self.functions = []           # one dict per lowered generated function
         self.replayable = True
 
-    def record(self, text, kernels, bindings, self_names, has_callees):
+    def record(self, text, kernels, bindings, self_names, has_callees, dispatcher):
+        """One lowered function: its text, its loops' (label, text, options, dispatcher), what its names
+        were bound to, and its own dispatcher (their line maps go into the plan too)."""
         if has_callees:
             self.replayable = False
         refs = {}
@@ -59,7 +61,8 @@ class BuildRecorder:
             self.replayable = False
             return
         self.functions.append({"text": text, "self_names": list(self_names), "bindings": refs,
-                               "kernels": [[label, t, o] for (label, t, _), o in zip(kernels, options)]})
+                               "lines": _line_map(dispatcher),
+                               "kernels": [[k[0], k[1], o, _line_map(k[3])] for k, o in zip(kernels, options)]})
 
     def plan(self):
         if not self.replayable or len(self.functions) != 1:
@@ -80,10 +83,11 @@ def replay(plan, generated, state, static, compile_lowered):
     namespace.update({label: _resolve(ref) for label, ref in plan["bindings"].items()})
     namespace.update(static)
     kernel_namespace = dict(SUPPORT)
-    for label, text, options in plan["kernels"]:
+    for label, text, options, lines in plan["kernels"]:
         options = {k: set(v) if isinstance(v, list) else v for k, v in options.items()}
         kernel_namespace[label], kernel_text = compile_lowered(_parse(text), kernel_namespace, filename,
                                                                state.source_file, checked=False, **options)
+        _restore_line_map(kernel_namespace[label], filename, lines)
         namespace[label] = kernel_namespace[label]
         state.dispatchers.append(kernel_namespace[label])
         state.texts.append(kernel_text)
@@ -93,10 +97,23 @@ def replay(plan, generated, state, static, compile_lowered):
     state.built[generated] = None
     state.frozen.capture(node, namespace)
     dispatcher, text = compile_lowered(node, namespace, filename, state.source_file, self_names)
+    _restore_line_map(dispatcher, filename, plan["lines"])
     state.built[generated] = dispatcher
     state.dispatchers.append(dispatcher)
     state.texts.insert(0, text)
     return dispatcher
+
+
+def _line_map(dispatcher):
+    """{lowered line: generated line} that compiling the lowered node registered (errors.py reads it to
+    name the user's line of an error in lowered code); a text parsed back has only its own lines."""
+    from ..errors import _LINE_MAPS
+    return {str(k): v for k, v in _LINE_MAPS.get(dispatcher.py_func.__code__.co_filename, {}).items()}
+
+
+def _restore_line_map(dispatcher, origin, lines):
+    from ..errors import register_generated
+    register_generated(dispatcher.py_func.__code__.co_filename, origin, {int(k): v for k, v in lines.items()})
 
 
 def _parse(text):

@@ -425,7 +425,7 @@ def _build(generated, observed, state, static, scalar=None):
     for label, kernel, options in context.kernels:          # element functions come before their sums
         kernel_namespace[label], kernel_text = compile_lowered(kernel, kernel_namespace, filename,
                                                                state.source_file, checked=False, **options)
-        kernel_records.append((label, kernel_text, options))
+        kernel_records.append((label, kernel_text, options, kernel_namespace[label]))
         namespace[label] = kernel_namespace[label]
         state.dispatchers.append(kernel_namespace[label])
         state.texts.append(kernel_text)
@@ -445,7 +445,7 @@ def _build(generated, observed, state, static, scalar=None):
     state.frozen.capture(node, namespace)
     dispatcher, text = compile_lowered(node, namespace, filename, state.source_file, self_names)
     if state.recorder is not None:
-        state.recorder.record(text, kernel_records, context.bindings, self_names, bool(context.callees))
+        state.recorder.record(text, kernel_records, context.bindings, self_names, bool(context.callees), dispatcher)
     state.built[generated] = dispatcher
     state.dispatchers.append(dispatcher)
     state.texts.insert(0, text)
