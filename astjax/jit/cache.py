@@ -6,7 +6,9 @@ the same global values, the same signature and the same astjax, Numba and
 Python versions reads those observed types from disk instead, lowers the same
 source again (deterministic, milliseconds) and lets Numba load the machine code
 it cached beside the lowered source file (`njit(cache=True)` needs a real
-file). Nothing is trusted blindly: a file that does not parse, or was written
+file). Where the build was one function whose bound names are importable,
+the lowered texts themselves are kept too (a build plan, jit/build_plan.py),
+and the later process compiles them without lowering again. Nothing is trusted blindly: a file that does not parse, or was written
 for another key, is ignored and rebuilt; files are written to a temporary name
 and renamed, so two processes writing at once leave one whole file.
 
