@@ -20,6 +20,7 @@ from ..arguments import check_callable, name_of
 from ..errors import api_boundary
 from ..backends.numba_cpu import JitError
 from .compiled import CompiledFunction
+from .fast_dispatch import MISS
 
 __all__ = ["jit", "Jitted", "compiled_version", "StaticArgumentError"]
 
@@ -127,7 +128,9 @@ class Jitted:
         primal = self._primal
         if primal is not None and not kwargs and primal[0].current():     # the dispatch path
             try:
-                out = primal[1](*args)
+                out = primal[1].fast(args)       # a compiled signature's guard holds (jit/fast_dispatch.py)
+                if out is MISS:
+                    out = primal[1](*args)
             except Exception:          # noqa: BLE001 -- run again below, where errors name the user's line
                 return self._call(*args, **kwargs)
             return out if type(out) is Array else _as_array(out, self.fun)

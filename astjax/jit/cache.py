@@ -6,7 +6,9 @@ the same global values, the same signature and the same astjax, Numba and
 Python versions reads those observed types from disk instead, lowers the same
 source again (deterministic, milliseconds) and lets Numba load the machine code
 it cached beside the lowered source file (`njit(cache=True)` needs a real
-file). Nothing is trusted blindly: a file that does not parse, or was written
+file). Where the build was one function whose bound names are importable,
+the lowered texts themselves are kept too (a build plan, jit/build_plan.py),
+and the later process compiles them without lowering again. Nothing is trusted blindly: a file that does not parse, or was written
 for another key, is ignored and rebuilt; files are written to a temporary name
 and renamed, so two processes writing at once leave one whole file.
 
@@ -26,7 +28,7 @@ import types as pytypes
 
 import numpy as np
 
-__all__ = ["enabled", "directory", "entry_key", "load", "store", "source_file"]
+__all__ = ["enabled", "directory", "entry_key", "load", "store", "load_plan", "store_plan", "source_file"]
 
 FORMAT = 1
 
@@ -169,6 +171,21 @@ def store(key, types, out_spec):
               "types": {fn: {var: [_encode(t) for t in kinds] for var, kinds in table.items()}
                         for fn, table in types.items()}}
     _write(os.path.join(directory(), "entries", key + ".json"), json.dumps(record))
+
+
+def load_plan(key):
+    """The build plan stored for `key` (jit/build_plan.py), or None."""
+    try:
+        with open(os.path.join(directory(), "plans", key + ".json")) as handle:
+            record = json.load(handle)
+        return record["plan"] if record.get("key") == key and isinstance(record.get("plan"), dict) else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def store_plan(key, plan):
+    """Write the build plan for `key` (atomically; errors writing the cache are ignored)."""
+    _write(os.path.join(directory(), "plans", key + ".json"), json.dumps({"key": key, "plan": plan}))
 
 
 def source_file(text):

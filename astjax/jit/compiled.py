@@ -19,7 +19,10 @@ from .lower import LoweringContext, lower_function
 from .lower.known_ranks import GUARDED, RankGuardError, pruning_disabled, unpruned
 from . import cache
 from .frozen_globals import FrozenArrays
+from .build_plan import BuildRecorder, plan_key, replay
 from .boundary_trees import entry_source, layout_of, needs_boundary, tree_signature
+from .fast_dispatch import MAX_ENTRIES, MISS, always_miss, dispatch_function, guard_pattern
+from .numba_import import load_numba
 from .observe import Observed, abstract, observe
 from .python_number_error import PythonNumberError
 
@@ -36,6 +39,7 @@ class PerSignature:
         self.parameters = list(inspect.signature(generated).parameters)
         self.static = frozenset(static)          # parameter names whose values are compiled in
         self.entries = {}                        # signature -> its compiled entry
+        self.fast = always_miss                  # args tuple -> result, or MISS (jit/fast_dispatch.py)
 
     def lowered(self, *args, **kwargs):
         """The lowered source for these arguments (compiling them if needed)."""
@@ -56,7 +60,9 @@ class CompiledFunction(PerSignature):
 
     def __init__(self, generated, static=()):
         super().__init__(generated, static)
-        self.by_quick_key = {}                   # quick_key of the arguments -> _Entry (the dispatch path)
+        self.by_quick_key = {}                   # quick_key of the arguments -> _Entry (containers' path)
+        self.guarded = []                        # (guard pattern, _Entry) that self.fast tests, newest first
+        self.static_flags = [name in self.static for name in self.parameters]
 
     def __call__(self, *args, **kwargs):
         try:
@@ -82,6 +88,10 @@ class CompiledFunction(PerSignature):
                 raise exc.at(_location(self.generated)) from None
 
     def _call(self, *args, **kwargs):
+        if not kwargs:
+            out = self.fast(args)
+            if out is not MISS:
+                return out
         if not kwargs and not self.static:
             try:
                 entry = self.by_quick_key.get(tuple(map(quick_key, args)))
@@ -104,19 +114,33 @@ class CompiledFunction(PerSignature):
     def _forget(self, entry):
         self.entries = {k: e for k, e in self.entries.items() if e is not entry}
         self.by_quick_key = {k: e for k, e in self.by_quick_key.items() if e is not entry}
+        if any(e is entry for _, e in self.guarded):
+            self.guarded = [(p, e) for p, e in self.guarded if e is not entry]
+            self._write_fast()
 
     def _remember_quick_key(self, args, entry):
+        if len(args) == len(self.parameters) and entry.arg_layouts is None:
+            pattern = guard_pattern(args, self.static_flags)
+            if pattern is not None and all(p != pattern for p, _ in self.guarded):
+                self.guarded = [(pattern, entry)] + self.guarded[:MAX_ENTRIES - 1]
+                self._write_fast()
         if not self.static and len(args) == len(self.parameters):
             try:
                 self.by_quick_key[tuple(map(quick_key, args))] = entry
             except TypeError:
                 pass
 
+    def _write_fast(self):
+        """Generate self.fast again from self.guarded."""
+        self.fast = dispatch_function(len(self.parameters), self.guarded, python_number_refusal) \
+            if self.guarded else always_miss
+
     def _key(self, args):
         return tuple(_static_key(a) if name in self.static else _signature(a)
                      for name, a in zip(self.parameters, args)) + (len(args),)
 
     def _first_call(self, key, args):
+        load_numba()                              # before anything imports Numba (jit/numba_import.py)
         quiet = _quiet_numba()
         del GUARDED[:]
         try:
@@ -140,7 +164,8 @@ class CompiledFunction(PerSignature):
             types, out_spec = record
             observed = Observed.by_name(cache.reachable_generated(self.generated), types)
             try:
-                dispatcher, text, frozen = build(self.generated, observed, static, disk_key)
+                plan = cache.load_plan(plan_key(disk_key))
+                dispatcher, text, frozen = build(self.generated, observed, static, disk_key, plan=plan)
                 entry = _Entry(dispatcher, text, out_spec, dynamic, frozen)
                 got = entry.run(args)
             except Exception:       # noqa: BLE001 -- a stale or foreign record: build it again below
@@ -159,8 +184,9 @@ class CompiledFunction(PerSignature):
         trees = trees_in or needs_boundary(expected)
         if trees and scalar is None:      # leaves in and out through an entry function (jit/boundary_trees.py)
             boundary = _Boundary([a for a, keep in zip(args, dynamic) if keep], expected, self.generated)
+        recorder = BuildRecorder() if disk_key is not None and scalar is None else None
         dispatcher, text, frozen = build(self.generated, observed, static, disk_key,
-                                       scalar.rewrite if scalar is not None else None)
+                                       scalar.rewrite if scalar is not None else None, recorder=recorder)
         entry = _Entry(dispatcher, text, abstract(expected), dynamic, frozen)
         if scalar is not None:
             trees = False
@@ -173,7 +199,7 @@ class CompiledFunction(PerSignature):
             except (ImportError, EOFError, AttributeError) as exc:       # Numba's cache files could not be read
                 if disk_key is None or _is_numba_error(exc):
                     raise
-                disk_key = None
+                disk_key = recorder = None
                 dispatcher, text, frozen = build(self.generated, observed, static, None)
                 entry = _Entry(dispatcher, text, abstract(expected), dynamic, frozen)
                 if trees:
@@ -195,6 +221,9 @@ class CompiledFunction(PerSignature):
         if disk_key is not None and observed.complete and not trees:     # a record holds no result structure
             cache.store(disk_key, {fn.__name__: observed.for_code(fn.__code__)
                                    for fn in cache.reachable_generated(self.generated)}, entry.out_spec)
+            plan = recorder.plan() if recorder is not None else None
+            if plan is not None:           # what the lowering made, for the next process (jit/build_plan.py)
+                cache.store_plan(plan_key(disk_key), plan)
         return got
 
 
@@ -320,8 +349,9 @@ class _Build:
     built, so a call back into it is recursion), the lowered texts, every dispatcher, and whether any
     function calls itself, directly or around a cycle."""
 
-    def __init__(self, source_file):
+    def __init__(self, source_file, recorder=None):
         self.source_file = source_file
+        self.recorder = recorder             # a BuildRecorder (jit/build_plan.py), or None
         self.built = {}
         self.texts = []
         self.dispatchers = []
@@ -329,7 +359,7 @@ class _Build:
         self.frozen = FrozenArrays()
 
 
-def build(generated, observed, static, disk_key=None, scalar=None):
+def build(generated, observed, static, disk_key=None, scalar=None, plan=None, recorder=None):
     """Lower and compile `generated` and the generated functions it calls; return (dispatcher, all text,
     the FrozenArrays its code compiled in).
 
@@ -338,13 +368,19 @@ def build(generated, observed, static, disk_key=None, scalar=None):
     value changed: the key does), and Numba's machine-code cache is switched on once the whole build
     is known to be free of recursion: Numba compiles a recursive call to a symbol that a later process
     loading the cache does not resolve, and the loaded code would jump to address 0.
+
+    With a `plan` (jit/build_plan.py) the lowered texts are compiled as they are, without lowering;
+    a `recorder` collects what a plan of this build needs.
     """
     source_file = None
     if disk_key is not None and cache.numba_machine_code():
         stamp = f"{disk_key} unpruned" if pruning_disabled() else disk_key     # callees differ: another stamp
         source_file = lambda text: cache.source_file(f"{text}\n# astjax entry {stamp}\n")  # noqa: E731
-    state = _Build(source_file)
-    dispatcher = _build(generated, observed, state, static, scalar)
+    state = _Build(source_file, recorder)
+    if plan is not None and scalar is None:
+        dispatcher = replay(plan, generated, state, static, compile_lowered)
+    else:
+        dispatcher = _build(generated, observed, state, static, scalar)
     if source_file is not None and not state.recursive:
         for compiled in state.dispatchers:        # Numba compiles lazily: nothing has been compiled yet
             compiled.enable_caching()
@@ -385,9 +421,11 @@ def _build(generated, observed, state, static, scalar=None):
     namespace.update(static)
     state.built[generated] = None
     kernel_namespace = dict(SUPPORT)
+    kernel_records = []
     for label, kernel, options in context.kernels:          # element functions come before their sums
         kernel_namespace[label], kernel_text = compile_lowered(kernel, kernel_namespace, filename,
                                                                state.source_file, checked=False, **options)
+        kernel_records.append((label, kernel_text, options, kernel_namespace[label]))
         namespace[label] = kernel_namespace[label]
         state.dispatchers.append(kernel_namespace[label])
         state.texts.append(kernel_text)
@@ -406,6 +444,8 @@ def _build(generated, observed, state, static, scalar=None):
     state.recursive = state.recursive or bool(self_names)
     state.frozen.capture(node, namespace)
     dispatcher, text = compile_lowered(node, namespace, filename, state.source_file, self_names)
+    if state.recorder is not None:
+        state.recorder.record(text, kernel_records, context.bindings, self_names, bool(context.callees), dispatcher)
     state.built[generated] = dispatcher
     state.dispatchers.append(dispatcher)
     state.texts.insert(0, text)
