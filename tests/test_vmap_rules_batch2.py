@@ -61,7 +61,7 @@ ROWS = [
     ("logsumexp", lambda x: jss.logsumexp(x), [_x(B, 3, 4)], 0),
     ("logsumexp", lambda x: jss.logsumexp(x, axis=-1, keepdims=True), [_x(3, B, 4)], 1),
     ("logsumexp", lambda x, b: jss.logsumexp(x, axis=0, b=b), [_x(B, 4, 2), np.abs(_x(B, 2))], 0),
-    ("logsumexp", lambda x: jss.logsumexp(x, b=W), [_x(B, 4)], 0),
+    ("logsumexp", lambda x, b: jss.logsumexp(x, b=b), [_x(B, 4), W], (0, None)),
     ("log_softmax", lambda x: jss.log_softmax(x, axis=0), [_x(B, 3, 4)], 0),
     ("log_softmax", lambda x: jss.log_softmax(x), [_x(B, 3, 4)], 0),
     ("softmax", lambda x: jss.softmax(x), [_x(B, 3, 4)], 0),

@@ -88,7 +88,13 @@ def batch_kron_shapes(shape_a, a_batched, shape_b, b_batched):
 def batch_weights_shape(weights_shape, shape):
     """The shape average's unbatched weights take beside a batched array of `shape`: the batched shape when
     they are shaped like one example, else their own (1-D weights along an axis)."""
-    return tuple(shape) if len(weights_shape) == len(shape) - 1 else tuple(weights_shape)
+    if len(weights_shape) == len(shape) - 1:
+        return tuple(shape)
+    if len(weights_shape) == 1:
+        return tuple(weights_shape)
+    from ..errors import RuntimeRefusal
+    raise RuntimeRefusal(f"average: weights of shape {tuple(weights_shape)} fit neither one example of shape "
+                         f"{tuple(shape)[1:]} nor one axis of it")
 
 
 for _fn in (batch_weights_shape, batch_pad_width, batch_padding_config, batch_dimensions, batch_dot_general, batch_kron_shapes):
@@ -211,6 +217,10 @@ def _qr_result(batching, bound):
     r = _rank_of(batching, bound, "a")
     if _is_const(bound.get("mode", _const("reduced")), "r"):
         return ARRAY, r
+    if _is_const(bound.get("mode", _const("reduced")), "raw"):
+        return (_leaf(r), _leaf(_minus(r, 1))), None        # (h, tau)
+    if not isinstance(bound.get("mode", _const("reduced")), gast.Constant):
+        return None, None
     return (_leaf(r), _leaf(r)), None
 
 
@@ -340,9 +350,10 @@ def _logsumexp_weights(bt, app):
     """logsumexp's `b` broadcasts against `a`: unbatched it broadcasts against the batch as it is; batched, it
     gets unit axes after the batch axis up to a's rank (known ranks only)."""
     b = app.bound.get("b", _const(None))
-    if not bt.is_batched(b):
-        return {}
     ra, rb = bt.rank(app.bound["a"]), bt.rank(b)
+    if not bt.is_batched(b):
+        # an unbatched b of higher per-example rank than a would broadcast against the batch axis
+        return {} if isinstance(b, gast.Constant) or (ra is not None and rb is not None and rb <= ra) else None
     if not isinstance(b, gast.Name) or not bt.is_batched(app.bound["a"]) or ra is None or rb is None or rb > ra:
         return None
     if rb == ra:
@@ -684,7 +695,7 @@ def _kron_result(batching, bound):
 
 def _diag_rule(bt, target, app):
     """diag of a matrix is its diagonal; of a vector (literal k), the vector on a diagonal: `where(eye, v, 0)`
-    (a product with eye would turn an inf into nan), padded for k != 0. diagflat flattens each example first."""
+    (a product with eye would turn an inf into nan; zeros shaped like v's column keep its dtype), padded for k != 0. diagflat flattens each example first."""
     b = app.bound
     v = b["v"]
     k = _static_int(b.get("k", _const(0)))
@@ -702,12 +713,14 @@ def _diag_rule(bt, target, app):
     out.append(bt.assign(column, _call("jnp.expand_dims", copy.deepcopy(v), _const(-1))))
     eye = bt.fresh("_eye")
     n = gast.Subscript(value=_call("jnp.shape", copy.deepcopy(v)), slice=_const(1), ctx=gast.Load())
-    out.append(bt.assign(eye, _call("jnp.eye", n, dtype=_name("bool"))))
+    out.append(bt.assign(eye, gast.Compare(left=_call("jnp.eye", n), ops=[gast.NotEq()], comparators=[_const(0.0)])))
+    zeros = bt.fresh("_zeros")
+    out.append(bt.assign(zeros, _call("jnp.zeros_like", _name(column))))
     if k == 0:
-        out.append(bt.assign(target, _call("jnp.where", _name(eye), _name(column), _const(False))))
+        out.append(bt.assign(target, _call("jnp.where", _name(eye), _name(column), _name(zeros))))
         return out
     square = bt.fresh("_square")
-    out.append(bt.assign(square, _call("jnp.where", _name(eye), _name(column), _const(False))))
+    out.append(bt.assign(square, _call("jnp.where", _name(eye), _name(column), _name(zeros))))
     widths = ((0, 0), (0, k), (k, 0)) if k > 0 else ((0, 0), (-k, 0), (0, -k))
     out.append(bt.assign(target, _call("jnp.pad", _name(square), _tuple(*[_tuple(_const(p), _const(q))
                                                                           for p, q in widths]))))
