@@ -505,6 +505,24 @@ def _repeat_result(batching, bound):
     return ARRAY, _rank_of(batching, bound, "a")
 
 
+def _flattened_or_kept(operand):
+    """The result rank of sort/partition: the flattened array's for axis=None, else the operand's."""
+    def result(batching, bound):
+        if _is_const(bound.get("axis", _const(None)), None):
+            return ARRAY, 1
+        return ARRAY, _rank_of(batching, bound, operand)
+    return result
+
+
+def _minus_result(operand, k):
+    return lambda batching, bound: (ARRAY, _minus(_rank_of(batching, bound, operand), k))
+
+
+def _index_in_dim_result(batching, bound):
+    r = _rank_of(batching, bound, "operand")
+    return ARRAY, r if _is_const(bound.get("keepdims", _const(True)), True) else _minus(r, 1)
+
+
 AXIS_SHIFTS = {
     "roll": AxisShift("a", none="flatten_back"),
     "rot90": AxisShift("m", axes=("axes",)),
@@ -532,6 +550,19 @@ AXIS_SHIFTS = {
     "lax_squeeze": AxisShift("array", axes=("dimensions",), result=_squeeze_result),
     "lax_expand_dims": AxisShift("array", axes=("dimensions",), result=_expand_result),
     "lax_dynamic_slice_in_dim": AxisShift("operand"),
+    "lax_slice_in_dim": AxisShift("operand"),
+    "lax_index_in_dim": AxisShift("operand", result=_index_in_dim_result),
+    "lax_dynamic_index_in_dim": AxisShift("operand", result=_index_in_dim_result),
+    "sort": AxisShift("a", none="flatten", result=_flattened_or_kept("a")),
+    "argsort": AxisShift("a", none="flatten", result=_flattened_or_kept("a")),
+    "partition": AxisShift("a", none="flatten", result=_flattened_or_kept("a")),
+    "trace": AxisShift("a", axes=("axis1", "axis2"), result=_minus_result("a", 2), defaults_only=("out",)),
+    "take": AxisShift("a", none="flatten", result=_unknown_array, defaults_only=("out",)),
+    "rollaxis": AxisShift("a", axes=("axis", "start")),
+    "vector_norm": AxisShift("x", none="all", result=_reduced("x")),
+    "fftshift": AxisShift("x", axes=("axes",), none="all"),
+    "ifftshift": AxisShift("x", axes=("axes",), none="all"),
+    "unwrap": AxisShift("p"),
 }
 
 
@@ -837,6 +868,189 @@ def _lax_select_rule(bt, target, app):
     return elementwise_rule(bt, target, app)
 
 
+def _matrices_rule(bt, target, app):
+    """A function of the last two axes that maps over leading ones (tril, triu, matrix_transpose, svdvals):
+    the same call, for per-example matrices (known rank >= 2; a vector would read the batch as rows)."""
+    first = app.primitive.operands[0]
+    if not _only_batched(bt, app, first) or (bt.rank(app.bound[first]) or 0) < 2:
+        return None
+    return [bt.assign(target, _rebuilt(bt, app, {}))]
+
+
+def _permute_dims_rule(bt, target, app):
+    b = app.bound
+    if not _only_batched(bt, app, "a"):
+        return None
+    perm = _call(bt.helper(batch_permutation), copy.deepcopy(b.get("axes", _const(None))),
+                 _call("jnp.ndim", copy.deepcopy(b["a"])))
+    return [bt.assign(target, _rebuilt(bt, app, {"axes": perm}))]
+
+
+def _tile_rule(bt, target, app):
+    """tile(A, reps): A gets unit axes after the batch axis up to len(reps) (where NumPy would put them in
+    front, ahead of the batch), and reps a 1 for the batch axis."""
+    b = app.bound
+    if not _only_batched(bt, app, "A") or not isinstance(b["A"], gast.Name):
+        return None
+    out = []
+    reps = bt.fresh("_reps")
+    out.append(bt.assign(reps, _call(bt.helper(batch_prepend), _const(1), copy.deepcopy(b["reps"]))))
+    lifted = bt.fresh(f"{b['A'].id}_")
+    out.append(bt.assign(lifted, _call("jnp.reshape", copy.deepcopy(b["A"]), _call(
+        bt.helper(batch_shape), _call("jnp.shape", copy.deepcopy(b["A"])),
+        gast.BinOp(left=_call("len", _name(reps)), op=gast.Sub(), right=_const(1))))))
+    out.append(bt.assign(target, _rebuilt(bt, app, {"A": _name(lifted), "reps": _name(reps)})))
+    return out
+
+
+def _tile_result(batching, bound):
+    r, reps = _rank_of(batching, bound, "A"), bound.get("reps")
+    n = len(reps.elts) if isinstance(reps, gast.Tuple) else (1 if _static_int(reps) is not None else None)
+    return ARRAY, (max(r, n) if r is not None and n is not None else None)
+
+
+def _lifted_to(bt, out, node, to_rank):
+    """A batched `node` with unit axes after the batch axis up to per-example rank `to_rank` (known ranks)."""
+    rank = bt.rank(node)
+    if rank >= to_rank:
+        return node
+    fresh = bt.fresh(f"{node.id}_")
+    out.append(bt.assign(fresh, _call("jnp.expand_dims", copy.deepcopy(node), _tuple(
+        *[_const(i) for i in range(1, to_rank - rank + 1)]))))
+    return _name(fresh)
+
+
+def _stacks_rule(core1, core2, axis_param=None):
+    """Functions of stacks broadcast over leading axes (matvec, vecmat, vecdot, solve with a matrix b): an
+    unbatched operand broadcasts against the batch as it is; of two batched ones, the one with fewer leading
+    axes gets unit axes after the batch axis. core1/core2: each operand's own trailing rank (known ranks)."""
+    def rule(bt, target, app):
+        b = app.bound
+        names = app.primitive.operands[:2]
+        x1, x2 = b[names[0]], b[names[1]]
+        if any(not isinstance(n, gast.Name) or bt.kind(n) != ARRAY for n in (x1, x2)):
+            return None
+        if any(bt.is_batched(n) for k, n in b.items() if k not in names):
+            return None
+        if axis_param is not None and not ((_static_int(b.get(axis_param)) or 0) < 0):
+            return None             # a non-negative axis counts the batch axis differently
+        r1, r2 = bt.rank(x1), bt.rank(x2)
+        if r1 is None or r2 is None or r1 < core1 or r2 < core2:
+            return None
+        out, replace = [], {}
+        if bt.is_batched(x1) and bt.is_batched(x2):
+            lead = max(r1 - core1, r2 - core2)
+            replace[names[0]] = _lifted_to(bt, out, x1, lead + core1)
+            replace[names[1]] = _lifted_to(bt, out, x2, lead + core2)
+        elif bt.is_batched(x1) and r2 - core2 > r1 - core1 or bt.is_batched(x2) and r1 - core1 > r2 - core2:
+            return None             # the unbatched operand has more leading axes: they would meet the batch axis
+        out.append(bt.assign(target, _rebuilt(bt, app, replace)))
+        return out
+    return rule
+
+
+def _solve_rule(bt, target, app):
+    """solve(a, b) of known ranks: b a vector per example (rank 1) is made a column and squeezed back
+    (NumPy reads a 2-D b as a matrix); otherwise the stacks broadcast as matmul's do."""
+    b = app.bound
+    a, rhs = b["a"], b["b"]
+    if any(not isinstance(n, gast.Name) or bt.kind(n) != ARRAY for n in (a, rhs)):
+        return None
+    ra, rb = bt.rank(a), bt.rank(rhs)
+    if ra is None or rb is None or ra < 2 or rb < 1:
+        return None
+    if rb == 1 and ra == 2:
+        out = []
+        column = bt.fresh(f"{rhs.id}_column")
+        out.append(bt.assign(column, _call("jnp.expand_dims", copy.deepcopy(rhs), _const(-1))))
+        if not bt.is_batched(rhs):
+            rhs_batched = bt.fresh(f"{rhs.id}_")
+            out.append(bt.assign(rhs_batched, _call("jnp.broadcast_to", _name(column), gast.BinOp(
+                left=_tuple(bt.B), op=gast.Add(), right=_call("jnp.shape", _name(column))))))
+            column = rhs_batched
+        solved = bt.fresh("_solved")
+        out.append(bt.assign(solved, _rebuilt(bt, app, {"b": _name(column)})))
+        out.append(bt.assign(target, _call("jnp.squeeze", _name(solved), _const(-1))))
+        return out
+    if rb == 1:
+        return None
+    return _stacks_rule(2, 2)(bt, target, app)
+
+
+def _solve_result(batching, bound):
+    ra, rb = _rank_of(batching, bound, "a"), _rank_of(batching, bound, "b")
+    return ARRAY, (rb if ra == 2 and rb == 1 else None)
+
+
+def _take_along_axis_rule(bt, target, app):
+    """take_along_axis with a literal axis: an unbatched arr or indices gets a unit batch axis (its
+    broadcasting picks the same elements for every example); the axis shifts."""
+    b = app.bound
+    arr, idx = b["arr"], b["indices"]
+    axis = _shifted(b.get("axis", _const(None)))
+    if axis is None or bt.is_batched(b.get("axis")) or any(
+            not isinstance(n, gast.Name) or (bt.is_batched(n) and bt.kind(n) != ARRAY) for n in (arr, idx)):
+        return None
+    out, replace = [], {"axis": axis}
+    for key, node in (("arr", arr), ("indices", idx)):
+        if not bt.is_batched(node):
+            fresh = bt.fresh(f"{node.id}_")
+            out.append(bt.assign(fresh, _call("jnp.expand_dims", copy.deepcopy(node), _const(0))))
+            replace[key] = _name(fresh)
+    out.append(bt.assign(target, _rebuilt(bt, app, replace)))
+    return out
+
+
+def _lax_dynamic_update_slice_in_dim_rule(bt, target, app):
+    b = app.bound
+    operand, update = b["operand"], b["update"]
+    axis = _shifted(b.get("axis"))
+    if axis is None or bt.is_batched(b["start_index"]) or bt.is_batched(b["axis"]) or any(
+            not isinstance(n, (gast.Name, gast.Constant)) for n in (operand, update)):
+        return None
+    if any(isinstance(n, gast.Name) and bt.kind(n) != ARRAY for n in (operand, update)):
+        return None
+    out = []
+    operand, update = bt.batched(operand, out), bt.batched(update, out)
+    out.append(bt.assign(target, _rebuilt(bt, app, {"operand": operand, "update": update, "axis": axis})))
+    return out
+
+
+def _array_only_rule(bt, target, app):
+    """stop_gradient of an array: the same call (of a container: example by example)."""
+    first = app.primitive.operands[0]
+    if not _only_batched(bt, app, first):
+        return None
+    return [bt.assign(target, _rebuilt(bt, app, {}))]
+
+
+def _first_batched_rule(*unbatched_shape_free):
+    """interp(x, xp, fp) and polyval(p, x) with only x batched: elementwise in x, the same call. polyval's
+    unbatched p must be 1-D (a 2-D p's rows would broadcast against the batch), checked by rank."""
+    def rule(bt, target, app):
+        b = app.bound
+        if not _only_batched(bt, app, "x"):
+            return None
+        for name in unbatched_shape_free:
+            if name in b and not isinstance(b[name], gast.Constant) and bt.rank(b[name]) != 1:
+                return None
+        return [bt.assign(target, _rebuilt(bt, app, {}))]
+    return rule
+
+
+def _tuple_elementwise_result(batching, bound):
+    ranks = [batching.rank(n) for n in bound.values() if not _is_const(n, None)]
+    rank = max(ranks) if ranks and None not in ranks else None
+    return (_leaf(rank), _leaf(rank)), None
+
+
+def _logspace_rule(bt, target, app):
+    """logspace as linspace, for a literal base (an array base would broadcast against the batch)."""
+    if not isinstance(app.bound.get("base", _const(10.0)), gast.Constant):
+        return None
+    return _linspace_rule(bt, target, app)
+
+
 STRUCTURAL = {
     "lax_slice": (_lax_slice_rule, _keep("operand")),
     "lax_transpose": (_lax_transpose_rule, _keep("operand")),
@@ -857,6 +1071,18 @@ STRUCTURAL = {
     "lax_select": (_lax_select_rule, _elementwise_result), "lax_clamp": (elementwise_rule, _elementwise_result),
     "lax_div": (elementwise_rule, _elementwise_result), "lax_rem": (elementwise_rule, _elementwise_result),
     "fliplr": (_flip_rule(1), _keep("m")), "flipud": (_flip_rule(0), _keep("m")),
+    "tril": (_matrices_rule, _keep("m")), "triu": (_matrices_rule, _keep("m")),
+    "matrix_transpose": (_matrices_rule, _keep("x")), "svdvals": (_matrices_rule, _minus_result("x", 1)),
+    "permute_dims": (_permute_dims_rule, _keep("a")), "tile": (_tile_rule, _tile_result),
+    "matvec": (_stacks_rule(2, 1), _unknown_array), "vecmat": (_stacks_rule(1, 2), _unknown_array),
+    "vecdot": (_stacks_rule(1, 1, axis_param="axis"), _unknown_array),
+    "solve": (_solve_rule, _solve_result), "take_along_axis": (_take_along_axis_rule, _keep("arr")),
+    "lax_dynamic_update_slice_in_dim": (_lax_dynamic_update_slice_in_dim_rule, _keep("operand")),
+    "lax_stop_gradient": (_array_only_rule, _keep("x")),
+    "interp": (_first_batched_rule(), _keep("x")), "polyval": (_first_batched_rule("p"), _keep("x")),
+    "modf": (elementwise_rule, _tuple_elementwise_result), "frexp": (elementwise_rule, _tuple_elementwise_result),
+    "divmod": (elementwise_rule, _tuple_elementwise_result),
+    "geomspace": (_linspace_rule, _linspace_result), "logspace": (_logspace_rule, _linspace_result),
 }
 
 
