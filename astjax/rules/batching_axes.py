@@ -341,6 +341,10 @@ def _reduced(operand, axis="axis", extra_rank=0):
 
 def _logsumexp_result(batching, bound):
     kind, rank = _reduced("a")(batching, bound)
+    b = bound.get("b", _const(None))
+    if not isinstance(b, gast.Constant) and (batching.rank(b) is None or rank is None or batching.rank(b) > (
+            _rank_of(batching, bound, "a") or 0)):
+        rank = None         # a b of higher rank than a broadcasts a up: the result has b's axes
     if _is_const(bound.get("return_sign", _const(False)), True):
         return (_leaf(rank), _leaf(rank)), None
     return kind, rank
@@ -660,7 +664,7 @@ def _lax_dynamic_update_slice_rule(bt, target, app):
     operand, update, starts = b["operand"], b["update"], b["start_indices"]
     if bt.is_batched(starts) or any(not isinstance(n, (gast.Name, gast.Constant)) for n in (operand, update)):
         return None
-    if any(isinstance(n, gast.Name) and bt.kind(n) != ARRAY for n in (operand, update)):
+    if any(isinstance(n, gast.Name) and bt.is_batched(n) and bt.kind(n) != ARRAY for n in (operand, update)):
         return None
     out = []
     operand, update = bt.batched(operand, out), bt.batched(update, out)
@@ -677,7 +681,7 @@ def _lax_dot_general_rule(bt, target, app):
     lhs, rhs, dn = b["lhs"], b["rhs"], b["dimension_numbers"]
     if bt.is_batched(dn) or any(bt.is_batched(b[k]) for k in b if k not in ("lhs", "rhs")):
         return None
-    if any(isinstance(n, gast.Name) and bt.kind(n) != ARRAY for n in (lhs, rhs)):
+    if any(not isinstance(n, gast.Name) or (bt.is_batched(n) and bt.kind(n) != ARRAY) for n in (lhs, rhs)):
         return None
     lb, rb = bt.is_batched(lhs), bt.is_batched(rhs)
     out = []
@@ -695,11 +699,24 @@ def _lax_dot_general_rule(bt, target, app):
     return out
 
 
+def _dot_general_result(batching, bound):
+    """rank(lhs) + rank(rhs) - 2 * contracted - batch dimensions, for literal dimension numbers."""
+    ranks = [_rank_of(batching, bound, k) for k in ("lhs", "rhs")]
+    dn = bound.get("dimension_numbers")
+    try:
+        (lc, _), (lb, _) = [[e.elts for e in pair.elts] for pair in dn.elts]
+    except (AttributeError, ValueError, TypeError):
+        return ARRAY, None
+    if None in ranks:
+        return ARRAY, None
+    return ARRAY, ranks[0] + ranks[1] - 2 * len(lc) - len(lb)
+
+
 def _kron_rule(bt, target, app):
     """kron(a, b) as one product of reshaped operands, (B, a1, 1, a2, 1) * (B, 1, b1, 1, b2), reshaped."""
     b = app.bound
     x, y = b["a"], b["b"]
-    if any(not isinstance(n, gast.Name) or bt.kind(n) != ARRAY for n in (x, y)):
+    if any(not isinstance(n, gast.Name) or (bt.is_batched(n) and bt.kind(n) != ARRAY) for n in (x, y)):
         return None
     out = []
     shapes = bt.fresh("_kron_shapes")
@@ -851,6 +868,8 @@ def _linspace_rule(bt, target, app):
 
 
 def _linspace_result(batching, bound):
+    if not isinstance(bound.get("base", _const(10.0)), gast.Constant):
+        return ARRAY, None          # logspace's array base broadcasts against the samples
     ranks = [batching.rank(bound.get(k)) for k in ("start", "stop")]
     rank = None if None in ranks else max(ranks) + 1
     if _is_const(bound.get("retstep", _const(False)), True):
@@ -1008,7 +1027,7 @@ def _lax_dynamic_update_slice_in_dim_rule(bt, target, app):
     if axis is None or bt.is_batched(b["start_index"]) or bt.is_batched(b["axis"]) or any(
             not isinstance(n, (gast.Name, gast.Constant)) for n in (operand, update)):
         return None
-    if any(isinstance(n, gast.Name) and bt.kind(n) != ARRAY for n in (operand, update)):
+    if any(isinstance(n, gast.Name) and bt.is_batched(n) and bt.kind(n) != ARRAY for n in (operand, update)):
         return None
     out = []
     operand, update = bt.batched(operand, out), bt.batched(update, out)
@@ -1051,6 +1070,20 @@ def _logspace_rule(bt, target, app):
     return _linspace_rule(bt, target, app)
 
 
+def _triangle_result(batching, bound):
+    """tril/triu keep a matrix's rank; a vector becomes a matrix (NumPy broadcasts it to rows)."""
+    r = _rank_of(batching, bound, "m")
+    return ARRAY, (None if r is None or r == 0 else max(r, 2))
+
+
+def _polyval_result(batching, bound):
+    """x's rank for a 1-D p (a p of more axes adds them)."""
+    p = bound.get("p")
+    if isinstance(p, gast.Constant) or batching.rank(p) == 1:
+        return ARRAY, _rank_of(batching, bound, "x")
+    return ARRAY, None
+
+
 STRUCTURAL = {
     "lax_slice": (_lax_slice_rule, _keep("operand")),
     "lax_transpose": (_lax_transpose_rule, _keep("operand")),
@@ -1062,7 +1095,7 @@ STRUCTURAL = {
     "lax_pad": (_lax_pad_rule, _keep("operand")),
     "pad": (_pad_rule, _keep("array")),
     "lax_dynamic_update_slice": (_lax_dynamic_update_slice_rule, _keep("operand")),
-    "lax_dot_general": (_lax_dot_general_rule, _unknown_array),
+    "lax_dot_general": (_lax_dot_general_rule, _dot_general_result),
     "kron": (_kron_rule, _kron_result),
     "diag": (_diag_rule, _diag_result), "diagflat": (_diag_rule, lambda batching, bound: (ARRAY, 2)),
     "atleast_1d": (_atleast_rule, _atleast_result_for(1)), "atleast_2d": (_atleast_rule, _atleast_result_for(2)),
@@ -1071,7 +1104,7 @@ STRUCTURAL = {
     "lax_select": (_lax_select_rule, _elementwise_result), "lax_clamp": (elementwise_rule, _elementwise_result),
     "lax_div": (elementwise_rule, _elementwise_result), "lax_rem": (elementwise_rule, _elementwise_result),
     "fliplr": (_flip_rule(1), _keep("m")), "flipud": (_flip_rule(0), _keep("m")),
-    "tril": (_matrices_rule, _keep("m")), "triu": (_matrices_rule, _keep("m")),
+    "tril": (_matrices_rule, _triangle_result), "triu": (_matrices_rule, _triangle_result),
     "matrix_transpose": (_matrices_rule, _keep("x")), "svdvals": (_matrices_rule, _minus_result("x", 1)),
     "permute_dims": (_permute_dims_rule, _keep("a")), "tile": (_tile_rule, _tile_result),
     "matvec": (_stacks_rule(2, 1), _unknown_array), "vecmat": (_stacks_rule(1, 2), _unknown_array),
@@ -1079,7 +1112,7 @@ STRUCTURAL = {
     "solve": (_solve_rule, _solve_result), "take_along_axis": (_take_along_axis_rule, _keep("arr")),
     "lax_dynamic_update_slice_in_dim": (_lax_dynamic_update_slice_in_dim_rule, _keep("operand")),
     "lax_stop_gradient": (_array_only_rule, _keep("x")),
-    "interp": (_first_batched_rule(), _keep("x")), "polyval": (_first_batched_rule("p"), _keep("x")),
+    "interp": (_first_batched_rule(), _keep("x")), "polyval": (_first_batched_rule("p"), _polyval_result),
     "modf": (elementwise_rule, _tuple_elementwise_result), "frexp": (elementwise_rule, _tuple_elementwise_result),
     "divmod": (elementwise_rule, _tuple_elementwise_result),
     "geomspace": (_linspace_rule, _linspace_result), "logspace": (_logspace_rule, _linspace_result),
