@@ -241,3 +241,68 @@ def test_per_example_gradients_through_the_rules_match_a_loop_of_grads(i):
     g = astjax.grad(_loss_of(GRADIENTS[i]))
     xs = _x(B, 3, 3)
     np.testing.assert_allclose(astjax.vmap(g)(xs), np.stack([g(x) for x in xs]), rtol=1e-9, atol=1e-12)
+
+
+def _example_values(f, args, in_axes):
+    import inspect
+    axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
+    names = list(inspect.signature(f).parameters)
+    return {n: (a if ax is None else np.take(a, 0, axis=ax)) for n, a, ax in zip(names, args, axes)}
+
+
+def _evaluated(node, values):
+    """A bound argument's value for example 0: a parameter, or a literal; else None."""
+    import ast
+    import gast
+    if isinstance(node, gast.Name):
+        return values.get(node.id, _UNKNOWN)
+    try:
+        return ast.literal_eval(ast.unparse(gast.gast_to_ast(node)))
+    except (ValueError, SyntaxError, TypeError):
+        return _UNKNOWN
+
+
+_UNKNOWN = object()
+
+
+def test_declared_result_ranks_are_the_per_example_results_ranks():
+    """Each rule's declared (kind, rank) (read by the batching analysis) against the primitive's result for
+    example 0, wherever its arguments are parameters or literals: a declared rank the result does not have
+    would misalign the statements after it."""
+    import inspect
+    from astjax.analyses.batching import ARRAY
+    compared = 0
+    for name, f, args, in_axes in ROWS:
+        prim = PRIMITIVES[name]
+        original, records = prim.batch.result, []
+
+        def spy(batching, bound, original=original):
+            declared = original(batching, bound)
+            records.append((bound, declared))
+            return declared
+        prim.batch.result = spy
+        try:
+            astjax.vmap(f, in_axes=in_axes)(*args)
+        finally:
+            prim.batch.result = original
+        values = _example_values(f, args, in_axes)
+        params = inspect.signature(prim.impl).parameters
+        for bound, (kind, rank) in records[-1:]:
+            evaluated = {k: _evaluated(n, values) for k, n in bound.items()}
+            if any(v is _UNKNOWN for v in evaluated.values()) or not set(evaluated) <= set(params):
+                continue
+            if any(params[k].kind is params[k].VAR_POSITIONAL for k in evaluated):
+                continue
+            positional = [evaluated.pop(k) for k, p in params.items() if p.kind is p.POSITIONAL_ONLY and k in evaluated]
+            result = prim.impl(*positional, **evaluated)
+            if kind == ARRAY and rank is not None:
+                assert np.ndim(result) == rank, (name, rank, np.shape(result))
+                compared += 1
+            elif isinstance(kind, tuple):
+                leaves = [leaf for leaf in kind]
+                assert len(leaves) == len(result), name
+                for leaf, item in zip(leaves, result):
+                    if isinstance(leaf, int):
+                        assert np.ndim(item) == leaf, (name, leaf, np.shape(item))
+                compared += 1
+    assert compared >= 60, compared
