@@ -188,6 +188,21 @@ ROWS = [
     ("modf", lambda x: jnp.modf(x * 3.0)[0] + jnp.modf(x * 3.0)[1], [_x(B, 3)], 0),
     ("frexp", lambda x: jnp.frexp(x)[0], [_x(B, 3)], 0),
     ("divmod", lambda x, y: jnp.divmod(x, y)[1], [_x(B, 3), np.abs(_x(3)) + 0.5], (0, None)),
+    ("angle", lambda x: jnp.angle(x + 1j * x[::-1], deg=True), [_x(B, 3)], 0),
+    ("cast_float32", lambda x: np.float32(x) * 2.0, [_x(B, 3)], 0),
+    ("cast_float64", lambda x: np.float64(x) * 2.0, [_x(B, 3)], 0),
+    ("asanyarray", lambda x: jnp.asanyarray(x), [_x(B, 3)], 0),
+    ("ascontiguousarray", lambda x: jnp.ascontiguousarray(x.T), [_x(B, 3, 2)], 0),
+    ("asarray_chkfinite", lambda x: jnp.asarray_chkfinite(x), [_x(B, 3)], 0),
+    ("array", lambda x: jnp.array(x, dtype=np.float32), [_x(B, 3)], 0),
+    ("trapezoid", lambda y: jnp.trapezoid(y, axis=0), [_x(B, 4, 3)], 0),
+    ("trapezoid", lambda y: jnp.trapezoid(y, np.array([0.0, 0.5, 2.0])), [_x(B, 4, 3)], 0),
+    ("tensordot", lambda a: jnp.tensordot(a, M, 1), [_x(B, 2, 4)], 0),
+    ("tensordot", lambda b: jnp.tensordot(M, b, axes=([0], [1])), [_x(B, 2, 4)], 0),
+    ("tensordot", lambda a, b: jnp.tensordot(a, b, axes=((0, 1), (1, 0))), [_x(3, 4, 2), _x(B, 4, 3, 5)],
+     (None, 0)),
+    ("vdot", lambda a, b: jnp.vdot(a, b), [_x(B, 2, 3), _x(B, 6)], 0),
+    ("vdot", lambda a: jnp.vdot(a, M[:2]), [_x(B, 2, 5) + 1j * _x(B, 2, 5)], 0),
 ]
 
 

@@ -567,6 +567,7 @@ AXIS_SHIFTS = {
     "fftshift": AxisShift("x", axes=("axes",), none="all"),
     "ifftshift": AxisShift("x", axes=("axes",), none="all"),
     "unwrap": AxisShift("p"),
+    "trapezoid": AxisShift("samples", result=_minus_result("samples", 1)),
 }
 
 
@@ -1084,6 +1085,88 @@ def _polyval_result(batching, bound):
     return ARRAY, None
 
 
+def _array_copy_rule(bt, target, app):
+    """jnp.array(x) of a batched array: the same call, for ndmin 0 (ndmin would put unit axes ahead of the
+    batch axis); a list of batched arrays loops."""
+    if not _is_const(app.bound.get("ndmin", _const(0)), 0):
+        return None
+    return _array_only_rule(bt, target, app)
+
+
+def _tensordot_rule(bt, target, app):
+    """tensordot with one batched operand and literal axes: its batch axis is a free one. Batched `a`: the
+    first free axis of the result, already axis 0; batched `b`: after a's free axes, moved to axis 0. Both
+    batched loop (tensordot has no batch dimension)."""
+    b = app.bound
+    x, y, axes = b["a"], b["b"], b.get("axes", _const(2))
+    if bt.is_batched(x) == bt.is_batched(y) or any(bt.is_batched(b[k]) for k in b if k not in ("a", "b")):
+        return None
+    if any(not isinstance(n, gast.Name) or (bt.is_batched(n) and bt.kind(n) != ARRAY) for n in (x, y)):
+        return None
+    n = _static_int(axes)
+    if n is not None:
+        pair = [list(range(-n, 0)), list(range(n))]        # a's last n with b's first n
+    elif isinstance(axes, (gast.Tuple, gast.List)) and len(axes.elts) == 2:
+        pair = []
+        for side in axes.elts:
+            if _static_int(side) is not None:
+                pair.append([_static_int(side)])
+            elif isinstance(side, (gast.Tuple, gast.List)) and all(_static_int(e) is not None for e in side.elts):
+                pair.append([_static_int(e) for e in side.elts])
+            else:
+                return None
+    else:
+        return None
+    if bt.is_batched(x):
+        pair[0] = [k + 1 if k >= 0 else k for k in pair[0]]
+    else:
+        pair[1] = [k + 1 if k >= 0 else k for k in pair[1]]
+    new_axes = _tuple(*[_tuple(*[_const(k) for k in side]) for side in pair])
+    if bt.is_batched(x):
+        return [bt.assign(target, _rebuilt(bt, app, {"axes": new_axes}))]
+    out = []
+    product = bt.fresh("_product")
+    out.append(bt.assign(product, _rebuilt(bt, app, {"axes": new_axes})))
+    position = gast.BinOp(left=_call("jnp.ndim", copy.deepcopy(x)), op=gast.Sub(), right=_const(len(pair[0])))
+    out.append(bt.assign(target, _call("jnp.moveaxis", _name(product), position, _const(0))))
+    return out
+
+
+def _tensordot_result(batching, bound):
+    ra, rb, axes = _rank_of(batching, bound, "a"), _rank_of(batching, bound, "b"), bound.get("axes", _const(2))
+    n = _static_int(axes)
+    if n is None and isinstance(axes, (gast.Tuple, gast.List)) and len(axes.elts) == 2:
+        side = axes.elts[0]
+        n = 1 if _static_int(side) is not None else (len(side.elts) if isinstance(side, (gast.Tuple, gast.List))
+                                                    else None)
+    if None in (ra, rb, n):
+        return ARRAY, None
+    return ARRAY, ra + rb - 2 * n
+
+
+def _vdot_rule(bt, target, app):
+    """vdot flattens both operands: conj(a) * b summed over each example's elements (an unbatched operand
+    flattened broadcasts against the batch)."""
+    b = app.bound
+    x, y = b["a"], b["b"]
+    if any(not _is_const(b.get(k, _const(None)), None) for k in ("precision", "preferred_element_type")):
+        return None
+    if any(not isinstance(n, gast.Name) or (bt.is_batched(n) and bt.kind(n) != ARRAY) for n in (x, y)):
+        return None
+    out, flat = [], []
+    for node in (x, y):
+        fresh = bt.fresh(f"{node.id}_flat")
+        shape = _tuple(bt.B, _const(-1)) if bt.is_batched(node) else _tuple(_const(-1))
+        out.append(bt.assign(fresh, _call("jnp.reshape", copy.deepcopy(node), shape)))
+        flat.append(_name(fresh))
+    conj = bt.fresh(f"{x.id}_conj")
+    out.append(bt.assign(conj, _call("jnp.conj", flat[0])))
+    product = bt.fresh("_product")
+    out.append(bt.assign(product, gast.BinOp(left=_name(conj), op=gast.Mult(), right=flat[1])))
+    out.append(bt.assign(target, _call("jnp.sum", _name(product), axis=_const(-1))))
+    return out
+
+
 STRUCTURAL = {
     "lax_slice": (_lax_slice_rule, _keep("operand")),
     "lax_transpose": (_lax_transpose_rule, _keep("operand")),
@@ -1116,6 +1199,12 @@ STRUCTURAL = {
     "modf": (elementwise_rule, _tuple_elementwise_result), "frexp": (elementwise_rule, _tuple_elementwise_result),
     "divmod": (elementwise_rule, _tuple_elementwise_result),
     "geomspace": (_linspace_rule, _linspace_result), "logspace": (_logspace_rule, _linspace_result),
+    "angle": (_array_only_rule, _keep("z")), "cast_float32": (_array_only_rule, _keep("x")),
+    "cast_float64": (_array_only_rule, _keep("x")), "asanyarray": (_array_only_rule, _keep("a")),
+    "ascontiguousarray": (_array_only_rule, _keep("a")), "asarray_chkfinite": (_array_only_rule, _keep("a")),
+    "array": (_array_copy_rule, lambda batching, bound: (ARRAY, _rank_of(batching, bound, "object") if _is_const(
+        bound.get("ndmin", _const(0)), 0) else None)),
+    "tensordot": (_tensordot_rule, _tensordot_result), "vdot": (_vdot_rule, lambda batching, bound: (ARRAY, 0)),
 }
 
 
