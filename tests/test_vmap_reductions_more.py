@@ -50,9 +50,12 @@ def _squared_sum(fn, axis):
     return loss
 
 
-def test_percentile_and_average_keep_the_loop_over_the_batch():
-    """An array q puts its own axis ahead of the batch, and average's weights are shaped like one example."""
-    assert generic_rule(PRIMITIVES["percentile"]) is None and generic_rule(PRIMITIVES["average"]) is None
+def test_percentile_and_average_batch_as_a_loop_does():
+    """An array q puts its own axis ahead of the batch, and average's weights are shaped like one example:
+    their own rules (rules/batching_axes.py, not the reduction rule) move q's axes back and broadcast the
+    weights; tests/test_vmap_rules_batch2.py checks more argument forms."""
+    for name in ("percentile", "average"):
+        assert generic_rule(PRIMITIVES[name]) not in (None, reduction_rule)
     xs = RNG.normal(size=(3, 6))
     f = (lambda x: jnp.percentile(x, np.array([10.0, 50.0, 90.0])))
     np.testing.assert_allclose(astjax.vmap(f)(xs), _loop(f, xs), rtol=1e-12)

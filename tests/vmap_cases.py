@@ -266,7 +266,7 @@ def branch_may_raise(i):
 
 
 def no_rule(x):
-    return jnp.sum(np.sort(x) * jnp.arange(3.0))
+    return jnp.sum(np.convolve(x, np.array([1.0, -1.0])) * jnp.arange(4.0))
 
 
 def loop_over_batched_count(n, x):

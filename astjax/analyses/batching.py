@@ -214,7 +214,7 @@ class Batching:
                 kind, rank = self._kind_rank(value, app)
                 prim = app.primitive if app.kind == "primitive" else None
                 if (is_container(kind) and kind != TAPE) or isinstance(value, gast.Dict) or (prim is not None and (
-                        prim.name in _CONTAINER_RESULTS or (
+                        (prim.name in _CONTAINER_RESULTS and kind != ARRAY) or (
                             prim.name == "index_adjoint" and self.kind(app.bound.get("x")) != ARRAY))):
                     self.containers.add(target)     # (the adjoint of what may be a tuple is a TreeAdjoint)
                 _meet(met_kinds, target, kind)
@@ -292,6 +292,9 @@ class Batching:
         if prim.name in SHAPE_QUERIES:
             return None, None
         bound = app.bound or {}
+        declared = getattr(prim.batch, "result", None)       # rules/batching_axes.py: the rule says
+        if declared is not None:
+            return declared(self, bound)
         if prim.result_shape_of and any(not (isinstance(bound.get(k), gast.Constant) and bound[k].value is None)
                                         for k in ("shape",) if k in bound):
             return ARRAY, None          # zeros_like(a, shape=...): not a's rank
