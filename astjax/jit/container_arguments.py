@@ -19,6 +19,7 @@ jit refuses it clearly if Numba cannot compile it.
 import copy
 
 import gast
+from ..codegen.node_walk import NodeTransformer
 
 __all__ = ["scalarize", "Scalarized"]
 
@@ -149,7 +150,7 @@ class _Rewrite:
         """`len(c)` of a container as the constant it is for this structure."""
         trees, nodes = self.trees, self.nodes
 
-        class Lengths(gast.NodeTransformer):
+        class Lengths(NodeTransformer):
             def visit_Call(self, call):
                 self.generic_visit(call)
                 if isinstance(call.func, gast.Name) and call.func.id == "len" and len(call.args) == 1 \

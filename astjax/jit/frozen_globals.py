@@ -10,6 +10,7 @@ and a call whose arrays changed since compiles the signature again.
 """
 import gast
 import numpy as np
+from ..codegen.node_walk import walk
 
 __all__ = ["FrozenArrays"]
 
@@ -23,7 +24,7 @@ class FrozenArrays:
     def capture(self, node, namespace):
         """Record the arrays among the names `node` (a lowered function) loads from `namespace`."""
         seen = {id(a) for _, a, _ in self.items}
-        for name in sorted({n.id for n in gast.walk(node) if isinstance(n, gast.Name)}):
+        for name in sorted({n.id for n in walk(node) if isinstance(n, gast.Name)}):
             for array in _arrays_in(namespace.get(name)):
                 if id(array) not in seen:
                     seen.add(id(array))
