@@ -15,8 +15,9 @@ recompute_windows that is only shapes:
 arithmetic. A name qualifies when every read of it is `shape_of(v)`, `jnp.shape(v)`, `v.shape`, or
 inside the value of an assignment to a name that qualifies, and every value assigned to it has a
 shape this pass can write: arithmetic (broadcast_shape, which raises where the arrays would not
-broadcast), a scalar, an element `a[i, j]` of an array of that rank, a dynamic_slice (window_shape,
-which raises where the slice would), zeros_like, a literal placeholder. Anything else keeps its array.
+broadcast), a scalar name or number, a dynamic_slice (window_shape, which raises where the slice
+would), zeros_like, a literal placeholder. Anything else keeps its array (an element `a[i, j]` too:
+its index error must stay).
 """
 import gast
 
@@ -159,13 +160,6 @@ def _shape(expr, candidates, context):
         return f"broadcast_shape({left}, {right})"
     if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, (gast.USub, gast.UAdd)):
         return _shape(expr.operand, candidates, context)
-    if isinstance(expr, gast.Subscript) and isinstance(expr.value, gast.Name):
-        kind = context.lowered_type(expr.value.id)
-        index = expr.slice.elts if isinstance(expr.slice, gast.Tuple) else [expr.slice]
-        if (kind is not None and kind[0] == "array" and len(index) == kind[2]
-                and all(_integer_scalar(i, context) for i in index)):
-            return "()"
-        return None
     if isinstance(expr, gast.Call) and not expr.keywords:
         func = expr.func
         if (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id == "np"
@@ -190,7 +184,7 @@ def _shape(expr, candidates, context):
             operand, starts, sizes = expr.args
             kind = context.lowered_type(operand.id) if isinstance(operand, gast.Name) else None
             if (kind is None or kind[0] != "array" or not isinstance(sizes, gast.Tuple)
-                    or not isinstance(starts, gast.Tuple) or len(sizes.elts) != kind[2]
+                    or not isinstance(starts, gast.Tuple) or len(sizes.elts) != kind[2] or len(starts.elts) != kind[2]
                     or not all(_integer_scalar(e, context) for e in starts.elts + sizes.elts)):
                 return None
             names = "".join(f"{_text(e)}, " for e in sizes.elts)
