@@ -5,7 +5,8 @@
 - fuse_elementwise: `unbroadcast_to(g * w, ())` nested in a statement is hoisted and fused as one sum.
 - shape_only_values: arrays read only for their shape are computed as shape tuples, and still raise
   where the arrays would not broadcast or the window would not fit.
-Small shapes, float32 only: each test compiles one or two functions.
+Small shapes, float32 only; the default profile compiles one small gradient (a 1-d correlation), the
+long profile the blur and its gradient too.
 """
 import os
 
@@ -39,6 +40,20 @@ def blur_loss(kernel, image):
     return jnp.sum(blur(image, kernel) ** 2)
 
 
+def taps(x, k):
+    """A 1-d correlation: the blur's kernel-gradient passes at the cost of a small compile."""
+    n = x.shape[0] - 2
+    out = jnp.zeros_like(lax.dynamic_slice(x, (0,), (n,)))
+    for i in range(3):
+        window = lax.dynamic_slice(x, (i,), (n,))
+        out = out + k[i] * window
+    return out
+
+
+def taps_loss(k, x):
+    return jnp.sum(taps(x, k) ** 2)
+
+
 def broadcast_taps(kernel, image, row):
     """The accumulated array broadcasts against a row: its shape changes after the first tap."""
     h, w = image.shape
@@ -63,15 +78,29 @@ def test_seven_taps_unrolled_by_four_keep_the_nests_sum_to_the_bit():
         assert np.array_equal(np.asarray(jitted(image, kernel)), np.asarray(blur(image, kernel)))
 
 
+def test_a_kernel_gradient_keeps_no_window_and_no_image_sized_primal():
+    kernel, x = _array((3,)), _array((40,))
+    jitted = astjax.jit(astjax.grad(taps_loss))
+    source = jitted.lower(kernel, x).source
+    vjp = source[source.index("def vjp_taps"):source.index("\ndef ", source.index("def vjp_taps") + 1)]
+    assert "_tape_window" not in vjp                      # recomputed, not saved
+    assert "_shape_of_out = broadcast_shape(" in vjp and " out = " not in vjp       # the primal's sum: shapes only
+    assert "_total_1 = _fused_" in vjp                    # one fused sum pass per tap
+    for k, xs in ((kernel, x), (_array((3,)), _array((40,)))):      # one signature: one compile
+        np.testing.assert_allclose(np.asarray(jitted(k, xs)), np.asarray(astjax.grad(taps_loss)(k, xs)),
+                                   rtol=1e-4, atol=1e-5)
+
+
+@long_only
 def test_the_blur_kernel_gradient_keeps_no_window_and_no_image_sized_primal():
     kernel, image = _array((3, 3)), _array((9, 13))
     jitted = astjax.jit(astjax.grad(blur_loss))
     source = jitted.lower(kernel, image).source
     vjp = source[source.index("def vjp_blur"):source.index("\ndef ", source.index("def vjp_blur") + 1)]
-    assert "_tape_window" not in vjp                      # recomputed, not saved
-    assert "_shape_of_output = broadcast_shape(" in vjp    # the primal's accumulation: shapes only
-    assert "_total_1 = _fused_" in vjp                    # one fused sum pass per tap
-    for k, im in ((kernel, image), (_array((3, 3)), _array((9, 13)))):     # one signature: one compile
+    assert "_tape_window" not in vjp
+    assert "_shape_of_output = broadcast_shape(" in vjp
+    assert "_total_1 = _fused_" in vjp
+    for k, im in ((kernel, image), (_array((3, 3)), _array((9, 13)))):
         np.testing.assert_allclose(np.asarray(jitted(k, im)), np.asarray(astjax.grad(blur_loss)(k, im)),
                                    rtol=1e-4, atol=1e-5)
 
