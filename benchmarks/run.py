@@ -311,7 +311,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
     parser.add_argument("--repeat", type=int, default=9)
-    parser.add_argument("--only", help="run only the rows whose label contains this text (no first-call table)")
+    parser.add_argument("--only", help="run only the rows whose label contains this text, or one of several "
+                                       "separated by `|` (no first-call table)")
     parser.add_argument("--first-call-child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.first_call_child:
@@ -323,7 +324,7 @@ def main(argv=None):
         header += f" {'jax-jit':>11s} {'jit/jax':>8s}"
     print(header + f" {'compile':>9s}")
     for label, reference, jitted, numpy_fn, jax_fn, inputs in workloads(args.quick):
-        if args.only and args.only not in label:
+        if args.only and not any(part in label for part in args.only.split("|")):
             continue
         try:
             compile_time = first_call(jitted, inputs)

@@ -10,6 +10,8 @@ first call observed (jit/observe.py), and rewrites one concern:
     inline_callees       a straight-line generated callee (or user function) is written into its caller
     typed_placeholders   `v = None` and zero adjoints `bv = 0.0` get the type v holds later
     tape_stacks          the one heterogeneous tape becomes one typed stack per saved variable
+    recompute_windows    a saved `dynamic_slice` window is recomputed where the reverse sweep reads it, not taped
+    shape_only_values    an array of which only the shape is ever read is computed as its shape (a tuple)
     weak_scalars         a Python number meeting an array takes the array's dtype (JAX's weak types)
     python_numbers       an operator on two Python numbers keeps Python's meaning (no int64 wrap, x / 0 raises)
     masked_while_loops   vmap's masked `while any(m)` over elementwise statements becomes a while loop per element
@@ -28,6 +30,8 @@ from .known_ranks import prune_known_ranks
 from .masked_while_loops import run_masked_loops_per_element
 from .numba_calls import lower_calls
 from .python_numbers import keep_python_arithmetic
+from .recompute_windows import recompute_windows
+from .shape_only_values import compute_shapes_only
 from .static_ranks import fold_static_ranks
 from .stencil_loops import interchange_stencils
 from .tape_stacks import split_tape
@@ -101,6 +105,8 @@ def _lower(context, keep_other_ranks):
     inline_callees(node, context)
     type_placeholders(node, context)
     split_tape(node, context)
+    recompute_windows(node, context)
+    compute_shapes_only(node, context)
     cast_weak_scalars(node, context)
     keep_python_arithmetic(node, context)
     run_masked_loops_per_element(node, context)

@@ -61,6 +61,7 @@ def fuse_elementwise(node, context):
     """Rewrite the fusible statements of `node`; the kernels go to `context.kernels`."""
     inline_single_use(node, context.namespace)
     hoist_opaque_operands(node, context)
+    hoist_whole_sums(node, context)
     definitions = _single_definitions(node)
     in_place = _updatable_in_place(node)
     counter = [0]
@@ -266,6 +267,60 @@ def hoist_opaque_operands(node, context):
             i += 1
 
 
+def hoist_whole_sums(node, context):
+    """`b = b + index_adjoint(k, (i, j), unbroadcast_to(g * w, s))` where `s` is always the empty shape ->
+    `_total_1 = unbroadcast_to(g * w, s); b = b + index_adjoint(k, (i, j), _total_1)`: unbroadcasting to a
+    scalar sums every element, and as a statement of its own that sum is one fused pass (the blur's
+    kernel gradient: one pass per tap, no product array). Only out of a plain assignment whose other
+    calls are primitives (nothing else runs between the sum's old place and its new one, and nothing
+    lazy: no `if`-expression, `and`/`or` or lambda around it)."""
+    taken = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+    for block in list(_blocks(node)):
+        i = 0
+        while i < len(block):
+            stmt = block[i]
+            i += 1
+            if not ((isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name))
+                    or (isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name))):
+                continue
+            if any(isinstance(n, (gast.IfExp, gast.BoolOp, gast.Lambda, gast.comprehension, gast.NamedExpr))
+                   for n in gast.walk(stmt.value)):
+                continue
+            if not all(_primitive_of(n.func, context.namespace) is not None
+                       or (isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name)
+                           and n.func.value.id in ("np", "jnp"))
+                       for n in gast.walk(stmt.value) if isinstance(n, gast.Call)):
+                continue
+            sums = [n for n in gast.walk(stmt.value) if n is not stmt.value
+                    and _whole_sum_operand(n, context) is not None]
+            for total in sums:
+                dtype = _whole_sum_operand(total, context)
+                label = next(f"_total_{n}" for n in range(1, len(taken) + 2) if f"_total_{n}" not in taken)
+                taken.add(label)
+                context.types[label] = {("scalar", dtype)}
+                hoisted = gast.Assign(targets=[gast.Name(id=label, ctx=gast.Store(), annotation=None,
+                                                         type_comment=None)], value=total, type_comment=None)
+                gast.copy_location(hoisted, stmt)
+                stmt.value = _replace_node(stmt.value, total, _name(label))
+                block.insert(i - 1, hoisted)
+                i += 1
+
+
+def _whole_sum_operand(value, context):
+    """The float dtype of `unbroadcast_to(E, s)` where `s` always holds the empty shape and E is an
+    expression over arrays of that one dtype (so the sum is a scalar of it), else None."""
+    if not (isinstance(value, gast.Call) and len(value.args) == 2 and not value.keywords
+            and isinstance(value.args[1], gast.Name) and not isinstance(value.args[0], gast.Name)):
+        return None
+    prim = _primitive_of(value.func, context.namespace)
+    if prim is None or prim.name != "unbroadcast_to" or context.types_of(value.args[1].id) != {("tuple", ())}:
+        return None
+    kinds = [context.lowered_type(n.id) for n in gast.walk(value.args[0])
+             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
+    dtypes = {k[1] for k in kinds if k is not None and k[0] == "array"}
+    return dtypes.pop() if len(dtypes) == 1 and next(iter(dtypes)) in _FLOATS else None
+
+
 def _primitive_of(func, namespace):
     if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name):
         base = namespace.get(func.value.id)
@@ -294,6 +349,14 @@ def _replace(tree, old, new):
     class Replace(gast.NodeTransformer):
         def visit_Name(self, n):
             return new if n is old else n
+    return Replace().visit(tree)
+
+
+def _replace_node(tree, old, new):
+    """`tree` with the node `old` (by identity, any kind) replaced by `new`."""
+    class Replace(gast.NodeTransformer):
+        def visit(self, n):
+            return new if n is old else super().visit(n)
     return Replace().visit(tree)
 
 
@@ -332,7 +395,8 @@ class _Fusion:
         scalar = self.element(value)
         # one operation is worth a loop when it is a fast form (Numba's own tanh is a libm call per element)
         # or broadcasts (Numba's broadcasting multiply of an outer product ran 3x slower than the loop)
-        if scalar is None or not self.arrays or not (self.operations >= MINIMUM_OPERATIONS or "fast_" in scalar
+        # a sum counts as an operation: `sum(g * w)` as one pass reads no product array
+        if scalar is None or not self.arrays or not (self.operations + reduce >= MINIMUM_OPERATIONS or "fast_" in scalar
                                                      or self.expanded):
             return None
         if not reduce and len(target_type) > 2 and target_type[2] != self.ndim:
@@ -416,6 +480,9 @@ class _Fusion:
         return out
 
     def _sum_operand(self, value):
+        """E of `jnp.sum(E)`, or of `unbroadcast_to(E, s)` where `s` is the empty shape (a sum of every element)."""
+        if _whole_sum_operand(value, self.context) is not None:
+            return value.args[0]
         if not (isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords):
             return None
         prim = lookup_callable(self._static(value.func))
@@ -444,6 +511,8 @@ class _Fusion:
         if isinstance(expr, gast.Call) and _is_cast(expr):
             return self._leaf(self.scalars, expr, "c")
         if isinstance(expr, gast.BinOp) and isinstance(expr.op, _OPERATORS):
+            if isinstance(expr.op, gast.Pow) and _constant_two(expr.right):
+                return self._combine("{0} * {0}", [expr.left])     # x ** 2 as NumPy squares: no pow call
             return self._combine(_OPERATOR_TEXT[type(expr.op)], [expr.left, expr.right])
         if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, gast.USub):
             operand = self.element(expr.operand)
@@ -813,6 +882,13 @@ def _shape_expression(expr):
                                 gast.UnaryOp, gast.USub)):
             return False
     return True
+
+
+def _constant_two(expr):
+    """`2`, `2.0` or `np.float32(2)`: an exponent whose power is the operand times itself."""
+    if isinstance(expr, gast.Call) and _is_cast(expr) and len(expr.args) == 1 and not expr.keywords:
+        expr = expr.args[0]
+    return isinstance(expr, gast.Constant) and not isinstance(expr.value, bool) and expr.value == 2
 
 
 def _is_cast(call):

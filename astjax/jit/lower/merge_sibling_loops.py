@@ -10,9 +10,9 @@ loops over x after fusion: the primal's sum and the adjoint's elementwise gradie
 each reading x and computing exp(-x). They become one loop that reads each element once, adds
 the primal's element into the sum and writes the gradient's element:
 
-    value, bx = _fused_2_and_1(x.shape, x, np.float32(1.0), np.float32(bout), np.float32(1.0))
+    value, bx = _fused_2_and_1(x.shape, x, np.float32(1.0), np.float32(bout))
 
-    def _fused_2_and_1(shape, x0, c0, c1, c2):
+    def _fused_2_and_1(shape, x0, c0, c1):
         out = np.empty(shape, np.float32)
         total = 0.0
         n = shape[0]
@@ -22,7 +22,7 @@ the primal's element into the sum and writes the gradient's element:
             for k in range(256):
                 i0 = start + k
                 part += _fused_2_element(x0[i0], c0)
-                out[i0] = _fused_2_and_1_out(x0[i0], c1, c2)
+                out[i0] = _fused_2_and_1_out(x0[i0], c1, c0)    # np.float32(1.0) passed once
             total += part
         part = 0.0
         for i0 in range(full, n):
@@ -135,9 +135,18 @@ def _merge(sum_stmt, map_stmt, first, second, context):
             arrays.append(copy.deepcopy(x))
     sum_reads = [f"x{keys.index(k)}[{{i}}]" for k in a.keys]
     map_reads = [f"x{keys.index(k)}[{{i}}]" for k in b.keys]
-    sum_scalars = [f"c{k}" for k in range(len(a.scalars))]
-    map_scalars = [f"c{len(a.scalars) + k}" for k in range(len(b.scalars))]
-    params = ["shape"] + [f"x{k}" for k in range(len(arrays))] + sum_scalars + map_scalars
+    # Equal scalar operands (`np.float32(1.0)` in both) are passed once: they are leaves (names, casts)
+    # evaluated at the one merged call either way, and LLVM then shares the terms both elements compute
+    # from them (sigmoid's `1 / (1 + e)` in the value and in its gradient).
+    scalar_texts, unique_scalars = [], []
+    for s in [*a.scalars, *b.scalars]:
+        text = unparse(s).strip()
+        if text not in scalar_texts:
+            scalar_texts.append(text)
+            unique_scalars.append(s)
+    sum_scalars = [f"c{scalar_texts.index(unparse(s).strip())}" for s in a.scalars]
+    map_scalars = [f"c{scalar_texts.index(unparse(s).strip())}" for s in b.scalars]
+    params = ["shape"] + [f"x{k}" for k in range(len(arrays))] + [f"c{k}" for k in range(len(scalar_texts))]
     indices = [f"i{d}" for d in range(a.ndim)]
     index = ", ".join(indices)
 
@@ -157,7 +166,7 @@ def _merge(sum_stmt, map_stmt, first, second, context):
     context.kernels.append((label, kernel, {"fastmath": {"reassoc"}}))
 
     args = [copy.deepcopy(sum_stmt.value.args[0]), *arrays,
-            *[copy.deepcopy(s) for s in a.scalars], *[copy.deepcopy(s) for s in b.scalars]]
+            *[copy.deepcopy(s) for s in unique_scalars]]
     targets = gast.Tuple(elts=[copy.deepcopy(sum_stmt.targets[0]), copy.deepcopy(map_stmt.targets[0])],
                          ctx=gast.Store())
     merged = gast.Assign(targets=[targets], value=gast.Call(func=gast.Name(id=label, ctx=gast.Load(), annotation=None,

@@ -41,6 +41,8 @@ import copy
 
 import gast
 
+from ...codegen.unparse import unparse
+
 __all__ = ["interchange_stencils"]
 
 def interchange_stencils(node, context):
@@ -107,7 +109,10 @@ def _interchange(loop, kernels, context, counter):
     counter[0] += 1
     label = context.bind(f"_stencil_{counter[0]}", None, ())
     tables = {p: context.bind(f"_taps_{counter[0]}_{p}", None, ()) for p in operands}
-    context.kernels.append((label, _stencil_kernel(label, kernel, operands, overwritten if fresh else None), {}))
+    kind = context.lowered_type(target)
+    dtype = kind[1] if kind is not None and kind[0] == "array" else None
+    context.kernels.append((label, _stencil_kernel(label, kernel, operands, overwritten if fresh else None, dtype),
+                            {}))
     fill = copy.deepcopy(loop)
     innermost = _nest(fill)[0][-1]
     innermost.body[-1:] = [_statement(f"{tables[p]}.append(_)", _=binding[p]) for p in operands]
@@ -161,31 +166,95 @@ def _kernel_shape(kernel):
     return params, written, depth
 
 
-def _stencil_kernel(label, kernel, operands, copied=None):
+def _stencil_kernel(label, kernel, operands, copied=None, dtype=None):
     """The fused kernel with a loop over the taps inside its outermost loop; `operands` become lists.
     With `copied`, the kernel made a new array: the stencil starts from a copy of that parameter and
-    reads the copy where the kernel read it."""
+    reads the copy where the kernel read it. With the accumulated array's `dtype`, UNROLL taps at a
+    time add into each element in one pass (see `_unrolled_taps`), the rest one by one."""
     kernel = copy.deepcopy(kernel)
     kernel.name = label
     rows = kernel.body[1]
     inner = rows.body[0]
     renamed = {p: f"t_{p}" for p in operands}
+    accumulated = copied
     if copied is not None:
         kernel.body[0] = _statement(f"out = {copied}.copy()")
         renamed[copied] = "out"
+    else:
+        accumulated = kernel.body[0].value.id          # `out = x0`: the kernel writes x0 in place
+    one_by_one = _renamed(inner, renamed)
+    reads = [_statement(f"{renamed[p]} = {p}[t]") for p in operands]
+    count = operands[0]
+    taps = gast.For(target=_store("t"), iter=_expression(f"range(len({count}))"),
+                    body=reads + [one_by_one], orelse=[], type_comment=None)
+    unrolled = _unrolled_taps(inner, operands, renamed.get(accumulated, accumulated), dtype) if dtype else None
+    if unrolled is None:
+        rows.body = [taps]
+        return kernel
+    taps.iter = _expression(f"range(len({count}) - len({count}) % {UNROLL}, len({count}))")
+    rows.body = [unrolled, taps]
+    return kernel
 
+
+UNROLL = 4
+
+
+def _unrolled_taps(inner, operands, accumulated, dtype):
+    """UNROLL taps in one pass over a row, or None: the innermost assignment `out[idx] = E(acc[idx], t_ops)`
+    becomes `out[idx] = E(... E(E(acc[idx], a_ops), b_ops) ..., d_ops)`. Each element receives the same
+    terms in the same order, each rounded to `dtype` as the store into the array rounded it, so the sum
+    is the one tap at a time's to the bit; the row is read and written once per UNROLL taps, not per tap
+    (measured on the 9x9 blur at 473x716: 2.15 ms -> 1.62 ms)."""
+    inner = copy.deepcopy(inner)
+    stmt = inner
+    while isinstance(stmt, gast.For):
+        stmt = stmt.body[0]
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Subscript)):
+        return None
+    element = stmt.targets[0]
+    reads = [n for n in gast.walk(stmt.value) if isinstance(n, gast.Name) and n.id == accumulated]
+    at_element = [n for n in gast.walk(stmt.value) if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name)
+                  and n.value.id == accumulated and unparse(n.slice) == unparse(element.slice)]
+    if len(reads) != 1 or len(at_element) != 1 or unparse(element.value).strip() != "out":
+        return None
+    value = None
+    for k in range(UNROLL):
+        names = {p: f"t{k}_{p}" for p in operands}
+        term = _renamed(stmt.value, names)
+        if value is not None:
+            term = _replaced(term, accumulated, element.slice, _expression(f"np.{dtype}(_)", value))
+        value = term
+    stmt.value = value
+    reads = [_statement(f"t{k}_{p} = {p}[t + {k}]") for k in range(UNROLL) for p in operands]
+    count = operands[0]
+    return gast.For(target=_store("t"), iter=_expression(f"range(0, len({count}) - {UNROLL - 1}, {UNROLL})"),
+                    body=reads + [inner], orelse=[], type_comment=None)
+
+
+def _renamed(node, renamed):
     class Rename(gast.NodeTransformer):
         def visit_Name(self, n):
-            if n.id in renamed and isinstance(n.ctx, gast.Load):
+            if renamed.get(n.id) and isinstance(n.ctx, gast.Load):
                 return _load(renamed[n.id])
             return n
+    return Rename().visit(copy.deepcopy(node))
 
-    inner = Rename().visit(inner)
-    reads = [_statement(f"{renamed[p]} = {p}[t]") for p in operands]
-    taps = gast.For(target=_store("t"), iter=gast.parse(f"range(len({operands[0]}))").body[0].value,
-                    body=reads + [inner], orelse=[], type_comment=None)
-    rows.body = [taps]
-    return kernel
+
+def _replaced(node, name, index, by):
+    """`node` with its read `name[index]` replaced by the expression `by`."""
+    text = unparse(index)
+
+    class Replace(gast.NodeTransformer):
+        def visit_Subscript(self, n):
+            if isinstance(n.value, gast.Name) and n.value.id == name and unparse(n.slice) == text:
+                return copy.deepcopy(by)
+            self.generic_visit(n)
+            return n
+    return Replace().visit(node)
+
+
+def _expression(text, _=None):
+    return _statement(text, _).value
 
 
 def _read_elementwise(kernel, param):
