@@ -26,6 +26,7 @@ import gast
 
 from ...codegen.unparse import unparse
 from ...rules import PRIMITIVES, lookup_callable, lookup_operator
+from ...codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["read_program", "Program", "Value", "SCOPE", "REDUCTIONS"]
 
@@ -87,7 +88,7 @@ class _Reader:
     def __init__(self, node, context, dtype):
         self.node, self.context, self.dtype = node, context, dtype
         self.program = Program(node.name, [a.id for a in node.args.args], dtype)
-        self.taken = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+        self.taken = {n.id for n in walk(node) if isinstance(n, gast.Name)}
         self.used = set()
 
     def refuse(self, what, node):
@@ -253,7 +254,7 @@ class _Reader:
         the objects they name here (bound in the launcher's namespace)."""
         reader = self
 
-        class Rewrite(gast.NodeTransformer):
+        class Rewrite(NodeTransformer):
             def visit_Name(self, n):
                 if isinstance(n.ctx, gast.Load) and n.id in env:
                     return gast.parse(env[n.id].text).body[0].value

@@ -14,6 +14,7 @@ import numbers
 import gast
 
 from ..observe import WEAK_FLOAT, WEAK_INT
+from ...codegen.node_walk import walk
 
 __all__ = ["DtypeReader", "is_cast", "static_value", "ARITHMETIC"]
 
@@ -43,7 +44,7 @@ class DtypeReader:
             return None
         if self._definitions is None:
             stores, values = {}, {}
-            for n in gast.walk(self.function):
+            for n in walk(self.function):
                 if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
                     stores[n.id] = stores.get(n.id, 0) + 1
                 if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name):

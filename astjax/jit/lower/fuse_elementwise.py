@@ -39,6 +39,7 @@ import gast
 from ...codegen.unparse import unparse
 from ...rules import lookup_callable
 from .merge_sibling_loops import FusedLoop, merge_sibling_loops
+from ...codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["fuse_elementwise"]
 
@@ -66,7 +67,7 @@ def fuse_elementwise(node, context):
     in_place = _updatable_in_place(node)
     counter = [0]
     # Consumers first: once the statements reading a temporary recompute it, it needs no loop of its own.
-    for stmt in reversed([s for s in gast.walk(node) if isinstance(s, gast.Assign)]):
+    for stmt in reversed([s for s in walk(node) if isinstance(s, gast.Assign)]):
         if len(stmt.targets) != 1 or not isinstance(stmt.targets[0], gast.Name):
             continue
         if counter[0] and stmt.targets[0].id in definitions and not _is_read(node, stmt.targets[0].id):
@@ -85,7 +86,7 @@ def fuse_elementwise(node, context):
     if counter[0]:
         remove_unread(node, context)
         merge_sibling_loops(node, context)
-        for n in gast.walk(node):
+        for n in walk(node):
             if isinstance(n, gast.Call) and hasattr(n, "_astjax_fused"):
                 del n._astjax_fused
 
@@ -105,11 +106,11 @@ def _updatable_in_place(node):
     """
     params = {a.id for a in node.args.args}
     assigned, fresh = set(), set()
-    for stmt in gast.walk(node):
+    for stmt in walk(node):
         if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
             targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target]
             for target in targets:
-                for n in gast.walk(target):
+                for n in walk(target):
                     if isinstance(n, gast.Name):
                         assigned.add(n.id)
                         if isinstance(stmt, gast.Assign) and target is n and _makes_fresh(stmt.value):
@@ -118,18 +119,18 @@ def _updatable_in_place(node):
                             fresh.discard(n.id)
                             params.add(n.id)           # assigned something that may share memory
         elif isinstance(stmt, (gast.For, gast.comprehension)):
-            for n in gast.walk(stmt.target):
+            for n in walk(stmt.target):
                 if isinstance(n, gast.Name):
                     params.add(n.id)
     allowed = set()
-    for stmt in gast.walk(node):
+    for stmt in walk(node):
         if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name):
-            allowed.update(id(n) for n in gast.walk(stmt.value)
+            allowed.update(id(n) for n in walk(stmt.value)
                            if isinstance(n, gast.Name) and n.id == stmt.targets[0].id)
         elif isinstance(stmt, gast.Return) and stmt.value is not None:
             values = stmt.value.elts if isinstance(stmt.value, gast.Tuple) else [stmt.value]
             allowed.update(id(v) for v in values if isinstance(v, gast.Name))
-    loads = [n for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
+    loads = [n for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
     stray = {n.id for n in loads if id(n) not in allowed}
     return {name for name in fresh if name not in params and name not in stray}
 
@@ -154,7 +155,7 @@ def _single_definitions(node):
     for stmt in node.body:
         if (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
                 and stores.get(stmt.targets[0].id) == 1 and _elementwise_value(stmt.value)
-                and all(stores.get(n.id, 0) <= 1 for n in gast.walk(stmt.value) if isinstance(n, gast.Name))):
+                and all(stores.get(n.id, 0) <= 1 for n in walk(stmt.value) if isinstance(n, gast.Name))):
             out[stmt.targets[0].id] = stmt.value
     return out
 
@@ -164,7 +165,7 @@ def remove_unread(node, context=None):
     recompute them)."""
     while True:
         loads = {}
-        for n in gast.walk(node):
+        for n in walk(node):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
                 loads[n.id] = loads.get(n.id, 0) + 1
         keep = [s for s in node.body if not (isinstance(s, gast.Assign) and len(s.targets) == 1
@@ -179,7 +180,7 @@ def _pure(value, context=None):
     """Arithmetic, comparisons, calls of astjax.numpy functions and fused loops: nothing else happens.
     With the `context`, also the adjoint's spreading helpers (`unreduce`, `unbroadcast`): they only
     make a new array (a fused loop that reads their value checks the shapes they would check)."""
-    for n in gast.walk(value):
+    for n in walk(value):
         if isinstance(n, gast.Call):
             func = n.func
             fused = isinstance(func, gast.Name) and func.id.startswith("_fused_")
@@ -197,12 +198,12 @@ def _spreading(func, context):
 
 
 def _is_read(node, name):
-    return any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load) for n in gast.walk(node))
+    return any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load) for n in walk(node))
 
 
 def _store_counts(node):
     stores = {}
-    for n in gast.walk(node):
+    for n in walk(node):
         if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
             stores[n.id] = stores.get(n.id, 0) + 1
     return stores
@@ -215,7 +216,7 @@ def inline_single_use(node, namespace=None):
     """
     loads = {}
     stores = {}
-    for n in gast.walk(node):
+    for n in walk(node):
         if isinstance(n, gast.Name):
             table = loads if isinstance(n.ctx, gast.Load) else stores
             table[n.id] = table.get(n.id, 0) + 1
@@ -229,7 +230,7 @@ def inline_single_use(node, namespace=None):
             if (name and name not in params and loads.get(name) == 1 and stores.get(name) == 1
                     and isinstance(second, gast.Assign) and _elementwise_value(first.value)
                     and not _opaque_call(first.value, namespace)):
-                uses = [n for n in gast.walk(second.value) if isinstance(n, gast.Name) and n.id == name]
+                uses = [n for n in walk(second.value) if isinstance(n, gast.Name) and n.id == name]
                 if len(uses) == 1:
                     second.value = _replace(second.value, uses[0], first.value)
                     del block[i]
@@ -241,7 +242,7 @@ def hoist_opaque_operands(node, context):
     """`h = jnp.tanh(jnp.dot(x, w))` -> `_product_1 = jnp.dot(x, w); h = jnp.tanh(_product_1)`: the
     matrix product stays on BLAS and the function with a fast form runs as a fused loop over its
     result. The new name holds what `h` holds (a float function keeps its operand's shape and dtype)."""
-    taken = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+    taken = {n.id for n in walk(node) if isinstance(n, gast.Name)}
     for block in list(_blocks(node)):
         i = 0
         while i < len(block):
@@ -274,7 +275,7 @@ def hoist_whole_sums(node, context):
     kernel gradient: one pass per tap, no product array). Only out of a plain assignment whose other
     calls are primitives (nothing else runs between the sum's old place and its new one, and nothing
     lazy: no `if`-expression, `and`/`or` or lambda around it)."""
-    taken = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+    taken = {n.id for n in walk(node) if isinstance(n, gast.Name)}
     for block in list(_blocks(node)):
         i = 0
         while i < len(block):
@@ -284,14 +285,14 @@ def hoist_whole_sums(node, context):
                     or (isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name))):
                 continue
             if any(isinstance(n, (gast.IfExp, gast.BoolOp, gast.Lambda, gast.comprehension, gast.NamedExpr))
-                   for n in gast.walk(stmt.value)):
+                   for n in walk(stmt.value)):
                 continue
             if not all(_primitive_of(n.func, context.namespace) is not None
                        or (isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name)
                            and n.func.value.id in ("np", "jnp"))
-                       for n in gast.walk(stmt.value) if isinstance(n, gast.Call)):
+                       for n in walk(stmt.value) if isinstance(n, gast.Call)):
                 continue
-            sums = [n for n in gast.walk(stmt.value) if n is not stmt.value
+            sums = [n for n in walk(stmt.value) if n is not stmt.value
                     and _whole_sum_operand(n, context) is not None]
             for total in sums:
                 dtype = _whole_sum_operand(total, context)
@@ -315,7 +316,7 @@ def _whole_sum_operand(value, context):
     prim = _primitive_of(value.func, context.namespace)
     if prim is None or prim.name != "unbroadcast_to" or context.types_of(value.args[1].id) != {("tuple", ())}:
         return None
-    kinds = [context.lowered_type(n.id) for n in gast.walk(value.args[0])
+    kinds = [context.lowered_type(n.id) for n in walk(value.args[0])
              if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
     dtypes = {k[1] for k in kinds if k is not None and k[0] == "array"}
     return dtypes.pop() if len(dtypes) == 1 and next(iter(dtypes)) in _FLOATS else None
@@ -346,7 +347,7 @@ def _elementwise_value(value):
 
 
 def _replace(tree, old, new):
-    class Replace(gast.NodeTransformer):
+    class Replace(NodeTransformer):
         def visit_Name(self, n):
             return new if n is old else n
     return Replace().visit(tree)
@@ -354,14 +355,14 @@ def _replace(tree, old, new):
 
 def _replace_node(tree, old, new):
     """`tree` with the node `old` (by identity, any kind) replaced by `new`."""
-    class Replace(gast.NodeTransformer):
+    class Replace(NodeTransformer):
         def visit(self, n):
             return new if n is old else super().visit(n)
     return Replace().visit(tree)
 
 
 def _blocks(node):
-    for n in gast.walk(node):
+    for n in walk(node):
         for field in ("body", "orelse"):
             block = getattr(n, field, None)
             if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
@@ -426,7 +427,7 @@ class _Fusion:
     def _inlined(self, expr):
         definitions, names = self.definitions, self.recomputed
 
-        class Inline(gast.NodeTransformer):
+        class Inline(NodeTransformer):
             def visit_Name(self, node):
                 if isinstance(node.ctx, gast.Load) and node.id in names:
                     return self.visit(copy.deepcopy(definitions[node.id]))
@@ -802,7 +803,7 @@ def hoist_repeated_calls(element):
     shared = []
     while True:
         counts = {}
-        for n in gast.walk(tree):
+        for n in walk(tree):
             if isinstance(n, gast.Call) and unparse(n.func).strip() in _PURE_CALLS:
                 text = unparse(n).strip()
                 counts[text] = counts.get(text, 0) + 1
@@ -813,7 +814,7 @@ def hoist_repeated_calls(element):
         name = f"v{len(shared)}"
         shared.append(f"{name} = {text}")
 
-        class Share(gast.NodeTransformer):
+        class Share(NodeTransformer):
             def visit_Call(self, n):
                 if unparse(n).strip() == text:
                     return _name(name)
@@ -859,14 +860,14 @@ def _literal_ints(expr):
 def _shape_expression(expr):
     """Whether `expr` only reads names, shapes and int constants, so evaluating it once more changes nothing:
     `(_B1,) + jnp.shape(x2)`, `x.shape[1:]`."""
-    shape_calls = [n for n in gast.walk(expr) if isinstance(n, gast.Call)]
+    shape_calls = [n for n in walk(expr) if isinstance(n, gast.Call)]
     for call in shape_calls:
         if not (isinstance(call.func, gast.Attribute) and call.func.attr == "shape"
                 and isinstance(call.func.value, gast.Name) and call.func.value.id in ("jnp", "np")
                 and len(call.args) == 1 and isinstance(call.args[0], gast.Name) and not call.keywords):
             return False
     skipped = {id(c.func.value) for c in shape_calls} | {id(c) for c in shape_calls}
-    for n in gast.walk(expr):
+    for n in walk(expr):
         if id(n) in skipped:
             continue
         if isinstance(n, gast.Attribute):

@@ -34,6 +34,7 @@ import copy
 import gast
 
 from .known_ranks import pruned_for_inlining
+from ...codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["inline_callees"]
 
@@ -46,7 +47,7 @@ def inline_callees(node, context):
     observed = getattr(context.types, "observed", None)
     if observed is None:
         return
-    taken = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+    taken = {n.id for n in walk(node) if isinstance(n, gast.Name)}
     body = []
     pending = [(stmt, 0) for stmt in node.body]
     while pending:                       # an inlined callee's own calls are inlined in turn (a few levels)
@@ -97,7 +98,7 @@ def _inline(stmt, context, observed, taken, caller):
             isinstance(a, gast.Name) and context.types_of(a.id) == types[p] for p, a in zip(params, stmt.value.args)):
         return None          # its types were learned from another call's arguments
     foreign = {}             # a pruned callee's globals the caller lacks: bound under fresh names
-    for n in (n for s in fn.body for n in gast.walk(s)):
+    for n in (n for s in fn.body for n in walk(s)):
         if isinstance(n, gast.Name) and n.id not in local:
             if isinstance(n.ctx, gast.Store):
                 return None
@@ -112,7 +113,7 @@ def _inline(stmt, context, observed, taken, caller):
     index = 1
     while any(f"_{callee.__name__}_{index}_{name}" in taken for name in local):
         index += 1
-    assigned = {n.id for s in assigns for n in gast.walk(s.targets[0]) if isinstance(n, gast.Name)}
+    assigned = {n.id for s in assigns for n in walk(s.targets[0]) if isinstance(n, gast.Name)}
     passed = {p: a.id for p, a in zip(params, stmt.value.args)
               if isinstance(a, gast.Name) and p not in assigned}
     renamed = {name: passed.get(name, f"_{callee.__name__}_{index}_{name}") for name in local}
@@ -129,7 +130,7 @@ def _inline(stmt, context, observed, taken, caller):
         if name not in passed:
             context.types[new] = set(types[name])
 
-    class Rename(gast.NodeTransformer):
+    class Rename(NodeTransformer):
         def visit_Name(self, n):
             if n.id in renamed:
                 n.id = renamed[n.id]
@@ -141,7 +142,7 @@ def _inline(stmt, context, observed, taken, caller):
     out.append(gast.Assign(targets=stmt.targets, value=Rename().visit(copy.deepcopy(fn.body[-1].value)),
                            type_comment=None))
     for s in out:
-        for n in gast.walk(s):
+        for n in walk(s):
             if hasattr(n, "lineno"):
                 gast.copy_location(n, stmt)
     return out

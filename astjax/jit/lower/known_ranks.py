@@ -30,6 +30,7 @@ import gast
 import numpy as np
 
 from ...backends.numba_cpu import JitError
+from ...codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["prune_known_ranks", "pruned_for_inlining", "RankGuardError", "unpruned", "pruning_disabled"]
 
@@ -115,7 +116,7 @@ def pruned_for_inlining(fn, callee, stmt, caller, context, observed):
             or not isinstance(stmt.targets[0], gast.Name):
         return fn
     target = stmt.targets[0].id
-    stores = sum(1 for s in caller for n in gast.walk(s) if isinstance(n, gast.Name) and n.id == target
+    stores = sum(1 for s in caller for n in walk(s) if isinstance(n, gast.Name) and n.id == target
                  and isinstance(n.ctx, (gast.Store, gast.Del)))
     if stores != 1 or not context.types_of(target):
         return fn
@@ -142,7 +143,7 @@ def _guards(node, guards, context):
     """`if not (observed_type(p, "<type>") and ...): raise RankGuardError(...)`: each parameter has the
     type the first call saw (so every variable has the rank the folds read), decided when Numba compiles."""
     from ..numba_support import observed_type
-    taken = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+    taken = {n.id for n in walk(node) if isinstance(n, gast.Name)}
     check = context.bind("_rank_guard_type", observed_type, taken)
     tests = [f"{check}({name}, {repr(t)!r})" for name, t in guards.items()]
     first = node.body[0] if node.body else node
@@ -154,7 +155,7 @@ def _guards(node, guards, context):
     text = (f"if not ({' and '.join(tests)}):\n"
             f"    raise {label}({message!r}, {located.filename!r}, {located.lineno!r}, {hint!r})\n")
     stmt = gast.parse(text).body[0]
-    for n in gast.walk(stmt):
+    for n in walk(stmt):
         if hasattr(n, "lineno"):
             gast.copy_location(n, first)
     return [stmt]
@@ -163,7 +164,7 @@ def _guards(node, guards, context):
 def _single_assigned_constants(node, params, folder):
     """{name: value} of the locals assigned exactly once, by `name = <known value>`."""
     stores = {}
-    for n in gast.walk(node):
+    for n in walk(node):
         if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del, gast.Param)):
             stores[n.id] = stores.get(n.id, 0) + 1
         elif isinstance(n, (gast.Global, gast.Nonlocal)):
@@ -172,7 +173,7 @@ def _single_assigned_constants(node, params, folder):
     folder.stores = stores       # a name assigned twice may hold two ranks (Numba types each version)
     constants = {}
     folder.constants = {}
-    for n in gast.walk(node):
+    for n in walk(node):
         if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name) \
                 and stores.get(n.targets[0].id) == 1:
             value = folder.value(n.value)
@@ -181,7 +182,7 @@ def _single_assigned_constants(node, params, folder):
     return constants
 
 
-class _Fold(gast.NodeTransformer):
+class _Fold(NodeTransformer):
     def __init__(self, context, params, node):
         self.context = context
         self.constants = {}

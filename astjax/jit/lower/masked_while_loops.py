@@ -52,6 +52,7 @@ import gast
 from ...codegen.unparse import unparse
 from ...rules import lookup_callable
 from .fuse_elementwise import _Fusion, hoist_repeated_calls
+from ...codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["run_masked_loops_per_element"]
 
@@ -62,7 +63,7 @@ def run_masked_loops_per_element(node, context):
     """Rewrite the masked elementwise while loops of `node`; their kernels go to `context.kernels`."""
     counter = [0]
 
-    class Rewrite(gast.NodeTransformer):
+    class Rewrite(NodeTransformer):
         def visit_While(self, loop):
             self.generic_visit(loop)
             rewritten = _per_element(loop, node, context, counter)
@@ -103,7 +104,7 @@ def _guarded(value, target, mask, context):
 
 
 def _names(tree, ctx):
-    return [n.id for n in gast.walk(tree) if isinstance(n, gast.Name) and isinstance(n.ctx, ctx)]
+    return [n.id for n in walk(tree) if isinstance(n, gast.Name) and isinstance(n.ctx, ctx)]
 
 
 def _classify(loop, function, mask, context):
@@ -147,8 +148,8 @@ def _read_after(loop, function):
     if any(stmt is loop for stmt in function.body):
         after = function.body[[id(stmt) for stmt in function.body].index(id(loop)) + 1:]
         return {name for stmt in after for name in _names(stmt, gast.Load)}
-    inside = {id(n) for n in gast.walk(loop)}
-    return {n.id for n in gast.walk(function) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
+    inside = {id(n) for n in walk(loop)}
+    return {n.id for n in walk(function) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
             and id(n) not in inside}
 
 

@@ -44,6 +44,7 @@ import copy
 import gast
 
 from ...codegen.unparse import unparse
+from ...codegen.node_walk import walk
 
 __all__ = ["merge_sibling_loops", "FusedLoop"]
 
@@ -88,7 +89,7 @@ def _fused(stmt):
 
 def _names(tree, load=True):
     kind = gast.Load if load else (gast.Store, gast.Del)
-    return {n.id for n in gast.walk(tree) if isinstance(n, gast.Name) and isinstance(n.ctx, kind)}
+    return {n.id for n in walk(tree) if isinstance(n, gast.Name) and isinstance(n.ctx, kind)}
 
 
 def _blocks_motion(sum_stmt, between):
@@ -97,7 +98,7 @@ def _blocks_motion(sum_stmt, between):
         return True
     if any(isinstance(n, (gast.Call, gast.Subscript, gast.Attribute)) and isinstance(getattr(n, "ctx", None),
                                                                                      (gast.Store, gast.Del))
-           for n in gast.walk(between)):
+           for n in walk(between)):
         return True
     if isinstance(between, gast.Expr):
         return True

@@ -23,6 +23,7 @@ from ...codegen.unparse import unparse
 from ...rules import lookup_callable
 from ...rules.registry import lowering
 from .dtypes import DtypeReader
+from ...codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["lower_calls"]
 
@@ -48,12 +49,12 @@ _WRITTEN_BY_LOWERING = {"shape_of", "weak_like", "pad_edge_or_zeros", "zeros_sha
 
 
 def lower_calls(node, context):
-    locals_ = {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param))}
+    locals_ = {n.id for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param))}
     locals_ |= {a.id for a in node.args.args}
     _CallLowering(context, locals_).visit(node)
 
 
-class _CallLowering(gast.NodeTransformer):
+class _CallLowering(NodeTransformer):
     def __init__(self, context, locals_):
         self.context = context
         self.locals = locals_
@@ -353,7 +354,7 @@ def _functional_update(node):
             and isinstance(func.value.value, gast.Attribute) and func.value.value.attr == "at"):
         return None
     index = func.value.slice
-    if any(isinstance(n, gast.Slice) for n in gast.walk(index)):
+    if any(isinstance(n, gast.Slice) for n in walk(index)):
         return None
     name = {"set": "at_set", "add": "at_add", "multiply": "at_multiply"}[func.attr]
     call = gast.Call(func=gast.Attribute(value=_name("_astjax_helpers"), attr=name, ctx=gast.Load()),

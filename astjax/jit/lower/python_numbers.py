@@ -30,6 +30,7 @@ import gast
 from ...errors import trace_to_user
 from .dtypes import DtypeReader, static_value
 from .weak_kinds import WEAK_KINDS
+from ...codegen.node_walk import NodeTransformer
 
 __all__ = ["keep_python_arithmetic"]
 
@@ -63,7 +64,7 @@ def keep_python_arithmetic(node, context):
     _PythonArithmetic(context).visit(node)
 
 
-class _PythonArithmetic(gast.NodeTransformer):
+class _PythonArithmetic(NodeTransformer):
     def __init__(self, context):
         self.context = context
         reader = DtypeReader(context)

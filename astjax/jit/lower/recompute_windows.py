@@ -24,6 +24,7 @@ import copy
 import gast
 
 from ...rules import lookup_callable
+from ...codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["recompute_windows"]
 
@@ -36,7 +37,7 @@ def recompute_windows(node, context):
 
 
 def _stacks(node):
-    return sorted({n.func.value.id for n in gast.walk(node) if isinstance(n, gast.Call)
+    return sorted({n.func.value.id for n in walk(node) if isinstance(n, gast.Call)
                    and isinstance(n.func, gast.Attribute) and n.func.attr == "append"
                    and isinstance(n.func.value, gast.Name) and n.func.value.id.startswith("_tape_")})
 
@@ -44,7 +45,7 @@ def _stacks(node):
 def _recompute(node, stack, context):
     parents = _parents(node)
     pushes, pops, others = [], [], []
-    for n in gast.walk(node):
+    for n in walk(node):
         if isinstance(n, gast.Name) and n.id == stack:
             owner = _statement_of(n, parents)
             if _is_push(owner, stack):
@@ -75,11 +76,11 @@ def _recompute(node, stack, context):
     prim = lookup_callable(_static(value.func, context))
     if prim is None or prim.name not in RECOMPUTABLE:
         return
-    if any(stores.get(n.id) for n in gast.walk(value.func) if isinstance(n, gast.Name)):
+    if any(stores.get(n.id) for n in walk(value.func) if isinstance(n, gast.Name)):
         return                                         # the function is a local: not the primitive for sure
     reverse_loops = _enclosing_loops(pop, parents)
     counters = {loop.target.id for loop in reverse_loops if _range_loop(loop)}
-    for read in {n.id for a in value.args for n in gast.walk(a) if isinstance(n, gast.Name)}:
+    for read in {n.id for a in value.args for n in walk(a) if isinstance(n, gast.Name)}:
         if read == name:
             return
         if read in counters:
@@ -102,8 +103,8 @@ def _recompute(node, stack, context):
     outermost = reverse_loops[-1] if reverse_loops else None
     if outermost is None or outermost not in node.body:
         return
-    allowed = {id(n) for s in before for n in gast.walk(s)}
-    for n in gast.walk(node):
+    allowed = {id(n) for s in before for n in walk(s)}
+    for n in walk(node):
         if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load):
             if id(n) in allowed or n is saved:
                 continue
@@ -130,7 +131,7 @@ def _static(func, context):
 
 
 def _replace_reads(stmt, name, value):
-    class Replace(gast.NodeTransformer):
+    class Replace(NodeTransformer):
         def visit_Name(self, n):
             if n.id == name and isinstance(n.ctx, gast.Load):
                 return copy.deepcopy(value)
@@ -140,7 +141,7 @@ def _replace_reads(stmt, name, value):
 
 def _parents(node):
     parents = {}
-    for parent in gast.walk(node):
+    for parent in walk(node):
         for child in gast.iter_child_nodes(parent):
             parents[id(child)] = parent
     return parents
@@ -203,7 +204,7 @@ def _top(stmt, node, parents):
 def _stores(node):
     """name -> the statements that bind it (assignments, loop targets, augmented assignments, ...)."""
     stores = {}
-    for n in gast.walk(node):
+    for n in walk(node):
         targets = []
         if isinstance(n, (gast.Assign,)):
             targets = n.targets
@@ -216,7 +217,7 @@ def _stores(node):
         elif isinstance(n, (gast.FunctionDef, gast.ClassDef)) and n is not node:
             stores.setdefault(n.name, []).append(n)
         for t in targets:
-            for name in gast.walk(t):
+            for name in walk(t):
                 if isinstance(name, gast.Name) and isinstance(name.ctx, gast.Store):
                     stores.setdefault(name.id, []).append(n)
     return stores
@@ -224,7 +225,7 @@ def _stores(node):
 
 def _written_into(node, name):
     """`name[...] = ...`, `name.attr = ...` or a call of a method on it (which might write in place)."""
-    for n in gast.walk(node):
+    for n in walk(node):
         if isinstance(n, (gast.Subscript, gast.Attribute)) and isinstance(n.ctx, (gast.Store, gast.Del)):
             base = n.value
             while isinstance(base, (gast.Subscript, gast.Attribute)):

@@ -22,6 +22,7 @@ its index error must stay).
 import gast
 
 from ...rules import lookup_callable
+from ...codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["compute_shapes_only"]
 
@@ -32,28 +33,28 @@ def compute_shapes_only(node, context):
     params = {a.id for a in node.args.args}
     assignments = {}
     excluded = set(params)
-    for n in gast.walk(node):
+    for n in walk(node):
         if isinstance(n, (gast.Assign, gast.AugAssign)):
             targets = n.targets if isinstance(n, gast.Assign) else [n.target]
             plain = len(targets) == 1 and isinstance(targets[0], gast.Name)
             for t in targets:
-                for name in gast.walk(t):
+                for name in walk(t):
                     if isinstance(name, gast.Name) and not isinstance(name.ctx, gast.Load):
                         if plain and name is targets[0]:
                             assignments.setdefault(name.id, []).append(n)
                         else:
                             excluded.add(name.id)
         elif isinstance(n, (gast.For, gast.comprehension, gast.NamedExpr, gast.With, gast.Delete)):
-            excluded |= {x.id for x in gast.walk(n.target if hasattr(n, "target") else n)
+            excluded |= {x.id for x in walk(n.target if hasattr(n, "target") else n)
                          if isinstance(x, gast.Name) and not isinstance(x.ctx, gast.Load)}
         elif isinstance(n, (gast.FunctionDef, gast.Lambda)) and n is not node:
-            excluded |= {x.id for x in gast.walk(n) if isinstance(x, gast.Name)}
+            excluded |= {x.id for x in walk(n) if isinstance(x, gast.Name)}
     candidates = {v for v in assignments if v not in excluded and _array_type(context, v) is not None}
     shape_reads = _shape_reads(node, context)
     while True:
         owner = _assignment_of_each_load(node)
         dropped = set()
-        for n in gast.walk(node):
+        for n in walk(node):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in candidates:
                 if id(n) in shape_reads:
                     continue
@@ -96,11 +97,11 @@ def _value(stmt):
 def _assignment_of_each_load(node):
     """id of each Name read in the value of a plain assignment -> that assignment."""
     owner = {}
-    for n in gast.walk(node):
+    for n in walk(node):
         if isinstance(n, (gast.Assign, gast.AugAssign)):
             targets = n.targets if isinstance(n, gast.Assign) else [n.target]
             if len(targets) == 1 and isinstance(targets[0], gast.Name):
-                for x in gast.walk(n.value):
+                for x in walk(n.value):
                     owner[id(x)] = n
                 if isinstance(n, gast.AugAssign):
                     owner[id(n.target)] = n
@@ -110,7 +111,7 @@ def _assignment_of_each_load(node):
 def _shape_reads(node, context):
     """ids of the Names read only for their shape: `shape_of(v)`, `jnp.shape(v)`, `v.shape`."""
     reads = set()
-    for n in gast.walk(node):
+    for n in walk(node):
         if isinstance(n, gast.Attribute) and n.attr == "shape" and isinstance(n.value, gast.Name):
             reads.add(id(n.value))
         elif (isinstance(n, gast.Call) and len(n.args) == 1 and not n.keywords
@@ -205,7 +206,7 @@ def _text(expr):
     return str(expr.value) if isinstance(expr, gast.Constant) else expr.id
 
 
-class Rewrite(gast.NodeTransformer):
+class Rewrite(NodeTransformer):
     def __init__(self, candidates, shape_reads, context):
         self.candidates, self.shape_reads, self.context = candidates, shape_reads, context
         from ...runtime.numba_shapes import broadcast_shape, window_shape

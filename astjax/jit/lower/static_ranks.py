@@ -32,6 +32,7 @@ chosen for other ranks. The entry function needs no test: its parameters have th
 import copy
 
 import gast
+from ...codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["fold_static_ranks"]
 
@@ -67,7 +68,7 @@ def fold_static_ranks(node, context, keep_other_ranks=True):
                    f"passed other ranks")
         body = [gast.parse(f"raise ValueError({message!r})").body[0]]
     guard = gast.If(test=other, body=body, orelse=[])
-    for n in gast.walk(guard):
+    for n in walk(guard):
         if hasattr(n, "lineno") and getattr(n, "lineno", None) is None:
             n.lineno = getattr(node, "lineno", 1)
     node.body[:0] = [guard]
@@ -75,10 +76,10 @@ def fold_static_ranks(node, context, keep_other_ranks=True):
 
 
 def _calls_itself(node, context):
-    return any(isinstance(n, gast.Name) and context.namespace.get(n.id) is context.generated for n in gast.walk(node))
+    return any(isinstance(n, gast.Name) and context.namespace.get(n.id) is context.generated for n in walk(node))
 
 
-class _Fold(gast.NodeTransformer):
+class _Fold(NodeTransformer):
     def __init__(self, context, parameters):
         self.context = context
         self.changed = False
@@ -194,10 +195,10 @@ def _constant_names(node):
     """{name: (constant, index)} for names stored exactly once in the function, by a top-level assignment
     of a bool or int this pass folded, at the statement `index` (reads after it may use the constant)."""
     stores = {}
-    for n in gast.walk(node):
+    for n in walk(node):
         if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
             stores[n.id] = stores.get(n.id, 0) + 1
-    for n in gast.walk(node):
+    for n in walk(node):
         if isinstance(n, (gast.Global, gast.Nonlocal)):
             for name in n.names:
                 stores[name] = 2
@@ -210,7 +211,7 @@ def _constant_names(node):
     return out
 
 
-class _Substitute(gast.NodeTransformer):
+class _Substitute(NodeTransformer):
     """Reads of constant names (in a statement after their assignment) as the constants."""
 
     def __init__(self, constants, folder):

@@ -42,6 +42,7 @@ import copy
 import gast
 
 from ...codegen.unparse import unparse
+from ...codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["interchange_stencils"]
 
@@ -50,7 +51,7 @@ def interchange_stencils(node, context):
     kernels = {label: kernel for label, kernel, _ in context.kernels}
     counter = [0]
 
-    class Rewrite(gast.NodeTransformer):
+    class Rewrite(NodeTransformer):
         def visit_For(self, loop):
             rewritten = _interchange(loop, kernels, context, counter)
             if rewritten is not None:
@@ -212,8 +213,8 @@ def _unrolled_taps(inner, operands, accumulated, dtype):
     if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Subscript)):
         return None
     element = stmt.targets[0]
-    reads = [n for n in gast.walk(stmt.value) if isinstance(n, gast.Name) and n.id == accumulated]
-    at_element = [n for n in gast.walk(stmt.value) if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name)
+    reads = [n for n in walk(stmt.value) if isinstance(n, gast.Name) and n.id == accumulated]
+    at_element = [n for n in walk(stmt.value) if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name)
                   and n.value.id == accumulated and unparse(n.slice) == unparse(element.slice)]
     if len(reads) != 1 or len(at_element) != 1 or unparse(element.value).strip() != "out":
         return None
@@ -232,7 +233,7 @@ def _unrolled_taps(inner, operands, accumulated, dtype):
 
 
 def _renamed(node, renamed):
-    class Rename(gast.NodeTransformer):
+    class Rename(NodeTransformer):
         def visit_Name(self, n):
             if renamed.get(n.id) and isinstance(n.ctx, gast.Load):
                 return _load(renamed[n.id])
@@ -244,7 +245,7 @@ def _replaced(node, name, index, by):
     """`node` with its read `name[index]` replaced by the expression `by`."""
     text = unparse(index)
 
-    class Replace(gast.NodeTransformer):
+    class Replace(NodeTransformer):
         def visit_Subscript(self, n):
             if isinstance(n.value, gast.Name) and n.value.id == name and unparse(n.slice) == text:
                 return copy.deepcopy(by)
@@ -264,8 +265,8 @@ def _read_elementwise(kernel, param):
     while isinstance(stmt, gast.For):
         indices.append(stmt.target.id)
         stmt = stmt.body[0]
-    reads = [n for n in gast.walk(loop) if isinstance(n, gast.Name) and n.id == param]
-    at_element = [n.value for n in gast.walk(loop) if isinstance(n, gast.Subscript)
+    reads = [n for n in walk(loop) if isinstance(n, gast.Name) and n.id == param]
+    at_element = [n.value for n in walk(loop) if isinstance(n, gast.Subscript)
                   and isinstance(n.value, gast.Name) and n.value.id == param
                   and isinstance(n.slice, gast.Tuple) and [getattr(e, "id", None) for e in n.slice.elts] == indices]
     return bool(reads) and len(reads) == len(at_element)
@@ -273,18 +274,18 @@ def _read_elementwise(kernel, param):
 
 def _only_shape_of(expr, name):
     """Every read of `name` in `expr` is `name.shape`."""
-    shapes = {id(n.value) for n in gast.walk(expr) if isinstance(n, gast.Attribute) and n.attr == "shape"}
-    return all(id(n) in shapes for n in gast.walk(expr) if isinstance(n, gast.Name) and n.id == name)
+    shapes = {id(n.value) for n in walk(expr) if isinstance(n, gast.Attribute) and n.attr == "shape"}
+    return all(id(n) in shapes for n in walk(expr) if isinstance(n, gast.Name) and n.id == name)
 
 
 def _mentions(expr, names):
-    return any(isinstance(n, gast.Name) and n.id in names for n in gast.walk(expr))
+    return any(isinstance(n, gast.Name) and n.id in names for n in walk(expr))
 
 
 def _statement(text, _=None):
     stmt = gast.parse(text).body[0]
     if _ is not None:
-        class Put(gast.NodeTransformer):
+        class Put(NodeTransformer):
             def visit_Name(self, n):
                 return copy.deepcopy(_) if n.id == "_" else n
         stmt = Put().visit(stmt)

@@ -18,12 +18,13 @@ pass cannot pair with a variable is refused.
 import gast
 
 from .typed_placeholders import placeholder
+from ...codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["split_tape"]
 
 
 def split_tape(node, context):
-    tapes = {s.targets[0].id for s in gast.walk(node)
+    tapes = {s.targets[0].id for s in walk(node)
              if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call) and _called(s.value) == "Tape"
              and isinstance(s.targets[0], gast.Name)}
     if not tapes:
@@ -42,7 +43,7 @@ def split_tape(node, context):
                                   and _called(s.value) == "Tape")]
 
 
-class Splitter(gast.NodeTransformer):
+class Splitter(NodeTransformer):
     def __init__(self, tapes, pushes, context):
         self.tapes, self.pushes, self.context = tapes, pushes, context
 
@@ -120,7 +121,7 @@ def _called(call):
 
 
 def _calls(node, name):
-    return [n for n in gast.walk(node) if isinstance(n, gast.Call) and _called(n) == name]
+    return [n for n in walk(node) if isinstance(n, gast.Call) and _called(n) == name]
 
 
 def _attribute(base, attr):

@@ -22,12 +22,13 @@ import gast
 
 from ..observe import WEAK_FLOAT, WEAK_INT
 from .weak_kinds import WEAK_KINDS
+from ...codegen.node_walk import walk
 
 __all__ = ["type_placeholders", "placeholder"]
 
 
 def type_placeholders(node, context):
-    for stmt in gast.walk(node):
+    for stmt in walk(node):
         if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
                 and isinstance(stmt.value, gast.Constant)):
             continue

@@ -21,6 +21,7 @@ import gast
 
 from ..observe import WEAK_FLOAT
 from .dtypes import ARITHMETIC as _ARITHMETIC, DtypeReader, is_cast as _is_cast, static_value as _static
+from ...codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["cast_weak_scalars"]
 
@@ -29,7 +30,7 @@ def cast_weak_scalars(node, context):
     _Caster(context, node).visit(node)
 
 
-class _Caster(gast.NodeTransformer):
+class _Caster(NodeTransformer):
     def __init__(self, context, function=None):
         self.context = context
         reader = DtypeReader(context, function)
@@ -161,7 +162,7 @@ def _tuple_leaves(node):
 
 
 def _replace(tree, old, new):
-    for parent in gast.walk(tree):
+    for parent in walk(tree):
         if isinstance(parent, (gast.Tuple, gast.List)):
             parent.elts = [new if elt is old else elt for elt in parent.elts]
 
