@@ -25,18 +25,24 @@ class ShapeClasses:
 
     def __init__(self, function_node, resolver):
         self.resolver = resolver
+        self._held = {}                 # id -> node named by an `unknown:<id>` class: kept alive, so ids stay unique
         statements = [n for n in walk(function_node)
                       if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
         self.variable = {a.id: frozenset([f"param:{a.id}"]) for a in function_node.args.args}
         for node in walk(function_node):
             if isinstance(node, gast.For):
                 self.variable[node.target.id] = frozenset([SCALAR])
-        self.of_statement = {}
+        self.of_statement = {}         # id(stmt) -> (stmt, its classes): the node kept, its id not reused
+        # Each statement is classified once and its Application kept: the default and static-constant
+        # nodes classify makes (`full_like(G, x)` with a global tuple G) are labelled by id() below, and a
+        # node freed after one round gave its id to the next round's node, or to another statement's
+        # (the classes never settled, and two unrelated values could share a class).
+        self._applications = {id(stmt): classify(stmt.value, resolver) for stmt in statements}
         for _ in range(4 * len(statements) + 4):
             changed = False
             for stmt in statements:
                 classes = self._expression(stmt)
-                self.of_statement[id(stmt)] = classes
+                self.of_statement[id(stmt)] = (stmt, classes)
                 name = stmt.targets[0].id
                 merged = self.variable.get(name, frozenset()) | classes
                 if merged != self.variable.get(name):
@@ -53,10 +59,15 @@ class ShapeClasses:
             if node.id not in self.variable and isinstance(self.resolver.lookup(node.id), (int, float)):
                 return frozenset([SCALAR])      # a global or closure number
             return self.variable.get(node.id, frozenset([f"free:{node.id}"]))
+        self._held[id(node)] = node         # its id stays its own while these classes are consulted
         return frozenset([f"unknown:{id(node)}"])
 
     def statement(self, stmt):
-        return self.of_statement.get(id(stmt), frozenset([f"unknown:{id(stmt)}"]))
+        known = self.of_statement.get(id(stmt))
+        if known is not None and known[0] is stmt:
+            return known[1]
+        self._held[id(stmt)] = stmt         # its id stays its own while these classes are consulted
+        return frozenset([f"unknown:{id(stmt)}"])
 
     def same_shape(self, operand, stmt):
         """Whether `operand` certainly has the shape of `stmt`'s result (so nothing was broadcast)."""
@@ -65,7 +76,7 @@ class ShapeClasses:
 
     def _expression(self, stmt):
         value = stmt.value
-        app = classify(value, self.resolver)
+        app = self._applications[id(stmt)]
         if app.kind == "copy":
             return self.of(value)
         if isinstance(value, gast.Constant) and isinstance(value.value, (int, float)):

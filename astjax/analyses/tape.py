@@ -20,7 +20,7 @@ class TapePlan:
         self.params = list(params)
         self.position = {}            # id(stmt) -> place in program order
         self.in_loop = {}             # id(stmt) -> inside some loop?
-        self.top_level = {id(stmt) for stmt in primal}
+        self.top_level = {id(stmt) for stmt in primal}   # ids of self.function's statements: held by it
         self.assigned_at = {p: [-1] for p in self.params}    # variable -> positions assigned
         self.saved = set()
         self.shape_saved = set()

@@ -248,7 +248,7 @@ class BatchMode:
         return _call(self.helper(HELPERS["batch_size_of"]), _name(param))
 
     def _needs_whole_loop(self):
-        self.selects = set()
+        self.selects = set()     # ids of the function's own If/While, consulted only for its own nodes
         control = None
         for node in self.batching.compound:
             if self.batching._batched_control(node):

@@ -66,7 +66,7 @@ def count_iterations(stmts, namer, counters):
         rewrite_inner_blocks(stmt, lambda block: count_iterations(block, namer, counters))
         if isinstance(stmt, gast.While) or (isinstance(stmt, gast.For) and breaks(stmt.body)):
             count = namer.fresh("_n")
-            counters[id(stmt)] = count
+            counters[id(stmt)] = count      # stmt stays in the primal the sweep reverses: its id stays its own
             out.append(copy_location(assign(count, gast.Constant(value=0, kind=None)), stmt))
             stmt.body.insert(0, copy_location(assign(count, gast.BinOp(
                 left=name(count), op=gast.Add(), right=gast.Constant(value=1, kind=None))), stmt))

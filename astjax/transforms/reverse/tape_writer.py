@@ -25,6 +25,7 @@ class TapeWriter:
         self.tape = tape
         self.adjoint = adjoint              # variable -> the name of its adjoint
         self.pushed = set()                 # id of each statement the primal sweep saves before
+        # (ids of primal statements: the driver's `primal` list and self.restores keep them alive)
 
     def forward_block(self, stmts):
         out = []
