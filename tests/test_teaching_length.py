@@ -76,7 +76,7 @@ def _text(name):
 
 def test_a_save_nothing_reads_leaves_the_tape():
     text = _text("overwrite_call")            # `x = jnp.sum(x)`: the old x is only needed for its shape
-    assert "_tape" not in text and "return jnp.full((3,), bx)" in text
+    assert "_tape" not in text and "return jnp.full((3,), x + x)" in text
 
 
 def test_loop_temporaries_are_saved_after_they_are_computed():
@@ -128,7 +128,7 @@ def test_branches_the_example_did_not_take_lose_unread_saves_and_scalar_unbroadc
 
 def test_a_save_whose_variable_nothing_changes_before_the_restore_goes():
     text = _text("augassign")                # `x *= x` is dead once the restore follows it
-    assert "_tape" not in text and "bx = x + x" in text
+    assert "_tape" not in text and "ba = (x + x) * a" in text
 
 
 def test_a_derivative_the_example_never_called_still_loses_scalar_unbroadcasts():
