@@ -67,6 +67,10 @@ from .ones_factors import MARK as ONES_MARK, fold_ones_factors
 from .returned_names import returned_names
 from .propagated_constants import propagate_constants
 from .returned_values import return_assigned_values
+from .recomputed_flags import recompute_flags
+from .straight_line_saves import name_straight_line_saves
+from .scaling_loops import fold_scaling_loops
+from .single_use_values import fold_single_use_values
 
 __all__ = ["specialized_source"]
 
@@ -154,6 +158,10 @@ def _finish(functions, observed):
             move_loop_saves(node, namespaces[node.name], observed.entries[node.name][0])   # with the user's index
             cleanup(node, temporaries=_branch_flags(node, temporaries))
             substitute_cheap_temporaries(node, temporaries)
+        name_straight_line_saves(node)
+        recompute_flags(node)
+        fold_scaling_loops(node, observed.entries[node.name][0] if node.name in observed.entries else None)
+        fold_single_use_values(node, temporaries)
         return_assigned_values(conditional_assignments(merge_same_branches(node)))
     return functions
 
