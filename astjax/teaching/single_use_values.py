@@ -10,11 +10,13 @@
 
 A teacher names a value that is read in several places; one read right on the next line is the
 expression itself. Only for `v = e` (v an adjoint `b<name>` of a name in the function, or a temporary
-the derivation named, never the user's own name) followed, comments aside, by a simple statement
-(assignment, augmented assignment of another name, return) that reads `v` once, outside any lambda or
-comprehension, where that read is the only one of `v` in the function or the statement assigns `v`
-anew; not where `e` pushes or pops the tape or calls a function by its bare name (`vjp_f(by, x)`), a comment names `v`, or the result would be wider than 88
-characters. `1.0 * e` where `e` computes a float is written `e`.
+the derivation named, never the user's own name) followed, comments and saves of other values
+(`push(_tape, x)`) aside, by a simple statement (assignment, augmented assignment of another name,
+return) that reads `v` once, outside any lambda or comprehension, where the statement assigns `v` anew
+or every other read of `v` comes after another `v = ...` in a block holding it (so `e` never reaches
+it); not where `e` pushes or pops the tape or calls a function by its bare name (`vjp_f(by, x)`), a
+comment names `v`, or the result would be wider than 88 characters. `1.0 * e` where `e` computes a
+float is written `e`.
 """
 import copy
 import re
@@ -70,7 +72,7 @@ def _fold_one(function_node, block, depth, names, temporaries, comments):
         if re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", comments):
             continue
         j = i + 1
-        while j < len(block) and _is_comment(block[j]):
+        while j < len(block) and (_is_comment(block[j]) or _save_not_reading(block[j], name)):
             j += 1
         if j == len(block):
             continue
@@ -86,9 +88,10 @@ def _fold_one(function_node, block, depth, names, temporaries, comments):
             continue
         reassigns = isinstance(second, gast.Assign) and any(
             isinstance(t, gast.Name) and t.id == name for t in second.targets)
-        total_reads = sum(1 for n in gast.walk(function_node)
-                          if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load))
-        if not (reassigns or total_reads == 1):
+        covered = _covered_reads(function_node, name, first)
+        other_reads = [n for n in gast.walk(function_node) if isinstance(n, gast.Name) and n.id == name
+                       and isinstance(n.ctx, gast.Load) and n is not reads[0] and id(n) not in covered]
+        if not (reassigns or not other_reads):
             continue
         folded = copy.deepcopy(second)
         _Replace(name, first.value).visit(folded)
@@ -99,6 +102,35 @@ def _fold_one(function_node, block, depth, names, temporaries, comments):
         del block[i]
         return True
     return False
+
+
+def _covered_reads(function_node, name, first):
+    """ids of the reads of `name` that an assignment `name = ...` other than `first` precedes in a block
+    holding them (so `first`'s value never reaches them)."""
+    covered = set()
+
+    def walk(block, assigned_before):
+        seen = assigned_before
+        for stmt in block:
+            if seen:
+                covered.update(id(n) for n in gast.walk(stmt) if isinstance(n, gast.Name) and n.id == name
+                               and isinstance(n.ctx, gast.Load))
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(stmt, field, None)
+                if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
+                    walk(inner, False)
+            if (stmt is not first and isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == name
+                    and not _reads(stmt.value, name)):
+                seen = True
+    walk(function_node.body, False)
+    return covered
+
+
+def _save_not_reading(stmt, name):
+    """`push(_tape, x)` of another name: it changes no variable, so `e` may move past it."""
+    return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and isinstance(stmt.value.func, gast.Name)
+            and stmt.value.func.id == "push" and not _reads(stmt.value, name))
 
 
 def _foldable_name(name, names, temporaries):

@@ -69,6 +69,9 @@ from .propagated_constants import propagate_constants
 from .returned_values import return_assigned_values
 from .recomputed_flags import recompute_flags
 from .straight_line_saves import name_straight_line_saves
+from .index_adjoints import write_index_adjoints
+from .dead_item_resets import drop_dead_item_resets
+from .recomputed_saves import recompute_saved_values
 from .scaling_loops import fold_scaling_loops
 from .single_use_values import fold_single_use_values
 
@@ -160,6 +163,9 @@ def _finish(functions, observed):
             substitute_cheap_temporaries(node, temporaries)
         name_straight_line_saves(node)
         recompute_flags(node)
+        recompute_saved_values(node)
+        drop_dead_item_resets(node)
+        write_index_adjoints(node, observed.entries[node.name][0] if node.name in observed.entries else None)
         fold_scaling_loops(node, observed.entries[node.name][0] if node.name in observed.entries else None)
         fold_single_use_values(node, temporaries)
         return_assigned_values(conditional_assignments(merge_same_branches(node)))
