@@ -8,7 +8,7 @@
 The reverse of `y[i] = x[i]` hands `by[i]` to `x[i]` and zeroes it, since the value the item held
 before the assignment got none of it. When nothing reads that item again the zero is never seen. Only
 for a reset `v = v.at[i].set(0)` in a `for` over `range(...)` (or its `reversed`), not itself inside a
-loop, whose index `i` is bound nowhere else, where every other read of `v` in the function is `v[i]`
+loop, whose body does not assign its index `i`, where every other read of `v` in the function is `v[i]`
 in a statement of the same loop body before the reset and the loop assigns `v` nowhere else: each
 iteration reads its own item first, no later iteration reads it (a range repeats no index), and
 nothing after the loop reads `v`.
@@ -23,8 +23,8 @@ def drop_dead_item_resets(function_node):
         if inside_loop or loop.orelse or not isinstance(loop.target, gast.Name) or not _over_range(loop.iter):
             continue
         index = loop.target.id
-        if sum(1 for n in gast.walk(function_node) if isinstance(n, gast.Name) and n.id == index
-               and not isinstance(n.ctx, gast.Load)) != 1:
+        if any(isinstance(n, gast.Name) and n.id == index and not isinstance(n.ctx, gast.Load)
+               for s in loop.body for n in gast.walk(s)):
             continue
         for k, stmt in enumerate(loop.body):
             name = _reset(stmt, index)

@@ -25,7 +25,13 @@
                             (cheap_temporaries.py, returned_names.py), equal branches merged
                             (same_branches.py), value-picking branches as conditional
                             expressions (conditional_assignments.py), a temporary read once in
-                            a `for` header written there (header_temporaries.py), and
+                            a `for` header written there (header_temporaries.py), straight-line
+                            saves as new names (straight_line_saves.py), branch flags and values
+                            recomputed from restored saves (recomputed_flags.py, recomputed_saves.py),
+                            item resets nothing reads dropped (dead_item_resets.py), one-item
+                            adjoints as `.at[i].add` (index_adjoints.py), loops that only scale an
+                            adjoint as a power (scaling_loops.py), values read once by the next
+                            statement written there (single_use_values.py), and
                             `v = e; return v` as `return e` (returned_values.py);
                             run the result on the same arguments and compare.
 
