@@ -17,7 +17,7 @@ saved by the one `push(_tape, t)` of the function and restored by its one `t = p
 loop's body, where every name `e` reads is either never assigned in the function or saved by a
 `push(_tape, a)` after `t = e` in the same body with nothing assigning `a` in between, and restored
 by an `a = pop(_tape)` after `t = pop(_tape)` in the restoring body with nothing reading `t` in
-between: `t = e` goes right after the last of those restores.
+between (each body saving and restoring `a` once, so the restore is that save's): `t = e` goes right after the last of those restores.
 """
 import copy
 
@@ -46,12 +46,14 @@ def recompute_saved_values(function_node):
                 continue
             reads = {n.id for n in gast.walk(stmt.value) if isinstance(n, gast.Name)}
             saved = {a for a in reads if a in stored}
-            if not all(_pushed_unchanged(forward, i, a) for a in saved):
+            if not all(_pushed_unchanged(forward, i, a) and _saves_in(forward, a) == 1 for a in saved):
                 continue
             restore = _restore_site(blocks, forward, t, saved)
             if restore is None:
                 continue
             block, r, after = restore
+            if not all(_restores_in(block, a) == 1 for a in saved):
+                continue                  # which restore feeds which save is then not plain
             del forward[m]
             block.insert(after + 1, copy.deepcopy(stmt))
             del block[r]
@@ -115,6 +117,15 @@ def _restore_site(blocks, forward, t, saved):
                 return None
             return block, r, last
     return None
+
+
+def _saves_in(block, name):
+    return sum(1 for s in block for n in gast.walk(s) if _is_call(n, "push") and len(n.args) == 2
+               and isinstance(n.args[1], gast.Name) and n.args[1].id == name)
+
+
+def _restores_in(block, name):
+    return sum(1 for s in block for n in gast.walk(s) if isinstance(n, gast.Assign) and _popped(n) == name)
 
 
 def _pushed(stmt):
