@@ -14,7 +14,8 @@ the derivation named, never the user's own name) followed, comments and saves of
 (`push(_tape, x)`) aside, by a simple statement (assignment, augmented assignment of another name,
 return) that reads `v` once, outside any lambda or comprehension, where the statement assigns `v` anew
 or every other read of `v` comes after another `v = ...` in a block holding it (so `e` never reaches
-it); not where `e` pushes or pops the tape or calls a function by its bare name (`vjp_f(by, x)`), a
+it); not where `e` pushes or pops the tape, calls a function by its bare name (`vjp_f(by, x)`) or
+updates an item other than into a `return` (`by.at[2].add(e)` reads best on its own line), a
 comment names `v`, or the result would be wider than 88 characters. `1.0 * e` where `e` computes a
 float is written `e`.
 """
@@ -67,7 +68,8 @@ def _fold_one(function_node, block, depth, names, temporaries, comments):
         if not (isinstance(first, gast.Assign) and len(first.targets) == 1 and isinstance(first.targets[0], gast.Name)):
             continue
         name = first.targets[0].id
-        if not _foldable_name(name, names, temporaries) or _has_effects(first.value) or _calls_a_function(first.value):
+        if (not _foldable_name(name, names, temporaries) or _has_effects(first.value)
+                or _calls_a_function(first.value)):
             continue
         if re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", comments):
             continue
@@ -78,6 +80,8 @@ def _fold_one(function_node, block, depth, names, temporaries, comments):
             continue
         second = block[j]
         if not isinstance(second, (gast.Assign, gast.AugAssign, gast.Return)) or second.value is None:
+            continue
+        if _item_update(first.value) and not isinstance(second, gast.Return):
             continue
         if isinstance(second, gast.AugAssign) and _reads(second.target, name, store_too=True):
             continue
@@ -150,6 +154,13 @@ def _calls_a_function(expr):
     a named result. Library calls (`jnp.tanh(h)`) and `len`/`abs`/`max`/`min` fold."""
     return any(isinstance(n, gast.Call) and isinstance(n.func, gast.Name)
                and n.func.id not in ("len", "abs", "max", "min", "float") for n in gast.walk(expr))
+
+
+def _item_update(expr):
+    """`v.at[i].add(e)` / `.set(e)`: an update of one item reads best on its own line (`bx[1] += e`)."""
+    return (isinstance(expr, gast.Call) and isinstance(expr.func, gast.Attribute)
+            and isinstance(expr.func.value, gast.Subscript) and isinstance(expr.func.value.value, gast.Attribute)
+            and expr.func.value.value.attr == "at")
 
 
 def _inside_deferred(expr, target):
