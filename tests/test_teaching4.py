@@ -50,11 +50,17 @@ def copied_items(x):
     return jnp.sum(y * y)
 
 
-def shifted_items(x):
-    h = jnp.zeros((4,))
+def shifted_items(h, x):
     for t in range(3):
-        h[t + 1] = x[t] * h[t] + x[t]
-    return jnp.sum(h)
+        h[t + 1] = h[t] * x[t]
+    return jnp.sum(h * h)
+
+
+def accumulated_rows(inputs, W):
+    h = jnp.zeros((4, 3))
+    for t in range(3):
+        h[t + 1] = jnp.dot(inputs[t], W) + h[t]
+    return jnp.sum(h[1:] * h[1:])
 
 
 def copied_items_twice(x):
@@ -125,9 +131,17 @@ def test_item_adjoints_add_into_the_item():
     assert "bx = bx.at[i].add(" in text and ".set(0.0)" not in text and "bx = 0.0" not in text
 
 
-def test_a_reset_a_later_iteration_reads_stays():
+def test_a_reset_of_the_item_an_iteration_reads_goes_whatever_its_offset():
+    inputs = np.array([[0.3, 0.5], [0.7, 0.2], [0.4, 0.9]], np.float32)
+    W = np.array([[0.2, 0.6, 0.1], [0.8, 0.3, 0.5]], np.float32)
+    text = _check(accumulated_rows, (inputs, W), [(inputs * 2, W[::-1].copy())], argnums=1)
+    assert ".set(0.0)" not in text and "bh = bh.at[t].add(" in text
+
+
+def test_a_reset_whose_array_is_read_after_the_loop_stays():
     x = np.array([0.3, 0.5, 0.7], np.float32)
-    text = _check(shifted_items, (x,), [(x * 2,)])
+    h = np.array([0.9, 0.1, 0.2, 0.4], np.float32)
+    text = _check(shifted_items, (h, x), [(h * 2, x)])           # the gradient is bh: its resets count
     assert ".set(0.0)" in text
     _check(copied_items_twice, (x,), [(x * 2,)])         # inside another loop: the resets stay
 

@@ -7,9 +7,10 @@
 The adjoint of reading `x[i]` is a zero array with `bx_i` at `i`; a teacher adds `bx_i` into `bx[i]`
 (astjax arrays are immutable, so `bx = bx.at[i].add(bx_i)`). Only where every assignment of the adjoint
 gives it the update's shape: a `0.0` start (written `jnp.zeros(shape)`), `jnp.zeros`/`jnp.ones` of that
-shape, an elementwise expression of such arrays, `at_set` of one, parameters of that shape (from the
-specialization) and numbers, or another such update; and only for plain indices (numbers, slices, loop indices of `range`, sums of
-those), since `.at[i].add` adds twice where an index array repeats an item and `.at[i].set` does not.
+shape, an elementwise expression of such arrays, `at_set` or `.at[i].set` of one, parameters of that
+shape (from the specialization) and numbers, or another such update; and only for plain indices
+(numbers, slices, loop indices of `range`, sums of those), since `.at[i].add` adds twice where an index
+array repeats an item and `.at[i].set` does not.
 """
 import copy
 
@@ -94,7 +95,8 @@ def _rewrite(stmt, name):
 def _keeps_shape(stmt, name, shape, shapes, stores):
     """Whether `stmt` (another assignment of `name`) leaves it an array of the update's shape."""
     if isinstance(stmt, gast.AugAssign):
-        got = _shape_of(stmt.value, shapes, stores, set())
+        own = isinstance(stmt.value, gast.Name) and stmt.value.id == name          # `bh += bh`
+        got = shape if own else _shape_of(stmt.value, shapes, stores, set())
         return isinstance(stmt.op, (gast.Add, gast.Sub, gast.Mult)) and got in ((), shape)
     if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1):
         return False
@@ -116,6 +118,10 @@ def _shape_of(expr, shapes, stores, seen):
         return _shape_of(assigned[0].value, shapes, stores, seen | {expr.id})
     if _is_jnp_call(expr, "zeros") or _is_jnp_call(expr, "ones"):
         return _literal_shape(expr.args[0])
+    if (isinstance(expr, gast.Call) and isinstance(expr.func, gast.Attribute) and expr.func.attr in ("set", "add")
+            and isinstance(expr.func.value, gast.Subscript) and isinstance(expr.func.value.value, gast.Attribute)
+            and expr.func.value.value.attr == "at"):
+        return _shape_of(expr.func.value.value.value, shapes, stores, seen)     # x.at[i].set(v) has x's shape
     if isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name) and expr.func.id == "at_set" and expr.args:
         return _shape_of(expr.args[0], shapes, stores, seen)          # at_set(x, i, v) has x's shape
     if isinstance(expr, gast.BinOp) and isinstance(expr.op, (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)):
