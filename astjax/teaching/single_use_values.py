@@ -15,7 +15,7 @@ the derivation named, never the user's own name) followed, comments and saves of
 return) that reads `v` once, outside any lambda or comprehension, where the statement assigns `v` anew
 or every other read of `v` comes after another `v = ...` in a block holding it (so `e` never reaches
 it); not where `e` pushes or pops the tape, calls a function by its bare name (`vjp_f(by, x)`) or
-updates an item other than into a `return` (`by.at[2].add(e)` reads best on its own line), a
+updates an item other than into `return v` (`by.at[2].add(e)` reads best on its own line), a
 comment names `v`, or the result would be wider than 88 characters. `1.0 * e` where `e` computes a
 float is written `e`.
 """
@@ -81,7 +81,7 @@ def _fold_one(function_node, block, depth, names, temporaries, comments):
         second = block[j]
         if not isinstance(second, (gast.Assign, gast.AugAssign, gast.Return)) or second.value is None:
             continue
-        if _item_update(first.value) and not isinstance(second, gast.Return):
+        if _item_update(first.value) and not (isinstance(second, gast.Return) and isinstance(second.value, gast.Name)):
             continue
         if isinstance(second, gast.AugAssign) and _reads(second.target, name, store_too=True):
             continue

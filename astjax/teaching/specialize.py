@@ -173,8 +173,9 @@ def _finish(functions, observed):
         drop_dead_item_resets(node)
         write_index_adjoints(node, observed.entries[node.name][0] if node.name in observed.entries else None)
         fold_scaling_loops(node, observed.entries[node.name][0] if node.name in observed.entries else None)
-        fold_single_use_values(node, temporaries)
         return_assigned_values(conditional_assignments(merge_same_branches(node)))
+        fold_single_use_values(node, temporaries)     # after: `t = e; return f(t)` folds whole
+        return_assigned_values(node)
     return functions
 
 
