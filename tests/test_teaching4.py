@@ -154,3 +154,15 @@ def test_repeated_indices_add_once_per_read():
 def test_an_adjoint_read_once_is_written_where_it_is_read():
     text = _check(squared_twice, (1.5,), [(-0.5,)])
     assert "ba = (x + x) * a" in text and "bx" not in text
+
+
+def scaled_a_computed_number_of_times(a, n):
+    m = n - 3
+    for i in range(m):
+        a = a * 3.0
+    return a * a
+
+
+def test_a_count_that_may_be_negative_is_clamped():
+    text = _check(scaled_a_computed_number_of_times, (1.5, 5), [(1.5, 2), (0.5, 7)])
+    assert "3.0 ** max(m, 0)" in text and "for i in range(m):" in text     # the forward loop stays

@@ -8,10 +8,11 @@
 The reverse sweep of `a = a * 3.0` in a loop multiplies the adjoint by 3.0 once per iteration; a
 teacher writes the product of all of them, `3.0 ** (n + 1)`. Only for a `for` over `range(stop)` (or
 `reversed(range(stop))`) whose body (comments aside) is the one statement `v = v * c`, `v = c * v` or
-`v *= c`, where `c` is a number or a name the loop does not assign, read in neither the factor nor
-anything else the loop index. The iteration count is `stop` where it cannot be negative (a count,
-`len(...)`, a non-negative integer the specialization was given, sums of those), else `max(stop, 0)`.
-The comments of the body stay, above the power.
+`v *= c`, v an adjoint `b<name>` (the forward sweep keeps the user's loop) and `c` a number or a name
+the loop does not assign, read in neither the factor nor anything else the loop index. The iteration
+count is `stop` where it cannot be negative (a count, `len(...)`, a non-negative integer the
+specialization was given, sums of those), else `max(stop, 0)`. The comments of the body stay, above
+the power.
 """
 import gast
 
@@ -22,18 +23,20 @@ def fold_scaling_loops(function_node, arguments=None):
     counters = _counters(function_node)
     stored = _stored_names(function_node)
     fixed = {k for k, v in (arguments or {}).items() if type(v) is int and v >= 0 and k not in stored}
+    names = {n.id for n in gast.walk(function_node) if isinstance(n, gast.Name)}
+    adjoints = {n for n in names if n.startswith("b") and n[1:] in names}
     for owner in list(gast.walk(function_node)):
         for field in ("body", "orelse"):
             block = getattr(owner, field, None)
             if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
-                _block(block, counters | fixed)
+                _block(block, counters | fixed, adjoints)
     return function_node
 
 
-def _block(block, nonnegative):
+def _block(block, nonnegative, adjoints):
     i = 0
     while i < len(block):
-        replacement = _fold(block[i], nonnegative)
+        replacement = _fold(block[i], nonnegative, adjoints)
         if replacement is not None:
             block[i:i + 1] = replacement
             i += len(replacement)
@@ -41,7 +44,7 @@ def _block(block, nonnegative):
             i += 1
 
 
-def _fold(loop, nonnegative):
+def _fold(loop, nonnegative, adjoints):
     if not (isinstance(loop, gast.For) and not loop.orelse and isinstance(loop.target, gast.Name)):
         return None
     stop = _range_stop(loop.iter)
@@ -52,6 +55,8 @@ def _fold(loop, nonnegative):
     if scaled is None:
         return None
     name, factor = scaled
+    if name not in adjoints:
+        return None              # the forward sweep keeps the user's loop
     if isinstance(factor, gast.Name) and factor.id in (name, loop.target.id):
         return None
     count = stop if _nonnegative(stop, nonnegative) else _call("max", [stop, gast.Constant(value=0, kind=None)])
