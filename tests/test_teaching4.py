@@ -166,3 +166,30 @@ def scaled_a_computed_number_of_times(a, n):
 def test_a_count_that_may_be_negative_is_clamped():
     text = _check(scaled_a_computed_number_of_times, (1.5, 5), [(1.5, 2), (0.5, 7)])
     assert "3.0 ** max(m, 0)" in text and "for i in range(m):" in text     # the forward loop stays
+
+
+def indexed_triple_loop(x):
+    s = 0.0
+    for i in range(3):
+        for j in range(i, 3):
+            for k in range(j - i + 1):
+                s = s + x[i] * x[j] + x[k] ** 2
+    return s
+
+
+def zipped_columns(x):
+    M = jnp.reshape(x, (2, 3))
+    cols = list(zip(*M))
+    return sum(a * b for a, b in cols)
+
+
+def test_a_value_an_earlier_assignment_does_not_cover_is_not_folded():
+    # `x_k = None` before the loops does not keep the loop's own `x_k = x[k]` from the reverse sweep's
+    # read of it (single_use_values._covered_reads): the printed form must stay specialized and right
+    x = np.array([0.3, 0.5, 0.7], np.float64)
+    _check(indexed_triple_loop, (x,), [(x[::-1].copy(),)])
+
+
+def test_a_list_filled_after_it_is_computed_is_saved_not_recomputed():
+    x = np.linspace(0.1, 0.6, 6)
+    _check(zipped_columns, (x,), [(x * 3,)])

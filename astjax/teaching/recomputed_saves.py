@@ -12,7 +12,8 @@
         ...
 
 `a * a` costs less to compute than to save and restore, and a teacher writes it again. Only for a
-`t = e` in a loop body (e arithmetic: no call but the library's `jnp.`/`np.` functions),
+`t = e` in a loop body (e arithmetic: no call but the library's `jnp.`/`np.` functions, no container
+that could change in place, and `t` read before its save only as an operand of arithmetic),
 saved by the one `push(_tape, t)` of the function and restored by its one `t = pop(_tape)` in another
 loop's body, where every name `e` reads is either never assigned in the function or saved by a
 `push(_tape, a)` after `t = e` in the same body with nothing assigning `a` in between, and restored
@@ -42,7 +43,7 @@ def recompute_saved_values(function_node):
                 continue
             saves_of_t = [p for p in pushes if len(p.args) == 2 and isinstance(p.args[1], gast.Name) and p.args[1].id == t]
             m = _index_of_push(forward, t, i)
-            if len(saves_of_t) != 1 or m is None:
+            if len(saves_of_t) != 1 or m is None or not _read_only_as_operand(forward, i, m, t):
                 continue
             reads = {n.id for n in gast.walk(stmt.value) if isinstance(n, gast.Name)}
             saved = {a for a in reads if a in stored}
@@ -69,9 +70,28 @@ def _arithmetic(expr):
                     and func.value.id in ("jnp", "np")):
                 return False
         elif isinstance(n, (gast.NamedExpr, gast.Lambda, gast.Yield, gast.Await, gast.ListComp, gast.GeneratorExp,
-                            gast.SetComp, gast.DictComp)):
-            return False
+                            gast.SetComp, gast.DictComp, gast.List, gast.Dict, gast.Set)):
+            return False          # a container may be changed in place after it is saved (`t.append(v)`)
     return True
+
+
+def _read_only_as_operand(block, i, m, name):
+    """Whether block[i + 1:m] reads `name` only as an operand of arithmetic or a comparison (nothing
+    that could change it in place, like `name.append(v)` or a call taking it)."""
+    operands, reads = set(), set()
+    for stmt in block[i + 1:m]:
+        for n in gast.walk(stmt):
+            if isinstance(n, gast.BinOp):
+                operands |= {id(n.left), id(n.right)}
+            elif isinstance(n, gast.UnaryOp):
+                operands.add(id(n.operand))
+            elif isinstance(n, gast.Compare):
+                operands |= {id(n.left)} | {id(c) for c in n.comparators}
+            elif _is_call(n, "push"):
+                operands |= {id(a) for a in n.args[1:]}
+            if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load):
+                reads.add(id(n))
+    return reads <= operands
 
 
 def _index_of_push(block, name, after):

@@ -109,25 +109,29 @@ def _fold_one(function_node, block, depth, names, temporaries, comments):
 
 
 def _covered_reads(function_node, name, first):
-    """ids of the reads of `name` that an assignment `name = ...` other than `first` precedes in a block
-    holding them (so `first`'s value never reaches them)."""
+    """ids of the reads of `name` that `first`'s value never reaches: in a statement of a block after an
+    assignment `name = ...` of that block, with `first` in neither the statements between nor that
+    one (every way into a block starts at its first statement, so it passes the assignment)."""
     covered = set()
 
-    def walk(block, assigned_before):
-        seen = assigned_before
+    def walk(block):
+        seen = False
         for stmt in block:
-            if seen:
+            holds_first = any(n is first for n in gast.walk(stmt))
+            if seen and not holds_first:
                 covered.update(id(n) for n in gast.walk(stmt) if isinstance(n, gast.Name) and n.id == name
                                and isinstance(n.ctx, gast.Load))
             for field in ("body", "orelse", "finalbody"):
                 inner = getattr(stmt, field, None)
                 if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
-                    walk(inner, False)
+                    walk(inner)
+            if holds_first:
+                seen = False
             if (stmt is not first and isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
                     and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == name
                     and not _reads(stmt.value, name)):
                 seen = True
-    walk(function_node.body, False)
+    walk(function_node.body)
     return covered
 
 
