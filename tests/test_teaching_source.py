@@ -49,7 +49,8 @@ def test_equal_shapes_fold_unbroadcast_and_unreduce_away():
 def test_rnn_step_reads_like_the_blackboard():
     text = astjax.source(astjax.grad(rnn), f32(3, 3), f32(3), [f32(3), f32(3, start=1.0)])
     body = text.split("for _i1 in reversed(range(len_xs)):")[1]
-    assert "Wh = W @ h" in text                      # temporaries named after what they hold
+    assert "h = jnp.tanh(W @ h + x)" in text         # `W @ h` read once: written where it is read
+    assert "bWh_plus_x" in body                      # temporaries named after what they hold
     assert "jnp.outer(bWh_plus_x, h)" in body and "W.T @ bWh_plus_x" in body
     # no zero initialisations or resets of the temporaries' adjoints, no saved shapes
     assert "bWh =" not in text and "= 0.0\n        " not in body

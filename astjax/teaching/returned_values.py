@@ -15,9 +15,13 @@
 A teacher writes `return b`, not a name for it on the line before. Only for a `return v` right after
 (comments between are fine) the statement that last assigns `v`: an assignment, an augmented
 assignment (`v += e` returns `v + e`: the same numbers, without changing an array in place), or an
-`if`/`else` every branch of which ends in such an assignment (the `return` moves into each branch).
+`if`/`else` every branch of which ends in such an assignment (the `return` moves into each branch);
+or, where `v` starts as a number, an `if` some branches of which (nested ones too) end assigning it:
+those return there, and the number is returned after the `if` (`_partial_branches`).
 Run last: the cleanup passes see returns at the top of a function only.
 """
+import copy
+
 import gast
 
 __all__ = ["return_assigned_values"]
@@ -27,8 +31,61 @@ _MAX_RETURNED_SIZE = 10      # expression nodes
 
 
 def return_assigned_values(function_node):
-    _block(function_node.body)
+    if not _block(function_node.body):
+        _partial_branches(function_node)
     return function_node
+
+
+def _partial_branches(function_node):
+    """`v = c; if t: [if u: v = e1] else: v = e2; return v` (c a number) as `if t: [if u: return e1]
+    else: return e2; return c`: each branch that ends assigning `v` returns there, and the number is
+    returned where no branch assigned (only where that leaves `v = c` the one assignment of `v` and the
+    final `return v` its one read)."""
+    body = function_node.body
+    real = [i for i, s in enumerate(body) if not _is_comment(s)]
+    if len(real) < 3:
+        return
+    ret, last = body[real[-1]], body[real[-2]]
+    if not (isinstance(ret, gast.Return) and isinstance(ret.value, gast.Name) and isinstance(last, gast.If)):
+        return
+    name = ret.value.id
+    if _named_in_comments(body, name):
+        return
+    trial = copy.deepcopy(last)
+    if not _returns_in_branches(trial, name):
+        return
+    inits = [i for i in real[:-2] if isinstance(body[i], gast.Assign) and len(body[i].targets) == 1
+             and isinstance(body[i].targets[0], gast.Name) and body[i].targets[0].id == name]
+    if len(inits) != 1 or not isinstance(body[inits[0]].value, gast.Constant):
+        return
+    rest = body[:real[-2]] + [trial]
+    stores = [n for s in rest for n in gast.walk(s) if isinstance(n, gast.Name) and n.id == name
+              and not isinstance(n.ctx, gast.Load)]
+    loads = [n for s in rest for n in gast.walk(s) if isinstance(n, gast.Name) and n.id == name
+             and isinstance(n.ctx, gast.Load)]
+    if len(stores) != 1 or loads:
+        return
+    body[real[-2]] = trial
+    ret.value = body[inits[0]].value
+    del body[inits[0]]
+
+
+def _returns_in_branches(stmt, name):
+    """Write `return e` for each branch of the `if` `stmt` (nested ones too) ending in `name = e`; True
+    if some branch did."""
+    done = False
+    for branch in (stmt.body, stmt.orelse):
+        real = [i for i, s in enumerate(branch) if not _is_comment(s)]
+        if not real:
+            continue
+        end = branch[real[-1]]
+        if (isinstance(end, gast.Assign) and len(end.targets) == 1 and isinstance(end.targets[0], gast.Name)
+                and end.targets[0].id == name and _short(end.value)):
+            branch[real[-1]] = gast.Return(value=end.value)
+            done = True
+        elif isinstance(end, gast.If):
+            done = _returns_in_branches(end, name) or done
+    return done
 
 
 def _block(block):

@@ -25,7 +25,13 @@
                             (cheap_temporaries.py, returned_names.py), equal branches merged
                             (same_branches.py), value-picking branches as conditional
                             expressions (conditional_assignments.py), a temporary read once in
-                            a `for` header written there (header_temporaries.py), and
+                            a `for` header written there (header_temporaries.py), straight-line
+                            saves as new names (straight_line_saves.py), branch flags and values
+                            recomputed from restored saves (recomputed_flags.py, recomputed_saves.py),
+                            item resets nothing reads dropped (dead_item_resets.py), one-item
+                            adjoints as `.at[i].add` (index_adjoints.py), loops that only scale an
+                            adjoint as a power (scaling_loops.py), values read once by the next
+                            statement written there (single_use_values.py), and
                             `v = e; return v` as `return e` (returned_values.py);
                             run the result on the same arguments and compare.
 
@@ -67,6 +73,13 @@ from .ones_factors import MARK as ONES_MARK, fold_ones_factors
 from .returned_names import returned_names
 from .propagated_constants import propagate_constants
 from .returned_values import return_assigned_values
+from .recomputed_flags import recompute_flags
+from .straight_line_saves import name_straight_line_saves
+from .index_adjoints import write_index_adjoints
+from .dead_item_resets import drop_dead_item_resets
+from .recomputed_saves import recompute_saved_values
+from .scaling_loops import fold_scaling_loops
+from .single_use_values import fold_single_use_values
 
 __all__ = ["specialized_source"]
 
@@ -154,7 +167,15 @@ def _finish(functions, observed):
             move_loop_saves(node, namespaces[node.name], observed.entries[node.name][0])   # with the user's index
             cleanup(node, temporaries=_branch_flags(node, temporaries))
             substitute_cheap_temporaries(node, temporaries)
+        name_straight_line_saves(node)
+        recompute_flags(node)
+        recompute_saved_values(node)
+        drop_dead_item_resets(node)
+        write_index_adjoints(node, observed.entries[node.name][0] if node.name in observed.entries else None)
+        fold_scaling_loops(node, observed.entries[node.name][0] if node.name in observed.entries else None)
         return_assigned_values(conditional_assignments(merge_same_branches(node)))
+        fold_single_use_values(node, temporaries)     # after: `t = e; return f(t)` folds whole
+        return_assigned_values(node)
     return functions
 
 
