@@ -4,6 +4,7 @@ A Namer knows every name already used in a function, so the names it makes
 never capture a user's variable.
 """
 import gast
+from .node_walk import walk
 
 __all__ = ["Namer", "names_in"]
 
@@ -11,7 +12,7 @@ __all__ = ["Namer", "names_in"]
 def names_in(node):
     """Every identifier used in `node` (variables and parameters)."""
     found = set()
-    for child in gast.walk(node):
+    for child in walk(node):
         if isinstance(child, gast.Name):
             found.add(child.id)
         elif isinstance(child, (gast.FunctionDef,)):

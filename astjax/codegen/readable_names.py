@@ -17,6 +17,7 @@ import re
 import gast
 
 from .naming import names_in
+from .node_walk import walk, NodeTransformer
 
 __all__ = ["name_temporaries"]
 
@@ -101,7 +102,7 @@ def _in_order_of_appearance(function_node, families):
         parts = [stmt] if not hasattr(stmt, "body") else [getattr(stmt, f) for f in ("test", "target", "iter")
                                                            if getattr(stmt, f, None) is not None]
         for part in parts:
-            for node in gast.walk(part):
+            for node in walk(part):
                 if isinstance(node, gast.Name):
                     match = _FAMILY.match(node.id)
                     if match and match.group("base") in families:
@@ -121,7 +122,7 @@ def _statements(node):
 def _assignments(function_node, bases):
     """{base: the values assigned to that temporary}, restores and placeholders left out."""
     found = {}
-    for node in gast.walk(function_node):
+    for node in walk(function_node):
         if isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
             target = node.targets[0].id
             if target in bases and not _restores(node.value):
@@ -133,7 +134,7 @@ def _item_updates(function_node, bases):
     """{base: `h_item`} for a temporary only written into an array's item (`h = at_set(h, i, _t1)`),
     where what it computes has no short name: the adjoint `bh_item` then says what it is."""
     found = {}
-    for node in gast.walk(function_node):
+    for node in walk(function_node):
         if (isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id in _ITEM_UPDATES
                 and len(node.args) == 3 and isinstance(node.args[0], gast.Name)
                 and isinstance(node.args[2], gast.Name) and node.args[2].id in bases
@@ -200,7 +201,7 @@ def _describe(expr, named):
     return None
 
 
-class _Rename(gast.NodeTransformer):
+class _Rename(NodeTransformer):
     """Renames each Name node once: cleanup may share one node between two places, and renaming it on
     each visit would apply `b_t3 -> b_t2` and then `b_t2 -> b_t1`."""
 

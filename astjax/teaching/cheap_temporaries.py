@@ -15,6 +15,7 @@ import copy
 import gast
 
 from .header_temporaries import _writes
+from ..codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["substitute_cheap_temporaries"]
 
@@ -24,10 +25,10 @@ def substitute_cheap_temporaries(function_node, temporaries):
     while changed:
         changed = False
         loads, stores = {}, {}
-        for n in gast.walk(function_node):
+        for n in walk(function_node):
             if isinstance(n, gast.Name):
                 (loads if isinstance(n.ctx, gast.Load) else stores).setdefault(n.id, []).append(n)
-        for owner in list(gast.walk(function_node)):
+        for owner in list(walk(function_node)):
             for field in ("body", "orelse"):
                 block = getattr(owner, field, None)
                 if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
@@ -45,10 +46,10 @@ def _block(block, temporaries, loads, stores):
         reads = {id(n) for n in loads.get(name, ())}
         if len(reads) > 2 and not isinstance(stmt.value, (gast.Name, gast.Constant, gast.Attribute)):
             continue                  # `1.0 + _t1` read seven times is a value a teacher names
-        needs = {n.id for n in gast.walk(stmt.value) if isinstance(n, gast.Name)} | {name}
+        needs = {n.id for n in walk(stmt.value) if isinstance(n, gast.Name)} | {name}
         found, last = 0, None
         for j in range(i + 1, len(block)):
-            inside = sum(1 for n in gast.walk(block[j]) if id(n) in reads)
+            inside = sum(1 for n in walk(block[j]) if id(n) in reads)
             if inside:
                 found, last = found + inside, j
             if found == len(reads):
@@ -77,7 +78,7 @@ def _cheap(expr):
     return False
 
 
-class _Replace(gast.NodeTransformer):
+class _Replace(NodeTransformer):
     def __init__(self, reads, value):
         self.reads, self.value = reads, value
 

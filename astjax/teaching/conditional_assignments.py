@@ -14,6 +14,7 @@ import gast
 
 from ..codegen.unparse import unparse
 from ..optimize.effects import has_effects
+from ..codegen.node_walk import walk
 
 __all__ = ["conditional_assignments"]
 
@@ -55,4 +56,4 @@ def _single_assignment(stmt):
 
 
 def _effects(expr):
-    return any(isinstance(n, gast.Call) and has_effects(n) for n in gast.walk(expr))
+    return any(isinstance(n, gast.Call) and has_effects(n) for n in walk(expr))

@@ -21,6 +21,7 @@ import gast
 
 from ..optimize.dead_code import remove_dead_code
 from .propagated_constants import propagate_constants
+from ..codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["take_constant_branches"]
 
@@ -45,7 +46,7 @@ def _literal(node):
     return False, None
 
 
-class _FoldTests(gast.NodeTransformer):
+class _FoldTests(NodeTransformer):
     def visit_IfExp(self, node):
         self.generic_visit(node)
         known, value = _literal(node.test)
@@ -85,7 +86,7 @@ def _drop_constant_ifs(function_node):
 def take_known_branches(function_node, decide):
     """Each `if` whose test `decide` knows ((True, value); (False, None) when it cannot tell) is replaced by
     the branch that value takes: `if False: s` disappears, `if True: s else: t` becomes `s`."""
-    for child in list(gast.walk(function_node)):
+    for child in list(walk(function_node)):
         for field in ("body", "orelse"):
             block = getattr(child, field, None)
             if not isinstance(block, list) or not block or not isinstance(block[0], gast.stmt):

@@ -16,6 +16,7 @@ each iteration reads its own item first, no later iteration reads it (a range re
 nothing after the loop reads `v`.
 """
 import gast
+from ..codegen.node_walk import walk
 
 __all__ = ["drop_dead_item_resets"]
 
@@ -26,7 +27,7 @@ def drop_dead_item_resets(function_node):
             continue
         index = loop.target.id
         if any(isinstance(n, gast.Name) and n.id == index and not isinstance(n.ctx, gast.Load)
-               for s in loop.body for n in gast.walk(s)):
+               for s in loop.body for n in walk(s)):
             continue
         aliases = _index_aliases(function_node, loop, index)
         for k, stmt in enumerate(loop.body):
@@ -35,7 +36,7 @@ def drop_dead_item_resets(function_node):
                 continue
             name = found[0]
             if any(isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load)
-                   for s in loop.body if s is not stmt for n in gast.walk(s)):
+                   for s in loop.body if s is not stmt for n in walk(s)):
                 continue
             if isinstance(stmt.value, gast.BinOp):           # v = v.at[e].set(0) + rest  ->  v = v + rest
                 stmt.value.left = gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
@@ -68,7 +69,7 @@ def _index_aliases(function_node, loop, index):
     statements reads them: an item index as good as the expression."""
     counts = {}
     for stmt in loop.body:
-        for n in gast.walk(stmt):
+        for n in walk(stmt):
             if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
                 counts[n.id] = counts.get(n.id, 0) + 1
     aliases = set()
@@ -76,7 +77,7 @@ def _index_aliases(function_node, loop, index):
         if (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
                 and counts.get(s.targets[0].id) == 1 and _own_item(s.value, index, ())):
             name = s.targets[0].id
-            if not any(isinstance(n, gast.Name) and n.id == name for t in loop.body[:i] for n in gast.walk(t)):
+            if not any(isinstance(n, gast.Name) and n.id == name for t in loop.body[:i] for n in walk(t)):
                 aliases.add(name)
     return aliases
 
@@ -126,20 +127,20 @@ def _only_earlier_item_reads(function_node, loop, k, name, item):
     """Whether every read of `name` but the reset's own is `name[item]` in loop.body[:k]."""
     allowed = set()
     for stmt in loop.body[:k]:
-        for n in gast.walk(stmt):
+        for n in walk(stmt):
             if (isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) and n.value.id == name
                     and gast.dump(n.slice) == gast.dump(item) and isinstance(n.ctx, gast.Load)):
                 allowed.add(id(n.value))
     allowed.add(id(_reset_call(loop.body[k]).func.value.value.value))
     for stmt in _before(function_node, loop):           # reads before the loop see no reset
-        allowed |= {id(n) for n in gast.walk(stmt) if isinstance(n, gast.Name) and n.id == name}
-    return all(id(n) in allowed for n in gast.walk(function_node)
+        allowed |= {id(n) for n in walk(stmt) if isinstance(n, gast.Name) and n.id == name}
+    return all(id(n) in allowed for n in walk(function_node)
                if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load))
 
 
 def _before(function_node, loop):
     """The statements before `loop` in the block that holds it."""
-    for owner in gast.walk(function_node):
+    for owner in walk(function_node):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(owner, field, None)
             if isinstance(block, list) and any(s is loop for s in block):

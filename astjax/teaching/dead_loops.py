@@ -14,6 +14,7 @@ printed view describes the run on the example arguments, on which the loop ended
 import gast
 
 from ..optimize.effects import has_effects
+from ..codegen.node_walk import walk
 
 __all__ = ["drop_dead_loops"]
 
@@ -23,7 +24,7 @@ def drop_dead_loops(function_node):
     changed = True
     while changed:
         changed = False
-        for owner in list(gast.walk(function_node)):
+        for owner in list(walk(function_node)):
             for field in ("body", "orelse"):
                 block = getattr(owner, field, None)
                 if not (isinstance(block, list) and block and isinstance(block[0], gast.stmt)):
@@ -43,7 +44,7 @@ def drop_dead_loops(function_node):
 
 def _dead(loop, function_node):
     stored = set()
-    for node in gast.walk(loop):
+    for node in walk(loop):
         if isinstance(node, (gast.Return, gast.Raise, gast.Global, gast.Nonlocal, gast.FunctionDef, gast.Lambda,
                              gast.Yield, gast.YieldFrom, gast.Await, gast.NamedExpr)):
             return False
@@ -53,9 +54,9 @@ def _dead(loop, function_node):
             return False
         if isinstance(node, gast.Name) and not isinstance(node.ctx, gast.Load):
             stored.add(node.id)
-    inside = {id(n) for n in gast.walk(loop)}
+    inside = {id(n) for n in walk(loop)}
     return not any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in stored
-                   and id(n) not in inside for n in gast.walk(function_node))
+                   and id(n) not in inside for n in walk(function_node))
 
 
 def _tape_call(call):

@@ -21,6 +21,7 @@ import numpy as np
 from .. import numpy as jnp
 from ..rules import helpers
 from ..rules import linalg
+from ..codegen.node_walk import NodeTransformer
 
 __all__ = ["FOLDS", "fold_for", "template"]
 
@@ -40,7 +41,7 @@ def template(text, **nodes):
     """The expression `text` with each name in `nodes` replaced by (a copy of) that node."""
     expr = gast.parse(text, mode="eval").body
 
-    class Substitute(gast.NodeTransformer):
+    class Substitute(NodeTransformer):
         def visit_Name(self, node):
             if node.id in nodes:
                 return copy.deepcopy(nodes[node.id])

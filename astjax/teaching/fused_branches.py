@@ -22,6 +22,7 @@ between is cleanup's to remove.
 import gast
 
 from ..optimize.effects import has_effects
+from ..codegen.node_walk import walk
 
 __all__ = ["fuse_branches"]
 
@@ -82,16 +83,16 @@ def _partner(block, i):
 
 def _jumps(stmt):
     """A `return`, `raise`, `break` or `continue` in the first branch would skip what moves before it."""
-    return any(isinstance(n, (gast.Return, gast.Raise, gast.Break, gast.Continue)) for n in gast.walk(stmt))
+    return any(isinstance(n, (gast.Return, gast.Raise, gast.Break, gast.Continue)) for n in walk(stmt))
 
 
 def _has_effects(stmt):
-    return any(isinstance(n, gast.Call) and has_effects(n) for n in gast.walk(stmt))
+    return any(isinstance(n, gast.Call) and has_effects(n) for n in walk(stmt))
 
 
 def _writes(stmt):
     out = set()
-    for node in gast.walk(stmt):
+    for node in walk(stmt):
         if isinstance(node, gast.Assign):
             for target in node.targets:
                 out |= _stored(target)
@@ -115,12 +116,12 @@ def _stored(target):
 
 
 def _reads(stmt):
-    return {n.id for n in gast.walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)} | {
-        n.target.id for n in gast.walk(stmt) if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)}
+    return {n.id for n in walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)} | {
+        n.target.id for n in walk(stmt) if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)}
 
 
 def _reads_expr(expr):
-    return {n.id for n in gast.walk(expr) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    return {n.id for n in walk(expr) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
 
 def _is_comment(stmt):

@@ -14,17 +14,18 @@ effects in its expression.
 import gast
 
 from ..optimize.effects import has_effects
+from ..codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["substitute_header_temporaries"]
 
 
 def substitute_header_temporaries(function_node, temporaries):
     loads, stores = {}, {}
-    for n in gast.walk(function_node):
+    for n in walk(function_node):
         if isinstance(n, gast.Name):
             table = loads if isinstance(n.ctx, gast.Load) else stores
             table.setdefault(n.id, []).append(n)
-    for owner in list(gast.walk(function_node)):
+    for owner in list(walk(function_node)):
         for field in ("body", "orelse"):
             block = getattr(owner, field, None)
             if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
@@ -46,9 +47,9 @@ def _block(block, temporaries, loads, stores):
 
 
 def _substitute(block, i, name, value, use):
-    needs = {n.id for n in gast.walk(value) if isinstance(n, gast.Name)}
+    needs = {n.id for n in walk(value) if isinstance(n, gast.Name)}
     for later in block[i + 1:]:
-        if isinstance(later, gast.For) and any(n is use for n in gast.walk(later.iter)):
+        if isinstance(later, gast.For) and any(n is use for n in walk(later.iter)):
             later.iter = _Replace(use, value).visit(later.iter)
             return True
         if _writes(later) & needs:
@@ -58,7 +59,7 @@ def _substitute(block, i, name, value, use):
 
 def _writes(stmt):
     out = set()
-    for n in gast.walk(stmt):
+    for n in walk(stmt):
         if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
             out.add(n.id)
         elif isinstance(n, (gast.Subscript, gast.Attribute)) and not isinstance(n.ctx, gast.Load):
@@ -75,10 +76,10 @@ def _writes(stmt):
 
 
 def _effects(expr):
-    return any(isinstance(n, gast.Call) and has_effects(n) for n in gast.walk(expr))
+    return any(isinstance(n, gast.Call) and has_effects(n) for n in walk(expr))
 
 
-class _Replace(gast.NodeTransformer):
+class _Replace(NodeTransformer):
     def __init__(self, use, value):
         self.use, self.value = use, value
 

@@ -15,6 +15,7 @@ array repeats an item and `.at[i].set` does not.
 import copy
 
 import gast
+from ..codegen.node_walk import walk
 
 __all__ = ["write_index_adjoints"]
 
@@ -25,13 +26,13 @@ def write_index_adjoints(function_node, arguments=None):
     loop_indices = _range_indices(function_node)
     stores = {}
     direct = set()
-    for node in gast.walk(function_node):
+    for node in walk(function_node):
         if isinstance(node, (gast.Assign, gast.AugAssign)):
             for target in (node.targets if isinstance(node, gast.Assign) else [node.target]):
                 if isinstance(target, gast.Name):
                     stores.setdefault(target.id, []).append(node)
                     direct.add(id(target))
-    for n in gast.walk(function_node):          # any other binding (a for target, a tuple item): unsure
+    for n in walk(function_node):          # any other binding (a for target, a tuple item): unsure
         if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)) and id(n) not in direct:
             stores.setdefault(n.id, []).append(None)
     rewritten = {}
@@ -52,7 +53,7 @@ def write_index_adjoints(function_node, arguments=None):
                 s.value = _zeros(_update(updates[0], name)[0])
         for s in updates:
             rewritten[id(s)] = _rewrite(s, name)
-    for owner in gast.walk(function_node):
+    for owner in walk(function_node):
         for field in ("body", "orelse"):
             block = getattr(owner, field, None)
             if isinstance(block, list):
@@ -78,7 +79,7 @@ def _update(stmt, name):
     at = added.func.value.value
     if not (isinstance(at, gast.Attribute) and at.attr == "at" and _is_jnp_call(at.value, "zeros")):
         return None
-    if any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(added)):
+    if any(isinstance(n, gast.Name) and n.id == name for n in walk(added)):
         return None
     return at.value.args[0], added.func.value.slice, added.args[0]
 
@@ -165,14 +166,14 @@ def _plain_index(index, loop_indices):
 def _range_indices(function_node):
     """Names bound only as the index of a `for` over `range(...)` (or `reversed(range(...))`): integers."""
     ranges, bindings = {}, {}
-    for node in gast.walk(function_node):
+    for node in walk(function_node):
         if isinstance(node, gast.For) and isinstance(node.target, gast.Name):
             it = node.iter
             if _is_name_call(it, "reversed") and len(it.args) == 1:
                 it = it.args[0]
             if _is_name_call(it, "range"):
                 ranges[node.target.id] = ranges.get(node.target.id, 0) + 1
-    for n in gast.walk(function_node):
+    for n in walk(function_node):
         if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
             bindings[n.id] = bindings.get(n.id, 0) + 1
     return {name for name, count in ranges.items() if bindings.get(name) == count}

@@ -27,6 +27,7 @@ import gast
 
 from ..optimize.effects import has_effects
 from .library_comments import is_library_comment
+from ..codegen.node_walk import walk, NodeTransformer, NodeVisitor
 
 __all__ = ["inline_callees"]
 
@@ -47,7 +48,7 @@ def inline_callees(functions, namespaces):
                 if caller is not callee and _inline_into(caller, callee, expression, comments,
                                                          namespaces.get(caller.name)):
                     changed = True
-        called = {n.id for f in functions for n in gast.walk(f) if isinstance(n, gast.Name)}
+        called = {n.id for f in functions for n in walk(f) if isinstance(n, gast.Name)}
         kept = [functions[0]] + [f for f in functions[1:] if f.name in called]
         changed = changed or len(kept) != len(functions)
         functions = kept
@@ -75,15 +76,15 @@ def _as_expression(callee, generated):
     if has_effects(result):
         return None
     for name in reversed(list(values)):       # substitute the last local first: it reads only earlier ones
-        uses = [n for n in gast.walk(result) if isinstance(n, gast.Name) and n.id == name]
+        uses = [n for n in walk(result) if isinstance(n, gast.Name) and n.id == name]
         if len(uses) > 1 and not _cheap(values[name]):
             return None
         result = _Substitute({name: values[name]}).visit(result)
-    names = {n.id for n in gast.walk(result) if isinstance(n, gast.Name)}
+    names = {n.id for n in walk(result) if isinstance(n, gast.Name)}
     if names & (set(values) | generated):
         return None                            # a local read before assignment, or a call of a generated function
     if any(isinstance(n, (gast.Lambda, gast.NamedExpr, gast.ListComp, gast.GeneratorExp, gast.DictComp,
-                          gast.SetComp, gast.Starred)) for n in gast.walk(result)):
+                          gast.SetComp, gast.Starred)) for n in walk(result)):
         return None
     return params, result
 
@@ -99,11 +100,11 @@ def _cheap(expr):
 
 def _inline_into(caller, callee, expression, comments, namespace):
     params, result = expression
-    free = {n.id for n in gast.walk(result) if isinstance(n, gast.Name)} - set(params)
+    free = {n.id for n in walk(result) if isinstance(n, gast.Name)} - set(params)
     if not _same_meaning(free, callee.name, namespace) or free & _locals(caller):
         return False
     done = False
-    for owner in list(gast.walk(caller)):
+    for owner in list(walk(caller)):
         for field in ("body", "orelse"):
             block = getattr(owner, field, None)
             if not (isinstance(block, list) and block and isinstance(block[0], gast.stmt)):
@@ -128,7 +129,7 @@ def _inline_statement(block, i, name, params, result):
         parts = [stmt]
     else:
         return False
-    calls = [n for p in parts for n in gast.walk(p) if _calls(n, name)]
+    calls = [n for p in parts for n in walk(p) if _calls(n, name)]
     if not calls or any(not _simple_arguments(c, params) for c in calls):
         return False
     if isinstance(result, gast.Tuple):
@@ -153,7 +154,7 @@ def _inline_tuple(block, i, calls, params, result):
     if not later:
         return False
     following = block[later[0]]
-    others = [n for j in later[1:] for n in gast.walk(block[j]) if isinstance(n, gast.Name) and n.id == target]
+    others = [n for j in later[1:] for n in walk(block[j]) if isinstance(n, gast.Name) and n.id == target]
     if others or isinstance(following, (gast.If, gast.For, gast.While)) or any(
             isinstance(a, gast.Name) and a.id == target for a in calls[0].args):
         return False
@@ -177,7 +178,7 @@ def _inline_unpacked(block, i, call, params, result):
     names = [t.id for t in targets]
     if len(set(names)) != len(names):
         return False
-    reads = [{n.id for n in gast.walk(item) if isinstance(n, gast.Name)} for item in bound.elts]
+    reads = [{n.id for n in walk(item) if isinstance(n, gast.Name)} for item in bound.elts]
     for order in itertools.permutations(range(len(names))):
         if all(names[k] not in reads[later] for at, k in enumerate(order) for later in order[at + 1:]):
             block[i:i + 1] = [gast.Assign(targets=[gast.Name(id=names[k], ctx=gast.Store(), annotation=None,
@@ -204,7 +205,7 @@ def _locals(function_node):
     for extra in (function_node.args.vararg, function_node.args.kwarg):
         if extra is not None:
             names.add(extra.id)
-    return names | {n.id for n in gast.walk(function_node) if isinstance(n, gast.Name)
+    return names | {n.id for n in walk(function_node) if isinstance(n, gast.Name)
                     and not isinstance(n.ctx, gast.Load)}
 
 
@@ -232,7 +233,7 @@ def _via(comment):
     return comment
 
 
-class _Substitute(gast.NodeTransformer):
+class _Substitute(NodeTransformer):
     def __init__(self, values):
         self.values = values
 
@@ -242,7 +243,7 @@ class _Substitute(gast.NodeTransformer):
         return node
 
 
-class _ReplaceCalls(gast.NodeTransformer):
+class _ReplaceCalls(NodeTransformer):
     def __init__(self, name, params, result):
         self.name, self.params, self.result = name, params, result
 
@@ -253,7 +254,7 @@ class _ReplaceCalls(gast.NodeTransformer):
         return node
 
 
-class _ItemReads(gast.NodeVisitor):
+class _ItemReads(NodeVisitor):
     """Whether every read of `target` is `target[k]` for a literal k in range."""
 
     def __init__(self, target, size):
@@ -275,7 +276,7 @@ class _ItemReads(gast.NodeVisitor):
             self.ok = False
 
 
-class _ReplaceItems(gast.NodeTransformer):
+class _ReplaceItems(NodeTransformer):
     def __init__(self, target, items):
         self.target, self.items = target, items
 

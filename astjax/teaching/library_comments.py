@@ -14,6 +14,7 @@ the student's line the call came from.
 import os
 
 import gast
+from ..codegen.node_walk import walk
 
 __all__ = ["label_library_comments", "is_library_comment"]
 
@@ -55,5 +56,5 @@ def _library_path(name, namespaces):
 
 
 def _comments(node):
-    return [n for n in gast.walk(node) if isinstance(n, gast.Expr) and isinstance(n.value, gast.Call)
+    return [n for n in walk(node) if isinstance(n, gast.Expr) and isinstance(n.value, gast.Call)
             and isinstance(n.value.func, gast.Name) and n.value.func.id == "__comment__" and n.value.args]

@@ -11,6 +11,7 @@ loop, and the counter is read nowhere outside it (the index holds the counter's 
 assignment, so each read of either can read the index).
 """
 import gast
+from ..codegen.node_walk import walk
 
 __all__ = ["name_loop_indices"]
 
@@ -18,7 +19,7 @@ __all__ = ["name_loop_indices"]
 def name_loop_indices(function_node):
     """Rename in place; return whether any loop was."""
     renamed = False
-    for loop in [n for n in gast.walk(function_node) if isinstance(n, gast.For)]:
+    for loop in [n for n in walk(function_node) if isinstance(n, gast.For)]:
         renamed = _rename(loop, function_node) or renamed
     return renamed
 
@@ -36,22 +37,22 @@ def _rename(loop, function_node):
         return False
     if any(_names(s, index) for s in loop.body[:at]):
         return False
-    inside = {id(n) for n in gast.walk(loop)}
-    stores = [n for n in gast.walk(loop) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
+    inside = {id(n) for n in walk(loop)}
+    stores = [n for n in walk(loop) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
               and n.id in (index, counter)]
     if len(stores) != 2:                       # the loop target and `index = counter`, nothing else
         return False
-    if any(isinstance(n, gast.Name) and n.id == counter and id(n) not in inside for n in gast.walk(function_node)):
+    if any(isinstance(n, gast.Name) and n.id == counter and id(n) not in inside for n in walk(function_node)):
         return False
     del loop.body[at]
     if not loop.body:
         loop.body.append(gast.Pass())
     loop.target.id = index
-    for n in gast.walk(loop):
+    for n in walk(loop):
         if isinstance(n, gast.Name) and n.id == counter:
             n.id = index
     return True
 
 
 def _names(stmt, name):
-    return any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(stmt))
+    return any(isinstance(n, gast.Name) and n.id == name for n in walk(stmt))

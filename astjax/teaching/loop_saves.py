@@ -31,6 +31,7 @@ import copy
 import gast
 
 from .unread_saves import _is_call, _observed_pairs, _site_call, _sites
+from ..codegen.node_walk import walk
 
 __all__ = ["move_loop_saves"]
 
@@ -117,11 +118,11 @@ def _rewrite(function_node, places, push_call, pop_call):
         return False
     if _stores_in(forward_loop, variable) != 1 or _jumps(forward_loop) or _jumps(reverse_loop):
         return False
-    after = {id(n) for s in code[at + 2:] for n in gast.walk(s)}
-    inside_reverse = {id(n) for n in gast.walk(reverse_loop)}
-    inside_forward = {id(n) for n in gast.walk(forward_loop)}
+    after = {id(n) for s in code[at + 2:] for n in walk(s)}
+    inside_reverse = {id(n) for n in walk(reverse_loop)}
+    inside_forward = {id(n) for n in walk(forward_loop)}
     placeholders = []
-    for node in gast.walk(function_node):
+    for node in walk(function_node):
         if not (isinstance(node, gast.Name) and node.id == variable):
             continue
         if isinstance(node.ctx, gast.Load):
@@ -157,7 +158,7 @@ def _end_of_saves(block, assignment):
     writes back into the header when it ends the body)."""
     last = block.index(assignment)
     for i, stmt in enumerate(block):
-        if any(_is_call(n, "push") for n in gast.walk(stmt)):
+        if any(_is_call(n, "push") for n in walk(stmt)):
             last = max(last, i)
     return last + 1
 
@@ -165,7 +166,7 @@ def _end_of_saves(block, assignment):
 def _places(function_node):
     """{id(statement): (the block holding it, the statement owning that block)}."""
     out = {}
-    for owner in gast.walk(function_node):
+    for owner in walk(function_node):
         for field in ("body", "orelse"):
             block = getattr(owner, field, None)
             if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
@@ -195,7 +196,7 @@ def _first_push(code, push_stmt, tape):
     for stmt in code:
         if stmt is push_stmt:
             return True
-        if any((_is_call(n, "push") or _is_call(n, "pop")) and _tape_of(n) == tape for n in gast.walk(stmt)):
+        if any((_is_call(n, "push") or _is_call(n, "pop")) and _tape_of(n) == tape for n in walk(stmt)):
             return False
     return False
 
@@ -208,16 +209,16 @@ def _other_tape(stmt, tape, variable):
     """A statement that neither names `variable` nor uses `tape` (a push onto another tape among them:
     LIFO order is per tape), and does not jump: a save or restore of `variable` may move across it."""
     return not any((isinstance(n, gast.Name) and n.id in (variable, tape))
-                   or isinstance(n, (gast.Break, gast.Continue, gast.Return, gast.Raise)) for n in gast.walk(stmt))
+                   or isinstance(n, (gast.Break, gast.Continue, gast.Return, gast.Raise)) for n in walk(stmt))
 
 
 def _stores_in(node, variable):
-    return sum(1 for n in gast.walk(node) if isinstance(n, gast.Name) and n.id == variable
+    return sum(1 for n in walk(node) if isinstance(n, gast.Name) and n.id == variable
                and isinstance(n.ctx, gast.Store))
 
 
 def _jumps(loop):
-    return any(isinstance(n, (gast.Break, gast.Continue, gast.Return)) for n in gast.walk(loop))
+    return any(isinstance(n, (gast.Break, gast.Continue, gast.Return)) for n in walk(loop))
 
 
 def _assignments_outside(places, variable, inside):
@@ -226,7 +227,7 @@ def _assignments_outside(places, variable, inside):
         for stmt in block:
             if id(stmt) in inside:
                 continue
-            stored = [n for n in gast.walk(stmt) if isinstance(n, gast.Name) and n.id == variable
+            stored = [n for n in walk(stmt) if isinstance(n, gast.Name) and n.id == variable
                       and isinstance(n.ctx, gast.Store) and id(n) not in inside]
             if stored and not isinstance(stmt, (gast.For, gast.While, gast.If)):
                 yield stmt, (block, owner)
@@ -237,7 +238,7 @@ def _recomputable(function_node, value, forward_loop, reverse_loop):
     """Whether `value` is cheap and reads only the loop index (the same in both loops) and names that
     are never assigned after the forward loop starts."""
     if not all(isinstance(n, (gast.Name, gast.Constant, gast.BinOp, gast.Subscript, gast.Load, gast.operator))
-               for n in gast.walk(value)):
+               for n in walk(value)):
         return False
     if not isinstance(forward_loop, gast.For):
         return False                     # a while loop's step has no index to recompute from
@@ -248,9 +249,9 @@ def _recomputable(function_node, value, forward_loop, reverse_loop):
     reverse_index = reverse_loop.target.id         # the same values, maybe another name (`_k1` and `t`)
     if _stores_in(reverse_loop, reverse_index) != 1 or _stores_in(forward_loop, index.id) != 1:
         return False
-    if reverse_index != index.id and any(isinstance(n, gast.Name) and n.id == reverse_index for n in gast.walk(value)):
+    if reverse_index != index.id and any(isinstance(n, gast.Name) and n.id == reverse_index for n in walk(value)):
         return False
-    for name in {n.id for n in gast.walk(value) if isinstance(n, gast.Name)} - {index.id}:
+    for name in {n.id for n in walk(value) if isinstance(n, gast.Name)} - {index.id}:
         top_level = [s for s in function_node.body if _stores_in(s, name)]
         if len(top_level) > 1 or _stores_in(function_node, name) > len(top_level):
             return False
@@ -271,7 +272,7 @@ def _reverses(reverse_iter, forward_iter):
 def _in_reverse_index(value, forward_loop, reverse_loop):
     """`value` (read in the forward loop) with the forward loop's index written as the reverse loop's."""
     forward, reverse = forward_loop.target.id, reverse_loop.target.id
-    for n in gast.walk(value):
+    for n in walk(value):
         if isinstance(n, gast.Name) and n.id == forward:
             n.id = reverse
     return value

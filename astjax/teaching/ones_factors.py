@@ -19,6 +19,7 @@ import ast
 import gast
 
 from ..optimize.constant_folding import fold_constants
+from ..codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["MARK", "fold_ones_factors"]
 
@@ -28,7 +29,7 @@ MARK = "_astjax_operand_shape"
 def fold_ones_factors(function_node, changed=False):
     """Fold in place. Return the node, or with `changed=True` whether anything was folded."""
     before = gast.dump(function_node) if changed else None
-    for owner in list(gast.walk(function_node)):
+    for owner in list(walk(function_node)):
         for field in ("body", "orelse"):
             block = getattr(owner, field, None)
             if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
@@ -91,7 +92,7 @@ def _scaled_fill(expr, shape):
     return None
 
 
-class _Inline(gast.NodeTransformer):
+class _Inline(NodeTransformer):
     def visit_BinOp(self, node):
         self.generic_visit(node)
         shape = getattr(node, MARK, None)
@@ -149,7 +150,7 @@ def _seeds(block):
             for side, other in (("left", "right"), ("right", "left")):
                 operand = getattr(node, side)
                 if (isinstance(operand, gast.Name) and operand.id == name
-                        and not any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(getattr(node, other)))
+                        and not any(isinstance(n, gast.Name) and n.id == name for n in walk(getattr(node, other)))
                         and _filled(first.value, shape) is not None and _fill_free(getattr(node, other), shape)):
                     setattr(node, side, gast.Constant(value=_filled(first.value, shape), kind=None))
                     del block[i]

@@ -14,6 +14,7 @@ and the assignment goes when no read is left that it reaches. A function with st
 does not model (`try`, `with`, `break`, `continue`, nested functions, `global`) is left as it is.
 """
 import gast
+from ..codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["propagate_constants"]
 
@@ -121,7 +122,7 @@ class _Walk:
         raise _Unmodelled()                    # break and continue among them: their states go elsewhere
 
     def reads(self, expr, state, store_too=False):
-        for node in gast.walk(expr):
+        for node in walk(expr):
             if isinstance(node, (gast.Lambda, gast.NamedExpr, gast.ListComp, gast.SetComp, gast.DictComp,
                                  gast.GeneratorExp)):
                 raise _Unmodelled()
@@ -158,7 +159,7 @@ def _merge(a, b):
     return out
 
 
-class _Replace(gast.NodeTransformer):
+class _Replace(NodeTransformer):
     def __init__(self, replace):
         self.replace = replace
 

@@ -23,6 +23,7 @@ where it held `x` (if taken) and `f`, in the same order.
 import copy
 
 import gast
+from ..codegen.node_walk import walk
 
 __all__ = ["recompute_flags"]
 
@@ -31,7 +32,7 @@ def recompute_flags(function_node):
     blocks = _blocks(function_node)
     stored = {}
     loads = {}
-    for n in gast.walk(function_node):
+    for n in walk(function_node):
         if isinstance(n, gast.Name):
             (loads if isinstance(n.ctx, gast.Load) else stored).setdefault(n.id, []).append(n)
     for block in blocks:
@@ -106,11 +107,11 @@ def _is_if_on(stmt, flag):
 def _test_reads_only(test, saved, stored):
     """The test reads `saved` and names nothing assigns, and calls only the library's `jnp.`/`np.`
     functions (`len(xs)` of a list appended to after its save would change)."""
-    for n in gast.walk(test):
+    for n in walk(test):
         if isinstance(n, gast.Call) and not (isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name)
                                              and n.func.value.id in ("jnp", "np")):
             return False
-    names = {n.id for n in gast.walk(test) if isinstance(n, gast.Name)}
+    names = {n.id for n in walk(test) if isinstance(n, gast.Name)}
     return saved in names and all(name == saved or name not in stored for name in names)
 
 
@@ -138,7 +139,7 @@ def _pushed(stmt):
 
 
 def _count_tape(body, which):
-    return sum(1 for s in body for n in gast.walk(s) if _is_call(n, which))
+    return sum(1 for s in body for n in walk(s) if _is_call(n, which))
 
 
 def _is_call(expr, name):
@@ -147,7 +148,7 @@ def _is_call(expr, name):
 
 def _blocks(function_node):
     out = []
-    for owner in gast.walk(function_node):
+    for owner in walk(function_node):
         for field in ("body", "orelse"):
             block = getattr(owner, field, None)
             if isinstance(block, list) and block and isinstance(block[0], gast.stmt):

@@ -23,6 +23,7 @@ between (each body saving and restoring `a` once, so the restore is that save's)
 import copy
 
 import gast
+from ..codegen.node_walk import walk
 
 __all__ = ["recompute_saved_values"]
 
@@ -30,10 +31,10 @@ __all__ = ["recompute_saved_values"]
 def recompute_saved_values(function_node):
     blocks = _blocks(function_node)
     stored = {}
-    for n in gast.walk(function_node):
+    for n in walk(function_node):
         if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
             stored[n.id] = stored.get(n.id, 0) + 1
-    pushes = [n for n in gast.walk(function_node) if _is_call(n, "push")]
+    pushes = [n for n in walk(function_node) if _is_call(n, "push")]
     for forward in blocks:
         for i, stmt in enumerate(forward):
             if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)):
@@ -45,7 +46,7 @@ def recompute_saved_values(function_node):
             m = _index_of_push(forward, t, i)
             if len(saves_of_t) != 1 or m is None or not _read_only_as_operand(forward, i, m, t):
                 continue
-            reads = {n.id for n in gast.walk(stmt.value) if isinstance(n, gast.Name)}
+            reads = {n.id for n in walk(stmt.value) if isinstance(n, gast.Name)}
             saved = {a for a in reads if a in stored}
             if not all(_pushed_unchanged(forward, i, a) and _saves_in(forward, a) == 1 for a in saved):
                 continue
@@ -63,7 +64,7 @@ def recompute_saved_values(function_node):
 
 
 def _arithmetic(expr):
-    for n in gast.walk(expr):
+    for n in walk(expr):
         if isinstance(n, gast.Call):
             func = n.func
             if not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
@@ -80,7 +81,7 @@ def _read_only_as_operand(block, i, m, name):
     that could change it in place, like `name.append(v)` or a call taking it)."""
     operands, reads = set(), set()
     for stmt in block[i + 1:m]:
-        for n in gast.walk(stmt):
+        for n in walk(stmt):
             if isinstance(n, gast.BinOp):
                 operands |= {id(n.left), id(n.right)}
             elif isinstance(n, gast.UnaryOp):
@@ -131,7 +132,7 @@ def _restore_site(blocks, forward, t, saved):
             if len(positions) != len(saved):
                 return None
             last = max(positions.values()) if positions else r
-            if any(isinstance(n, gast.Name) and n.id == t for s in block[r + 1:last + 1] for n in gast.walk(s)):
+            if any(isinstance(n, gast.Name) and n.id == t for s in block[r + 1:last + 1] for n in walk(s)):
                 return None
             if any(_stores(s, a) for a, j in positions.items() for s in block[j + 1:last + 1]):
                 return None
@@ -140,12 +141,12 @@ def _restore_site(blocks, forward, t, saved):
 
 
 def _saves_in(block, name):
-    return sum(1 for s in block for n in gast.walk(s) if _is_call(n, "push") and len(n.args) == 2
+    return sum(1 for s in block for n in walk(s) if _is_call(n, "push") and len(n.args) == 2
                and isinstance(n.args[1], gast.Name) and n.args[1].id == name)
 
 
 def _restores_in(block, name):
-    return sum(1 for s in block for n in gast.walk(s) if isinstance(n, gast.Assign) and _popped(n) == name)
+    return sum(1 for s in block for n in walk(s) if isinstance(n, gast.Assign) and _popped(n) == name)
 
 
 def _pushed(stmt):
@@ -163,7 +164,7 @@ def _popped(stmt):
 
 
 def _stores(stmt, name):
-    return any(isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load) for n in gast.walk(stmt))
+    return any(isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load) for n in walk(stmt))
 
 
 def _is_call(expr, name):
@@ -172,7 +173,7 @@ def _is_call(expr, name):
 
 def _blocks(function_node):
     out = []
-    for owner in gast.walk(function_node):
+    for owner in walk(function_node):
         if isinstance(owner, (gast.For, gast.While)):
             out.append(owner.body)
     return out

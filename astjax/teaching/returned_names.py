@@ -15,6 +15,7 @@ import linecache
 import re
 
 import gast
+from ..codegen.node_walk import walk
 
 __all__ = ["returned_names"]
 
@@ -23,21 +24,21 @@ _RETURNED = re.compile(r"out\d*")
 
 def returned_names(function_node, namespaces):
     """The `out` names of `function_node` the user's function does not have (an empty set if unsure)."""
-    candidates = {n.id for n in gast.walk(function_node) if isinstance(n, gast.Name)
+    candidates = {n.id for n in walk(function_node) if isinstance(n, gast.Name)
                   and not isinstance(n.ctx, gast.Load) and _RETURNED.fullmatch(n.id)}
     if not candidates:
         return set()
     user = _user_names(function_node, namespaces)
     if user is None:
         return set()
-    tangents = {n.id for n in gast.walk(function_node) if isinstance(n, gast.Name) and n.id.startswith("d")}
+    tangents = {n.id for n in walk(function_node) if isinstance(n, gast.Name) and n.id.startswith("d")}
     # a forward mode keeps `out = ...` beside its tangent `dout = ...` (a tangent line beside its primal)
     return {name for name in candidates - user if "d" + name not in tangents}
 
 
 def _user_names(function_node, namespaces):
     from ..errors import _user_file
-    lines = [int(m.group(1)) for n in gast.walk(function_node) if _is_comment(n)
+    lines = [int(m.group(1)) for n in walk(function_node) if _is_comment(n)
              for m in [re.match(r"from line (\d+):", str(n.value.args[0].value))] if m]
     filename = None
     for namespace in namespaces.values():
@@ -52,12 +53,12 @@ def _user_names(function_node, namespaces):
         tree = ast.parse("".join(linecache.getlines(filename)))
     except (SyntaxError, ValueError):
         return None
-    enclosing = [d for d in ast.walk(tree) if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))
+    enclosing = [d for d in walk(tree) if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))
                  and d.lineno <= min(lines) and max(lines) <= d.end_lineno]
     if not enclosing:
         return None
     user = min(enclosing, key=lambda d: d.end_lineno - d.lineno)
-    return {n.id for n in ast.walk(user) if isinstance(n, ast.Name)} | {a.arg for a in ast.walk(user)
+    return {n.id for n in walk(user) if isinstance(n, ast.Name)} | {a.arg for a in walk(user)
                                                                        if isinstance(a, ast.arg)}
 
 

@@ -23,6 +23,7 @@ Run last: the cleanup passes see returns at the top of a function only.
 import copy
 
 import gast
+from ..codegen.node_walk import walk
 
 __all__ = ["return_assigned_values"]
 
@@ -59,9 +60,9 @@ def _partial_branches(function_node):
     if len(inits) != 1 or not isinstance(body[inits[0]].value, gast.Constant):
         return
     rest = body[:real[-2]] + [trial]
-    stores = [n for s in rest for n in gast.walk(s) if isinstance(n, gast.Name) and n.id == name
+    stores = [n for s in rest for n in walk(s) if isinstance(n, gast.Name) and n.id == name
               and not isinstance(n.ctx, gast.Load)]
-    loads = [n for s in rest for n in gast.walk(s) if isinstance(n, gast.Name) and n.id == name
+    loads = [n for s in rest for n in walk(s) if isinstance(n, gast.Name) and n.id == name
              and isinstance(n.ctx, gast.Load)]
     if len(stores) != 1 or loads:
         return
@@ -122,7 +123,7 @@ def _folds(stmt, name):
 
 def _short(expr):
     """A returned expression reads well up to about `bb * a + bb * a`; a longer one keeps its name."""
-    return sum(1 for n in gast.walk(expr) if isinstance(n, gast.expr)) <= _MAX_RETURNED_SIZE
+    return sum(1 for n in walk(expr) if isinstance(n, gast.expr)) <= _MAX_RETURNED_SIZE
 
 
 def _named_in_comments(stmts, name):

@@ -13,12 +13,13 @@ test without effects, and branches equal statement for statement (comments aside
 import gast
 
 from ..optimize.effects import has_effects
+from ..codegen.node_walk import walk
 
 __all__ = ["merge_same_branches"]
 
 
 def merge_same_branches(function_node):
-    for owner in list(gast.walk(function_node)):
+    for owner in list(walk(function_node)):
         for field in ("body", "orelse"):
             block = getattr(owner, field, None)
             if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
@@ -39,7 +40,7 @@ def _block(block):
 
 
 def _effects(expr):
-    return any(isinstance(n, gast.Call) and has_effects(n) for n in gast.walk(expr))
+    return any(isinstance(n, gast.Call) and has_effects(n) for n in walk(expr))
 
 
 def _code(block):

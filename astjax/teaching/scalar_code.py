@@ -13,6 +13,7 @@ a scalar, drop those with an assignment that is not, repeat), which holds by ind
 """
 import gast
 import numpy as np
+from ..codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["fold_scalar_unbroadcasts", "fold_in_callees"]
 
@@ -29,7 +30,7 @@ def fold_scalar_unbroadcasts(function_node, arguments):
     if scalars is None:
         return function_node
 
-    class Fold(gast.NodeTransformer):
+    class Fold(NodeTransformer):
         def visit_Call(self, node):
             self.generic_visit(node)
             if (_named(node, "unbroadcast") and len(node.args) == 2 and not node.keywords
@@ -50,14 +51,14 @@ def fold_in_callees(callee, callers, others=()):
     params = [a.id for a in callee.args.args]
     if callee.args.vararg or callee.args.kwarg or callee.args.kwonlyargs:
         return callee
-    if any(isinstance(n, gast.Name) and n.id == callee.name for other in others for n in gast.walk(other)):
+    if any(isinstance(n, gast.Name) and n.id == callee.name for other in others for n in walk(other)):
         return callee
     calls = 0
     for caller, arguments in callers:
         if not arguments or not all(_is_number(v) for v in arguments.values()):
             continue
         scalars = None
-        for node in gast.walk(caller):
+        for node in walk(caller):
             if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == callee.name:
                 if scalars is None:
                     scalars = _scalar_names(caller, set(arguments))
@@ -81,13 +82,13 @@ def _is_number(value):
 def _scalar_names(function_node, parameters):
     """The names that only ever hold numbers (the function's parameters being numbers), or None."""
     assignments = {}
-    for node in gast.walk(function_node):
+    for node in walk(function_node):
         if isinstance(node, gast.Assign):
             for target in node.targets:
                 if isinstance(target, gast.Name):
                     assignments.setdefault(target.id, []).append(node.value)
                 else:
-                    for n in gast.walk(target):
+                    for n in walk(target):
                         if isinstance(n, gast.Name):
                             assignments.setdefault(n.id, []).append(None)
         elif isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
@@ -95,14 +96,14 @@ def _scalar_names(function_node, parameters):
                 gast.BinOp(left=gast.Name(id=node.target.id, ctx=gast.Load(), annotation=None, type_comment=None),
                            op=node.op, right=node.value))
         elif isinstance(node, gast.For):
-            for n in gast.walk(node.target):
+            for n in walk(node.target):
                 if isinstance(n, gast.Name):
                     ok = isinstance(node.target, gast.Name) and _range_call(node.iter)
                     assignments.setdefault(n.id, []).append(gast.Constant(value=0, kind=None) if ok else None)
         elif isinstance(node, (gast.With, gast.Try, gast.FunctionDef, gast.Lambda, gast.NamedExpr, gast.Global,
                                gast.Nonlocal, gast.Delete)) and node is not function_node:
             return None
-    pushed = [n.args[1] for n in gast.walk(function_node) if _named(n, "push") and len(n.args) == 2]
+    pushed = [n.args[1] for n in walk(function_node) if _named(n, "push") and len(n.args) == 2]
     for name in parameters:
         assignments.setdefault(name, []).append(gast.Constant(value=0.0, kind=None))
     scalars = set(assignments)

@@ -10,26 +10,27 @@ teacher writes the product of all of them, `3.0 ** (n + 1)`. Only for a `for` ov
 `reversed(range(stop))`) whose body (comments aside) is the one statement `v = v * c`, `v = c * v` or
 `v *= c`, v an adjoint `b<name>` (the forward sweep keeps the user's loop) and `c` a number or a name
 the loop does not assign, read in neither the factor nor anything else the loop index. The iteration
-count is `stop` where it cannot be negative (a count, `len(...)`, a non-negative integer the
-specialization was given, sums of those), else `max(stop, 0)`. The comments of the body stay, above
+count is `stop` where it cannot be negative (a count, `len(...)`, sums of those), else
+`max(stop, 0)`: an integer argument is guarded even where the example's value was non-negative, since
+the printed source serves every value of it (`range(n + 1)` runs no iteration for n < -1, where
+`3.0 ** (n + 1)` is not 1). The comments of the body stay, above
 the power.
 """
 import gast
+from ..codegen.node_walk import walk
 
 __all__ = ["fold_scaling_loops"]
 
 
 def fold_scaling_loops(function_node, arguments=None):
     counters = _counters(function_node)
-    stored = _stored_names(function_node)
-    fixed = {k for k, v in (arguments or {}).items() if type(v) is int and v >= 0 and k not in stored}
-    names = {n.id for n in gast.walk(function_node) if isinstance(n, gast.Name)}
+    names = {n.id for n in walk(function_node) if isinstance(n, gast.Name)}
     adjoints = {n for n in names if n.startswith("b") and n[1:] in names}
-    for owner in list(gast.walk(function_node)):
+    for owner in list(walk(function_node)):
         for field in ("body", "orelse"):
             block = getattr(owner, field, None)
             if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
-                _block(block, counters | fixed, adjoints)
+                _block(block, counters, adjoints)
     return function_node
 
 
@@ -112,24 +113,24 @@ def _nonnegative(expr, names):
 def _counters(function_node):
     """Names only ever assigned `0` and `name + 1` (`name += 1`): iteration counts, never negative."""
     assigned = {}
-    for node in gast.walk(function_node):
+    for node in walk(function_node):
         if isinstance(node, gast.Assign):
             for target in node.targets:
-                for n in gast.walk(target):
+                for n in walk(target):
                     if isinstance(n, gast.Name):
                         ok = target is n and (_is_int(node.value, 0) or _is_increment(node.value, n.id))
                         assigned.setdefault(n.id, []).append(ok)
         elif isinstance(node, gast.AugAssign):
-            for n in gast.walk(node.target):
+            for n in walk(node.target):
                 if isinstance(n, gast.Name):
                     ok = node.target is n and isinstance(node.op, gast.Add) and _is_int(node.value, 1)
                     assigned.setdefault(n.id, []).append(ok)
         elif isinstance(node, (gast.For, gast.comprehension)):
-            for n in gast.walk(node.target):
+            for n in walk(node.target):
                 if isinstance(n, gast.Name):
                     assigned.setdefault(n.id, []).append(False)
         elif isinstance(node, (gast.With, gast.NamedExpr, gast.AnnAssign, gast.Import, gast.ImportFrom)):
-            for n in gast.walk(node):
+            for n in walk(node):
                 if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
                     assigned.setdefault(n.id, []).append(False)
     parameters = _parameter_names(function_node)
@@ -138,7 +139,7 @@ def _counters(function_node):
 
 def _stored_names(function_node):
     """Names the function assigns (its parameters are `Param`, not counted)."""
-    return {n.id for n in gast.walk(function_node) if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}
+    return {n.id for n in walk(function_node) if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))}
 
 
 def _parameter_names(function_node):

@@ -10,13 +10,14 @@ assigned a number once, at the function's top level, and read once, after it, in
 import copy
 
 import gast
+from ..codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["inline_seed_constants"]
 
 
 def inline_seed_constants(function_node):
     stores, loads = {}, {}
-    for node in gast.walk(function_node):
+    for node in walk(function_node):
         if isinstance(node, gast.Name):
             table = loads if isinstance(node.ctx, gast.Load) else stores
             table.setdefault(node.id, []).append(node)
@@ -27,7 +28,7 @@ def inline_seed_constants(function_node):
         name = stmt.targets[0].id
         if len(stores.get(name, [])) != 1 or len(loads.get(name, [])) != 1:
             continue
-        later = [n for s in function_node.body[function_node.body.index(stmt) + 1:] for n in gast.walk(s)]
+        later = [n for s in function_node.body[function_node.body.index(stmt) + 1:] for n in walk(s)]
         use = loads[name][0]
         if not any(n is use for n in later):
             continue
@@ -36,7 +37,7 @@ def inline_seed_constants(function_node):
     return _Ones().visit(function_node)
 
 
-class _Ones(gast.NodeTransformer):
+class _Ones(NodeTransformer):
     """`jnp.full(shape, 1.0)` is `jnp.ones(shape)` (both float32: a Python float is weakly typed)."""
 
     def visit_Call(self, node):
@@ -51,7 +52,7 @@ class _Ones(gast.NodeTransformer):
         return node
 
 
-class _Replace(gast.NodeTransformer):
+class _Replace(NodeTransformer):
     def __init__(self, target, value):
         self.target, self.value = target, value
 

@@ -25,6 +25,7 @@ import re
 import gast
 
 from ..codegen.unparse import unparse
+from ..codegen.node_walk import NodeTransformer
 
 __all__ = ["fold_single_use_values"]
 
@@ -181,7 +182,7 @@ def _reads(expr, name, store_too=False):
                for n in gast.walk(expr))
 
 
-class _Replace(gast.NodeTransformer):
+class _Replace(NodeTransformer):
     def __init__(self, name, value):
         self.name, self.value = name, value
 
@@ -191,7 +192,7 @@ class _Replace(gast.NodeTransformer):
         return node
 
 
-class _OneTimes(gast.NodeTransformer):
+class _OneTimes(NodeTransformer):
     """`1.0 * e` and `e * 1.0` as `e` where `e` is arithmetic with a float number in it (a float either way)."""
 
     def visit_BinOp(self, node):

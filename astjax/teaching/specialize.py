@@ -80,6 +80,7 @@ from .dead_item_resets import drop_dead_item_resets
 from .recomputed_saves import recompute_saved_values
 from .scaling_loops import fold_scaling_loops
 from .single_use_values import fold_single_use_values
+from ..codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["specialized_source"]
 
@@ -181,9 +182,9 @@ def _finish(functions, observed):
 
 def _branch_flags(node, temporaries):
     """The temporaries read only in `if` tests (`a_gt_b`): cleanup may write their test in the `if`."""
-    tests = {id(n) for stmt in gast.walk(node) if isinstance(stmt, gast.If) for n in gast.walk(stmt.test)}
+    tests = {id(n) for stmt in walk(node) if isinstance(stmt, gast.If) for n in walk(stmt.test)}
     loads = {}
-    for n in gast.walk(node):
+    for n in walk(node):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
             loads.setdefault(n.id, []).append(id(n) in tests)
     return frozenset(t for t in temporaries if loads.get(t) and all(loads[t]))
@@ -198,7 +199,7 @@ def _temporaries(name, namespaces):
     return frozenset()
 
 
-class _Fold(gast.NodeTransformer):
+class _Fold(NodeTransformer):
     """Replace each helper call whose executions all saw one signature a fold understands."""
 
     def __init__(self, namespace, observed, function):
@@ -308,12 +309,12 @@ def _compiled_node(name, observed):
 
 def _without_comments(node):
     node = copy.deepcopy(node)
-    for child in gast.walk(node):
+    for child in walk(node):
         for field in ("body", "orelse"):
             block = getattr(child, field, None)
             if isinstance(block, list):
                 setattr(child, field, [s for s in block if not _is_comment(s)])
-    for child in gast.walk(node):
+    for child in walk(node):
         for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
             if hasattr(child, attr):
                 setattr(child, attr, None)
@@ -347,11 +348,11 @@ def _drop_unread_shape_slots(function_node):
 
     Every pop takes back what its paired push saved (the tape plan pairs them by variable), so
     removing every push and pop of one slot leaves the other slots' pairs as they were."""
-    reads = {n.id for n in gast.walk(function_node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
-    saved_shapes = {(_tape_of(stmt.value), _shape_of_name(stmt.value.args[1])) for stmt in gast.walk(function_node)
+    reads = {n.id for n in walk(function_node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    saved_shapes = {(_tape_of(stmt.value), _shape_of_name(stmt.value.args[1])) for stmt in walk(function_node)
                     if isinstance(stmt, gast.Expr) and _is_call(stmt.value, "push") and len(stmt.value.args) == 2}
     unread = set()        # (tape, t): `push(tape, jnp.shape(t))` and its `t_shape = pop(tape)`, which nobody reads
-    for stmt in gast.walk(function_node):
+    for stmt in walk(function_node):
         if (isinstance(stmt, gast.Assign) and _is_call(stmt.value, "pop") and isinstance(stmt.targets[0], gast.Name)
                 and stmt.targets[0].id.endswith("_shape") and stmt.targets[0].id not in reads):
             slot = (_tape_of(stmt.value), stmt.targets[0].id[:-len("_shape")])
@@ -388,7 +389,7 @@ def _is_call(expr, name):
 
 
 def _filter_blocks(node, keep):
-    for child in gast.walk(node):
+    for child in walk(node):
         for field in ("body", "orelse"):
             block = getattr(child, field, None)
             if isinstance(block, list) and block and isinstance(block[0], gast.stmt):

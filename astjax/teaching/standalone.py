@@ -22,6 +22,7 @@ import numpy as np
 
 from ..codegen.namespace import GENERATED_NAMESPACE
 from ..codegen.unparse import parse_printed
+from ..codegen.node_walk import walk
 
 __all__ = ["standalone_source"]
 
@@ -102,7 +103,7 @@ def _fresh_name(name, taken):
 
 def _rename_reads(function_node, old, new):
     """Every read of the global `old` in `function_node` (its defaults too) reads `new`."""
-    for node in gast.walk(function_node):
+    for node in walk(function_node):
         if isinstance(node, gast.Name) and node.id == old and isinstance(node.ctx, gast.Load):
             node.id = new
 
@@ -116,7 +117,7 @@ def _free_names(module, defined):
         bound = {a.id for a in node.args.args + node.args.kwonlyargs}
         bound |= {a.id for a in (node.args.vararg, node.args.kwarg) if a is not None}
         loads = []
-        for child in gast.walk(node):
+        for child in walk(node):
             if isinstance(child, gast.Name):
                 if isinstance(child.ctx, (gast.Store, gast.Del)):
                     bound.add(child.id)

@@ -20,6 +20,7 @@ and the pop go (the tape too, once nothing is pushed on it).
 import gast
 
 from ..codegen.naming import names_in
+from ..codegen.node_walk import walk
 
 __all__ = ["name_straight_line_saves"]
 
@@ -42,14 +43,14 @@ def name_straight_line_saves(function_node):
         used.add(new)
         body[w].targets[0].id = new
         for stmt in body[w + 1:q]:
-            for n in gast.walk(stmt):
+            for n in walk(stmt):
                 if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load):
                     n.id = new
         dropped += [body[p], body[q]]
     if not dropped:
         return function_node
     body[:] = [s for s in body if not any(s is d for d in dropped)]
-    if not any(_is_tape_call(n, tape) for s in body for n in gast.walk(s)):
+    if not any(_is_tape_call(n, tape) for s in body for n in walk(s)):
         body[:] = [s for s in body if not _makes_tape(s, tape)]
     return function_node
 
@@ -68,8 +69,8 @@ def _only_top_level(function_node, tape):
     allowed = set()
     for stmt in function_node.body:
         if _makes_tape(stmt, tape) or _pushed(stmt, tape) is not None or _popped(stmt, tape) is not None:
-            allowed |= {id(n) for n in gast.walk(stmt) if isinstance(n, gast.Name) and n.id == tape}
-    return all(id(n) in allowed for n in gast.walk(function_node) if isinstance(n, gast.Name) and n.id == tape)
+            allowed |= {id(n) for n in walk(stmt) if isinstance(n, gast.Name) and n.id == tape}
+    return all(id(n) in allowed for n in walk(function_node) if isinstance(n, gast.Name) and n.id == tape)
 
 
 def _pairs(body, tape):
@@ -93,7 +94,7 @@ def _single_assignment(body, p, q, name, pairs):
         return None
     found = None
     for i in range(p + 1, q):
-        stores = [n for n in gast.walk(body[i]) if isinstance(n, gast.Name) and n.id == name
+        stores = [n for n in walk(body[i]) if isinstance(n, gast.Name) and n.id == name
                   and not isinstance(n.ctx, gast.Load)]
         if not stores:
             continue

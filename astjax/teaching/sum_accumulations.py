@@ -20,6 +20,7 @@ result anyway.
 import gast
 
 from ..codegen.unparse import unparse
+from ..codegen.node_walk import walk
 
 __all__ = ["sum_accumulations"]
 
@@ -27,7 +28,7 @@ _WIDTH = 88
 
 
 def sum_accumulations(function_node):
-    for owner in list(gast.walk(function_node)):
+    for owner in list(walk(function_node)):
         for field in ("body", "orelse"):
             block = getattr(owner, field, None)
             if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
@@ -104,7 +105,7 @@ def _independent(stmt, first):
     targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target]
     if not all(isinstance(t, gast.Name) and t.id != name for t in targets):
         return False
-    return not _reads(stmt.value, name) and not any(isinstance(n, gast.Call) for n in gast.walk(stmt.value))
+    return not _reads(stmt.value, name) and not any(isinstance(n, gast.Call) for n in walk(stmt.value))
 
 
 def _assigned(stmt):
@@ -115,7 +116,7 @@ def _assigned(stmt):
 
 
 def _names(expr):
-    return {n.id for n in gast.walk(expr) if isinstance(n, gast.Name)}
+    return {n.id for n in walk(expr) if isinstance(n, gast.Name)}
 
 
 def _sum(left, right):
@@ -128,7 +129,7 @@ def _sum(left, right):
 
 
 def _reads(expr, name):
-    return any(isinstance(n, gast.Name) and n.id == name for n in gast.walk(expr))
+    return any(isinstance(n, gast.Name) and n.id == name for n in walk(expr))
 
 
 def _is_comment(stmt):

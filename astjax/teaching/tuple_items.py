@@ -14,6 +14,7 @@ display, and read only as `name[k]` for literal `k`, is split into one name per 
 names hold the same values for as long as the tuple did, so what runs is what ran.
 """
 import gast
+from ..codegen.node_walk import walk, NodeTransformer, NodeVisitor
 
 __all__ = ["split_tuple_items"]
 
@@ -21,12 +22,12 @@ __all__ = ["split_tuple_items"]
 def split_tuple_items(function_node):
     """Split such tuples in `function_node` (in place); return the set of new item names."""
     stores, loads = {}, {}
-    for node in gast.walk(function_node):
+    for node in walk(function_node):
         if isinstance(node, gast.Name):
             (loads if isinstance(node.ctx, gast.Load) else stores).setdefault(node.id, []).append(node)
     taken = set(stores) | set(loads) | {a.id for a in function_node.args.args}
     items = {}
-    for stmt in gast.walk(function_node):
+    for stmt in walk(function_node):
         if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
                 and isinstance(stmt.value, gast.Tuple)
                 and not any(isinstance(e, gast.Starred) for e in stmt.value.elts)):
@@ -53,7 +54,7 @@ def split_tuple_items(function_node):
     return {n for _, names in split.values() for n in names}
 
 
-class _ItemReads(gast.NodeVisitor):
+class _ItemReads(NodeVisitor):
     """Which of the tuples are read otherwise than as `name[k]` with k a literal int in range."""
 
     def __init__(self, items):
@@ -74,7 +75,7 @@ class _ItemReads(gast.NodeVisitor):
             self.whole.add(node.id)
 
 
-class _Split(gast.NodeTransformer):
+class _Split(NodeTransformer):
     def __init__(self, split):
         self.split = split
 

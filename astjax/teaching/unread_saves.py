@@ -21,6 +21,7 @@ and pops only with each other. `specialize.py` checks the result reproduces the 
 import copy
 
 import gast
+from ..codegen.node_walk import walk
 
 __all__ = ["drop_unread_saves", "drop_idle_saves"]
 
@@ -50,7 +51,7 @@ def drop_unread_saves(function_node, namespace, arguments):
         return function_node
     doomed = {id(sites[kind][index]) for kind, index in drop}
     _filter_blocks(function_node, lambda stmt: id(_site_call(stmt)) not in doomed)
-    read = {n.id for n in gast.walk(function_node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    read = {n.id for n in walk(function_node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
     _filter_blocks(function_node, lambda stmt: not (_creates_tape(stmt) and stmt.targets[0].id not in read))
     return function_node
 
@@ -60,13 +61,13 @@ def _mirrored_push(function_node, j, pushed_to):
     forward sweep (the same branch flags, each assigned once; no loop around either), or None."""
     sites = _sites(function_node)
     parents = {}
-    for owner in gast.walk(function_node):
+    for owner in walk(function_node):
         for field in ("body", "orelse"):
             block = getattr(owner, field, None)
             if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
                 for stmt in block:
                     parents[id(stmt)] = (owner, field, block)
-    statements = {id(_site_call(s)): s for s in gast.walk(function_node) if _site_call(s) is not None}
+    statements = {id(_site_call(s)): s for s in walk(function_node) if _site_call(s) is not None}
 
     def path(call):
         stmt, steps = statements[id(call)], []
@@ -97,7 +98,7 @@ def _mirrored_push(function_node, j, pushed_to):
 
 
 def _stores_count(function_node, name):
-    return sum(1 for n in gast.walk(function_node) if isinstance(n, gast.Name) and n.id == name
+    return sum(1 for n in walk(function_node) if isinstance(n, gast.Name) and n.id == name
                and isinstance(n.ctx, gast.Store))
 
 
@@ -113,13 +114,13 @@ def _saves_of_unchanged(function_node, sites, popped_from, pushed_to):
     pop_targets = {}
     for j, call in enumerate(sites["pop"]):
         pop_targets[id(call)] = j
-    for node in gast.walk(function_node):
+    for node in walk(function_node):
         if isinstance(node, gast.Assign) and id(node.value) in pop_targets and node.targets[0].id in by_variable:
             by_variable[node.targets[0].id][1].append(pop_targets[id(node.value)])
     for variable, (pushes, pops) in by_variable.items():
-        stores = [n for n in gast.walk(function_node) if isinstance(n, gast.Name) and n.id == variable
+        stores = [n for n in walk(function_node) if isinstance(n, gast.Name) and n.id == variable
                   and not isinstance(n.ctx, (gast.Load, gast.Param))]
-        restores = [n for n in gast.walk(function_node) if isinstance(n, gast.Assign) and id(n.value) in pop_targets
+        restores = [n for n in walk(function_node) if isinstance(n, gast.Assign) and id(n.value) in pop_targets
                     and n.targets[0].id == variable]
         if len(stores) != len(restores):
             continue
@@ -140,12 +141,12 @@ def drop_idle_saves(function_node):
     changed = True
     while changed:
         changed = False
-        for owner in list(gast.walk(function_node)):
+        for owner in list(walk(function_node)):
             for field in ("body", "orelse"):
                 block = getattr(owner, field, None)
                 if isinstance(block, list) and block and isinstance(block[0], gast.stmt) and _idle_pair(block):
                     changed = True
-    read = {n.id for n in gast.walk(function_node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    read = {n.id for n in walk(function_node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
     _filter_blocks(function_node, lambda stmt: not (_creates_tape(stmt) and stmt.targets[0].id not in read))
     return function_node
 
@@ -169,7 +170,7 @@ def _idle_pair(block):
                 return True
             if _stores(later, name) or any(isinstance(n, gast.Name) and n.id == tape
                                            or isinstance(n, (gast.Break, gast.Continue, gast.Return, gast.Raise))
-                                           for n in gast.walk(later)):
+                                           for n in walk(later)):
                 break
     return False
 
@@ -183,7 +184,7 @@ def _unread_pops(function_node):
     every path reaches the function's end or a plain assignment of the variable before reading it
     (a loop around the pop may run again: its whole body counts as coming after)."""
     parents = {}
-    for owner in gast.walk(function_node):
+    for owner in walk(function_node):
         for field in ("body", "orelse"):
             block = getattr(owner, field, None)
             if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
@@ -191,7 +192,7 @@ def _unread_pops(function_node):
                     parents[id(stmt)] = (owner, block, position)
     unread = []
     for index, call in enumerate(_sites(function_node)["pop"]):
-        stmt = next((s for s in gast.walk(function_node) if _site_call(s) is call), None)
+        stmt = next((s for s in walk(function_node) if _site_call(s) is call), None)
         if stmt is not None and not _read_after(stmt, stmt.targets[0].id, parents, function_node):
             unread.append(index)
     return unread
@@ -245,11 +246,11 @@ def _scan(block, name):
 
 def _loads(node, name):
     return node is not None and any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
-                                    for n in gast.walk(node))
+                                    for n in walk(node))
 
 
 def _stores(node, name):
-    return any(isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load) for n in gast.walk(node))
+    return any(isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load) for n in walk(node))
 
 
 # ------------------------------------------------------------------ which push feeds which pop
@@ -290,7 +291,7 @@ def _observed_pairs(function_node, namespace, arguments):
 def _sites(function_node):
     """{"push": [Call], "pop": [Call]}: the tape's call sites in walk order."""
     out = {"push": [], "pop": []}
-    for node in gast.walk(function_node):
+    for node in walk(function_node):
         if isinstance(node, (gast.Expr, gast.Assign)):
             call = _site_call(node)
             if call is not None:
@@ -318,7 +319,7 @@ def _creates_tape(stmt):
 
 
 def _filter_blocks(node, keep):
-    for child in gast.walk(node):
+    for child in walk(node):
         for field in ("body", "orelse"):
             block = getattr(child, field, None)
             if isinstance(block, list) and block and isinstance(block[0], gast.stmt):

@@ -17,13 +17,14 @@ loop assigns what they read, the test is their composition.
 import copy
 
 import gast
+from ..codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["fold_while_tests"]
 
 
 def fold_while_tests(function_node):
     """Rewrite every such while loop of `function_node` in place; return it."""
-    for owner in list(gast.walk(function_node)):
+    for owner in list(walk(function_node)):
         for field in ("body", "orelse"):
             block = getattr(owner, field, None)
             if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
@@ -35,7 +36,7 @@ def fold_while_tests(function_node):
 def _fold(function_node, block, loop):
     if not isinstance(loop.test, gast.Name) or loop.orelse:
         return
-    if any(isinstance(n, gast.Continue) for n in gast.walk(loop)):
+    if any(isinstance(n, gast.Continue) for n in walk(loop)):
         return
     body = [s for s in loop.body if not _is_comment(s)]
     for k in range(len(body) - 1, 0, -1):
@@ -71,7 +72,7 @@ def _plain_assign(stmt):
 def _same(a, b):
     strip = ("lineno", "col_offset", "end_lineno", "end_col_offset")
     a, b = copy.deepcopy(a), copy.deepcopy(b)
-    for node in list(gast.walk(a)) + list(gast.walk(b)):
+    for node in list(walk(a)) + list(walk(b)):
         for attr in strip:
             if hasattr(node, attr):
                 setattr(node, attr, None)
@@ -81,18 +82,18 @@ def _same(a, b):
 def _matching_copy(block, loop_at, chain):
     """The statements before the loop that match `chain` in order, with only harmless ones between."""
     code = [i for i in range(loop_at) if not _is_comment(block[i])]
-    read = {n.id for s in chain for n in gast.walk(s.value) if isinstance(n, gast.Name)}
+    read = {n.id for s in chain for n in walk(s.value) if isinstance(n, gast.Name)}
     names = {s.targets[0].id for s in chain}
     for start in range(len(code) - len(chain), -1, -1):
         candidate = [block[i] for i in code[start:start + len(chain)]]
         if all(_same(a, b) for a, b in zip(candidate, chain)):
             between = [block[i] for i in code[start + len(chain):]]
-            stored = {n.id for s in between for n in gast.walk(s) if isinstance(n, gast.Name)
+            stored = {n.id for s in between for n in walk(s) if isinstance(n, gast.Name)
                       and not isinstance(n.ctx, gast.Load)}
             if stored & (read | names):
                 return None
             return candidate
-        if any(isinstance(n, gast.Name) and n.id in names for n in gast.walk(block[code[start + len(chain) - 1]])):
+        if any(isinstance(n, gast.Name) and n.id in names for n in walk(block[code[start + len(chain) - 1]])):
             return None
     return None
 
@@ -100,7 +101,7 @@ def _matching_copy(block, loop_at, chain):
 def _read_only_in_chains(function_node, names, loop):
     """Each chain name is read once in each copy of the chain (the last one only by the loop's test)."""
     loads = {}
-    for node in gast.walk(function_node):
+    for node in walk(function_node):
         if isinstance(node, gast.Name) and node.id in names and isinstance(node.ctx, gast.Load):
             loads[node.id] = loads.get(node.id, 0) + 1
     *inner, last = names
@@ -116,7 +117,7 @@ def _compose(chain):
     return values[chain[-1].targets[0].id]
 
 
-class _Substitute(gast.NodeTransformer):
+class _Substitute(NodeTransformer):
     def __init__(self, values):
         self.values = values
 
