@@ -196,7 +196,7 @@ ROWS = [
     ("asarray_chkfinite", lambda x: jnp.asarray_chkfinite(x), [_x(B, 3)], 0),
     ("array", lambda x: jnp.array(x, dtype=np.float32), [_x(B, 3)], 0),
     ("trapezoid", lambda y: jnp.trapezoid(y, axis=0), [_x(B, 4, 3)], 0),
-    ("trapezoid", lambda y: jnp.trapezoid(y, np.array([0.0, 0.5, 2.0])), [_x(B, 4, 3)], 0),
+    ("trapezoid", lambda y, p: jnp.trapezoid(y, p), [_x(B, 4, 3), np.array([0.0, 0.5, 2.0])], (0, None)),
     ("tensordot", lambda a: jnp.tensordot(a, M, 1), [_x(B, 2, 4)], 0),
     ("tensordot", lambda b: jnp.tensordot(M, b, axes=([0], [1])), [_x(B, 2, 4)], 0),
     ("tensordot", lambda a, b: jnp.tensordot(a, b, axes=((0, 1), (1, 0))), [_x(3, 4, 2), _x(B, 4, 3, 5)],
@@ -227,6 +227,22 @@ def test_the_rule_matches_a_loop_and_leaves_no_loop(row):
 def test_every_declared_primitive_has_a_row():
     declared = set(STACKED_TUPLES) | set(AXIS_SHIFTS) | set(STRUCTURAL) | {"norm", "cross"}
     assert declared <= {r[0] for r in ROWS}
+
+
+def test_trapezoid_with_points_of_several_dimensions_or_unknown_rank_loops_and_stays_right():
+    """n-D sample points are differenced along the axis of their own shape: the shifted axis would misread
+    them (with points of shape (2, 2) the shapes even broadcast), so the batch loops."""
+    ys = _x(B, 2, 2)
+    for points in (np.array([[0.0, 1.0], [0.5, 3.0]]), np.array([[0.0, 1.0], [0.5, 3.0]]).T.copy()):
+        def f(y, p):
+            return jnp.trapezoid(y, p, axis=0)
+        got = astjax.vmap(f, in_axes=(0, None))(ys, points)
+        np.testing.assert_allclose(got, np.stack([np.trapezoid(y, points, axis=0) for y in ys]), rtol=1e-12)
+
+    def g(y):
+        return jnp.trapezoid(y, np.array([[0.0, 1.0], [0.5, 3.0]]), axis=0)
+    np.testing.assert_allclose(astjax.vmap(g)(ys), np.stack([np.trapezoid(y, [[0.0, 1.0], [0.5, 3.0]], axis=0)
+                                                             for y in ys]), rtol=1e-12)
 
 
 def test_a_batched_axis_or_shape_loops_over_the_batch_and_stays_right():

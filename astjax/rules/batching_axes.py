@@ -350,6 +350,19 @@ def _logsumexp_result(batching, bound):
     return kind, rank
 
 
+def _trapezoid_points(bt, app):
+    """trapezoid's sample points (`points`, or NumPy's name `x`), unbatched: absent or 1-D they serve every
+    example alike; n-D points are differenced along the axis of their own shape, which the shifted axis
+    would misread (with shapes that happen to broadcast, a wrong integral): the loop."""
+    for key in ("points", "x"):
+        points = app.bound.get(key)
+        if points is None or _is_const(points, None):
+            continue
+        if not (isinstance(points, gast.Name) and bt.rank(points) == 1):
+            return None
+    return {}
+
+
 def _logsumexp_weights(bt, app):
     """logsumexp's `b` broadcasts against `a`: unbatched it broadcasts against the batch as it is; batched, it
     gets unit axes after the batch axis up to a's rank (known ranks only)."""
@@ -567,7 +580,7 @@ AXIS_SHIFTS = {
     "fftshift": AxisShift("x", axes=("axes",), none="all"),
     "ifftshift": AxisShift("x", axes=("axes",), none="all"),
     "unwrap": AxisShift("p"),
-    "trapezoid": AxisShift("samples", result=_minus_result("samples", 1)),
+    "trapezoid": AxisShift("samples", result=_minus_result("samples", 1), prepare=_trapezoid_points),
 }
 
 
