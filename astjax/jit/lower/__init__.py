@@ -22,7 +22,10 @@ first call observed (jit/observe.py), and rewrites one concern:
 
 The result is still Python source (`astjax.jit(f).lower(*args).source` prints it).
 """
+import builtins
 import copy
+
+import gast
 
 from .fuse_elementwise import fuse_elementwise
 from .inline_callees import inline_callees
@@ -55,6 +58,16 @@ class LoweringContext:
         self.call_sites = {}                     # callee -> the first call node of it (errors point there)
         self.kernels = []                        # (name, function node) of fused loops it calls
         self.entry = False                       # the function jit was called on (its parameters: the signature)
+
+    def static_object(self, expr):
+        """The object an expression of names and attributes (`np.exp`, `fast_exp`) names in the function's
+        namespace or among the builtins, or None."""
+        if isinstance(expr, gast.Name):
+            return self.namespace.get(expr.id, getattr(builtins, expr.id, None))
+        if isinstance(expr, gast.Attribute):
+            base = self.static_object(expr.value)
+            return getattr(base, expr.attr, None) if base is not None else None
+        return None
 
     def types_of(self, name):
         return self.types.get(name, set())

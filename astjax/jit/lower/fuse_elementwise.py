@@ -486,7 +486,7 @@ class _Fusion:
             return value.args[0]
         if not (isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords):
             return None
-        prim = lookup_callable(self._static(value.func))
+        prim = lookup_callable(self.context.static_object(value.func))
         return value.args[0] if prim is not None and prim.name == "sum" else None
 
     # ------------------------------------------------------------ one element's expression
@@ -526,7 +526,7 @@ class _Fusion:
         if isinstance(expr, gast.Subscript):
             return self._scalar_item(expr)
         if isinstance(expr, gast.Call) and not expr.keywords:
-            prim = lookup_callable(self._static(expr.func))
+            prim = lookup_callable(self.context.static_object(expr.func))
             if prim is not None and prim.name in ("unreduce", "unbroadcast"):
                 return self._broadcast_only(prim, expr.args)
             if prim is not None and prim.name == "unbroadcast_to":
@@ -671,15 +671,6 @@ class _Fusion:
             table.append(expr)
             index = len(table) - 1
         return f"c{index}"
-
-    def _static(self, func):
-        import builtins
-        if isinstance(func, gast.Name):
-            return self.context.namespace.get(func.id, getattr(builtins, func.id, None))
-        if isinstance(func, gast.Attribute):
-            base = self._static(func.value)
-            return getattr(base, func.attr, None) if base is not None else None
-        return None
 
     # ------------------------------------------------------------ the kernel
     def _overwritten(self):

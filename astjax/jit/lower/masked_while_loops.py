@@ -72,20 +72,11 @@ def run_masked_loops_per_element(node, context):
     Rewrite().visit(node)
 
 
-def _static(func, context):
-    import builtins
-    if isinstance(func, gast.Name):
-        return context.namespace.get(func.id, getattr(builtins, func.id, None))
-    if isinstance(func, gast.Attribute):
-        base = _static(func.value, context)
-        return getattr(base, func.attr, None) if base is not None else None
-    return None
-
 
 def _primitive_name(call, context):
     if not isinstance(call, gast.Call) or call.keywords:
         return None
-    prim = lookup_callable(_static(call.func, context))
+    prim = lookup_callable(context.static_object(call.func))
     return prim.name if prim is not None else None
 
 

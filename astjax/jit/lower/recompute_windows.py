@@ -73,7 +73,7 @@ def _recompute(node, stack, context):
     if not (isinstance(value, gast.Call) and not value.keywords):
         return
     stores = _stores(node)
-    prim = lookup_callable(_static(value.func, context))
+    prim = lookup_callable(context.static_object(value.func))
     if prim is None or prim.name not in RECOMPUTABLE:
         return
     if any(stores.get(n.id) for n in walk(value.func) if isinstance(n, gast.Name)):
@@ -118,16 +118,6 @@ def _recompute(node, stack, context):
     node.body[:] = [s for s in node.body if not (isinstance(s, gast.Assign) and len(s.targets) == 1
                                                  and isinstance(s.targets[0], gast.Name) and s.targets[0].id == stack)]
 
-
-def _static(func, context):
-    """The object an expression of names and attributes names in the function's namespace, or None."""
-    import builtins
-    if isinstance(func, gast.Name):
-        return context.namespace.get(func.id, getattr(builtins, func.id, None))
-    if isinstance(func, gast.Attribute):
-        base = _static(func.value, context)
-        return getattr(base, func.attr, None) if base is not None else None
-    return None
 
 
 def _replace_reads(stmt, name, value):

@@ -123,18 +123,9 @@ def _shape_reads(node, context):
 def _is_shape_call(func, context):
     if isinstance(func, gast.Name) and func.id == "shape_of":
         return True
-    prim = lookup_callable(_static(func, context))
+    prim = lookup_callable(context.static_object(func))
     return prim is not None and prim.name == "shape"
 
-
-def _static(func, context):
-    import builtins
-    if isinstance(func, gast.Name):
-        return context.namespace.get(func.id, getattr(builtins, func.id, None))
-    if isinstance(func, gast.Attribute):
-        base = _static(func.value, context)
-        return getattr(base, func.attr, None) if base is not None else None
-    return None
 
 
 def _shape(expr, candidates, context):
@@ -176,7 +167,7 @@ def _shape(expr, candidates, context):
                                                        for e in literal.elts):
                 return "(" + "".join(f"{e.value}, " for e in literal.elts) + ")"
             return None
-        prim = lookup_callable(_static(func, context))
+        prim = lookup_callable(context.static_object(func))
         if prim is None:
             return None
         if prim.name == "zeros_like" and len(expr.args) == 1:
