@@ -17,23 +17,12 @@ import astjax
 import astjax.numpy as jnp
 from astjax import lax
 from astjax.runtime.numba_shapes import broadcast_shape, window_shape
+from jit_cases.programs import blur   # the founding blur, its window on a name of its own
 
 rng = np.random.default_rng(7)
 # The 81-tap blur's bit-for-bit test (tests/test_jit_perf_lowerings.py) covers the unrolled taps in the
 # default profile; these compile more and run with ASTJAX_LONG_PROPERTIES=1.
 long_only = pytest.mark.skipif(not os.environ.get("ASTJAX_LONG_PROPERTIES"), reason="long profile")
-
-
-def blur(image, kernel):
-    im_h, im_w = image.shape
-    ker_h, ker_w = kernel.shape
-    padded = jnp.pad(image, ((ker_h // 2, ker_h // 2), (ker_w // 2, ker_w // 2)), mode="edge")
-    output = jnp.zeros_like(image)
-    for i in range(ker_h):
-        for j in range(ker_w):
-            window = lax.dynamic_slice(padded, (i, j), (im_h, im_w))
-            output += kernel[i, j] * window
-    return output
 
 
 def blur_loss(kernel, image):

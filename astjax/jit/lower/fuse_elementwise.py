@@ -257,13 +257,9 @@ def hoist_opaque_operands(node, context):
             if prim is None or prim.name not in FAST_FORMS or kind is None or kind[0] != "array" \
                     or kind[1] not in _FLOATS:
                 continue
-            label = next(f"_product_{n}" for n in range(1, len(taken) + 2) if f"_product_{n}" not in taken)
-            taken.add(label)
+            label = _fresh_label("_product", taken)
             context.types[label] = set(context.types_of(stmt.targets[0].id))
-            block.insert(i - 1, gast.Assign(targets=[gast.Name(id=label, ctx=gast.Store(), annotation=None,
-                                                               type_comment=None)],
-                                            value=stmt.value.args[0], type_comment=None))
-            gast.copy_location(block[i - 1], stmt)
+            block.insert(i - 1, _hoisted(label, stmt.value.args[0], stmt))
             stmt.value.args[0] = _name(label)
             i += 1
 
@@ -296,15 +292,24 @@ def hoist_whole_sums(node, context):
                     and _whole_sum_operand(n, context) is not None]
             for total in sums:
                 dtype = _whole_sum_operand(total, context)
-                label = next(f"_total_{n}" for n in range(1, len(taken) + 2) if f"_total_{n}" not in taken)
-                taken.add(label)
+                label = _fresh_label("_total", taken)
                 context.types[label] = {("scalar", dtype)}
-                hoisted = gast.Assign(targets=[gast.Name(id=label, ctx=gast.Store(), annotation=None,
-                                                         type_comment=None)], value=total, type_comment=None)
-                gast.copy_location(hoisted, stmt)
                 stmt.value = _replace_node(stmt.value, total, _name(label))
-                block.insert(i - 1, hoisted)
+                block.insert(i - 1, _hoisted(label, total, stmt))
                 i += 1
+
+
+def _fresh_label(prefix, taken):
+    """`prefix_1`, `prefix_2`, ...: the first not in `taken` (which gets it)."""
+    label = next(f"{prefix}_{n}" for n in range(1, len(taken) + 2) if f"{prefix}_{n}" not in taken)
+    taken.add(label)
+    return label
+
+
+def _hoisted(label, value, at):
+    """`label = value` at the position of statement `at`: a part of `at` moved in front of it."""
+    return gast.copy_location(gast.Assign(targets=[gast.Name(id=label, ctx=gast.Store(), annotation=None,
+                                                            type_comment=None)], value=value, type_comment=None), at)
 
 
 def _whole_sum_operand(value, context):
