@@ -16,7 +16,7 @@ from ..rules import lookup_callable
 from .namespace import GENERATED_NAMESPACE
 from .node_walk import copy_tree, NodeTransformer
 
-__all__ = ["expand", "rename_loads", "comment", "LineComments", "index_expression", "is_marker", "call", "assign", "augassign"]
+__all__ = ["expand", "rename_loads", "substitute_loads", "comment", "LineComments", "index_expression", "is_marker", "call", "assign", "augassign"]
 
 
 class _Substitute(NodeTransformer):
@@ -32,6 +32,12 @@ class _Substitute(NodeTransformer):
 def rename_loads(node, names):
     """`node` with each read of a name in `names` ({old: new}) reading the new name instead."""
     return _Substitute({old: name(new) for old, new in names.items()}).visit(node)
+
+
+def substitute_loads(node, bindings):
+    """`node`, changed in place, with each read of a name in `bindings` ({name: expression}) replaced by a
+    copy of its expression; the result is `node` unless `node` itself is such a read."""
+    return _Substitute(bindings).visit(node)
 
 
 def expand(template, bindings):

@@ -9,12 +9,12 @@ changes what the expression reads, and never into a loop body. A temporary
 holding a negated name (`d_t2 = -d_t1`) is substituted wherever it is read:
 `-d_t1` reads as easily as `d_t2`, and is one name less to look up.
 """
-import copy
 import re
 
 import gast
 
 from .effects import has_effects, reads, writes
+from ..codegen.templates import substitute_loads
 from ..codegen.node_walk import nodes, NodeTransformer
 
 __all__ = ["substitute_temporaries", "is_temporary"]
@@ -118,7 +118,7 @@ def _substitute_everywhere(block, i, target, value, uses):
         for field in ("value", "targets", "target"):
             node = getattr(stmt, field, None)
             if isinstance(node, gast.AST):
-                setattr(stmt, field, _Everywhere(target, value).visit(node))
+                setattr(stmt, field, substitute_loads(node, {target: value}))
     return True
 
 
@@ -131,16 +131,6 @@ def _changed_in_place(stmt):
     if has_effects(stmt):
         out |= reads(stmt)
     return out
-
-
-class _Everywhere(NodeTransformer):
-    def __init__(self, target, value):
-        self.target, self.value = target, value
-
-    def visit_Name(self, node):
-        if node.id == self.target and isinstance(node.ctx, gast.Load):
-            return copy.deepcopy(self.value)
-        return node
 
 
 _MAX_SUBSTITUTED_SIZE = 12     # nodes: keeps substituted lines about as long as a person writes them

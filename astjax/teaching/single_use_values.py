@@ -24,6 +24,7 @@ import re
 
 import gast
 
+from ..codegen.templates import substitute_loads
 from ..codegen.unparse import unparse
 from ..codegen.node_walk import NodeTransformer
 
@@ -99,7 +100,7 @@ def _fold_one(function_node, block, depth, names, temporaries, comments):
         if not (reassigns or not other_reads):
             continue
         folded = copy.deepcopy(second)
-        _Replace(name, first.value).visit(folded)
+        substitute_loads(folded, {name: first.value})
         folded.value = _OneTimes().visit(folded.value)
         if len(unparse(folded).strip()) + 4 * depth > _WIDTH or "\n" in unparse(folded).strip():
             continue
@@ -180,16 +181,6 @@ def _inside_deferred(expr, target):
 def _reads(expr, name, store_too=False):
     return any(isinstance(n, gast.Name) and n.id == name and (store_too or isinstance(n.ctx, gast.Load))
                for n in gast.walk(expr))
-
-
-class _Replace(NodeTransformer):
-    def __init__(self, name, value):
-        self.name, self.value = name, value
-
-    def visit_Name(self, node):
-        if node.id == self.name and isinstance(node.ctx, gast.Load):
-            return copy.deepcopy(self.value)
-        return node
 
 
 class _OneTimes(NodeTransformer):
