@@ -191,8 +191,15 @@ def uses_cumsum(x):
 
 
 def _module(name, text, tmp=None):
+    """Import `text` as module `name` from a file of its own (astjax reads source from files); the
+    folder is removed when the process ends, after the last kernel that reads it."""
+    import atexit
+    import shutil
     import tempfile
-    folder = tmp or tempfile.mkdtemp(prefix="astjax_cuda_")
+    folder = tmp
+    if folder is None:
+        folder = tempfile.mkdtemp(prefix="astjax_cuda_")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
     path = os.path.join(folder, f"{name}.py")
     with open(path, "w") as f:
         f.write(text)

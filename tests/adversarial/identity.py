@@ -216,29 +216,29 @@ case(_nonlocal_loss, lambda r: (vec(r, 3),), "works", mode="custom", check=_chec
 
 def _check_edited_file(fn, args):
     """A module file edited after import: astjax must differentiate the code Python runs, or refuse."""
-    folder = tempfile.mkdtemp(prefix="astjax_adv_")
-    path = os.path.join(folder, "adv_edited_module.py")
-    original = textwrap.dedent("""\
-        import astjax.numpy as jnp
+    with tempfile.TemporaryDirectory(prefix="astjax_adv_") as folder:
+        path = os.path.join(folder, "adv_edited_module.py")
+        original = textwrap.dedent("""\
+            import astjax.numpy as jnp
 
 
-        def edited(x):
-            return jnp.sum(x * x * 2.0)
-        """)
-    with open(path, "w") as fh:
-        fh.write(original)
-    spec = importlib.util.spec_from_file_location("adv_edited_module", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    with open(path, "w") as fh:
-        fh.write(original.replace("x * x * 2.0", "x * 3.0    "))
-    os.utime(path, (os.path.getmtime(path) + 5,) * 2)
-    try:
-        got = astjax.grad(module.edited)(*args)
-    except AstjaxError as exc:
-        assert names_a_line_of(exc, path), f"refusal does not name {path}: {exc}"
-        return [(1.0, 1.0, "refused clearly")]
-    return [(got, fd_grad(module.edited, args, 0)[0], "code Python runs, not the edited file")]
+            def edited(x):
+                return jnp.sum(x * x * 2.0)
+            """)
+        with open(path, "w") as fh:
+            fh.write(original)
+        spec = importlib.util.spec_from_file_location("adv_edited_module", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        with open(path, "w") as fh:
+            fh.write(original.replace("x * x * 2.0", "x * 3.0    "))
+        os.utime(path, (os.path.getmtime(path) + 5,) * 2)
+        try:
+            got = astjax.grad(module.edited)(*args)
+        except AstjaxError as exc:
+            assert names_a_line_of(exc, path), f"refusal does not name {path}: {exc}"
+            return [(1.0, 1.0, "refused clearly")]
+        return [(got, fd_grad(module.edited, args, 0)[0], "code Python runs, not the edited file")]
 
 
 def edited_file(x):
