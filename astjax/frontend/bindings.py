@@ -18,7 +18,6 @@ global of that module, and one of the user's classes (`Ops.fn`) in the class's
 import sys
 import types
 
-import beniget
 import gast
 
 from .resolve import NOT_STATIC
@@ -45,7 +44,7 @@ class Bindings:
     def record_function(self, fn, node, resolver):
         """Record what the free names of `node` (the source of `fn`) and the attributes of the user's
         modules it reads (`helpers.loss`) resolve to now."""
-        self._record_names(fn, node, resolver.is_local)
+        self._record_names(fn, resolver.free_name_nodes(node), resolver.is_local)
         for child in walk(node):
             if isinstance(child, gast.Attribute) and isinstance(child.ctx, gast.Load):
                 base = resolver.static_value(child.value)
@@ -74,7 +73,7 @@ class Bindings:
             if entry is not ABSENT:
                 break
 
-    def _record_names(self, fn, node, is_local):
+    def _record_names(self, fn, free_loads, is_local):
         code = getattr(fn, "__code__", None)
         if code is None:
             return
@@ -83,7 +82,7 @@ class Bindings:
         cells = dict(zip(code.co_freevars, getattr(fn, "__closure__", None) or ()))
         globals_ = getattr(fn, "__globals__", None)
         seen = set()
-        for child in free_name_nodes(node):
+        for child in free_loads:
             if child.id in seen or is_local(child.id):
                 continue
             seen.add(child.id)
@@ -132,25 +131,6 @@ class Bindings:
                 + "\n    except ValueError:\n        return False\n")
         exec(compile(text, "<astjax bindings>", "exec"), namespace)
         return namespace["current"]
-
-
-class _Chains(beniget.DefUseChains):
-    def unbound_identifier(self, name, node):
-        pass
-
-    def warn(self, msg, node):
-        pass
-
-
-def free_name_nodes(function_node):
-    """The Name loads in `function_node` that no binding inside it reaches: globals, closure cells,
-    builtins. A comprehension's or a lambda's own variable is not one of them, so a module-level
-    loop counter `i` that a comprehension inside reuses as its name does not count."""
-    chains = _Chains()
-    chains.visit(gast.Module(body=[function_node], type_ignores=[]))
-    resolved = {id(use.node) for definition in chains.chains.values() for use in definition.users()}
-    return [n for n in walk(function_node)
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and id(n) not in resolved]
 
 
 def _is_library(module):

@@ -37,12 +37,27 @@ class _QuietChains(beniget.DefUseChains):
         pass
 
 
-def local_names(function_node):
-    """Names bound inside `function_node`'s own scope (parameters included)."""
-    module = gast.Module(body=[function_node], type_ignores=[])
+def def_use_chains(function_node):
+    """beniget's def-use chains of `function_node`, analysed as the only statement of a module."""
     chains = _QuietChains()
-    chains.visit(module)
+    chains.visit(gast.Module(body=[function_node], type_ignores=[]))
+    return chains
+
+
+def local_names(function_node, chains=None):
+    """Names bound inside `function_node`'s own scope (parameters included)."""
+    chains = chains or def_use_chains(function_node)
     return {definition.name() for definition in chains.locals[function_node]}
+
+
+def free_name_nodes(function_node, chains=None):
+    """The Name loads in `function_node` that no binding inside it reaches: globals, closure cells,
+    builtins. A comprehension's or a lambda's own variable is not one of them, so a module-level
+    loop counter `i` that a comprehension inside reuses as its name does not count."""
+    chains = chains or def_use_chains(function_node)
+    resolved = {id(use.node) for definition in chains.chains.values() for use in definition.users()}
+    return [n for n in walk(function_node)
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and id(n) not in resolved]
 
 
 # Names that normalization itself writes into user code (`y[i] = v` -> `y = at_set(y, i, v)`,
@@ -61,7 +76,9 @@ class Resolver:
 
     def __init__(self, fn, function_node):
         self.fn = fn
-        self.locals = local_names(function_node)
+        chains = def_use_chains(function_node)
+        self.locals = local_names(function_node, chains)
+        self._chains = (function_node, chains)      # for free_name_nodes of the same node, computed once
         code = getattr(fn, "__code__", None)
         cells = getattr(fn, "__closure__", None) or ()
         self.closure = {}
@@ -73,6 +90,12 @@ class Resolver:
                     pass
         self.globals = getattr(fn, "__globals__", {})
         self.introduced = {}      # names normalization bound to known values (normalize/function_arguments.py)
+
+    def free_name_nodes(self, function_node):
+        """`free_name_nodes(function_node)`, from the chains this resolver already computed when it is the
+        node the resolver was made for (a derivation records its function's free names: one analysis)."""
+        node, chains = self._chains
+        return free_name_nodes(function_node, chains if node is function_node else None)
 
     def introduce(self, base, value, namer):
         """A new free name (from `namer`) that resolves to `value`: generated code reads it as a global."""

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..array import Array, wrap
 from ..backends.numba_cpu import JitError, compile_lowered, numba_error
+from ..collection_pause import pausing_collection
 from ..errors import trace_to_user
 from .lower import LoweringContext, lower_function
 from .lower.known_ranks import GUARDED, RankGuardError, pruning_disabled, unpruned
@@ -139,6 +140,7 @@ class CompiledFunction(PerSignature):
         return tuple(_static_key(a) if name in self.static else _signature(a)
                      for name, a in zip(self.parameters, args)) + (len(args),)
 
+    @pausing_collection
     def _first_call(self, key, args):
         load_numba()                              # before anything imports Numba (jit/numba_import.py)
         quiet = _quiet_numba()

@@ -19,6 +19,7 @@ from ..codegen.naming import names_in
 from ..codegen.readable_names import name_temporaries
 from ..optimize import cleanup
 from ..backends.python import compile_function
+from ..collection_pause import pausing_collection
 from .jvp import ForwardMode
 from .reverse import ReverseMode
 from ..codegen.node_walk import walk
@@ -91,6 +92,7 @@ class Derivation:
                               lambda obj, base: self._bind(namespace, obj, base, context.namer.taken))
         return self._generate(fn, (), make, name, prefix="jit")
 
+    @pausing_collection
     def _generate(self, fn, wrt, make_transform, name, prefix):
         """Normalize `fn`, run the transformation `make_transform` builds, clean up, compile.
 

@@ -26,7 +26,6 @@ import inspect
 
 import gast
 
-from ..bindings import free_name_nodes
 from ..parse import function_source
 from ..resolve import NOT_STATIC, Resolver
 from ..specialize import is_known_function
@@ -90,7 +89,7 @@ class ClosureFactories(BlockPass):
         for local in own - set(renames):
             renames[local] = namer.fresh(f"{base}_{local}")
         factory_resolver = Resolver(factory, source.node)
-        for n in free_name_nodes(source.node):
+        for n in factory_resolver.free_name_nodes(source.node):
             if n.id in renames or n.id in own:
                 continue
             value = factory_resolver.lookup(n.id)

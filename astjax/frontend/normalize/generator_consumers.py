@@ -25,7 +25,6 @@ import inspect
 
 import gast
 
-from ..bindings import free_name_nodes
 from ..parse import function_source
 from ..resolve import NOT_STATIC, Resolver
 from .base import Renamer, copy_location, name, store
@@ -126,7 +125,7 @@ class GeneratorConsumers(EagerCalls):
         for local in own - set(renames):
             renames[local] = namer.fresh(f"{base}_{local}")
         own_resolver = Resolver(fn, fdef)
-        for n in free_name_nodes(fdef):
+        for n in own_resolver.free_name_nodes(fdef):
             if n.id in renames or n.id in own:
                 continue
             value = own_resolver.lookup(n.id)
