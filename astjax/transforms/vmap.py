@@ -799,8 +799,7 @@ class BatchMode:
                 analysis.is_batched(k.value) for k in app.node.keywords) or any(
                 not isinstance(a, (gast.Name, gast.Constant)) and analysis.is_batched(a) for a in app.args):
             return None, None
-        spec = tuple(ParamSpec(analysis.is_batched(a), analysis.kind(a) if isinstance(a, gast.Name) else None,
-                               analysis.rank(a)) for a in app.args)
+        spec = tuple(ParamSpec(analysis.is_batched(a), _argument_kind(analysis, a), analysis.rank(a)) for a in app.args)
         return self.result_of(self.callee_vmap(app.callee, spec, app.node))
 
     def _callee(self, stmt, target, app):
@@ -808,8 +807,7 @@ class BatchMode:
         if any(self.is_batched(k.value) for k in call.keywords) or any(
                 not isinstance(a, (gast.Name, gast.Constant)) and self.is_batched(a) for a in app.args):
             return self.loop_statement(stmt, target, call)
-        spec = tuple(ParamSpec(self.is_batched(a), self.kind(a) if isinstance(a, gast.Name) else None,
-                               self.rank(a)) for a in app.args)
+        spec = tuple(ParamSpec(self.is_batched(a), _argument_kind(self, a), self.rank(a)) for a in app.args)
         label = self.callee_vmap(app.callee, spec, stmt)
         keywords = copy.deepcopy(call.keywords)
         if any(s.batched for s in spec):
@@ -865,6 +863,16 @@ class BatchMode:
             out.append(self.assign(fresh, self._broadcast(node, kind if kind == ARRAY else None)))
             return _name(fresh)
         return copy.deepcopy(node)
+
+
+def _argument_kind(analysis, node):
+    """The kind of a callee's argument: a name's, or ARRAY for a number written in the call (so that a callee
+    which assigns that parameter a batched value repeats the number along the batch on entry)."""
+    if isinstance(node, gast.Name):
+        return analysis.kind(node)
+    if isinstance(node, gast.Constant) and isinstance(node.value, (int, float, complex)):
+        return ARRAY
+    return None
 
 
 def batch_size_parameter(function_node):
