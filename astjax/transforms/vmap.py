@@ -303,6 +303,11 @@ class BatchMode:
                 allowed.add(id(node.args[0]))          # the length check of `a, b = t`
             elif isinstance(node, gast.Return) and node.value is not None:
                 allowed.update(id(e) for e in ([node.value] + list(getattr(node.value, "elts", []))))
+        for _, _, app in self.batching.assignments:      # `lu_solve(lu_and_piv, b)`: a rule that reads the pair
+            prim = app.primitive if app is not None and app.kind == "primitive" else None
+            for param in getattr(getattr(prim, "batch", None), "reads_tuples", ()):
+                if isinstance((app.bound or {}).get(param), gast.Name):
+                    allowed.add(id(app.bound[param]))
         return all(id(n) in allowed for n in walk(self.function)
                    if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load))
 
@@ -684,8 +689,10 @@ class BatchMode:
         prim = app.primitive
         if prim.name == "getitem":      # `t[0]` of a batched tuple is its batched item: the rule says so
             return False
+        pairs = getattr(prim.batch, "reads_tuples", ())     # lu_solve's (lu, piv): its rule reads the items
         for param, node in app.bound.items():
-            if param == prim.sequence_operand or param not in prim.operands or not isinstance(node, gast.Name):
+            if param == prim.sequence_operand or param not in prim.operands or not isinstance(node, gast.Name) or (
+                    param in pairs):
                 continue
             kind = self.kind(node)
             if kind is not None and kind != ARRAY and self.is_batched(node):

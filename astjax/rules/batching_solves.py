@@ -1,0 +1,276 @@
+"""Batching rules (vmap) for linear solves and for the split family, beside batching_axes.py's tables.
+
+- SOLVES: SciPy's solves (solve_triangular, solve, cho_solve, lu_solve) map over leading stack axes of
+  their matrix (SciPy 1.15 and later; before that the batch loops). A per-example vector b is made a column
+  (NumPy and SciPy read a stacked 1-D b as a matrix) and squeezed back; an unbatched matrix with a batched
+  vector b is one solve with the batch as columns (`solve(a, b.T).T`). The matrix of cho_solve and lu_solve
+  is a pair: written in the call `((c, lower), b)`, or a name holding a pair that carries the batch on both
+  items (lu_factor's result). tensorinv is inv of each example's matrix view.
+- SPLITS: split, array_split, hsplit, vsplit, dsplit (and the adjoint helpers split_items and split_parts)
+  split along the per-example axis shifted past the batch axis; every item of the result carries the batch
+  on axis 0, and a literal number of sections tells the batching analysis how many items (so that a function
+  reading them one by one need not loop). unstack has no rule: its number of items is the length of an axis,
+  unknown to the analysis, and a batched list of unknown length loops anyway.
+
+A rule returns None (the loop over the batch, always right) for what it does not cover: a batched axis,
+sections or flag, a matrix of unknown or other rank, a pair whose items are not both batched.
+tests/test_vmap_rules_batch3.py checks each against a Python loop over the batch.
+"""
+import copy
+
+import gast
+import numpy as np
+
+from ..analyses.batching import ARRAY
+from .batching import _call, _const, _is_const, _name, _static_int, _tuple
+from .batching_axes import AxisShift, _rebuilt, _rank_of
+from .nondifferentiable import SHAPES
+from .registry import PRIMITIVES, defbatch, primitive
+
+__all__ = ["SOLVES", "SPLITS", "batch_tensorinv_shapes"]
+
+
+# ---------------------------------------------------------------- runtime helpers (shapes only)
+def batch_tensorinv_shapes(shape, ind):
+    """For a batched array of `shape` and tensorinv's `ind`: the stack of matrices each example is read as,
+    (B, prod(shape[1:1+ind]), prod(shape[1+ind:])), and the batched result's shape (B, *J, *I)."""
+    shape, ind = tuple(int(n) for n in shape), int(ind)
+    first, rest = shape[1:1 + ind], shape[1 + ind:]
+    return (shape[0], int(np.prod(first)), int(np.prod(rest))), (shape[0],) + rest + first
+
+
+primitive("batch_tensorinv_shapes", batch_tensorinv_shapes, operands=(), differentiable=False, reason=SHAPES)
+
+
+def batch_same_flag(flags):
+    """The one value of a flag every example gives alike (cho_factor's `lower`, repeated along the batch when
+    its pair was batched); examples that disagree are refused (one stacked solve reads one flag)."""
+    values = np.asarray(flags).reshape(-1)
+    if values.size == 0 or np.any(values != values[0]):
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal("vmap: cho_solve's `lower` flag differs between the examples of the batch; one stacked "
+                             "solve reads one flag. Instead: use the same `lower` for every example.")
+    return bool(values[0])
+
+
+primitive("batch_same_flag", batch_same_flag, operands=(), differentiable=False, reason=SHAPES)
+
+
+def _scipy_stacks():
+    """Whether the installed SciPy's linalg solves map over leading stack axes (1.15 and later)."""
+    import scipy
+    try:
+        return tuple(int(p) for p in scipy.__version__.split(".")[:2]) >= (1, 15)
+    except ValueError:
+        return False
+
+
+# ---------------------------------------------------------------- solves
+def _matrix_of(bt, node, pair):
+    """(batched, rank) of a solve's matrix operand, or None when the rule does not cover it. A pair written
+    in the call reads its first item (the second, `lower` or the pivots, unbatched); a name holding a pair
+    must carry the batch on both items (lu_factor's result) and say its first item's rank."""
+    if not pair:
+        if not isinstance(node, gast.Name) or bt.kind(node) != ARRAY:
+            return None
+        return bt.is_batched(node), bt.rank(node)
+    if isinstance(node, (gast.Tuple, gast.List)) and len(node.elts) == 2:
+        first, second = node.elts
+        if not isinstance(first, gast.Name) or bt.kind(first) != ARRAY or bt.is_batched(second):
+            return None
+        return bt.is_batched(first), bt.rank(first)
+    if isinstance(node, gast.Name) and isinstance(bt.kind(node), tuple) and len(bt.kind(node)) == 2:
+        if not bt.is_batched(node):
+            return False, None
+        leaf = bt.kind(node)[0]     # a batched pair carries the batch on both items
+        return (True, leaf) if isinstance(leaf, int) and not isinstance(leaf, bool) else None
+    return None
+
+
+def _pair_with_flag(bt, out, node):
+    """cho_solve's batched pair (c, lower) as `(c, lower)` with the one flag every example gives."""
+    if not isinstance(node, gast.Name):
+        return node
+    flag = bt.fresh("_lower")
+    out.append(bt.assign(flag, _call(bt.helper(batch_same_flag), gast.Subscript(
+        value=copy.deepcopy(node), slice=_const(1), ctx=gast.Load()))))
+    return _tuple(gast.Subscript(value=copy.deepcopy(node), slice=_const(0), ctx=gast.Load()), _name(flag))
+
+
+def _solve_rule(matrix, rhs, pair=False, flag=False):
+    def rule(bt, target, app):
+        b = app.bound
+        found = _matrix_of(bt, b.get(matrix), pair)
+        vector = b.get(rhs)
+        if found is None or not isinstance(vector, gast.Name) or bt.kind(vector) != ARRAY or not _scipy_stacks():
+            return None
+        if any(bt.is_batched(n) for k, n in b.items() if k not in (matrix, rhs)):
+            return None
+        m_batched, m_rank = found
+        v_batched, v_rank = bt.is_batched(vector), bt.rank(vector)
+        if v_rank not in (1, 2) or (m_batched and m_rank != 2):
+            return None
+        out = []
+        if flag and m_batched:
+            b = dict(b)
+            b[matrix] = _pair_with_flag(bt, out, b[matrix])
+            app = copy.copy(app)
+            app.bound = b
+        if not m_batched:
+            if v_rank != 1:
+                return None         # a batch of matrices b against one matrix: the loop
+            columns = bt.fresh(f"{vector.id}_columns")
+            out.append(bt.assign(columns, _call("jnp.transpose", copy.deepcopy(vector))))
+            solved = bt.fresh("_solved")
+            out.append(bt.assign(solved, _rebuilt(bt, app, {rhs: _name(columns)})))
+            out.append(bt.assign(target, _call("jnp.transpose", _name(solved))))
+            return out
+        if v_rank == 2:
+            if not v_batched:
+                vector = _repeated(bt, out, vector)
+            out.append(bt.assign(target, _rebuilt(bt, app, {rhs: vector})))
+            return out
+        column = bt.fresh(f"{vector.id}_column")
+        out.append(bt.assign(column, _call("jnp.expand_dims", copy.deepcopy(vector), _const(-1))))
+        column = _name(column)
+        if not v_batched:
+            column = _repeated(bt, out, column)
+        solved = bt.fresh("_solved")
+        out.append(bt.assign(solved, _rebuilt(bt, app, {rhs: column})))
+        out.append(bt.assign(target, _call("jnp.squeeze", _name(solved), _const(-1))))
+        return out
+    return rule
+
+
+def _repeated(bt, out, node):
+    """An unbatched array repeated along a new batch axis 0 (`broadcast_to`, linear, with its derivative)."""
+    fresh = bt.fresh(f"{node.id}_")
+    out.append(bt.assign(fresh, _call("jnp.broadcast_to", copy.deepcopy(node), gast.BinOp(
+        left=_tuple(bt.B), op=gast.Add(), right=_call("jnp.shape", copy.deepcopy(node))))))
+    return _name(fresh)
+
+
+def _solve_result(rhs):
+    return lambda batching, bound: (ARRAY, _rank_of(batching, bound, rhs))
+
+
+def _tensorinv_rule(bt, target, app):
+    """tensorinv(a, ind) with a literal ind: each example's matrix view inverted in one stacked inv, reshaped
+    back to (B, *J, *I)."""
+    b = app.bound
+    a = b["a"]
+    ind = _static_int(b.get("ind", _const(2)))
+    if ind is None or ind <= 0 or not isinstance(a, gast.Name) or bt.kind(a) != ARRAY or not bt.is_batched(a):
+        return None
+    out = []
+    shapes = bt.fresh("_tensorinv_shapes")
+    out.append(bt.assign(shapes, _call(bt.helper(batch_tensorinv_shapes), _call("jnp.shape", copy.deepcopy(a)),
+                                       _const(ind))))
+    matrices = bt.fresh(f"{a.id}_matrices")
+    out.append(bt.assign(matrices, _call("jnp.reshape", copy.deepcopy(a), gast.Subscript(
+        value=_name(shapes), slice=_const(0), ctx=gast.Load()))))
+    inverse = bt.fresh("_inverse")
+    out.append(bt.assign(inverse, _call("jnp.linalg.inv", _name(matrices))))
+    out.append(bt.assign(target, _call("jnp.reshape", _name(inverse), gast.Subscript(
+        value=_name(shapes), slice=_const(1), ctx=gast.Load()))))
+    return out
+
+
+def _tensorinv_result(batching, bound):
+    return ARRAY, _rank_of(batching, bound, "a")
+
+
+SOLVES = {
+    "solve_triangular": (_solve_rule("a", "b"), _solve_result("b")),
+    "scipy_solve": (_solve_rule("a", "b"), _solve_result("b")),
+    "cho_solve": (_solve_rule("c_and_lower", "b", pair=True, flag=True), _solve_result("b")),
+    "lu_solve": (_solve_rule("lu_and_piv", "b", pair=True), _solve_result("b")),
+    "tensorinv": (_tensorinv_rule, _tensorinv_result),
+}
+
+
+# ---------------------------------------------------------------- splits
+def _sections(node):
+    """The number of items a literal indices_or_sections gives (an int, or a tuple/list of split points)."""
+    n = _static_int(node)
+    if n is not None:
+        return n
+    if isinstance(node, (gast.Tuple, gast.List)):
+        return len(node.elts) + 1
+    return None
+
+
+def _split_result(operand, sections="indices_or_sections"):
+    def result(batching, bound):
+        n = _sections(bound.get(sections))
+        r = _rank_of(batching, bound, operand)
+        if n is None or n <= 0:
+            return None, None
+        return tuple([r if r is not None else ARRAY] * n), None
+    return result
+
+
+def _fixed_axis_split(axis, minimum):
+    """hsplit/vsplit/dsplit of known per-example rank (at least `minimum`, as NumPy requires) as split along
+    the axis they name (hsplit: 1, or 0 for a vector), shifted past the batch axis."""
+    def rule(bt, target, app):
+        b = app.bound
+        x = b.get("ary")
+        if not isinstance(x, gast.Name) or bt.kind(x) != ARRAY or not bt.is_batched(x):
+            return None
+        if bt.is_batched(b.get("indices_or_sections")) or bt.rank(x) is None or bt.rank(x) < minimum:
+            return None
+        k = (0 if bt.rank(x) == 1 else 1) if axis == "h" else axis
+        return [bt.assign(target, _call("jnp.split", copy.deepcopy(x), copy.deepcopy(b["indices_or_sections"]),
+                                        axis=_const(k + 1)))]
+    return rule
+
+
+def _unstack_result(batching, bound):
+    return None, None
+
+
+def _split_parts_rule(bt, target, app):
+    """The adjoint helpers' split (`how` names the function): vsplit/dsplit/hsplit become split along their
+    axis (hsplit's from the known rank), split, array_split and unstack shift theirs."""
+    b = app.bound
+    how, x = b.get("how", _const("split")), b.get("x")
+    if not isinstance(how, gast.Constant) or not isinstance(x, gast.Name) or bt.kind(x) != ARRAY:
+        return None
+    if how.value in ("split", "array_split", "unstack"):
+        return AxisShift("x", constants=("how",)).rule(bt, target, app)
+    fixed = {"vsplit": (0, 2), "dsplit": (2, 3), "hsplit": (0 if bt.rank(x) == 1 else 1, 1)}.get(how.value)
+    if fixed is None or bt.rank(x) is None or bt.rank(x) < fixed[1] or not bt.is_batched(x) or any(
+            bt.is_batched(n) for k, n in b.items() if k != "x"):
+        return None
+    return [bt.assign(target, _rebuilt(bt, app, {"axis": _const(fixed[0] + 1), "how": _const("split")}))]
+
+
+SPLITS = {
+    "split": (AxisShift("ary").rule, _split_result("ary")),
+    "array_split": (AxisShift("ary").rule, _split_result("ary")),
+    "hsplit": (_fixed_axis_split("h", 1), _split_result("ary")),
+    "vsplit": (_fixed_axis_split(0, 2), _split_result("ary")),
+    "dsplit": (_fixed_axis_split(2, 3), _split_result("ary")),
+    "split_items": (_split_parts_rule, _unstack_result),
+    "split_parts": (_split_parts_rule, lambda batching, bound: _unstack_result(batching, bound) if _is_const(
+        bound.get("how"), "unstack") else _split_result("x")(batching, bound)),
+}
+
+
+# ---------------------------------------------------------------- registration
+_PAIRS = {"cho_solve": "c_and_lower", "lu_solve": "lu_and_piv"}
+
+
+def _register():
+    from .batching_axes import _declared
+    for table in (SOLVES, SPLITS):
+        for name, (rule, result) in table.items():
+            if name in PRIMITIVES and PRIMITIVES[name].batch is None:
+                declared = _declared(rule, result)
+                if name in _PAIRS:
+                    declared.reads_tuples = (_PAIRS[name],)     # transforms/vmap.py: the pair need not loop
+                defbatch(PRIMITIVES[name], declared)
+
+
+_register()
