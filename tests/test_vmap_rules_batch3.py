@@ -11,7 +11,11 @@ import astjax
 import astjax.numpy as jnp
 import astjax.scipy.linalg as jsl
 import astjax.scipy.stats as jst
+from astjax.errors import AstjaxError
+from astjax.rules import helpers as H
+from astjax.rules import shape_helpers as SH
 from astjax.rules.batching import generic_rule
+from astjax.rules.batching_adjoints import ADJOINT_SHIFTS, OTHERS
 from astjax.rules.batching_solves import SOLVES, SPLITS
 from astjax.rules.registry import PRIMITIVES
 
@@ -94,6 +98,29 @@ ROWS = [
     ("hsplit", _hsplit_vector, [_x(B, 4)], 0),
     ("vsplit", _vsplit, [_x(B, 4, 3)], 0),
     ("dsplit", _dsplit, [_x(B, 2, 3, 4)], 0),
+    # the adjoint helpers per-example gradients reach (called directly: each argument batched or not)
+    ("cumsum_adjoint", lambda g, a: H.cumsum_adjoint(g, a, 1), [_x(B, 2, 3), _x(2, 3)], (0, None)),
+    ("cumsum_adjoint", lambda g, a: H.cumsum_adjoint(g, a), [_x(B, 6), _x(B, 2, 3)], 0),
+    ("trace_adjoint", lambda g, a: H.trace_adjoint(g, a, 1, 0, 2), [_x(B, 3), _x(B, 4, 3, 4)], 0),
+    ("repeat_adjoint", lambda g, a: H.repeat_adjoint(g, a, 2, 0), [_x(4, 3, B), _x(2, 3)], (2, None)),
+    ("repeat_adjoint", lambda g, a: H.repeat_adjoint(g, a, np.array([1, 0, 2, 1])), [_x(B, 4), _x(B, 2, 2)], 0),
+    ("take_adjoint", lambda g, a: H.take_adjoint(g, a, np.array([0, 2, 2]), 1), [_x(B, 2, 3), _x(2, 4)], (0, None)),
+    ("take_adjoint", lambda g, a: H.take_adjoint(g, a, np.array([[5, 0], [7, 7]])), [_x(B, 2, 2), _x(B, 2, 4)], 0),
+    ("take_along_axis_adjoint", lambda g, a, i: SH.take_along_axis_adjoint(g, a, i, 1),
+     [_x(B, 2, 2), _x(B, 2, 3), RNG.integers(0, 3, size=(B, 2, 2))], 0),
+    ("take_along_axis_adjoint", lambda g, a, i: SH.take_along_axis_adjoint(g, a, i, -1),
+     [_x(B, 2, 2), _x(2, 3), RNG.integers(0, 3, size=(2, 2))], (0, None, None)),
+    ("take_along_axis_adjoint", lambda g, a, i: SH.take_along_axis_adjoint(g, a, i, None),
+     [_x(B, 4), _x(2, 3), RNG.integers(0, 6, size=(4,))], (0, None, None)),
+    ("stack_part", lambda g: H.stack_part(g, 1, 1), [_x(B, 2, 3, 2)], 0),
+    ("stack_part", lambda g: H.stack_part(g, 0, -1), [_x(2, 3, B)], 2),
+    ("sort_order", lambda a: SH.sort_order(a, 0, True), [np.round(_x(B, 4, 2))], 0),
+    ("extremum_mask", lambda a, y: H.extremum_mask(a, y, 1), [np.round(_x(B, 2, 4)), np.ones((B, 2))], 0),
+    ("extremum_mask", lambda a: H.extremum_mask(a, jnp.max(a)), [np.round(_x(B, 2, 4))], 0),
+    ("pad_adjoint", lambda g: H.pad_adjoint(g, ((1, 0), (0, 2))), [_x(B, 3, 4)], 0),
+    ("pad_adjoint", lambda g: H.pad_adjoint(g, 1, "reflect"), [_x(B, 5, 4)], 0),
+    ("concatenate_part", lambda g: H.concatenate_part(g, [np.ones((2, 2)), np.ones((2, 3))], 1, 1), [_x(B, 2, 5)], 0),
+    ("dynamic_slice_adjoint", lambda g, a: H.dynamic_slice_adjoint(g, a, (1, 0)), [_x(B, 2, 2), _x(4, 3)], (0, None)),
 ]
 
 
@@ -116,5 +143,113 @@ def test_the_rule_matches_a_loop_and_leaves_no_loop(row):
 
 
 def test_every_declared_primitive_has_a_row():
-    declared = (set(SOLVES) | set(SPLITS)) - {"split_items", "split_parts"}       # adjoint helpers: by gradients
-    assert declared <= {r[0] for r in ROWS}
+    declared = (set(SOLVES) | set(SPLITS) | set(ADJOINT_SHIFTS) | set(OTHERS)) - {"split_items", "split_parts"}
+    assert declared <= {r[0] for r in ROWS}        # split_items, split_parts: by the gradients below
+
+
+def _tri(x):
+    a = jnp.tril(x) + 3.0 * jnp.eye(3)
+    return jnp.sum(jsl.solve_triangular(a, x[0], lower=True) ** 2)
+
+
+def _cho(x):
+    c = jsl.cho_factor(x @ x.T + 3.0 * jnp.eye(3), lower=True)
+    return jnp.sum(jsl.cho_solve(c, x[1]) ** 2)
+
+
+def _lu(x):
+    f = jsl.lu_factor(x + 3.0 * jnp.eye(3))
+    return jnp.sum(jsl.lu_solve(f, x[2]) ** 2) + jnp.sum(jnp.linalg.tensorinv(x + 3.0 * jnp.eye(3), ind=1))
+
+
+def _split_and_gather(x):
+    p = jnp.hsplit(x, [1])
+    y = jnp.take(x, jnp.array([0, 2, 2]), axis=1) + jnp.cumsum(x, axis=0) + jnp.stack([x[0], x[2], x[1]], axis=1)
+    return jnp.sum(p[0] * 2.0) + jnp.sum(p[1] ** 2) + jnp.sum(y ** 2) + jnp.trace(x) ** 2 + jnp.sum(
+        jnp.repeat(x, 2, axis=0) ** 3) + jnp.sum(jnp.pad(x, 1) * jnp.sort(jnp.pad(x, 1), axis=1))
+
+
+def _extrema(x):
+    return jnp.sum(jnp.max(x, axis=0) ** 2) + jnp.sum(jnp.sort(x, axis=1)[:, 0] * jnp.concatenate([x[0], x[1]])[:3])
+
+
+@pytest.mark.parametrize("f", [_tri, _cho, _lu, _split_and_gather, _extrema])
+def test_per_example_gradients_match_a_loop_of_grads_and_grad_of_vmap(f):
+    """vmap(grad(f)) against a loop of grads (through the rules of the adjoint helpers), and grad of the
+    vmapped function (through the solves' and splits' rules, transformed again)."""
+    g = astjax.grad(f)
+    xs = _x(B, 3, 3)
+    want = np.stack([g(x) for x in xs])
+    np.testing.assert_allclose(astjax.vmap(g)(xs), want, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(astjax.grad(lambda xs: jnp.sum(astjax.vmap(f)(xs)))(xs), want, rtol=1e-9, atol=1e-12)
+
+
+def test_the_adjoint_helpers_of_per_example_gradients_leave_no_loop():
+    g = astjax.vmap(astjax.grad(_split_and_gather))
+    g(_x(B, 3, 3))
+    source = astjax.source(g)
+    for helper in ("take_adjoint", "cumsum_adjoint", "stack_part", "trace_adjoint", "repeat_adjoint", "pad_adjoint",
+                   "sort_order", "take_along_axis_adjoint"):
+        assert f"append({helper}(" not in source, (helper, source)
+
+
+# ---------------------------------------------------------------- the three crashes
+def _advanced_read(x):
+    return x[0, :, [0, 1]] + 2.0 * x[[1, 0], :, [[1], [2]]][0]
+
+
+def _advanced_write(x, v):
+    return x.at[0, :, [0, 1]].set(v) + x.at[[1, 0], :, [3, 3]].add(1.0)
+
+
+def _advanced_named(x, i):
+    return x[i, :, 2] + jnp.sum(x[1, :, jnp.array([0, 3])], axis=0)
+
+
+def test_advanced_indices_separated_by_a_slice_batch_as_numpy_orders_them():
+    """NumPy puts the axes of array parts separated by a slice first: the batch axis joins them as an
+    advanced index, so reads and `.at[]` writes stay batch-first, against a loop."""
+    xs, vs = _x(B, 2, 3, 4), _x(B, 2, 3)
+    read = astjax.vmap(_advanced_read)
+    np.testing.assert_allclose(read(xs), np.stack([_advanced_read(x) for x in xs]))
+    np.testing.assert_allclose(astjax.vmap(_advanced_read, in_axes=2)(np.moveaxis(xs, 0, 2)), read(xs))
+    write = astjax.vmap(_advanced_write)
+    np.testing.assert_allclose(write(xs, vs), np.stack([_advanced_write(jnp.asarray(x), v) for x, v in zip(xs, vs)]))
+    np.testing.assert_allclose(astjax.vmap(_advanced_write, in_axes=(0, None))(xs, vs[0]),
+                               np.stack([_advanced_write(jnp.asarray(x), vs[0]) for x in xs]))
+    ii = np.array([1, 0, 1])
+    np.testing.assert_allclose(astjax.vmap(_advanced_named)(xs, ii),
+                               np.stack([_advanced_named(x, i) for x, i in zip(xs, ii)]))
+    g = astjax.grad(lambda x: jnp.sum(_advanced_read(x) ** 2))
+    np.testing.assert_allclose(astjax.vmap(g)(xs), np.stack([g(x) for x in xs]))
+    assert "_results" not in astjax.source(read)
+
+
+def _heavy_tails(x):
+    return jnp.sum(jst.pareto.logpdf(x + 3.0, 2.5, 0.0, 1.0) + jst.pareto.cdf(x + 3.0, 2.5))
+
+
+def test_a_number_passed_to_a_callee_that_reassigns_it_batched():
+    """pareto.logpdf(x, b, loc, scale=1.0) assigns `scale` a batched value: the callee repeats the number
+    along the batch on entry (it crashed in inexact_zero)."""
+    xs = _x(B, 4)
+    np.testing.assert_allclose(astjax.vmap(_heavy_tails)(xs), np.stack([_heavy_tails(x) for x in xs]))
+    g = astjax.grad(_heavy_tails)
+    np.testing.assert_allclose(astjax.vmap(g)(xs), np.stack([g(x) for x in xs]))
+
+
+def _qr_raw(a):
+    h, tau = jnp.linalg.qr(a, mode="raw")
+    return jnp.sum(h * 2.0) + jnp.sum(tau)
+
+
+def test_qr_raw_returns_lapack_h_and_tau_as_jax_and_batches():
+    a = _x(4, 3)
+    h, tau = jnp.linalg.qr(a, mode="raw")
+    nh, ntau = np.linalg.qr(a, mode="raw")       # JAX's raw mode gives NumPy's (h, tau): h is (n, m)
+    np.testing.assert_allclose(h, nh)
+    np.testing.assert_allclose(tau, ntau)
+    xs = _x(B, 4, 3)
+    np.testing.assert_allclose(astjax.vmap(_qr_raw)(xs), np.stack([_qr_raw(x) for x in xs]))
+    with pytest.raises(AstjaxError, match="raw"):
+        astjax.grad(_qr_raw)(a)

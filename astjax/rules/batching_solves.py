@@ -200,62 +200,82 @@ def _sections(node):
     return None
 
 
-def _split_result(operand, sections="indices_or_sections"):
+def batch_split_axis(how, ndim):
+    """The axis of a batched array of `ndim` axes along which hsplit / vsplit / dsplit (`how`) cut each
+    example: hsplit's axis 1 (0 for a vector), vsplit's 0, dsplit's 2, shifted past the batch axis. Examples
+    of too few axes raise as NumPy's functions do."""
+    rank = int(ndim) - 1
+    least = {"hsplit": 1, "vsplit": 2, "dsplit": 3}[how]
+    if rank < least:
+        raise ValueError(f"{how} only works on arrays of {least} or more dimensions")
+    return 1 + {"hsplit": 0 if rank == 1 else 1, "vsplit": 0, "dsplit": 2}[how]
+
+
+primitive("batch_split_axis", batch_split_axis, operands=(), differentiable=False, reason=SHAPES)
+
+_FIXED_AXIS = ("hsplit", "vsplit", "dsplit")
+
+
+def _split_how(prim, bound):
+    """Which split a statement does: the primitive's name, or split_parts' `how` (None: not a literal)."""
+    if prim.name in ("split_parts", "split_items"):
+        how = bound.get("how", _const("split"))
+        return how.value if isinstance(how, gast.Constant) else None
+    return prim.name
+
+
+def _split_covered(batching, prim, bound, operand):
+    """Whether the split rule batches this statement: a batched array split at literal sections along a
+    literal axis (or hsplit/vsplit/dsplit's own), nothing else batched."""
+    x, how = bound.get(operand), _split_how(prim, bound)
+    if not isinstance(x, gast.Name) or batching.kind(x) != ARRAY or how not in ("split", "array_split") + _FIXED_AXIS:
+        return False
+    if any(batching.is_batched(n) for k, n in bound.items() if k != operand):
+        return False
+    if _sections(bound.get("indices_or_sections")) is None:
+        return False
+    return how in _FIXED_AXIS or _static_int(bound.get("axis", _const(0))) is not None
+
+
+def _split_rule(operand):
+    def rule(bt, target, app):
+        b = app.bound
+        if not bt.is_batched(b.get(operand)) or not _split_covered(bt, app.primitive, b, operand):
+            return None
+        how = _split_how(app.primitive, b)
+        x = b[operand]
+        if how in _FIXED_AXIS:
+            axis = _call(bt.helper(batch_split_axis), _const(how), _call("jnp.ndim", copy.deepcopy(x)))
+        else:
+            axis = _const(_static_int(b.get("axis", _const(0))) + (1 if _static_int(b.get("axis", _const(0))) >= 0
+                                                                    else 0))
+        if app.primitive.name in ("split_parts", "split_items"):
+            return [bt.assign(target, _rebuilt(bt, app, {"axis": axis, "how": _const(
+                "array_split" if how == "array_split" else "split")}))]
+        split = "jnp.array_split" if how == "array_split" else "jnp.split"
+        return [bt.assign(target, _call(split, copy.deepcopy(x), copy.deepcopy(b["indices_or_sections"]), axis=axis))]
+    return rule
+
+
+def _split_result(name, operand):
+    """A list of as many arrays as the literal sections say, each of the operand's rank, where the rule batches
+    the statement or nothing in it is batched; else unknown (the statement loops over the batch, and a list
+    it stacks is batched example by example)."""
     def result(batching, bound):
-        n = _sections(bound.get(sections))
-        r = _rank_of(batching, bound, operand)
-        if n is None or n <= 0:
+        prim = PRIMITIVES.get(name)
+        n = _sections(bound.get("indices_or_sections"))
+        if n is None or n <= 0 or prim is None or (
+                batching.is_batched(bound.get(operand)) and not _split_covered(batching, prim, bound, operand)):
             return None, None
+        r = _rank_of(batching, bound, operand)
         return tuple([r if r is not None else ARRAY] * n), None
     return result
 
 
-def _fixed_axis_split(axis, minimum):
-    """hsplit/vsplit/dsplit of known per-example rank (at least `minimum`, as NumPy requires) as split along
-    the axis they name (hsplit: 1, or 0 for a vector), shifted past the batch axis."""
-    def rule(bt, target, app):
-        b = app.bound
-        x = b.get("ary")
-        if not isinstance(x, gast.Name) or bt.kind(x) != ARRAY or not bt.is_batched(x):
-            return None
-        if bt.is_batched(b.get("indices_or_sections")) or bt.rank(x) is None or bt.rank(x) < minimum:
-            return None
-        k = (0 if bt.rank(x) == 1 else 1) if axis == "h" else axis
-        return [bt.assign(target, _call("jnp.split", copy.deepcopy(x), copy.deepcopy(b["indices_or_sections"]),
-                                        axis=_const(k + 1)))]
-    return rule
-
-
-def _unstack_result(batching, bound):
-    return None, None
-
-
-def _split_parts_rule(bt, target, app):
-    """The adjoint helpers' split (`how` names the function): vsplit/dsplit/hsplit become split along their
-    axis (hsplit's from the known rank), split, array_split and unstack shift theirs."""
-    b = app.bound
-    how, x = b.get("how", _const("split")), b.get("x")
-    if not isinstance(how, gast.Constant) or not isinstance(x, gast.Name) or bt.kind(x) != ARRAY:
-        return None
-    if how.value in ("split", "array_split", "unstack"):
-        return AxisShift("x", constants=("how",)).rule(bt, target, app)
-    fixed = {"vsplit": (0, 2), "dsplit": (2, 3), "hsplit": (0 if bt.rank(x) == 1 else 1, 1)}.get(how.value)
-    if fixed is None or bt.rank(x) is None or bt.rank(x) < fixed[1] or not bt.is_batched(x) or any(
-            bt.is_batched(n) for k, n in b.items() if k != "x"):
-        return None
-    return [bt.assign(target, _rebuilt(bt, app, {"axis": _const(fixed[0] + 1), "how": _const("split")}))]
-
-
-SPLITS = {
-    "split": (AxisShift("ary").rule, _split_result("ary")),
-    "array_split": (AxisShift("ary").rule, _split_result("ary")),
-    "hsplit": (_fixed_axis_split("h", 1), _split_result("ary")),
-    "vsplit": (_fixed_axis_split(0, 2), _split_result("ary")),
-    "dsplit": (_fixed_axis_split(2, 3), _split_result("ary")),
-    "split_items": (_split_parts_rule, _unstack_result),
-    "split_parts": (_split_parts_rule, lambda batching, bound: _unstack_result(batching, bound) if _is_const(
-        bound.get("how"), "unstack") else _split_result("x")(batching, bound)),
-}
+SPLITS = {name: (_split_rule(operand), _split_result(name, operand)) for name, operand in (
+    ("split", "ary"), ("array_split", "ary"), ("hsplit", "ary"), ("vsplit", "ary"), ("dsplit", "ary"),
+    ("split_parts", "x"))}
+SPLITS["split_items"] = (_split_rule("x"), lambda batching, bound: (None, None))      # an adjoint tree
 
 
 # ---------------------------------------------------------------- registration

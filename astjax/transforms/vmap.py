@@ -895,7 +895,7 @@ def batch_size_parameter(function_node):
     return name
 
 
-_RANK_DISPATCH = frozenset({"matmul", "dot", "inner"})
+_RANK_DISPATCH = frozenset({"matmul", "dot", "inner", "solve", "solve_triangular", "scipy_solve"})
 # Elementwise primitives that never raise (NumPy gives nan or inf instead): safe to run for every example.
 _SELECT_SAFE = frozenset({
     "add", "subtract", "multiply", "divide", "negative", "positive", "square", "sqrt", "abs", "exp", "expm1", "log",
