@@ -16,6 +16,7 @@ from astjax.rules import helpers as H
 from astjax.rules import shape_helpers as SH
 from astjax.rules.batching import generic_rule
 from astjax.rules.batching_adjoints import ADJOINT_SHIFTS, OTHERS
+from astjax.rules.batching_signal import SIGNAL
 from astjax.rules.batching_solves import SOLVES, SPLITS
 from astjax.rules.registry import PRIMITIVES
 
@@ -98,6 +99,17 @@ ROWS = [
     ("hsplit", _hsplit_vector, [_x(B, 4)], 0),
     ("vsplit", _vsplit, [_x(B, 4, 3)], 0),
     ("dsplit", _dsplit, [_x(B, 2, 3, 4)], 0),
+    ("convolve", lambda a, v: jnp.convolve(a, v), [_x(B, 5), _x(3)], (0, None)),
+    ("convolve", lambda a, v: jnp.convolve(a, v, "same"), [_x(2), _x(4, B)], (None, 1)),
+    ("convolve", lambda a, v: jnp.convolve(a, v, "valid"), [_x(B, 4), _x(B, 4)], 0),
+    ("convolve", lambda a, v: jnp.convolve(a, v), [np.array([[1.0, np.inf, 2.0]] * B), _x(2)], (0, None)),
+    ("correlate", lambda a, v: jnp.correlate(a, v), [_x(B, 5), _x(3) + 1j * _x(3)], (0, None)),
+    ("correlate", lambda a, v: jnp.correlate(a, v, "same"), [_x(2), _x(B, 5)], (None, 0)),
+    ("correlate", lambda a, v: jnp.correlate(a, v, "full"), [_x(B, 3), _x(B, 4)], 0),
+    ("polymul", lambda a, b: jnp.polymul(a, b), [_x(B, 3), _x(2)], (0, None)),
+    ("polyadd", lambda a, b: jnp.polyadd(a, b), [_x(B, 3), _x(5)], (0, None)),
+    ("polysub", lambda a, b: jnp.polysub(a, b), [_x(B, 3), _x(B, 2)], 0),
+    ("polysub", lambda a, b: jnp.polysub(a, b), [_x(2), _x(B, 4)], (None, 0)),
     # the adjoint helpers per-example gradients reach (called directly: each argument batched or not)
     ("cumsum_adjoint", lambda g, a: H.cumsum_adjoint(g, a, 1), [_x(B, 2, 3), _x(2, 3)], (0, None)),
     ("cumsum_adjoint", lambda g, a: H.cumsum_adjoint(g, a), [_x(B, 6), _x(B, 2, 3)], 0),
@@ -143,7 +155,8 @@ def test_the_rule_matches_a_loop_and_leaves_no_loop(row):
 
 
 def test_every_declared_primitive_has_a_row():
-    declared = (set(SOLVES) | set(SPLITS) | set(ADJOINT_SHIFTS) | set(OTHERS)) - {"split_items", "split_parts"}
+    declared = (set(SOLVES) | set(SPLITS) | set(ADJOINT_SHIFTS) | set(OTHERS) | set(SIGNAL)) - {
+        "split_items", "split_parts"}
     assert declared <= {r[0] for r in ROWS}        # split_items, split_parts: by the gradients below
 
 
@@ -169,11 +182,17 @@ def _split_and_gather(x):
         jnp.repeat(x, 2, axis=0) ** 3) + jnp.sum(jnp.pad(x, 1) * jnp.sort(jnp.pad(x, 1), axis=1))
 
 
+def _signal(x):
+    k = jnp.array([0.5, -1.0])
+    return jnp.sum(jnp.convolve(x[0], k, "same") ** 2) + jnp.sum(jnp.correlate(x[1], x[2], "full") ** 2) + jnp.sum(
+        jnp.polyadd(x[0], k) * jnp.polymul(x[1], k)[:3])
+
+
 def _extrema(x):
     return jnp.sum(jnp.max(x, axis=0) ** 2) + jnp.sum(jnp.sort(x, axis=1)[:, 0] * jnp.concatenate([x[0], x[1]])[:3])
 
 
-@pytest.mark.parametrize("f", [_tri, _cho, _lu, _split_and_gather, _extrema])
+@pytest.mark.parametrize("f", [_tri, _cho, _lu, _split_and_gather, _extrema, _signal])
 def test_per_example_gradients_match_a_loop_of_grads_and_grad_of_vmap(f):
     """vmap(grad(f)) against a loop of grads (through the rules of the adjoint helpers), and grad of the
     vmapped function (through the solves' and splits' rules, transformed again)."""

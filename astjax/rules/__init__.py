@@ -12,6 +12,7 @@ from . import batching_examples  # noqa: F401 (registration: derivatives of vmap
 from . import batching_axes  # noqa: F401 (registration: batching rules declared by what a primitive does with axes)
 from . import batching_solves  # noqa: F401 (registration: batching rules of solves and the split family)
 from . import batching_adjoints  # noqa: F401 (registration: batching rules of the adjoint helpers)
+from . import batching_signal  # noqa: F401 (registration: batching rules of convolve, correlate, poly*)
 from . import record_constructions  # noqa: F401 (registration: namedtuples built in the function)
 from . import special_fill  # noqa: F401 (registration: sici, fresnel, bessel_jn)
 from . import cuda_lowerings  # noqa: F401 (registration: the elementwise primitives' CUDA lowerings)
