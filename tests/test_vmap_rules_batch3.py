@@ -16,6 +16,7 @@ from astjax.rules import helpers as H
 from astjax.rules import shape_helpers as SH
 from astjax.rules.batching import generic_rule
 from astjax.rules.batching_adjoints import ADJOINT_SHIFTS, OTHERS
+from astjax.rules.batching_choices import CHOICES
 from astjax.rules.batching_signal import SIGNAL
 from astjax.rules.batching_solves import SOLVES, SPLITS
 from astjax.rules.registry import PRIMITIVES
@@ -72,6 +73,13 @@ def _dsplit(x):
     return jnp.sum(p[1], axis=-1) + p[0][..., 0]
 
 
+def _choose_from_a_list_name(a, x):
+    choices = [x, -x]
+    return jnp.choose(a, choices)
+
+
+W = _x(4)
+
 # (primitive, function, args, in_axes)
 ROWS = [
     ("solve_triangular", lambda a, b: jsl.solve_triangular(a, b, lower=True), [_tri(B), _x(B, 3)], 0),
@@ -110,6 +118,15 @@ ROWS = [
     ("polyadd", lambda a, b: jnp.polyadd(a, b), [_x(B, 3), _x(5)], (0, None)),
     ("polysub", lambda a, b: jnp.polysub(a, b), [_x(B, 3), _x(B, 2)], 0),
     ("polysub", lambda a, b: jnp.polysub(a, b), [_x(2), _x(B, 4)], (None, 0)),
+    ("select", lambda x: jnp.select([x > 0.5, x < -0.5], [x, -2.0 * x], 7.0), [_x(B, 4)], 0),
+    ("select", lambda x, d: jnp.select([x > 0.5, W > 0], [x, W], d), [_x(4, B), 1.5], (1, None)),
+    ("select", lambda s, x: jnp.select([s > 0], [x], 0.0), [_x(B), _x(B, 4)], 0),
+    ("choose", lambda a, x: jnp.choose(a, [x, -x, W]), [RNG.integers(0, 3, size=(B, 4)), _x(B, 4)], 0),
+    ("choose", lambda a, x: jnp.choose(a, [x, -x, W]), [RNG.integers(0, 3, size=(4,)), _x(B, 4)], (None, 0)),
+    ("choose", _choose_from_a_list_name, [RNG.integers(0, 2, size=(B, 4)), _x(B, 4)], 0),
+    ("compress", lambda x: jnp.compress(np.array([True, False, True]), x, axis=1), [_x(B, 2, 3)], 0),
+    ("compress", lambda x: jnp.compress(np.array([1, 0, 1, 1, 0]), x), [_x(2, B, 3)], 1),
+    ("extract", lambda x: jnp.extract(np.array([[1, 0], [2, 0]]), x), [_x(B, 2, 2)], 0),
     # the adjoint helpers per-example gradients reach (called directly: each argument batched or not)
     ("cumsum_adjoint", lambda g, a: H.cumsum_adjoint(g, a, 1), [_x(B, 2, 3), _x(2, 3)], (0, None)),
     ("cumsum_adjoint", lambda g, a: H.cumsum_adjoint(g, a), [_x(B, 6), _x(B, 2, 3)], 0),
@@ -155,7 +172,7 @@ def test_the_rule_matches_a_loop_and_leaves_no_loop(row):
 
 
 def test_every_declared_primitive_has_a_row():
-    declared = (set(SOLVES) | set(SPLITS) | set(ADJOINT_SHIFTS) | set(OTHERS) | set(SIGNAL)) - {
+    declared = (set(SOLVES) | set(SPLITS) | set(ADJOINT_SHIFTS) | set(OTHERS) | set(SIGNAL) | set(CHOICES)) - {
         "split_items", "split_parts"}
     assert declared <= {r[0] for r in ROWS}        # split_items, split_parts: by the gradients below
 
@@ -188,11 +205,17 @@ def _signal(x):
         jnp.polyadd(x[0], k) * jnp.polymul(x[1], k)[:3])
 
 
+def _chosen(x):
+    kept = jnp.compress(np.array([True, False, True]), x, axis=1)
+    return jnp.sum(kept ** 2) + jnp.sum(jnp.extract(np.eye(3) > 0, x) ** 3) + jnp.sum(jnp.compress(
+        np.array([0, 1, 1]), x) * 2.0)
+
+
 def _extrema(x):
     return jnp.sum(jnp.max(x, axis=0) ** 2) + jnp.sum(jnp.sort(x, axis=1)[:, 0] * jnp.concatenate([x[0], x[1]])[:3])
 
 
-@pytest.mark.parametrize("f", [_tri, _cho, _lu, _split_and_gather, _extrema, _signal])
+@pytest.mark.parametrize("f", [_tri, _cho, _lu, _split_and_gather, _extrema, _signal, _chosen])
 def test_per_example_gradients_match_a_loop_of_grads_and_grad_of_vmap(f):
     """vmap(grad(f)) against a loop of grads (through the rules of the adjoint helpers), and grad of the
     vmapped function (through the solves' and splits' rules, transformed again)."""

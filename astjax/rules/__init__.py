@@ -13,6 +13,7 @@ from . import batching_axes  # noqa: F401 (registration: batching rules declared
 from . import batching_solves  # noqa: F401 (registration: batching rules of solves and the split family)
 from . import batching_adjoints  # noqa: F401 (registration: batching rules of the adjoint helpers)
 from . import batching_signal  # noqa: F401 (registration: batching rules of convolve, correlate, poly*)
+from . import batching_choices  # noqa: F401 (registration: batching rules of select, choose, compress, extract)
 from . import record_constructions  # noqa: F401 (registration: namedtuples built in the function)
 from . import special_fill  # noqa: F401 (registration: sici, fresnel, bessel_jn)
 from . import cuda_lowerings  # noqa: F401 (registration: the elementwise primitives' CUDA lowerings)
