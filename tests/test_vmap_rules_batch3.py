@@ -6,6 +6,7 @@ function, and the generated source has no loop over the batch left. A few gradie
 of grads. Reference backend only; small shapes."""
 import numpy as np
 import pytest
+import scipy.linalg
 
 import astjax
 import astjax.numpy as jnp
@@ -80,6 +81,16 @@ def _choose_from_a_list_name(a, x):
 
 W = _x(4)
 
+
+def _cho_factor_then_solve(a, b):
+    c = jsl.cho_factor(a)
+    return jsl.cho_solve(c, b) + c[0][0]
+
+
+def _scipy_cho_factor_then_solve(a, b):
+    c = scipy.linalg.cho_factor(a, lower=True)
+    return jsl.cho_solve(c, b)
+
 # (primitive, function, args, in_axes)
 ROWS = [
     ("solve_triangular", lambda a, b: jsl.solve_triangular(a, b, lower=True), [_tri(B), _x(B, 3)], 0),
@@ -98,6 +109,9 @@ ROWS = [
     ("lu_solve", lambda a, b: jsl.lu_solve(jsl.lu_factor(a), b, trans=1), [_x(B, 3, 3) + 3 * np.eye(3), _x(3, 2)],
      (0, None)),
     ("lu_solve", lambda a, b: jsl.lu_solve(jsl.lu_factor(a), b), [_x(3, 3) + 3 * np.eye(3), _x(B, 3)], (None, 0)),
+    ("cho_factor", lambda a: jsl.cho_factor(a, lower=True)[0], [_spd(B)], 0),
+    ("cho_factor", _cho_factor_then_solve, [_spd(B), _x(B, 3)], 0),
+    ("scipy_cho_factor", _scipy_cho_factor_then_solve, [_spd(B), _x(3, 2)], (0, None)),
     ("tensorinv", lambda a: jnp.linalg.tensorinv(a, ind=1), [_x(B, 4, 2, 2) + 2 * np.eye(4).reshape(4, 2, 2)], 0),
     ("tensorinv", lambda a: jnp.linalg.tensorinv(a), [_x(B, 2, 3, 6) + 2 * np.eye(6).reshape(2, 3, 6)], 0),
     ("split", _split_two, [_x(B, 3, 4)], 0),

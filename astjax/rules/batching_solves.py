@@ -67,23 +67,23 @@ def _scipy_stacks():
 
 # ---------------------------------------------------------------- solves
 def _matrix_of(bt, node, pair):
-    """(batched, rank) of a solve's matrix operand, or None when the rule does not cover it. A pair written
-    in the call reads its first item (the second, `lower` or the pivots, unbatched); a name holding a pair
-    must carry the batch on both items (lu_factor's result) and say its first item's rank."""
+    """(batched, per-example rank or None, the matrix's expression) of a solve's matrix operand, or None when
+    the rule does not cover it. A pair written in the call reads its first item (the second, `lower` or the
+    pivots, unbatched); a name holding a pair carries the batch on both items when batched (lu_factor's
+    result, cho_factor's with its flag repeated)."""
     if not pair:
         if not isinstance(node, gast.Name) or bt.kind(node) != ARRAY:
             return None
-        return bt.is_batched(node), bt.rank(node)
+        return bt.is_batched(node), bt.rank(node), node
     if isinstance(node, (gast.Tuple, gast.List)) and len(node.elts) == 2:
         first, second = node.elts
         if not isinstance(first, gast.Name) or bt.kind(first) != ARRAY or bt.is_batched(second):
             return None
-        return bt.is_batched(first), bt.rank(first)
+        return bt.is_batched(first), bt.rank(first), first
     if isinstance(node, gast.Name) and isinstance(bt.kind(node), tuple) and len(bt.kind(node)) == 2:
-        if not bt.is_batched(node):
-            return False, None
-        leaf = bt.kind(node)[0]     # a batched pair carries the batch on both items
-        return (True, leaf) if isinstance(leaf, int) and not isinstance(leaf, bool) else None
+        leaf = bt.kind(node)[0]
+        rank = leaf if isinstance(leaf, int) and not isinstance(leaf, bool) else None
+        return bt.is_batched(node), rank, gast.Subscript(value=copy.deepcopy(node), slice=_const(0), ctx=gast.Load())
     return None
 
 
@@ -98,6 +98,8 @@ def _pair_with_flag(bt, out, node):
 
 
 def _solve_rule(matrix, rhs, pair=False, flag=False):
+    """The rule of a solve; where a rank is unknown (the source batched before the arguments are seen), one
+    branch per rank it covers, chosen when it runs on `jnp.ndim`, else the loop over the batch."""
     def rule(bt, target, app):
         b = app.bound
         found = _matrix_of(bt, b.get(matrix), pair)
@@ -106,40 +108,65 @@ def _solve_rule(matrix, rhs, pair=False, flag=False):
             return None
         if any(bt.is_batched(n) for k, n in b.items() if k not in (matrix, rhs)):
             return None
-        m_batched, m_rank = found
+        m_batched, m_rank, item = found
         v_batched, v_rank = bt.is_batched(vector), bt.rank(vector)
-        if v_rank not in (1, 2) or (m_batched and m_rank != 2):
+        if m_rank is not None and v_rank is not None:
+            return _solve_body(bt, target, app, matrix, rhs, flag, m_batched, m_rank, v_batched, v_rank)
+        branches = []
+        for mr in ([m_rank] if m_rank is not None else [2]):
+            for vr in ([v_rank] if v_rank is not None else [1, 2]):
+                body = _solve_body(bt, target, app, matrix, rhs, flag, m_batched, mr, v_batched, vr)
+                if body is None:
+                    continue
+                tests = [gast.Compare(left=_call("jnp.ndim", copy.deepcopy(node)), ops=[gast.Eq()],
+                                      comparators=[_const(r + int(batched))])
+                         for node, r, batched, known in ((item, mr, m_batched, m_rank), (vector, vr, v_batched, v_rank))
+                         if known is None]
+                branches.append((tests[0] if len(tests) == 1 else gast.BoolOp(op=gast.And(), values=tests), body))
+        if not branches:
             return None
-        out = []
-        if flag and m_batched:
-            b = dict(b)
-            b[matrix] = _pair_with_flag(bt, out, b[matrix])
-            app = copy.copy(app)
-            app.bound = b
-        if not m_batched:
-            if v_rank != 1:
-                return None         # a batch of matrices b against one matrix: the loop
-            columns = bt.fresh(f"{vector.id}_columns")
-            out.append(bt.assign(columns, _call("jnp.transpose", copy.deepcopy(vector))))
-            solved = bt.fresh("_solved")
-            out.append(bt.assign(solved, _rebuilt(bt, app, {rhs: _name(columns)})))
-            out.append(bt.assign(target, _call("jnp.transpose", _name(solved))))
-            return out
-        if v_rank == 2:
-            if not v_batched:
-                vector = _repeated(bt, out, vector)
-            out.append(bt.assign(target, _rebuilt(bt, app, {rhs: vector})))
-            return out
-        column = bt.fresh(f"{vector.id}_column")
-        out.append(bt.assign(column, _call("jnp.expand_dims", copy.deepcopy(vector), _const(-1))))
-        column = _name(column)
-        if not v_batched:
-            column = _repeated(bt, out, column)
-        solved = bt.fresh("_solved")
-        out.append(bt.assign(solved, _rebuilt(bt, app, {rhs: column})))
-        out.append(bt.assign(target, _call("jnp.squeeze", _name(solved), _const(-1))))
-        return out
+        orelse = bt.loop_statement(None, target, app.node)
+        for test, body in reversed(branches):
+            orelse = [gast.If(test=test, body=body, orelse=orelse)]
+        return orelse
     return rule
+
+
+def _solve_body(bt, target, app, matrix, rhs, flag, m_batched, m_rank, v_batched, v_rank):
+    """The statements for known per-example ranks: a matrix (rank 2) and a vector or matrix b."""
+    b = app.bound
+    vector = b[rhs]
+    if v_rank not in (1, 2) or m_rank != 2:
+        return None
+    out = []
+    if flag and m_batched:
+        b = dict(b)
+        b[matrix] = _pair_with_flag(bt, out, b[matrix])
+        app = copy.copy(app)
+        app.bound = b
+    if not m_batched:
+        if v_rank != 1:
+            return None         # a batch of matrices b against one matrix: the loop
+        columns = bt.fresh(f"{vector.id}_columns")
+        out.append(bt.assign(columns, _call("jnp.transpose", copy.deepcopy(vector))))
+        solved = bt.fresh("_solved")
+        out.append(bt.assign(solved, _rebuilt(bt, app, {rhs: _name(columns)})))
+        out.append(bt.assign(target, _call("jnp.transpose", _name(solved))))
+        return out
+    if v_rank == 2:
+        if not v_batched:
+            vector = _repeated(bt, out, vector)
+        out.append(bt.assign(target, _rebuilt(bt, app, {rhs: vector})))
+        return out
+    column = bt.fresh(f"{vector.id}_column")
+    out.append(bt.assign(column, _call("jnp.expand_dims", copy.deepcopy(vector), _const(-1))))
+    column = _name(column)
+    if not v_batched:
+        column = _repeated(bt, out, column)
+    solved = bt.fresh("_solved")
+    out.append(bt.assign(solved, _rebuilt(bt, app, {rhs: column})))
+    out.append(bt.assign(target, _call("jnp.squeeze", _name(solved), _const(-1))))
+    return out
 
 
 def _repeated(bt, out, node):
@@ -152,6 +179,29 @@ def _repeated(bt, out, node):
 
 def _solve_result(rhs):
     return lambda batching, bound: (ARRAY, _rank_of(batching, bound, rhs))
+
+
+def _cho_factor_rule(bt, target, app):
+    """cho_factor of a stack: the same call (NumPy's cholesky maps over leading axes); its `lower` flag, a
+    Python bool, is repeated along the batch as every item of a batched pair is (cho_solve's rule reads one)."""
+    b = app.bound
+    a = b.get("a")
+    if not isinstance(a, gast.Name) or bt.kind(a) != ARRAY or not bt.is_batched(a) or any(
+            bt.is_batched(n) for k, n in b.items() if k != "a"):
+        return None
+    out = []
+    factor = bt.fresh("_factor")
+    out.append(bt.assign(factor, _rebuilt(bt, app, {})))
+    lower = bt.fresh("_lower")
+    out.append(bt.assign(lower, gast.Subscript(value=_name(factor), slice=_const(1), ctx=gast.Load())))
+    out.append(bt.assign(target, _tuple(gast.Subscript(value=_name(factor), slice=_const(0), ctx=gast.Load()),
+                                        _call("batch_broadcast", _name(lower), bt.B, _tuple(copy.deepcopy(a))))))
+    return out
+
+
+def _cho_factor_result(batching, bound):
+    r = _rank_of(batching, bound, "a")
+    return (r if r is not None else ARRAY, 0), None
 
 
 def _tensorinv_rule(bt, target, app):
@@ -186,6 +236,8 @@ SOLVES = {
     "cho_solve": (_solve_rule("c_and_lower", "b", pair=True, flag=True), _solve_result("b")),
     "lu_solve": (_solve_rule("lu_and_piv", "b", pair=True), _solve_result("b")),
     "tensorinv": (_tensorinv_rule, _tensorinv_result),
+    "cho_factor": (_cho_factor_rule, _cho_factor_result),
+    "scipy_cho_factor": (_cho_factor_rule, _cho_factor_result),
 }
 
 
