@@ -18,6 +18,7 @@ from astjax.rules import shape_helpers as SH
 from astjax.rules.batching import generic_rule
 from astjax.rules.batching_adjoints import ADJOINT_SHIFTS, OTHERS
 from astjax.rules.batching_choices import CHOICES
+from astjax.rules.batching_grids import batch_meshgrid_shapes  # noqa: F401 (registration)
 from astjax.rules.batching_signal import SIGNAL
 from astjax.rules.batching_solves import SOLVES, SPLITS
 from astjax.rules.registry import PRIMITIVES
@@ -82,6 +83,16 @@ def _choose_from_a_list_name(a, x):
 W = _x(4)
 
 
+def _grid_xy(x, y):
+    X, Y = jnp.meshgrid(x, y)
+    return X * Y + X
+
+
+def _grid_ij_sparse(x, y):
+    X, Y, Z = jnp.meshgrid(x, y, W[:3], indexing="ij", sparse=True)
+    return X * Y + Z
+
+
 def _cho_factor_then_solve(a, b):
     c = jsl.cho_factor(a)
     return jsl.cho_solve(c, b) + c[0][0]
@@ -141,6 +152,9 @@ ROWS = [
     ("compress", lambda x: jnp.compress(np.array([True, False, True]), x, axis=1), [_x(B, 2, 3)], 0),
     ("compress", lambda x: jnp.compress(np.array([1, 0, 1, 1, 0]), x), [_x(2, B, 3)], 1),
     ("extract", lambda x: jnp.extract(np.array([[1, 0], [2, 0]]), x), [_x(B, 2, 2)], 0),
+    ("meshgrid", _grid_xy, [_x(B, 4), _x(B, 2)], 0),
+    ("meshgrid", _grid_ij_sparse, [_x(B, 4), _x(2)], (0, None)),
+    ("meshgrid", _grid_xy, [_x(4), _x(2, B)], (None, 1)),
     # the adjoint helpers per-example gradients reach (called directly: each argument batched or not)
     ("cumsum_adjoint", lambda g, a: H.cumsum_adjoint(g, a, 1), [_x(B, 2, 3), _x(2, 3)], (0, None)),
     ("cumsum_adjoint", lambda g, a: H.cumsum_adjoint(g, a), [_x(B, 6), _x(B, 2, 3)], 0),
@@ -215,8 +229,9 @@ def _split_and_gather(x):
 
 def _signal(x):
     k = jnp.array([0.5, -1.0])
-    return jnp.sum(jnp.convolve(x[0], k, "same") ** 2) + jnp.sum(jnp.correlate(x[1], x[2], "full") ** 2) + jnp.sum(
-        jnp.polyadd(x[0], k) * jnp.polymul(x[1], k)[:3])
+    X, Y = jnp.meshgrid(x[0], k)
+    return jnp.sum(X * Y ** 2) + jnp.sum(jnp.convolve(x[0], k, "same") ** 2) + jnp.sum(
+        jnp.correlate(x[1], x[2], "full") ** 2) + jnp.sum(jnp.polyadd(x[0], k) * jnp.polymul(x[1], k)[:3])
 
 
 def _chosen(x):
