@@ -20,6 +20,7 @@ from astjax.rules.batching_adjoints import ADJOINT_SHIFTS, OTHERS
 from astjax.rules.batching_choices import CHOICES
 from astjax.rules.batching_grids import batch_meshgrid_shapes  # noqa: F401 (registration)
 from astjax.rules.batching_signal import SIGNAL
+from astjax.rules.batching_statistics import batch_cov_scale  # noqa: F401 (registration)
 from astjax.rules.batching_solves import SOLVES, SPLITS
 from astjax.rules.registry import PRIMITIVES
 
@@ -155,6 +156,10 @@ ROWS = [
     ("meshgrid", _grid_xy, [_x(B, 4), _x(B, 2)], 0),
     ("meshgrid", _grid_ij_sparse, [_x(B, 4), _x(2)], (0, None)),
     ("meshgrid", _grid_xy, [_x(4), _x(2, B)], (None, 1)),
+    ("cov", lambda m: jnp.cov(m), [_x(B, 3, 5)], 0),
+    ("cov", lambda m: jnp.cov(m, rowvar=False, bias=True), [_x(5, 2, B)], 2),
+    ("cov", lambda m: jnp.cov(m, ddof=2), [_x(B, 6)], 0),
+    ("cov", lambda m: jnp.cov(m), [RNG.integers(0, 5, size=(B, 1, 4))], 0),
     # the adjoint helpers per-example gradients reach (called directly: each argument batched or not)
     ("cumsum_adjoint", lambda g, a: H.cumsum_adjoint(g, a, 1), [_x(B, 2, 3), _x(2, 3)], (0, None)),
     ("cumsum_adjoint", lambda g, a: H.cumsum_adjoint(g, a), [_x(B, 6), _x(B, 2, 3)], 0),
@@ -236,7 +241,7 @@ def _signal(x):
 
 def _chosen(x):
     kept = jnp.compress(np.array([True, False, True]), x, axis=1)
-    return jnp.sum(kept ** 2) + jnp.sum(jnp.extract(np.eye(3) > 0, x) ** 3) + jnp.sum(jnp.compress(
+    return jnp.sum(jnp.cov(x) ** 2) + jnp.sum(kept ** 2) + jnp.sum(jnp.extract(np.eye(3) > 0, x) ** 3) + jnp.sum(jnp.compress(
         np.array([0, 1, 1]), x) * 2.0)
 
 

@@ -15,6 +15,7 @@ from . import batching_adjoints  # noqa: F401 (registration: batching rules of t
 from . import batching_signal  # noqa: F401 (registration: batching rules of convolve, correlate, poly*)
 from . import batching_choices  # noqa: F401 (registration: batching rules of select, choose, compress, extract)
 from . import batching_grids  # noqa: F401 (registration: the batching rule of meshgrid)
+from . import batching_statistics  # noqa: F401 (registration: the batching rule of cov)
 from . import record_constructions  # noqa: F401 (registration: namedtuples built in the function)
 from . import special_fill  # noqa: F401 (registration: sici, fresnel, bessel_jn)
 from . import cuda_lowerings  # noqa: F401 (registration: the elementwise primitives' CUDA lowerings)
