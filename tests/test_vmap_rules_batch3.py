@@ -13,6 +13,7 @@ import astjax.numpy as jnp
 import astjax.scipy.linalg as jsl
 import astjax.scipy.stats as jst
 from astjax.errors import AstjaxError
+from astjax.lax import _shape as LS
 from astjax.rules import helpers as H
 from astjax.rules import shape_helpers as SH
 from astjax.rules.batching import generic_rule
@@ -183,6 +184,15 @@ ROWS = [
     ("pad_adjoint", lambda g: H.pad_adjoint(g, 1, "reflect"), [_x(B, 5, 4)], 0),
     ("concatenate_part", lambda g: H.concatenate_part(g, [np.ones((2, 2)), np.ones((2, 3))], 1, 1), [_x(B, 2, 5)], 0),
     ("dynamic_slice_adjoint", lambda g, a: H.dynamic_slice_adjoint(g, a, (1, 0)), [_x(B, 2, 2), _x(4, 3)], (0, None)),
+    ("diagonal_adjoint", lambda g, a: H.diagonal_adjoint(g, a, 1, 0, 2), [_x(B, 3, 3), _x(B, 4, 3, 4)], 0),
+    ("diagonal_adjoint", lambda g, a: H.diagonal_adjoint(g, a), [_x(B, 3), _x(3, 4)], (0, None)),
+    ("stack_part_adjoint", lambda p, g: H.stack_part_adjoint(p, g, 1, 1), [_x(B, 2, 2), _x(2, 3, 2)], (0, None)),
+    ("concatenate_part_adjoint", lambda p, g: H.concatenate_part_adjoint(p, g, [np.ones((2, 2)), np.ones((2, 3))], 1, 1),
+     [_x(B, 2, 3), _x(B, 2, 5)], 0),
+    ("unbroadcast_to", lambda g: H.unbroadcast_to(g, (1, 3)), [_x(B, 4, 2, 3)], 0),
+    ("unbroadcast_to", lambda g: H.unbroadcast_to(g, (3,)), [_x(4, 3, B)], 2),
+    ("lax_reshape_adjoint", lambda g: LS.reshape_adjoint(g, (2, 3)), [_x(B, 6)], 0),
+    ("lax_broadcast_in_dim_adjoint", lambda g: LS.broadcast_in_dim_adjoint(g, (3, 1), (1, 2)), [_x(B, 2, 3, 4)], 0),
 ]
 
 

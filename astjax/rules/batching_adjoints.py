@@ -1,6 +1,7 @@
 """Batching rules (vmap) for the adjoint helpers that per-example gradients (`vmap(grad(f))`) reach most:
-cumsum_adjoint, trace_adjoint, repeat_adjoint, take_adjoint, take_along_axis_adjoint, dynamic_slice_adjoint,
-pad_adjoint, stack_part, concatenate_part and sort_order.
+cumsum_adjoint, trace_adjoint, diagonal_adjoint, repeat_adjoint, take_adjoint, take_along_axis_adjoint,
+dynamic_slice_adjoint, pad_adjoint, stack_part(_adjoint), concatenate_part(_adjoint), unbroadcast_to, lax's
+reshape/broadcast_in_dim adjoints, sort_order and extremum_mask.
 
 One mechanism, AdjointShift: such a helper takes the adjoint `g` (the operand, carrying the batch), values
 that only lend it a shape (`a` of cumsum_adjoint(g, a, axis): zeros shaped like it are filled), and axis
@@ -143,6 +144,68 @@ def _dynamic_slice_adjoint_rule(bt, target, app):
     return out
 
 
+def _concatenate_part_adjoint_rule(bt, target, app):
+    """concatenate_part_adjoint(p, g, arrays, k, axis): as concatenate_part, the axis written from the end; g
+    (zeros are shaped like it) repeated along the batch when unbatched."""
+    b = app.bound
+    p, g, axis = b["p"], b["g"], _static_int(b.get("axis", _const(0)))
+    if not isinstance(p, gast.Name) or not bt.is_batched(p) or bt.kind(p) != ARRAY or axis is None or not isinstance(
+            g, gast.Name) or bt.kind(g) != ARRAY or any(bt.is_batched(n) for k, n in b.items()
+                                                       if k not in ("p", "g", "arrays")):
+        return None
+    if axis >= 0:
+        if bt.rank(p) is None:
+            return None
+        axis -= bt.rank(p)
+    out = []
+    g = bt.batched(g, out)
+    out.append(bt.assign(target, _rebuilt(bt, app, {"g": g, "axis": _const(axis)})))
+    return out
+
+
+def batch_extra_axes(ndim, shape):
+    """The axes of a batched array of `ndim` axes that its per-example value has beyond `len(shape)` (the
+    leading ones unbroadcast_to sums first), after the batch axis."""
+    return tuple(range(1, 1 + max(int(ndim) - 1 - len(tuple(shape)), 0)))
+
+
+primitive("batch_extra_axes", batch_extra_axes, operands=(), differentiable=False, reason=SHAPES)
+
+
+def _unbroadcast_to_rule(bt, target, app):
+    """unbroadcast_to(g, shape): the per-example leading axes summed first, then down to (B, *shape)."""
+    from .batching import batch_prepend
+    b = app.bound
+    g, shape = b["g"], b["shape"]
+    if not isinstance(g, gast.Name) or not bt.is_batched(g) or bt.kind(g) != ARRAY or bt.is_batched(shape):
+        return None
+    out = []
+    summed = bt.fresh(f"{g.id}_summed")
+    out.append(bt.assign(summed, _call("jnp.sum", copy.deepcopy(g), axis=_call(
+        bt.helper(batch_extra_axes), _call("jnp.ndim", copy.deepcopy(g)), copy.deepcopy(shape)))))
+    out.append(bt.assign(target, _rebuilt(bt, app, {"g": _name(summed), "shape": _call(
+        bt.helper(batch_prepend), bt.B, copy.deepcopy(shape))})))
+    return out
+
+
+def _lax_shape_adjoint_rule(bt, target, app):
+    """lax's reshape/broadcast_in_dim adjoints: the operand's shape gains the batch size in front (and
+    broadcast_in_dim's dimensions map the batch axis to axis 0); reshape's `dimensions` must be None."""
+    from .batching import batch_prepend
+    from .batching_axes import batch_dimensions
+    b = app.bound
+    g = b["g"]
+    if not isinstance(g, gast.Name) or not bt.is_batched(g) or bt.kind(g) != ARRAY or any(
+            bt.is_batched(n) for k, n in b.items() if k != "g"):
+        return None
+    replace = {"operand_shape": _call(bt.helper(batch_prepend), bt.B, copy.deepcopy(b["operand_shape"]))}
+    if "broadcast_dimensions" in b:
+        replace["broadcast_dimensions"] = _call(bt.helper(batch_dimensions), copy.deepcopy(b["broadcast_dimensions"]))
+    elif not _is_const(b.get("dimensions", _const(None)), None):
+        return None
+    return [bt.assign(target, _rebuilt(bt, app, replace))]
+
+
 ADJOINT_SHIFTS = {
     "cumsum_adjoint": AdjointShift(none="flatten"),
     "trace_adjoint": AdjointShift(axes=("axis1", "axis2")),
@@ -152,12 +215,19 @@ ADJOINT_SHIFTS = {
     "stack_part": AdjointShift(likes=(), result_like="g", minus=1),
     "sort_order": AdjointShift(operand="a", likes=(), result_like="a"),
     "extremum_mask": AdjointShift(operand="a", likes=("y",), none="all", result_like="a"),
+    "diagonal_adjoint": AdjointShift(axes=("axis1", "axis2")),
+    "stack_part_adjoint": AdjointShift(operand="p", likes=("g",), result_like="g"),
 }
 OTHERS = {
     "pad_adjoint": (_pad_adjoint_rule, lambda batching, bound: (ARRAY, _rank_of(batching, bound, "g"))),
     "concatenate_part": (_concatenate_part_rule, lambda batching, bound: (ARRAY, _rank_of(batching, bound, "g"))),
     "dynamic_slice_adjoint": (_dynamic_slice_adjoint_rule,
                               lambda batching, bound: (ARRAY, _rank_of(batching, bound, "operand"))),
+    "concatenate_part_adjoint": (_concatenate_part_adjoint_rule,
+                                 lambda batching, bound: (ARRAY, _rank_of(batching, bound, "p"))),
+    "unbroadcast_to": (_unbroadcast_to_rule, lambda batching, bound: (ARRAY, None)),
+    "lax_reshape_adjoint": (_lax_shape_adjoint_rule, lambda batching, bound: (ARRAY, None)),
+    "lax_broadcast_in_dim_adjoint": (_lax_shape_adjoint_rule, lambda batching, bound: (ARRAY, None)),
 }
 
 
