@@ -42,6 +42,10 @@ def _tri(*lead, n=3):
     return np.tril(RNG.normal(size=lead + (n, n))) + 3.0 * np.eye(n)
 
 
+def _tensor(*lead):
+    return _x(*lead, 2, 3, 6) + 3.0 * np.eye(6).reshape(2, 3, 6)
+
+
 def _split_two(x):
     p = jnp.split(x, 2, axis=1)
     return jnp.sum(p[0], axis=0) * 2.0 + p[1][0] * p[1][1]
@@ -127,6 +131,9 @@ ROWS = [
     ("scipy_cho_factor", _scipy_cho_factor_then_solve, [_spd(B), _x(3, 2)], (0, None)),
     ("tensorinv", lambda a: jnp.linalg.tensorinv(a, ind=1), [_x(B, 4, 2, 2) + 2 * np.eye(4).reshape(4, 2, 2)], 0),
     ("tensorinv", lambda a: jnp.linalg.tensorinv(a), [_x(B, 2, 3, 6) + 2 * np.eye(6).reshape(2, 3, 6)], 0),
+    ("tensorsolve", lambda a, b: jnp.linalg.tensorsolve(a, b), [_tensor(B), _x(B, 2, 3)], 0),
+    ("tensorsolve", lambda a, b: jnp.linalg.tensorsolve(a, b), [_tensor(B), _x(2, 3)], (0, None)),
+    ("tensorsolve", lambda a, b: jnp.linalg.tensorsolve(a, b), [_tensor(), _x(2, 3, B)], (None, 2)),
     ("split", _split_two, [_x(B, 3, 4)], 0),
     ("split", _split_points, [_x(4, B, 2)], 1),
     ("array_split", _array_split_three, [_x(B, 2, 5)], 0),
@@ -232,7 +239,8 @@ def _cho(x):
 
 def _lu(x):
     f = jsl.lu_factor(x + 3.0 * jnp.eye(3))
-    return jnp.sum(jsl.lu_solve(f, x[2]) ** 2) + jnp.sum(jnp.linalg.tensorinv(x + 3.0 * jnp.eye(3), ind=1))
+    return jnp.sum(jsl.lu_solve(f, x[2]) ** 2) + jnp.sum(jnp.linalg.tensorinv(x + 3.0 * jnp.eye(3), ind=1)) + jnp.sum(
+        jnp.linalg.tensorsolve(x + 3.0 * jnp.eye(3), x[0]) ** 2)
 
 
 def _split_and_gather(x):

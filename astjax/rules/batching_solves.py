@@ -5,7 +5,8 @@
   (NumPy and SciPy read a stacked 1-D b as a matrix) and squeezed back; an unbatched matrix with a batched
   vector b is one solve with the batch as columns (`solve(a, b.T).T`). The matrix of cho_solve and lu_solve
   is a pair: written in the call `((c, lower), b)`, or a name holding a pair that carries the batch on both
-  items (lu_factor's result). tensorinv is inv of each example's matrix view.
+  items (lu_factor's result). tensorinv is inv of each example's matrix view; tensorsolve one stacked solve of
+  each example's matrix view and column.
 - SPLITS: split, array_split, hsplit, vsplit, dsplit (and the adjoint helpers split_items and split_parts)
   split along the per-example axis shifted past the batch axis; every item of the result carries the batch
   on axis 0, and a literal number of sections tells the batching analysis how many items (so that a function
@@ -27,7 +28,7 @@ from .batching_axes import AxisShift, _rebuilt, _rank_of
 from .nondifferentiable import SHAPES
 from .registry import PRIMITIVES, defbatch, primitive
 
-__all__ = ["SOLVES", "SPLITS", "batch_tensorinv_shapes"]
+__all__ = ["SOLVES", "SPLITS", "batch_tensorinv_shapes", "batch_tensorsolve_shapes"]
 
 
 # ---------------------------------------------------------------- runtime helpers (shapes only)
@@ -226,6 +227,51 @@ def _tensorinv_rule(bt, target, app):
     return out
 
 
+def batch_tensorsolve_shapes(size, a_shape, a_batched, b_shape, b_batched):
+    """For tensorsolve(a, b) of a batch: the shapes a and b are read as (a stack of) N x N matrices and
+    N x 1 columns (an unbatched operand without the batch axis, b then repeated to (size, N, 1)), and the
+    batched result's (size, *Q), Q = a's per-example axes after b's."""
+    a_shape, b_shape = tuple(int(n) for n in a_shape), tuple(int(n) for n in b_shape)
+    pa, pb = (a_shape[1:] if a_batched else a_shape), (b_shape[1:] if b_batched else b_shape)
+    q = pa[len(pb):]
+    n = int(np.prod(q))
+    if pa[:len(pb)] != pb or int(np.prod(pb)) != n:
+        raise np.linalg.LinAlgError("tensorsolve: a's shape must be b's shape followed by axes of as many elements")
+    size = int(size)
+    return ((size, n, n) if a_batched else (n, n)), ((size, n, 1) if b_batched else (n, 1)), (size, n, 1), (size,) + q
+
+
+primitive("batch_tensorsolve_shapes", batch_tensorsolve_shapes, operands=(), differentiable=False, reason=SHAPES)
+
+
+def _tensorsolve_rule(bt, target, app):
+    """tensorsolve(a, b) with axes None: each example's a as an N x N matrix, b as a column, one stacked
+    solve, reshaped to each example's Q."""
+    b = app.bound
+    a, rhs = b["a"], b["b"]
+    if not _is_const(b.get("axes", _const(None)), None) or any(
+            not isinstance(n, gast.Name) or bt.kind(n) != ARRAY for n in (a, rhs)):
+        return None
+    out = []
+    shapes = bt.fresh("_tensorsolve_shapes")
+    out.append(bt.assign(shapes, _call(bt.helper(batch_tensorsolve_shapes), bt.B, _call("jnp.shape", copy.deepcopy(a)),
+                                       _const(bt.is_batched(a)), _call("jnp.shape", copy.deepcopy(rhs)),
+                                       _const(bt.is_batched(rhs)))))
+
+    def shape(i):
+        return gast.Subscript(value=_name(shapes), slice=_const(i), ctx=gast.Load())
+    matrices = bt.fresh(f"{a.id}_matrices")
+    out.append(bt.assign(matrices, _call("jnp.reshape", copy.deepcopy(a), shape(0))))
+    columns = bt.fresh(f"{rhs.id}_columns")
+    out.append(bt.assign(columns, _call("jnp.reshape", copy.deepcopy(rhs), shape(1))))
+    if not bt.is_batched(rhs):
+        out.append(bt.assign(columns, _call("jnp.broadcast_to", _name(columns), shape(2))))
+    solved = bt.fresh("_solved")
+    out.append(bt.assign(solved, _call("jnp.linalg.solve", _name(matrices), _name(columns))))
+    out.append(bt.assign(target, _call("jnp.reshape", _name(solved), shape(3))))
+    return out
+
+
 def _tensorinv_result(batching, bound):
     return ARRAY, _rank_of(batching, bound, "a")
 
@@ -236,6 +282,7 @@ SOLVES = {
     "cho_solve": (_solve_rule("c_and_lower", "b", pair=True, flag=True), _solve_result("b")),
     "lu_solve": (_solve_rule("lu_and_piv", "b", pair=True), _solve_result("b")),
     "tensorinv": (_tensorinv_rule, _tensorinv_result),
+    "tensorsolve": (_tensorsolve_rule, lambda batching, bound: (ARRAY, None)),
     "cho_factor": (_cho_factor_rule, _cho_factor_result),
     "scipy_cho_factor": (_cho_factor_rule, _cho_factor_result),
 }
