@@ -4,6 +4,8 @@ by a slice, pareto.logpdf's reassigned scale, qr(mode='raw')). One row per primi
 (batched or not, batch axis not at 0): the batched call equals a Python loop over the batch calling the unbatched
 function, and the generated source has no loop over the batch left. A few gradients (vmap(grad)) against a loop
 of grads. Reference backend only; small shapes."""
+import os
+
 import numpy as np
 import pytest
 import scipy.linalg
@@ -267,15 +269,25 @@ def _extrema(x):
     return jnp.sum(jnp.max(x, axis=0) ** 2) + jnp.sum(jnp.sort(x, axis=1)[:, 0] * jnp.concatenate([x[0], x[1]])[:3])
 
 
-@pytest.mark.parametrize("f", [_tri, _cho, _lu, _split_and_gather, _extrema, _signal, _chosen])
-def test_per_example_gradients_match_a_loop_of_grads_and_grad_of_vmap(f):
-    """vmap(grad(f)) against a loop of grads (through the rules of the adjoint helpers), and grad of the
-    vmapped function (through the solves' and splits' rules, transformed again)."""
+GRADIENTS = [_tri, _cho, _lu, _split_and_gather, _extrema, _signal, _chosen]
+
+
+@pytest.mark.parametrize("f", GRADIENTS)
+def test_per_example_gradients_match_a_loop_of_grads(f):
+    """vmap(grad(f)) against a loop of grads (through the rules of the adjoint helpers)."""
     g = astjax.grad(f)
     xs = _x(B, 3, 3)
-    want = np.stack([g(x) for x in xs])
-    np.testing.assert_allclose(astjax.vmap(g)(xs), want, rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(astjax.grad(lambda xs: jnp.sum(astjax.vmap(f)(xs)))(xs), want, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(astjax.vmap(g)(xs), np.stack([g(x) for x in xs]), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("f", GRADIENTS if os.environ.get("ASTJAX_LONG_PROPERTIES") else [_lu, _signal])
+def test_grad_of_vmap_matches_a_loop_of_grads(f):
+    """grad of the vmapped function: the solves', splits' and signal rules' output transformed again (all of
+    them with ASTJAX_LONG_PROPERTIES=1)."""
+    g = astjax.grad(f)
+    xs = _x(B, 3, 3)
+    np.testing.assert_allclose(astjax.grad(lambda xs: jnp.sum(astjax.vmap(f)(xs)))(xs), np.stack([g(x) for x in xs]),
+                               rtol=1e-9, atol=1e-12)
 
 
 def test_the_adjoint_helpers_of_per_example_gradients_leave_no_loop():
