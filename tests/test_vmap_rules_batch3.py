@@ -11,6 +11,7 @@ import pytest
 import scipy.linalg
 
 import astjax
+import astjax.lax as lax
 import astjax.numpy as jnp
 import astjax.scipy.linalg as jsl
 import astjax.scipy.stats as jst
@@ -196,8 +197,17 @@ ROWS = [
     ("diagonal_adjoint", lambda g, a: H.diagonal_adjoint(g, a, 1, 0, 2), [_x(B, 3, 3), _x(B, 4, 3, 4)], 0),
     ("diagonal_adjoint", lambda g, a: H.diagonal_adjoint(g, a), [_x(B, 3), _x(3, 4)], (0, None)),
     ("stack_part_adjoint", lambda p, g: H.stack_part_adjoint(p, g, 1, 1), [_x(B, 2, 2), _x(2, 3, 2)], (0, None)),
-    ("concatenate_part_adjoint", lambda p, g: H.concatenate_part_adjoint(p, g, [np.ones((2, 2)), np.ones((2, 3))], 1, 1),
+    ("concatenate_part_adjoint", lambda p, g: H.concatenate_part_adjoint(p, g, [np.ones(2), np.ones(3)], 0, -1),
+     [_x(B, 2), _x(B, 5)], 0),
+    ("concatenate_part_adjoint",
+     lambda p, g: H.concatenate_part_adjoint(p, g, [np.ones((2, 2)), np.ones((2, 3))], 1, 1),
      [_x(B, 2, 3), _x(B, 2, 5)], 0),
+    ("index_adjoint_part", lambda g, x: H.index_adjoint_part(g, x, (0, slice(1, 3))), [_x(B, 3, 4), _x(B, 3, 4)], 0),
+    ("index_adjoint_part", lambda g, x: H.index_adjoint_part(g, x, (0, slice(None), np.array([0, 1]))),
+     [_x(B, 2, 3, 4), _x(2, 3, 4)], (0, None)),
+    ("cleared_at", lambda g, x: H.cleared_at(g, x, (1, 2)), [_x(B, 3, 4), _x(3, 4)], (0, None)),
+    ("cleared_at", lambda x: H.cleared_at(0.5, x, 1), [_x(B, 3, 4)], 0),
+    ("cleared_at", lambda g, x: H.cleared_at(g, x, (0, slice(None), [1, 3])), [_x(B, 2, 3, 4), _x(B, 2, 3, 4)], 0),
     ("unbroadcast_to", lambda g: H.unbroadcast_to(g, (1, 3)), [_x(B, 4, 2, 3)], 0),
     ("unbroadcast_to", lambda g: H.unbroadcast_to(g, (3,)), [_x(4, 3, B)], 2),
     ("lax_reshape_adjoint", lambda g: LS.reshape_adjoint(g, (2, 3)), [_x(B, 6)], 0),
@@ -261,12 +271,13 @@ def _signal(x):
 
 def _chosen(x):
     kept = jnp.compress(np.array([True, False, True]), x, axis=1)
-    return jnp.sum(jnp.cov(x) ** 2) + jnp.sum(kept ** 2) + jnp.sum(jnp.extract(np.eye(3) > 0, x) ** 3) + jnp.sum(jnp.compress(
-        np.array([0, 1, 1]), x) * 2.0)
+    return jnp.sum(jnp.cov(x) ** 2) + jnp.sum(kept ** 2) + jnp.sum(jnp.extract(np.eye(3) > 0, x) ** 3) + jnp.sum(
+        jnp.compress(np.array([0, 1, 1]), x) * 2.0)
 
 
 def _extrema(x):
-    return jnp.sum(jnp.max(x, axis=0) ** 2) + jnp.sum(jnp.sort(x, axis=1)[:, 0] * jnp.concatenate([x[0], x[1]])[:3])
+    return jnp.sum(x.at[0, 1].set(3.0) ** 2) + jnp.sum(lax.dynamic_slice(x, (1, 0), (2, 2)) ** 2) + jnp.sum(
+        jnp.max(x, axis=0) ** 2) + jnp.sum(jnp.sort(x, axis=1)[:, 0] * jnp.concatenate([x[0], x[1]])[:3])
 
 
 GRADIENTS = [_tri, _cho, _lu, _split_and_gather, _extrema, _signal, _chosen]
@@ -291,11 +302,13 @@ def test_grad_of_vmap_matches_a_loop_of_grads(f):
 
 
 def test_the_adjoint_helpers_of_per_example_gradients_leave_no_loop():
-    g = astjax.vmap(astjax.grad(_split_and_gather))
-    g(_x(B, 3, 3))
-    source = astjax.source(g)
+    source = ""
+    for f in (_split_and_gather, _extrema):
+        g = astjax.vmap(astjax.grad(f))
+        g(_x(B, 3, 3))
+        source += astjax.source(g)
     for helper in ("take_adjoint", "cumsum_adjoint", "stack_part", "trace_adjoint", "repeat_adjoint", "pad_adjoint",
-                   "sort_order", "take_along_axis_adjoint"):
+                   "sort_order", "take_along_axis_adjoint", "cleared_at", "dynamic_slice_adjoint"):
         assert f"append({helper}(" not in source, (helper, source)
 
 

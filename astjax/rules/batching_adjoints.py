@@ -1,7 +1,7 @@
 """Batching rules (vmap) for the adjoint helpers that per-example gradients (`vmap(grad(f))`) reach most:
 cumsum_adjoint, trace_adjoint, diagonal_adjoint, repeat_adjoint, take_adjoint, take_along_axis_adjoint,
 dynamic_slice_adjoint, pad_adjoint, stack_part(_adjoint), concatenate_part(_adjoint), unbroadcast_to, lax's
-reshape/broadcast_in_dim adjoints, sort_order and extremum_mask.
+reshape/broadcast_in_dim adjoints, index_adjoint_part, cleared_at, sort_order and extremum_mask.
 
 One mechanism, AdjointShift: such a helper takes the adjoint `g` (the operand, carrying the batch), values
 that only lend it a shape (`a` of cumsum_adjoint(g, a, axis): zeros shaped like it are filled), and axis
@@ -78,7 +78,8 @@ class AdjointShift:
                 like = self.likes[0]
                 shaped = replace[like]          # the batched `a`, whose shape the result takes
                 flat = bt.fresh(f"{b[like].id}_flat")
-                out.append(bt.assign(flat, _call("jnp.reshape", copy.deepcopy(replace[like]), _tuple(bt.B, _const(-1)))))
+                out.append(bt.assign(flat, _call("jnp.reshape", copy.deepcopy(replace[like]),
+                                                 _tuple(bt.B, _const(-1)))))
                 replace[like], replace[name], flattened = _name(flat), _const(1), True
                 continue
             shifted = _shifted(node)
@@ -206,6 +207,25 @@ def _lax_shape_adjoint_rule(bt, target, app):
     return [bt.assign(target, _rebuilt(bt, app, replace))]
 
 
+def _indexed_adjoint_rule(bt, target, app):
+    """index_adjoint_part(g, x, idx) (g[idx]) and cleared_at(g, x, idx) (g with x[idx] zeroed) of an array x
+    and an unbatched index: the batched index (`batch_index`), x repeated along the batch when unbatched; g
+    batched, or a bare zero (which stays one, or is spread over x's batched shape)."""
+    from .batching import _batch_index_call
+    b = app.bound
+    g, x, idx = b["g"], b["x"], b["idx"]
+    if bt.is_batched(idx) or not isinstance(x, gast.Name) or bt.kind(x) != ARRAY:
+        return None
+    if not (isinstance(g, gast.Constant) or (isinstance(g, gast.Name) and bt.is_batched(g) and bt.kind(g) == ARRAY)):
+        return None
+    out = []
+    x = bt.batched(x, out)
+    index = bt.fresh("_index")
+    out.append(bt.assign(index, _batch_index_call(bt, idx)))
+    out.append(bt.assign(target, _call(app.primitive.name, copy.deepcopy(g), x, _name(index))))
+    return out
+
+
 ADJOINT_SHIFTS = {
     "cumsum_adjoint": AdjointShift(none="flatten"),
     "trace_adjoint": AdjointShift(axes=("axis1", "axis2")),
@@ -226,6 +246,8 @@ OTHERS = {
     "concatenate_part_adjoint": (_concatenate_part_adjoint_rule,
                                  lambda batching, bound: (ARRAY, _rank_of(batching, bound, "p"))),
     "unbroadcast_to": (_unbroadcast_to_rule, lambda batching, bound: (ARRAY, None)),
+    "index_adjoint_part": (_indexed_adjoint_rule, lambda batching, bound: (ARRAY, None)),
+    "cleared_at": (_indexed_adjoint_rule, lambda batching, bound: (ARRAY, _rank_of(batching, bound, "x"))),
     "lax_reshape_adjoint": (_lax_shape_adjoint_rule, lambda batching, bound: (ARRAY, None)),
     "lax_broadcast_in_dim_adjoint": (_lax_shape_adjoint_rule, lambda batching, bound: (ARRAY, None)),
 }

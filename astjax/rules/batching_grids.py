@@ -9,7 +9,7 @@ import gast
 import numpy as np
 
 from ..analyses.batching import ARRAY
-from .batching import _call, _const, _is_const, _name, _tuple
+from .batching import _call, _const, _name, _tuple
 from .nondifferentiable import SHAPES
 from .registry import PRIMITIVES, defbatch, primitive
 

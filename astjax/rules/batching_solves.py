@@ -24,7 +24,7 @@ import numpy as np
 
 from ..analyses.batching import ARRAY
 from .batching import _call, _const, _is_const, _name, _static_int, _tuple
-from .batching_axes import AxisShift, _rebuilt, _rank_of
+from .batching_axes import _rebuilt, _rank_of
 from .nondifferentiable import SHAPES
 from .registry import PRIMITIVES, defbatch, primitive
 
