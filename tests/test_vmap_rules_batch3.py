@@ -171,6 +171,10 @@ ROWS = [
     ("cov", lambda m: jnp.cov(m, rowvar=False, bias=True), [_x(5, 2, B)], 2),
     ("cov", lambda m: jnp.cov(m, ddof=2), [_x(B, 6)], 0),
     ("cov", lambda m: jnp.cov(m), [RNG.integers(0, 5, size=(B, 1, 4))], 0),
+    ("corrcoef", lambda m: jnp.corrcoef(m), [_x(B, 3, 5)], 0),
+    ("corrcoef", lambda m: jnp.corrcoef(m, rowvar=False), [_x(5, 2, B)], 2),
+    ("corrcoef", lambda m: jnp.corrcoef(m), [_x(B, 2, 4) + 1j * _x(B, 2, 4)], 0),
+    ("corrcoef", lambda m: jnp.corrcoef(m), [np.array([[[1.0, 1.0, 1.0], [1.0, 2.0, 3.0]]] * B)], 0),
     # the adjoint helpers per-example gradients reach (called directly: each argument batched or not)
     ("cumsum_adjoint", lambda g, a: H.cumsum_adjoint(g, a, 1), [_x(B, 2, 3), _x(2, 3)], (0, None)),
     ("cumsum_adjoint", lambda g, a: H.cumsum_adjoint(g, a), [_x(B, 6), _x(B, 2, 3)], 0),
@@ -271,7 +275,7 @@ def _signal(x):
 
 def _chosen(x):
     kept = jnp.compress(np.array([True, False, True]), x, axis=1)
-    return jnp.sum(jnp.cov(x) ** 2) + jnp.sum(kept ** 2) + jnp.sum(jnp.extract(np.eye(3) > 0, x) ** 3) + jnp.sum(
+    return jnp.sum(jnp.cov(x) ** 2) + jnp.sum(jnp.corrcoef(x) ** 3) + jnp.sum(kept ** 2) + jnp.sum(jnp.extract(np.eye(3) > 0, x) ** 3) + jnp.sum(
         jnp.compress(np.array([0, 1, 1]), x) * 2.0)
 
 

@@ -1,8 +1,8 @@
-"""Batching rule (vmap) for cov: NumPy's own steps on a stack of observation matrices. Each example's
+"""Batching rules (vmap) for cov and corrcoef: NumPy's own steps on a stack of observation matrices. Each example's
 variables are rows (a vector is one variable; rowvar=False swaps the last two axes), the mean of each row is
 subtracted, c = X conj(X)^T / (N - ddof) is one stacked matmul, and each example's result is squeezed as
-NumPy squeezes it (a single variable gives a 0-d covariance). y, fweights and aweights, or flags that are not
-literals, loop over the batch.
+NumPy squeezes it (a single variable gives a 0-d covariance); corrcoef divides by the deviations and clips.
+y, fweights and aweights, or flags that are not literals, loop over the batch.
 """
 import copy
 
@@ -34,9 +34,9 @@ for _fn in (batch_cov_scale, batch_squeezed_shape):
     primitive(_fn.__name__, _fn, operands=(), differentiable=False, reason=SHAPES)
 
 
-def _cov_rule(bt, target, app):
-    b = app.bound
-    m = b.get("m")
+def _covariances(bt, out, b, m):
+    """The statements of each example's unsqueezed covariance matrix (B, v, v), appended to `out`; its name,
+    or None when the call is not covered."""
     if not isinstance(m, gast.Name) or bt.kind(m) != ARRAY or not bt.is_batched(m) or bt.rank(m) not in (1, 2):
         return None
     if any(not _is_const(b.get(k, _const(None)), None) for k in ("y", "fweights", "aweights")):
@@ -44,7 +44,6 @@ def _cov_rule(bt, target, app):
     flags = {k: b.get(k, _const(d)) for k, d in (("rowvar", True), ("bias", False), ("ddof", None))}
     if any(not isinstance(v, gast.Constant) for v in flags.values()):
         return None
-    out = []
 
     def let(base, value):
         name = bt.fresh(base)
@@ -63,10 +62,49 @@ def _cov_rule(bt, target, app):
     scale = let("_scale", _call(bt.helper(batch_cov_scale), gast.Subscript(
         value=_call("jnp.shape", copy.deepcopy(centered)), slice=_const(-1), ctx=gast.Load()),
         copy.deepcopy(flags["ddof"]), copy.deepcopy(flags["bias"])))
-    scaled = let("_scaled", gast.BinOp(left=product, op=gast.Mult(), right=scale))
-    out.append(bt.assign(target, _call("jnp.reshape", scaled, _call(
-        bt.helper(batch_squeezed_shape), _call("jnp.shape", copy.deepcopy(scaled))))))
+    return let("_scaled", gast.BinOp(left=product, op=gast.Mult(), right=scale))
+
+
+def _squeezed(bt, out, target, value):
+    out.append(bt.assign(target, _call("jnp.reshape", value, _call(
+        bt.helper(batch_squeezed_shape), _call("jnp.shape", copy.deepcopy(value))))))
     return out
+
+
+def _cov_rule(bt, target, app):
+    out = []
+    scaled = _covariances(bt, out, app.bound, app.bound.get("m"))
+    return None if scaled is None else _squeezed(bt, out, target, scaled)
+
+
+def _corrcoef_rule(bt, target, app):
+    """corrcoef: the covariances divided by the standard deviations of their row and column, the real part
+    (and a complex result's imaginary part) clipped to [-1, 1], as NumPy does (a single variable's c / c
+    comes out as (c / s) / s, the same up to rounding)."""
+    b = app.bound
+    out = []
+    c = _covariances(bt, out, {"y": b.get("y", _const(None)), "rowvar": b.get("rowvar", _const(True))},
+                     b.get("x"))
+    if c is None:
+        return None
+
+    def let(base, value):
+        name = bt.fresh(base)
+        out.append(bt.assign(name, value))
+        return _name(name)
+    d = let("_variances", _call("jnp.diagonal", copy.deepcopy(c), axis1=_const(1), axis2=_const(2)))
+    sd = let("_deviations", _call("jnp.sqrt", _call("jnp.real", d)))
+    rows = let("_by_rows", gast.BinOp(left=copy.deepcopy(c), op=gast.Div(), right=_call(
+        "jnp.expand_dims", copy.deepcopy(sd), _const(2))))
+    both = let("_by_both", gast.BinOp(left=rows, op=gast.Div(), right=_call("jnp.expand_dims", copy.deepcopy(sd),
+                                                                             _const(1))))
+    clipped = bt.fresh("_clipped")
+    real = _call("jnp.clip", _call("jnp.real", copy.deepcopy(both)), _const(-1.0), _const(1.0))
+    imag = _call("jnp.clip", _call("jnp.imag", copy.deepcopy(both)), _const(-1.0), _const(1.0))
+    out.append(gast.If(test=_call("jnp.iscomplexobj", copy.deepcopy(both)), body=[bt.assign(clipped, gast.BinOp(
+        left=real, op=gast.Add(), right=gast.BinOp(left=_const(1j), op=gast.Mult(), right=imag)))],
+        orelse=[bt.assign(clipped, copy.deepcopy(real))]))
+    return _squeezed(bt, out, target, _name(clipped))
 
 
 def _cov_result(batching, bound):
@@ -75,8 +113,9 @@ def _cov_result(batching, bound):
 
 def _register():
     from .batching_axes import _declared
-    if "cov" in PRIMITIVES and PRIMITIVES["cov"].batch is None:
-        defbatch(PRIMITIVES["cov"], _declared(_cov_rule, _cov_result))
+    for name, rule in (("cov", _cov_rule), ("corrcoef", _corrcoef_rule)):
+        if name in PRIMITIVES and PRIMITIVES[name].batch is None:
+            defbatch(PRIMITIVES[name], _declared(rule, _cov_result))
 
 
 _register()
