@@ -111,6 +111,8 @@ def svdvals(x):
 def qr(a, mode="reduced"):
     """NumPy's linalg.qr (a named tuple of Arrays, or R for mode="r")."""
     result = np.linalg.qr(_float(a), mode=mode)
+    if mode == "raw":       # (h, tau) in LAPACK's layout, as JAX's (NumPy gives a plain tuple)
+        return type(np.linalg.qr(np.eye(1)))(*(_out(r) for r in result))
     return _out(result) if mode == "r" else _outs(result)
 
 

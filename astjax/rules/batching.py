@@ -74,20 +74,45 @@ def batch_prepend(size, shape):
     return (int(size),) + ((int(shape),) if np.ndim(shape) == 0 else tuple(int(n) for n in shape))
 
 
-def batch_index(idx):
+def batch_index(idx, size=None):
     """The index of a batched array for a per-example index: `:` in front, the rest as they are.
 
-    An index with array (or int) parts separated by a slice would move NumPy's advanced-index axes to
-    the front, in front of the batch axis: that is refused, and the statement loops over the batch.
+    An index whose array parts (and the integers beside them) are separated by a slice, `None` or `...`
+    puts NumPy's advanced-index axes first, in front of the batch axis. There the batch axis becomes an
+    advanced index too, `arange(size)` shaped (size, 1, ...) in front of the others' broadcast shape, so the
+    result (and an `.at[]` update's value) is (batch, advanced axes, sliced axes), as per example.
     """
     parts = idx if isinstance(idx, tuple) else (idx,)
-    advanced = [i for i, p in enumerate(parts) if not isinstance(p, slice) and p is not None and p is not Ellipsis]
-    if len(advanced) > 1 and advanced[-1] - advanced[0] + 1 != len(advanced):
-        raise _NotBatchable("an index whose integer or array parts are separated by a slice")
-    if any(np.asarray(p).dtype == bool for p in parts if not isinstance(p, slice) and p is not None
-           and p is not Ellipsis and np.ndim(p) > 0):
-        pass          # a boolean mask on the per-example axes keeps its place after the batch axis
+    if _splits_advanced(parts):
+        if size is None:
+            from ..errors import RuntimeRefusal
+            raise RuntimeRefusal("vmap: an index whose array parts are separated by a slice (NumPy moves their "
+                                 "axes first) needs the batch size here, which this call does not know. Instead: "
+                                 "write the index parts next to each other, or index with jnp.take.")
+        shapes = [(int(np.count_nonzero(p)),) if np.asarray(p).dtype == bool else np.shape(p)
+                  for p in parts if _is_advanced(p)]
+        rank = len(np.broadcast_shapes(*shapes))
+        return (np.arange(int(size)).reshape((int(size),) + (1,) * rank),) + parts
     return (slice(None),) + parts
+
+
+def _is_advanced(p):
+    return not isinstance(p, slice) and p is not None and p is not Ellipsis
+
+
+def _splits_advanced(parts):
+    """Whether NumPy moves the advanced-index axes of `parts` to the front: some part is an array (integers
+    and 0-d arrays alone index as basic), and the array and integer parts are not next to each other."""
+    positions = [i for i, p in enumerate(parts) if _is_advanced(p)]
+    if len(positions) < 2 or positions[-1] - positions[0] + 1 == len(positions):
+        return False
+    if not any(np.ndim(p) > 0 for i, p in enumerate(parts) if i in positions):
+        return False
+    if any(np.ndim(p) == 0 and np.asarray(p).dtype == bool for p in parts if _is_advanced(p)):
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal("vmap: an index with a boolean scalar beside separated array parts is not batched "
+                             "(NumPy's placement of its axis there is irregular). Instead: drop the boolean scalar.")
+    return True
 
 
 def batch_part_rank(shape, idx):
@@ -107,10 +132,6 @@ def batch_part_rank(shape, idx):
     return np.broadcast_to(np.empty((), dtype=bool), tuple(shape))[tuple(clipped)].ndim - 1
 
 
-class _NotBatchable(ValueError):
-    pass
-
-
 def batch_take_index(idx):
     """A batched index into an unbatched array: only integer indices pick one element per example."""
     if np.asarray(idx).dtype.kind not in "iu":
@@ -126,7 +147,7 @@ def batch_getitem(x, idx):
     from .helpers import TreeAdjoint
     if isinstance(x, (tuple, list, dict, TreeAdjoint)):
         return x[idx]
-    return x[batch_index(idx)]
+    return x[batch_index(idx, np.shape(x)[0])]
 
 
 def example_of(tree, b):
@@ -703,6 +724,20 @@ def _sequence_rule(bt, target, app):
     return out
 
 
+def _batch_index_call(bt, idx):
+    """`batch_index(idx)`, given the batch size where the index might have array parts separated by a slice
+    (then the batch axis is an advanced index too, see batch_index): a tuple with two or more parts that are
+    not written as slices, or a name that may hold a tuple."""
+    from ..codegen.templates import index_expression
+    expression = index_expression(copy.deepcopy(idx))
+    if isinstance(idx, gast.Tuple):
+        loose = [p for p in idx.elts if not isinstance(p, gast.Slice) and not _is_const(p, None, Ellipsis)]
+        split = len(loose) > 1
+    else:
+        split = bt.kind(idx) != ARRAY
+    return _call(bt.helper(batch_index), expression, bt.B) if split else _call(bt.helper(batch_index), expression)
+
+
 def _getitem_rule(bt, target, app):
     x, idx = app.bound["x"], app.bound["idx"]
     kind = bt.kind(x)
@@ -723,7 +758,7 @@ def _getitem_rule(bt, target, app):
             new = _tuple(gast.Slice(lower=None, upper=None, step=None), *copy.deepcopy(parts))
         else:
             from ..codegen.templates import index_expression
-            new = _call(bt.helper(batch_index), index_expression(copy.deepcopy(idx)))
+            new = _batch_index_call(bt, idx)
         return [bt.assign(target, gast.Subscript(value=copy.deepcopy(x), slice=new, ctx=gast.Load()))]
     if not isinstance(idx, gast.Name):
         return None
@@ -753,7 +788,7 @@ def _at_rule(bt, target, app):
         out.append(bt.assign(index, index_expression(_tuple(gast.Slice(lower=None, upper=None, step=None),
                                                             *copy.deepcopy(parts)))))
     else:
-        out.append(bt.assign(index, _call(bt.helper(batch_index), index_expression(copy.deepcopy(idx)))))
+        out.append(bt.assign(index, _batch_index_call(bt, idx)))
     from ..analyses.batching import _index_rank
     part_rank = _index_rank(bt.rank(app.bound["x"]), idx, bt.batching)
     if v is not None and bt.is_batched(v) and part_rank is not None and bt.rank(v) is not None:
@@ -866,7 +901,7 @@ def _index_adjoint_rule(bt, target, app):
     from ..codegen.templates import index_expression
     out = []
     x = bt.batched(x, out)
-    new_index = _call(bt.helper(batch_index), index_expression(copy.deepcopy(idx)))
+    new_index = _batch_index_call(bt, idx)
     if isinstance(g, gast.Name):
         # g of lower per-example rank than x[idx] (a zero adjoint `0.0` of an empty slice's items): unit
         # axes after the batch axis, so it broadcasts as it does per example

@@ -145,7 +145,7 @@ def batch_getitem_adjoint(g, x, idx):
         return index_adjoint(x, idx, g)
     if _is_zero(g):
         return 0.0
-    return index_adjoint(x, batch_index(idx), g)
+    return index_adjoint(x, batch_index(idx, np.shape(x)[0]), g)
 
 
 def batch_getitem_part(g, x, idx):
@@ -155,7 +155,7 @@ def batch_getitem_part(g, x, idx):
         return index_adjoint_part(g, x, idx)
     if _is_zero(g):
         return 0.0
-    return wrap(np.asarray(g)[batch_index(idx)])
+    return wrap(np.asarray(g)[batch_index(idx, np.shape(g)[0])])
 
 
 _getitem = primitive("batch_getitem", batch_getitem, operands=("x",), index_params=("idx",),

@@ -182,9 +182,14 @@ def block_diag_tangent(tangents, arrs):
 
 # -------------------------------------------------------------------- lu family
 def pivots_to_permutation(piv, n):
-    """The permutation matrix P with a = P L U from LAPACK's pivots (row i swapped with piv[i], in order)."""
+    """The permutation matrix P with a = P L U from LAPACK's pivots (row i swapped with piv[i], in order);
+    for a stack of pivot vectors (..., n), the stack of matrices (..., n, n) (vmap's batched lu_solve)."""
+    piv = np.asarray(piv)
+    if piv.ndim > 1:
+        return wrap(np.stack([np.asarray(pivots_to_permutation(p, n)) for p in piv.reshape(-1, piv.shape[-1])])
+                    .reshape(piv.shape[:-1] + (n, n)))
     order = np.arange(n)
-    for i, p in enumerate(np.asarray(piv)):
+    for i, p in enumerate(piv):
         order[i], order[p] = order[p], order[i]
     perm = np.zeros((n, n), dtype=np.float32)
     perm[order, np.arange(n)] = 1.0

@@ -158,13 +158,15 @@ class _Fold(NodeTransformer):
         return gast.Constant(value=int(rank), kind=None)
 
     def _batch_index(self, node):
-        if len(node.args) != 1 or not isinstance(node.args[0], gast.Name):
+        if len(node.args) not in (1, 2) or not isinstance(node.args[0], gast.Name):
             return None
         index = self._example_index(node.args[0])
         if index is None:
             return None
         try:
-            _batching.batch_index(index)      # an index vmap cannot batch (split advanced parts) keeps the call
+            parts = index if isinstance(index, tuple) else (index,)
+            if _batching._splits_advanced(parts):     # the batch axis an advanced index too: keeps the call
+                return None
         except Exception:
             return None
         everything = gast.Call(func=gast.Name(id="slice", ctx=gast.Load(), annotation=None, type_comment=None),

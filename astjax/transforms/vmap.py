@@ -303,6 +303,11 @@ class BatchMode:
                 allowed.add(id(node.args[0]))          # the length check of `a, b = t`
             elif isinstance(node, gast.Return) and node.value is not None:
                 allowed.update(id(e) for e in ([node.value] + list(getattr(node.value, "elts", []))))
+        for _, _, app in self.batching.assignments:      # `lu_solve(lu_and_piv, b)`: a rule that reads the pair
+            prim = app.primitive if app is not None and app.kind == "primitive" else None
+            for param in getattr(getattr(prim, "batch", None), "reads_tuples", ()):
+                if isinstance((app.bound or {}).get(param), gast.Name):
+                    allowed.add(id(app.bound[param]))
         return all(id(n) in allowed for n in walk(self.function)
                    if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load))
 
@@ -684,8 +689,10 @@ class BatchMode:
         prim = app.primitive
         if prim.name == "getitem":      # `t[0]` of a batched tuple is its batched item: the rule says so
             return False
+        pairs = getattr(prim.batch, "reads_tuples", ())     # lu_solve's (lu, piv): its rule reads the items
         for param, node in app.bound.items():
-            if param == prim.sequence_operand or param not in prim.operands or not isinstance(node, gast.Name):
+            if param == prim.sequence_operand or param not in prim.operands or not isinstance(node, gast.Name) or (
+                    param in pairs):
                 continue
             kind = self.kind(node)
             if kind is not None and kind != ARRAY and self.is_batched(node):
@@ -799,8 +806,7 @@ class BatchMode:
                 analysis.is_batched(k.value) for k in app.node.keywords) or any(
                 not isinstance(a, (gast.Name, gast.Constant)) and analysis.is_batched(a) for a in app.args):
             return None, None
-        spec = tuple(ParamSpec(analysis.is_batched(a), analysis.kind(a) if isinstance(a, gast.Name) else None,
-                               analysis.rank(a)) for a in app.args)
+        spec = tuple(ParamSpec(analysis.is_batched(a), _argument_kind(analysis, a), analysis.rank(a)) for a in app.args)
         return self.result_of(self.callee_vmap(app.callee, spec, app.node))
 
     def _callee(self, stmt, target, app):
@@ -808,8 +814,7 @@ class BatchMode:
         if any(self.is_batched(k.value) for k in call.keywords) or any(
                 not isinstance(a, (gast.Name, gast.Constant)) and self.is_batched(a) for a in app.args):
             return self.loop_statement(stmt, target, call)
-        spec = tuple(ParamSpec(self.is_batched(a), self.kind(a) if isinstance(a, gast.Name) else None,
-                               self.rank(a)) for a in app.args)
+        spec = tuple(ParamSpec(self.is_batched(a), _argument_kind(self, a), self.rank(a)) for a in app.args)
         label = self.callee_vmap(app.callee, spec, stmt)
         keywords = copy.deepcopy(call.keywords)
         if any(s.batched for s in spec):
@@ -867,6 +872,16 @@ class BatchMode:
         return copy.deepcopy(node)
 
 
+def _argument_kind(analysis, node):
+    """The kind of a callee's argument: a name's, or ARRAY for a number written in the call (so that a callee
+    which assigns that parameter a batched value repeats the number along the batch on entry)."""
+    if isinstance(node, gast.Name):
+        return analysis.kind(node)
+    if isinstance(node, gast.Constant) and isinstance(node.value, (int, float, complex)):
+        return ARRAY
+    return None
+
+
 def batch_size_parameter(function_node):
     """The name of the parameter through which a batched callee receives the batch size: `_batch_size`,
     or `_batch_size2`, ... when the function already uses that name (vmap of vmap). Caller and callee
@@ -880,7 +895,7 @@ def batch_size_parameter(function_node):
     return name
 
 
-_RANK_DISPATCH = frozenset({"matmul", "dot", "inner"})
+_RANK_DISPATCH = frozenset({"matmul", "dot", "inner", "solve", "solve_triangular", "scipy_solve"})
 # Elementwise primitives that never raise (NumPy gives nan or inf instead): safe to run for every example.
 _SELECT_SAFE = frozenset({
     "add", "subtract", "multiply", "divide", "negative", "positive", "square", "sqrt", "abs", "exp", "expm1", "log",
