@@ -343,3 +343,228 @@ def del_in_loop_then_rebind(x):
 
 
 case(del_in_loop_then_rebind, lambda r: (vec(r, 3),), "either")
+
+
+def itertools_permutations_listed(x):
+    pairs = list(itertools.permutations(range(3), 2))
+    return sum(x[i] * x[j] ** 2 for i, j in pairs)
+
+
+case(itertools_permutations_listed, lambda r: (vec(r, 3),), "works")
+
+
+def itertools_cycle_zip_refused(x):
+    s = 0.0
+    for a, w in zip(x, itertools.cycle([1.0, 2.0])):
+        s = s + a * w
+    return s
+
+
+case(itertools_cycle_zip_refused, lambda r: (vec(r, 3),), "refuse")
+
+
+def itertools_chain_loop_refused(x):
+    s = 0.0
+    for v in itertools.chain([x[0]], [x[1] ** 2]):
+        s = s + v
+    return s
+
+
+case(itertools_chain_loop_refused, lambda r: (vec(r, 2),), "refuse")
+
+
+# ============================================================ custom_vjp / custom_jvp with pytrees
+@astjax.custom_vjp
+def _dict_rule(d):
+    return {"p": d["a"] * d["b"], "q": jnp.sin(d["a"])}
+
+
+def _dict_rule_fwd(d):
+    return _dict_rule(d), (d["a"], d["b"])
+
+
+def _dict_rule_bwd(res, g):
+    a, b = res
+    return ({"a": g["p"] * b + g["q"] * jnp.cos(a), "b": g["p"] * a},)
+
+
+_dict_rule.defvjp(_dict_rule_fwd, _dict_rule_bwd)
+
+
+def custom_vjp_dict_argument(d):
+    out = _dict_rule(d)
+    return out["p"] * 2.0 + out["q"]
+
+
+case(custom_vjp_dict_argument, lambda r: ({"b": scalar(r), "a": scalar(r)},), "works", jvp=False)
+
+
+def custom_vjp_dict_built_inside(x):
+    out = _dict_rule({"a": x[0], "b": x[1]})
+    return out["p"] * 2.0 + out["q"] * x[2]
+
+
+case(custom_vjp_dict_built_inside, lambda r: (vec(r, 3),), "works", jvp=False)
+
+
+def custom_vjp_dict_argument_also_read(d):
+    out = _dict_rule(d)
+    return out["p"] * 2.0 + out["q"] + d["a"] ** 2 * d["b"]
+
+
+case(custom_vjp_dict_argument_also_read, lambda r: ({"a": scalar(r), "b": scalar(r)},), "works", jvp=False)
+
+
+def custom_vjp_dict_in_loop(x):
+    d = {"a": x[0], "b": x[1]}
+    for _ in range(2):
+        out = _dict_rule(d)
+        d = {"a": out["p"], "b": out["q"] + 0.5}
+    return d["a"] + d["b"]
+
+
+case(custom_vjp_dict_in_loop, lambda r: (vec(r, 2),), "either", jvp=False)
+
+
+@astjax.custom_vjp
+def _list_rule(xs):
+    return xs[0] * xs[1] + xs[2]
+
+
+def _list_rule_fwd(xs):
+    return _list_rule(xs), (xs[0], xs[1])
+
+
+def _list_rule_bwd(res, g):
+    a, b = res
+    return ([g * b, g * a, g],)
+
+
+_list_rule.defvjp(_list_rule_fwd, _list_rule_bwd)
+
+
+def custom_vjp_list_argument(x):
+    return _list_rule([x[0], x[1], x[2] ** 2]) * 3.0
+
+
+case(custom_vjp_list_argument, lambda r: (vec(r, 3),), "works", jvp=False)
+
+
+class _Pair(NamedTuple):
+    w: object
+    b: object
+
+
+@astjax.custom_vjp
+def _nt_rule(p, x):
+    return jnp.tanh(p.w * x + p.b)
+
+
+def _nt_rule_fwd(p, x):
+    y = _nt_rule(p, x)
+    return y, (p, x, y)
+
+
+def _nt_rule_bwd(res, g):
+    p, x, y = res
+    d = g * (1.0 - y ** 2)
+    return (_Pair(d * x, d), d * p.w)
+
+
+_nt_rule.defvjp(_nt_rule_fwd, _nt_rule_bwd)
+
+
+def custom_vjp_namedtuple_argument(p, x):
+    return jnp.sum(_nt_rule(p, x) ** 2)
+
+
+case(custom_vjp_namedtuple_argument, lambda r: (_Pair(vec(r, 3), vec(r, 3)), vec(r, 3)), "works", jvp=False)
+
+
+@astjax.custom_vjp
+def _none_rule(x, y):
+    return x * y
+
+
+def _none_rule_fwd(x, y):
+    return x * y, x
+
+
+def _none_rule_bwd(x, g):
+    return (None, g * x)
+
+
+_none_rule.defvjp(_none_rule_fwd, _none_rule_bwd)
+
+
+def custom_vjp_none_for_zero(x):
+    return jnp.sum(_none_rule(x[:2], x[2:]) * _x(1.0, 2.0))
+
+
+case(custom_vjp_none_for_zero, lambda r: (vec(r, 4),), "works", mode="custom",
+     check=lambda fn, args: [(astjax.grad(fn)(args[0]), np.array([0.0, 0.0, args[0][0], 2.0 * args[0][1]]),
+                              "bwd's None is a zero cotangent (JAX)")])
+
+
+@functools.partial(astjax.custom_vjp, nondiff_argnums=(1,))
+def _clip_grad(x, c):
+    return x
+
+
+def _clip_grad_fwd(x, c):
+    return x, None
+
+
+def _clip_grad_bwd(c, res, g):
+    return (jnp.clip(g, -c, c),)
+
+
+_clip_grad.defvjp(_clip_grad_fwd, _clip_grad_bwd)
+
+
+def _clip_loss(x):
+    y = _clip_grad(x * x, 0.5)
+    return jnp.sum(y * _x(3.0, 0.1, -2.0)) + jnp.sum(y)
+
+
+def custom_vjp_nondiff_used_twice(x):
+    return _clip_loss(x)
+
+
+case(custom_vjp_nondiff_used_twice, lambda r: (vec(r, 3),), "works", mode="custom",
+     check=lambda fn, args: [(astjax.grad(fn)(args[0]), 2 * args[0] * np.clip(_x(4.0, 1.1, -1.0), -0.5, 0.5),
+                              "the clipped cotangent of both uses (JAX)"),
+                             (astjax.vmap(astjax.grad(fn))(np.stack([args[0], 2 * args[0]])),
+                              np.stack([2 * a * np.clip(_x(4.0, 1.1, -1.0), -0.5, 0.5) for a in (args[0], 2 * args[0])]),
+                              "vmap of it")])
+
+
+@astjax.custom_jvp
+def _st_round(x):
+    return jnp.round(x)
+
+
+@_st_round.defjvp
+def _st_round_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _st_round(x), t * 0.5
+
+
+def custom_jvp_straight_through_hessian(x):
+    return jnp.sum(_st_round(x) ** 2 + x ** 3)
+
+
+def _st_check(fn, args):
+    x = _x(0.4, 1.7)
+    r = np.round(x)
+    g = r + 3 * x ** 2                       # 2 * round(x) * 0.5 + 3 x^2
+    H = np.diag(0.5 * 0.5 * 2 / 2 * 0 + 6 * x) + np.diag([0.0, 0.0])   # d/dx (round(x)) = 0.5 inside the rule? no:
+    # JAX: the Hessian differentiates the rule's output 2 * round(x) * (t * 0.5): d/dx of round(x) is the rule's 0.5
+    H = np.diag(0.5 * 1.0 + 6 * x)
+    return [(astjax.grad(fn)(x), g, "grad uses the rule (JAX)"),
+            (astjax.hessian(fn)(x), H, "hessian differentiates through the rule (JAX: 0.5 + 6x)"),
+            (astjax.jacfwd(astjax.grad(fn))(x), H, "jacfwd(grad)"),
+            (astjax.vmap(astjax.grad(fn))(np.stack([x, x + 1])), np.stack([g, np.round(x + 1) + 3 * (x + 1) ** 2]), "vmap")]
+
+
+case(custom_jvp_straight_through_hessian, lambda r: (vec(r, 2),), "works", mode="custom", check=_st_check)
