@@ -265,7 +265,7 @@ class TreeAdjoint:
         self.fields = fields
 
     def __add__(self, other):
-        if isinstance(other, dict) or other is None:       # a custom_vjp's bwd gave a plain dict (or None)
+        if isinstance(other, (dict, list, tuple)) or other is None:   # a custom_vjp's bwd gave a plain tree
             other = TreeAdjoint.of(other)
         if isinstance(other, TreeAdjoint):
             items = dict(self.items)
