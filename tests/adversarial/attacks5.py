@@ -20,6 +20,7 @@ import astjax.numpy as jnp
 from astjax import lax, random
 
 from .case import case, vec, mat, pos, scalar
+from .harness import fd_grad, fd_hessian
 
 
 def _x(*values):
@@ -568,3 +569,333 @@ def _st_check(fn, args):
 
 
 case(custom_jvp_straight_through_hessian, lambda r: (vec(r, 2),), "works", mode="custom", check=_st_check)
+
+
+@astjax.custom_jvp
+def _cj_dict(d):
+    return d["a"] * jnp.sin(d["b"])
+
+
+@_cj_dict.defjvp
+def _cj_dict_jvp(primals, tangents):
+    d, = primals
+    t, = tangents
+    return _cj_dict(d), t["a"] * jnp.sin(d["b"]) + t["b"] * d["a"] * jnp.cos(d["b"])
+
+
+def custom_jvp_dict_argument(d):
+    return _cj_dict(d) ** 2
+
+
+case(custom_jvp_dict_argument, lambda r: ({"b": scalar(r), "a": scalar(r)},), "works")
+
+
+def custom_jvp_dict_built_inside(x):
+    return _cj_dict({"a": x[0], "b": x[1]}) * x[2]
+
+
+case(custom_jvp_dict_built_inside, lambda r: (vec(r, 3),), "works")
+
+
+@astjax.custom_jvp
+def _cj_list(xs):
+    return xs[0] * xs[1]
+
+
+@_cj_list.defjvp
+def _cj_list_jvp(primals, tangents):
+    xs, = primals
+    t, = tangents
+    return _cj_list(xs), t[0] * xs[1] + t[1] * xs[0]
+
+
+def custom_jvp_list_argument(xs):
+    return jnp.sum(_cj_list(xs) ** 2)
+
+
+case(custom_jvp_list_argument, lambda r: ([vec(r, 2), vec(r, 2)],), "works")
+
+
+def custom_jvp_dict_hessian(x):
+    return _cj_dict({"a": x[0], "b": x[1]}) * x[2]
+
+
+def _cj_hessian_check(fn, args):
+    x = args[0]
+    return [(astjax.hessian(fn)(x), fd_hessian(fn, (x,)), "hessian through a custom_jvp with a dict argument")]
+
+
+case(custom_jvp_dict_hessian, lambda r: (vec(r, 3),), "either", mode="custom", check=_cj_hessian_check)
+
+
+@astjax.custom_vjp
+def _tuple_rule(xs):
+    a, b = xs
+    return a * b
+
+
+def _tuple_rule_fwd(xs):
+    return _tuple_rule(xs), xs
+
+
+def _tuple_rule_bwd(xs, g):
+    a, b = xs
+    return ((g * b, g * a),)
+
+
+_tuple_rule.defvjp(_tuple_rule_fwd, _tuple_rule_bwd)
+
+
+def custom_vjp_tuple_argument_also_read(t):
+    return jnp.sum(_tuple_rule(t)) + jnp.sum(t[0] ** 2)
+
+
+case(custom_vjp_tuple_argument_also_read, lambda r: ((vec(r, 2), vec(r, 2)),), "works", jvp=False)
+
+
+# ============================================================ keyword arguments through the API
+def _kw_only_loss(x, *, scale):
+    return jnp.sum(x ** 3) * scale
+
+
+def api_keyword_only_argument(x):
+    return _kw_only_loss(x, scale=2.0)
+
+
+def _kw_check(fn, args):
+    x = args[0]
+    g = 6.0 * x ** 2
+    return [(astjax.grad(_kw_only_loss)(x, scale=2.0), g, "grad(f)(x, scale=...) with scale keyword-only"),
+            (astjax.value_and_grad(_kw_only_loss)(x, scale=2.0)[1], g, "value_and_grad"),
+            (astjax.jacfwd(_kw_only_loss)(x, scale=2.0), g, "jacfwd"),
+            (astjax.hessian(_kw_only_loss)(x, scale=2.0), np.diag(12.0 * x), "hessian"),
+            (astjax.jacfwd(astjax.grad(_kw_only_loss))(x, scale=2.0), np.diag(12.0 * x), "jacfwd(grad)")]
+
+
+case(api_keyword_only_argument, lambda r: (vec(r, 3),), "works", mode="custom", check=_kw_check)
+
+
+def _kw_default_loss(x, scale=1.0):
+    return jnp.sum(x ** 3) * scale
+
+
+def api_keyword_argument_jacobians(x):
+    return _kw_default_loss(x)
+
+
+def _kw_default_check(fn, args):
+    x = args[0]
+    g = 6.0 * x ** 2
+    return [(astjax.jacrev(_kw_default_loss)(x, scale=2.0), g, "jacrev(f)(x, scale=2.0) (JAX passes it through)"),
+            (astjax.jacfwd(_kw_default_loss)(x, scale=2.0), g, "jacfwd"),
+            (astjax.hessian(_kw_default_loss)(x, scale=2.0), np.diag(12.0 * x), "hessian"),
+            (astjax.jacrev(astjax.grad(_kw_default_loss))(x, scale=2.0), np.diag(12.0 * x), "jacrev(grad)")]
+
+
+case(api_keyword_argument_jacobians, lambda r: (vec(r, 3),), "works", mode="custom", check=_kw_default_check)
+
+
+# ============================================================ lax control flow: unread ys, pytrees, transforms
+def _dict_step(c, x):
+    return {"w": c["w"] * x, "s": c["s"] + c["w"]}, None
+
+
+def scan_dict_carry_none_ys(x):
+    c, _ = lax.scan(_dict_step, {"w": x[0], "s": 0.0 * x[0]}, x[1:])
+    return c["s"] + c["w"]
+
+
+case(scan_dict_carry_none_ys, lambda r: (vec(r, 4),), "works")
+
+
+def _inner_step(c, x):
+    return c * x + 1.0, None
+
+
+def _outer_step(c, row):
+    c2, _ = lax.scan(_inner_step, c, row)
+    return c2 * 0.5, c2
+
+
+def scan_in_scan_unread_inner_ys(x):
+    c, ys = lax.scan(_outer_step, 0.3, x.reshape(3, 2))
+    return c + jnp.sum(ys ** 2)
+
+
+case(scan_in_scan_unread_inner_ys, lambda r: (vec(r, 6),), "works")
+
+
+def scan_unread_ys_pytree(x):
+    c, _ = lax.scan(lambda c, v: (c * v + 0.1, {"a": c, "b": (v, None)}), 1.0, x)
+    return c
+
+
+case(scan_unread_ys_pytree, lambda r: (vec(r, 4),), "either")
+
+
+def scan_read_ys_none_refused(x):
+    c, ys = lax.scan(lambda c, v: (c * v, None), 1.0, x)
+    return c + (0.0 if ys is None else 1.0)
+
+
+case(scan_read_ys_none_refused, lambda r: (vec(r, 3),), "either")
+
+
+def scan_length_only_tuple_carry(x):
+    (a, b), ys = lax.scan(lambda c, _: ((c[0] * c[1], c[0] + 0.5 * c[1]), c[0]), (x[0], x[1]), None, length=4)
+    return a + b + jnp.sum(ys)
+
+
+case(scan_length_only_tuple_carry, lambda r: (vec(r, 2),), "works")
+
+
+def _rev_step(c, xs):
+    x1, x2 = xs
+    c2 = c * x1 + x2
+    return c2, (c2, c2 * x1)
+
+
+def scan_reverse_tuple_xs_and_ys(x):
+    c, (y1, y2) = lax.scan(_rev_step, x[0], (x[1:4], x[4:7]), reverse=True)
+    return c + jnp.sum(y1 * _x(1., 2., 3.)) + jnp.sum(y2 * _x(3., 1., 2.))
+
+
+case(scan_reverse_tuple_xs_and_ys, lambda r: (vec(r, 7),), "works")
+
+
+def _hess_vmap_check(fn, args):
+    x = args[0]
+    xs = np.stack([x, 0.5 * x])
+    return [(astjax.hessian(fn)(x), fd_hessian(fn, (x,)), "hessian"),
+            (astjax.vmap(astjax.grad(fn))(xs), np.stack([fd_grad(fn, (v,), 0)[0] for v in xs]), "vmap(grad)"),
+            (astjax.jacfwd(fn)(x), fd_grad(fn, (x,), 0)[0], "jacfwd")]
+
+
+def scan_reverse_under_every_transform(x):
+    return scan_reverse_tuple_xs_and_ys(x)
+
+
+case(scan_reverse_under_every_transform, lambda r: (vec(r, 7),), "works", mode="custom", check=_hess_vmap_check)
+
+
+def scan_dict_carry_under_every_transform(x):
+    return scan_dict_carry_none_ys(x)
+
+
+case(scan_dict_carry_under_every_transform, lambda r: (vec(r, 4),), "works", mode="custom", check=_hess_vmap_check)
+
+
+def _cond_tree(x):
+    return lax.cond(x[0] > 0, lambda d: {"a": d["a"] * 2.0, "b": jnp.sin(d["b"])},
+                    lambda d: {"a": d["b"], "b": d["a"] ** 2}, {"a": x[1], "b": x[2]})
+
+
+def cond_dict_operand(x):
+    d = _cond_tree(x)
+    return d["a"] * 3.0 + d["b"]
+
+
+def _cond_check(fn, args):
+    xs = np.array([[0.5, 0.3, 0.7], [-0.5, 0.3, 0.7]])
+    return [(astjax.vmap(fn)(xs), np.array([fn(v) for v in xs]), "vmap with a batched predicate"),
+            (astjax.vmap(astjax.grad(fn))(xs), np.stack([fd_grad(fn, (v,), 0)[0] for v in xs]), "vmap(grad)"),
+            (astjax.hessian(fn)(xs[1]), fd_hessian(fn, (xs[1],)), "hessian")]
+
+
+case(cond_dict_operand, lambda r: (vec(r, 3),), "works", mode="custom", check=_cond_check)
+
+
+def _wl(x):
+    return lax.while_loop(lambda c: c[0] < 10.0, lambda c: (c[0] * x + 1.0, c[1] + 1), (1.0, 0))
+
+
+def while_loop_batched_predicate(x):
+    return _wl(x)[0]
+
+
+def _while_check(fn, args):
+    xs = _x(1.5, 2.0, 3.0, 1.2)
+    value, steps = astjax.vmap(_wl)(xs)
+    want = [_wl(v) for v in xs]
+    return [(value, np.array([w[0] for w in want]), "values: each lane stops at its own count"),
+            (steps, np.array([w[1] for w in want]), "trip counts"),
+            (astjax.vmap(astjax.jacfwd(fn))(xs), np.array([fd_grad(fn, (np.float64(v),), 0)[0] for v in xs]),
+             "vmap(jacfwd)")]
+
+
+case(while_loop_batched_predicate, lambda r: (np.float64(1.5),), "works", mode="custom", check=_while_check)
+
+
+def switch_batched_index(x, i):
+    return lax.switch(i, [lambda a, b: a * b, lambda a, b: a - b, lambda a, b: jnp.exp(a) + b], x[0], x[1])
+
+
+def _switch_check(fn, args):
+    x = args[0]
+    idx = np.array([0, 1, 2, 5, -1])
+    want = np.array([fn(x, int(i)) for i in idx])
+    grads = np.stack([fd_grad(lambda v: fn(v, int(i)), (x,), 0)[0] for i in idx])
+    return [(astjax.vmap(fn, in_axes=(None, 0))(x, idx), want, "vmap over the index (clamped as JAX)"),
+            (astjax.vmap(astjax.grad(fn), in_axes=(None, 0))(x, idx), grads, "vmap(grad) over the index")]
+
+
+case(switch_batched_index, lambda r: (vec(r, 2), 0), "works", mode="custom", check=_switch_check)
+
+
+def _cis_step(c, x):
+    return lax.cond(x > 0, lambda c: c * x, lambda c: c - x, c), c
+
+
+def cond_inside_scan_every_transform(x):
+    c, ys = lax.scan(_cis_step, 1.0, x)
+    return c + jnp.sum(ys)
+
+
+case(cond_inside_scan_every_transform, lambda r: (_x(0.5, -0.9, 1.1, -0.8),), "works", mode="custom",
+     check=_hess_vmap_check)
+
+
+def fori_loop_tuple_carry_hessian(x):
+    return lax.fori_loop(1, 4, lambda i, c: (c[0] * x[i], c[1] + c[0]), (x[0], 0.0))[1]
+
+
+case(fori_loop_tuple_carry_hessian, lambda r: (vec(r, 4),), "works", mode="custom", check=_hess_vmap_check)
+
+
+def fori_loop_traced_bound_forward(x, n):
+    return lax.fori_loop(0, n, lambda i, c: c * x + i, 1.0)
+
+
+case(fori_loop_traced_bound_forward, lambda r: (scalar(r), 4), "works")
+
+
+def scan_closed_over_parameter(x):
+    w = x[0]
+    c, ys = lax.scan(lambda c, xi: (c * w + xi, c * w), 0.0, x[1:])
+    return c + jnp.sum(ys)
+
+
+case(scan_closed_over_parameter, lambda r: (vec(r, 4),), "works", mode="custom", check=_hess_vmap_check)
+
+
+def scan_int_counter_in_carry(x):
+    (i, s), ys = lax.scan(lambda c, v: ((c[0] + 1, c[1] + v * c[0]), c[1]), (0, 0.0), x)
+    return s + jnp.sum(ys) + i
+
+
+case(scan_int_counter_in_carry, lambda r: (vec(r, 3),), "works")
+
+
+def lax_map_dict_output(x):
+    return jnp.sum(lax.map(lambda r: {"s": jnp.sum(r ** 2), "p": r[0] * r[1]}, x.reshape(2, 2))["p"])
+
+
+case(lax_map_dict_output, lambda r: (vec(r, 4),), "either")
+
+
+def scan_dict_xs(x):
+    c, ys = lax.scan(lambda c, d: (c + d["a"] * d["b"], c), 0.0, {"b": x[:3], "a": x[3:]})
+    return c + jnp.sum(ys)
+
+
+case(scan_dict_xs, lambda r: (vec(r, 6),), "either")
