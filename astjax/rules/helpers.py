@@ -456,6 +456,8 @@ def field_of_adjoint(t, x, attr):
 def materialize(g, like):
     """An adjoint shaped like `like`: containers rebuilt, zeros filled in (for None too: a custom_vjp's bwd
     may return None for a zero cotangent, as in JAX), scalars broadcast."""
+    if like is None:        # None is an empty pytree node (JAX): its gradient is None, with no leaf of its own
+        return None
     if g is None:
         g = 0.0
     if type(g) is Array and isinstance(like, np.ndarray) and g.shape == like.shape and g.dtype == like.dtype:
