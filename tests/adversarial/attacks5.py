@@ -899,3 +899,169 @@ def scan_dict_xs(x):
 
 
 case(scan_dict_xs, lambda r: (vec(r, 6),), "either")
+
+
+# ============================================================ pytrees of parameters
+def _none_leaf_loss(p):
+    return p["a"] * 2.0 + p["c"] * 3.0 + (0.0 if p["b"] is None else 1.0)
+
+
+def none_leaf_between_parameters(p):
+    return _none_leaf_loss(p)
+
+
+def _none_leaf_check(fn, args):
+    d = {"a": np.float64(1.0), "b": None, "c": np.float64(2.0)}
+    out = []
+    for label, transform in (("grad", astjax.grad), ("jacrev", astjax.jacrev), ("jacfwd", astjax.jacfwd)):
+        g = transform(fn)(d)
+        out += [(g["a"], 2.0, label + " a"), (g["c"], 3.0, label + " c (was 0: the None's float0 leaf shifted it)"),
+                (float(g["b"] is None), 1.0, label + " b is None (JAX)")]
+    return out
+
+
+case(none_leaf_between_parameters, lambda r: ({"a": scalar(r), "b": None, "c": scalar(r)},), "works", mode="custom",
+     check=_none_leaf_check)
+
+
+def none_item_in_list_parameters(p):
+    return p[0] * 2.0 + p[2] * 3.0
+
+
+def _none_list_check(fn, args):
+    ps = [np.float64(1.0), None, np.float64(2.0)]
+    out = []
+    for label, transform in (("grad", astjax.grad), ("jacrev", astjax.jacrev), ("jacfwd", astjax.jacfwd)):
+        g = transform(fn)(ps)
+        out += [(g[0], 2.0, label + " [0]"), (g[2], 3.0, label + " [2]"), (float(g[1] is None), 1.0, label + " [1]")]
+    return out
+
+
+case(none_item_in_list_parameters, lambda r: ([scalar(r), None, scalar(r)],), "works", mode="custom",
+     check=_none_list_check)
+
+
+def unsorted_dict_keys(d):
+    return d["z"] * 2.0 + d["a"] ** 2 * 3.0 + jnp.sum(d["m"]["y"] * d["m"]["c"])
+
+
+case(unsorted_dict_keys, lambda r: ({"z": scalar(r), "a": scalar(r), "m": {"y": vec(r, 2), "c": vec(r, 2)}},),
+     "works")
+
+
+def tree_leaves_order_in_loss(d):
+    ls = astjax.tree_util.tree_leaves(d)
+    return ls[0] * 1.0 + ls[1] * 10.0 + ls[2] * 100.0       # leaves in sorted-key order (a, m, z)
+
+
+case(tree_leaves_order_in_loss, lambda r: ({"z": scalar(r), "a": scalar(r), "m": scalar(r)},), "works")
+
+
+def int_keyed_dict_parameters(d):
+    return d[2] * 2.0 + d[10] * 3.0 + d[1] * 5.0
+
+
+case(int_keyed_dict_parameters, lambda r: ({10: scalar(r), 2: scalar(r), 1: scalar(r)},), "works")
+
+
+class _Params(NamedTuple):
+    w: object
+    b: object
+
+
+def namedtuple_nested_in_list(ps, x):
+    h = x
+    for p in ps:
+        h = jnp.tanh(h @ p.w + p.b)
+    return jnp.sum(h ** 2)
+
+
+case(namedtuple_nested_in_list,
+     lambda r: ([_Params(mat(r, 3, 2), vec(r, 2)), _Params(mat(r, 2, 2), vec(r, 2))], vec(r, 3)), "works")
+
+
+def argnums_reversed_tuple(a, b, c):
+    return jnp.sum(a * b) + jnp.sum(b * c ** 2)
+
+
+case(argnums_reversed_tuple, lambda r: (vec(r, 2), vec(r, 2), vec(r, 2)), "works", argnums=(2, 0))
+
+
+def has_aux_pytree(x):
+    return jnp.sum(x ** 2), {"n": jnp.sum(x > 0), "m": (x * 2, [x[0]])}
+
+
+def _aux_check(fn, args):
+    x = args[0]
+    (v, aux), g = astjax.value_and_grad(fn, has_aux=True)(x)
+    g2, aux2 = astjax.grad(fn, has_aux=True)(x)
+    j, aux3 = astjax.jacrev(fn, has_aux=True)(x)
+    return [(v, np.sum(x ** 2), "value"), (g, 2 * x, "grad"), (g2, 2 * x, "grad has_aux"), (j, 2 * x, "jacrev has_aux"),
+            (aux["m"][0], 2 * x, "aux array"), (aux["m"][1][0], x[0], "aux list item"),
+            (aux2["n"], np.sum(x > 0), "aux count"), (aux3["n"], np.sum(x > 0), "jacrev aux")]
+
+
+case(has_aux_pytree, lambda r: (vec(r, 3),), "works", mode="custom", check=_aux_check)
+
+
+def grad_of_python_float_list(ps):
+    h = 1.0
+    for w in ps:
+        h = jnp.tanh(h * w)
+    return h
+
+
+def _float_list_check(fn, args):
+    g = astjax.grad(fn)([0.5, 1.5, -0.7])
+    want = fd_grad(fn, ([np.float64(0.5), np.float64(1.5), np.float64(-0.7)],), 0)
+    return [(float(isinstance(g, list)), 1.0, "a list of gradients")] + [
+        (a, b, f"item {k} (float32, as JAX for Python floats)") for k, (a, b) in enumerate(zip(g, want))]
+
+
+case(grad_of_python_float_list, lambda r: ([0.5, 1.5, -0.7],), "works", mode="custom", check=_float_list_check,
+     rtol=1e-4)
+
+
+def ordered_dict_params(d):
+    return d["b"] * 2.0 + d["a"] ** 2 * 3.0
+
+
+def _od_check(fn, args):
+    import collections
+    d = collections.OrderedDict([("b", np.float64(1.0)), ("a", np.float64(2.0))])
+    g = astjax.grad(fn)(d)
+    return [(g["a"], 12.0, "a"), (g["b"], 2.0, "b"), (float(type(g) is collections.OrderedDict), 1.0, "type kept")]
+
+
+case(ordered_dict_params, lambda r: ({"b": scalar(r), "a": scalar(r)},), "works", mode="custom", check=_od_check)
+
+
+def empty_containers_in_arguments(p, x):
+    return jnp.sum(x ** 2) + len(p[0]) + len(p[1])
+
+
+case(empty_containers_in_arguments, lambda r: (((), {}), vec(r, 2)), "works", argnums=1)
+
+
+def tree_map_over_two_trees(p):
+    sq = astjax.tree_util.tree_map(lambda a, b: a * b, p, {"x": _x(1., 2.), "y": np.float64(3.0)})
+    return jnp.sum(sq["x"]) + sq["y"] * p["y"]
+
+
+case(tree_map_over_two_trees, lambda r: ({"y": scalar(r), "x": vec(r, 2)},), "works")
+
+
+def vmap_in_axes_dict_params(p, x):
+    return jnp.sum(p["w"] * x) + p["b"]
+
+
+def _vmap_dict_check(fn, args):
+    p = {"w": np.arange(6.0).reshape(3, 2), "b": np.float64(1.0)}
+    x = _x(1., 2.)
+    return [(astjax.vmap(fn, in_axes=({"w": 0, "b": None}, None))(p, x), p["w"] @ x + 1.0, "vmap"),
+            (astjax.vmap(astjax.grad(fn), in_axes=({"w": 0, "b": None}, None))(p, x)["w"], np.tile(x, (3, 1)),
+             "vmap(grad) w")]
+
+
+case(vmap_in_axes_dict_params, lambda r: ({"w": vec(r, 2), "b": scalar(r)}, vec(r, 2)), "works", mode="custom",
+     check=_vmap_dict_check)
