@@ -1065,3 +1065,263 @@ def _vmap_dict_check(fn, args):
 
 case(vmap_in_axes_dict_params, lambda r: ({"w": vec(r, 2), "b": scalar(r)}, vec(r, 2)), "works", mode="custom",
      check=_vmap_dict_check)
+
+
+# ============================================================ JAX's conventions at kinks (numbers from JAX 0.10, x64)
+def _at(point, expected, label, hessian=None):
+    """A check: grad at `point` equals JAX's `expected`; jvp along ones equals grad . ones where that is finite;
+    the Hessian equals JAX's `hessian` where given."""
+    def check(fn, args):
+        x = np.array(point, dtype=np.float64)
+        want = np.array(expected, dtype=np.float64)
+        out = [(astjax.grad(fn)(x), want, label)]
+        if np.all(np.isfinite(want)):
+            out.append((astjax.jvp(fn, (x,), (np.ones_like(x),))[1], float(np.sum(want)), label + " (jvp)"))
+        if hessian is not None:
+            out.append((astjax.hessian(fn)(x), np.array(hessian, dtype=np.float64), label + " (hessian)"))
+        return out
+    return check
+
+
+def _kink(fn, point, expected, label, hessian=None, args=None):
+    shape = np.shape(point)
+    case(fn, args or (lambda r: (vec(r, shape[0]) if len(shape) == 1 else mat(r, *shape),)), "works", mode="custom",
+         check=_at(point, expected, label, hessian))
+
+
+def sinc_at_zero(x):
+    return jnp.sum(jnp.sinc(x))
+
+
+_kink(sinc_at_zero, [0.0, 0.5], [0.0, -1.2732395447351625], "sinc'(0) = 0 (JAX's Maclaurin rule)",
+      hessian=[[-3.2898681336964524, 0.0], [0.0, -1.1902271282389347]])
+
+
+def relu6_kinks(x):
+    return jnp.sum(nn.relu6(x))
+
+
+_kink(relu6_kinks, [0.0, 6.0, 3.0], [0.0, 0.0, 1.0], "relu6 at 0 and 6")
+
+
+def hard_tanh_kinks(x):
+    return jnp.sum(nn.hard_tanh(x))
+
+
+_kink(hard_tanh_kinks, [-1.0, 1.0, 0.0], [1.0, 1.0, 1.0], "hard_tanh at -1 and 1")
+
+
+def leaky_relu_at_zero(x):
+    return jnp.sum(nn.leaky_relu(x, 0.1))
+
+
+_kink(leaky_relu_at_zero, [0.0, -1.0], [1.0, 0.1], "leaky_relu'(0) = 1")
+
+
+def elu_at_zero(x):
+    return jnp.sum(nn.elu(x))
+
+
+_kink(elu_at_zero, [0.0, -1.0], [1.0, 0.36787944117144233], "elu'(0) = 1",
+      hessian=[[1.0, 0.0], [0.0, 0.36787944117144233]])
+
+
+def celu_selu_at_zero(x):
+    return jnp.sum(nn.celu(x)) + jnp.sum(nn.selu(x))
+
+
+_kink(celu_selu_at_zero, [0.0, -1.0], [2.7580993408473766, 1.0146480442062562], "celu/selu at 0")
+
+
+def max_min_axis_ties(x):
+    return jnp.sum(jnp.max(x, axis=1)) + jnp.sum(jnp.min(x, axis=0) * 3)
+
+
+_kink(max_min_axis_ties, [[1.0, 1.0, 0.0], [2.0, 2.0, 2.0]],
+      [[3.5, 3.5, 3.0], [1 / 3, 1 / 3, 1 / 3]], "max/min along an axis with ties")
+
+
+def amax_ptp_ties(x):
+    return jnp.amax(x) + jnp.ptp(x)
+
+
+_kink(amax_ptp_ties, [1.0, 1.0, 0.0, 0.0], [1.0, 1.0, -0.5, -0.5], "amax and ptp with ties")
+
+
+def median_with_three_ties(x):
+    return jnp.median(x)
+
+
+_kink(median_with_three_ties, [1.0, 1.0, 1.0, 3.0], [0.0, 0.5, 0.5, 0.0], "median's middle pair among ties")
+
+
+def nested_minimum_three_way_tie(x):
+    return jnp.minimum(jnp.minimum(x[0], x[1]), x[2])
+
+
+_kink(nested_minimum_three_way_tie, [1.0, 1.0, 1.0], [0.25, 0.25, 0.5], "minimum(minimum(a, b), c) at a = b = c")
+
+
+def round_family_at_halves(x):
+    return jnp.sum(jnp.round(x) * x + jnp.floor(x) + jnp.ceil(x) + jnp.trunc(x))
+
+
+_kink(round_family_at_halves, [0.5, 1.5, -0.5], [0.0, 2.0, 0.0], "round half to even, zero derivatives")
+
+
+def mod_family_at_multiples(x):
+    return jnp.sum(jnp.mod(x, 1.0) + jnp.remainder(x, 0.3) + jnp.fmod(x, 0.3) + x // 0.3)
+
+
+_kink(mod_family_at_multiples, [1.0, 0.0, -1.0], [3.0, 3.0, 3.0], "mod/remainder/fmod slope 1, floor_divide 0")
+
+
+def cumprod_with_zeros(x):
+    return jnp.sum(jnp.cumprod(x))
+
+
+_kink(cumprod_with_zeros, [2.0, 0.0, 3.0, 0.0], [1.0, 8.0, 0.0, 0.0], "cumprod through zeros")
+
+
+def det_at_singular_matrix(x):
+    return jnp.linalg.det(x)
+
+
+_kink(det_at_singular_matrix, [[1.0, 2.0], [2.0, 4.0]], [[4.0, -2.0], [-2.0, 1.0]], "det' = adjugate^T at rank 1")
+
+
+def heaviside_times_x(x):
+    return jnp.sum(jnp.heaviside(x, 0.5) * x)
+
+
+_kink(heaviside_times_x, [0.0, 1.0, -1.0], [0.5, 1.0, 0.0], "heaviside(0, 0.5) * x")
+
+
+def copysign_both_ways(x):
+    return jnp.sum(jnp.copysign(x, -1.0) + jnp.copysign(2.0, x) * x)
+
+
+_kink(copysign_both_ways, [0.0, 1.0, -1.0], [1.0, 1.0, -1.0], "copysign at +0")
+
+
+def log_softmax_with_minus_inf(x):
+    return jnp.sum(nn.log_softmax(x) * _x(1.0, 2.0, 3.0))
+
+
+_kink(log_softmax_with_minus_inf, [-np.inf, 0.0, 1.0], [1.0, 0.3863514717800293, -1.3863514717800296],
+      "log_softmax with a -inf logit")
+
+
+def logsumexp_with_minus_inf(x):
+    return nn.logsumexp(x)
+
+
+_kink(logsumexp_with_minus_inf, [-np.inf, 0.0, 1.0], [0.0, 0.2689414213699951, 0.7310585786300049],
+      "logsumexp with a -inf entry")
+
+
+def cbrt_at_zero(x):
+    return jnp.sum(jnp.cbrt(x))
+
+
+_kink(cbrt_at_zero, [0.0, -8.0], [np.inf, 0.08333333333333333], "cbrt'(0) = inf")
+
+
+def hypot_at_origin(x):
+    return jnp.hypot(x[0], x[1])
+
+
+_kink(hypot_at_origin, [0.0, 0.0], [0.5, 0.5], "hypot at (0, 0): JAX's 0.5 each")
+
+
+def arctan2_on_negative_axis(x):
+    return jnp.arctan2(x[0], x[1])
+
+
+_kink(arctan2_on_negative_axis, [0.0, -1.0], [-1.0, 0.0], "arctan2 at (0, -1)")
+
+
+def abs_cubed_at_zero(x):
+    return jnp.sum(jnp.abs(x) ** 3)
+
+
+_kink(abs_cubed_at_zero, [0.0, -1.0], [0.0, -3.0], "|x|^3 at 0", hessian=[[0.0, 0.0], [0.0, 6.0]])
+
+
+def double_where_sqrt(x):
+    safe = jnp.where(x > 0, x, 1.0)
+    return jnp.sum(jnp.where(x > 0, jnp.sqrt(safe), 0.0))
+
+
+_kink(double_where_sqrt, [-1.0, 0.0, 4.0], [0.0, 0.0, 0.25], "the double-where trick: no nan")
+
+
+def where_sin_over_x(x):
+    return jnp.sum(jnp.where(x == 0, 1.0, jnp.sin(x) / x))
+
+
+_kink(where_sin_over_x, [0.0, 1.0], [np.nan, -0.30116867893975674], "where(x == 0, 1, sin(x)/x): nan as JAX")
+
+
+def norm_of_zero_vector(x):
+    return jnp.linalg.norm(x) + jnp.sqrt(jnp.sum(x * x))
+
+
+_kink(norm_of_zero_vector, [0.0, 0.0], [np.nan, np.nan], "norm and sqrt(sum(x^2)) at 0: nan as JAX")
+
+
+def logaddexp_tie(x):
+    return jnp.logaddexp(x[0], x[1])
+
+
+_kink(logaddexp_tie, [1.0, 1.0], [0.5, 0.5], "logaddexp(a, a)")
+
+
+def power_negative_base_integer_exponent(x):
+    return x[0] ** x[1]
+
+
+_kink(power_negative_base_integer_exponent, [-2.0, 3.0], [12.0, np.nan], "(-2)^3: d/dbase 12, d/dexp nan (log(-2))")
+
+
+def softplus_log_sigmoid_far_out(x):
+    return jnp.sum(nn.softplus(x)) + jnp.sum(nn.log_sigmoid(x))
+
+
+_kink(softplus_log_sigmoid_far_out, [0.0, 800.0, -800.0], [1.0, 1.0, 1.0], "softplus + log_sigmoid at +-800")
+
+
+def gelu_silu_mix(x):
+    return jnp.sum(nn.silu(x)) + jnp.sum(nn.gelu(x)) + jnp.sum(nn.gelu(x, approximate=False))
+
+
+_kink(gelu_silu_mix, [0.0, -1.0, 2.0], [1.5, -0.09395006630495556, 3.262115306486711], "silu, gelu (both forms)")
+
+
+def arccos_arcsin_at_one(x):
+    return jnp.sum(jnp.arccos(x) + jnp.arcsin(x))
+
+
+_kink(arccos_arcsin_at_one, [1.0, 0.0], [np.nan, 0.0], "arccos + arcsin at 1: -inf + inf = nan")
+
+
+def nan_reductions_skip(x):
+    return jnp.nanmean(x) + jnp.nansum(x)
+
+
+_kink(nan_reductions_skip, [np.nan, 1.0, 2.0], [0.0, 1.5, 1.5], "nanmean/nansum: a nan entry gets 0")
+
+
+def rsqrt_reciprocal_at_zero(x):
+    return jnp.sum(lax.rsqrt(x)) + jnp.sum(jnp.reciprocal(x))
+
+
+_kink(rsqrt_reciprocal_at_zero, [0.0, 4.0], [-np.inf, -0.125], "rsqrt and reciprocal at 0")
+
+
+def prod_one_zero_hessian(x):
+    return jnp.prod(x)
+
+
+_kink(prod_one_zero_hessian, [0.0, 2.0, 3.0], [6.0, 0.0, 0.0], "prod with one zero",
+      hessian=[[0.0, 3.0, 2.0], [3.0, 0.0, 0.0], [2.0, 0.0, 0.0]])
