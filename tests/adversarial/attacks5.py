@@ -1325,3 +1325,149 @@ def prod_one_zero_hessian(x):
 
 _kink(prod_one_zero_hessian, [0.0, 2.0, 3.0], [6.0, 0.0, 0.0], "prod with one zero",
       hessian=[[0.0, 3.0, 2.0], [3.0, 0.0, 0.0], [2.0, 0.0, 0.0]])
+
+
+# ============================================================ containers rebuilt inside the function
+def namedtuple_replace(p, x):
+    p = p._replace(w=p.w * 2.0)
+    return jnp.sum(jnp.tanh(x * p.w + p.b))
+
+
+case(namedtuple_replace, lambda r: (_Params(vec(r, 3), vec(r, 3)), vec(r, 3)), "either")
+
+
+def dict_merge_with_star_star(d):
+    e = {**d, "a": d["a"] * 3.0}
+    return e["a"] * e["b"] + e["c"] ** 2
+
+
+case(dict_merge_with_star_star, lambda r: ({"a": scalar(r), "b": scalar(r), "c": scalar(r)},), "either")
+
+
+def dict_union_operator(d):
+    e = d | {"b": d["a"] ** 2}
+    return e["a"] * e["b"]
+
+
+case(dict_union_operator, lambda r: ({"a": scalar(r), "b": scalar(r)},), "either")
+
+
+def dict_update_method(d):
+    e = dict(d)
+    e.update(b=d["a"] * 2.0)
+    return e["a"] * e["b"] + d["b"]
+
+
+case(dict_update_method, lambda r: ({"a": scalar(r), "b": scalar(r)},), "either")
+
+
+def dict_pop_and_setdefault(d):
+    e = dict(d)
+    a = e.pop("a")
+    c = e.setdefault("c", a * 2.0)
+    return a * e["b"] + c
+
+
+case(dict_pop_and_setdefault, lambda r: ({"a": scalar(r), "b": scalar(r)},), "either")
+
+
+def dict_constructor_keywords(x):
+    d = dict(a=x[0], b=x[1] ** 2)
+    return d["a"] * d["b"]
+
+
+case(dict_constructor_keywords, lambda r: (vec(r, 2),), "either")
+
+
+def list_concat_and_repeat(x):
+    xs = [x[0], x[1]] + [x[2] ** 2]
+    ys = xs * 2
+    return ys[0] * ys[4] + ys[5]
+
+
+case(list_concat_and_repeat, lambda r: (vec(r, 3),), "either")
+
+
+def list_slice_assignment(x):
+    xs = [x[0], x[1], x[2], x[0]]
+    xs[1:3] = [x[2] * 2.0, x[1] * 3.0]
+    return xs[0] * xs[1] + xs[2] * xs[3]
+
+
+case(list_slice_assignment, lambda r: (vec(r, 3),), "either")
+
+
+def list_reverse_method(x):
+    xs = [x[0], x[1] ** 2, x[2]]
+    xs.reverse()
+    return xs[0] * 1.0 + xs[1] * 2.0 + xs[2] * 3.0
+
+
+case(list_reverse_method, lambda r: (vec(r, 3),), "either")
+
+
+def nested_list_item_write(x):
+    rows = [[x[0], x[1]], [x[2], x[0]]]
+    rows[1][0] = rows[0][1] * 4.0
+    return rows[0][0] * rows[1][0] + rows[1][1]
+
+
+case(nested_list_item_write, lambda r: (vec(r, 3),), "either")
+
+
+def list_copy_then_write(x):
+    xs = [x[0], x[1]]
+    ys = xs.copy()
+    ys[0] = x[1] * 5.0
+    return xs[0] * 2.0 + ys[0]
+
+
+case(list_copy_then_write, lambda r: (vec(r, 2),), "either")
+
+
+def list_alias_then_write(x):
+    xs = [x[0], x[1]]
+    ys = xs
+    ys[0] = x[1] * 5.0
+    return xs[0] * 2.0 + ys[1]
+
+
+case(list_alias_then_write, lambda r: (vec(r, 2),), "either")
+
+
+def tuple_concat_unpack(x):
+    t = (x[0],) + (x[1] * 2.0, x[2])
+    a, b, c = t
+    return a * b - c
+
+
+case(tuple_concat_unpack, lambda r: (vec(r, 3),), "either")
+
+
+def dict_items_loop(d):
+    s = 0.0
+    for k, v in d.items():
+        s = s + v * (2.0 if k == "a" else 3.0)
+    return s
+
+
+case(dict_items_loop, lambda r: ({"b": scalar(r), "a": scalar(r)},), "either")
+
+
+def dict_argument_mutated_then_read(x, d):
+    d["h"] = x * 2.0
+    return jnp.sum(d["h"] * x)
+
+
+case(dict_argument_mutated_then_read, lambda r: (vec(r, 3), {"h": np.float64(0.0)}), "either")
+
+
+def list_built_by_comprehension_of_dicts(x):
+    layers = [{"w": x[i], "b": x[i + 1]} for i in range(2)]
+    h = 1.0
+    for layer in layers:
+        h = jnp.tanh(h * layer["w"] + layer["b"])
+    return h
+
+
+case(list_built_by_comprehension_of_dicts, lambda r: (vec(r, 3),), "either")
