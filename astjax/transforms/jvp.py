@@ -166,6 +166,10 @@ class ForwardMode:
                 zero = call("zero_like", name(target))
             elif isinstance(stmt.value, gast.Subscript):     # an item may be a record or a list: zeros leaf by leaf
                 zero = call("zero_tangent", name(target))
+            elif isinstance(stmt.value, (gast.Dict, gast.Tuple)) or _call_name(stmt.value) in _RECORDS:
+                # a namedtuple, dict or tuple of constants (a loop's initial carry): zeros field by field, since
+                # zeros_like would read it as one array and the loop's `.a` of that tangent would fail
+                zero = call("zero_tangent", name(target))
             else:
                 zero = call("jnp.zeros_like", name(target))
             return [stmt, copy_location(assign(dtarget, zero), stmt)]
@@ -317,6 +321,9 @@ class ForwardMode:
         args = gast.Tuple(elts=[copy.deepcopy(a) for a in app.args], ctx=gast.Load())
         return [assign(v, call("shaped_gradient", name(v), copy.deepcopy(gradient), copy.deepcopy(args)))
                 for v in (target, self.tangent(target))]
+
+
+_RECORDS = ("namedtuple_of", "namedtuple_of1")
 
 
 def _sum(terms):
