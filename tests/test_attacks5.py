@@ -224,3 +224,17 @@ def test_forward_mode_through_a_namedtuple_carry():
     want = [x[1] * x[2] + 1 + x[1], x[0] * x[2] + x[0], x[0] * x[1]]
     np.testing.assert_allclose(astjax.jacfwd(_nt_loop)(x), want)          # was an AttributeError
     np.testing.assert_allclose(astjax.grad(_nt_loop)(x), want)
+
+
+def _constant_dict(x):
+    d = {"a": 1.0, "b": np.ones(2)}
+    return d
+
+
+def test_forward_mode_of_an_output_dict_the_input_does_not_reach():
+    x = np.array([0.5, 1.5])
+    j = astjax.jacfwd(_constant_dict)(x)                  # was an IndexError (zeros_like of the dict)
+    np.testing.assert_allclose(j["a"], np.zeros(2))
+    np.testing.assert_allclose(j["b"], np.zeros((2, 2)))
+    _, t = astjax.jvp(_constant_dict, (x,), (np.ones(2),))
+    np.testing.assert_allclose(t["b"], np.zeros(2))

@@ -1635,6 +1635,20 @@ def _np_helper_check(fn, args):
 case(numpy_random_in_helper_twice, lambda r: (vec(r, 3),), "either", mode="custom", check=_np_helper_check)
 
 
+def _constant_dict_output(x):
+    d = {"a": 1.0, "b": np.ones(2)}
+    return d
+
+
+def constant_dict_output_forward(x):
+    return _constant_dict_output(x)
+
+
+case(constant_dict_output_forward, lambda r: (vec(r, 2),), "works", mode="custom",
+     check=lambda fn, args: [(astjax.jacfwd(fn)(args[0])["b"], np.zeros((2, 2)), "jacfwd of an unreached dict"),
+                             (astjax.jvp(fn, (args[0],), (np.ones(2),))[1]["a"], 0.0, "jvp")])
+
+
 # Cases that run a battery of transformations (hessian, vmap(grad), jacfwd, ...) over a program another case
 # of this module already checks under grad: the long profile's (ASTJAX_LONG_PROPERTIES=1) in
 # tests/test_adversarial.py, to keep this category within its share of the default profile's time.
@@ -1645,7 +1659,7 @@ _FIXED_HERE = {"itertools_combinations_energy", "itertools_cycle_zip_refused", "
                "custom_vjp_dict_built_inside", "custom_vjp_none_for_zero", "custom_jvp_dict_argument",
                "custom_vjp_tuple_argument_also_read", "api_keyword_only_argument", "scan_dict_carry_none_ys",
                "none_leaf_between_parameters", "dict_merge_with_star_star", "dict_union_operator",
-               "namedtuple_carry_python_loop", "namedtuple_carry_while_forward"}
+               "namedtuple_carry_python_loop", "namedtuple_carry_while_forward", "constant_dict_output_forward"}
 _BATTERIES = (_hess_vmap_check, _cond_check, _switch_check, _while_check, _st_check)
 _MINE = [c for c in _CASES if c.category == "attacks5"]
 LONG_ONLY = {c.name for c in _MINE if c.check in _BATTERIES and c.name.split(".", 1)[1] not in _FIXED_HERE}
