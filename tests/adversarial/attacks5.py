@@ -1685,6 +1685,34 @@ def builtin_any_gate(x):
 
 case(builtin_any_gate, lambda r: (_x(0.5, 1.5, -0.7),), "works")
 
+
+def random_permutation_of_values(x, key):
+    return jnp.sum(random.permutation(key, x) * _x(1.0, 2.0, 3.0, 4.0))
+
+
+case(random_permutation_of_values, lambda r: (vec(r, 4), random.PRNGKey(3)), "either")
+
+
+def random_choice_of_values(x, key):
+    return jnp.sum(random.choice(key, x, (3,), replace=False) * _x(1.0, 2.0, 3.0))
+
+
+case(random_choice_of_values, lambda r: (vec(r, 4), random.PRNGKey(4)), "either")
+
+
+def random_uniform_traced_bounds(p, key):
+    return jnp.sum(random.uniform(key, (3,), dtype=jnp.float64, minval=p[0], maxval=p[0] + p[1] ** 2))
+
+
+case(random_uniform_traced_bounds, lambda r: (vec(r, 2), random.PRNGKey(9)), "either")
+
+
+def random_truncated_normal_times_params(p, key):
+    return jnp.sum(random.truncated_normal(key, -1.0, 1.0, (3,)) * p)
+
+
+case(random_truncated_normal_times_params, lambda r: (vec(r, 3), random.PRNGKey(7)), "works")
+
 # Cases that run a battery of transformations (hessian, vmap(grad), jacfwd, ...) over a program another case
 # of this module already checks under grad: the long profile's (ASTJAX_LONG_PROPERTIES=1) in
 # tests/test_adversarial.py, to keep this category within its share of the default profile's time.
