@@ -233,19 +233,20 @@ def _gradient_like(g, arg):
     return np.zeros(np.shape(arg), FLOAT0)
 
 
-def _materialize_grads(transform, grads, args):
+def _materialize_grads(transform, grads, args, kwargs=None):
     if transform.packing is not None:
-        return _materialize_packed_grads(transform, grads, args)
+        return _materialize_packed_grads(transform, grads, args, kwargs)
     grads = grads if len(transform.argnums) > 1 else (grads,)
     out = tuple(_gradient_like(g, args[i]) for g, i in zip(grads, transform.argnums))
     return out[0] if transform.single else out
 
 
-def _materialize_packed_grads(transform, grads, args):
-    """Gradients of the user's positional arguments, read from those of the packed parameters."""
+def _materialize_packed_grads(transform, grads, args, kwargs=None):
+    """Gradients of the user's positional arguments, read from those of the packed parameters (`kwargs`:
+    the call's keyword arguments, which a keyword-only parameter without a default needs to bind)."""
     wrt = transform.packed_wrt()
     grads = grads if len(wrt) > 1 else (grads,)
-    packed = transform.packing.pack(args, {})[:len(transform.packing.positional) + 1]
+    packed = transform.packing.pack(args, kwargs or {})[:len(transform.packing.positional) + 1]
     out = []
     for a in transform.argnums:
         param, item = transform.packing.position(a, len(args))
@@ -272,7 +273,7 @@ def value_and_grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=F
             value = (wrap(output), value[1])
         else:
             value = wrap(value)
-        return value, _materialize_grads(transform, grads, args)
+        return value, _materialize_grads(transform, grads, args, kwargs)
 
     value_and_grad_f.__astjax_transform__ = transform
     add_notebook_display(value_and_grad_f)              # Jupyter shows the generated source
@@ -294,10 +295,10 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
     def grad_f(*args, **kwargs):
         args = transform.prepare(args)
         if transform.checks_its_output():      # grad of a gradient: one generated function serves both uses
-            return _materialize_grads(transform, transform.call("grad", args, kwargs), args)
+            return _materialize_grads(transform, transform.call("grad", args, kwargs), args, kwargs)
         value, grads = transform.call("value_and_grad", args, kwargs)
         _check_scalar_output(value[0] if has_aux else value, fun)
-        result = _materialize_grads(transform, grads, args)
+        result = _materialize_grads(transform, grads, args, kwargs)
         return (result, value[1]) if has_aux else result
 
     grad_f.__astjax_transform__ = transform

@@ -100,46 +100,61 @@ class custom_jvp:
     def transposed_jvp(self, g, *primals):
         """Reverse mode of a custom_jvp function, as JAX does it: the transpose of its jvp rule, which is linear
         in the tangents. Cotangent entry j of primal i is `sum(g * jvp(primals, e_ij)[1])` for the unit tangent
-        e_ij: the rule is run once per entry of the float primals (at most TRANSPOSE_LIMIT entries in all), as
-        plain Python, so its own calls are not differentiated. Integer primals get zero cotangents."""
+        e_ij: the rule is run once per entry of the float leaves of the primals (at most TRANSPOSE_LIMIT entries
+        in all), as plain Python, so its own calls are not differentiated. Integer leaves get zero cotangents.
+        A pytree primal (a dict, list or tuple of arrays) gets its cotangent as a tree of the same structure."""
         import numpy as np
 
         from . import numpy as jnp
+        from . import tree_util
         from .errors import RuntimeRefusal
-        plain = [np.asarray(p) for p in primals]
-        floats = [np.issubdtype(p.dtype, np.inexact) for p in plain]
-        if np.iscomplexobj(np.asarray(g)) or any(np.iscomplexobj(p) for p in plain):
+        trees = [tree_util.tree_flatten(p) for p in primals]
+        plain = [[np.asarray(leaf) for leaf in leaves] for leaves, _ in trees]
+        floats = [[np.issubdtype(leaf.dtype, np.inexact) for leaf in leaves] for leaves in plain]
+        every = [leaf for leaves in plain for leaf in leaves]
+        if np.iscomplexobj(np.asarray(g)) or any(np.iscomplexobj(leaf) for leaf in every):
             raise RuntimeRefusal(f"custom_jvp function `{self.__name__}`: astjax has no complex differentiation")
-        total = sum(p.size for p, f in zip(plain, floats) if f)
+        total = sum(leaf.size for leaves, fs in zip(plain, floats) for leaf, f in zip(leaves, fs) if f)
         if total > TRANSPOSE_LIMIT:
             raise RuntimeRefusal(
                 f"custom_jvp function `{self.__name__}` under reverse mode runs its jvp rule once per input entry "
                 f"({total} here, more than {TRANSPOSE_LIMIT}); give it a reverse-mode rule with "
                 "@astjax.custom_vjp, or differentiate with jvp/jacfwd")
-        zeros = [jnp.zeros(p.shape, dtype=p.dtype if f else np.float32) for p, f in zip(plain, floats)]
+        zeros = [[jnp.zeros(leaf.shape, dtype=leaf.dtype if f else np.float32) for leaf, f in zip(leaves, fs)]
+                 for leaves, fs in zip(plain, floats)]
+        treedefs = [treedef for _, treedef in trees]
         with self.repeated_calls():
-            return self._transposed(g, primals, plain, floats, zeros)
+            return self._transposed(g, primals, plain, floats, zeros, treedefs)
 
     def repeated_calls(self):
         """A context in which the rule is run many times at the same primals (lax/_solves.py caches there)."""
         import contextlib
         return contextlib.nullcontext()
 
-    def _transposed(self, g, primals, plain, floats, zeros):
+    def _transposed(self, g, primals, plain, floats, zeros, treedefs):
         import numpy as np
 
         from . import numpy as jnp
+        from . import tree_util
+        from .rules.helpers import TreeAdjoint
+        zero_trees = [tree_util.tree_unflatten(treedef, leaves) for treedef, leaves in zip(treedefs, zeros)]
         cotangents = []
-        for i, (p, f) in enumerate(zip(plain, floats)):
-            out = np.zeros(p.shape, dtype=np.result_type(p, np.asarray(g)) if f else np.float32)
-            if f:
-                for j in np.ndindex(p.shape):
-                    unit = np.zeros(p.shape, dtype=p.dtype)
-                    unit[j] = 1
-                    tangents = list(zeros)
-                    tangents[i] = jnp.asarray(unit)
-                    out[j] = _pairing(g, self.jvp(tuple(primals), tuple(tangents))[1])
-            cotangents.append(jnp.asarray(out))
+        for i, (leaves, fs, treedef) in enumerate(zip(plain, floats, treedefs)):
+            parts = []
+            for k, (p, f) in enumerate(zip(leaves, fs)):
+                out = np.zeros(p.shape, dtype=np.result_type(p, np.asarray(g)) if f else np.float32)
+                if f:
+                    for j in np.ndindex(p.shape):
+                        unit = np.zeros(p.shape, dtype=p.dtype)
+                        unit[j] = 1
+                        unit_leaves = list(zeros[i])
+                        unit_leaves[k] = jnp.asarray(unit)
+                        tangents = list(zero_trees)
+                        tangents[i] = tree_util.tree_unflatten(treedef, unit_leaves)
+                        out[j] = _pairing(g, self.jvp(tuple(primals), tuple(tangents))[1])
+                parts.append(jnp.asarray(out))
+            tree = tree_util.tree_unflatten(treedef, parts)
+            cotangents.append(TreeAdjoint.of(tree) if isinstance(tree, (dict, list, tuple)) else tree)
         return tuple(cotangents)
 
 

@@ -98,8 +98,9 @@ def _jvp(fun, primals, tangents, has_aux=False, held=frozenset(), primal_only=Fa
         tangents[i] = tree_util.tree_map(lambda leaf, like: wrap(np.asarray(leaf, dtype=np.result_type(like))),
                                          t, primals[i])
     function, leading, keywords = split_callable(fun)
-    if Packing.needed(function) and not leading and not keywords:
-        function, primals, tangents, mask = _packed_call(function, primals, tangents, mask)
+    if Packing.needed(function) and not leading:
+        function, primals, tangents, mask = _packed_call(function, primals, tangents, mask, keywords)
+        keywords = {}
     else:
         rest, keywords = _remaining_arguments(function, len(leading) + len(primals), keywords)
         primals += rest          # the generated function takes every primal, then the tangents
@@ -146,15 +147,17 @@ def _remaining_arguments(function, given, keywords):
         else:
             break
     return (rest, {}) if not left else ([], keywords)
-def _packed_call(function, primals, tangents, mask):
-    """(source, primals, tangents, mask) for a function with *args: the extra arguments are one tuple."""
+def _packed_call(function, primals, tangents, mask, keywords=None):
+    """(source, primals, tangents, mask) for a function with *args: the extra arguments are one tuple
+    (`keywords`: those bound with functools.partial, as jacfwd/hessian pass a call's keyword arguments)."""
     packing = Packing(function)
     n = len(packing.positional)
+    keywords = keywords or {}
     if packing.keyword_only and any(packing.signature.parameters[k].default is inspect.Parameter.empty
-                                    for k in packing.keyword_only):
+                                    and k not in keywords for k in packing.keyword_only):
         raise TypeError(f"jvp of {getattr(function, '__name__', function)}: its keyword-only parameters need "
                         f"values, and jvp passes positional arguments only; bind them with functools.partial.")
-    packed_primals = packing.pack(primals, {})
+    packed_primals = packing.pack(primals, keywords)
     rest = [t if m else _zero_tangent(p) for p, t, m in zip(primals[n:], tangents[n:], mask[n:])]
     packed_tangents = list(tangents[:n]) + ([tuple(rest)] if packing.vararg else [])
     packed_mask = list(mask[:n]) + ([any(mask[n:])] if packing.vararg else [])
@@ -212,7 +215,10 @@ def jacfwd(fun, argnums=0, has_aux=False):
 
     @functools.wraps(fun)
     @api_boundary
-    def jacfwd_f(*args):
+    def jacfwd_f(*args, **kwargs):
+        if kwargs:          # keyword arguments are passed through, not differentiated (as in JAX)
+            return jacfwd(functools.partial(fun, **kwargs), argnums_given if not single else argnums,
+                          has_aux)(*args)
         _check_argnums("jacfwd", fun, argnums_given, args)
         refuse_complex(args, "jacfwd")
         # Negative argnums count from the end: held (undifferentiated) positions are computed from these,
@@ -275,7 +281,9 @@ def jacrev(fun, argnums=0, has_aux=False):
 
     @functools.wraps(fun)
     @api_boundary
-    def jacrev_f(*args):
+    def jacrev_f(*args, **kwargs):
+        if kwargs:          # keyword arguments are passed through, not differentiated (as in JAX)
+            return jacrev(functools.partial(fun, **kwargs), argnums, has_aux)(*args)
         _check_argnums("jacrev", fun, nums, args)
         positions = tuple(i % len(args) for i in nums)
         args = [tree_util.tree_map(lambda leaf: differentiable_input(leaf, "jacrev"), a) if i in positions else a

@@ -39,6 +39,11 @@ from adversarial.programs import DEFAULT_SAMPLE as _PROGRAMS_SAMPLE  # noqa: E40
 if not LONG:
     SAMPLED_OUT |= {c.name for c in CASES if c.category == "programs"} - {f"programs.{n}" for n in _PROGRAMS_SAMPLE}
 
+# attacks5.py: its batteries of transformations over programs it also checks under grad, in the long profile.
+from adversarial.attacks5 import LONG_ONLY as _ATTACKS5_LONG_ONLY  # noqa: E402
+if not LONG:
+    SAMPLED_OUT |= _ATTACKS5_LONG_ONLY
+
 
 def _params():
     params = []

@@ -75,6 +75,8 @@ def may_make_complex(fn, seen=None):
     if fn in seen:
         return False
     seen.add(fn)
+    if getattr(fn, "__module__", None) in ("astjax.api", "astjax.forward"):
+        return False               # astjax.jvp / vjp / linearize called directly: derivatives are real (complex refused)
     transform = getattr(fn, "__astjax_transform__", None)
     if transform is not None:      # vmap and jit return what their function does; derivatives are real
         inner = getattr(transform, "fun", None) or getattr(getattr(transform, "jitted", None), "fun", None)

@@ -62,6 +62,9 @@ def _pairing(custom):
 
 def _check_float(custom, primals):
     from ..errors import RuntimeRefusal
+    if any(isinstance(p, (dict, list, tuple)) for p in primals):
+        raise RuntimeRefusal(f"a second derivative through custom_jvp function `{custom.__name__}` with a dict, list "
+                             "or tuple argument is not supported; pass its arrays as separate arguments")
     if not all(np.issubdtype(np.asarray(p).dtype, np.inexact) for p in primals):
         raise RuntimeRefusal(f"a second derivative through custom_jvp function `{custom.__name__}` with an integer "
                              "argument is not supported; pass float arguments")

@@ -265,6 +265,8 @@ class TreeAdjoint:
         self.fields = fields
 
     def __add__(self, other):
+        if isinstance(other, (dict, list, tuple)) or other is None:   # a custom_vjp's bwd gave a plain tree
+            other = TreeAdjoint.of(other)
         if isinstance(other, TreeAdjoint):
             items = dict(self.items)
             for key, value in other.items.items():
@@ -282,6 +284,18 @@ class TreeAdjoint:
 
     __radd__ = __add__
     __array_ufunc__ = None      # `array + TreeAdjoint` must come here, never broadcast over an object
+
+    @staticmethod
+    def of(tree):
+        """A cotangent pytree written by user code (a custom_vjp's bwd returns plain dicts, lists, tuples and
+        None for zero) as the adjoint generated code holds: containers as TreeAdjoints, None as 0.0."""
+        if tree is None:
+            return 0.0
+        if isinstance(tree, dict):
+            return TreeAdjoint({k: TreeAdjoint.of(v) for k, v in tree.items()})
+        if isinstance(tree, (tuple, list)):
+            return TreeAdjoint({i: TreeAdjoint.of(v) for i, v in enumerate(tree)}, getattr(tree, "_fields", None))
+        return tree
 
     def __getitem__(self, key):
         if isinstance(key, slice):      # the transpose of a list slice's adjoint needs the list's length
@@ -346,6 +360,8 @@ def index_adjoint_part(g, x, idx):
     """
     if isinstance(x, (tuple, list)) and isinstance(idx, (int, np.integer)):
         idx = int(idx) % len(x)
+    if isinstance(g, dict) or g is None:       # a custom_vjp's bwd gave a plain dict (or None)
+        g = TreeAdjoint.of(g)
     if isinstance(g, TreeAdjoint):
         return g[idx]
     if np.ndim(g) == 0 and not np.any(g):
@@ -372,10 +388,12 @@ def item_adjoint(adjoint, i):
     A rule that read the list as an array (`np.sum(xs)`, `jnp.array(rows)`)
     gave it an array adjoint: item i is then that array's row i.
     """
+    if isinstance(adjoint, dict) or adjoint is None:     # a custom_vjp's bwd gave a plain dict (or None)
+        adjoint = TreeAdjoint.of(adjoint)
     if isinstance(adjoint, TreeAdjoint):
         return adjoint.items.get(i, 0.0)
     if isinstance(adjoint, (tuple, list)):      # a namedtuple (or list) of cotangents: its item, whatever its shape
-        return adjoint[i]
+        return TreeAdjoint.of(adjoint[i])
     if np.ndim(adjoint) == 0:
         if np.any(adjoint):
             raise TypeError(f"astjax: a list's adjoint is the scalar {adjoint!r}; it cannot be split into items")
@@ -436,10 +454,17 @@ def field_of_adjoint(t, x, attr):
 
 
 def materialize(g, like):
-    """An adjoint shaped like `like`: containers rebuilt, zeros filled in, scalars broadcast."""
+    """An adjoint shaped like `like`: containers rebuilt, zeros filled in (for None too: a custom_vjp's bwd
+    may return None for a zero cotangent, as in JAX), scalars broadcast."""
+    if like is None:        # None is an empty pytree node (JAX): its gradient is None, with no leaf of its own
+        return None
+    if g is None:
+        g = 0.0
     if type(g) is Array and isinstance(like, np.ndarray) and g.shape == like.shape and g.dtype == like.dtype:
         return g
     if isinstance(like, (tuple, list, dict)):
+        if isinstance(g, (tuple, list, dict)):      # a plain cotangent tree (a custom_vjp's bwd returned it)
+            g = TreeAdjoint.of(g)
         items = g.items if isinstance(g, TreeAdjoint) else {}
         keys = like.keys() if isinstance(like, dict) else range(len(like))
         values = {k: materialize(items.get(k, 0.0), like[k]) for k in keys}

@@ -52,6 +52,10 @@ class ForwardMode:
         everything = {n.id for n in walk(self.function) if isinstance(n, gast.Name)}
         self.activity = Activity(self.function, self.context.resolver, self.wrt, everything)
         self.varied = self.activity.varied
+        # names bound to a dict or tuple display or a namedtuple: their zero tangent is built leaf by leaf
+        self.containers = {t.id for n in walk(self.function) if isinstance(n, gast.Assign) and (
+            isinstance(n.value, (gast.Dict, gast.Tuple)) or _call_name(n.value) in _RECORDS)
+            for t in n.targets if isinstance(t, gast.Name)}
         check_refusals(self.function, self.context.resolver, self.activity, self.context, forward=True)
         self.shapes = ShapeClasses(self.function, self.context.resolver)
         new_body = self._zero_tangents_of_parameters_varied_later() + self.block(body[:-1])
@@ -82,9 +86,10 @@ class ForwardMode:
             return type(node)(elts=[self._tangent_of(e) for e in node.elts], ctx=gast.Load())
         if isinstance(node, gast.Name) and node.id in self.varied:
             return name(self.tangent(node.id))
-        if not self.wrt:
-            # Nothing differentiated (the primal output alone, forward.primal_output): the output may be a dict
-            # or list held by a name, whose structure zero_tangent follows (zeros_like reads it as an array).
+        if not self.wrt or (isinstance(node, gast.Name) and node.id in self.containers):
+            # Nothing differentiated (the primal output alone, forward.primal_output), or an output the input does
+            # not reach held by a name bound to a dict, tuple or record: zero_tangent follows its structure
+            # (zeros_like reads it as one array).
             return call("zero_tangent", copy.deepcopy(node))
         return call("jnp.zeros_like", copy.deepcopy(node))
 
@@ -165,6 +170,10 @@ class ForwardMode:
             elif _call_name(stmt.value) == "zero_like":    # an adjoint not reached yet: a tape's is a tape
                 zero = call("zero_like", name(target))
             elif isinstance(stmt.value, gast.Subscript):     # an item may be a record or a list: zeros leaf by leaf
+                zero = call("zero_tangent", name(target))
+            elif isinstance(stmt.value, (gast.Dict, gast.Tuple)) or _call_name(stmt.value) in _RECORDS:
+                # a namedtuple, dict or tuple of constants (a loop's initial carry): zeros field by field, since
+                # zeros_like would read it as one array and the loop's `.a` of that tangent would fail
                 zero = call("zero_tangent", name(target))
             else:
                 zero = call("jnp.zeros_like", name(target))
@@ -317,6 +326,9 @@ class ForwardMode:
         args = gast.Tuple(elts=[copy.deepcopy(a) for a in app.args], ctx=gast.Load())
         return [assign(v, call("shaped_gradient", name(v), copy.deepcopy(gradient), copy.deepcopy(args)))
                 for v in (target, self.tangent(target))]
+
+
+_RECORDS = ("namedtuple_of", "namedtuple_of1")
 
 
 def _sum(terms):

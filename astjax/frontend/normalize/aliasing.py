@@ -1034,7 +1034,10 @@ class _Apply(NodeTransformer):
                     if isinstance(item, gast.AST) and id(item) in self.rewrites:
                         new.extend(self.rewrites[id(item)])
                         continue
-                    item = self.visit(item) if isinstance(item, gast.AST) else item
+                    if not isinstance(item, gast.AST):
+                        new.append(item)        # kept as is: a dict display's None key (`{**d, "a": v}`)
+                        continue
+                    item = self.visit(item)
                     if isinstance(item, list):
                         new.extend(item)
                     elif item is not None:

@@ -34,6 +34,8 @@
 """
 import copy
 
+import itertools
+
 import gast
 
 from ...optimize.effects import MUTATING_METHODS
@@ -118,6 +120,11 @@ def _closure_loads(node):
     return counts
 
 
+_SNAPSHOT_ITERTOOLS = (itertools.combinations, itertools.permutations, itertools.product,
+                       itertools.combinations_with_replacement)
+_ITERTOOLS = tuple(v for v in vars(itertools).values() if isinstance(v, type))
+
+
 def _assigned_in(block):
     return {n.id for s in block for n in walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
@@ -187,7 +194,7 @@ class ControlFlow(Pass):
         for sequence in sequences:
             if isinstance(sequence, gast.Call) and self._is_builtin(sequence.func, reversed) and sequence.args:
                 self._refuse_changed_while_iterated(sequence.args[0], node.body)
-        sequences = [self._reversed_as_slice(s) for s in sequences]
+        sequences = [self._reversed_as_slice(self._sized(s, node)) for s in sequences]
         if position is None:
             position = store(self.context.namer.fresh("_i"))
         for sequence in sequences:
@@ -266,6 +273,23 @@ class ControlFlow(Pass):
                                                       type_comment=None), loop))
         loop.target = store(counter)
         return loop
+
+    def _sized(self, sequence, loop):
+        """A loop is read by position (`range(len(seq))`, `seq[i]`): an itertools iterator has no length.
+        combinations/permutations/product/combinations_with_replacement read their inputs whole when made
+        and are finite, so `list(...)` of them gives the same items; the other itertools iterators (some
+        infinite, some reading their input lazily) are refused here rather than failing in generated code."""
+        if not isinstance(sequence, gast.Call):
+            return sequence
+        made_by = self.context.resolver.static_value(sequence.func)
+        if getattr(made_by, "__module__", None) != "itertools" and made_by not in _ITERTOOLS:
+            return sequence
+        if made_by in _SNAPSHOT_ITERTOOLS:
+            return copy_location(gast.Call(func=name("list"), args=[sequence], keywords=[]), sequence)
+        raise self.error(f"a loop over `itertools.{getattr(made_by, '__name__', '?')}(...)` cannot be "
+                         "transformed: astjax reads a loop's items by position", loop,
+                         hint="iterate over a list or range (for example over `list(...)` of a finite "
+                              "iterator, or `for k in range(n)` with the item computed from k).")
 
     def _hoist(self, sequence, assigned=()):
         """The sequence a loop iterates, as a name the body does not rebind (Python iterates the original)."""

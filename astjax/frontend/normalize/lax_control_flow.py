@@ -35,7 +35,9 @@ lambda, a comprehension or a `while` test it is refused. Carries are pytrees:
 `a, b = lax.fori_loop(..., (a0, b0))` keeps the state in a and b; scan's xs may
 be a tuple or list written in the call (each leaf sliced), and its ys follow
 the pattern they are unpacked into (`c, (ys1, [ys2]) = lax.scan(...)`), each
-leaf stacked; ys bound to one name must be one array per step (checked).
+leaf stacked; ys bound to one name must be one array per step (checked). A name
+of ys the function never reads (`c, _ = lax.scan(...)`) is not collected, so its
+steps may return None or any pytree, as in JAX.
 """
 import copy
 
@@ -47,6 +49,8 @@ from .switch_branches import resolvable_branch_lists
 from ...codegen.node_walk import walk
 
 __all__ = ["LaxControlFlow"]
+
+_READS_EVERY_NAME = frozenset({"locals", "vars", "eval", "exec", "dir"})
 
 
 class LaxControlFlow(BlockPass):
@@ -108,12 +112,14 @@ class LaxControlFlow(BlockPass):
                  lax.cond: self.cond, lax.scan: self.scan, lax.switch: self.switch, lax.map: self.map,
                  lax.associative_scan: self.associative_scan, lax.top_k: self.top_k}[which]
         after = []
+        self._reads_after = set()
         if which is lax.scan and isinstance(target, gast.Name):
             # `r = lax.scan(...)`: r is the pair (carry, ys)
             pair = [self.context.namer.fresh("_c"), self.context.namer.fresh("_ys")]
             after = [gast.Assign(targets=[target], value=gast.Tuple(elts=[name(v) for v in pair], ctx=gast.Load()),
                                  type_comment=None)]
             target = gast.Tuple(elts=[store(v) for v in pair], ctx=gast.Store())
+            self._reads_after = set(pair)
         elif which in (lax.fori_loop, lax.while_loop) and _unpacked_carry(target, args):
             pass    # `a, b = lax.fori_loop(..., (a0, b0))`: the names a, b are the loop's state
         elif which not in (lax.scan, lax.top_k, lax.map) and not isinstance(target, gast.Name):
@@ -293,7 +299,12 @@ class LaxControlFlow(BlockPass):
         body += [gast.Assign(targets=[gast.Tuple(elts=[store(state), store(step)], ctx=gast.Store())],
                              value=self._call(f, name(state), item), type_comment=None),
                  gast.Assign(targets=[step_pattern], value=name(step), type_comment=None)]
-        for leaf, (part, _) in collected.items():
+        for leaf, (part, user) in list(collected.items()):
+            if not self._is_read(user):
+                # ys the function never reads (`c, _ = lax.scan(...)` over steps that return `(c, None)`) are
+                # not collected: JAX's ys for them may be None or a pytree, which one stacked list cannot hold.
+                del collected[leaf]
+                continue
             checked = _internal_call("scan_step_output", name(leaf))
             body.append(gast.Expr(value=gast.Call(func=gast.Attribute(value=name(part), attr="append",
                                                                       ctx=gast.Load()),
@@ -314,6 +325,20 @@ class LaxControlFlow(BlockPass):
         if state != getattr(carry, "id", None):
             out.append(gast.Assign(targets=[carry], value=name(state), type_comment=None))
         return out
+
+    def _is_read(self, user_name):
+        """Whether the function (its local functions included) may read `user_name` after binding it: a load
+        or `del` of it anywhere, or a call of locals/vars/eval/exec (which read names unseen)."""
+        if user_name in self._reads_after:
+            return True
+        roots = [self.function] + list(getattr(self.function, "local_functions", {}).values())
+        for root in roots:
+            for node in walk(root):
+                if isinstance(node, gast.Name) and (
+                        (node.id == user_name and not isinstance(node.ctx, gast.Store))
+                        or (node.id in _READS_EVERY_NAME and isinstance(node.ctx, gast.Load))):
+                    return True
+        return False
 
     def _xs_item(self, xs, index, prelude, leaves, stmt):
         """The expression of step `index`'s item of xs; a tuple or list written in the call gives a tuple or

@@ -272,7 +272,10 @@ class AdjointSweep:
         output = gast.Subscript(value=name(residuals), slice=gast.Constant(value=0, kind=None), ctx=gast.Load())
         prelude.append(assign(parts, call(bwd, gast.Subscript(value=name(residuals), slice=gast.Constant(value=1, kind=None),
                                                                ctx=gast.Load()), call("cotangent_like", badj, output))))
-        return [(a.id, gast.Subscript(value=name(parts), slice=gast.Constant(value=i, kind=None), ctx=gast.Load()))
+        # Each cotangent the user's bwd returned, shaped like its argument: None (JAX's zero) as zeros, a plain
+        # dict, list or tuple with its missing items as zeros.
+        return [(a.id, call("cotangent_like", gast.Subscript(value=name(parts), slice=gast.Constant(value=i, kind=None),
+                                                             ctx=gast.Load()), name(a.id)))
                 for i, a in enumerate(app.args) if self.is_active(a)]
 
     def _refuse_active_nondiff(self, stmt, app, custom):
