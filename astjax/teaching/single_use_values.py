@@ -139,8 +139,13 @@ def _covered_reads(function_node, name, first):
 
 def _save_not_reading(stmt, name):
     """`push(_tape, x)` of another name: it changes no variable, so `e` may move past it."""
-    return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and isinstance(stmt.value.func, gast.Name)
-            and stmt.value.func.id == "push" and not _reads(stmt.value, name))
+    if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)) or _reads(stmt.value, name):
+        return False
+    func = stmt.value.func
+    if isinstance(func, gast.Name):
+        return func.id == "push"
+    return (isinstance(func, gast.Attribute) and func.attr == "append" and isinstance(func.value, gast.Name)
+            and len(stmt.value.args) == 1 and isinstance(stmt.value.args[0], gast.Name))     # `a_saved.append(a)`
 
 
 def _foldable_name(name, names, temporaries):
@@ -150,7 +155,8 @@ def _foldable_name(name, names, temporaries):
 
 
 def _has_effects(expr):
-    return any(isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in _EFFECTS
+    return any(isinstance(n, gast.Call) and (isinstance(n.func, gast.Name) and n.func.id in _EFFECTS
+                                             or isinstance(n.func, gast.Attribute) and n.func.attr in ("pop", "append"))
                for n in gast.walk(expr)) or any(isinstance(n, (gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await))
                                                 for n in gast.walk(expr))
 

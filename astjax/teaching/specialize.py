@@ -81,6 +81,7 @@ from .recomputed_saves import recompute_saved_values
 from .scaling_loops import fold_scaling_loops
 from .single_use_values import fold_single_use_values
 from .doubled_sums import double_sums
+from .saved_lists import read_saves_in_loop_headers
 from .else_after_return import drop_else_after_return
 from ..codegen.node_walk import walk, NodeTransformer
 
@@ -176,6 +177,7 @@ def _finish(functions, observed):
         drop_dead_item_resets(node)
         write_index_adjoints(node, observed.entries[node.name][0] if node.name in observed.entries else None)
         fold_scaling_loops(node, observed.entries[node.name][0] if node.name in observed.entries else None)
+        read_saves_in_loop_headers(node)
         double_sums(node)
         return_assigned_values(conditional_assignments(merge_same_branches(node)))
         double_sums(node)                             # `ba += ba; return ba` returned `ba + ba`
