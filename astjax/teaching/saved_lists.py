@@ -18,6 +18,8 @@ function, over `range`/`reversed(range(...))` of plain values, whose counters no
 reads. Every value the reverse sweep pushes it pops (that is how grad writes the tape), and this
 tape's only pop runs once per iteration of a nest that runs once, after every push: so the nest
 runs once per saved value, and `for v in reversed(v_saved)` gives the same values in the same order.
+A save the loop makes only where a test of the saved value holds (`if a < 20:` in both sweeps) is made
+inside the forward `if`, and the reverse loop runs only over those values (`_save_under_test`).
 Two such pops at the top of one nest read as `for a, da in zip(reversed(a_saved), reversed(da_saved))`.
 """
 import gast
@@ -71,7 +73,43 @@ def read_saves_in_loop_headers(function_node):
             nest.body = [s for l in loops[:-1] for s in l.body if _is_comment(s)] + inner
         if not [s for s in nest.body if not _is_comment(s)]:
             nest.body.append(gast.Pass())
+        if len(taken) == 1:
+            _save_under_test(function_node, nest, taken[0][1][1])
     return function_node
+
+
+def _save_under_test(function_node, nest, append):
+    """`a_saved.append(a); if a < 20: ...` forward and `for a in reversed(a_saved): if a < 20: ...` (no
+    `else`) as the append inside the forward `if` and the reverse loop without the test: the values the
+    test turns away are the ones the reverse step skips. Only where the test is the same expression of
+    the saved variable and of names nothing in the function assigns, with no call but a library one."""
+    real = [s for s in nest.body if not _is_comment(s)]
+    if len(real) != 1 or not isinstance(real[0], gast.If) or real[0].orelse:
+        return
+    test = real[0].test
+    assigned = {n.id for n in walk(function_node) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+    for n in walk(test):
+        if isinstance(n, gast.Call) and not (isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name)
+                                             and n.func.value.id in ("jnp", "np")):
+            return
+        if isinstance(n, (gast.NamedExpr, gast.Lambda)):
+            return
+        if isinstance(n, gast.Name) and n.id != nest.target.id and n.id in assigned:
+            return
+    for owner in walk(function_node):
+        for field in ("body", "orelse"):
+            block = getattr(owner, field, None)
+            if not (isinstance(block, list) and any(s is append for s in block)):
+                continue
+            at = next(i for i, s in enumerate(block) if s is append)
+            following = [s for s in block[at + 1:] if not _is_comment(s)]
+            if not following or not isinstance(following[0], gast.If) or following[0].orelse \
+                    or gast.dump(following[0].test) != gast.dump(test):
+                return
+            del block[at]
+            following[0].body.insert(0, append)
+            nest.body = [s for s in nest.body if _is_comment(s)] + real[0].body
+            return
 
 
 def _nest(loop):
