@@ -7,7 +7,8 @@
 The derivation names each value it computes once; a teacher writes `t + 1` again rather than name
 it, as the user did in `h[t + 1] = ...`. A temporary the derivation named (never a user's name),
 assigned once to an index-sized expression (a name, a number, `x.T`; or, read at most twice, `n + 1`,
-`xs[i]`, or a product of two names `ba * a` read in one statement only), whose every read is in a later statement of the same block with nothing in between (nor in those statements)
+`xs[i]`, or a product of two names `ba * a` or a library function of a name `jnp.exp(a)`, read in one
+statement only), whose every read is in a later statement of the same block with nothing in between (nor in those statements)
 writing what the expression reads, is replaced by the expression at each read.
 """
 import copy
@@ -77,7 +78,12 @@ def _assigns_after_reading(stmt, reads):
 
 
 def _product(expr):
-    """`a * a`, `ba * a`: a product of two names, as short to write as the name given to it."""
+    """`a * a`, `ba * a`: a product of two names; `jnp.exp(a)`: a library function of one name. As short
+    to write as the name given to it, and the same number each time it is computed."""
+    if isinstance(expr, gast.Call):
+        return (isinstance(expr.func, gast.Attribute) and isinstance(expr.func.value, gast.Name)
+                and expr.func.value.id == "jnp" and len(expr.args) == 1 and not expr.keywords
+                and isinstance(expr.args[0], gast.Name))
     return (isinstance(expr, gast.BinOp) and isinstance(expr.op, gast.Mult)
             and all(isinstance(e, gast.Name) for e in (expr.left, expr.right)))
 
