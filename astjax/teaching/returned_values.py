@@ -144,8 +144,12 @@ def _write_returns(stmt, name, expr, comments):
         else:
             target = gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
             value = gast.BinOp(left=target, op=end.op, right=end.value)
-        branch[real[-1]:real[-1] + 1] = copy.deepcopy(comments) + [
-            gast.Return(value=substitute_loads(copy.deepcopy(expr), {name: value}))]
+        returned = gast.Return(value=substitute_loads(copy.deepcopy(expr), {name: value}))
+        start = real[-1]
+        while start > 0 and _is_comment(branch[start - 1]):
+            start -= 1                # the branch's own comments stay next to its return (explain pairs them)
+        branch[real[-1]:real[-1] + 1] = [returned]
+        branch[start:start] = copy.deepcopy(comments)
 
 
 def _folds(stmt, name):
