@@ -5,7 +5,16 @@
     else:                                   return 2.0
         return 2.0
 
-A teacher writes the early return and carries on. Only where the `if` branch ends in a `return` or
+    if a > 0:                       ->      if a > 0:
+        if a < 10:                              if a < 10:
+            return 2 * a                            return 2 * a
+    else:                                       return 1.0
+        return 3.0                          return 3.0
+    return 1.0
+
+A teacher writes the early return and carries on. Where only the `else` branch returns and a single
+`return` follows the `if`, that return is what the `if` branch falls through to: it moves to the
+branch's end, and the `else` code follows. Only where the `if` branch ends in a `return` or
 `raise` (or an `if`/`else` every branch of which does): then the `else` code runs exactly when the
 test is false, as it does after the `if`. An `elif` chain unwinds one level at a time.
 """
@@ -29,6 +38,10 @@ def _block(block):
                 _block(inner)
         for handler in getattr(stmt, "handlers", None) or []:
             _block(handler.body)
+        if isinstance(stmt, gast.If) and stmt.orelse and not _ends(stmt.body) and _ends(stmt.orelse):
+            after = [s for s in block[i + 1:] if not _is_comment(s)]
+            if len(after) == 1 and isinstance(after[0], gast.Return):
+                block[i + 1:], stmt.body = [], stmt.body + block[i + 1:]   # the return where the `if` branch ends
         if isinstance(stmt, gast.If) and stmt.orelse and _ends(stmt.body):
             rest = stmt.orelse
             stmt.orelse = []
