@@ -81,6 +81,7 @@ from .recomputed_saves import recompute_saved_values
 from .scaling_loops import fold_scaling_loops
 from .single_use_values import fold_single_use_values
 from .doubled_sums import double_sums
+from .filled_items import fold_filled_items
 from .saved_lists import read_saves_in_loop_headers
 from .else_after_return import drop_else_after_return
 from ..codegen.node_walk import walk, NodeTransformer
@@ -182,6 +183,7 @@ def _finish(functions, observed):
         return_assigned_values(conditional_assignments(merge_same_branches(node)))
         double_sums(node)                             # `ba += ba; return ba` returned `ba + ba`
         fold_single_use_values(node, temporaries)     # after: `t = e; return f(t)` folds whole
+        fold_filled_items(node, observed.entries[node.name][0] if node.name in observed.entries else None)
         drop_else_after_return(return_assigned_values(node))
     return functions
 
