@@ -10,7 +10,8 @@
 
 A teacher names a value that is read in several places; one read right on the next line is the
 expression itself. Only for `v = e` (v an adjoint `b<name>` of a name in the function, or a temporary
-the derivation named, never the user's own name) followed, comments and saves of other values
+the derivation named; a user's own name only where the next statement assigns it again, `y = e;
+y = jnp.tanh(y)` as `y = jnp.tanh(e)`) followed, comments and saves of other values
 (`push(_tape, x)`) aside, by a simple statement (assignment, augmented assignment of another name,
 return) that reads `v` once, outside any lambda or comprehension, where the statement assigns `v` anew
 or every other read of `v` comes after another `v = ...` in a block holding it (so `e` never reaches
@@ -70,10 +71,12 @@ def _fold_one(function_node, block, depth, names, temporaries, comments):
         if not (isinstance(first, gast.Assign) and len(first.targets) == 1 and isinstance(first.targets[0], gast.Name)):
             continue
         name = first.targets[0].id
-        if (not _foldable_name(name, names, temporaries) or _has_effects(first.value)
-                or _calls_a_function(first.value)):
+        if _has_effects(first.value) or _calls_a_function(first.value):
             continue
-        if re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", comments):
+        overwritten = _overwritten_next(block, i, name)     # the name stays: comments may still name it
+        if not _foldable_name(name, names, temporaries) and not overwritten:
+            continue
+        if not overwritten and re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", comments):
             continue
         j = i + 1
         while j < len(block) and (_is_comment(block[j]) or _save_not_reading(block[j], name)):
@@ -146,6 +149,15 @@ def _save_not_reading(stmt, name):
         return func.id == "push"
     return (isinstance(func, gast.Attribute) and func.attr == "append" and isinstance(func.value, gast.Name)
             and len(stmt.value.args) == 1 and isinstance(stmt.value.args[0], gast.Name))     # `a_saved.append(a)`
+
+
+def _overwritten_next(block, i, name):
+    """`y = e` and next `y = f(y)`: the user's name keeps its meaning in `y = f(e)`."""
+    j = i + 1
+    while j < len(block) and _is_comment(block[j]):
+        j += 1
+    return (j < len(block) and isinstance(block[j], gast.Assign) and len(block[j].targets) == 1
+            and isinstance(block[j].targets[0], gast.Name) and block[j].targets[0].id == name)
 
 
 def _foldable_name(name, names, temporaries):
