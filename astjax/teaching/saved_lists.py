@@ -20,6 +20,11 @@ tape's only pop runs once per iteration of a nest that runs once, after every pu
 runs once per saved value, and `for v in reversed(v_saved)` gives the same values in the same order.
 A save the loop makes only where a test of the saved value holds (`if a < 20:` in both sweeps) is made
 inside the forward `if`, and the reverse loop runs only over those values (`_save_under_test`).
+A tape that other saves share gives a loop its own list where the run saw this push feed this pop
+only, every value (`unread_saves.observed_tape_traffic`): the values a stack hands one pop site are
+the ones its partner pushed, in the same order, whatever else the stack holds between. A tape pushed
+to once and popped once, in no loop, holds one value: it is a name (`a0 = a`; `a = a0` where it is
+restored, or `a0` read in its place where nothing after the restore's block reads `a`).
 Two such pops at the top of one nest read as `for a, da in zip(reversed(a_saved), reversed(da_saved))`.
 """
 import gast
@@ -32,10 +37,12 @@ __all__ = ["read_saves_in_loop_headers"]
 _PLAIN_CALLS = {"range", "reversed", "len", "max", "min"}
 
 
-def read_saves_in_loop_headers(function_node):
+def read_saves_in_loop_headers(function_node, namespace=None, arguments=None):
     body = function_node.body
     used = set(names_in(function_node))
-    for index, nest in enumerate(body):
+    traffic = _Traffic(function_node, namespace, arguments)
+    for index, nest in enumerate(list(body)):
+        index = next(i for i, s in enumerate(body) if s is nest)
         if not isinstance(nest, gast.For):
             continue
         loops = _nest(nest)
@@ -47,7 +54,7 @@ def read_saves_in_loop_headers(function_node):
             tape_name = _popped_tape(stmt)
             if tape_name is None:
                 break
-            plan = _plan(function_node, body, index, tape_name, stmt)
+            plan = _plan(function_node, body, index, tape_name, stmt, traffic)
             if plan is None or any(plan[2] == p[2] for _, p in taken):
                 break
             taken.append((stmt, plan))
@@ -57,8 +64,13 @@ def read_saves_in_loop_headers(function_node):
         for stmt, (make, push, name) in taken:
             saved = _fresh(name + "_saved", used)
             used.add(saved)
-            make.value = gast.List(elts=[], ctx=gast.Load())
-            make.targets[0].id = saved
+            empty = gast.Assign(targets=[gast.Name(id=saved, ctx=gast.Store(), annotation=None, type_comment=None)],
+                                value=gast.List(elts=[], ctx=gast.Load()), type_comment=None)
+            if make is None:                   # the tape keeps other saves: the list starts before the push
+                at = next(i for i, s in enumerate(body) if any(n is push for n in walk(s)))
+                body.insert(at, empty)
+            else:
+                body[next(i for i, s in enumerate(body) if s is make)] = empty
             push.value = gast.Call(func=gast.Attribute(value=_load(saved), attr="append", ctx=gast.Load()),
                                    args=[_load(name)], keywords=[])
             targets.append(gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None))
@@ -75,7 +87,74 @@ def read_saves_in_loop_headers(function_node):
             nest.body.append(gast.Pass())
         if len(taken) == 1:
             _save_under_test(function_node, nest, taken[0][1][1])
+    _one_value_saves(function_node, used)
     return function_node
+
+
+def _one_value_saves(function_node, used):
+    """A tape pushed to once and popped once, in no loop, holds one value: a name (`a0 = a` where the
+    value is saved; its reads after the restore read `a0` where nothing after reads the restored `a`)."""
+    body = function_node.body
+    in_loops = {id(n) for loop in walk(function_node) if isinstance(loop, (gast.For, gast.While))
+                for n in walk(loop)}
+    for make in list(body):
+        if not (isinstance(make, gast.Assign) and len(make.targets) == 1 and isinstance(make.targets[0], gast.Name)
+                and _is_call(make.value, "Tape")):
+            continue
+        tape = make.targets[0].id
+        pushes = [s for s in walk(function_node) if isinstance(s, gast.Expr) and _is_call(s.value, "push")
+                  and len(s.value.args) == 2 and isinstance(s.value.args[0], gast.Name) and s.value.args[0].id == tape]
+        pops = [s for s in walk(function_node) if _popped_tape(s) == tape]
+        uses = sum(1 for n in walk(function_node) if isinstance(n, gast.Name) and n.id == tape)
+        if len(pushes) != 1 or len(pops) != 1 or uses != 3:
+            continue
+        push, pop = pushes[0], pops[0]
+        name = pop.targets[0].id
+        if (id(push) in in_loops or id(pop) in in_loops or not isinstance(push.value.args[1], gast.Name)
+                or push.value.args[1].id != name):
+            continue
+        tops = [next(i for i, s in enumerate(body) if any(n is stmt for n in walk(s))) for stmt in (push, pop)]
+        if not body.index(make) < tops[0] < tops[1]:
+            continue
+        saved = _fresh(name + "0", used)
+        used.add(saved)
+        push_block, at = _block_of(function_node, push)
+        push_block[at] = gast.Assign(targets=[gast.Name(id=saved, ctx=gast.Store(), annotation=None,
+                                                        type_comment=None)], value=_load(name), type_comment=None)
+        pop.value = _load(saved)
+        body.remove(make)
+        _read_the_save(function_node, body[tops[1] - 1], pop, name, saved)
+
+
+def _read_the_save(function_node, top, restore, name, saved):
+    """`a = a0` and then reads of `a` in its block only: those read `a0`, and the restore goes."""
+    block, at = _block_of(function_node, restore)
+    after = block[at + 1:]
+    inside = {id(n) for s in after for n in walk(s)}
+    body = function_node.body
+    later = body[next(i for i, s in enumerate(body) if s is top) + 1:]
+    loads = [n for n in walk(top) if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)]
+    if any(id(n) not in inside for n in loads):
+        return
+    if any(isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load) for s in after
+           for n in walk(s)):
+        return
+    if any(isinstance(n, gast.Name) and n.id == name for s in later for n in walk(s)):
+        return
+    for n in loads:
+        n.id = saved
+    del block[at]
+
+
+def _block_of(function_node, stmt):
+    for owner in walk(function_node):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(owner, field, None)
+            if isinstance(block, list):
+                for i, s in enumerate(block):
+                    if s is stmt:
+                        return block, i
+    raise ValueError("statement not in the function")
 
 
 def _save_under_test(function_node, nest, append):
@@ -159,8 +238,9 @@ def _popped_tape(stmt):
     return None
 
 
-def _plan(function_node, body, index, tape, pop_stmt):
-    """(the `Tape()` assignment, the push statement, the variable) where `tape` qualifies, else None."""
+def _plan(function_node, body, index, tape, pop_stmt, traffic):
+    """(the `Tape()` assignment or None where the tape keeps other saves, the push statement, the
+    variable) where `tape` qualifies, else None."""
     name = pop_stmt.targets[0].id
     makes = [s for s in body if isinstance(s, gast.Assign) and len(s.targets) == 1
              and isinstance(s.targets[0], gast.Name) and s.targets[0].id == tape]
@@ -173,15 +253,55 @@ def _plan(function_node, body, index, tape, pop_stmt):
         if isinstance(stmt, gast.Expr) and _is_call(stmt.value, "push") and len(stmt.value.args) == 2 \
                 and isinstance(stmt.value.args[0], gast.Name) and stmt.value.args[0].id == tape:
             pushes.append(stmt)
-    if len(pushes) != 1 or uses != 3:        # made, pushed, popped: nothing else touches it
-        return None
-    push = pushes[0]
+    if uses != 1 + len(pushes) + _pops(function_node, tape):
+        return None                  # the tape is used other than made, pushed to and popped from
+    if len(pushes) == 1 and uses == 3:
+        push, make = pushes[0], makes[0]
+    else:
+        push, make = traffic.only_partner(pop_stmt.value), None
+        if push is None:
+            return None
     if not (isinstance(push.value.args[1], gast.Name) and push.value.args[1].id == name):
         return None
     before = body[:index]
     if not any(n is push for s in before for n in walk(s)):
         return None
-    return makes[0], push, name
+    return make, push, name
+
+
+def _pops(function_node, tape):
+    return sum(1 for n in walk(function_node) if _is_call(n, "pop") and len(n.args) == 1
+               and isinstance(n.args[0], gast.Name) and n.args[0].id == tape)
+
+
+class _Traffic:
+    """Which push feeds which pop, seen in a run (`unread_saves.observed_tape_traffic`), asked lazily."""
+
+    def __init__(self, function_node, namespace, arguments):
+        self.function_node, self.namespace, self.arguments = function_node, namespace, arguments
+        self.seen = False
+
+    def only_partner(self, pop_call):
+        """The push statement whose every value, and nothing else, the pop `pop_call` took (as many
+        pops as pushes), or None."""
+        from .unread_saves import _sites, observed_tape_traffic
+        if not self.seen:
+            self.seen = True
+            self.traffic = None
+            if self.namespace is not None and self.arguments is not None:
+                self.sites = _sites(self.function_node)
+                self.traffic = observed_tape_traffic(self.function_node, self.namespace, self.arguments)
+        if self.traffic is None:
+            return None
+        popped_from, pushed_to, counts = self.traffic
+        j = next((j for j, call in enumerate(self.sites["pop"]) if call is pop_call), None)
+        if j is None or len(popped_from.get(j, ())) != 1:
+            return None
+        (k,) = popped_from[j]
+        if pushed_to.get(k) != {j} or counts.get(("push", k)) != counts.get(("pop", j)):
+            return None
+        call = self.sites["push"][k]
+        return next((s for s in walk(self.function_node) if isinstance(s, gast.Expr) and s.value is call), None)
 
 
 def _is_call(expr, name):

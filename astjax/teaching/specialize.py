@@ -178,7 +178,8 @@ def _finish(functions, observed):
         drop_dead_item_resets(node)
         write_index_adjoints(node, observed.entries[node.name][0] if node.name in observed.entries else None)
         fold_scaling_loops(node, observed.entries[node.name][0] if node.name in observed.entries else None)
-        read_saves_in_loop_headers(node)
+        read_saves_in_loop_headers(node, namespaces.get(node.name),
+                                   observed.entries[node.name][0] if node.name in observed.entries else None)
         double_sums(node)
         return_assigned_values(conditional_assignments(merge_same_branches(node)))
         double_sums(node)                             # `ba += ba; return ba` returned `ba + ba`
