@@ -49,13 +49,14 @@ def read_saves_in_loop_headers(function_node, namespace=None, arguments=None):
         if loops is None:
             continue
         inner = loops[-1].body
-        taken = []
+        taken, passed = [], []
         for stmt in [s for s in inner if not _is_comment(s)]:
             tape_name = _popped_tape(stmt)
             if tape_name is None:
-                break
+                passed.append(stmt)          # a pop further down may still come first, if this leaves it be
+                continue
             plan = _plan(function_node, body, index, tape_name, stmt, traffic)
-            if plan is None or any(plan[2] == p[2] for _, p in taken):
+            if plan is None or any(plan[2] == p[2] for _, p in taken) or not _free_of(passed, plan[2], tape_name):
                 break
             taken.append((stmt, plan))
         if not taken:
@@ -88,7 +89,57 @@ def read_saves_in_loop_headers(function_node, namespace=None, arguments=None):
         if len(taken) == 1:
             _save_under_test(function_node, nest, taken[0][1][1])
     _one_value_saves(function_node, used)
+    _drop_unread_counters(function_node)
+    for make in list(body):        # a tape every save of which is now a list or a name
+        if (isinstance(make, gast.Assign) and len(make.targets) == 1 and isinstance(make.targets[0], gast.Name)
+                and _is_call(make.value, "Tape")
+                and sum(1 for n in walk(function_node) if isinstance(n, gast.Name) and n.id == make.targets[0].id) == 1):
+            body.remove(make)
     return function_node
+
+
+def _drop_unread_counters(function_node):
+    """A counter (`_n1 = 0`, `_n1 = _n1 + 1`) that only its own steps read counted the iterations a
+    reverse loop read: with the saves in the header, nothing reads it, and it goes."""
+    statements = {}
+    other = set()
+    for node in walk(function_node):
+        if isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
+            name, value = node.targets[0].id, node.value
+            if isinstance(value, gast.Constant) and type(value.value) is int or (
+                    isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add)
+                    and isinstance(value.left, gast.Name) and value.left.id == name
+                    and isinstance(value.right, gast.Constant) and type(value.right.value) is int):
+                statements.setdefault(name, []).append(node)
+                continue
+    counted = {id(n) for stmts in statements.values() for s in stmts for n in walk(s)}
+    for n in walk(function_node):
+        if isinstance(n, gast.Name) and id(n) not in counted:
+            other.add(n.id)
+    doomed = {id(s) for name, stmts in statements.items() if name.startswith("_") and name not in other
+              for s in stmts}
+    if not doomed:
+        return
+    for owner in list(walk(function_node)):
+        for field in ("body", "orelse"):
+            block = getattr(owner, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
+                block[:] = [s for s in block if id(s) not in doomed] or [gast.Pass()]
+
+
+def _free_of(stmts, name, tape):
+    """Whether `stmts` neither read nor write `name` nor use `tape`, nor have effects: a pop of `name`
+    after them may come before them."""
+    for s in stmts:
+        for n in walk(s):
+            if isinstance(n, gast.Name) and n.id in (name, tape):
+                return False
+            if isinstance(n, gast.Call) and not (isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name)
+                                                 and n.func.value.id in ("jnp", "np")):
+                return False
+            if isinstance(n, (gast.Break, gast.Continue, gast.Return, gast.Raise, gast.NamedExpr)):
+                return False
+    return True
 
 
 def _one_value_saves(function_node, used):
