@@ -2,6 +2,7 @@
 
     ba = ba * a + ba * a            ->      ba = 2 * (ba * a)
     bc = c + c                      ->      bc = 2 * c
+    ba += ba                        ->      ba = 2 * ba
 
 The product rule of `a * a` writes the same term twice; a teacher writes `2 * a * ba`. `e + e` and
 `2 * e` are the same number in floating point (both are 2e rounded once; both overflow together), and
@@ -18,15 +19,32 @@ from ..codegen.node_walk import NodeTransformer, walk
 __all__ = ["double_sums"]
 
 
-def double_sums(function_node):
-    _Double().visit(function_node)
-    return function_node
+def double_sums(function_node, changed=False):
+    """Fold in place; return the node, or with `changed=True` whether anything was folded."""
+    folder = _Double()
+    folder.visit(function_node)
+    for owner in list(walk(function_node)):
+        for field in ("body", "orelse"):
+            block = getattr(owner, field, None)
+            if isinstance(block, list):
+                for i, stmt in enumerate(block):
+                    if (isinstance(stmt, gast.AugAssign) and isinstance(stmt.op, gast.Add)
+                            and isinstance(stmt.target, gast.Name) and isinstance(stmt.value, gast.Name)
+                            and stmt.value.id == stmt.target.id):
+                        target = gast.Name(id=stmt.target.id, ctx=gast.Store(), annotation=None, type_comment=None)
+                        block[i] = gast.Assign(targets=[target], value=gast.BinOp(
+                            left=gast.Constant(value=2, kind=None), op=gast.Mult(), right=stmt.value), type_comment=None)
+                        folder.folded = True
+    return folder.folded if changed else function_node
 
 
 class _Double(NodeTransformer):
+    folded = False
+
     def visit_BinOp(self, node):
         self.generic_visit(node)
         if isinstance(node.op, gast.Add) and _pure(node.left) and gast.dump(node.left) == gast.dump(node.right):
+            self.folded = True
             return gast.BinOp(left=gast.Constant(value=2, kind=None), op=gast.Mult(), right=node.left)
         return node
 

@@ -14,19 +14,25 @@ once at the top of the function (`_tape = Tape()`) and used by exactly one `push
 `v = pop(_tape)` of the same name `v`, where the push sits in a top-level statement before the
 reverse loop nest and the pop is the first statement of that nest: `for` loops (no `else`, no
 `break` or `continue`), each but the innermost holding only the next one, at the top level of the
-function, over `range`/`reversed(range(...))` of plain values, whose counters nothing in the nest
-reads. Every value the reverse sweep pushes it pops (that is how grad writes the tape), and this
+function, over `range`/`reversed(range(...))` of plain values, whose counters nothing in the
+innermost body reads (an inner header may: `for j in reversed(range(i))` only counts, and goes). Every value the reverse sweep pushes it pops (that is how grad writes the tape), and this
 tape's only pop runs once per iteration of a nest that runs once, after every push: so the nest
 runs once per saved value, and `for v in reversed(v_saved)` gives the same values in the same order.
 A save the loop makes only where a test of the saved value holds (`if a < 20:` in both sweeps) is made
 inside the forward `if`, and the reverse loop runs only over those values (`_save_under_test`).
 A tape that other saves share gives a loop its own list where the run saw this push feed this pop
 only, every value (`unread_saves.observed_tape_traffic`): the values a stack hands one pop site are
-the ones its partner pushed, in the same order, whatever else the stack holds between. A tape pushed
+the ones its partner pushed, in the same order, whatever else the stack holds between. Where a tape
+would stay beside such a list (its other saves stay pushed), no tape is split: one way of saving. A tape pushed
 to once and popped once, in no loop, holds one value: it is a name (`a0 = a`; `a = a0` where it is
 restored, or `a0` read in its place where nothing after the restore's block reads `a`).
+A branch flag saved each iteration and restored to test the reverse branch (`f = pop(_tape); if f:`)
+goes where the saves under the forward branch become lists: the list holds a value for each iteration
+the branch ran, and only those iterations did anything in reverse.
 Two such pops at the top of one nest read as `for a, da in zip(reversed(a_saved), reversed(da_saved))`.
 """
+import copy
+
 import gast
 
 from ..codegen.naming import names_in
@@ -38,6 +44,17 @@ _PLAIN_CALLS = {"range", "reversed", "len", "max", "min"}
 
 
 def read_saves_in_loop_headers(function_node, namespace=None, arguments=None):
+    before = copy.deepcopy(function_node.body)
+    split = _read_saves(function_node, namespace, arguments)
+    if split and any(_is_call(n, "Tape") for n in walk(function_node)):
+        function_node.body = before          # a list beside a tape that keeps other saves: one way of saving
+        _read_saves(function_node, None, None)
+    return function_node
+
+
+def _read_saves(function_node, namespace, arguments):
+    """The pass; True if it gave a loop a list of its own out of a tape that other saves share."""
+    split = False
     body = function_node.body
     used = set(names_in(function_node))
     traffic = _Traffic(function_node, namespace, arguments)
@@ -49,6 +66,9 @@ def read_saves_in_loop_headers(function_node, namespace=None, arguments=None):
         if loops is None:
             continue
         inner = loops[-1].body
+        flag = _flag_save(function_node, body, index, inner)
+        if flag is not None:
+            inner = flag[2].body           # the saves under the flag's `if` give the iterations it took
         taken, passed = [], []
         for stmt in [s for s in inner if not _is_comment(s)]:
             tape_name = _popped_tape(stmt)
@@ -61,6 +81,12 @@ def read_saves_in_loop_headers(function_node, namespace=None, arguments=None):
             taken.append((stmt, plan))
         if not taken:
             continue
+        if flag is not None:
+            flag_push, flag_pop, flag_if = flag
+            block, at = _block_of(function_node, flag_push)
+            del block[at]
+            if not block:
+                block.append(gast.Pass())
         targets, iters = [], []
         for stmt, (make, push, name) in taken:
             saved = _fresh(name + "_saved", used)
@@ -68,6 +94,7 @@ def read_saves_in_loop_headers(function_node, namespace=None, arguments=None):
             empty = gast.Assign(targets=[gast.Name(id=saved, ctx=gast.Store(), annotation=None, type_comment=None)],
                                 value=gast.List(elts=[], ctx=gast.Load()), type_comment=None)
             if make is None:                   # the tape keeps other saves: the list starts before the push
+                split = True
                 at = next(i for i, s in enumerate(body) if any(n is push for n in walk(s)))
                 body.insert(at, empty)
             else:
@@ -77,6 +104,8 @@ def read_saves_in_loop_headers(function_node, namespace=None, arguments=None):
             targets.append(gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None))
             iters.append(gast.Call(func=_load("reversed"), args=[_load(saved)], keywords=[]))
         inner[:] = [s for s in inner if not any(s is t for t, _ in taken)]
+        if flag is not None:
+            loops[-1].body = [s for s in loops[-1].body if _is_comment(s)] + inner
         if len(targets) == 1:
             nest.target, nest.iter = targets[0], iters[0]
         else:
@@ -86,6 +115,8 @@ def read_saves_in_loop_headers(function_node, namespace=None, arguments=None):
             nest.body = [s for l in loops[:-1] for s in l.body if _is_comment(s)] + inner
         if not [s for s in nest.body if not _is_comment(s)]:
             nest.body.append(gast.Pass())
+        if flag is not None:
+            _inline_flag(function_node, flag[1].targets[0].id)
         if len(taken) == 1:
             _save_under_test(function_node, nest, taken[0][1][1])
     _one_value_saves(function_node, used)
@@ -95,7 +126,48 @@ def read_saves_in_loop_headers(function_node, namespace=None, arguments=None):
                 and _is_call(make.value, "Tape")
                 and sum(1 for n in walk(function_node) if isinstance(n, gast.Name) and n.id == make.targets[0].id) == 1):
             body.remove(make)
-    return function_node
+    return split
+
+
+def _flag_save(function_node, body, index, inner):
+    """(the flag's push, its pop, the reverse `if`) where the reverse body is `f = pop(_tape); if f: ...`
+    (no `else`, `f` read nowhere in it) and `f` is pushed once, on that tape, in a top-level statement
+    before the nest: an iteration the branch skipped saved nothing under it, and restores nothing."""
+    real = [s for s in inner if not _is_comment(s)]
+    if len(real) != 2 or _popped_tape(real[0]) is None or not isinstance(real[1], gast.If) or real[1].orelse:
+        return None
+    pop, test = real[0], real[1]
+    name, tape = pop.targets[0].id, pop.value.args[0].id
+    if not (isinstance(test.test, gast.Name) and test.test.id == name) or any(
+            isinstance(n, gast.Name) and n.id == name for s in test.body for n in walk(s)):
+        return None
+    pushes = [s for s in walk(function_node) if isinstance(s, gast.Expr) and _is_call(s.value, "push")
+              and len(s.value.args) == 2 and isinstance(s.value.args[0], gast.Name) and s.value.args[0].id == tape
+              and isinstance(s.value.args[1], gast.Name) and s.value.args[1].id == name]
+    if len(pushes) != 1 or not any(n is pushes[0] for s in body[:index] for n in walk(s)):
+        return None
+    return pushes[0], pop, test
+
+
+def _inline_flag(function_node, name):
+    """`f = a < 3.0; if f:` with `f` read nowhere else: `if a < 3.0:`."""
+    loads = [n for n in walk(function_node) if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)]
+    stores = [n for n in walk(function_node) if isinstance(n, gast.Name) and n.id == name
+              and not isinstance(n.ctx, gast.Load)]
+    if len(loads) != 1 or len(stores) != 1:
+        return
+    for owner in walk(function_node):
+        for field in ("body", "orelse"):
+            block = getattr(owner, field, None)
+            if not isinstance(block, list):
+                continue
+            for i, stmt in enumerate(block[:-1]):
+                nxt = block[i + 1]
+                if (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and stmt.targets[0] is stores[0]
+                        and isinstance(nxt, gast.If) and nxt.test is loads[0]):
+                    nxt.test = stmt.value
+                    del block[i]
+                    return
 
 
 def _drop_unread_counters(function_node):
@@ -254,11 +326,7 @@ def _nest(loop):
             loops.append(real[0])
             continue
         break
-    counters = {l.target.id for l in loops}
-    for l in loops:
-        for n in walk(l.iter if l is not loop else gast.Pass()):
-            if isinstance(n, gast.Name) and n.id in counters:
-                return None
+    counters = {l.target.id for l in loops}       # an inner header may read them: the headers go
     for n in walk(loops[-1]):
         if isinstance(n, (gast.Break, gast.Continue)):
             return None

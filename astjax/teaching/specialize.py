@@ -49,6 +49,7 @@ from .. import tree_util
 from ..codegen.unparse import parse_printed, unparse
 from ..optimize import cleanup
 from ..optimize.dead_code import remove_dead_code
+from ..optimize.loop_accumulators import fold_loop_accumulators
 from .call_sites import Seen, watch_calls
 from .folds import FOLDS
 from .folds_index import INDEX_FOLDS
@@ -180,12 +181,18 @@ def _finish(functions, observed):
         fold_scaling_loops(node, observed.entries[node.name][0] if node.name in observed.entries else None)
         read_saves_in_loop_headers(node, namespaces.get(node.name),
                                    observed.entries[node.name][0] if node.name in observed.entries else None)
+        if gast.dump(node) != gast.dump(fold_loop_accumulators(copy.deepcopy(node))):
+            remove_dead_code(fold_loop_accumulators(node))   # a reverse body no longer under its flag's `if`
         double_sums(node)
         return_assigned_values(conditional_assignments(merge_same_branches(node)))
         double_sums(node)                             # `ba += ba; return ba` returned `ba + ba`
         fold_single_use_values(node, temporaries)     # after: `t = e; return f(t)` folds whole
         fold_filled_items(node, observed.entries[node.name][0] if node.name in observed.entries else None)
-        drop_else_after_return(return_assigned_values(node))
+        return_assigned_values(node)
+        if double_sums(node, changed=True):           # a return written in each branch: `ba + ba + bb`
+            fold_single_use_values(node, temporaries)
+            return_assigned_values(node)
+        drop_else_after_return(node)
     return functions
 
 
