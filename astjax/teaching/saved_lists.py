@@ -24,8 +24,8 @@ A tape that other saves share gives a loop its own list where the run saw this p
 only, every value (`unread_saves.observed_tape_traffic`): the values a stack hands one pop site are
 the ones its partner pushed, in the same order, whatever else the stack holds between. Where a tape
 would stay beside such a list (its other saves stay pushed), no tape is split: one way of saving. A tape pushed
-to once and popped once, in no loop, holds one value: it is a name (`a0 = a`; `a = a0` where it is
-restored, or `a0` read in its place where nothing after the restore's block reads `a`).
+to once and popped once, in no loop, holds one value: it is a name (`a0 = a`, or `da0 = 1.0` where a
+number was pushed; `a = a0` where it is restored, or `a0` read in its place where nothing after the restore's block reads `a`).
 A branch flag saved each iteration and restored to test the reverse branch (`f = pop(_tape); if f:`)
 goes where the saves under the forward branch become lists: the list holds a value for each iteration
 the branch ran, and only those iterations did anything in reverse.
@@ -233,8 +233,10 @@ def _one_value_saves(function_node, used):
             continue
         push, pop = pushes[0], pops[0]
         name = pop.targets[0].id
-        if (id(push) in in_loops or id(pop) in in_loops or not isinstance(push.value.args[1], gast.Name)
-                or push.value.args[1].id != name):
+        value = push.value.args[1]
+        if id(push) in in_loops or id(pop) in in_loops or not (
+                isinstance(value, gast.Name) and value.id == name
+                or isinstance(value, gast.Constant) and type(value.value) in (int, float)):
             continue
         tops = [next(i for i, s in enumerate(body) if any(n is stmt for n in walk(s))) for stmt in (push, pop)]
         if not body.index(make) < tops[0] < tops[1]:
@@ -243,7 +245,7 @@ def _one_value_saves(function_node, used):
         used.add(saved)
         push_block, at = _block_of(function_node, push)
         push_block[at] = gast.Assign(targets=[gast.Name(id=saved, ctx=gast.Store(), annotation=None,
-                                                        type_comment=None)], value=_load(name), type_comment=None)
+                                                        type_comment=None)], value=value, type_comment=None)
         pop.value = _load(saved)
         body.remove(make)
         _read_the_save(function_node, body[tops[1] - 1], pop, name, saved)
