@@ -30,9 +30,12 @@
                             recomputed from restored saves (recomputed_flags.py, recomputed_saves.py),
                             item resets nothing reads dropped (dead_item_resets.py), one-item
                             adjoints as `.at[i].add` (index_adjoints.py), loops that only scale an
-                            adjoint as a power (scaling_loops.py), values read once by the next
-                            statement written there (single_use_values.py), and
-                            `v = e; return v` as `return e` (returned_values.py);
+                            adjoint as a power (scaling_loops.py), a loop's saves as a list read
+                            back in the reverse loop's header (saved_lists.py), `e + e` as `2 * e`
+                            (doubled_sums.py), values read once by the next statement written there
+                            (single_use_values.py), items of fills and loops that fill
+                            (filled_items.py), `v = e; return v` as `return e` (returned_values.py),
+                            and no `else` after a return (else_after_return.py);
                             run the result on the same arguments and compare.
 
 The general source is printed instead (with a note saying why) when the run
