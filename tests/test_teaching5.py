@@ -56,6 +56,15 @@ def cubed_under_test(a):
     return a
 
 
+def sin_then_squared_under_test(a):
+    b = jnp.sin(a)
+    for i in range(3):
+        if a < 3.0:
+            a = a * a
+        a = a + 0.5
+    return a * b
+
+
 def branch_then_loop(a, n):
     if a > 0:
         a = a * a
@@ -135,6 +144,8 @@ def test_a_save_made_only_under_a_test_of_the_saved_value_is_made_inside_the_if(
     assert text.count("if a < 3.0:") == 1 and "for a in reversed(a_saved):" in text
     assert "a_lt_3" not in text and "Tape()" not in text and "ba = 2 * (ba * a)" in text
     _check(cubed_under_test, (0.5,), [(2.5,), (5.0,), (1.9,), (-3.0,)])
+    # the restored `a` is read after the reverse loop (`cos(a)`): every iteration's save stays
+    _check(sin_then_squared_under_test, (0.5,), [(2.5,), (5.0,), (1.2,), (-3.0,)])
 
 
 def test_a_branch_save_beside_a_loop_save_is_a_name_and_a_list():

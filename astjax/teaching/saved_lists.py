@@ -81,6 +81,8 @@ def _read_saves(function_node, namespace, arguments):
             taken.append((stmt, plan))
         if not taken:
             continue
+        if flag is not None and _read_after(body, nest, {p[2] for _, p in taken} | {flag[1].targets[0].id}):
+            continue                 # the skipped iterations restored them too: their last values differ
         if flag is not None:
             flag_push, flag_pop, flag_if = flag
             block, at = _block_of(function_node, flag_push)
@@ -127,6 +129,12 @@ def _read_saves(function_node, namespace, arguments):
                 and sum(1 for n in walk(function_node) if isinstance(n, gast.Name) and n.id == make.targets[0].id) == 1):
             body.remove(make)
     return split
+
+
+def _read_after(body, nest, names):
+    """Whether a top-level statement after `nest` mentions one of `names`."""
+    at = next(i for i, s in enumerate(body) if s is nest)
+    return any(isinstance(n, gast.Name) and n.id in names for s in body[at + 1:] for n in walk(s))
 
 
 def _flag_save(function_node, body, index, inner):
@@ -290,6 +298,8 @@ def _save_under_test(function_node, nest, append):
     real = [s for s in nest.body if not _is_comment(s)]
     if len(real) != 1 or not isinstance(real[0], gast.If) or real[0].orelse:
         return
+    if _read_after(function_node.body, nest, {nest.target.id}):
+        return                       # after the loop it holds the first value saved, not the first kept
     test = real[0].test
     assigned = {n.id for n in walk(function_node) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
     for n in walk(test):
