@@ -388,6 +388,8 @@ def _plan(function_node, body, index, tape, pop_stmt, traffic):
         return None                  # the tape is used other than made, pushed to and popped from
     if len(pushes) == 1 and uses == 3:
         push, make = pushes[0], makes[0]
+        if traffic.available() and traffic.only_partner(pop_stmt.value) is not push:
+            return None              # the run saw the push run other than once per pop
     else:
         push, make = traffic.only_partner(pop_stmt.value), None
         if push is None:
@@ -411,6 +413,9 @@ class _Traffic:
     def __init__(self, function_node, namespace, arguments):
         self.function_node, self.namespace, self.arguments = function_node, namespace, arguments
         self.seen = False
+
+    def available(self):
+        return self.namespace is not None and self.arguments is not None
 
     def only_partner(self, pop_call):
         """The push statement whose every value, and nothing else, the pop `pop_call` took (as many
