@@ -218,3 +218,8 @@ def test_a_standalone_text_never_copies_source_that_is_not_the_called_functions(
     namespace = {"__name__": "printed_kw_only_loss"}
     exec(compile(text, "<printed kw_only_loss>", "exec"), namespace)
     assert np.allclose(namespace["grad_kw_only_loss"](x), astjax.grad(kw_only_loss)(x), rtol=1e-5)
+
+
+def test_explain_labels_a_list_save():
+    text = str(astjax.explain(astjax.grad(cubed_loop), 1.1))
+    assert "a_saved.append(a)    # saved: the reverse sweep reads a after it is overwritten" in text
