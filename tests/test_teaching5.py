@@ -223,3 +223,15 @@ def test_a_standalone_text_never_copies_source_that_is_not_the_called_functions(
 def test_explain_labels_a_list_save():
     text = str(astjax.explain(astjax.grad(cubed_loop), 1.1))
     assert "a_saved.append(a)    # saved: the reverse sweep reads a after it is overwritten" in text
+
+
+def test_a_value_read_after_a_statement_it_commutes_with_is_written_there():
+    from astjax.codegen.unparse import parse_printed, unparse
+    from astjax.teaching.single_use_values import fold_single_use_values
+    node = parse_printed("def f(ba, dba, a, da):\n    dba_a = dba * a + ba * da\n    ba = 2 * (ba * a)\n"
+                         "    dba = 2 * dba_a\n    return (dba, ba)\n").body[0]
+    out = unparse(fold_single_use_values(node, frozenset({"dba_a"})))
+    assert "dba_a" not in out and out.index("dba = 2 * (dba * a + ba * da)") < out.index("ba = 2 * (ba * a)")
+    node = parse_printed("def g(ba, a):\n    t = ba * a\n    ba = 2.0\n    c = t + ba\n    return c * ba\n").body[0]
+    out = unparse(fold_single_use_values(node, frozenset({"t"})))
+    assert "t = ba * a" in out                # `c = t + ba` reads the `ba` assigned between: it stays below

@@ -46,7 +46,56 @@ def fold_single_use_values(function_node, temporaries=frozenset()):
             if _fold_one(function_node, block, depth, names, temporaries, comments):
                 changed = True
                 break
+        if changed:
+            continue
+        for owner, depth in _blocks(function_node):
+            block = getattr(owner[0], owner[1])
+            if _fold_past(function_node, block, depth, names, temporaries, comments):
+                changed = True
+                break
     return function_node
+
+
+def _fold_past(function_node, block, depth, names, temporaries, comments):
+    """`v = e; w = f; x = g(v)` where `x = g(v)` may run before `w = f` (neither writes what the other
+    reads or writes, no effects): `x = g(e); w = f`. A second derivative's tangent line then stands
+    before its primal line (`dba = 2 * (dba * a + ba * da)` above `ba = 2 * (ba * a)`)."""
+    for i, first in enumerate(block):
+        if not (isinstance(first, gast.Assign) and len(first.targets) == 1 and isinstance(first.targets[0], gast.Name)):
+            continue
+        name = first.targets[0].id
+        j = i + 1
+        while j < len(block) and _is_comment(block[j]):
+            j += 1
+        for k in range(j + 1, len(block)):
+            reader = block[k]
+            if _is_comment(reader):
+                continue
+            if not _reads(reader, name, store_too=True):
+                continue
+            between = [s for s in block[j:k] if not _is_comment(s)]
+            if not all(_commutes(s, reader) and not _reads(s, name, store_too=True) for s in between):
+                break
+            trial = block[:]
+            block[j:k + 1] = [reader] + block[j:k]
+            if _fold_one(function_node, block, depth, names, temporaries, comments, only=i):
+                return True
+            block[:] = trial
+            break
+    return False
+
+
+def _commutes(stmt, other):
+    """Whether two plain assignments may swap: no effects, and neither writes what the other reads or writes."""
+    for s in (stmt, other):
+        if not (isinstance(s, (gast.Assign, gast.AugAssign)) and all(
+                isinstance(t, gast.Name) for t in (s.targets if isinstance(s, gast.Assign) else [s.target]))):
+            return False
+        if _has_effects(s) or _calls_a_function(s):
+            return False
+    writes = lambda s: {t.id for t in (s.targets if isinstance(s, gast.Assign) else [s.target])}
+    reads = lambda s: {n.id for n in gast.walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    return not (writes(stmt) & (reads(other) | writes(other)) or writes(other) & reads(stmt))
 
 
 def _blocks(function_node):
@@ -66,8 +115,10 @@ def _blocks(function_node):
     return out
 
 
-def _fold_one(function_node, block, depth, names, temporaries, comments):
+def _fold_one(function_node, block, depth, names, temporaries, comments, only=None):
     for i, first in enumerate(block):
+        if only is not None and i != only:
+            continue
         if not (isinstance(first, gast.Assign) and len(first.targets) == 1 and isinstance(first.targets[0], gast.Name)):
             continue
         name = first.targets[0].id
