@@ -7,7 +7,8 @@
 The derivation names each value it computes once; a teacher writes `t + 1` again rather than name
 it, as the user did in `h[t + 1] = ...`. A temporary the derivation named (never a user's name),
 assigned once to an index-sized expression (a name, a number, `x.T`; or, read at most twice, `n + 1`,
-`xs[i]`), whose every read is in a later statement of the same block with nothing in between (nor in those statements)
+`xs[i]`, or a product of two names `ba * a` or a library function of a name `jnp.exp(a)`, read in one
+statement only), whose every read is in a later statement of the same block with nothing in between (nor in those statements)
 writing what the expression reads, is replaced by the expression at each read.
 """
 import copy
@@ -56,8 +57,12 @@ def _block(block, temporaries, loads, stores):
                 break
             if _writes(block[j]) & needs:
                 break
-        if not reads or found != len(reads) or any(_writes(block[j]) & needs for j in range(i + 1, last + 1)):
+        if not reads or found != len(reads) or any(_writes(block[j]) & needs for j in range(i + 1, last)):
             continue
+        if _writes(block[last]) & needs and not _assigns_after_reading(block[last], reads):
+            continue
+        if _product(stmt.value) and any(id(n) in reads for j in range(i + 1, last) for n in walk(block[j])):
+            continue                  # a product is written out in one statement only
         replace = _Replace(reads, stmt.value)
         for j in range(i + 1, last + 1):
             replace.visit(block[j])
@@ -66,7 +71,26 @@ def _block(block, temporaries, loads, stores):
     return False
 
 
+def _assigns_after_reading(stmt, reads):
+    """`ba = ... t ...` with every read of `t` in the value: the names are written after it is computed."""
+    return (isinstance(stmt, gast.Assign) and all(isinstance(t, gast.Name) for t in stmt.targets)
+            and sum(1 for n in walk(stmt.value) if id(n) in reads) == sum(1 for n in walk(stmt) if id(n) in reads))
+
+
+def _product(expr):
+    """`a * a`, `ba * a`: a product of two names; `jnp.exp(a)`: a library function of one name. As short
+    to write as the name given to it, and the same number each time it is computed."""
+    if isinstance(expr, gast.Call):
+        return (isinstance(expr.func, gast.Attribute) and isinstance(expr.func.value, gast.Name)
+                and expr.func.value.id == "jnp" and len(expr.args) == 1 and not expr.keywords
+                and isinstance(expr.args[0], gast.Name))
+    return (isinstance(expr, gast.BinOp) and isinstance(expr.op, gast.Mult)
+            and all(isinstance(e, gast.Name) for e in (expr.left, expr.right)))
+
+
 def _cheap(expr):
+    if _product(expr):
+        return True
     if isinstance(expr, (gast.Name, gast.Constant)):
         return True
     if isinstance(expr, gast.Attribute):

@@ -4,8 +4,8 @@ The generated source marks each block it writes for a user line with a
 `# from line N: <that line>` comment. explain splits the derivative at those
 comments and lays each block beside the line it came from: first the forward
 sweep (the function run again, saving what the reverse sweep reads), then the
-reverse sweep from the last line to the first. A save (`push(_tape, h)`) is
-labelled with why it is there.
+reverse sweep from the last line to the first. A save (`push(_tape, h)`,
+`h_saved.append(h)`) is labelled with why it is there.
 
     stage="optimized"     the generated source as it runs for any shape (default without arguments)
     stage="specialized"   specialized to the example arguments (default with them)
@@ -23,6 +23,7 @@ __all__ = ["explain", "Explanation"]
 STAGES = ("optimized", "specialized", "normalized", "numba")
 _FROM_LINE = re.compile(r"^\s*# from line (\d+): (.*)$")
 _PUSH = re.compile(r"^(\s*)push\((\w+), (.*)\)$")
+_APPEND = re.compile(r"^(\s*)(\w+)\.append\((\w+)\)$")        # `a_saved.append(a)` (saved_lists.py)
 
 
 class Explanation:
@@ -168,6 +169,9 @@ def _branch_header(line):
 
 def _labelled(line):
     match = _PUSH.match(line)
+    listed = _APPEND.match(line)
+    if listed and listed.group(2).startswith(listed.group(3) + "_saved"):
+        return f"{line}    # saved: the reverse sweep reads {listed.group(3)} after it is overwritten"
     if not match:
         return line
     shape_of = re.fullmatch(r"jnp\.shape\((\w+)\)", match.group(3))

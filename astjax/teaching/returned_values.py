@@ -95,6 +95,8 @@ def _block(block):
     if len(real) < 2:
         return False
     ret, last = block[real[-1]], block[real[-2]]
+    if isinstance(ret, gast.Return) and ret.value is not None and not isinstance(ret.value, gast.Name):
+        return _into_branches(block, real, ret, last)
     if not (isinstance(ret, gast.Return) and isinstance(ret.value, gast.Name)):
         return False
     name = ret.value.id
@@ -104,6 +106,50 @@ def _block(block):
     replacement = _fold(last, name)
     block[real[-2]:] = replacement[:-1] + comments + replacement[-1:]
     return True
+
+
+def _into_branches(block, real, ret, last):
+    """`if c: v = e1 else: v = e2; return E(v)` (E short, reading `v` once and nothing the `if` assigns)
+    as `if c: return E(e1) else: return E(e2)`: the return written in each branch, as a teacher does."""
+    if not isinstance(last, gast.If) or not _short(ret.value):
+        return False
+    loads = [n.id for n in walk(ret.value) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
+    if any(isinstance(n, (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
+                          gast.NamedExpr)) for n in walk(ret.value)):
+        return False
+    stored = {n.id for n in walk(last) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+    for name in sorted(set(loads)):
+        if loads.count(name) != 1 or not _folds(last, name) or (set(loads) - {name}) & stored:
+            continue
+        if _named_in_comments(block[:real[-1]], name):
+            continue
+        comments = block[real[-2] + 1:real[-1]]     # the lines `E` comes from: above each return
+        _write_returns(last, name, ret.value, comments)
+        block[real[-2]:] = [last]
+        return True
+    return False
+
+
+def _write_returns(stmt, name, expr, comments):
+    """Each branch of `stmt` (an `if` that `_folds`) ends `return expr` with its last value of `name` in it."""
+    from ..codegen.templates import substitute_loads
+    for branch in (stmt.body, stmt.orelse):
+        real = [i for i, s in enumerate(branch) if not _is_comment(s)]
+        end = branch[real[-1]]
+        if isinstance(end, gast.If):
+            _write_returns(end, name, expr, comments)
+            continue
+        if isinstance(end, gast.Assign):
+            value = end.value
+        else:
+            target = gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
+            value = gast.BinOp(left=target, op=end.op, right=end.value)
+        returned = gast.Return(value=substitute_loads(copy.deepcopy(expr), {name: value}))
+        start = real[-1]
+        while start > 0 and _is_comment(branch[start - 1]):
+            start -= 1                # the branch's own comments stay next to its return (explain pairs them)
+        branch[real[-1]:real[-1] + 1] = [returned]
+        branch[start:start] = copy.deepcopy(comments)
 
 
 def _folds(stmt, name):

@@ -10,7 +10,8 @@
 
 A teacher names a value that is read in several places; one read right on the next line is the
 expression itself. Only for `v = e` (v an adjoint `b<name>` of a name in the function, or a temporary
-the derivation named, never the user's own name) followed, comments and saves of other values
+the derivation named; a user's own name only where the next statement assigns it again, `y = e;
+y = jnp.tanh(y)` as `y = jnp.tanh(e)`) followed, comments and saves of other values
 (`push(_tape, x)`) aside, by a simple statement (assignment, augmented assignment of another name,
 return) that reads `v` once, outside any lambda or comprehension, where the statement assigns `v` anew
 or every other read of `v` comes after another `v = ...` in a block holding it (so `e` never reaches
@@ -45,7 +46,56 @@ def fold_single_use_values(function_node, temporaries=frozenset()):
             if _fold_one(function_node, block, depth, names, temporaries, comments):
                 changed = True
                 break
+        if changed:
+            continue
+        for owner, depth in _blocks(function_node):
+            block = getattr(owner[0], owner[1])
+            if _fold_past(function_node, block, depth, names, temporaries, comments):
+                changed = True
+                break
     return function_node
+
+
+def _fold_past(function_node, block, depth, names, temporaries, comments):
+    """`v = e; w = f; x = g(v)` where `x = g(v)` may run before `w = f` (neither writes what the other
+    reads or writes, no effects): `x = g(e); w = f`. A second derivative's tangent line then stands
+    before its primal line (`dba = 2 * (dba * a + ba * da)` above `ba = 2 * (ba * a)`)."""
+    for i, first in enumerate(block):
+        if not (isinstance(first, gast.Assign) and len(first.targets) == 1 and isinstance(first.targets[0], gast.Name)):
+            continue
+        name = first.targets[0].id
+        j = i + 1
+        while j < len(block) and _is_comment(block[j]):
+            j += 1
+        for k in range(j + 1, len(block)):
+            reader = block[k]
+            if _is_comment(reader):
+                continue
+            if not _reads(reader, name, store_too=True):
+                continue
+            between = [s for s in block[j:k] if not _is_comment(s)]
+            if not all(_commutes(s, reader) and not _reads(s, name, store_too=True) for s in between):
+                break
+            trial = block[:]
+            block[j:k + 1] = [reader] + block[j:k]
+            if _fold_one(function_node, block, depth, names, temporaries, comments, only=i):
+                return True
+            block[:] = trial
+            break
+    return False
+
+
+def _commutes(stmt, other):
+    """Whether two plain assignments may swap: no effects, and neither writes what the other reads or writes."""
+    for s in (stmt, other):
+        if not (isinstance(s, (gast.Assign, gast.AugAssign)) and all(
+                isinstance(t, gast.Name) for t in (s.targets if isinstance(s, gast.Assign) else [s.target]))):
+            return False
+        if _has_effects(s) or _calls_a_function(s):
+            return False
+    writes = lambda s: {t.id for t in (s.targets if isinstance(s, gast.Assign) else [s.target])}
+    reads = lambda s: {n.id for n in gast.walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    return not (writes(stmt) & (reads(other) | writes(other)) or writes(other) & reads(stmt))
 
 
 def _blocks(function_node):
@@ -65,15 +115,19 @@ def _blocks(function_node):
     return out
 
 
-def _fold_one(function_node, block, depth, names, temporaries, comments):
+def _fold_one(function_node, block, depth, names, temporaries, comments, only=None):
     for i, first in enumerate(block):
+        if only is not None and i != only:
+            continue
         if not (isinstance(first, gast.Assign) and len(first.targets) == 1 and isinstance(first.targets[0], gast.Name)):
             continue
         name = first.targets[0].id
-        if (not _foldable_name(name, names, temporaries) or _has_effects(first.value)
-                or _calls_a_function(first.value)):
+        if _has_effects(first.value) or _calls_a_function(first.value):
             continue
-        if re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", comments):
+        overwritten = _overwritten_next(block, i, name)     # the name stays: comments may still name it
+        if not _foldable_name(name, names, temporaries) and not overwritten:
+            continue
+        if not overwritten and re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", comments):
             continue
         j = i + 1
         while j < len(block) and (_is_comment(block[j]) or _save_not_reading(block[j], name)):
@@ -139,8 +193,22 @@ def _covered_reads(function_node, name, first):
 
 def _save_not_reading(stmt, name):
     """`push(_tape, x)` of another name: it changes no variable, so `e` may move past it."""
-    return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and isinstance(stmt.value.func, gast.Name)
-            and stmt.value.func.id == "push" and not _reads(stmt.value, name))
+    if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)) or _reads(stmt.value, name):
+        return False
+    func = stmt.value.func
+    if isinstance(func, gast.Name):
+        return func.id == "push"
+    return (isinstance(func, gast.Attribute) and func.attr == "append" and isinstance(func.value, gast.Name)
+            and len(stmt.value.args) == 1 and isinstance(stmt.value.args[0], gast.Name))     # `a_saved.append(a)`
+
+
+def _overwritten_next(block, i, name):
+    """`y = e` and next `y = f(y)`: the user's name keeps its meaning in `y = f(e)`."""
+    j = i + 1
+    while j < len(block) and _is_comment(block[j]):
+        j += 1
+    return (j < len(block) and isinstance(block[j], gast.Assign) and len(block[j].targets) == 1
+            and isinstance(block[j].targets[0], gast.Name) and block[j].targets[0].id == name)
 
 
 def _foldable_name(name, names, temporaries):
@@ -150,7 +218,8 @@ def _foldable_name(name, names, temporaries):
 
 
 def _has_effects(expr):
-    return any(isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in _EFFECTS
+    return any(isinstance(n, gast.Call) and (isinstance(n.func, gast.Name) and n.func.id in _EFFECTS
+                                             or isinstance(n.func, gast.Attribute) and n.func.attr in ("pop", "append"))
                for n in gast.walk(expr)) or any(isinstance(n, (gast.NamedExpr, gast.Yield, gast.YieldFrom, gast.Await))
                                                 for n in gast.walk(expr))
 

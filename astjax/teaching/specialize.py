@@ -30,9 +30,12 @@
                             recomputed from restored saves (recomputed_flags.py, recomputed_saves.py),
                             item resets nothing reads dropped (dead_item_resets.py), one-item
                             adjoints as `.at[i].add` (index_adjoints.py), loops that only scale an
-                            adjoint as a power (scaling_loops.py), values read once by the next
-                            statement written there (single_use_values.py), and
-                            `v = e; return v` as `return e` (returned_values.py);
+                            adjoint as a power (scaling_loops.py), a loop's saves as a list read
+                            back in the reverse loop's header (saved_lists.py), `e + e` as `2 * e`
+                            (doubled_sums.py), values read once by the next statement written there
+                            (single_use_values.py), items of fills and loops that fill
+                            (filled_items.py), `v = e; return v` as `return e` (returned_values.py),
+                            and no `else` after a return (else_after_return.py);
                             run the result on the same arguments and compare.
 
 The general source is printed instead (with a note saying why) when the run
@@ -49,6 +52,7 @@ from .. import tree_util
 from ..codegen.unparse import parse_printed, unparse
 from ..optimize import cleanup
 from ..optimize.dead_code import remove_dead_code
+from ..optimize.loop_accumulators import fold_loop_accumulators
 from .call_sites import Seen, watch_calls
 from .folds import FOLDS
 from .folds_index import INDEX_FOLDS
@@ -80,6 +84,10 @@ from .dead_item_resets import drop_dead_item_resets
 from .recomputed_saves import recompute_saved_values
 from .scaling_loops import fold_scaling_loops
 from .single_use_values import fold_single_use_values
+from .doubled_sums import double_sums
+from .filled_items import fold_filled_items
+from .saved_lists import read_saves_in_loop_headers
+from .else_after_return import drop_else_after_return
 from ..codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["specialized_source"]
@@ -174,9 +182,20 @@ def _finish(functions, observed):
         drop_dead_item_resets(node)
         write_index_adjoints(node, observed.entries[node.name][0] if node.name in observed.entries else None)
         fold_scaling_loops(node, observed.entries[node.name][0] if node.name in observed.entries else None)
+        read_saves_in_loop_headers(node, namespaces.get(node.name),
+                                   observed.entries[node.name][0] if node.name in observed.entries else None)
+        if gast.dump(node) != gast.dump(fold_loop_accumulators(copy.deepcopy(node))):
+            remove_dead_code(fold_loop_accumulators(node))   # a reverse body no longer under its flag's `if`
+        double_sums(node)
         return_assigned_values(conditional_assignments(merge_same_branches(node)))
+        double_sums(node)                             # `ba += ba; return ba` returned `ba + ba`
         fold_single_use_values(node, temporaries)     # after: `t = e; return f(t)` folds whole
+        fold_filled_items(node, observed.entries[node.name][0] if node.name in observed.entries else None)
         return_assigned_values(node)
+        if double_sums(node, changed=True):           # a return written in each branch: `ba + ba + bb`
+            fold_single_use_values(node, temporaries)
+            return_assigned_values(node)
+        drop_else_after_return(node)
     return functions
 
 

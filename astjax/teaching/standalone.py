@@ -173,6 +173,10 @@ def _copied_source(name, value):
     node = parse_printed(source).body[0]
     if not isinstance(node, gast.FunctionDef):
         return None
+    code = getattr(value, "__code__", None)
+    if code is None or (len(node.args.posonlyargs) + len(node.args.args), len(node.args.kwonlyargs)) != (
+            code.co_argcount, code.co_kwonlyargcount):
+        return None     # the source found is not this function's (a wrapper: `inspect.getsource` unwraps it)
     node.decorator_list = []
     node.name = name
     from ..codegen.unparse import unparse

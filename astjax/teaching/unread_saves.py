@@ -23,7 +23,7 @@ import copy
 import gast
 from ..codegen.node_walk import walk
 
-__all__ = ["drop_unread_saves", "drop_idle_saves"]
+__all__ = ["drop_unread_saves", "drop_idle_saves", "observed_tape_traffic"]
 
 
 def drop_unread_saves(function_node, namespace, arguments):
@@ -256,6 +256,13 @@ def _stores(node, name):
 # ------------------------------------------------------------------ which push feeds which pop
 def _observed_pairs(function_node, namespace, arguments):
     """({pop site: {push sites}}, {push site: {pop sites}}) seen running on `arguments`, or None."""
+    traffic = observed_tape_traffic(function_node, namespace, arguments)
+    return None if traffic is None else traffic[:2]
+
+
+def observed_tape_traffic(function_node, namespace, arguments):
+    """({pop site: {push sites}}, {push site: {pop sites}}, {("push" or "pop", site): how many times it
+    ran}) seen running on `arguments`, or None; sites are numbered as `_sites` lists them."""
     from ..backends.python import compile_function
     from .specialize import _copy
     labelled = copy.deepcopy(function_node)
@@ -264,13 +271,20 @@ def _observed_pairs(function_node, namespace, arguments):
         call.func = gast.Name(id=f"__astjax_push_{k}", ctx=gast.Load(), annotation=None, type_comment=None)
     for j, call in enumerate(sites["pop"]):
         call.func = gast.Name(id=f"__astjax_pop_{j}", ctx=gast.Load(), annotation=None, type_comment=None)
-    popped_from, pushed_to = {}, {}
+    popped_from, pushed_to, counts = {}, {}, {}
     recorders = {}
+
+    def push_at(k):
+        def push(tape, value):
+            counts[("push", k)] = counts.get(("push", k), 0) + 1
+            tape.append((k, value))
+        return push
     for k in range(len(sites["push"])):
-        recorders[f"__astjax_push_{k}"] = lambda tape, value, k=k: tape.append((k, value))
+        recorders[f"__astjax_push_{k}"] = push_at(k)
 
     def pop_at(j):
         def pop(tape):
+            counts[("pop", j)] = counts.get(("pop", j), 0) + 1
             k, value = tape.pop()
             popped_from.setdefault(j, set()).add(k)
             pushed_to.setdefault(k, set()).add(j)
@@ -284,7 +298,7 @@ def _observed_pairs(function_node, namespace, arguments):
         fn(**{name: _copy(value) for name, value in arguments.items()})
     except Exception:      # noqa: BLE001 -- a run that fails tells nothing: keep every save
         return None
-    return popped_from, pushed_to
+    return popped_from, pushed_to, counts
 
 
 # ------------------------------------------------------------------ sites
