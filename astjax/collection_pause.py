@@ -9,10 +9,13 @@ garbage (reference counting frees it), so astjax switches the collector off
 for the build and back on after it; the next ordinary collection picks up
 whatever cycles the build left.
 
-Only building is paused, never the user's own computation: a run of generated
-code may loop for as long as the user likes. A build nested in another (a
-callee's derivative, a jit of a gradient) leaves the outermost one in charge,
-and a collector the user switched off stays off.
+Only building is paused: a derivative's build, and jit's first call for a
+signature (which lowers, compiles, and runs the function once on the reference
+backend to learn its types, then once compiled). Later calls, where the user's
+computation runs for as long as it likes, run with the collector as the user
+set it. A build nested in another (a callee's derivative, a jit of a gradient)
+leaves the outermost one in charge, and a collector the user switched off
+stays off.
 """
 import contextlib
 import functools

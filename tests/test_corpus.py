@@ -18,6 +18,7 @@ import pytest
 import astjax
 import astjax.numpy as jnp
 
+from closeness import assert_scaled_close
 from corpus import ENTRIES
 
 RTOL = 2e-5
@@ -86,10 +87,7 @@ def _as_tuple(grads, entry):
 
 
 def _assert_close(actual, expected, what):
-    actual = np.asarray(actual, dtype=np.float64)
-    expected = np.asarray(expected, dtype=np.float64)
-    scale = max(1.0, float(np.max(np.abs(expected)))) if expected.size else 1.0
-    np.testing.assert_allclose(actual, expected, rtol=RTOL, atol=ATOL * scale, err_msg=what)
+    assert_scaled_close(actual, expected, RTOL, ATOL, what)
 
 
 # ----------------------------------------------------------------- reverse mode

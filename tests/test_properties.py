@@ -30,6 +30,7 @@ from hypothesis import HealthCheck, Phase, assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import astjax  # noqa: E402
+from closeness import assert_scaled_close  # noqa: E402
 import astjax.numpy as jnp  # noqa: E402
 
 # Shrinking a failing program takes about a minute; it is off unless ASTJAX_SHRINK=1 (use that
@@ -252,10 +253,7 @@ def _fd(f, args, i, h=1e-6):
 
 
 def _close(actual, expected, what, source):
-    actual = np.asarray(actual, dtype=np.float64)
-    expected = np.asarray(expected, dtype=np.float64)
-    scale = max(1.0, float(np.max(np.abs(expected))))
-    np.testing.assert_allclose(actual, expected, rtol=1e-5, atol=1e-6 * scale, err_msg=f"{what}\n{source}")
+    assert_scaled_close(actual, expected, 1e-5, 1e-6, f"{what}\n{source}")
 
 
 def _prepare(tmp_path, program, seed, scalar_y, n):

@@ -23,6 +23,7 @@ import numpy as np
 
 import astjax
 from astjax.errors import AstjaxError
+from closeness import assert_scaled_close
 
 __all__ = ["run_case", "CaseTimeout", "TIMEOUT_S", "fresh", "leaves", "fd_grad", "fd_jacobian",
            "fd_directional", "fd_hessian", "names_a_line_of", "assert_close", "assert_clear_refusal"]
@@ -190,9 +191,7 @@ def assert_close(actual, expected, what, rtol=1e-5):
     expected_arr = np.asarray(expected, dtype=np.float64)
     assert actual_arr.shape == expected_arr.shape, \
         f"{what}: shape {actual_arr.shape}, expected {expected_arr.shape}"
-    actual_arr = actual_arr.astype(np.float64)
-    scale = max(1.0, float(np.max(np.abs(expected_arr)))) if expected_arr.size else 1.0
-    np.testing.assert_allclose(actual_arr, expected_arr, rtol=rtol, atol=ATOL * scale, err_msg=what)
+    assert_scaled_close(actual_arr, expected_arr, rtol, ATOL, what)
 
 
 # ----------------------------------------------------------------- refusals
