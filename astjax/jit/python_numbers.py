@@ -128,9 +128,10 @@ def _zero_division_raise(message, where):
     """Python's ZeroDivisionError; a refusal where the first call did not see the operands' types (a `where`
     starting with "?"): NumPy's scalars give inf or nan there, Python's numbers raise, and jit cannot tell.
 
-    The lowering writes `where` as a string constant: the test on its "?" is decided when Numba compiles.
-    Tested at run time, `where.startswith("?")` compiled Numba's string slicing and comparison into every
-    function that divides Python numbers, 1-3 s of a first call."""
+    The lowering writes `where` as a string constant, and the division helpers take literal types
+    (prefer_literal): the test on its "?" is decided when Numba compiles. Tested at run time,
+    `where.startswith("?")` compiled Numba's string slicing and comparison into every function that
+    divides Python numbers, 1-3 s of its first call; a helper compiled per call site costs far less."""
     if isinstance(where, types.StringLiteral) and isinstance(message, types.StringLiteral):
         where_text, message_text = where.literal_value, message.literal_value
         if where_text.startswith("?"):
@@ -153,14 +154,6 @@ _UNSEEN_DIVISION = ("a division by zero: Python numbers raise ZeroDivisionError,
                     "and the first call did not run this line to tell which these are")
 
 
-def _literal_operand(a, b):
-    """Whether an operand is a Numba literal (a constant int at the call site). The division helpers take
-    literal types (prefer_literal) so that `where` reaches _zero_division as a constant; they decline
-    literal operands, which Numba then types again as plain ints (one compiled helper for every constant
-    would cost more than it saves)."""
-    return isinstance(a, types.Literal) or isinstance(b, types.Literal)
-
-
 @overload(py_mul)
 def _py_mul(a, b, where):
     if _ints(a, b):
@@ -171,8 +164,6 @@ def _py_mul(a, b, where):
 
 @overload(py_div, prefer_literal=True)
 def _py_div(a, b, where):
-    if _literal_operand(a, b):
-        return None
     if _number(a) and _number(b):
         def div(a, b, where):
             if b == 0:
@@ -184,8 +175,6 @@ def _py_div(a, b, where):
 
 @overload(py_floordiv, prefer_literal=True)
 def _py_floordiv(a, b, where):
-    if _literal_operand(a, b):
-        return None
     if _ints(a, b):
         def floordiv(a, b, where):
             if b == 0:
@@ -205,8 +194,6 @@ def _py_floordiv(a, b, where):
 
 @overload(py_mod, prefer_literal=True)
 def _py_mod(a, b, where):
-    if _literal_operand(a, b):
-        return None
     if _ints(a, b):
         def mod(a, b, where):
             if b == 0:
@@ -226,8 +213,6 @@ def _py_mod(a, b, where):
 
 @overload(py_pow, prefer_literal=True)
 def _py_pow(a, b, where):
-    if _literal_operand(a, b):
-        return None
     if _ints(a, b):
         checked = _CHECKED_MUL
 
