@@ -7,19 +7,22 @@ generated function (mode "grad", the one grad(grad(f)) composes from) computes n
 
 The check may be skipped only where its outcome cannot change between calls of one signature:
 
-- f's value is `jnp.sum(e)` with no other argument, assigned once at the top of the generated
-  value_and_grad function and returned as it is: an array of rank 0, whatever the data;
-- that function and every generated function or user function it reaches is straight-line code (no
-  `if`, loop, conditional expression, `try`, comprehension or astjax.lax call), so the dtype of `e`,
-  hence of the value, is a function of the argument types alone (NumPy's and JAX's dtype rules read no
-  values);
-- the reference backend ran value_and_grad once on this signature's first arguments and its value
-  passed the check.
+- f (the user's function, read as written) is straight-line code ending in `return jnp.sum(e)` with
+  no other argument: its value is an array of rank 0, whatever the data;
+- f and every user function it calls have no `if`, loop, conditional expression, `try`,
+  comprehension, lambda or astjax.lax call, and every call is of astjax, NumPy, a builtin or such a
+  function: the dtype of `e`, hence of the value, is a function of the argument types alone (NumPy's
+  and JAX's dtype rules read no values);
+- f ran once on this signature's first arguments (the reference backend, as the first call of any
+  jitted signature runs it) and its value passed the check.
 
-Anything else (a has_aux function, keyword arguments, bound arguments, the GPU backend, a value that
-failed the check, a reference run that raised) runs value_and_grad and the check as before, so a
-non-scalar or integer output raises grad's own TypeError.
+Anything else (has_aux, keyword or bound arguments, *args, a closure, the GPU backend, a value that
+failed the check, a run that raised) runs value_and_grad and the check as before, so a non-scalar or
+integer output raises grad's own TypeError. The verdicts are kept per generated gradient, which is
+built again when a global or closure value f read is rebound.
 """
+import builtins
+import inspect
 import weakref
 
 import gast
@@ -29,10 +32,11 @@ from ..codegen.node_walk import walk
 
 __all__ = ["gradient_without_value"]
 
-_VERDICTS = weakref.WeakKeyDictionary()     # generated value_and_grad -> {signature: the check passes}
-_SHAPES = weakref.WeakKeyDictionary()       # generated value_and_grad -> whether its value's rank and dtype are static
+_VERDICTS = weakref.WeakKeyDictionary()     # generated gradient -> {signature: the check passes}
+_STATIC = weakref.WeakKeyDictionary()       # user function -> whether its value is a static-rank, static-dtype sum
 _BRANCHING = (gast.If, gast.IfExp, gast.For, gast.While, gast.Try, gast.With, gast.ListComp, gast.SetComp,
-              gast.DictComp, gast.GeneratorExp, gast.Lambda, gast.FunctionDef, gast.Yield, gast.YieldFrom)
+              gast.DictComp, gast.GeneratorExp, gast.Lambda, gast.FunctionDef, gast.Yield, gast.YieldFrom,
+              gast.Global, gast.Nonlocal, gast.Delete, gast.Raise, gast.Assert)
 
 
 def gradient_without_value(transform, args, kwargs, active):
@@ -42,18 +46,19 @@ def gradient_without_value(transform, args, kwargs, active):
             or transform.keywords or getattr(getattr(active, "factory", None), "__self__", None) is None
             or active.factory.__self__.backend != "cpu"):
         return None
-    value_and_grad = transform.generated("value_and_grad")
-    if not _static_scalar_value(value_and_grad):
+    fun = transform.fun
+    if not _static_scalar_value(fun):
         return None
     from .compiled import _signature
     try:
         key = tuple(_signature(a) for a in args)
     except Exception:        # noqa: BLE001 -- an argument jit does not key: the usual path says what it is
         return None
-    verdicts = _VERDICTS.setdefault(value_and_grad, {})
+    gradient = transform.generated("grad")
+    verdicts = _VERDICTS.setdefault(gradient, {})
     if key not in verdicts:
         try:
-            value, _ = value_and_grad(*args)          # the reference backend, once per signature
+            value = fun(*args)              # the reference backend, once per signature
         except Exception:    # noqa: BLE001 -- the usual path raises it where the user expects it
             return None
         verdicts[key] = type(value) is Array and value.ndim == 0 and value.dtype.kind == "f"
@@ -62,122 +67,102 @@ def gradient_without_value(transform, args, kwargs, active):
     return transform.call("grad", args, kwargs)
 
 
-def _static_scalar_value(generated):
-    """Whether the value `generated` (a value_and_grad function) returns is `jnp.sum(e)` of static rank 0
-    and a dtype the argument types decide (see the module doc)."""
-    if generated not in _SHAPES:
+def _static_scalar_value(fun):
+    """Whether `fun`'s value is `jnp.sum(e)` of static rank 0 and a dtype the argument types decide."""
+    try:
+        known = _STATIC.get(fun)
+    except TypeError:
+        return False
+    if known is None:
         try:
-            _SHAPES[generated] = _returns_a_full_sum(generated) and all(
-                _straight_line(fn) for fn in _reachable(generated))
+            known = _ends_in_a_full_sum(fun) and _straight_line(fun, set())
         except Exception:    # noqa: BLE001 -- anything unexpected: not known static
-            _SHAPES[generated] = False
-    return _SHAPES[generated]
+            known = False
+        try:
+            _STATIC[fun] = known
+        except TypeError:
+            pass
+    return known
 
 
-def _reachable(generated):
-    from .cache import reachable_generated
-    return reachable_generated(generated)
+def _node(fun):
+    from ..frontend.parse import function_source
+    return function_source(fun).node
 
 
-def _node(fn):
-    return fn.__astjax_function_source__.node
+def _plain_function(fun):
+    return (inspect.isfunction(fun) and not hasattr(fun, "__astjax_transform__") and fun.__closure__ is None
+            and not fun.__code__.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS))
 
 
-def _straight_line(fn):
-    """No branch or loop in `fn`, and every call is of astjax, NumPy, a builtin, or a function whose
-    generated code is itself among those checked."""
-    node = _node(fn)
+def _ends_in_a_full_sum(fun):
+    if not _plain_function(fun):
+        return False
+    body = _node(fun).body
+    if not body or not isinstance(body[-1], gast.Return) or body[-1].value is None:
+        return False
+    value = body[-1].value
+    if not (isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords
+            and not isinstance(value.args[0], gast.Starred)):
+        return False
+    import astjax.numpy as jnp
+    return _resolve(value.func, fun.__globals__) is jnp.sum
+
+
+def _straight_line(fun, seen):
+    """No branch or loop in `fun` or the user functions it calls, statements only assignments and a
+    final return, and every call of astjax, NumPy, a builtin or such a function."""
+    if fun in seen:
+        return True
+    seen.add(fun)
+    if not _plain_function(fun):
+        return False
+    node = _node(fun)
+    for i, stmt in enumerate(node.body):
+        docstring = i == 0 and isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant)
+        if not (docstring or isinstance(stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Return))):
+            return False
     for n in walk(node):
         if n is not node and isinstance(n, _BRANCHING):
             return False
-        if isinstance(n, gast.Call) and not _known_callee(n.func, fn.__globals__):
-            return False
+        if isinstance(n, gast.Call):
+            callee = _resolve(n.func, fun.__globals__)
+            if callee is _UNKNOWN:
+                return False
+            module = getattr(callee, "__module__", None) or ""
+            if inspect.isfunction(callee) and not module.startswith(("astjax.", "numpy")):
+                if not _straight_line(callee, seen):
+                    return False
+            elif module.startswith("astjax.lax") or not (
+                    module.split(".")[0] in ("astjax", "numpy", "builtins", "math")
+                    or callee in vars(builtins).values()):
+                return False
     return True
 
 
-def _known_callee(func, namespace):
-    import builtins
-    from .cache import _primal_of_user_function
-    if isinstance(func, gast.Name):
-        if func.id in namespace:
-            obj = namespace[func.id]
-        elif hasattr(builtins, func.id):
-            return True
-        else:
-            return False                 # a local: not known
-    elif isinstance(func, gast.Attribute) and not _names_lax(func, namespace):
-        base = func
-        while isinstance(base, gast.Attribute):
-            base = base.value
-        if not (isinstance(base, gast.Name) and base.id in namespace):
-            return False                 # a method of a local value
-        obj = namespace[base.id]
-        for attr in _attribute_chain(func):
-            obj = getattr(obj, attr, None)
-    else:
-        return False
-    if getattr(obj, "__astjax_function_source__", None) is not None:
-        return True                      # generated: reachable_generated follows it
-    module = getattr(obj, "__module__", None) or getattr(obj, "__name__", "")
-    if isinstance(module, str) and (module.split(".")[0] in ("astjax", "numpy", "builtins", "math")):
-        return not module.startswith("astjax.lax")
-    return _primal_of_user_function(obj) is not None     # a user function: its primal is checked too
+_UNKNOWN = object()
 
 
-def _attribute_chain(func):
+def _resolve(func, namespace):
+    """The object a call's function names (a global, a builtin, or attributes of one), or _UNKNOWN."""
     chain = []
     while isinstance(func, gast.Attribute):
         chain.append(func.attr)
         func = func.value
-    return reversed(chain)
+    if not isinstance(func, gast.Name):
+        return _UNKNOWN
+    if func.id in namespace:
+        obj = namespace[func.id]
+    elif hasattr(builtins, func.id):
+        obj = getattr(builtins, func.id)
+    else:
+        return _UNKNOWN
+    for attr in reversed(chain):
+        obj = getattr(obj, attr, _UNKNOWN)
+        if obj is _UNKNOWN:
+            return _UNKNOWN
+    if isinstance(obj, type(inspect)) and obj.__name__.startswith("astjax.lax"):
+        return _UNKNOWN
+    return obj
 
 
-def _names_lax(func, namespace):
-    """Whether a call's function is an attribute of astjax.lax (cond, while_loop, scan... decide at run time)."""
-    while isinstance(func, gast.Attribute):
-        func = func.value
-        if isinstance(func, gast.Name):
-            module = namespace.get(func.id)
-            return getattr(module, "__name__", "").startswith("astjax.lax")
-    return False
-
-
-def _returns_a_full_sum(generated):
-    """`return (value, grads)` last, with `value` bound once, at the top, to a name bound once, at the top,
-    to `jnp.sum(e)` (jnp: astjax.numpy)."""
-    node = _node(generated)
-    body = node.body
-    returns = [n for n in walk(node) if isinstance(n, gast.Return)]
-    if not body or returns != [body[-1]] or not isinstance(body[-1].value, gast.Tuple) or len(body[-1].value.elts) != 2:
-        return False
-    value = body[-1].value.elts[0]
-    seen = set()
-    while isinstance(value, gast.Name) and value.id not in seen:
-        seen.add(value.id)
-        assigned = _single_top_assignment(node, value.id)
-        if assigned is None:
-            return False
-        value = assigned
-    return _is_full_sum(value, generated.__globals__)
-
-
-def _single_top_assignment(node, name):
-    """The value of the one `name = value` at the top of the body, where nothing else binds `name`."""
-    binds = [n for n in walk(node) if isinstance(n, gast.Name) and n.id == name
-             and isinstance(n.ctx, (gast.Store, gast.Del, gast.Param))]
-    tops = [s for s in node.body if isinstance(s, gast.Assign) and len(s.targets) == 1
-            and isinstance(s.targets[0], gast.Name) and s.targets[0].id == name]
-    if len(binds) != 1 or len(tops) != 1:
-        return None
-    return tops[0].value
-
-
-def _is_full_sum(value, namespace):
-    if not (isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords
-            and not isinstance(value.args[0], gast.Starred)):
-        return False
-    func = value.func
-    if not (isinstance(func, gast.Attribute) and func.attr == "sum" and isinstance(func.value, gast.Name)):
-        return False
-    module = namespace.get(func.value.id)
-    return getattr(module, "__name__", None) == "astjax.numpy"
