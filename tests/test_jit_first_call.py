@@ -114,3 +114,16 @@ def test_python_number_division_by_zero_raises_without_compiling_string_code():
     assert not [n for n in compiled_names if "unicode" in n or "startswith" in n], compiled_names
     with pytest.raises(ZeroDivisionError):
         jitted(X, 0)
+
+
+def test_a_guess_that_fails_on_the_first_call_itself_recompiles_and_agrees(monkeypatch):
+    """Every shape test guarded, as if each had held (a wrong guess): the first call's own guard fires,
+    jit compiles the signature again with the unfused branch, and the number is still the reference's."""
+    import sys
+    from astjax.jit.lower.known_ranks import pruning_disabled
+    monkeypatch.setattr(sys.modules["astjax.jit.lower.fuse_elementwise"], "holds_as_observed", lambda test, context: not pruning_disabled())
+    rng = np.random.default_rng(2)
+    x, row = rng.normal(size=(3, 5)).astype(np.float32), rng.normal(size=(1, 5)).astype(np.float32)
+    jitted = astjax.jit(scaled_difference)
+    np.testing.assert_allclose(jitted(x, row), scaled_difference(x, row), rtol=1e-5, atol=1e-6)
+    assert " else " in jitted.lower(x, row).source

@@ -148,6 +148,8 @@ class CompiledFunction(PerSignature):
             del GUARDED[:]                        # kept only when this build failed (see __call__)
             return got
         except JitError as exc:
+            if isinstance(exc, RankGuardError):    # a guard the first call itself failed: __call__ compiles again
+                raise
             if exc.filename is None and _location(self.generated) is not None:     # name the user's function
                 raise JitError(exc.reason, _location(self.generated), exc.hint) from None
             raise
