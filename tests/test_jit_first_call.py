@@ -127,3 +127,29 @@ def test_a_guess_that_fails_on_the_first_call_itself_recompiles_and_agrees(monke
     jitted = astjax.jit(scaled_difference)
     np.testing.assert_allclose(jitted(x, row), scaled_difference(x, row), rtol=1e-5, atol=1e-6)
     assert " else " in jitted.lower(x, row).source
+
+
+def _square(x):
+    return x * x
+
+
+def sum_of_a_callee(x):
+    return jnp.sum(_square(x))
+
+
+def test_a_rebound_callee_is_read_again_before_the_value_is_skipped():
+    global _square
+    jitted = astjax.jit(astjax.grad(sum_of_a_callee))
+    np.testing.assert_allclose(jitted(X), 2 * X, rtol=1e-6)
+    assert "value_and_grad" not in jitted.lower(X).source
+    original = _square
+
+    def _square(x):                           # a branch: the value's dtype could depend on the data
+        if x[0] > 10.0:
+            return x
+        return x * x
+    try:
+        np.testing.assert_allclose(jitted(X), 2 * X, rtol=1e-6)
+        assert "value_and_grad" in jitted.lower(X).source
+    finally:
+        _square = original

@@ -34,6 +34,7 @@ __all__ = ["gradient_without_value"]
 
 _VERDICTS = weakref.WeakKeyDictionary()     # generated gradient -> {signature: the check passes}
 _STATIC = weakref.WeakKeyDictionary()       # user function -> whether its value is a static-rank, static-dtype sum
+                                            # (read again whenever its gradient is built again)
 _BRANCHING = (gast.If, gast.IfExp, gast.For, gast.While, gast.Try, gast.With, gast.ListComp, gast.SetComp,
               gast.DictComp, gast.GeneratorExp, gast.Lambda, gast.FunctionDef, gast.Yield, gast.YieldFrom,
               gast.Global, gast.Nonlocal, gast.Delete, gast.Raise, gast.Assert)
@@ -47,15 +48,24 @@ def gradient_without_value(transform, args, kwargs, active):
             or active.factory.__self__.backend != "cpu"):
         return None
     fun = transform.fun
-    if not _static_scalar_value(fun):
+    if not inspect.isfunction(fun):
         return None
+    if fun not in _STATIC:
+        _STATIC[fun] = _static_scalar_value(fun)
+    if not _STATIC[fun]:
+        return None                         # value_and_grad, without deriving the gradient-only function
+    gradient = transform.generated("grad")
+    verdicts = _VERDICTS.get(gradient)
+    if verdicts is None:                    # first use, or built again since (a global f reads was rebound)
+        _STATIC[fun] = _static_scalar_value(fun)
+        if not _STATIC[fun]:
+            return None
+        verdicts = _VERDICTS[gradient] = {}
     from .compiled import _signature
     try:
         key = tuple(_signature(a) for a in args)
     except Exception:        # noqa: BLE001 -- an argument jit does not key: the usual path says what it is
         return None
-    gradient = transform.generated("grad")
-    verdicts = _VERDICTS.setdefault(gradient, {})
     if key not in verdicts:
         try:
             value = fun(*args)              # the reference backend, once per signature
@@ -70,19 +80,9 @@ def gradient_without_value(transform, args, kwargs, active):
 def _static_scalar_value(fun):
     """Whether `fun`'s value is `jnp.sum(e)` of static rank 0 and a dtype the argument types decide."""
     try:
-        known = _STATIC.get(fun)
-    except TypeError:
+        return _ends_in_a_full_sum(fun) and _straight_line(fun, set())
+    except Exception:        # noqa: BLE001 -- anything unexpected: not known static
         return False
-    if known is None:
-        try:
-            known = _ends_in_a_full_sum(fun) and _straight_line(fun, set())
-        except Exception:    # noqa: BLE001 -- anything unexpected: not known static
-            known = False
-        try:
-            _STATIC[fun] = known
-        except TypeError:
-            pass
-    return known
 
 
 def _node(fun):
