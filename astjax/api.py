@@ -20,7 +20,8 @@ from .array import Array, wrap
 from .codegen.namespace import renamed_keywords
 from .errors import api_boundary
 from .teaching.display import add_notebook_display
-from .jit.api import compiled_version
+from .jit.api import _ACTIVE as _ACTIVE_JIT, compiled_version
+from .jit.grad_value_check import gradient_without_value
 from .rules.helpers import materialize
 from .transforms.derivation import Derivation
 from .transforms.forward_over_reverse import forward_over_reverse
@@ -296,6 +297,10 @@ def grad(fun, argnums=0, has_aux=False, holomorphic=False, allow_int=False):
         args = transform.prepare(args)
         if transform.checks_its_output():      # grad of a gradient: one generated function serves both uses
             return _materialize_grads(transform, transform.call("grad", args, kwargs), args, kwargs)
+        if _ACTIVE_JIT.get() is not None:    # inside jit: the value's check may be decided per signature
+            grads = gradient_without_value(transform, args, kwargs, _ACTIVE_JIT.get())
+            if grads is not None:
+                return _materialize_grads(transform, grads, args, kwargs)
         value, grads = transform.call("value_and_grad", args, kwargs)
         _check_scalar_output(value[0] if has_aux else value, fun)
         result = _materialize_grads(transform, grads, args, kwargs)

@@ -44,7 +44,9 @@ def _close(got, want, dtype):
 
 
 def test_grad_of_a_sum_of_sigmoid_is_one_loop_reading_x_once():
-    """The user's sigmoid is inlined, its sum moves into the adjoint's loop: one kernel, one output buffer."""
+    """The user's sigmoid is inlined: one kernel, one output buffer. jit(grad) computes no value where grad's
+    check of it is decided per signature (jit/grad_value_check.py): no sum in the loop; value_and_grad's
+    sum, in the adjoint's loop, is checked in the chunk-edge test below."""
     grad, jitted = GRAD_SUM_SIGMOID, JIT_GRAD_SUM_SIGMOID
     rng = np.random.default_rng(0)
     for n in (1, 255, 257, 9000):          # around the 256-element chunks of the sum (SUM_CHUNK)
@@ -53,9 +55,9 @@ def test_grad_of_a_sum_of_sigmoid_is_one_loop_reading_x_once():
     text = jitted.lower(x).source
     head = text.split("\n\n")[0]
     assert "jit_sigmoid" not in text and "vjp_sigmoid(" not in text
-    assert head.count("_fused_") == 1, head                  # one loop computes the value and the gradient
+    assert head.count("_fused_") == 1, head                  # one loop computes the gradient
     assert text.count("np.empty(") == 1, text
-    assert "for k in range(256):" in text                   # the chunk loop has a constant trip count
+    assert "for k in range(256):" not in text and "total" not in text      # and no value
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc and getrusage's fault count")
@@ -88,6 +90,8 @@ def test_value_and_grad_of_a_fused_sum_agrees_across_chunk_edges(dtype):
         _close(g1, g2, dtype)
         assert np.asarray(g1).dtype == dtype and np.asarray(v1).dtype == dtype
     np.testing.assert_allclose(float(jitted(np.ones((2, 2 ** 19), dtype))[0]), 2 ** 20 * np.exp(-1.0), rtol=1e-6)
+    text = jitted.lower(x).source
+    assert "_and_" in text and "for k in range(256):" in text    # the value's sum in a gradient's loop, chunked
 
 
 def test_a_sum_read_by_a_later_adjoint_stays_its_own_loop_and_agrees():

@@ -151,7 +151,8 @@ def _digest_value(value):
 
 
 def load(key):
-    """The stored record for `key` ({function name: {variable: set of types}}, output type), or None."""
+    """The stored record for `key` ({function name: {variable: set of types}}, output type, {function name:
+    {variable: facts}}), or None."""
     path = os.path.join(directory(), "entries", key + ".json")
     try:
         with open(path) as handle:
@@ -160,16 +161,23 @@ def load(key):
             return None
         types = {fn: {var: {_decode(t) for t in kinds} for var, kinds in table.items()}
                  for fn, table in record["types"].items()}
-        return types, _decode(record["out_spec"])
+        facts = {fn: {var: {_decode(f) for f in held} for var, held in table.items()}
+                 for fn, table in record.get("facts", {}).items()}
+        return types, _decode(record["out_spec"]), facts
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
-def store(key, types, out_spec):
-    """Write the record for `key` (atomically; errors writing the cache are ignored)."""
+def store(key, types, out_spec, facts=None):
+    """Write the record for `key` (atomically; errors writing the cache are ignored). `facts`: the shapes
+    and ints observed (jit/observe.py), of which the variables that held one are kept: the lowering reads
+    them, and a later process must lower as this one did to find Numba's machine code."""
     record = {"format": FORMAT, "key": key, "out_spec": _encode(out_spec),
               "types": {fn: {var: [_encode(t) for t in kinds] for var, kinds in table.items()}
-                        for fn, table in types.items()}}
+                        for fn, table in types.items()},
+              "facts": {fn: {var: [_encode(f) for f in held] for var, held in table.items()
+                             if len(held) == 1 and None not in held}
+                        for fn, table in (facts or {}).items()}}
     _write(os.path.join(directory(), "entries", key + ".json"), json.dumps(record))
 
 

@@ -150,6 +150,8 @@ class CompiledFunction(PerSignature):
             del GUARDED[:]                        # kept only when this build failed (see __call__)
             return got
         except JitError as exc:
+            if isinstance(exc, RankGuardError):    # a guard the first call itself failed: __call__ compiles again
+                raise
             if exc.filename is None and _location(self.generated) is not None:     # name the user's function
                 raise JitError(exc.reason, _location(self.generated), exc.hint) from None
             raise
@@ -163,8 +165,8 @@ class CompiledFunction(PerSignature):
         disk_key = cache.entry_key(self.generated, key) if cache.enabled() and not trees_in else None
         record = cache.load(disk_key) if disk_key else None
         if record is not None:                      # compiled and checked by an earlier process
-            types, out_spec = record
-            observed = Observed.by_name(cache.reachable_generated(self.generated), types)
+            types, out_spec, facts = record
+            observed = Observed.by_name(cache.reachable_generated(self.generated), types, facts)
             try:
                 plan = cache.load_plan(plan_key(disk_key))
                 dispatcher, text, frozen = build(self.generated, observed, static, disk_key, plan=plan)
@@ -221,8 +223,9 @@ class CompiledFunction(PerSignature):
         self.entries[key] = entry
         self._remember_quick_key(args, entry)
         if disk_key is not None and observed.complete and not trees:     # a record holds no result structure
-            cache.store(disk_key, {fn.__name__: observed.for_code(fn.__code__)
-                                   for fn in cache.reachable_generated(self.generated)}, entry.out_spec)
+            reachable = cache.reachable_generated(self.generated)
+            cache.store(disk_key, {fn.__name__: observed.for_code(fn.__code__) for fn in reachable}, entry.out_spec,
+                        {fn.__name__: observed.facts_for(fn.__code__) for fn in reachable})
             plan = recorder.plan() if recorder is not None else None
             if plan is not None:           # what the lowering made, for the next process (jit/build_plan.py)
                 cache.store_plan(plan_key(disk_key), plan)

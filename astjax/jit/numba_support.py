@@ -12,6 +12,7 @@ from numba import types
 from numba.extending import overload
 
 from ..runtime.numba_cpu import STUBS as _LOWERINGS
+from .lower.known_ranks import RankGuardError
 
 _fill_broadcast = _LOWERINGS["fill_broadcast"]     # `out[k] = item` without Numba's slow error path
 
@@ -222,6 +223,26 @@ def _observed_type(x, code):
     import ast
     result = _matches(x, ast.literal_eval(code.literal_value))
     return lambda x, code: result
+
+
+def checked_shape(shape, holds):
+    """`shape`, where the shape test `holds` (lower/observed_shapes.py); else a RankGuardError, upon which
+    jit compiles the signature again with the unfused branch kept."""
+    if not holds:
+        raise RankGuardError(_SHAPE_GUARD)
+    return shape
+
+
+_SHAPE_GUARD = "a fused loop met operand shapes other than the first call's"
+
+
+@overload(checked_shape)
+def _checked_shape(shape, holds):
+    def impl(shape, holds):
+        if not holds:
+            raise RankGuardError(_SHAPE_GUARD)
+        return shape
+    return impl
 
 
 def _constant_slice_error():

@@ -9,6 +9,11 @@ an array. The first call of each signature runs the reference backend anyway
 type of every local of every generated function as it runs; the lowering
 passes read those types. Tracing stops after `LIMIT` lines: loops repeat
 their types, and a long loop must not make the first call slow.
+
+Beside the types, the tracer keeps the shape of each array and the value of each int a variable held
+(`facts`, at most two per variable: a variable that held two is not known). The lowering reads them
+only to guess which branch of a run-time shape test a signature takes (lower/observed_shapes.py),
+behind a guard that compiles the other branch when a call needs it: a guess, never a fact compiled in.
 """
 import sys
 
@@ -62,6 +67,7 @@ class Observed:
         self.types = {}          # code object -> {name: set of abstract types}
         self.complete = True     # False when tracing stopped before the function returned
         self.user_calls = {}     # code of a user function generated code called -> its first arguments
+        self.facts = {}          # code object -> {name: set of shapes / ints it held} (see the module doc)
 
     def of(self, code, name):
         return self.types.get(code, {}).get(name, set())
@@ -72,13 +78,28 @@ class Observed:
         table.observed = self
         return table
 
+    def facts_for(self, code):
+        return self.facts.get(code, {})
+
     @classmethod
-    def by_name(cls, functions, types):
-        """Types read back from the disk cache ({function name: {variable: types}}) for these functions."""
+    def by_name(cls, functions, types, facts=None):
+        """Types (and facts) read back from the disk cache ({function name: {variable: types}}) for these
+        functions."""
         seen = cls()
         for fn in functions:
             seen.types[fn.__code__] = types.get(fn.__name__, {})
+            seen.facts[fn.__code__] = (facts or {}).get(fn.__name__, {})
         return seen
+
+
+def fact(value):
+    """What the lowering may read of a value besides its type: an array's shape, an int's value; else None."""
+    kind = type(value)
+    if kind is int:
+        return ("int", value)
+    if isinstance(value, np.ndarray) and value.ndim:
+        return ("shape", value.shape)
+    return None
 
 
 def observe(fn, args, kwargs, watched):
@@ -96,8 +117,12 @@ def observe(fn, args, kwargs, watched):
             return None
         budget[0] -= 1
         table = seen.types.setdefault(frame.f_code, {})
+        facts = seen.facts.setdefault(frame.f_code, {})
         for name, value in frame.f_locals.items():
             table.setdefault(name, set()).add(abstract(value))
+            held = facts.get(name)
+            if held is None or len(held) < 2:
+                facts.setdefault(name, set()).add(fact(value))
         if event == "return":
             table.setdefault("<return>", set()).add(abstract(arg))
         return local_tracer

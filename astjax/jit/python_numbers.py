@@ -119,15 +119,39 @@ def _checked_mul(a, b, where):
 _CHECKED_MUL = njit(inline="always")(_checked_mul)
 
 
-@njit(inline="always")
 def _zero_division(message, where):
+    raise NotImplementedError("_zero_division runs only in compiled code")
+
+
+@overload(_zero_division, prefer_literal=True)
+def _zero_division_raise(message, where):
     """Python's ZeroDivisionError; a refusal where the first call did not see the operands' types (a `where`
-    starting with "?"): NumPy's scalars give inf or nan there, Python's numbers raise, and jit cannot tell."""
-    if where.startswith("?"):
-        raise PythonNumberError("a division by zero: Python numbers raise ZeroDivisionError, NumPy scalars give "
-                                "inf or nan, and the first call did not run this line to tell which these are",
-                                where)
-    raise ZeroDivisionError(message)
+    starting with "?"): NumPy's scalars give inf or nan there, Python's numbers raise, and jit cannot tell.
+
+    The lowering writes `where` as a string constant, and the division helpers take literal types
+    (prefer_literal): the test on its "?" is decided when Numba compiles. Tested at run time,
+    `where.startswith("?")` compiled Numba's string slicing and comparison into every function that
+    divides Python numbers, 1-3 s of its first call; a helper compiled per call site costs far less."""
+    if isinstance(where, types.StringLiteral) and isinstance(message, types.StringLiteral):
+        where_text, message_text = where.literal_value, message.literal_value
+        if where_text.startswith("?"):
+            def refuse(message, where):
+                raise PythonNumberError(_UNSEEN_DIVISION, where_text)
+            return refuse
+
+        def zero_division(message, where):
+            raise ZeroDivisionError(message_text)
+        return zero_division
+
+    def at_run_time(message, where):
+        if where.startswith("?"):
+            raise PythonNumberError(_UNSEEN_DIVISION, where)
+        raise ZeroDivisionError(message)
+    return at_run_time
+
+
+_UNSEEN_DIVISION = ("a division by zero: Python numbers raise ZeroDivisionError, NumPy scalars give inf or nan, "
+                    "and the first call did not run this line to tell which these are")
 
 
 @overload(py_mul)
@@ -138,7 +162,7 @@ def _py_mul(a, b, where):
     return _plain(operator.mul)
 
 
-@overload(py_div)
+@overload(py_div, prefer_literal=True)
 def _py_div(a, b, where):
     if _number(a) and _number(b):
         def div(a, b, where):
@@ -149,7 +173,7 @@ def _py_div(a, b, where):
     return _plain(operator.truediv)
 
 
-@overload(py_floordiv)
+@overload(py_floordiv, prefer_literal=True)
 def _py_floordiv(a, b, where):
     if _ints(a, b):
         def floordiv(a, b, where):
@@ -168,7 +192,7 @@ def _py_floordiv(a, b, where):
     return _plain(operator.floordiv)
 
 
-@overload(py_mod)
+@overload(py_mod, prefer_literal=True)
 def _py_mod(a, b, where):
     if _ints(a, b):
         def mod(a, b, where):
@@ -187,7 +211,7 @@ def _py_mod(a, b, where):
     return _plain(operator.mod)
 
 
-@overload(py_pow)
+@overload(py_pow, prefer_literal=True)
 def _py_pow(a, b, where):
     if _ints(a, b):
         checked = _CHECKED_MUL

@@ -39,6 +39,7 @@ import gast
 from ...codegen.unparse import unparse
 from ...rules import lookup_callable
 from .merge_sibling_loops import FusedLoop, merge_sibling_loops
+from .observed_shapes import checked_shape_call, holds_as_observed
 from ...codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["fuse_elementwise"]
@@ -426,6 +427,9 @@ class _Fusion:
             call._astjax_fused = FusedLoop(self, label, element_label, scalar, reduce)    # see merge_sibling_loops
             return call
         test = conditions[0] if len(conditions) == 1 else gast.BoolOp(op=gast.And(), values=conditions)
+        if holds_as_observed(test, self.context):       # the unfused branch only if a call needs it
+            call.args[0] = checked_shape_call(call.args[0], test, self.context, ())
+            return call
         # The unfused form recomputes what the loop recomputes, so those temporaries need not be stored.
         return gast.IfExp(test=test, body=call, orelse=self._inlined(original))
 

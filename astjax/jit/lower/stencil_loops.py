@@ -41,6 +41,8 @@ import copy
 
 import gast
 
+from .observed_shapes import guard_statement, guarded_shape
+
 from ...codegen.unparse import unparse
 from ...codegen.node_walk import walk, NodeTransformer
 
@@ -74,6 +76,10 @@ def _interchange(loop, kernels, context, counter):
             if not _only_shape_of(p.value, target):
                 return None
     test, call = (inner.value.test, inner.value.body) if isinstance(inner.value, gast.IfExp) else (None, inner.value)
+    guard = guarded_shape(call.args[0], context) if isinstance(call, gast.Call) and call.args else None
+    if test is None and guard is not None:          # the test held on the first call (lower/observed_shapes.py)
+        call = gast.Call(func=call.func, args=[guard[0]] + call.args[1:], keywords=call.keywords)
+        test = guard[1]
     if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and call.func.id in kernels
             and not call.keywords):
         return None
@@ -122,6 +128,8 @@ def _interchange(loop, kernels, context, counter):
              gast.Assign(targets=[_store(target)], value=gast.Call(func=_load(label), args=args, keywords=[]))]
     if test is None:
         return fused
+    if guard is not None:       # the nest runs its taps one by one only in the version compiled for other shapes
+        return gast.If(test=copy.deepcopy(test), body=fused, orelse=[guard_statement(context, (), loop)])
     return gast.If(test=copy.deepcopy(test), body=fused, orelse=[loop])
 
 
