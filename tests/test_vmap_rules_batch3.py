@@ -378,3 +378,16 @@ def test_qr_raw_returns_lapack_h_and_tau_as_jax_and_batches():
     np.testing.assert_allclose(astjax.vmap(_qr_raw)(xs), np.stack([_qr_raw(x) for x in xs]))
     with pytest.raises(AstjaxError, match="raw"):
         astjax.grad(_qr_raw)(a)
+
+
+def summed_cov_of_a_pair(m, y):
+    return jnp.sum(jnp.cov(m, y)) + jnp.sum(jnp.corrcoef(m, y))
+
+
+def test_a_second_data_argument_is_not_dropped_by_the_stacked_covariance():
+    """The rule table names cov's second data argument `y2`: the stacked rule once looked for `y`, took the
+    pair for m alone and, summed, gave a silently wrong number. It loops over the batch for a pair."""
+    rng = np.random.default_rng(7)
+    m, y = rng.normal(size=(3, 2, 5)), rng.normal(size=(3, 2, 5))
+    got = astjax.vmap(summed_cov_of_a_pair)(m, y)
+    np.testing.assert_allclose(got, [summed_cov_of_a_pair(m[b], y[b]) for b in range(3)], rtol=1e-12)

@@ -170,20 +170,34 @@ def batch_extra_axes(ndim, shape):
     return tuple(range(1, 1 + max(int(ndim) - 1 - len(tuple(shape)), 0)))
 
 
+def batch_lifted_shape(g_shape, shape):
+    """The shape of a batched array whose per-example value has fewer axes than `shape` (a zero adjoint,
+    a scalar standing for an array of any shape) with unit axes inserted after the batch axis, so each
+    example broadcasts against `shape` as it does unbatched."""
+    g_shape = tuple(int(n) for n in g_shape)
+    missing = max(len(tuple(shape)) - (len(g_shape) - 1), 0)
+    return g_shape[:1] + (1,) * missing + g_shape[1:]
+
+
 primitive("batch_extra_axes", batch_extra_axes, operands=(), differentiable=False, reason=SHAPES)
+primitive("batch_lifted_shape", batch_lifted_shape, operands=(), differentiable=False, reason=SHAPES)
 
 
 def _unbroadcast_to_rule(bt, target, app):
-    """unbroadcast_to(g, shape): the per-example leading axes summed first, then down to (B, *shape)."""
+    """unbroadcast_to(g, shape): a per-example value of fewer axes than `shape` lifted with unit axes after
+    the batch axis, the per-example leading axes summed first, then down to (B, *shape)."""
     from .batching import batch_prepend
     b = app.bound
     g, shape = b["g"], b["shape"]
     if not isinstance(g, gast.Name) or not bt.is_batched(g) or bt.kind(g) != ARRAY or bt.is_batched(shape):
         return None
     out = []
+    lifted = bt.fresh(f"{g.id}_lifted")         # a per-example scalar zero: unit axes up to len(shape)
+    out.append(bt.assign(lifted, _call("jnp.reshape", copy.deepcopy(g), _call(
+        bt.helper(batch_lifted_shape), _call("jnp.shape", copy.deepcopy(g)), copy.deepcopy(shape)))))
     summed = bt.fresh(f"{g.id}_summed")
-    out.append(bt.assign(summed, _call("jnp.sum", copy.deepcopy(g), axis=_call(
-        bt.helper(batch_extra_axes), _call("jnp.ndim", copy.deepcopy(g)), copy.deepcopy(shape)))))
+    out.append(bt.assign(summed, _call("jnp.sum", _name(lifted), axis=_call(
+        bt.helper(batch_extra_axes), _call("jnp.ndim", _name(lifted)), copy.deepcopy(shape)))))
     out.append(bt.assign(target, _rebuilt(bt, app, {"g": _name(summed), "shape": _call(
         bt.helper(batch_prepend), bt.B, copy.deepcopy(shape))})))
     return out

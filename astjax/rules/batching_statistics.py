@@ -34,13 +34,17 @@ for _fn in (batch_cov_scale, batch_squeezed_shape):
     primitive(_fn.__name__, _fn, operands=(), differentiable=False, reason=SHAPES)
 
 
+# The arguments a stacked covariance covers; any other bound argument that is not None loops over the batch.
+_COVERED = {"m", "x", "rowvar", "bias", "ddof"}
+
+
 def _covariances(bt, out, b, m):
     """The statements of each example's unsqueezed covariance matrix (B, v, v), appended to `out`; its name,
     or None when the call is not covered."""
     if not isinstance(m, gast.Name) or bt.kind(m) != ARRAY or not bt.is_batched(m) or bt.rank(m) not in (1, 2):
         return None
-    if any(not _is_const(b.get(k, _const(None)), None) for k in ("y", "fweights", "aweights")):
-        return None
+    if any(not _is_const(b[k], None) for k in set(b) - _COVERED):
+        return None               # a second data argument (`y2`, as the rule table names it), weights, ...
     flags = {k: b.get(k, _const(d)) for k, d in (("rowvar", True), ("bias", False), ("ddof", None))}
     if any(not isinstance(v, gast.Constant) for v in flags.values()):
         return None
@@ -83,8 +87,7 @@ def _corrcoef_rule(bt, target, app):
     comes out as (c / s) / s, the same up to rounding)."""
     b = app.bound
     out = []
-    c = _covariances(bt, out, {"y": b.get("y", _const(None)), "rowvar": b.get("rowvar", _const(True))},
-                     b.get("x"))
+    c = _covariances(bt, out, b, b.get("x"))
     if c is None:
         return None
 
