@@ -65,8 +65,7 @@ HI_64, LO_64 = 709.782712893384, -745.1332191019412
 
 @njit(error_model="numpy")
 def _exp32(x):
-    clamped = x if x > LO_32 else LO_32          # selects, not min/max: Numba compiles no helper for them
-    clamped = clamped if clamped < HI_32 else HI_32
+    clamped = min(max(x, LO_32), HI_32)
     k = np.floor(clamped * LOG2E_32 + _F32(0.5))
     r = clamped - k * LN2_HI_32 - k * LN2_LO_32
     p = _F32(1.0 / 5040.0)
@@ -87,8 +86,7 @@ def _exp32(x):
 
 @njit(error_model="numpy")
 def _exp64(x):
-    clamped = x if x > LO_64 else LO_64
-    clamped = clamped if clamped < HI_64 else HI_64
+    clamped = min(max(x, LO_64), HI_64)
     k = np.floor(clamped * LOG2E_64 + 0.5)
     r = clamped - k * LN2_HI_64 - k * LN2_LO_64
     p = 1.0 / 6227020800.0
