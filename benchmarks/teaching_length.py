@@ -10,7 +10,8 @@ to read past, over all printed functions:
 
 - opaque adjoints: an adjoint of a numbered temporary (`b_t4`) that is not itself printed;
 - `= None` placeholders;
-- pushes never read: a value pushed on the tape whose pop is never read (or that is never popped);
+- pushes never read: a value pushed on the tape whose pop is never read (or that is never popped), or a
+  list of saved values filled and never read back;
 - shape helpers on scalar code: `unbroadcast`, `jnp.shape`, ... where every argument is a scalar;
 
 and whether the printed source, run on its own (`standalone=True`), gives grad's number.
@@ -151,6 +152,11 @@ def defects(text, args):
         later = "\n".join(lines[i + 1:])
         if not re.search(rf"(?<![\w.]){re.escape(target)}\b(?!\s*=[^=])", later):
             never_read += 1
+    for saved in set(re.findall(r"^\s*(\w+)\.append\(", body, re.M)):     # a save list (`a_saved.append(a)`)
+        reads = [line for line in lines if re.search(rf"(?<![\w.]){re.escape(saved)}\b", line)
+                 and not re.match(rf"\s*{re.escape(saved)}\s*=\s*\[\]\s*$", line)
+                 and not re.match(rf"\s*{re.escape(saved)}\.append\(", line)]
+        never_read += not reads                  # filled and never read back
     scalar = all(np.ndim(a) == 0 and not isinstance(a, (list, tuple)) for a in args)
     helpers = sum(body.count(h + "(") for h in SHAPE_HELPERS) if scalar else 0
     return {"opaque adjoints": len(opaque), "= None": placeholders, "pushes never read": never_read,
