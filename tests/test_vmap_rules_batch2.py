@@ -18,6 +18,8 @@ from astjax.rules.batching import generic_rule
 from astjax.rules.batching_axes import AXIS_SHIFTS, STACKED_TUPLES, STRUCTURAL
 from astjax.rules.registry import PRIMITIVES
 
+from batch_loops import loop_over_batch
+
 RNG = np.random.default_rng(5)
 B = 3
 
@@ -206,20 +208,13 @@ ROWS = [
 ]
 
 
-def _loop(f, args, in_axes):
-    axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
-    size = next(np.shape(a)[ax] for a, ax in zip(args, axes) if ax is not None)
-    return np.stack([np.asarray(f(*[a if ax is None else np.take(a, b, axis=ax) for a, ax in zip(args, axes)]))
-                     for b in range(size)])
-
-
 @pytest.mark.parametrize("row", range(len(ROWS)), ids=[f"{r[0]}-{i}" for i, r in enumerate(ROWS)])
 def test_the_rule_matches_a_loop_and_leaves_no_loop(row):
     name, f, args, in_axes = ROWS[row]
     assert generic_rule(PRIMITIVES[name]) is not None, name
     batched = astjax.vmap(f, in_axes=in_axes)
     got = batched(*args)
-    np.testing.assert_allclose(got, _loop(f, args, in_axes), rtol=1e-10, atol=1e-12, equal_nan=True)
+    np.testing.assert_allclose(got, loop_over_batch(f, args, in_axes), rtol=1e-10, atol=1e-12, equal_nan=True)
     source = astjax.source(batched)
     assert "_results" not in source and "range(_B" not in source, source
 
