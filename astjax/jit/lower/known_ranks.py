@@ -264,7 +264,7 @@ class _Fold(NodeTransformer):
             values = [self.value(expr.left)] + [self.value(c) for c in expr.comparators]
             if any(type(v) is not int for v in values):
                 return None
-            results = [_compare(op, a, b) for op, a, b in zip(expr.ops, values, values[1:])]
+            results = [compare_ranks(op, a, b) for op, a, b in zip(expr.ops, values, values[1:])]
             if None in results:
                 return None            # `is`, `in`: not folded
             return all(results)
@@ -323,7 +323,8 @@ class _Fold(NodeTransformer):
         return node
 
 
-def _compare(op, a, b):
+def compare_ranks(op, a, b):
+    """`a op b` for a comparison operator of gast, or None for another operator."""
     if isinstance(op, gast.Eq):
         return a == b
     if isinstance(op, gast.NotEq):

@@ -18,7 +18,7 @@ names a pass introduced) leave the branch as it was.
 import gast
 
 from ...codegen.node_walk import walk
-from .known_ranks import RankGuardError, pruning_disabled
+from .known_ranks import RankGuardError, compare_ranks, pruning_disabled
 
 __all__ = ["holds_as_observed", "checked_shape_call", "guarded_shape", "guard_statement"]
 
@@ -134,18 +134,14 @@ def _evaluate(node, values):
 
 
 def _compare(op, left, right):
+    """A comparison of observed ints (or, for == and !=, two shapes), known_ranks' comparison of ranks;
+    anything else is unknown."""
     if isinstance(op, (gast.Eq, gast.NotEq)):
         if type(left) is not type(right) or not isinstance(left, (int, tuple)):
             raise _Unknown
-        return (left == right) == isinstance(op, gast.Eq)
-    if type(left) is not int or type(right) is not int:
+    elif type(left) is not int or type(right) is not int:
         raise _Unknown
-    if isinstance(op, gast.Lt):
-        return left < right
-    if isinstance(op, gast.LtE):
-        return left <= right
-    if isinstance(op, gast.Gt):
-        return left > right
-    if isinstance(op, gast.GtE):
-        return left >= right
-    raise _Unknown
+    result = compare_ranks(op, left, right)
+    if result is None:
+        raise _Unknown
+    return result
