@@ -11,3 +11,17 @@ def loop_over_batch(f, args, in_axes):
     size = next(np.shape(a)[ax] for a, ax in zip(args, axes) if ax is not None)
     return np.stack([np.asarray(f(*[a if ax is None else np.take(a, b, axis=ax) for a, ax in zip(args, axes)]))
                      for b in range(size)])
+
+
+def assert_rule_batches_without_a_loop(name, f, args, in_axes, rtol):
+    """The primitive `name` has a batching rule, `vmap(f)` equals the loop over the batch, and its
+    generated source holds no loop over the batch."""
+    import astjax
+    from astjax.rules.batching import generic_rule
+    from astjax.rules.registry import PRIMITIVES
+    assert generic_rule(PRIMITIVES[name]) is not None, name
+    batched = astjax.vmap(f, in_axes=in_axes)
+    np.testing.assert_allclose(batched(*args), loop_over_batch(f, args, in_axes), rtol=rtol, atol=1e-12,
+                               equal_nan=True)
+    source = astjax.source(batched)
+    assert "_results" not in source and "range(_B" not in source, source

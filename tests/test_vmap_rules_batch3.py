@@ -19,16 +19,14 @@ from astjax.errors import AstjaxError
 from astjax.lax import _shape as LS
 from astjax.rules import helpers as H
 from astjax.rules import shape_helpers as SH
-from astjax.rules.batching import generic_rule
 from astjax.rules.batching_adjoints import ADJOINT_SHIFTS, OTHERS
 from astjax.rules.batching_choices import CHOICES
 from astjax.rules.batching_grids import batch_meshgrid_shapes  # noqa: F401 (registration)
 from astjax.rules.batching_signal import SIGNAL
 from astjax.rules.batching_statistics import batch_cov_scale  # noqa: F401 (registration)
 from astjax.rules.batching_solves import SOLVES, SPLITS
-from astjax.rules.registry import PRIMITIVES
 
-from batch_loops import loop_over_batch
+from batch_loops import assert_rule_batches_without_a_loop
 
 RNG = np.random.default_rng(7)
 B = 3
@@ -223,13 +221,7 @@ ROWS = [
 
 @pytest.mark.parametrize("row", range(len(ROWS)), ids=[f"{r[0]}-{i}" for i, r in enumerate(ROWS)])
 def test_the_rule_matches_a_loop_and_leaves_no_loop(row):
-    name, f, args, in_axes = ROWS[row]
-    assert generic_rule(PRIMITIVES[name]) is not None, name
-    batched = astjax.vmap(f, in_axes=in_axes)
-    got = batched(*args)
-    np.testing.assert_allclose(got, loop_over_batch(f, args, in_axes), rtol=1e-9, atol=1e-12, equal_nan=True)
-    source = astjax.source(batched)
-    assert "_results" not in source and "range(_B" not in source, source
+    assert_rule_batches_without_a_loop(*ROWS[row], rtol=1e-9)
 
 
 def test_every_declared_primitive_has_a_row():
