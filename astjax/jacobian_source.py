@@ -8,11 +8,12 @@ generated jvp (or pullback) of `f`, which astjax differentiates like any
 user code:
 
     def jacfwd_f(x):
+        x = jacobian_input(x)       # one array: a pytree is refused (rules/helpers.py)
         _basis = jnp.eye(jnp.size(x), dtype=x.dtype)
         _columns = []
         for _k in range(jnp.size(x)):
             _out, _tangent = _jvp(x, jnp.reshape(_basis[_k], jnp.shape(x)))
-            _columns.append(_tangent)
+            _columns.append(jacobian_input(_tangent))
         return jnp.reshape(jnp.stack(_columns, axis=-1), jnp.shape(_out) + jnp.shape(x))
 """
 
@@ -61,7 +62,8 @@ def jacobian_source(kind, fun, leading, keywords, nums, generated_for):
             raise TypeError(f"{kind} of {getattr(fun, '__name__', fun)} with argnums={nums}: the function has "
                             f"only {len(params)} parameters")
     nums = tuple(i % len(params) for i in nums)
-    namespace = {"_f": fun}
+    from .rules.helpers import jacobian_input
+    namespace = {"_f": fun, "jacobian_input": jacobian_input}
     bound = [f"_bound{i}" for i in range(len(leading))]
     namespace.update(zip(bound, leading))
     keyword_text = [f"{k}=_keyword_{k}" for k in keywords]
@@ -87,11 +89,12 @@ def _forward_lines(params, i, generated, bound, keyword_text, result, suffix):
     x = params[i]
     call = ", ".join(bound + params + [f"jnp.reshape(_basis{suffix}[_k{suffix}], jnp.shape({x}))"] + keyword_text)
     return [
+        f"{x} = jacobian_input({x})",
         f"_basis{suffix} = jnp.eye(jnp.size({x}), dtype={x}.dtype)",
         f"_columns{suffix} = []",
         f"for _k{suffix} in range(jnp.size({x})):",
         f"    _out{suffix}, _tangent{suffix} = {generated}({call})",
-        f"    _columns{suffix}.append(_tangent{suffix})",
+        f"    _columns{suffix}.append(jacobian_input(_tangent{suffix}))",
         f"{result} = jnp.reshape(jnp.stack(_columns{suffix}, axis=-1), jnp.shape(_out{suffix}) + jnp.shape({x}))",
     ]
 
@@ -101,7 +104,8 @@ def _reverse_lines(params, i, generated, bound, keyword_text, result, suffix):
     out = f"_out{suffix}"
     call = ", ".join([f"jnp.reshape(_basis{suffix}[_k{suffix}], jnp.shape({out}))"] + bound + params + keyword_text)
     return [
-        f"{out} = _f({', '.join(bound + params + keyword_text)})",
+        f"{x} = jacobian_input({x})",
+        f"{out} = jacobian_input(_f({', '.join(bound + params + keyword_text)}))",
         f"_basis{suffix} = jnp.eye(jnp.size({out}), dtype={out}.dtype)",
         f"_rows{suffix} = []",
         f"for _k{suffix} in range(jnp.size({out})):",

@@ -752,6 +752,22 @@ def checked_type(obj):
     return type(obj)
 
 
+def jacobian_input(x):
+    """`x` itself when it is one array or number; a Jacobian that another transformation differentiates,
+    batches or compiles (jacobian_source.py) runs a loop over the entries of one array, and would read a dict,
+    list or tuple as one entry (a Jacobian of the wrong shape, silently): refused here instead."""
+    from ..tree_util import tree_leaves
+    leaves = tree_leaves(x)
+    if len(leaves) != 1 or leaves[0] is not x:
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(
+            f"a Jacobian (jacfwd or jacrev) that is transformed again (by grad, jacfwd, jacrev, vmap or jit) "
+            f"takes and returns single arrays, and got a {type(x).__name__}: call astjax.hessian for second "
+            f"derivatives of a function of a pytree, or flatten the pytree with "
+            f"astjax.flatten_util.ravel_pytree first")
+    return x
+
+
 def inplace_result(old, new):
     """The value of `x` after `x op= e` (normalized to `x = inplace_result(x, x op e)`) where x may be a NumPy array.
 

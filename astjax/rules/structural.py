@@ -64,6 +64,10 @@ structural("astype", helpers.astype, "x", "bx += cast_adjoint(by, y)", "dy = cas
 # copy of a list of arrays (`xs.copy()` on a list parameter becomes jnp.copy(xs)) is a stacked array, as jnp.array
 structural("copy", jnp.copy, "a", "ba += array_adjoint(by, a)", "dy = jnp.copy(da)", aliases=(np.copy,),
            result_shape_of="a", sequence_operand="a")
+# What jacobian_source.py's loops read: one array (a pytree there is refused, see helpers.jacobian_input).
+_jacobian_input = structural("jacobian_input", helpers.jacobian_input, "x", "bx += by", "dy = dx", result_shape_of="x")
+_jacobian_input.elementwise = True
+deflowering(_jacobian_input, numba="astjax.runtime.numba_cpu:positive")
 # `x op= e` on a name bound to a NumPy array (frontend/normalize/augmented_assignment.py): NumPy's shape and dtype.
 structural("inplace_result", helpers.inplace_result, "new", "bnew += by", "dy = dnew", shape_params=("old",),
            result_shape_of="old")
