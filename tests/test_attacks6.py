@@ -1,0 +1,91 @@
+"""Regression tests for what redteam6 (issue 6, round VI) fixed: three misleading errors and the
+mechanisms behind the corpus's findings (tests/adversarial/attacks6.py)."""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax.errors import AstjaxError
+
+
+# ------------------------------------------------------------ (a) vmap: in_axes dicts and None leaves
+def _affine(p, x):
+    return jnp.sum(p["w"] * x) + (0.0 if p["b"] is None else p["b"])
+
+
+def test_vmap_in_axes_dict_over_an_argument_with_a_none_leaf():
+    """A None in the argument is an empty subtree (JAX): whatever in_axes says for it gives no leaf."""
+    p = {"w": np.arange(6.0).reshape(3, 2), "b": None}
+    x = np.array([1.0, 2.0])
+    want = [np.sum(p["w"][i] * x) for i in range(3)]
+    for axes in ({"w": 0, "b": None}, {"w": 0, "b": 0}):
+        got = astjax.vmap(_affine, in_axes=(axes, None))(p, x)
+        np.testing.assert_allclose(got, want)
+
+
+def test_vmap_top_level_dict_in_axes_is_a_type_error_as_in_jax():
+    p = {"w": np.ones((3, 2)), "b": 1.0}
+    with pytest.raises(TypeError, match=r"in_axes=\(\{"):
+        astjax.vmap(_affine, in_axes={"w": 0, "b": None})(p, np.ones(2))
+
+
+# ------------------------------------------------------------ (b) `d[k] += v` does not put v into d
+def _count_up(x):
+    d = {"n": 0.0}
+    while True:
+        d["n"] += x
+        if d["n"] > 3:
+            break
+    return d["n"]
+
+
+def _count_steps(x):
+    d = {"n": 0}
+    while True:
+        d["n"] += 1
+        if d["n"] > 3:
+            break
+    return x * d["n"]
+
+
+def test_augmented_dict_item_is_a_new_value_not_an_alias_of_the_right_side():
+    assert float(_count_up(0.7)) == pytest.approx(3.5)
+    assert float(astjax.grad(_count_up)(0.7)) == pytest.approx(5.0)
+    assert float(astjax.grad(_count_steps)(1.5)) == pytest.approx(4.0)
+
+
+# ------------------------------------------------------------ (c) jvp inside a transformed function
+def _inner(x):
+    return jnp.sin(x) * x
+
+
+def _jvp_keywords(x):
+    y, t = astjax.jvp(_inner, primals=(x,), tangents=(1.0,))
+    return y * t
+
+
+def _jvp_of_library_function(x):
+    y, t = astjax.jvp(jnp.sin, (x,), (1.0,))
+    return y * t
+
+
+def _jvp_primals_by_name(x):
+    p = (x,)
+    y, t = astjax.jvp(_inner, p, (1.0,))
+    return y * t
+
+
+def test_jvp_inside_grad_with_keywords():
+    x = 0.5
+    t = np.cos(x) * x + np.sin(x)
+    dt = -np.sin(x) * x + 2 * np.cos(x)
+    assert float(astjax.grad(_jvp_keywords)(x)) == pytest.approx(t * t + _inner(x) * dt, rel=1e-5)
+
+
+@pytest.mark.parametrize("fn, match", [(_jvp_of_library_function, "jnp.sin"),
+                                       (_jvp_primals_by_name, "tuple literals")])
+def test_jvp_inside_grad_refused_with_its_own_reason(fn, match):
+    with pytest.raises(AstjaxError, match=match) as info:
+        astjax.grad(fn)(0.5)
+    message = str(info.value)
+    assert "decorator" not in message and "test_attacks6.py" in message
