@@ -1,0 +1,1330 @@
+"""An attacker's corpus, sixth round: a newcomer's first week. Small complete programs written as plain
+NumPy/Python and as jax-style code (integrators with `while t < T`, pairwise forces with cutoffs, a
+Kalman step, logistic regression, an LSTM over a list of inputs, Horner's rule), the helper structure a
+newcomer reaches for (defaults and keyword-only parameters, a class holding parameters with a loss
+method, dataclasses and NamedTuples of parameters, dicts updated in a loop, recursion with a depth,
+module-level constant arrays, functools.partial, factories, *args/**kwargs forwarding), and the NumPy
+habits they bring (preallocate with np.zeros and fill with `out[i] += ...`, `out[:, k] = ...`, copies
+and views mutated, np.append in a loop, float()/int()/.item() inside the loss, builtin max and sum over
+arrays, len(x) loops)."""
+import functools
+import math
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+import astjax
+import astjax.numpy as jnp
+
+from .case import case, vec, mat, pos, spd, scalar
+
+
+def _x(*values):
+    return np.array(values, dtype=np.float64)
+
+
+# ============================================================ small complete programs
+def pair_forces_cutoff(p):
+    n = p.shape[0]
+    f = np.zeros_like(p)
+    for i in range(n):
+        for j in range(i + 1, n):
+            d = p[i] - p[j]
+            r2 = np.sum(d * d)
+            if r2 < 2.0:
+                fij = d / r2 ** 2
+                f[i] += fij
+                f[j] -= fij
+    return np.sum(f ** 2)
+
+
+case(pair_forces_cutoff, lambda r: (mat(r, 4, 2),), "works")
+
+
+def pair_energy_len_loops(x):
+    e = 0.0
+    for i in range(len(x)):
+        for j in range(i):
+            e += 1.0 / (1.0 + (x[i] - x[j]) ** 2)
+    return e
+
+
+case(pair_energy_len_loops, lambda r: (vec(r, 5),), "works")
+
+
+def spring_chain_forces(x):
+    k = 2.0
+    n = len(x)
+    force = np.zeros(n)
+    for i in range(n - 1):
+        stretch = x[i + 1] - x[i] - 1.0
+        force[i] += k * stretch
+        force[i + 1] -= k * stretch
+    return np.dot(force, force)
+
+
+case(spring_chain_forces, lambda r: (np.cumsum(pos(r, 5)),), "works")
+
+
+def euler_while_float_time(v0):
+    t = 0.0
+    dt = 0.1
+    x = 0.0
+    v = v0
+    while t < 1.0:
+        x = x + dt * v
+        v = v - dt * 9.81 - 0.1 * dt * v * v
+        t += dt
+    return x
+
+
+case(euler_while_float_time, lambda r: (scalar(r, 1.0, 3.0),), "works")
+
+
+def leapfrog_harmonic(q0):
+    q = q0.copy()
+    p = np.zeros_like(q0)
+    dt = 0.05
+    for _ in range(20):
+        p -= 0.5 * dt * q
+        q += dt * p
+        p -= 0.5 * dt * q
+    return np.sum(q ** 2 + p ** 2) + q[0]
+
+
+case(leapfrog_harmonic, lambda r: (vec(r, 3),), "works")
+
+
+def _rk4_rhs(y, k):
+    return np.array([y[1], -k * np.sin(y[0])])
+
+
+def rk4_pendulum(k):
+    y = np.array([0.5, 0.0])
+    h = 0.1
+    for _ in range(10):
+        k1 = _rk4_rhs(y, k)
+        k2 = _rk4_rhs(y + h / 2 * k1, k)
+        k3 = _rk4_rhs(y + h / 2 * k2, k)
+        k4 = _rk4_rhs(y + h * k3, k)
+        y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+    return y[0]
+
+
+case(rk4_pendulum, lambda r: (scalar(r, 0.5, 2.0),), "works")
+
+
+def logistic_step(w, X, y):
+    z = X @ w
+    p = 1.0 / (1.0 + np.exp(-z))
+    grad_w = X.T @ (p - y) / len(y)
+    w_new = w - 0.5 * grad_w
+    z2 = X @ w_new
+    return -np.mean(y * np.log(1 / (1 + np.exp(-z2))) + (1 - y) * np.log(1 - 1 / (1 + np.exp(-z2))))
+
+
+case(logistic_step, lambda r: (vec(r, 3), mat(r, 6, 3), (r.uniform(size=6) > 0.5).astype(np.float64)), "works")
+
+
+def soft_kmeans(X):
+    c = X[:2].copy()
+    for _ in range(3):
+        d = np.sum((X[:, None, :] - c[None, :, :]) ** 2, axis=2)
+        w = np.exp(-d)
+        w = w / np.sum(w, axis=1, keepdims=True)
+        c = (w.T @ X) / np.sum(w, axis=0)[:, None]
+    return np.sum(c ** 2)
+
+
+case(soft_kmeans, lambda r: (mat(r, 5, 2),), "works")
+
+
+def kalman_step(x, P):
+    F = np.array([[1.0, 0.1], [0.0, 1.0]])
+    H = np.array([[1.0, 0.0]])
+    R = np.array([[0.5]])
+    z = np.array([0.3])
+    x_pred = F @ x
+    P_pred = F @ P @ F.T + 0.01 * np.eye(2)
+    S = H @ P_pred @ H.T + R
+    K = P_pred @ H.T @ np.linalg.inv(S)
+    x_new = x_pred + K @ (z - H @ x_pred)
+    P_new = (np.eye(2) - K @ H) @ P_pred
+    return np.sum(x_new ** 2) + np.trace(P_new)
+
+
+case(kalman_step, lambda r: (vec(r, 2), spd(r, 2)), "works", argnums=(0, 1))
+
+
+def heat_slices_on_copy(u0):
+    u = u0.copy()
+    for _ in range(5):
+        un = u.copy()
+        u[1:-1] = un[1:-1] + 0.2 * (un[2:] - 2 * un[1:-1] + un[:-2])
+    return np.sum(u ** 2)
+
+
+case(heat_slices_on_copy, lambda r: (vec(r, 6),), "works")
+
+
+def heat_slices_without_copy(u0):
+    u = u0.copy()
+    for _ in range(3):
+        u[1:-1] = u[1:-1] + 0.2 * (u[2:] - 2 * u[1:-1] + u[:-2])
+    return np.sum(u ** 2)
+
+
+case(heat_slices_without_copy, lambda r: (vec(r, 6),), "works")
+
+
+def _norm_cdf(x):
+    return 0.5 * (1.0 + jnp.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))
+
+
+def black_scholes(sigma):
+    S, K, T, r = 100.0, 95.0, 0.5, 0.02
+    d1 = (math.log(S / K) + (r + 0.5 * sigma ** 2) * T) / (sigma * math.sqrt(T))
+    d2 = d1 - sigma * math.sqrt(T)
+    return S * _norm_cdf(d1) - K * math.exp(-r * T) * _norm_cdf(d2)
+
+
+case(black_scholes, lambda r: (scalar(r, 0.1, 0.5),), "works")
+
+
+def gp_marginal_likelihood(log_ell):
+    x = np.linspace(0.0, 1.0, 5)
+    y = np.sin(3 * x)
+    ell = np.exp(log_ell)
+    K = np.exp(-0.5 * (x[:, None] - x[None, :]) ** 2 / ell ** 2) + 0.1 * np.eye(5)
+    L = np.linalg.cholesky(K)
+    alpha = np.linalg.solve(K, y)
+    return 0.5 * y @ alpha + np.sum(np.log(np.diag(L)))
+
+
+case(gp_marginal_likelihood, lambda r: (scalar(r, -1.0, 0.0),), "works")
+
+
+def rnn_over_list(W, xs_flat):
+    xs = [xs_flat[0:2], xs_flat[2:4], xs_flat[4:6]]
+    h = np.zeros(2)
+    hs = []
+    for x in xs:
+        h = np.tanh(W @ h + x)
+        hs.append(h)
+    return np.sum(np.stack(hs) ** 2)
+
+
+case(rnn_over_list, lambda r: (mat(r, 2), vec(r, 6)), "works", argnums=(0, 1))
+
+
+def _sigmoid(z):
+    return 1 / (1 + jnp.exp(-z))
+
+
+def lstm_step_list(params, x_seq):
+    Wf, Wi, Wo, Wc = params
+    h = jnp.zeros(2)
+    c = jnp.zeros(2)
+    for t in range(x_seq.shape[0]):
+        hx = jnp.concatenate([h, x_seq[t]])
+        f = _sigmoid(Wf @ hx)
+        i = _sigmoid(Wi @ hx)
+        o = _sigmoid(Wo @ hx)
+        c = f * c + i * jnp.tanh(Wc @ hx)
+        h = o * jnp.tanh(c)
+    return jnp.sum(h)
+
+
+case(lstm_step_list, lambda r: ([mat(r, 2, 3) for _ in range(4)], mat(r, 3, 1)), "works")
+
+
+def horner(coeffs, x):
+    result = 0.0
+    for c in coeffs[::-1]:
+        result = result * x + c
+    return result
+
+
+case(horner, lambda r: (vec(r, 4), scalar(r)), "works", argnums=(0, 1))
+
+
+def horner_reversed_builtin(coeffs):
+    x = 0.7
+    result = 0.0
+    for c in reversed(coeffs):
+        result = result * x + c
+    return result
+
+
+case(horner_reversed_builtin, lambda r: (vec(r, 4),), "works")
+
+
+def polyfit_lstsq(c):
+    xs = np.linspace(-1, 1, 7)
+    ys = np.cos(xs)
+    pred = np.zeros_like(xs)
+    for k in range(len(c)):
+        pred += c[k] * xs ** k
+    return np.mean((pred - ys) ** 2)
+
+
+case(polyfit_lstsq, lambda r: (vec(r, 3),), "works")
+
+
+def softmax_xent_int_labels(logits):
+    labels = np.array([2, 0, 1])
+    z = logits - np.max(logits, axis=1, keepdims=True)
+    logp = z - np.log(np.sum(np.exp(z), axis=1, keepdims=True))
+    return -np.mean(logp[np.arange(3), labels])
+
+
+case(softmax_xent_int_labels, lambda r: (mat(r, 3),), "works")
+
+
+def softmax_xent_loop_labels(logits):
+    labels = [2, 0, 1]
+    total = 0.0
+    for i, lab in enumerate(labels):
+        row = logits[i]
+        total -= row[lab] - np.log(np.sum(np.exp(row)))
+    return total / len(labels)
+
+
+case(softmax_xent_loop_labels, lambda r: (mat(r, 3),), "works")
+
+
+def onehot_xent(logits):
+    labels = np.array([1, 2, 0])
+    onehot = np.zeros((3, 3))
+    onehot[np.arange(3), labels] = 1.0
+    logp = logits - np.log(np.sum(np.exp(logits), axis=1))[:, None]
+    return -np.sum(onehot * logp)
+
+
+case(onehot_xent, lambda r: (mat(r, 3),), "works")
+
+
+def bisection_then_poly(a):
+    lo, hi = 0.0, 2.0
+    for _ in range(12):
+        mid = (lo + hi) / 2
+        if mid ** 3 - a > 0:
+            hi = mid
+        else:
+            lo = mid
+    return a * lo
+
+
+case(bisection_then_poly, lambda r: (scalar(r, 0.5, 2.0),), "either")
+
+
+def newton_sqrt_while(a):
+    x = a
+    while abs(x * x - a) > 1e-12:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+case(newton_sqrt_while, lambda r: (scalar(r, 0.5, 3.0),), "works")
+
+
+def gradient_descent_inner(w0):
+    w = w0
+    for _ in range(5):
+        g = 2 * (w - 3.0)
+        w = w - 0.1 * g
+    return w * w
+
+
+case(gradient_descent_inner, lambda r: (scalar(r),), "works")
+
+
+# ============================================================ helper structure a newcomer uses
+def _scaled(x, scale=2.0, *, shift=0.5):
+    return scale * x + shift
+
+
+def defaults_and_keyword_only(x):
+    return jnp.sum(_scaled(x) ** 2 + _scaled(x, 3.0, shift=-1.0))
+
+
+case(defaults_and_keyword_only, lambda r: (vec(r, 3),), "works")
+
+
+def _kw_loss(x, *, power):
+    return jnp.sum(x ** power)
+
+
+def keyword_only_forwarded(x):
+    p = 3
+    return _kw_loss(x, power=p) + _kw_loss(x * 2, power=2)
+
+
+case(keyword_only_forwarded, lambda r: (vec(r, 3),), "works")
+
+
+class _Model:
+    def __init__(self, w, b):
+        self.w = w
+        self.b = b
+
+    def predict(self, x):
+        return jnp.tanh(x @ self.w + self.b)
+
+    def loss(self, x, y):
+        return jnp.mean((self.predict(x) - y) ** 2)
+
+
+_XS = np.linspace(-1, 1, 8).reshape(4, 2)
+_YS = np.array([0.1, -0.2, 0.3, 0.0])
+
+
+def class_holding_params(w):
+    m = _Model(w, 0.1)
+    return m.loss(_XS, _YS)
+
+
+case(class_holding_params, lambda r: (vec(r, 2),), "works")
+
+
+_MODEL = _Model(np.array([0.3, -0.2]), 0.05)
+
+
+def bound_method_grad(x):
+    return _MODEL.loss(x, _YS)
+
+
+case(bound_method_grad, lambda r: (mat(r, 4, 2),), "works")
+case(_MODEL.loss, lambda r: (mat(r, 4, 2), _YS.copy()), "either", name="bound_method_direct")
+
+
+def lambda_calling_method(x):
+    f = lambda z: _MODEL.predict(z)
+    return jnp.sum(f(x) ** 2)
+
+
+case(lambda_calling_method, lambda r: (mat(r, 3, 2),), "works")
+
+
+@dataclass
+class _Params:
+    w: np.ndarray
+    b: float
+
+
+def dataclass_params(w):
+    p = _Params(w=w, b=0.2)
+    return jnp.sum((_XS @ p.w + p.b - _YS) ** 2)
+
+
+case(dataclass_params, lambda r: (vec(r, 2),), "works")
+
+
+class _NT(NamedTuple):
+    w: np.ndarray
+    b: np.ndarray
+
+
+def namedtuple_param_arg(p):
+    return jnp.sum(jnp.tanh(_XS @ p.w + p.b) ** 2)
+
+
+case(namedtuple_param_arg, lambda r: (_NT(vec(r, 2), vec(r, 1)),), "works")
+
+
+def namedtuple_replace(w):
+    p = _NT(w, np.array([0.1]))
+    p = p._replace(w=p.w * 2)
+    return jnp.sum(p.w * p.b)
+
+
+case(namedtuple_replace, lambda r: (vec(r, 2),), "either")
+
+
+def dict_params_sgd_loop(w):
+    params = {"w": w, "b": 0.0}
+    for _ in range(3):
+        pred = _XS @ params["w"] + params["b"]
+        err = pred - _YS
+        params["w"] = params["w"] - 0.1 * _XS.T @ err
+        params["b"] = params["b"] - 0.1 * np.sum(err)
+    return np.sum((_XS @ params["w"] + params["b"] - _YS) ** 2)
+
+
+case(dict_params_sgd_loop, lambda r: (vec(r, 2),), "works")
+
+
+def dict_params_items_loop(p):
+    new = {}
+    for k, v in p.items():
+        new[k] = v - 0.1 * v ** 2
+    return sum(jnp.sum(v ** 2) for v in new.values())
+
+
+case(dict_params_items_loop, lambda r: ({"a": vec(r, 2), "b": vec(r, 3)},), "either")
+
+
+def _split(x):
+    return x[:2], x[2:]
+
+
+def tuple_return_unpacked(x):
+    a, b = _split(x)
+    return jnp.sum(a ** 2) * jnp.sum(b)
+
+
+case(tuple_return_unpacked, lambda r: (vec(r, 5),), "works")
+
+
+def _tree_sum(x, depth):
+    if depth == 0:
+        return jnp.sum(x)
+    return _tree_sum(x[: len(x) // 2], depth - 1) * 2.0 + _tree_sum(x[len(x) // 2:], depth - 1)
+
+
+def recursion_with_depth(x):
+    return _tree_sum(x, 2)
+
+
+case(recursion_with_depth, lambda r: (vec(r, 8),), "either")
+
+
+def _power_rec(x, n):
+    if n == 0:
+        return 1.0
+    return x * _power_rec(x, n - 1)
+
+
+def recursion_power(x):
+    return jnp.sum(_power_rec(x, 3))
+
+
+case(recursion_power, lambda r: (vec(r, 3),), "either")
+
+
+_WEIGHTS = np.array([1.0, 2.0, 3.0])
+
+
+def module_constant_array(x):
+    return np.sum(_WEIGHTS * x ** 2)
+
+
+case(module_constant_array, lambda r: (vec(r, 3),), "works")
+
+
+def _weighted(x, w):
+    return jnp.sum(w * x ** 2)
+
+
+_weighted_partial = functools.partial(_weighted, w=_WEIGHTS)
+
+
+def partial_at_module_level(x):
+    return _weighted_partial(x)
+
+
+case(partial_at_module_level, lambda r: (vec(r, 3),), "works")
+
+
+def partial_built_inside(x):
+    f = functools.partial(_weighted, w=x)
+    return f(x * 2)
+
+
+case(partial_built_inside, lambda r: (vec(r, 3),), "works")
+
+
+def _make_loss(scale):
+    def loss(x):
+        return scale * jnp.sum(x ** 3)
+    return loss
+
+
+_loss3 = _make_loss(3.0)
+
+
+def factory_closure_module(x):
+    return _loss3(x)
+
+
+case(factory_closure_module, lambda r: (vec(r, 3),), "works")
+
+
+def factory_closure_inside(x):
+    f = _make_loss(2.0)
+    return f(x) + f(x * x)
+
+
+case(factory_closure_inside, lambda r: (vec(r, 3),), "works")
+
+
+def _forward_args(*args, **kwargs):
+    return _weighted(*args, **kwargs)
+
+
+def star_args_forwarding(x):
+    return _forward_args(x, w=np.ones(3)) + _forward_args(x * 2, np.ones(3))
+
+
+case(star_args_forwarding, lambda r: (vec(r, 3),), "works")
+
+
+def _sum_all(*xs):
+    total = 0.0
+    for x in xs:
+        total = total + jnp.sum(x)
+    return total
+
+
+def star_args_sum(x):
+    return _sum_all(x, x ** 2, jnp.sin(x))
+
+
+case(star_args_sum, lambda r: (vec(r, 3),), "works")
+
+
+def lambda_default_capture(x):
+    fs = [lambda z, k=k: z * k for k in range(3)]
+    return jnp.sum(sum(f(x) for f in fs))
+
+
+case(lambda_default_capture, lambda r: (vec(r, 3),), "either")
+
+
+def map_builtin_helper(x):
+    parts = list(map(jnp.sin, [x[0], x[1], x[2]]))
+    return parts[0] * parts[1] + parts[2]
+
+
+case(map_builtin_helper, lambda r: (vec(r, 3),), "works")
+
+
+def grad_inside_loss(x):
+    g = astjax.grad(lambda z: jnp.sum(z ** 3))(x)
+    return jnp.sum(g * x)
+
+
+case(grad_inside_loss, lambda r: (vec(r, 3),), "either")
+
+
+# ============================================================ numerics a newcomer trips on
+def prealloc_out_i_plus(x):
+    out = np.zeros(3)
+    for i in range(3):
+        for j in range(len(x)):
+            out[i] += x[j] ** (i + 1)
+    return np.sum(out * out)
+
+
+case(prealloc_out_i_plus, lambda r: (vec(r, 4),), "works")
+
+
+def prealloc_out_ij(x):
+    n = len(x)
+    out = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            out[i, j] = np.exp(-(x[i] - x[j]) ** 2)
+    return np.sum(out @ x)
+
+
+case(prealloc_out_ij, lambda r: (vec(r, 3),), "works")
+
+
+def prealloc_columns(x):
+    out = np.zeros((3, 2))
+    for k in range(2):
+        out[:, k] = x * (k + 1) + x[k]
+    return np.sum(out ** 2)
+
+
+case(prealloc_columns, lambda r: (vec(r, 3),), "works")
+
+
+def prealloc_rows_from_list(x):
+    out = np.empty((2, 3))
+    out[0] = x
+    out[1] = x ** 2
+    return np.sum(out[0] * out[1])
+
+
+case(prealloc_rows_from_list, lambda r: (vec(r, 3),), "works")
+
+
+def zeros_like_filled(x):
+    y = np.zeros_like(x)
+    for i in range(1, len(x)):
+        y[i] = y[i - 1] + x[i] * x[i - 1]
+    return np.sum(y)
+
+
+case(zeros_like_filled, lambda r: (vec(r, 4),), "works")
+
+
+def copy_then_mutated(x):
+    y = x.copy()
+    y[0] = 10.0
+    y *= 2.0
+    return np.sum(x * y)
+
+
+case(copy_then_mutated, lambda r: (vec(r, 3),), "works")
+
+
+def transpose_view_mutated(A):
+    B = A.copy()
+    T = B.T
+    T[0, 1] = 0.0
+    return np.sum(B * A)
+
+
+case(transpose_view_mutated, lambda r: (mat(r, 2),), "either")
+
+
+def reshape_view_mutated(A):
+    B = A.copy()
+    v = B.reshape(-1)
+    v[0] = 5.0
+    return np.sum(B * A)
+
+
+case(reshape_view_mutated, lambda r: (mat(r, 2),), "either")
+
+
+def flatten_copy_mutated(A):
+    B = A.copy()
+    v = B.flatten()
+    v[0] = 5.0
+    return np.sum(B * A) + np.sum(v)
+
+
+case(flatten_copy_mutated, lambda r: (mat(r, 2),), "works")
+
+
+def ravel_view_mutated(A):
+    B = A * 1.0
+    v = B.ravel()
+    v[1] = 0.0
+    return np.sum(B * A)
+
+
+case(ravel_view_mutated, lambda r: (mat(r, 2),), "either")
+
+
+def slice_view_mutated_later(x):
+    y = x * 2
+    head = y[:2]
+    head += 1.0
+    return np.sum(y * x)
+
+
+case(slice_view_mutated_later, lambda r: (vec(r, 4),), "either")
+
+
+def alias_then_inplace(x):
+    y = x * 1.0
+    z = y
+    z += x
+    return np.sum(y * x)
+
+
+case(alias_then_inplace, lambda r: (vec(r, 3),), "either")
+
+
+def np_append_loop(x):
+    out = np.array([])
+    for i in range(len(x)):
+        out = np.append(out, x[i] ** 2)
+    return np.sum(out * np.arange(len(x)))
+
+
+case(np_append_loop, lambda r: (vec(r, 4),), "works")
+
+
+def list_then_np_array(x):
+    rows = []
+    for i in range(3):
+        rows.append(x * (i + 1))
+    M = np.array(rows)
+    return np.sum(M @ x)
+
+
+case(list_then_np_array, lambda r: (vec(r, 3),), "works")
+
+
+def list_then_stack(x):
+    parts = [np.sin(x), np.cos(x), x ** 2]
+    return np.sum(np.stack(parts, axis=1) ** 2 * np.arange(3))
+
+
+case(list_then_stack, lambda r: (vec(r, 3),), "works")
+
+
+def list_of_scalars_np_array(x):
+    vals = [x[0] * x[1], x[1] ** 2, 3.0]
+    v = np.array(vals)
+    return np.sum(v * v)
+
+
+case(list_of_scalars_np_array, lambda r: (vec(r, 2),), "works")
+
+
+def int_array_mixed(w):
+    counts = np.array([1, 2, 3])
+    return np.sum(counts * w ** 2) / counts.sum()
+
+
+case(int_array_mixed, lambda r: (vec(r, 3),), "works")
+
+
+def int_array_assigned_float(w):
+    idx = np.zeros(3, dtype=int)
+    idx[1] = 2
+    return np.sum(w[idx] ** 2)
+
+
+case(int_array_assigned_float, lambda r: (vec(r, 3),), "works")
+
+
+def float_of_param(x):
+    return float(x) * x
+
+
+case(float_of_param, lambda r: (scalar(r),), "either")
+
+
+def float_of_sum(x):
+    s = float(np.sum(x))
+    return s * np.sum(x)
+
+
+case(float_of_sum, lambda r: (vec(r, 3),), "either")
+
+
+def item_of_param(x):
+    return x.item() ** 2 + x
+
+
+case(item_of_param, lambda r: (scalar(r),), "either")
+
+
+def item_of_element(x):
+    m = x[0].item()
+    return m * jnp.sum(x)
+
+
+case(item_of_element, lambda r: (vec(r, 3),), "either")
+
+
+def int_of_data_bound(x):
+    n = int(x[0] * 0 + 3)
+    s = 0.0
+    for i in range(n):
+        s = s + x[i] ** 2
+    return s
+
+
+case(int_of_data_bound, lambda r: (vec(r, 4),), "either")
+
+
+def float_of_constant(x):
+    c = float(np.pi)
+    return c * jnp.sum(x ** 2)
+
+
+case(float_of_constant, lambda r: (vec(r, 3),), "works")
+
+
+def python_max_vs_np(x):
+    return max(x[0], x[1]) + np.max(x) + max(jnp.sum(x), 0.0)
+
+
+case(python_max_vs_np, lambda r: (_x(0.3, -0.7, 0.5),), "works")
+
+
+def builtin_min_over_array(x):
+    return min(x) * 2 + sum(x)
+
+
+case(builtin_min_over_array, lambda r: (_x(0.3, -0.7, 0.5),), "works")
+
+
+def builtin_sum_2d(A):
+    return np.sum(sum(A) ** 2)
+
+
+case(builtin_sum_2d, lambda r: (mat(r, 3, 2),), "works")
+
+
+def builtin_sum_generator_start(x):
+    return sum((x[i] * x[i + 1] for i in range(len(x) - 1)), 1.0)
+
+
+case(builtin_sum_generator_start, lambda r: (vec(r, 4),), "works")
+
+
+def abs_builtin_vs_np(x):
+    return abs(x[0] - x[1]) + np.sum(np.abs(x)) + abs(np.sum(x))
+
+
+case(abs_builtin_vs_np, lambda r: (_x(0.3, -0.7, 0.5),), "works")
+
+
+def round_in_loss(x):
+    k = round(2.6)
+    return jnp.sum(x ** k)
+
+
+case(round_in_loss, lambda r: (vec(r, 3),), "works")
+
+
+def len_of_shape_loop(A):
+    s = 0.0
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            if i != j:
+                s += A[i, j] * A[j % A.shape[0], i % A.shape[1]]
+    return s
+
+
+case(len_of_shape_loop, lambda r: (mat(r, 3),), "works")
+
+
+def integer_division_index(x):
+    s = 0.0
+    for i in range(len(x)):
+        s += x[i // 2] * x[i]
+    return s
+
+
+case(integer_division_index, lambda r: (vec(r, 4),), "works")
+
+
+def negative_index_loop(x):
+    s = 0.0
+    for i in range(len(x)):
+        s += x[i] * x[-i - 1]
+    return s
+
+
+case(negative_index_loop, lambda r: (vec(r, 5),), "works")
+
+
+def where_on_mask(x):
+    mask = x > 0
+    y = np.where(mask, x ** 2, -x)
+    return np.sum(y) + np.sum(mask)
+
+
+case(where_on_mask, lambda r: (_x(0.3, -0.7, 0.5, 1.2),), "works")
+
+
+def boolean_mask_index(x):
+    return np.sum(x[x > 0] ** 2)
+
+
+case(boolean_mask_index, lambda r: (_x(0.3, -0.7, 0.5, 1.2),), "either")
+
+
+def boolean_mask_assign(x):
+    y = x.copy()
+    y[y < 0] = 0.0
+    return np.sum(y ** 2)
+
+
+case(boolean_mask_assign, lambda r: (_x(0.3, -0.7, 0.5, 1.2),), "either")
+
+
+def clip_relu_manual(x):
+    y = x.copy()
+    for i in range(len(y)):
+        if y[i] < 0:
+            y[i] = 0.01 * y[i]
+    return np.sum(y ** 2)
+
+
+case(clip_relu_manual, lambda r: (_x(0.3, -0.7, 0.5, -1.2),), "works")
+
+
+def cumulative_python(x):
+    c = []
+    running = 0.0
+    for v in x:
+        running = running + v
+        c.append(running)
+    return np.sum(np.array(c) ** 2)
+
+
+case(cumulative_python, lambda r: (vec(r, 4),), "works")
+
+
+def augment_scalar_loop(x):
+    total = 0
+    for v in x:
+        total += v * v
+    total /= len(x)
+    return total
+
+
+case(augment_scalar_loop, lambda r: (vec(r, 4),), "works")
+
+
+def matrix_power_loop(A):
+    P = np.eye(2)
+    for _ in range(3):
+        P = P @ A
+    return np.trace(P)
+
+
+case(matrix_power_loop, lambda r: (mat(r, 2),), "works")
+
+
+def outer_fill_matrix(x):
+    M = np.zeros((3, 3))
+    for i in range(3):
+        M[i, :] = x * x[i]
+    M[:, 0] += 1.0
+    return np.sum(M ** 2)
+
+
+case(outer_fill_matrix, lambda r: (vec(r, 3),), "works")
+
+
+def diag_fill(x):
+    M = np.eye(3)
+    M[np.diag_indices(3)] = x
+    return np.linalg.det(M + 0.1)
+
+
+case(diag_fill, lambda r: (pos(r, 3),), "either")
+
+
+def fill_diagonal_inplace(x):
+    M = np.outer(x, x)
+    np.fill_diagonal(M, 1.0)
+    return np.sum(M)
+
+
+case(fill_diagonal_inplace, lambda r: (vec(r, 3),), "either")
+
+
+def swap_rows_tuple(x):
+    y = x.copy()
+    y[0], y[1] = y[1], y[0]
+    return np.sum(y * np.arange(3.0))
+
+
+case(swap_rows_tuple, lambda r: (vec(r, 3),), "works")
+
+
+def swap_names(x):
+    a, b = x[0], x[1]
+    for _ in range(3):
+        a, b = b, a + b
+    return a * b
+
+
+case(swap_names, lambda r: (vec(r, 2),), "works")
+
+
+def accumulate_into_column_of_2d(X):
+    out = np.zeros((2, 3))
+    for i in range(X.shape[0]):
+        out[:, i % 3] += X[i]
+    return np.sum(out ** 2)
+
+
+case(accumulate_into_column_of_2d, lambda r: (mat(r, 4, 2),), "works")
+
+
+def histogram_like_add(x):
+    bins = np.zeros(3)
+    idx = [0, 2, 0, 1]
+    for i, k in enumerate(idx):
+        bins[k] += x[i]
+    return np.sum(bins ** 2)
+
+
+case(histogram_like_add, lambda r: (vec(r, 4),), "works")
+
+
+def fancy_index_repeat_add(x):
+    y = np.zeros(3)
+    y[[0, 1, 0]] += x
+    return np.sum(y * np.arange(1.0, 4.0))
+
+
+case(fancy_index_repeat_add, lambda r: (vec(r, 3),), "either")
+
+
+def np_add_at_accumulate(x):
+    y = np.zeros(3)
+    np.add.at(y, [0, 1, 0], x)
+    return np.sum(y * np.arange(1.0, 4.0))
+
+
+case(np_add_at_accumulate, lambda r: (vec(r, 3),), "works")
+
+
+def astype_round_trip(x):
+    y = (x * 10).astype(np.int64).astype(np.float64)
+    return np.sum(x * y)
+
+
+case(astype_round_trip, lambda r: (vec(r, 3),), "works")
+
+
+def sort_then_weight(x):
+    s = np.sort(x)
+    return np.sum(s * np.arange(len(s)))
+
+
+case(sort_then_weight, lambda r: (vec(r, 4),), "works")
+
+
+def argsort_reorder(x):
+    order = np.argsort(x)
+    return np.sum(x[order] * np.arange(len(x)))
+
+
+case(argsort_reorder, lambda r: (vec(r, 4),), "works")
+
+
+def argmax_pick(x):
+    return x[np.argmax(x)] ** 2 + x[int(np.argmin(x))]
+
+
+case(argmax_pick, lambda r: (vec(r, 4),), "works")
+
+
+def mean_std_normalize(x):
+    z = (x - x.mean()) / x.std()
+    return np.sum(z ** 3)
+
+
+case(mean_std_normalize, lambda r: (vec(r, 5),), "works")
+
+
+def var_ddof(x):
+    return np.var(x, ddof=1) + np.std(x, ddof=1)
+
+
+case(var_ddof, lambda r: (vec(r, 5),), "works")
+
+
+def norm_default_and_axis(A):
+    return np.linalg.norm(A) + np.sum(np.linalg.norm(A, axis=1)) + np.linalg.norm(A[0], ord=1)
+
+
+case(norm_default_and_axis, lambda r: (mat(r, 3),), "works")
+
+
+def tile_repeat(x):
+    return np.sum(np.tile(x, 2) * np.arange(6)) + np.sum(np.repeat(x, 2) * np.arange(6))
+
+
+case(tile_repeat, lambda r: (vec(r, 3),), "works")
+
+
+def concatenate_loop(x):
+    y = x[:1]
+    for i in range(1, len(x)):
+        y = np.concatenate([y, y[-1:] * x[i]])
+    return np.sum(y)
+
+
+case(concatenate_loop, lambda r: (vec(r, 4),), "works")
+
+
+def reshape_then_sum_axes(x):
+    M = x.reshape(2, 3)
+    return np.sum(M.sum(axis=0) ** 2) + np.sum(M.sum(axis=1) ** 3)
+
+
+case(reshape_then_sum_axes, lambda r: (vec(r, 6),), "works")
+
+
+def meshgrid_energy(x):
+    X, Y = np.meshgrid(x, x)
+    return np.sum(np.exp(-(X - Y) ** 2))
+
+
+case(meshgrid_energy, lambda r: (vec(r, 3),), "works")
+
+
+def linspace_of_param(x):
+    grid = np.linspace(0.0, x, 5)
+    return np.sum(np.sin(grid))
+
+
+case(linspace_of_param, lambda r: (scalar(r),), "works")
+
+
+def trapezoid_manual(a):
+    xs = np.linspace(0.0, 1.0, 11)
+    ys = np.exp(-a * xs ** 2)
+    h = xs[1] - xs[0]
+    return h * (np.sum(ys) - 0.5 * (ys[0] + ys[-1]))
+
+
+case(trapezoid_manual, lambda r: (scalar(r),), "works")
+
+
+def while_len_pop(x):
+    items = [x[0], x[1], x[2]]
+    total = 0.0
+    while len(items) > 0:
+        v = items.pop()
+        total = total * 0.5 + v
+    return total
+
+
+case(while_len_pop, lambda r: (vec(r, 3),), "works")
+
+
+def list_index_update(x):
+    xs = [x[0], x[1], x[2]]
+    for i in range(3):
+        xs[i] = xs[i] * xs[(i + 1) % 3]
+    return xs[0] + xs[1] + xs[2]
+
+
+case(list_index_update, lambda r: (vec(r, 3),), "works")
+
+
+def dict_counter_update(x):
+    d = {"total": 0.0, "count": 0}
+    for v in x:
+        d["total"] += v ** 2
+        d["count"] += 1
+    return d["total"] / d["count"]
+
+
+case(dict_counter_update, lambda r: (vec(r, 4),), "works")
+
+
+def while_true_dict_break(x):
+    d = {"n": 0, "acc": 0.0}
+    while True:
+        d["n"] += 1
+        d["acc"] = d["acc"] + x ** d["n"]
+        if d["n"] > 3:
+            break
+    return d["acc"]
+
+
+case(while_true_dict_break, lambda r: (scalar(r),), "works")
+
+
+def while_true_dict_float_accumulate(x):
+    d = {"n": 0.0}
+    while True:
+        d["n"] += x
+        if d["n"] > 3:
+            break
+    return d["n"] * x
+
+
+case(while_true_dict_float_accumulate, lambda r: (scalar(r, 0.6, 0.9),), "works")
+
+
+def dict_item_holds_param_then_counter(x):
+    d = {"n": 0, "s": x}
+    while d["n"] < 3:
+        d["n"] += 1
+        d["s"] = d["s"] * x
+    return jnp.sum(d["s"])
+
+
+case(dict_item_holds_param_then_counter, lambda r: (vec(r, 2),), "either")
+
+
+def jvp_keywords_inside(x):
+    y, t = astjax.jvp(_sigmoid, primals=(x,), tangents=(jnp.ones_like(x),))
+    return jnp.sum(y * t)
+
+
+case(jvp_keywords_inside, lambda r: (vec(r, 3),), "works")
+
+
+def jvp_library_fn_inside(x):
+    y, t = astjax.jvp(jnp.tanh, (x,), (jnp.ones_like(x),))
+    return jnp.sum(y * t)
+
+
+case(jvp_library_fn_inside, lambda r: (vec(r, 3),), "either")
+
+
+# ============================================================ bound methods of module-level objects
+def method_stored_in_variable(x):
+    pred = _MODEL.predict
+    return jnp.sum(pred(x) ** 2)
+
+
+case(method_stored_in_variable, lambda r: (mat(r, 3, 2),), "either")
+
+
+class _Layer:
+    def __init__(self, W):
+        self.W = W
+
+    def forward(self, h):
+        return jnp.tanh(self.W @ h)
+
+
+_LAYERS = [_Layer(np.array([[0.5, -0.3], [0.2, 0.8]])), _Layer(np.array([[1.1, 0.1], [-0.4, 0.6]]))]
+
+
+def global_layers_loop(h):
+    for layer in _LAYERS:
+        h = layer.forward(h)
+    return jnp.sum(h ** 2)
+
+
+case(global_layers_loop, lambda r: (vec(r, 2),), "either")
+
+
+def _apply_fn(f, x):
+    return f(x) * 2.0
+
+
+def method_passed_to_helper(x):
+    return jnp.sum(_apply_fn(_MODEL.predict, x))
+
+
+case(method_passed_to_helper, lambda r: (mat(r, 3, 2),), "either")
+
+
+def local_def_calling_method(x):
+    def g(z):
+        return _MODEL.predict(z) * z[:, 0]
+    return jnp.sum(g(x) + g(2 * x))
+
+
+case(local_def_calling_method, lambda r: (mat(r, 3, 2),), "works")
+
+
+def lambda_calling_partial(x):
+    f = lambda z: _weighted_partial(z) * 2
+    return f(x) + f(x ** 2)
+
+
+case(lambda_calling_partial, lambda r: (vec(r, 3),), "works")
+
+
+def lambda_calling_callable_object(x):
+    f = lambda z: _SCALER(z)
+    return jnp.sum(f(x))
+
+
+class _Scaler:
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, z):
+        return self.k * z ** 2
+
+
+_SCALER = _Scaler(1.5)
+case(lambda_calling_callable_object, lambda r: (vec(r, 3),), "works")
