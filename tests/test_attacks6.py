@@ -89,3 +89,67 @@ def test_jvp_inside_grad_refused_with_its_own_reason(fn, match):
         astjax.grad(fn)(0.5)
     message = str(info.value)
     assert "decorator" not in message and "test_attacks6.py" in message
+
+
+# ------------------------------------------------------------ methods of a known object
+class _Model:
+    def __init__(self, w, k):
+        self.w = w
+        self.k = k
+
+    def inner(self, x):
+        return jnp.sum(self.w * x) * self.k
+
+    def loss(self, x):
+        return self.inner(x) ** 2
+
+
+_MODEL = _Model(np.array([1.0, 2.0]), 2.0)
+
+
+def _method_loss(x):
+    return _MODEL.loss(x)
+
+
+def _lambda_method(x):
+    f = lambda z: _MODEL.inner(z)
+    return f(x) * f(2 * x)
+
+
+def _expected(x):
+    s = np.sum(_MODEL.w * x) * _MODEL.k
+    return 2 * s * _MODEL.k * _MODEL.w
+
+
+def test_method_calling_another_method_of_a_global_object_reads_its_attributes_when_it_runs():
+    x = np.array([0.5, 0.25])
+    g = astjax.grad(_method_loss)
+    np.testing.assert_allclose(g(x), _expected(x))
+    old = _MODEL.w, _MODEL.k
+    try:
+        _MODEL.w, _MODEL.k = np.array([3.0, -1.0]), 5.0      # the cached derivative must see the new values
+        np.testing.assert_allclose(g(x), _expected(x))
+    finally:
+        _MODEL.w, _MODEL.k = old
+
+
+def test_bound_method_called_in_a_lambda_gets_its_object():
+    x = np.array([0.5, 0.25])
+    s = np.sum(_MODEL.w * x) * _MODEL.k
+    np.testing.assert_allclose(astjax.grad(_lambda_method)(x), 4 * s * _MODEL.k * _MODEL.w)
+
+
+# ------------------------------------------------------------ jacrev(grad(f)) of a function of a pytree
+def _tree_loss(p):
+    return jnp.sum(jnp.tanh(p[0] * 2 + p[1]) ** 2)
+
+
+def test_jacrev_of_grad_of_a_list_argument_matches_hessian():
+    """It crashed with a TypeError: the zero tangent of a container's gradient (a TreeAdjoint)."""
+    p = [np.array([0.1, 0.2]), np.array([0.3])]
+    want = astjax.hessian(_tree_loss)(p)
+    got = astjax.jacrev(astjax.grad(_tree_loss))(p)
+    for i in range(2):
+        for j in range(2):
+            np.testing.assert_allclose(got[i][j], want[i][j], rtol=1e-12)
+    np.testing.assert_allclose(want[0][1][:, 0], [1.13041858, -0.24318455], rtol=1e-7)    # JAX 0.10

@@ -1328,3 +1328,364 @@ class _Scaler:
 
 _SCALER = _Scaler(1.5)
 case(lambda_calling_callable_object, lambda r: (vec(r, 3),), "works")
+
+
+# ============================================================ more habits: Python scalars, builtins, prints, asserts
+def math_functions_on_scalar_param(x):
+    return math.exp(x) + math.sqrt(x) * math.sin(x) + math.log(1 + x)
+
+
+case(math_functions_on_scalar_param, lambda r: (scalar(r),), "either")
+
+
+def math_on_element(x):
+    return math.tanh(x[0]) * x[1] + math.pow(x[1], 3)
+
+
+case(math_on_element, lambda r: (vec(r, 2),), "either")
+
+
+def int_factor_of_param(x):
+    return int(x * 3) * x + x ** 2
+
+
+case(int_factor_of_param, lambda r: (scalar(r, 0.4, 0.6),), "either")
+
+
+def floor_times_param(x):
+    return np.sum(np.floor(x * 3) * x + np.round(x * 2) * x ** 2)
+
+
+case(floor_times_param, lambda r: (_x(0.41, 0.77, 1.13),), "works")
+
+
+def mutate_parameter_inplace(x):
+    x += 1.0
+    x *= 2.0
+    return np.sum(x ** 2)
+
+
+case(mutate_parameter_inplace, lambda r: (vec(r, 3),), "works")
+
+
+def mutate_parameter_item(x):
+    x[0] = x[1] * x[2]
+    return np.sum(x ** 2)
+
+
+case(mutate_parameter_item, lambda r: (vec(r, 3),), "works")
+
+
+def print_and_assert_inside(x):
+    assert x.shape == (3,), "bad shape"
+    loss = np.sum(x ** 2)
+    print("loss is computed")
+    if x.ndim == 1:
+        loss = loss + x[0]
+    return loss
+
+
+case(print_and_assert_inside, lambda r: (vec(r, 3),), "works")
+
+
+def nan_guard_branch(x):
+    y = np.log(np.abs(x) + 1.0)
+    if np.isnan(y).any():
+        raise ValueError("nan")
+    return np.sum(y * x)
+
+
+case(nan_guard_branch, lambda r: (vec(r, 3),), "works")
+
+
+def sorted_list_of_elements(x):
+    vals = sorted([x[0], x[1], x[2]])
+    return vals[0] * 1.0 + vals[1] * 2.0 + vals[2] * 3.0
+
+
+case(sorted_list_of_elements, lambda r: (_x(0.3, -0.7, 0.5),), "works")
+
+
+def max_of_list_comprehension(x):
+    return max([x[i] * (i + 1) for i in range(3)]) + min(v ** 2 for v in x)
+
+
+case(max_of_list_comprehension, lambda r: (_x(0.3, -0.7, 0.5),), "works")
+
+
+def zip_two_arrays(x):
+    w = np.array([0.5, -1.0, 2.0])
+    s = 0.0
+    for a, b in zip(x, w):
+        s += a * b + a ** 2
+    return s
+
+
+case(zip_two_arrays, lambda r: (vec(r, 3),), "works")
+
+
+def enumerate_start_one(x):
+    s = 0.0
+    for k, v in enumerate(x, start=1):
+        s += v ** k
+    return s
+
+
+case(enumerate_start_one, lambda r: (vec(r, 3),), "works")
+
+
+def iterate_rows_of_matrix(A):
+    s = 0.0
+    for row in A:
+        s = s + np.dot(row, row) * row[0]
+    return s
+
+
+case(iterate_rows_of_matrix, lambda r: (mat(r, 3, 2),), "works")
+
+
+def list_of_rows(A):
+    rows = list(A)
+    return np.sum(rows[0] * rows[-1]) + len(rows)
+
+
+case(list_of_rows, lambda r: (mat(r, 3, 2),), "works")
+
+
+def conditional_expression_index(x):
+    n = len(x)
+    return sum(x[i] * (x[i + 1] if i + 1 < n else 1.0) for i in range(n))
+
+
+case(conditional_expression_index, lambda r: (vec(r, 4),), "works")
+
+
+def try_except_zero_division(x):
+    try:
+        r = 1.0 / (x[0] - x[0])
+    except ZeroDivisionError:
+        r = 0.0
+    return np.sum(x ** 2) + r
+
+
+case(try_except_zero_division, lambda r: (vec(r, 3),), "either")
+
+
+def dict_comprehension_params(x):
+    p = {f"w{i}": x[i] * (i + 1) for i in range(3)}
+    return p["w0"] * p["w2"] + p["w1"] ** 2
+
+
+case(dict_comprehension_params, lambda r: (vec(r, 3),), "works")
+
+
+def reversed_slice_and_step_assign(x):
+    y = np.zeros(6)
+    y[::2] = x
+    y[1::2] = x[::-1] ** 2
+    return np.sum(y * np.arange(6))
+
+
+case(reversed_slice_and_step_assign, lambda r: (vec(r, 3),), "works")
+
+
+def periodic_heat_roll(u0):
+    u = u0
+    for _ in range(4):
+        u = u + 0.2 * (np.roll(u, 1) - 2 * u + np.roll(u, -1))
+    return np.sum(u ** 3)
+
+
+case(periodic_heat_roll, lambda r: (vec(r, 5),), "works")
+
+
+def diff_and_gradient(x):
+    return np.sum(np.diff(x) ** 2) + np.sum(np.gradient(x) ** 2) + np.sum(np.cumsum(x) ** 2)
+
+
+case(diff_and_gradient, lambda r: (vec(r, 5),), "works")
+
+
+def convolve_smooth(x):
+    k = np.array([0.25, 0.5, 0.25])
+    return np.sum(np.convolve(x, k, mode="same") ** 2)
+
+
+case(convolve_smooth, lambda r: (vec(r, 5),), "works")
+
+
+def einsum_bilinear(A, x):
+    return np.einsum("i,ij,j->", x, A, x) + np.einsum("ii", A)
+
+
+case(einsum_bilinear, lambda r: (mat(r, 3), vec(r, 3)), "works", argnums=(0, 1))
+
+
+def solve_1d_rhs(A):
+    b = np.array([1.0, 2.0, 3.0])
+    x = np.linalg.solve(A, b)
+    return np.dot(x, x) + np.sum(np.linalg.inv(A) @ b)
+
+
+case(solve_1d_rhs, lambda r: (spd(r, 3),), "works")
+
+
+def size_and_shape_reads(x):
+    return x.sum() / x.size + x.shape[0] * np.mean(x ** 2) + np.size(x)
+
+
+case(size_and_shape_reads, lambda r: (mat(r, 2, 3),), "works")
+
+
+def float32_asarray_inside(x):
+    y = np.asarray(x, dtype=np.float32)
+    return np.sum(y.astype(np.float64) ** 2)
+
+
+case(float32_asarray_inside, lambda r: (vec(r, 3),), "either", fd_step=1e-3, rtol=1e-3)
+
+
+def mutable_default_accumulator(x, acc=None):
+    if acc is None:
+        acc = []
+    acc.append(x * 2)
+    acc.append(x ** 2)
+    return np.sum(np.array(acc))
+
+
+case(mutable_default_accumulator, lambda r: (vec(r, 3),), "works")
+
+
+_HISTORY = []
+
+
+def global_list_append_inside(x):
+    loss = np.sum(x ** 2)
+    _HISTORY.append(1)
+    return loss * len(_HISTORY) / len(_HISTORY)
+
+
+case(global_list_append_inside, lambda r: (vec(r, 3),), "either")
+
+
+def random_noise_inside(x):
+    rng = np.random.default_rng(0)
+    noise = rng.standard_normal(3)
+    return np.sum((x + 0.1 * noise) ** 2)
+
+
+case(random_noise_inside, lambda r: (vec(r, 3),), "either")
+
+
+def while_data_dependent_break(x):
+    s = 0.0
+    i = 0
+    while i < len(x):
+        if x[i] < 0:
+            break
+        s += x[i] ** 2
+        i += 1
+    return s + i
+
+
+case(while_data_dependent_break, lambda r: (_x(0.3, 0.7, -0.5, 0.9),), "works")
+
+
+def for_continue_on_sign(x):
+    s = 0.0
+    for v in x:
+        if v < 0:
+            continue
+        s += np.sqrt(v)
+    return s
+
+
+case(for_continue_on_sign, lambda r: (_x(0.3, 0.7, -0.5, 0.9),), "works")
+
+
+def nested_helper_tuple_in_loop(x):
+    m, v = 0.0, 0.0
+    for i in range(len(x)):
+        m, v = _welford(m, v, x[i], i + 1)
+    return m + v
+
+
+def _welford(m, v, xi, n):
+    d = xi - m
+    m = m + d / n
+    v = v + d * (xi - m)
+    return m, v
+
+
+case(nested_helper_tuple_in_loop, lambda r: (vec(r, 4),), "works")
+
+
+def adam_steps(w0):
+    w = w0.copy()
+    m = np.zeros_like(w)
+    v = np.zeros_like(w)
+    for t in range(1, 4):
+        g = 2 * w + np.sin(w)
+        m = 0.9 * m + 0.1 * g
+        v = 0.999 * v + 0.001 * g * g
+        mhat = m / (1 - 0.9 ** t)
+        vhat = v / (1 - 0.999 ** t)
+        w -= 0.1 * mhat / (np.sqrt(vhat) + 1e-8)
+    return np.sum(w ** 2)
+
+
+case(adam_steps, lambda r: (vec(r, 3),), "works")
+
+
+def momentum_dict_state(w0):
+    state = {"w": w0, "v": np.zeros_like(w0)}
+    for _ in range(3):
+        g = state["w"] ** 3
+        state["v"] = 0.9 * state["v"] + g
+        state["w"] = state["w"] - 0.1 * state["v"]
+    return np.sum(state["w"] ** 2)
+
+
+case(momentum_dict_state, lambda r: (vec(r, 3),), "works")
+
+
+def jax_style_update_tree(params):
+    grads = {k: 2 * v for k, v in params.items()}
+    new = {k: params[k] - 0.1 * grads[k] for k in params}
+    return jnp.sum(new["a"] ** 2) + jnp.sum(new["b"] ** 3)
+
+
+case(jax_style_update_tree, lambda r: ({"a": vec(r, 2), "b": vec(r, 3)},), "works")
+
+
+def tree_map_sgd(params):
+    new = astjax.tree_util.tree_map(lambda p: p - 0.1 * p ** 2, params)
+    return sum(jnp.sum(p ** 2) for p in astjax.tree_util.tree_leaves(new))
+
+
+case(tree_map_sgd, lambda r: ({"a": vec(r, 2), "b": vec(r, 3)},), "works")
+
+
+def mlp_list_of_tuples(params, x):
+    h = x
+    for W, b in params[:-1]:
+        h = jnp.tanh(W @ h + b)
+    W, b = params[-1]
+    return jnp.sum((W @ h + b) ** 2)
+
+
+case(mlp_list_of_tuples, lambda r: ([(mat(r, 4, 3), vec(r, 4)), (mat(r, 2, 4), vec(r, 2)), (mat(r, 1, 2), vec(r, 1))],
+                                    vec(r, 3)), "works")
+
+
+def batch_loop_mean_loss(w):
+    X = np.linspace(-1, 1, 6).reshape(3, 2)
+    y = np.array([1.0, 0.0, 1.0])
+    total = 0.0
+    for xi, yi in zip(X, y):
+        p = 1 / (1 + np.exp(-np.dot(w, xi)))
+        total += -(yi * np.log(p) + (1 - yi) * np.log(1 - p))
+    return total / len(y)
+
+
+case(batch_loop_mean_loss, lambda r: (vec(r, 2),), "works")
