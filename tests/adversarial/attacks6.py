@@ -1901,3 +1901,237 @@ _FIXED_HERE = {"bound_method_grad", "lambda_calling_method", "local_def_calling_
                "jvp_library_fn_inside", "namedtuple_param_arg", "mlp_list_of_tuples", "pair_forces_cutoff"}
 _MINE = [c for c in _CASES if c.category == "attacks6"]
 LONG_ONLY = {c.name for k, c in enumerate(c for c in _MINE if c.name.split(".", 1)[1] not in _FIXED_HERE) if k % 3}
+
+
+# ============================================================ scoping habits and library functions at awkward points
+def late_binding_lambdas(x):
+    fs = [lambda z: z * k for k in range(3)]
+    return jnp.sum(fs[0](x) + fs[1](x) * x)
+
+
+case(late_binding_lambdas, lambda r: (vec(r, 3),), "either")
+
+
+def genexp_shadows_argument(x):
+    return sum(x ** 2 for x in x) + x[0]
+
+
+case(genexp_shadows_argument, lambda r: (vec(r, 3),), "works")
+
+
+def range_fixed_then_rebound(x):
+    for i in range(len(x)):
+        x = x * 2 + x[i]
+    return np.sum(x)
+
+
+case(range_fixed_then_rebound, lambda r: (vec(r, 3),), "works")
+
+
+def nonlocal_accumulator(x):
+    total = 0.0
+
+    def add(v):
+        nonlocal total
+        total = total + v * v
+
+    for i in range(3):
+        add(x[i])
+    return total
+
+
+case(nonlocal_accumulator, lambda r: (vec(r, 3),), "either")
+
+
+class _Poly:
+    degree = 3
+
+    def __init__(self, c):
+        self.c = c
+
+    @property
+    def leading(self):
+        return self.c[-1]
+
+    @staticmethod
+    def basis(x, k):
+        return x ** k
+
+    def __call__(self, x):
+        return sum(self.c[k] * _Poly.basis(x, k) for k in range(_Poly.degree)) + self.leading
+
+
+def class_property_staticmethod(c):
+    p = _Poly(c)
+    return p(0.7) * p(-0.2)
+
+
+case(class_property_staticmethod, lambda r: (vec(r, 3),), "works")
+
+
+def chained_comparison_branch(x):
+    if 0.0 < x[0] < 0.5:
+        return np.sum(x ** 2)
+    return np.sum(x ** 3)
+
+
+case(chained_comparison_branch, lambda r: (_x(0.3, 0.6, -0.2),), "works")
+
+
+def fstring_keys_in_loop(x):
+    p = {}
+    for i in range(3):
+        p[f"w{i}"] = x[i] ** (i + 1)
+    return sum(p[f"w{i}"] for i in range(3))
+
+
+case(fstring_keys_in_loop, lambda r: (vec(r, 3),), "works")
+
+
+def newaxis_broadcasting(x):
+    D = x[:, np.newaxis] - x[None, :]
+    return np.sum(np.exp(-D ** 2)) + np.sum(np.sum(D, axis=-1, keepdims=True) ** 2)
+
+
+case(newaxis_broadcasting, lambda r: (vec(r, 3),), "works")
+
+
+def prod_with_a_zero(x):
+    y = x * np.array([1.0, 0.0, 1.0, 1.0])
+    return np.prod(y) + np.prod(x)
+
+
+case(prod_with_a_zero, lambda r: (vec(r, 4),), "works")
+
+
+def prod_zero_entry_argument(x):
+    return np.prod(x) * 2.0
+
+
+case(prod_zero_entry_argument, lambda r: (_x(0.5, 0.0, -1.5),), "works")
+
+
+def cumprod_zero_entry(x):
+    return np.sum(np.cumprod(x))
+
+
+case(cumprod_zero_entry, lambda r: (_x(0.5, 0.0, -1.5, 2.0),), "works")
+
+
+def sinc_at_zero(x):
+    return np.sum(np.sinc(x) * np.arange(1.0, 4.0))
+
+
+case(sinc_at_zero, lambda r: (_x(0.0, 0.3, -0.6),), "works")
+
+
+def polyval_both(c, x):
+    return np.sum(np.polyval(c, x))
+
+
+case(polyval_both, lambda r: (vec(r, 3), vec(r, 4)), "works", argnums=(0, 1))
+
+
+def interp_query(x):
+    xp = np.array([0.0, 1.0, 2.0])
+    fp = np.array([1.0, 3.0, 2.0])
+    return np.sum(np.interp(x, xp, fp) ** 2)
+
+
+case(interp_query, lambda r: (_x(0.3, 1.4, 1.9),), "works")
+
+
+def median_percentile(x):
+    return np.median(x) + np.percentile(x, 75) + np.quantile(x, 0.2)
+
+
+case(median_percentile, lambda r: (vec(r, 5),), "works")
+
+
+def nansum_nanmean(x):
+    y = np.where(x > 0.9, np.nan, x)
+    return np.nansum(y ** 2) + np.nanmean(y)
+
+
+case(nansum_nanmean, lambda r: (_x(0.3, 1.4, -0.5, 0.2),), "either")
+
+
+def mean_with_where(x):
+    mask = np.array([True, False, True, True])
+    return np.mean(x ** 2, where=mask)
+
+
+case(mean_with_where, lambda r: (vec(r, 4),), "works")
+
+
+def kron_cross_hypot(x):
+    a = np.kron(x[:2], x[2:])
+    c = np.cross(x[:3], x[1:])
+    return np.sum(a ** 2) + np.sum(c) + np.sum(np.hypot(x[:2], x[2:])) + np.sum(np.arctan2(x[:2], x[2:] + 2))
+
+
+case(kron_cross_hypot, lambda r: (vec(r, 4),), "works")
+
+
+def logaddexp_softmax(x):
+    z = np.logaddexp(x, 2 * x)
+    e = np.exp(z - np.max(z))
+    sm = e / e.sum()
+    return np.sum(sm * np.arange(3.0))
+
+
+case(logaddexp_softmax, lambda r: (vec(r, 3),), "works")
+
+
+def clip_inside_and_at_bounds(x):
+    return np.sum(np.clip(x, -0.5, 0.5) ** 2)
+
+
+case(clip_inside_and_at_bounds, lambda r: (_x(0.2, 0.9, -0.7, 0.1),), "works")
+
+
+def std_of_row_axis(A):
+    return np.sum(np.std(A, axis=0)) + np.sum(np.var(A, axis=1, ddof=1))
+
+
+case(std_of_row_axis, lambda r: (mat(r, 3),), "works")
+
+
+def outer_and_trace_of_product(x):
+    M = np.outer(x, x) + np.eye(3)
+    return np.trace(M @ M) + np.linalg.slogdet(M)[1]
+
+
+case(outer_and_trace_of_product, lambda r: (vec(r, 3),), "works")
+
+
+def any_all_branch(x):
+    if (x > 0).all():
+        return np.sum(np.log(x))
+    if np.any(x < -0.9):
+        return 0.0
+    return np.sum(x ** 2)
+
+
+case(any_all_branch, lambda r: (_x(0.3, 0.6, -0.2),), "works")
+
+
+def int_array_param_mixed(w, counts):
+    return np.sum(w ** 2 * counts) + np.sum(counts)
+
+
+case(int_array_param_mixed, lambda r: (vec(r, 3), np.array([1, 2, 3])), "works")
+
+
+def power_fractional_positive(x):
+    return np.sum(x ** 2.5 + np.power(x, 1.5) + x ** -0.5)
+
+
+case(power_fractional_positive, lambda r: (pos(r, 3),), "works")
+
+
+def expm1_log1p_exp2(x):
+    return np.sum(np.expm1(x) * np.log1p(x ** 2) + np.exp2(x) + np.log2(1 + x ** 2) + np.log10(2 + x))
+
+
+case(expm1_log1p_exp2, lambda r: (vec(r, 3),), "works")
