@@ -307,6 +307,10 @@ def _materialize_gradients(fun, result, args, spec, size, count):
     from .api import ReverseTransform
     from .rules.helpers import materialize
     inner = getattr(fun, "__astjax_transform__", None)
+    # vmap(jit(grad(f))): jit is transparent (vmap batches grad's source), so its gradients need the same
+    # rebuilding; they reached the user as adjoint trees before (a crash, or a tuple's gradient of wrong shape)
+    while inner is not None and type(inner).__name__ == "_JitTransform" and getattr(inner, "jitted", None) is not None:
+        inner = getattr(inner.jitted.fun, "__astjax_transform__", None)
     if not isinstance(inner, ReverseTransform) or inner.kind not in ("grad", "value_and_grad") or (
             inner.leading or inner.keywords):
         return result

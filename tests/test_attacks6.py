@@ -153,3 +153,19 @@ def test_jacrev_of_grad_of_a_list_argument_matches_hessian():
         for j in range(2):
             np.testing.assert_allclose(got[i][j], want[i][j], rtol=1e-12)
     np.testing.assert_allclose(want[0][1][:, 0], [1.13041858, -0.24318455], rtol=1e-7)    # JAX 0.10
+
+
+# ------------------------------------------------------------ vmap(jit(grad(f))): per-example gradients of a pytree
+def _pair_loss(p, x, y):
+    return jnp.sum(p[0] * x) * p[1] * y
+
+
+def test_vmap_of_jit_of_grad_rebuilds_container_gradients_as_vmap_of_grad():
+    """The gradient of a tuple argument came back as an adjoint tree (a ValueError about out_axes)."""
+    X, Y = np.arange(12.0).reshape(4, 3), np.arange(4.0)
+    p = (np.array([1.0, -0.5, 2.0]), 2.0)
+    got = astjax.vmap(astjax.jit(astjax.grad(_pair_loss)), in_axes=(None, 0, 0))(p, X, Y)
+    want = [astjax.grad(_pair_loss)(p, X[b], Y[b]) for b in range(4)]
+    assert isinstance(got, tuple) and np.shape(got[0]) == (4, 3) and np.shape(got[1]) == (4,)
+    np.testing.assert_allclose(got[0], np.stack([w[0] for w in want]))
+    np.testing.assert_allclose(got[1], [w[1] for w in want])
