@@ -2135,3 +2135,109 @@ def expm1_log1p_exp2(x):
 
 
 case(expm1_log1p_exp2, lambda r: (vec(r, 3),), "works")
+
+
+# ============================================================ array outputs (jacrev and jacfwd against finite differences)
+def forces_array_out(p):
+    n = p.shape[0]
+    f = np.zeros_like(p)
+    for i in range(n):
+        for j in range(i + 1, n):
+            d = p[i] - p[j]
+            r2 = np.dot(d, d) + 0.1
+            f[i] += d / r2
+            f[j] -= d / r2
+    return f
+
+
+case(forces_array_out, lambda r: (mat(r, 3, 2),), "works", mode="jac")
+
+
+def euler_state_out(y0):
+    y = y0.copy()
+    for _ in range(5):
+        dy = np.array([y[1], -np.sin(y[0]) - 0.1 * y[1]])
+        y += 0.1 * dy
+    return y
+
+
+case(euler_state_out, lambda r: (vec(r, 2),), "works", mode="jac")
+
+
+def heat_profile_out(u0):
+    u = u0.copy()
+    for _ in range(3):
+        lap = np.zeros_like(u)
+        lap[1:-1] = u[2:] - 2 * u[1:-1] + u[:-2]
+        u = u + 0.2 * lap
+    return u
+
+
+case(heat_profile_out, lambda r: (vec(r, 5),), "works", mode="jac")
+
+
+def softmax_rows_out(A):
+    out = np.empty_like(A)
+    for i in range(A.shape[0]):
+        e = np.exp(A[i] - A[i].max())
+        out[i] = e / e.sum()
+    return out
+
+
+case(softmax_rows_out, lambda r: (mat(r, 2, 3),), "works", mode="jac")
+
+
+def kalman_tuple_out(x, P):
+    F = np.array([[1.0, 0.1], [0.0, 1.0]])
+    xp = F @ x
+    Pp = F @ P @ F.T + 0.01 * np.eye(2)
+    K = Pp[:, 0] / (Pp[0, 0] + 0.5)
+    return xp + K * (0.3 - xp[0]), Pp - np.outer(K, Pp[0])
+
+
+case(kalman_tuple_out, lambda r: (vec(r, 2), spd(r, 2)), "works", mode="jac")
+
+
+def cumulative_list_out(x):
+    out = []
+    acc = 1.0
+    for v in x:
+        acc = acc * v + 1.0
+        out.append(acc)
+    return np.array(out)
+
+
+case(cumulative_list_out, lambda r: (vec(r, 4),), "works", mode="jac")
+
+
+def rk4_vector_out(y0):
+    def rhs(y):
+        return np.array([y[1], -y[0] * y[1]])
+    y = y0
+    h = 0.1
+    for _ in range(3):
+        k1 = rhs(y)
+        k2 = rhs(y + h / 2 * k1)
+        k3 = rhs(y + h / 2 * k2)
+        k4 = rhs(y + h * k3)
+        y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+    return y
+
+
+case(rk4_vector_out, lambda r: (vec(r, 2),), "works", mode="jac")
+
+
+def lstm_hidden_out(x_seq):
+    W = np.array([[0.5, -0.2, 0.1], [0.3, 0.8, -0.4]])
+    h = np.zeros(2)
+    c = np.zeros(2)
+    hs = np.zeros((x_seq.shape[0], 2))
+    for t in range(x_seq.shape[0]):
+        z = W @ np.concatenate([h, x_seq[t:t + 1]])
+        c = 0.5 * c + np.tanh(z)
+        h = np.tanh(c) * 0.9
+        hs[t] = h
+    return hs.ravel()
+
+
+case(lstm_hidden_out, lambda r: (vec(r, 3),), "works", mode="jac")
