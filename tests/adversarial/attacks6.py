@@ -2241,3 +2241,177 @@ def lstm_hidden_out(x_seq):
 
 
 case(lstm_hidden_out, lambda r: (vec(r, 3),), "works", mode="jac")
+
+
+# ============================================================ jax-style code a newcomer copies from tutorials
+import astjax.nn as _nn  # noqa: E402
+from astjax import lax as _lax, random as _random  # noqa: E402
+from astjax.scipy import linalg as _sla, special as _special  # noqa: E402
+
+
+def _inner_loss(w):
+    return jnp.sum((w - 1.0) ** 2 * jnp.arange(1.0, 4.0))
+
+
+def maml_inner_step(w):
+    g = astjax.grad(_inner_loss)(w)
+    w2 = w - 0.1 * g
+    return _inner_loss(w2) + jnp.sum(w2 ** 3)
+
+
+case(maml_inner_step, lambda r: (vec(r, 3),), "works")
+
+
+def value_and_grad_inside(w):
+    v, g = astjax.value_and_grad(_inner_loss)(w)
+    return v * jnp.sum(g ** 2)
+
+
+case(value_and_grad_inside, lambda r: (vec(r, 3),), "works")
+
+
+def at_updates_in_loop(x):
+    y = jnp.zeros_like(x)
+    y = y.at[0].set(x[0])
+    for i in range(1, 4):
+        y = y.at[i].add(x[i] * y[i - 1] + 1.0)
+    return jnp.sum(y ** 2)
+
+
+case(at_updates_in_loop, lambda r: (vec(r, 4),), "works")
+
+
+def stop_gradient_target(w):
+    target = _lax.stop_gradient(w * 2)
+    return jnp.sum((w - target) ** 2) + jnp.sum(w)
+
+
+def _stop_gradient_check(fn, args):
+    (w,) = args
+    return [(astjax.grad(fn)(w), 2 * (w - 2 * w) + 1.0, "grad: the target is a constant"),
+            (fn(w), np.sum(w ** 2) + np.sum(w), "value")]
+
+
+case(stop_gradient_target, lambda r: (vec(r, 3),), "works", mode="custom", check=_stop_gradient_check)
+
+
+def nn_activations_onehot(logits):
+    labels = jnp.array([0, 2])
+    onehot = _nn.one_hot(labels, 3)
+    h = _nn.relu(logits) + _nn.softplus(logits) + _nn.sigmoid(logits) + _nn.gelu(logits)
+    return -jnp.sum(onehot * _nn.log_softmax(h, axis=-1))
+
+
+case(nn_activations_onehot, lambda r: (mat(r, 2, 3),), "works")
+
+
+def random_split_in_loop(mu):
+    key = _random.PRNGKey(0)
+    total = 0.0
+    for _ in range(3):
+        key, sub = _random.split(key)
+        eps = _random.normal(sub, (3,))
+        total = total + jnp.sum((mu + 0.5 * eps) ** 2)
+    return total
+
+
+case(random_split_in_loop, lambda r: (vec(r, 3),), "works")
+
+
+def cholesky_solve_triangular(log_ell):
+    x = jnp.linspace(0.0, 1.0, 4)
+    K = jnp.exp(-0.5 * (x[:, None] - x[None, :]) ** 2 / jnp.exp(log_ell) ** 2) + 0.1 * jnp.eye(4)
+    L = jnp.linalg.cholesky(K)
+    y = jnp.sin(3 * x)
+    a = _sla.solve_triangular(L, y, lower=True)
+    return 0.5 * jnp.dot(a, a) + jnp.sum(jnp.log(jnp.diag(L)))
+
+
+case(cholesky_solve_triangular, lambda r: (scalar(r, -1.0, 0.0),), "works")
+
+
+def cho_solve_logsumexp(A):
+    S = A @ A.T + 3 * jnp.eye(3)
+    c = _sla.cho_factor(S)
+    z = _sla.cho_solve(c, jnp.ones(3))
+    return _special.logsumexp(z) + jnp.sum(z)
+
+
+case(cho_solve_logsumexp, lambda r: (mat(r, 3),), "works")
+
+
+def _loss_aux(w):
+    pred = jnp.tanh(w * 2)
+    return jnp.sum(pred ** 2), {"pred": pred, "n": 3}
+
+
+def has_aux_dict_inside(w):
+    (l, aux), g = astjax.value_and_grad(_loss_aux, has_aux=True)(w)
+    return l + jnp.sum(aux["pred"] * g)
+
+
+case(has_aux_dict_inside, lambda r: (vec(r, 3),), "works")
+
+
+def fori_loop_carry_tuple(w):
+    def body(i, c):
+        a, b = c
+        return b, a + w[i % 3] * b
+    a, b = _lax.fori_loop(0, 5, body, (1.0, 0.5))
+    return a * b
+
+
+case(fori_loop_carry_tuple, lambda r: (vec(r, 3),), "works")
+
+
+def scan_rnn_jax_style(W, xs):
+    def step(h, x):
+        h = jnp.tanh(W @ h + x)
+        return h, jnp.sum(h)
+    h, ys = _lax.scan(step, jnp.zeros(2), xs)
+    return jnp.sum(ys) + jnp.sum(h ** 2)
+
+
+case(scan_rnn_jax_style, lambda r: (mat(r, 2), mat(r, 3, 2)), "works", argnums=(0, 1))
+
+
+def while_loop_newton(a):
+    def cond(c):
+        x, i = c
+        return i < 6
+    def body(c):
+        x, i = c
+        return 0.5 * (x + a / x), i + 1
+    x, _ = _lax.while_loop(cond, body, (a, 0))
+    return x
+
+
+case(while_loop_newton, lambda r: (scalar(r, 0.5, 2.0),), "either")
+
+
+def tree_map_two_trees(params):
+    grads = astjax.grad(lambda p: jnp.sum(p["a"] ** 2) + jnp.sum(p["b"] ** 3))(params)
+    new = astjax.tree_util.tree_map(lambda p, g: p - 0.1 * g, params, grads)
+    return jnp.sum(new["a"] * new["b"][:2])
+
+
+case(tree_map_two_trees, lambda r: ({"a": vec(r, 2), "b": vec(r, 3)},), "either")
+
+
+def vmap_inside_loss(W, X):
+    f = astjax.vmap(lambda x: jnp.tanh(W @ x))
+    return jnp.sum(f(X) ** 2)
+
+
+case(vmap_inside_loss, lambda r: (mat(r, 2), mat(r, 4, 2)), "either", argnums=(0, 1))
+
+
+def _row_energy(w, x):
+    return jnp.tanh(jnp.dot(w, x)) ** 2
+
+
+def vmap_module_fn_inside(w, X):
+    return jnp.sum(astjax.vmap(_row_energy, in_axes=(None, 0))(w, X))
+
+
+case(vmap_module_fn_inside, lambda r: (vec(r, 2), mat(r, 4, 2)), "works", argnums=(0, 1))
