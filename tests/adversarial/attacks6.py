@@ -2415,3 +2415,109 @@ def vmap_module_fn_inside(w, X):
 
 
 case(vmap_module_fn_inside, lambda r: (vec(r, 2), mat(r, 4, 2)), "works", argnums=(0, 1))
+
+
+# ============================================================ classes holding parameters, as a newcomer writes them
+class _Net:
+    def __init__(self, params):
+        self.params = params
+        self.n_layers = len(params)
+
+    def layer(self, h, k):
+        W, b = self.params[k]
+        return jnp.tanh(W @ h + b)
+
+    def forward(self, x):
+        h = x
+        for k in range(self.n_layers):
+            h = self.layer(h, k)
+        return h
+
+    def loss(self, x, y):
+        return jnp.sum((self.forward(x) - y) ** 2)
+
+
+def class_built_from_argument(params):
+    net = _Net(params)
+    return net.loss(np.array([0.3, -0.2]), np.array([0.1, 0.0]))
+
+
+case(class_built_from_argument, lambda r: ([(mat(r, 2), vec(r, 2)), (mat(r, 2), vec(r, 2))],), "either")
+
+
+_net_loss = lambda w: _Model(w, 0.0).loss(_XS, _YS)      # noqa: E731
+case(_net_loss, lambda r: (vec(r, 2),), "either", name="module_lambda_constructs_object")
+
+
+@dataclass
+class _Linear:
+    w: np.ndarray
+    b: float = 0.1
+
+    def __call__(self, x):
+        return x @ self.w + self.b
+
+    def l2(self):
+        return jnp.sum(self.w ** 2)
+
+
+def dataclass_with_methods(w):
+    lin = _Linear(w)
+    return jnp.sum((lin(_XS) - _YS) ** 2) + 0.1 * lin.l2()
+
+
+case(dataclass_with_methods, lambda r: (vec(r, 2),), "either")
+
+
+class _Params2(NamedTuple):
+    w: np.ndarray
+    b: np.ndarray
+
+    def predict(self, x):
+        return x @ self.w + self.b
+
+
+def namedtuple_with_method(p):
+    return jnp.sum((p.predict(_XS) - _YS) ** 2)
+
+
+case(namedtuple_with_method, lambda r: (_Params2(vec(r, 2), vec(r, 1)),), "either")
+
+
+class _Counter:
+    def __init__(self):
+        self.calls = 0
+
+    def scaled(self, x):
+        self.calls += 1
+        return x * 2.0
+
+
+def object_state_changed_inside(x):
+    c = _Counter()
+    y = c.scaled(x)
+    y = c.scaled(y)
+    return jnp.sum(y) * c.calls
+
+
+case(object_state_changed_inside, lambda r: (vec(r, 3),), "either")
+
+
+class _Acc:
+    def __init__(self, w):
+        self.w = w
+        self.history = []
+
+    def step(self, g):
+        self.w = self.w - 0.1 * g
+        self.history.append(jnp.sum(self.w))
+
+
+def object_updates_own_params(w):
+    opt = _Acc(w)
+    for _ in range(3):
+        opt.step(opt.w ** 3)
+    return jnp.sum(opt.w ** 2) + opt.history[0]
+
+
+case(object_updates_own_params, lambda r: (vec(r, 3),), "either")
