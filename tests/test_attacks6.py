@@ -169,3 +169,18 @@ def test_vmap_of_jit_of_grad_rebuilds_container_gradients_as_vmap_of_grad():
     assert isinstance(got, tuple) and np.shape(got[0]) == (4, 3) and np.shape(got[1]) == (4,)
     np.testing.assert_allclose(got[0], np.stack([w[0] for w in want]))
     np.testing.assert_allclose(got[1], [w[1] for w in want])
+
+
+# ------------------------------------------------------------ "..." % values is a string, not a modulo
+def _formatted(x):
+    loss = jnp.sum(x ** 2)
+    msg = "step %d: %.4f" % (1, loss)
+    return loss * (len(msg) > 0)
+
+
+def test_percent_string_formatting_of_a_differentiated_value_under_jvp():
+    """jvp refused it as `mod` receiving a derivative inside an expression (misleading: it is a string)."""
+    x = np.array([1.0, 2.0])
+    value, tangent = astjax.jvp(_formatted, (x,), (np.ones(2),))
+    assert float(value) == pytest.approx(5.0) and float(tangent) == pytest.approx(6.0)
+    np.testing.assert_allclose(astjax.hessian(_formatted)(x), 2 * np.eye(2))

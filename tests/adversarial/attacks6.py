@@ -2521,3 +2521,25 @@ def object_updates_own_params(w):
 
 
 case(object_updates_own_params, lambda r: (vec(r, 3),), "either")
+
+
+def print_formatted_values(x):
+    loss = np.sum(x ** 2)
+    print(f"loss={loss:.3f} first={x[0]:.2f} all={x}")
+    msg = "step %d: %.4f" % (1, loss)
+    return loss + len(msg) * 0.0
+
+
+case(print_formatted_values, lambda r: (vec(r, 3),), "works")
+
+
+import logging as _logging  # noqa: E402
+
+
+def logging_inside(x):
+    loss = np.sum(x ** 3)
+    _logging.getLogger("attacks6").debug("loss %s", loss)
+    return loss
+
+
+case(logging_inside, lambda r: (vec(r, 3),), "either")
