@@ -41,6 +41,10 @@ def vmap(fun, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_n
     check_callable(fun, "vmap")
     _check_axes_spec(in_axes, "in_axes")
     _check_axes_spec(out_axes, "out_axes")
+    if isinstance(in_axes, dict):       # as JAX: a dict would be applied to every argument, which no one means
+        raise TypeError(f"vmap in_axes must be an int, None, or a tuple of entries corresponding to the positional "
+                        f"arguments passed to the function, but got {in_axes}. For a dict argument write "
+                        f"in_axes=({in_axes},) (one entry per positional argument).")
     if isinstance(in_axes, list):
         raise ValueError(f"vmap in_axes must be an int, None, or a tuple of entries corresponding to the positional "
                          f"arguments passed to the function, but got {in_axes}.")
@@ -213,12 +217,8 @@ def _prepare(arg, axis, name, sizes):
     """(the argument with its mapped axis moved to 0, its ParamSpec); records each mapped leaf's size."""
     if axis is None:
         return arg, _unmapped_spec(arg)
-    if isinstance(axis, int):
-        axes = tree_util.tree_map(lambda _: axis, arg)
-    else:
-        axes = _broadcast_prefix(axis, arg, name)
     leaves, treedef = tree_util.tree_flatten(arg)
-    axis_leaves = tree_util.tree_leaves(axes, is_leaf=lambda x: x is None)
+    axis_leaves = [axis] * len(leaves) if isinstance(axis, int) else _broadcast_prefix(axis, arg, name)
     if len(axis_leaves) != len(leaves):
         raise ValueError(f"vmap in_axes specification must be a tree prefix of the corresponding value, got "
                          f"specification {axis} for value tree {treedef} (argument {name}).")
@@ -263,10 +263,17 @@ def _kind(value, batched):
 
 
 def _broadcast_prefix(axis, arg, name):
-    """in_axes given as a pytree prefix of the argument: the axis of every leaf."""
+    """in_axes given as a pytree prefix of the argument: the axis of every leaf of `arg`, in its flattening
+    order. A None in the argument (`{"b": None}`) is an empty subtree, as in JAX: it has no leaf, so whatever
+    in_axes says for it (an int or None) gives no entry."""
+    per_leaf = []
+
+    def spread(a, sub):
+        per_leaf.extend([a] * len(tree_util.tree_leaves(sub)))
+
     try:
-        return tree_util.tree_map(lambda a, sub: tree_util.tree_map(lambda _: a, sub), axis, arg,
-                                  is_leaf=lambda x: x is None)
+        tree_util.tree_map(spread, axis, arg, is_leaf=lambda x: x is None)
+        return per_leaf
     except Exception as exc:
         raise ValueError(f"vmap in_axes specification must be a tree prefix of the corresponding value, got "
                          f"specification {axis} for value tree {tree_util.tree_structure(arg)} (argument {name}).") \
@@ -300,6 +307,10 @@ def _materialize_gradients(fun, result, args, spec, size, count):
     from .api import ReverseTransform
     from .rules.helpers import materialize
     inner = getattr(fun, "__astjax_transform__", None)
+    # vmap(jit(grad(f))): jit is transparent (vmap batches grad's source), so its gradients need the same
+    # rebuilding; they reached the user as adjoint trees before (a crash, or a tuple's gradient of wrong shape)
+    while inner is not None and type(inner).__name__ == "_JitTransform" and getattr(inner, "jitted", None) is not None:
+        inner = getattr(inner.jitted.fun, "__astjax_transform__", None)
     if not isinstance(inner, ReverseTransform) or inner.kind not in ("grad", "value_and_grad") or (
             inner.leading or inner.keywords):
         return result

@@ -44,6 +44,11 @@ from adversarial.attacks5 import LONG_ONLY as _ATTACKS5_LONG_ONLY  # noqa: E402
 if not LONG:
     SAMPLED_OUT |= _ATTACKS5_LONG_ONLY
 
+# attacks6.py: the cases of the mechanisms it fixed and every third other case; all in the long profile.
+from adversarial.attacks6 import LONG_ONLY as _ATTACKS6_LONG_ONLY  # noqa: E402
+if not LONG:
+    SAMPLED_OUT |= _ATTACKS6_LONG_ONLY
+
 
 def _params():
     params = []

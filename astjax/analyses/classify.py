@@ -344,6 +344,10 @@ def _classify(value, resolver):
         return Application("constant", value)
     if isinstance(value, (gast.Constant, gast.JoinedStr)):
         return Application("constant", value)
+    if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Mod) and (
+            isinstance(value.left, gast.JoinedStr)
+            or (isinstance(value.left, gast.Constant) and isinstance(value.left.value, str))):
+        return Application("constant", value)        # "step %d: %.4f" % (i, loss): a string, as an f-string
     if isinstance(value, gast.BinOp):
         prim = lookup_operator(value.op)
         return _primitive(prim, value, {"x1": value.left, "x2": value.right})

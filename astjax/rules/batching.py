@@ -237,15 +237,18 @@ def broadcast_batch(tree, size):
 
 
 def batch_size_of(tree):
-    """The batch size of a batched value: the length of axis 0 of its first leaf."""
-    while isinstance(tree, (tuple, list, dict)):
-        if not tree:
+    """The batch size of a batched value: the length of axis 0 of its first leaf (a None in a container is an
+    empty subtree, as in JAX's pytrees, not a leaf)."""
+    if isinstance(tree, (tuple, list, dict)):
+        from .. import tree_util
+        leaves = tree_util.tree_leaves(tree)
+        if not leaves:
             from ..errors import RuntimeRefusal
             raise RuntimeRefusal(
                 "vmap cannot tell the batch size here: the only batched argument of this function is an empty "
                 "tuple or list (a per-example shape `()`), which carries no batch axis; pass the function an "
                 "array that carries the batch, or compute this part outside vmap")
-        tree = next(iter(tree.values())) if isinstance(tree, dict) else tree[0]
+        tree = leaves[0]
     return int(np.shape(tree)[0])
 
 

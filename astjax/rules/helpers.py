@@ -1018,6 +1018,8 @@ def zero_tangent(x):
         return type(x)(*[zero_tangent(e) for e in x])
     if type(x) is dict:
         return {k: zero_tangent(v) for k, v in x.items()}
+    if isinstance(x, TreeAdjoint):    # a gradient of a container argument (jacrev(grad(f)) of f(params))
+        return TreeAdjoint({k: zero_tangent(v) for k, v in x.items.items()}, x.fields)
     if x is None or isinstance(x, (str, bytes)) or callable(x):     # a record's name or method: no tangent
         return None
     return wrap(np.zeros(np.shape(x), dtype=np.result_type(x, np.float32)))

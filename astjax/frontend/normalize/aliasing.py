@@ -334,7 +334,14 @@ class Aliasing(Pass):
         if isinstance(target.value, gast.Name):
             self.check_index(stmt, target, state)
         if state.kind.get(root) not in ("array", "int_array"):
-            state.add_items(holder, tags)        # a list or dict now holds the value
+            if not augmented:
+                state.add_items(holder, tags)    # a list or dict now holds the value
+                return
+            # `d[k] op= v` leaves in d the item changed in place (an array) or a new value (`item op v` of a
+            # number): never v itself; `xs[0] += [v]` on a list item puts v's items into that list
+            state.add_items(holder, frozenset([self.tag("fresh", stmt)]))
+            if any(t.container for t in tags):
+                state.add_items(state.items_of(holder), state.items_of(tags))
 
     @staticmethod
     def item_read_from(y, state):
@@ -670,7 +677,8 @@ class Aliasing(Pass):
         if isinstance(part, (gast.Slice, gast.Compare)):
             return True
         if isinstance(part, gast.Constant):
-            return part.value is None or part.value is Ellipsis or type(part.value) in (int, bool)
+            # a string is a dict's key (`d["n"] += 1`): never an index array with repeated positions
+            return part.value is None or part.value is Ellipsis or type(part.value) in (int, bool, str)
         return self.is_int(part, state)
 
     # ------------------------------------------------------------ values

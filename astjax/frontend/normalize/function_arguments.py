@@ -113,11 +113,20 @@ class FunctionArguments(Pass):
             # `obj.method(x)` with obj known now (a global instance): `Cls.method(obj, x)`, so that the callee's
             # derivative receives the object as the function's source declares it (its first parameter)
             method = target.__func__
-            label = resolver.introduce(f"_{method.__name__}", method, self.context.namer)
-            receiver = name(resolver.introduce("_receiver", target.__self__, self.context.namer))
-            node = copy_location(gast.Call(func=name(label), args=[receiver] + list(node.args),
-                                           keywords=node.keywords), node)
-            target = method
+            special = _bound_to_receiver(method, target.__self__)
+            if special is not None:
+                # the method with its first parameter bound to the object: `self.other(x)` and `self.w` inside
+                # it are then known too (a method of a known object, an attribute read when it runs)
+                label = resolver.introduce(f"_{method.__name__}", special, self.context.namer)
+                node = copy_location(gast.Call(func=name(label), args=list(node.args), keywords=node.keywords),
+                                     node)
+                target = special
+            else:
+                label = resolver.introduce(f"_{method.__name__}", method, self.context.namer)
+                receiver = name(resolver.introduce("_receiver", target.__self__, self.context.namer))
+                node = copy_location(gast.Call(func=name(label), args=[receiver] + list(node.args),
+                                               keywords=node.keywords), node)
+                target = method
         if specializable(target):
             node = self._specialize(node, target)
         return node
@@ -191,6 +200,15 @@ class _CallPartials(NodeTransformer):
                                        if k not in given] + list(node.keywords))
             return copy_location(call, node)
         return node
+
+
+def _bound_to_receiver(method, receiver):
+    """`method` with its first parameter (`self`, `cls`) bound to `receiver`, or None where it cannot be (no
+    positional parameter, or the method rebinds it)."""
+    code = method.__code__
+    if code.co_argcount == 0 or code.co_posonlyargcount:
+        return None
+    return specialize(method, {code.co_varnames[0]: receiver})
 
 
 def _user_bound_method(value):

@@ -30,7 +30,7 @@ class LocalFunctions(Pass):
     """
 
     def run(self, node):
-        from . import AugmentedAssignment, ControlFlow, MethodCalls, TupleAssignment
+        from . import AugmentedAssignment, ControlFlow, FunctionArguments, MethodCalls, TupleAssignment
         local = {}
         current = {}            # a local function's name in the source -> its key in `local`
         body = []
@@ -63,7 +63,10 @@ class LocalFunctions(Pass):
             if fdef.args.vararg or fdef.args.kwarg or fdef.args.kwonlyargs or fdef.args.defaults:
                 raise self.error(f"local function `{name}` may only take plain positional parameters", fdef,
                                  hint="define it at module level to use defaults, *args or keywords.")
-            for pass_class in (MethodCalls, AugmentedAssignment, TupleAssignment, ControlFlow):
+            # FunctionArguments too: `lambda z: _model.predict(z)` calls a bound method of a global object,
+            # which must become `_Model.predict(_receiver, z)` here as in the body (else its derivative is
+            # called without the object)
+            for pass_class in (MethodCalls, FunctionArguments, AugmentedAssignment, TupleAssignment, ControlFlow):
                 fdef = pass_class(self.context).run(fdef)
             local[name] = fdef
         self._check_not_passed_to_libraries(body, current)
