@@ -1,0 +1,89 @@
+"""vmap's batching rules of the fourth batch (astjax/rules/batching_fourth.py): the cast, pad and fft helpers
+that per-example gradients reach, delete/append/ediff1d, the running maxima, sici/fresnel/bessel_jn, polyder,
+bincount with `length` (and trim_zeros refused). One row per primitive and argument combination (batched or
+not, batch axis not at 0): the batched call equals a Python loop over the batch calling the unbatched function,
+and the generated source has no loop over the batch left. Per-example gradients against a loop of grads.
+Reference backend only; small shapes."""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+import astjax.scipy.special as jss
+from astjax.errors import AstjaxError
+from astjax.rules import casts as C
+from astjax.rules import fft as F
+from astjax.rules import helpers as H
+from astjax.rules.batching_fourth import AXIS_EDITS, EDITS, SAME_CALL
+
+from batch_loops import assert_rule_batches_without_a_loop
+
+RNG = np.random.default_rng(11)
+B = 3
+
+
+def _x(*shape):
+    return RNG.normal(size=shape)
+
+
+def _ints(*shape, high=4):
+    return RNG.integers(0, high, size=shape)
+
+
+# (primitive, function, args, in_axes)
+ROWS = [
+    ("cast_adjoint", lambda g, like: H.cast_adjoint(g, like), [_x(B, 3), _x(3)], (0, None)),
+    ("cast_adjoint", lambda g, like: H.cast_adjoint(g, like), [_x(3, B), _ints(3)], (1, None)),
+    ("dtype_adjoint", lambda g: C.dtype_adjoint(g, jnp.float32), [_x(B, 2, 2)], 0),
+    ("dtype_adjoint", lambda g: C.dtype_adjoint(g, jnp.int32), [_x(2, B)], 1),
+    ("pad_tangent", lambda t: H.pad_tangent(t, ((1, 0), (2, 1))), [_x(B, 2, 3)], 0),
+    ("pad_tangent", lambda t: H.pad_tangent(t, 1, "reflect"), [_x(4, B)], 1),
+    ("lone_zero", lambda a: H.lone_zero(a, 1), [_ints(B, 3, 4, high=2).astype(float)], 0),
+    ("lone_zero", lambda a: H.lone_zero(a), [_ints(B, 3, high=2).astype(float)], 0),
+    ("lone_zero", lambda a: H.lone_zero(a, 0, True), [_ints(3, B, high=2).astype(float)], 1),
+    ("maximum_accumulate", lambda a: np.maximum.accumulate(a, axis=1), [_x(B, 2, 4)], 0),
+    ("maximum_accumulate", lambda a: np.maximum.accumulate(a), [_x(4, B)], 1),
+    ("minimum_accumulate", lambda a: np.minimum.accumulate(a, axis=-1), [_x(B, 2, 4)], 0),
+    ("delete", lambda a: jnp.delete(a, 1, axis=1), [_x(B, 2, 4)], 0),
+    ("delete", lambda a: jnp.delete(a, np.array([0, 3])), [_x(2, B, 2)], 1),
+    ("delete", lambda a: jnp.delete(a, slice(0, 2), axis=0), [_x(B, 3, 2)], 0),
+    ("append", lambda a, v: jnp.append(a, v), [_x(B, 2, 2), _x(3)], (0, None)),
+    ("append", lambda a, v: jnp.append(a, v, axis=0), [_x(2, 3), _x(B, 1, 3)], (None, 0)),
+    ("append", lambda a, v: jnp.append(a, v, axis=-1), [_x(B, 2, 3), _x(2, 1, B)], (0, 2)),
+    ("ediff1d", lambda a: jnp.ediff1d(a), [_x(B, 2, 3)], 0),
+    ("ediff1d", lambda a: jnp.ediff1d(a, to_end=np.array([1.0, 2.0]), to_begin=-1), [_x(4, B)], 1),
+    ("ediff1d", lambda a: jnp.ediff1d(a, to_begin=np.array([7.5])), [_ints(B, 4)], 0),
+    ("polyder", lambda p: jnp.polyder(p), [_x(B, 4)], 0),
+    ("polyder", lambda p: jnp.polyder(p, 2), [_ints(4, B)], 1),
+    ("polyder", lambda p: jnp.polyder(p, 0), [_x(B, 3)], 0),
+    ("polyder", lambda p: jnp.polyder(p, 3), [_x(B, 2)], 0),
+    ("sici", lambda x: jss.sici(x)[0] + 2.0 * jss.sici(x)[1], [np.abs(_x(B, 3)) + 0.1], 0),
+    ("fresnel", lambda x: jss.fresnel(x)[1] - jss.fresnel(x)[0], [_x(3, B)], 1),
+    ("bessel_jn", lambda z: jss.bessel_jn(z, v=2), [_x(B, 3)], 0),
+    ("bessel_jn", lambda z: jss.bessel_jn(z, v=1), [_x(B)], 0),
+    ("bincount", lambda x: jnp.bincount(x, length=4), [_ints(B, 6, high=6)], 0),
+    ("bincount", lambda x, w: jnp.bincount(x, w, length=3), [_ints(5, high=3), _x(B, 5)], (None, 0)),
+    ("bincount", lambda x, w: jnp.bincount(x, weights=w, length=5), [_ints(2, 3, B, high=5), _x(2, 3)], (2, None)),
+    ("fft_apply", lambda x: F.fft_apply(x, "fft", None, -1), [_x(B, 4)], 0),
+    ("fft_apply", lambda x: F.fft_apply(x, "rfft", 6, 0, "ortho"), [_x(4, B, 2)], 1),
+    ("fft_apply", lambda x: F.fft_apply(x, "fftn", None, None), [_x(B, 2, 3)], 0),
+    ("fft_apply", lambda x: F.fft_apply(x, "irfftn", (3, 4), (1, 2)), [_x(B, 2, 3, 3)], 0),
+    ("fft_apply", lambda x: F.fft_apply(x, "fft2", None, (0, 1)), [_x(B, 3, 2, 2)], 0),
+    ("fft_adjoint", lambda g, like: F.fft_adjoint(g, like, "fft", None, -1), [_x(B, 4) + 1j * _x(B, 4), _x(4)],
+     (0, None)),
+    ("fft_adjoint", lambda g, like: F.fft_adjoint(g, like, "rfft", None, 1), [_x(B, 2, 3) + 0j, _x(B, 2, 4)], 0),
+    ("fft_adjoint", lambda g, like: F.fft_adjoint(g, like, "irfftn", None, None), [_x(B, 2, 4), _x(2, 3)],
+     (0, None)),
+    ("fft_adjoint", lambda g, like: F.fft_adjoint(g, like, "fftn", (2, 4), None, "forward"),
+     [_x(B, 3, 2, 4) + 0j, _x(3, 2, 3)], (0, None)),
+]
+
+
+@pytest.mark.parametrize("row", range(len(ROWS)), ids=[f"{r[0]}-{i}" for i, r in enumerate(ROWS)])
+def test_the_rule_matches_a_loop_and_leaves_no_loop(row):
+    assert_rule_batches_without_a_loop(*ROWS[row], rtol=1e-9)
+
+
+def test_every_declared_primitive_has_a_row():
+    declared = set(SAME_CALL) | set(AXIS_EDITS) | set(EDITS)
+    assert declared - {"trim_zeros"} <= {r[0] for r in ROWS}
