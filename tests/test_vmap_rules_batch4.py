@@ -74,8 +74,8 @@ ROWS = [
     ("fft_adjoint", lambda g, like: F.fft_adjoint(g, like, "rfft", None, 1), [_x(B, 2, 3) + 0j, _x(B, 2, 4)], 0),
     ("fft_adjoint", lambda g, like: F.fft_adjoint(g, like, "irfftn", None, None), [_x(B, 2, 4), _x(2, 3)],
      (0, None)),
-    ("fft_adjoint", lambda g, like: F.fft_adjoint(g, like, "fftn", (2, 4), None, "forward"),
-     [_x(B, 3, 2, 4) + 0j, _x(3, 2, 3)], (0, None)),
+    ("fft_adjoint", lambda g, like: F.fft_adjoint(g, like, "fftn", (2, 4), (0, 2), "forward"),
+     [_x(B, 2, 2, 4) + 0j, _x(3, 2, 3)], (0, None)),
 ]
 
 
