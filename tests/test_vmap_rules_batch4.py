@@ -87,3 +87,72 @@ def test_the_rule_matches_a_loop_and_leaves_no_loop(row):
 def test_every_declared_primitive_has_a_row():
     declared = set(SAME_CALL) | set(AXIS_EDITS) | set(EDITS)
     assert declared - {"trim_zeros"} <= {r[0] for r in ROWS}
+
+
+def test_trim_zeros_of_a_batched_array_is_refused_at_its_line():
+    with pytest.raises(AstjaxError, match="trim_zeros"):
+        astjax.vmap(lambda x: jnp.trim_zeros(x))(np.array([[0.0, 1.0, 0.0], [1.0, 2.0, 3.0]]))
+
+
+# ---------------------------------------------------------------- per-example gradients
+def _mlp(params, x, y):
+    h = jnp.tanh(x @ params["w1"] + params["b1"])
+    return jnp.sum((h @ params["w2"] + params["b2"] - y) ** 2)
+
+
+def _layers(params, x, y):
+    (w1, b1), (w2, b2) = params
+    return jnp.sum((jnp.tanh(x @ w1 + b1) @ w2 + b2 - y) ** 2)
+
+
+def _mixed(params, x, y):
+    """One item's gradient does not depend on the example: it is repeated along the batch."""
+    return jnp.sum(params["w"]) * 2.0 + jnp.sum(params["b"] * x) + jnp.sum(params["c"] * y)
+
+
+def _split_joined(w1, w2, x, y):
+    c = jnp.concatenate([w1, w2], axis=0)
+    a, b = jnp.split(c, 2)
+    return jnp.sum((jnp.stack([w1, w2]) @ x - y[0]) ** 2) + jnp.sum(a * b * x[0])
+
+
+def _list_stacked(w1, w2, x, y):
+    ws = [w1, w2 * 2.0]
+    return jnp.sum((jnp.stack(ws) @ x - y[0]) ** 2) + jnp.sum(jnp.concatenate(ws, axis=1) * x[0])
+
+
+def _tree_leaves_penalty(params, x, y):
+    return jnp.sum((params["w"] @ x - y[0]) ** 2) + 0.01 * sum(
+        jnp.sum(p ** 2) for p in astjax.tree_util.tree_leaves(params))
+
+
+def _w(*shape):
+    return np.random.default_rng(5).normal(size=shape)
+
+
+PER_EXAMPLE = [
+    (_mlp, ({"w1": _w(3, 4), "b1": _w(4), "w2": _w(4, 3), "b2": _w(3)},)),
+    (_layers, ([(_w(3, 4), _w(4)), (_w(4, 3), _w(3))],)),
+    (_mixed, ({"w": _w(2, 2), "b": _w(3), "c": _w(2, 3)},)),
+    (_split_joined, (_w(3, 3), _w(3, 3))),
+    (_list_stacked, (_w(3, 3), _w(3, 3))),
+    (_tree_leaves_penalty, ({"w": _w(3, 3), "b": _w(3)},)),
+]
+
+
+@pytest.mark.parametrize("case", range(len(PER_EXAMPLE)), ids=[c[0].__name__ for c in PER_EXAMPLE])
+def test_per_example_gradients_of_container_params_match_a_loop_and_run_batched(case):
+    """vmap(grad(loss), in_axes=(None, ..., 0, 0)) with dict, list and tuple parameters: the gradient (an
+    adjoint tree whose items carry the batch) no longer runs the whole function once per example."""
+    f, params = PER_EXAMPLE[case]
+    n = len(params)
+    g = astjax.grad(f, argnums=tuple(range(n))) if n > 1 else astjax.grad(f)
+    xs, ys = _x(B, 3), _x(B, 2, 3)
+    v = astjax.vmap(g, in_axes=(None,) * n + (0, 0))
+    got = astjax.tree_util.tree_leaves(v(*params, xs, ys))
+    each = [astjax.tree_util.tree_leaves(g(*params, xs[b], ys[b])) for b in range(B)]
+    want = [np.stack(items) for items in zip(*each)]
+    assert len(got) == len(want)
+    for a, w in zip(got, want):
+        np.testing.assert_allclose(a, w, rtol=1e-10, atol=1e-12)
+    assert "_example1 = " not in astjax.source(v)

@@ -265,7 +265,7 @@ class BatchMode:
                     gast.Assert: "an `assert`"}[type(control)]
             return f"{kind} depends on a batched value (line {getattr(control, 'lineno', '?')})"
         containers = sorted(n for n in self.batching.containers & self.batching.batched
-                            if not self._plain_tuple(n))
+                            if not self._plain_tuple(n) and self.batching.kinds.get(n) != "tree")
         if containers:
             shown = [c for c in containers if not c.startswith("_")]
             held = f"`{shown[0]}` is a tuple, list or dict that holds" if shown else "a tuple, list or dict holds"
