@@ -126,6 +126,17 @@ def _tree_leaves_penalty(params, x, y):
         jnp.sum(p ** 2) for p in astjax.tree_util.tree_leaves(params))
 
 
+def _one_leaf_penalized(params, x, y):
+    """Leaf `v` (first in key order) is penalized alone: `w`'s item of that adjoint tree is a bare zero."""
+    return jnp.sum(params["w"] * x) + 0.1 * sum(jnp.sum(p ** 2) for p in astjax.tree_util.tree_leaves(params)[:1])
+
+
+def _concatenated_then_split(w1, w2, x, y):
+    c = jnp.concatenate([w1, w2], axis=-1)
+    a, b, d = jnp.split(c, [1, 3], axis=1)
+    return jnp.sum(a * x[0]) + jnp.sum(d * y[1, :2, None])
+
+
 def _w(*shape):
     return np.random.default_rng(5).normal(size=shape)
 
@@ -137,6 +148,8 @@ PER_EXAMPLE = [
     (_split_joined, (_w(3, 3), _w(3, 3))),
     (_list_stacked, (_w(3, 3), _w(3, 3))),
     (_tree_leaves_penalty, ({"w": _w(3, 3), "b": _w(3)},)),
+    (_one_leaf_penalized, ({"w": _w(3), "v": _w(2, 2)},)),
+    (_concatenated_then_split, (_w(2, 2), _w(2, 3))),
 ]
 
 

@@ -154,7 +154,8 @@ def example_of(tree, b):
     """Example `b` of a batched tuple, list or dict (every leaf carries the batch on axis 0)."""
     from .helpers import TreeAdjoint
     if isinstance(tree, TreeAdjoint):
-        return TreeAdjoint({k: example_of(v, b) for k, v in tree.items.items()}, tree.fields)
+        return TreeAdjoint({k: v if _python_zero(v) else example_of(v, b) for k, v in tree.items.items()},
+                           tree.fields)
     if isinstance(tree, dict):
         return type(tree)((k, example_of(v, b)) for k, v in tree.items())
     if isinstance(tree, (tuple, list)):
@@ -179,7 +180,9 @@ def stack_examples(results):
     if isinstance(first, TreeAdjoint) or (any(isinstance(r, TreeAdjoint) for r in results)):
         keys = {k for r in results if isinstance(r, TreeAdjoint) for k in r.items}
         fields = next(r.fields for r in results if isinstance(r, TreeAdjoint))
-        return TreeAdjoint({k: stack_examples([_zero_for(r, k, results) for r in results]) for k in keys}, fields)
+        items = {k: [_zero_for(r, k, results) for r in results] for k in keys}
+        return TreeAdjoint({k: 0.0 if all(_python_zero(v) for v in vs) else stack_adjoint_examples(vs)
+                            for k, vs in items.items()}, fields)
     if isinstance(first, dict):
         return type(first)((k, stack_examples([r[k] for r in results])) for k in first)
     if isinstance(first, (tuple, list)):
@@ -207,6 +210,13 @@ def stack_adjoint_examples(results):
     return stack_examples(results)
 
 
+def _python_zero(value):
+    """An adjoint tree's bare zero item (a Python 0.0 standing for zeros of any shape): the same for every
+    example, and it must stay bare (as a batched (B,) array it would meet another example's (B, n) item as a
+    per-example scalar, which only broadcasts by luck)."""
+    return type(value) in (int, float, complex) and value == 0
+
+
 def _bare_zero(value):
     return isinstance(value, (int, float, np.ndarray, np.generic)) and np.ndim(value) == 0 and value == 0
 
@@ -224,7 +234,8 @@ def broadcast_batch(tree, size):
     """An unbatched value (array, or every leaf of a container) repeated along a new axis 0 of `size`."""
     from .helpers import TreeAdjoint
     if isinstance(tree, TreeAdjoint):
-        return TreeAdjoint({k: broadcast_batch(v, size) for k, v in tree.items.items()}, tree.fields)
+        return TreeAdjoint({k: v if _python_zero(v) else broadcast_batch(v, size) for k, v in tree.items.items()},
+                           tree.fields)
     if isinstance(tree, dict):
         return type(tree)((k, broadcast_batch(v, size)) for k, v in tree.items())
     if isinstance(tree, (tuple, list)):

@@ -14,6 +14,10 @@ same call, with the array's axis shifted past the batch axis:
 - tree_leaves_adjoint(tree, g): item k of the leaves' adjoint goes to leaf k of `tree`, which only lends
   its structure, the same for every example.
 
+- `a + b` of two adjoint trees (the `+=` that gathers a container's adjoint): the same sum, item by item, an
+  unbatched tree first repeated along the batch (so every item of the result carries it); arrays add as
+  every elementwise primitive does.
+
 Their tree operands are read item by item (`reads_tuples`), so the statement needs no loop over the batch.
 Anything else (an array where a tree is expected, a computed axis, hsplit's axis that depends on the rank)
 loops over the batch. tests/test_vmap_rules_batch4.py checks them through per-example gradients.
@@ -23,7 +27,8 @@ import copy
 import gast
 
 from ..analyses.batching import ARRAY, is_container
-from .batching import _call, _const, _is_const, _static_int
+from .batching import _const, _is_const, _static_int, elementwise_rule
+from .batching_adjoints import axis_from_the_end
 from .batching_axes import _declared, _rebuilt, _shifted
 from .registry import PRIMITIVES, defbatch
 
@@ -64,11 +69,7 @@ def _concatenate_adjoint_rule(bt, target, app):
     g, axis = b.get("g"), _static_int(b.get("axis", _const(0)))
     if not _batched_array(bt, g) or axis is None or bt.is_batched(b.get("axis", _const(0))):
         return None
-    if axis >= 0:
-        if bt.rank(g) is None:
-            return None
-        axis -= bt.rank(g)
-    return [bt.assign(target, _rebuilt(bt, app, {"axis": _const(axis)}))]
+    return [bt.assign(target, _rebuilt(bt, app, {"axis": axis_from_the_end(bt, g, axis)}))]
 
 
 def _split_adjoint_rule(bt, target, app):
@@ -93,12 +94,37 @@ def _tree_leaves_adjoint_rule(bt, target, app):
     return [bt.assign(target, copy.deepcopy(app.node) if isinstance(app.node, gast.Call) else _rebuilt(bt, app, {}))]
 
 
+def _add_rule(bt, target, app):
+    """x1 + x2: two adjoint trees (or containers) item by item, else the elementwise rule."""
+    b = app.bound
+    nodes = [b.get("x1"), b.get("x2")]
+    kinds = [bt.kind(n) if isinstance(n, gast.Name) else None for n in nodes]
+    if not any(is_container(k) for k in kinds):
+        return elementwise_rule(bt, target, app)
+    if not all(isinstance(n, gast.Name) and is_container(k) for n, k in zip(nodes, kinds)) or not isinstance(
+            app.node, gast.BinOp) or not isinstance(app.node.op, gast.Add):
+        return None
+    out = []
+    x1, x2 = (bt.batched(n, out) for n in nodes)
+    out.append(bt.assign(target, gast.BinOp(left=x1, op=gast.Add(), right=x2)))
+    return out
+
+
 TREES = {
     "stack_adjoint": (_stack_adjoint_rule, _tree, ()),
     "concatenate_adjoint": (_concatenate_adjoint_rule, _tree, ()),
-    "split_adjoint": (_split_adjoint_rule, lambda batching, bound: (ARRAY, None), ("g",)),
+    "split_adjoint": (_split_adjoint_rule, lambda batching, bound: (ARRAY, batching.rank(bound.get("ary"))), ("g",)),
     "tree_leaves_adjoint": (_tree_leaves_adjoint_rule, _like_tree, ("g",)),
 }
+
+
+def _register_add():
+    """`add` keeps the elementwise rule for arrays and reads trees item by item (its result kind is the
+    analysis's own, so no `result` is declared)."""
+    prim = PRIMITIVES.get("add")
+    if prim is not None and prim.batch is None:
+        _add_rule.reads_tuples = ("x1", "x2")
+        defbatch(prim, _add_rule)
 
 
 def _register():
@@ -110,3 +136,4 @@ def _register():
 
 
 _register()
+_register_add()
