@@ -1,7 +1,7 @@
 """Batching rules (vmap) of the fourth batch: helpers that per-example gradients reach (cast_adjoint,
 dtype_adjoint, pad_tangent, lone_zero, fft_apply/fft_adjoint) and NumPy functions that looped over the batch
-(append, delete, ediff1d, maximum/minimum_accumulate, sici, fresnel, bessel_jn, polyder, bincount with
-`length`, trim_zeros).
+(append, delete, ediff1d, maximum/minimum_accumulate, sici, fresnel, bessel_jn, polyder, vander,
+put_along_axis, bincount with `length`, trim_zeros).
 
 Three mechanisms, each a table below:
 
@@ -12,8 +12,8 @@ Three mechanisms, each a table below:
 - AXIS_EDITS: the primitive edits one array along an axis (delete, lone_zero, the running maxima, the fft
   family); the batch axis is one more axis the edit leaves alone, so literal axes shift past it, and what
   `axis=None` means (the flattened array, every axis) is declared per primitive.
-- the hand-written rules after them (append, ediff1d, polyder, bessel_jn's leading axis, bincount's offset
-  bins), each a few primitives on the whole batch.
+- the hand-written rules after them (append, ediff1d, polyder, vander's rows, put_along_axis, bessel_jn's
+  leading axis, bincount's offset bins), each a few primitives on the whole batch.
 
 Anything else (a batched axis, shape, `obj` or `length`, an argument the rule does not cover given
 explicitly) keeps the loop over the batch, which is always right. trim_zeros of a batched array is refused:
@@ -26,7 +26,7 @@ import inspect
 import gast
 
 from ..analyses.batching import ARRAY
-from .batching import _call, _const, _is_const, _name, _static_int, _tuple, elementwise_rule
+from .batching import _call, _const, _is_const, _name, _static_int, _tuple, batch_shape, elementwise_rule
 from .batching_axes import (AxisShift, _declared, _every_axis, _flattened, _keep, _rank_of, _rebuilt, _reduced,
                             _shifted, _tuple_elementwise_result, _unknown_array, batch_pad_width)
 from .registry import PRIMITIVES, defbatch
@@ -268,6 +268,56 @@ def _bincount_rule(bt, target, app):
     return out
 
 
+def _vander_rule(bt, target, app):
+    """vander(x, N, increasing): each row reads one element of x, so the flattened batch's rows reshaped
+    (B, n, N) are each example's (N defaults to each example's length n)."""
+    b = app.bound
+    x = b.get("x")
+    if not _batched_array(bt, x) or bt.rank(x) != 1 or not _others_unbatched(bt, app, "x") or not isinstance(
+            b.get("increasing", _const(False)), gast.Constant):
+        return None
+    out = []
+    n = bt.fresh("_length")
+    out.append(bt.assign(n, gast.Subscript(value=_call("jnp.shape", copy.deepcopy(x)), slice=_const(1),
+                                           ctx=gast.Load())))
+    columns = bt.fresh("_columns")
+    given = b.get("N", _const(None))
+    out.append(bt.assign(columns, _name(n) if _is_const(given, None) else copy.deepcopy(given)))
+    flat = bt.fresh(f"{x.id}_flat")
+    out.append(bt.assign(flat, _call("jnp.reshape", copy.deepcopy(x), _tuple(_const(-1)))))
+    rows = bt.fresh("_rows")
+    out.append(bt.assign(rows, _rebuilt(bt, app, {"x": _name(flat), "N": _name(columns)})))
+    out.append(bt.assign(target, _call("jnp.reshape", _name(rows), _tuple(bt.B, _name(n), _name(columns)))))
+    return out
+
+
+def _put_along_axis_rule(bt, target, app):
+    """put_along_axis(arr, indices, values, axis): along axis + 1, the unbatched ones of arr and indices
+    repeated along the batch (each example writes only its own slice, in its own order); batched values get
+    unit axes after the batch axis up to indices' rank, so they broadcast as each example's do. A literal
+    axis only (None, the flattened array, loops)."""
+    b = app.bound
+    arr, indices, values = b.get("arr"), b.get("indices"), b.get("values")
+    axis = _shifted(b.get("axis", _const(None)))
+    if axis is None or not all(isinstance(n, gast.Name) and bt.kind(n) == ARRAY for n in (arr, indices)):
+        return None
+    if not (isinstance(values, gast.Constant) or (isinstance(values, gast.Name) and bt.kind(values) == ARRAY)):
+        return None
+    if any(bt.is_batched(b[k]) or not isinstance(b[k], gast.Constant) for k in ("inplace", "mode") if k in b):
+        return None
+    out = []
+    arr_b, indices_b = bt.batched(arr, out), bt.batched(indices, out)
+    if isinstance(values, gast.Name) and bt.is_batched(values):
+        lifted = bt.fresh(f"{values.id}_")
+        out.append(bt.assign(lifted, _call("jnp.reshape", copy.deepcopy(values), _call(
+            bt.helper(batch_shape), _call("jnp.shape", copy.deepcopy(values)), gast.BinOp(
+                left=_call("jnp.ndim", copy.deepcopy(indices_b)), op=gast.Sub(), right=_const(1))))))
+        values = _name(lifted)
+    out.append(bt.assign(target, _rebuilt(bt, app, {"arr": arr_b, "indices": indices_b, "values": values,
+                                                   "axis": axis})))
+    return out
+
+
 def _trim_zeros_rule(bt, target, app):
     """trim_zeros of a batched array: each example keeps a different length, which no batched array holds."""
     if not bt.is_batched(app.bound.get("filt")):
@@ -288,6 +338,8 @@ EDITS = {
     "fresnel": (elementwise_rule, _tuple_elementwise_result),
     "bincount": (_bincount_rule, lambda batching, bound: (ARRAY, 1)),
     "trim_zeros": (_trim_zeros_rule, _unknown_array),
+    "vander": (_vander_rule, lambda batching, bound: (ARRAY, 2)),
+    "put_along_axis": (_put_along_axis_rule, _keep("arr")),
     "fft_apply": (_fft_rule, _unknown_array),
     "fft_adjoint": (_fft_rule, lambda batching, bound: (ARRAY, _rank_of(batching, bound, "like"))),
 }
