@@ -1,5 +1,5 @@
 """Batching rules (vmap) of the fourth batch: helpers that per-example gradients reach (cast_adjoint,
-dtype_adjoint, pad_tangent, lone_zero, fft_apply/fft_adjoint) and NumPy functions that looped over the batch
+dtype_adjoint, pad_tangent, lone_zero, cotangent_like, fft_apply/fft_adjoint) and NumPy functions that looped over the batch
 (append, delete, ediff1d, maximum/minimum_accumulate, sici, fresnel, bessel_jn, polyder, vander,
 put_along_axis, bincount with `length`, trim_zeros).
 
@@ -318,6 +318,32 @@ def _put_along_axis_rule(bt, target, app):
     return out
 
 
+def _cotangent_like_rule(bt, target, app):
+    """cotangent_like(g, like) of arrays: g broadcast to like's shape in like's inexact dtype. A batched g of
+    fewer per-example axes gets unit axes after the batch axis first (so it broadcasts as each example's
+    does), like is repeated along the batch when unbatched; a number g broadcasts as it is."""
+    from .batching_adjoints import batch_lifted_shape
+    b = app.bound
+    g, like = b.get("g"), b.get("like")
+    if not isinstance(like, gast.Name) or bt.kind(like) != ARRAY:
+        return None
+    if not (isinstance(g, gast.Constant) and isinstance(g.value, (int, float))) and not (
+            isinstance(g, gast.Name) and bt.kind(g) == ARRAY):
+        return None
+    out = []
+    if isinstance(g, gast.Name) and bt.is_batched(g):
+        example_shape = _call("jnp.shape", copy.deepcopy(like))
+        if bt.is_batched(like):
+            example_shape = gast.Subscript(value=example_shape, slice=gast.Slice(lower=_const(1), upper=None,
+                                                                                step=None), ctx=gast.Load())
+        lifted = bt.fresh(f"{g.id}_lifted")
+        out.append(bt.assign(lifted, _call("jnp.reshape", copy.deepcopy(g), _call(
+            bt.helper(batch_lifted_shape), _call("jnp.shape", copy.deepcopy(g)), example_shape))))
+        g = _name(lifted)
+    out.append(bt.assign(target, _rebuilt(bt, app, {"g": g, "like": bt.batched(like, out)})))
+    return out
+
+
 def _trim_zeros_rule(bt, target, app):
     """trim_zeros of a batched array: each example keeps a different length, which no batched array holds."""
     if not bt.is_batched(app.bound.get("filt")):
@@ -339,6 +365,8 @@ EDITS = {
     "bincount": (_bincount_rule, lambda batching, bound: (ARRAY, 1)),
     "trim_zeros": (_trim_zeros_rule, _unknown_array),
     "vander": (_vander_rule, lambda batching, bound: (ARRAY, 2)),
+    "cotangent_like": (_cotangent_like_rule, lambda batching, bound: (ARRAY, _rank_of(batching, bound, "like")) if (
+        batching.kind(bound.get("like")) == ARRAY) else (None, None)),
     "put_along_axis": (_put_along_axis_rule, _keep("arr")),
     "fft_apply": (_fft_rule, _unknown_array),
     "fft_adjoint": (_fft_rule, lambda batching, bound: (ARRAY, _rank_of(batching, bound, "like"))),
