@@ -1,7 +1,7 @@
 """Batching rules (vmap) of the fourth batch: helpers that per-example gradients reach (cast_adjoint,
 dtype_adjoint, pad_tangent, lone_zero, cotangent_like, fft_apply/fft_adjoint) and NumPy functions that looped over the batch
 (append, delete, ediff1d, maximum/minimum_accumulate, sici, fresnel, bessel_jn, polyder, vander,
-put_along_axis, bincount with `length`, trim_zeros).
+put_along_axis, fill_diagonal, bincount with `length`, trim_zeros).
 
 Three mechanisms, each a table below:
 
@@ -344,6 +344,36 @@ def _cotangent_like_rule(bt, target, app):
     return out
 
 
+def _fill_diagonal_rule(bt, target, app):
+    """fill_diagonal(a, val) of matrices with a scalar val and wrap=False: (b, i, i) for i below both sides
+    set to each example's val, cast to a's dtype as NumPy's fill does (an array val, repeated cyclically, or
+    wrap=True, which depends on the shape, loops)."""
+    b = app.bound
+    a, val = b.get("a"), b.get("val")
+    if not isinstance(a, gast.Name) or bt.kind(a) != ARRAY or bt.rank(a) != 2 or not _is_const(
+            b.get("wrap", _const(False)), False) or not isinstance(b.get("inplace", _const(True)), gast.Constant):
+        return None
+    if not (isinstance(val, gast.Constant) and isinstance(val.value, (int, float, bool))) and not (
+            isinstance(val, gast.Name) and bt.kind(val) == ARRAY and bt.rank(val) == 0):
+        return None
+    out = []
+    a_b = bt.batched(a, out)
+    diagonal = bt.fresh("_diagonal")         # arange(m)[:n]: min(n, m) positions
+    out.append(bt.assign(diagonal, gast.Subscript(
+        value=_call("jnp.arange", gast.Subscript(value=_call("jnp.shape", copy.deepcopy(a_b)), slice=_const(2),
+                                                 ctx=gast.Load())),
+        slice=gast.Slice(lower=None, upper=gast.Subscript(value=_call("jnp.shape", copy.deepcopy(a_b)),
+                                                          slice=_const(1), ctx=gast.Load()), step=None),
+        ctx=gast.Load())))
+    value = _call("jnp.astype", copy.deepcopy(val), gast.Attribute(value=copy.deepcopy(a_b), attr="dtype",
+                                                                   ctx=gast.Load()))
+    if isinstance(val, gast.Name) and bt.is_batched(val):
+        value = _call("jnp.expand_dims", value, _const(1))
+    index = _tuple(_call("slice", _const(None)), _name(diagonal), _name(diagonal))
+    out.append(bt.assign(target, _call("at_set", a_b, index, value)))
+    return out
+
+
 def _trim_zeros_rule(bt, target, app):
     """trim_zeros of a batched array: each example keeps a different length, which no batched array holds."""
     if not bt.is_batched(app.bound.get("filt")):
@@ -365,6 +395,7 @@ EDITS = {
     "bincount": (_bincount_rule, lambda batching, bound: (ARRAY, 1)),
     "trim_zeros": (_trim_zeros_rule, _unknown_array),
     "vander": (_vander_rule, lambda batching, bound: (ARRAY, 2)),
+    "fill_diagonal": (_fill_diagonal_rule, _keep("a")),
     "cotangent_like": (_cotangent_like_rule, lambda batching, bound: (ARRAY, _rank_of(batching, bound, "like")) if (
         batching.kind(bound.get("like")) == ARRAY) else (None, None)),
     "put_along_axis": (_put_along_axis_rule, _keep("arr")),
