@@ -184,3 +184,24 @@ def test_per_example_gradients_of_container_params_match_a_loop_and_run_batched(
     for a, w in zip(got, want):
         np.testing.assert_allclose(a, w, rtol=1e-10, atol=1e-12)
     assert "_example1 = " not in astjax.source(v)
+
+
+def _tuple_joined(x, y):
+    t = (x, y) + (x * 2.0,)
+    return t[0] + t[2] * t[1]
+
+
+def _list_joined_and_summed(x, y):
+    c = [x] + [y, x]
+    return jnp.sum(jnp.stack(c), axis=0) + sum(c)
+
+
+@pytest.mark.parametrize("f", [_tuple_joined, _list_joined_and_summed])
+def test_containers_joined_by_plus_in_user_code_batch_as_a_loop_does(f):
+    """`+` of two tuples or lists is their concatenation: the tree rule of `add` (which reads containers item
+    by item) joins the batched items and repeats unbatched ones along the batch; against a loop."""
+    xs, ys = _x(B, 3), _x(B, 3)
+    for axes, a, b in (((0, 0), xs, ys), ((0, None), xs, ys[0]), ((None, 0), xs[0], ys)):
+        got = astjax.vmap(f, in_axes=axes)(a, b)
+        want = np.stack([f(a[i] if axes[0] == 0 else a, b[i] if axes[1] == 0 else b) for i in range(B)])
+        np.testing.assert_allclose(got, want, rtol=1e-12)
