@@ -183,7 +183,11 @@ def test_per_example_gradients_of_container_params_match_a_loop_and_run_batched(
     assert len(got) == len(want)
     for a, w in zip(got, want):
         np.testing.assert_allclose(a, w, rtol=1e-10, atol=1e-12)
-    assert "_example1 = " not in astjax.source(v)
+    source = astjax.source(v)
+    assert "_example1 = " not in source
+    for helper in ("index_adjoint", "stack_adjoint", "concatenate_adjoint", "split_adjoint", "tree_leaves_adjoint",
+                   "concatenate_part", "cast_adjoint"):
+        assert f"append({helper}(" not in source, (helper, source)
 
 
 def _tuple_joined(x, y):

@@ -909,6 +909,8 @@ def _index_adjoint_rule(bt, target, app):
                                               bt.batched(g, out)))]
     if bt.is_batched(idx) or not isinstance(x, gast.Name) or bt.kind(x) != ARRAY:
         return None
+    if isinstance(g, gast.Name) and bt.kind(g) not in (ARRAY, None) and not isinstance(bt.kind(g), int):
+        return None         # an adjoint tree for an array's part: example by example
     from ..codegen.templates import index_expression
     out = []
     x = bt.batched(x, out)
@@ -1033,6 +1035,7 @@ def _register():
         "unique_index": _unique_index_rule,
     }
     rules.update({name: _stacked_matrices_rule for name in STACKED_MATRICES})
+    _index_adjoint_rule.reads_tuples = ("g",)   # transforms/vmap.py: an adjoint tree stored as an item whole
     for name, rule in rules.items():
         if name in PRIMITIVES:
             defbatch(PRIMITIVES[name], rule)
