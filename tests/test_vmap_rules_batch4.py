@@ -209,3 +209,18 @@ def test_containers_joined_by_plus_in_user_code_batch_as_a_loop_does(f):
         got = astjax.vmap(f, in_axes=axes)(a, b)
         want = np.stack([f(a[i] if axes[0] == 0 else a, b[i] if axes[1] == 0 else b) for i in range(B)])
         np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def _list_read_as_an_array_too(params, x):
+    return jnp.sum(params[0] * x) + jnp.sum(jnp.sum(params, axis=0) * x) + jnp.sum(params[1] * x ** 2)
+
+
+def test_a_tree_plus_an_array_is_not_read_as_a_tree():
+    """A list read both by index and as an array gets a tree plus an array as its adjoint, which is an array
+    when it runs: `is_adjoint_tree` does not vouch for it, so no tree rule reads its rows as items (with two
+    examples and two leaves, rows and items would even have the same shape; with three, it crashed)."""
+    params, xs = [_x(3), _x(3)], _x(B, 3)
+    g = astjax.grad(_list_read_as_an_array_too)
+    got = astjax.vmap(g, in_axes=(None, 0))(params, xs)
+    for i in range(2):
+        np.testing.assert_allclose(got[i], np.stack([g(params, x)[i] for x in xs]), rtol=1e-12)

@@ -16,7 +16,9 @@ same call, with the array's axis shifted past the batch axis:
 
 - `a + b` of two adjoint trees (the `+=` that gathers a container's adjoint): the same sum, item by item, an
   unbatched tree first repeated along the batch (so every item of the result carries it); arrays add as
-  every elementwise primitive does.
+  every elementwise primitive does. A tree is a name transforms/vmap.py's `is_adjoint_tree` vouches for
+  (every assignment makes a TreeAdjoint), never just the analysis's kind "tree", which a tree plus an
+  array (an array at run time) also has.
 
 Their tree operands are read item by item (`reads_tuples`), so the statement needs no loop over the batch.
 Anything else (an array where a tree is expected, a computed axis, hsplit's axis that depends on the rank)
@@ -53,7 +55,10 @@ def _batched_array(bt, node):
 
 
 def _batched_tree(bt, node):
-    return isinstance(node, gast.Name) and bt.is_batched(node) and is_container(bt.kind(node))
+    """A batched name that holds an adjoint tree whenever it runs (transforms/vmap.py decides: the kind
+    "tree" alone also covers a tree plus an array, which is an array)."""
+    is_tree = getattr(bt, "is_adjoint_tree", None)
+    return isinstance(node, gast.Name) and bt.is_batched(node) and is_tree is not None and is_tree(node)
 
 
 def _stack_adjoint_rule(bt, target, app):
@@ -101,9 +106,10 @@ def _add_rule(bt, target, app):
     kinds = [bt.kind(n) if isinstance(n, gast.Name) else None for n in nodes]
     if not any(is_container(k) for k in kinds):
         return elementwise_rule(bt, target, app)
-    if not all(isinstance(n, gast.Name) and is_container(k) for n, k in zip(nodes, kinds)) or not isinstance(
+    is_tree = getattr(bt, "is_adjoint_tree", None)
+    if is_tree is None or not all(isinstance(n, gast.Name) and is_tree(n) for n in nodes) or not isinstance(
             app.node, gast.BinOp) or not isinstance(app.node.op, gast.Add):
-        return None
+        return None         # a tuple joined to a list, a tree plus an array (a list read as one): a loop
     out = []
     x1, x2 = (bt.batched(n, out) for n in nodes)
     out.append(bt.assign(target, gast.BinOp(left=x1, op=gast.Add(), right=x2)))
