@@ -202,8 +202,8 @@ def _list_joined_and_summed(x, y):
 
 @pytest.mark.parametrize("f", [_tuple_joined, _list_joined_and_summed])
 def test_containers_joined_by_plus_in_user_code_batch_as_a_loop_does(f):
-    """`+` of two tuples or lists is their concatenation: the tree rule of `add` (which reads containers item
-    by item) joins the batched items and repeats unbatched ones along the batch; against a loop."""
+    """`+` of two tuples or lists is their concatenation, not an adjoint tree: `add`'s tree rule leaves it to
+    the loop (or a plain tuple's item-by-item batching); against a loop."""
     xs, ys = _x(B, 3), _x(B, 3)
     for axes, a, b in (((0, 0), xs, ys), ((0, None), xs, ys[0]), ((None, 0), xs[0], ys)):
         got = astjax.vmap(f, in_axes=axes)(a, b)
