@@ -18,6 +18,8 @@ from . import batching_grids  # noqa: F401 (registration: the batching rule of m
 from . import batching_statistics  # noqa: F401 (registration: the batching rule of cov)
 from . import record_constructions  # noqa: F401 (registration: namedtuples built in the function)
 from . import special_fill  # noqa: F401 (registration: sici, fresnel, bessel_jn)
+from . import batching_trees  # noqa: F401 (registration: batching rules of the adjoint-tree helpers)
+from . import batching_fourth  # noqa: F401 (registration: batching rules of the fourth batch; after special_fill)
 from . import cuda_lowerings  # noqa: F401 (registration: the elementwise primitives' CUDA lowerings)
 
 __all__ = ["PRIMITIVES", "Classification", "classification", "Primitive", "all_primitives", "lookup_callable", "lookup_operator",

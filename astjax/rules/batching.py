@@ -154,7 +154,8 @@ def example_of(tree, b):
     """Example `b` of a batched tuple, list or dict (every leaf carries the batch on axis 0)."""
     from .helpers import TreeAdjoint
     if isinstance(tree, TreeAdjoint):
-        return TreeAdjoint({k: example_of(v, b) for k, v in tree.items.items()}, tree.fields)
+        return TreeAdjoint({k: v if _python_zero(v) else example_of(v, b) for k, v in tree.items.items()},
+                           tree.fields)
     if isinstance(tree, dict):
         return type(tree)((k, example_of(v, b)) for k, v in tree.items())
     if isinstance(tree, (tuple, list)):
@@ -179,7 +180,9 @@ def stack_examples(results):
     if isinstance(first, TreeAdjoint) or (any(isinstance(r, TreeAdjoint) for r in results)):
         keys = {k for r in results if isinstance(r, TreeAdjoint) for k in r.items}
         fields = next(r.fields for r in results if isinstance(r, TreeAdjoint))
-        return TreeAdjoint({k: stack_examples([_zero_for(r, k, results) for r in results]) for k in keys}, fields)
+        items = {k: [_zero_for(r, k, results) for r in results] for k in keys}
+        return TreeAdjoint({k: 0.0 if all(_python_zero(v) for v in vs) else stack_adjoint_examples(vs)
+                            for k, vs in items.items()}, fields)
     if isinstance(first, dict):
         return type(first)((k, stack_examples([r[k] for r in results])) for k in first)
     if isinstance(first, (tuple, list)):
@@ -207,6 +210,13 @@ def stack_adjoint_examples(results):
     return stack_examples(results)
 
 
+def _python_zero(value):
+    """An adjoint tree's bare zero item (a Python 0.0 standing for zeros of any shape): the same for every
+    example, and it must stay bare (as a batched (B,) array it would meet another example's (B, n) item as a
+    per-example scalar, which only broadcasts by luck)."""
+    return type(value) in (int, float, complex) and value == 0
+
+
 def _bare_zero(value):
     return isinstance(value, (int, float, np.ndarray, np.generic)) and np.ndim(value) == 0 and value == 0
 
@@ -224,7 +234,8 @@ def broadcast_batch(tree, size):
     """An unbatched value (array, or every leaf of a container) repeated along a new axis 0 of `size`."""
     from .helpers import TreeAdjoint
     if isinstance(tree, TreeAdjoint):
-        return TreeAdjoint({k: broadcast_batch(v, size) for k, v in tree.items.items()}, tree.fields)
+        return TreeAdjoint({k: v if _python_zero(v) else broadcast_batch(v, size) for k, v in tree.items.items()},
+                           tree.fields)
     if isinstance(tree, dict):
         return type(tree)((k, broadcast_batch(v, size)) for k, v in tree.items())
     if isinstance(tree, (tuple, list)):
@@ -901,6 +912,8 @@ def _index_adjoint_rule(bt, target, app):
                                               bt.batched(g, out)))]
     if bt.is_batched(idx) or not isinstance(x, gast.Name) or bt.kind(x) != ARRAY:
         return None
+    if isinstance(g, gast.Name) and bt.kind(g) not in (ARRAY, None) and not isinstance(bt.kind(g), int):
+        return None         # an adjoint tree for an array's part: example by example
     from ..codegen.templates import index_expression
     out = []
     x = bt.batched(x, out)
@@ -1025,6 +1038,7 @@ def _register():
         "unique_index": _unique_index_rule,
     }
     rules.update({name: _stacked_matrices_rule for name in STACKED_MATRICES})
+    _index_adjoint_rule.reads_tuples = ("g",)   # transforms/vmap.py: an adjoint tree stored as an item whole
     for name, rule in rules.items():
         if name in PRIMITIVES:
             defbatch(PRIMITIVES[name], rule)

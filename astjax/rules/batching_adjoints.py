@@ -114,20 +114,26 @@ def _pad_adjoint_rule(bt, target, app):
     return [bt.assign(target, _rebuilt(bt, app, {"pad_width": width}))]
 
 
+def axis_from_the_end(bt, batched, axis):
+    """A literal per-example `axis` of the batched array `batched`, written from the end (the same axis of a
+    batched and an unbatched array): from its per-example rank where that is known, else computed from
+    `jnp.ndim` when it runs."""
+    if axis < 0:
+        return _const(axis)
+    if bt.rank(batched) is not None:
+        return _const(axis - bt.rank(batched))
+    return gast.BinOp(left=_const(axis + 1), op=gast.Sub(), right=_call("jnp.ndim", copy.deepcopy(batched)))
+
+
 def _concatenate_part_rule(bt, target, app):
     """concatenate_part(g, arrays, k, axis): the items' sizes along `axis` are read from `arrays` as they are,
-    so the axis is written from the end (the same axis of a batched and an unbatched item); a literal
-    non-negative axis needs g's per-example rank for that."""
+    so the axis is written from the end (the same axis of a batched and an unbatched item)."""
     b = app.bound
     g, axis = b["g"], _static_int(b.get("axis", _const(0)))
     if not isinstance(g, gast.Name) or not bt.is_batched(g) or bt.kind(g) != ARRAY or axis is None or any(
             bt.is_batched(n) for k, n in b.items() if k not in ("g", "arrays")):
         return None
-    if axis >= 0:
-        if bt.rank(g) is None:
-            return None
-        axis -= bt.rank(g)
-    return [bt.assign(target, _rebuilt(bt, app, {"axis": _const(axis)}))]
+    return [bt.assign(target, _rebuilt(bt, app, {"axis": axis_from_the_end(bt, g, axis)}))]
 
 
 def _dynamic_slice_adjoint_rule(bt, target, app):
@@ -154,13 +160,9 @@ def _concatenate_part_adjoint_rule(bt, target, app):
             g, gast.Name) or bt.kind(g) != ARRAY or any(bt.is_batched(n) for k, n in b.items()
                                                        if k not in ("p", "g", "arrays")):
         return None
-    if axis >= 0:
-        if bt.rank(p) is None:
-            return None
-        axis -= bt.rank(p)
     out = []
     g = bt.batched(g, out)
-    out.append(bt.assign(target, _rebuilt(bt, app, {"g": g, "axis": _const(axis)})))
+    out.append(bt.assign(target, _rebuilt(bt, app, {"g": g, "axis": axis_from_the_end(bt, p, axis)})))
     return out
 
 

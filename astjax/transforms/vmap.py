@@ -32,6 +32,9 @@ from ..rules.collectives import COLLECTIVES, axis_names_of, batched_result, coll
 from ..rules.registry import PRIMITIVES
 from ..codegen.node_walk import walk, NodeTransformer
 
+# Helpers whose result is always an adjoint tree (index_adjoint and tree_leaves_adjoint of a container only).
+_TREE_MAKERS = frozenset({"stack_adjoint", "concatenate_adjoint", "index_adjoint", "tree_leaves_adjoint"})
+
 __all__ = ["BatchMode", "ParamSpec"]
 
 
@@ -265,7 +268,7 @@ class BatchMode:
                     gast.Assert: "an `assert`"}[type(control)]
             return f"{kind} depends on a batched value (line {getattr(control, 'lineno', '?')})"
         containers = sorted(n for n in self.batching.containers & self.batching.batched
-                            if not self._plain_tuple(n))
+                            if not self._plain_tuple(n) and not self.is_adjoint_tree(_name(n)))
         if containers:
             shown = [c for c in containers if not c.startswith("_")]
             held = f"`{shown[0]}` is a tuple, list or dict that holds" if shown else "a tuple, list or dict holds"
@@ -284,6 +287,45 @@ class BatchMode:
                     isinstance(call.func, gast.Attribute) and self.is_batched(call.func.value)):
                 return "a call whose result is not used reads a batched value"
         return None
+
+    def is_adjoint_tree(self, node):
+        """Whether the name `node` holds an adjoint tree (a TreeAdjoint) whenever it runs: every assignment to it
+        is a helper that makes one (stack_adjoint, concatenate_adjoint, index_adjoint or tree_leaves_adjoint of
+        a container) or `+` of two such values. Its items carry the batch, the rules of batching_trees.py read
+        them, and any other statement reads it example by example, so it needs no loop over the whole
+        function. (The analysis's kind "tree" is not enough: a tree plus an array, a list read as an array,
+        is an array.)"""
+        return isinstance(node, gast.Name) and self._adjoint_tree(node.id, frozenset())
+
+    def _adjoint_tree(self, name, seen):
+        if name in seen:
+            return True             # `t = t + u`: the other assignments decide
+        seen = seen | {name}
+        found = False
+        for target, value, _ in self.batching.assignments:
+            if target != name:
+                continue
+            found = True
+            if not self._makes_adjoint_tree(value, seen):
+                return False
+        return found
+
+    def _makes_adjoint_tree(self, value, seen):
+        if isinstance(value, gast.Name):
+            return self._adjoint_tree(value.id, seen)
+        if isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add):
+            return self._makes_adjoint_tree(value.left, seen) and self._makes_adjoint_tree(value.right, seen)
+        if not isinstance(value, gast.Call):
+            return False
+        app = classify(value, self.context.resolver)
+        prim = app.primitive if app.kind == "primitive" else None
+        if prim is None or prim.name not in _TREE_MAKERS:
+            return False
+        holder = {"index_adjoint": "x", "tree_leaves_adjoint": "tree"}.get(prim.name)
+        if holder is not None:
+            kind = self.kind((app.bound or {}).get(holder))
+            return kind is not None and kind != ARRAY and not isinstance(kind, int)
+        return True
 
     def _plain_tuple(self, name):
         """Whether `name` is a tuple every statement can batch: each assignment gives it a tuple of known
