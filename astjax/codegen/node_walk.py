@@ -167,19 +167,25 @@ def _copy_value(value):
 
 
 _DEPRECATED_CONSTANT_VISIT = gast.NodeVisitor.visit_Constant
-_VISIT_METHODS = {}
 
 
 def _visit_method(visitor_class, node_class):
-    """`visitor_class`'s `visit_<NodeClass>` as a plain function, or None for `generic_visit`."""
-    key = (visitor_class, node_class)
+    """`visitor_class`'s `visit_<NodeClass>` as a plain function, or None for `generic_visit`.
+
+    The table lives on the visitor class itself (its own `__dict__`, not a subclass's), never in a
+    module-level dict: a pass that defines a visitor class per call (whose methods close over that
+    call's context) would otherwise keep every such class, its context and that build's trees alive."""
+    table = visitor_class.__dict__.get("_visit_methods")
+    if table is None:
+        table = {}
+        visitor_class._visit_methods = table
     try:
-        return _VISIT_METHODS[key]
+        return table[node_class]
     except KeyError:
         method = getattr(visitor_class, "visit_" + node_class.__name__, None)
         if method is _DEPRECATED_CONSTANT_VISIT:   # only forwards to visit_Num & co., which no pass defines
             method = None
-        _VISIT_METHODS[key] = method
+        table[node_class] = method
         return method
 
 
