@@ -73,7 +73,11 @@ def free_name_nodes(function_node, chains=None):
             return free_name_nodes(function_node, chains)
         finally:
             release(chains)
-    resolved = {id(use.node) for definition in chains.chains.values() for use in definition.users()}
+    return _unresolved_loads(function_node, {id(use.node) for definition in chains.chains.values()
+                                             for use in definition.users()})
+
+
+def _unresolved_loads(function_node, resolved):
     return [n for n in walk(function_node)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and id(n) not in resolved]
 
@@ -96,8 +100,9 @@ class Resolver:
         self.fn = fn
         chains = def_use_chains(function_node)
         self.locals = local_names(function_node, chains)
-        # for free_name_nodes of the same node: computed now from the same analysis, which is then released
-        self._free = (function_node, free_name_nodes(function_node, chains))
+        # for free_name_nodes of the same node: the uses the analysis resolved (kept alive, so their ids
+        # stay theirs), read before the analysis is released
+        self._resolved = (function_node, [use.node for d in chains.chains.values() for use in d.users()])
         release(chains)
         code = getattr(fn, "__code__", None)
         cells = getattr(fn, "__closure__", None) or ()
@@ -114,8 +119,10 @@ class Resolver:
     def free_name_nodes(self, function_node):
         """`free_name_nodes(function_node)`, from the chains this resolver already computed when it is the
         node the resolver was made for (a derivation records its function's free names: one analysis)."""
-        node, free = self._free
-        return list(free) if node is function_node else free_name_nodes(function_node)
+        node, uses = self._resolved
+        if node is not function_node:
+            return free_name_nodes(function_node)
+        return _unresolved_loads(function_node, {id(use) for use in uses})
 
     def introduce(self, base, value, namer):
         """A new free name (from `namer`) that resolves to `value`: generated code reads it as a global."""
