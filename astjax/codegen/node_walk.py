@@ -167,24 +167,32 @@ def _copy_value(value):
 
 
 _DEPRECATED_CONSTANT_VISIT = gast.NodeVisitor.visit_Constant
-_VISIT_METHODS = {}
 
 
 def _visit_method(visitor_class, node_class):
-    """`visitor_class`'s `visit_<NodeClass>` as a plain function, or None for `generic_visit`."""
-    key = (visitor_class, node_class)
+    """`visitor_class`'s `visit_<NodeClass>` as a plain function, or None for `generic_visit`.
+
+    The table lives on the visitor class itself (`_visit_table`, with the class it was made for, so a
+    subclass never reads its base's), never in a module-level dict: a pass that defines a visitor class per call (whose methods close over that
+    call's context) would otherwise keep every such class, its context and that build's trees alive."""
+    owner, table = visitor_class._visit_table      # (the class the table was made for, the table)
+    if owner is not visitor_class:                  # a subclass reads its base's: it gets its own
+        table = {}
+        visitor_class._visit_table = (visitor_class, table)
     try:
-        return _VISIT_METHODS[key]
+        return table[node_class]
     except KeyError:
         method = getattr(visitor_class, "visit_" + node_class.__name__, None)
         if method is _DEPRECATED_CONSTANT_VISIT:   # only forwards to visit_Num & co., which no pass defines
             method = None
-        _VISIT_METHODS[key] = method
+        table[node_class] = method
         return method
 
 
 class NodeVisitor(gast.NodeVisitor):
     """`gast.NodeVisitor` with a cached method lookup and a direct walk over the fields."""
+
+    _visit_table = (None, None)
 
     def visit(self, node):
         method = _visit_method(self.__class__, node.__class__)
@@ -207,6 +215,8 @@ class NodeVisitor(gast.NodeVisitor):
 class NodeTransformer(gast.NodeTransformer):
     """`gast.NodeTransformer` with a cached method lookup and a direct walk over the fields; a visit
     returns the node to keep, None to drop it, or a list of nodes to put in its place in a list field."""
+
+    _visit_table = (None, None)
 
     def visit(self, node):
         method = _visit_method(self.__class__, node.__class__)

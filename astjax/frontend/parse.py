@@ -19,7 +19,7 @@ import warnings
 import gast
 
 from ..errors import SourceUnavailableError
-from ..codegen.node_walk import walk
+from ..codegen.node_walk import copy_tree, walk
 
 __all__ = ["FunctionSource", "function_source", "generated_filename", "defaults_after"]
 
@@ -102,7 +102,9 @@ def function_source(fn):
     filename = code.co_filename
     parsed = _parse_file(filename, fn)
     node = _locate(parsed, code, fn)
-    return FunctionSource(gast.ast_to_gast(node), fn, filename, code.co_firstlineno)
+    # a lambda's node is made anew by each _locate (_lambda_as_def): nothing to reuse
+    tree = gast.ast_to_gast(node) if code.co_name == "<lambda>" else parsed.as_gast(node)
+    return FunctionSource(tree, fn, filename, code.co_firstlineno)
 
 
 def defaults_after(function, given):
@@ -141,6 +143,16 @@ class _ParsedFile:
         self.filename = filename
         self.by_line = _index_by_line(ast.parse(text, filename=filename))
         self._codes = None
+        self._gast = {}           # id of an ast node -> (that node, its gast conversion)
+
+    def as_gast(self, node):
+        """A fresh gast tree of the ast `node` (a function of this file): the conversion is made once
+        per node and copied for each caller (copying is twice as fast as converting), so no caller
+        ever shares, or changes, another's tree. The entry holds `node`, so its id is not reused."""
+        entry = self._gast.get(id(node))
+        if entry is None or entry[0] is not node:
+            entry = self._gast[id(node)] = (node, gast.ast_to_gast(node))
+        return copy_tree(entry[1])
 
     def codes(self):
         """Every code object compiling this text gives, by (qualified name, first line)."""

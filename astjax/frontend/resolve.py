@@ -44,9 +44,22 @@ def def_use_chains(function_node):
     return chains
 
 
+def release(chains):
+    """Drop what `chains` hold, once read. beniget's chains refer to themselves (their `defs` attribute is
+    a bound method), so without this the whole analysis (a `Def`, an ordered set and a dict per name,
+    one per builtin too) outlives the build as cyclic garbage that only the cyclic collector frees,
+    scanning it again after every build (collection_pause.py)."""
+    chains.__dict__.clear()
+
+
 def local_names(function_node, chains=None):
     """Names bound inside `function_node`'s own scope (parameters included)."""
-    chains = chains or def_use_chains(function_node)
+    if chains is None:
+        chains = def_use_chains(function_node)
+        try:
+            return local_names(function_node, chains)
+        finally:
+            release(chains)
     return {definition.name() for definition in chains.locals[function_node]}
 
 
@@ -54,8 +67,17 @@ def free_name_nodes(function_node, chains=None):
     """The Name loads in `function_node` that no binding inside it reaches: globals, closure cells,
     builtins. A comprehension's or a lambda's own variable is not one of them, so a module-level
     loop counter `i` that a comprehension inside reuses as its name does not count."""
-    chains = chains or def_use_chains(function_node)
-    resolved = {id(use.node) for definition in chains.chains.values() for use in definition.users()}
+    if chains is None:
+        chains = def_use_chains(function_node)
+        try:
+            return free_name_nodes(function_node, chains)
+        finally:
+            release(chains)
+    return _unresolved_loads(function_node, {id(use.node) for definition in chains.chains.values()
+                                             for use in definition.users()})
+
+
+def _unresolved_loads(function_node, resolved):
     return [n for n in walk(function_node)
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and id(n) not in resolved]
 
@@ -78,7 +100,10 @@ class Resolver:
         self.fn = fn
         chains = def_use_chains(function_node)
         self.locals = local_names(function_node, chains)
-        self._chains = (function_node, chains)      # for free_name_nodes of the same node, computed once
+        # for free_name_nodes of the same node: the uses the analysis resolved (kept alive, so their ids
+        # stay theirs), read before the analysis is released
+        self._resolved = (function_node, [use.node for d in chains.chains.values() for use in d.users()])
+        release(chains)
         code = getattr(fn, "__code__", None)
         cells = getattr(fn, "__closure__", None) or ()
         self.closure = {}
@@ -94,8 +119,10 @@ class Resolver:
     def free_name_nodes(self, function_node):
         """`free_name_nodes(function_node)`, from the chains this resolver already computed when it is the
         node the resolver was made for (a derivation records its function's free names: one analysis)."""
-        node, chains = self._chains
-        return free_name_nodes(function_node, chains if node is function_node else None)
+        node, uses = self._resolved
+        if node is not function_node:
+            return free_name_nodes(function_node)
+        return _unresolved_loads(function_node, {id(use) for use in uses})
 
     def introduce(self, base, value, namer):
         """A new free name (from `namer`) that resolves to `value`: generated code reads it as a global."""

@@ -41,17 +41,25 @@ def cleanup(function_node, keep=(), temporaries=()):
 def _fingerprint(node):
     """A value equal for two trees exactly when they are equal (as `gast.dump` would print them, which
     this replaces at a third of its cost): each node's class and, per field, its scalar value or the
-    count of its list, in `gast.walk`'s order (which, with those counts, fixes the tree's shape)."""
+    count of its list, in `gast.walk`'s order (which, with those counts, fixes the tree's shape).
+    A string, an int or None stands for itself (equal exactly when their reprs are, and most scalars
+    are names' identifiers); any other scalar by its repr (`0.0` and `-0.0` are equal, not their reprs)."""
     out = []
     append = out.append
     for n in breadth_first(node):
         append(n.__class__)
         for field in n._fields:
             value = getattr(n, field, None)
-            if isinstance(value, list):
+            kind = value.__class__
+            if kind in _SELF_KEYED:
+                append((kind, value))
+            elif isinstance(value, list):
                 append(len(value))
                 for item in value:
                     append(item.__class__ if isinstance(item, AST) else (item.__class__, repr(item)))
             elif not isinstance(value, AST):
-                append((value.__class__, repr(value)))
+                append((kind, repr(value)))
     return out
+
+
+_SELF_KEYED = {str, int, type(None)}      # == between two of one class is == between their reprs

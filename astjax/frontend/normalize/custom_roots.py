@@ -25,7 +25,7 @@ import gast
 
 from ... import lax
 from ..parse import function_source
-from ..resolve import _INTRODUCED, NOT_STATIC
+from ..resolve import _INTRODUCED, NOT_STATIC, release
 from .base import Pass, copy_location, name
 from ...codegen.node_walk import NodeTransformer
 
@@ -53,7 +53,9 @@ def free_names(definition):
     """The free names of a FunctionDef, in order of first appearance."""
     chains = _FreeNames()
     chains.visit(gast.Module(body=[definition], type_ignores=[]))
-    return [n for n in chains.free if n not in ("__class__",)]
+    free = [n for n in chains.free if n not in ("__class__",)]
+    release(chains)         # no cyclic garbage left for the collector (frontend/resolve.py)
+    return free
 
 
 class CustomRoots(Pass):
