@@ -20,7 +20,7 @@ import numpy as np
 
 import astjax.numpy as jnp
 from astjax import lax
-from astjax.rules.helpers import (array_adjoint, array_items, attribute_adjoint, broadcast_like, cumsum_adjoint, trace_adjoint, unbroadcast_to, take_adjoint, sum_adjoint, sum_items,
+from astjax.rules.helpers import (array_adjoint, array_items, jacobian_input, attribute_adjoint, broadcast_like, cumsum_adjoint, trace_adjoint, unbroadcast_to, take_adjoint, sum_adjoint, sum_items,
                                   concatenate_adjoint, concatenate_items, concatenate_part,
                                   concatenate_part_adjoint, dynamic_slice_adjoint, field_of_adjoint,
                                   index_adjoint, index_adjoint_part, item_adjoint, pad_adjoint, pad_tangent, pad_constant_adjoint, pad_constant_tangent, inplace_result, stack_adjoint, stack_items,
@@ -1115,6 +1115,10 @@ def inplace_result_same_dtype(new, w):
     return jnp.sum(w * inplace_result(np.zeros((3, 4)), new))
 
 
+def jacobian_input_fn(x, w):
+    return jnp.sum(w * jnp.sin(jacobian_input(x)))
+
+
 def pad_adjoint_edge_int(g, w):
     return jnp.sum(w * pad_adjoint(g, 1, mode="edge"))
 
@@ -1203,6 +1207,7 @@ case("pad_adjoint", "edge_int", pad_adjoint_edge_int, normal(5, 4))
 case("pad_adjoint", "reflect", pad_adjoint_reflect, normal(6, 5))
 case("pad_tangent", "wrap", pad_tangent_wrap, normal(3, 4))
 case("inplace_result", "same_dtype", inplace_result_same_dtype, normal(3, 4))
+case("jacobian_input", "array", jacobian_input_fn, normal(3, 4))
 case("index_adjoint", "slice", index_adjoint_slice, normal(2, 3), np.zeros((4, 3)), argnums=(0,))
 case("index_adjoint", "repeats", index_adjoint_repeats, normal(3, 3), np.zeros((4, 3)), argnums=(0,))
 case("index_adjoint", "tuple", index_adjoint_tuple, normal(4), np.zeros((4, 3)), argnums=(0,))
