@@ -558,7 +558,14 @@ class _Fusion:
         for i, (starts, sizes) in sorted(self.windows.items()):
             operand = unparse(self.arrays[i]).strip()
             for d, (start, size) in enumerate(zip(starts, sizes)):
-                text = f"min(max({unparse(start).strip()}, 0), {operand}.shape[{d}] - {unparse(size).strip()})"
+                start_text = unparse(start).strip()
+                high = f"({operand}.shape[{d}] - {unparse(size).strip()})"
+                if isinstance(start, gast.Name) or (isinstance(start, gast.Constant) and type(start.value) is int):
+                    # as two selects: Numba compiles a helper per call of min and max on ints (0.1 s each)
+                    low = f"({start_text} if {start_text} > 0 else 0)"
+                    text = f"({low} if {low} < {high} else {high})"
+                else:
+                    text = f"min(max({start_text}, 0), {high})"
                 out.append(gast.parse(text).body[0].value)
         return out
 
@@ -721,17 +728,32 @@ class _Fusion:
     def _broadcast_only(self, prim, args):
         """`unreduce(g, x)` of a scalar g and `unbroadcast(g, x)` where g has x's shape: the element of g,
         with x's leaves registered so that the runtime shape check covers them."""
+        if prim.name == "unreduce" and 2 < len(args) <= 5 and all(
+                isinstance(a, gast.Constant) and a.value is default
+                for a, default in zip(args[2:], (None, False, None))):
+            args = args[:2]                    # unreduce(g, x, None, False, None): axis, keepdims, where unset
         if prim.name not in ("unreduce", "unbroadcast") or len(args) != 2:
             return None
         g, like = args
-        if prim.name == "unreduce":
-            kind = self.context.lowered_type(g.id) if isinstance(g, gast.Name) else None
-            if not (kind and kind[0] in ("scalar", "weak")) and not (isinstance(g, gast.Call) and _is_cast(g)):
-                return None
+        if prim.name == "unreduce" and not self._scalar_valued(g):
+            return None
         text = self.element(g)
         if text is None or self.element(like) is None:
             return None
         return text
+
+    def _scalar_valued(self, g):
+        """A scalar name, a cast (`np.float32(...)`), or `unbroadcast(s, t)` of two such: one value for
+        every element (mean's seed `unbroadcast(np.float32(1 / n), total)` before its unreduce)."""
+        if isinstance(g, gast.Name):
+            kind = self.context.lowered_type(g.id)
+            return bool(kind) and kind[0] in ("scalar", "weak")
+        if isinstance(g, gast.Call) and _is_cast(g):
+            return True
+        if isinstance(g, gast.Call) and not g.keywords and len(g.args) == 2:
+            prim = lookup_callable(self.context.static_object(g.func))
+            return prim is not None and prim.name == "unbroadcast" and all(self._scalar_valued(a) for a in g.args)
+        return False
 
     def _combine(self, template, operands):
         texts = [self.element(o) for o in operands]
