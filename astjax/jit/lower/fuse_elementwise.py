@@ -66,6 +66,8 @@ def fuse_elementwise(node, context):
     hoist_product_operands(node, context)
     hoist_whole_sums(node, context)
     definitions = _single_definitions(node)
+    for name in _product_operands(node, context):    # stored for the product anyway: a loop reads it,
+        definitions.pop(name, None)                  # never recomputes it (`h = tanh(p)`: no tanh again)
     in_place = _updatable_in_place(node)
     counter = [0]
     # Consumers first: once the statements reading a temporary recompute it, it needs no loop of its own.
@@ -298,6 +300,12 @@ def hoist_product_operands(node, context):
             stmt.value.args[0] = _name(label)
             block.insert(i - 1, _hoisted(label, operand, stmt))
             i += 1
+
+
+def _product_operands(node, context):
+    """Names passed to a matrix product or its adjoints: their arrays exist whatever fusion does."""
+    return {a.id for n in walk(node) if isinstance(n, gast.Call) and _is_product(n.func, context.namespace)
+            for a in n.args if isinstance(a, gast.Name)}
 
 
 def _is_product(func, namespace):
