@@ -19,6 +19,7 @@ first call observed (jit/observe.py), and rewrites one concern:
                          (merge_sibling_loops: a fused sum and an elementwise loop over the same arrays, one pass)
     stencil_loops        a loop nest accumulating one fused loop into an array becomes one kernel, rows outermost
     numba_calls          each primitive call becomes its Numba lowering; `+=` becomes `b = b + e`
+    share_kernels        generated loops identical but for their names are compiled once
 
 The result is still Python source (`astjax.jit(f).lower(*args).source` prints it).
 """
@@ -35,6 +36,7 @@ from .numba_calls import lower_calls
 from .python_numbers import keep_python_arithmetic
 from .recompute_windows import recompute_windows
 from .shape_only_values import compute_shapes_only
+from .share_kernels import share_identical_kernels
 from .static_ranks import fold_static_ranks
 from .stencil_loops import interchange_stencils
 from .tape_stacks import split_tape
@@ -58,6 +60,7 @@ class LoweringContext:
         self.call_sites = {}                     # callee -> the first call node of it (errors point there)
         self.kernels = []                        # (name, function node) of fused loops it calls
         self.entry = False                       # the function jit was called on (its parameters: the signature)
+        self.same_shape = {}                     # name a pass introduced -> a name that always has its shape
 
     def static_object(self, expr):
         """The object an expression of names and attributes (`np.exp`, `fast_exp`) names in the function's
@@ -111,6 +114,7 @@ def lower_function(context):
 
 def _lower(context, keep_other_ranks):
     node = copy.deepcopy(context.source.node)
+    context.same_shape = {}
     context.kept_other_ranks = fold_static_ranks(node, context, keep_other_ranks)   # rank tests, this signature
     from ...runtime.numba_batching import fold_batch_shapes
     fold_batch_shapes(node, context)          # vmap's shape helpers, for this signature
@@ -126,6 +130,7 @@ def _lower(context, keep_other_ranks):
     fuse_elementwise(node, context)
     interchange_stencils(node, context)
     lower_calls(node, context)
+    share_identical_kernels(node, context)
     return node
 
 

@@ -63,8 +63,11 @@ def fuse_elementwise(node, context):
     """Rewrite the fusible statements of `node`; the kernels go to `context.kernels`."""
     inline_single_use(node, context.namespace)
     hoist_opaque_operands(node, context)
+    hoist_product_operands(node, context)
     hoist_whole_sums(node, context)
     definitions = _single_definitions(node)
+    for name in _product_operands(node, context):    # stored for the product anyway: a loop reads it,
+        definitions.pop(name, None)                  # never recomputes it (`h = tanh(p)`: no tanh again)
     in_place = _updatable_in_place(node)
     counter = [0]
     # Consumers first: once the statements reading a temporary recompute it, it needs no loop of its own.
@@ -260,9 +263,87 @@ def hoist_opaque_operands(node, context):
                 continue
             label = _fresh_label("_product", taken)
             context.types[label] = set(context.types_of(stmt.targets[0].id))
+            context.same_shape[label] = stmt.targets[0].id    # its shape tests can be guards (observed_shapes)
             block.insert(i - 1, _hoisted(label, stmt.value.args[0], stmt))
             stmt.value.args[0] = _name(label)
             i += 1
+
+
+_PRODUCT_ADJOINTS = ("dot_lhs_adjoint", "dot_rhs_adjoint", "matmul_lhs_adjoint", "matmul_rhs_adjoint")
+
+
+def hoist_product_operands(node, context):
+    """`bw = dot_rhs_adjoint(bh * (1.0 - h * h), x, w)` -> `_operand_1 = bh * (1.0 - h * h); bw =
+    dot_rhs_adjoint(_operand_1, x, w)`: an elementwise expression as the first operand of a matrix
+    product (or of its adjoints) becomes a statement of its own, which fuses into one loop, instead of
+    a chain of temporaries Numba compiles as array expressions inside the caller. Only the first
+    operand moves, so nothing is evaluated in another order; only where every name the expression
+    reads holds arrays of one float dtype and rank (or scalars of that dtype), so the new name's type
+    is that array's."""
+    taken = {n.id for n in walk(node) if isinstance(n, gast.Name)}
+    for block in list(_blocks(node)):
+        i = 0
+        while i < len(block):
+            stmt = block[i]
+            i += 1
+            if not (isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Call) and stmt.value.args
+                    and not stmt.value.keywords and isinstance(stmt.value.args[0], (gast.BinOp, gast.UnaryOp))):
+                continue
+            if not _is_product(stmt.value.func, context.namespace):
+                continue
+            operand = stmt.value.args[0]
+            kind = _elementwise_array_kind(operand, context)
+            if kind is None:
+                continue
+            label = _fresh_label("_operand", taken)
+            context.types[label] = {kind}
+            stmt.value.args[0] = _name(label)
+            block.insert(i - 1, _hoisted(label, operand, stmt))
+            i += 1
+
+
+def _product_operands(node, context):
+    """Names passed to a matrix product or its adjoints: their arrays exist whatever fusion does."""
+    return {a.id for n in walk(node) if isinstance(n, gast.Call) and _is_product(n.func, context.namespace)
+            for a in n.args if isinstance(a, gast.Name)}
+
+
+def _is_product(func, namespace):
+    """Whether `func` names jnp.dot or jnp.matmul, or one of their adjoints (astjax/rules/linalg.py)."""
+    prim = _primitive_of(func, namespace)
+    if prim is not None:
+        return prim.name in ("dot", "matmul")
+    from ...rules.linalg import COMPOSITES
+    target = namespace.get(func.id) if isinstance(func, gast.Name) else None
+    name = getattr(target, "__name__", None)
+    return name in _PRODUCT_ADJOINTS and COMPOSITES.get(name) is target
+
+
+def _elementwise_array_kind(expr, context):
+    """("array", dtype, rank) of an expression of operators on names that hold arrays of that one
+    float dtype and rank (and scalars or constants of the dtype), else None."""
+    arrays, scalars = set(), set()
+    casts = [n for n in walk(expr) if isinstance(n, gast.Call)]
+    if not all(_is_cast(c) and isinstance(c.args[0], gast.Constant) for c in casts):
+        return None                              # np.float32(1.0), which weak_scalars wrote, and no other call
+    cast_parts = {id(p) for c in casts for p in walk(c)}
+    for n in walk(expr):
+        if id(n) in cast_parts:
+            continue
+        if isinstance(n, gast.Name):
+            kind = context.lowered_type(n.id)
+            if kind is None:
+                return None
+            (arrays if kind[0] == "array" else scalars).add(kind)
+        elif not isinstance(n, (gast.BinOp, gast.UnaryOp, gast.Constant, gast.operator, gast.unaryop,
+                                gast.expr_context)):
+            return None
+    if len(arrays) != 1:
+        return None
+    kind = next(iter(arrays))
+    if kind[1] not in _FLOATS or any(s != ("scalar", kind[1]) for s in scalars):
+        return None
+    return kind
 
 
 def hoist_whole_sums(node, context):
@@ -485,7 +566,14 @@ class _Fusion:
         for i, (starts, sizes) in sorted(self.windows.items()):
             operand = unparse(self.arrays[i]).strip()
             for d, (start, size) in enumerate(zip(starts, sizes)):
-                text = f"min(max({unparse(start).strip()}, 0), {operand}.shape[{d}] - {unparse(size).strip()})"
+                start_text = unparse(start).strip()
+                high = f"({operand}.shape[{d}] - {unparse(size).strip()})"
+                if isinstance(start, gast.Name) or (isinstance(start, gast.Constant) and type(start.value) is int):
+                    # as two selects: Numba compiles a helper per call of min and max on ints (0.1 s each)
+                    low = f"({start_text} if {start_text} > 0 else 0)"
+                    text = f"({low} if {low} < {high} else {high})"
+                else:
+                    text = f"min(max({start_text}, 0), {high})"
                 out.append(gast.parse(text).body[0].value)
         return out
 
@@ -648,17 +736,32 @@ class _Fusion:
     def _broadcast_only(self, prim, args):
         """`unreduce(g, x)` of a scalar g and `unbroadcast(g, x)` where g has x's shape: the element of g,
         with x's leaves registered so that the runtime shape check covers them."""
+        if prim.name == "unreduce" and 2 < len(args) <= 5 and all(
+                isinstance(a, gast.Constant) and a.value is default
+                for a, default in zip(args[2:], (None, False, None))):
+            args = args[:2]                    # unreduce(g, x, None, False, None): axis, keepdims, where unset
         if prim.name not in ("unreduce", "unbroadcast") or len(args) != 2:
             return None
         g, like = args
-        if prim.name == "unreduce":
-            kind = self.context.lowered_type(g.id) if isinstance(g, gast.Name) else None
-            if not (kind and kind[0] in ("scalar", "weak")) and not (isinstance(g, gast.Call) and _is_cast(g)):
-                return None
+        if prim.name == "unreduce" and not self._scalar_valued(g):
+            return None
         text = self.element(g)
         if text is None or self.element(like) is None:
             return None
         return text
+
+    def _scalar_valued(self, g):
+        """A scalar name, a cast (`np.float32(...)`), or `unbroadcast(s, t)` of two such: one value for
+        every element (mean's seed `unbroadcast(np.float32(1 / n), total)` before its unreduce)."""
+        if isinstance(g, gast.Name):
+            kind = self.context.lowered_type(g.id)
+            return bool(kind) and kind[0] in ("scalar", "weak")
+        if isinstance(g, gast.Call) and _is_cast(g):
+            return True
+        if isinstance(g, gast.Call) and not g.keywords and len(g.args) == 2:
+            prim = lookup_callable(self.context.static_object(g.func))
+            return prim is not None and prim.name == "unbroadcast" and all(self._scalar_valued(a) for a in g.args)
+        return False
 
     def _combine(self, template, operands):
         texts = [self.element(o) for o in operands]

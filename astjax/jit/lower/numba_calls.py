@@ -205,7 +205,15 @@ class _CallLowering(NodeTransformer):
             return None
         if prim.name in ("dot", "matmul") and not all(_rank(a, self.context) in (1, 2) for a in node.args):
             return None
+        if prim.name in ("dot", "matmul") and all(_rank(a, self.context) == 2 for a in node.args):
+            node.args = [*node.args, _false(), _false()]        # one gemm for every layout (numba_gemm.py)
+            return self._matrix_product()
         return NATIVE[prim.name][0]
+
+    def _matrix_product(self):
+        """The bound name of runtime/numba_gemm.py's `matrix_product(a, b, transpose_a, transpose_b)`."""
+        from ...runtime.numba_gemm import matrix_product
+        return self.context.bind("matrix_product", matrix_product, self.locals)
 
     def _list_local(self, node):
         """`tuple_items(xs)` (normalization's `tuple(v for v in ...)`) of a local that held only lists: Numba
@@ -261,6 +269,8 @@ class _CallLowering(NodeTransformer):
                 or not all(isinstance(v, gast.Name) for v in (a, b)):
             return None
         text = template.format(g=f"({unparse(g).strip()})", a=a.id, b=b.id)
+        if ranks == (2, 2):                                   # one gemm for every layout (numba_gemm.py)
+            text = text.replace("matrix_product", self._matrix_product())
         return gast.copy_location(gast.parse(text).body[0].value, node)
 
     def _primitive(self, node, prim):
@@ -336,10 +346,11 @@ NATIVE["where"] = ("np.where", 3)
 NATIVE["zero_tangent"] = ("np.zeros_like", 1)     # records and lists, its other cases, never reach Numba
 
 
-# The adjoints of y = dot(a, b) (and matmul) by the ranks of (a, b), as Numba's own products.
-_DOT_LHS = {(2, 2): "np.dot({g}, {b}.T)", (1, 2): "np.dot({b}, {g})", (2, 1): "np.outer({g}, {b})",
+# The adjoints of y = dot(a, b) (and matmul) by the ranks of (a, b), as Numba's own products (two
+# matrices: runtime/numba_gemm.py's one gemm with transpose flags, whatever their layouts).
+_DOT_LHS = {(2, 2): "matrix_product({g}, {b}, False, True)", (1, 2): "np.dot({b}, {g})", (2, 1): "np.outer({g}, {b})",
             (1, 1): "{g} * {b}"}
-_DOT_RHS = {(2, 2): "np.dot({a}.T, {g})", (1, 2): "np.outer({a}, {g})", (2, 1): "np.dot({a}.T, {g})",
+_DOT_RHS = {(2, 2): "matrix_product({a}, {g}, True, False)", (1, 2): "np.outer({a}, {g})", (2, 1): "np.dot({a}.T, {g})",
             (1, 1): "{g} * {a}"}
 _PRODUCT_ADJOINTS = {"dot_lhs_adjoint": _DOT_LHS, "dot_rhs_adjoint": _DOT_RHS,
                      "matmul_lhs_adjoint": _DOT_LHS, "matmul_rhs_adjoint": _DOT_RHS}
@@ -374,6 +385,10 @@ def _is_boolean(expr, context):
         kinds = {t[1] for t in context.types_of(expr.id) if t[0] in ("array", "scalar")}
         return kinds == {"bool"}
     return False
+
+
+def _false():
+    return gast.Constant(value=False, kind=None)
 
 
 def _rank(expr, context):

@@ -12,7 +12,9 @@ test becomes a guard: the fused call's shape argument is `checked_shape(a.shape,
 which raises a RankGuardError when the test fails, and jit/compiled.py then compiles the signature
 again with every branch kept (`known_ranks.unpruned`, as for a pruned rank branch). A guess, never a
 fact compiled in: the test still runs on every call, and a call it does not hold for runs the unfused
-statement of the recompiled version. Names the first call did not see with one value (loop counters,
+statement of the recompiled version. A name a pass introduced counts where the pass recorded an
+observed name that always has its shape (`context.same_shape`: `_product_1 = dot(x, w)` beside
+`h = tanh(_product_1)`); names the first call did not see with one value (loop counters, other
 names a pass introduced) leave the branch as it was.
 """
 import gast
@@ -88,6 +90,9 @@ def _observed_values(context):
         if fact is None:
             continue
         values[name] = fact[1] if fact[0] == "int" else _Shaped(tuple(fact[1]))
+    for name, like in getattr(context, "same_shape", {}).items():     # a pass's name holding a value of
+        if name not in values and isinstance(values.get(like), _Shaped):   # the shape of one observed name
+            values[name] = values[like]
     return values
 
 

@@ -122,15 +122,58 @@ def _interchange(loop, kernels, context, counter):
                             {}))
     fill = copy.deepcopy(loop)
     innermost = _nest(fill)[0][-1]
-    innermost.body[-1:] = [_statement(f"{tables[p]}.append(_)", _=binding[p]) for p in operands]
     args = [copy.deepcopy(binding[p]) if p.startswith("x") or p == "shape" else _load(tables[p]) for p in params]
-    fused = [*(_statement(f"{tables[p]} = []") for p in operands), fill,
+    dtypes = _tap_dtypes(nest, operands, binding, loop_names, context)
+    if dtypes is None:
+        innermost.body[-1:] = [_statement(f"{tables[p]}.append(_)", _=binding[p]) for p in operands]
+        start = [_statement(f"{tables[p]} = []") for p in operands]
+    else:               # arrays of the tap count: Numba compiles a list's append helpers per element type
+        import numpy
+        count = context.bind(f"_taps_{counter[0]}_n", None, ())
+        empty = context.bind("_stencil_empty", numpy.empty, ())      # Numba's own (numba_calls leaves it)
+        trips = " * ".join(f"len({unparse(n.iter).strip()})" for n in nest)
+        start = [_statement(f"{count} = {trips}"),
+                 *(_statement(f"{tables[p]} = {empty}({count}, np.{dtypes[p]})") for p in operands),
+                 _statement(f"{count} = 0")]
+        innermost.body[-1:] = [*(_statement(f"{tables[p]}[{count}] = _", _=binding[p]) for p in operands),
+                               _statement(f"{count} += 1")]
+    fused = [*start, fill,
              gast.Assign(targets=[_store(target)], value=gast.Call(func=_load(label), args=args, keywords=[]))]
     if test is None:
         return fused
     if guard is not None:       # the nest runs its taps one by one only in the version compiled for other shapes
         return gast.If(test=copy.deepcopy(test), body=fused, orelse=[guard_statement(context, (), loop)])
     return gast.If(test=copy.deepcopy(test), body=fused, orelse=[loop])
+
+
+def _tap_dtypes(nest, operands, binding, loop_names, context):
+    """{operand: the dtype of an array holding its value at every tap}, or None (the taps go to lists).
+    Window offsets (`o...`) are ints; a scalar operand (`c...`) must be an element of an array of a
+    known float dtype (`kernel[i, j]`) or a scalar name of one, so that the kernel's arithmetic reads
+    the value it read from a list. The tap count is the product of the ranges' lengths, so no range
+    may read a name the nest assigns."""
+    if any(_mentions(n.iter, loop_names) for n in nest):
+        return None
+    dtypes = {}
+    for p in operands:
+        if p.startswith("o"):
+            dtypes[p] = "int64"
+            continue
+        value, kind = binding[p], None
+        if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+            index = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
+            kind = context.lowered_type(value.value.id)
+            if kind is None or kind[0] != "array" or kind[2] != len(index) or not all(
+                    isinstance(i, gast.Name) for i in index):
+                return None
+        elif isinstance(value, gast.Name):
+            kind = context.lowered_type(value.id)
+            if kind is None or kind[0] != "scalar":
+                return None
+        if kind is None or kind[1] not in ("float32", "float64"):
+            return None
+        dtypes[p] = kind[1]
+    return dtypes
 
 
 def _nest(loop):
