@@ -391,7 +391,7 @@ def quantile_adjoint_fn(g, a, w):
     return jnp.sum(w * quantile_adjoint(g, a, 0.3, 1, "linear", False, "quantile"))
 
 
-case("quantile", "q_operand", quantile_q, normal(5, 3), uniform(0.05, 0.95, 2))
+case("quantile", "q_operand", quantile_q, normal(5, 3), uniform(0.05, 0.85, 2))  # q stays in [0, 1] when the sweep scales it by 1.1
 case("quantile", "q_vector", quantile_fn, normal(3, 5))
 for _fn in (quantile_linear, quantile_lower, quantile_higher, quantile_midpoint, quantile_nearest):
     case("quantile", _fn.__name__.replace("quantile_", "method_"), _fn, normal(6, 2))
