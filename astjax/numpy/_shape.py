@@ -116,6 +116,12 @@ def _join(numpy_fn, name, arrays, axis, dtype, same_shape):
     arrays = _promote_all(_nd(x) for x in arrays)
     if not arrays:
         raise ValueError(f"{name}: need at least one array to join, got an empty sequence.")
+    if any(x.dtype == object for x in arrays):
+        # a dict, a gradient tree or any other object joined as one "entry" would be an object array, which no
+        # astjax operation computes with correctly (JAX has no such arrays): refused, not joined
+        odd = next(type(x.flat[0]).__name__ if x.size else "object" for x in arrays if x.dtype == object)
+        raise TypeError(f"{name}: the items must be arrays or numbers, got a {odd}; join the arrays a pytree holds "
+                        f"leaf by leaf (astjax.tree_util.tree_map(lambda *xs: jnp.{name}(xs), *trees)).")
     if dtype is not None:
         dtype = _dtype_arg(dtype)
         arrays = [x.astype(dtype, copy=False) for x in arrays]

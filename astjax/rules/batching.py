@@ -785,14 +785,22 @@ def _getitem_rule(bt, target, app):
     return None
 
 
+def _names_a_key(idx):
+    """Whether an index holds a string constant: `d['w']` reads a dict, whatever kind the analysis gave `d`
+    (a callee's parameter may be a dict the analysis took for an array); `(:, 'w')` would index an array."""
+    parts = idx.elts if isinstance(idx, gast.Tuple) else [idx]
+    return any(isinstance(p, gast.Constant) and isinstance(p.value, str) for p in parts)
+
+
 def _at_rule(bt, target, app):
     """x.at[idx].set(v) with an unbatched index: the batched index puts `:` first; v lines up with x[idx]."""
     x, idx, v = app.bound["x"], app.bound["idx"], app.bound.get("v")
     if bt.is_batched(idx) or not isinstance(x, gast.Name) or (v is not None and not isinstance(
             v, (gast.Name, gast.Constant))):
         return None
-    if bt.kind(x) != ARRAY:         # a dict's or list's item (`holder['w'] = row`), or a value of unknown kind:
-        return None                 # `(:, 'w')` would index an array; set example by example
+    if bt.kind(x) != ARRAY or _names_a_key(idx):   # a dict's or list's item (`holder['w'] = row`), or a value
+        return None                                 # of unknown kind: `(:, 'w')` would index an array; set
+                                                    # example by example
     from ..codegen.templates import index_expression
     out = []
     x = bt.batched(x, out)
@@ -910,7 +918,7 @@ def _index_adjoint_rule(bt, target, app):
         out = []        # an adjoint tree: its items carry the batch
         return out + [bt.assign(target, _call("index_adjoint", copy.deepcopy(x), copy.deepcopy(idx),
                                               bt.batched(g, out)))]
-    if bt.is_batched(idx) or not isinstance(x, gast.Name) or bt.kind(x) != ARRAY:
+    if bt.is_batched(idx) or not isinstance(x, gast.Name) or bt.kind(x) != ARRAY or _names_a_key(idx):
         return None
     if isinstance(g, gast.Name) and bt.kind(g) not in (ARRAY, None) and not isinstance(bt.kind(g), int):
         return None         # an adjoint tree for an array's part: example by example
