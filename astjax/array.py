@@ -46,9 +46,17 @@ def wrap(value, dtype=None):
     """View `value` as an Array (no copy when it already is an ndarray of `dtype`)."""
     if type(value) is Array and (dtype is None or value.dtype == dtype):
         return value
-    arr = np.asarray(value, dtype=dtype)
-    out = arr.view(Array)
-    return out
+    return np.asarray(value, dtype=dtype).view(Array)
+
+
+def raise_object_array(arr):
+    """An astjax array holds numbers: a dict, a list of unequal rows, None or a gradient tree taken as one entry
+    would be an object array, which no astjax operation computes with correctly (JAX has none)."""
+    odd = next((type(v).__name__ for v in arr.flat if not isinstance(v, (int, float, complex, np.number))),
+               "Python object")
+    raise TypeError(f"astjax arrays hold numbers, and this value would be an object array holding a {odd} "
+                    f"(JAX has no object arrays either): pass arrays or numbers; to work with a dict or list of "
+                    f"arrays, map over its leaves with astjax.tree_util.tree_map.")
 
 
 _PLAIN_SCALARS = (int, float, complex, bool)

@@ -41,3 +41,11 @@ def test_one_vmap_of_the_gradient_of_dict_parameters_matches_a_loop():
     for key in ("w", "b"):
         expected = np.array([astjax.grad(loss)(PARAMS, x)[key] for x in batch])
         np.testing.assert_allclose(got[key], expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("value", [[{"a": 1.0}, {"a": 2.0}], {"a": 1.0}, [1.0, None]], ids=["dicts", "dict", "none"])
+def test_an_array_of_objects_is_refused_as_jax_refuses_it(value):
+    """NumPy would make an object array (and astjax once did); JAX raises TypeError."""
+    for make in (jnp.array, jnp.asarray):
+        with pytest.raises(TypeError, match="astjax arrays hold numbers"):
+            make(value)

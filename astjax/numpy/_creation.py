@@ -26,8 +26,20 @@ def _dtype_of(value):
     return _lub_of([_key_of(value)])
 
 
+def _numbers(result):
+    """`result` (an Array) when it holds numbers: a dict, None or ragged rows taken as entries is refused."""
+    if result.dtype.kind == "O":
+        from ..array import raise_object_array
+        raise_object_array(result)
+    return result
+
+
 def array(object, dtype=None, copy=True, order="K", ndmin=0):
     """A new Array from `object`: Python floats -> float32, ints -> int32."""
+    return _numbers(_array(object, dtype, copy, order, ndmin))
+
+
+def _array(object, dtype, copy, order, ndmin):
     copy = copy or None  # NumPy's copy=False means "never copy"; JAX's means "may share"
     if dtype is not None:
         return _out(np.array(object, dtype=_dtype_arg(dtype, like=object), copy=copy, order=order,
@@ -45,8 +57,8 @@ def asarray(a, dtype=None, order=None, *, copy=None):
     if copy:
         return array(a, dtype=dtype, order=order or "K")
     if dtype is not None:
-        return _out(np.asarray(a, dtype=_dtype_arg(dtype, like=a), order=order))
-    return _out(_arg(a))
+        return _numbers(_out(np.asarray(a, dtype=_dtype_arg(dtype, like=a), order=order)))
+    return _numbers(_out(_arg(a)))
 
 
 def ascontiguousarray(a, dtype=None, *, like=None):
