@@ -1917,21 +1917,6 @@ def range_fixed_then_rebound(x):
 case(range_fixed_then_rebound, lambda r: (vec(r, 3),), "works")
 
 
-def nonlocal_accumulator(x):
-    total = 0.0
-
-    def add(v):
-        nonlocal total
-        total = total + v * v
-
-    for i in range(3):
-        add(x[i])
-    return total
-
-
-case(nonlocal_accumulator, lambda r: (vec(r, 3),), "either")
-
-
 class _Poly:
     degree = 3
 
