@@ -2519,8 +2519,8 @@ def logging_inside(x):
 case(logging_inside, lambda r: (vec(r, 3),), "either")
 
 
-# The default profile (the suite's time budget) runs the cases of the mechanisms fixed with this module and
-# every third other case; ASTJAX_LONG_PROPERTIES=1 runs them all.
+# The default profile (the suite's time budget) runs the cases of the mechanisms fixed with this module, the
+# first case of each mode of check, and every third other case; ASTJAX_LONG_PROPERTIES=1 runs them all.
 from .case import CASES as _CASES  # noqa: E402
 
 _FIXED_HERE = {"bound_method_grad", "lambda_calling_method", "local_def_calling_method", "lambda_calling_callable_object",
@@ -2528,4 +2528,6 @@ _FIXED_HERE = {"bound_method_grad", "lambda_calling_method", "local_def_calling_
                "jvp_library_fn_inside", "namedtuple_param_arg", "mlp_list_of_tuples", "pair_forces_cutoff",
                "lambda_calling_partial", "print_formatted_values"}
 _MINE = [c for c in _CASES if c.category == "attacks6"]
-LONG_ONLY = {c.name for k, c in enumerate(c for c in _MINE if c.name.split(".", 1)[1] not in _FIXED_HERE) if k % 3}
+_FIRST_OF_EACH_MODE = {next(c.name for c in _MINE if c.mode == mode) for mode in {c.mode for c in _MINE}}
+LONG_ONLY = {c.name for k, c in enumerate(c for c in _MINE if c.name.split(".", 1)[1] not in _FIXED_HERE)
+             if k % 3 and c.name not in _FIRST_OF_EACH_MODE}
