@@ -18,7 +18,7 @@ import numpy as np
 from . import tree_util
 from .analyses.batching import ARRAY
 from .api import derivation_cache_key
-from .arguments import Packing, check_callable, name_of, split_callable
+from .arguments import Packing, check_callable, differentiable_input, name_of, refuse_complex, split_callable
 from .array import wrap
 from .errors import api_boundary
 from .jit.api import compiled_version
@@ -103,6 +103,8 @@ class VmapTransform:
         size = _batch_size(sizes, self.axis_size)
         if not sizes:
             return self._unmapped(user_args, size)
+        if not self.leading and not self.keywords:
+            _check_differentiated_inputs(self.fun, user_args)
         out_none = _out_none(self.out_axes)
         spec = tuple([ParamSpec(False)] * len(self.leading) + spec)
         generated = self.generated(spec, out_none)
@@ -297,6 +299,32 @@ def _batch_size(sizes, axis_size):
     if axis_size is None:
         raise ValueError("vmap must have at least one non-None value in in_axes")
     return axis_size
+
+
+def _check_differentiated_inputs(fun, args):
+    """vmap(grad(f)) runs grad's generated source, not grad's wrapper: the wrapper's check of the arguments
+    it differentiates is made here, on the batched arguments (an example has its batch's dtype). An integer
+    or complex input is then the TypeError it is under grad (JAX raises too), never derivatives of integers."""
+    from .api import ReverseTransform
+    from .forward import _JacobianTransform
+    inner = getattr(fun, "__astjax_transform__", None)
+    while inner is not None:
+        if type(inner).__name__ == "_JitTransform" and getattr(inner, "jitted", None) is not None:
+            inner = getattr(inner.jitted.fun, "__astjax_transform__", None)
+        elif isinstance(inner, VmapTransform) and not inner.leading and not inner.keywords:
+            inner = getattr(inner.fun, "__astjax_transform__", None)     # an example of an example: same dtype
+        else:
+            break
+    if isinstance(inner, ReverseTransform) and not inner.allow_int:
+        kind, positions = inner.kind, inner.argnums
+    elif isinstance(inner, _JacobianTransform):
+        kind, positions = inner.kind, inner.nums
+    else:
+        return
+    refuse_complex(args, kind)
+    for i in positions:
+        if -len(args) <= i < len(args):
+            tree_util.tree_map(lambda leaf: differentiable_input(leaf, kind), args[i])
 
 
 # ---------------------------------------------------------------- outputs

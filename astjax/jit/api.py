@@ -184,8 +184,11 @@ class Jitted:
             self._primal = (derivation, self._factory(generated, self._static_names(generated)))
         return self._primal[1]
 
-    def _factory(self, generated, static=()):
-        """The compiled form of a generated function on this jit's backend."""
+    def _factory(self, generated, static=None):
+        """The compiled form of a generated function on this jit's backend (one a transformation generated,
+        `static` None: its parameters with string defaults are static, see `_string_defaults`)."""
+        if static is None:
+            static = _string_defaults(inspect.signature(generated).parameters)
         if self.backend == "gpu":
             from ..backends.cuda import CudaFunction, gpu_devices
             gpu_devices()            # no CUDA device: JAX's RuntimeError, never a silent run on the CPU
@@ -193,9 +196,10 @@ class Jitted:
         return CompiledFunction(generated, static)
 
     def _static_names(self, generated):
-        names = list(inspect.signature(generated).parameters)
+        parameters = inspect.signature(generated).parameters
+        names = list(parameters)
         static = {names[i] for i in self.static_argnums if -len(names) <= i < len(names)}
-        return static | set(self.static_argnames)
+        return static | set(self.static_argnames) | _string_defaults(parameters)
 
     def lower(self, *args, **kwargs):
         """A Lowered object whose `.source` is the source Numba compiles for these arguments."""
@@ -247,6 +251,12 @@ class _JitTransform:
             from ..api import source
             return source(self.jitted.fun)
         return self.jitted.compiled().generated.__astjax_source_text__
+
+
+def _string_defaults(parameters):
+    """The parameters with a string default (`mode="train"`): static, as under JAX's jit, where a default
+    is a Python constant (never traced); a string cannot enter compiled code. One compile per value passed."""
+    return {name for name, p in parameters.items() if isinstance(p.default, (str, bytes))}
 
 
 class StaticArgumentError(JitError, TypeError):
