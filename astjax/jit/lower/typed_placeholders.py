@@ -18,6 +18,8 @@ variable that starts as a number and becomes an array is refused instead: the
 unchanged (a loop that ran zero times). A `None` placeholder is
 only ever pushed on the tape and popped back unread, so its value is free.
 """
+import re
+
 import gast
 
 from ..observe import WEAK_FLOAT, WEAK_INT
@@ -25,6 +27,8 @@ from .weak_kinds import WEAK_KINDS
 from ...codegen.node_walk import walk
 
 __all__ = ["type_placeholders", "placeholder"]
+
+_RETURNED_VALUE = re.compile(r"_ret\d*")
 
 
 def type_placeholders(node, context):
@@ -41,6 +45,12 @@ def type_placeholders(node, context):
             continue
         derivatives = getattr(context.generated, "__astjax_derivative_names__", frozenset())
         if value is not None and target[0] == "array" and name not in derivatives:
+            if _RETURNED_VALUE.fullmatch(name):      # frontend/normalize/control_flow.py's single return
+                raise context.error(
+                    f"this function returns the number {value!r} here and an array on another path; compiled code "
+                    f"gives a result one type, and an array standing for the number would change the result's shape",
+                    stmt, "return an array here too (for example `jnp.ones_like(x)` or `jnp.full(shape, "
+                    f"{value!r})`), or run without jit")
             raise context.error(
                 f"`{name}` starts as the number {value!r} and later holds an array; compiled code gives a variable "
                 f"one type, and an array standing for the number would change the result's shape where the "
