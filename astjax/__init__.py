@@ -8,7 +8,7 @@ from . import nn, scipy, flatten_util  # noqa: F401
 from .array import Array, Device
 from .custom_derivatives import custom_jvp, custom_vjp
 from .api import grad, value_and_grad, vjp, source
-from .jit import jit
+from .jit import disable_jit, jit
 from .parallel import pmap
 from .forward import jvp, linearize, jacfwd, jacrev, jacobian, hessian
 from .checkpoint import checkpoint, remat
@@ -21,7 +21,7 @@ from .config import config
 
 __version__ = "0.1.0"
 
-__all__ = ["errors", "rules", "Array", "Device", "grad", "value_and_grad", "vjp", "jit", "vmap", "pmap", "jvp", "linearize", "jacfwd", "jacrev", "jacobian", "hessian", "checkpoint", "remat", "source", "explain", "devices", "device_put", "device_get", "block_until_ready", "default_backend", "process_index",
+__all__ = ["errors", "rules", "Array", "Device", "grad", "value_and_grad", "vjp", "jit", "disable_jit", "vmap", "pmap", "jvp", "linearize", "jacfwd", "jacrev", "jacobian", "hessian", "checkpoint", "remat", "source", "explain", "devices", "device_put", "device_get", "block_until_ready", "default_backend", "process_index",
            "local_device_count",
            "local_devices", "device_count", "custom_vjp", "custom_jvp", "numpy", "random", "tree", "tree_util", "lax", "TransformError",
            "nn", "scipy", "flatten_util", "config"]

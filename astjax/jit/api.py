@@ -7,6 +7,7 @@ against the reference backend, and later calls run the compiled code. What
 jit cannot compile is refused at the user's line (see backends/numba_cpu.py),
 never run slowly behind the user's back.
 """
+import contextlib
 import contextvars
 import functools
 import inspect
@@ -105,6 +106,23 @@ class BoundJitted:
         return f"<astjax.jit of {name_of(self.__wrapped__)}>"
 
 
+_DISABLED = []       # one entry per `disable_jit()` block entered and not left (a list: read without a lookup)
+
+
+@contextlib.contextmanager
+def disable_jit(disable=True):
+    """Within the block, jitted functions run as their Python (or transformed) function, without compiling:
+    for debugging with print and pdb, as `jax.disable_jit`. Values are the reference backend's."""
+    if not disable:
+        yield
+        return
+    _DISABLED.append(True)
+    try:
+        yield
+    finally:
+        _DISABLED.pop()
+
+
 class Jitted:
     """A jitted function: call it like the original; `.lower(*args).source` shows the compiled source."""
 
@@ -125,6 +143,8 @@ class Jitted:
         self._call = api_boundary(self._run)
 
     def __call__(self, *args, **kwargs):
+        if _DISABLED:
+            return self.fun(*args, **kwargs)
         primal = self._primal
         if primal is not None and not kwargs and primal[0].current():     # the dispatch path
             try:
