@@ -4,7 +4,7 @@
 runs it; `astjax.source(astjax.grad(f))` shows that source.
 """
 from . import numpy, random, tree, tree_util, lax, errors, rules  # noqa: F401 (the public submodules)
-from . import nn, scipy, flatten_util  # noqa: F401
+from . import debug, nn, scipy, flatten_util  # noqa: F401
 from .array import Array, Device
 from .custom_derivatives import custom_jvp, custom_vjp
 from .api import grad, value_and_grad, vjp, source
@@ -24,4 +24,4 @@ __version__ = "0.1.0"
 __all__ = ["errors", "rules", "Array", "Device", "grad", "value_and_grad", "vjp", "jit", "disable_jit", "vmap", "pmap", "jvp", "linearize", "jacfwd", "jacrev", "jacobian", "hessian", "checkpoint", "remat", "source", "explain", "devices", "device_put", "device_get", "block_until_ready", "default_backend", "process_index",
            "local_device_count",
            "local_devices", "device_count", "custom_vjp", "custom_jvp", "numpy", "random", "tree", "tree_util", "lax", "TransformError",
-           "nn", "scipy", "flatten_util", "config"]
+           "nn", "scipy", "flatten_util", "config", "debug"]

@@ -45,6 +45,7 @@ from .function_arguments import FunctionArguments
 from .map_calls import MapCalls
 from .tree_map_calls import TreeMapCalls
 from .scipy_calls import ScipyCalls
+from .debug_print_calls import DebugPrintCalls
 from .numpy_calls import NumpyCalls
 from .array_assembly import ArrayAssembly
 from .augmented_assignment import AugmentedAssignment
@@ -61,7 +62,7 @@ __all__ = ["normalize", "PASSES"]
 
 PASSES = (ModuleAliases, CustomRoots, WarningContexts, DictOperators, LocalDeletes, ChainedAssignments, TryFinally, LoopElse, GeneratorNames, ObjectSubscripts, ComprehensionWalrus, FunctionLists, WalrusAssignments, StaticStarArguments, GeneratorConsumers, KeyedOrdering, IterationBuiltins, ItertoolsAccumulate, CallSignatures, ObjectRecords, NamedtupleConstructions, JvpCalls, Aliasing, ReservedNames, TypeInspection,
           BuiltinExtrema, BuiltinDivmod, TreeMapCalls, MapCalls, ContainerIdioms, OperatorFunctions, FactoryCallResults, ClosureFactories, LocalFactories, LocalFunctionValues, LocalFunctions, MethodCalls,
-          FunctionArguments, ScipyCalls, NumpyCalls, ArrayAssembly, AugmentedAssignment, LaxControlFlow, TupleAssignment, ControlFlow,
+          FunctionArguments, ScipyCalls, DebugPrintCalls, NumpyCalls, ArrayAssembly, AugmentedAssignment, LaxControlFlow, TupleAssignment, ControlFlow,
           OnePrimitivePerStatement, ListOperands)
 
 
