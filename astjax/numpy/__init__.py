@@ -98,6 +98,7 @@ from ._scalar_types import (  # noqa: F401 (jax.numpy's remaining type names)
     ComplexWarning, cdouble, character, complex_, csingle, double, flexible, float_, frompyfunc, int_, object_,
     single, ufunc, uint,
 )
+from ._index_tricks import c_, euler_gamma, index_exp, mgrid, ogrid, r_, s_  # noqa: F401
 from ._scalar_types import ml_dtypes_present as _ml_dtypes_present
 from ._signal import (
     convolve, correlate, cross, diff, ediff1d, gradient, interp, kron, polyadd, polyder, polyint, polymul,
@@ -259,6 +260,9 @@ __all__ += [  # identity-like conversions and dtype queries (numpy's names JAX l
 __all__ += [  # jax.numpy's remaining type names and frompyfunc: astjax/numpy/_scalar_types.py
     'ComplexWarning', 'cdouble', 'character', 'complex_', 'csingle', 'double', 'flexible', 'float_', 'frompyfunc',
     'int_', 'object_', 'single', 'ufunc', 'uint',
+]
+__all__ += [  # index tricks: astjax/numpy/_index_tricks.py
+    'c_', 'euler_gamma', 'index_exp', 'mgrid', 'ogrid', 'r_', 's_',
 ]
 globals().update(_ml_dtypes_present())      # bfloat16, float8_*, int4, ... where ml_dtypes is installed
 __all__ += sorted(_ml_dtypes_present())
