@@ -44,6 +44,10 @@ CASES = [
     ("expon", "ppf", (0.3, 0.2, 1.5), (0, 1, 2)), ("cauchy", "logpdf", (0.7, 0.2, 1.5), (0, 1, 2)),
     ("cauchy", "cdf", (0.7, 0.2, 1.5), (0, 1, 2)), ("cauchy", "logcdf", (0.7, 0.2, 1.5), (0, 1, 2)),
     ("cauchy", "ppf", (0.3, 0.2, 1.5), (0, 1, 2)),
+    # truncnorm: between bounds on each side of zero, both below it (the left tail), both above it
+    ("truncnorm", "logpdf", (0.4, -1.0, 2.0, 0.3, 1.5), (0, 1, 2, 3, 4)),
+    ("truncnorm", "logsf", (-11.8, -9.0, -4.0, 0.7, 2.5), (0, 1, 2, 3, 4)),
+    ("truncnorm", "logcdf", (8.2, 2.0, 9.0, 0.7, 2.5), (0, 1, 2, 3, 4)),
 ]
 
 
@@ -76,7 +80,8 @@ POINTS = {"norm": ((0.3, -0.2, 1.7), (0.3, -0.2, 1.7)), "t": ((0.7, 3.5, 0.2, 1.
           "beta": ((0.3, 2.5, 1.5), None), "gamma": ((1.3, 2.5, 0.1, 0.8), None), "chi2": ((1.3, 3.5, 0.1, 0.8), None),
           "poisson": ((3.0, 2.5), None), "bernoulli": ((1.0, 0.3), (0.8, 0.3)), "laplace": ((0.7, 0.2, 1.5), None),
           "logistic": ((0.7, 0.2, 1.5), (0.3, 0.2, 1.5)), "uniform": ((0.7, 0.2, 1.5), (0.3, 0.2, 1.5)),
-          "expon": ((0.7, 0.2, 1.5), (0.3, 0.2, 1.5)), "cauchy": ((0.7, 0.2, 1.5), (0.3, 0.2, 1.5))}
+          "expon": ((0.7, 0.2, 1.5), (0.3, 0.2, 1.5)), "cauchy": ((0.7, 0.2, 1.5), (0.3, 0.2, 1.5)),
+          "truncnorm": ((0.4, -1.0, 2.0, 0.3, 1.5), None)}
 
 
 @pytest.mark.parametrize("dist", sorted(POINTS))

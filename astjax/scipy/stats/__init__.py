@@ -19,9 +19,9 @@ a scipy.stats method astjax does not have (`norm.rvs`) is refused at that line.
 from . import (bernoulli, beta, cauchy, chi2, dirichlet, expon, gamma, laplace, logistic,  # noqa: F401
                multivariate_normal, norm, poisson, t, uniform)
 from . import (betabinom, binom, gennorm, geom, gumbel_l, gumbel_r, multinomial, nbinom, pareto,  # noqa: F401
-               vonmises, wrapcauchy)
+               truncnorm, vonmises, wrapcauchy)
 
 __all__ = ["bernoulli", "beta", "cauchy", "chi2", "dirichlet", "expon", "gamma", "laplace", "logistic",
            "multivariate_normal", "norm", "poisson", "t", "uniform",
            "betabinom", "binom", "gennorm", "geom", "gumbel_l", "gumbel_r", "multinomial", "nbinom", "pareto",
-           "vonmises", "wrapcauchy"]
+           "truncnorm", "vonmises", "wrapcauchy"]
