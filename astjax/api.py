@@ -46,6 +46,9 @@ def derivation_cache_key(fun):
 # The gradient another transformation composes (grad(grad(f)), jacrev(grad(f))): it checks in its
 # own code that the output is a scalar, since no wrapper sees that output (ReverseMode.check_output).
 _COMPOSED_GRAD = "grad, checking its output"
+# value_and_grad as another transformation composes it: its gradients shaped like their parameters in its own
+# code (as _COMPOSED_GRAD's are), since no wrapper shapes a bare 0.0 there.
+_COMPOSED_VALUE_AND_GRAD = "value_and_grad, shaped"
 
 
 class ReverseTransform:
@@ -109,8 +112,10 @@ class ReverseTransform:
             if derivation is None:
                 derivation = Derivation()
                 checked = mode == _COMPOSED_GRAD
-                derivation.reverse(fun, wrt, mode="grad" if checked else mode, has_aux=self.has_aux,
-                                   check_output=checked)
+                composed = mode in (_COMPOSED_GRAD, _COMPOSED_VALUE_AND_GRAD)
+                base = {_COMPOSED_GRAD: "grad", _COMPOSED_VALUE_AND_GRAD: "value_and_grad"}.get(mode, mode)
+                derivation.reverse(fun, wrt, mode=base, has_aux=self.has_aux, check_output=checked,
+                                   shape_gradients=composed)
             table[key] = derivation
         self._built[mode] = table[key]
         return self._built[mode]
@@ -146,7 +151,8 @@ class ReverseTransform:
         With bound leading arguments (a method's `self`), a one-line generated
         function binds them, so the next transformation sees the user's signature.
         """
-        composed = _COMPOSED_GRAD if self.kind == "grad" and not self.checks_its_output() else self.kind
+        composed = (_COMPOSED_GRAD if self.kind == "grad" and not self.checks_its_output()
+                    else _COMPOSED_VALUE_AND_GRAD if self.kind == "value_and_grad" else self.kind)
         generated = self.generated(composed)
         if not self.leading and not self.keywords:
             return generated.__astjax_function_source__

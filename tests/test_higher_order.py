@@ -149,10 +149,12 @@ def test_generated_source_at_most_twice_larger_per_order():
     for g in grads:
         g(jnp.array(0.3))
     lines = [_lines(g) for g in grads]
+    # each composed gradient shapes its result like its parameter (`broadcast_like(bx, x)`, api.py's
+    # _COMPOSED_GRAD): its tangent is two more lines per order
     for order in range(1, 8):
-        assert lines[order] <= 2.0 * lines[order - 1], lines
-    assert lines[5] <= 96, lines        # the 6th derivative: 96 lines (JAX's jaxpr: 1,812)
-    assert lines[7] <= 250, lines       # the 8th: 250 lines
+        assert lines[order] <= 2.0 * lines[order - 1] + 2, lines
+    assert lines[5] <= 98, lines        # the 6th derivative: 98 lines (JAX's jaxpr: 1,812)
+    assert lines[7] <= 252, lines       # the 8th: 252 lines
 
 
 def test_each_order_is_generated_once():

@@ -616,7 +616,11 @@ def _broadcast_like(t, operands):
     if _ndim(t) > out_ndim:
         return None
     shape = shapes[0] if len(shapes) == 1 else f"np.broadcast_shapes({', '.join(shapes)})"
-    return _impl(("t", "operands"), [f"out = np.empty({shape}, dtype)", "L.fill_broadcast(out, t)", "return out"], dtype=dtype)
+    lines = [f"shape = {shape}"]
+    if is_array(t) and t.ndim == out_ndim and t.layout == "C":     # already that shape (a gradient): as it is
+        lines += ["if t.shape == shape:", "    return t"]
+    return _impl(("t", "operands"), lines + ["out = np.empty(shape, dtype)", "L.fill_broadcast(out, t)", "return out"],
+                 dtype=dtype)
 
 
 @lowers("reduced_size", ("x", "axis", "ddof", "correction", "where"), reference=helpers.reduced_size,

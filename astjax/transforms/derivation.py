@@ -43,10 +43,11 @@ class Derivation:
         still holds the same object (else the caller builds it again)."""
         return self.bindings.current()
 
-    def reverse(self, fn, wrt, mode="grad", has_aux=False, name=None, check_output=False):
+    def reverse(self, fn, wrt, mode="grad", has_aux=False, name=None, check_output=False, shape_gradients=False):
         """Generate, clean up and compile the reverse-mode function of `fn`."""
         def make(context, node, names, namespace, label):
             return ReverseMode(context, node, names, mode=mode, has_aux=has_aux, name=label, check_output=check_output,
+                               shape_gradients=shape_gradients,
                                callee_vjp=self._callee_hook(namespace, context, "vjp"),
                                bind_name=lambda obj, base: self._bind(namespace, obj, base, context.namer.taken))
         return self._generate(fn, wrt, make, name, prefix=mode)
@@ -154,8 +155,11 @@ class Derivation:
         # the next transformation treats renamed temporaries as temporaries (optimize/forward_substitution.py)
         fn_out.__astjax_function_source__.temporaries = frozenset(renames.values()) | frozenset(
             getattr(source, "temporaries", ()))
-        # adjoints and tangents: a zero one may stand for an array of any shape (jit reads this)
-        fn_out.__astjax_derivative_names__ = frozenset(renames.get(n, n) for n in context.namer.derived.values())
+        # adjoints and tangents: a zero one may stand for an array of any shape (jit reads this); a function
+        # built from a derivative (jit's normalized copy of a generated vjp) keeps the names it had
+        inherited = getattr(getattr(source, "fn", None), "__astjax_derivative_names__", frozenset())
+        fn_out.__astjax_derivative_names__ = frozenset(
+            renames.get(n, n) for n in set(context.namer.derived.values()) | set(inherited))
         if context.renamed_params:
             fn_out.__astjax_param_renames__ = dict(context.renamed_params)
         self.functions[label] = fn_out

@@ -38,10 +38,13 @@ class ReverseMode:
     callee_vjp(fn, mask, node) -> name of the generated vjp of a called user function.
     check_output: (grad mode) the generated code checks the output is a scalar, for a gradient
         that another transformation composes (grad's wrapper checks the value it is handed).
+    shape_gradients: each returned gradient is shaped like its parameter (`broadcast_like(bu, u)`), for a
+        gradient another transformation composes: grad's wrapper shapes a bare 0.0 (a parameter nothing
+        reached), but jit, vmap and the other compositions run this source without the wrapper.
     """
 
     def __init__(self, context, function_node, wrt, mode="grad", has_aux=False, callee_vjp=None, name=None,
-                 bind_name=None, check_output=False):
+                 bind_name=None, check_output=False, shape_gradients=False):
         self.context = context
         self.namer = context.namer
         self.function = function_node
@@ -49,6 +52,7 @@ class ReverseMode:
         self.wrt = list(wrt)
         self.mode = mode
         self.check_output = check_output
+        self.shape_gradients = shape_gradients
         self.has_aux = has_aux
         self.callee_vjp = callee_vjp
         self.bind_name = bind_name
@@ -164,6 +168,8 @@ class ReverseMode:
     def _return(self):
         grads = [name(self.namer.adjoint(p)) if p in self.activity.active else gast.Constant(value=_ZERO, kind=None)
                  for p in self.wrt]
+        if self.shape_gradients:
+            grads = [call("broadcast_like", g, name(p)) for g, p in zip(grads, self.wrt)]
         grad = grads[0] if len(grads) == 1 else gast.Tuple(elts=grads, ctx=gast.Load())
         value = name(self.value_name) if getattr(self, "value_name", None) else copy.deepcopy(self.output)
         if self.has_aux:
