@@ -1,0 +1,134 @@
+"""vmap's batching rules of the fifth batch (astjax/rules/batching_fifth.py): lax's convolutions (the batch
+folded into N), reduce_window and the window patches, conv_general, polyint, polyfit, gradient, insert,
+resize, linalg.cond, Python's max/min of two numbers. One row per primitive and argument combination
+(batched or not, batch axis not at 0): the batched call equals a Python loop over the batch calling the
+unbatched function, and the generated source has no loop over the batch left. Combinations a rule does not
+cover (a batched kernel) still equal the loop. Reference backend only; small shapes."""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.lax as lax
+import astjax.numpy as jnp
+from astjax.lax import internal as LI
+from astjax.rules.batching_fifth import EDITS, FOLDED, SAME_CALL, WINDOWED
+from astjax.rules.signal_helpers import conv_general
+
+from batch_loops import assert_rule_batches_without_a_loop, loop_over_batch
+
+RNG = np.random.default_rng(12)
+B = 3
+
+
+def _x(*shape):
+    return RNG.normal(size=shape)
+
+
+def _max2(a, b):
+    return max(a, b)
+
+
+def _min2(a, b):
+    return min(a, b)
+
+
+def _max_sum(x, y):
+    return max(jnp.sum(x), jnp.sum(y))
+
+
+def _min_const(x):
+    return min(jnp.sum(x), 0.5)
+
+
+# (primitive, function, args, in_axes)
+ROWS = [
+    ("lax_conv", lambda x, w: lax.conv(x, w, (1, 1), "SAME"), [_x(B, 2, 1, 5, 4), _x(3, 1, 2, 2)], (0, None)),
+    ("lax_conv", lambda x, w: lax.conv(x, w, (2, 1), "VALID"), [_x(2, 1, 5, B, 4), _x(3, 1, 2, 2)], (3, None)),
+    ("lax_conv_general_dilated", lambda x, w: lax.conv_general_dilated(
+        x, w, (1, 1), ((1, 0), (0, 1)), rhs_dilation=(1, 2), dimension_numbers=("NHWC", "HWIO", "NHWC")),
+     [_x(B, 2, 5, 4, 1), _x(2, 2, 1, 3)], (0, None)),
+    ("lax_conv_general_dilated", lambda x, w: lax.conv_general_dilated(
+        x, w, (1,), "VALID", dimension_numbers=("NCH", "OIH", "HCN")), [_x(2, 2, 6, B), _x(3, 2, 2)], (3, None)),
+    ("lax_conv_general_dilated", lambda x, w: lax.conv_general_dilated(x, w, (1, 1), ((1, 0), (0, 1)), lhs_dilation=(2, 1)),
+     [_x(B, 1, 2, 3, 3), _x(2, 2, 2, 2)], (0, None)),
+    ("lax_reduce_window", lambda x: lax.reduce_window(x, 0.0, lax.add, (2, 2), (1, 2), "SAME"), [_x(B, 4, 5)], 0),
+    ("lax_reduce_window", lambda x: lax.reduce_window(x, -np.inf, lax.max, (1, 3), None, ((1, 1), (0, 2)),
+                                                      window_dilation=(1, 2)), [_x(3, B, 6)], 1),
+    ("lax_reduce_window", lambda x: lax.reduce_window(x, np.inf, lax.min, (2,), None, ((0, 1),), base_dilation=(2,)), [_x(B, 4)], 0),
+    ("lax_window_patches", lambda x: LI.window_patches(x, (2, 2), (1, 1), "VALID"), [_x(B, 2, 3, 4)], 0),
+    ("lax_window_patches", lambda x: LI.window_patches(x, (3,), (2,), "SAME", None, (2,), 1.5), [_x(5, B)], 1),
+    ("lax_window_patches_adjoint", lambda g: LI.window_patches_adjoint(g, (2, 3, 4), (2, 2), (1, 1), "VALID"),
+     [_x(B, 2, 6, 4)], 0),
+    ("lax_window_patches_adjoint", lambda g: LI.window_patches_adjoint(g, (5,), (3,), (2,), "SAME", None, (2,)),
+     [_x(3, 3, B)], 2),
+    ("conv_general", lambda a, v: conv_general(a, v), [_x(B, 5), _x(3)], (0, None)),
+    ("conv_general", lambda a, v: conv_general(a, v, "same", True), [_x(2), _x(5, B)], (None, 1)),
+    ("conv_general", lambda a, v: conv_general(a, v, "valid", True), [_x(B, 6), _x(B, 3)], 0),
+    ("conv_general", lambda a, v: conv_general(a, v, "same", False), [_x(B, 4), _x(B, 4)], 0),
+    ("polyint", lambda p: jnp.polyint(p), [_x(B, 4)], 0),
+    ("polyint", lambda p: jnp.polyint(p, 3), [RNG.integers(-3, 3, size=(3, B))], 1),
+    ("polyint", lambda p: jnp.polyint(p, 0), [_x(B, 2)], 0),
+    ("polyfit", lambda x, y: jnp.polyfit(x, y, 2), [np.linspace(0, 1, 6), _x(B, 6)], (None, 0)),
+    ("polyfit", lambda y: jnp.polyfit(np.arange(5.0), y, 1), [_x(5, B)], 1),
+    ("gradient", lambda f: jnp.gradient(f), [_x(B, 5)], 0),
+    ("gradient", lambda f: jnp.gradient(f, 0.5, edge_order=2), [_x(5, B)], 1),
+    ("gradient", lambda f, t: jnp.gradient(f, t), [_x(B, 4), np.array([0.0, 0.5, 1.5, 1.75])], (0, None)),
+    ("gradient", lambda f: jnp.gradient(f, axis=-1), [_x(B, 2, 4)], 0),
+    ("gradient", lambda f: jnp.gradient(f, 2.0, axis=0), [_x(3, B, 2)], 1),
+    ("builtin_max", _max2, [_x(B), _x(B)], 0),
+    ("builtin_max", _max_sum, [_x(B, 2), _x(2)], (0, None)),
+    ("builtin_max", _max2, [np.array([1.0, np.nan, 2.0]), np.array([np.nan, 1.0, 2.0])], 0),
+    ("builtin_min", _min2, [np.array([1.0, np.nan, -2.0]), np.array([np.nan, 1.0, 2.0])], 0),
+    ("builtin_min", _min_const, [_x(2, B)], 1),
+    ("insert", lambda a: jnp.insert(a, 1, 7.0, axis=1), [_x(B, 2, 3)], 0),
+    ("insert", lambda a: jnp.insert(a, np.array([0, 2]), -1.0), [_x(2, B, 2)], 1),
+    ("insert", lambda a: jnp.insert(a, slice(0, 2), 5, axis=-1), [RNG.integers(0, 5, size=(B, 3))], 0),
+    ("resize", lambda a: jnp.resize(a, (3, 3)), [_x(B, 2, 2)], 0),
+    ("resize", lambda a: jnp.resize(a, 2), [_x(3, B)], 1),
+    ("cond", lambda a: jnp.linalg.cond(a), [_x(B, 3, 3)], 0),
+    ("cond", lambda a: jnp.linalg.cond(a, "fro"), [_x(3, 3, B)], 2),
+    ("cond", lambda a: jnp.linalg.cond(a, -np.inf), [_x(B, 2, 2)], 0),
+]
+
+
+@pytest.mark.parametrize("row", range(len(ROWS)), ids=[f"{r[0]}-{i}" for i, r in enumerate(ROWS)])
+def test_the_rule_matches_a_loop_and_leaves_no_loop(row):
+    assert_rule_batches_without_a_loop(*ROWS[row], rtol=1e-9)
+
+
+def test_every_declared_primitive_has_a_row():
+    declared = set(FOLDED) | set(WINDOWED) | set(SAME_CALL) | set(EDITS)
+    assert declared <= {r[0] for r in ROWS}
+
+
+# Combinations no rule covers: the loop over the batch, still equal to a Python loop.
+LOOPED = [
+    (lambda x, w: lax.conv(x, w, (1, 1), "VALID"), [_x(2, 1, 4, 4), _x(B, 2, 1, 2, 2)], (None, 0)),
+    (lambda x, w: lax.conv(x, w, (1, 1), "VALID"), [_x(B, 2, 1, 4, 4), _x(B, 2, 1, 2, 2)], 0),
+    (lambda p: jnp.polyint(p, 1, 2.0), [_x(B, 3)], 0),
+    (lambda a, v: jnp.insert(a, 1, v, axis=0), [_x(B, 2, 3), _x(B, 3)], 0),
+    (lambda x, y: jnp.polyfit(x, y, 1), [_x(B, 4), _x(B, 4)], 0),
+    (lambda f: jnp.gradient(f), [_x(B, 2, 3)], 0),
+]
+
+
+@pytest.mark.parametrize("case", range(len(LOOPED)))
+def test_uncovered_combinations_loop_and_match(case):
+    f, args, in_axes = LOOPED[case]
+    got = astjax.vmap(f, in_axes=in_axes)(*args)
+    want = loop_over_batch(f, args, in_axes)
+    for a, w in zip(got if isinstance(got, list) else [got], list(np.moveaxis(want, 1, 0)) if isinstance(
+            got, list) else [want]):
+        np.testing.assert_allclose(a, w, rtol=1e-9, atol=1e-12)
+
+
+def test_conv_of_a_batched_input_is_one_convolution():
+    """vmap over images: one lax.conv call on the folded batch, not one per example."""
+    f = lambda x, w: lax.conv(x, w, (1, 1), "SAME")   # noqa: E731
+    source = astjax.source(astjax.vmap(f, in_axes=(0, None)))
+    assert "_results" not in source and "lax.conv(x_folded" in source, source
+
+
+def test_resize_of_a_batched_empty_array_is_refused():
+    with pytest.raises(Exception, match="resize"):
+        astjax.vmap(lambda a: jnp.resize(a, (2,)))(np.zeros((B, 0)))
