@@ -55,6 +55,12 @@ ROWS = [
     ("lax_reduce_window", lambda x: lax.reduce_window(x, -np.inf, lax.max, (1, 3), None, ((1, 1), (0, 2)),
                                                       window_dilation=(1, 2)), [_x(3, B, 6)], 1),
     ("lax_reduce_window", lambda x: lax.reduce_window(x, np.inf, lax.min, (2,), None, ((0, 1),), base_dilation=(2,)), [_x(B, 4)], 0),
+    ("lax_window_hits", lambda x, y: LI.window_hits(x, y, -np.inf, lax.max, (1, 2), (1, 2), "SAME"),
+     [np.round(_x(B, 2, 5)), None], 0),
+    ("lax_window_hits", lambda x, y: LI.window_hits(x, y, 0.0, lax.add, (2,), None, ((1, 0),)), [_x(4, B), _x(4)],
+     (1, None)),
+    ("lax_window_ties", lambda x, y: LI.window_ties(x, y, np.inf, lax.min, (2, 2), (1, 1)),
+     [np.round(_x(B, 3, 3)), None], 0),
     ("lax_window_patches", lambda x: LI.window_patches(x, (2, 2), (1, 1), "VALID"), [_x(B, 2, 3, 4)], 0),
     ("lax_window_patches", lambda x: LI.window_patches(x, (3,), (2,), "SAME", None, (2,), 1.5), [_x(5, B)], 1),
     ("lax_window_patches_adjoint", lambda g: LI.window_patches_adjoint(g, (2, 3, 4), (2, 2), (1, 1), "VALID"),
@@ -89,6 +95,19 @@ ROWS = [
     ("cond", lambda a: jnp.linalg.cond(a, "fro"), [_x(3, 3, B)], 2),
     ("cond", lambda a: jnp.linalg.cond(a, -np.inf), [_x(B, 2, 2)], 0),
 ]
+
+
+def _window_results():
+    """window_hits/ties rows read y = reduce_window(x): the windows' real maxima and minima (with ties)."""
+    for row in ROWS:
+        if len(row[2]) == 2 and row[2][1] is None:
+            init, computation = (-np.inf, lax.max) if "hits" in row[0] else (np.inf, lax.min)
+            window, strides, padding = ((1, 2), (1, 2), "SAME") if "hits" in row[0] else ((2, 2), (1, 1), "VALID")
+            row[2][1] = np.stack([lax.reduce_window(x, init, computation, window, strides, padding)
+                                  for x in row[2][0]])
+
+
+_window_results()
 
 
 @pytest.mark.parametrize("row", range(len(ROWS)), ids=[f"{r[0]}-{i}" for i, r in enumerate(ROWS)])
@@ -132,3 +151,21 @@ def test_conv_of_a_batched_input_is_one_convolution():
 def test_resize_of_a_batched_empty_array_is_refused():
     with pytest.raises(Exception, match="resize"):
         astjax.vmap(lambda a: jnp.resize(a, (2,)))(np.zeros((B, 0)))
+
+
+def _cnn_loss(w, x, y):
+    h = lax.conv(x[None], w, (1, 1), "SAME")
+    p = lax.reduce_window(jnp.tanh(h), -jnp.inf, lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
+    return jnp.sum((jnp.mean(p, axis=(2, 3)) - y) ** 2)
+
+
+def test_per_example_gradients_of_a_small_cnn_match_a_loop_without_a_batch_loop():
+    """vmap(grad(loss), in_axes=(None, 0, 0)) of a conv + max-pool: the convolutions, window patches and
+    the pool's hits and ties all batch, so no statement loops over the examples."""
+    w, xs, ys = _x(2, 1, 3, 3), _x(B, 1, 4, 4), _x(B, 1, 2)
+    g = astjax.grad(_cnn_loss)
+    v = astjax.vmap(g, in_axes=(None, 0, 0))
+    np.testing.assert_allclose(v(w, xs, ys), np.stack([g(w, xs[i], ys[i]) for i in range(B)]), rtol=1e-10,
+                               atol=1e-12)
+    source = astjax.source(v)
+    assert "_results" not in source and "range(_B" not in source, source

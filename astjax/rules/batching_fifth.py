@@ -133,17 +133,43 @@ FOLDED = {"lax_conv": _folded_conv_rule, "lax_conv_general_dilated": _folded_con
 
 
 # ---------------------------------------------------------------- windows: the batch axis a window of 1
+_WINDOW_NAMES = ("window_dimensions", "window_strides", "padding", "base_dilation", "window_dilation")
+_WINDOW_DEFAULTS = {"window_strides": None, "padding": "VALID", "base_dilation": None, "window_dilation": None}
+
+
 def _reduce_window_rule(bt, target, app):
     b = app.bound
     if not _batched_array(bt, b.get("operand")) or not _others_unbatched(bt, app, "operand"):
         return None
-    names = ("window_dimensions", "window_strides", "padding", "base_dilation", "window_dilation")
-    defaults = {"window_strides": None, "padding": "VALID", "base_dilation": None, "window_dilation": None}
+    names, defaults = _WINDOW_NAMES, _WINDOW_DEFAULTS
     out = []
     window = bt.fresh("_window")
     out.append(bt.assign(window, _call(bt.helper(batch_window_args), *[
         copy.deepcopy(b[k]) if k in b else _const(defaults[k]) for k in names])))
     out.append(bt.assign(target, _rebuilt(bt, app, {k: _item(window, i) for i, k in enumerate(names)})))
+    return out
+
+
+def _window_rows_rule(bt, target, app):
+    """window_hits / window_ties (reduce_window's derivative weights: one row per output, shaped (outputs,
+    window size) or (outputs, 1)): with the batch a window of 1, the rows of example b are the b-th block of
+    B, reshaped (B, outputs, columns)."""
+    b = app.bound
+    arrays = [b.get("operand"), b.get("y")]
+    if not all(isinstance(n, gast.Name) and bt.kind(n) == ARRAY for n in arrays) or not any(
+            bt.is_batched(n) for n in arrays) or not _others_unbatched(bt, app, "operand", "y"):
+        return None
+    out = []
+    operand, y = (bt.batched(n, out) for n in arrays)
+    window = bt.fresh("_window")
+    out.append(bt.assign(window, _call(bt.helper(batch_window_args), *[
+        copy.deepcopy(b[k]) if k in b else _const(_WINDOW_DEFAULTS[k]) for k in _WINDOW_NAMES])))
+    rows = bt.fresh("_rows")
+    replace = {k: _item(window, i) for i, k in enumerate(_WINDOW_NAMES)}
+    replace.update(operand=operand, y=y)
+    out.append(bt.assign(rows, _rebuilt(bt, app, replace)))
+    out.append(bt.assign(target, _call("jnp.reshape", _name(rows), _tuple(bt.B, _const(-1), _shape_at(
+        _name(rows), -1)))))
     return out
 
 
@@ -166,6 +192,8 @@ def _window_patches_adjoint_rule(bt, target, app):
 
 WINDOWED = {
     "lax_reduce_window": (_reduce_window_rule, _keep("operand")),
+    "lax_window_hits": (_window_rows_rule, lambda batching, bound: (ARRAY, 2)),
+    "lax_window_ties": (_window_rows_rule, lambda batching, bound: (ARRAY, 2)),
     "lax_window_patches": (_window_patches_rule, lambda batching, bound: (ARRAY, None)),
     "lax_window_patches_adjoint": (_window_patches_adjoint_rule, _unknown_array),
 }
