@@ -91,6 +91,9 @@ ROWS = [
     ("insert", lambda a: jnp.insert(a, slice(0, 2), 5, axis=-1), [RNG.integers(0, 5, size=(B, 3))], 0),
     ("resize", lambda a: jnp.resize(a, (3, 3)), [_x(B, 2, 2)], 0),
     ("resize", lambda a: jnp.resize(a, 2), [_x(3, B)], 1),
+    ("fftfreq", lambda d: jnp.fft.fftfreq(5, d), [np.abs(_x(B)) + 0.1], 0),
+    ("fftfreq", lambda d: jnp.fft.fftfreq(4, d=d, dtype=jnp.float64), [np.abs(_x(B)).astype(np.float32) + 0.1], 0),
+    ("rfftfreq", lambda d: jnp.fft.rfftfreq(6, d), [np.abs(_x(B)) + 0.1], 0),
     ("cond", lambda a: jnp.linalg.cond(a), [_x(B, 3, 3)], 0),
     ("cond", lambda a: jnp.linalg.cond(a, "fro"), [_x(3, 3, B)], 2),
     ("cond", lambda a: jnp.linalg.cond(a, -np.inf), [_x(B, 2, 2)], 0),
@@ -169,3 +172,48 @@ def test_per_example_gradients_of_a_small_cnn_match_a_loop_without_a_batch_loop(
                                atol=1e-12)
     source = astjax.source(v)
     assert "_results" not in source and "range(_B" not in source, source
+
+
+# ---------------------------------------------------------------- vmap of Jacobians
+def _scalar(x):
+    return jnp.sum(jnp.sin(x) * x ** 2) + jnp.sum(x * x) ** 2
+
+
+def _vector(x):
+    return jnp.sin(x) * jnp.sum(x ** 2)
+
+
+def _gram(x):
+    return jnp.tanh(x @ x.T)
+
+
+JACOBIANS = [
+    (astjax.hessian, _scalar, _x(B, 3)),
+    (astjax.jacrev, _vector, _x(B, 3)),
+    (astjax.jacfwd, _vector, _x(B, 3)),
+    (astjax.jacfwd, _gram, _x(B, 2, 3)),
+]
+
+
+@pytest.mark.parametrize("case", range(len(JACOBIANS)),
+                         ids=[f"{t.__name__}-{f.__name__}" for t, f, _ in JACOBIANS])
+def test_vmap_of_a_jacobian_matches_a_loop_and_batches_its_columns(case):
+    """vmap(hessian(f)), vmap(jacfwd(f)), vmap(jacrev(f)): the Jacobian's columns (rows) go into one array
+    updated in a loop over the basis (jacobian_source.py), so vmap batches each jvp (pullback) rather than
+    running the whole Jacobian once per example."""
+    transform, f, xs = JACOBIANS[case]
+    jac = transform(f)
+    batched = astjax.vmap(jac)
+    np.testing.assert_allclose(batched(xs), np.stack([jac(x) for x in xs]), rtol=1e-10, atol=1e-12)
+    top = astjax.source(batched).split("\n\n\ndef ")[0]     # the Jacobian's own loop, before its callees
+    assert "_example" not in top and "_results" not in top and "range(_B" not in top, top
+
+
+def test_vmap_of_a_hessian_with_an_unbatched_argument():
+    """hessian in the first argument, vmapped over the second only."""
+    def f(w, x):
+        return jnp.sum(jnp.tanh(w * x) ** 2)
+    h = astjax.hessian(f)
+    w, xs = _x(3), _x(B, 3)
+    got = astjax.vmap(h, in_axes=(None, 0))(w, xs)
+    np.testing.assert_allclose(got, np.stack([h(w, x) for x in xs]), rtol=1e-10, atol=1e-12)

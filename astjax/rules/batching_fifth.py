@@ -225,7 +225,21 @@ def _polyfit_rule(bt, target, app):
             bt.assign(target, _call("jnp.transpose", _name(columns)))]
 
 
+def _frequencies_rule(bt, target, app):
+    """fftfreq(n, d) / rfftfreq(n, d) of a batched scalar d: NumPy's frequencies of spacing 1 divided by d,
+    so d lifted to (B, 1) gives every example's row (n and dtype unbatched)."""
+    b = app.bound
+    d = b.get("d")
+    if not _batched_array(bt, d) or bt.rank(d) != 0 or not _others_unbatched(bt, app, "d"):
+        return None
+    lifted = bt.fresh(f"{d.id}_column")
+    return [bt.assign(lifted, _call("jnp.expand_dims", copy.deepcopy(d), _const(1))),
+            bt.assign(target, _rebuilt(bt, app, {"d": _name(lifted)}))]
+
+
 SAME_CALL = {
+    "fftfreq": (_frequencies_rule, lambda batching, bound: (ARRAY, 1)),
+    "rfftfreq": (_frequencies_rule, lambda batching, bound: (ARRAY, 1)),
     "cond": (_cond_rule, lambda batching, bound: (ARRAY, None if _rank_of(batching, bound, "x") is None
                                                   else _rank_of(batching, bound, "x") - 2)),
     "polyfit": (_polyfit_rule, lambda batching, bound: (ARRAY, 1)),
