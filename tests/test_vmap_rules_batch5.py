@@ -12,6 +12,7 @@ import astjax.lax as lax
 import astjax.numpy as jnp
 from astjax.lax import internal as LI
 from astjax.rules.batching_fifth import EDITS, FOLDED, SAME_CALL, WINDOWED
+from astjax.rules import helpers as H
 from astjax.rules.signal_helpers import conv_general
 
 from batch_loops import assert_rule_batches_without_a_loop, loop_over_batch
@@ -94,6 +95,23 @@ ROWS = [
     ("fftfreq", lambda d: jnp.fft.fftfreq(5, d), [np.abs(_x(B)) + 0.1], 0),
     ("fftfreq", lambda d: jnp.fft.fftfreq(4, d=d, dtype=jnp.float64), [np.abs(_x(B)).astype(np.float32) + 0.1], 0),
     ("rfftfreq", lambda d: jnp.fft.rfftfreq(6, d), [np.abs(_x(B)) + 0.1], 0),
+    ("adjugate", lambda a: H.adjugate(a), [_x(B, 3, 3)], 0),
+    ("well_conditioned", lambda a: H.well_conditioned(a, "det"), [_x(3, 3, B)], 2),
+    ("square_unless_reduced", lambda a: H.square_unless_reduced(a, True), [_x(B, 2, 2)], 0),
+    ("lax_gather_along", lambda t, i: LI.gather_along(t, i, 1), [_x(B, 2, 4), RNG.integers(0, 4, size=(B, 2, 3))], 0),
+    ("lax_gather_along", lambda t, i: LI.gather_along(t, i, -1), [_x(2, 4), RNG.integers(0, 4, size=(2, B, 2))],
+     (None, 1)),
+    ("lax_gather_along", lambda t, i: LI.gather_along(t, i, 0), [_x(4, B), RNG.integers(0, 4, size=(3,))], (1, None)),
+    ("lax_scatter_along", lambda g, i: LI.scatter_along(g, i, -1, (2, 4)),
+     [_x(B, 2, 3), RNG.integers(0, 4, size=(2, 3))], (0, None)),
+    ("lax_scatter_along", lambda g, i: LI.scatter_along(g, i, 0, (5,)), [_x(3), RNG.integers(0, 5, size=(B, 3))],
+     (None, 0)),
+    ("lax_pad_operand_adjoint", lambda g: lax.internal.pad_operand_adjoint(g, (2, 3), ((1, 0, 1), (0, 2, 0))),
+     [_x(B, 4, 5)], 0),
+    ("lax_pad_operand_adjoint", lambda g: lax.internal.pad_operand_adjoint(g, (3,), ((-1, 1, 0),)), [_x(3, B)], 1),
+    ("lax_top_k_indices", lambda x: LI.top_k_indices(x, 2), [np.round(_x(B, 2, 5))], 0),
+    ("lax_cumulative_argext", lambda x: LI.cumulative_argext(x, 0, False, True), [_x(4, B)], 1),
+    ("lax_cumulative_argext", lambda x: LI.cumulative_argext(x, -1, True, False), [_x(B, 2, 4)], 0),
     ("cond", lambda a: jnp.linalg.cond(a), [_x(B, 3, 3)], 0),
     ("cond", lambda a: jnp.linalg.cond(a, "fro"), [_x(3, 3, B)], 2),
     ("cond", lambda a: jnp.linalg.cond(a, -np.inf), [_x(B, 2, 2)], 0),
@@ -149,6 +167,23 @@ def test_conv_of_a_batched_input_is_one_convolution():
     f = lambda x, w: lax.conv(x, w, (1, 1), "SAME")   # noqa: E731
     source = astjax.source(astjax.vmap(f, in_axes=(0, None)))
     assert "_results" not in source and "lax.conv(x_folded" in source, source
+
+
+def _sorted_losses(w, x):
+    v, _ = lax.top_k(x * w, 2)
+    p = lax.pad(lax.sort(x * w), 0.0, ((1, 2, 1),))
+    return jnp.sum(v ** 2) + jnp.sum(p * jnp.arange(p.shape[0])) + jnp.sum(lax.cummax(x * w))
+
+
+def test_per_example_gradients_through_top_k_sort_pad_and_cummax_run_batched():
+    """Their derivative helpers (top_k_indices, gather_along, scatter_along, pad_operand_adjoint,
+    cumulative_argext) have rules: no statement loops over the examples."""
+    w, xs = _x(4), _x(B, 4)
+    g = astjax.grad(_sorted_losses)
+    v = astjax.vmap(g, in_axes=(None, 0))
+    np.testing.assert_allclose(v(w, xs), np.stack([g(w, x) for x in xs]), rtol=1e-12, atol=1e-12)
+    source = astjax.source(v)
+    assert "_results" not in source and "range(_B" not in source, source
 
 
 def test_resize_of_a_batched_empty_array_is_refused():

@@ -237,7 +237,39 @@ def _frequencies_rule(bt, target, app):
             bt.assign(target, _rebuilt(bt, app, {"d": _name(lifted)}))]
 
 
+def _stack_rule(bt, target, app):
+    """adjugate, and the checks that pass a matrix through (well_conditioned, square_unless_reduced), read
+    a stack of matrices as each one: the same call, only the matrix batched (a check refuses the batch where
+    it would refuse one of its examples)."""
+    if not _batched_array(bt, app.bound.get("a")) or not _others_unbatched(bt, app, "a"):
+        return None
+    return [bt.assign(target, _rebuilt(bt, app, {}))]
+
+
+def _last_axis_rule(bt, target, app):
+    """lax's top_k_indices reads the last axis only: the same call on a batched operand (k unbatched)."""
+    if not _batched_array(bt, app.bound.get("operand")) or not _others_unbatched(bt, app, "operand"):
+        return None
+    return [bt.assign(target, _rebuilt(bt, app, {}))]
+
+
+def _argext_rule(bt, target, app):
+    """lax's cumulative_argext(operand, axis, ...) (cummax/cummin's derivative) along the axis shifted past
+    the batch axis when it runs; a tie in any example is refused, as in that example's call."""
+    from .batching import batch_axis
+    b = app.bound
+    if not _batched_array(bt, b.get("operand")) or not _others_unbatched(bt, app, "operand"):
+        return None
+    axis = _call(bt.helper(batch_axis), copy.deepcopy(b["axis"]), _call("jnp.ndim", copy.deepcopy(b["operand"])))
+    return [bt.assign(target, _rebuilt(bt, app, {"axis": axis}))]
+
+
 SAME_CALL = {
+    "lax_top_k_indices": (_last_axis_rule, _keep("operand")),
+    "lax_cumulative_argext": (_argext_rule, _keep("operand")),
+    "adjugate": (_stack_rule, _keep("a")),
+    "well_conditioned": (_stack_rule, _keep("a")),
+    "square_unless_reduced": (_stack_rule, _keep("a")),
     "fftfreq": (_frequencies_rule, lambda batching, bound: (ARRAY, 1)),
     "rfftfreq": (_frequencies_rule, lambda batching, bound: (ARRAY, 1)),
     "cond": (_cond_rule, lambda batching, bound: (ARRAY, None if _rank_of(batching, bound, "x") is None
@@ -404,7 +436,45 @@ def _resize_result(batching, bound):
     return ARRAY, None
 
 
+def _along_rule(bt, target, app):
+    """lax's gather_along(t, indices, axis) (take_along_axis) and its transpose scatter_along(g, indices,
+    axis, shape) (sort's and top_k's derivatives): both operands batched (an unbatched one repeated along
+    the batch), the axis shifted past the batch axis when it runs, scatter's shape given the batch."""
+    from .batching import batch_axis, batch_prepend
+    b = app.bound
+    first = "t" if "t" in b else "g"
+    nodes = [b.get(first), b.get("indices")]
+    if not all(isinstance(n, gast.Name) and bt.kind(n) == ARRAY for n in nodes) or not any(
+            bt.is_batched(n) for n in nodes) or not _others_unbatched(bt, app, first, "indices"):
+        return None
+    out = []
+    operand, indices = (bt.batched(n, out) for n in nodes)
+    axis = bt.fresh("_axis")
+    out.append(bt.assign(axis, _call(bt.helper(batch_axis), copy.deepcopy(b["axis"]), _call(
+        "jnp.ndim", copy.deepcopy(indices)))))
+    replace = {first: operand, "indices": indices, "axis": _name(axis)}
+    if "shape" in b:
+        replace["shape"] = _call(bt.helper(batch_prepend), bt.B, copy.deepcopy(b["shape"]))
+    out.append(bt.assign(target, _rebuilt(bt, app, replace)))
+    return out
+
+
+def _pad_operand_adjoint_rule(bt, target, app):
+    """The transpose of lax.pad in its operand: the batch axis unpadded, the operand's shape given the batch."""
+    from .batching import batch_prepend
+    from .batching_axes import batch_padding_config
+    b = app.bound
+    if not _batched_array(bt, b.get("g")) or not _others_unbatched(bt, app, "g"):
+        return None
+    return [bt.assign(target, _rebuilt(bt, app, {
+        "operand_shape": _call(bt.helper(batch_prepend), bt.B, copy.deepcopy(b["operand_shape"])),
+        "padding_config": _call(bt.helper(batch_padding_config), copy.deepcopy(b["padding_config"]))}))]
+
+
 EDITS = {
+    "lax_gather_along": (_along_rule, lambda batching, bound: (ARRAY, _rank_of(batching, bound, "indices"))),
+    "lax_scatter_along": (_along_rule, _unknown_array),
+    "lax_pad_operand_adjoint": (_pad_operand_adjoint_rule, _unknown_array),
     "conv_general": (_conv_general_rule, lambda batching, bound: (ARRAY, 1)),
     "polyint": (_polyint_rule, lambda batching, bound: (ARRAY, 1)),
     "gradient": (_gradient_rule, _keep("f")),
