@@ -112,6 +112,10 @@ ROWS = [
     ("lax_top_k_indices", lambda x: LI.top_k_indices(x, 2), [np.round(_x(B, 2, 5))], 0),
     ("lax_cumulative_argext", lambda x: LI.cumulative_argext(x, 0, False, True), [_x(4, B)], 1),
     ("lax_cumulative_argext", lambda x: LI.cumulative_argext(x, -1, True, False), [_x(B, 2, 4)], 0),
+    ("broadcast_like", lambda t, a, b: H.broadcast_like(t, a, b), [_x(B, 3), _x(2, 1), _x(B, 1, 3)], (0, None, 0)),
+    ("broadcast_like", lambda t, a: H.broadcast_like(t, a), [_x(B), _x(2, 3)], (0, None)),
+    ("broadcast_like", lambda t, a: H.broadcast_like(t, a), [_x(3), _x(2, B, 3)], (None, 1)),
+    ("broadcast_like", lambda a: H.broadcast_like(1.5, a, a), [_x(B, 2).astype(np.float32)], 0),
     ("cond", lambda a: jnp.linalg.cond(a), [_x(B, 3, 3)], 0),
     ("cond", lambda a: jnp.linalg.cond(a, "fro"), [_x(3, 3, B)], 2),
     ("cond", lambda a: jnp.linalg.cond(a, -np.inf), [_x(B, 2, 2)], 0),
@@ -240,8 +244,10 @@ def test_vmap_of_a_jacobian_matches_a_loop_and_batches_its_columns(case):
     jac = transform(f)
     batched = astjax.vmap(jac)
     np.testing.assert_allclose(batched(xs), np.stack([jac(x) for x in xs]), rtol=1e-10, atol=1e-12)
-    top = astjax.source(batched).split("\n\n\ndef ")[0]     # the Jacobian's own loop, before its callees
+    source = astjax.source(batched)
+    top = source.split("\n\n\ndef ")[0]     # the Jacobian's own loop, before its callees
     assert "_example" not in top and "_results" not in top and "range(_B" not in top, top
+    assert "append(broadcast_like(" not in source, source      # forward-over-reverse's tangent sums
 
 
 def test_vmap_of_a_hessian_with_an_unbatched_argument():

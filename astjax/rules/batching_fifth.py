@@ -471,7 +471,63 @@ def _pad_operand_adjoint_rule(bt, target, app):
         "padding_config": _call(bt.helper(batch_padding_config), copy.deepcopy(b["padding_config"]))}))]
 
 
+def _broadcast_like_rule(bt, target, app):
+    """broadcast_like(t, *operands) (the tangent of a broadcasting primitive, which forward-over-reverse
+    code such as hessian's calls for every accumulated adjoint) of arrays: each batched one gets unit axes
+    after the batch axis up to the others' per-example rank (as the elementwise rule lifts), so the batch
+    axes line up; a batched t beside unbatched operands is passed as one more operand, so the result keeps
+    the batch axis (it lends only its shape, and operands[0] still decides a Python-number t's dtype)."""
+    from .batching import batch_shape
+    b = app.bound
+    t, operands = b.get("t"), b.get("operands")
+    if not isinstance(operands, gast.Tuple) or not operands.elts:
+        return None
+    nodes = [t] + list(operands.elts)
+    for node in nodes:
+        if isinstance(node, gast.Name):
+            if bt.kind(node) != ARRAY:
+                return None         # a container's tangent, or a kind unknown here: loop
+        elif not (isinstance(node, gast.Constant) and type(node.value) in (int, float)):
+            return None
+    if not any(isinstance(n, gast.Name) and bt.is_batched(n) for n in nodes):
+        return None
+    out, lifted = [], []
+    for node in nodes:
+        if not (isinstance(node, gast.Name) and bt.is_batched(node)):
+            lifted.append(node)
+            continue
+        others = [o for o in nodes if o is not node and isinstance(o, gast.Name)]
+        ranks = [bt.rank(o) for o in others]
+        fresh = bt.fresh(f"{node.id}_")
+        if bt.rank(node) is not None and None not in ranks:
+            missing = max(ranks + [bt.rank(node)]) - bt.rank(node)
+            if missing == 0:
+                lifted.append(node)
+                continue
+            value = _call("jnp.expand_dims", copy.deepcopy(node), _tuple(*[_const(i) for i in range(1, missing + 1)]))
+        else:
+            per_example = [_call("jnp.ndim", copy.deepcopy(o)) if not bt.is_batched(o) else gast.BinOp(
+                left=_call("jnp.ndim", copy.deepcopy(o)), op=gast.Sub(), right=_const(1)) for o in others]
+            value = _call("jnp.reshape", copy.deepcopy(node), _call(bt.helper(batch_shape), _call(
+                "jnp.shape", copy.deepcopy(node)), *per_example))
+        out.append(bt.assign(fresh, value))
+        lifted.append(_name(fresh))
+    extra = [copy.deepcopy(lifted[0])] if isinstance(t, gast.Name) and bt.is_batched(t) and not any(
+        isinstance(o, gast.Name) and bt.is_batched(o) for o in operands.elts) else []
+    out.append(bt.assign(target, gast.Call(func=_callee(bt, app), args=[copy.deepcopy(n) for n in lifted] + extra,
+                                           keywords=[])))
+    return out
+
+
+def _broadcast_like_result(batching, bound):
+    operands = bound.get("operands")
+    ranks = [batching.rank(n) if isinstance(n, gast.Name) else 0 for n in (
+        [bound.get("t")] + (list(operands.elts) if isinstance(operands, gast.Tuple) else [None]))]
+    return ARRAY, None if None in ranks else max(ranks)
+
+
 EDITS = {
+    "broadcast_like": (_broadcast_like_rule, _broadcast_like_result),
     "lax_gather_along": (_along_rule, lambda batching, bound: (ARRAY, _rank_of(batching, bound, "indices"))),
     "lax_scatter_along": (_along_rule, _unknown_array),
     "lax_pad_operand_adjoint": (_pad_operand_adjoint_rule, _unknown_array),
