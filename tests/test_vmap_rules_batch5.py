@@ -190,9 +190,11 @@ def test_per_example_gradients_through_top_k_sort_pad_and_cummax_run_batched():
     assert "_results" not in source and "range(_B" not in source, source
 
 
-def test_resize_of_a_batched_empty_array_is_refused():
+def test_resize_of_a_batched_empty_array_is_refused_and_a_negative_size_raises():
     with pytest.raises(Exception, match="resize"):
         astjax.vmap(lambda a: jnp.resize(a, (2,)))(np.zeros((B, 0)))
+    with pytest.raises(ValueError, match="non-negative"):
+        astjax.vmap(lambda a: jnp.resize(a, -1))(np.zeros((B, 2)))
 
 
 def _cnn_loss(w, x, y):

@@ -63,8 +63,12 @@ def batch_window_args(window_dimensions, window_strides, padding, base_dilation,
 
 def batch_cyclic_index(size, new_shape):
     """The flat positions np.resize reads to fill `new_shape` from `size` elements (cyclically); an empty
-    source with a non-empty result (NumPy fills zeros) is refused rather than guessed."""
-    total = int(np.prod(new_shape if np.ndim(new_shape) else (new_shape,), dtype=np.int64))
+    source with a non-empty result (NumPy fills zeros) is refused rather than guessed, and a negative size
+    raises as NumPy's resize does (the reshape after would read -1 as "infer")."""
+    shape = tuple(int(n) for n in (new_shape if np.ndim(new_shape) else (new_shape,)))
+    if any(n < 0 for n in shape):
+        raise ValueError(f"resize: all elements of new_shape must be non-negative, got {new_shape!r}")
+    total = int(np.prod(shape, dtype=np.int64))
     if int(size) == 0 and total:
         from ..errors import RuntimeRefusal
         raise RuntimeRefusal("vmap: jnp.resize of a batched empty array is not batched (NumPy fills zeros). "
