@@ -13,6 +13,7 @@ import astjax.numpy as jnp
 from astjax.lax import internal as LI
 from astjax.rules.batching_fifth import EDITS, FOLDED, SAME_CALL, WINDOWED
 from astjax.rules import helpers as H
+from astjax.rules import statistics as S
 from astjax.rules.signal_helpers import conv_general
 
 from batch_loops import assert_rule_batches_without_a_loop, loop_over_batch
@@ -116,6 +117,15 @@ ROWS = [
     ("broadcast_like", lambda t, a: H.broadcast_like(t, a), [_x(B), _x(2, 3)], (0, None)),
     ("broadcast_like", lambda t, a: H.broadcast_like(t, a), [_x(3), _x(2, B, 3)], (None, 1)),
     ("broadcast_like", lambda a: H.broadcast_like(1.5, a, a), [_x(B, 2).astype(np.float32)], 0),
+    ("quantile_tangent", lambda t, a: S.quantile_tangent(t, a, 0.3, 1), [_x(B, 2, 5), _x(B, 2, 5)], 0),
+    ("quantile_tangent", lambda t, a: S.quantile_tangent(t, a, 0.5, None, "linear", False, "nanquantile"),
+     [_x(B, 2, 3), _x(2, 3)], (0, None)),
+    ("quantile_tangent", lambda t, a: S.quantile_tangent(t, a, 40.0, -1, "nearest", True, "percentile"),
+     [_x(2, 4), _x(2, B, 4)], (None, 1)),
+    ("quantile_adjoint", lambda g, a: S.quantile_adjoint(g, a, 0.7, 0), [_x(B, 3), _x(B, 4, 3)], 0),
+    ("quantile_adjoint", lambda g, a: S.quantile_adjoint(g, a, 0.25, None, "midpoint"), [_x(B), _x(B, 2, 3)], 0),
+    ("quantile_adjoint", lambda g, a: S.quantile_adjoint(g, a, 0.5, 1, "linear", True), [_x(B, 2, 1), _x(2, 3)],
+     (0, None)),
     ("cond", lambda a: jnp.linalg.cond(a), [_x(B, 3, 3)], 0),
     ("cond", lambda a: jnp.linalg.cond(a, "fro"), [_x(3, 3, B)], 2),
     ("cond", lambda a: jnp.linalg.cond(a, -np.inf), [_x(B, 2, 2)], 0),

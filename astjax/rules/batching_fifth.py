@@ -475,6 +475,39 @@ def _pad_operand_adjoint_rule(bt, target, app):
         "padding_config": _call(bt.helper(batch_padding_config), copy.deepcopy(b["padding_config"]))}))]
 
 
+def _quantile_derivative_rule(bt, target, app):
+    """quantile_tangent(t, a, q, axis, ...) / quantile_adjoint(g, a, q, axis, ...) (the derivatives of
+    quantile, percentile, median and their nan forms) of one number q: the tangent and `a` both carry the
+    batch (an unbatched one repeated), the axis shifted past the batch axis (None: each example's every
+    axis, as the quantile's own rule). An array q puts its axes ahead of the batch: loop."""
+    from .batching_axes import _every_axis
+    b = app.bound
+    first = "t" if "t" in b else "g"
+    nodes = [b.get(first), b.get("a")]
+    q = b.get("q")
+    if not all(isinstance(n, gast.Name) and bt.kind(n) == ARRAY for n in nodes) or not any(
+            bt.is_batched(n) for n in nodes) or not _others_unbatched(bt, app, first, "a"):
+        return None
+    if not (isinstance(q, gast.Constant) and type(q.value) in (int, float)) and not (
+            isinstance(q, gast.Name) and bt.rank(q) == 0):
+        return None
+    if any(not isinstance(b.get(k, _const(None)), gast.Constant) for k in ("method", "keepdims", "kind", "slope")):
+        return None
+    out = []
+    derivative, a = (bt.batched(n, out) for n in nodes)
+    axis = b.get("axis", _const(None))
+    if _is_const(axis, None):
+        if bt.rank(b["a"]) is None:
+            return None
+        shifted = _every_axis(bt, a)
+    else:
+        shifted = _shifted(axis)
+        if shifted is None:
+            return None
+    out.append(bt.assign(target, _rebuilt(bt, app, {first: derivative, "a": a, "axis": shifted})))
+    return out
+
+
 def _broadcast_like_rule(bt, target, app):
     """broadcast_like(t, *operands) (the tangent of a broadcasting primitive, which forward-over-reverse
     code such as hessian's calls for every accumulated adjoint) of arrays: each batched one gets unit axes
@@ -531,6 +564,8 @@ def _broadcast_like_result(batching, bound):
 
 
 EDITS = {
+    "quantile_tangent": (_quantile_derivative_rule, _unknown_array),
+    "quantile_adjoint": (_quantile_derivative_rule, _keep("a")),
     "broadcast_like": (_broadcast_like_rule, _broadcast_like_result),
     "lax_gather_along": (_along_rule, lambda batching, bound: (ARRAY, _rank_of(batching, bound, "indices"))),
     "lax_scatter_along": (_along_rule, _unknown_array),
