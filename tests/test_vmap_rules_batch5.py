@@ -200,6 +200,21 @@ def test_per_example_gradients_through_top_k_sort_pad_and_cummax_run_batched():
     assert "_results" not in source and "range(_B" not in source, source
 
 
+def _robust_loss(w, x):
+    return jnp.median(x * w) + jnp.sum(jnp.quantile(x * w, 0.3, axis=0)) + jnp.nanmax(x) * jnp.sum(w)
+
+
+def test_per_example_gradients_through_median_and_quantile_run_batched():
+    """quantile_tangent/adjoint have rules, and the analysis knows median's and nanmax's result is an array
+    of the reduced rank (it did not: the `+` after them looped over the examples)."""
+    w, xs = _x(2, 4), _x(B, 2, 4)
+    g = astjax.grad(_robust_loss)
+    v = astjax.vmap(g, in_axes=(None, 0))
+    np.testing.assert_allclose(v(w, xs), np.stack([g(w, x) for x in xs]), rtol=1e-12, atol=1e-12)
+    source = astjax.source(v)
+    assert "_results" not in source and "range(_B" not in source, source
+
+
 def test_resize_of_a_batched_empty_array_is_refused_and_a_negative_size_raises():
     with pytest.raises(Exception, match="resize"):
         astjax.vmap(lambda a: jnp.resize(a, (2,)))(np.zeros((B, 0)))
