@@ -511,7 +511,7 @@ def _quantile_derivative_rule(bt, target, app):
 def _broadcast_like_rule(bt, target, app):
     """broadcast_like(t, *operands) (the tangent of a broadcasting primitive, which forward-over-reverse
     code such as hessian's calls for every accumulated adjoint) of arrays: each batched one gets unit axes
-    after the batch axis up to the others' per-example rank (as the elementwise rule lifts), so the batch
+    after the batch axis up to the operands' per-example rank (as the elementwise rule lifts), so the batch
     axes line up; a batched t beside unbatched operands is passed as one more operand, so the result keeps
     the batch axis (it lends only its shape, and operands[0] still decides a Python-number t's dtype)."""
     from .batching import batch_shape
@@ -528,12 +528,16 @@ def _broadcast_like_rule(bt, target, app):
             return None
     if not any(isinstance(n, gast.Name) and bt.is_batched(n) for n in nodes):
         return None
+    ranks = [bt.rank(n) if isinstance(n, gast.Name) else 0 for n in nodes]
+    if None not in ranks and ranks[0] > max(ranks[1:]):
+        return None                 # t of more axes than the operands': each example's call raises (the loop)
     out, lifted = [], []
     for node in nodes:
         if not (isinstance(node, gast.Name) and bt.is_batched(node)):
             lifted.append(node)
             continue
-        others = [o for o in nodes if o is not node and isinstance(o, gast.Name)]
+        others = [o for o in nodes[1:] if o is not node and isinstance(o, gast.Name)]   # operands only: a t of
+        # more axes than they broadcast to is not lifted past them, and fails as in each example's call
         ranks = [bt.rank(o) for o in others]
         fresh = bt.fresh(f"{node.id}_")
         if bt.rank(node) is not None and None not in ranks:
