@@ -10,11 +10,17 @@ user code:
     def jacfwd_f(x):
         x = jacobian_input(x)       # one array: a pytree is refused (rules/helpers.py)
         _basis = jnp.eye(jnp.size(x), dtype=x.dtype)
-        _columns = []
-        for _k in range(jnp.size(x)):
+        _out, _tangent = _jvp(x, jnp.reshape(_basis[0], jnp.shape(x)))
+        _tangent = jacobian_input(_tangent)
+        _columns = jnp.zeros(jnp.shape(_tangent) + (jnp.size(x),), dtype=_tangent.dtype)
+        _columns = _columns.at[..., 0].set(_tangent)
+        for _k in range(1, jnp.size(x)):
             _out, _tangent = _jvp(x, jnp.reshape(_basis[_k], jnp.shape(x)))
-            _columns.append(jacobian_input(_tangent))
-        return jnp.reshape(jnp.stack(_columns, axis=-1), jnp.shape(_out) + jnp.shape(x))
+            _columns = _columns.at[..., _k].set(jacobian_input(_tangent))
+        return jnp.reshape(_columns, jnp.shape(_out) + jnp.shape(x))
+
+The columns go into one array rather than a list: vmap batches an array updated in a loop, where a list
+of batched columns would make it run the whole Jacobian once per example (`vmap(hessian(f))`).
 """
 
 import gast
@@ -86,31 +92,47 @@ def jacobian_source(kind, fun, leading, keywords, nums, generated_for):
 
 
 def _forward_lines(params, i, generated, bound, keyword_text, result, suffix):
+    """The columns written into one array (the first column's jvp gives its shape and dtype), not appended
+    to a list: vmap batches an array updated in a loop, while a list of batched columns would make it run
+    the whole Jacobian once per example."""
     x = params[i]
-    call = ", ".join(bound + params + [f"jnp.reshape(_basis{suffix}[_k{suffix}], jnp.shape({x}))"] + keyword_text)
+
+    def call(k):
+        return ", ".join(bound + params + [f"jnp.reshape(_basis{suffix}[{k}], jnp.shape({x}))"] + keyword_text)
+    columns = f"_columns{suffix}"
     return [
         f"{x} = jacobian_input({x})",
         f"_basis{suffix} = jnp.eye(jnp.size({x}), dtype={x}.dtype)",
-        f"_columns{suffix} = []",
-        f"for _k{suffix} in range(jnp.size({x})):",
-        f"    _out{suffix}, _tangent{suffix} = {generated}({call})",
-        f"    _columns{suffix}.append(jacobian_input(_tangent{suffix}))",
-        f"{result} = jnp.reshape(jnp.stack(_columns{suffix}, axis=-1), jnp.shape(_out{suffix}) + jnp.shape({x}))",
+        f"_out{suffix}, _tangent{suffix} = {generated}({call(0)})",
+        f"_tangent{suffix} = jacobian_input(_tangent{suffix})",
+        f"{columns} = jnp.zeros(jnp.shape(_tangent{suffix}) + (jnp.size({x}),), dtype=_tangent{suffix}.dtype)",
+        f"{columns} = {columns}.at[..., 0].set(_tangent{suffix})",
+        f"for _k{suffix} in range(1, jnp.size({x})):",
+        f"    _out{suffix}, _tangent{suffix} = {generated}({call(f'_k{suffix}')})",
+        f"    {columns} = {columns}.at[..., _k{suffix}].set(jacobian_input(_tangent{suffix}))",
+        f"{result} = jnp.reshape({columns}, jnp.shape(_out{suffix}) + jnp.shape({x}))",
     ]
 
 
 def _reverse_lines(params, i, generated, bound, keyword_text, result, suffix):
+    """The rows written into one array (the first row's pullback gives its shape and dtype), as the
+    columns of _forward_lines."""
     x = params[i]
     out = f"_out{suffix}"
-    call = ", ".join([f"jnp.reshape(_basis{suffix}[_k{suffix}], jnp.shape({out}))"] + bound + params + keyword_text)
+
+    def call(k):
+        return ", ".join([f"jnp.reshape(_basis{suffix}[{k}], jnp.shape({out}))"] + bound + params + keyword_text)
+    rows = f"_rows{suffix}"
     return [
         f"{x} = jacobian_input({x})",
         f"{out} = jacobian_input(_f({', '.join(bound + params + keyword_text)}))",
         f"_basis{suffix} = jnp.eye(jnp.size({out}), dtype={out}.dtype)",
-        f"_rows{suffix} = []",
-        f"for _k{suffix} in range(jnp.size({out})):",
-        f"    _rows{suffix}.append({generated}({call}))",
-        f"{result} = jnp.reshape(jnp.stack(_rows{suffix}, axis=0), jnp.shape({out}) + jnp.shape({x}))",
+        f"_row{suffix} = {generated}({call(0)})",
+        f"{rows} = jnp.zeros((jnp.size({out}),) + jnp.shape(_row{suffix}), dtype=_row{suffix}.dtype)",
+        f"{rows} = {rows}.at[0].set(_row{suffix})",
+        f"for _k{suffix} in range(1, jnp.size({out})):",
+        f"    {rows} = {rows}.at[_k{suffix}].set({generated}({call(f'_k{suffix}')}))",
+        f"{result} = jnp.reshape({rows}, jnp.shape({out}) + jnp.shape({x}))",
     ]
 
 

@@ -54,7 +54,11 @@ _RANK_OF = {"unbroadcast": "x", "unreduce": "x", "index_adjoint": "x", "zero_lik
 # Adjoint helpers that always return an adjoint tree (rules/helpers.py's TreeAdjoint), never an array.
 _TREE_RESULTS = frozenset({"attribute_adjoint", "stack_adjoint", "concatenate_adjoint", "tree_item_adjoint",
                            "sum_adjoint"})
-_REDUCTIONS = frozenset({"sum", "mean", "prod", "max", "min", "var", "std", "all", "any", "argmax", "argmin"})
+# Every reduction rules/batching.py's reduction_rule batches (its cumulative ones keep their rank: not here), so
+# a statement after `m = jnp.median(x)` knows m is an array of the reduced rank instead of looping over the batch.
+_REDUCTIONS = frozenset({"sum", "mean", "prod", "max", "min", "var", "std", "all", "any", "argmax", "argmin",
+                         "nansum", "nanmean", "nanprod", "nanmax", "nanmin", "nanvar", "nanstd", "ptp", "median",
+                         "nanmedian"})
 
 
 def _of_shapes_only(prim):

@@ -20,6 +20,7 @@ from . import record_constructions  # noqa: F401 (registration: namedtuples buil
 from . import special_fill  # noqa: F401 (registration: sici, fresnel, bessel_jn)
 from . import batching_trees  # noqa: F401 (registration: batching rules of the adjoint-tree helpers)
 from . import batching_fourth  # noqa: F401 (registration: batching rules of the fourth batch; after special_fill)
+from . import batching_fifth  # noqa: F401 (registration: batching rules of the fifth batch: convolutions, windows)
 from . import cuda_lowerings  # noqa: F401 (registration: the elementwise primitives' CUDA lowerings)
 
 __all__ = ["PRIMITIVES", "Classification", "classification", "Primitive", "all_primitives", "lookup_callable", "lookup_operator",

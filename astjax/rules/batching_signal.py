@@ -75,8 +75,10 @@ def _vectors(bt, app, names):
     return nodes
 
 
-def _gather_sum(bt, out, target, name, a, v, mode):
-    if name == "correlate":
+def _gather_sum(bt, out, target, name, a, v, mode, kernel_ready=False):
+    """`target` = the gather-and-sum of a with the kernel; for correlate the kernel is conj(v[::-1]), made
+    here unless `kernel_ready` (conv_general's flipped kernel, reversed by its rule and not conjugated)."""
+    if name == "correlate" and not kernel_ready:
         kernel = bt.fresh(f"{v.id}_kernel")
         out.append(bt.assign(kernel, _call("jnp.conj", _call("jnp.flip", copy.deepcopy(v), _const(-1)))))
         v = _name(kernel)
