@@ -11,12 +11,12 @@ user code:
         x = jacobian_input(x)       # one array: a pytree is refused (rules/helpers.py)
         _basis = jnp.eye(jnp.size(x), dtype=x.dtype)
         _out, _tangent = _jvp(x, jnp.reshape(_basis[0], jnp.shape(x)))
-        _tangent = jacobian_input(_tangent)
+        _tangent = broadcast_like(jacobian_input(_tangent), _out)   # a bare 0.0: nothing reached it
         _columns = jnp.zeros(jnp.shape(_tangent) + (jnp.size(x),), dtype=_tangent.dtype)
         _columns = _columns.at[..., 0].set(_tangent)
         for _k in range(1, jnp.size(x)):
             _out, _tangent = _jvp(x, jnp.reshape(_basis[_k], jnp.shape(x)))
-            _columns = _columns.at[..., _k].set(jacobian_input(_tangent))
+            _columns = _columns.at[..., _k].set(broadcast_like(jacobian_input(_tangent), _out))
         return jnp.reshape(_columns, jnp.shape(_out) + jnp.shape(x))
 
 The columns go into one array rather than a list: vmap batches an array updated in a loop, where a list
@@ -68,8 +68,8 @@ def jacobian_source(kind, fun, leading, keywords, nums, generated_for):
             raise TypeError(f"{kind} of {getattr(fun, '__name__', fun)} with argnums={nums}: the function has "
                             f"only {len(params)} parameters")
     nums = tuple(i % len(params) for i in nums)
-    from .rules.helpers import jacobian_input
-    namespace = {"_f": fun, "jacobian_input": jacobian_input}
+    from .rules.helpers import broadcast_like, jacobian_input
+    namespace = {"_f": fun, "jacobian_input": jacobian_input, "broadcast_like": broadcast_like}
     bound = [f"_bound{i}" for i in range(len(leading))]
     namespace.update(zip(bound, leading))
     keyword_text = [f"{k}=_keyword_{k}" for k in keywords]
@@ -104,12 +104,12 @@ def _forward_lines(params, i, generated, bound, keyword_text, result, suffix):
         f"{x} = jacobian_input({x})",
         f"_basis{suffix} = jnp.eye(jnp.size({x}), dtype={x}.dtype)",
         f"_out{suffix}, _tangent{suffix} = {generated}({call(0)})",
-        f"_tangent{suffix} = jacobian_input(_tangent{suffix})",
+        f"_tangent{suffix} = broadcast_like(jacobian_input(_tangent{suffix}), _out{suffix})",
         f"{columns} = jnp.zeros(jnp.shape(_tangent{suffix}) + (jnp.size({x}),), dtype=_tangent{suffix}.dtype)",
         f"{columns} = {columns}.at[..., 0].set(_tangent{suffix})",
         f"for _k{suffix} in range(1, jnp.size({x})):",
         f"    _out{suffix}, _tangent{suffix} = {generated}({call(f'_k{suffix}')})",
-        f"    {columns} = {columns}.at[..., _k{suffix}].set(jacobian_input(_tangent{suffix}))",
+        f"    {columns} = {columns}.at[..., _k{suffix}].set(broadcast_like(jacobian_input(_tangent{suffix}), _out{suffix}))",
         f"{result} = jnp.reshape({columns}, jnp.shape(_out{suffix}) + jnp.shape({x}))",
     ]
 
@@ -127,11 +127,11 @@ def _reverse_lines(params, i, generated, bound, keyword_text, result, suffix):
         f"{x} = jacobian_input({x})",
         f"{out} = jacobian_input(_f({', '.join(bound + params + keyword_text)}))",
         f"_basis{suffix} = jnp.eye(jnp.size({out}), dtype={out}.dtype)",
-        f"_row{suffix} = {generated}({call(0)})",
+        f"_row{suffix} = broadcast_like({generated}({call(0)}), {x})",
         f"{rows} = jnp.zeros((jnp.size({out}),) + jnp.shape(_row{suffix}), dtype=_row{suffix}.dtype)",
         f"{rows} = {rows}.at[0].set(_row{suffix})",
         f"for _k{suffix} in range(1, jnp.size({out})):",
-        f"    {rows} = {rows}.at[_k{suffix}].set({generated}({call(f'_k{suffix}')}))",
+        f"    {rows} = {rows}.at[_k{suffix}].set(broadcast_like({generated}({call(f'_k{suffix}')}), {x}))",
         f"{result} = jnp.reshape({rows}, jnp.shape({out}) + jnp.shape({x}))",
     ]
 

@@ -61,3 +61,17 @@ def test_jit_gives_the_parameters_shape():
 
 def test_the_shape_read_inside_a_derivative_is_the_parameters():
     np.testing.assert_allclose(astjax.grad(size_of_the_gradient)(W, U, X), np.full((3, 2), 20.0))
+
+
+def constant_in_x(x, y):
+    return jnp.sum(y ** 2)
+
+
+def test_a_jacobian_of_a_jacobian_where_nothing_reaches_a_row():
+    """The pullback of a row nothing reaches is a bare 0.0: the Jacobian's rows (and columns) are shaped like
+    the argument (the output), so jacrev(jacrev(f)) of a function constant in x is zeros, not a crash."""
+    x, y = np.arange(3.0), np.ones(2)
+    for outer in (astjax.jacrev, astjax.jacfwd):
+        got = outer(astjax.jacrev(constant_in_x))(x, y)
+        assert np.shape(got) == (3, 3) and not np.any(np.asarray(got))
+    np.testing.assert_array_equal(astjax.jacrev(lambda a, b: b * 2.0)(x, y), np.zeros((2, 3)))

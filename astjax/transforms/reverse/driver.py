@@ -178,9 +178,11 @@ class ReverseMode:
                 value = gast.Tuple(elts=[value, aux], ctx=gast.Load())
             else:
                 grad = gast.Tuple(elts=[grad, aux], ctx=gast.Load())
-        if self.mode == "value_and_grad":
-            return gast.Return(value=gast.Tuple(elts=[value, grad], ctx=gast.Load()))
-        return gast.Return(value=grad)
+        returned = gast.Return(value=gast.Tuple(elts=[value, grad], ctx=gast.Load()) if self.mode == "value_and_grad"
+                               else grad)
+        if self.shape_gradients:      # the shaping belongs to the user's return (a next order's comment says so)
+            copy_location(returned, self.function.body[-1])
+        return returned
 
 
 def _call_name(value):
