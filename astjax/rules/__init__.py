@@ -21,6 +21,7 @@ from . import special_fill  # noqa: F401 (registration: sici, fresnel, bessel_jn
 from . import batching_trees  # noqa: F401 (registration: batching rules of the adjoint-tree helpers)
 from . import batching_fourth  # noqa: F401 (registration: batching rules of the fourth batch; after special_fill)
 from . import cuda_lowerings  # noqa: F401 (registration: the elementwise primitives' CUDA lowerings)
+from . import scipy_linalg_more  # noqa: F401 (registration: the rest of jax.scipy.linalg)
 
 __all__ = ["PRIMITIVES", "Classification", "classification", "Primitive", "all_primitives", "lookup_callable", "lookup_operator",
            "elementwise", "reductions", "linalg", "structural", "creation", "nondifferentiable", "control",
