@@ -150,3 +150,6 @@ from ._linalg_more import (  # noqa: E402 (after the helpers it imports)
     cholesky, circulant, dft, eigh_tridiagonal, expm_frechet, hadamard, hankel, helmert, hessenberg, hilbert,
     invhilbert, invpascal, pascal, polar, qr, schur, sqrtm, svd, toeplitz,
 )
+for _fn in (cholesky, circulant, dft, eigh_tridiagonal, expm_frechet, hadamard, hankel, helmert, hessenberg, hilbert,
+            invhilbert, invpascal, pascal, polar, qr, schur, sqrtm, svd, toeplitz):
+    _fn.__module__ = __name__       # public here (as JAX does): a library function, never inlined as user code
