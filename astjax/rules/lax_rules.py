@@ -256,7 +256,7 @@ for _ufunc, _name, _largest in ((np.maximum, "maximum", True), (np.minimum, "min
           ("array",), f"barray += lax.internal.scatter_along(by, {_arg}, axis, jnp.shape(array))",
           f"dy = lax.internal.gather_along(darray, {_arg}, axis)", aliases=(_ufunc.accumulate,))
 # A sort's derivative follows its (stable) permutation.
-rules("lax_sort", lax.sort, ("operand",),
+rules("lax_sort", lax._linear.sort, ("operand",),
       "boperand += lax.internal.scatter_along(by, jnp.argsort(operand, dimension), dimension, jnp.shape(operand))",
       "dy = lax.internal.gather_along(doperand, jnp.argsort(operand, dimension), dimension)")
 rules("lax_gather_along", internal.gather_along, ("t",),
