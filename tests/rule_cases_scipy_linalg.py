@@ -9,6 +9,7 @@ import scipy.linalg
 
 import astjax.numpy as jnp
 import astjax.scipy.linalg as jsl
+from astjax import lax
 from rule_cases_linalg import Case, general, normal, spd, square
 
 CASES = []
@@ -117,3 +118,20 @@ case("hankel", "c_r", hankel_cr, normal(2), normal(3))
 case("hankel", "c", hankel_c, normal(3))
 case("circulant", "c", circulant_fn, normal(3))
 case("scipy_sqrtm", "spd", scipy_sqrtm_fn, spd(3) + normal(3, 3) * 0.1)
+
+
+# ------------------------------------------------ lax.sort of a tuple (astjax/rules/lax_reduce_sort.py)
+def lax_sort_pair(k, v, w):
+    ks, vs = lax.sort((k, v), num_keys=1)
+    return jnp.sum(w * (ks * ks * vs))
+
+
+def lax_sort_two_keys_rows(k, v, w):
+    ks, vs = lax.sort((k, v), dimension=0, num_keys=2)
+    return jnp.sum(w * (ks + vs * vs))
+
+
+_keys = jnp.asarray(np.array([0.3, -1.2, 2.0, 0.9]))
+case("lax_sort", "pair_num_keys_1", lax_sort_pair, _keys, normal(4))
+case("lax_sort", "rows_num_keys_2", lax_sort_two_keys_rows, jnp.asarray(np.array([[0.5, 1.0], [-0.5, 2.0], [1.5, 0.0]])),
+     normal(3, 2))

@@ -9,11 +9,11 @@
     _slicing     slice, slice_in_dim, index_in_dim, dynamic_slice, dynamic_update_slice and their _in_dim forms,
                  select
     _linear      dot_general, conv_general_dilated, conv, reduce_window, cumsum, cumprod, cummax, cummin,
-                 top_k, and the one-array sort primitive
+                 sort (one array, or a tuple by its first num_keys), top_k
     _scan        associative_scan
     _solves      custom_root, custom_linear_solve (derivatives by the implicit function theorem; normalize/custom_roots.py)
     _aliases     lax's names for astjax.numpy / astjax.scipy.special functions (acosh, lgamma, erf_inv, ...)
-    ..lax_reduce_sort reduce (add, mul, max, min) and sort (one array, or several by their first num_keys)
+    ..lax_reduce_sort reduce (add, mul, max, min), written in Python from primitives
     ..lax_composites  reduce_sum/max/min/prod, argmax, dot, iota, full, split, cumlogsumexp, sort_key_val, ...
                  written in Python from primitives and transformed like the user's code
     internal     the functions derivative rules call (window gathers, scatters, layouts)
@@ -36,9 +36,9 @@ from ._elementwise import (
     sign, sin, sinh, sqrt, square, stop_gradient, sub, tan, tanh,
 )
 from ._linear import (
-    conv, conv_general_dilated, cummax, cummin, cumprod, cumsum, dot_general, reduce_window, top_k,
+    conv, conv_general_dilated, cummax, cummin, cumprod, cumsum, dot_general, reduce_window, sort, top_k,
 )
-from ..lax_reduce_sort import reduce, sort
+from ..lax_reduce_sort import reduce
 from ._scan import associative_scan
 from ._solves import custom_linear_solve, custom_root
 from ._shape import broadcast_in_dim, concatenate, expand_dims, pad, reshape, rev, squeeze, transpose

@@ -136,6 +136,10 @@ def reduce_starts_at_identity(kind, init_value, operand):
     """Whether lax.reduce's init value is its computation's identity (0, 1, -inf / the dtype's least, +inf /
     its greatest); an add or mul reduction from anything else is refused: XLA may apply the init value any number
     of times (JAX's lax.reduce(ones(1000), 1.0, lax.add, (0,)) gives 1033)."""
+    if isinstance(operand, (tuple, list, dict)) or isinstance(init_value, (tuple, list, dict)):
+        raise UnsupportedComputation("astjax's lax.reduce reduces one array (a tuple of operands with a joint "
+                                     "computation is not supported): reduce each, or use jnp.argmax for an "
+                                     "arg-reduction")
     init = np.asarray(nd(init_value))
     if init.ndim != 0:
         raise UnsupportedComputation("lax.reduce: astjax takes one scalar init value per operand")
