@@ -120,6 +120,38 @@ case("circulant", "c", circulant_fn, normal(3))
 case("scipy_sqrtm", "spd", scipy_sqrtm_fn, spd(3) + normal(3, 3) * 0.1)
 
 
+
+def leslie_fn(f, s, w):
+    return jnp.sum(w * jsl.leslie(f, s) ** 2)
+
+
+def convolution_same(a, w):
+    return jnp.sum(w * scipy.linalg.convolution_matrix(a, 4, "same") ** 2)
+
+
+def convolution_full(a, w):
+    return jnp.sum(w * jsl.convolution_matrix(a, 2) ** 2)
+
+
+def companion_fn(a, w):
+    return jnp.sum(w * jsl.companion(a))
+
+
+def fiedler_fn(a, w):
+    return jnp.sum(w * scipy.linalg.fiedler(a))
+
+
+def solve_sylvester_fn(A, B, C, w):
+    return jnp.sum(w * jsl.solve_sylvester(A, B, C))
+
+
+case("leslie", "f_s", leslie_fn, normal(3), normal(2))
+case("convolution_matrix", "same", convolution_same, normal(3))
+case("convolution_matrix", "full", convolution_full, normal(3))
+case("companion", "cubic", companion_fn, jnp.asarray(np.array([1.5, -0.3, 0.8, 2.0])))
+case("fiedler", "distinct", fiedler_fn, jnp.asarray(np.array([0.3, -1.2, 2.0, 0.9])))
+case("solve_sylvester", "abc", solve_sylvester_fn, spd(2) + normal(2, 2) * 0.1, spd(2), normal(2, 2))
+
 # ------------------------------------------------ lax.sort of a tuple (astjax/rules/lax_reduce_sort.py)
 def lax_sort_pair(k, v, w):
     ks, vs = lax.sort((k, v), num_keys=1)

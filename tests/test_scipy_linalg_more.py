@@ -53,6 +53,14 @@ def test_values_match_scipy():
     for name in ("hilbert", "invhilbert", "helmert", "hadamard", "dft"):
         np.testing.assert_allclose(np.asarray(getattr(jsl, name)(4)), getattr(scipy.linalg, name)(4), rtol=1e-5)
     np.testing.assert_allclose(np.asarray(jsl.pascal(4, "lower")), scipy.linalg.pascal(4, "lower"))
+    _close(jsl.leslie(V, V[:3]), scipy.linalg.leslie(V, V[:3]))
+    for mode, n in (("full", 3), ("same", 6), ("valid", 6)):
+        _close(jsl.convolution_matrix(V, n, mode), scipy.linalg.convolution_matrix(V, n, mode))
+    _close(jsl.companion(V), scipy.linalg.companion(V))
+    _close(jsl.fiedler(V), scipy.linalg.fiedler(V))
+    _close(jsl.solve_sylvester(A, SPD, SPD.T), scipy.linalg.solve_sylvester(A, SPD, SPD.T))
+    _close(jsl.funm(A, np.exp), scipy.linalg.funm(A, np.exp))
+    _close(jsl.qr_multiply(A, SPD)[0], scipy.linalg.qr_multiply(A, SPD)[0])
 
 
 def test_dtypes_follow_jax():
@@ -85,6 +93,10 @@ def _jax_sqrtm_loss(a):
     return jnp.sum(jnp.real(jsl.sqrtm(a)))
 
 
+def _funm_loss(a):
+    return jnp.sum(jnp.real(jsl.funm(a, jnp.exp)))
+
+
 def _pivoted_qr_loss(a):
     q, r, p = scipy.linalg.qr(a, pivoting=True)
     return jnp.sum(r)
@@ -102,10 +114,11 @@ def _complex_root_loss(a):
 @pytest.mark.parametrize("fn,x,words", [
     (_schur_loss, A, "no derivative rule for `schur`"),
     (_jax_sqrtm_loss, SPD @ SPD.T, "no derivative rule for `sqrtm`"),
+    (_funm_loss, A, "no derivative rule for `funm`"),
     (_pivoted_qr_loss, A, "pivoting=True"),
     (_wide_qr_loss, A, "needs a square matrix"),
     (_complex_root_loss, -np.eye(3) + 0.1 * A, "real square root"),
-], ids=["schur", "jax_sqrtm", "qr_pivoting", "qr_full_wide", "sqrtm_complex_root"])
+], ids=["schur", "jax_sqrtm", "funm", "qr_pivoting", "qr_full_wide", "sqrtm_complex_root"])
 def test_refused_derivatives_name_the_line(fn, x, words):
     with pytest.raises(AstjaxError, match="test_scipy_linalg_more.py") as info:
         astjax.grad(fn)(jnp.asarray(x))

@@ -283,13 +283,94 @@ def scipy_sqrtm_tangent(t, A, y):
     return jnp.reshape(jnp_linalg.solve(_sylvester_operator(y), jnp.ravel(t)), (n, n))
 
 
+# ------------------------------------------- leslie, convolution_matrix, companion, fiedler
+def gathered_adjoint(g, index, length):
+    """The adjoint of the vector a gathered matrix reads (its entries at `index`; the zero slot dropped)."""
+    return lax.internal.scatter_along(jnp.ravel(g), jnp.ravel(index), 0, (length + 1,))[:length]
+
+
+def leslie_adjoint(g, f, s, operand):
+    n = jnp.shape(f)[0]
+    bv = gathered_adjoint(g, more.gather_index("leslie", n), 2 * n - 1)
+    if operand == 0:
+        return bv[:n]
+    return bv[n:]
+
+
+def leslie_tangent(t, f, s, operand):
+    if operand == 0:
+        return sla.leslie(t, 0.0 * s)
+    return sla.leslie(0.0 * f, t)
+
+
+def convolution_matrix_adjoint(g, a, n, mode):
+    m = jnp.shape(a)[0]
+    return gathered_adjoint(g, more.gather_index("convolution", m, n, mode), m)
+
+
+def convolution_matrix_tangent(t, n, mode):
+    return sla.convolution_matrix(t, n, mode)
+
+
+def companion_adjoint(g, a):
+    """a's adjoint from companion(a), whose first row is -a[1:] / a[0] (the ones below carry no derivative)."""
+    row = g[0]
+    lead = jnp.sum(row * a[1:]) / (a[0] * a[0])
+    return jnp.concatenate([jnp.reshape(lead, (1,)), -row / a[0]])
+
+
+def companion_tangent(t, a, y):
+    row = -(t[1:] * a[0] - a[1:] * t[0]) / (a[0] * a[0])
+    rest = 0.0 * y[1:]
+    return jnp.concatenate([jnp.expand_dims(row, 0), rest], axis=0)
+
+
+def fiedler_adjoint(g, a):
+    """a's adjoint from |a_i - a_j|: sign(a_i - a_j) (zero at a tie, as jnp.abs and JAX) times g + g^T."""
+    signs = jnp.sign(jnp.expand_dims(a, 1) - jnp.expand_dims(a, 0))
+    return jnp.sum((g + _mT(g)) * signs, axis=1)
+
+
+def fiedler_tangent(t, a):
+    signs = jnp.sign(jnp.expand_dims(a, 1) - jnp.expand_dims(a, 0))
+    return signs * (jnp.expand_dims(t, 1) - jnp.expand_dims(t, 0))
+
+
+# ------------------------------------------------------------ solve_sylvester
+def sylvester_adjoint_core(g, A, B):
+    """Y with A^T Y + Y B^T = g: the adjoint of the right-hand side of A X + X B = C."""
+    return sla.solve_sylvester(_mT(A), _mT(B), g)
+
+
+def solve_sylvester_adjoint(g, A, B, y, operand):
+    """Adjoints from X = solve_sylvester(A, B, C): with Y = the transposed solve of g, bC = Y, bA = -Y X^T,
+    bB = -X^T Y."""
+    core = sylvester_adjoint_core(g, A, B)
+    if operand == 0:
+        return -jnp.matmul(core, _mT(y))
+    if operand == 1:
+        return -jnp.matmul(_mT(y), core)
+    return core
+
+
+def solve_sylvester_tangent(t, A, B, y, operand):
+    """dX solves A dX + dX B = dC - dA X - X dB."""
+    if operand == 0:
+        return sla.solve_sylvester(A, B, -jnp.matmul(t, y))
+    if operand == 1:
+        return sla.solve_sylvester(A, B, -jnp.matmul(y, t))
+    return sla.solve_sylvester(A, B, t)
+
+
 COMPOSITES.update({f.__name__: f for f in (
     scipy_cholesky_adjoint, scipy_cholesky_tangent, _qr_needs, scipy_qr_adjoint, scipy_qr_tangent, polar_adjoint,
     polar_tangent, tridiagonal, eigh_tridiagonal_adjoint, eigh_tridiagonal_tangent, frechet_block,
     expm_frechet_adjoint, expm_frechet_tangent, structured_scatter, _flip_tail, toeplitz_c_adjoint,
     toeplitz_r_adjoint, toeplitz_c_tangent, hankel_c_adjoint, hankel_r_adjoint, hankel_c_tangent, circulant_adjoint, toeplitz_r_tangent,
     hankel_r_tangent, circulant_tangent,
-    _sylvester_operator, _real_root, scipy_sqrtm_adjoint, scipy_sqrtm_tangent, _mT)})
+    _sylvester_operator, _real_root, scipy_sqrtm_adjoint, scipy_sqrtm_tangent, _mT, gathered_adjoint,
+    leslie_adjoint, leslie_tangent, convolution_matrix_adjoint, convolution_matrix_tangent, companion_adjoint, companion_tangent,
+    fiedler_adjoint, fiedler_tangent, sylvester_adjoint_core, solve_sylvester_adjoint, solve_sylvester_tangent)})
 
 
 # ---------------------------------------------------------------- the primitives
@@ -345,6 +426,25 @@ no_derivative("the Schur and Hessenberg forms have no derivative rule (JAX has n
               "differentiate through eigh (symmetric matrices) or compute the form outside the differentiated "
               "function", more.schur, more.hessenberg)
 nondifferentiable("scipy_linalg_structured_index", more.structured_index, INTEGER)
+nondifferentiable("scipy_linalg_gather_index", more.gather_index, INTEGER)
+_both("leslie", more.leslie, ["bf += leslie_adjoint(by, f, s, 0)", "bs += leslie_adjoint(by, f, s, 1)"],
+      ["df -> leslie_tangent(df, f, s, 0)", "ds -> leslie_tangent(ds, f, s, 1)"], ("f", "s"),
+      aliases=("scipy.linalg.leslie",))
+_both("convolution_matrix", more.convolution_matrix, ["ba += convolution_matrix_adjoint(by, a, n, mode)"],
+      ["dy = convolution_matrix_tangent(da, n, mode)"], ("a",), aliases=("scipy.linalg.convolution_matrix",))
+_both("companion", more.companion, ["ba += companion_adjoint(by, a)"], ["dy = companion_tangent(da, a, y)"], ("a",),
+      aliases=("scipy.linalg.companion",))
+_both("fiedler", more.fiedler, ["ba += fiedler_adjoint(by, a)"], ["dy = fiedler_tangent(da, a)"], ("a",),
+      aliases=("scipy.linalg.fiedler",))
+_both("solve_sylvester", more.solve_sylvester,
+      ["bA += solve_sylvester_adjoint(by, A, B, y, 0)", "bB += solve_sylvester_adjoint(by, A, B, y, 1)",
+       "bC += solve_sylvester_adjoint(by, A, B, y, 2)"],
+      ["dA -> solve_sylvester_tangent(dA, A, B, y, 0)", "dB -> solve_sylvester_tangent(dB, A, B, y, 1)",
+       "dC -> solve_sylvester_tangent(dC, A, B, y, 2)"], ("A", "B", "C"), aliases=("scipy.linalg.solve_sylvester",))
+no_derivative("its result is complex (through the Schur form) and astjax has no complex differentiation; JAX has no "
+              "rule either", "compute it outside the differentiated function", more.funm, more.rsf2csf)
+no_derivative("astjax has no rule for it yet (JAX builds it from qr)",
+              "write `q, r = jsl.qr(a, mode='economic')` and multiply by q yourself: qr has rules", more.qr_multiply)
 _SIZE = SHAPES
 for _name in ("hilbert", "invhilbert", "pascal", "invpascal", "helmert", "hadamard", "dft"):
     nondifferentiable(_name, getattr(more, _name), _SIZE)

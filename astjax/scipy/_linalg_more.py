@@ -16,7 +16,8 @@ _sl = lazy_module("scipy.linalg")
 
 __all__ = ["cholesky", "qr", "svd", "expm_frechet", "toeplitz", "hankel", "circulant", "sqrtm", "scipy_sqrtm",
            "polar", "schur", "hessenberg", "eigh_tridiagonal", "hilbert", "invhilbert", "pascal", "invpascal",
-           "helmert", "hadamard", "dft", "structured_index"]
+           "helmert", "hadamard", "dft", "structured_index", "gather_index", "leslie", "convolution_matrix",
+           "companion", "fiedler", "solve_sylvester", "funm", "rsf2csf", "qr_multiply"]
 
 
 def _float(a):
@@ -226,3 +227,94 @@ def hadamard(n, dtype=None):
 def dft(n, scale=None):
     """The n x n discrete Fourier transform matrix, complex64."""
     return _out(np.asarray(_sl.dft(int(n), scale=scale), dtype=C64))
+
+
+# ------------------------------------------------------------------ more structured matrices, and solves
+def _probe(kind, *sizes):
+    """SciPy's matrix of the given kind built from the entries 1, 2, ..., so each entry names the position it
+    comes from (0: a structural zero, or a structural one for companion)."""
+    if kind == "leslie":
+        n = sizes[0]
+        return np.asarray(_sl.leslie(np.arange(1.0, n + 1), np.arange(n + 1.0, 2 * n)))
+    m, n, mode = sizes
+    return np.asarray(_sl.convolution_matrix(np.arange(1.0, m + 1), n, mode))
+
+
+def gather_index(kind, *sizes):
+    """Indices into the vector v = [operands..., 0] each entry of the matrix takes (the last slot is the zero)."""
+    probe = _probe(kind, *sizes)
+    slots = int(sizes[0]) * (2 if kind == "leslie" else 1) - (1 if kind == "leslie" else 0)
+    return _out(np.where(probe == 0, slots, probe - 1).astype(np.int32))
+
+
+def leslie(f, s):
+    """The Leslie matrix: fecundities f (length n) in the first row, survival s (length n-1) below the diagonal."""
+    f = _vector(f, "leslie")
+    s = _vector(s, "leslie")
+    if len(s) != len(f) - 1:
+        raise ValueError("leslie: s must have one entry fewer than f")
+    dtype = np.result_type(_float(f), _float(s))
+    v = np.concatenate([f, s, np.zeros(1)]).astype(dtype)
+    return _out(v[_nd(gather_index("leslie", len(f)))])
+
+
+def convolution_matrix(a, n, mode="full"):
+    """The matrix A with A @ v = np.convolve(a, v, mode) for v of length n."""
+    a = _vector(a, "convolution_matrix")
+    if mode not in ("full", "same", "valid"):
+        raise ValueError(f"convolution_matrix: mode must be 'full', 'same' or 'valid', got {mode!r}")
+    v = np.concatenate([a, np.zeros(1, dtype=a.dtype)])
+    return _out(v[_nd(gather_index("convolution", len(a), int(n), mode))])
+
+
+def companion(a):
+    """The companion matrix of the polynomial with coefficients a (highest first): first row -a[1:] / a[0],
+    ones below the diagonal."""
+    a = _float(_vector(a, "companion"))
+    if len(a) < 2:
+        raise ValueError("companion: a needs at least two coefficients")
+    return _out(np.asarray(_sl.companion(a)).astype(a.dtype, copy=False))
+
+
+def fiedler(a):
+    """The Fiedler matrix |a_i - a_j|."""
+    a = _vector(a, "fiedler")
+    return _out(np.abs(a[:, None] - a[None, :]))
+
+
+def solve_sylvester(A, B, C, method="schur", tol=1e-8):
+    """X with A X + X B = C (Bartels-Stewart, SciPy's)."""
+    A = _float(A)
+    B = _float(B)
+    C = _float(C)
+    dtype = np.result_type(A, B, C)
+    return _out(np.asarray(_sl.solve_sylvester(A, B, C)).astype(dtype, copy=False))
+
+
+def funm(A, func, disp=True):
+    """f(A) for a scalar function f, through the Schur form (SciPy's funm; complex, as JAX gives it)."""
+    A = _float(A)
+    kind = np.result_type(A.dtype, C64)
+    if disp:
+        return _out(np.asarray(_sl.funm(A, func, disp=True)).astype(kind, copy=False))
+    value, err = _sl.funm(A, func, disp=False)
+    return _out(np.asarray(value).astype(kind, copy=False)), err
+
+
+def rsf2csf(T, Z, check_finite=True):
+    """The complex Schur form (T, Z) from the real one."""
+    T = _float(T)
+    Z = _float(Z)
+    kind = np.result_type(T.dtype, Z.dtype, C64)
+    t, z = _sl.rsf2csf(T, Z)
+    return _out(np.asarray(t).astype(kind, copy=False)), _out(np.asarray(z).astype(kind, copy=False))
+
+
+def qr_multiply(a, c, mode="right", pivoting=False, conjugate=False, overwrite_a=False, overwrite_c=False):
+    """SciPy's qr_multiply: (q @ c or c @ q, r) from the economic QR of a."""
+    a = _float(a)
+    c = _float(c)
+    dtype = np.result_type(a, c)
+    parts = _sl.qr_multiply(a, c, mode=mode, pivoting=pivoting, conjugate=conjugate)
+    return tuple(_out(np.asarray(p).astype(dtype, copy=False)) if np.asarray(p).dtype.kind == "f"
+                 else _out(np.asarray(p, dtype=np.int32)) for p in parts)

@@ -30,7 +30,8 @@ __all__ = ["block_diag", "cho_factor", "cho_solve", "det", "eigh", "expm", "inv"
            # astjax/scipy/_linalg_more.py (rules: astjax/rules/scipy_linalg_more.py)
            "cholesky", "qr", "svd", "expm_frechet", "toeplitz", "hankel", "circulant", "sqrtm", "polar", "schur",
            "hessenberg", "eigh_tridiagonal", "hilbert", "invhilbert", "pascal", "invpascal", "helmert", "hadamard",
-           "dft"]
+           "dft", "leslie", "convolution_matrix", "companion", "fiedler", "solve_sylvester", "funm", "rsf2csf",
+           "qr_multiply"]
 
 
 def _float(a):
@@ -148,8 +149,10 @@ def eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, overwr
 
 from ._linalg_more import (  # noqa: E402 (after the helpers it imports)
     cholesky, circulant, dft, eigh_tridiagonal, expm_frechet, hadamard, hankel, helmert, hessenberg, hilbert,
-    invhilbert, invpascal, pascal, polar, qr, schur, sqrtm, svd, toeplitz,
+    invhilbert, invpascal, pascal, polar, qr, schur, sqrtm, svd, toeplitz, leslie, convolution_matrix, companion,
+    fiedler, solve_sylvester, funm, rsf2csf, qr_multiply,
 )
 for _fn in (cholesky, circulant, dft, eigh_tridiagonal, expm_frechet, hadamard, hankel, helmert, hessenberg, hilbert,
-            invhilbert, invpascal, pascal, polar, qr, schur, sqrtm, svd, toeplitz):
+            invhilbert, invpascal, pascal, polar, qr, schur, sqrtm, svd, toeplitz, leslie, convolution_matrix,
+            companion, fiedler, solve_sylvester, funm, rsf2csf, qr_multiply):
     _fn.__module__ = __name__       # public here (as JAX does): a library function, never inlined as user code
