@@ -21,15 +21,21 @@ def reduce(operands, init_values, computation, dimensions):
     identity = reduce_starts_at_identity(kind, init_values, operands)
     axes = tuple(dimensions)
     if kind == 0:
-        return jnp.sum(operands, axis=axes)
+        total = jnp.sum(operands, axis=axes)
+        if identity == 2:          # an array init (zero here) may carry a derivative: combined once
+            return total + init_values
+        return total
     if kind == 1:
-        return jnp.prod(operands, axis=axes)
+        product = jnp.prod(operands, axis=axes)
+        if identity == 2:
+            return product * init_values
+        return product
     if kind == 2:
         largest = jnp.max(operands, axis=axes)
-        if identity:
-            return largest
-        return jnp.maximum(largest, init_values)
+        if identity == 0:
+            return jnp.maximum(largest, init_values)
+        return largest
     smallest = jnp.min(operands, axis=axes)
-    if identity:
-        return smallest
-    return jnp.minimum(smallest, init_values)
+    if identity == 0:
+        return jnp.minimum(smallest, init_values)
+    return smallest

@@ -61,6 +61,15 @@ def test_reduce_value_and_gradient(fn, want):
     np.testing.assert_allclose(np.asarray(grad), numerical_gradient(fn, X), rtol=1e-6, atol=1e-8)
 
 
+def init_carrying_a_derivative(y):
+    """The init value is zero here but moves with y: it is combined once (its natural meaning), never dropped."""
+    return jnp.sum(lax.reduce(X * y, y - 2.0, lax.add, (1,)))
+
+
+def test_an_array_init_keeps_its_derivative():
+    np.testing.assert_allclose(float(astjax.grad(init_carrying_a_derivative)(2.0)), X.sum() + 2.0)
+
+
 def test_reduce_ties_share_the_derivative_and_dtypes_stay():
     grad = astjax.grad(lambda x: jnp.sum(lax.reduce(x, -jnp.inf, lax.max, (0,))))(np.array([1.0, 3.0, 3.0]))
     np.testing.assert_allclose(np.asarray(grad), [0.0, 0.5, 0.5])       # as JAX's reduce_max

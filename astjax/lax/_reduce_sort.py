@@ -133,9 +133,11 @@ def computation_kind(computation):
 
 
 def reduce_starts_at_identity(kind, init_value, operand):
-    """Whether lax.reduce's init value is its computation's identity (0, 1, -inf / the dtype's least, +inf /
-    its greatest); an add or mul reduction from anything else is refused: XLA may apply the init value any number
-    of times (JAX's lax.reduce(ones(1000), 1.0, lax.add, (0,)) gives 1033)."""
+    """0 when lax.reduce's init value is not its computation's identity (0, 1, -inf / the dtype's least, +inf /
+    its greatest), 1 when it is and is a Python number (a constant), 2 when it is an array (it may carry a
+    derivative: the reduction then combines it once, its natural meaning). An add or mul reduction from anything
+    but its identity is refused: XLA may apply the init value any number of times (JAX's
+    lax.reduce(ones(1000), 1.0, lax.add, (0,)) gives 1033)."""
     if isinstance(operand, (tuple, list, dict)) or isinstance(init_value, (tuple, list, dict)):
         raise UnsupportedComputation("astjax's lax.reduce reduces one array (a tuple of operands with a joint "
                                      "computation is not supported): reduce each, or use jnp.argmax for an "
@@ -149,8 +151,9 @@ def reduce_starts_at_identity(kind, init_value, operand):
             raise UnsupportedComputation(
                 f"lax.reduce with lax.{KINDS[kind]} from init_value {init.item()!r}: the init value must be the "
                 f"identity ({0 if kind == 0 else 1}), since XLA may apply it any number of times (its result is not "
-                f"defined otherwise); add the value outside: `init + lax.reduce(x, 0.0, lax.add, dims)`")
-        return True
+                f"defined otherwise); combine it outside: `init + lax.reduce(x, 0.0, lax.add, dims)` "
+                f"(`init * lax.reduce(x, 1.0, lax.mul, dims)`)")
+        return _identity_code(init_value)
     if dtype.kind == "f":
         extreme = -np.inf if kind == 2 else np.inf
     elif dtype.kind in "iu":
@@ -158,8 +161,12 @@ def reduce_starts_at_identity(kind, init_value, operand):
     elif dtype.kind == "b":
         extreme = False if kind == 2 else True
     else:
-        return False
-    return bool(init == extreme)
+        return 0
+    return _identity_code(init_value) if bool(init == extreme) else 0
+
+
+def _identity_code(init_value):
+    return 1 if isinstance(init_value, (bool, int, float)) else 2
 
 
 def lexsort_order(keys, dimension):

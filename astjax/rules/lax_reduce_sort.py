@@ -12,7 +12,7 @@ from ..lax import _reduce_sort as helpers
 from .decompositions import with_fields
 from .helpers import item_adjoint, tree_item_adjoint
 from .linalg import COMPOSITES
-from .nondifferentiable import BOOLEAN, INTEGER, nondifferentiable
+from .nondifferentiable import INTEGER, nondifferentiable
 
 
 def _sort_order(operand, dimension, num_keys):
@@ -50,5 +50,5 @@ def lax_sort_tangent(t, operand, y, dimension, num_keys):
 COMPOSITES.update({f.__name__: f for f in (_sort_order, lax_sort_adjoint, lax_sort_tangent)})
 
 nondifferentiable("lax_computation_kind", helpers.computation_kind, INTEGER)
-nondifferentiable("lax_reduce_starts_at_identity", helpers.reduce_starts_at_identity, BOOLEAN)
+nondifferentiable("lax_reduce_starts_at_identity", helpers.reduce_starts_at_identity, INTEGER)
 nondifferentiable("lax_lexsort_order", lax.internal.lexsort_order, INTEGER)
