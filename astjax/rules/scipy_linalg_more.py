@@ -35,6 +35,19 @@ def _mT(x):
     return jnp.swapaxes(x, -1, -2)
 
 
+def present_items(g, like):
+    """The items of a tuple result's adjoint, each one that arrived made an array of its item's shape: under
+    forward over reverse (hessian) the tangent of a constant item is a bare zero, which the rules' matmuls and
+    reshapes cannot take; an item that never arrived stays the bare 0.0 (the rules then leave its terms out)."""
+    items = []
+    for k in range(len(like)):
+        gk = item_adjoint(g, k)
+        if jnp.ndim(gk) != 0:
+            gk = gk + 0.0 * like[k]
+        items.append(gk)
+    return tuple(items)
+
+
 # ------------------------------------------------------------------ cholesky
 def scipy_cholesky_adjoint(g, a, y, lower):
     """a's adjoint from SciPy's cholesky of the `lower` (upper) triangle: cholesky's, folded onto that triangle."""
@@ -58,8 +71,8 @@ def _qr_needs(a, g, mode):
 def scipy_qr_adjoint(g, a, y, mode):
     g = _qr_needs(a, g, mode)
     if mode == "r":
-        return qr_adjoint(item_adjoint(g, 0), a, y, "r")
-    return qr_adjoint(g, a, y, "reduced")
+        return qr_adjoint(present_items(g, y)[0], a, y, "r")
+    return qr_adjoint(present_items(g, y), a, y, "reduced")
 
 
 def scipy_qr_tangent(t, a, y, mode):
@@ -67,6 +80,12 @@ def scipy_qr_tangent(t, a, y, mode):
     if mode == "r":
         return with_fields(y, [qr_tangent(t, a, y, "r")])
     return qr_tangent(t, a, y, "reduced")
+
+
+def scipy_svd_adjoint(g, a, y, full_matrices, compute_uv):
+    if not compute_uv:
+        return svd_adjoint(g, a, y, full_matrices, compute_uv)
+    return svd_adjoint(present_items(g, y), a, y, full_matrices, compute_uv)
 
 
 # --------------------------------------------------------------------- polar
@@ -77,8 +96,9 @@ def polar_adjoint(g, a, y, side):
     w = parts[0]
     s = parts[1]
     vt = parts[2]
-    gu = item_adjoint(g, 0)
-    gp = item_adjoint(g, 1)
+    both_items = present_items(g, y)
+    gu = both_items[0]
+    gp = both_items[1]
     gw = 0.0 * w
     gvt = 0.0 * vt
     gs = 0.0 * s
@@ -130,7 +150,7 @@ def eigh_tridiagonal_adjoint(g, d, e, y, eigvals_only, diagonal):
     if eigvals_only:
         sym = eigvalsh_adjoint(g, full)
     else:
-        sym = eigh_adjoint(g, full, y, True)
+        sym = eigh_adjoint(present_items(g, y), full, y, True)
     if diagonal:
         return jnp.diagonal(sym)
     return 2.0 * jnp.diagonal(sym, 1)
@@ -153,13 +173,14 @@ def frechet_block(A, E):
     return jnp.concatenate([jnp.concatenate([A, E], axis=-1), jnp.concatenate([0.0 * A, A], axis=-1)], axis=-2)
 
 
-def expm_frechet_adjoint(g, A, E, compute_expm, operand):
+def expm_frechet_adjoint(g, A, E, y, compute_expm, operand):
     """A's (operand 0) or E's (1) adjoint from expm_frechet: expm's adjoint of the block matrix, read on the
     blocks where A (twice) or E stands."""
     n = jnp.shape(A)[-1]
     if compute_expm:
-        ge = item_adjoint(g, 0)
-        gl = item_adjoint(g, 1)
+        both_items = present_items(g, y)
+        ge = both_items[0]
+        gl = both_items[1]
     else:
         ge = 0.0
         gl = g
@@ -363,7 +384,7 @@ def solve_sylvester_tangent(t, A, B, y, operand):
 
 
 COMPOSITES.update({f.__name__: f for f in (
-    scipy_cholesky_adjoint, scipy_cholesky_tangent, _qr_needs, scipy_qr_adjoint, scipy_qr_tangent, polar_adjoint,
+    present_items, scipy_svd_adjoint, scipy_cholesky_adjoint, scipy_cholesky_tangent, _qr_needs, scipy_qr_adjoint, scipy_qr_tangent, polar_adjoint,
     polar_tangent, tridiagonal, eigh_tridiagonal_adjoint, eigh_tridiagonal_tangent, frechet_block,
     expm_frechet_adjoint, expm_frechet_tangent, structured_scatter, _flip_tail, toeplitz_c_adjoint,
     toeplitz_r_adjoint, toeplitz_c_tangent, hankel_c_adjoint, hankel_r_adjoint, hankel_c_tangent, circulant_adjoint, toeplitz_r_tangent,
@@ -391,7 +412,7 @@ _both("scipy_qr", more.qr, ["ba += scipy_qr_adjoint(by, a, y, mode)"], ["dy = sc
                                       "leave pivoting=False (the permutation has no derivative; differentiate "
                                       "qr(a[:, p]) with p computed outside)")
       or _static_literal(b, "mode", ("full", "economic", "r"), "scipy.linalg.qr", "use mode='economic'."))
-_both("scipy_svd", more.svd, ["ba += svd_adjoint(by, a, y, full_matrices, compute_uv)"],
+_both("scipy_svd", more.svd, ["ba += scipy_svd_adjoint(by, a, y, full_matrices, compute_uv)"],
       ["dy = svd_tangent(da, a, y, full_matrices, compute_uv)"], ("a",), aliases=("scipy.linalg.svd",))
 _both("polar", more.polar, ["ba += polar_adjoint(by, a, y, side)"], ["dy = polar_tangent(da, a, y, side)"], ("a",),
       aliases=("scipy.linalg.polar",),
@@ -404,7 +425,7 @@ _both("eigh_tridiagonal", more.eigh_tridiagonal,
       aliases=("scipy.linalg.eigh_tridiagonal",),
       check=lambda b: _static_literal(b, "eigvals_only", (True, False), "eigh_tridiagonal", "a literal True/False."))
 _both("expm_frechet_pair", more.expm_frechet,
-      ["bA += expm_frechet_adjoint(by, A, E, compute_expm, 0)", "bE += expm_frechet_adjoint(by, A, E, compute_expm, 1)"],
+      ["bA += expm_frechet_adjoint(by, A, E, y, compute_expm, 0)", "bE += expm_frechet_adjoint(by, A, E, y, compute_expm, 1)"],
       ["dA -> expm_frechet_tangent(dA, A, E, y, compute_expm, 0)",
        "dE -> expm_frechet_tangent(dE, A, E, y, compute_expm, 1)"], ("A", "E"),
       aliases=("scipy.linalg.expm_frechet",),

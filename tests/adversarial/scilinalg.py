@@ -8,7 +8,7 @@ import astjax.numpy as jnp
 import astjax.scipy.linalg as jsl
 from astjax import lax
 
-from .case import case, mat, spd, vec
+from .case import case, mat, vec
 
 
 def cholesky_of_a_nonsymmetric_input(a):
