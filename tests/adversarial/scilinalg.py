@@ -97,3 +97,15 @@ def sort_by_the_values_themselves(x):
 
 
 case(sort_by_the_values_themselves, lambda r: (vec(r, 4) + np.array([0.0, 3.0, -5.0, 7.0]),), "works")
+
+
+def pair_add(a, b):
+    return (a[0] + b[0], a[1] * b[1])
+
+
+def associative_scan_of_a_tuple(x):
+    s, p = lax.associative_scan(pair_add, (x, x + 2.0))     # JAX scans a tuple's arrays together
+    return jnp.sum(s * jnp.arange(4.0)) + jnp.sum(p)
+
+
+case(associative_scan_of_a_tuple, lambda r: (vec(r, 4),), "either")
