@@ -63,6 +63,14 @@ JAX_LAX = [
 # lax functions that normalization rewrites into Python control flow (frontend/normalize/lax_control_flow.py).
 LAX_CONTROL_FLOW = {"fori_loop", "while_loop", "cond", "scan", "switch", "map", "associative_scan", "top_k"}
 
+# jax.scipy.linalg's public functions (JAX 0.10).
+JAX_SCIPY_LINALG = [
+    "block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion", "convolution_matrix", "det", "dft",
+    "eigh", "eigh_tridiagonal", "expm", "expm_frechet", "fiedler", "fiedler_companion", "funm", "hadamard", "hankel",
+    "helmert", "hessenberg", "hilbert", "inv", "invhilbert", "invpascal", "leslie", "lu", "lu_factor", "lu_solve",
+    "pascal", "polar", "qr", "qr_multiply", "rsf2csf", "schur", "solve", "solve_sylvester", "solve_triangular",
+    "sqrtm", "svd", "toeplitz"]
+
 # The distributions of jax.scipy.stats and the methods JAX gives them.
 STATS = ["bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma",
          "gennorm", "geom", "laplace", "logistic", "multinomial", "multivariate_normal", "nbinom", "norm",
@@ -175,12 +183,14 @@ def _sections():
         ("numpy.fft", "astjax.numpy.fft", lambda: _namespace_rows(np.fft, "astjax.numpy.fft")),
         ("scipy.special", "astjax.scipy.special", lambda: _namespace_rows(scipy.special, "astjax.scipy.special")),
         ("scipy.stats", "astjax.scipy.stats", _stats_rows),
+        ("jax.scipy.linalg", "astjax.scipy.linalg", lambda: _named_rows(JAX_SCIPY_LINALG, "astjax.scipy.linalg")),
         ("jax.nn", "astjax.nn", lambda: _named_rows(JAX_NN, "astjax.nn")),
         ("jax.lax", "astjax.lax", lambda: _named_rows(JAX_LAX, "astjax.lax", LAX_CONTROL_FLOW)),
     ]
 
 
-SECTIONS = ["numpy", "numpy.linalg", "numpy.fft", "scipy.special", "scipy.stats", "jax.nn", "jax.lax"]
+SECTIONS = ["numpy", "numpy.linalg", "numpy.fft", "scipy.special", "scipy.stats", "jax.scipy.linalg", "jax.nn",
+            "jax.lax"]
 
 
 def rows():

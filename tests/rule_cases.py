@@ -1908,3 +1908,4 @@ from rule_cases_tensordot import CASES as _tensordot; CASES += _tensordot
 from rule_cases_more import CASES as _more; CASES += _more  # noqa: E402 (astjax/numpy/_more.py)
 from rule_cases_api import CASES as _api; CASES += _api  # noqa: E402 (API coverage: linalg array-API names, block, ...)
 from rule_cases_fill import CASES as _fill; CASES += _fill  # noqa: E402 (API fill: sici, fresnel, bessel_jn)
+from rule_cases_scipy_linalg import CASES as _scipy_linalg; CASES += _scipy_linalg  # noqa: E402 (the rest of jax.scipy.linalg)

@@ -9,10 +9,11 @@
     _slicing     slice, slice_in_dim, index_in_dim, dynamic_slice, dynamic_update_slice and their _in_dim forms,
                  select
     _linear      dot_general, conv_general_dilated, conv, reduce_window, cumsum, cumprod, cummax, cummin,
-                 sort, top_k
+                 sort (one array, or a tuple by its first num_keys), top_k
     _scan        associative_scan
     _solves      custom_root, custom_linear_solve (derivatives by the implicit function theorem; normalize/custom_roots.py)
     _aliases     lax's names for astjax.numpy / astjax.scipy.special functions (acosh, lgamma, erf_inv, ...)
+    ..lax_reduce_sort reduce (add, mul, max, min), written in Python from primitives
     ..lax_composites  reduce_sum/max/min/prod, argmax, dot, iota, full, split, cumlogsumexp, sort_key_val, ...
                  written in Python from primitives and transformed like the user's code
     internal     the functions derivative rules call (window gathers, scatters, layouts)
@@ -37,6 +38,7 @@ from ._elementwise import (
 from ._linear import (
     conv, conv_general_dilated, cummax, cummin, cumprod, cumsum, dot_general, reduce_window, sort, top_k,
 )
+from ..lax_reduce_sort import reduce
 from ._scan import associative_scan
 from ._solves import custom_linear_solve, custom_root
 from ._shape import broadcast_in_dim, concatenate, expand_dims, pad, reshape, rev, squeeze, transpose
@@ -68,7 +70,7 @@ __all__ = [
     "slice", "slice_in_dim", "index_in_dim", "dynamic_slice", "dynamic_update_slice", "dynamic_slice_in_dim",
     "dynamic_update_slice_in_dim", "dynamic_index_in_dim", "select",
     # contractions, windows, scans, sorts
-    "dot_general", "conv_general_dilated", "conv", "reduce_window", "cumsum", "cumprod", "cummax", "cummin",
+    "dot_general", "conv_general_dilated", "conv", "reduce_window", "reduce", "cumsum", "cumprod", "cummax", "cummin",
     "sort", "top_k",
     # the same functions as astjax.numpy's and astjax.scipy.special's (one primitive each)
     "acosh", "asinh", "atanh", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "conj", "real", "imag",

@@ -229,12 +229,16 @@ def cumulative_argext(operand, axis, reverse, largest):
 
 
 def sort(operand, dimension=-1, is_stable=True, num_keys=1):
-    """`operand` sorted along `dimension` (one array; lax's multi-operand sort is not supported)."""
+    """`operand` sorted along `dimension` (stably); or, for a tuple of arrays of one shape, every array taken
+    along the stable order that sorts by the first `num_keys` of them (lexicographically, NaNs last)."""
     if isinstance(operand, (tuple, list)):
-        raise NotImplementedError("astjax's lax.sort sorts one array; for several, sort one and gather the "
-                                  "others with jnp.argsort / take_along_axis")
+        from ._reduce_sort import lexsort_order
+        if not 1 <= int(num_keys) <= len(operand):
+            raise ValueError(f"lax.sort: num_keys={num_keys} for {len(operand)} operands")
+        order = nd(lexsort_order(operand[:int(num_keys)], dimension))
+        return tuple(wrap(np.take_along_axis(nd(item), order, axis=dimension)) for item in operand)
     if int(num_keys) != 1:
-        raise NotImplementedError("lax.sort: num_keys must be 1")
+        raise ValueError("lax.sort: num_keys must be 1 for one operand")
     return wrap(np.sort(nd(operand), axis=dimension, kind="stable"))
 
 

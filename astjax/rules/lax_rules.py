@@ -255,10 +255,10 @@ for _ufunc, _name, _largest in ((np.maximum, "maximum", True), (np.minimum, "min
     rules(f"{_name}_accumulate", _accumulate_as_numpy(getattr(lax, "cummax" if _largest else "cummin"), _name),
           ("array",), f"barray += lax.internal.scatter_along(by, {_arg}, axis, jnp.shape(array))",
           f"dy = lax.internal.gather_along(darray, {_arg}, axis)", aliases=(_ufunc.accumulate,))
-# A sort's derivative follows its (stable) permutation.
-rules("lax_sort", lax.sort, ("operand",),
-      "boperand += lax.internal.scatter_along(by, jnp.argsort(operand, dimension), dimension, jnp.shape(operand))",
-      "dy = lax.internal.gather_along(doperand, jnp.argsort(operand, dimension), dimension)")
+# A sort's derivative follows its (stable) permutation; a tuple's, the permutation of its first num_keys
+# (lax_sort_adjoint / lax_sort_tangent: astjax/rules/lax_reduce_sort.py).
+rules("lax_sort", lax.sort, ("operand",), "boperand += lax_sort_adjoint(by, operand, dimension, num_keys)",
+      "dy = lax_sort_tangent(doperand, operand, y, dimension, num_keys)")
 rules("lax_gather_along", internal.gather_along, ("t",),
       "bt += lax.internal.scatter_along(by, indices, axis, jnp.shape(t))",
       "dy = lax.internal.gather_along(dt, indices, axis)")

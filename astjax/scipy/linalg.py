@@ -26,7 +26,12 @@ from ..numpy.linalg import det, inv
 _sl = lazy_module("scipy.linalg")      # imported when a function first runs: `import astjax` stays fast
 
 __all__ = ["block_diag", "cho_factor", "cho_solve", "det", "eigh", "expm", "inv", "lu", "lu_factor", "lu_solve",
-           "solve", "solve_triangular"]
+           "solve", "solve_triangular",
+           # astjax/scipy/_linalg_more.py (rules: astjax/rules/scipy_linalg_more.py)
+           "cholesky", "qr", "svd", "expm_frechet", "toeplitz", "hankel", "circulant", "sqrtm", "polar", "schur",
+           "hessenberg", "eigh_tridiagonal", "hilbert", "invhilbert", "pascal", "invpascal", "helmert", "hadamard",
+           "dft", "leslie", "convolution_matrix", "companion", "fiedler", "solve_sylvester", "funm", "rsf2csf",
+           "qr_multiply"]
 
 
 def _float(a):
@@ -140,3 +145,14 @@ def eigh(a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, overwr
     a = _float(a)
     w, v = np.linalg.eigh(a, UPLO="L" if lower else "U")
     return _out(w) if eigvals_only else (_out(w), _out(v))
+
+
+from ._linalg_more import (  # noqa: E402 (after the helpers it imports)
+    cholesky, circulant, dft, eigh_tridiagonal, expm_frechet, hadamard, hankel, helmert, hessenberg, hilbert,
+    invhilbert, invpascal, pascal, polar, qr, schur, sqrtm, svd, toeplitz, leslie, convolution_matrix, companion,
+    fiedler, solve_sylvester, funm, rsf2csf, qr_multiply,
+)
+for _fn in (cholesky, circulant, dft, eigh_tridiagonal, expm_frechet, hadamard, hankel, helmert, hessenberg, hilbert,
+            invhilbert, invpascal, pascal, polar, qr, schur, sqrtm, svd, toeplitz, leslie, convolution_matrix,
+            companion, fiedler, solve_sylvester, funm, rsf2csf, qr_multiply):
+    _fn.__module__ = __name__       # public here (as JAX does): a library function, never inlined as user code
