@@ -1200,6 +1200,12 @@ def sum_adjoint(g, iterable):
         per_row = np.asarray(unbroadcast(g, row))
         dtype = np.result_type(per_row, iterable) if iterable.dtype.kind in "fc" else per_row.dtype
         return wrap(np.broadcast_to(per_row.astype(dtype, copy=False), iterable.shape).copy())
+    if any(isinstance(item, (tuple, list, dict)) for item in iterable):
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal("the builtin `sum` here concatenates lists or tuples, and astjax differentiates the "
+                             "builtin sum of numbers and arrays only. Instead: write the start as a literal "
+                             "(`sum(parts, [])`, which astjax differentiates), or flatten with a comprehension "
+                             "(`[v for part in parts for v in part]`).")
     return TreeAdjoint({k: unbroadcast(g, item) for k, item in enumerate(iterable)})
 
 
