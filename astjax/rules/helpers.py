@@ -453,6 +453,19 @@ def field_of_adjoint(t, x, attr):
     return t.items.get(index, 0.0) if isinstance(t, TreeAdjoint) else 0.0
 
 
+def _rows_as_items(g, like):
+    """The items of a list or tuple whose adjoint is an array (it was read as one: `jnp.sort(xs)`): its rows.
+    A zero is no item; any other array that is not one row per item cannot be split, and is refused rather
+    than dropped (it once became a gradient of zeros)."""
+    if np.ndim(g) == 0 and not np.any(g):
+        return {}
+    if isinstance(like, (tuple, list)) and np.ndim(g) > 0 and np.shape(g)[0] == len(like):
+        return {k: g[k] for k in range(len(like))}
+    from ..errors import AstjaxError
+    raise AstjaxError(f"astjax: the derivative of a {type(like).__name__} came out as an array of shape "
+                      f"{np.shape(g)}, which does not split into its items; pass the value as an array instead")
+
+
 def materialize(g, like):
     """An adjoint shaped like `like`: containers rebuilt, zeros filled in (for None too: a custom_vjp's bwd
     may return None for a zero cotangent, as in JAX), scalars broadcast."""
@@ -465,7 +478,7 @@ def materialize(g, like):
     if isinstance(like, (tuple, list, dict)):
         if isinstance(g, (tuple, list, dict)):      # a plain cotangent tree (a custom_vjp's bwd returned it)
             g = TreeAdjoint.of(g)
-        items = g.items if isinstance(g, TreeAdjoint) else {}
+        items = g.items if isinstance(g, TreeAdjoint) else _rows_as_items(g, like)
         keys = like.keys() if isinstance(like, dict) else range(len(like))
         values = {k: materialize(items.get(k, 0.0), like[k]) for k in keys}
         if isinstance(like, dict):

@@ -770,3 +770,798 @@ def zip_dict_keys_values(x):
 
 
 case(zip_dict_keys_values, lambda r: (vec(r, 2),), "either")
+
+
+# ============================================================ compositions on realistic programs
+def _inner_loss(w, x):
+    return jnp.sum((jnp.tanh(x * w) - 0.5) ** 2)
+
+
+def maml_unrolled_inner_steps(w):
+    x = jnp.array([0.3, -0.7, 1.1])
+    v = w
+    for _ in range(3):
+        v = v - 0.1 * astjax.grad(_inner_loss)(v, x)
+    return _inner_loss(v, x * 2.0)
+
+
+case(maml_unrolled_inner_steps, lambda r: (vec(r, 3),), "works")
+
+
+def maml_inner_lambda_loss(w):
+    x = jnp.array([0.3, -0.7, 1.1])
+    loss = lambda p: jnp.sum(jnp.sin(p * x) ** 2)
+    v = w
+    for _ in range(2):
+        v = v - 0.2 * astjax.grad(loss)(v)
+    return jnp.sum(v ** 2) + loss(v)
+
+
+case(maml_inner_lambda_loss, lambda r: (vec(r, 3),), "either")
+
+
+def _lr_loss(w, lr):
+    v = w
+    for _ in range(2):
+        v = v - lr * astjax.grad(_inner_loss)(v, jnp.array([0.5, 0.2]))
+    return _inner_loss(v, jnp.array([1.0, -1.0]))
+
+
+def bilevel_learning_rate(lr):
+    return _lr_loss(jnp.array([0.4, -0.3]), lr)
+
+
+case(bilevel_learning_rate, lambda r: (scalar(r, 0.1, 0.5),), "works")
+
+
+def maml_value_and_grad_inside(w):
+    v = w
+    total = 0.0
+    for k in range(2):
+        l, g = astjax.value_and_grad(_inner_loss)(v, jnp.array([0.5, -0.2, 0.1]) * (k + 1))
+        total = total + l
+        v = v - 0.3 * g
+    return total + jnp.sum(v ** 2)
+
+
+case(maml_value_and_grad_inside, lambda r: (vec(r, 3),), "works")
+
+
+def _energy(x):
+    return jnp.sum(x ** 4) / 4.0 + jnp.sum(x ** 2) + x[0] * x[1]
+
+
+def newton_step_with_hessian(x):
+    g = astjax.grad(_energy)(x)
+    H = astjax.hessian(_energy)(x)
+    x1 = x - jnp.linalg.solve(H, g)
+    return _energy(x1)
+
+
+case(newton_step_with_hessian, lambda r: (vec(r, 2),), "works")
+
+
+def newton_step_jacfwd_of_grad(x):
+    H = astjax.jacfwd(astjax.grad(_energy))(x)
+    g = astjax.grad(_energy)(x)
+    return jnp.sum(jnp.linalg.solve(H, g) ** 2)
+
+
+case(newton_step_jacfwd_of_grad, lambda r: (vec(r, 2),), "works")
+
+
+def _residual(x):
+    return jnp.array([x[0] ** 2 + x[1] - 2.0, x[0] - x[1] ** 3])
+
+
+def gauss_newton_jacfwd_inside(x):
+    v = x
+    for _ in range(2):
+        J = astjax.jacfwd(_residual)(v)
+        v = v - jnp.linalg.solve(J, _residual(v))
+    return jnp.sum(v ** 2)
+
+
+case(gauss_newton_jacfwd_inside, lambda r: (_x(1.2, 0.9),), "works", rtol=1e-4)
+
+
+def gauss_newton_jacrev_inside(x):
+    J = astjax.jacrev(_residual)(x)
+    return jnp.sum(J ** 2) + jnp.linalg.det(J)
+
+
+case(gauss_newton_jacrev_inside, lambda r: (_x(1.2, 0.9),), "works")
+
+
+def _hvp(f, x, v):
+    return astjax.jvp(astjax.grad(f), (x,), (v,))[1]
+
+
+def hvp_jvp_of_grad_inside(x):
+    v = jnp.array([1.0, -0.5])
+    return jnp.sum(_hvp(_energy, x, v) ** 2)
+
+
+case(hvp_jvp_of_grad_inside, lambda r: (vec(r, 2),), "either")
+
+
+def _jvp_grad_check(fn, args):
+    (x,) = args
+    v = np.array([0.3, -1.0, 0.5])
+    f = lambda z: np.sum(np.sin(z) * z ** 2) + z[0] * z[2]
+    _, t = astjax.jvp(astjax.grad(fn), (x,), (v,))
+    h = 1e-5
+    fd_grad = lambda z: np.array([(f(z + h * e) - f(z - h * e)) / (2 * h) for e in np.eye(3)])
+    expected = (fd_grad(x + 1e-4 * v) - fd_grad(x - 1e-4 * v)) / 2e-4
+    return [(t, expected, "jvp(grad(f)) vs differences of the gradient")]
+
+
+def jvp_of_grad_outside(x):
+    return jnp.sum(jnp.sin(x) * x ** 2) + x[0] * x[2]
+
+
+case(jvp_of_grad_outside, lambda r: (vec(r, 3),), "works", mode="custom", check=_jvp_grad_check)
+
+
+def _fd_vjp(f, x, ct, h=1e-6):
+    out = []
+    for e in np.eye(x.size):
+        up, dn = f(x + h * e), f(x - h * e)
+        out.append(sum(np.vdot(np.asarray(c), (np.asarray(a) - np.asarray(b)) / (2 * h))
+                       for a, b, c in zip(up, dn, ct)))
+    return np.array(out)
+
+
+def vjp_tuple_output(x):
+    return jnp.sin(x) * x[0], jnp.sum(x ** 2) * jnp.ones(2)
+
+
+def _vjp_tuple_check(fn, args):
+    (x,) = args
+    out, pullback = astjax.vjp(fn, x)
+    ct = (np.array([1.0, -2.0, 0.5]), np.array([0.3, 0.7]))
+    (g,) = pullback(ct)
+    expected = _fd_vjp(lambda z: vjp_tuple_output(z), x, ct)
+    return [(out[0], fn(x)[0], "first output"), (g, expected, "vjp with a tuple cotangent")]
+
+
+case(vjp_tuple_output, lambda r: (vec(r, 3),), "works", mode="custom", check=_vjp_tuple_check)
+
+
+def vjp_dict_output(x):
+    return {"a": x * x[1], "b": jnp.cos(x[:2])}
+
+
+def _vjp_dict_check(fn, args):
+    (x,) = args
+    out, pullback = astjax.vjp(fn, x)
+    ct = {"a": np.array([1.0, -2.0, 0.5]), "b": np.array([0.3, 0.7])}
+    (g,) = pullback(ct)
+    f = lambda z: (vjp_dict_output(z)["a"], vjp_dict_output(z)["b"])
+    expected = _fd_vjp(f, x, (ct["a"], ct["b"]))
+    return [(out["b"], fn(x)["b"], "dict output"), (g, expected, "vjp with a dict cotangent")]
+
+
+case(vjp_dict_output, lambda r: (vec(r, 3),), "works", mode="custom", check=_vjp_dict_check)
+
+
+def _aux_loss(w, x):
+    pred = jnp.tanh(x @ w)
+    loss = jnp.mean(pred ** 2)
+    return loss, {"pred_mean": jnp.mean(pred), "n": x.shape[0], "w2": jnp.sum(w ** 2)}
+
+
+def value_and_grad_aux_dict(w, x):
+    (loss, aux), g = astjax.value_and_grad(_aux_loss, has_aux=True)(w, x)
+    return loss + aux["w2"] * 0.1 + jnp.sum(g ** 2) + aux["pred_mean"] * aux["n"]
+
+
+case(value_and_grad_aux_dict, lambda r: (vec(r, 2), mat(r, 4, 2)), "works", argnums=(0, 1))
+
+
+def _aux_outer_check(fn, args):
+    w, x = args
+    (loss, aux), g = astjax.value_and_grad(_aux_loss, has_aux=True)(w, x)
+    ref_loss, ref_aux = _aux_loss(w, x)
+    h = 1e-6
+    fd = np.array([(_aux_loss(w + h * e, x)[0] - _aux_loss(w - h * e, x)[0]) / (2 * h) for e in np.eye(2)])
+    return [(loss, ref_loss, "loss"), (aux["pred_mean"], ref_aux["pred_mean"], "aux pred_mean"),
+            (aux["n"], 4, "aux n"), (g, fd, "grad with has_aux")]
+
+
+case(_aux_loss, lambda r: (vec(r, 2), mat(r, 4, 2)), "works", mode="custom", check=_aux_outer_check,
+     name="has_aux_dict_outer")
+
+
+def _three_args(a, b, c, *, scale=1.0):
+    return scale * (jnp.sum(a * b) + jnp.sum(jnp.sin(c) * a))
+
+
+def _argnums_kw_check(fn, args):
+    a, b, c = args
+    ga, gc = astjax.grad(fn, argnums=(0, 2))(a, b, c, scale=2.5)
+    ref = lambda a_, c_: 2.5 * (np.sum(a_ * b) + np.sum(np.sin(c_) * a_))
+    h = 1e-6
+    fa = np.array([(ref(a + h * e, c) - ref(a - h * e, c)) / (2 * h) for e in np.eye(3)])
+    fc = np.array([(ref(a, c + h * e) - ref(a, c - h * e)) / (2 * h) for e in np.eye(3)])
+    gb_only = astjax.grad(fn, argnums=1)(a, b, c=c, scale=0.5)
+    return [(ga, fa, "d/da"), (gc, fc, "d/dc"), (gb_only, 0.5 * a, "d/db with c as a keyword")]
+
+
+case(_three_args, lambda r: (vec(r, 3), vec(r, 3), vec(r, 3)), "works", mode="custom", check=_argnums_kw_check,
+     name="grad_argnums_tuple_with_keywords")
+
+
+def _static_steps(x, n):
+    s = x
+    for _ in range(n):
+        s = jnp.sin(s) + 0.5 * s
+    if n > 2:
+        s = s * 2.0
+    return jnp.sum(s ** 2)
+
+
+def _jit_static_check(fn, args):
+    (x,) = args
+    g = astjax.jit(astjax.grad(fn), static_argnums=1)
+    out = []
+    for n in (1, 3, 1, 4):
+        ref = lambda z: _static_steps(z, n)
+        h = 1e-6
+        fd = np.array([(ref(x + h * e) - ref(x - h * e)) / (2 * h) for e in np.eye(3)])
+        out.append((g(x, n), fd, f"jit(grad) with static n={n}"))
+    return out
+
+
+case(_static_steps, lambda r: (vec(r, 3),), "works", mode="custom", check=_jit_static_check,
+     name="jit_grad_static_argnum_changes_control_flow")
+
+
+def _loop_loss(w, x):
+    h = x
+    for k in range(3):
+        h = jnp.tanh(w * h + k * 0.1)
+    return jnp.sum(h ** 2)
+
+
+def _vmap_grad_check(fn, args):
+    w, X = args
+    gs = astjax.vmap(astjax.grad(fn), in_axes=(None, 0))(w, X)
+    h = 1e-6
+    expected = np.stack([np.array([(fn(w + h * e, xi) - fn(w - h * e, xi)) / (2 * h) for e in np.eye(2)])
+                         for xi in X])
+    gx = astjax.vmap(astjax.grad(fn, argnums=1), in_axes=(None, 0))(w, X)
+    expected_x = np.stack([np.array([(fn(w, xi + h * e) - fn(w, xi - h * e)) / (2 * h) for e in np.eye(2)])
+                           for xi in X])
+    return [(gs, expected, "vmap(grad) over rows"), (gx, expected_x, "vmap(grad wrt x)")]
+
+
+case(_loop_loss, lambda r: (vec(r, 2), mat(r, 4, 2)), "works", mode="custom", check=_vmap_grad_check,
+     name="vmap_grad_in_axes_none_zero_loop")
+
+
+def _while_loss(w, x):
+    h = x
+    k = 0
+    while k < 3:
+        h = h * w + jnp.sin(h)
+        k += 1
+    return jnp.sum(h)
+
+
+case(_while_loss, lambda r: (vec(r, 2), mat(r, 3, 2)), "either", mode="custom", check=_vmap_grad_check,
+     name="vmap_grad_while_loop")
+
+
+@astjax.custom_jvp
+def _softclip(x):
+    return jnp.tanh(x) * 2.0
+
+
+@_softclip.defjvp
+def _softclip_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _softclip(x), 2.0 * (1.0 - jnp.tanh(x) ** 2) * t
+
+
+def custom_jvp_in_loop(x):
+    h = x
+    for _ in range(3):
+        h = _softclip(h * 0.8 + 0.1)
+    return jnp.sum(h ** 2)
+
+
+case(custom_jvp_in_loop, lambda r: (vec(r, 3),), "works")
+
+
+@astjax.custom_vjp
+def _scaled_sq(x, s):
+    return s * x ** 2
+
+
+def _scaled_sq_fwd(x, s):
+    return s * x ** 2, (x, s)
+
+
+def _scaled_sq_bwd(res, g):
+    x, s = res
+    return 2.0 * s * x * g, jnp.sum(x ** 2 * g) if jnp.ndim(s) == 0 else x ** 2 * g
+
+
+_scaled_sq.defvjp(_scaled_sq_fwd, _scaled_sq_bwd)
+
+
+def custom_vjp_in_loop_carried(x):
+    h = x
+    for k in range(3):
+        h = _scaled_sq(h, 0.5 + 0.1 * k) + 0.1
+    return jnp.sum(h)
+
+
+case(custom_vjp_in_loop_carried, lambda r: (vec(r, 3),), "either")
+
+
+def custom_vjp_param_in_loop(s):
+    h = jnp.array([0.3, -0.2, 0.8])
+    for _ in range(2):
+        h = _scaled_sq(h, s) + h
+    return jnp.sum(h)
+
+
+case(custom_vjp_param_in_loop, lambda r: (scalar(r, 0.3, 0.9),), "either")
+
+
+def _custom_vmap_check(fn, args):
+    (X,) = args
+    row = lambda x: jnp.sum(_softclip(x) * _scaled_sq(x, 0.7))
+    gs = astjax.vmap(astjax.grad(row))(X)
+    ref = lambda x: np.sum(np.tanh(x) * 2.0 * 0.7 * x ** 2)
+    h = 1e-6
+    expected = np.stack([np.array([(ref(xi + h * e) - ref(xi - h * e)) / (2 * h) for e in np.eye(3)]) for xi in X])
+    vals = astjax.vmap(row)(X)
+    return [(gs, expected, "vmap(grad) of custom rules"), (vals, [ref(xi) for xi in X], "vmap values")]
+
+
+def custom_rules_under_vmap(X):
+    return X
+
+
+case(custom_rules_under_vmap, lambda r: (mat(r, 4, 3),), "works", mode="custom", check=_custom_vmap_check)
+
+
+def _block(h, w):
+    return jnp.tanh(h * w) + h
+
+
+def checkpoint_in_loop(w):
+    h = jnp.array([0.2, -0.4, 0.9])
+    blk = astjax.checkpoint(_block)
+    for _ in range(3):
+        h = blk(h, w)
+    return jnp.sum(h ** 2)
+
+
+case(checkpoint_in_loop, lambda r: (vec(r, 3),), "either")
+
+
+def stop_gradient_in_closure(x):
+    target = astjax.lax.stop_gradient(x * 2.0)
+    err = lambda v: jnp.sum((v - target) ** 2)
+    return err(x) + err(x * 0.5)
+
+
+def _stop_gradient_ref(x):
+    target = x * 2.0
+    return np.sum((x - target) ** 2) + np.sum((x * 0.5 - target) ** 2)
+
+
+def _stop_grad_check(fn, args):
+    (x,) = args
+    g = astjax.grad(fn)(x)
+    target = 2.0 * x
+    expected = 2 * (x - target) + 0.5 * 2 * (0.5 * x - target)
+    _, t = astjax.jvp(fn, (x,), (np.ones(3),))
+    return [(g, expected, "stop_gradient read by a closure"), (t, np.sum(expected), "jvp")]
+
+
+case(stop_gradient_in_closure, lambda r: (vec(r, 3),), "works", mode="custom", check=_stop_grad_check)
+
+
+def stop_gradient_closure_in_loop(x):
+    s = 0.0
+    for k in range(3):
+        anchor = astjax.lax.stop_gradient(x * k)
+        pull = lambda v: jnp.sum((v - anchor) ** 2)
+        s = s + pull(x)
+    return s
+
+
+def _stop_grad_loop_check(fn, args):
+    (x,) = args
+    g = astjax.grad(fn)(x)
+    expected = sum(2 * (x - k * x) for k in range(3))
+    return [(g, expected, "stop_gradient per iteration, read by a closure")]
+
+
+case(stop_gradient_closure_in_loop, lambda r: (vec(r, 3),), "works", mode="custom", check=_stop_grad_loop_check)
+
+
+def _rk4(f, y, t, h, p):
+    k1 = f(y, t, p)
+    k2 = f(y + h / 2 * k1, t + h / 2, p)
+    k3 = f(y + h / 2 * k2, t + h / 2, p)
+    k4 = f(y + h * k3, t + h, p)
+    return y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+
+
+def _lotka(y, t, p):
+    return jnp.array([p[0] * y[0] - p[1] * y[0] * y[1], -p[2] * y[1] + p[1] * y[0] * y[1]])
+
+
+def rk4_lotka_volterra(y0, p):
+    y = y0
+    t = 0.0
+    for _ in range(8):
+        y = _rk4(_lotka, y, t, 0.1, p)
+        t = t + 0.1
+    return jnp.sum(y ** 2)
+
+
+case(rk4_lotka_volterra, lambda r: (pos(r, 2), pos(r, 3)), "works", argnums=(0, 1))
+
+
+def rk4_lambda_rhs_closure(y0, k):
+    rhs = lambda y, t, p: jnp.array([y[1], -k * y[0] - 0.1 * y[1] + jnp.sin(t)])
+    y = y0
+    for i in range(6):
+        y = _rk4(rhs, y, i * 0.2, 0.2, None)
+    return y[0] * y[1]
+
+
+case(rk4_lambda_rhs_closure, lambda r: (vec(r, 2), scalar(r, 0.5, 2.0)), "either", argnums=(0, 1))
+
+
+def rk4_time_varying_while(y0):
+    y = y0
+    t = 0.0
+    while t < 0.55:
+        y = _rk4(_lotka, y, t, 0.1, jnp.array([1.0, 0.5, 0.7]))
+        t = t + 0.1
+    return y[0] + 2 * y[1]
+
+
+case(rk4_time_varying_while, lambda r: (pos(r, 2),), "works")
+
+
+def scan_closes_over_params(w, xs):
+    def step(h, x):
+        h = jnp.tanh(w[0] * h + w[1] * x)
+        return h, h * w[2]
+    h, ys = lax.scan(step, 0.0, xs)
+    return h + jnp.sum(ys ** 2)
+
+
+case(scan_closes_over_params, lambda r: (vec(r, 3), vec(r, 4)), "works", argnums=(0, 1))
+
+
+def fori_loop_closes_over_params(w):
+    def body(i, h):
+        return h * w[0] + jnp.sin(h) * w[1] + i * 0.01
+    return jnp.sum(lax.fori_loop(0, 4, body, jnp.array([0.3, -0.2])))
+
+
+case(fori_loop_closes_over_params, lambda r: (vec(r, 2),), "works")
+
+
+def while_loop_closes_over_params(w):
+    def cond(c):
+        return c[0] < 5
+    def body(c):
+        k, h = c
+        return k + 1, h * w + 0.1
+    _, h = lax.while_loop(cond, body, (0, jnp.array([0.5, 1.0])))
+    return jnp.sum(h)
+
+
+case(while_loop_closes_over_params, lambda r: (vec(r, 2),), "either")
+
+
+def scan_body_calls_grad(w, xs):
+    def step(h, x):
+        g = astjax.grad(lambda v: jnp.sum(jnp.sin(v * x) ** 2))(h)
+        return h - 0.1 * g * w, jnp.sum(h)
+    h, ys = lax.scan(step, jnp.array([0.5, -0.5]), xs)
+    return jnp.sum(h ** 2) + jnp.sum(ys)
+
+
+case(scan_body_calls_grad, lambda r: (vec(r, 2), vec(r, 3)), "either", argnums=(0, 1))
+
+
+def grad_inside_vmap_inside_loss(w, X):
+    per_row = astjax.vmap(astjax.grad(_inner_loss), in_axes=(None, 0))(w, X)
+    return jnp.sum(per_row ** 2)
+
+
+case(grad_inside_vmap_inside_loss, lambda r: (vec(r, 3), mat(r, 4, 3)), "either", argnums=(0, 1))
+
+
+def hessian_trace_penalty(x):
+    H = astjax.hessian(lambda z: jnp.sum(jnp.sin(z) * z[0]))(x)
+    return jnp.trace(H) + jnp.sum(x ** 2)
+
+
+case(hessian_trace_penalty, lambda r: (vec(r, 3),), "either")
+
+
+def grad_of_grad_norm_penalty(w):
+    g = astjax.grad(_inner_loss)(w, jnp.array([1.0, 0.5, -0.3]))
+    return _inner_loss(w, jnp.array([0.2, 0.2, 0.2])) + 0.5 * jnp.sum(g ** 2)
+
+
+case(grad_of_grad_norm_penalty, lambda r: (vec(r, 3),), "works")
+
+
+def _adam_like(w, steps):
+    m = jnp.zeros_like(w)
+    v = w
+    for t in range(1, steps + 1):
+        g = astjax.grad(_inner_loss)(v, jnp.array([0.4, -0.6, 0.2]))
+        m = 0.9 * m + 0.1 * g
+        v = v - 0.05 * m / (1 - 0.9 ** t)
+    return v
+
+
+def unrolled_momentum_optimizer(w):
+    v = _adam_like(w, 3)
+    return jnp.sum(v ** 3)
+
+
+case(unrolled_momentum_optimizer, lambda r: (vec(r, 3),), "works")
+
+
+def linearize_inside(x):
+    y, f_jvp = astjax.linearize(lambda z: jnp.sin(z) * z, x)
+    return jnp.sum(y * f_jvp(jnp.ones_like(x)))
+
+
+case(linearize_inside, lambda r: (vec(r, 3),), "either")
+
+
+def vjp_inside_loss(x):
+    y, pull = astjax.vjp(lambda z: jnp.sin(z) * z[0], x)
+    (g,) = pull(jnp.ones_like(y))
+    return jnp.sum(g ** 2) + jnp.sum(y)
+
+
+case(vjp_inside_loss, lambda r: (vec(r, 3),), "either")
+
+
+def jacrev_tuple_output_inside(x):
+    ja, jb = astjax.jacrev(lambda z: (z * z[0], jnp.sum(jnp.sin(z))))(x)
+    return jnp.sum(ja ** 2) + jnp.sum(jb)
+
+
+case(jacrev_tuple_output_inside, lambda r: (vec(r, 3),), "either")
+
+
+def grad_dict_params_inner_sgd(p0):
+    def loss(p):
+        return jnp.sum((p["w"] * jnp.array([1.0, 2.0]) + p["b"]) ** 2)
+    p = p0
+    for _ in range(2):
+        g = astjax.grad(loss)(p)
+        p = {k: p[k] - 0.1 * g[k] for k in p}
+    return loss(p)
+
+
+case(grad_dict_params_inner_sgd, lambda r: ({"w": vec(r, 2), "b": vec(r, 1)},), "either")
+
+
+def tree_map_sgd_inside(p0):
+    def loss(p):
+        return jnp.sum(jnp.tanh(p["w"]) ** 2) + p["b"][0] ** 2 * p["w"][0]
+    p = p0
+    for _ in range(2):
+        g = astjax.grad(loss)(p)
+        p = astjax.tree_util.tree_map(lambda a, b: a - 0.2 * b, p, g)
+    return loss(p)
+
+
+case(tree_map_sgd_inside, lambda r: ({"w": vec(r, 2), "b": vec(r, 1)},), "either")
+
+
+# ============================================================ iterators consumed once, in-place list sorts
+def map_object_consumed_twice(x):
+    m = map(lambda v: v * v, x)
+    a = sum(m)
+    b = sum(m)
+    return a + 3 * b
+
+
+case(map_object_consumed_twice, lambda r: (vec(r, 3),), "either")
+
+
+def generator_consumed_twice(x):
+    g = (v * v for v in x)
+    a = sum(g)
+    return a + 3 * sum(g)
+
+
+case(generator_consumed_twice, lambda r: (vec(r, 3),), "either")
+
+
+def filter_object_consumed_twice(x):
+    g = filter(lambda v: v > 0, x)
+    a = sum(g)
+    return a + 3 * sum(g)
+
+
+case(filter_object_consumed_twice, lambda r: (_x(0.5, -0.3, 1.2),), "either")
+
+
+def zip_same_iterator_pairs(x):
+    it = iter([x[0], x[1], x[2], x[3]])
+    s = 0.0
+    for a, b in zip(it, it):
+        s = s + a * b
+    return s
+
+
+case(zip_same_iterator_pairs, lambda r: (vec(r, 4),), "either")
+
+
+def generator_next_then_rest(x):
+    g = (v * 2 for v in x)
+    first = next(g)
+    return first * sum(g)
+
+
+case(generator_next_then_rest, lambda r: (vec(r, 3),), "either")
+
+
+def zip_truncation_leaves_iterator(x):
+    it = iter([x[0], x[1], x[2]])
+    s = 0.0
+    for a, b in zip(it, [1.0]):
+        s = s + a * b
+    return s + 5 * sum(it)
+
+
+case(zip_truncation_leaves_iterator, lambda r: (vec(r, 3),), "either")
+
+
+def enumerate_object_consumed_twice(x):
+    e = enumerate(x)
+    s = sum(v * i for i, v in e)
+    return s + sum(v for i, v in e)
+
+
+case(enumerate_object_consumed_twice, lambda r: (vec(r, 3),), "either")
+
+
+def reversed_object_consumed_twice(x):
+    r = reversed([x[0], x[1]])
+    return sum(r) + 3 * sum(r)
+
+
+case(reversed_object_consumed_twice, lambda r: (vec(r, 2),), "either")
+
+
+def genexpr_late_bound_name(x):
+    k = 1.0
+    g = (v * k for v in x)
+    k = 5.0
+    return sum(g)
+
+
+case(genexpr_late_bound_name, lambda r: (vec(r, 3),), "either")
+
+
+def accumulate_initial_keyword(x):
+    cs = list(itertools.accumulate(x, initial=1.0))
+    return cs[0] * cs[-1] + cs[1]
+
+
+case(accumulate_initial_keyword, lambda r: (vec(r, 3),), "either")
+
+
+def next_with_default(x):
+    it = iter([x[0]])
+    a = next(it)
+    b = next(it, x[1] * 2)
+    return a * b
+
+
+case(next_with_default, lambda r: (vec(r, 2),), "either")
+
+
+def dict_insertion_order_values(x):
+    d = {"b": x[1], "a": x[0]}
+    d["c"] = x[2] * 2
+    vals = list(d.values())
+    return vals[0] * 5 + vals[2]
+
+
+case(dict_insertion_order_values, lambda r: (vec(r, 3),), "either")
+
+
+def list_sort_through_alias(x):
+    xs = [x[0], x[1], x[2]]
+    ys = xs
+    ys.sort()
+    return xs[0] * 3 + xs[2]
+
+
+case(list_sort_through_alias, lambda r: (_x(0.5, -0.3, 1.2),), "either")
+
+
+def list_sort_key_through_alias(x):
+    xs = [x[0], x[1], x[2]]
+    ys = xs
+    ys.sort(key=lambda v: -v)
+    return xs[0] * 3 + xs[2]
+
+
+case(list_sort_key_through_alias, lambda r: (_x(0.5, -0.3, 1.2),), "either")
+
+
+def list_sort_in_branch(x):
+    xs = [x[0], x[1], x[2]]
+    if x[3] > 0:
+        xs.sort()
+    return xs[0] * 3 + xs[2]
+
+
+case(list_sort_in_branch, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "works")
+
+
+def list_sort_in_loop_then_write(x):
+    xs = [x[0], x[1], x[2]]
+    s = 0.0
+    for k in range(2):
+        xs.sort()
+        s = s + xs[0] * (k + 1)
+        xs[0] = xs[0] + 1.0
+    return s
+
+
+case(list_sort_in_loop_then_write, lambda r: (_x(0.5, -0.3, 1.2),), "works")
+
+
+def _list_arg_check(fn, args):
+    xs = [np.float64(v) for v in args[0]]
+    g = astjax.grad(fn)(list(xs))
+    h = 1e-6
+    expected = [(fn([v + h * (i == k) for i, v in enumerate(xs)]) - fn([v - h * (i == k) for i, v in enumerate(xs)]))
+                / (2 * h) for k in range(len(xs))]
+    return [(np.array(g), np.array(expected), "gradient of a list argument")]
+
+
+def list_argument_sorted_in_place(xs):
+    xs.sort()
+    return xs[0] * 3 + xs[2]
+
+
+case(list_argument_sorted_in_place, lambda r: (_x(0.5, -0.3, 1.2),), "works", mode="custom", check=_list_arg_check)
+
+
+def list_argument_jnp_sort(xs):
+    return jnp.sum(jnp.sort(xs) * jnp.array([3.0, 0.0, 1.0]))
+
+
+case(list_argument_jnp_sort, lambda r: (_x(0.5, -0.3, 1.2),), "works", mode="custom", check=_list_arg_check)
+
+
+def list_argument_jnp_cumsum(xs):
+    return jnp.sum(jnp.cumsum(xs) ** 2)
+
+
+case(list_argument_jnp_cumsum, lambda r: (_x(0.5, -0.3, 1.2),), "works", mode="custom", check=_list_arg_check)
+
+
+def list_argument_rebound_to_array(xs):
+    xs = jnp.flip(xs) * jnp.array([1.0, 2.0, 3.0])
+    return xs[0] * xs[2] + xs[1]
+
+
+case(list_argument_rebound_to_array, lambda r: (_x(0.5, -0.3, 1.2),), "works", mode="custom", check=_list_arg_check)
