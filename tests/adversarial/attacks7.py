@@ -360,6 +360,43 @@ def sum_tuples_with_nonempty_tuple_start(x):
 case(sum_tuples_with_nonempty_tuple_start, lambda r: (vec(r, 3),), "either")
 
 
+def sum_lists_variable_start(x):
+    start = []
+    flat = sum([[x[0]], [x[1], x[2]]], start)
+    return flat[0] * flat[2] + flat[1]
+
+
+case(sum_lists_variable_start, lambda r: (vec(r, 3),), "either", jvp=False,
+     note="forward mode raises Python's TypeError for the list sum; the reverse refuses")
+
+
+def sum_lists_of_names_variable_start(x):
+    a = [x[0]]
+    b = [x[1], x[2]]
+    parts = [a, b]
+    acc = []
+    flat = sum(parts, acc)
+    return flat[0] * 2.0
+
+
+case(sum_lists_of_names_variable_start, lambda r: (vec(r, 3),), "either", jvp=False,
+     note="forward mode raises Python's TypeError for the list sum; the reverse refuses")
+
+
+def sum_numbers_literal_list_start(x):
+    return sum([x[0] * x[1], jnp.sin(x[2]), x[2]], x[0])
+
+
+case(sum_numbers_literal_list_start, lambda r: (vec(r, 3),), "works")
+
+
+def sum_arrays_array_start(x):
+    return jnp.sum(sum([x[0] * x[1], jnp.sin(x), x[2]], x) ** 2)
+
+
+case(sum_arrays_array_start, lambda r: (vec(r, 3),), "works")
+
+
 def max_with_key(x):
     rows = [x[0:2], x[2:4], x[4:6]]
     best = max(rows, key=lambda row: float(row[0]))
