@@ -1,5 +1,8 @@
 """Regression tests for what redteam7 (issue 6, round VII: functional Python and compositions) fixed; the
 corpus cases are tests/adversarial/attacks7.py."""
+import functools
+import operator
+
 import numpy as np
 import pytest
 
@@ -70,3 +73,40 @@ def test_a_list_argument_read_as_an_array_gets_its_rows_as_gradient():
     g = astjax.grad(_cumsum_of_list)(tuple(xs))
     assert isinstance(g, tuple)
     np.testing.assert_allclose(g, [4.2, 3.2, 2.8])
+
+
+# ------------------------------------------------------------ (c) `+` and `*` joining lists of unseen type
+def _join(a):
+    return a + a
+
+
+def _joined_by_helper(x):
+    b = _join([x[0], x[1]])
+    return b[0] * 3.0
+
+
+def _joined_by_reduce(x):
+    flat = functools.reduce(operator.add, [[x[0]], [x[1], x[2]]])
+    return flat[0] * flat[2] + flat[1]
+
+
+def _doubled_arrays(x):
+    rows = [x, x * 2.0]
+    total = rows[0]
+    total = total + rows[1]
+    return jnp.sum(_join(x) ** 2) + jnp.sum(total * x)
+
+
+def test_plus_joining_lists_refuses_where_each_list_got_the_whole_adjoint():
+    """`a + a` of a list (in a helper, a reduce, an accumulate) gave each operand the joined list's adjoint:
+    [2, 0] for _joined_by_helper (truth [3, 0]); the reverse sweep now keeps the `unbroadcast` of a `+`
+    whose operands may be lists, and a list adjoint of another length than its operand refuses."""
+    for fn in (_joined_by_helper, _joined_by_reduce):
+        with pytest.raises(AstjaxError, match="joins, repeats or compares"):
+            astjax.grad(fn)(X)
+    _, t = astjax.jvp(_joined_by_helper, (X,), (np.array([1.0, 0.0, 0.0]),))
+    np.testing.assert_allclose(t, 3.0)       # forward mode joins the tangent lists as the primal does
+
+
+def test_plus_of_arrays_of_one_shape_class_still_differentiates():
+    np.testing.assert_allclose(astjax.grad(_doubled_arrays)(X), 8.0 * X + 6.0 * X)

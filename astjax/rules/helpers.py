@@ -50,6 +50,8 @@ def weak_array(g, like):
 
 def unbroadcast(g, x):
     """Sum `g` over the axes along which `x` was broadcast, giving `g` the shape of `x`."""
+    if isinstance(g, TreeAdjoint) and isinstance(x, (list, tuple)) and g.length not in (None, len(x)):
+        _refuse_sequence_arithmetic()
     if isinstance(g, (TreeAdjoint, list, tuple)) or isinstance(x, TreeAdjoint):
         return g                  # adjoints of containers add item by item; nothing was broadcast
     shape = np.shape(x)
@@ -69,8 +71,25 @@ def unbroadcast(g, x):
     return wrap(summed.reshape(shape))
 
 
+def _refuse_sequence_arithmetic():
+    """The adjoint of a list reached an arithmetic operand that is a list or tuple of another length (or was
+    scaled): the `+` (or `*`) joined or repeated sequences, which the arithmetic rules cannot tell from adding
+    numbers; each operand would get the whole result's adjoint (`functools.reduce(operator.add, lists)`
+    gave a silently wrong gradient)."""
+    from ..errors import RuntimeRefusal
+    raise RuntimeRefusal("astjax: arithmetic here (`+`, `*`, `sum`, `max`/`min`) joins, repeats or compares "
+                         "lists or tuples whose types astjax could not see where it transformed the code (a "
+                         "lambda's or helper's parameters, reduce, accumulate), and its derivative cannot follow "
+                         "that. Instead: build the list with `append` or a comprehension (`[v for part in parts for "
+                         "v in part]`), join arrays with jnp.concatenate, or compare items one by one.")
+
+
 def unbroadcast_to(g, shape):
-    """`unbroadcast` given the shape itself (the tape kept only the shape of the operand)."""
+    """`unbroadcast` given the shape itself (the tape kept only the shape of the operand).
+
+    A list's adjoint of another length than the operand's: the operand was a list or tuple that `+` joined."""
+    if isinstance(g, TreeAdjoint) and g.length is not None and len(tuple(shape)) > 0 and tuple(shape)[0] != g.length:
+        _refuse_sequence_arithmetic()
     if isinstance(g, (TreeAdjoint, list, tuple)):
         return g
     return unbroadcast(g, np.empty(tuple(shape), dtype=np.bool_) if tuple(shape) else np.bool_(False))
@@ -257,12 +276,13 @@ class TreeAdjoint:
     for. The API turns it back into that container (`materialize`).
     """
 
-    __slots__ = ("items", "fields")
+    __slots__ = ("items", "fields", "length")
     __array_ufunc__ = None      # `zeros + adjoint` calls __radd__ here, never an object array around it
 
-    def __init__(self, items, fields=None):
+    def __init__(self, items, fields=None, length=None):
         self.items = items
         self.fields = fields
+        self.length = length    # the length of the list read (index_adjoint), where known: `+` may not join it
 
     def __add__(self, other):
         if isinstance(other, (dict, list, tuple)) or other is None:   # a custom_vjp's bwd gave a plain tree
@@ -271,7 +291,8 @@ class TreeAdjoint:
             items = dict(self.items)
             for key, value in other.items.items():
                 items[key] = items[key] + value if key in items else value
-            return TreeAdjoint(items, self.fields or other.fields)
+            lengths = {self.length, other.length} - {None}
+            return TreeAdjoint(items, self.fields or other.fields, lengths.pop() if len(lengths) == 1 else None)
         if np.ndim(other) == 0 and not np.any(other):
             return self
         if np.ndim(other) > 0 and all(isinstance(k, (int, np.integer)) for k in self.items):
@@ -284,6 +305,12 @@ class TreeAdjoint:
 
     __radd__ = __add__
     __array_ufunc__ = None      # `array + TreeAdjoint` must come here, never broadcast over an object
+
+    def __mul__(self, other):
+        # A list's adjoint scaled: the list was repeated (`xs * 2`) where its type was not seen.
+        _refuse_sequence_arithmetic()
+
+    __rmul__ = __mul__
 
     @staticmethod
     def of(tree):
@@ -342,9 +369,9 @@ def index_adjoint(x, idx, g):
         items = g.items if isinstance(g, TreeAdjoint) else {}
         # Keys past the slice's end belong to items appended to it later, whose adjoints the reversed
         # appends have already taken (`xs = xs[:-1]; xs.append(v)`, as `xs.pop()` is normalized): dropped.
-        return TreeAdjoint({positions[k]: value for k, value in items.items() if k < len(positions)})
+        return TreeAdjoint({positions[k]: value for k, value in items.items() if k < len(positions)}, length=len(x))
     if isinstance(x, (tuple, list)) and isinstance(idx, (int, np.integer)):
-        return TreeAdjoint({int(idx) % len(x): g})      # x[-1] is x[len(x) - 1]
+        return TreeAdjoint({int(idx) % len(x): g}, length=len(x))      # x[-1] is x[len(x) - 1]
     if isinstance(x, (tuple, list, dict, TreeAdjoint)):
         return TreeAdjoint({idx: g})
     out = np.zeros(np.shape(x), dtype=_adjoint_dtype(x, g))
@@ -478,6 +505,8 @@ def materialize(g, like):
     if isinstance(like, (tuple, list, dict)):
         if isinstance(g, (tuple, list, dict)):      # a plain cotangent tree (a custom_vjp's bwd returned it)
             g = TreeAdjoint.of(g)
+        if isinstance(g, TreeAdjoint) and isinstance(like, (tuple, list)) and g.length not in (None, len(like)):
+            _refuse_sequence_arithmetic()
         items = g.items if isinstance(g, TreeAdjoint) else _rows_as_items(g, like)
         keys = like.keys() if isinstance(like, dict) else range(len(like))
         values = {k: materialize(items.get(k, 0.0), like[k]) for k in keys}
@@ -1003,7 +1032,7 @@ def cleared_at(g, x, idx):
     if _is_sequence(x):
         i = _list_position(x, idx)
         if isinstance(g, TreeAdjoint):
-            return TreeAdjoint({k: v for k, v in g.items.items() if k != i}, g.fields)
+            return TreeAdjoint({k: v for k, v in g.items.items() if k != i}, g.fields, g.length)
         if _is_sequence(g):
             out = list(g)
             out[i] = zero_tangent(g[i])

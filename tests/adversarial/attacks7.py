@@ -1602,3 +1602,458 @@ def list_argument_rebound_to_array(xs):
 
 
 case(list_argument_rebound_to_array, lambda r: (_x(0.5, -0.3, 1.2),), "works", mode="custom", check=_list_arg_check)
+
+
+# ============================================================ `+` and `*` on lists whose type the transform cannot see
+def reduce_operator_add_joins_lists(x):
+    flat = functools.reduce(operator.add, [[x[0]], [x[1], x[2]]])
+    return flat[0] * flat[2] + flat[1]
+
+
+case(reduce_operator_add_joins_lists, lambda r: (vec(r, 3),), "either")
+
+
+def reduce_lambda_add_joins_lists(x):
+    flat = functools.reduce(lambda a, b: a + b, [[x[0]], [x[1], x[2]]])
+    return flat[0] * flat[2] + flat[1]
+
+
+case(reduce_lambda_add_joins_lists, lambda r: (vec(r, 3),), "either")
+
+
+def reduce_operator_add_joins_tuples(x):
+    flat = functools.reduce(operator.add, [(x[0],), (x[1], x[2])])
+    return flat[0] * flat[2] + flat[1]
+
+
+case(reduce_operator_add_joins_tuples, lambda r: (vec(r, 3),), "either")
+
+
+def accumulate_joins_lists(x):
+    acc = list(itertools.accumulate([[x[0]], [x[1], x[2]]]))
+    return acc[-1][0] * acc[-1][2] + acc[-1][1]
+
+
+case(accumulate_joins_lists, lambda r: (vec(r, 3),), "either")
+
+
+def _joined_with_itself(a):
+    return a + a
+
+
+def helper_joins_list_with_itself(x):
+    b = _joined_with_itself([x[0], x[1]])
+    return b[0] * b[3] + b[1]
+
+
+case(helper_joins_list_with_itself, lambda r: (vec(r, 2),), "either")
+
+
+def item_list_joined_with_itself(x):
+    parts = [[x[0], x[1]]]
+    a = parts[0]
+    b = a + a
+    return b[0] * b[3] + b[1]
+
+
+case(item_list_joined_with_itself, lambda r: (vec(r, 2),), "either")
+
+
+def item_list_joined_reads_first_only(x):
+    parts = [[x[0], x[1]]]
+    a = parts[0]
+    b = a + a
+    return b[0] * 3.0
+
+
+case(item_list_joined_reads_first_only, lambda r: (vec(r, 2),), "either")
+
+
+def item_list_repeated(x):
+    parts = [[x[0], x[1]]]
+    a = parts[0]
+    b = a * 2
+    return b[0] * b[3] + b[1]
+
+
+case(item_list_repeated, lambda r: (vec(r, 2),), "either")
+
+
+def _list_arg_joined(xs):
+    b = xs + xs
+    return b[0] * b[3] + b[1]
+
+
+case(_list_arg_joined, lambda r: (_x(0.5, -0.3),), "either", mode="custom", check=_list_arg_check,
+     name="list_argument_joined_with_itself")
+
+
+def running_total_of_arrays(x):
+    parts = [x[:2], x[1:3], x[2:]]
+    total = parts[0]
+    for k in range(1, 3):
+        total = total + parts[k]
+    return jnp.sum(total ** 2)
+
+
+case(running_total_of_arrays, lambda r: (vec(r, 4),), "works")
+
+
+def accumulate_arrays_default_add(x):
+    rows = [x[:2], x[2:4], x[4:]]
+    acc = list(itertools.accumulate(rows))
+    return jnp.sum(acc[-1] * acc[1])
+
+
+case(accumulate_arrays_default_add, lambda r: (vec(r, 6),), "works")
+
+
+def array_doubled_by_helper(x):
+    return jnp.sum(_joined_with_itself(x) ** 2) + jnp.sum(_joined_with_itself(x[0]) * x)
+
+
+case(array_doubled_by_helper, lambda r: (vec(r, 3),), "works")
+
+
+def reduce_add_arrays(x):
+    return jnp.sum(functools.reduce(operator.add, [x * k for k in range(1, 4)]) ** 2)
+
+
+case(reduce_add_arrays, lambda r: (vec(r, 3),), "works")
+
+
+def max_of_tuples_lexicographic(x):
+    best = max([(x[0], x[1]), (x[2], x[3])])
+    return best[1] * 3 + best[0]
+
+
+case(max_of_tuples_lexicographic, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "either")
+
+
+def min_of_value_index_pairs(x):
+    v, i = min((v, i) for i, v in enumerate(x))
+    return v * 2 + x[(i + 1) % 4] * 3
+
+
+case(min_of_value_index_pairs, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "either")
+
+
+def min_of_zip_value_index(x):
+    v, i = min(zip(x, range(4)))
+    return v * 2 + x[(i + 1) % 4] * 3
+
+
+case(min_of_zip_value_index, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "either")
+
+
+def max_itemgetter_key(x):
+    pairs = [(1, x[0]), (2, x[1]), (3, x[2])]
+    return max(pairs, key=operator.itemgetter(1))[0] * x[3]
+
+
+case(max_itemgetter_key, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "either")
+
+
+def sorted_tuples_lexicographic(x):
+    ps = sorted([(x[0], 1.0), (x[1], 2.0), (x[2], 3.0)])
+    return ps[0][0] * ps[0][1] + ps[2][0] * 10
+
+
+case(sorted_tuples_lexicographic, lambda r: (_x(0.5, -0.3, 1.2),), "works")
+
+
+def sorted_tuples_int_first(x):
+    ps = sorted([(1, x[0]), (0, x[1]), (1, x[2] - 5)])
+    return ps[0][1] * 3 + ps[1][1]
+
+
+case(sorted_tuples_int_first, lambda r: (_x(0.5, -0.3, 1.2),), "works")
+
+
+def sum_dict_values_with_start(x):
+    d = {"a": x[0], "b": x[1] * 2}
+    return sum(d.values(), 1.0) * x[2]
+
+
+case(sum_dict_values_with_start, lambda r: (vec(r, 3),), "either")
+
+
+def list_plus_equals_in_loop(x):
+    acc = []
+    for v in x:
+        acc += [v * 2]
+    return acc[0] * acc[-1]
+
+
+case(list_plus_equals_in_loop, lambda r: (vec(r, 3),), "either")
+
+
+def extend_pairs_in_loop(x):
+    acc = []
+    for v in x:
+        acc.extend([v, v * v])
+    return acc[1] * acc[-2] + acc[5]
+
+
+case(extend_pairs_in_loop, lambda r: (vec(r, 4),), "works")
+
+
+def tuple_concat_of_names(x):
+    a = (x[0],)
+    b = (x[1], x[2])
+    c = a + b
+    return c[0] * c[2] + c[1]
+
+
+case(tuple_concat_of_names, lambda r: (vec(r, 3),), "either")
+
+
+def list_concat_of_names(x):
+    a = [x[0]]
+    b = [x[1], x[2]]
+    c = a + b
+    return c[0] * c[2] + c[1]
+
+
+case(list_concat_of_names, lambda r: (vec(r, 3),), "works")
+
+
+def zip_star_transpose_rows(x):
+    rows = [[x[0], x[1]], [x[2], x[3]]]
+    cols = list(zip(*rows))
+    return cols[0][1] * 3 + cols[1][0]
+
+
+case(zip_star_transpose_rows, lambda r: (vec(r, 4),), "works")
+
+
+def map_builtin_pow_two_lists(x):
+    return sum(map(pow, x, [2, 3, 2, 1]))
+
+
+case(map_builtin_pow_two_lists, lambda r: (vec(r, 4),), "works")
+
+
+def reduce_builtin_max(x):
+    return functools.reduce(max, x) * 2
+
+
+case(reduce_builtin_max, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "works")
+
+
+def reduce_lambda_min(x):
+    return functools.reduce(lambda a, b: a if a < b else b, x) * 2
+
+
+case(reduce_lambda_min, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "works")
+
+
+def grid_rows_share_one_list(x):
+    grid = [[0.0] * 3] * 2
+    grid[0][1] = x[0]
+    grid[1][2] = x[1]
+    return grid[1][1] * 3 + grid[0][2] * 5 + x[2]
+
+
+case(grid_rows_share_one_list, lambda r: (vec(r, 3),), "either")
+
+
+def fromkeys_shares_one_list(x):
+    d = dict.fromkeys(["a", "b"], [])
+    d["a"].append(x[0])
+    return sum(d["b"]) * 2 + x[1]
+
+
+case(fromkeys_shares_one_list, lambda r: (vec(r, 2),), "either")
+
+
+def star_unpack_array_rest(x):
+    a, *rest = x
+    return a * rest[-1] + sum(rest)
+
+
+case(star_unpack_array_rest, lambda r: (vec(r, 4),), "works")
+
+
+def chained_comparison_filter(x):
+    return sum(v * v for v in x if -0.5 < v < 0.9)
+
+
+case(chained_comparison_filter, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "works")
+
+
+def count_of_positive_times_value(x):
+    return sum(x > 0) * jnp.sum(x ** 2)
+
+
+case(count_of_positive_times_value, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "works")
+
+
+def list_map_float_items(x):
+    ys = list(map(float, x))
+    return ys[0] * ys[1]
+
+
+case(list_map_float_items, lambda r: (vec(r, 3),), "works")
+
+
+def accumulate_builtin_max(x):
+    return sum(itertools.accumulate(x, max))
+
+
+case(accumulate_builtin_max, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "works")
+
+
+def reversed_inner_range_on_outer(x):
+    s = 0.0
+    for i in range(4):
+        for j in reversed(range(i)):
+            s = s + x[i] * x[j] * (j + 1)
+    return s
+
+
+case(reversed_inner_range_on_outer, lambda r: (vec(r, 4),), "works")
+
+
+def list_negative_step_slices(x):
+    xs = [x[0], x[1], x[2], x[3]]
+    a = xs[::-2]
+    b = xs[-1:0:-1]
+    return a[0] * a[1] + b[2] * 7
+
+
+case(list_negative_step_slices, lambda r: (vec(r, 4),), "works")
+
+
+def nested_rows_copied_then_written(x):
+    g = [[x[0], x[1]], [x[2], x[3]]]
+    h = [row[:] for row in g]
+    h[0][0] = h[0][0] * 10
+    return g[0][0] + h[0][0] + h[1][1]
+
+
+case(nested_rows_copied_then_written, lambda r: (vec(r, 4),), "works")
+
+
+def min_with_default_keyword(x):
+    return min([v for v in x if v > 10.0], default=x[0] * 2)
+
+
+case(min_with_default_keyword, lambda r: (vec(r, 3),), "either")
+
+
+def zip_strict_keyword(x):
+    return sum(a * b for a, b in zip(x[:2], x[2:], strict=True))
+
+
+case(zip_strict_keyword, lambda r: (vec(r, 4),), "works")
+
+
+def enumerate_dict_keys(x):
+    d = {"a": x[0], "b": x[1]}
+    s = 0.0
+    for i, k in enumerate(d):
+        s = s + (i + 1) * d[k]
+    return s
+
+
+case(enumerate_dict_keys, lambda r: (vec(r, 2),), "either")
+
+
+def any_generator_times_sum(x):
+    return jnp.sum(x) * any(v > 0.8 for v in x)
+
+
+case(any_generator_times_sum, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "works")
+
+
+def builtin_max_min_of_two(x):
+    return max(x[0], x[1]) * x[2] + min(x[0] * 2, x[1])
+
+
+case(builtin_max_min_of_two, lambda r: (_x(0.5, -0.3, 1.2),), "works")
+
+
+def builtin_max_min_over_array(x):
+    return max(x) + min(x) * 2
+
+
+case(builtin_max_min_over_array, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "works")
+
+
+def tuple_repeated(x):
+    t = (x[0], x[1]) * 2
+    return t[3] * t[0] + t[2]
+
+
+case(tuple_repeated, lambda r: (vec(r, 2),), "works")
+
+
+def list_times_equals(x):
+    xs = [x[0], x[1]]
+    xs *= 2
+    return xs[2] * xs[3]
+
+
+case(list_times_equals, lambda r: (vec(r, 2),), "either")
+
+
+def list_slice_assignment(x):
+    xs = [x[0], x[1], x[2]]
+    xs[0:2] = [x[2], x[2] * 2]
+    return xs[0] * xs[1] + xs[2]
+
+
+case(list_slice_assignment, lambda r: (vec(r, 3),), "either")
+
+
+def list_insert_at_front(x):
+    xs = [x[0], x[1]]
+    xs.insert(0, x[2] * 3)
+    return xs[0] * xs[1]
+
+
+case(list_insert_at_front, lambda r: (vec(r, 3),), "works")
+
+
+def list_pop_at_front(x):
+    xs = [x[0], x[1], x[2]]
+    a = xs.pop(0)
+    return a * 2 + xs[0]
+
+
+case(list_pop_at_front, lambda r: (vec(r, 3),), "works")
+
+
+def list_extend_with_itself(x):
+    xs = [x[0], x[1]]
+    xs.extend(xs)
+    return xs[3] * 5 + xs[0]
+
+
+case(list_extend_with_itself, lambda r: (vec(r, 2),), "either")
+
+
+def same_row_appended_twice(x):
+    row = [x[0]]
+    rows = []
+    rows.append(row)
+    rows.append(row)
+    row.append(x[1])
+    return rows[0][1] * 2 + rows[1][1]
+
+
+case(same_row_appended_twice, lambda r: (vec(r, 2),), "either")
+
+
+def nonlocal_counter_in_mapped_function(x):
+    n = 0
+
+    def f(v):
+        nonlocal n
+        n += 1
+        return v * n
+    return sum(map(f, x))
+
+
+case(nonlocal_counter_in_mapped_function, lambda r: (vec(r, 3),), "either")

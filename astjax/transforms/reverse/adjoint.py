@@ -235,7 +235,8 @@ class AdjointSweep:
                 raise self.context.error(f"`{prim.name}` has no derivative with respect to its argument `{operand}`",
                                          stmt, hint="treat that argument as a constant (jax.lax.stop_gradient).")
             contribution = expand(prim.vjp[operand], bindings)
-            if prim.unbroadcast and not self.shapes.same_shape(node, stmt):
+            if prim.unbroadcast and not (self.shapes.same_shape(node, stmt)
+                                         and not _may_join_sequences(stmt, self.shapes)):
                 shape_of = copy.deepcopy(node)
                 shape_of.shape_only = True          # read for its shape only: the tape keeps just that
                 contribution = call("unbroadcast", contribution, shape_of)
@@ -343,3 +344,17 @@ def _call_name(value):
 def _is_append(value):
     return (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
             and value.func.attr == "append")
+
+
+def _may_join_sequences(stmt, shapes):
+    """Whether `y = a + b` may join two lists or tuples, whose types the shape classes do not see: a `+`
+    whose operands share a class and neither is surely a number or an array (`a + a`, or a running
+    `total + item` after `total = item`; analyses/shapes.py: `numeric`). Its adjoints then keep their `unbroadcast`, which refuses a list's adjoint
+    when it runs; left out, each list got the whole joined list's adjoint (a silently wrong gradient)."""
+    from ...analyses.shapes import SCALAR
+    value = stmt.value
+    if not (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add)):
+        return False
+    return all(SCALAR not in shapes.of(operand) and not (isinstance(operand, gast.Name) and operand.id in shapes.numeric)
+               for operand in (value.left, value.right))
+
