@@ -50,7 +50,10 @@ def weak_array(g, like):
 
 def unbroadcast(g, x):
     """Sum `g` over the axes along which `x` was broadcast, giving `g` the shape of `x`."""
-    if isinstance(g, TreeAdjoint) and isinstance(x, (list, tuple)) and g.length not in (None, len(x)):
+    if isinstance(x, (list, tuple)) and (isinstance(g, TreeAdjoint) and g.length not in (None, len(x))
+                                         or isinstance(g, np.ndarray) and g.ndim == np.ndim(x) > 0
+                                         and g.shape[0] != len(x)):
+        # a list's adjoint (or its rows, where it was read as an array) of another length: `+` joined lists
         _refuse_sequence_arithmetic()
     if isinstance(g, (TreeAdjoint, list, tuple)) or isinstance(x, TreeAdjoint):
         return g                  # adjoints of containers add item by item; nothing was broadcast
@@ -431,12 +434,12 @@ def item_adjoint(adjoint, i):
 def stack_adjoint(g, axis=0):
     """The adjoint of the list passed to `jnp.stack`: the slices of `g`."""
     g = np.asarray(g)
-    return TreeAdjoint({i: wrap(np.take(g, i, axis=axis)) for i in range(g.shape[axis])})
+    return TreeAdjoint({i: wrap(np.take(g, i, axis=axis)) for i in range(g.shape[axis])}, length=g.shape[axis])
 
 
 def concatenate_adjoint(g, arrays, axis=0):
     """The adjoint of the list passed to `jnp.concatenate`: the pieces of `g`."""
-    return TreeAdjoint({k: concatenate_part(g, arrays, k, axis) for k in range(len(arrays))})
+    return TreeAdjoint({k: concatenate_part(g, arrays, k, axis) for k in range(len(arrays))}, length=len(arrays))
 
 
 def array_adjoint(g, object):
@@ -1248,7 +1251,7 @@ def sum_adjoint(g, iterable):
                              "builtin sum of numbers and arrays only. Instead: write the start as a literal "
                              "(`sum(parts, [])`, which astjax differentiates), or flatten with a comprehension "
                              "(`[v for part in parts for v in part]`).")
-    return TreeAdjoint({k: unbroadcast(g, item) for k, item in enumerate(iterable)})
+    return TreeAdjoint({k: unbroadcast(g, item) for k, item in enumerate(iterable)}, length=len(iterable))
 
 
 def sum_items(t, like, iterable):

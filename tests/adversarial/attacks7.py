@@ -2057,3 +2057,80 @@ def nonlocal_counter_in_mapped_function(x):
 
 
 case(nonlocal_counter_in_mapped_function, lambda r: (vec(r, 3),), "either")
+
+
+def joined_list_read_as_array(x):
+    parts = [[x[0]], [x[1]]]
+    a = parts[0]
+    b = a + a
+    return jnp.sum(jnp.array(b) * jnp.array([1.0, 3.0]))
+
+
+case(joined_list_read_as_array, lambda r: (vec(r, 2),), "either")
+
+
+def joined_list_stacked(x):
+    parts = [[x[0], x[1]]]
+    a = parts[0]
+    b = a + a
+    return jnp.sum(jnp.stack(b) * jnp.arange(4.0))
+
+
+case(joined_list_stacked, lambda r: (vec(r, 2),), "either")
+
+
+def joined_items_np_sum(x):
+    parts = [[x[0]], [x[1]]]
+    a = parts[0]
+    b = a + parts[1]
+    return np.sum(np.array(b) * np.array([1.0, 3.0]))
+
+
+case(joined_items_np_sum, lambda r: (vec(r, 2),), "either")
+
+
+def reduce_joined_then_np_sum(x):
+    flat = functools.reduce(operator.add, [[x[0]], [x[1]]])
+    return np.sum(flat) * x[2]
+
+
+case(reduce_joined_then_np_sum, lambda r: (vec(r, 3),), "either")
+
+
+def joined_list_summed_by_builtin(x):
+    parts = [[x[0], x[1]]]
+    a = parts[0]
+    b = a + a
+    return sum(b) * x[2]
+
+
+case(joined_list_summed_by_builtin, lambda r: (vec(r, 3),), "either")
+
+
+def joined_list_unpacked(x):
+    parts = [[x[0], x[1]]]
+    a = parts[0]
+    p, q, r, s = a + a
+    return p * s + q
+
+
+case(joined_list_unpacked, lambda r: (vec(r, 2),), "either")
+
+
+def joined_list_enumerated(x):
+    parts = [[x[0], x[1]]]
+    a = parts[0]
+    t = 0.0
+    for k, v in enumerate(a + a):
+        t = t + v * (k + 1)
+    return t
+
+
+case(joined_list_enumerated, lambda r: (vec(r, 2),), "either")
+
+
+def params_added_to_each_other(a, b):
+    return jnp.sum((a + b) ** 2) + jnp.sum(a + a)
+
+
+case(params_added_to_each_other, lambda r: (vec(r, 3), vec(r, 3)), "works", argnums=(0, 1))
