@@ -110,3 +110,14 @@ def test_plus_joining_lists_refuses_where_each_list_got_the_whole_adjoint():
 
 def test_plus_of_arrays_of_one_shape_class_still_differentiates():
     np.testing.assert_allclose(astjax.grad(_doubled_arrays)(X), 8.0 * X + 6.0 * X)
+
+
+def _array_rows_with_list_start(x):
+    flat = sum([x[:2], x[2:]], [])
+    return flat[0] * flat[1]
+
+
+def test_sum_of_arrays_with_a_list_start_is_refused_as_python_refuses_it():
+    """Python's `[] + array` raises; the flattening comprehension must not quietly iterate the arrays."""
+    with pytest.raises(AstjaxError, match="adds a value of type"):
+        astjax.grad(_array_rows_with_list_start)(np.arange(4.0))

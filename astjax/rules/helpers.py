@@ -16,7 +16,7 @@ __all__ = ["batch_broadcast", "inexact_zero", "well_conditioned", "square_unless
            "stack_part_adjoint", "concatenate_part_adjoint",
            "zero_like", "zeros_shaped", "diagonal_adjoint", "repeat_adjoint", "linspace_weights", "meshgrid_axes", "meshgrid_list",
            "tree_leaves_of", "tree_leaves_adjoint", "adjoint_leaves", "leaves_adjoint", "shaped_gradient", "leaves_like", "tree_rebuilt", "cotangent_like", "unique_index", "adjugate",
-           "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "key_order", "key_extremum", "zip_star_length", "list_items", "tuple_items", "iterated", "unshared_item", "not_a_view", "has_key",
+           "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "key_order", "key_extremum", "zip_star_length", "list_items", "tuple_items", "iterated", "sequence_part", "unshared_item", "not_a_view", "has_key",
            "array_holder", "not_a_row", "checked_isinstance", "checked_isscalar", "checked_hasattr", "checked_memory_attribute", "checked_type", "inplace_result", "pad_tangent"]
 
 
@@ -835,6 +835,17 @@ def inplace_result(old, new):
                                  "raises (UFuncTypeError). Instead: `x = x + e`, or make x a float array.")
         return result.astype(old.dtype)
     return new
+
+
+def sequence_part(part):
+    """True for a list or tuple that `sum(parts, [])` joins (frontend/normalize/sequence_sums.py); anything
+    else is refused, where Python's own `[] + part` would raise or broadcast an array."""
+    if isinstance(part, (list, tuple)):
+        return True
+    from ..errors import RuntimeRefusal
+    raise RuntimeRefusal(f"`sum(parts, [])` here adds a value of type {type(part).__name__} to a list, which Python refuses "
+                         "(or broadcasts, for an array); astjax joins lists and tuples only. Instead: "
+                         "jnp.concatenate(parts) for arrays.")
 
 
 def unshared_item(xs, i):

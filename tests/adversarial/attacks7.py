@@ -2136,6 +2136,155 @@ def params_added_to_each_other(a, b):
 case(params_added_to_each_other, lambda r: (vec(r, 3), vec(r, 3)), "works", argnums=(0, 1))
 
 
+# ============================================================ more functional idioms
+
+def sort_zip_unzip(x):
+    keys = [3, 1, 2, 0]
+    _, vals = zip(*sorted(zip(keys, x)))
+    return vals[0] * 5 + vals[3]
+
+
+case(sort_zip_unzip, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "either")
+
+def sort_zip_data_keys(x):
+    pairs = sorted(zip(x, [1.0, 2.0, 3.0, 4.0]))
+    return pairs[0][1] * pairs[0][0] + pairs[-1][0] * 3
+
+
+case(sort_zip_data_keys, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "either")
+
+def reduce_tuple_state(x):
+    s, p = functools.reduce(lambda acc, v: (acc[0] + v, acc[1] * v), x, (0.0, 1.0))
+    return s * p
+
+
+case(reduce_tuple_state, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "works")
+
+def accumulate_tuple_state(x):
+    st = list(itertools.accumulate(x, lambda acc, v: acc * 0.5 + v))
+    return st[-1] * st[0]
+
+
+case(accumulate_tuple_state, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "works")
+
+def map_to_pairs_unzip(x):
+    pairs = list(map(lambda v: (v, v * v), x))
+    a, b = zip(*pairs)
+    return sum(a) * sum(b)
+
+
+case(map_to_pairs_unzip, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "either")
+
+def group_pairs_idiom(x):
+    it = iter([x[0], x[1], x[2], x[3]])
+    return sum(a * b for a, b in zip(it, it))
+
+
+case(group_pairs_idiom, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "either")
+
+def list_reversed_of_array(x):
+    ys = list(reversed(x))
+    return ys[0] * 3 + ys[-1]
+
+
+case(list_reversed_of_array, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "works")
+
+def argsort_gather(x):
+    idx = np.argsort(x)
+    return x[idx[0]] * 3 + x[idx[-1]]
+
+
+case(argsort_gather, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "works")
+
+def enumerate_sorted_key(x):
+    order = sorted(enumerate(x), key=lambda p: p[1])
+    return order[0][1] * (order[0][0] + 1) + order[-1][1]
+
+
+case(enumerate_sorted_key, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "either")
+
+def max_by_index_key(x):
+    i = max(range(4), key=x.__getitem__)
+    return x[i] * 2
+
+
+case(max_by_index_key, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "either")
+
+def comprehension_over_zip_dict(x):
+    d = dict(zip("abcd", x))
+    return sum(v * (ord(k) - 96) for k, v in d.items())
+
+
+case(comprehension_over_zip_dict, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "either")
+
+def nested_map_filter(x):
+    return sum(map(lambda v: v ** 2, filter(lambda v: v > 0, x)))
+
+
+case(nested_map_filter, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "either")
+
+def sum_nested_generators(x):
+    return sum(sum(x[i] * x[j] for j in range(i)) for i in range(4))
+
+
+case(sum_nested_generators, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "works")
+
+def min_max_generator_tuple(x):
+    return max(x[i] - x[j] for i in range(4) for j in range(4) if i != j)
+
+
+case(min_max_generator_tuple, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "works")
+
+def reduce_over_enumerate(x):
+    return functools.reduce(lambda acc, p: acc + p[0] * p[1], enumerate(x), 0.0)
+
+
+case(reduce_over_enumerate, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "either")
+
+def starmap_mul_zip(x):
+    return sum(itertools.starmap(operator.mul, zip(x, x[::-1])))
+
+
+case(starmap_mul_zip, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "works")
+
+def walrus_plain_statement(x):
+    if (s := jnp.sum(x ** 2)) > 0.1:
+        return s * 2
+    return s
+
+
+case(walrus_plain_statement, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "works")
+
+def try_finally_return(x):
+    try:
+        return x[0] * 2
+    finally:
+        pass
+
+
+case(try_finally_return, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "works")
+
+def lambda_immediately_called(x):
+    return (lambda v: v * v)(x[0]) + (lambda a, b=2.0: a * b)(x[1])
+
+
+case(lambda_immediately_called, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "either")
+
+def conditional_lambda_choice(x):
+    f = (lambda v: v * 2) if x[0] > 0 else (lambda v: v * 3)
+    return f(x[1])
+
+
+case(conditional_lambda_choice, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "works")
+
+def generator_send_like(x):
+    g = (v * 2 for v in x)
+    return next(g) + next(g)
+
+
+case(generator_send_like, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "either")
+
+
 # The default profile (the suite's time budget) runs the cases of the mechanisms fixed with this module, the
 # first case of each mode of check, and every third other case; ASTJAX_LONG_PROPERTIES=1 runs them all.
 from .case import CASES as _CASES  # noqa: E402

@@ -1,8 +1,10 @@
 """The builtin `sum` of lists or tuples with a literal list or tuple start is their concatenation.
 
-    flat = sum(parts, [])          ->     flat = [item for part in parts for item in part]
-    flat = sum(parts, ())          ->     flat = tuple([item for part in parts for item in part])
-    flat = sum(parts, [x[0]])      ->     flat = [x[0]] + [item for part in parts for item in part]
+    flat = sum(parts, [])          ->     flat = [item for part in parts if sequence_part(part) for item in part]
+    flat = sum(parts, ())          ->     flat = tuple([item for part in parts if sequence_part(part) ...])
+    flat = sum(parts, [x[0]])      ->     flat = [x[0]] + [item for part in parts if sequence_part(part) ...]
+
+(`sequence_part` refuses a part that is not a list or tuple: Python's `[] + array` raises.)
 
 The `builtin_sum` primitive's rules add numbers: its adjoint gives every item the result's adjoint
 (`sum(parts, [])` differentiated that way gave each part the adjoint of the whole flattened list,
@@ -35,7 +37,8 @@ class SequenceSums(Pass):
             return node
         flat = gast.ListComp(
             elt=name(_ITEM),
-            generators=[gast.comprehension(target=store(_PART), iter=node.args[0], ifs=[], is_async=0),
+            generators=[gast.comprehension(target=store(_PART), iter=node.args[0], is_async=0,
+                                           ifs=[gast.Call(func=name("sequence_part"), args=[name(_PART)], keywords=[])]),
                         gast.comprehension(target=store(_ITEM), iter=name(_PART), ifs=[], is_async=0)])
         if isinstance(start, gast.Tuple):
             flat = gast.Call(func=name("tuple"), args=[flat], keywords=[])
