@@ -2,6 +2,7 @@
 corpus cases are tests/adversarial/attacks7.py."""
 import functools
 import operator
+import statistics
 
 import numpy as np
 import pytest
@@ -121,3 +122,16 @@ def test_sum_of_arrays_with_a_list_start_is_refused_as_python_refuses_it():
     """Python's `[] + array` raises; the flattening comprehension must not quietly iterate the arrays."""
     with pytest.raises(AstjaxError, match="adds a value of type"):
         astjax.grad(_array_rows_with_list_start)(np.arange(4.0))
+
+
+# ------------------------------------------------------------ (d) standard-library Python functions
+def _median_of_values(x):
+    return statistics.median([x[0], x[1], x[2]]) * 2
+
+
+def test_a_standard_library_function_is_refused_at_the_users_line():
+    """statistics.median was transformed as the user's code: its refusal named a line of statistics.py."""
+    with pytest.raises(AstjaxError) as info:
+        astjax.grad(_median_of_values)(X)
+    assert "test_attacks7.py" in str(info.value) and "statistics.py" not in str(info.value)
+    assert "median" in str(info.value)

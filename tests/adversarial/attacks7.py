@@ -7,9 +7,11 @@ jvp of grad, vjp of tuple/dict outputs with their cotangents, has_aux dicts, arg
 jit with static arguments steering control flow, vmap of grad over loops, custom rules inside loops and
 under vmap, checkpoint, stop_gradient in closures, an RK4 integrator, lax loops closing over parameters)."""
 import functools
+import heapq
 import itertools
 import math
 import operator
+import statistics
 
 import numpy as np
 
@@ -2285,6 +2287,83 @@ def generator_send_like(x):
 case(generator_send_like, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "either")
 
 
+# ============================================================ the standard library's Python functions
+def heapq_nsmallest_of_values(x):
+    return sum(heapq.nsmallest(2, [x[0], x[1], x[2], x[3]]))
+
+
+case(heapq_nsmallest_of_values, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "either")
+
+
+def heapq_push_then_pop(x):
+    h = []
+    for v in [x[0], x[1], x[2]]:
+        heapq.heappush(h, v)
+    return heapq.heappop(h) * 3
+
+
+case(heapq_push_then_pop, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "either")
+
+
+def statistics_mean_of_values(x):
+    return statistics.mean([x[0], x[1], x[2]]) * x[3]
+
+
+case(statistics_mean_of_values, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "either")
+
+
+def statistics_median_of_values(x):
+    return statistics.median([x[0], x[1], x[2]]) * 2
+
+
+case(statistics_median_of_values, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "either")
+
+
+def statistics_fmean_of_values(x):
+    return statistics.fmean([x[0], x[1]]) * x[2]
+
+
+case(statistics_fmean_of_values, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "either")
+
+
+def math_dist_of_points(x):
+    return math.dist([x[0], x[1]], [x[2], x[3]])
+
+
+case(math_dist_of_points, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "either")
+
+
+def sorted_reverse_keeps_tie_order(x):
+    ys = sorted([(1, x[0]), (1, x[1]), (0, x[2])], key=lambda p: p[0], reverse=True)
+    return ys[0][1] * 5 + ys[1][1] * 2
+
+
+case(sorted_reverse_keeps_tie_order, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "works")
+
+
+def max_key_tie_keeps_first(x):
+    pairs = [(1.0, x[0]), (1.0, x[1])]
+    return max(pairs, key=lambda p: p[0])[1] * 3
+
+
+case(max_key_tie_keeps_first, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "works")
+
+
+def sorted_key_returns_tuple(x):
+    ys = sorted([x[0], x[1], x[2], x[3]], key=lambda v: (v > 0, -v))
+    return ys[0] * 4 + ys[1] * 3 + ys[2] * 2 + ys[3]
+
+
+case(sorted_key_returns_tuple, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "works")
+
+
+def np_median_of_list(x):
+    return np.median([x[0], x[1], x[2]]) * 2
+
+
+case(np_median_of_list, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "works")
+
+
 # The default profile (the suite's time budget) runs the cases of the mechanisms fixed with this module, the
 # first case of each mode of check, and every third other case; ASTJAX_LONG_PROPERTIES=1 runs them all.
 from .case import CASES as _CASES  # noqa: E402
@@ -2293,7 +2372,8 @@ _FIXED_HERE = {"sum_lists_with_start_list", "sum_tuples_with_empty_tuple", "sum_
                "list_sort_through_alias", "list_argument_sorted_in_place", "list_argument_jnp_cumsum",
                "reduce_operator_add_joins_lists", "accumulate_joins_lists", "helper_joins_list_with_itself",
                "item_list_joined_reads_first_only", "item_list_repeated", "list_argument_joined_with_itself",
-               "joined_items_np_sum", "reduce_joined_then_np_sum", "params_added_to_each_other"}
+               "joined_items_np_sum", "reduce_joined_then_np_sum", "params_added_to_each_other",
+               "statistics_mean_of_values"}
 _MINE = [c for c in _CASES if c.category == "attacks7"]
 _FIRST_OF_EACH_MODE = {next(c.name for c in _MINE if c.mode == mode) for mode in {c.mode for c in _MINE}}
 LONG_ONLY = {c.name for k, c in enumerate(c for c in _MINE if c.name.split(".", 1)[1] not in _FIXED_HERE)
