@@ -2364,6 +2364,72 @@ def np_median_of_list(x):
 case(np_median_of_list, lambda r: (_x(0.5, -0.3, 1.2, 0.7),), "works")
 
 
+# ============================================================ helpers that join or repeat what they are given
+def _repeated(a, n):
+    return a * n
+
+
+def _joined(a, b):
+    return a + b
+
+
+def helper_repeats_list(x):
+    b = _repeated([x[0], x[1]], 2)
+    return b[0] * b[3]
+
+
+case(helper_repeats_list, lambda r: (vec(r, 2),), "either")
+
+
+def helper_adds_arrays(x):
+    return jnp.sum(_joined(x, x * 2) ** 2)
+
+
+case(helper_adds_arrays, lambda r: (vec(r, 3),), "works")
+
+
+def helper_joins_lists(x):
+    c = _joined([x[0]], [x[1], x[2]])
+    return c[0] * c[2] + c[1]
+
+
+case(helper_joins_lists, lambda r: (vec(r, 3),), "either")
+
+
+def helper_joins_tuples(x):
+    c = _joined((x[0],), (x[1], x[2]))
+    return c[0] * c[2] + c[1]
+
+
+case(helper_joins_tuples, lambda r: (vec(r, 3),), "either")
+
+
+def helper_adds_list_to_array(x):
+    c = _joined([x[0], x[1]], x[2:4])
+    return jnp.sum(c ** 2)
+
+
+case(helper_adds_list_to_array, lambda r: (vec(r, 4),), "works")
+
+
+def helper_joins_nested(x):
+    c = _joined(_joined([x[0]], [x[1]]), [x[2]])
+    return c[2] * c[0]
+
+
+case(helper_joins_nested, lambda r: (vec(r, 3),), "either")
+
+
+def helper_joins_in_loop(x):
+    acc = [x[0]]
+    for k in range(1, 3):
+        acc = _joined(acc, [x[k] * k])
+    return acc[-1] * acc[0]
+
+
+case(helper_joins_in_loop, lambda r: (vec(r, 3),), "either")
+
+
 # The default profile (the suite's time budget) runs the cases of the mechanisms fixed with this module, the
 # first case of each mode of check, and every third other case; ASTJAX_LONG_PROPERTIES=1 runs them all.
 from .case import CASES as _CASES  # noqa: E402
@@ -2373,7 +2439,7 @@ _FIXED_HERE = {"sum_lists_with_start_list", "sum_tuples_with_empty_tuple", "sum_
                "reduce_operator_add_joins_lists", "accumulate_joins_lists", "helper_joins_list_with_itself",
                "item_list_joined_reads_first_only", "item_list_repeated", "list_argument_joined_with_itself",
                "joined_items_np_sum", "reduce_joined_then_np_sum", "params_added_to_each_other",
-               "statistics_mean_of_values"}
+               "statistics_mean_of_values", "helper_joins_lists", "helper_adds_list_to_array"}
 _MINE = [c for c in _CASES if c.category == "attacks7"]
 _FIRST_OF_EACH_MODE = {next(c.name for c in _MINE if c.mode == mode) for mode in {c.mode for c in _MINE}}
 LONG_ONLY = {c.name for k, c in enumerate(c for c in _MINE if c.name.split(".", 1)[1] not in _FIXED_HERE)
