@@ -2430,6 +2430,44 @@ def helper_joins_in_loop(x):
 case(helper_joins_in_loop, lambda r: (vec(r, 3),), "either")
 
 
+# ============================================================ sum(parts, []) fed by generators, maps and loops
+def sum_start_list_of_generator_parts(x):
+    flat = sum(([x[i], x[i] * 2] for i in range(3)), [])
+    return flat[1] * flat[4] + flat[5]
+
+
+case(sum_start_list_of_generator_parts, lambda r: (vec(r, 3),), "works")
+
+
+def sum_start_list_of_mapped_tuples(x):
+    flat = sum(map(list, [(x[0], x[1]), (x[2],)]), [])
+    return flat[0] * flat[2] + flat[1]
+
+
+case(sum_start_list_of_mapped_tuples, lambda r: (vec(r, 3),), "works")
+
+
+def sum_start_list_nested(x):
+    flat = sum([[x[0]], sum([[x[1]], [x[2]]], [])], [])
+    return flat[0] * flat[2] + flat[1]
+
+
+case(sum_start_list_nested, lambda r: (vec(r, 3),), "works")
+
+
+def sum_start_list_in_loop_rebuilt(x):
+    s = 0.0
+    rows = [[x[0], x[1]], [x[2]]]
+    for k in range(2):
+        flat = sum(rows, [])
+        s = s + flat[k] * flat[-1]
+        rows = [[flat[0] * 2], flat[1:]]
+    return s
+
+
+case(sum_start_list_in_loop_rebuilt, lambda r: (vec(r, 3),), "works")
+
+
 # The default profile (the suite's time budget) runs the cases of the mechanisms fixed with this module, the
 # first case of each mode of check, and every third other case; ASTJAX_LONG_PROPERTIES=1 runs them all.
 from .case import CASES as _CASES  # noqa: E402
