@@ -49,6 +49,11 @@ from adversarial.attacks6 import LONG_ONLY as _ATTACKS6_LONG_ONLY  # noqa: E402
 if not LONG:
     SAMPLED_OUT |= _ATTACKS6_LONG_ONLY
 
+# attacks7.py: likewise.
+from adversarial.attacks7 import LONG_ONLY as _ATTACKS7_LONG_ONLY  # noqa: E402
+if not LONG:
+    SAMPLED_OUT |= _ATTACKS7_LONG_ONLY
+
 
 def _params():
     params = []

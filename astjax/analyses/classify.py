@@ -385,7 +385,16 @@ _LIBRARIES = ("numpy", "astjax.numpy", "astjax.lax", "astjax.random", "astjax.ar
 
 def is_library(fn):
     module = getattr(fn, "__module__", None) or ""
-    return any(module == lib or module.startswith(lib + ".") for lib in _LIBRARIES)
+    return any(module == lib or module.startswith(lib + ".") for lib in _LIBRARIES) or _standard_library(module)
+
+
+def _standard_library(module):
+    """A Python function of the standard library (`heapq.nsmallest`, `statistics.mean`): not the user's
+    code, so it is not transformed as theirs (its refusals named a line of heapq.py, not the user's): a call
+    a derivative reaches is refused at the user's line, as any call without a rule."""
+    import sys
+    root = module.split(".", 1)[0]
+    return bool(root) and root in sys.stdlib_module_names and root not in ("__main__", "builtins")
 
 
 def _primitive(prim, node, bound):

@@ -50,6 +50,7 @@ class ShapeClasses:
                     changed = True
             if not changed:
                 break
+        self.numeric = _surely_numeric(function_node, statements, self._applications)
 
     def of(self, node):
         """The possible classes of an operand node (a name or a constant)."""
@@ -90,3 +91,50 @@ class ShapeClasses:
             if len(shaped) <= 1:
                 return shaped or frozenset([SCALAR])
         return frozenset([f"unknown:{id(stmt)}"])
+
+
+# `-`, `/`, `**`, `@`, ... of a list or tuple raise in Python: their results are numbers or arrays. `+` and `*`
+# join and repeat lists.
+_NUMERIC_OPERATORS = (gast.Sub, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow, gast.MatMult)
+
+
+def _surely_numeric(function_node, statements, applications):
+    """The variables every assignment of which gives a number or an array, never a list or tuple: a number,
+    an elementwise primitive's result, `-`, `/`, `**`, `@` of anything, `+` or `*` with such an operand
+    (a list + a number raises; `xs * 2` is caught where its adjoint is scaled), a copy of such a variable.
+    Parameters and items read from containers may be lists. (The shape classes cannot tell `a + a` of
+    arrays from a list joined to itself; reverse mode asks this before leaving out an `unbroadcast`.)"""
+    params = {a.id for a in function_node.args.args}
+    assigned = {}
+    for stmt in statements:
+        assigned.setdefault(stmt.targets[0].id, []).append(stmt)
+    stored_elsewhere = {n.id for n in walk(function_node) if isinstance(n, gast.Name)
+                        and isinstance(n.ctx, gast.Store)} - set(assigned)
+    numeric = set(assigned) - params - stored_elsewhere
+
+    def operand_numeric(node):
+        if isinstance(node, gast.Constant):
+            return isinstance(node.value, (int, float, complex)) and not isinstance(node.value, bool)
+        return isinstance(node, gast.Name) and node.id in numeric
+
+    def value_numeric(stmt):
+        value = stmt.value
+        if isinstance(value, gast.Constant) or isinstance(value, gast.Name):
+            return operand_numeric(value)
+        if isinstance(value, gast.UnaryOp):
+            return not isinstance(value.op, gast.Not)
+        if isinstance(value, gast.BinOp):
+            return (isinstance(value.op, _NUMERIC_OPERATORS) or operand_numeric(value.left)
+                    or operand_numeric(value.right))
+        app = applications[id(stmt)]
+        return app.kind == "primitive" and bool(app.primitive.elementwise)
+
+    changed = True
+    while changed:
+        changed = False
+        for name_, stmts in assigned.items():
+            if name_ in numeric and not all(value_numeric(s) for s in stmts):
+                numeric.discard(name_)
+                changed = True
+    return frozenset(numeric)
+

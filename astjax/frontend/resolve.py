@@ -85,7 +85,7 @@ def _unresolved_loads(function_node, resolved):
 # Names that normalization itself writes into user code (`y[i] = v` -> `y = at_set(y, i, v)`,
 # `x.sum()` -> `jnp.sum(x)`), for files that never imported them.
 _INTRODUCED = {name: getattr(helpers, name) for name in ("at_set", "at_add", "at_multiply", "unique_index",
-                                                         "distinct_index", "dict_keys", "sorted_keys", "key_order", "key_extremum", "zip_star_length", "list_items", "iterated",
+                                                         "distinct_index", "dict_keys", "sorted_keys", "key_order", "key_extremum", "zip_star_length", "list_items", "iterated", "sequence_part",
                                                          "unshared_item", "not_a_view", "has_key", "array_holder", "not_a_row",
                                                          "tree_leaves_of", "leaves_like", "tree_rebuilt")}
 _INTRODUCED["jnp"] = importlib.import_module("astjax.numpy")

@@ -70,7 +70,8 @@ builtin_sum = primitive("builtin_sum", builtins.sum, operands=("iterable", "star
                         signature=lambda iterable, start=0: None)
 defvjp(builtin_sum, "biterable += sum_adjoint(by, iterable)", "bstart += unbroadcast(by, start)")
 defjvp(builtin_sum, "diterable -> sum(diterable)", "dstart -> dstart")
-builtin_sum.sequence_vjp = parse_expression("unbroadcast(by, item)")
+# A literal list's item k: its part of sum_adjoint's, which refuses a sum that concatenates lists or tuples.
+builtin_sum.sequence_vjp = parse_expression("item_adjoint(sum_adjoint(by, iterable), k)")
 sum_adjoint = primitive("sum_adjoint", helpers.sum_adjoint, operands=("g",))
 defvjp(sum_adjoint, "bg += sum_items(by, g, iterable)")
 defjvp(sum_adjoint, "dy = sum_adjoint(dg, iterable)")

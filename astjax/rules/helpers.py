@@ -16,7 +16,7 @@ __all__ = ["batch_broadcast", "inexact_zero", "well_conditioned", "square_unless
            "stack_part_adjoint", "concatenate_part_adjoint",
            "zero_like", "zeros_shaped", "diagonal_adjoint", "repeat_adjoint", "linspace_weights", "meshgrid_axes", "meshgrid_list",
            "tree_leaves_of", "tree_leaves_adjoint", "adjoint_leaves", "leaves_adjoint", "shaped_gradient", "leaves_like", "tree_rebuilt", "cotangent_like", "unique_index", "adjugate",
-           "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "key_order", "key_extremum", "zip_star_length", "list_items", "tuple_items", "iterated", "unshared_item", "not_a_view", "has_key",
+           "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "key_order", "key_extremum", "zip_star_length", "list_items", "tuple_items", "iterated", "sequence_part", "unshared_item", "not_a_view", "has_key",
            "array_holder", "not_a_row", "checked_isinstance", "checked_isscalar", "checked_hasattr", "checked_memory_attribute", "checked_type", "inplace_result", "pad_tangent"]
 
 
@@ -50,6 +50,11 @@ def weak_array(g, like):
 
 def unbroadcast(g, x):
     """Sum `g` over the axes along which `x` was broadcast, giving `g` the shape of `x`."""
+    if isinstance(x, (list, tuple)) and (isinstance(g, TreeAdjoint) and g.length not in (None, len(x))
+                                         or isinstance(g, np.ndarray) and g.ndim == np.ndim(x) > 0
+                                         and g.shape[0] != len(x)):
+        # a list's adjoint (or its rows, where it was read as an array) of another length: `+` joined lists
+        _refuse_sequence_arithmetic()
     if isinstance(g, (TreeAdjoint, list, tuple)) or isinstance(x, TreeAdjoint):
         return g                  # adjoints of containers add item by item; nothing was broadcast
     shape = np.shape(x)
@@ -69,8 +74,25 @@ def unbroadcast(g, x):
     return wrap(summed.reshape(shape))
 
 
+def _refuse_sequence_arithmetic():
+    """The adjoint of a list reached an arithmetic operand that is a list or tuple of another length (or was
+    scaled): the `+` (or `*`) joined or repeated sequences, which the arithmetic rules cannot tell from adding
+    numbers; each operand would get the whole result's adjoint (`functools.reduce(operator.add, lists)`
+    gave a silently wrong gradient)."""
+    from ..errors import RuntimeRefusal
+    raise RuntimeRefusal("astjax: arithmetic here (`+`, `*`, `sum`, `max`/`min`) joins, repeats or compares "
+                         "lists or tuples whose types astjax could not see where it transformed the code (a "
+                         "lambda's or helper's parameters, reduce, accumulate), and its derivative cannot follow "
+                         "that. Instead: build the list with `append` or a comprehension (`[v for part in parts for "
+                         "v in part]`), join arrays with jnp.concatenate, or compare items one by one.")
+
+
 def unbroadcast_to(g, shape):
-    """`unbroadcast` given the shape itself (the tape kept only the shape of the operand)."""
+    """`unbroadcast` given the shape itself (the tape kept only the shape of the operand).
+
+    A list's adjoint of another length than the operand's: the operand was a list or tuple that `+` joined."""
+    if isinstance(g, TreeAdjoint) and g.length is not None and len(tuple(shape)) > 0 and tuple(shape)[0] != g.length:
+        _refuse_sequence_arithmetic()
     if isinstance(g, (TreeAdjoint, list, tuple)):
         return g
     return unbroadcast(g, np.empty(tuple(shape), dtype=np.bool_) if tuple(shape) else np.bool_(False))
@@ -257,12 +279,13 @@ class TreeAdjoint:
     for. The API turns it back into that container (`materialize`).
     """
 
-    __slots__ = ("items", "fields")
+    __slots__ = ("items", "fields", "length")
     __array_ufunc__ = None      # `zeros + adjoint` calls __radd__ here, never an object array around it
 
-    def __init__(self, items, fields=None):
+    def __init__(self, items, fields=None, length=None):
         self.items = items
         self.fields = fields
+        self.length = length    # the length of the list read (index_adjoint), where known: `+` may not join it
 
     def __add__(self, other):
         if isinstance(other, (dict, list, tuple)) or other is None:   # a custom_vjp's bwd gave a plain tree
@@ -271,7 +294,8 @@ class TreeAdjoint:
             items = dict(self.items)
             for key, value in other.items.items():
                 items[key] = items[key] + value if key in items else value
-            return TreeAdjoint(items, self.fields or other.fields)
+            lengths = {self.length, other.length} - {None}
+            return TreeAdjoint(items, self.fields or other.fields, lengths.pop() if len(lengths) == 1 else None)
         if np.ndim(other) == 0 and not np.any(other):
             return self
         if np.ndim(other) > 0 and all(isinstance(k, (int, np.integer)) for k in self.items):
@@ -284,6 +308,12 @@ class TreeAdjoint:
 
     __radd__ = __add__
     __array_ufunc__ = None      # `array + TreeAdjoint` must come here, never broadcast over an object
+
+    def __mul__(self, other):
+        # A list's adjoint scaled: the list was repeated (`xs * 2`) where its type was not seen.
+        _refuse_sequence_arithmetic()
+
+    __rmul__ = __mul__
 
     @staticmethod
     def of(tree):
@@ -342,9 +372,9 @@ def index_adjoint(x, idx, g):
         items = g.items if isinstance(g, TreeAdjoint) else {}
         # Keys past the slice's end belong to items appended to it later, whose adjoints the reversed
         # appends have already taken (`xs = xs[:-1]; xs.append(v)`, as `xs.pop()` is normalized): dropped.
-        return TreeAdjoint({positions[k]: value for k, value in items.items() if k < len(positions)})
+        return TreeAdjoint({positions[k]: value for k, value in items.items() if k < len(positions)}, length=len(x))
     if isinstance(x, (tuple, list)) and isinstance(idx, (int, np.integer)):
-        return TreeAdjoint({int(idx) % len(x): g})      # x[-1] is x[len(x) - 1]
+        return TreeAdjoint({int(idx) % len(x): g}, length=len(x))      # x[-1] is x[len(x) - 1]
     if isinstance(x, (tuple, list, dict, TreeAdjoint)):
         return TreeAdjoint({idx: g})
     out = np.zeros(np.shape(x), dtype=_adjoint_dtype(x, g))
@@ -404,12 +434,12 @@ def item_adjoint(adjoint, i):
 def stack_adjoint(g, axis=0):
     """The adjoint of the list passed to `jnp.stack`: the slices of `g`."""
     g = np.asarray(g)
-    return TreeAdjoint({i: wrap(np.take(g, i, axis=axis)) for i in range(g.shape[axis])})
+    return TreeAdjoint({i: wrap(np.take(g, i, axis=axis)) for i in range(g.shape[axis])}, length=g.shape[axis])
 
 
 def concatenate_adjoint(g, arrays, axis=0):
     """The adjoint of the list passed to `jnp.concatenate`: the pieces of `g`."""
-    return TreeAdjoint({k: concatenate_part(g, arrays, k, axis) for k in range(len(arrays))})
+    return TreeAdjoint({k: concatenate_part(g, arrays, k, axis) for k in range(len(arrays))}, length=len(arrays))
 
 
 def array_adjoint(g, object):
@@ -453,6 +483,19 @@ def field_of_adjoint(t, x, attr):
     return t.items.get(index, 0.0) if isinstance(t, TreeAdjoint) else 0.0
 
 
+def _rows_as_items(g, like):
+    """The items of a list or tuple whose adjoint is an array (it was read as one: `jnp.sort(xs)`): its rows.
+    A zero is no item; any other array that is not one row per item cannot be split, and is refused rather
+    than dropped (it once became a gradient of zeros)."""
+    if np.ndim(g) == 0 and not np.any(g):
+        return {}
+    if isinstance(like, (tuple, list)) and np.ndim(g) > 0 and np.shape(g)[0] == len(like):
+        return {k: g[k] for k in range(len(like))}
+    from ..errors import AstjaxError
+    raise AstjaxError(f"astjax: the derivative of a {type(like).__name__} came out as an array of shape "
+                      f"{np.shape(g)}, which does not split into its items; pass the value as an array instead")
+
+
 def materialize(g, like):
     """An adjoint shaped like `like`: containers rebuilt, zeros filled in (for None too: a custom_vjp's bwd
     may return None for a zero cotangent, as in JAX), scalars broadcast."""
@@ -465,7 +508,9 @@ def materialize(g, like):
     if isinstance(like, (tuple, list, dict)):
         if isinstance(g, (tuple, list, dict)):      # a plain cotangent tree (a custom_vjp's bwd returned it)
             g = TreeAdjoint.of(g)
-        items = g.items if isinstance(g, TreeAdjoint) else {}
+        if isinstance(g, TreeAdjoint) and isinstance(like, (tuple, list)) and g.length not in (None, len(like)):
+            _refuse_sequence_arithmetic()
+        items = g.items if isinstance(g, TreeAdjoint) else _rows_as_items(g, like)
         keys = like.keys() if isinstance(like, dict) else range(len(like))
         values = {k: materialize(items.get(k, 0.0), like[k]) for k in keys}
         if isinstance(like, dict):
@@ -792,6 +837,17 @@ def inplace_result(old, new):
     return new
 
 
+def sequence_part(part):
+    """True for a list or tuple that `sum(parts, [])` joins (frontend/normalize/sequence_sums.py); anything
+    else is refused, where Python's own `[] + part` would raise or broadcast an array."""
+    if isinstance(part, (list, tuple)):
+        return True
+    from ..errors import RuntimeRefusal
+    raise RuntimeRefusal(f"`sum(parts, [])` here adds a value of type {type(part).__name__} to a list, which Python refuses "
+                         "(or broadcasts, for an array); astjax joins lists and tuples only. Instead: "
+                         "jnp.concatenate(parts) for arrays.")
+
+
 def unshared_item(xs, i):
     """Before `xs[i][j] = v` (normalized to `row = xs[i]; row[j] = v; xs[i] = row`): refuse when another
     item of xs is that same object (`[row] * 2`, `[row, row]`), which Python would change too."""
@@ -990,7 +1046,7 @@ def cleared_at(g, x, idx):
     if _is_sequence(x):
         i = _list_position(x, idx)
         if isinstance(g, TreeAdjoint):
-            return TreeAdjoint({k: v for k, v in g.items.items() if k != i}, g.fields)
+            return TreeAdjoint({k: v for k, v in g.items.items() if k != i}, g.fields, g.length)
         if _is_sequence(g):
             out = list(g)
             out[i] = zero_tangent(g[i])
@@ -1200,7 +1256,13 @@ def sum_adjoint(g, iterable):
         per_row = np.asarray(unbroadcast(g, row))
         dtype = np.result_type(per_row, iterable) if iterable.dtype.kind in "fc" else per_row.dtype
         return wrap(np.broadcast_to(per_row.astype(dtype, copy=False), iterable.shape).copy())
-    return TreeAdjoint({k: unbroadcast(g, item) for k, item in enumerate(iterable)})
+    if any(isinstance(item, (tuple, list, dict)) for item in iterable):
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal("the builtin `sum` here concatenates lists or tuples, and astjax differentiates the "
+                             "builtin sum of numbers and arrays only. Instead: write the start as a literal "
+                             "(`sum(parts, [])`, which astjax differentiates), or flatten with a comprehension "
+                             "(`[v for part in parts for v in part]`).")
+    return TreeAdjoint({k: unbroadcast(g, item) for k, item in enumerate(iterable)}, length=len(iterable))
 
 
 def sum_items(t, like, iterable):

@@ -88,6 +88,7 @@ nondifferentiable("checked_type", helpers.checked_type, SHAPES)     # a type: ne
 nondifferentiable("iterated", helpers.iterated, NOTHING, guard=True,
                   effect="checks that a loop iterates a sequence, not a dict")
 deflowering(PRIMITIVES["iterated"], numba="astjax.runtime.numba_cpu:iterated")
+nondifferentiable("sequence_part", helpers.sequence_part, SHAPES)     # normalize/sequence_sums.py: a type check
 nondifferentiable("unshared_item", helpers.unshared_item, NOTHING,
                   effect="checks that a list's item updated in place is not another item too", guard=True)
 nondifferentiable("array_holder", helpers.array_holder, NOTHING,

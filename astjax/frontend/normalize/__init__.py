@@ -22,6 +22,7 @@ from .reserved_names import ReservedNames
 from .type_inspection import TypeInspection
 from .builtin_extrema import BuiltinExtrema
 from .builtin_divmod import BuiltinDivmod
+from .sequence_sums import SequenceSums
 from .operator_functions import OperatorFunctions
 from .aliasing import Aliasing
 from .call_signatures import CallSignatures
@@ -61,7 +62,7 @@ from ...codegen.node_walk import copy_tree
 __all__ = ["normalize", "PASSES"]
 
 PASSES = (ModuleAliases, CustomRoots, WarningContexts, DictOperators, LocalDeletes, ChainedAssignments, TryFinally, LoopElse, GeneratorNames, ObjectSubscripts, ComprehensionWalrus, FunctionLists, WalrusAssignments, StaticStarArguments, GeneratorConsumers, KeyedOrdering, IterationBuiltins, ItertoolsAccumulate, CallSignatures, ObjectRecords, NamedtupleConstructions, JvpCalls, Aliasing, ReservedNames, TypeInspection,
-          BuiltinExtrema, BuiltinDivmod, TreeMapCalls, MapCalls, ContainerIdioms, OperatorFunctions, FactoryCallResults, ClosureFactories, LocalFactories, LocalFunctionValues, LocalFunctions, MethodCalls,
+          BuiltinExtrema, BuiltinDivmod, SequenceSums, TreeMapCalls, MapCalls, ContainerIdioms, OperatorFunctions, FactoryCallResults, ClosureFactories, LocalFactories, LocalFunctionValues, LocalFunctions, MethodCalls,
           FunctionArguments, ScipyCalls, DebugPrintCalls, NumpyCalls, ArrayAssembly, AugmentedAssignment, LaxControlFlow, TupleAssignment, ControlFlow,
           OnePrimitivePerStatement, ListOperands)
 

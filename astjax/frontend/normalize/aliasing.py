@@ -442,7 +442,9 @@ class Aliasing(Pass):
                                  call, hint="compute the new array and assign it to the name (`y = y.at[i].set(v)`, `y = jnp.sort(y)`).")
             return
         y = receiver.id
-        if func.attr in LIST_MUTATORS:
+        # a list's in-place sort is a list mutation too: through another name (`ys = xs; ys.sort()`) it
+        # reorders xs, which the derivative passes (following xs by name) would not see
+        if func.attr in LIST_MUTATORS or (func.attr == "sort" and state.kind.get(y) == "list"):
             self.list_mutator(y, call, state, after, stmt)
             return
         if func.attr not in IN_PLACE_METHODS or state.kind.get(y) == "list":

@@ -235,9 +235,12 @@ class AdjointSweep:
                 raise self.context.error(f"`{prim.name}` has no derivative with respect to its argument `{operand}`",
                                          stmt, hint="treat that argument as a constant (jax.lax.stop_gradient).")
             contribution = expand(prim.vjp[operand], bindings)
-            if prim.unbroadcast and not self.shapes.same_shape(node, stmt):
+            joins = prim.unbroadcast and _may_join_sequences(stmt, self.shapes)
+            if prim.unbroadcast and (joins or not self.shapes.same_shape(node, stmt)):
                 shape_of = copy.deepcopy(node)
-                shape_of.shape_only = True          # read for its shape only: the tape keeps just that
+                # read for its shape only: the tape keeps just that; but a list's shape is an array's, and
+                # unbroadcast must see the list to refuse one that `+` joined
+                shape_of.shape_only = not joins
                 contribution = call("unbroadcast", contribution, shape_of)
             out.append((node.id, contribution))
         return out
@@ -343,3 +346,18 @@ def _call_name(value):
 def _is_append(value):
     return (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute)
             and value.func.attr == "append")
+
+
+def _may_join_sequences(stmt, shapes):
+    """Whether `y = a + b` may join two lists or tuples, whose types the shape classes do not see: a `+`
+    neither operand of which is surely a number or an array (analyses/shapes.py: `numeric`), as in `a + a`
+    or a running `total + item` of a reduce. Its adjoints keep their `unbroadcast`, with the operand itself
+    (not its shape), which refuses a list's adjoint of another length when it runs; left out (operands of
+    one shape class), each list got the whole joined list's adjoint (a silently wrong gradient)."""
+    from ...analyses.shapes import SCALAR
+    value = stmt.value
+    if not (isinstance(value, gast.BinOp) and isinstance(value.op, gast.Add)):
+        return False
+    return all(SCALAR not in shapes.of(operand) and not (isinstance(operand, gast.Name) and operand.id in shapes.numeric)
+               for operand in (value.left, value.right))
+
