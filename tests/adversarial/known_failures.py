@@ -24,9 +24,6 @@ KNOWN_FAILURES = {
     "realistic.where_unguarded_sqrt": "NAN (as JAX gives): sqrt's infinite slope at 0 times a zero inner derivative; "
                                       "truth 1.0 (finite differences). Decide: follow JAX or give 0 * inf = 0",
     # --- API compositions
-    "scilinalg.associative_scan_of_a_tuple": "CRASH (IndexError): frontend/normalize/lax_control_flow.py rewrites "
-                                             "associative_scan as a loop over one array; a tuple of elems needs the "
-                                             "loop per item (or a refusal at the call)",
     # --- names that clash with generated ones
     "names.user_push_pop": "REFUSED: user functions named push/pop taken for effects (`push(s, v)` mutates s)",
     # --- syntax
