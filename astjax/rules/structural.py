@@ -155,8 +155,10 @@ structural("broadcast_like", helpers.broadcast_like, "t", "bt += unbroadcast(by,
            "dy = broadcast_like(dt, *operands)")
 
 # The adjoints of lists and namedtuples are built by helpers too; their transposes rebuild arrays.
+# The tangent of an item is shaped like the item: the tangent tree may lack an item the adjoint tree has (a
+# bare 0.0: nothing that varies reached it), and the rules reading it reshape it (hessian of eigh, svd).
 structural("item_adjoint", helpers.item_adjoint, "adjoint", "badjoint += tree_item_adjoint(i, by)",
-           "dy = item_adjoint(dadjoint, i)")
+           "dy = broadcast_like(item_adjoint(dadjoint, i), y)")
 # `list(xs)` is normalized to `[v for v in list_items(xs)]` (normalize/container_idioms.py): xs itself, after
 # checking it is a list or tuple (Python would list a dict's keys, an array's rows).
 structural("list_items", helpers.list_items, "x", "bx += by", "dy = dx")
