@@ -402,6 +402,11 @@ def _batch_axis_first(g, like):
     if isinstance(g, (tuple, list)) and isinstance(like, (tuple, list)) and len(g) == len(like):
         items = [_batch_axis_first(v, w) for v, w in zip(g, like)]
         return type(g)(*items) if hasattr(g, "_fields") else type(g)(items)
+    if isinstance(g, np.ndarray) and type(like) in (list, tuple) and like and g.ndim >= 2 \
+            and g.shape[1] == len(like) and all(isinstance(w, np.ndarray) and np.shape(w)[:1] == g.shape[:1]
+                                                for w in like):
+        # a list read as one array (`jnp.sort(xs)`): its adjoint holds the batch, then one entry per item
+        return type(like)(_batch_axis_first(g[:, k], w) for k, w in enumerate(like))
     if isinstance(g, dict) and isinstance(like, dict):
         return {k: _batch_axis_first(v, like.get(k)) for k, v in g.items()}
     if isinstance(g, np.ndarray) and isinstance(like, np.ndarray) and 1 <= g.ndim < like.ndim \

@@ -56,3 +56,19 @@ def test_float_batches_still_batch():
     got = astjax.vmap(astjax.grad(square_sum))(x)
     assert np.asarray(got).dtype == np.float32
     np.testing.assert_allclose(got, 2 * x)
+
+
+def sorted_weighted(xs):
+    return jnp.sum(jnp.sort(xs) * jnp.arange(3.0))
+
+
+@pytest.mark.parametrize("kind", [list, tuple])
+def test_per_example_gradients_of_a_list_read_as_one_array(kind):
+    """The adjoint of a list read as an array (`jnp.sort(xs)`) comes out as one array, the batch first: it is
+    split into the items (it was refused: the split took the batch axis for the items)."""
+    items = kind(np.array(v) for v in ([3.0, 1.0], [1.0, 2.0], [2.0, 0.0]))
+    got = astjax.vmap(astjax.grad(sorted_weighted))(items)
+    examples = [astjax.grad(sorted_weighted)(kind(np.float64(item[b]) for item in items)) for b in range(2)]
+    assert type(got) is kind and len(got) == 3
+    for k in range(3):
+        np.testing.assert_allclose(got[k], [examples[0][k], examples[1][k]])
