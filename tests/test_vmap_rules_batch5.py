@@ -185,7 +185,7 @@ def test_conv_of_a_batched_input_is_one_convolution():
 
 def _sorted_losses(w, x):
     v, _ = lax.top_k(x * w, 2)
-    p = lax.pad(lax.sort(x * w), 0.0, ((1, 2, 1),))
+    p = lax.pad(jnp.sort(x * w), 0.0, ((1, 2, 1),))
     return jnp.sum(v ** 2) + jnp.sum(p * jnp.arange(p.shape[0])) + jnp.sum(lax.cummax(x * w))
 
 
@@ -198,6 +198,19 @@ def test_per_example_gradients_through_top_k_sort_pad_and_cummax_run_batched():
     np.testing.assert_allclose(v(w, xs), np.stack([g(w, x) for x in xs]), rtol=1e-12, atol=1e-12)
     source = astjax.source(v)
     assert "_results" not in source and "range(_B" not in source, source
+
+
+def _lax_sorted_loss(w, x):
+    return jnp.sum(lax.sort(x * w) * jnp.arange(4.0))
+
+
+def test_per_example_gradients_through_lax_sort_match_a_loop():
+    """lax.sort's derivative helpers take one array or a tuple (lax_sort_adjoint, rules/lax_reduce_sort.py):
+    their test of which one runs example by example under vmap (docs/vmap.md), with each example's answer."""
+    w, xs = _x(4), _x(B, 4)
+    g = astjax.grad(_lax_sorted_loss)
+    np.testing.assert_allclose(astjax.vmap(g, in_axes=(None, 0))(w, xs), np.stack([g(w, x) for x in xs]),
+                               rtol=1e-12, atol=1e-12)
 
 
 def _robust_loss(w, x):

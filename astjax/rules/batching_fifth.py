@@ -27,6 +27,7 @@ import gast
 import numpy as np
 
 from ..analyses.batching import ARRAY
+from ..array import wrap
 from .batching import _call, _const, _is_const, _name, _static_int, _tuple
 from .batching_axes import _callee, _declared, _keep, _rank_of, _rebuilt, _shifted, _unknown_array
 from .batching_fourth import _batched_array, _covers_only, _others_unbatched
@@ -523,7 +524,9 @@ def _broadcast_like_rule(bt, target, app):
     for node in nodes:
         if isinstance(node, gast.Name):
             if bt.kind(node) != ARRAY:
-                return None         # a container's tangent, or a kind unknown here: loop
+                # a container's adjoint (a composed gradient of dict parameters), or a kind unknown here:
+                # decided when it runs, example by example in one call
+                return _broadcast_like_when_run(bt, target, nodes)
         elif not (isinstance(node, gast.Constant) and type(node.value) in (int, float)):
             return None
     if not any(isinstance(n, gast.Name) and bt.is_batched(n) for n in nodes):
@@ -560,6 +563,39 @@ def _broadcast_like_rule(bt, target, app):
     return out
 
 
+def _broadcast_like_when_run(bt, target, nodes):
+    if not all(isinstance(n, gast.Name) or (isinstance(n, gast.Constant) and type(n.value) in (int, float))
+               for n in nodes):
+        return None
+    flags = _tuple(*[_const(isinstance(n, gast.Name) and bool(bt.is_batched(n))) for n in nodes])
+    call = _call(bt.helper(broadcast_like_of_examples), copy.deepcopy(nodes[0]),
+                 _tuple(*[copy.deepcopy(n) for n in nodes[1:]]), flags)
+    return [bt.assign(target, call)]
+
+
+def broadcast_like_of_examples(t, operands, batched):
+    """broadcast_like(t, *operands) over a batch (`batched`: whether t and each operand carry the batch axis
+    first), for values whose kinds vmap did not know when it wrote the code: a container's adjoint is t itself
+    (as broadcast_like returns it); arrays are broadcast example by example, the batch axis first."""
+    from .helpers import TreeAdjoint, broadcast_like, weak_array
+    containers = (TreeAdjoint, tuple, list, dict)
+    t_batched, operands_batched = batched[0], batched[1:]
+    if isinstance(t, containers) or any(isinstance(o, containers) for o in operands):
+        if t_batched or not any(operands_batched):
+            return t
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal("astjax: vmap of a gradient of a pytree that does not depend on the mapped "
+                             "arguments is not supported; compute it outside vmap")
+    if not any(batched):
+        return broadcast_like(t, *operands)
+    size = next(np.shape(v)[0] for v, b in zip((t,) + tuple(operands), batched) if b)
+    shape = np.broadcast_shapes(*(np.shape(o)[1:] if b else np.shape(o) for o, b in zip(operands, operands_batched)))
+    values = weak_array(t, operands[0])
+    if t_batched:            # unit axes after the batch axis, so each example lines up with its own shape
+        values = values.reshape(values.shape[:1] + (1,) * max(len(shape) - (values.ndim - 1), 0) + values.shape[1:])
+    return wrap(np.broadcast_to(values, (size,) + shape))
+
+
 def _broadcast_like_result(batching, bound):
     operands = bound.get("operands")
     ranks = [batching.rank(n) if isinstance(n, gast.Name) else 0 for n in (
@@ -592,6 +628,9 @@ def _register():
     for name, (rule, result) in table.items():
         if name in PRIMITIVES and PRIMITIVES[name].batch is None:
             defbatch(PRIMITIVES[name], _declared(rule, result))
+    # broadcast_like's rule reads a container's adjoint itself (broadcast_like_of_examples): the statement is
+    # not run example by example for it (transforms/vmap.py's _batched_list_operand)
+    PRIMITIVES["broadcast_like"].batch.reads_tuples = ("t",)
 
 
 _register()
