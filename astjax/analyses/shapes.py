@@ -100,10 +100,14 @@ _NUMERIC_OPERATORS = (gast.Sub, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow, gas
 
 def _surely_numeric(function_node, statements, applications):
     """The variables every assignment of which gives a number or an array, never a list or tuple: a number,
-    an elementwise primitive's result, `-`, `/`, `**`, `@` of anything, `+` or `*` with such an operand
+    an elementwise primitive's result or another primitive's one array, `-`, `/`, `**`, `@` of anything, `+` or `*` with such an operand
     (a list + a number raises; `xs * 2` is caught where its adjoint is scaled), a copy of such a variable.
     Parameters and items read from containers may be lists. (The shape classes cannot tell `a + a` of
     arrays from a list joined to itself; reverse mode asks this before leaving out an `unbroadcast`.)"""
+    from .batching import _ARRAY_RESULTS, _ELEMENTWISE_EXTRA, _KEEP_RANK, _REDUCTIONS
+    # primitives whose result is one array (jnp.zeros_like, lax.dynamic_slice, a reduction); not Python's
+    # max/min, which return one of their operands (a list, for lists)
+    array_results = (_ARRAY_RESULTS | _ELEMENTWISE_EXTRA | _KEEP_RANK | _REDUCTIONS) - {"builtin_max", "builtin_min"}
     params = {a.id for a in function_node.args.args}
     assigned = {}
     for stmt in statements:
@@ -127,7 +131,7 @@ def _surely_numeric(function_node, statements, applications):
             return (isinstance(value.op, _NUMERIC_OPERATORS) or operand_numeric(value.left)
                     or operand_numeric(value.right))
         app = applications[id(stmt)]
-        return app.kind == "primitive" and bool(app.primitive.elementwise)
+        return app.kind == "primitive" and (bool(app.primitive.elementwise) or app.primitive.name in array_results)
 
     changed = True
     while changed:

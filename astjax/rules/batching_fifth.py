@@ -230,6 +230,14 @@ def _polyfit_rule(bt, target, app):
             bt.assign(target, _call("jnp.transpose", _name(columns)))]
 
 
+def _polyfit_result(batching, bound):
+    """The coefficients have y's rank ((deg + 1,) for a 1-D y, (deg + 1, K) for K columns); with full or cov
+    given the result is a tuple: of a kind the analysis does not know."""
+    if any(k in bound and not _is_const(bound[k], False) and not _is_const(bound[k], None) for k in ("full", "cov")):
+        return None, None
+    return ARRAY, _rank_of(batching, bound, "ys" if "ys" in bound else "y")
+
+
 def _frequencies_rule(bt, target, app):
     """fftfreq(n, d) / rfftfreq(n, d) of a batched scalar d: NumPy's frequencies of spacing 1 divided by d,
     so d lifted to (B, 1) gives every example's row (n and dtype unbatched)."""
@@ -279,7 +287,7 @@ SAME_CALL = {
     "rfftfreq": (_frequencies_rule, lambda batching, bound: (ARRAY, 1)),
     "cond": (_cond_rule, lambda batching, bound: (ARRAY, None if _rank_of(batching, bound, "x") is None
                                                   else _rank_of(batching, bound, "x") - 2)),
-    "polyfit": (_polyfit_rule, lambda batching, bound: (ARRAY, 1)),
+    "polyfit": (_polyfit_rule, _polyfit_result),
 }
 
 
