@@ -89,3 +89,17 @@ def test_pad_and_matrix_product_compile_no_numpy_allocation_function():
     np.testing.assert_allclose(full, x @ x.T, rtol=1e-5)
     allocations = [n for n in compiled if n.startswith(("ol_np_empty", "ol_np_zeros", "ol_np_ones"))]
     assert not allocations, compiled
+
+
+def padded_by(x, a):
+    return jnp.pad(x, ((a, a), (a, a)), mode="edge")
+
+
+def test_pad_by_negative_widths_on_a_later_call_raises():
+    """The widths are run-time ints of one signature: a later call with negative widths returned a
+    cropped array from compiled code (the reference raises NumPy's ValueError); now it raises too."""
+    jitted = astjax.jit(padded_by)
+    x = np.arange(20, dtype=np.float32).reshape(4, 5)
+    np.testing.assert_array_equal(jitted(x, 2), np.pad(x, 2, mode="edge"))
+    with pytest.raises(ValueError, match="negative"):
+        jitted(x, -1)
