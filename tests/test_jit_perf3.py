@@ -56,7 +56,7 @@ def test_grad_of_a_sum_of_sigmoid_is_one_loop_reading_x_once():
     head = text.split("\n\n")[0]
     assert "jit_sigmoid" not in text and "vjp_sigmoid(" not in text
     assert head.count("_fused_") == 1, head                  # one loop computes the gradient
-    assert text.count("np.empty(") == 1, text
+    assert text.count("astjax_empty(") == 1, text         # one output buffer (runtime/numba_allocate.py)
     assert "for k in range(256):" not in text and "total" not in text      # and no value
 
 

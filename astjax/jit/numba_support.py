@@ -11,6 +11,7 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
+from ..runtime.numba_allocate import zeros_array
 from ..runtime.numba_cpu import STUBS as _LOWERINGS
 from .lower.known_ranks import RankGuardError
 
@@ -68,41 +69,46 @@ def pad_edge_or_zeros(x, widths, edge):
     raise NotImplementedError
 
 
-@overload(pad_edge_or_zeros, inline="always")
+@overload(pad_edge_or_zeros)
 def _pad_edge_or_zeros(x, widths, edge):
     if not isinstance(x, types.Array) or x.ndim not in (1, 2):
         return None
     if x.ndim == 1:
         def pad1(x, widths, edge):
             (before, after), = widths
+            if before < 0 or after < 0:
+                raise ValueError("index can't contain negative values")
             n = x.shape[0]
-            out = np.zeros(n + before + after, x.dtype)
+            out = zeros_array(n + before + after, x.dtype)
             for i in range(out.shape[0]):
                 k = i - before
                 if 0 <= k < n:
                     out[i] = x[k]
                 elif edge and n > 0:
-                    out[i] = x[min(max(k, 0), n - 1)]
+                    out[i] = x[0 if k < 0 else n - 1]
             return out
         return pad1
 
     def pad2(x, widths, edge):
         (top, bottom), (left, right) = widths
+        if top < 0 or bottom < 0 or left < 0 or right < 0:
+            raise ValueError("index can't contain negative values")
         h, w = x.shape
-        out = np.zeros((h + top + bottom, w + left + right), x.dtype)
+        out = zeros_array((h + top + bottom, w + left + right), x.dtype)
         for i in range(out.shape[0]):
             r = i - top
             inside_row = 0 <= r < h
             if not inside_row and not edge:
                 continue
-            r = min(max(r, 0), h - 1)
-            for j in range(out.shape[1]):
-                c = j - left
-                if 0 <= c < w:
-                    if inside_row or edge:
-                        out[i, j] = x[r, c]
-                elif edge:
-                    out[i, j] = x[r, min(max(c, 0), w - 1)]
+            r = r if r > 0 else 0              # clamps as selects: Numba compiles a helper per min/max
+            r = r if r < h - 1 else h - 1
+            for c in range(w):                 # the row's middle: one branch-free copy LLVM vectorizes
+                out[i, left + c] = x[r, c]
+            if edge:
+                for j in range(left):
+                    out[i, j] = x[r, 0]
+                for j in range(left + w, out.shape[1]):
+                    out[i, j] = x[r, w - 1]
         return out
     return pad2
 
@@ -283,3 +289,5 @@ SUPPORT = {"shape_of": shape_of, "weak_like": weak_like, "np": np, "fast_exp": f
            "stack_list": stack_list, "wide_sum": wide_sum, "wide_mean": wide_mean}
 from .python_numbers import PYTHON_NUMBER_HELPERS  # noqa: E402 (lower/python_numbers.py writes their calls)
 SUPPORT.update(PYTHON_NUMBER_HELPERS)
+from ..runtime.numba_allocate import ALLOCATION_HELPERS  # noqa: E402 (fused loops allocate with them)
+SUPPORT.update(ALLOCATION_HELPERS)

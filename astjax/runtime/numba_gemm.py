@@ -17,6 +17,7 @@ from numba.core import types
 from numba.core.errors import TypingError
 from numba.extending import overload
 
+from .numba_allocate import empty_array
 from .numba_build import JIT_OPTIONS
 
 __all__ = ["matrix_product"]
@@ -38,7 +39,7 @@ def _matrix_product(a, b, transpose_a, transpose_b):
     ensure_blas()
     gemm = _BLAS().numba_xxgemm(a.dtype)
     kind = ord(get_blas_kind(a.dtype))
-    dtype = np.dtype(str(a.dtype))
+    dtype = np.dtype(str(a.dtype)).type        # the class, as the fused loops pass it
     contiguous_a, contiguous_b = a.layout == "C", b.layout == "C"
 
     def impl(a, b, transpose_a, transpose_b):
@@ -48,12 +49,16 @@ def _matrix_product(a, b, transpose_a, transpose_b):
         k2, n = (right.shape[1], right.shape[0]) if transpose_b else (right.shape[0], right.shape[1])
         if k != k2:
             raise ValueError("dot: the inner dimensions of the matrices do not match")
+        out = empty_array((m, n), dtype)
         if k == 0:
-            return np.zeros((m, n), dtype)
-        out = np.empty((m, n), dtype)
+            for i in range(m):
+                for j in range(n):
+                    out[i, j] = 0
+            return out
         if m == 0 or n == 0:
             return out
-        one, zero = np.ones(1, dtype), np.zeros(1, dtype)    # not constants: those would stop Numba caching
+        one, zero = empty_array((1, 1), dtype), empty_array((1, 1), dtype)   # not constants: those would
+        one[0, 0], zero[0, 0] = 1, 0                                          # stop Numba caching the caller
         status = gemm(kind, _YES if transpose_b else _NO, _YES if transpose_a else _NO, n, m, k,
                       one.ctypes, right.ctypes, right.shape[1], left.ctypes, left.shape[1],
                       zero.ctypes, out.ctypes, n)

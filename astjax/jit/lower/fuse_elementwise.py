@@ -10,7 +10,7 @@ operation:
     _t5 = _fused_1(x.shape, x, np.float32(0), np.float32(alpha))
 
     def _fused_1(shape, x0, c0, c1):
-        out = np.empty(shape, np.float32)
+        out = astjax_empty(shape, np.float32)
         for i0 in range(shape[0]):
             out[i0] = x0[i0] if x0[i0] > c0 else c1 * fast_exp(x0[i0]) - c1
         return out
@@ -800,7 +800,7 @@ class _Fusion:
         writes into that array leaf (each element is read before it is written, at the same place)."""
         arrays, scalars, indices = self._names()
         shared, element = hoist_repeated_calls(self._indexed(scalar, indices))
-        start = f"    out = x{overwritten}" if overwritten is not None else f"    out = np.empty(shape, np.{self.dtype})"
+        start = f"    out = x{overwritten}" if overwritten is not None else f"    out = astjax_empty(shape, np.{self.dtype})"
         lines = [f"def {label}({', '.join(['shape'] + arrays + scalars)}):", start]
         indent = "    "
         for d, index in enumerate(indices):

@@ -13,7 +13,7 @@ the primal's element into the sum and writes the gradient's element:
     value, bx = _fused_2_and_1(x.shape, x, np.float32(1.0), np.float32(bout))
 
     def _fused_2_and_1(shape, x0, c0, c1):
-        out = np.empty(shape, np.float32)
+        out = astjax_empty(shape, np.float32)
         total = 0.0
         n = shape[0]
         full = n - n % 256
@@ -154,7 +154,7 @@ def _merge(sum_stmt, map_stmt, first, second, context):
     def call(fn, reads, scalars):
         return f"{fn}({', '.join([r.format(i=index) for r in reads] + scalars)})"
 
-    lines = [f"def {label}({', '.join(params)}):", f"    out = np.empty(shape, np.{a.dtype})", "    total = 0.0"]
+    lines = [f"def {label}({', '.join(params)}):", f"    out = astjax_empty(shape, np.{a.dtype})", "    total = 0.0"]
     indent = "    "
     for d, i in enumerate(indices[:-1]):
         lines.append(f"{indent}for {i} in range(shape[{d}]):")

@@ -205,6 +205,9 @@ class _CallLowering(NodeTransformer):
             return None
         if prim.name in ("dot", "matmul") and not all(_rank(a, self.context) in (1, 2) for a in node.args):
             return None
+        if prim.name in ("zeros_like", "zero_tangent"):         # allocated inline (runtime/numba_allocate.py)
+            from ...runtime.numba_allocate import zeros_like_array
+            return self.context.bind("zeros_like_array", zeros_like_array, self.locals)
         if prim.name in ("dot", "matmul") and all(_rank(a, self.context) == 2 for a in node.args):
             node.args = [*node.args, _false(), _false()]        # one gemm for every layout (numba_gemm.py)
             return self._matrix_product()

@@ -9,6 +9,7 @@ Python int past 64 bits, a division by zero, `2 ** -1`, `(-8.0) ** 0.5`:
 
     r = r * i          ->   r = py_mul(r, i, "/path/user.py:12")
     out = a // b       ->   out = py_floordiv(a, b, "/path/user.py:7")
+    half = n // 2      ->   half = n // 2      (a literal positive divisor: nothing to check)
     y = math.sqrt(x)   ->   y = py_math1(math.sqrt(x), x, "/path/user.py:9")
     z = k ** n         ->   z = np_int_pow(k, n)      (k an int array: NumPy raises for n < 0)
 
@@ -54,6 +55,12 @@ def _fold(name, args):
     if value < 0:
         return gast.UnaryOp(op=gast.USub(), operand=gast.Constant(value=-value, kind=None))
     return gast.Constant(value=value, kind=None)
+
+
+def _positive_int(node):
+    """A literal positive int divisor: `//` and `%` by it can neither divide by zero nor overflow (the
+    checks py_floordiv and py_mod compile, with their error paths, at every call site)."""
+    return isinstance(node, gast.Constant) and type(node.value) is int and node.value > 0
 
 
 def _is_python_math(call, namespace):
@@ -124,6 +131,8 @@ class _PythonArithmetic(NodeTransformer):
         integer_power = isinstance(node.op, gast.Pow) and (self.dtype(node.left) or "").startswith(("int", "uint"))
         self.generic_visit(node)
         name = _HELPERS.get(type(node.op))
+        if name in ("py_floordiv", "py_mod") and seen is True and _positive_int(node.right):
+            return node             # `n // 2`: no zero division, no overflow; Numba's // and % are Python's
         if name and seen is not None:
             return self.helper(name, [node.left, node.right], node, seen)
         if integer_power:                 # NumPy refuses an integer to a negative power; Numba gives 0

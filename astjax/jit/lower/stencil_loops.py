@@ -128,9 +128,9 @@ def _interchange(loop, kernels, context, counter):
         innermost.body[-1:] = [_statement(f"{tables[p]}.append(_)", _=binding[p]) for p in operands]
         start = [_statement(f"{tables[p]} = []") for p in operands]
     else:               # arrays of the tap count: Numba compiles a list's append helpers per element type
-        import numpy
+        from ...runtime.numba_allocate import empty_array
         count = context.bind(f"_taps_{counter[0]}_n", None, ())
-        empty = context.bind("_stencil_empty", numpy.empty, ())      # Numba's own (numba_calls leaves it)
+        empty = context.bind("_stencil_empty", empty_array, ())      # inline allocation (numba_calls leaves it)
         trips = " * ".join(f"len({unparse(n.iter).strip()})" for n in nest)
         start = [_statement(f"{count} = {trips}"),
                  *(_statement(f"{tables[p]} = {empty}({count}, np.{dtypes[p]})") for p in operands),
