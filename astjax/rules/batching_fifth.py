@@ -30,7 +30,7 @@ from ..analyses.batching import ARRAY
 from ..array import wrap
 from .batching import _call, _const, _is_const, _name, _static_int, _tuple
 from .batching_axes import _callee, _declared, _keep, _rank_of, _rebuilt, _shifted, _unknown_array
-from .batching_fourth import _batched_array, _covers_only, _others_unbatched
+from .batching_fourth import _batched_array, _covers_only, _flat_unless_axis, _others_unbatched
 from .nondifferentiable import SHAPES
 from .registry import PRIMITIVES, defbatch, primitive
 
@@ -414,12 +414,6 @@ def _insert_rule(bt, target, app):
     return out
 
 
-def _insert_result(batching, bound):
-    if _is_const(bound.get("axis", _const(None)), None):
-        return ARRAY, 1
-    return ARRAY, _rank_of(batching, bound, "arr")
-
-
 def _resize_rule(bt, target, app):
     """resize(a, new_shape): each example flattened, read cyclically at the same positions, reshaped."""
     b = app.bound
@@ -623,7 +617,7 @@ EDITS = {
     "gradient": (_gradient_rule, _keep("f")),
     "builtin_max": (_builtin_extreme_rule, lambda batching, bound: (ARRAY, 0)),
     "builtin_min": (_builtin_extreme_rule, lambda batching, bound: (ARRAY, 0)),
-    "insert": (_insert_rule, _insert_result),
+    "insert": (_insert_rule, _flat_unless_axis),
     "resize": (_resize_rule, _resize_result),
 }
 

@@ -148,7 +148,8 @@ def _append_rule(bt, target, app):
     return out
 
 
-def _append_result(batching, bound):
+def _flat_unless_axis(batching, bound):
+    """append's and insert's result: flat (rank 1) without an axis, else the rank of `arr`."""
     if _is_const(bound.get("axis", _const(None)), None):
         return ARRAY, 1
     return ARRAY, _rank_of(batching, bound, "arr")
@@ -386,7 +387,7 @@ def _trim_zeros_rule(bt, target, app):
 
 EDITS = {
     "pad_tangent": (_pad_tangent_rule, _keep("t")),
-    "append": (_append_rule, _append_result),
+    "append": (_append_rule, _flat_unless_axis),
     "ediff1d": (_ediff1d_rule, lambda batching, bound: (ARRAY, 1)),
     "polyder": (_polyder_rule, lambda batching, bound: (ARRAY, 1)),
     "bessel_jn": (_bessel_jn_rule, _bessel_jn_result),
