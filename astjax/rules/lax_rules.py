@@ -17,7 +17,7 @@ from .creation import cumprod_adjoint, cumprod_tangent
 from .helpers import invert_permutation
 from .linalg import COMPOSITES
 from .nondifferentiable import BOOLEAN, INTEGER, PIECEWISE, SHAPES, nondifferentiable
-from .registry import defjvp, defvjp, parse_expression, primitive
+from .registry import PRIMITIVES, defjvp, deflowering, defvjp, parse_expression, primitive
 
 
 
@@ -137,6 +137,10 @@ rules("lax_dynamic_index_in_dim", lax.dynamic_index_in_dim, ("operand",),
 rules("lax_leading_axis_array", internal.leading_axis_array, ("xs",), "bxs += by", "dy = dxs")
 # ... and on each step's ys item when ys is bound to one name: an identity on one array.
 rules("lax_scan_step_output", internal.scan_step_output, ("value",), "bvalue += by", "dy = dvalue")
+# Under jit both are the identity on one array (`positive` declines a tuple, so jit refuses one as the
+# reference backend does).
+for _name in ("lax_leading_axis_array", "lax_scan_step_output"):
+    deflowering(PRIMITIVES[_name], numba="astjax.runtime.numba_cpu:positive")
 
 # ------------------------------------------------------------ dot_general
 rules("lax_dot_general", lax.dot_general, ("lhs", "rhs"),
