@@ -301,20 +301,23 @@ def _batch_size(sizes, axis_size):
     return axis_size
 
 
+def _through_jit(inner):
+    """The transform a chain of jits wraps (jit is transparent to vmap: it batches the source jit holds)."""
+    while inner is not None and type(inner).__name__ == "_JitTransform" and getattr(inner, "jitted", None) is not None:
+        inner = getattr(inner.jitted.fun, "__astjax_transform__", None)
+    return inner
+
+
 def _check_differentiated_inputs(fun, args):
     """vmap(grad(f)) runs grad's generated source, not grad's wrapper: the wrapper's check of the arguments
     it differentiates is made here, on the batched arguments (an example has its batch's dtype). An integer
     or complex input is then the TypeError it is under grad (JAX raises too), never derivatives of integers."""
     from .api import ReverseTransform
     from .forward import _JacobianTransform
-    inner = getattr(fun, "__astjax_transform__", None)
-    while inner is not None:
-        if type(inner).__name__ == "_JitTransform" and getattr(inner, "jitted", None) is not None:
-            inner = getattr(inner.jitted.fun, "__astjax_transform__", None)
-        elif isinstance(inner, VmapTransform) and not inner.leading and not inner.keywords:
-            inner = getattr(inner.fun, "__astjax_transform__", None)     # an example of an example: same dtype
-        else:
-            break
+    inner = _through_jit(getattr(fun, "__astjax_transform__", None))
+    while isinstance(inner, VmapTransform) and not inner.leading and not inner.keywords:
+        # an example of an example has the same dtype
+        inner = _through_jit(getattr(inner.fun, "__astjax_transform__", None))
     if isinstance(inner, ReverseTransform) and not inner.allow_int:
         kind, positions = inner.kind, inner.argnums
     elif isinstance(inner, _JacobianTransform):
@@ -334,11 +337,9 @@ def _materialize_gradients(fun, result, args, spec, size, count):
     own wrapper does, against the arguments with the batch axis."""
     from .api import ReverseTransform
     from .rules.helpers import materialize
-    inner = getattr(fun, "__astjax_transform__", None)
     # vmap(jit(grad(f))): jit is transparent (vmap batches grad's source), so its gradients need the same
     # rebuilding; they reached the user as adjoint trees before (a crash, or a tuple's gradient of wrong shape)
-    while inner is not None and type(inner).__name__ == "_JitTransform" and getattr(inner, "jitted", None) is not None:
-        inner = getattr(inner.jitted.fun, "__astjax_transform__", None)
+    inner = _through_jit(getattr(fun, "__astjax_transform__", None))
     if not isinstance(inner, ReverseTransform) or inner.kind not in ("grad", "value_and_grad") or (
             inner.leading or inner.keywords):
         return result
