@@ -412,54 +412,18 @@ class LaxControlFlow(BlockPass):
         fn, elems = args[0], args[1]
         reverse = bool(args[2].value) if len(args) > 2 else False
         axis = int(args[3].value) if len(args) > 3 else 0
-        if isinstance(elems, (gast.Tuple, gast.List)):
-            return self._associative_scan_of_items(target, fn, elems, reverse, axis, stmt)
-        if not isinstance(target, gast.Name):
+        together = isinstance(elems, (gast.Tuple, gast.List))
+        if not together and not isinstance(target, gast.Name):
             raise self.error("lax.associative_scan of one array gives one array: assign it to one name (for a "
                              "tuple of arrays, write the tuple in the call: `lax.associative_scan(fn, (a, b))`)", stmt)
+        items = elems.elts if together else [elems]
+        container = gast.List if isinstance(elems, gast.List) else gast.Tuple
         namer = self.context.namer
-        xs, acc, parts, index = namer.fresh("_xs"), namer.fresh("_acc"), namer.fresh("_parts"), namer.fresh("_i")
-        const = lambda v: gast.Constant(value=v, kind=None)    # noqa: E731
-        axes = gast.Tuple(elts=[const(axis)], ctx=gast.Load())
-
-        def lax_call(attr, *call_args):
-            func = gast.Attribute(value=name("lax"), attr=attr, ctx=gast.Load())
-            return gast.Call(func=func, args=list(call_args), keywords=[])
-
-        def item(i, j):
-            return lax_call("slice_in_dim", name(xs), i, j, const(1), const(axis))
-
-        def assign(var, value):
-            return gast.Assign(targets=[store(var)], value=value, type_comment=None)
-
-        source = lax_call("rev", elems, axes) if reverse else elems
-        step = self._call(fn, item(name(index), gast.BinOp(left=name(index), op=gast.Add(), right=const(1))),
-                          name(acc)) if reverse else \
-            self._call(fn, name(acc), item(name(index), gast.BinOp(left=name(index), op=gast.Add(), right=const(1))))
-        count = gast.Subscript(value=gast.Call(func=gast.Attribute(value=name("jnp"), attr="shape", ctx=gast.Load()),
-                                               args=[name(xs)], keywords=[]), slice=const(axis), ctx=gast.Load())
-        loop = gast.For(target=store(index), iter=gast.Call(func=name("range"), args=[const(1), count], keywords=[]),
-                        body=[assign(acc, step), gast.Expr(value=gast.Call(
-                            func=gast.Attribute(value=name(parts), attr="append", ctx=gast.Load()),
-                            args=[name(acc)], keywords=[]))], orelse=[], type_comment=None)
-        joined = gast.Call(func=gast.Attribute(value=name("jnp"), attr="concatenate", ctx=gast.Load()),
-                           args=[name(parts), const(axis)], keywords=[])
-        result = lax_call("rev", joined, copy.deepcopy(axes)) if reverse else joined
-        return [assign(xs, source), assign(acc, item(const(0), const(1))),
-                assign(parts, gast.List(elts=[name(acc)], ctx=gast.Load())), loop, assign(target.id, result)]
-
-    def _associative_scan_of_items(self, target, fn, elems, reverse, axis, stmt):
-        """`s, p = lax.associative_scan(fn, (a, b))`: the items scanned together, fn called on tuples (lists)
-        of their slices, as JAX passes it the pytree of elems; one result per item."""
-        items = elems.elts
-        namer = self.context.namer
-        results = [namer.fresh("_scanned") for _ in items]
         xs = [namer.fresh("_xs") for _ in items]
         acc = [namer.fresh("_acc") for _ in items]
         parts = [namer.fresh("_parts") for _ in items]
         index = namer.fresh("_i")
         const = lambda v: gast.Constant(value=v, kind=None)    # noqa: E731
-        container = gast.List if isinstance(elems, gast.List) else gast.Tuple
 
         def lax_call(attr, *call_args):
             return gast.Call(func=gast.Attribute(value=name("lax"), attr=attr, ctx=gast.Load()), args=list(call_args),
@@ -475,7 +439,8 @@ class LaxControlFlow(BlockPass):
             return gast.Assign(targets=[store(var)], value=value, type_comment=None)
 
         def pytree(values):
-            return container(elts=values, ctx=gast.Load())
+            """What fn takes and returns: the one array, or the tuple (list) of elems' items (as JAX passes it)."""
+            return container(elts=values, ctx=gast.Load()) if together else values[0]
 
         out = [assign(x, lax_call("rev", item, axes()) if reverse else item) for x, item in zip(xs, items)]
         out += [assign(a, sliced(x, const(0), const(1))) for a, x in zip(acc, xs)]
@@ -486,18 +451,19 @@ class LaxControlFlow(BlockPass):
         step = self._call(fn, step_items, carried) if reverse else self._call(fn, carried, step_items)
         count = gast.Subscript(value=gast.Call(func=gast.Attribute(value=name("jnp"), attr="shape", ctx=gast.Load()),
                                                args=[name(xs[0])], keywords=[]), slice=const(axis), ctx=gast.Load())
-        body = [gast.Assign(targets=[gast.Tuple(elts=[store(a) for a in acc], ctx=gast.Store())], value=step,
-                            type_comment=None)]
+        stepped = gast.Tuple(elts=[store(a) for a in acc], ctx=gast.Store()) if together else store(acc[0])
+        body = [gast.Assign(targets=[stepped], value=step, type_comment=None)]
         body += [gast.Expr(value=gast.Call(func=gast.Attribute(value=name(p), attr="append", ctx=gast.Load()),
                                            args=[name(a)], keywords=[])) for p, a in zip(parts, acc)]
         out.append(gast.For(target=store(index), iter=gast.Call(func=name("range"), args=[const(1), count], keywords=[]),
                             body=body, orelse=[], type_comment=None))
+        results = [namer.fresh("_scanned") for _ in items] if together else [target.id]
         for r, p in zip(results, parts):
             joined = gast.Call(func=gast.Attribute(value=name("jnp"), attr="concatenate", ctx=gast.Load()),
                                args=[name(p), const(axis)], keywords=[])
             out.append(assign(r, lax_call("rev", joined, axes()) if reverse else joined))
-        # the whole result, a tuple (list) as elems (the caller unpacks it: normalize/tuple_assignment.py)
-        out.append(gast.Assign(targets=[target], value=pytree([name(r) for r in results]), type_comment=None))
+        if together:      # the whole result, a tuple (list) as elems (the caller unpacks it: tuple_assignment.py)
+            out.append(gast.Assign(targets=[target], value=pytree([name(r) for r in results]), type_comment=None))
         return out
 
     def top_k(self, target, args, stmt):
