@@ -33,6 +33,22 @@ def pytest_sessionfinish(session):
     gc.freeze()
 
 
+_FREEZE_EVERY = 50      # tests
+_tests_ended = 0
+
+
+def pytest_runtest_teardown(item, nextitem):
+    """Every 50 tests, move what the run holds (modules, astjax's caches of earlier tests' derivations and
+    compiled functions) out of the collector's reach (`gc.freeze`): each full collection used to scan that
+    whole, ever larger heap again. In `tests/test_adversarial.py` run alone: full collections 6.5 -> 0.4 CPU-s,
+    the file 123 -> 111 CPU-s. Objects a test makes and drops are still freed by reference counting, and its
+    cyclic garbage by the collections during the next tests; only cycles left over at a freeze are kept."""
+    global _tests_ended
+    _tests_ended += 1
+    if _tests_ended % _FREEZE_EVERY == 0:
+        gc.freeze()
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """A test's exception whose traceback has an entry without a line (Python 3.11 gives None for a frame
