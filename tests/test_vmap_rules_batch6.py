@@ -10,6 +10,7 @@ import pytest
 import astjax
 import astjax.numpy as jnp
 from astjax.rules import helpers as H
+from astjax.rules import statistics as S
 from astjax.rules.batching_sixth import EDITS
 from astjax.scipy.linalg import block_diag
 
@@ -39,6 +40,8 @@ def _broadcast_both(a, b):
     p = jnp.broadcast_arrays(a, b)
     return p[0] - 2 * p[1]
 
+
+_Q = np.array([[0.2, 0.5, 0.9], [0.0, 1.0, 0.35]])
 
 _PADDED = _x(2, 3)
 _WIDTH = ((1, 0), (0, 2))
@@ -71,12 +74,32 @@ ROWS = [
      (2, None)),
     ("pad_constant_adjoint", lambda g, c: H.pad_constant_adjoint(g, _PADDED, _WIDTH, c), [_x(B, 3, 5), _x(B, 2, 1)],
      0),
+    # quantile's derivatives of an array q (batching_fifth.py's rule: the batch axis moved past q's axes)
+    ("quantile_tangent", lambda t, a: S.quantile_tangent(t, a, _Q, 1), [_x(B, 2, 5), _x(B, 2, 5)], 0),
+    ("quantile_tangent", lambda t, a: S.quantile_tangent(t, a, _Q[0], None, "nearest", True), [_x(2, 3), _x(2, B, 3)],
+     (None, 1)),
+    ("quantile_adjoint", lambda g, a: S.quantile_adjoint(g, a, _Q, 0), [_x(B, 2, 3, 3), _x(B, 4, 3)], 0),
+    ("quantile_adjoint", lambda g, a: S.quantile_adjoint(g, a, _Q[1], None, "midpoint", True),
+     [_x(3, 1, 1, B), _x(2, 3)], (3, None)),
 ]
 
 
 @pytest.mark.parametrize("row", range(len(ROWS)), ids=[f"{r[0]}-{i}" for i, r in enumerate(ROWS)])
 def test_the_rule_matches_a_loop_and_leaves_no_loop(row):
     assert_rule_batches_without_a_loop(*ROWS[row], rtol=1e-9)
+
+
+def _quantiles_loss(w, x):
+    return jnp.sum(jnp.quantile(x * w, _Q[0], axis=1) ** 2) + jnp.sum(jnp.percentile(x * w, 100 * _Q))
+
+
+def test_per_example_gradients_of_quantiles_at_an_array_q_run_batched():
+    w, xs = _x(2, 4), _x(B, 2, 4)
+    g = astjax.grad(_quantiles_loss)
+    v = astjax.vmap(g, in_axes=(None, 0))
+    np.testing.assert_allclose(v(w, xs), np.stack([g(w, x) for x in xs]), rtol=1e-12, atol=1e-12)
+    source = astjax.source(v)
+    assert "_results" not in source and "range(_B" not in source, source
 
 
 def test_every_declared_primitive_has_a_row():
