@@ -32,6 +32,11 @@ def _sum_start(a, b):
     return sum((a, b), 1.5)
 
 
+def _sum_tuple(a, b):
+    t = (a, b * 2.0, a)
+    return sum(t, -1)
+
+
 def _sum_one(a):
     return sum([a])
 
@@ -74,6 +79,10 @@ ROWS = [
      (2, None)),
     ("pad_constant_adjoint", lambda g, c: H.pad_constant_adjoint(g, _PADDED, _WIDTH, c), [_x(B, 3, 5), _x(B, 2, 1)],
      0),
+    ("builtin_sum", _sum_tuple, [_x(B), _x(2, 3)], (0, None)),
+    ("item_adjoint", lambda g, a, b: H.item_adjoint(H.sum_adjoint(g, [a, b]), 0), [_x(B, 2, 3), _x(B, 1, 3), _x(2, 3)],
+     (0, 0, None)),
+    ("sum_adjoint", lambda g, a: H.item_adjoint(H.sum_adjoint(g, (a, a)), 1), [_x(2, B, 3), _x(2, 1)], (1, None)),
     # quantile's derivatives of an array q (batching_fifth.py's rule: the batch axis moved past q's axes)
     ("quantile_tangent", lambda t, a: S.quantile_tangent(t, a, _Q, 1), [_x(B, 2, 5), _x(B, 2, 5)], 0),
     ("quantile_tangent", lambda t, a: S.quantile_tangent(t, a, _Q[0], None, "nearest", True), [_x(2, 3), _x(2, B, 3)],
@@ -162,13 +171,29 @@ def test_per_example_gradients_through_kaiser_put_and_pad_run_batched():
     assert "_results" not in source and "range(_B" not in source, source
 
 
+def _sums(w, x):
+    return jnp.sum(sum([w * x, jnp.sin(x), w]) ** 2) + jnp.sum(jnp.cos(sum((w * x, x * x), jnp.sum(w))))
+
+
+def test_per_example_gradients_through_python_sums_run_batched():
+    """sum_adjoint of a list of items of one rank is a tree of batched items, item_adjoint reads them: no loop."""
+    w, xs = _x(3), _x(B, 3)
+    g = astjax.grad(_sums, argnums=(0, 1))
+    v = astjax.vmap(g, in_axes=(None, 0))
+    got = v(w, xs)
+    for k in range(2):
+        np.testing.assert_allclose(got[k], np.stack([g(w, x)[k] for x in xs]), rtol=1e-12, atol=1e-12)
+    source = astjax.source(v)
+    assert "_results" not in source and "range(_B" not in source, source
+
+
 def _products(w, x):
     return jnp.linalg.multi_dot([x, w, x]) + jnp.sum(block_diag(w, x) ** 3) + jnp.sum(sum([x, w[0], x * x]) ** 2)
 
 
-def test_per_example_gradients_through_multi_dot_block_diag_and_sum_match_a_loop():
-    """Their adjoints read a list of the operands (multi_dot_adjoint, block_diag_adjoint, sum_adjoint): the
-    gradient may still loop there (docs/vmap.md), with each example's answer."""
+def test_per_example_gradients_through_multi_dot_block_diag_and_mixed_sums_match_a_loop():
+    """Their adjoints read a list of the operands (multi_dot_adjoint, block_diag_adjoint; sum_adjoint of items
+    of several ranks): the gradient still loops there (docs/vmap.md), with each example's answer."""
     w, xs = _x(3, 3), _x(B, 3)
     g = astjax.grad(_products)
     np.testing.assert_allclose(astjax.vmap(g, in_axes=(None, 0))(w, xs), np.stack([g(w, x) for x in xs]),

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..analyses.batching import ARRAY
 from .batching import _call, _const, _is_const, _name, _static_int, _tuple, batch_prepend
-from .batching_axes import _declared, _keep, _lifted_to
+from .batching_axes import _declared, _keep, _lifted_to, _rebuilt
 from .batching_fourth import _batched_array, _others_unbatched
 from .nondifferentiable import SHAPES
 from .registry import PRIMITIVES, defbatch, primitive
@@ -338,27 +338,48 @@ def _broadcast_arrays_result(batching, bound):
     return tuple([top] * len(items)), None
 
 
-def _builtin_sum_rule(bt, target, app):
-    """Python's sum of a list or tuple written in the call: `start + x0 + x1 + ...` in that order (so a
-    -0.0 or an inf meets the same values as in each example's sum), the batched items given unit axes
-    after the batch axis up to the highest per-example rank. Summing an array's rows loops."""
-    b = app.bound
-    items = _items(b.get("iterable"))
-    start = b.get("start", _const(0))
-    if items is None or not items or not isinstance(start, (gast.Name, gast.Constant)):
-        return None
-    nodes = items + [start]
-    for node in nodes:
-        if isinstance(node, gast.Name):
-            if bt.kind(node) != ARRAY or bt.rank(node) is None:
+def _summed_items(bt, iterable):
+    """(node, batched, per-example rank) of each item of a list or tuple written in the call, or of a tuple
+    name whose items' ranks the analysis knows (`xs[k]`; a batched tuple's items all carry the batch)."""
+    items = _items(iterable)
+    if items is not None:
+        found = []
+        for node in items:
+            if isinstance(node, gast.Name) and bt.kind(node) == ARRAY and bt.rank(node) is not None:
+                found.append((node, bool(bt.is_batched(node)), bt.rank(node)))
+            elif isinstance(node, gast.Constant) and type(node.value) in (int, float, bool):
+                found.append((node, False, 0))
+            else:
                 return None
-        elif not (isinstance(node, gast.Constant) and type(node.value) in (int, float, bool)):
-            return None
-    if not any(isinstance(n, gast.Name) and bt.is_batched(n) for n in nodes):
+        return found
+    kind = bt.kind(iterable) if isinstance(iterable, gast.Name) else None
+    if not isinstance(kind, tuple) or not all(isinstance(leaf, int) and not isinstance(leaf, bool) for leaf in kind):
         return None
-    top = max(bt.rank(n) for n in nodes)
-    out = []
-    lifted = [_lifted_to(bt, out, n, top) if isinstance(n, gast.Name) and bt.is_batched(n) else n for n in nodes]
+    return [(_item(iterable, k), bool(bt.is_batched(iterable)), rank) for k, rank in enumerate(kind)]
+
+
+def _builtin_sum_rule(bt, target, app):
+    """Python's sum of a list or tuple (written in the call, or a tuple whose items' ranks are known):
+    `start + x0 + x1 + ...` in that order (so a -0.0 or an inf meets the same values as in each example's
+    sum), the batched items given unit axes after the batch axis up to the highest per-example rank.
+    Summing an array's rows, or a list whose length the analysis does not know, loops."""
+    b = app.bound
+    items = _summed_items(bt, b.get("iterable"))
+    start = _summed_items(bt, _tuple(b.get("start", _const(0))))
+    if not items or start is None:
+        return None
+    nodes = items + start
+    if not any(batched for _, batched, _ in nodes):
+        return None
+    top = max(rank for _, _, rank in nodes)
+    out, lifted = [], []
+    for node, batched, rank in nodes:
+        if batched and rank < top:
+            fresh = bt.fresh("_item")
+            out.append(bt.assign(fresh, _call("jnp.expand_dims", copy.deepcopy(node), _tuple(
+                *[_const(i) for i in range(1, top - rank + 1)]))))
+            node = _name(fresh)
+        lifted.append(node)
     total = copy.deepcopy(lifted[-1])
     for k, node in enumerate(lifted[:-1]):
         partial = target if k == len(items) - 1 else bt.fresh("_partial")
@@ -368,10 +389,13 @@ def _builtin_sum_rule(bt, target, app):
 
 
 def _builtin_sum_result(batching, bound):
-    items = _items(bound.get("iterable"))
-    nodes = (items or []) + [bound.get("start", _const(0))]
-    ranks = [batching.rank(n) for n in nodes]
-    if items is None or None in ranks:
+    iterable = bound.get("iterable")
+    items = _items(iterable)
+    kind = batching.kind(iterable) if isinstance(iterable, gast.Name) else None
+    ranks = [batching.rank(n) for n in items] if items is not None else list(kind) if isinstance(
+        kind, tuple) and all(isinstance(leaf, int) and not isinstance(leaf, bool) for leaf in kind) else [None]
+    ranks.append(batching.rank(bound.get("start", _const(0))))
+    if not ranks or None in ranks:
         return None, None
     return ARRAY, max(ranks)
 
@@ -481,6 +505,62 @@ def _pad_constant_adjoint_rule(bt, target, app):
     return out
 
 
+def _sum_adjoint_rule(bt, target, app):
+    """sum_adjoint(g, [x0, x1, ...]) (the adjoint of a list written in Python's sum) where every item has g's
+    per-example rank: the same call on the batched g and items (an unbatched item repeated along the batch),
+    which sums g over each item's broadcast axes, never the batch axis; an adjoint tree whose items all
+    carry the batch. Items of lower rank than g, or an array summed row by row, loop."""
+    b = app.bound
+    g, items = b.get("g"), _items(b.get("iterable"))
+    if not _batched_array(bt, g) or bt.rank(g) is None or not _arrays_of_known_rank(bt, items) or any(
+            bt.rank(n) != bt.rank(g) for n in items):
+        return None
+    out = []
+    batched = [bt.batched(n, out) for n in items]
+    out.append(bt.assign(target, _rebuilt(bt, app, {"iterable": gast.List(elts=batched, ctx=gast.Load())})))
+    return out
+
+
+def _sum_adjoint_result(batching, bound):
+    """An adjoint tree for a list (or tuple) iterable, an array shaped like an array iterable (its rows each
+    get g), else unknown."""
+    iterable = bound.get("iterable")
+    kind = batching.kind(iterable)
+    if _items(iterable) is not None or isinstance(kind, tuple):
+        return "tree", None
+    return (ARRAY, batching.rank(iterable)) if kind == ARRAY else (None, None)
+
+
+def _item_adjoint_rule(bt, target, app):
+    """item_adjoint(tree, i) of a tree every assignment makes with sum_adjoint of a list written in the
+    call (so item i is there, an array with the batch first): the same call."""
+    b = app.bound
+    tree, i = b.get("adjoint"), b.get("i")
+    if not isinstance(tree, gast.Name) or not bt.is_batched(tree) or bt.is_batched(i) or _static_int(i) is None:
+        return None
+    sources = [(value, found) for name, value, found in bt.batching.assignments if name == tree.id]
+    if not sources or any(found is None or found.kind != "primitive" or found.primitive is None
+                          or found.primitive.name != "sum_adjoint" or _items(found.bound.get("iterable")) is None
+                          or _static_int(i) >= len(_items(found.bound.get("iterable"))) for _, found in sources):
+        return None
+    return [bt.assign(target, copy.deepcopy(app.node) if isinstance(app.node, gast.Call) else _rebuilt(bt, app, {}))]
+
+
+def _item_adjoint_result(batching, bound):
+    """Item i has the rank of item i of the list every sum_adjoint that made the tree summed to (unbroadcast
+    to each item's shape), else unknown."""
+    tree, i = bound.get("adjoint"), _static_int(bound.get("i"))
+    ranks = set()
+    for name, _, found in batching.assignments:
+        if not isinstance(tree, gast.Name) or name != tree.id:
+            continue
+        items = _items(found.bound.get("iterable")) if found is not None and found.kind == "primitive" and (
+            found.primitive is not None and found.primitive.name == "sum_adjoint") else None
+        ranks.add(batching.rank(items[i]) if items is not None and i is not None and -len(items) <= i < len(items)
+                  else None)
+    return ARRAY, ranks.pop() if len(ranks) == 1 else None
+
+
 EDITS = {
     "multi_dot": (_multi_dot_rule, _multi_dot_result),
     "block_diag": (_block_diag_rule, lambda batching, bound: (ARRAY, 2)),
@@ -491,6 +571,8 @@ EDITS = {
     "meshgrid_list": (_meshgrid_list_rule, _meshgrid_list_result),
     "pad_constant_tangent": (_pad_constant_tangent_rule, _keep("array")),
     "pad_constant_adjoint": (_pad_constant_adjoint_rule, _keep("constant_values")),
+    "sum_adjoint": (_sum_adjoint_rule, _sum_adjoint_result),
+    "item_adjoint": (_item_adjoint_rule, _item_adjoint_result),
 }
 
 
@@ -498,6 +580,8 @@ def _register():
     for name, (rule, result) in EDITS.items():
         if name in PRIMITIVES and PRIMITIVES[name].batch is None:
             defbatch(PRIMITIVES[name], _declared(rule, result))
+    PRIMITIVES["item_adjoint"].batch.reads_tuples = ("adjoint",)     # the tree's item is read by the rule
+    PRIMITIVES["builtin_sum"].batch.reads_tuples = ("iterable",)     # so is each item of a tuple name
 
 
 _register()
