@@ -83,6 +83,15 @@ ROWS = [
     ("item_adjoint", lambda g, a, b: H.item_adjoint(H.sum_adjoint(g, [a, b]), 0), [_x(B, 2, 3), _x(B, 1, 3), _x(2, 3)],
      (0, 0, None)),
     ("sum_adjoint", lambda g, a: H.item_adjoint(H.sum_adjoint(g, (a, a)), 1), [_x(2, B, 3), _x(2, 1)], (1, None)),
+    ("einsum", lambda a, b: jnp.einsum("ij,jk->ik", a, b), [_x(B, 2, 3), _x(3, 4)], (0, None)),
+    ("einsum", lambda a, b: jnp.einsum("Bj,jA", a, b), [_x(2, 3), _x(3, B, 4)], (None, 1)),
+    ("einsum", lambda a: jnp.einsum("i...j", a), [_x(B, 2, 3, 4)], 0),
+    ("einsum", lambda a, b: jnp.einsum("...i,...i->...", a, b), [_x(B, 2, 3), _x(B, 3)], 0),
+    ("hstack", lambda a, b: jnp.hstack([a, b]), [_x(B, 2), _x(3)], (0, None)),
+    ("hstack", lambda a, b: jnp.hstack((a, b)), [_x(B, 2, 2), _x(2, B, 3)], (0, 1)),
+    ("vstack", lambda a, b: jnp.vstack([a, b]), [_x(B), _x(B, 2, 1)], 0),
+    ("dstack", lambda a, b: jnp.dstack([a, b]), [_x(B, 3), _x(1, 3, 2)], (0, None)),
+    ("column_stack", lambda a, b: jnp.column_stack([a, b]), [_x(B), _x(1, B)], (0, 1)),
     # quantile's derivatives of an array q (batching_fifth.py's rule: the batch axis moved past q's axes)
     ("quantile_tangent", lambda t, a: S.quantile_tangent(t, a, _Q, 1), [_x(B, 2, 5), _x(B, 2, 5)], 0),
     ("quantile_tangent", lambda t, a: S.quantile_tangent(t, a, _Q[0], None, "nearest", True), [_x(2, 3), _x(2, B, 3)],
@@ -171,6 +180,19 @@ def test_per_example_gradients_through_kaiser_put_and_pad_run_batched():
     assert "_results" not in source and "range(_B" not in source, source
 
 
+def _contractions(w, x):
+    return jnp.sum(jnp.tanh(jnp.einsum("ij,j->i", w, x)) ** 2) + jnp.sum(jnp.einsum("ij,kj", w, jnp.outer(x, x)) ** 2)
+
+
+def test_per_example_gradients_through_einsum_run_batched():
+    w, xs = _x(3, 3), _x(B, 3)
+    g = astjax.grad(_contractions)
+    v = astjax.vmap(g, in_axes=(None, 0))
+    np.testing.assert_allclose(v(w, xs), np.stack([g(w, x) for x in xs]), rtol=1e-12, atol=1e-12)
+    source = astjax.source(v)
+    assert "_results" not in source and "range(_B" not in source, source
+
+
 def _sums(w, x):
     return jnp.sum(sum([w * x, jnp.sin(x), w]) ** 2) + jnp.sum(jnp.cos(sum((w * x, x * x), jnp.sum(w))))
 
@@ -223,6 +245,7 @@ LOOPED = [
     (lambda a, i: jnp.put(a, i, 1.0, inplace=False), [_x(B, 4), RNG.integers(0, 4, size=(B, 2))], 0),
     (lambda x: sum(x), [_x(B, 3, 2)], 0),
     (lambda x: jnp.unstack(x)[1], [_x(B, 2, 3)], 0),
+    (lambda a, b, c: jnp.einsum("ij,jk,kl->il", a, b, c), [_x(B, 2, 3), _x(3, 4), _x(4, 2)], (0, None, None)),
 ]
 
 

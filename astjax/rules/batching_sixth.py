@@ -444,6 +444,98 @@ def _meshgrid_list_result(batching, bound):
     return (tuple([count] * count), None) if count else (None, None)
 
 
+# ---------------------------------------------------------------- einsum and the stacks
+def _explicit(subscripts):
+    """A literal einsum subscripts string with its output written out (NumPy's implicit output: `...` first,
+    then the labels used once, in ASCII order), or None where it is not a plain string of labels."""
+    spec = subscripts.replace(" ", "")
+    inputs, _, output = spec.partition("->")
+    labels = inputs.replace("...", "").replace(",", "")
+    if not labels.isalpha() and labels:
+        return None
+    if "->" not in spec:
+        output = ("..." if "..." in inputs else "") + "".join(sorted(c for c in set(labels) if labels.count(c) == 1))
+    return inputs.split(","), output
+
+
+def _einsum_rule(bt, target, app):
+    """einsum of one or two operands (no contraction order to choose) and literal subscripts: each batched
+    operand gets a label of its own in front, the output too, so one einsum computes every example."""
+    b = app.bound
+    subscripts, operands = b.get("subscripts"), _items(b.get("operands"))
+    if not (isinstance(subscripts, gast.Constant) and isinstance(subscripts.value, str)) or not operands or len(
+            operands) > 2 or any(not isinstance(n, gast.Name) or bt.kind(n) != ARRAY for n in operands):
+        return None
+    if not any(bt.is_batched(n) for n in operands) or not _others_unbatched(bt, app, "operands"):
+        return None
+    found = _explicit(subscripts.value)
+    if found is None or len(found[0]) != len(operands):
+        return None
+    inputs, output = found
+    label = next(c for c in "BNZbnzABCDEFGHIJKLMOPQRSTUVWXYacdefghijklmopqrstuvwxy" if c not in subscripts.value)
+    written = ",".join(label + spec if bt.is_batched(n) else spec for spec, n in zip(inputs, operands))
+    keywords = [gast.keyword(arg=k, value=copy.deepcopy(n)) for k, n in b.items() if k not in (
+        "subscripts", "operands")]
+    return [bt.assign(target, gast.Call(func=_call("jnp.einsum").func, args=[_const(f"{written}->{label}{output}")] + [
+        copy.deepcopy(n) for n in operands], keywords=keywords))]
+
+
+def _einsum_result(batching, bound):
+    subscripts = bound.get("subscripts")
+    found = _explicit(subscripts.value) if isinstance(subscripts, gast.Constant) and isinstance(
+        subscripts.value, str) else None
+    return (ARRAY, None) if found is None or "..." in found[1] else (ARRAY, len(found[1]))
+
+
+# per stacking function: the unit axes (per-example, batch excluded) its atleast_Nd gives an item of each
+# rank, and the per-example axis the items are joined along (hstack's: 0 for vectors, else 1)
+_STACKS = {
+    "hstack": ({0: (0,)}, None),
+    "vstack": ({0: (0, 1), 1: (0,)}, 0),
+    "dstack": ({0: (0, 1, 2), 1: (0, 2), 2: (2,)}, 2),
+    "column_stack": ({0: (0, 1), 1: (1,)}, 1),
+}
+
+
+def _stack_family_rule(bt, target, app):
+    """hstack, vstack, dstack, column_stack of a list or tuple written in the call, of arrays of known
+    per-example ranks: each item (an unbatched one repeated along the batch) gets the unit axes its
+    atleast_1d/2d/3d (column_stack: a column) gives, after the batch axis, and one concatenate joins them
+    along the per-example axis + 1 (the dtype promoted as NumPy's concatenate promotes)."""
+    b = app.bound
+    items = _items(b.get("tup"))
+    if not _arrays_of_known_rank(bt, items) or not any(bt.is_batched(n) for n in items) or not _is_const(
+            b.get("dtype", _const(None)), None) or not _others_unbatched(bt, app, "tup"):
+        return None
+    units, axis = _STACKS[app.primitive.name]
+    ranks = [bt.rank(n) for n in items]
+    if axis is None:
+        axis = 0 if all(r <= 1 for r in ranks) else 1
+    if app.primitive.name == "column_stack" and any(r > 2 for r in ranks):
+        return None
+    out, joined = [], []
+    for node, rank in zip(items, ranks):
+        value = bt.batched(node, out)
+        if units.get(rank):
+            fresh = bt.fresh(f"{node.id}_atleast")
+            out.append(bt.assign(fresh, _call("jnp.expand_dims", copy.deepcopy(value), _tuple(
+                *[_const(1 + k) for k in units[rank]]))))
+            value = _name(fresh)
+        joined.append(value)
+    out.append(bt.assign(target, _call("jnp.concatenate", gast.List(elts=joined, ctx=gast.Load()),
+                                       axis=_const(axis + 1))))
+    return out
+
+
+def _stack_family_result(least):
+    """The result's per-example rank: the items' highest, at least the atleast_Nd's N (`least`)."""
+    def result(batching, bound):
+        items = _items(bound.get("tup"))
+        ranks = [batching.rank(n) for n in items] if items else [None]
+        return ARRAY, None if None in ranks else max([least] + ranks)
+    return result
+
+
 # ---------------------------------------------------------------- derivative helpers
 def _pad_plan(bt, out, app, constant):
     b = app.bound
@@ -572,6 +664,11 @@ EDITS = {
     "pad_constant_tangent": (_pad_constant_tangent_rule, _keep("array")),
     "pad_constant_adjoint": (_pad_constant_adjoint_rule, _keep("constant_values")),
     "sum_adjoint": (_sum_adjoint_rule, _sum_adjoint_result),
+    "einsum": (_einsum_rule, _einsum_result),
+    "hstack": (_stack_family_rule, _stack_family_result(1)),
+    "vstack": (_stack_family_rule, _stack_family_result(2)),
+    "dstack": (_stack_family_rule, _stack_family_result(3)),
+    "column_stack": (_stack_family_rule, _stack_family_result(2)),
     "item_adjoint": (_item_adjoint_rule, _item_adjoint_result),
 }
 
