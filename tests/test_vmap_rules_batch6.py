@@ -12,7 +12,7 @@ import astjax.numpy as jnp
 from astjax.rules import helpers as H
 from astjax.rules import statistics as S
 from astjax.rules.batching_sixth import EDITS
-from astjax.scipy.linalg import block_diag
+from astjax.scipy.linalg import block_diag, circulant, hankel, toeplitz
 
 from batch_loops import assert_rule_batches_without_a_loop, loop_over_batch
 
@@ -92,6 +92,11 @@ ROWS = [
     ("vstack", lambda a, b: jnp.vstack([a, b]), [_x(B), _x(B, 2, 1)], 0),
     ("dstack", lambda a, b: jnp.dstack([a, b]), [_x(B, 3), _x(1, 3, 2)], (0, None)),
     ("column_stack", lambda a, b: jnp.column_stack([a, b]), [_x(B), _x(1, B)], (0, 1)),
+    ("toeplitz", lambda c, r: toeplitz(c, r), [_x(B, 3), _x(4)], (0, None)),
+    ("toeplitz", lambda c: toeplitz(c), [_x(3, B)], 1),
+    ("hankel", lambda c, r: hankel(c, r), [_x(3), _x(4, B)], (None, 1)),
+    ("hankel", lambda c: hankel(c), [_x(B, 3)], 0),
+    ("circulant", lambda c: circulant(c), [_x(B, 4)], 0),
     # quantile's derivatives of an array q (batching_fifth.py's rule: the batch axis moved past q's axes)
     ("quantile_tangent", lambda t, a: S.quantile_tangent(t, a, _Q, 1), [_x(B, 2, 5), _x(B, 2, 5)], 0),
     ("quantile_tangent", lambda t, a: S.quantile_tangent(t, a, _Q[0], None, "nearest", True), [_x(2, 3), _x(2, B, 3)],
@@ -132,6 +137,7 @@ DTYPES = [
     (lambda b: jnp.kaiser(3, b), [RNG.integers(1, 4, size=B)], 0),
     (lambda a, v: jnp.put(a, [0], v, inplace=False), [RNG.integers(0, 4, size=(B, 3)), _x(B) * 10], 0),
     (lambda t: H.pad_constant_tangent(t, _PADDED, _WIDTH), [_x(B).astype(np.float32)], 0),
+    (lambda c, r: toeplitz(c, r), [_x(B, 3).astype(np.float32), RNG.integers(0, 3, size=(B, 2))], 0),
 ]
 
 

@@ -22,7 +22,7 @@ from .batching_fourth import _batched_array, _others_unbatched
 from .nondifferentiable import SHAPES
 from .registry import PRIMITIVES, defbatch, primitive
 
-__all__ = ["EDITS", "batch_float_dtype", "batch_multi_dot_left_first", "batch_kaiser_root", "batch_put_plan",
+__all__ = ["EDITS", "batch_float_dtype", "batch_result_dtype", "batch_multi_dot_left_first", "batch_kaiser_root", "batch_put_plan",
            "batch_block_layout", "batch_broadcast_shape", "batch_pad_side_plan", "batch_float_result"]
 
 
@@ -32,6 +32,11 @@ def batch_float_dtype(*arrays):
     read as float32 (numpy/linalg.py's and scipy/linalg.py's `_float`)."""
     kinds = [np.dtype(np.float32) if np.asarray(a).dtype.kind in "biu" else np.asarray(a).dtype for a in arrays]
     return np.result_type(*kinds) if kinds else np.dtype(np.float32)
+
+
+def batch_result_dtype(*arrays):
+    """NumPy's result_type of the arrays' dtypes (toeplitz's and hankel's vector of values)."""
+    return np.result_type(*[np.asarray(a).dtype for a in arrays])
 
 
 def batch_multi_dot_left_first(shape_a, shape_c):
@@ -114,7 +119,7 @@ def batch_float_result(x):
     return np.result_type(x, np.float32)
 
 
-for _fn in (batch_float_dtype, batch_multi_dot_left_first, batch_kaiser_root, batch_put_plan, batch_block_layout,
+for _fn in (batch_float_dtype, batch_result_dtype, batch_multi_dot_left_first, batch_kaiser_root, batch_put_plan, batch_block_layout,
             batch_broadcast_shape, batch_pad_side_plan, batch_float_result):
     primitive(_fn.__name__, _fn, operands=(), differentiable=False, reason=SHAPES)
 
@@ -444,6 +449,47 @@ def _meshgrid_list_result(batching, bound):
     return (tuple([count] * count), None) if count else (None, None)
 
 
+# ---------------------------------------------------------------- structured matrices
+def _structured_rule(bt, target, app):
+    """toeplitz(c, r), hankel(c, r), circulant(c) of vectors (per-example rank 1): each example's vector v
+    (toeplitz: r[:0:-1] then c; hankel: c then r[1:], zeros for r=None; circulant: c) built along axis 1 in
+    NumPy's result type of c and r, read at the same (m, n) positions for every example (`structured_index`, the helper their own call
+    uses), as one take."""
+    from ..scipy._linalg_more import structured_index
+    b = app.bound
+    kind = app.primitive.name
+    c, r = b.get("c"), b.get("r", _const(None))
+    vectors = [c] + ([] if _is_const(r, None) else [r])
+    if any(not isinstance(n, gast.Name) or bt.kind(n) != ARRAY or bt.rank(n) != 1 for n in vectors) or not any(
+            bt.is_batched(n) for n in vectors):
+        return None
+    out = []
+    c_b = bt.batched(c, out)
+    r_b = bt.batched(r, out) if len(vectors) == 2 else None
+
+    def rest(node):       # node[:, 1:]
+        return gast.Subscript(value=copy.deepcopy(node), slice=_tuple(gast.Slice(lower=None, upper=None, step=None),
+                              gast.Slice(lower=_const(1), upper=None, step=None)), ctx=gast.Load())
+
+    if kind == "toeplitz":
+        pieces = [_call("jnp.flip", rest(r_b if r_b is not None else c_b), axis=_const(1)), c_b]
+    elif kind == "hankel":
+        pieces = [c_b, rest(r_b if r_b is not None else _call("jnp.zeros_like", copy.deepcopy(c_b)))]
+    else:
+        pieces = None
+    values = c_b
+    if pieces is not None:
+        values = _name(bt.fresh("_values"))
+        dtype = _call(bt.helper(batch_result_dtype), *[copy.deepcopy(n) for n in vectors])
+        out.append(bt.assign(values.id, _call("jnp.astype", _call("jnp.concatenate", gast.List(elts=[
+            copy.deepcopy(p) for p in pieces], ctx=gast.Load()), axis=_const(1)), dtype)))
+    length = lambda node: gast.Subscript(value=_call("jnp.shape", copy.deepcopy(node)), slice=_const(1),   # noqa: E731
+                                         ctx=gast.Load())
+    index = _call(bt.helper(structured_index), _const(kind), length(c_b), length(r_b if r_b is not None else c_b))
+    out.append(bt.assign(target, _call("jnp.take", copy.deepcopy(values), index, axis=_const(1))))
+    return out
+
+
 # ---------------------------------------------------------------- einsum and the stacks
 def _explicit(subscripts):
     """A literal einsum subscripts string with its output written out (NumPy's implicit output: `...` first,
@@ -665,6 +711,9 @@ EDITS = {
     "pad_constant_adjoint": (_pad_constant_adjoint_rule, _keep("constant_values")),
     "sum_adjoint": (_sum_adjoint_rule, _sum_adjoint_result),
     "einsum": (_einsum_rule, _einsum_result),
+    "toeplitz": (_structured_rule, lambda batching, bound: (ARRAY, 2)),
+    "hankel": (_structured_rule, lambda batching, bound: (ARRAY, 2)),
+    "circulant": (_structured_rule, lambda batching, bound: (ARRAY, 2)),
     "hstack": (_stack_family_rule, _stack_family_result(1)),
     "vstack": (_stack_family_rule, _stack_family_result(2)),
     "dstack": (_stack_family_rule, _stack_family_result(3)),
