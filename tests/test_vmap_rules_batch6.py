@@ -10,6 +10,7 @@ import pytest
 import astjax
 import astjax.numpy as jnp
 from astjax.rules import helpers as H
+from astjax.rules import signal_helpers as SH
 from astjax.rules import statistics as S
 from astjax.rules.batching_sixth import EDITS
 from astjax.scipy.linalg import block_diag, circulant, hankel, toeplitz
@@ -97,6 +98,10 @@ ROWS = [
     ("hankel", lambda c, r: hankel(c, r), [_x(3), _x(4, B)], (None, 1)),
     ("hankel", lambda c: hankel(c), [_x(B, 3)], 0),
     ("circulant", lambda c: circulant(c), [_x(B, 4)], 0),
+    ("gradient_adjoint", lambda g, f: SH.gradient_adjoint(g, f), [_x(B, 5), _x(5)], (0, None)),
+    ("gradient_adjoint", lambda g, f: SH.gradient_adjoint(g, f, (0.5,), -1, 2), [_x(2, 5, B), _x(B, 2, 5)], (2, 0)),
+    ("gradient_items", lambda t: SH.gradient_items(t, (np.array([0.0, 0.5, 1.5, 1.75]),), 0), [_x(4, B, 2)], 1),
+    ("gradient_items", lambda t: SH.gradient_items(t), [_x(B, 4)], 0),
     # quantile's derivatives of an array q (batching_fifth.py's rule: the batch axis moved past q's axes)
     ("quantile_tangent", lambda t, a: S.quantile_tangent(t, a, _Q, 1), [_x(B, 2, 5), _x(B, 2, 5)], 0),
     ("quantile_tangent", lambda t, a: S.quantile_tangent(t, a, _Q[0], None, "nearest", True), [_x(2, 3), _x(2, B, 3)],
@@ -193,6 +198,19 @@ def _contractions(w, x):
 def test_per_example_gradients_through_einsum_run_batched():
     w, xs = _x(3, 3), _x(B, 3)
     g = astjax.grad(_contractions)
+    v = astjax.vmap(g, in_axes=(None, 0))
+    np.testing.assert_allclose(v(w, xs), np.stack([g(w, x) for x in xs]), rtol=1e-12, atol=1e-12)
+    source = astjax.source(v)
+    assert "_results" not in source and "range(_B" not in source, source
+
+
+def _slopes(w, x):
+    return jnp.sum(jnp.gradient(x * w) ** 2) + jnp.sum(jnp.gradient(jnp.stack([x, w * x]), 0.5, axis=-1) ** 3)
+
+
+def test_per_example_gradients_through_jnp_gradient_along_one_axis_run_batched():
+    w, xs = _x(4), _x(B, 4)
+    g = astjax.grad(_slopes)
     v = astjax.vmap(g, in_axes=(None, 0))
     np.testing.assert_allclose(v(w, xs), np.stack([g(w, x) for x in xs]), rtol=1e-12, atol=1e-12)
     source = astjax.source(v)

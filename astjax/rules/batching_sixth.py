@@ -17,7 +17,7 @@ import numpy as np
 
 from ..analyses.batching import ARRAY
 from .batching import _call, _const, _is_const, _name, _static_int, _tuple, batch_prepend
-from .batching_axes import _declared, _keep, _lifted_to, _rebuilt
+from .batching_axes import _declared, _keep, _lifted_to, _rank_of, _rebuilt, _shifted
 from .batching_fourth import _batched_array, _others_unbatched
 from .nondifferentiable import SHAPES
 from .registry import PRIMITIVES, defbatch, primitive
@@ -582,6 +582,58 @@ def _stack_family_result(least):
     return result
 
 
+def _gradient_axis(bt, axis, operand):
+    """gradient's axis argument for the batched operand: a literal int or tuple shifted past the batch axis,
+    None as 1 for a vector (one array) or as every per-example axis (1..rank, a list), else None."""
+    if _is_const(axis, None):
+        rank = bt.rank(operand)
+        if rank is None or rank == 0:
+            return None
+        return _const(1) if rank == 1 else _tuple(*[_const(k) for k in range(1, rank + 1)])
+    return _shifted(axis)
+
+
+def _gradient_adjoint_rule(bt, target, app):
+    """gradient_adjoint(g, f, varargs, axis, edge_order) (the adjoint of jnp.gradient) of a batched g, one
+    array or an adjoint tree of one per axis (every item with the batch first): the same call on f repeated
+    along the batch (it lends its shape), the axes shifted past the batch axis."""
+    b = app.bound
+    g, f = b.get("g"), b.get("f")
+    if not isinstance(f, gast.Name) or bt.kind(f) != ARRAY or not isinstance(g, gast.Name) or not bt.is_batched(g):
+        return None
+    axis = _gradient_axis(bt, b.get("axis", _const(None)), f)
+    if axis is None or not isinstance(b.get("edge_order", _const(1)), gast.Constant) or not _others_unbatched(
+            bt, app, "g", "f"):
+        return None
+    is_tree = getattr(bt, "is_adjoint_tree", None)
+    if not (_batched_array(bt, g) if isinstance(axis, gast.Constant) else is_tree is not None and is_tree(g)):
+        return None     # one axis reads g as an array; several read a tree (an array g would be read by rows)
+    out = []
+    return out + [bt.assign(target, _rebuilt(bt, app, {"f": bt.batched(f, out), "axis": axis}))]
+
+
+def _gradient_items_rule(bt, target, app):
+    """gradient_items(t, varargs, axis, edge_order) of a batched t along one axis (one array: a literal int,
+    or None for a vector): the same call with the axis shifted. Several axes give an adjoint tree: loop."""
+    b = app.bound
+    t = b.get("t")
+    if not _batched_array(bt, t) or not _others_unbatched(bt, app, "t") or not isinstance(
+            b.get("edge_order", _const(1)), gast.Constant):
+        return None
+    axis = _gradient_axis(bt, b.get("axis", _const(None)), t)
+    if axis is None or not isinstance(axis, gast.Constant):
+        return None
+    return [bt.assign(target, _rebuilt(bt, app, {"axis": axis}))]
+
+
+def _gradient_items_result(batching, bound):
+    axis = bound.get("axis", _const(None))
+    rank = _rank_of(batching, bound, "t")
+    if _static_int(axis) is not None or (_is_const(axis, None) and rank == 1):
+        return ARRAY, rank
+    return None, None
+
+
 # ---------------------------------------------------------------- derivative helpers
 def _pad_plan(bt, out, app, constant):
     b = app.bound
@@ -711,6 +763,8 @@ EDITS = {
     "pad_constant_adjoint": (_pad_constant_adjoint_rule, _keep("constant_values")),
     "sum_adjoint": (_sum_adjoint_rule, _sum_adjoint_result),
     "einsum": (_einsum_rule, _einsum_result),
+    "gradient_adjoint": (_gradient_adjoint_rule, _keep("f")),
+    "gradient_items": (_gradient_items_rule, _gradient_items_result),
     "toeplitz": (_structured_rule, lambda batching, bound: (ARRAY, 2)),
     "hankel": (_structured_rule, lambda batching, bound: (ARRAY, 2)),
     "circulant": (_structured_rule, lambda batching, bound: (ARRAY, 2)),
@@ -728,6 +782,7 @@ def _register():
             defbatch(PRIMITIVES[name], _declared(rule, result))
     PRIMITIVES["item_adjoint"].batch.reads_tuples = ("adjoint",)     # the tree's item is read by the rule
     PRIMITIVES["builtin_sum"].batch.reads_tuples = ("iterable",)     # so is each item of a tuple name
+    PRIMITIVES["gradient_adjoint"].batch.reads_tuples = ("g",)       # a tree of one adjoint per axis
 
 
 _register()
