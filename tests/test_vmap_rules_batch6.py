@@ -13,7 +13,8 @@ from astjax.rules import helpers as H
 from astjax.rules import signal_helpers as SH
 from astjax.rules import statistics as S
 from astjax.rules.batching_sixth import EDITS
-from astjax.scipy.linalg import block_diag, circulant, hankel, toeplitz
+from astjax.lax import internal as LI
+from astjax.scipy.linalg import block_diag, circulant, companion, fiedler, hankel, leslie, toeplitz
 
 from batch_loops import assert_rule_batches_without_a_loop, loop_over_batch
 
@@ -47,6 +48,7 @@ def _broadcast_both(a, b):
     return p[0] - 2 * p[1]
 
 
+_MASK = np.array([[True, False, True], [False, True, True]])
 _Q = np.array([[0.2, 0.5, 0.9], [0.0, 1.0, 0.35]])
 
 _PADDED = _x(2, 3)
@@ -102,6 +104,14 @@ ROWS = [
     ("gradient_adjoint", lambda g, f: SH.gradient_adjoint(g, f, (0.5,), -1, 2), [_x(2, 5, B), _x(B, 2, 5)], (2, 0)),
     ("gradient_items", lambda t: SH.gradient_items(t, (np.array([0.0, 0.5, 1.5, 1.75]),), 0), [_x(4, B, 2)], 1),
     ("gradient_items", lambda t: SH.gradient_items(t), [_x(B, 4)], 0),
+    ("leslie", lambda f, s: leslie(f, s), [_x(B, 3), _x(2)], (0, None)),
+    ("companion", lambda a: companion(a), [_x(B, 4)], 0),
+    ("fiedler", lambda a: fiedler(a), [_x(4, B)], 1),
+    ("place", lambda a, v: jnp.place(a, _MASK, v, inplace=False), [_x(B, 2, 3), _x(B, 3)], 0),
+    ("place", lambda a: jnp.place(a, _MASK, np.array([1.5, 2.5]), inplace=False), [_x(2, 3, B)], 2),
+    ("require", lambda a: jnp.require(a, np.float64), [_x(B, 3)], 0),
+    ("lax_leading_axis_array", lambda x: LI.leading_axis_array(x), [_x(B, 4)], 0),
+    ("lax_scan_step_output", lambda x: LI.scan_step_output(x), [_x(2, B)], 1),
     # quantile's derivatives of an array q (batching_fifth.py's rule: the batch axis moved past q's axes)
     ("quantile_tangent", lambda t, a: S.quantile_tangent(t, a, _Q, 1), [_x(B, 2, 5), _x(B, 2, 5)], 0),
     ("quantile_tangent", lambda t, a: S.quantile_tangent(t, a, _Q[0], None, "nearest", True), [_x(2, 3), _x(2, B, 3)],
@@ -143,6 +153,9 @@ DTYPES = [
     (lambda a, v: jnp.put(a, [0], v, inplace=False), [RNG.integers(0, 4, size=(B, 3)), _x(B) * 10], 0),
     (lambda t: H.pad_constant_tangent(t, _PADDED, _WIDTH), [_x(B).astype(np.float32)], 0),
     (lambda c, r: toeplitz(c, r), [_x(B, 3).astype(np.float32), RNG.integers(0, 3, size=(B, 2))], 0),
+    (lambda f, s: leslie(f, s), [RNG.integers(0, 3, size=(3,)), _x(B, 2).astype(np.float32)], (None, 0)),
+    (lambda a: companion(a), [RNG.integers(1, 3, size=(B, 3))], 0),
+    (lambda a: jnp.place(a, _MASK[0], np.array([1.5, 2.5, 3.5]), inplace=False), [RNG.integers(0, 4, size=(B, 3))], 0),
 ]
 
 
@@ -278,6 +291,16 @@ def test_uncovered_combinations_loop_and_match(case):
     f, args, in_axes = LOOPED[case]
     np.testing.assert_allclose(astjax.vmap(f, in_axes=in_axes)(*args), loop_over_batch(f, args, in_axes),
                                rtol=1e-12, atol=1e-12)
+
+
+def test_their_own_errors_are_raised_batched():
+    """What each example's call refuses, the batched call refuses too (the helpers raise NumPy's errors)."""
+    with pytest.raises(ValueError, match="two coefficients"):
+        astjax.vmap(companion)(_x(B, 1))
+    with pytest.raises(ValueError, match="one entry fewer"):
+        astjax.vmap(leslie, in_axes=(0, None))(_x(B, 3), _x(3))
+    with pytest.raises(ValueError, match="empty"):
+        astjax.vmap(lambda a: jnp.place(a, _MASK[0], np.zeros(0), inplace=False))(_x(B, 3))
 
 
 def test_put_in_place_is_refused_as_in_each_example():

@@ -22,7 +22,8 @@ from .batching_fourth import _batched_array, _others_unbatched
 from .nondifferentiable import SHAPES
 from .registry import PRIMITIVES, defbatch, primitive
 
-__all__ = ["EDITS", "batch_float_dtype", "batch_result_dtype", "batch_multi_dot_left_first", "batch_kaiser_root", "batch_put_plan",
+__all__ = ["EDITS", "batch_float_dtype", "batch_result_dtype", "batch_place_plan", "batch_companion_ones", "batch_leslie_size",
+           "batch_multi_dot_left_first", "batch_kaiser_root", "batch_put_plan",
            "batch_block_layout", "batch_broadcast_shape", "batch_pad_side_plan", "batch_float_result"]
 
 
@@ -76,6 +77,36 @@ def batch_put_plan(size, ind, mode, count):
     return written, np.array([last[int(p)] for p in written], dtype=np.int64)
 
 
+def batch_place_plan(size, mask, count):
+    """For place(arr, mask, vals) on an example of `size` entries and `count` values: the flat positions mask
+    selects and the index into ravel(vals) each takes (used in order, repeated cyclically); NumPy's error for
+    values from an empty vals."""
+    positions = np.flatnonzero(np.asarray(mask, dtype=bool))
+    if positions.size and int(count) == 0:
+        raise ValueError("Cannot insert from an empty array!")
+    if positions.size and positions[-1] >= int(size):
+        raise ValueError("place: mask and data must be the same size")
+    return positions.astype(np.int64), np.arange(positions.size, dtype=np.int64) % max(int(count), 1)
+
+
+def batch_leslie_size(f_shape, s_shape):
+    """leslie's size n from one example's f and s (batched shapes), with its error where s is not one entry
+    shorter than f."""
+    n, m = int(f_shape[-1]), int(s_shape[-1])
+    if m != n - 1:
+        raise ValueError("leslie: s must have one entry fewer than f")
+    return n
+
+
+def batch_companion_ones(n, dtype):
+    """The rows of a companion matrix of n coefficients below its first: ones just below the diagonal, in
+    `dtype`; SciPy's error for fewer than two coefficients."""
+    n = int(n)
+    if n < 2:
+        raise ValueError("companion: a needs at least two coefficients")
+    return np.eye(n - 2, n - 1, dtype=dtype)
+
+
 def batch_block_layout(shapes):
     """For block_diag of examples of these per-example `shapes`: per array, its 2-D shape (a scalar is
     (1, 1), a vector one row, as SciPy reads them) and its columns' padding (before, after) in the result."""
@@ -119,7 +150,7 @@ def batch_float_result(x):
     return np.result_type(x, np.float32)
 
 
-for _fn in (batch_float_dtype, batch_result_dtype, batch_multi_dot_left_first, batch_kaiser_root, batch_put_plan, batch_block_layout,
+for _fn in (batch_float_dtype, batch_result_dtype, batch_place_plan, batch_companion_ones, batch_leslie_size, batch_multi_dot_left_first, batch_kaiser_root, batch_put_plan, batch_block_layout,
             batch_broadcast_shape, batch_pad_side_plan, batch_float_result):
     primitive(_fn.__name__, _fn, operands=(), differentiable=False, reason=SHAPES)
 
@@ -313,6 +344,53 @@ def _put_rule(bt, target, app):
     return out
 
 
+def _place_rule(bt, target, app):
+    """place(arr, mask, vals, inplace=False) of a batched arr or vals and an unbatched mask: each example
+    flattened, the selected positions set to the values used in order and repeated (`batch_place_plan`),
+    cast to arr's dtype, in one `.at[]` update."""
+    b = app.bound
+    arr, mask, vals = b.get("arr"), b.get("mask"), b.get("vals")
+    if not isinstance(arr, gast.Name) or bt.kind(arr) != ARRAY or not isinstance(vals, (gast.Name, gast.Constant)) or (
+            isinstance(vals, gast.Name) and bt.kind(vals) != ARRAY) or not bt.is_batched(_tuple(arr, vals)) or \
+            not _others_unbatched(bt, app, "arr", "vals") or not _is_const(b.get("inplace", _const(True)), False) or \
+            not isinstance(mask, (gast.Name, gast.Constant)):
+        return None
+    out = []
+    a_b = bt.batched(arr, out)
+    flat = bt.fresh(f"{arr.id}_flat")
+    out.append(bt.assign(flat, _call("jnp.reshape", copy.deepcopy(a_b), _tuple(bt.B, _const(-1)))))
+    batched_vals = isinstance(vals, gast.Name) and bt.is_batched(vals)
+    values = bt.fresh("_values")
+    if batched_vals:
+        out.append(bt.assign(values, _call("jnp.reshape", copy.deepcopy(vals), _tuple(bt.B, _const(-1)))))
+        count = gast.Subscript(value=_call("jnp.shape", _name(values)), slice=_const(1), ctx=gast.Load())
+    else:
+        out.append(bt.assign(values, _call("jnp.ravel", copy.deepcopy(vals))))
+        count = _call("jnp.size", _name(values))
+    plan = bt.fresh("_place")
+    out.append(bt.assign(plan, _call(bt.helper(batch_place_plan), gast.Subscript(
+        value=_call("jnp.shape", _name(flat)), slice=_const(1), ctx=gast.Load()), copy.deepcopy(mask), count)))
+    landed = bt.fresh("_landed")
+    out.append(bt.assign(landed, _call("jnp.astype", _call("jnp.take", _name(values), _item(_name(plan), 1),
+                                                           axis=_const(1 if batched_vals else 0)),
+                                       gast.Attribute(value=_name(flat), attr="dtype", ctx=gast.Load()))))
+    written = bt.fresh(f"{arr.id}_written")
+    out.append(bt.assign(written, _call("at_set", _name(flat), _tuple(_call("slice", _const(None)),
+                                                                        _item(_name(plan), 0)), _name(landed))))
+    out.append(bt.assign(target, _call("jnp.reshape", _name(written), _call("jnp.shape", copy.deepcopy(a_b)))))
+    return out
+
+
+def _same_call_rule(operand):
+    """The same call on the batched array `operand`, every other argument unbatched: the checks that pass an
+    array through (lax.scan's leading_axis_array and scan_step_output, require)."""
+    def rule(bt, target, app):
+        if not _batched_array(bt, app.bound.get(operand)) or not _others_unbatched(bt, app, operand):
+            return None
+        return [bt.assign(target, _rebuilt(bt, app, {}))]
+    return rule
+
+
 def _broadcast_arrays_rule(bt, target, app):
     """broadcast_arrays(*args) of arrays of known per-example ranks: the batched ones get unit axes after
     the batch axis up to the highest rank, then each is broadcast to (B,) + the examples' broadcast shape."""
@@ -488,6 +566,70 @@ def _structured_rule(bt, target, app):
     index = _call(bt.helper(structured_index), _const(kind), length(c_b), length(r_b if r_b is not None else c_b))
     out.append(bt.assign(target, _call("jnp.take", copy.deepcopy(values), index, axis=_const(1))))
     return out
+
+
+def _leslie_rule(bt, target, app):
+    """leslie(f, s) of vectors: each example's [f, s, 0] in the float result type of f and s, read at
+    `gather_index`'s positions (the helper its own call uses) in one take."""
+    from ..scipy._linalg_more import gather_index
+    b = app.bound
+    vectors = [b.get("f"), b.get("s")]
+    if any(not isinstance(n, gast.Name) or bt.kind(n) != ARRAY or bt.rank(n) != 1 for n in vectors) or not any(
+            bt.is_batched(n) for n in vectors):
+        return None
+    out = []
+    f_b, s_b = (bt.batched(n, out) for n in vectors)
+    zero = gast.Subscript(value=_call("jnp.zeros_like", copy.deepcopy(f_b)), slice=_tuple(gast.Slice(
+        lower=None, upper=None, step=None), gast.Slice(lower=None, upper=_const(1), step=None)), ctx=gast.Load())
+    values = bt.fresh("_values")
+    out.append(bt.assign(values, _call("jnp.astype", _call("jnp.concatenate", gast.List(elts=[f_b, s_b, zero],
+                                                                                         ctx=gast.Load()), axis=_const(1)),
+                                       _call(bt.helper(batch_float_dtype), *[copy.deepcopy(n) for n in vectors]))))
+    check = bt.fresh("_sizes")      # leslie's own error where s is not one entry shorter than f
+    out.append(bt.assign(check, _call(bt.helper(batch_leslie_size), _call("jnp.shape", copy.deepcopy(f_b)), _call(
+        "jnp.shape", copy.deepcopy(s_b)))))
+    out.append(bt.assign(target, _call("jnp.take", _name(values), _call(bt.helper(gather_index), _const("leslie"),
+                                                                         _name(check)), axis=_const(1))))
+    return out
+
+
+def _companion_rule(bt, target, app):
+    """companion(a) of a batched vector: the first row -a[1:] / a[0] of each example (in the float dtype),
+    the ones below the diagonal (`batch_companion_ones`) repeated along the batch, joined by rows."""
+    a = app.bound.get("a")
+    if not _batched_array(bt, a) or bt.rank(a) != 1:
+        return None
+    out = []
+    dtype = bt.fresh("_dtype")
+    out.append(bt.assign(dtype, _call(bt.helper(batch_float_dtype), copy.deepcopy(a))))
+    cast = _cast(bt, out, a, dtype)
+    ones = bt.fresh("_ones")
+    out.append(bt.assign(ones, _call(bt.helper(batch_companion_ones), gast.Subscript(
+        value=_call("jnp.shape", copy.deepcopy(cast)), slice=_const(1), ctx=gast.Load()), _name(dtype))))
+
+    def part(lower, upper):
+        return gast.Subscript(value=copy.deepcopy(cast), slice=_tuple(gast.Slice(lower=None, upper=None, step=None),
+                              gast.Slice(lower=lower, upper=upper, step=None)), ctx=gast.Load())
+
+    row = bt.fresh("_first_row")
+    out.append(bt.assign(row, gast.BinOp(left=gast.UnaryOp(op=gast.USub(), operand=part(_const(1), None)),
+                                         op=gast.Div(), right=part(None, _const(1)))))
+    below = bt.fresh("_below")
+    out.append(bt.assign(below, _call("jnp.broadcast_to", _name(ones), _call(
+        bt.helper(batch_prepend), bt.B, _call("jnp.shape", _name(ones))))))
+    out.append(bt.assign(target, _call("jnp.concatenate", gast.List(elts=[
+        _call("jnp.expand_dims", _name(row), _const(1)), _name(below)], ctx=gast.Load()), axis=_const(1))))
+    return out
+
+
+def _fiedler_rule(bt, target, app):
+    """fiedler(a) of a batched vector: |a_i - a_j| of each example, one broadcast subtraction."""
+    a = app.bound.get("a")
+    if not _batched_array(bt, a) or bt.rank(a) != 1:
+        return None
+    return [bt.assign(target, _call("jnp.abs", gast.BinOp(
+        left=_call("jnp.expand_dims", copy.deepcopy(a), _const(2)), op=gast.Sub(),
+        right=_call("jnp.expand_dims", copy.deepcopy(a), _const(1)))))]
 
 
 # ---------------------------------------------------------------- einsum and the stacks
@@ -763,6 +905,13 @@ EDITS = {
     "pad_constant_adjoint": (_pad_constant_adjoint_rule, _keep("constant_values")),
     "sum_adjoint": (_sum_adjoint_rule, _sum_adjoint_result),
     "einsum": (_einsum_rule, _einsum_result),
+    "leslie": (_leslie_rule, lambda batching, bound: (ARRAY, 2)),
+    "companion": (_companion_rule, lambda batching, bound: (ARRAY, 2)),
+    "fiedler": (_fiedler_rule, lambda batching, bound: (ARRAY, 2)),
+    "place": (_place_rule, _keep("arr")),
+    "require": (_same_call_rule("a"), _keep("a")),
+    "lax_leading_axis_array": (_same_call_rule("xs"), _keep("xs")),
+    "lax_scan_step_output": (_same_call_rule("value"), _keep("value")),
     "gradient_adjoint": (_gradient_adjoint_rule, _keep("f")),
     "gradient_items": (_gradient_items_rule, _gradient_items_result),
     "toeplitz": (_structured_rule, lambda batching, bound: (ARRAY, 2)),
