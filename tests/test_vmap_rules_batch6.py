@@ -230,6 +230,21 @@ def test_per_example_gradients_through_jnp_gradient_along_one_axis_run_batched()
     assert "_results" not in source and "range(_B" not in source, source
 
 
+def _joined(w, x):
+    return (jnp.sum(jnp.hstack([x, w]) ** 2) + jnp.sum(jnp.vstack((w, x * w)) ** 3)
+            + jnp.sum(jnp.column_stack([x, w]) ** 3) + jnp.sum(leslie(x, w[:2]) ** 2) + jnp.sum(fiedler(x * w) ** 3))
+
+
+def test_per_example_gradients_through_stacks_and_structured_matrices_run_batched():
+    """hstack's adjoint reads its axis when it runs (joined_axis): concatenate_part writes it from the end."""
+    w, xs = _x(3), _x(B, 3)
+    g = astjax.grad(_joined)
+    v = astjax.vmap(g, in_axes=(None, 0))
+    np.testing.assert_allclose(v(w, xs), np.stack([g(w, x) for x in xs]), rtol=1e-12, atol=1e-12)
+    source = astjax.source(v)
+    assert "_results" not in source and "range(_B" not in source, source
+
+
 def _sums(w, x):
     return jnp.sum(sum([w * x, jnp.sin(x), w]) ** 2) + jnp.sum(jnp.cos(sum((w * x, x * x), jnp.sum(w))))
 
