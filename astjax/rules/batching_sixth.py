@@ -1,14 +1,15 @@
 """Batching rules (vmap) of the sixth batch: differentiable NumPy and SciPy functions that looped over the batch
-(multi_dot, put, kaiser, block_diag, broadcast_arrays, unstack, Python's builtin sum of a list, meshgrid of a
-list) and derivative helpers that per-example gradients reach (pad_constant_tangent/adjoint, quantile's
-derivatives for an array q).
+(multi_dot, einsum, hstack/vstack/dstack/column_stack, block_diag, toeplitz/hankel/circulant, leslie, companion,
+fiedler, put, place, kaiser, broadcast_arrays, Python's builtin sum of a list or tuple, require, lax.scan's
+array checks) and derivative helpers that per-example gradients reach (meshgrid_list, pad_constant_tangent/
+adjoint, gradient_adjoint/gradient_items, sum_adjoint and item_adjoint of its tree).
 
 Each rule writes a few primitives on the whole batch, so `grad(vmap(f))` and `vmap(vmap(f))` transform its
-output again; the runtime helpers above them compute shapes, dtypes or index plans only, from one example's
-shape (the same for every example). Anything a rule does not cover (a batched shape, index, `M` or axis; a
-per-example rank the analysis does not know; multi_dot of four or more arrays, whose product order NumPy
-chooses by a search over every split) keeps the loop over the batch, which is always right.
-tests/test_vmap_rules_batch6.py checks each against a Python loop over the batch.
+output again; the runtime helpers below compute shapes, dtypes or index plans only, from one example's shape
+(the same for every example), and raise each example's own error. Anything a rule does not cover (a batched
+index, mask, `M` or axis; a per-example rank the analysis does not know; multi_dot of four or more arrays and
+einsum of three or more operands, whose contraction order NumPy searches for) keeps the loop over the batch,
+which is always right. tests/test_vmap_rules_batch6.py checks each against a Python loop over the batch.
 """
 import copy
 
@@ -22,9 +23,9 @@ from .batching_fourth import _batched_array, _others_unbatched
 from .nondifferentiable import SHAPES
 from .registry import PRIMITIVES, defbatch, primitive
 
-__all__ = ["EDITS", "batch_float_dtype", "batch_result_dtype", "batch_place_plan", "batch_companion_ones", "batch_leslie_size",
-           "batch_multi_dot_left_first", "batch_kaiser_root", "batch_put_plan",
-           "batch_block_layout", "batch_broadcast_shape", "batch_pad_side_plan", "batch_float_result"]
+__all__ = ["EDITS", "batch_float_dtype", "batch_result_dtype", "batch_multi_dot_left_first", "batch_kaiser_root",
+           "batch_put_plan", "batch_place_plan", "batch_leslie_size", "batch_companion_ones", "batch_block_layout",
+           "batch_broadcast_shape", "batch_pad_side_plan", "batch_float_result"]
 
 
 # ---------------------------------------------------------------- runtime helpers (shapes, dtypes, plans)
@@ -81,11 +82,12 @@ def batch_place_plan(size, mask, count):
     """For place(arr, mask, vals) on an example of `size` entries and `count` values: the flat positions mask
     selects and the index into ravel(vals) each takes (used in order, repeated cyclically); NumPy's error for
     values from an empty vals."""
-    positions = np.flatnonzero(np.asarray(mask, dtype=bool))
+    mask = np.asarray(mask, dtype=bool)
+    if mask.size != int(size):
+        raise ValueError("place: mask and data must be the same size")
+    positions = np.flatnonzero(mask)
     if positions.size and int(count) == 0:
         raise ValueError("Cannot insert from an empty array!")
-    if positions.size and positions[-1] >= int(size):
-        raise ValueError("place: mask and data must be the same size")
     return positions.astype(np.int64), np.arange(positions.size, dtype=np.int64) % max(int(count), 1)
 
 
@@ -150,8 +152,9 @@ def batch_float_result(x):
     return np.result_type(x, np.float32)
 
 
-for _fn in (batch_float_dtype, batch_result_dtype, batch_place_plan, batch_companion_ones, batch_leslie_size, batch_multi_dot_left_first, batch_kaiser_root, batch_put_plan, batch_block_layout,
-            batch_broadcast_shape, batch_pad_side_plan, batch_float_result):
+for _fn in (batch_float_dtype, batch_result_dtype, batch_multi_dot_left_first, batch_kaiser_root, batch_put_plan,
+            batch_place_plan, batch_leslie_size, batch_companion_ones, batch_block_layout, batch_broadcast_shape,
+            batch_pad_side_plan, batch_float_result):
     primitive(_fn.__name__, _fn, operands=(), differentiable=False, reason=SHAPES)
 
 
@@ -531,8 +534,8 @@ def _meshgrid_list_result(batching, bound):
 def _structured_rule(bt, target, app):
     """toeplitz(c, r), hankel(c, r), circulant(c) of vectors (per-example rank 1): each example's vector v
     (toeplitz: r[:0:-1] then c; hankel: c then r[1:], zeros for r=None; circulant: c) built along axis 1 in
-    NumPy's result type of c and r, read at the same (m, n) positions for every example (`structured_index`, the helper their own call
-    uses), as one take."""
+    NumPy's result type of c and r, read at the same (m, n) positions for every example (`structured_index`,
+    the helper their own call uses), as one take."""
     from ..scipy._linalg_more import structured_index
     b = app.bound
     kind = app.primitive.name
@@ -582,9 +585,9 @@ def _leslie_rule(bt, target, app):
     zero = gast.Subscript(value=_call("jnp.zeros_like", copy.deepcopy(f_b)), slice=_tuple(gast.Slice(
         lower=None, upper=None, step=None), gast.Slice(lower=None, upper=_const(1), step=None)), ctx=gast.Load())
     values = bt.fresh("_values")
-    out.append(bt.assign(values, _call("jnp.astype", _call("jnp.concatenate", gast.List(elts=[f_b, s_b, zero],
-                                                                                         ctx=gast.Load()), axis=_const(1)),
-                                       _call(bt.helper(batch_float_dtype), *[copy.deepcopy(n) for n in vectors]))))
+    joined = _call("jnp.concatenate", gast.List(elts=[f_b, s_b, zero], ctx=gast.Load()), axis=_const(1))
+    out.append(bt.assign(values, _call("jnp.astype", joined, _call(bt.helper(batch_float_dtype), *[
+        copy.deepcopy(n) for n in vectors]))))
     check = bt.fresh("_sizes")      # leslie's own error where s is not one entry shorter than f
     out.append(bt.assign(check, _call(bt.helper(batch_leslie_size), _call("jnp.shape", copy.deepcopy(f_b)), _call(
         "jnp.shape", copy.deepcopy(s_b)))))
