@@ -663,7 +663,10 @@ def _einsum_rule(bt, target, app):
     if found is None or len(found[0]) != len(operands):
         return None
     inputs, output = found
-    label = next(c for c in "BNZbnzABCDEFGHIJKLMOPQRSTUVWXYacdefghijklmopqrstuvwxy" if c not in subscripts.value)
+    label = next((c for c in "BNZbnzABCDEFGHIJKLMOPQRSTUVWXYacdefghijklmopqrstuvwxy" if c not in subscripts.value),
+                 None)
+    if label is None:
+        return None         # every letter taken: no label is left for the batch
     written = ",".join(label + spec if bt.is_batched(n) else spec for spec, n in zip(inputs, operands))
     keywords = [gast.keyword(arg=k, value=copy.deepcopy(n)) for k, n in b.items() if k not in (
         "subscripts", "operands")]
