@@ -125,15 +125,30 @@ def axis_from_the_end(bt, batched, axis):
     return gast.BinOp(left=_const(axis + 1), op=gast.Sub(), right=_call("jnp.ndim", copy.deepcopy(batched)))
 
 
+def batch_axis_from_the_end(axis, ndim):
+    """A per-example axis computed when it runs (hstack's joined_axis), written from the end of a batched
+    array of `ndim` axes."""
+    axis = int(axis)
+    return axis if axis < 0 else axis - (int(ndim) - 1)
+
+
+primitive("batch_axis_from_the_end", batch_axis_from_the_end, operands=(), differentiable=False, reason=SHAPES)
+
+
 def _concatenate_part_rule(bt, target, app):
     """concatenate_part(g, arrays, k, axis): the items' sizes along `axis` are read from `arrays` as they are,
-    so the axis is written from the end (the same axis of a batched and an unbatched item)."""
+    so the axis is written from the end (the same axis of a batched and an unbatched item); an unbatched
+    axis computed when it runs (hstack's adjoint) is written from the end then."""
     b = app.bound
-    g, axis = b["g"], _static_int(b.get("axis", _const(0)))
-    if not isinstance(g, gast.Name) or not bt.is_batched(g) or bt.kind(g) != ARRAY or axis is None or any(
+    g, node = b["g"], b.get("axis", _const(0))
+    axis = _static_int(node)
+    if not isinstance(g, gast.Name) or not bt.is_batched(g) or bt.kind(g) != ARRAY or (
+            axis is None and not isinstance(node, gast.Name)) or any(
             bt.is_batched(n) for k, n in b.items() if k not in ("g", "arrays")):
         return None
-    return [bt.assign(target, _rebuilt(bt, app, {"axis": axis_from_the_end(bt, g, axis)}))]
+    written = axis_from_the_end(bt, g, axis) if axis is not None else _call(
+        bt.helper(batch_axis_from_the_end), copy.deepcopy(node), _call("jnp.ndim", copy.deepcopy(g)))
+    return [bt.assign(target, _rebuilt(bt, app, {"axis": written}))]
 
 
 def _dynamic_slice_adjoint_rule(bt, target, app):

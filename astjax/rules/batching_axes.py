@@ -650,9 +650,9 @@ def _lax_pad_rule(bt, target, app):
 
 
 def _pad_rule(bt, target, app):
-    """jnp.pad with a mode named by a string and scalar (or absent) constant values: the batch axis gets
-    the pair (0, 0), the per-example pad_width is written out per axis first (an int or one pair would
-    otherwise pad the batch axis too)."""
+    """jnp.pad with a mode named by a string and scalar (or absent) constant values, a literal or one unbatched
+    number: the batch axis gets the pair (0, 0), the per-example pad_width is written out per axis first (an
+    int or one pair would otherwise pad the batch axis too)."""
     b = app.bound
     x = b["array"]
     if not _only_batched(bt, app, "array") or not isinstance(b.get("mode", _const("constant")), gast.Constant):
@@ -664,6 +664,8 @@ def _pad_rule(bt, target, app):
             continue
         if k == "reflect_type" and isinstance(node, gast.Constant):
             continue
+        if k == "constant_values" and isinstance(node, gast.Name) and bt.kind(node) == ARRAY and bt.rank(node) == 0:
+            continue            # one unbatched number (a derivative reaching it: pad_constant_adjoint)
         if not (isinstance(node, gast.Constant) and (node.value is None or isinstance(node.value, (int, float)))):
             return None         # per-axis constant_values or stat_length: loop
     rank = _const(bt.rank(x)) if bt.rank(x) is not None else gast.BinOp(

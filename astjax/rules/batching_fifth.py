@@ -482,7 +482,9 @@ def _quantile_derivative_rule(bt, target, app):
     """quantile_tangent(t, a, q, axis, ...) / quantile_adjoint(g, a, q, axis, ...) (the derivatives of
     quantile, percentile, median and their nan forms) of one number q: the tangent and `a` both carry the
     batch (an unbatched one repeated), the axis shifted past the batch axis (None: each example's every
-    axis, as the quantile's own rule). An array q puts its axes ahead of the batch: loop."""
+    axis, as the quantile's own rule). An unbatched array q puts its axes ahead of the batch: the adjoint's
+    g has its batch axis moved behind them first, the tangent's result has it moved back to the front after
+    (q's rank written when known, else `jnp.ndim(q)` when it runs; a batched q loops)."""
     from .batching_axes import _every_axis
     b = app.bound
     first = "t" if "t" in b else "g"
@@ -491,13 +493,21 @@ def _quantile_derivative_rule(bt, target, app):
     if not all(isinstance(n, gast.Name) and bt.kind(n) == ARRAY for n in nodes) or not any(
             bt.is_batched(n) for n in nodes) or not _others_unbatched(bt, app, first, "a"):
         return None
-    if not (isinstance(q, gast.Constant) and type(q.value) in (int, float)) and not (
-            isinstance(q, gast.Name) and bt.rank(q) == 0):
+    if isinstance(q, gast.Constant) and type(q.value) in (int, float):
+        q_rank = None
+    elif isinstance(q, gast.Name) and bt.kind(q) in (ARRAY, None):
+        q_rank = None if bt.rank(q) == 0 else _const(bt.rank(q)) if bt.rank(q) is not None else _call(
+            "jnp.ndim", copy.deepcopy(q))
+    else:
         return None
     if any(not isinstance(b.get(k, _const(None)), gast.Constant) for k in ("method", "keepdims", "kind", "slope")):
         return None
     out = []
     derivative, a = (bt.batched(n, out) for n in nodes)
+    if q_rank is not None and first == "g":
+        moved = bt.fresh(f"{derivative.id}_behind_q")
+        out.append(bt.assign(moved, _call("jnp.moveaxis", copy.deepcopy(derivative), _const(0), q_rank)))
+        derivative = _name(moved)
     axis = b.get("axis", _const(None))
     if _is_const(axis, None):
         if bt.rank(b["a"]) is None:
@@ -507,7 +517,12 @@ def _quantile_derivative_rule(bt, target, app):
         shifted = _shifted(axis)
         if shifted is None:
             return None
-    out.append(bt.assign(target, _rebuilt(bt, app, {first: derivative, "a": a, "axis": shifted})))
+    call = _rebuilt(bt, app, {first: derivative, "a": a, "axis": shifted})
+    if q_rank is not None and first == "t":
+        behind = bt.fresh("_behind_q")
+        out.append(bt.assign(behind, call))
+        call = _call("jnp.moveaxis", _name(behind), copy.deepcopy(q_rank), _const(0))
+    out.append(bt.assign(target, call))
     return out
 
 

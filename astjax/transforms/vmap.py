@@ -32,8 +32,10 @@ from ..rules.collectives import COLLECTIVES, axis_names_of, batched_result, coll
 from ..rules.registry import PRIMITIVES
 from ..codegen.node_walk import walk, NodeTransformer
 
-# Helpers whose result is always an adjoint tree (index_adjoint and tree_leaves_adjoint of a container only).
-_TREE_MAKERS = frozenset({"stack_adjoint", "concatenate_adjoint", "index_adjoint", "tree_leaves_adjoint"})
+# Helpers whose result is always an adjoint tree (index_adjoint, tree_leaves_adjoint and sum_adjoint of a
+# container only).
+_TREE_MAKERS = frozenset({"stack_adjoint", "concatenate_adjoint", "index_adjoint", "tree_leaves_adjoint",
+                          "sum_adjoint"})
 
 __all__ = ["BatchMode", "ParamSpec"]
 
@@ -321,7 +323,8 @@ class BatchMode:
         prim = app.primitive if app.kind == "primitive" else None
         if prim is None or prim.name not in _TREE_MAKERS:
             return False
-        holder = {"index_adjoint": "x", "tree_leaves_adjoint": "tree"}.get(prim.name)
+        holder = {"index_adjoint": "x", "tree_leaves_adjoint": "tree", "sum_adjoint": "iterable"}.get(
+            prim.name)
         if holder is not None:
             kind = self.kind((app.bound or {}).get(holder))
             return kind is not None and kind != ARRAY and not isinstance(kind, int)
