@@ -19,7 +19,8 @@ Only `f = factory(...)` with `f` a plain name, and a factory of plain
 parameters whose body ends in `return inner` (a function defined in it) or
 `return lambda ...`, with no other return, no `global`/`nonlocal`, and a
 returned function with plain parameters that does not call itself, is
-rewritten; other calls are left to the later passes.
+rewritten (one that changes an object of its closure in place, `calls[0] += 1`,
+is refused: each call reads the state the last one left); other calls are left to the later passes.
 """
 import copy
 import inspect
@@ -31,6 +32,7 @@ from ..resolve import NOT_STATIC, Resolver
 from ..specialize import is_known_function
 from .base import BlockPass, Renamer, copy_location, name, store
 from ...codegen.node_walk import walk
+from ...optimize.effects import MUTATING_METHODS
 
 __all__ = ["ClosureFactories"]
 
@@ -60,6 +62,16 @@ class ClosureFactories(BlockPass):
         if shape is None:
             return None
         body, inner = shape
+        own = _local_names(inner)
+        changed = next((n for n in walk(inner) if _mutated_name(n) not in (None, *own)), None)
+        if changed is not None:
+            state = _mutated_name(changed)
+            raise self.context.error(
+                f"`{stmt.targets[0].id}` is a function made by `{factory.__name__}` that changes `{state}` of its "
+                f"closure in place (`{factory.__name__}`'s line {changed.lineno}): each call reads the state the last "
+                "one left, which astjax's inlined copies of the function would not share", stmt,
+                hint=f"keep the state in this function and pass it in and out explicitly "
+                     f"(`y, {state} = f(x, {state})`).")
         try:
             bound = inspect.signature(factory, follow_wrapped=False).bind(*call.args, **{
                 k.arg: k.value for k in call.keywords})
@@ -159,6 +171,20 @@ def _factory_shape(node):
         if isinstance(n, gast.Name) and n.id == inner.name and n.id != "_lambda":
             return None          # calls itself: a recursion astjax inlines no further
     return body, inner
+
+
+def _mutated_name(node):
+    """The name whose object `node` changes in place (`st[0] = v`, `st.k += v`, `st.append(v)`), else None."""
+    if isinstance(node, (gast.Subscript, gast.Attribute)) and isinstance(node.ctx, gast.Store):
+        base = node.value
+    elif (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+          and node.func.attr in MUTATING_METHODS):
+        base = node.func.value
+    else:
+        return None
+    while isinstance(base, (gast.Subscript, gast.Attribute)):
+        base = base.value
+    return base.id if isinstance(base, gast.Name) else None
 
 
 def _local_names(fdef):
