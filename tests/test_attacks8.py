@@ -66,3 +66,35 @@ def test_del_of_an_item_is_refused_with_what_to_write_instead():
     with pytest.raises(AstjaxError, match=r"(?s)`del` of an item or slice.*xs\.pop\(i\)"):
         astjax.grad(_deleted_item)(X)
     np.testing.assert_allclose(astjax.grad(_popped_item)(X), [2.0, 0.0, 3.0])
+
+
+# ------------------------------------------------------------ (c) dict views read whole where they are made
+def _sum_of_values(x):
+    d = {k: x[k] * (k + 1) for k in range(3)}
+    return sum(d.values()) + max(d.values()) * 2.0
+
+
+def _items_in_a_comprehension(x):
+    d = {"a": x[0], "bb": x[1]}
+    return sum([v * len(k) for k, v in d.items()]) + list(d.values())[0]
+
+
+def _generator_of_values_held(x):
+    d = {"a": x[0], "b": x[1]}
+    gen = (v * 2.0 for v in d.values())
+    d["a"] = x[2] * 5.0
+    return sum(gen)
+
+
+def test_dict_values_and_items_consumed_at_once_differentiate():
+    """`sum(d.values())` was refused as a call without a derivative rule (`.values()` of `d`)."""
+    np.testing.assert_allclose(astjax.grad(_sum_of_values)(X), [1.0, 2.0, 9.0])
+    np.testing.assert_allclose(astjax.grad(_items_in_a_comprehension)(X), [2.0, 2.0, 0.0])
+    _, t = astjax.jvp(_sum_of_values, (X,), (np.array([0.0, 0.0, 1.0]),))
+    np.testing.assert_allclose(t, 9.0)
+
+
+def test_a_view_read_after_the_dict_changes_is_still_refused():
+    """A generator over `d.values()` runs when consumed and sees the new value: it is not read early."""
+    with pytest.raises(AstjaxError, match="generator expression"):
+        astjax.grad(_generator_of_values_held)(X)

@@ -684,7 +684,7 @@ def dict_comprehension_of_arrays(x):
     return sum(v ** 2 for v in d.values())
 
 
-case(dict_comprehension_of_arrays, lambda r: (vec(r, 3),), "refuse")
+case(dict_comprehension_of_arrays, lambda r: (vec(r, 3),), "works")
 
 
 def set_comprehension_of_ints_then_index(x):
@@ -694,6 +694,42 @@ def set_comprehension_of_ints_then_index(x):
 
 case(set_comprehension_of_ints_then_index, lambda r: (vec(r, 3),), "refuse")
 
+
+
+def dict_values_summed_by_builtins(x):
+    d = {"w": x[0] * 2.0, "b": x[1] ** 2}
+    return sum(d.values()) * min(d.values()) + len(d.values())
+
+
+case(dict_values_summed_by_builtins, lambda r: (vec(r, 2),), "works")
+
+
+def dict_items_in_list_comprehension(x):
+    d = {"a": x[0], "bb": x[1]}
+    return sum([v * len(k) for k, v in d.items()]) + tuple(d.values())[1] ** 2
+
+
+case(dict_items_in_list_comprehension, lambda r: (vec(r, 2),), "works")
+
+
+def dict_values_generator_held_then_dict_changed(x):
+    d = {"a": x[0], "b": x[1]}
+    gen = (v * 2.0 for v in d.values())
+    d["a"] = x[1] * 5.0
+    return sum(gen)
+
+
+case(dict_values_generator_held_then_dict_changed, lambda r: (vec(r, 2),), "refuse")
+
+
+def dict_values_zipped_then_dict_changed(x):
+    d = {"a": x[0], "b": x[1]}
+    z = zip(d.values(), [1.0, 2.0])
+    d["a"] = x[1] * 5.0
+    return sum(a * b for a, b in z)
+
+
+case(dict_values_zipped_then_dict_changed, lambda r: (vec(r, 2),), "refuse")
 
 # ============================================================ classes
 class _Scale:
@@ -1979,7 +2015,8 @@ case(_while_on_data, lambda r: (_batch()[0],), "either", mode="custom", check=_j
 from .case import CASES as _CASES  # noqa: E402
 
 _FIXED_HERE = {"factory_closure_mutates_its_cell", "factory_closure_appends_to_its_cell", "closure_with_mutable_cell",
-               "del_list_item", "del_list_slice"}
+               "del_list_item", "del_list_slice", "dict_comprehension_of_arrays", "dict_values_summed_by_builtins",
+               "dict_items_in_list_comprehension", "dict_values_generator_held_then_dict_changed"}
 _MINE = [c for c in _CASES if c.category == "attacks8"]
 _BATTERIES = ("_hess", "_vmap", "_jit")
 
