@@ -2010,6 +2010,112 @@ case(_while_on_data, lambda r: (_batch()[0],), "either", mode="custom", check=_j
      "(the user's function is named)")
 
 
+
+# ============================================================ broadcasting inside in-place updates and indexing
+def broadcast_iadd_into_matrix(x):
+    Y = np.zeros((3, 3))
+    Y += x
+    Y[:, 0] += x ** 2
+    return np.sum(Y * np.arange(9.0).reshape(3, 3))
+
+
+case(broadcast_iadd_into_matrix, lambda r: (vec(r, 3),), "works")
+
+
+def scalar_broadcast_into_row(x):
+    Y = np.ones((2, 3))
+    Y[0] = x[0] * 2.0
+    Y[1, 1:] = x[1:]
+    return np.sum(Y ** 2 * np.arange(6.0).reshape(2, 3))
+
+
+case(scalar_broadcast_into_row, lambda r: (vec(r, 3),), "works")
+
+
+def fancy_rows_assigned_broadcast(x):
+    A = np.zeros((3, 3))
+    A[[0, 2], :] = x
+    return np.sum(A * np.arange(9.0).reshape(3, 3))
+
+
+case(fancy_rows_assigned_broadcast, lambda r: (vec(r, 3),), "works")
+
+
+def ix_block_iadd(A):
+    B = A * 1.0
+    B[np.ix_([0, 2], [1, 2])] += A[:2, :2] * 3.0
+    return np.sum(B ** 2)
+
+
+case(ix_block_iadd, lambda r: (mat(r, 3),), "works")
+
+
+def boolean_2d_mask_times_equals(A):
+    B = A * 1.0
+    B[B > 0] *= 2.0
+    return np.sum(B * A)
+
+
+case(boolean_2d_mask_times_equals, lambda r: (mat(r, 3),), "works")
+
+
+def negative_strides_2d(A):
+    return np.sum(A[::-1, ::2] * np.arange(6.0).reshape(3, 2)) + np.sum(A[..., 0] * A[None][0, :, 1])
+
+
+case(negative_strides_2d, lambda r: (mat(r, 3),), "works")
+
+
+def broadcast_to_then_weighted(x):
+    return np.sum(np.broadcast_to(x, (2, 3)) * np.arange(6.0).reshape(2, 3)) + np.sum(x[:, None] - x[None, :] ** 2)
+
+
+case(broadcast_to_then_weighted, lambda r: (vec(r, 3),), "works")
+
+
+def kron_tile_repeat_array(x):
+    return (np.sum(np.kron(x, x[:2]) * np.arange(6.0)) + np.sum(np.tile(x, 2) * np.arange(6.0))
+            + np.sum(np.repeat(x, [1, 0, 2]) * np.arange(3.0)))
+
+
+case(kron_tile_repeat_array, lambda r: (vec(r, 3),), "works")
+
+
+def float32_array_times_python_float(x):
+    y = x.astype(np.float32) * 2.5
+    return y.dtype == np.float32, np.sum(y)
+
+
+def _float32_promotion_check(fn, args):
+    """NumPy keeps float32 when a Python float multiplies a float32 array: astjax must too."""
+    (x,) = args
+    same, total = fn(x.copy())
+    g = astjax.grad(lambda v: jnp.sum(v.astype(jnp.float32) * 2.5))(x.copy())
+    return [(np.float64(same), 1.0, "the original keeps float32"),
+            (g, np.full(3, 2.5), "gradient through the float32 cast")]
+
+
+case(float32_array_times_python_float, lambda r: (vec(r, 3),), "works", mode="custom",
+     check=_float32_promotion_check)
+
+
+def where_keyword_in_ufunc_with_out(x):
+    y = np.zeros(3)
+    np.add(x, x ** 2, out=y, where=x > 0)
+    return np.sum(y * np.arange(1.0, 4.0))
+
+
+case(where_keyword_in_ufunc_with_out, lambda r: (_x(0.5, -0.3, 1.2),), "refuse")
+
+
+def slogdet_negative_determinant(A):
+    sign, logabs = np.linalg.slogdet(A)
+    return sign * logabs + np.linalg.det(A)
+
+
+case(slogdet_negative_determinant, lambda r: (np.array([[0.0, 2.0, 0.3], [1.5, 0.1, 0.0], [0.2, 0.0, 1.0]]),),
+     "works")
+
 # The default profile (the suite's time budget) runs the cases of the mechanisms fixed with this module, the
 # first case of each mode of check, and every third other case; ASTJAX_LONG_PROPERTIES=1 runs them all.
 from .case import CASES as _CASES  # noqa: E402
