@@ -98,3 +98,26 @@ def test_a_view_read_after_the_dict_changes_is_still_refused():
     """A generator over `d.values()` runs when consumed and sees the new value: it is not read early."""
     with pytest.raises(AstjaxError, match="generator expression"):
         astjax.grad(_generator_of_values_held)(X)
+
+
+# ------------------------------------------------------------ (d) a factory's closure changed through an alias
+def _make_accumulator():
+    state = np.zeros(2)
+
+    def accumulate(t):
+        view = state
+        view += t
+        return t * state[0]
+    return accumulate
+
+
+def _accumulated(x):
+    f = _make_accumulator()
+    return f(x[0]) + f(x[1]) * 3.0
+
+
+def test_a_factory_function_changing_its_closure_through_an_alias_is_refused():
+    """Silently wrong before: a gradient of zeros for truth [2 * x0, 4 * x1 + 3 * x0] (the aliasing check ran
+    before the factory was inlined, and the inlined copy never saw `view += t` change `state`)."""
+    with pytest.raises(AstjaxError, match="changes `state` of its closure in place"):
+        astjax.grad(_accumulated)(X)

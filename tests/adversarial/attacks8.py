@@ -879,6 +879,60 @@ def factory_closure_appends_to_its_cell(x):
 case(factory_closure_appends_to_its_cell, lambda r: (vec(r, 3),), "refuse")
 
 
+def _make_accumulator():
+    state = np.zeros(2)
+
+    def accumulate(t):
+        view = state
+        view += t
+        return t * state[0]
+    return accumulate
+
+
+def factory_closure_changes_its_cell_through_an_alias(x):
+    f = _make_accumulator()
+    return f(x[0]) + f(x[1]) * 3.0
+
+
+case(factory_closure_changes_its_cell_through_an_alias, lambda r: (vec(r, 3),), "refuse",
+     note="gave a gradient of zeros (truth [2 * x0, 4 * x1 + 3 * x0]): the alias's in-place add was not seen")
+
+
+def _make_ufunc_accumulator():
+    state = np.zeros(1)
+
+    def accumulate(t):
+        np.add(state, t, out=state)
+        return t * state[0]
+    return accumulate
+
+
+def factory_closure_changes_its_cell_with_out(x):
+    f = _make_ufunc_accumulator()
+    return f(x[0]) + f(x[1]) * 3.0
+
+
+case(factory_closure_changes_its_cell_with_out, lambda r: (vec(r, 3),), "refuse")
+
+
+def _make_shadowing():
+    state = np.zeros(2)
+
+    def fresh(t):
+        state = np.ones(2)
+        state[0] = t
+        return t * state[0] + state[1]
+    return fresh
+
+
+def factory_closure_writes_its_own_local(x):
+    f = _make_shadowing()
+    return f(x[0]) + f(x[1]) * 3.0
+
+
+case(factory_closure_writes_its_own_local, lambda r: (vec(r, 3),), "works")
+
+
 def _power_sum(t, p=2):
     return jnp.sum(t ** p)
 
@@ -2121,6 +2175,8 @@ case(slogdet_negative_determinant, lambda r: (np.array([[0.0, 2.0, 0.3], [1.5, 0
 from .case import CASES as _CASES  # noqa: E402
 
 _FIXED_HERE = {"factory_closure_mutates_its_cell", "factory_closure_appends_to_its_cell", "closure_with_mutable_cell",
+               "factory_closure_changes_its_cell_through_an_alias", "factory_closure_changes_its_cell_with_out",
+               "factory_closure_writes_its_own_local",
                "del_list_item", "del_list_slice", "dict_comprehension_of_arrays", "dict_values_summed_by_builtins",
                "dict_items_in_list_comprehension", "dict_values_generator_held_then_dict_changed"}
 _MINE = [c for c in _CASES if c.category == "attacks8"]

@@ -62,10 +62,9 @@ class ClosureFactories(BlockPass):
         if shape is None:
             return None
         body, inner = shape
-        own = _local_names(inner)
-        changed = next((n for n in walk(inner) if _mutated_name(n) not in (None, *own)), None)
+        changed = _closure_change(inner, _local_names(source.node) - {inner.name} - _local_names(inner))
         if changed is not None:
-            state = _mutated_name(changed)
+            changed, state = changed
             raise self.context.error(
                 f"`{stmt.targets[0].id}` is a function made by `{factory.__name__}` that changes `{state}` of its "
                 f"closure in place (`{factory.__name__}`'s line {changed.lineno}): each call reads the state the last "
@@ -173,18 +172,50 @@ def _factory_shape(node):
     return body, inner
 
 
-def _mutated_name(node):
-    """The name whose object `node` changes in place (`st[0] = v`, `st.k += v`, `st.append(v)`), else None."""
+def _closure_change(inner, cells):
+    """(the node, the factory's variable) where `inner` changes one of the factory's variables `cells` in
+    place, directly (`st[0] = v`, `st.append(v)`, `np.add(st, v, out=st)`) or through a name it bound to
+    it or to a view of it (`v = st[1:]; v += t`), else None."""
+    aliases = {}                      # a name of inner -> the factory variable it may share memory with
+    for _ in range(2):                # `u = v` after `v = st`: one more round reaches it
+        for n in walk(inner):
+            if isinstance(n, gast.Assign) and (source := _base_name(n.value)) is not None:
+                cell = source if source in cells else aliases.get(source)
+                for t in n.targets:
+                    if cell is not None and isinstance(t, gast.Name):
+                        aliases[t.id] = cell
+    for n in walk(inner):
+        for name_ in _mutated_names(n):
+            if name_ in cells:
+                return n, name_
+            if name_ in aliases:
+                return n, aliases[name_]
+    return None
+
+
+def _base_name(node):
+    """The name an expression may be a view of (`st`, `st[1:]`, `st.T`, `st.reshape(2, 2)`), else None."""
+    while True:
+        if isinstance(node, (gast.Subscript, gast.Attribute)):
+            node = node.value
+        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute):
+            node = node.func.value
+        else:
+            return node.id if isinstance(node, gast.Name) else None
+
+
+def _mutated_names(node):
+    """The names whose objects `node` changes in place (`st[0] = v`, `v += t`, `st.append(v)`, `out=st`)."""
+    if isinstance(node, gast.AugAssign):
+        return [_base_name(node.target)]
     if isinstance(node, (gast.Subscript, gast.Attribute)) and isinstance(node.ctx, gast.Store):
-        base = node.value
-    elif (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
-          and node.func.attr in MUTATING_METHODS):
-        base = node.func.value
-    else:
-        return None
-    while isinstance(base, (gast.Subscript, gast.Attribute)):
-        base = base.value
-    return base.id if isinstance(base, gast.Name) else None
+        return [_base_name(node.value)]
+    if isinstance(node, gast.Call):
+        names = [_base_name(k.value) for k in node.keywords if k.arg == "out"]
+        if isinstance(node.func, gast.Attribute) and node.func.attr in MUTATING_METHODS:
+            names.append(_base_name(node.func.value))
+        return names
+    return []
 
 
 def _local_names(fdef):
