@@ -809,6 +809,50 @@ def model_mutates_self_then_reads(w):
 case(model_mutates_self_then_reads, lambda r: (vec(r, 3),), "refuse")
 
 
+
+class _Accumulator:
+    def __init__(self, n):
+        self.w = np.zeros(n)
+
+    def bump(self, t):
+        view = self.w
+        view += t
+        return t * self.w[0]
+
+
+_ACCUMULATOR = _Accumulator(2)
+
+
+def object_method_changes_attribute_through_alias(x):
+    a = _Accumulator(2)
+    return a.bump(x[0]) + a.bump(x[1]) * 3.0
+
+
+case(object_method_changes_attribute_through_alias, lambda r: (vec(r, 3),), "refuse")
+
+
+def module_object_method_changes_attribute_through_alias(x):
+    return _ACCUMULATOR.bump(x[0]) + _ACCUMULATOR.bump(x[1]) * 3.0
+
+
+case(module_object_method_changes_attribute_through_alias, lambda r: (vec(r, 3),), "refuse")
+
+
+def local_factory_changes_cell_through_view(x):
+    def make():
+        state = np.zeros(2)
+
+        def f(t):
+            view = state[:]
+            view += t
+            return t * state[0]
+        return f
+    f = make()
+    return f(x[0]) + f(x[1]) * 3.0
+
+
+case(local_factory_changes_cell_through_view, lambda r: (vec(r, 3),), "refuse")
+
 # ============================================================ module-level functions handed around
 def _make_scale(k):
     def scale(t):
