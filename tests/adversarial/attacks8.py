@@ -977,6 +977,24 @@ def factory_closure_writes_its_own_local(x):
 case(factory_closure_writes_its_own_local, lambda r: (vec(r, 3),), "works")
 
 
+def _make_copying():
+    state = np.array([1.0, 2.0])
+
+    def copying(t):
+        y = state.copy()
+        y += t
+        return t * y[0] + state.reshape(2)[1] * t
+    return copying
+
+
+def factory_closure_changes_a_copy_of_its_cell(x):
+    f = _make_copying()
+    return f(x[0]) + f(x[1]) * 3.0
+
+
+case(factory_closure_changes_a_copy_of_its_cell, lambda r: (vec(r, 3),), "works")
+
+
 def _power_sum(t, p=2):
     return jnp.sum(t ** p)
 
@@ -2220,7 +2238,7 @@ from .case import CASES as _CASES  # noqa: E402
 
 _FIXED_HERE = {"factory_closure_mutates_its_cell", "factory_closure_appends_to_its_cell", "closure_with_mutable_cell",
                "factory_closure_changes_its_cell_through_an_alias", "factory_closure_changes_its_cell_with_out",
-               "factory_closure_writes_its_own_local",
+               "factory_closure_writes_its_own_local", "factory_closure_changes_a_copy_of_its_cell",
                "del_list_item", "del_list_slice", "dict_comprehension_of_arrays", "dict_values_summed_by_builtins",
                "dict_items_in_list_comprehension", "dict_values_generator_held_then_dict_changed"}
 _MINE = [c for c in _CASES if c.category == "attacks8"]

@@ -193,12 +193,18 @@ def _closure_change(inner, cells):
     return None
 
 
+# methods whose result may share memory with the array they are called on
+_VIEW_METHODS = {"reshape", "view", "ravel", "transpose", "squeeze", "swapaxes", "diagonal", "__getitem__"}
+
+
 def _base_name(node):
-    """The name an expression may be a view of (`st`, `st[1:]`, `st.T`, `st.reshape(2, 2)`), else None."""
+    """The name an expression may be a view of (`st`, `st[1:]`, `st.T`, `st.reshape(2, 2)`), else None
+    (`st.copy()`, `st * 2` are new arrays)."""
     while True:
         if isinstance(node, (gast.Subscript, gast.Attribute)):
             node = node.value
-        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute):
+        elif (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+              and node.func.attr in _VIEW_METHODS):
             node = node.func.value
         else:
             return node.id if isinstance(node, gast.Name) else None
