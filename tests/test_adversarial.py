@@ -54,6 +54,11 @@ from adversarial.attacks7 import LONG_ONLY as _ATTACKS7_LONG_ONLY  # noqa: E402
 if not LONG:
     SAMPLED_OUT |= _ATTACKS7_LONG_ONLY
 
+# attacks8.py: likewise.
+from adversarial.attacks8 import LONG_ONLY as _ATTACKS8_LONG_ONLY  # noqa: E402
+if not LONG:
+    SAMPLED_OUT |= _ATTACKS8_LONG_ONLY
+
 
 def _params():
     params = []

@@ -13,7 +13,7 @@ CATEGORIES = ("loops", "calls", "containers", "library", "identity", "scoping", 
               "rules", "api", "names", "names_range", "syntax", "control", "dtypes", "misc", "hidden",
               "realistic", "sweep", "semantics", "calls_more",
               "attacks", "spectral", "api_coverage", "vmap_collectives", "api_fill", "compositions", "edges",
-              "lifted", "programs", "higher_order", "implicit", "vmap_axis_rules", "windows", "attacks5", "attacks6", "attacks7",
+              "lifted", "programs", "higher_order", "implicit", "vmap_axis_rules", "windows", "attacks5", "attacks6", "attacks7", "attacks8",
               "scilinalg")
 
 for _name in CATEGORIES:

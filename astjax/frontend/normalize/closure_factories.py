@@ -19,7 +19,8 @@ Only `f = factory(...)` with `f` a plain name, and a factory of plain
 parameters whose body ends in `return inner` (a function defined in it) or
 `return lambda ...`, with no other return, no `global`/`nonlocal`, and a
 returned function with plain parameters that does not call itself, is
-rewritten; other calls are left to the later passes.
+rewritten (one that changes an object of its closure in place, `calls[0] += 1`,
+is refused: each call reads the state the last one left); other calls are left to the later passes.
 """
 import copy
 import inspect
@@ -31,6 +32,7 @@ from ..resolve import NOT_STATIC, Resolver
 from ..specialize import is_known_function
 from .base import BlockPass, Renamer, copy_location, name, store
 from ...codegen.node_walk import walk
+from ...optimize.effects import MUTATING_METHODS
 
 __all__ = ["ClosureFactories"]
 
@@ -60,6 +62,15 @@ class ClosureFactories(BlockPass):
         if shape is None:
             return None
         body, inner = shape
+        changed = _closure_change(inner, _local_names(source.node) - {inner.name} - _local_names(inner))
+        if changed is not None:
+            changed, state = changed
+            raise self.context.error(
+                f"`{stmt.targets[0].id}` is a function made by `{factory.__name__}` that changes `{state}` of its "
+                f"closure in place (`{factory.__name__}`'s line {changed.lineno}): each call reads the state the last "
+                "one left, which astjax's inlined copies of the function would not share", stmt,
+                hint=f"keep the state in this function and pass it in and out explicitly "
+                     f"(`y, {state} = f(x, {state})`).")
         try:
             bound = inspect.signature(factory, follow_wrapped=False).bind(*call.args, **{
                 k.arg: k.value for k in call.keywords})
@@ -159,6 +170,58 @@ def _factory_shape(node):
         if isinstance(n, gast.Name) and n.id == inner.name and n.id != "_lambda":
             return None          # calls itself: a recursion astjax inlines no further
     return body, inner
+
+
+def _closure_change(inner, cells):
+    """(the node, the factory's variable) where `inner` changes one of the factory's variables `cells` in
+    place, directly (`st[0] = v`, `st.append(v)`, `np.add(st, v, out=st)`) or through a name it bound to
+    it or to a view of it (`v = st[1:]; v += t`), else None."""
+    aliases = {}                      # a name of inner -> the factory variable it may share memory with
+    for _ in range(2):                # `u = v` after `v = st`: one more round reaches it
+        for n in walk(inner):
+            if isinstance(n, gast.Assign) and (source := _base_name(n.value)) is not None:
+                cell = source if source in cells else aliases.get(source)
+                for t in n.targets:
+                    if cell is not None and isinstance(t, gast.Name):
+                        aliases[t.id] = cell
+    for n in walk(inner):
+        for name_ in _mutated_names(n):
+            if name_ in cells:
+                return n, name_
+            if name_ in aliases:
+                return n, aliases[name_]
+    return None
+
+
+# methods whose result may share memory with the array they are called on
+_VIEW_METHODS = {"reshape", "view", "ravel", "transpose", "squeeze", "swapaxes", "diagonal", "__getitem__"}
+
+
+def _base_name(node):
+    """The name an expression may be a view of (`st`, `st[1:]`, `st.T`, `st.reshape(2, 2)`), else None
+    (`st.copy()`, `st * 2` are new arrays)."""
+    while True:
+        if isinstance(node, (gast.Subscript, gast.Attribute)):
+            node = node.value
+        elif (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+              and node.func.attr in _VIEW_METHODS):
+            node = node.func.value
+        else:
+            return node.id if isinstance(node, gast.Name) else None
+
+
+def _mutated_names(node):
+    """The names whose objects `node` changes in place (`st[0] = v`, `v += t`, `st.append(v)`, `out=st`)."""
+    if isinstance(node, gast.AugAssign):
+        return [_base_name(node.target)]
+    if isinstance(node, (gast.Subscript, gast.Attribute)) and isinstance(node.ctx, gast.Store):
+        return [_base_name(node.value)]
+    if isinstance(node, gast.Call):
+        names = [_base_name(k.value) for k in node.keywords if k.arg == "out"]
+        if isinstance(node.func, gast.Attribute) and node.func.attr in MUTATING_METHODS:
+            names.append(_base_name(node.func.value))
+        return names
+    return []
 
 
 def _local_names(fdef):

@@ -353,6 +353,14 @@ class ContainerIdioms(Pass):
         of `and`/`or`) only the rewrites that stay in place are made; those needing statements are not."""
         if isinstance(node, gast.DictComp) and hoist:
             return self.dict_comprehension(node)
+        if isinstance(node, (gast.ListComp, gast.SetComp, gast.DictComp)):
+            node.generators[0].iter = self.dict_view_items(node.generators[0].iter)
+        elif isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords and any(
+                self.is_builtin(node.func, b) for b in _CONSUMERS_OF_A_VIEW):
+            if isinstance(node.args[0], gast.GeneratorExp):          # consumed right away: `sum(v for v in ...)`
+                node.args[0].generators[0].iter = self.dict_view_items(node.args[0].generators[0].iter)
+            else:
+                node.args[0] = self.dict_view_items(node.args[0])
         inner = hoist and not isinstance(node, _DEFERRED)
         for field, value in gast.iter_fields(node):
             if isinstance(node, gast.BoolOp) and field == "values":      # only the first is always evaluated
@@ -456,6 +464,23 @@ class ContainerIdioms(Pass):
         if (self.is_builtin(func, max) or self.is_builtin(func, min)) and len(node.args) == 1 and hoist:
             return self.extremum_of_sequence(func, node.args[0])
         return node
+
+    def dict_view_items(self, node):
+        """`d.values()` / `d.items()` read whole where it is made (the argument of a builtin that consumes it at
+        once, a list/set/dict comprehension's first iterable or that of a generator such a builtin consumes) -> `[d[_k] for _k in dict_keys(d)]` / `[(_k, d[_k]) for _k in dict_keys(d)]`: the items in
+        the dict's order, each read with `d[k]`, whose rule sends its adjoint to its key. A view held in a
+        name (which would see later changes to the dict) is left as it is, and refused later."""
+        if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and not node.args
+                and not node.keywords and node.func.attr in ("values", "items")
+                and isinstance(node.func.value, gast.Name) and node.func.value.id in self.dicts):
+            return node
+        mapping, key = node.func.value, self.context.namer.fresh("_k")
+        item = gast.Subscript(value=copy.deepcopy(mapping), slice=name(key), ctx=gast.Load())
+        if node.func.attr == "items":
+            item = gast.Tuple(elts=[name(key), item], ctx=gast.Load())
+        keys = gast.Call(func=name("dict_keys"), args=[copy.deepcopy(mapping)], keywords=[])
+        loop = gast.comprehension(target=store(key), iter=keys, ifs=[], is_async=0)
+        return copy_location(gast.ListComp(elt=item, generators=[loop]), node)
 
     def sorted_items(self, mapping):
         """`sorted(d.items())` -> `[(_k, d[_k]) for _k in sorted_keys(d)]`: a dict's keys are distinct, so
@@ -598,6 +623,11 @@ class ContainerIdioms(Pass):
 
     def is_builtin(self, func, builtin):
         return self.context.resolver.static_value(func) is builtin
+
+
+# builtins that read a dict view whole where it is made (`sum(d.values())`); not the lazy ones (zip, map,
+# enumerate, reversed, a generator held in a name), whose iterator would see later changes to the dict
+_CONSUMERS_OF_A_VIEW = (sum, list, tuple, max, min, any, all, len)
 
 
 def _list_names(function_node):

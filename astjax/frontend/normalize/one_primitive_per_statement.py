@@ -79,6 +79,10 @@ class OnePrimitivePerStatement(Pass):
         self.emitted = []
         self.current = stmt
         kind = type(stmt)
+        if isinstance(stmt, gast.Delete) and any(isinstance(t, gast.Subscript) for t in stmt.targets):
+            raise self.error("`del` of an item or slice cannot be transformed", stmt,
+                             hint="remove a list's item with `xs.pop(i)`, or build a new value without it "
+                                  "(`xs = [v for k, v in enumerate(xs) if k != i]`, `x = jnp.delete(x, i)`).")
         if kind in _UNSUPPORTED:
             what, instead = _UNSUPPORTED[kind]
             raise self.error(f"{what} cannot be transformed", stmt, hint=instead + ".")
