@@ -214,7 +214,18 @@ def _bound_to_receiver(method, receiver):
 def _user_bound_method(value):
     """Whether `value` is a method of a user class bound to an object (or a class) known when transforming."""
     import inspect
-    return inspect.ismethod(value) and not inspect.ismodule(value.__self__) and specializable(value.__func__)
+    return inspect.ismethod(value) and not inspect.ismodule(value.__self__) and (
+        specializable(value.__func__) or _stats_class_method(value.__func__))
+
+
+def _stats_class_method(fn):
+    """Whether `fn` is a method of astjax's classes written from primitives (`stats.gaussian_kde`): its source
+    is transformed as the user's, so a call on a known object binds the object as a user method's does."""
+    import inspect
+    from ...analyses.classify import is_library
+    return (inspect.isfunction(fn) and (fn.__module__ or "").startswith("astjax.scipy.stats.") and not is_library(fn)
+            and not fn.__code__.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+            and not fn.__code__.co_kwonlyargcount)
 
 
 def _callable_object(value):
