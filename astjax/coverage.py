@@ -80,7 +80,8 @@ STATS_METHODS = ["logpdf", "pdf", "logpmf", "pmf", "cdf", "logcdf", "sf", "logsf
 RULES, NONDIFF, UNSUPPORTED = "rules", "non-differentiable", "not supported"
 
 # numpy names whose calls normalization rewrites into primitives (frontend/normalize/array_assembly.py).
-NORMALIZED = importlib.import_module("astjax.frontend.normalize.array_assembly").REWRITTEN
+NORMALIZED = {**importlib.import_module("astjax.frontend.normalize.array_assembly").REWRITTEN,
+              **importlib.import_module("astjax.frontend.normalize.per_slice_calls").REWRITTEN}
 
 
 def _module(name):
