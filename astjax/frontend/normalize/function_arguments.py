@@ -17,6 +17,7 @@ local variable) is left alone: the callee's call of it is refused as opaque.
 """
 import copy
 import functools
+import types
 
 import gast
 
@@ -103,6 +104,8 @@ class FunctionArguments(Pass):
         if isinstance(target, functools.partial) and is_known_function(target):
             node = self._expand_partial(node, target)
             target = resolver.static_value(node.func)
+        if _callable_object(target) and _stats_class_method(type(target).__call__):
+            target = types.MethodType(type(target).__call__, target)     # `kde(x)` is `kde.__call__(x)`, below
         if _callable_object(target) and isinstance(node.func, (gast.Name, gast.Attribute)):
             method = type(target).__call__
             label = self.context.resolver.introduce(f"_{type(target).__name__}_call", method, self.context.namer)
@@ -239,4 +242,5 @@ def _callable_object(value):
     from ...custom_derivatives import custom_jvp, custom_vjp
     if isinstance(value, (custom_jvp, custom_vjp)):
         return False
-    return specializable(getattr(type(value), "__call__", None))
+    method = getattr(type(value), "__call__", None)
+    return specializable(method) or _stats_class_method(method)

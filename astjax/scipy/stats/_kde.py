@@ -7,8 +7,6 @@ gaussian_kde built inside a transformed function from a value that needs a deriv
 object is not one astjax's records can follow (build it outside and differentiate in the points, or write
 the kernel sum from jnp functions for a derivative in the data).
 """
-import numpy as np
-
 import astjax.numpy as jnp
 from .. import special
 from .. import linalg
@@ -16,6 +14,7 @@ from .. import linalg
 __all__ = ["gaussian_kde"]
 
 _LOG_2PI = 1.8378770664093453
+_SQRT_2PI = 2.5066282746310002
 
 
 class gaussian_kde:
@@ -164,7 +163,7 @@ def _convolve(covariance, target, weights, means):
     """For each column m of `means`: sum_i w_i N(target_i; m, covariance)."""
     d = jnp.shape(target)[0]
     factor = linalg.cho_factor(covariance)
-    norm = 1.0 / (jnp.sqrt(2 * np.pi) ** d * jnp.prod(jnp.diagonal(factor[0])))
+    norm = 1.0 / (_SQRT_2PI ** d * jnp.prod(jnp.diagonal(factor[0])))     # a Python float: weak, as the data
     difference = jnp.expand_dims(target, 1) - jnp.expand_dims(means, 2)            # (d, k, n)
     flat = jnp.reshape(difference, (d, -1))
     solved = jnp.reshape(linalg.cho_solve(factor, flat), jnp.shape(difference))
