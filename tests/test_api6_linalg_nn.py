@@ -89,3 +89,12 @@ def test_scaled_dot_general():
         nn.get_scaled_dot_general_config("int8")
     with pytest.raises(NotImplementedError, match="float8"):
         nn.scaled_dot_general(LHS, RHS, dims, configs=[config] * 3)
+
+
+def test_against_jax():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    np.testing.assert_allclose(linalg.fiedler_companion(COEFFICIENTS),
+                               jax.scipy.linalg.fiedler_companion(COEFFICIENTS), rtol=1e-12)
+    expected = jax.grad(lambda a: (jax.scipy.linalg.fiedler_companion(a) * W).sum())(COEFFICIENTS)
+    np.testing.assert_allclose(astjax.grad(companion_loss)(COEFFICIENTS), expected, rtol=1e-12)

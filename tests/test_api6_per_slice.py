@@ -108,3 +108,15 @@ def test_forms_not_rewritten_are_refused(f, words):
     assert f(LINE if f is conditions_in_a_variable else CUBE) is not None
     with pytest.raises(AstjaxError, match=f"(?s)test_api6_per_slice.py.*{words}"):
         astjax.grad(f)(LINE if f is conditions_in_a_variable else CUBE)
+
+
+def test_against_jax():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    jjnp = jax.numpy
+    expected = jax.grad(lambda x: jjnp.sum(jjnp.sin(jjnp.apply_along_axis(
+        lambda v, s: jjnp.outer(v, v) * s, 0, x, 1.5))))(CUBE)
+    np.testing.assert_allclose(astjax.grad(outer_columns)(CUBE), expected, rtol=1e-12)
+    expected = jax.grad(lambda x: jjnp.sum(jjnp.piecewise(x, [x < -0.5, x > 0.5],
+                                                          [lambda v: 2.0 * v, jjnp.sin, jjnp.cos])))(LINE)
+    np.testing.assert_allclose(astjax.grad(three_pieces)(LINE), expected, rtol=1e-12)
