@@ -130,3 +130,12 @@ def test_against_jax():
     np.testing.assert_allclose(stats.poisson.entropy(np.array([0.5, 30.0, 150.0])),
                                js.poisson.entropy(np.array([0.5, 30.0, 150.0])), rtol=1e-10)
     np.testing.assert_allclose(KDE.logpdf(POINTS), js.gaussian_kde(DATA).logpdf(POINTS), rtol=1e-10)
+
+
+def kde_of_the_data(data):
+    return jnp.sum(stats.gaussian_kde(data).logpdf(np.zeros(1)))
+
+
+def test_a_kde_built_from_a_differentiated_value_is_refused():
+    with pytest.raises(AstjaxError, match="(?s)test_api6_stats.py.*`gaussian_kde`.*build the kde outside"):
+        astjax.grad(kde_of_the_data)(DATA[:1])

@@ -8,6 +8,7 @@ object is not one astjax's records can follow (build it outside and differentiat
 the kernel sum from jnp functions for a derivative in the data).
 """
 import astjax.numpy as jnp
+from ... import random
 from .. import special
 from .. import linalg
 
@@ -115,7 +116,6 @@ class gaussian_kde:
 
     def resample(self, key, shape=()):
         """A sample of shape (d,) + shape drawn from the density (astjax.random's bits, not JAX's)."""
-        from ... import random
         ind_key, eps_key = random.split(key)
         ind = random.choice(ind_key, self.n, shape=shape, p=self.weights)
         eps = random.multivariate_normal(eps_key, jnp.zeros(self.d, self.covariance.dtype), self.covariance,
@@ -169,3 +169,12 @@ def _convolve(covariance, target, weights, means):
     solved = jnp.reshape(linalg.cho_solve(factor, flat), jnp.shape(difference))
     exponent = 0.5 * jnp.sum(difference * solved, axis=0)                            # (k, n)
     return norm * jnp.sum(jnp.exp(-exponent) * weights, axis=1)
+
+
+# Built inside a transformed function from a value that needs a derivative, the object is opaque to astjax's
+# transformations (its records follow only the user's plain classes): refused at the user's line, saying why.
+gaussian_kde.__astjax_no_derivative__ = (
+    "a gaussian_kde built inside a differentiated function from a value that needs a derivative is an object "
+    "the transformations do not follow (JAX differentiates in the data through its pytree; astjax does not)",
+    "build the kde outside and differentiate in the points, or write the kernel sum with jnp functions "
+    "(jax.scipy.stats.norm.pdf of the differences) for a derivative in the data")
