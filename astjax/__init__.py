@@ -18,10 +18,11 @@ from .devices import (devices, device_put, device_get, local_devices, device_cou
 from .errors import TransformError
 from .teaching.explain import explain
 from .config import config
+from .callbacks import ShapeDtypeStruct, eval_shape, pure_callback
 
 __version__ = "0.1.0"
 
 __all__ = ["errors", "rules", "Array", "Device", "grad", "value_and_grad", "vjp", "jit", "disable_jit", "vmap", "pmap", "jvp", "linearize", "jacfwd", "jacrev", "jacobian", "hessian", "checkpoint", "remat", "source", "explain", "devices", "device_put", "device_get", "block_until_ready", "default_backend", "process_index",
            "local_device_count",
            "local_devices", "device_count", "custom_vjp", "custom_jvp", "numpy", "random", "tree", "tree_util", "lax", "TransformError",
-           "nn", "scipy", "flatten_util", "config", "debug"]
+           "nn", "scipy", "flatten_util", "config", "debug", "ShapeDtypeStruct", "eval_shape", "pure_callback"]

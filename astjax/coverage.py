@@ -32,11 +32,12 @@ __all__ = ["SECTIONS", "status", "rows", "render", "write", "PAGE"]
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "coverage.md"
 
-# jax.nn's public functions (JAX is not installed: the list is written here).
-JAX_NN = ["celu", "dot_product_attention", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish",
-          "hard_tanh", "identity", "leaky_relu", "log_sigmoid", "log_softmax", "logsumexp", "mish", "one_hot", "relu",
-          "relu6", "selu", "sigmoid", "silu", "soft_sign", "softmax", "softplus", "sparse_plus", "sparse_sigmoid",
-          "squareplus", "standardize", "swish", "tanh"]
+# jax.nn's public functions (JAX is not installed: the list is written here; JAX 0.10).
+JAX_NN = ["celu", "dot_product_attention", "elu", "gelu", "get_scaled_dot_general_config", "glu", "hard_sigmoid",
+          "hard_silu", "hard_swish", "hard_tanh", "identity", "leaky_relu", "log1mexp", "log_sigmoid", "log_softmax",
+          "logmeanexp", "logsumexp", "mish", "one_hot", "relu", "relu6", "scaled_dot_general", "scaled_matmul", "selu",
+          "sigmoid", "silu", "soft_sign", "softmax", "softplus", "sparse_plus", "sparse_sigmoid", "squareplus",
+          "standardize", "swish", "tanh"]
 
 # jax.lax's public functions.
 JAX_LAX = [
@@ -76,11 +77,16 @@ STATS = ["bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet
          "gennorm", "geom", "laplace", "logistic", "multinomial", "multivariate_normal", "nbinom", "norm",
          "pareto", "poisson", "t", "truncnorm", "uniform", "vonmises", "wrapcauchy"]
 STATS_METHODS = ["logpdf", "pdf", "logpmf", "pmf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]
+# jax.scipy.stats's other names: functions, a method only some distributions have, gaussian_kde's methods.
+STATS_FUNCTIONS = ["mode", "rankdata", "sem", "poisson.entropy", "gaussian_kde.evaluate", "gaussian_kde.__call__",
+                   "gaussian_kde.pdf", "gaussian_kde.logpdf", "gaussian_kde.integrate_gaussian",
+                   "gaussian_kde.integrate_box_1d", "gaussian_kde.integrate_kde", "gaussian_kde.resample"]
 
 RULES, NONDIFF, UNSUPPORTED = "rules", "non-differentiable", "not supported"
 
 # numpy names whose calls normalization rewrites into primitives (frontend/normalize/array_assembly.py).
-NORMALIZED = importlib.import_module("astjax.frontend.normalize.array_assembly").REWRITTEN
+NORMALIZED = {**importlib.import_module("astjax.frontend.normalize.array_assembly").REWRITTEN,
+              **importlib.import_module("astjax.frontend.normalize.per_slice_calls").REWRITTEN}
 
 
 def _module(name):
@@ -161,6 +167,11 @@ def _stats_rows():
             if _attr(plain, method) is None and _attr(mine, method) is None:
                 continue
             rows.append((f"{dist}.{method}", *status(_attr(mine, method), _attr(plain, method))))
+    for dotted in STATS_FUNCTIONS:
+        found = ours
+        for part in dotted.split("."):
+            found = _attr(found, part)
+        rows.append((dotted, *status(found)))
     return rows
 
 

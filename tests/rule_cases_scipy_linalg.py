@@ -145,6 +145,10 @@ def fiedler_fn(a, w):
     return jnp.sum(w * scipy.linalg.fiedler(a))
 
 
+def fiedler_companion_fn(a, w):
+    return jnp.sum(w * jsl.fiedler_companion(a))
+
+
 def solve_sylvester_fn(A, B, C, w):
     return jnp.sum(w * jsl.solve_sylvester(A, B, C))
 
@@ -155,6 +159,7 @@ case("convolution_matrix", "same", convolution_same, normal(3))
 case("convolution_matrix", "full", convolution_full, normal(3))
 case("companion", "cubic", companion_fn, jnp.asarray(np.array([1.5, -0.3, 0.8, 2.0])))
 case("fiedler", "distinct", fiedler_fn, jnp.asarray(np.array([0.3, -1.2, 2.0, 0.9])))
+case("fiedler_companion", "quintic", fiedler_companion_fn, jnp.asarray(np.array([1.5, -0.3, 0.8, 2.0, -0.6, 1.1])))
 case("solve_sylvester", "abc", solve_sylvester_fn, spd(1) + normal(1, 1) * 0.1, spd(1), normal(1, 1), argnums=(0,))
 case("solve_sylvester", "abc_2x2", solve_sylvester_fn, spd(2) + normal(2, 2) * 0.1, spd(2), normal(2, 2))
 

@@ -380,7 +380,8 @@ def _classify(value, resolver):
 # Functions from these packages are used through their rules only: one without a rule is an
 # error where it meets a derivative, never transformed as if it were the user's code.
 _LIBRARIES = ("numpy", "astjax.numpy", "astjax.lax", "astjax.random", "astjax.array", "astjax.tree_util",
-              "scipy", "math", "astjax.scipy.special", "astjax.scipy.linalg")
+              "scipy", "math", "astjax.scipy.special", "astjax.scipy.linalg", "astjax.scipy.stats._ranks",
+              "astjax.callbacks")
 
 
 def is_library(fn):

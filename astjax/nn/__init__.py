@@ -11,7 +11,9 @@ is a primitive without derivative (its result depends only on integers).
 its XLA reference (grouped-query heads, bias, boolean mask, causal mask),
 written from einsum, where and softmax. Not provided: `normalize` (JAX's
 deprecated name of `standardize`), the `where=` and `initial=` arguments of
-softmax, and dot_product_attention's sequence lengths and local windows.
+softmax, and dot_product_attention's sequence lengths and local windows. `scaled_matmul`,
+`scaled_dot_general` and `get_scaled_dot_general_config`: see _scaled.py (no
+float8 dtypes: the scaled matmul in float32; quantizing configs refused).
 """
 import math
 
@@ -23,11 +25,13 @@ from ..scipy import special as _special
 from ..numpy import tanh
 from ..scipy.special import logsumexp
 from . import initializers  # noqa: F401
+from ._scaled import get_scaled_dot_general_config, scaled_dot_general, scaled_matmul  # noqa: F401
 
 __all__ = ["celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "identity",
            "initializers", "leaky_relu", "log_sigmoid", "log_softmax", "logsumexp", "mish", "one_hot", "relu",
            "relu6", "selu", "sigmoid", "silu", "soft_sign", "softmax", "softplus", "sparse_plus", "squareplus",
-           "standardize", "swish", "tanh", "sparse_sigmoid", "dot_product_attention", "log1mexp", "logmeanexp"]
+           "standardize", "swish", "tanh", "sparse_sigmoid", "dot_product_attention", "log1mexp", "logmeanexp",
+           "scaled_matmul", "scaled_dot_general", "get_scaled_dot_general_config"]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946

@@ -7,8 +7,9 @@ input: zero derivative; complex input refused), `partition`, `kaiser` (in beta),
 ones are declared there with their reason (`einsum_path`, `isdtype`,
 `mask_indices`). The rest are plain functions that astjax refuses where a
 derivative reaches them (they run on values that carry none): higher-order
-helpers (`vectorize`, `apply_along_axis`, `apply_over_axes`, `piecewise`,
-`fromfunction`), histograms (their bin edges move with the data), complex
+helpers (`vectorize`, `apply_over_axes`, `fromfunction`; `apply_along_axis` and
+`piecewise` of a function known when transforming are rewritten into code the
+transformations read: frontend/normalize/per_slice_calls.py), histograms (their bin edges move with the data), complex
 results (`roots`, `poly`, `polydiv`, `sort_complex`), input/output and printing.
 
 As in JAX, arrays are immutable: `put`, `place` and `fill_diagonal` return a new
@@ -265,7 +266,8 @@ def _vectorized_call(pyfunc, excluded, signature, args, kwargs):
 
 
 def apply_along_axis(func1d, axis, arr, *args, **kwargs):
-    """func1d applied to each 1-D slice of arr along `axis` (a Python loop; refused under a derivative)."""
+    """func1d applied to each 1-D slice of arr along `axis` (a Python loop; under a derivative the call is
+    rewritten into vmap over the slices, frontend/normalize/per_slice_calls.py, or refused)."""
     arr = nd(arr)
     moved = np.moveaxis(arr, axis, -1)
     results = [np.asarray(func1d(out(moved[index]), *args, **kwargs)) for index in np.ndindex(*moved.shape[:-1])]
@@ -292,7 +294,8 @@ def apply_over_axes(func, a, axes):
 
 def piecewise(x, condlist, funclist, *args, **kw):
     """NumPy's piecewise: funclist[i] where condlist[i] holds, the extra function (or 0) elsewhere
-    (refused under a derivative)."""
+    (under a derivative the call is rewritten piece by piece, frontend/normalize/per_slice_calls.py, or
+    refused)."""
     x = nd(x)
     condlist = [np.asarray(nd(c), dtype=bool) for c in (condlist if isinstance(condlist, (list, tuple))
                                                          and np.ndim(condlist[0]) > 0 else [condlist])]

@@ -24,6 +24,9 @@ from . import batching_fifth  # noqa: F401 (registration: batching rules of the 
 from . import cuda_lowerings  # noqa: F401 (registration: the elementwise primitives' CUDA lowerings)
 from . import scipy_linalg_more  # noqa: F401 (registration: the rest of jax.scipy.linalg)
 from . import lax_reduce_sort  # noqa: F401 (registration: lax.reduce's and lax.sort's helpers)
+from . import fiedler_companion  # noqa: F401 (registration: jax.scipy.linalg.fiedler_companion)
+from . import per_slice  # noqa: F401 (registration: apply_along_axis's and piecewise's shape helpers)
+from . import stats_functions  # noqa: F401 (registration: jax.scipy.stats.rankdata and mode)
 from . import batching_sixth  # noqa: F401 (registration: batching rules of the sixth batch; after the families they batch)
 
 __all__ = ["PRIMITIVES", "Classification", "classification", "Primitive", "all_primitives", "lookup_callable", "lookup_operator",

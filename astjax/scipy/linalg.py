@@ -30,7 +30,7 @@ __all__ = ["block_diag", "cho_factor", "cho_solve", "det", "eigh", "expm", "inv"
            # astjax/scipy/_linalg_more.py (rules: astjax/rules/scipy_linalg_more.py)
            "cholesky", "qr", "svd", "expm_frechet", "toeplitz", "hankel", "circulant", "sqrtm", "polar", "schur",
            "hessenberg", "eigh_tridiagonal", "hilbert", "invhilbert", "pascal", "invpascal", "helmert", "hadamard",
-           "dft", "leslie", "convolution_matrix", "companion", "fiedler", "solve_sylvester", "funm", "rsf2csf",
+           "dft", "leslie", "convolution_matrix", "companion", "fiedler", "fiedler_companion", "solve_sylvester", "funm", "rsf2csf",
            "qr_multiply"]
 
 
@@ -156,3 +156,5 @@ for _fn in (cholesky, circulant, dft, eigh_tridiagonal, expm_frechet, hadamard, 
             invhilbert, invpascal, pascal, polar, qr, schur, sqrtm, svd, toeplitz, leslie, convolution_matrix,
             companion, fiedler, solve_sylvester, funm, rsf2csf, qr_multiply):
     _fn.__module__ = __name__       # public here (as JAX does): a library function, never inlined as user code
+from ._linalg_companion import fiedler_companion  # noqa: E402
+fiedler_companion.__module__ = __name__

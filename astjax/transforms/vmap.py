@@ -680,6 +680,11 @@ class BatchMode:
             app.bound = {"x1": value.left, "x2": value.comparators[0]}
         if app.kind == "function":
             return self._callee(stmt, target, app)
+        declared = getattr(self.static(value.func), "__astjax_vmap_call__", None) if app.kind == "opaque" else None
+        if declared is not None:        # a library call that says how it batches (astjax.pure_callback)
+            new = declared(self, target, value)
+            if new is not None:
+                return new
         if app.kind == "primitive" and app.primitive is not None:
             if app.primitive.name == "pop":
                 return [stmt]

@@ -49,6 +49,7 @@ from .scipy_calls import ScipyCalls
 from .debug_print_calls import DebugPrintCalls
 from .numpy_calls import NumpyCalls
 from .array_assembly import ArrayAssembly
+from .per_slice_calls import PerSliceCalls
 from .augmented_assignment import AugmentedAssignment
 from .tuple_assignment import TupleAssignment
 from .container_idioms import ContainerIdioms
@@ -63,7 +64,7 @@ __all__ = ["normalize", "PASSES"]
 
 PASSES = (ModuleAliases, CustomRoots, WarningContexts, DictOperators, LocalDeletes, ChainedAssignments, TryFinally, LoopElse, GeneratorNames, ObjectSubscripts, ComprehensionWalrus, FunctionLists, WalrusAssignments, StaticStarArguments, GeneratorConsumers, KeyedOrdering, IterationBuiltins, ItertoolsAccumulate, CallSignatures, ObjectRecords, NamedtupleConstructions, JvpCalls, Aliasing, ReservedNames, TypeInspection,
           BuiltinExtrema, BuiltinDivmod, SequenceSums, TreeMapCalls, MapCalls, ContainerIdioms, OperatorFunctions, FactoryCallResults, ClosureFactories, LocalFactories, LocalFunctionValues, LocalFunctions, MethodCalls,
-          FunctionArguments, ScipyCalls, DebugPrintCalls, NumpyCalls, ArrayAssembly, AugmentedAssignment, LaxControlFlow, TupleAssignment, ControlFlow,
+          FunctionArguments, ScipyCalls, DebugPrintCalls, PerSliceCalls, NumpyCalls, ArrayAssembly, AugmentedAssignment, LaxControlFlow, TupleAssignment, ControlFlow,
           OnePrimitivePerStatement, ListOperands)
 
 

@@ -17,6 +17,7 @@ local variable) is left alone: the callee's call of it is refused as opaque.
 """
 import copy
 import functools
+import types
 
 import gast
 
@@ -103,6 +104,8 @@ class FunctionArguments(Pass):
         if isinstance(target, functools.partial) and is_known_function(target):
             node = self._expand_partial(node, target)
             target = resolver.static_value(node.func)
+        if _callable_object(target) and _stats_class_method(type(target).__call__):
+            target = types.MethodType(type(target).__call__, target)     # `kde(x)` is `kde.__call__(x)`, below
         if _callable_object(target) and isinstance(node.func, (gast.Name, gast.Attribute)):
             method = type(target).__call__
             label = self.context.resolver.introduce(f"_{type(target).__name__}_call", method, self.context.namer)
@@ -214,7 +217,18 @@ def _bound_to_receiver(method, receiver):
 def _user_bound_method(value):
     """Whether `value` is a method of a user class bound to an object (or a class) known when transforming."""
     import inspect
-    return inspect.ismethod(value) and not inspect.ismodule(value.__self__) and specializable(value.__func__)
+    return inspect.ismethod(value) and not inspect.ismodule(value.__self__) and (
+        specializable(value.__func__) or _stats_class_method(value.__func__))
+
+
+def _stats_class_method(fn):
+    """Whether `fn` is a method of astjax's classes written from primitives (`stats.gaussian_kde`): its source
+    is transformed as the user's, so a call on a known object binds the object as a user method's does."""
+    import inspect
+    from ...analyses.classify import is_library
+    return (inspect.isfunction(fn) and (fn.__module__ or "").startswith("astjax.scipy.stats.") and not is_library(fn)
+            and not fn.__code__.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+            and not fn.__code__.co_kwonlyargcount)
 
 
 def _callable_object(value):
@@ -228,4 +242,5 @@ def _callable_object(value):
     from ...custom_derivatives import custom_jvp, custom_vjp
     if isinstance(value, (custom_jvp, custom_vjp)):
         return False
-    return specializable(getattr(type(value), "__call__", None))
+    method = getattr(type(value), "__call__", None)
+    return specializable(method) or _stats_class_method(method)

@@ -1,0 +1,199 @@
+"""ShapeDtypeStruct, eval_shape and pure_callback, as JAX's.
+
+astjax computes eagerly and has no abstract values, so:
+
+* `eval_shape(fun, *args)` runs `fun` on concrete stand-ins: every array or ShapeDtypeStruct leaf becomes an
+  array of its shape and dtype, filled twice with different values. The results' shapes and dtypes, as
+  ShapeDtypeStructs, are returned when both runs agree; where they differ the shape depends on the values,
+  which JAX's eval_shape refuses too, and astjax raises. (fun runs twice: side effects happen twice.)
+* `pure_callback(callback, result_shape_dtypes, *args)` calls `callback` on NumPy arrays and checks that
+  its results have the declared shapes (dtypes are cast to the declared ones, as JAX does). A derivative
+  that reaches it is refused, as JAX refuses it ("Pure callbacks do not support JVP"); write a
+  custom_jvp / custom_vjp around it. Under vmap it follows `vmap_method` (batch_pure_callback below): None
+  raises NotImplementedError as in JAX, "sequential" and "sequential_unrolled" call it once per example,
+  "expand_dims" and "broadcast_all" call it once with the batch as a leading axis.
+
+This module is library code (classify._LIBRARIES): the transformations call it, never transform it.
+"""
+import numpy as np
+
+from . import tree_util
+from .dtypes import default_dtype_of
+
+__all__ = ["ShapeDtypeStruct", "eval_shape", "pure_callback"]
+
+VMAP_METHODS = ("sequential", "sequential_unrolled", "expand_dims", "broadcast_all", "legacy_vectorized", None)
+
+
+class ShapeDtypeStruct:
+    """A shape and a dtype standing for an array (JAX's ShapeDtypeStruct); `sharding` is kept, not used."""
+    __slots__ = ("shape", "dtype", "sharding", "weak_type")
+
+    def __init__(self, shape, dtype, sharding=None, weak_type=False):
+        self.shape = tuple(int(n) for n in shape)
+        self.dtype = np.dtype(dtype)
+        self.sharding = sharding
+        self.weak_type = bool(weak_type)
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __eq__(self, other):
+        return isinstance(other, ShapeDtypeStruct) and (self.shape, self.dtype, self.weak_type) == (
+            other.shape, other.dtype, other.weak_type)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.weak_type))
+
+    def __repr__(self):
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+
+
+# ---------------------------------------------------------------- eval_shape
+def _stand_in(leaf, rng):
+    """A concrete value for one argument leaf: arrays and ShapeDtypeStructs become arrays of their shape and
+    dtype filled from `rng` (positive, away from 0 and 1); Python numbers and other leaves stay as they are."""
+    if isinstance(leaf, ShapeDtypeStruct) or (hasattr(leaf, "shape") and hasattr(leaf, "dtype")):
+        shape, dtype = tuple(leaf.shape), np.dtype(leaf.dtype)
+        from . import numpy as jnp
+        if dtype == np.bool_:
+            return jnp.asarray(rng.integers(0, 2, size=shape).astype(bool))
+        if dtype.kind in "iu":
+            return jnp.asarray(rng.integers(1, 5, size=shape).astype(dtype))
+        values = rng.uniform(1.5, 2.5, size=shape)
+        if dtype.kind == "c":
+            values = values + 1j * rng.uniform(1.5, 2.5, size=shape)
+        return jnp.asarray(values.astype(dtype))
+    return leaf
+
+
+def _describe(leaf):
+    if hasattr(leaf, "shape") and hasattr(leaf, "dtype"):
+        return ShapeDtypeStruct(np.shape(leaf), leaf.dtype)
+    if isinstance(leaf, (bool, int, float, complex)):       # a Python number: weakly typed, as in JAX
+        return ShapeDtypeStruct((), default_dtype_of(leaf), weak_type=not isinstance(leaf, bool))
+    return leaf
+
+
+def eval_shape(fun, *args, **kwargs):
+    """The shapes and dtypes of `fun(*args, **kwargs)`, as a pytree of ShapeDtypeStructs (see the module's
+    docstring: fun runs twice on stand-in values, and a shape that depends on them is an error)."""
+    described = []
+    for seed in (0, 1):
+        rng = np.random.default_rng(seed)
+        stand_args, stand_kwargs = tree_util.tree_map(lambda leaf: _stand_in(leaf, rng), (args, kwargs))
+        result = fun(*stand_args, **stand_kwargs)
+        described.append(tree_util.tree_map(_describe, result))
+    first, second = (tree_util.tree_flatten(d) for d in described)
+    if first[1] != second[1] or first[0] != second[0]:
+        raise ValueError(
+            f"astjax.eval_shape: the shapes or dtypes of {getattr(fun, '__name__', 'the function')}'s results "
+            "depend on the values of its arguments (two runs on different values disagree: "
+            f"{described[0]} and {described[1]}). JAX's eval_shape refuses such a function too. Instead: make "
+            "the result's shape depend only on the arguments' shapes (jnp.where instead of boolean indexing, "
+            "size= for jnp.nonzero).")
+    return described[0]
+
+
+# ---------------------------------------------------------------- pure_callback
+def _checked(results, result_shape_dtypes, what):
+    """`results` (the callback's) as arrays of the declared shapes, in the declared dtypes."""
+    from . import numpy as jnp
+    declared, declared_tree = tree_util.tree_flatten(result_shape_dtypes)
+    got, got_tree = tree_util.tree_flatten(results)
+    if got_tree != declared_tree:
+        raise RuntimeError(f"astjax.pure_callback: {what} returned a pytree of structure {got_tree}, but "
+                           f"result_shape_dtypes declares {declared_tree}")
+    out = []
+    for i, (value, spec) in enumerate(zip(got, declared)):
+        value = np.asarray(value)
+        if tuple(value.shape) != tuple(spec.shape):
+            raise RuntimeError(f"astjax.pure_callback: incorrect output shape for return value #{i}: expected "
+                               f"{tuple(spec.shape)}, actual {tuple(value.shape)}")
+        if value.dtype.kind != np.dtype(spec.dtype).kind:     # float64 for float32 is cast, as JAX does
+            raise RuntimeError(f"astjax.pure_callback: incorrect output dtype for return value #{i}: expected "
+                               f"{np.dtype(spec.dtype)}, actual {value.dtype}")
+        out.append(jnp.asarray(value.astype(spec.dtype, copy=False)))
+    return tree_util.tree_unflatten(declared_tree, out)
+
+
+def _host(tree):
+    return tree_util.tree_map(lambda leaf: np.asarray(leaf) if hasattr(leaf, "shape") else leaf, tree)
+
+
+def _check_arguments(result_shape_dtypes, vmap_method):
+    if vmap_method not in VMAP_METHODS:
+        raise ValueError(f"vmap_method must be one of the allowed methods {list(VMAP_METHODS)}, "
+                         f"but got: {vmap_method}")
+    for spec in tree_util.tree_leaves(result_shape_dtypes):
+        if not (hasattr(spec, "shape") and hasattr(spec, "dtype")):
+            raise TypeError(f"astjax.pure_callback: result_shape_dtypes must hold objects with .shape and "
+                            f".dtype (ShapeDtypeStruct), got {spec!r}")
+
+
+def pure_callback(callback, result_shape_dtypes, *args, sharding=None, vmap_method=None, **kwargs):
+    """`callback(*args, **kwargs)` run on host NumPy arrays, its results checked against
+    `result_shape_dtypes` (a pytree of ShapeDtypeStruct or arrays). No derivative (as in JAX)."""
+    _check_arguments(result_shape_dtypes, vmap_method)
+    return _checked(callback(*_host(args), **_host(kwargs)), result_shape_dtypes, "the callback")
+
+
+def batch_pure_callback(batch_size, batched, vmap_method, callback, result_shape_dtypes, *args, **kwargs):
+    """pure_callback over a batch (vmap): `batched[i]` says whether args[i] carries the batch on axis 0.
+    Each result gets the batch as its leading axis."""
+    _check_arguments(result_shape_dtypes, vmap_method)
+    kwargs.pop("sharding", None)
+    if vmap_method is None or vmap_method == "legacy_vectorized":
+        raise NotImplementedError(
+            "vmap is only supported for the pure_callback primitive when vmap_method is one of 'sequential', "
+            f"'sequential_unrolled', 'expand_dims' or 'broadcast_all'. Got vmap_method={vmap_method!r}.")
+    host = _host(args)
+    batch_size = int(batch_size)
+    if vmap_method in ("sequential", "sequential_unrolled"):
+        examples = [_checked(callback(*[a[b] if flag else a for a, flag in zip(host, batched)], **_host(kwargs)),
+                             result_shape_dtypes, "the callback") for b in range(batch_size)]
+        from . import numpy as jnp
+        return tree_util.tree_map(lambda *leaves: jnp.stack(leaves), *examples)
+    if vmap_method == "expand_dims":
+        host = [a if flag else np.expand_dims(np.asarray(a), 0) for a, flag in zip(host, batched)]
+    else:
+        host = [a if flag else np.broadcast_to(np.asarray(a), (batch_size,) + np.shape(a)) for a, flag in
+                zip(host, batched)]
+    batched_shapes = tree_util.tree_map(lambda spec: ShapeDtypeStruct((batch_size,) + tuple(spec.shape), spec.dtype),
+                                        result_shape_dtypes)
+    return _checked(callback(*host, **_host(kwargs)), batched_shapes, f"the callback (vmap_method={vmap_method!r})")
+
+
+def _batch_rule(bt, target, value):
+    """vmap's statement `target = pure_callback(callback, shapes, *args, ...)` with a batched argument: the
+    call `batch_pure_callback(B, flags, vmap_method, callback, shapes, *args, ...)` (the keywords kept)."""
+    import gast
+    if any(isinstance(a, gast.Starred) for a in value.args) or any(k.arg is None for k in value.keywords):
+        return None
+    if any(bt.is_batched(k.value) for k in value.keywords) or any(bt.is_batched(a) for a in value.args[:2]):
+        return None
+    method = [k.value for k in value.keywords if k.arg == "vmap_method"]
+    keywords = [k for k in value.keywords if k.arg != "vmap_method"]
+    flags = gast.Tuple(elts=[gast.Constant(value=bool(bt.is_batched(a)), kind=None) for a in value.args[2:]],
+                       ctx=gast.Load())
+    call = gast.Call(func=bt.helper(batch_pure_callback),
+                     args=[bt.B, flags, method[0] if method else gast.Constant(value=None, kind=None)]
+                     + list(value.args), keywords=keywords)
+    return [bt.assign(target, call)]
+
+
+pure_callback.__astjax_vmap_call__ = _batch_rule
+pure_callback.__astjax_no_derivative__ = batch_pure_callback.__astjax_no_derivative__ = (
+    "pure callbacks do not support JVP (as in JAX): the callback is opaque Python",
+    "use astjax.custom_jvp or astjax.custom_vjp to give the function that calls the callback a derivative")
