@@ -94,7 +94,11 @@ _update("at_multiply", helpers.at_multiply, "*")
 
 @lowers("index_adjoint", ("x", "idx", "g"), reference=helpers.index_adjoint)
 def _index_adjoint(x, idx, g):
-    """index_adjoint: g added at idx into zeros shaped like x (x an array; a list's adjoint is declined)."""
+    """index_adjoint: g added at idx into zeros shaped like x (x an array, or a tuple: one adjoint per item,
+    numba_list_adjoints; a list's adjoint is declined)."""
+    if isinstance(x, types.BaseTuple):
+        from .numba_list_adjoints import tuple_index_adjoint
+        return tuple_index_adjoint(x, idx, g)
     if not _value(x) or not _value(g):
         return None
     kinds = _index_parts(idx)

@@ -66,8 +66,14 @@ class _CallLowering(NodeTransformer):
             raise self.context.error("jit cannot compile an in-place update of this target", node,
                                      "write `a = a + b`")
         load = gast.Name(id=target.id, ctx=gast.Load(), annotation=None, type_comment=None)
-        return gast.copy_location(gast.Assign(targets=[target], value=gast.BinOp(left=load, op=node.op, right=node.value)),
-                                  node)
+        if isinstance(node.op, gast.Add) and ("object", "TreeAdjoint") in self.context.types_of(target.id):
+            # a tuple's adjoint adds item by item (Numba's `+` would join the tuples): runtime/numba_list_adjoints
+            from ...runtime.numba_list_adjoints import adjoint_sum
+            label = self.context.bind("adjoint_sum", adjoint_sum, self.locals)
+            value = gast.Call(func=_name(label), args=[load, node.value], keywords=[])
+        else:
+            value = gast.BinOp(left=load, op=node.op, right=node.value)
+        return gast.copy_location(gast.Assign(targets=[target], value=value), node)
 
     def visit_BinOp(self, node):
         """`a @ b` with an operand of rank 3 or more (vmap's batched products): Numba's `@` takes 1-d and

@@ -1,0 +1,120 @@
+"""Numba lowerings of the adjoint of a list that a loop appended to (lax.scan's and lax.map's outputs).
+
+Normalization writes `ys = lax.scan(...)[1]` as a loop appending to a list `_ys` and `jnp.stack(_ys)`;
+the reverse sweep splits the stacked adjoint into the list's items (`b_ys = stack_adjoint(bys)`) and
+reads item k as the loop pops it (`item_adjoint(b_ys, len(_ys))`). The reference backend holds that
+list adjoint as a TreeAdjoint of slices; compiled code holds it as the stacked array itself, with the
+list's axis first, and item k is its row k: the reference's `item_adjoint` reads an array adjoint that
+way too, so both give the same numbers.
+"""
+import numpy as np
+from numba import types
+
+from ..rules import helpers
+from .numba_build import lowers
+from .numba_build import implementation as _impl
+from .numba_reductions import static_axes
+from .numba_build import is_value as _value
+from .numba_typing import dtype_of, is_array, literal_value
+
+
+@lowers("stack_adjoint", ("g", "axis"), reference=helpers.stack_adjoint, prefer_literal=True)
+def _stack_adjoint(g, axis):
+    """stack_adjoint: the list adjoint as the array g with the literal stacking axis moved first."""
+    if not is_array(g) or g.ndim == 0:
+        return None
+    axes = static_axes(axis, g.ndim)
+    if axes is None or len(axes) != 1:
+        return None
+    if axes[0] == 0:
+        return _impl(("g", "axis"), ["return g"])
+    order = (axes[0],) + tuple(d for d in range(g.ndim) if d != axes[0])
+    return _impl(("g", "axis"), [f"return np.ascontiguousarray(g.transpose({order!r}))"])
+
+
+def _float_of(dtype):
+    return np.result_type(dtype, np.float32).type
+
+
+@lowers("item_adjoint", ("adjoint", "i"), reference=helpers.item_adjoint, prefer_literal=True)
+def _item_adjoint(adjoint, i):
+    """item_adjoint of a list adjoint held as an array (row i; a negative or too large i is an
+    IndexError, as in the reference) or of a tuple adjoint held item by item (item i, a literal)."""
+    if not isinstance(types.unliteral(i), types.Integer):
+        return None
+    if isinstance(adjoint, types.BaseTuple):
+        position = literal_value(i)
+        if not isinstance(position, int) or not 0 <= position < len(adjoint.types):
+            return None
+        return _impl(("adjoint", "i"), [f"return adjoint[{position}]"])
+    if is_array(adjoint) and adjoint.ndim > 0:
+        return _impl(("adjoint", "i"), ["if i < 0:", "    raise IndexError('index out of range')",
+                                        "return adjoint[i]"])
+    return None
+
+
+# ------------------------------------------------------------------ the adjoint of a tuple, item by item
+# The reference backend holds the adjoint of a tuple (a loop's carry, `c, y = body(c, x)`) as a sparse
+# TreeAdjoint; compiled code holds a tuple with one adjoint per item, zero (zero_like) where none arrived,
+# so a loop gives that variable one type on every iteration.
+def _item_zero(item_type, k):
+    """Source of the zero adjoint of item k of `x` (None for an item that is not a number or an array)."""
+    if not _value(item_type):
+        return None
+    return f"L.zero_like(x[{k}])"
+
+
+def _item_value(item_type, g):
+    """Source of `g` as the adjoint of an item of type item_type, in the type item k's zero has (None when
+    g's rank does not fit the item: declined)."""
+    dtype = _float_of(dtype_of(item_type))
+    if is_array(item_type):
+        if is_array(g) and g.ndim == item_type.ndim:
+            return "g" if dtype_of(g) == dtype else "g.astype(dtype)", dtype
+        if not is_array(g):
+            return f"np.full(x[{{k}}].shape, g, dtype)", dtype
+        return None, dtype
+    if is_array(g):
+        return ("dtype(g[()])" if g.ndim == 0 else None), dtype
+    return "dtype(g)", dtype
+
+
+def tuple_index_adjoint(x, idx, g):
+    """index_adjoint of a tuple x at a literal int: a tuple of item adjoints, g at idx, zeros elsewhere."""
+    position = literal_value(idx)
+    if not isinstance(position, int) or isinstance(position, bool) or not _value(g):
+        return None
+    count = len(x.types)
+    if not -count <= position < count:
+        return None
+    position %= count
+    items = []
+    for k, item_type in enumerate(x.types):
+        if k == position:
+            text, dtype = _item_value(item_type, g)
+            if text is None:
+                return None
+            items.append(text.format(k=k))
+        else:
+            zero = _item_zero(item_type, k)
+            if zero is None:
+                return None
+            items.append(zero)
+    return _impl(("x", "idx", "g"), [f"return ({', '.join(items)},)"], dtype=dtype)
+
+
+@lowers("adjoint_sum", ("a", "b"), reference=lambda a, b: a + b)
+def adjoint_sum(a, b):
+    """`a += b` of two adjoints: item by item for tuple adjoints (Numba's `+` would join the tuples),
+    `a + b` for numbers and arrays. A bare zero on one side gives the other."""
+    a_tuple, b_tuple = isinstance(a, types.BaseTuple), isinstance(b, types.BaseTuple)
+    if not a_tuple and not b_tuple:
+        if _value(a) and _value(b):
+            return _impl(("a", "b"), ["return a + b"])
+        return None
+    if a_tuple and b_tuple:
+        if len(a.types) != len(b.types):
+            return None
+        items = ", ".join(f"L.adjoint_sum(a[{k}], b[{k}])" for k in range(len(a.types)))
+        return _impl(("a", "b"), [f"return ({items},)"])
+    return None
