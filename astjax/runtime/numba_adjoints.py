@@ -572,7 +572,11 @@ def _lone_zero(a, axis, keepdims):
 
 @lowers("zero_like", ("x",), reference=helpers.zero_like)
 def _zero_like(x):
-    """zero_like: zeros shaped like x in its float dtype (a list, tuple or tape is declined)."""
+    """zero_like: zeros shaped like x in its float dtype (a tuple: one zero per item, numba_list_adjoints;
+    a list or tape is declined)."""
+    if isinstance(x, types.BaseTuple):
+        from .numba_list_adjoints import tuple_zero_like
+        return tuple_zero_like(x)
     if not _value(x):
         return None
     dtype = _float_of(dtype_of(x))

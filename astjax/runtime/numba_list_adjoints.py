@@ -57,50 +57,54 @@ def _item_adjoint(adjoint, i):
 # The reference backend holds the adjoint of a tuple (a loop's carry, `c, y = body(c, x)`) as a sparse
 # TreeAdjoint; compiled code holds a tuple with one adjoint per item, zero (zero_like) where none arrived,
 # so a loop gives that variable one type on every iteration.
-def _item_zero(item_type, k):
-    """Source of the zero adjoint of item k of `x` (None for an item that is not a number or an array)."""
-    if not _value(item_type):
+def _zero_of(item_type, expr):
+    """Source of the zero adjoint of the value `expr` of type item_type (a tuple: a tuple of zeros), or None
+    for a value that has no adjoint here."""
+    if isinstance(item_type, types.BaseTuple):
+        items = [_zero_of(t, f"{expr}[{k}]") for k, t in enumerate(item_type.types)]
+        return None if any(i is None for i in items) else f"({', '.join(items)},)"
+    return f"L.zero_like({expr})" if _value(item_type) else None
+
+
+def _item_value(item_type, g, expr):
+    """Source of `g` as the adjoint of the item `expr` of type item_type, in the type that item's zero has
+    (None when g does not fit the item: declined)."""
+    if isinstance(item_type, types.BaseTuple):
+        if isinstance(g, types.BaseTuple) and len(g.types) == len(item_type.types):
+            return "g"
+        return _zero_of(item_type, expr) if _value(g) and not is_array(g) else None   # a bare zero
+    if not _value(item_type) or not _value(g):
         return None
-    return f"L.zero_like(x[{k}])"
-
-
-def _item_value(item_type, g):
-    """Source of `g` as the adjoint of an item of type item_type, in the type item k's zero has (None when
-    g's rank does not fit the item: declined)."""
-    dtype = _float_of(dtype_of(item_type))
+    dtype = np.dtype(_float_of(dtype_of(item_type))).name
     if is_array(item_type):
         if is_array(g) and g.ndim == item_type.ndim:
-            return "g" if dtype_of(g) == dtype else "g.astype(dtype)", dtype
-        if not is_array(g):
-            return f"np.full(x[{{k}}].shape, g, dtype)", dtype
-        return None, dtype
+            return "g" if dtype_of(g) == np.dtype(dtype) else f"g.astype(np.{dtype})"
+        return f"np.full({expr}.shape, g, np.{dtype})" if not is_array(g) else None
     if is_array(g):
-        return ("dtype(g[()])" if g.ndim == 0 else None), dtype
-    return "dtype(g)", dtype
+        return f"np.{dtype}(g[()])" if g.ndim == 0 else None
+    return f"np.{dtype}(g)"
 
 
 def tuple_index_adjoint(x, idx, g):
     """index_adjoint of a tuple x at a literal int: a tuple of item adjoints, g at idx, zeros elsewhere."""
     position = literal_value(idx)
-    if not isinstance(position, int) or isinstance(position, bool) or not _value(g):
+    if not isinstance(position, int) or isinstance(position, bool):
         return None
     count = len(x.types)
     if not -count <= position < count:
         return None
     position %= count
-    items = []
-    for k, item_type in enumerate(x.types):
-        if k == position:
-            text, dtype = _item_value(item_type, g)
-            if text is None:
-                return None
-            items.append(text.format(k=k))
-        else:
-            zero = _item_zero(item_type, k)
-            if zero is None:
-                return None
-            items.append(zero)
-    return _impl(("x", "idx", "g"), [f"return ({', '.join(items)},)"], dtype=dtype)
+    items = [_item_value(t, g, f"x[{k}]") if k == position else _zero_of(t, f"x[{k}]")
+             for k, t in enumerate(x.types)]
+    if any(item is None for item in items):
+        return None
+    return _impl(("x", "idx", "g"), [f"return ({', '.join(items)},)"])
+
+
+def tuple_zero_like(x):
+    """zero_like of a tuple: the tuple of its items' zero adjoints."""
+    zero = _zero_of(x, "x")
+    return None if zero is None else _impl(("x",), [f"return {zero}"])
 
 
 @lowers("adjoint_sum", ("a", "b"), reference=lambda a, b: a + b)
