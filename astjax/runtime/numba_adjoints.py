@@ -20,8 +20,10 @@ from .numba_typing import dtype_of, is_array, is_none, literal_value, result_sha
 
 
 
-def _index_parts(t):
-    """The parts of a basic index ("int", "slice", "none"), or None for anything else (index arrays)."""
+def _index_parts(t, ndim=None):
+    """The parts of a basic index ("int", "slice", "none"), or None for anything else (index arrays).
+    Given the indexed array's `ndim`, one `...` counts as the slices it stands for (an index of ints and
+    `...` that stands for none is declined: NumPy's meaning is then a 0-d view, not a scalar)."""
     parts = t.types if isinstance(t, types.BaseTuple) else (t,)
     kinds = []
     for part in parts:
@@ -31,7 +33,15 @@ def _index_parts(t):
             kinds.append("slice")
         elif is_none(part):
             kinds.append("none")
+        elif isinstance(part, types.EllipsisType) and ndim is not None:
+            kinds.append("ellipsis")
         else:
+            return None
+    if "ellipsis" in kinds:
+        spans = ndim - sum(k in ("int", "slice") for k in kinds)
+        at = kinds.index("ellipsis")
+        kinds[at:at + 1] = ["slice"] * spans
+        if "ellipsis" in kinds or spans < 0 or all(k == "int" for k in kinds):
             return None
     return kinds
 
@@ -46,7 +56,7 @@ def _getitem(x, idx):
     """x[idx] for a basic index (an int out of range is an IndexError, as in NumPy)."""
     if not is_array(x) or dtype_of(x) is None:
         return None
-    kinds = _index_parts(idx)
+    kinds = _index_parts(idx, x.ndim)
     if kinds is None or sum(k != "none" for k in kinds) > x.ndim:
         return None
     if "none" in kinds:
@@ -68,7 +78,7 @@ def _update(name, reference, combine):
     def typer(x, idx, v):
         if not is_array(x) or dtype_of(x) is None or not _value(v):
             return None
-        kinds = _index_parts(idx)
+        kinds = _index_parts(idx, x.ndim)
         if kinds is None or "none" in kinds or len(kinds) > x.ndim:
             return None
         target, value = dtype_of(x), dtype_of(v)
@@ -101,7 +111,7 @@ def _index_adjoint(x, idx, g):
         return tuple_index_adjoint(x, idx, g)
     if not _value(x) or not _value(g):
         return None
-    kinds = _index_parts(idx)
+    kinds = _index_parts(idx, _ndim(x))
     if kinds is None or "none" in kinds or len(kinds) > _ndim(x):
         return None
     dtype = _float_of(dtype_of(g))
@@ -119,7 +129,7 @@ def _index_adjoint_part(g, x, idx):
     array; a list's adjoint, or a bare zero, is declined)."""
     if not _value(x) or not is_array(g):
         return None
-    kinds = _index_parts(idx)
+    kinds = _index_parts(idx, _ndim(x))
     if kinds is None or "none" in kinds or len(kinds) > _ndim(x):
         return None
     return _impl(("g", "x", "idx"), ["return g[idx]"])
