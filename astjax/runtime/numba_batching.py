@@ -67,6 +67,8 @@ class _Fold(NodeTransformer):
         return None
 
     def _ndim(self, expr):
+        if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, (gast.USub, gast.UAdd)):
+            return self._ndim(expr.operand)          # `jnp.ndim(-dx)`: the rank of dx
         t = self._type(expr)
         if t is None:
             return None
@@ -190,8 +192,10 @@ class _Fold(NodeTransformer):
         return gast.parse(repr(value)).body[0].value
 
     def _batch_index(self, node):
-        if len(node.args) not in (1, 2) or not isinstance(node.args[0], (gast.Name, gast.Tuple)):
+        if len(node.args) not in (1, 2) or not isinstance(node.args[0], (gast.Name, gast.Tuple, gast.Constant)):
             return None
+        if isinstance(node.args[0], gast.Constant):        # `batch_index(0)`: as the display `(0,)`
+            node.args[0] = gast.Tuple(elts=[node.args[0]], ctx=gast.Load())
         index = self._example_index(node.args[0])
         if index is None:
             return None
