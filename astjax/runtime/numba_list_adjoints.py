@@ -86,8 +86,16 @@ def _item_value(item_type, g, expr):
 
 
 def tuple_index_adjoint(x, idx, g):
-    """index_adjoint of a tuple x at a literal int: a tuple of item adjoints, g at idx, zeros elsewhere."""
+    """index_adjoint of a tuple x at a literal int: a tuple of item adjoints, g at idx, zeros elsewhere
+    (at a run-time int for a tuple of items of one type: a loop over a list of layers)."""
     position = literal_value(idx)
+    if isinstance(types.unliteral(idx), types.Integer) and not isinstance(position, int) \
+            and isinstance(x, types.UniTuple):
+        return _uniform_index_adjoint(x, g)
+    if isinstance(position, slice):
+        return _slice_index_adjoint(x, position, g)
+    if isinstance(idx, types.SliceType) and isinstance(x, types.UniTuple) and isinstance(g, types.UniTuple):
+        return _uniform_slice_adjoint(x, g)
     if not isinstance(position, int) or isinstance(position, bool):
         return None
     count = len(x.types)
@@ -99,6 +107,51 @@ def tuple_index_adjoint(x, idx, g):
     if any(item is None for item in items):
         return None
     return _impl(("x", "idx", "g"), [f"return ({', '.join(items)},)"])
+
+
+def _slice_index_adjoint(x, part, g):
+    """index_adjoint of a tuple at a literal slice (`params[:-1]`): g, the adjoint of that part (a tuple
+    of item adjoints), put back at the items the slice took, zeros elsewhere."""
+    taken = list(range(len(x.types)))[part]
+    if not isinstance(g, types.BaseTuple) or len(g.types) != len(taken):
+        return None
+    where = {k: j for j, k in enumerate(taken)}
+    items = [f"g[{where[k]}]" if k in where else _zero_of(t, f"x[{k}]") for k, t in enumerate(x.types)]
+    if any(item is None for item in items):
+        return None
+    return _impl(("x", "idx", "g"), [f"return ({''.join(item + ', ' for item in items)})"])
+
+
+def _uniform_slice_adjoint(x, g):
+    """index_adjoint of a tuple of one item type at a run-time slice (`params[:-1]`): item j of g back at the
+    j-th position the slice took, zeros elsewhere."""
+    count = len(x.types)
+    zero = _zero_of(x.dtype, "x[k]")
+    if zero is None:
+        return None
+    lines = ["start, stop, step = idx.indices(" + str(count) + ")",
+             "taken = len(range(start, stop, step))",
+             f"if taken != {len(g.types)}:", "    raise ValueError('the adjoint of a slice has another length')"]
+    items = []
+    for k in range(count):
+        lines += [f"j{k} = ({k} - start) // step",
+                  f"in{k} = ({k} - start) % step == 0 and 0 <= j{k} < taken"]
+        items.append(f"g[j{k}] if in{k} else {zero.replace('x[k]', f'x[{k}]')}")
+    return _impl(("x", "idx", "g"), lines + [f"return ({''.join(item + ', ' for item in items)})"])
+
+
+def _uniform_index_adjoint(x, g):
+    """index_adjoint of a tuple of one item type at a run-time index: g where k == idx, zeros elsewhere."""
+    count = len(x.types)
+    value = _item_value(x.dtype, g, "x[k]")
+    zero = _zero_of(x.dtype, "x[k]")
+    if value is None or zero is None:
+        return None
+    items = ", ".join(f"{value.replace('x[k]', f'x[{k}]')} if i == {k} else {zero.replace('x[k]', f'x[{k}]')}"
+                      for k in range(count))
+    return _impl(("x", "idx", "g"), [f"i = idx + {count} if idx < 0 else idx",
+                                     f"if not 0 <= i < {count}:", "    raise IndexError('tuple index out of range')",
+                                     f"return ({items},)"])
 
 
 def tuple_zero_like(x):

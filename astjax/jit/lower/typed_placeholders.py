@@ -46,6 +46,10 @@ def type_placeholders(node, context):
             target = _array_of_zero_rank_too(context.types_of(name))
         if target == ("object", "TreeAdjoint") and name in derivatives and value == 0:
             zeros = _tuple_adjoint_zero(context.lowered_type(name[1:]))
+            if zeros is None and "zero_like" in context.namespace and _set_once_before(node, stmt, name[1:]):
+                zeros = gast.Call(func=gast.Name(id="zero_like", ctx=gast.Load(), annotation=None, type_comment=None),
+                                  args=[gast.Name(id=name[1:], ctx=gast.Load(), annotation=None, type_comment=None)],
+                                  keywords=[])           # a list (a tuple in compiled code): its zeros
             if zeros is not None:               # the zero adjoint of a tuple: one zero per item
                 stmt.value = zeros
             continue
@@ -100,6 +104,25 @@ def _tuple_adjoint_zero(primal_type):
         if items[-1] is None:
             return None
     return gast.Tuple(elts=items, ctx=gast.Load())
+
+
+def _set_once_before(function, stmt, variable):
+    """Whether `variable` holds one value wherever the top-level statement `stmt` runs: a parameter never
+    assigned, or a variable assigned once, by a top-level statement before `stmt`."""
+    if not any(s is stmt for s in function.body):
+        return False
+    stores = [n for n in walk(function) if isinstance(n, gast.Name) and n.id == variable
+              and isinstance(n.ctx, (gast.Store, gast.Del))]
+    if any(a.id == variable for a in function.args.args):
+        return not stores
+    if len(stores) != 1:
+        return False
+    for top in function.body:
+        if top is stmt:
+            return False
+        if isinstance(top, gast.Assign) and len(top.targets) == 1 and top.targets[0] is stores[0]:
+            return True
+    return False
 
 
 def _float_name(dtype):
