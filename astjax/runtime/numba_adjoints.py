@@ -623,7 +623,11 @@ def _cast_adjoint(g, like):
 
 @lowers("broadcast_like", ("t", "operands"), reference=lambda t, operands: helpers.broadcast_like(t, *operands))
 def _broadcast_like(t, operands):
-    """broadcast_like: t broadcast to the shape its operands (a tuple) broadcast to, materialized."""
+    """broadcast_like: t broadcast to the shape its operands (a tuple) broadcast to, materialized (the
+    adjoint of a tuple, one per item, is itself: nothing is broadcast, as in the reference)."""
+    if isinstance(operands, types.BaseTuple) and (isinstance(t, types.BaseTuple) or any(
+            isinstance(o, types.BaseTuple) for o in operands.types)):
+        return _impl(("t", "operands"), ["return t"])
     if not _value(t) or not isinstance(operands, types.BaseTuple) or not all(_value(o) for o in operands.types):
         return None
     shapes = [f"operands[{k}].shape" for k, o in enumerate(operands.types) if is_array(o)]
