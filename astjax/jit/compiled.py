@@ -614,12 +614,19 @@ def _plain_adjoints(value):
 def _container_adjoint_refusal(error, message):
     """A clearer refusal when Numba met the adjoint of a container: jit compiles derivatives with respect
     to arrays, and a derivative with respect to a dict, list or tuple of arrays is not compiled yet."""
+    location = (error.filename, error.lineno) if error.filename is not None else None
+    if "built-in function getitem" in message and "getitem(Tuple(" in message:
+        return JitError("jit compiles a loop over a list or tuple only when its items have one type (the same "
+                        "structure, dtypes and ranks: a list of layers `[(W1, b1), (W2, b2)]` with every W a "
+                        "matrix and every b a vector); compiled code reads a list of mixed items by constant "
+                        "indices only", location,
+                        "give every item the same structure and ranks, or read the items by constant keys "
+                        "(`W1, b1 = layers[0]`), or run this function without jit")
     if not any(f"function {name} at" in message for name in ("index_adjoint", "attribute_adjoint", "item_adjoint")):
         return error
-    location = (error.filename, error.lineno) if error.filename is not None else None
     return JitError("jit compiles a derivative with respect to a dict, list, tuple or NamedTuple argument only "
-                    "when the function reads it by constant keys outside loops and branches (a loop over a "
-                    "list of layers, say, is not compiled yet)",
+                    "when the function reads it by constant keys outside loops and branches, or loops over a "
+                    "list or tuple of items of one type (a list of layers)",
                     location, "read the container's items by constant keys (`W1, b1 = layers[0]`), or pass the "
                     "arrays as separate arguments (grad(f, argnums=(0, 1))), or run this derivative without jit")
 
