@@ -22,7 +22,8 @@ def scan_carry_check(carry, init):
     """Check, after each step of a lax.scan, that the carry `f` returned has the type of the carry it was
     given, as JAX does when it traces `f`: the same structure, each leaf of the same shape and, unless
     the initial leaf is a Python number (weakly typed: JAX gives it the output's dtype), of the same
-    dtype. JAX refuses a carry whose type changes with this TypeError; so does astjax."""
+    kind of dtype (an int carry that becomes a float, say). JAX refuses a carry whose type changes with
+    this TypeError; so does astjax (a change of float width alone passes: see `_kind`)."""
     from ..tree_util import tree_flatten
     outs, out_tree = tree_flatten(carry)
     ins, in_tree = tree_flatten(init)
@@ -35,7 +36,7 @@ def scan_carry_check(carry, init):
         weak = type(into) in (bool, int, float, complex)
         out_shape, in_shape = np.shape(out), np.shape(into)
         out_dtype, in_dtype = np.result_type(out), np.result_type(into)
-        if out_shape != in_shape or (not weak and out_dtype != in_dtype):
+        if out_shape != in_shape or (not weak and _kind(out_dtype) != _kind(in_dtype)):
             what = "shapes" if out_shape != in_shape else "dtypes"
             where = "" if len(ins) == 1 else f" component {k}"
             raise TypeError(
@@ -43,6 +44,14 @@ def scan_carry_check(carry, init):
                 f"The input carry{where} has type {_type_text(in_dtype, in_shape)} but the corresponding output "
                 f"carry component has type {_type_text(out_dtype, out_shape)}, so the {what} do not match.\n\n"
                 "Revise the function so that all output types match the corresponding input types.")
+
+
+def _kind(dtype):
+    """The kind a carry's dtype may not change (bool, integer, float, complex). Its width may: astjax's
+    `jnp.zeros(n)` is float32 (JAX's default without x64) and meets float64 data, where JAX would give both
+    one width (float32 without x64, float64 with it) and accept the scan."""
+    kind = np.dtype(dtype).kind
+    return "i" if kind == "u" else kind
 
 
 def _type_text(dtype, shape):
