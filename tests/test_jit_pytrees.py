@@ -142,11 +142,13 @@ def test_derivatives_with_respect_to_dicts_lists_tuples_and_namedtuples(dtype):
     transformed_both_ways(astjax.hessian(T.small_quadratic), {"u": x[0], "v": x[1]})
 
 
-def test_a_derivative_with_respect_to_a_list_in_a_loop_is_refused_at_the_users_line():
+def test_a_derivative_with_respect_to_a_list_in_a_loop_compiles():
+    """`for W, b in layers` over a list of layers of one type: the list's adjoint is one per layer
+    (jit/dense_adjoints.py); jit refused it before issue 7."""
     d = data(np.float64)
-    with pytest.raises(AstjaxError) as info:
-        astjax.jit(astjax.grad(T.list_mlp))(d["layers"], d["x"])
-    assert "pytrees.py" in str(info.value) and "derivative with respect to a dict" in str(info.value)
+    jitted = transformed_both_ways(astjax.grad(T.list_mlp), d["layers"], d["x"])
+    other, other_x = fresh(d["layers"], 3), fresh(d["x"], 4)
+    same(astjax.grad(T.list_mlp)(other, other_x), jitted(other, other_x))
 
 
 def test_dict_key_order_and_structure_key_the_cache():

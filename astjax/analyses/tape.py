@@ -117,8 +117,15 @@ class TapePlan:
             if variable in loop_targets or variable not in reads | shape_reads:
                 continue
             if len(positions) > 1 or any(self.in_loop.get(id(s)) for s in self.assignments(variable)):
-                (self.saved if variable in reads else self.shape_saved).add(variable)
+                whole = variable in reads or self._holds_a_container(variable)
+                (self.saved if whole else self.shape_saved).add(variable)
         return self.saved
+
+    def _holds_a_container(self, variable):
+        """A variable assigned a tuple, list or dict display (a while loop's state `(i, x)`): its adjoint
+        is one per item and takes no shape, and NumPy has no shape for items of different shapes, so
+        the tape keeps the container itself (its items, not copies)."""
+        return any(isinstance(s.value, (gast.Tuple, gast.List, gast.Dict)) for s in self.assignments(variable))
 
     def pushes_before(self, stmt):
         """Whether the primal sweep saves the old value (or shape) of `stmt`'s target before `stmt` runs.

@@ -22,6 +22,7 @@ from . import cache
 from .frozen_globals import FrozenArrays
 from .build_plan import BuildRecorder, plan_key, replay
 from .boundary_trees import entry_source, layout_of, needs_boundary, tree_signature
+from .dense_adjoints import dense_adjoints_out, without_zero_items
 from .fast_dispatch import MAX_ENTRIES, MISS, always_miss, dispatch_function, guard_pattern
 from .numba_import import load_numba
 from .observe import Observed, abstract, observe
@@ -182,9 +183,14 @@ class CompiledFunction(PerSignature):
         scalar = _scalarized(self.generated, args, dynamic, expected)
         if scalar is not None:       # a derivative with respect to containers: one variable per leaf
             trees_in, disk_key = True, None
-        elif "TreeAdjoint" in repr(abstract(expected)):
-            # Numba has no container adjoints: refuse now rather than after a long, failing type inference
-            raise _container_adjoint_refusal(JitError("", _location(self.generated)), "function index_adjoint at")
+        dense = None
+        if scalar is None and "TreeAdjoint" in repr(abstract(expected)):
+            # a tuple's adjoint, one per item (jit/dense_adjoints.py); no disk record (it keeps no such structure)
+            dense, disk_key = dense_adjoints_out(expected), None
+            if dense is None:
+                # Numba has no other container adjoints: refuse now rather than after a long, failing type inference
+                raise _container_adjoint_refusal(JitError("", _location(self.generated)),
+                                                 "function index_adjoint at")
         trees = trees_in or needs_boundary(expected)
         if trees and scalar is None:      # leaves in and out through an entry function (jit/boundary_trees.py)
             boundary = _Boundary([a for a, keep in zip(args, dynamic) if keep], expected, self.generated)
@@ -195,6 +201,8 @@ class CompiledFunction(PerSignature):
         if scalar is not None:
             trees = False
             scalar.attach(entry)
+        elif dense is not None:
+            entry.convert_out = dense
         try:
             try:
                 if trees:
@@ -563,6 +571,7 @@ def from_numba(value, spec):
 def _check_agrees(got, expected, generated):
     """The compiled result must be the reference's: same structure, shapes, dtypes and values."""
     from .. import tree_util
+    got = without_zero_items(got, expected, lambda what: _disagree(generated, what))
     got_leaves, got_tree = tree_util.tree_flatten(_plain_adjoints(got))
     want_leaves, want_tree = tree_util.tree_flatten(_plain_adjoints(expected))
     if got_tree != want_tree:
@@ -605,12 +614,19 @@ def _plain_adjoints(value):
 def _container_adjoint_refusal(error, message):
     """A clearer refusal when Numba met the adjoint of a container: jit compiles derivatives with respect
     to arrays, and a derivative with respect to a dict, list or tuple of arrays is not compiled yet."""
+    location = (error.filename, error.lineno) if error.filename is not None else None
+    if "built-in function getitem" in message and "getitem(Tuple(" in message:
+        return JitError("jit compiles a loop over a list or tuple only when its items have one type (the same "
+                        "structure, dtypes and ranks: a list of layers `[(W1, b1), (W2, b2)]` with every W a "
+                        "matrix and every b a vector); compiled code reads a list of mixed items by constant "
+                        "indices only", location,
+                        "give every item the same structure and ranks, or read the items by constant keys "
+                        "(`W1, b1 = layers[0]`), or run this function without jit")
     if not any(f"function {name} at" in message for name in ("index_adjoint", "attribute_adjoint", "item_adjoint")):
         return error
-    location = (error.filename, error.lineno) if error.filename is not None else None
     return JitError("jit compiles a derivative with respect to a dict, list, tuple or NamedTuple argument only "
-                    "when the function reads it by constant keys outside loops and branches (a loop over a "
-                    "list of layers, say, is not compiled yet)",
+                    "when the function reads it by constant keys outside loops and branches, or loops over a "
+                    "list or tuple of items of one type (a list of layers)",
                     location, "read the container's items by constant keys (`W1, b1 = layers[0]`), or pass the "
                     "arrays as separate arguments (grad(f, argnums=(0, 1))), or run this derivative without jit")
 

@@ -34,6 +34,9 @@ def _shape_of(x):
         return lambda x: x.shape
     if isinstance(x, (types.Number, types.Boolean)):
         return lambda x: ()
+    if isinstance(x, types.BaseTuple) and all(isinstance(t, (types.Number, types.Boolean)) for t in x.types):
+        count = len(x.types)           # a tuple of numbers (a while loop's state) has NumPy's shape (n,)
+        return lambda x: (count,)
     return None
 
 

@@ -39,6 +39,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     items are visited last first, and the outputs still stand in the order of xs. (`unroll` is a
     compilation hint in JAX; it changes nothing here.)"""
     from ..tree_util import tree_leaves, tree_map
+    from ._scan_outputs import scan_carry_check
     carry = init
     leaves = tree_leaves(xs) if xs is not None else []
     if not leaves and length is None:
@@ -50,6 +51,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     ys = []
     for i in (range(n - 1, -1, -1) if reverse else range(n)):
         carry, y = f(carry, None if xs is None else tree_map(lambda leaf: leaf[i], xs))
+        scan_carry_check(carry, init)
         ys.append(y)
     if reverse:
         ys.reverse()

@@ -7,7 +7,7 @@ import numpy as np
 from ._linear import (conv_canonical, conv_layout, cumulative_argext, dot_general_subscripts, dot_general_transpose,
                       gather_along, reduction_kind, scatter_along, top_k_indices, window_hits, window_ties)
 from ._shape import broadcast_in_dim_adjoint, in_dim_shape, pad_operand_adjoint, reshape_adjoint
-from ._scan_outputs import scan_step_output
+from ._scan_outputs import scan_carry_check, scan_step_output
 from ._slicing import leading_axis_array, in_dim_index, in_dim_starts, index_in_dim_index, kept_dim_shape, static_index
 from ._reduce_sort import lexsort_order
 from ._windows import window_geometry, window_out_shape, window_padding, window_patches, window_patches_adjoint
@@ -18,7 +18,7 @@ __all__ = ["conv_canonical", "conv_layout", "cumulative_argext", "dot_general_su
            "window_geometry", "window_out_shape", "window_padding", "window_patches", "window_patches_adjoint",
            "dot_general_transpose", "window_hits", "window_ties", "index_in_dim_index", "kept_dim_shape", "lower_exponent",
            "opposite", "permuted_shape", "leading_axis_array", "inverse_permutation", "spatial_shape", "rows_shape",
-           "scan_step_output", "lexsort_order"]
+           "scan_step_output", "scan_carry_check", "lexsort_order"]
 
 
 def lower_exponent(exponent):

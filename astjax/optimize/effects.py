@@ -60,9 +60,22 @@ def call_effect(call, namespace=None):
     if isinstance(func, gast.Attribute) and func.attr in MUTATING_METHODS and not _is_module(func.value) \
             and not _is_index_update(func.value):
         return MUTATING_METHODS[func.attr]
+    if _is_internal_lax(func):          # `lax.internal.scan_carry_check(...)`: a check normalization wrote
+        prim = lookup_callable(getattr(_internal_lax(), func.attr, None))
+        return prim.effect if prim is not None else None
     if _uses_global_random_state(func):
         return "uses the global random state (a seed, or a draw that moves it on)"
     return None
+
+
+def _is_internal_lax(func):
+    return isinstance(func, gast.Attribute) and isinstance(func.value, gast.Attribute) \
+        and func.value.attr == "internal" and isinstance(func.value.value, gast.Name) and func.value.value.id == "lax"
+
+
+def _internal_lax():
+    from ..lax import internal
+    return internal
 
 
 def _uses_global_random_state(func):

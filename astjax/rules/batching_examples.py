@@ -25,7 +25,7 @@ import numpy as np
 from ..array import wrap
 from .batching import batch_getitem, batch_index, example_of, stack_examples
 from .helpers import TreeAdjoint, index_adjoint, index_adjoint_part
-from .registry import defjvp, defvjp, parse_expression, primitive
+from .registry import defjvp, deflowering, defvjp, parse_expression, primitive
 
 __all__ = ["example_part", "example_placed", "examples_split", "examples_joined", "stack_like_examples",
            "batch_getitem_adjoint", "batch_getitem_part"]
@@ -174,6 +174,7 @@ defjvp(_getitem_part, "dy = batch_getitem_part(dg, x, idx)")
 _example_of = primitive("example_of", example_of, operands=("tree",), signature=lambda tree, b: None)
 defvjp(_example_of, "btree += example_placed(by, tree, b)")
 defjvp(_example_of, "dy = example_part(dtree, b)")
+deflowering(_example_of, numba="astjax.runtime.numba_cpu:example_of")
 
 _stack = primitive("stack_examples", stack_examples, operands=("results",), sequence_operand="results",
                    signature=lambda results: None)

@@ -16,7 +16,7 @@ from ..lax import internal
 from .creation import cumprod_adjoint, cumprod_tangent
 from .helpers import invert_permutation
 from .linalg import COMPOSITES
-from .nondifferentiable import BOOLEAN, INTEGER, PIECEWISE, SHAPES, nondifferentiable
+from .nondifferentiable import BOOLEAN, INTEGER, NOTHING, PIECEWISE, SHAPES, nondifferentiable
 from .registry import PRIMITIVES, defjvp, deflowering, defvjp, parse_expression, primitive
 
 
@@ -141,6 +141,10 @@ rules("lax_scan_step_output", internal.scan_step_output, ("value",), "bvalue += 
 # reference backend does).
 for _name in ("lax_leading_axis_array", "lax_scan_step_output"):
     deflowering(PRIMITIVES[_name], numba="astjax.runtime.numba_cpu:positive")
+# ... and after each step on the carry: its type must stay the initial carry's (JAX's TypeError otherwise).
+nondifferentiable("lax_scan_carry_check", internal.scan_carry_check, NOTHING, guard=True,
+                  effect="checks that a lax.scan's carry keeps its type")
+deflowering(PRIMITIVES["lax_scan_carry_check"], numba="astjax.runtime.numba_cpu:scan_carry_check")
 
 # ------------------------------------------------------------ dot_general
 rules("lax_dot_general", lax.dot_general, ("lhs", "rhs"),

@@ -214,7 +214,8 @@ for _name in ("reshape", "ravel", "expand_dims", "squeeze", "transpose", "swapax
               "pad", "pad_tangent", "pad_adjoint", "pad_constant_tangent", "pad_constant_adjoint", "cast_adjoint", "astype", "copy", "stack", "concatenate", "stack_part",
               "stack_part_adjoint", "concatenate_part", "concatenate_part_adjoint", "getitem", "at_set", "at_add",
               "at_multiply", "index_adjoint", "index_adjoint_part", "dynamic_slice", "dynamic_slice_adjoint", "unbroadcast",
-              "unbroadcast_to", "unreduce", "broadcast_like", "take", "take_adjoint", "array"):
+              "unbroadcast_to", "unreduce", "broadcast_like", "take", "take_adjoint", "array",
+              "stack_adjoint", "item_adjoint"):
     deflowering(PRIMITIVES[_name], numba=f"astjax.runtime.numba_cpu:{_name}")
 
 

@@ -20,8 +20,10 @@ from .numba_typing import dtype_of, is_array, is_none, literal_value, result_sha
 
 
 
-def _index_parts(t):
-    """The parts of a basic index ("int", "slice", "none"), or None for anything else (index arrays)."""
+def _index_parts(t, ndim=None):
+    """The parts of a basic index ("int", "slice", "none"), or None for anything else (index arrays).
+    Given the indexed array's `ndim`, one `...` counts as the slices it stands for (an index of ints and
+    `...` that stands for none is declined: NumPy's meaning is then a 0-d view, not a scalar)."""
     parts = t.types if isinstance(t, types.BaseTuple) else (t,)
     kinds = []
     for part in parts:
@@ -31,7 +33,15 @@ def _index_parts(t):
             kinds.append("slice")
         elif is_none(part):
             kinds.append("none")
+        elif isinstance(part, types.EllipsisType) and ndim is not None:
+            kinds.append("ellipsis")
         else:
+            return None
+    if "ellipsis" in kinds:
+        spans = ndim - sum(k in ("int", "slice") for k in kinds)
+        at = kinds.index("ellipsis")
+        kinds[at:at + 1] = ["slice"] * spans
+        if "ellipsis" in kinds or spans < 0 or all(k == "int" for k in kinds):
             return None
     return kinds
 
@@ -46,7 +56,7 @@ def _getitem(x, idx):
     """x[idx] for a basic index (an int out of range is an IndexError, as in NumPy)."""
     if not is_array(x) or dtype_of(x) is None:
         return None
-    kinds = _index_parts(idx)
+    kinds = _index_parts(idx, x.ndim)
     if kinds is None or sum(k != "none" for k in kinds) > x.ndim:
         return None
     if "none" in kinds:
@@ -68,7 +78,7 @@ def _update(name, reference, combine):
     def typer(x, idx, v):
         if not is_array(x) or dtype_of(x) is None or not _value(v):
             return None
-        kinds = _index_parts(idx)
+        kinds = _index_parts(idx, x.ndim)
         if kinds is None or "none" in kinds or len(kinds) > x.ndim:
             return None
         target, value = dtype_of(x), dtype_of(v)
@@ -94,10 +104,14 @@ _update("at_multiply", helpers.at_multiply, "*")
 
 @lowers("index_adjoint", ("x", "idx", "g"), reference=helpers.index_adjoint)
 def _index_adjoint(x, idx, g):
-    """index_adjoint: g added at idx into zeros shaped like x (x an array; a list's adjoint is declined)."""
+    """index_adjoint: g added at idx into zeros shaped like x (x an array, or a tuple: one adjoint per item,
+    numba_list_adjoints; a list's adjoint is declined)."""
+    if isinstance(x, types.BaseTuple):
+        from .numba_list_adjoints import tuple_index_adjoint
+        return tuple_index_adjoint(x, idx, g)
     if not _value(x) or not _value(g):
         return None
-    kinds = _index_parts(idx)
+    kinds = _index_parts(idx, _ndim(x))
     if kinds is None or "none" in kinds or len(kinds) > _ndim(x):
         return None
     dtype = _float_of(dtype_of(g))
@@ -115,7 +129,7 @@ def _index_adjoint_part(g, x, idx):
     array; a list's adjoint, or a bare zero, is declined)."""
     if not _value(x) or not is_array(g):
         return None
-    kinds = _index_parts(idx)
+    kinds = _index_parts(idx, _ndim(x))
     if kinds is None or "none" in kinds or len(kinds) > _ndim(x):
         return None
     return _impl(("g", "x", "idx"), ["return g[idx]"])
@@ -568,7 +582,11 @@ def _lone_zero(a, axis, keepdims):
 
 @lowers("zero_like", ("x",), reference=helpers.zero_like)
 def _zero_like(x):
-    """zero_like: zeros shaped like x in its float dtype (a list, tuple or tape is declined)."""
+    """zero_like: zeros shaped like x in its float dtype (a tuple: one zero per item, numba_list_adjoints;
+    a list or tape is declined)."""
+    if isinstance(x, types.BaseTuple):
+        from .numba_list_adjoints import tuple_zero_like
+        return tuple_zero_like(x)
     if not _value(x):
         return None
     dtype = _float_of(dtype_of(x))
@@ -605,7 +623,11 @@ def _cast_adjoint(g, like):
 
 @lowers("broadcast_like", ("t", "operands"), reference=lambda t, operands: helpers.broadcast_like(t, *operands))
 def _broadcast_like(t, operands):
-    """broadcast_like: t broadcast to the shape its operands (a tuple) broadcast to, materialized."""
+    """broadcast_like: t broadcast to the shape its operands (a tuple) broadcast to, materialized (the
+    adjoint of a tuple, one per item, is itself: nothing is broadcast, as in the reference)."""
+    if isinstance(operands, types.BaseTuple) and (isinstance(t, types.BaseTuple) or any(
+            isinstance(o, types.BaseTuple) for o in operands.types)):
+        return _impl(("t", "operands"), ["return t"])
     if not _value(t) or not isinstance(operands, types.BaseTuple) or not all(_value(o) for o in operands.types):
         return None
     shapes = [f"operands[{k}].shape" for k, o in enumerate(operands.types) if is_array(o)]

@@ -18,6 +18,7 @@ written with the shapes that stay run-time values:
 
 A call whose ranks are not all known is left as it is (jit then refuses it at its line: never a guess).
 """
+import ast
 import copy
 
 import gast
@@ -32,7 +33,8 @@ __all__ = ["fold_batch_shapes"]
 def fold_batch_shapes(node, context):
     """Replace vmap's shape helpers in the function `node` by their values for this signature."""
     helpers = {name: fn for name, fn in context.namespace.items()
-               if fn is _batching.batch_shape or fn is _batching.batch_index or fn is _batching.batch_part_rank}
+               if fn is _batching.batch_shape or fn is _batching.batch_index or fn is _batching.batch_part_rank
+               or fn is _batching.batch_axis}
     if not helpers:
         return node
     folder = _Fold(helpers, context)
@@ -54,6 +56,8 @@ class _Fold(NodeTransformer):
             return self._batch_shape(node) or node
         if fn is _batching.batch_part_rank:
             return self._part_rank(node) or node
+        if fn is _batching.batch_axis:
+            return self._batch_axis(node) or node
         return self._batch_index(node) or node
 
     # -------------------------------------------------------------- static facts of this signature
@@ -63,6 +67,8 @@ class _Fold(NodeTransformer):
         return None
 
     def _ndim(self, expr):
+        if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, (gast.USub, gast.UAdd)):
+            return self._ndim(expr.operand)          # `jnp.ndim(-dx)`: the rank of dx
         t = self._type(expr)
         if t is None:
             return None
@@ -105,6 +111,9 @@ class _Fold(NodeTransformer):
 
     def _example_index(self, expr):
         """An index with the parts this signature gives it (ints as 0, arrays of their rank), or None."""
+        if isinstance(expr, gast.Tuple):         # a tuple display: `(..., _k0)`
+            parts = [self._literal_part(e) for e in expr.elts]
+            return None if any(p is _UNKNOWN for p in parts) else tuple(parts)
         t = self._type(expr) if isinstance(expr, gast.Name) else None
         if t is None:
             return None
@@ -126,6 +135,17 @@ class _Fold(NodeTransformer):
             else:
                 return None
         return tuple(out) if t[0] == "tuple" else out[0]
+
+    def _literal_part(self, expr):
+        """One part of a tuple display index: `...`, None, an int literal, or a name of a known part type."""
+        if isinstance(expr, gast.Constant) and (expr.value is Ellipsis or expr.value is None):
+            return expr.value
+        if isinstance(expr, gast.Constant) and type(expr.value) is int:
+            return 0
+        if isinstance(expr, gast.Name) and self._type(expr) is not None and self._type(expr)[0] != "tuple":
+            part = self._example_index(expr)
+            return _UNKNOWN if part is None else part
+        return _UNKNOWN
 
     # -------------------------------------------------------------- the helpers
     def _batch_shape(self, node):
@@ -157,9 +177,25 @@ class _Fold(NodeTransformer):
             return None
         return gast.Constant(value=int(rank), kind=None)
 
-    def _batch_index(self, node):
-        if len(node.args) not in (1, 2) or not isinstance(node.args[0], gast.Name):
+    def _batch_axis(self, node):
+        """`batch_axis(None, jnp.ndim(s))`: the batched axis (a tuple of ints) for a literal axis and a known rank."""
+        if len(node.args) != 2:
             return None
+        ndim = self._int(node.args[1])
+        try:
+            axis = ast.literal_eval(gast.gast_to_ast(node.args[0]))
+        except ValueError:
+            return None
+        if ndim is None:
+            return None
+        value = _batching.batch_axis(axis, ndim)
+        return gast.parse(repr(value)).body[0].value
+
+    def _batch_index(self, node):
+        if len(node.args) not in (1, 2) or not isinstance(node.args[0], (gast.Name, gast.Tuple, gast.Constant)):
+            return None
+        if isinstance(node.args[0], gast.Constant):        # `batch_index(0)`: as the display `(0,)`
+            node.args[0] = gast.Tuple(elts=[node.args[0]], ctx=gast.Load())
         index = self._example_index(node.args[0])
         if index is None:
             return None
@@ -171,10 +207,15 @@ class _Fold(NodeTransformer):
             return None
         everything = gast.Call(func=gast.Name(id="slice", ctx=gast.Load(), annotation=None, type_comment=None),
                                args=[gast.Constant(value=None, kind=None)] * 3, keywords=[])
+        if isinstance(node.args[0], gast.Tuple):
+            return gast.Tuple(elts=[everything] + copy.deepcopy(node.args[0].elts), ctx=gast.Load())
         idx = gast.Name(id=node.args[0].id, ctx=gast.Load(), annotation=None, type_comment=None)
         if self._type(node.args[0])[0] == "tuple":
             return gast.BinOp(left=gast.Tuple(elts=[everything], ctx=gast.Load()), op=gast.Add(), right=idx)
         return gast.Tuple(elts=[everything, idx], ctx=gast.Load())
+
+
+_UNKNOWN = object()      # a part of a tuple display index this signature does not tell
 
 
 def _is_call(expr, attr):

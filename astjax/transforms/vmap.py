@@ -800,8 +800,11 @@ class BatchMode:
                 return out + [self.assign(target, type(value)(elts=elts, ctx=gast.Load()))]
         kind = self.batching.kinds.get(target)
         float_literal = isinstance(value, gast.Constant) and type(value.value) is float
-        return [stmt, self.assign(target, self._broadcast(_name(target), kind if kind == ARRAY else None,
-                                                          float_literal=float_literal))]
+        # the unbatched value gets a name of its own: `target` then holds one rank (jit gives a name one type)
+        unbatched = self.fresh(f"{target}_")
+        return [gast.copy_location(self.assign(unbatched, value), stmt),
+                self.assign(target, self._broadcast(_name(unbatched), kind if kind == ARRAY else None,
+                                                    float_literal=float_literal))]
 
     def loop_statement(self, stmt, target, value):
         """`target = value` computed example by example: the fallback that is never wrong."""

@@ -296,8 +296,11 @@ class LaxControlFlow(BlockPass):
             body.append(gast.Assign(targets=[store(position)], value=gast.BinOp(
                 left=gast.BinOp(left=copy.deepcopy(count), op=gast.Sub(), right=gast.Constant(value=1, kind=None)),
                 op=gast.Sub(), right=name(index)), type_comment=None))
+        # the carry keeps the initial carry's type (lax.internal.scan_carry_check raises JAX's TypeError)
+        initial = namer.fresh("_init")
         body += [gast.Assign(targets=[gast.Tuple(elts=[store(state), store(step)], ctx=gast.Store())],
                              value=self._call(f, name(state), item), type_comment=None),
+                 gast.Expr(value=_internal_call("scan_carry_check", name(state), name(initial))),
                  gast.Assign(targets=[step_pattern], value=name(step), type_comment=None)]
         for leaf, (part, user) in list(collected.items()):
             if not self._is_read(user):
@@ -311,7 +314,8 @@ class LaxControlFlow(BlockPass):
                                                   args=[checked], keywords=[])))
         loop = gast.For(target=store(index), iter=gast.Call(func=name("range"), args=[count], keywords=[]),
                         body=body, orelse=[], type_comment=None)
-        out = prelude + [gast.Assign(targets=[store(state)], value=init, type_comment=None)]
+        out = prelude + [gast.Assign(targets=[store(initial)], value=init, type_comment=None),
+                         gast.Assign(targets=[store(state)], value=name(initial), type_comment=None)]
         out += [gast.Assign(targets=[store(part)], value=gast.List(elts=[], ctx=gast.Load()), type_comment=None)
                 for part, _ in collected.values()]
         out.append(loop)

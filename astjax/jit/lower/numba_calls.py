@@ -66,13 +66,35 @@ class _CallLowering(NodeTransformer):
             raise self.context.error("jit cannot compile an in-place update of this target", node,
                                      "write `a = a + b`")
         load = gast.Name(id=target.id, ctx=gast.Load(), annotation=None, type_comment=None)
-        return gast.copy_location(gast.Assign(targets=[target], value=gast.BinOp(left=load, op=node.op, right=node.value)),
-                                  node)
+        if isinstance(node.op, gast.Add) and self._may_be_tuple_adjoint(target.id, node.value):
+            value = self._adjoint_sum(load, node.value)
+        else:
+            value = gast.BinOp(left=load, op=node.op, right=node.value)
+        return gast.copy_location(gast.Assign(targets=[target], value=value), node)
+
+    def _may_be_tuple_adjoint(self, name, value):
+        """Whether `name += value` may add adjoints of tuples: the reference held a TreeAdjoint there, or
+        an adjoint whose types were not observed meets a helper that builds one."""
+        types = self.context.types_of(name)
+        if ("object", "TreeAdjoint") in types:
+            return True
+        derivatives = getattr(self.context.generated, "__astjax_derivative_names__", frozenset())
+        return name in derivatives and not types and _builds_tree_adjoint(value)
+
+    def _adjoint_sum(self, left, right):
+        """A tuple's adjoint adds item by item (Numba's `+` would join the tuples): runtime/numba_list_adjoints."""
+        from ...runtime.numba_list_adjoints import adjoint_sum
+        label = self.context.bind("adjoint_sum", adjoint_sum, self.locals)
+        return gast.Call(func=_name(label), args=[left, right], keywords=[])
 
     def visit_BinOp(self, node):
-        """`a @ b` with an operand of rank 3 or more (vmap's batched products): Numba's `@` takes 1-d and
+        """`b + e` of tuple adjoints adds item by item. `a @ b` with an operand of rank 3 or more (vmap's batched products): Numba's `@` takes 1-d and
         2-d operands only, so it goes to matmul's lowering (one BLAS call for a batch times a matrix)."""
         self.generic_visit(node)
+        if isinstance(node.op, gast.Add) and any(
+                isinstance(a, gast.Name) and self._may_be_tuple_adjoint(a.id, b)
+                for a, b in ((node.left, node.right), (node.right, node.left))):
+            return gast.copy_location(self._adjoint_sum(node.left, node.right), node)   # `b = b + e` of adjoints
         if not isinstance(node.op, gast.MatMult) or all(self._rank(o) in (1, 2) for o in (node.left, node.right)):
             return node
         from ... import numpy as anp
@@ -471,6 +493,14 @@ def _describe(obj):
     module = getattr(obj, "__module__", None)
     name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or type(obj).__name__
     return f"{module}.{name}" if module else name
+
+
+_TREE_ADJOINT_BUILDERS = {"index_adjoint", "attribute_adjoint", "tree_item_adjoint", "item_adjoint"}
+
+
+def _builds_tree_adjoint(expr):
+    """A call of a helper that may build the adjoint of a tuple (an index_adjoint of one)."""
+    return isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name) and expr.func.id in _TREE_ADJOINT_BUILDERS
 
 
 def _name(identifier):

@@ -41,9 +41,20 @@ def type_placeholders(node, context):
             continue
         name = stmt.targets[0].id
         target = context.lowered_type(name)
+        derivatives = getattr(context.generated, "__astjax_derivative_names__", frozenset())
+        if target is None and name in derivatives:
+            target = _array_of_zero_rank_too(context.types_of(name))
+        if target == ("object", "TreeAdjoint") and name in derivatives and value == 0:
+            zeros = _tuple_adjoint_zero(context.lowered_type(name[1:]))
+            if zeros is None and "zero_like" in context.namespace and _set_once_before(node, stmt, name[1:]):
+                zeros = gast.Call(func=gast.Name(id="zero_like", ctx=gast.Load(), annotation=None, type_comment=None),
+                                  args=[gast.Name(id=name[1:], ctx=gast.Load(), annotation=None, type_comment=None)],
+                                  keywords=[])           # a list (a tuple in compiled code): its zeros
+            if zeros is not None:               # the zero adjoint of a tuple: one zero per item
+                stmt.value = zeros
+            continue
         if target is None or target in WEAK_KINDS:
             continue
-        derivatives = getattr(context.generated, "__astjax_derivative_names__", frozenset())
         if value is not None and target[0] == "array" and name not in derivatives:
             if _RETURNED_VALUE.fullmatch(name):      # frontend/normalize/control_flow.py's single return
                 raise context.error(
@@ -59,6 +70,64 @@ def type_placeholders(node, context):
         replacement = placeholder(target, 0 if value is None else 1, value or 0)
         if replacement is not None:
             stmt.value = replacement
+
+
+def _array_of_zero_rank_too(types):
+    """The array type of an adjoint seen as an array and as a scalar of its dtype: the scalar is the zero
+    a loop's last reverse step makes from the saved shape `()` of a `None` placeholder (compiled code
+    gives that placeholder the array's type, so its zero is an array too). None otherwise."""
+    strong = {t for t in types if t not in WEAK_KINDS}
+    arrays = [t for t in strong if t[0] == "array"]
+    if len(arrays) != 1 or strong - {arrays[0], ("scalar", arrays[0][1])}:
+        return None
+    return arrays[0]
+
+
+def _tuple_adjoint_zero(primal_type):
+    """The zero adjoint `bv = 0.0` of a variable `v` holding a tuple, as compiled code holds a tuple's adjoint
+    (runtime/numba_list_adjoints.py): a tuple with each item's zero in its float dtype, arrays of shape
+    (1, ..., 1) (they broadcast as the 0.0 did). None when v is not seen to hold one tuple type."""
+    if primal_type is None or primal_type[0] != "tuple":
+        return None
+    items = []
+    for item in primal_type[1]:
+        if item[0] == "tuple":
+            items.append(_tuple_adjoint_zero(item))
+        elif item[0] == "array":
+            items.append(placeholder(("array", _float_name(item[1]), item[2]), 1))
+        elif item[0] == "scalar":
+            items.append(placeholder(("scalar", _float_name(item[1])), 1))
+        elif item in (WEAK_FLOAT, WEAK_INT):
+            items.append(placeholder(("scalar", "float64"), 1))
+        else:
+            return None
+        if items[-1] is None:
+            return None
+    return gast.Tuple(elts=items, ctx=gast.Load())
+
+
+def _set_once_before(function, stmt, variable):
+    """Whether `variable` holds one value wherever the top-level statement `stmt` runs: a parameter never
+    assigned, or a variable assigned once, by a top-level statement before `stmt`."""
+    if not any(s is stmt for s in function.body):
+        return False
+    stores = [n for n in walk(function) if isinstance(n, gast.Name) and n.id == variable
+              and isinstance(n.ctx, (gast.Store, gast.Del))]
+    if any(a.id == variable for a in function.args.args):
+        return not stores
+    if len(stores) != 1:
+        return False
+    for top in function.body:
+        if top is stmt:
+            return False
+        if isinstance(top, gast.Assign) and len(top.targets) == 1 and top.targets[0] is stores[0]:
+            return True
+    return False
+
+
+def _float_name(dtype):
+    import numpy as np
+    return np.result_type(np.dtype(dtype), np.float32).name
 
 
 def placeholder(abstract_type, length, value=0):

@@ -84,7 +84,7 @@ class _Caster(NodeTransformer):
         kinds = [self.weak(a) for a in args]
         if not any(kinds) or _is_cast(node):
             return node
-        if prim is None or not prim.differentiable or _is_python_math(target):
+        if prim is None or not prim.differentiable or _is_python_math(target) or self._reads_a_tuple(args):
             return node
         strong = [a for a, k in zip(args, kinds) if not k and isinstance(a, gast.Name)]
         bound = prim.bind(args, {k.arg: k.value for k in node.keywords}) or {}
@@ -99,6 +99,14 @@ class _Caster(NodeTransformer):
         node.args = args
         return node
 
+    def _reads_a_tuple(self, args):
+        """A call on a tuple (`index_adjoint(carry, 0, b)`: a tuple's adjoint) has no dtype for a weak number
+        to take: it keeps the Python number, as the reference backend does, and the lowering types it."""
+        for arg in args:
+            kind = self.context.lowered_type(arg.id) if isinstance(arg, gast.Name) else None
+            if kind is not None and kind[0] == "tuple":
+                return True
+        return False
 
     def cast_tuple_items(self, node):
         """`inexact_zero((x, loc, 1.5))`: the weak numbers in the tuple take the dtype they would beside its
