@@ -9,8 +9,9 @@ reference backend (no jit) and, for derivatives, with central finite differences
 4. lax.scan whose carry changes dtype: JAX refuses it (TypeError), and so does astjax, with and without jit.
 
 Shapes are small and float64 throughout; each compiled function is built once. Numba's compiles cost
-1-10 CPU-s each here, so the default profile runs the while loop (tuple adjoints) and the dtype refusal
-(test_jit_of_functions_calling_grad.py compiles the loop over layers); ASTJAX_LONG_PROPERTIES=1 runs all.
+1-10 CPU-s each here, so the default profile runs a scan over one array, the while loop (tuple adjoints)
+and the dtype refusal (test_jit_of_functions_calling_grad.py compiles the loop over layers);
+ASTJAX_LONG_PROPERTIES=1 runs all.
 """
 import numpy as np
 import pytest
@@ -47,6 +48,11 @@ def scan_pair(w, xs):
     return jnp.sum(a) + jnp.sum(b) + jnp.sum(ys)
 
 
+def scanned(w, xs):
+    carry, ys = lax.scan(lambda c, x: (jnp.sin(c * w) + x, c * x), 0.5 * xs[0], xs)
+    return carry + jnp.sum(ys)
+
+
 def mapped(w, xs):
     return jnp.sum(lax.map(lambda x: jnp.sin(w * x), xs))
 
@@ -62,6 +68,7 @@ def counted(w, x):
 LOOPS = [
     pytest.param(scan_pair, (np.float64(0.7), np.array([[0.5, 1.0], [-1.0, 0.3], [2.0, 0.1]])), marks=long_only,
                  id="scan_pair"),
+    pytest.param(scanned, (np.float64(0.7), np.array([0.5, -1.0, 2.0])), id="scanned"),
     pytest.param(mapped, (np.float64(0.7), np.array([0.5, -1.0, 2.0])), marks=long_only, id="mapped"),
     pytest.param(counted, (np.float64(0.7), np.array([0.3, -0.2])), id="counted"),
 ]
