@@ -4,9 +4,9 @@ astjax computes eagerly and has no abstract values, so:
 
 * `eval_shape(fun, *args)` runs `fun` on concrete stand-ins: every array or ShapeDtypeStruct leaf becomes an
   array of its shape and dtype, filled with random positive values (twice), the same values negated and
-  zeros (STAND_INS). The results' shapes and dtypes, as ShapeDtypeStructs, are returned when the runs agree; where they differ the
-  shape depends on the values, which JAX's eval_shape refuses too, and astjax raises. (fun runs up to four
-  times: side effects happen that often.)
+  zeros (STAND_INS). The results' shapes and dtypes, as ShapeDtypeStructs, are returned when the runs
+  agree; where they differ the shape depends on the values, which JAX's eval_shape refuses too, and astjax
+  raises. (fun runs up to four times: side effects happen that often.)
 * `pure_callback(callback, result_shape_dtypes, *args)` calls `callback` on NumPy arrays and checks that
   its results have the declared shapes (dtypes are cast to the declared ones, as JAX does). A derivative
   that reaches it is refused, as JAX refuses it ("Pure callbacks do not support JVP"); write a
