@@ -3,9 +3,10 @@
 astjax computes eagerly and has no abstract values, so:
 
 * `eval_shape(fun, *args)` runs `fun` on concrete stand-ins: every array or ShapeDtypeStruct leaf becomes an
-  array of its shape and dtype, filled twice with different values. The results' shapes and dtypes, as
-  ShapeDtypeStructs, are returned when both runs agree; where they differ the shape depends on the values,
-  which JAX's eval_shape refuses too, and astjax raises. (fun runs twice: side effects happen twice.)
+  array of its shape and dtype, filled with random positive values (twice), the same values negated and
+  zeros (STAND_INS). The results' shapes and dtypes, as ShapeDtypeStructs, are returned when the runs
+  agree; where they differ the shape depends on the values, which JAX's eval_shape refuses too, and astjax
+  raises. (fun runs up to four times: side effects happen that often.)
 * `pure_callback(callback, result_shape_dtypes, *args)` calls `callback` on NumPy arrays and checks that
   its results have the declared shapes (dtypes are cast to the declared ones, as JAX does). A derivative
   that reaches it is refused, as JAX refuses it ("Pure callbacks do not support JVP"); write a
@@ -61,20 +62,34 @@ class ShapeDtypeStruct:
 
 
 # ---------------------------------------------------------------- eval_shape
-def _stand_in(leaf, rng):
+# The stand-in fills, one run each: two random draws of positive values (the second with every boolean True),
+# then the same draw negated and all zeros (every boolean False), so that a shape chosen by a sign (x[x > 0],
+# int(x[0]), a branch on jnp.sum(x) > 0), by which entries are nonzero or by how many values are distinct
+# (jnp.nonzero, jnp.unique) differs between runs. A run of the last two that raises is skipped: a stand-in
+# the function cannot take (a singular matrix of zeros) is no evidence about its shapes.
+STAND_INS = (("random", 0), ("random, booleans True", 1), ("negated", 0), ("zeros", 0))
+
+
+def _stand_in(leaf, rng, fill="random"):
     """A concrete value for one argument leaf: arrays and ShapeDtypeStructs become arrays of their shape and
-    dtype filled from `rng` (positive, away from 0 and 1); Python numbers and other leaves stay as they are."""
+    dtype filled from `rng` (positive, away from 0 and 1), negated, or zeros (see STAND_INS); Python
+    numbers and other leaves stay as they are."""
     if isinstance(leaf, ShapeDtypeStruct) or (hasattr(leaf, "shape") and hasattr(leaf, "dtype")):
         shape, dtype = tuple(leaf.shape), np.dtype(leaf.dtype)
         from . import numpy as jnp
+        if fill == "zeros":
+            return jnp.asarray(np.zeros(shape, dtype))
         if dtype == np.bool_:
+            if fill != "random":
+                return jnp.asarray(np.full(shape, fill != "negated"))
             return jnp.asarray(rng.integers(0, 2, size=shape).astype(bool))
+        sign = -1 if fill == "negated" and dtype.kind != "u" else 1
         if dtype.kind in "iu":
-            return jnp.asarray(rng.integers(1, 5, size=shape).astype(dtype))
+            return jnp.asarray((sign * rng.integers(1, 5, size=shape)).astype(dtype))
         values = rng.uniform(1.5, 2.5, size=shape)
         if dtype.kind == "c":
             values = values + 1j * rng.uniform(1.5, 2.5, size=shape)
-        return jnp.asarray(values.astype(dtype))
+        return jnp.asarray((sign * values).astype(dtype))
     return leaf
 
 
@@ -88,21 +103,29 @@ def _describe(leaf):
 
 def eval_shape(fun, *args, **kwargs):
     """The shapes and dtypes of `fun(*args, **kwargs)`, as a pytree of ShapeDtypeStructs (see the module's
-    docstring: fun runs twice on stand-in values, and a shape that depends on them is an error)."""
-    described = []
-    for seed in (0, 1):
+    docstring: fun runs on four kinds of stand-in values, and a shape that depends on them is an error)."""
+    described, fills = [], []
+    for k, (fill, seed) in enumerate(STAND_INS):
         rng = np.random.default_rng(seed)
-        stand_args, stand_kwargs = tree_util.tree_map(lambda leaf: _stand_in(leaf, rng), (args, kwargs))
-        result = fun(*stand_args, **stand_kwargs)
+        stand_args, stand_kwargs = tree_util.tree_map(lambda leaf: _stand_in(leaf, rng, fill), (args, kwargs))
+        try:
+            result = fun(*stand_args, **stand_kwargs)
+        except Exception:
+            if k < 2:
+                raise
+            continue
         described.append(tree_util.tree_map(_describe, result))
-    first, second = (tree_util.tree_flatten(d) for d in described)
-    if first[1] != second[1] or first[0] != second[0]:
-        raise ValueError(
-            f"astjax.eval_shape: the shapes or dtypes of {getattr(fun, '__name__', 'the function')}'s results "
-            "depend on the values of its arguments (two runs on different values disagree: "
-            f"{described[0]} and {described[1]}). JAX's eval_shape refuses such a function too. Instead: make "
-            "the result's shape depend only on the arguments' shapes (jnp.where instead of boolean indexing, "
-            "size= for jnp.nonzero).")
+        fills.append(fill)
+    first = tree_util.tree_flatten(described[0])
+    for fill, other in zip(fills[1:], described[1:]):
+        second = tree_util.tree_flatten(other)
+        if first[1] != second[1] or first[0] != second[0]:
+            raise ValueError(
+                f"astjax.eval_shape: the shapes or dtypes of {getattr(fun, '__name__', 'the function')}'s results "
+                "depend on the values of its arguments (runs on different stand-in values disagree: "
+                f"{described[0]} on random values and {other} on {fill} values). JAX's eval_shape refuses such "
+                "a function too. Instead: make the result's shape depend only on the arguments' shapes "
+                "(jnp.where instead of boolean indexing, size= for jnp.nonzero and jnp.unique).")
     return described[0]
 
 

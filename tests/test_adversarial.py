@@ -59,6 +59,11 @@ from adversarial.attacks8 import LONG_ONLY as _ATTACKS8_LONG_ONLY  # noqa: E402
 if not LONG:
     SAMPLED_OUT |= _ATTACKS8_LONG_ONLY
 
+# attacks9.py: likewise.
+from adversarial.attacks9 import LONG_ONLY as _ATTACKS9_LONG_ONLY  # noqa: E402
+if not LONG:
+    SAMPLED_OUT |= _ATTACKS9_LONG_ONLY
+
 
 def _params():
     params = []

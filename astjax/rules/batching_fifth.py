@@ -367,6 +367,17 @@ def _gradient_rule(bt, target, app):
     return [bt.assign(target, call)]
 
 
+def _gradient_result(batching, bound):
+    """An array of f's rank where gradient returns one array (a literal int axis, or a 1-D f); otherwise a
+    list of one gradient per axis (a looped statement's result of unknown kind, not an array of f's rank:
+    `jnp.sum(jnp.gradient(a)[1])` of a 2-D a summed the wrong axes as that)."""
+    axis = bound.get("axis", _const(None))
+    rank = _rank_of(batching, bound, "f")
+    if _static_int(axis) is not None or (_is_const(axis, None) and rank == 1):
+        return ARRAY, rank
+    return None, None
+
+
 def _builtin_extreme_rule(bt, target, app):
     """Python's max(a, b) / min(a, b) of two numbers: `b if b > a else a` (`b if b < a else a`), the first
     argument kept on a tie or a NaN, as Python does; per-example scalars only (Python refuses arrays)."""
@@ -629,7 +640,7 @@ EDITS = {
     "lax_pad_operand_adjoint": (_pad_operand_adjoint_rule, _unknown_array),
     "conv_general": (_conv_general_rule, lambda batching, bound: (ARRAY, 1)),
     "polyint": (_polyint_rule, lambda batching, bound: (ARRAY, 1)),
-    "gradient": (_gradient_rule, _keep("f")),
+    "gradient": (_gradient_rule, _gradient_result),
     "builtin_max": (_builtin_extreme_rule, lambda batching, bound: (ARRAY, 0)),
     "builtin_min": (_builtin_extreme_rule, lambda batching, bound: (ARRAY, 0)),
     "insert": (_insert_rule, _flat_unless_axis),

@@ -5,7 +5,8 @@ import numpy as np
 from .. import numpy as jnp
 from .nondifferentiable import SHAPES, no_derivative, nondifferentiable
 
-__all__ = ["along_axis_shape", "along_axis_sources", "along_axis_destinations", "piecewise_dtype"]
+__all__ = ["along_axis_shape", "along_axis_sources", "along_axis_destinations", "piecewise_dtype",
+           "piecewise_pieces_dtype"]
 
 
 def along_axis_shape(arr, axis, rows_result):
@@ -34,7 +35,15 @@ def piecewise_dtype(x):
     return np.dtype(np.float32) if dtype.kind in "biu" else dtype
 
 
-for _helper in (along_axis_shape, along_axis_sources, along_axis_destinations, piecewise_dtype):
+def piecewise_pieces_dtype(x):
+    """The dtype each piece's values are cast to before they are written: x's, as NumPy and JAX write them
+    into an array of x's dtype (an integer x truncates a piece's 0.5 to 0, a boolean x makes 1.5 True),
+    before astjax's result takes piecewise_dtype."""
+    return np.asarray(x).dtype if not hasattr(x, "dtype") else np.dtype(x.dtype)
+
+
+for _helper in (along_axis_shape, along_axis_sources, along_axis_destinations, piecewise_dtype,
+                piecewise_pieces_dtype):
     nondifferentiable(_helper.__name__, _helper, SHAPES)
 
 

@@ -5,8 +5,10 @@
        (n = jnp.shape(x)[1]; along_axis_result, rules/per_slice.py, puts the slices' results back in place)
 
     y = jnp.piecewise(x, [x < 0, x > 1], [f, g, 0.5])
- -> y = jnp.full(jnp.shape(x), 0.5, piecewise_dtype(x)).at[x < 0].set(vmap(f)(x[x < 0]))
-                                                       .at[x > 1].set(vmap(g)(x[x > 1]))
+ -> y = jnp.full(jnp.shape(x), 0.5, piecewise_dtype(x)).at[x < 0].set(jnp.astype(vmap(f)(x[x < 0]), xt))
+                                                       .at[x > 1].set(jnp.astype(vmap(g)(x[x > 1]), xt))
+       (xt = piecewise_pieces_dtype(x), x's dtype: NumPy and JAX write each piece into an array of x's
+       dtype, so an integer x truncates a piece's 0.5 to 0 before astjax's result becomes float32)
 
 `g` runs on every 1-d slice (vmap over the rows of the moved, flattened array: JAX's own apply_along_axis
 is vmap too), so its derivative is the user's function's, transformed as any callee. piecewise writes
@@ -163,6 +165,11 @@ class PerSliceCalls(Pass):
             selected = gast.Subscript(value=copy.deepcopy(x), slice=copy.deepcopy(cond), ctx=gast.Load())
             func = self._vmap(f, extra) if per_element else copy.deepcopy(f)
             value = gast.Call(func=func, args=[selected] + [copy.deepcopy(a) for a in extra], keywords=[])
+        from ...rules import per_slice
+        pieces_dtype = gast.Call(func=self._label("piecewise_pieces_dtype", per_slice.piecewise_pieces_dtype),
+                                 args=[copy.deepcopy(x)], keywords=[])
+        jnp_astype = gast.Attribute(value=name("jnp"), attr="astype", ctx=gast.Load())
+        value = gast.Call(func=jnp_astype, args=[value, pieces_dtype], keywords=[])   # x's dtype first, as NumPy
         at = gast.Subscript(value=gast.Attribute(value=result, attr="at", ctx=gast.Load()),
                             slice=copy.deepcopy(cond), ctx=gast.Load())
         return gast.Call(func=gast.Attribute(value=at, attr="set", ctx=gast.Load()), args=[value], keywords=[])
