@@ -62,6 +62,6 @@ no_derivative("astjax differentiates it by rewriting the call, which needs the f
               "write it that way (`jnp.apply_along_axis(g, 1, x, w)` with g defined at module level), or use "
               "astjax.vmap over the slices", jnp.apply_along_axis)
 no_derivative("astjax differentiates it by rewriting the call, which needs literal lists of conditions (names or "
-              "comparisons of names and constants) and of pieces (functions defined at module level, or numbers), "
+              "comparisons of names and constants, not Python bools) and of pieces (functions defined at module level, or numbers), "
               "the array a name and no keyword arguments for the functions",
               "write it that way (`jnp.piecewise(x, [x < 0], [g, 0.0])`), or use jnp.where", jnp.piecewise)

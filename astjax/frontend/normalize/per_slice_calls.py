@@ -126,6 +126,8 @@ class PerSliceCalls(Pass):
         conds, funcs = list(conds.elts), list(funcs.elts)
         if not conds or len(funcs) not in (len(conds), len(conds) + 1) or not all(self._pure(c) for c in conds):
             return None
+        if any(isinstance(c, gast.Constant) and isinstance(c.value, bool) for c in conds):
+            return None         # `[True]`: NumPy raises for an array x (a condition of another shape); refused
         pieces = []
         for f in funcs:
             if self._known_function(f):
