@@ -2521,13 +2521,10 @@ case(logging_inside, lambda r: (vec(r, 3),), "either")
 
 # The default profile (the suite's time budget) runs the cases of the mechanisms fixed with this module, the
 # first case of each mode of check, and every third other case; ASTJAX_LONG_PROPERTIES=1 runs them all.
-from .case import CASES as _CASES  # noqa: E402
+from .case import long_only  # noqa: E402
 
 _FIXED_HERE = {"bound_method_grad", "lambda_calling_method", "local_def_calling_method", "lambda_calling_callable_object",
                "while_true_dict_break", "while_true_dict_float_accumulate", "jvp_keywords_inside",
                "jvp_library_fn_inside", "namedtuple_param_arg", "mlp_list_of_tuples", "pair_forces_cutoff",
                "lambda_calling_partial", "print_formatted_values"}
-_MINE = [c for c in _CASES if c.category == "attacks6"]
-_FIRST_OF_EACH_MODE = {next(c.name for c in _MINE if c.mode == mode) for mode in {c.mode for c in _MINE}}
-LONG_ONLY = {c.name for k, c in enumerate(c for c in _MINE if c.name.split(".", 1)[1] not in _FIXED_HERE)
-             if k % 3 and c.name not in _FIRST_OF_EACH_MODE}
+LONG_ONLY = long_only("attacks6", _FIXED_HERE)

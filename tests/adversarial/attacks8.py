@@ -2234,24 +2234,11 @@ case(slogdet_negative_determinant, lambda r: (np.array([[0.0, 2.0, 0.3], [1.5, 0
 
 # The default profile (the suite's time budget) runs the cases of the mechanisms fixed with this module, the
 # first case of each mode of check, and every third other case; ASTJAX_LONG_PROPERTIES=1 runs them all.
-from .case import CASES as _CASES  # noqa: E402
+from .case import long_only  # noqa: E402
 
 _FIXED_HERE = {"factory_closure_mutates_its_cell", "factory_closure_appends_to_its_cell", "closure_with_mutable_cell",
                "factory_closure_changes_its_cell_through_an_alias", "factory_closure_changes_its_cell_with_out",
                "factory_closure_writes_its_own_local", "factory_closure_changes_a_copy_of_its_cell",
                "del_list_item", "del_list_slice", "dict_comprehension_of_arrays", "dict_values_summed_by_builtins",
                "dict_items_in_list_comprehension", "dict_values_generator_held_then_dict_changed"}
-_MINE = [c for c in _CASES if c.category == "attacks8"]
-_BATTERIES = ("_hess", "_vmap", "_jit")
-
-
-def _kind(c):
-    return (c.mode, next((b for b in _BATTERIES if c.mode == "custom" and c.name.endswith(b)), ""))
-
-
-# the first case of each mode and battery (no jit battery: Numba compiles for seconds)
-_FIRST_OF_EACH_MODE = {next(c.name for c in _MINE if _kind(c) == kind) for kind in {_kind(c) for c in _MINE}
-                       if kind[1] != "_jit"}
-LONG_ONLY = {c.name for k, c in enumerate(c for c in _MINE if c.name.split(".", 1)[1] not in _FIXED_HERE)
-             if (k % 3 or _kind(c)[1] == "_jit") and c.name not in _FIRST_OF_EACH_MODE}
-assert _FIXED_HERE <= {c.name.split(".", 1)[1] for c in _MINE}
+LONG_ONLY = long_only("attacks8", _FIXED_HERE, batteries=("_hess", "_vmap", "_jit"))

@@ -562,20 +562,8 @@ case(kde_weighted_sum, lambda r: (mat(r, 2, 4), mat(r, 2, 30), vec(r, 30, 0.1, 1
 # Default profile (the suite's time budget): the cases of the mechanisms fixed here, then every third other
 # case and the first of each mode of check (no jit battery: Numba compiles for seconds); ASTJAX_LONG_PROPERTIES=1
 # runs them all.
-from .case import CASES as _CASES  # noqa: E402
+from .case import long_only  # noqa: E402
 
 _FIXED_HERE = {"piecewise_int_x_truncates_each_piece", "piecewise_int_x_constant_pieces", "piecewise_bool_x",
                "gradient_item_summed_vmap", "eval_shape_positive_part", "eval_shape_distinct_values"}
-_MINE = [c for c in _CASES if c.category == "attacks9"]
-_BATTERIES = ("_vmap_grad", "_vmap", "_jit")
-
-
-def _kind(c):
-    return (c.mode, next((b for b in _BATTERIES if c.mode == "custom" and c.name.endswith(b)), ""))
-
-
-_FIRST_OF_EACH_MODE = {next(c.name for c in _MINE if _kind(c) == kind) for kind in {_kind(c) for c in _MINE}
-                       if kind[1] != "_jit"}
-LONG_ONLY = {c.name for k, c in enumerate(c for c in _MINE if c.name.split(".", 1)[1] not in _FIXED_HERE)
-             if (k % 3 or _kind(c)[1] == "_jit") and c.name not in _FIRST_OF_EACH_MODE}
-assert _FIXED_HERE <= {c.name.split(".", 1)[1] for c in _MINE}
+LONG_ONLY = long_only("attacks9", _FIXED_HERE, batteries=("_vmap_grad", "_vmap", "_jit"))

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Case", "CASES", "case", "vec", "mat", "spd", "scalar", "pos", "OUTCOMES", "MODES"]
+__all__ = ["Case", "CASES", "case", "vec", "mat", "spd", "scalar", "pos", "OUTCOMES", "MODES", "long_only"]
 
 OUTCOMES = ("works", "either", "refuse")
 MODES = ("grad", "jac", "custom")
@@ -108,3 +108,21 @@ def spd(r, n):
 
 def scalar(r, lo=0.3, hi=1.2):
     return np.float64(r.uniform(lo, hi)) * np.ones((), dtype=np.float64)
+
+
+def long_only(category, fixed_here, batteries=()):
+    """The names of `category`'s cases that only the long profile runs (ASTJAX_LONG_PROPERTIES=1): the default
+    profile (the suite's time budget) keeps the cases of the mechanisms fixed with the module (`fixed_here`,
+    names without the category), the first case of each kind of check (a mode, and for a battery of
+    compositions the battery, named by the suffix in `batteries`; never a "_jit" battery, whose Numba
+    compiles take seconds) and every third other case."""
+    mine = [c for c in CASES if c.category == category]
+    assert set(fixed_here) <= {c.name.split(".", 1)[1] for c in mine}, "fixed_here names cases that do not exist"
+
+    def kind(c):
+        return c.mode, next((b for b in batteries if c.mode == "custom" and c.name.endswith(b)), "")
+    first_of_each_kind = {next(c.name for c in mine if kind(c) == k) for k in {kind(c) for c in mine}
+                          if k[1] != "_jit"}
+    others = (c for c in mine if c.name.split(".", 1)[1] not in fixed_here)
+    return {c.name for k, c in enumerate(others)
+            if (k % 3 or kind(c)[1] == "_jit") and c.name not in first_of_each_kind}
