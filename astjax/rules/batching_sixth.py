@@ -304,6 +304,37 @@ def _kaiser_rule(bt, target, app):
     return out
 
 
+def _planned_writes(bt, target, arr, vals, plan_name, plan_of):
+    """The statements of put's and place's rules: each example of `arr` flattened, `vals` raveled (per example
+    where batched), `plan_of(size, flat values' count)` (the positions written and the index of the value
+    landing at each, computed from one example's size), the values taken in that order and cast to arr's
+    dtype, set in one `.at[]` update, and each example reshaped back."""
+    out = []
+    a_b = bt.batched(arr, out)
+    flat = bt.fresh(f"{arr.id}_flat")
+    out.append(bt.assign(flat, _call("jnp.reshape", copy.deepcopy(a_b), _tuple(bt.B, _const(-1)))))
+    batched_vals = isinstance(vals, gast.Name) and bt.is_batched(vals)
+    values = bt.fresh("_values")
+    if batched_vals:
+        out.append(bt.assign(values, _call("jnp.reshape", copy.deepcopy(vals), _tuple(bt.B, _const(-1)))))
+        count = gast.Subscript(value=_call("jnp.shape", _name(values)), slice=_const(1), ctx=gast.Load())
+    else:
+        out.append(bt.assign(values, _call("jnp.ravel", copy.deepcopy(vals))))
+        count = _call("jnp.size", _name(values))
+    plan = bt.fresh(plan_name)
+    size = gast.Subscript(value=_call("jnp.shape", _name(flat)), slice=_const(1), ctx=gast.Load())
+    out.append(bt.assign(plan, plan_of(size, count)))
+    landed = bt.fresh("_landed")
+    out.append(bt.assign(landed, _call("jnp.astype", _call("jnp.take", _name(values), _item(_name(plan), 1),
+                                                           axis=_const(1 if batched_vals else 0)),
+                                       gast.Attribute(value=_name(flat), attr="dtype", ctx=gast.Load()))))
+    written = bt.fresh(f"{arr.id}_written")
+    out.append(bt.assign(written, _call("at_set", _name(flat), _tuple(_call("slice", _const(None)),
+                                                                        _item(_name(plan), 0)), _name(landed))))
+    out.append(bt.assign(target, _call("jnp.reshape", _name(written), _call("jnp.shape", copy.deepcopy(a_b)))))
+    return out
+
+
 def _put_rule(bt, target, app):
     """put(a, ind, v, mode, inplace=False) of a batched a or v and an unbatched ind: each example flattened,
     the positions written once each with the value that lands last (`batch_put_plan`), cast to a's dtype
@@ -320,31 +351,8 @@ def _put_rule(bt, target, app):
     if not isinstance(b.get("ind"), (gast.Name, gast.Constant, gast.List, gast.Tuple)) or not isinstance(
             v, (gast.Name, gast.Constant)):
         return None
-    out = []
-    a_b = bt.batched(a, out)
-    flat = bt.fresh(f"{a.id}_flat")
-    out.append(bt.assign(flat, _call("jnp.reshape", copy.deepcopy(a_b), _tuple(bt.B, _const(-1)))))
-    v_batched = isinstance(v, gast.Name) and bt.is_batched(v)
-    values = bt.fresh("_values")
-    if v_batched:
-        out.append(bt.assign(values, _call("jnp.reshape", copy.deepcopy(v), _tuple(bt.B, _const(-1)))))
-        count = gast.Subscript(value=_call("jnp.shape", _name(values)), slice=_const(1), ctx=gast.Load())
-    else:
-        out.append(bt.assign(values, _call("jnp.ravel", copy.deepcopy(v))))
-        count = _call("jnp.size", _name(values))
-    plan = bt.fresh("_put")
-    out.append(bt.assign(plan, _call(bt.helper(batch_put_plan), gast.Subscript(
-        value=_call("jnp.shape", _name(flat)), slice=_const(1), ctx=gast.Load()), copy.deepcopy(b["ind"]),
-        copy.deepcopy(b.get("mode", _const(None))), count)))
-    landed = bt.fresh("_landed")
-    out.append(bt.assign(landed, _call("jnp.astype", _call("jnp.take", _name(values), _item(_name(plan), 1),
-                                                           axis=_const(1 if v_batched else 0)),
-                                       gast.Attribute(value=_name(flat), attr="dtype", ctx=gast.Load()))))
-    written = bt.fresh(f"{a.id}_written")
-    out.append(bt.assign(written, _call("at_set", _name(flat), _tuple(_call("slice", _const(None)),
-                                                                        _item(_name(plan), 0)), _name(landed))))
-    out.append(bt.assign(target, _call("jnp.reshape", _name(written), _call("jnp.shape", copy.deepcopy(a_b)))))
-    return out
+    return _planned_writes(bt, target, a, v, "_put", lambda size, count: _call(
+        bt.helper(batch_put_plan), size, copy.deepcopy(b["ind"]), copy.deepcopy(b.get("mode", _const(None))), count))
 
 
 def _place_rule(bt, target, app):
@@ -358,30 +366,8 @@ def _place_rule(bt, target, app):
             not _others_unbatched(bt, app, "arr", "vals") or not _is_const(b.get("inplace", _const(True)), False) or \
             not isinstance(mask, (gast.Name, gast.Constant)):
         return None
-    out = []
-    a_b = bt.batched(arr, out)
-    flat = bt.fresh(f"{arr.id}_flat")
-    out.append(bt.assign(flat, _call("jnp.reshape", copy.deepcopy(a_b), _tuple(bt.B, _const(-1)))))
-    batched_vals = isinstance(vals, gast.Name) and bt.is_batched(vals)
-    values = bt.fresh("_values")
-    if batched_vals:
-        out.append(bt.assign(values, _call("jnp.reshape", copy.deepcopy(vals), _tuple(bt.B, _const(-1)))))
-        count = gast.Subscript(value=_call("jnp.shape", _name(values)), slice=_const(1), ctx=gast.Load())
-    else:
-        out.append(bt.assign(values, _call("jnp.ravel", copy.deepcopy(vals))))
-        count = _call("jnp.size", _name(values))
-    plan = bt.fresh("_place")
-    out.append(bt.assign(plan, _call(bt.helper(batch_place_plan), gast.Subscript(
-        value=_call("jnp.shape", _name(flat)), slice=_const(1), ctx=gast.Load()), copy.deepcopy(mask), count)))
-    landed = bt.fresh("_landed")
-    out.append(bt.assign(landed, _call("jnp.astype", _call("jnp.take", _name(values), _item(_name(plan), 1),
-                                                           axis=_const(1 if batched_vals else 0)),
-                                       gast.Attribute(value=_name(flat), attr="dtype", ctx=gast.Load()))))
-    written = bt.fresh(f"{arr.id}_written")
-    out.append(bt.assign(written, _call("at_set", _name(flat), _tuple(_call("slice", _const(None)),
-                                                                        _item(_name(plan), 0)), _name(landed))))
-    out.append(bt.assign(target, _call("jnp.reshape", _name(written), _call("jnp.shape", copy.deepcopy(a_b)))))
-    return out
+    return _planned_writes(bt, target, arr, vals, "_place", lambda size, count: _call(
+        bt.helper(batch_place_plan), size, copy.deepcopy(mask), count))
 
 
 def _same_call_rule(operand):
