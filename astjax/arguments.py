@@ -13,11 +13,12 @@ import os
 import numpy as np
 
 from .array import Array, wrap
+from .dtypes import float0
 
 __all__ = ["split_callable", "differentiable_input", "refuse_complex", "is_float_leaf", "check_callable", "name_of", "FLOAT0",
            "Packing", "library_trampoline"]
 
-FLOAT0 = np.dtype([("float0", np.void, 0)])    # JAX's dtype for the "gradient" of an integer
+FLOAT0 = float0      # JAX's dtype for the "gradient" of an integer
 
 
 def split_callable(fun):

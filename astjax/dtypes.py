@@ -16,6 +16,7 @@ uint8 = np.uint8
 uint32 = np.uint32
 bool_ = np.bool_
 complex64 = np.complex64
+float0 = np.dtype([("float0", np.void, 0)])   # the tangent and gradient of an integer or boolean, as in JAX
 
 default_float = np.dtype(np.float32)
 default_int = np.dtype(np.int32)

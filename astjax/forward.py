@@ -13,7 +13,7 @@ import numpy as np
 
 from . import tree_util
 from .api import as_seed, derivation_cache_key, grad
-from .arguments import Packing, check_callable, differentiable_input, is_float_leaf, refuse_complex, split_callable
+from .arguments import FLOAT0, Packing, check_callable, differentiable_input, is_float_leaf, refuse_complex, split_callable
 from .array import wrap
 from .errors import api_boundary
 from .rules.helpers import materialize
@@ -85,7 +85,10 @@ def _jvp(fun, primals, tangents, has_aux=False, held=frozenset(), primal_only=Fa
         leaves = tree_util.tree_leaves(p)
         is_float = i not in held and bool(leaves) and all(is_float_leaf(leaf) for leaf in leaves)
         mask.append(is_float)
+        if i in held:
+            continue
         if not is_float:
+            _check_constant_primal(i, p, leaves, t)
             continue
         if tree_util.tree_structure(p) != tree_util.tree_structure(t):
             raise ValueError(f"jvp: primal {i} and its tangent have different structures: "
@@ -115,6 +118,37 @@ def _jvp(fun, primals, tangents, has_aux=False, held=frozenset(), primal_only=Fa
         (value, aux), (tangent, _) = (value, tangent)
         return _as_output(value), _tangent_like(tangent, value), aux
     return _as_output(value), _tangent_like(tangent, value)
+
+
+def _check_constant_primal(i, primal, leaves, tangent):
+    """A primal jvp does not differentiate (integers, booleans) takes a float0 or zero tangent: a nonzero
+    tangent there would be dropped, and the output tangent silently miss it (`jvp(f, (2,), (1.0,))` would
+    give 0, not 4; JAX takes only float0). A primal mixing float leaves with others is refused: astjax
+    differentiates whole arguments, so its float leaves would get no tangent."""
+    if any(is_float_leaf(leaf) for leaf in leaves):
+        others = sorted({str(leaf.dtype) if hasattr(leaf, "dtype") else type(leaf).__name__
+                         for leaf in leaves if not is_float_leaf(leaf)})
+        raise TypeError(f"jvp: primal {i} mixes float leaves with {', '.join(others)} leaves; astjax differentiates "
+                        "whole arguments, so its float leaves would get no tangent. Pass the float leaves and the "
+                        "others as separate arguments (or make every leaf a float).")
+    if not any(_is_integral(leaf) for leaf in leaves):
+        return
+    if tree_util.tree_structure(primal) != tree_util.tree_structure(tangent):
+        raise TypeError(f"primal and tangent arguments to jvp must have the same tree structure; primal {i} has "
+                        f"{tree_util.tree_structure(primal)}, its tangent {tree_util.tree_structure(tangent)}")
+    for leaf_p, leaf_t in zip(leaves, tree_util.tree_leaves(tangent)):
+        if _is_integral(leaf_p) and np.result_type(leaf_t) != FLOAT0 and np.any(np.asarray(leaf_t) != 0):
+            raise TypeError(f"jvp: primal {i} is an integer or boolean ({np.result_type(leaf_p)}), which is not "
+                            "differentiated, but its tangent is not zero: the output tangent would leave it out. "
+                            "Pass a float primal (2.0, not 2) to differentiate along it, or a float0 tangent "
+                            "(np.zeros(shape, astjax.dtypes.float0)) as in JAX.")
+
+
+def _is_integral(leaf):
+    if isinstance(leaf, (bool, numbers.Integral)):
+        return True
+    dtype = getattr(leaf, "dtype", None)
+    return isinstance(dtype, np.dtype) and dtype.kind in "biu"
 
 
 def primal_output(fun, args, has_aux=False):
@@ -196,9 +230,13 @@ def _tangent_like(tangent, value):
 
 
 def _zero_tangent(arg):
-    """A zero tangent for any argument: zeros for float leaves, a 0-d zero for the rest."""
-    return tree_util.tree_map(
-        lambda leaf: np.zeros(np.shape(leaf), np.result_type(leaf)) if is_float_leaf(leaf) else np.zeros(()), arg)
+    """A zero tangent for any argument: zeros for float leaves, float0 zeros for integers and booleans (as in
+    JAX), a 0-d zero for the rest."""
+    def zero(leaf):
+        if is_float_leaf(leaf):
+            return np.zeros(np.shape(leaf), np.result_type(leaf))
+        return np.zeros(np.shape(leaf), FLOAT0) if _is_integral(leaf) else np.zeros(())
+    return tree_util.tree_map(zero, arg)
 
 
 def jacfwd(fun, argnums=0, has_aux=False):
