@@ -580,6 +580,25 @@ def _lone_zero(a, axis, keepdims):
         "return L.astype(L.equal(count, dtype(1)), dtype)"], dtype=dtype_of(a).type)
 
 
+@lowers("lone_zero_derivative", ("t", "a", "axis", "keepdims", "like"), reference=helpers.lone_zero_derivative,
+        prefer_literal=True)
+def _lone_zero_derivative(t, a, axis, keepdims, like):
+    """lone_zero_derivative: zeros shaped like `like` (lone_zero is piecewise constant), refusing, as the
+    reference does, where a slice of `a` along the literal axis holds two or more zeros (prod's second
+    derivative is not exact there): a ValueError with the reference's message (RuntimeRefusal is one)."""
+    if not (is_array(a) and _value(t) and _value(like)) or dtype_of(a).kind != "f":
+        return None
+    if static_axes(axis, a.ndim) is None:
+        return None
+    dtype = np.result_type(dtype_of(like), dtype_of(t)).type
+    zeros = "np.zeros(like.shape, dtype)" if is_array(like) else "dtype(0)"
+    return _impl(("t", "a", "axis", "keepdims", "like"), [
+        "count = L.sum(L.astype(L.equal(a, a.dtype.type(0)), np.int64), axis, None, None, False, None, None)",
+        "if np.any(np.asarray(count) >= 2):",
+        "    raise ValueError(message)",
+        f"return {zeros}"], dtype=dtype, message=helpers.PROD_AT_ZEROS)
+
+
 @lowers("zero_like", ("x",), reference=helpers.zero_like)
 def _zero_like(x):
     """zero_like: zeros shaped like x in its float dtype (a tuple: one zero per item, numba_list_adjoints;

@@ -172,6 +172,10 @@ class _CallLowering(NodeTransformer):
         stacked = self._stack_of_list(node, target)
         if stacked is not None:
             return stacked
+        if target is _stack_adjoint_examples():    # vmap of a derivative stacks its examples (not a primitive)
+            from ...runtime.numba_cpu import STUBS
+            label = self.context.bind("stack_adjoint_examples", STUBS["stack_adjoint_examples"], self.locals)
+            return gast.copy_location(gast.Call(func=_name(label), args=node.args, keywords=[]), node)
         prim = lookup_callable(target)
         if prim is not None and prim.name not in ("push", "pop", "Tape"):
             return self._primitive(node, prim)
@@ -444,6 +448,11 @@ def primal_of(function):
         built = _PRIMALS[function] = (derivation, derivation.primal(function))
         built[1].__astjax_primal_of__ = function
     return built[1]
+
+
+def _stack_adjoint_examples():
+    from ...rules.batching import stack_adjoint_examples
+    return stack_adjoint_examples
 
 
 def _composite_lowering(obj):
