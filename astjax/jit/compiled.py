@@ -15,7 +15,7 @@ import numpy as np
 from ..array import Array, wrap
 from ..backends.numba_cpu import JitError, compile_lowered, numba_error
 from ..collection_pause import pausing_collection
-from ..errors import trace_to_user
+from ..errors import RuntimeRefusal, trace_to_user
 from .lower import LoweringContext, lower_function
 from .lower.known_ranks import GUARDED, RankGuardError, pruning_disabled, unpruned
 from . import cache
@@ -71,6 +71,8 @@ class CompiledFunction(PerSignature):
             return self._call(*args, **kwargs)
         except RankGuardError:      # jit/lower/known_ranks.py: a callee met ranks it was not pruned for
             return self._call_unpruned(args, kwargs)
+        except RuntimeRefusal:      # compiled code refused a value (runtime/): the reference names the user's line
+            return self.generated(*args, **kwargs)
         except JitError:            # Numba typed a pruned callee for other types than the first call saw
             if not GUARDED or pruning_disabled():
                 raise

@@ -585,7 +585,8 @@ def _lone_zero(a, axis, keepdims):
 def _lone_zero_derivative(t, a, axis, keepdims, like):
     """lone_zero_derivative: zeros shaped like `like` (lone_zero is piecewise constant), refusing, as the
     reference does, where a slice of `a` along the literal axis holds two or more zeros (prod's second
-    derivative is not exact there): a ValueError with the reference's message (RuntimeRefusal is one)."""
+    derivative is not exact there): the reference's RuntimeRefusal, with its message."""
+    from ..errors import RuntimeRefusal
     if not (is_array(a) and _value(t) and _value(like)) or dtype_of(a).kind != "f":
         return None
     if static_axes(axis, a.ndim) is None:
@@ -595,8 +596,8 @@ def _lone_zero_derivative(t, a, axis, keepdims, like):
     return _impl(("t", "a", "axis", "keepdims", "like"), [
         "count = L.sum(L.astype(L.equal(a, a.dtype.type(0)), np.int64), axis, None, None, False, None, None)",
         "if np.any(np.asarray(count) >= 2):",
-        "    raise ValueError(message)",
-        f"return {zeros}"], dtype=dtype, message=helpers.PROD_AT_ZEROS)
+        "    raise RuntimeRefusal(message)",
+        f"return {zeros}"], dtype=dtype, message=helpers.PROD_AT_ZEROS, RuntimeRefusal=RuntimeRefusal)
 
 
 @lowers("zero_like", ("x",), reference=helpers.zero_like)
