@@ -74,10 +74,47 @@ def _in_range_check(idx_type, x_name):
     return [f"if {checks}:", "    return out"]
 
 
+def _is_mask(idx, x):
+    """A boolean array index of x's rank (piecewise writes each piece where its condition holds)."""
+    return is_array(idx) and isinstance(idx.dtype, types.Boolean) and idx.ndim == _ndim(x)
+
+
+def _masked_lines(combine, v_is_array):
+    """Lines applying `out[idx] (combine)= v` for a boolean mask idx, in the mask's C order (NumPy's): v a
+    number, or a vector of one value or of one value per selected position (else NumPy's errors)."""
+    lines = ["if idx.shape != out.shape:",
+             "    raise IndexError('boolean index did not match indexed array')",
+             "flat = out.reshape(out.size)",
+             "mask = np.ascontiguousarray(idx).reshape(idx.size)"]
+    value = "dtype(v)"
+    if v_is_array:
+        lines += ["count = 0",
+                  "for k in range(mask.size):",
+                  "    if mask[k]:",
+                  "        count += 1",
+                  "values = np.ascontiguousarray(v).reshape(v.size)",
+                  "if v.ndim > 1 or (values.size != count and values.size != 1):",
+                  "    raise ValueError('shape mismatch: value array cannot be broadcast to indexing result')",
+                  "j = 0"]
+        value = "dtype(values[j if values.size > 1 else 0])"
+    lines += ["for k in range(mask.size):",
+              "    if mask[k]:",
+              f"        flat[k] = {value if combine is None else f'dtype(flat[k] {combine} {value})'}"]
+    if v_is_array:
+        lines.append("        j += 1")
+    return lines
+
+
 def _update(name, reference, combine):
     def typer(x, idx, v):
         if not is_array(x) or dtype_of(x) is None or not _value(v):
             return None
+        if _is_mask(idx, x):
+            target, value = dtype_of(x), dtype_of(v)
+            if target.kind in "biu" and value.kind == "f":
+                return None
+            lines = ["out = x.copy()"] + _masked_lines(combine, is_array(v)) + ["return out"]
+            return _impl(("x", "idx", "v"), lines, dtype=target.type)
         kinds = _index_parts(idx, x.ndim)
         if kinds is None or "none" in kinds or len(kinds) > x.ndim:
             return None
@@ -111,6 +148,9 @@ def _index_adjoint(x, idx, g):
         return tuple_index_adjoint(x, idx, g)
     if not _value(x) or not _value(g):
         return None
+    if _is_mask(idx, x):
+        lines = ["out = np.zeros(x.shape, dtype)", "v = g"] + _masked_lines("+", is_array(g)) + ["return out"]
+        return _impl(("x", "idx", "g"), lines, dtype=_float_of(dtype_of(g)))
     kinds = _index_parts(idx, _ndim(x))
     if kinds is None or "none" in kinds or len(kinds) > _ndim(x):
         return None
@@ -129,6 +169,13 @@ def _index_adjoint_part(g, x, idx):
     array; a list's adjoint, or a bare zero, is declined)."""
     if not _value(x) or not is_array(g):
         return None
+    if _is_mask(idx, x) and g.ndim == idx.ndim:       # the selected positions, in C order, as a vector
+        return _impl(("g", "x", "idx"), [
+            "if idx.shape != g.shape:",
+            "    raise IndexError('boolean index did not match indexed array')",
+            "values = np.ascontiguousarray(g).reshape(g.size)",
+            "mask = np.ascontiguousarray(idx).reshape(idx.size)",
+            "return values[mask]"])
     kinds = _index_parts(idx, _ndim(x))
     if kinds is None or "none" in kinds or len(kinds) > _ndim(x):
         return None

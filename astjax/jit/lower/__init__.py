@@ -118,6 +118,8 @@ def _lower(context, keep_other_ranks):
     context.kept_other_ranks = fold_static_ranks(node, context, keep_other_ranks)   # rank tests, this signature
     from ...runtime.numba_batching import fold_batch_shapes
     fold_batch_shapes(node, context)          # vmap's shape helpers, for this signature
+    from ...runtime.numba_per_slice import fold_per_slice_helpers
+    fold_per_slice_helpers(node, context)     # piecewise's and apply_along_axis's dtypes and axes, likewise
     prune_known_ranks(node, context)
     inline_callees(node, context)
     type_placeholders(node, context)

@@ -45,7 +45,7 @@ _LIST_METHODS = {"append", "pop"}
 # Helpers the lowering passes write (jit/numba_support.py, jit/python_numbers.py).
 _WRITTEN_BY_LOWERING = {"shape_of", "weak_like", "pad_edge_or_zeros", "zeros_shaped", "stack_list", "py_add",
                         "py_sub", "py_mul", "py_div", "py_floordiv", "py_mod", "py_pow", "py_lshift", "py_rshift", "py_neg", "py_math1", "py_math2", "np_int_pow", "wide_sum", "wide_mean",
-                        "py_int", "broadcast_shape", "window_shape"}
+                        "py_int", "broadcast_shape", "window_shape", "mask_select"}
 
 
 def lower_calls(node, context):
@@ -115,6 +115,15 @@ class _CallLowering(NodeTransformer):
             if isinstance(inner, gast.Call) and self._static(inner.func) is builtins.range:
                 node.iter = _reversed_range(inner, self.context, node, count)
         self.generic_visit(node)
+        return node
+
+    def visit_Subscript(self, node):
+        """`x[mask]` with a boolean mask of rank 2 or more: Numba indexes with it as with an integer array (a
+        wrong shape), so jit/numba_support.py's mask_select selects in C order, as NumPy does."""
+        self.generic_visit(node)
+        if isinstance(node.ctx, gast.Load) and _boolean_mask_rank(node.slice, self.context) >= 2:
+            return gast.copy_location(gast.Call(func=_name("mask_select"), args=[node.value, node.slice],
+                                                keywords=[]), node)
         return node
 
     def visit_Call(self, node):
@@ -418,6 +427,25 @@ def _is_boolean(expr, context):
 
 def _false():
     return gast.Constant(value=False, kind=None)
+
+
+def _is_scalar_cast(expr):
+    """`np.float64(0)`: weak_scalars' cast of a number (a scalar)."""
+    return (isinstance(expr, gast.Call) and isinstance(expr.func, gast.Attribute) and isinstance(expr.func.value, gast.Name)
+            and expr.func.value.id == "np" and len(expr.args) == 1 and isinstance(expr.args[0], gast.Constant))
+
+
+def _boolean_mask_rank(expr, context):
+    """The rank of a boolean array index (a name observed as one, or a comparison), else 0."""
+    if isinstance(expr, gast.Name):
+        kinds = context.types_of(expr.id) - {("none",)}
+        kind = next(iter(kinds)) if len(kinds) == 1 else None
+        return kind[2] if kind is not None and kind[0] == "array" and kind[1] == "bool" else 0
+    if isinstance(expr, gast.Compare):
+        ranks = [0 if isinstance(e, gast.Constant) or _is_scalar_cast(e) else _rank(e, context)
+                 for e in [expr.left, *expr.comparators]]
+        return 0 if None in ranks else max(ranks)
+    return 0
 
 
 def _rank(expr, context):
