@@ -80,28 +80,48 @@ class _Fold(NodeTransformer):
             return None
         return expr.value % ndim
 
+    def _run_time_axis(self, expr):
+        """A name observed holding only ints (along_axis_result's `axis` parameter), or None."""
+        kinds = self.context.types_of(expr.id) - {("none",)} if isinstance(expr, gast.Name) else set()
+        ints = kinds and all(k == ("weak", "int") or (k[0] == "scalar" and np.dtype(k[1]).kind in "iu")
+                             for k in kinds)
+        return expr.id if ints else None
+
     def _along_axis_shape(self, args):
+        """arr's shape without `axis`, then one slice's result shape: slices of a literal axis, or for an
+        axis known at run time only, a tuple of arr's rank - 1 items each picking its dimension."""
         if len(args) != 3 or not all(isinstance(a, gast.Name) for a in (args[0], args[2])):
             return None
         ndim = self._ndim(args[0])
         if ndim is None or ndim < 1 or self._ndim(args[2]) is None or self._ndim(args[2]) < 1:
             return None
-        axis = self._axis(args[1], ndim)
-        if axis is None:
-            return None
         arr, rows = args[0].id, args[2].id
-        return _parse(f"jnp.shape({arr})[:{axis}] + jnp.shape({arr})[{axis + 1}:] + jnp.shape({rows})[1:]")
+        axis = self._axis(args[1], ndim)
+        if axis is not None:
+            return _parse(f"jnp.shape({arr})[:{axis}] + jnp.shape({arr})[{axis + 1}:] + jnp.shape({rows})[1:]")
+        name = self._run_time_axis(args[1])
+        if name is None:
+            return None
+        kept = "".join(f"jnp.shape({arr})[{k}] if {k} < {name} % {ndim} else jnp.shape({arr})[{k + 1}], "
+                       for k in range(ndim - 1))
+        return _parse(f"({kept}) + jnp.shape({rows})[1:]")
 
     def _axes(self, fn, args):
-        """along_axis_sources(arr, rows) / along_axis_destinations(arr, axis, rows): ints of the ranks."""
+        """along_axis_sources(arr, rows) / along_axis_destinations(arr, axis, rows): ints of the ranks
+        (no axis moves where one slice's result is a number, whatever the axis)."""
         ranks = [self._ndim(args[0]), self._ndim(args[-1])]
         if None in ranks or ranks[0] < 1 or ranks[1] < 1:
             return None
+        if ranks[1] == 1:
+            return _parse("()")
         stand_ins = [np.zeros((1,) * ranks[0]), np.zeros((1,) * ranks[1])]
         if fn is _per_slice.along_axis_destinations:
             axis = self._axis(args[1], ranks[0])
-            if axis is None:
-                return None
+            if axis is None:            # known at run time only: runtime/numba_per_slice's moveaxis takes it
+                name = self._run_time_axis(args[1])
+                if name is None:
+                    return None
+                return _parse("(" + "".join(f"{name} % {ranks[0]} + {k}, " for k in range(ranks[1] - 1)) + ")")
             value = fn(stand_ins[0], axis, stand_ins[1])
         else:
             value = fn(*stand_ins)
@@ -110,3 +130,37 @@ class _Fold(NodeTransformer):
 
 def _parse(text):
     return gast.parse(text).body[0].value
+
+
+def run_time_moveaxis(a, source, destination):
+    """The implementation of moveaxis(a, source, destination) for axes held in tuples of run-time ints
+    (along_axis_result's destinations for an axis passed to it), or None: the permutation is computed
+    when it runs, with NumPy's errors for an axis out of range or repeated."""
+    from numba import types
+    from .numba_build import implementation
+    if not (isinstance(a, types.Array) and all(isinstance(t, types.UniTuple) and isinstance(t.dtype, types.Integer)
+                                               for t in (source, destination))):
+        return None
+    ndim, count = a.ndim, len(source)
+    if len(destination) != count or count > ndim:
+        return None
+    lines = ["order = np.empty(ndim, np.int64)", "used = np.zeros(ndim, np.bool_)", "placed = np.zeros(ndim, np.bool_)",
+             "for j in range(count):",
+             "    s, d = source[j], destination[j]",
+             "    if not (-ndim <= s < ndim and -ndim <= d < ndim):",
+             "        raise ValueError('moveaxis: an axis is out of bounds for the array')",
+             "    s, d = s % ndim, d % ndim",
+             "    if used[s] or placed[d]:",
+             "        raise ValueError('moveaxis: repeated axis')",
+             "    order[d] = s",
+             "    used[s] = True",
+             "    placed[d] = True",
+             "rest = 0",
+             "for p in range(ndim):",
+             "    if not placed[p]:",
+             "        while used[rest]:",
+             "            rest += 1",
+             "        order[p] = rest",
+             "        rest += 1",
+             "return np.transpose(a, (" + "".join(f"order[{k}], " for k in range(ndim)) + "))"]
+    return implementation(("a", "source", "destination"), lines, ndim=ndim, count=count)
