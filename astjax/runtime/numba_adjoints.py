@@ -163,6 +163,43 @@ def _index_adjoint(x, idx, g):
     return _impl(("x", "idx", "g"), body, dtype=dtype)
 
 
+def _slices_only(x, idx):
+    """An index of slices only into the array x (never out of bounds: nothing for JAX to drop)."""
+    kinds = _index_parts(idx, _ndim(x)) if is_array(x) else None
+    return kinds is not None and 0 < len(kinds) <= x.ndim and all(k == "slice" for k in kinds)
+
+
+# The adjoints of an `.at[idx]` update (`y[1:] += y[:-1]`) for an array x and an index of slices. g may be a
+# placeholder's zeros of shape (1, ..., 1) or a scalar standing for a zero adjoint: it is read broadcast to
+# x's shape, as the reference broadcasts a scalar.
+@lowers("part_at", ("g", "x", "idx"), reference=helpers.part_at)
+def _part_at(g, x, idx):
+    """part_at: the part of g (broadcast to x's shape) at the slices idx."""
+    if not (_value(g) and _slices_only(x, idx)) or _ndim(g) > x.ndim:
+        return None
+    return _impl(("g", "x", "idx"), ["return np.ascontiguousarray(np.broadcast_to(g, x.shape)[idx])"])
+
+
+@lowers("placed_at", ("p", "x", "idx"), reference=helpers.placed_at)
+def _placed_at(p, x, idx):
+    """placed_at: p added at the slices idx into zeros shaped like x (x's float dtype takes part)."""
+    if not (_value(p) and _slices_only(x, idx)):
+        return None
+    primal = dtype_of(x)          # helpers._adjoint_dtype: x's float dtype takes part
+    dtype = (np.result_type(primal, dtype_of(p)) if primal.kind in "fc" else np.result_type(dtype_of(p), np.float32)).type
+    cast = "p.astype(dtype)" if is_array(p) else "dtype(p)"
+    return _impl(("p", "x", "idx"), ["out = np.zeros(x.shape, dtype)", "part = out[idx]", f"part += {cast}",
+                                     "return out"], dtype=dtype)
+
+
+@lowers("cleared_at", ("g", "x", "idx"), reference=helpers.cleared_at)
+def _cleared_at(g, x, idx):
+    """cleared_at: g (broadcast to x's shape) with zeros at the slices idx."""
+    if not (_value(g) and _slices_only(x, idx)) or _ndim(g) > x.ndim:
+        return None
+    return _impl(("g", "x", "idx"), ["out = np.broadcast_to(g, x.shape).copy()", "out[idx] = 0", "return out"])
+
+
 @lowers("index_adjoint_part", ("g", "x", "idx"), reference=helpers.index_adjoint_part)
 def _index_adjoint_part(g, x, idx):
     """index_adjoint_part (the transpose of index_adjoint): the part of the array adjoint g at idx (x an
