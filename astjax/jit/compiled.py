@@ -15,7 +15,7 @@ import numpy as np
 from ..array import Array, wrap
 from ..backends.numba_cpu import JitError, compile_lowered, numba_error
 from ..collection_pause import pausing_collection
-from ..errors import trace_to_user
+from ..errors import RuntimeRefusal, trace_to_user
 from .lower import LoweringContext, lower_function
 from .lower.known_ranks import GUARDED, RankGuardError, pruning_disabled, unpruned
 from . import cache
@@ -71,6 +71,8 @@ class CompiledFunction(PerSignature):
             return self._call(*args, **kwargs)
         except RankGuardError:      # jit/lower/known_ranks.py: a callee met ranks it was not pruned for
             return self._call_unpruned(args, kwargs)
+        except RuntimeRefusal:      # compiled code refused a value (runtime/): the reference names the user's line
+            return self.generated(*args, **kwargs)
         except JitError:            # Numba typed a pruned callee for other types than the first call saw
             if not GUARDED or pruning_disabled():
                 raise
@@ -180,6 +182,7 @@ class CompiledFunction(PerSignature):
                 self._remember_quick_key(args, entry)
                 return got
         expected, observed = observe(self.generated, args, {}, _is_generated)
+        observed.argument_keys = _dict_argument_keys(self.parameters, args)   # the signature's (lower/dict_key_loops.py)
         scalar = _scalarized(self.generated, args, dynamic, expected)
         if scalar is not None:       # a derivative with respect to containers: one variable per leaf
             trees_in, disk_key = True, None
@@ -415,6 +418,7 @@ def _build(generated, observed, state, static, scalar=None):
 
     _observe_primal_callee(generated, observed)
     context = LoweringContext(generated, observed.for_code(generated.__code__), error)
+    context.argument_keys = getattr(observed, "argument_keys", {}) if not state.built else {}
     context.entry = not state.built             # the function jit was called on: its parameters' types are the
                                                 # signature's (lower/static_ranks.py, lower/known_ranks.py)
     if scalar is not None:          # jit/container_arguments.py rewrote the function: lower that
@@ -512,6 +516,12 @@ def _scalarized(generated, args, dynamic, expected):
         return None
     all_layouts = [layouts[n] if n in layouts else layout_of(a) for n, a, keep in zip(names, args, dynamic) if keep]
     return _ScalarEntry(rewrite, all_layouts, expected_flat)
+
+
+def _dict_argument_keys(parameters, args):
+    """{parameter: its keys} for each dict argument whose keys are strings: part of the signature."""
+    return {name: tuple(a) for name, a in zip(parameters, args)
+            if type(a) is dict and all(isinstance(k, str) for k in a)}
 
 
 def _observe_primal_callee(generated, observed):

@@ -5,6 +5,7 @@ weak_like(c, p)    a Python number `c` as the dtype JAX gives it beside `p`, dec
 pad_edge_or_zeros  np.pad of a vector or matrix, mode "edge" or "constant" (zeros), as one loop nest.
 zeros_shaped       zeros of a saved shape in an adjoint's dtype (a scalar for the shape ()).
 stack_list         np.stack of a list the compiled code built (vmap's loop over the batch).
+mask_select        x[mask] for a boolean mask of rank 2 or more (Numba's own would index as with integers).
 wide_sum, wide_mean  np.sum and np.mean of a float32 array, accumulated in float64.
 """
 import numpy as np
@@ -55,6 +56,8 @@ def _weak_dtype(c, partner):
 def _weak_like(c, partner):
     if not isinstance(c, (types.Integer, types.Float)):
         return None
+    if isinstance(partner, (types.NumberClass, types.DType)):     # a dtype argument (`astype(0.5, xt)`): no
+        return lambda c, partner: c                                # value to meet; the call casts the number
     target = _weak_dtype(c, partner)
     if target is None:
         return None
@@ -166,6 +169,24 @@ def _stack_list(items):
             return out
         return stack_numbers
     return None
+
+
+def mask_select(x, mask):
+    """x[mask] for a boolean mask of x's shape: the selected elements in C order, as a vector (NumPy's)."""
+    raise NotImplementedError
+
+
+@overload(mask_select)
+def _mask_select(x, mask):
+    if not (isinstance(x, types.Array) and isinstance(mask, types.Array) and isinstance(mask.dtype, types.Boolean)
+            and mask.ndim == x.ndim):
+        return None
+
+    def select(x, mask):
+        if mask.shape != x.shape:
+            raise IndexError("boolean index did not match indexed array")
+        return np.ascontiguousarray(x).reshape(x.size)[np.ascontiguousarray(mask).reshape(mask.size)]
+    return select
 
 
 def wide_sum(x):
@@ -289,7 +310,7 @@ _constant_slice_error()
 
 SUPPORT = {"shape_of": shape_of, "weak_like": weak_like, "np": np, "fast_exp": fast_exp, "fast_tanh": fast_tanh,
            "pad_edge_or_zeros": pad_edge_or_zeros, "zeros_shaped": zeros_shaped,
-           "stack_list": stack_list, "wide_sum": wide_sum, "wide_mean": wide_mean}
+           "stack_list": stack_list, "mask_select": mask_select, "wide_sum": wide_sum, "wide_mean": wide_mean}
 from .python_numbers import PYTHON_NUMBER_HELPERS  # noqa: E402 (lower/python_numbers.py writes their calls)
 SUPPORT.update(PYTHON_NUMBER_HELPERS)
 from ..runtime.numba_allocate import ALLOCATION_HELPERS  # noqa: E402 (fused loops allocate with them)

@@ -180,6 +180,7 @@ _stack = primitive("stack_examples", stack_examples, operands=("results",), sequ
                    signature=lambda results: None)
 defvjp(_stack, "bresults += examples_split(by, results)")
 defjvp(_stack, "dy = stack_like_examples(dresults, results)")
+deflowering(_stack, numba="astjax.runtime.numba_cpu:stack_examples")
 
 _part = primitive("example_part", example_part, operands=("g",))
 defvjp(_part, "bg += example_placed(by, g, b)")

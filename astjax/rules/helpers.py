@@ -1506,14 +1506,17 @@ def lone_zero(a, axis=None, keepdims=False):
     return wrap((np.sum(a == 0.0, axis=axis, keepdims=keepdims) == 1).astype(dtype))
 
 
+PROD_AT_ZEROS = ("astjax: the second derivative of prod at a slice holding two or more zeros is not supported "
+                 "(prod's first-derivative formula is exact there, its derivative is not); move the point off "
+                 "the zeros or write the product as explicit multiplications")
+
+
 def lone_zero_derivative(t, a, axis=None, keepdims=False, like=None):
     """Zeros shaped like `like`: lone_zero is piecewise constant. But prod's second derivative is not
     exact at a slice with two or more zeros, so reaching one is refused rather than answered with 0."""
     from ..errors import RuntimeRefusal
     if np.any(np.sum(np.asarray(a) == 0.0, axis=axis) >= 2):
-        raise RuntimeRefusal("astjax: the second derivative of prod at a slice holding two or more zeros is not "
-                             "supported (prod's first-derivative formula is exact there, its derivative is not); "
-                             "move the point off the zeros or write the product as explicit multiplications")
+        raise RuntimeRefusal(PROD_AT_ZEROS)
     return wrap(np.zeros_like(np.asarray(like), dtype=np.result_type(like, t)))
 
 

@@ -53,6 +53,7 @@ defjvp(_lone_zero, "dy = lone_zero_derivative(da, a, axis, keepdims, y)")
 deflowering(_lone_zero, numba=NUMBA_CPU + "lone_zero")
 _lone_zero_derivative = primitive("lone_zero_derivative", helpers.lone_zero_derivative, operands=(), differentiable=False,
                                   reason=PIECEWISE)
+deflowering(_lone_zero_derivative, numba=NUMBA_CPU + "lone_zero_derivative")
 reduction("max", aliases=(np.max, np.amax, jnp.amax),
           vjp="ba += unreduce(by, a, axis, keepdims) * extremum_mask(a, y, axis, keepdims)",
           jvp="dy = jnp.sum(da * extremum_mask(a, y, axis, keepdims), axis, keepdims=keepdims)",

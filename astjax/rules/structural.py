@@ -126,6 +126,8 @@ structural("placed_at", helpers.placed_at, "p", "bp += part_at(by, x, idx)", "dy
            index_params=("idx",), shape_params=("x",))
 structural("cleared_at", helpers.cleared_at, "g", "bg += cleared_at(by, x, idx)", "dy = cleared_at(dg, x, idx)",
            index_params=("idx",), shape_params=("x",))
+for _lowered in ("part_at", "placed_at", "cleared_at"):     # an array and slices (runtime/numba_adjoints.py)
+    deflowering(PRIMITIVES[_lowered], numba="astjax.runtime.numba_cpu:" + _lowered)
 primitive("zero_tangent", helpers.zero_tangent, operands=(), differentiable=False, reason=SHAPES)
 
 structural("attribute", getattr, "x", "bx += attribute_adjoint(x, attr, by)", "dy = getattr(dx, attr)",

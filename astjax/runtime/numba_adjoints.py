@@ -74,10 +74,47 @@ def _in_range_check(idx_type, x_name):
     return [f"if {checks}:", "    return out"]
 
 
+def _is_mask(idx, x):
+    """A boolean array index of x's rank (piecewise writes each piece where its condition holds)."""
+    return is_array(idx) and isinstance(idx.dtype, types.Boolean) and idx.ndim == _ndim(x)
+
+
+def _masked_lines(combine, v_is_array):
+    """Lines applying `out[idx] (combine)= v` for a boolean mask idx, in the mask's C order (NumPy's): v a
+    number, or a vector of one value or of one value per selected position (else NumPy's errors)."""
+    lines = ["if idx.shape != out.shape:",
+             "    raise IndexError('boolean index did not match indexed array')",
+             "flat = out.reshape(out.size)",
+             "mask = np.ascontiguousarray(idx).reshape(idx.size)"]
+    value = "dtype(v)"
+    if v_is_array:
+        lines += ["count = 0",
+                  "for k in range(mask.size):",
+                  "    if mask[k]:",
+                  "        count += 1",
+                  "values = np.ascontiguousarray(v).reshape(v.size)",
+                  "if v.ndim > 1 or (values.size != count and values.size != 1):",
+                  "    raise ValueError('shape mismatch: value array cannot be broadcast to indexing result')",
+                  "j = 0"]
+        value = "dtype(values[j if values.size > 1 else 0])"
+    lines += ["for k in range(mask.size):",
+              "    if mask[k]:",
+              f"        flat[k] = {value if combine is None else f'dtype(flat[k] {combine} {value})'}"]
+    if v_is_array:
+        lines.append("        j += 1")
+    return lines
+
+
 def _update(name, reference, combine):
     def typer(x, idx, v):
         if not is_array(x) or dtype_of(x) is None or not _value(v):
             return None
+        if _is_mask(idx, x):
+            target, value = dtype_of(x), dtype_of(v)
+            if target.kind in "biu" and value.kind == "f":
+                return None
+            lines = ["out = x.copy()"] + _masked_lines(combine, is_array(v)) + ["return out"]
+            return _impl(("x", "idx", "v"), lines, dtype=target.type)
         kinds = _index_parts(idx, x.ndim)
         if kinds is None or "none" in kinds or len(kinds) > x.ndim:
             return None
@@ -111,6 +148,9 @@ def _index_adjoint(x, idx, g):
         return tuple_index_adjoint(x, idx, g)
     if not _value(x) or not _value(g):
         return None
+    if _is_mask(idx, x):
+        lines = ["out = np.zeros(x.shape, dtype)", "v = g"] + _masked_lines("+", is_array(g)) + ["return out"]
+        return _impl(("x", "idx", "g"), lines, dtype=_float_of(dtype_of(g)))
     kinds = _index_parts(idx, _ndim(x))
     if kinds is None or "none" in kinds or len(kinds) > _ndim(x):
         return None
@@ -123,12 +163,56 @@ def _index_adjoint(x, idx, g):
     return _impl(("x", "idx", "g"), body, dtype=dtype)
 
 
+def _slices_only(x, idx):
+    """An index of slices only into the array x (never out of bounds: nothing for JAX to drop)."""
+    kinds = _index_parts(idx, _ndim(x)) if is_array(x) else None
+    return kinds is not None and 0 < len(kinds) <= x.ndim and all(k == "slice" for k in kinds)
+
+
+# The adjoints of an `.at[idx]` update (`y[1:] += y[:-1]`) for an array x and an index of slices. g may be a
+# placeholder's zeros of shape (1, ..., 1) or a scalar standing for a zero adjoint: it is read broadcast to
+# x's shape, as the reference broadcasts a scalar.
+@lowers("part_at", ("g", "x", "idx"), reference=helpers.part_at)
+def _part_at(g, x, idx):
+    """part_at: the part of g (broadcast to x's shape) at the slices idx."""
+    if not (_value(g) and _slices_only(x, idx)) or _ndim(g) > x.ndim:
+        return None
+    return _impl(("g", "x", "idx"), ["return np.ascontiguousarray(np.broadcast_to(g, x.shape)[idx])"])
+
+
+@lowers("placed_at", ("p", "x", "idx"), reference=helpers.placed_at)
+def _placed_at(p, x, idx):
+    """placed_at: p added at the slices idx into zeros shaped like x (x's float dtype takes part)."""
+    if not (_value(p) and _slices_only(x, idx)):
+        return None
+    primal = dtype_of(x)          # helpers._adjoint_dtype: x's float dtype takes part
+    dtype = (np.result_type(primal, dtype_of(p)) if primal.kind in "fc" else np.result_type(dtype_of(p), np.float32)).type
+    cast = "p.astype(dtype)" if is_array(p) else "dtype(p)"
+    return _impl(("p", "x", "idx"), ["out = np.zeros(x.shape, dtype)", "part = out[idx]", f"part += {cast}",
+                                     "return out"], dtype=dtype)
+
+
+@lowers("cleared_at", ("g", "x", "idx"), reference=helpers.cleared_at)
+def _cleared_at(g, x, idx):
+    """cleared_at: g (broadcast to x's shape) with zeros at the slices idx."""
+    if not (_value(g) and _slices_only(x, idx)) or _ndim(g) > x.ndim:
+        return None
+    return _impl(("g", "x", "idx"), ["out = np.broadcast_to(g, x.shape).copy()", "out[idx] = 0", "return out"])
+
+
 @lowers("index_adjoint_part", ("g", "x", "idx"), reference=helpers.index_adjoint_part)
 def _index_adjoint_part(g, x, idx):
     """index_adjoint_part (the transpose of index_adjoint): the part of the array adjoint g at idx (x an
     array; a list's adjoint, or a bare zero, is declined)."""
     if not _value(x) or not is_array(g):
         return None
+    if _is_mask(idx, x) and g.ndim == idx.ndim:       # the selected positions, in C order, as a vector
+        return _impl(("g", "x", "idx"), [
+            "if idx.shape != g.shape:",
+            "    raise IndexError('boolean index did not match indexed array')",
+            "values = np.ascontiguousarray(g).reshape(g.size)",
+            "mask = np.ascontiguousarray(idx).reshape(idx.size)",
+            "return values[mask]"])
     kinds = _index_parts(idx, _ndim(x))
     if kinds is None or "none" in kinds or len(kinds) > _ndim(x):
         return None
@@ -578,6 +662,26 @@ def _lone_zero(a, axis, keepdims):
         "zeros = L.astype(L.equal(a, dtype(0)), dtype)",
         "count = L.sum(zeros, axis, None, None, keepdims, None, None)",
         "return L.astype(L.equal(count, dtype(1)), dtype)"], dtype=dtype_of(a).type)
+
+
+@lowers("lone_zero_derivative", ("t", "a", "axis", "keepdims", "like"), reference=helpers.lone_zero_derivative,
+        prefer_literal=True)
+def _lone_zero_derivative(t, a, axis, keepdims, like):
+    """lone_zero_derivative: zeros shaped like `like` (lone_zero is piecewise constant), refusing, as the
+    reference does, where a slice of `a` along the literal axis holds two or more zeros (prod's second
+    derivative is not exact there): the reference's RuntimeRefusal, with its message."""
+    from ..errors import RuntimeRefusal
+    if not (is_array(a) and _value(t) and _value(like)) or dtype_of(a).kind != "f":
+        return None
+    if static_axes(axis, a.ndim) is None:
+        return None
+    dtype = np.result_type(dtype_of(like), dtype_of(t)).type
+    zeros = "np.zeros(like.shape, dtype)" if is_array(like) else "dtype(0)"
+    return _impl(("t", "a", "axis", "keepdims", "like"), [
+        "count = L.sum(L.astype(L.equal(a, a.dtype.type(0)), np.int64), axis, None, None, False, None, None)",
+        "if np.any(np.asarray(count) >= 2):",
+        "    raise RuntimeRefusal(message)",
+        f"return {zeros}"], dtype=dtype, message=helpers.PROD_AT_ZEROS, RuntimeRefusal=RuntimeRefusal)
 
 
 @lowers("zero_like", ("x",), reference=helpers.zero_like)

@@ -361,6 +361,9 @@ def _moveaxis(a, source, destination):
     src, dst = literal_value(source), literal_value(destination)
     if not is_array(a):
         return None
+    if src is None or dst is None:            # axes known at run time only (runtime/numba_per_slice.py)
+        from .numba_per_slice import run_time_moveaxis
+        return run_time_moveaxis(a, source, destination)
     src = src if isinstance(src, tuple) else (src,)
     dst = dst if isinstance(dst, tuple) else (dst,)
     if len(src) != len(dst) or not all(isinstance(v, int) and -ndim <= v < ndim for v in src + dst):

@@ -3,6 +3,7 @@
 Each pass reads the generated function's AST and the abstract types the
 first call observed (jit/observe.py), and rewrites one concern:
 
+    dict_key_loops       a loop over a dict argument's keys (the signature's) runs once per key, written out
     static_ranks         `jnp.ndim(a) == 1` folded for this signature; an `if` on it keeps only its branch
     (runtime/numba_batching: vmap's shape helpers `batch_shape(...)` folded for this signature)
     known_ranks          what static_ranks left: branches decided by observed ranks (`if a.ndim == 0`) in callees,
@@ -28,6 +29,7 @@ import copy
 
 import gast
 
+from .dict_key_loops import unroll_dict_key_loops
 from .fuse_elementwise import fuse_elementwise
 from .inline_callees import inline_callees
 from .known_ranks import prune_known_ranks
@@ -115,9 +117,12 @@ def lower_function(context):
 def _lower(context, keep_other_ranks):
     node = copy.deepcopy(context.source.node)
     context.same_shape = {}
+    unroll_dict_key_loops(node, context)      # a loop over a dict argument's keys, one copy per key
     context.kept_other_ranks = fold_static_ranks(node, context, keep_other_ranks)   # rank tests, this signature
     from ...runtime.numba_batching import fold_batch_shapes
     fold_batch_shapes(node, context)          # vmap's shape helpers, for this signature
+    from ...runtime.numba_per_slice import fold_per_slice_helpers
+    fold_per_slice_helpers(node, context)     # piecewise's and apply_along_axis's dtypes and axes, likewise
     prune_known_ranks(node, context)
     inline_callees(node, context)
     type_placeholders(node, context)

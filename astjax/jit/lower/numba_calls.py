@@ -45,7 +45,7 @@ _LIST_METHODS = {"append", "pop"}
 # Helpers the lowering passes write (jit/numba_support.py, jit/python_numbers.py).
 _WRITTEN_BY_LOWERING = {"shape_of", "weak_like", "pad_edge_or_zeros", "zeros_shaped", "stack_list", "py_add",
                         "py_sub", "py_mul", "py_div", "py_floordiv", "py_mod", "py_pow", "py_lshift", "py_rshift", "py_neg", "py_math1", "py_math2", "np_int_pow", "wide_sum", "wide_mean",
-                        "py_int", "broadcast_shape", "window_shape"}
+                        "py_int", "broadcast_shape", "window_shape", "mask_select"}
 
 
 def lower_calls(node, context):
@@ -117,6 +117,15 @@ class _CallLowering(NodeTransformer):
         self.generic_visit(node)
         return node
 
+    def visit_Subscript(self, node):
+        """`x[mask]` with a boolean mask of rank 2 or more: Numba indexes with it as with an integer array (a
+        wrong shape), so jit/numba_support.py's mask_select selects in C order, as NumPy does."""
+        self.generic_visit(node)
+        if isinstance(node.ctx, gast.Load) and _boolean_mask_rank(node.slice, self.context) >= 2:
+            return gast.copy_location(gast.Call(func=_name("mask_select"), args=[node.value, node.slice],
+                                                keywords=[]), node)
+        return node
+
     def visit_Call(self, node):
         functional = _functional_update(node)
         if functional is not None:                  # by.at[i].set(0.0) -> at_set(by, i, 0.0)
@@ -172,6 +181,10 @@ class _CallLowering(NodeTransformer):
         stacked = self._stack_of_list(node, target)
         if stacked is not None:
             return stacked
+        if target is _stack_adjoint_examples():    # vmap of a derivative stacks its examples (not a primitive)
+            from ...runtime.numba_cpu import STUBS
+            label = self.context.bind("stack_adjoint_examples", STUBS["stack_adjoint_examples"], self.locals)
+            return gast.copy_location(gast.Call(func=_name(label), args=node.args, keywords=[]), node)
         prim = lookup_callable(target)
         if prim is not None and prim.name not in ("push", "pop", "Tape"):
             return self._primitive(node, prim)
@@ -416,6 +429,25 @@ def _false():
     return gast.Constant(value=False, kind=None)
 
 
+def _is_scalar_cast(expr):
+    """`np.float64(0)`: weak_scalars' cast of a number (a scalar)."""
+    return (isinstance(expr, gast.Call) and isinstance(expr.func, gast.Attribute) and isinstance(expr.func.value, gast.Name)
+            and expr.func.value.id == "np" and len(expr.args) == 1 and isinstance(expr.args[0], gast.Constant))
+
+
+def _boolean_mask_rank(expr, context):
+    """The rank of a boolean array index (a name observed as one, or a comparison), else 0."""
+    if isinstance(expr, gast.Name):
+        kinds = context.types_of(expr.id) - {("none",)}
+        kind = next(iter(kinds)) if len(kinds) == 1 else None
+        return kind[2] if kind is not None and kind[0] == "array" and kind[1] == "bool" else 0
+    if isinstance(expr, gast.Compare):
+        ranks = [0 if isinstance(e, gast.Constant) or _is_scalar_cast(e) else _rank(e, context)
+                 for e in [expr.left, *expr.comparators]]
+        return 0 if None in ranks else max(ranks)
+    return 0
+
+
 def _rank(expr, context):
     if isinstance(expr, gast.Subscript):                     # x[i] and x[i, j] with integer indices
         index = expr.slice.elts if isinstance(expr.slice, gast.Tuple) else [expr.slice]
@@ -444,6 +476,11 @@ def primal_of(function):
         built = _PRIMALS[function] = (derivation, derivation.primal(function))
         built[1].__astjax_primal_of__ = function
     return built[1]
+
+
+def _stack_adjoint_examples():
+    from ...rules.batching import stack_adjoint_examples
+    return stack_adjoint_examples
 
 
 def _composite_lowering(obj):

@@ -101,10 +101,11 @@ class _Caster(NodeTransformer):
 
     def _reads_a_tuple(self, args):
         """A call on a tuple (`index_adjoint(carry, 0, b)`: a tuple's adjoint) has no dtype for a weak number
-        to take: it keeps the Python number, as the reference backend does, and the lowering types it."""
+        to take: it keeps the Python number, as the reference backend does, and the lowering types it. A
+        while loop's state `(0, 1.0)` that later holds `(1, np.float64)` is a tuple of two observed types."""
         for arg in args:
-            kind = self.context.lowered_type(arg.id) if isinstance(arg, gast.Name) else None
-            if kind is not None and kind[0] == "tuple":
+            kinds = self.context.types_of(arg.id) - {("none",)} if isinstance(arg, gast.Name) else set()
+            if kinds and all(kind[0] == "tuple" for kind in kinds):
                 return True
         return False
 
