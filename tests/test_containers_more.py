@@ -540,6 +540,34 @@ def enumerate_of_zip(ws, xs):
 case(enumerate_of_zip, lambda r: (vec(r, 3), vec(r, 4)), "works", argnums=(0, 1))
 
 
+def enumerate_of_items(params):
+    s = 0.0
+    for position, (k, v) in enumerate(params.items()):     # was refused under grad, a crash under vmap and jit
+        s = s + (position + 1) * jnp.sum(v ** 2)
+    return s
+
+
+case(enumerate_of_items, lambda r: ({"a": vec(r, 2), "b": vec(r, 3)},), "works")
+
+
+def enumerate_of_values_rebinding_the_dict(params):
+    s = 0.0
+    for position, v in enumerate(params.values()):
+        s = s + (position + 2) * jnp.sum(jnp.sin(v))
+        params = {"a": params["a"] * 3.0}                  # Python iterates the dict it was given
+    return s + jnp.sum(params["a"])
+
+
+case(enumerate_of_values_rebinding_the_dict, lambda r: ({"a": vec(r, 2), "b": vec(r, 3)},), "works")
+
+
+def test_enumerate_of_items_under_vmap_agrees_with_python():
+    import astjax
+    batch = {"a": np.array([[1.0, 2.0], [0.5, -1.0]]), "b": np.array([[3.0], [2.0]])}
+    want = [enumerate_of_items({"a": batch["a"][i], "b": batch["b"][i]}) for i in range(2)]
+    np.testing.assert_allclose(astjax.vmap(enumerate_of_items)(batch), want, rtol=1e-12)
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_container_case(case):
     assert run_case(case, timeout=20) == ("checked" if case.outcome == "works" else "refused")

@@ -315,10 +315,16 @@ class ContainerIdioms(Pass):
         return copy_location(gast.Call(func=name("dict_keys"), args=[it], keywords=[]), it)
 
     def dict_loop(self, loop):
-        """`for k, v in d.items()` / `for v in d.values()` -> a loop over `dict_keys(d)` reading `d[k]`."""
-        it = loop.iter
-        if not (isinstance(it, gast.Call) and isinstance(it.func, gast.Attribute) and not it.args
-                and not it.keywords and it.func.attr in ("items", "values") and self.is_value(it.func.value)):
+        """`for k, v in d.items()` / `for v in d.values()` -> a loop over `dict_keys(d)` reading `d[k]`;
+        `for i, (k, v) in enumerate(d.items())` -> `for i, k in enumerate(dict_keys(d))` reading `d[k]`."""
+        it, target, counted = loop.iter, loop.target, None
+        if (isinstance(it, gast.Call) and self.is_builtin(it.func, enumerate) and len(it.args) == 1
+                and not it.keywords and self._dict_view(it.args[0])):
+            if not (isinstance(target, (gast.Tuple, gast.List)) and len(target.elts) == 2):
+                raise self.error("write `for position, (key, value) in enumerate(d.items())`", loop,
+                                 hint="unpack each counted item into its position and the item.")
+            counted, (position, target), it = it, target.elts, it.args[0]
+        if not self._dict_view(it):
             return [loop]
         pre = []
         mapping = it.func.value
@@ -329,7 +335,6 @@ class ContainerIdioms(Pass):
             held = self.context.namer.fresh("_d")        # Python iterates the dict it was given
             pre.append(gast.Assign(targets=[store(held)], value=mapping, type_comment=None))
             mapping = name(held)
-        target = loop.target
         if it.func.attr == "items":
             if not (isinstance(target, (gast.Tuple, gast.List)) and len(target.elts) == 2
                     and isinstance(target.elts[0], gast.Name)):
@@ -341,9 +346,18 @@ class ContainerIdioms(Pass):
         item = gast.Subscript(value=copy.deepcopy(mapping), slice=name(key.id), ctx=gast.Load())
         read = copy_location(gast.Assign(targets=[value_target], value=item, type_comment=None), loop)
         keys = gast.Call(func=name("dict_keys"), args=[copy.deepcopy(mapping)], keywords=[])
-        new = gast.For(target=store(key.id), iter=keys, body=[read] + loop.body, orelse=loop.orelse,
+        loop_target = store(key.id)
+        if counted is not None:
+            keys = gast.Call(func=counted.func, args=[keys], keywords=[])
+            loop_target = gast.Tuple(elts=[position, loop_target], ctx=gast.Store())
+        new = gast.For(target=loop_target, iter=keys, body=[read] + loop.body, orelse=loop.orelse,
                        type_comment=None)
         return pre + [copy_location(new, loop)]
+
+    def _dict_view(self, it):
+        """Whether `it` is `d.items()` or `d.values()` of a value."""
+        return (isinstance(it, gast.Call) and isinstance(it.func, gast.Attribute) and not it.args
+                and not it.keywords and it.func.attr in ("items", "values") and self.is_value(it.func.value))
 
     # ----------------------------------------------------------------- expressions
     def expression(self, node, hoist=True):
