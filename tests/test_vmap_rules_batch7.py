@@ -1,0 +1,107 @@
+"""vmap's batching rules of the seventh batch (astjax/rules/batching_seventh.py): lstsq, multi_dot of four or five
+arrays, einsum of three or more operands, and the non-differentiable primitives users vmap (bit operations,
+casts, searchsorted, digitize, isin, argpartition, nanargmax, count_nonzero, one_hot, lexsort). One row per
+primitive and argument combination (batched or not, batch axis not at 0, negative in_axes): the batched call
+equals a Python loop over the batch calling the unbatched function, and the generated source has no loop over
+the batch left; then dtypes, per-example gradients against a loop of grads, what is refused, and the count of
+differentiable primitives that still loop. Reference backend only; small shapes."""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+from astjax.nn import one_hot
+from astjax.rules.batching_seventh import AXES, EDITS, ELEMENTWISE
+from astjax.scipy.special import gammasgn
+
+from batch_loops import assert_rule_batches_without_a_loop, loop_over_batch
+
+RNG = np.random.default_rng(7)
+B = 3
+
+
+def _x(*shape):
+    return RNG.normal(size=shape)
+
+
+def _i(*shape):
+    return RNG.integers(-6, 7, size=shape)
+
+
+def _lstsq_all(a, b):
+    x, residuals, rank, s = jnp.linalg.lstsq(a, b)
+    return jnp.concatenate([jnp.ravel(x), residuals, jnp.astype(rank, x.dtype)[None], s])
+
+
+_TALL = _x(B, 5, 3)
+_WIDE = _x(3, 5, B)
+_BINS = np.array([-1.0, 0.0, 0.5, 2.0])
+_TABLE = np.array([-2, 0, 3, 5])
+
+# (primitive, function, args, in_axes)
+ROWS = [
+    ("lstsq", _lstsq_all, [_TALL, _x(B, 5)], 0),
+    ("lstsq", _lstsq_all, [_x(5, 3), _x(5, 2, B)], (None, -1)),
+    ("lstsq", lambda a, b: jnp.linalg.lstsq(a, b)[0], [_WIDE, _x(3)], (2, None)),
+    ("lstsq", _lstsq_all, [_WIDE, _x(3, B, 2)], (-1, 1)),
+    ("multi_dot", lambda a, b, c, d: jnp.linalg.multi_dot([a, b, c, d]),
+     [_x(B, 2, 3), _x(3, 6), _x(6, 2), _x(2, 5)], (0, None, None, None)),
+    ("multi_dot", lambda a, b, c, d: jnp.linalg.multi_dot([a, b, c, d]),
+     [_x(6), _x(6, 2), _x(2, B, 7), _x(7)], (None, None, 1, None)),
+    ("multi_dot", lambda a, b, c, d, e: jnp.linalg.multi_dot([a, b, c, d, e]),
+     [_x(B, 4, 1), _x(1, 5), _x(5, B, 2), _x(2, 6), _x(6, 3)], (0, None, 1, None, None)),
+    ("multi_dot", lambda a, b, c, d, e: jnp.linalg.multi_dot([a, b, c, d, e]),
+     [_x(2, 5), _x(5, 1), _x(1, 6), _x(6, 2), _x(2, B)], (None, None, None, None, -1)),
+    ("einsum", lambda a, b, c: jnp.einsum("ij,jk,kl->il", a, b, c), [_x(B, 2, 3), _x(3, 4), _x(4, 2)], (0, None, None)),
+    ("einsum", lambda a, b, c: jnp.einsum("ij,jk,k", a, b, c), [_x(2, 3), _x(3, B, 4), _x(4, B)], (None, 1, -1)),
+    ("einsum", lambda a, b, c, d: jnp.einsum("i,ij,jk,k->", a, b, c, d), [_x(B, 3), _x(3, 5), _x(5, 2), _x(B, 2)],
+     (0, None, None, 0)),
+    ("einsum", lambda a, b, c: jnp.einsum("...i,ij,j...", a, b, c), [_x(B, 2, 3), _x(3, 3), _x(3, 2)], (0, None, None)),
+    ("bitwise_and", lambda a, b: jnp.bitwise_and(a, b), [_i(B, 3), _i(2, 3)], (0, None)),
+    ("bitwise_or", lambda a, b: a | b, [_i(3, B), _i(B)], (-1, 0)),
+    ("bitwise_xor", lambda a, b: jnp.bitwise_xor(a, b), [_i(B, 2, 3), _i(B, 3)], 0),
+    ("left_shift", lambda a: jnp.left_shift(a, 2), [_i(B, 4)], 0),
+    ("right_shift", lambda a, b: a >> b, [_i(4, B), np.abs(_i(4))], (1, None)),
+    ("invert", lambda a: jnp.invert(a), [_i(B, 2)], 0),
+    ("bitwise_count", lambda a: jnp.bitwise_count(a), [_i(2, B)], 1),
+    ("gcd", lambda a, b: jnp.gcd(a, b), [_i(B, 3), _i(3)], (0, None)),
+    ("lcm", lambda a, b: jnp.lcm(a, b), [_i(B, 3), _i(B)], 0),
+    ("isclose", lambda a, b: jnp.isclose(a, b, atol=0.5), [_x(B, 3), _x(3)], (0, None)),
+    ("signbit", lambda a: jnp.signbit(a), [np.array([[-0.0, 1.0], [0.0, -2.0], [np.nan, -np.inf]])], 0),
+    ("isneginf", lambda a: jnp.isneginf(a), [np.array([[-np.inf, 1.0], [0.0, np.inf], [np.nan, -np.inf]])], 0),
+    ("isposinf", lambda a: jnp.isposinf(a), [np.array([[-np.inf, 1.0], [0.0, np.inf], [np.nan, -np.inf]])], -2),
+    ("isreal", lambda a: jnp.isreal(a), [_x(B, 2)], 0),
+    ("iscomplex", lambda a: jnp.iscomplex(a), [_x(B, 2)], 0),
+    ("rint", lambda a: jnp.rint(a), [_x(B, 3) * 3], 0),
+    ("fix", lambda a: jnp.fix(a), [_x(3, B) * 3], 1),
+    ("spacing", lambda a: jnp.spacing(a), [_x(B, 2)], 0),
+    ("gammasgn", lambda a: gammasgn(a), [_x(B, 3) * 3], 0),
+    ("lax_round", lambda a: lax.round(a, 1), [np.array([[0.5, 1.5], [2.5, -0.5], [-1.5, 3.2]])], 0),
+    ("searchsorted", lambda v: jnp.searchsorted(_BINS, v, side="right"), [_x(B, 3)], 0),
+    ("searchsorted", lambda a, v: jnp.searchsorted(a, v), [_BINS, _x(2, B)], (None, 1)),
+    ("digitize", lambda x: jnp.digitize(x, _BINS, right=True), [_x(3, B)], -1),
+    ("isin", lambda e: jnp.isin(e, _TABLE), [_i(B, 4)], 0),
+    ("isin", lambda e, t: jnp.isin(e, t, invert=True), [_i(2, B), _TABLE], (1, None)),
+    ("argpartition", lambda a: jnp.argpartition(a, 2), [_x(B, 2, 5)], 0),
+    ("argpartition", lambda a: jnp.argpartition(a, 1, axis=0), [_x(4, B, 3)], 1),
+    ("argpartition", lambda a: jnp.argpartition(a, 3, axis=None), [_x(B, 2, 3)], 0),
+    ("nanargmax", lambda a: jnp.nanargmax(a), [np.where(_x(B, 2, 3) > 1, np.nan, _x(B, 2, 3))], 0),
+    ("nanargmin", lambda a: jnp.nanargmin(a, axis=-1), [np.where(_x(3, B) > 1, np.nan, _x(3, B))], 1),
+    ("count_nonzero", lambda a: jnp.count_nonzero(a), [_i(B, 2, 3) // 4], 0),
+    ("count_nonzero", lambda a: jnp.count_nonzero(a, axis=0, keepdims=True), [_i(2, 3, B) // 4], -1),
+    ("one_hot", lambda x: one_hot(x, 4), [np.abs(_i(B, 2)) % 4], 0),
+    ("one_hot", lambda x: one_hot(x, 3, axis=0), [np.abs(_i(2, B)) % 4], 1),
+    ("lexsort", lambda a, b: jnp.lexsort([a, b]), [_i(B, 5) // 3, _i(5) // 3], (0, None)),
+    ("lexsort", lambda a, b: jnp.lexsort((a, b), axis=0), [_i(4, 2, B) // 3, _i(B, 4, 2) // 3], (2, 0)),
+]
+
+
+@pytest.mark.parametrize("row", range(len(ROWS)), ids=[f"{r[0]}-{i}" for i, r in enumerate(ROWS)])
+def test_the_rule_matches_a_loop_and_leaves_no_loop(row):
+    assert_rule_batches_without_a_loop(*ROWS[row], rtol=1e-9)
+
+
+def test_every_declared_primitive_has_a_row():
+    assert set(EDITS) | set(ELEMENTWISE) | set(AXES) <= {r[0] for r in ROWS} | {f"cast_{t}" for t in (
+        "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")}
