@@ -26,7 +26,7 @@ from ..analyses.batching import ARRAY, _array_params
 from .batching import _call, _const, _is_const, _name, _static_int, _tuple, elementwise_rule
 from .batching_axes import AxisShift, _declared, _flattened_or_kept, _keep, _rank_of, _rebuilt, _reduced
 from .batching_fourth import _batched_array, _others_unbatched
-from .batching_sixth import _cast, _explicit, _items, _last_two, batch_float_dtype
+from .batching_sixth import _cast, _explicit, _items, batch_float_dtype
 from .nondifferentiable import SHAPES
 from .registry import PRIMITIVES, defbatch, primitive
 
@@ -50,7 +50,11 @@ def _chain_trees(n, first=0):
 def batch_chain_order(*shapes):
     """For multi_dot of four or more matrices of these per-example 2-D shapes (a vector already a row or a
     column): the index in `_chain_trees(n)` of the parenthesization NumPy's `_multi_dot_matrix_chain_order`
-    picks (the cheapest count of scalar products; on a tie the first split point, as NumPy's strict `<`)."""
+    picks (the cheapest count of scalar products; on a tie the first split point, as NumPy's strict `<`).
+    An array that is not 2-D there gets NumPy's error (multi_dot's inner arrays are matrices)."""
+    for shape in shapes:
+        if len(shape) != 2:
+            raise ValueError(f"{len(shape)}-dimensional array given. Array must be two-dimensional")
     p = [int(s[0]) for s in shapes] + [int(shapes[-1][1])]
     n = len(shapes)
     cost = [[0] * n for _ in range(n)]
@@ -180,27 +184,30 @@ def _chain_product(tree, operands):
 
 
 def _multi_dot_chain_rule(bt, target, app):
-    """multi_dot of four or five arrays of known per-example ranks (a vector first or last): each cast to the
-    common float dtype, the first vector a row and the last a column, multiplied as stacks in the order
-    NumPy's chain-order search picks from one example's shapes (`batch_chain_order`: one branch per
-    parenthesization, 5 or 14), so every example's products are NumPy's; the unit axes squeezed."""
+    """multi_dot of four or five arrays, the first and last of known per-example ranks (a vector or a matrix;
+    the inner ones matrices, checked when it runs): each cast to the common float dtype, the first vector a
+    row and the last a column, multiplied as stacks in the order NumPy's chain-order search picks from one
+    example's shapes (`batch_chain_order`: one branch per parenthesization, 5 or 14), so every example's
+    products are NumPy's; the unit axes squeezed."""
     items = _items(app.bound.get("arrays"))
-    if items is None or len(items) not in (4, 5) or not _arrays_of_known_rank(bt, items) or not any(
+    if items is None or len(items) not in (4, 5) or not _arrays_of_known_rank(bt, [items[0], items[-1]]) or any(
+            not isinstance(n, gast.Name) or (bt.is_batched(n) and bt.kind(n) != ARRAY) for n in items) or not any(
             bt.is_batched(n) for n in items) or not _others_unbatched(bt, app, "arrays"):
         return None
-    ranks = [bt.rank(n) for n in items]
-    if ranks[0] not in (1, 2) or ranks[-1] not in (1, 2) or any(r != 2 for r in ranks[1:-1]):
+    first, last = bt.rank(items[0]), bt.rank(items[-1])
+    if first not in (1, 2) or last not in (1, 2) or any(bt.rank(n) not in (None, 2) for n in items[1:-1]):
         return None
     out = []
     dtype = bt.fresh("_dtype")
     out.append(bt.assign(dtype, _call(bt.helper(batch_float_dtype), *[copy.deepcopy(n) for n in items])))
     operands = [_cast(bt, out, n, dtype) for n in items]
-    row, column = ranks[0] == 1, ranks[-1] == 1
+    row, column = first == 1, last == 1
     if row:
         operands[0] = _assign(bt, out, f"{operands[0].id}_2d", _call("jnp.expand_dims", operands[0], _const(-2)))
     if column:
         operands[-1] = _assign(bt, out, f"{operands[-1].id}_2d", _call("jnp.expand_dims", operands[-1], _const(-1)))
-    order = _assign(bt, out, "_order", _call(bt.helper(batch_chain_order), *[_last_two(n) for n in operands]))
+    order = _assign(bt, out, "_order", _call(bt.helper(batch_chain_order), *[
+        _example_shape(bt, node, item) for node, item in zip(operands, items)]))
     product = bt.fresh("_product")
     trees = _chain_trees(len(items))
     branch = [bt.assign(product, _chain_product(trees[-1], operands))]
@@ -214,6 +221,12 @@ def _multi_dot_chain_rule(bt, target, app):
     return out
 
 
+def _example_shape(bt, node, original):
+    """One example's shape of `node`: jnp.shape(node)[1:] where `original` is batched, else its shape."""
+    return gast.Subscript(value=_call("jnp.shape", copy.deepcopy(node)), slice=gast.Slice(
+        lower=_const(1 if bt.is_batched(original) else 0), upper=None, step=None), ctx=gast.Load())
+
+
 def _einsum_many_rule(bt, target, app):
     """einsum of three or more operands with literal subscripts and the default `optimize`: each batched
     operand gets a label of its own in front, the output too, and the batched call follows the contraction
@@ -221,7 +234,8 @@ def _einsum_many_rule(bt, target, app):
     b = app.bound
     subscripts, operands = b.get("subscripts"), _items(b.get("operands"))
     if not (isinstance(subscripts, gast.Constant) and isinstance(subscripts.value, str)) or not operands or len(
-            operands) < 3 or any(not isinstance(n, gast.Name) or bt.kind(n) != ARRAY for n in operands):
+            operands) < 3 or any(bt.is_batched(n) and (not isinstance(n, gast.Name) or bt.kind(n) != ARRAY)
+                                 for n in operands):
         return None
     if not any(bt.is_batched(n) for n in operands) or not _others_unbatched(bt, app, "operands") or not _is_const(
             b.get("optimize", _const("auto")), "auto", True):
@@ -237,8 +251,7 @@ def _einsum_many_rule(bt, target, app):
     flags = [bool(bt.is_batched(n)) for n in operands]
     written = ",".join(label + spec if flag else spec for spec, flag in zip(inputs, flags))
     out = []
-    shapes = [gast.Subscript(value=_call("jnp.shape", copy.deepcopy(n)), slice=gast.Slice(
-        lower=_const(1 if flag else 0), upper=None, step=None), ctx=gast.Load()) for n, flag in zip(operands, flags)]
+    shapes = [_example_shape(bt, n, n) for n in operands]
     path = _assign(bt, out, "_path", _call(bt.helper(batch_einsum_path), _const(subscripts.value), *shapes))
     keywords = [gast.keyword(arg=k, value=copy.deepcopy(n)) for k, n in b.items() if k not in (
         "subscripts", "operands", "optimize")] + [gast.keyword(arg="optimize", value=path)]
@@ -260,12 +273,65 @@ def _first_of(*rules):
     return rule
 
 
+# ---------------------------------------------------------------- SciPy's matrix functions over a stack
+def _stacked_matrix_rule(*literal):
+    """The same call on a batched matrix (per-example rank 2) whose `literal` arguments are written as
+    constants: SciPy's svd and qr (without pivoting) call jnp.linalg's, and polar takes one reduced SVD, all of
+    which map over leading stack axes."""
+    def rule(bt, target, app):
+        b = app.bound
+        first = app.primitive.operands[0]
+        a = b.get(first)
+        if not _batched_array(bt, a) or bt.rank(a) != 2 or not _others_unbatched(bt, app, first) or any(
+                k in b and not isinstance(b[k], gast.Constant) for k in literal):
+            return None
+        if app.primitive.name == "scipy_qr" and not _is_const(b.get("pivoting", _const(False)), False):
+            return None         # a pivoted QR takes one matrix
+        return [bt.assign(target, _rebuilt(bt, app, {}))]
+    return rule
+
+
+def _scipy_qr_result(batching, bound):
+    mode = bound.get("mode", _const("full"))
+    if not isinstance(mode, gast.Constant) or not _is_const(bound.get("pivoting", _const(False)), False):
+        return None, None
+    return ((2,) if mode.value == "r" else (2, 2)), None
+
+
+def _scipy_svd_result(batching, bound):
+    if _is_const(bound.get("compute_uv", _const(True)), False):
+        return ARRAY, 1
+    return (2, 1, 2), None
+
+
+def _convolution_matrix_rule(bt, target, app):
+    """convolution_matrix(a, n, mode) of a batched vector a: each example's [a, 0] read at the positions
+    `gather_index` lists for one example (the helper its own call uses), in one take."""
+    from ..scipy._linalg_more import gather_index
+    b = app.bound
+    a, mode = b.get("a"), b.get("mode", _const("full"))
+    if not _batched_array(bt, a) or bt.rank(a) != 1 or not _others_unbatched(bt, app, "a") or not _is_const(
+            mode, "full", "same", "valid"):
+        return None
+    out = []
+    zero = gast.Subscript(value=_call("jnp.zeros_like", copy.deepcopy(a)), slice=_tuple(gast.Slice(
+        lower=None, upper=None, step=None), gast.Slice(lower=None, upper=_const(1), step=None)), ctx=gast.Load())
+    values = _assign(bt, out, "_values", _call("jnp.concatenate", gast.List(elts=[copy.deepcopy(a), zero],
+                                                                             ctx=gast.Load()), axis=_const(1)))
+    length = gast.Subscript(value=_call("jnp.shape", copy.deepcopy(a)), slice=_const(1), ctx=gast.Load())
+    index = _call(bt.helper(gather_index), _const("convolution"), length, _call("int", copy.deepcopy(b["n"])),
+                  copy.deepcopy(mode))
+    out.append(bt.assign(target, _call("jnp.take", values, index, axis=_const(1))))
+    return out
+
+
 # ---------------------------------------------------------------- non-differentiable primitives users vmap
 # elementwise: the batch axis passes through (batching.py's elementwise rule: lower ranks get unit axes)
 ELEMENTWISE = ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "gcd", "lcm", "isclose",
                "invert", "bitwise_count", "signbit", "isneginf", "isposinf", "isreal", "iscomplex", "rint", "fix",
-               "spacing", "gammasgn", "lax_round", "cast_bool", "cast_int8", "cast_int16", "cast_int32", "cast_int64",
-               "cast_uint8", "cast_uint16", "cast_uint32", "cast_uint64")
+               "spacing", "gammasgn", "lax_round")
+# NumPy's integer and bool types called on an array (`np.int32(x)`): a cast, the same call
+CASTS = tuple(f"cast_{t}" for t in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"))
 
 
 def _broadcast_result(prim):
@@ -345,9 +411,14 @@ EDITS = {
     "isin": (_same_call_in("element", "test_elements"), _keep("element")),
     "one_hot": (_one_hot_rule, _one_hot_result),
     "lexsort": (_lexsort_rule, _lexsort_result),
+    "scipy_svd": (_stacked_matrix_rule("full_matrices", "compute_uv"), _scipy_svd_result),
+    "scipy_qr": (_stacked_matrix_rule("mode", "pivoting"), _scipy_qr_result),
+    "polar": (_stacked_matrix_rule("side", "method"), lambda batching, bound: ((2, 2), None)),
+    "convolution_matrix": (_convolution_matrix_rule, lambda batching, bound: (ARRAY, 2)),
 }
 EDITS.update({name: (elementwise_rule, _broadcast_result(PRIMITIVES[name])) for name in ELEMENTWISE})
 EDITS.update({name: (shift.rule, shift.result) for name, shift in AXES.items()})
+EDITS.update({name: (_same_call_in("x"), _keep("x")) for name in CASTS})
 # rules the sixth batch gave, extended to more operands
 EXTENDED = {"multi_dot": _multi_dot_chain_rule, "einsum": _einsum_many_rule}
 
