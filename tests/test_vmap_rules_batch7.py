@@ -164,3 +164,91 @@ def test_per_example_gradients_through_lstsq_and_multi_dot_match_a_loop(loss):
     """Their adjoints read lstsq's tuple result whole (lstsq_a_adjoint) or the list of operands
     (multi_dot_adjoint): the gradient still loops there (docs/vmap.md), with each example's answer."""
     _per_example_gradients(loss)
+
+
+# the dtypes of each example's call: integers read as float32 by lstsq and multi_dot, float32 kept, int32 indices
+DTYPES = [
+    (lambda a, b: jnp.linalg.lstsq(a, b)[0], [RNG.integers(-3, 4, size=(B, 4, 2)), _x(B, 4).astype(np.float32)], 0),
+    (lambda a, b: jnp.linalg.lstsq(a, b)[2], [_x(B, 4, 2), _x(4)], (0, None)),
+    (lambda a, b, c, d: jnp.linalg.multi_dot([a, b, c, d]),
+     [RNG.integers(0, 4, size=(B, 2, 2)), _x(2, 3).astype(np.float32), _i(3, 2), _i(2, 2)], (0, None, None, None)),
+    (lambda a, b, c: jnp.einsum("ij,jk,kl", a, b, c), [_x(B, 2, 2).astype(np.float32), _i(2, 3), _i(3, 2)],
+     (0, None, None)),
+    (lambda v: jnp.searchsorted(_BINS, v), [_x(B, 2).astype(np.float32)], 0),
+    (lambda a: jnp.count_nonzero(a, axis=1), [_i(B, 2, 3)], 0),
+    (lambda x: one_hot(x, 3), [np.abs(_i(B, 2)) % 3], 0),
+    (lambda a: convolution_matrix(a, 3), [_x(B, 2).astype(np.float32)], 0),
+    (lambda a: polar(a)[1], [_i(B, 2, 2)], 0),
+]
+
+
+@pytest.mark.parametrize("case", range(len(DTYPES)))
+def test_the_batched_dtype_is_each_examples(case):
+    f, args, in_axes = DTYPES[case]
+    got = astjax.vmap(f, in_axes=in_axes)(*args)
+    want = loop_over_batch(f, args, in_axes)
+    assert np.asarray(got).dtype == want.dtype, (np.asarray(got).dtype, want.dtype)
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+def test_chain_order_is_numpys():
+    """batch_chain_order picks the parenthesization NumPy's own multi_dot computes (its private chain-order
+    search, where this NumPy has it), so each example's products are the same."""
+    from astjax.rules.batching_seventh import _chain_trees, batch_chain_order
+    search = getattr(getattr(np.linalg, "_linalg", None), "_multi_dot_matrix_chain_order", None)
+    if search is None:
+        pytest.skip("this NumPy has no _multi_dot_matrix_chain_order")
+    for n in (4, 5):
+        for _ in range(20):
+            dims = RNG.integers(1, 9, size=n + 1)
+            shapes = [(int(dims[k]), int(dims[k + 1])) for k in range(n)]
+            split = search([np.zeros(s) for s in shapes], return_costs=False)
+
+            def tree(i, j):
+                return i if i == j else (tree(i, int(split[i, j])), tree(int(split[i, j]) + 1, j))
+            assert _chain_trees(n)[batch_chain_order(*shapes)] == tree(0, n - 1), shapes
+
+
+def test_lstsq_residuals_of_examples_of_different_ranks_are_refused():
+    """Full column rank in one example and not in another: residuals of length 1 and 0, which no batched array
+    holds (the loop cannot stack them either); the refusal says what to do instead."""
+    a = _x(B, 4, 2)
+    a[1, :, 1] = a[1, :, 0]
+    with pytest.raises(astjax.errors.RuntimeRefusal, match="residuals"):
+        astjax.vmap(lambda a, b: jnp.linalg.lstsq(a, b)[1])(a, _x(B, 4))
+
+
+def test_multi_dot_of_a_vector_inside_the_chain_raises_numpys_error():
+    with pytest.raises(ValueError, match="two-dimensional"):
+        astjax.vmap(lambda a, b, c, d: jnp.linalg.multi_dot([a, b, c, d]), in_axes=(0, None, None, None))(
+            _x(B, 2, 3), _GLOBAL_VECTOR, _x(3, 2), _x(2, 2))
+
+
+_GLOBAL_VECTOR = _x(3)
+
+
+# Combinations no rule covers: the loop over the batch, still equal to a Python loop.
+LOOPED = [
+    (lambda a, b, c, d, e, f: jnp.linalg.multi_dot([a, b, c, d, e, f]),
+     [_x(B, 2, 3), _x(3, 2), _x(2, 2), _x(2, 3), _x(3, 1), _x(1, 2)], (0,) + (None,) * 5),
+    (lambda a, v: jnp.searchsorted(a, v), [np.sort(_x(B, 4), axis=1), _x(B, 2)], 0),
+    (lambda a, b: jnp.linalg.lstsq(a, b, rcond=1e-3)[0], [_TALL, _x(B, 5)], 0),
+    (lambda a: jnp.nanargmax(a, axis=1, keepdims=True), [_x(B, 2, 3)], 0),
+    (lambda x: jnp.unstack(x)[1], [_x(B, 2, 3)], 0),
+]
+
+
+@pytest.mark.parametrize("case", range(len(LOOPED)))
+def test_uncovered_combinations_loop_and_match(case):
+    f, args, in_axes = LOOPED[case]
+    np.testing.assert_allclose(astjax.vmap(f, in_axes=in_axes)(*args), loop_over_batch(f, args, in_axes),
+                               rtol=1e-12, atol=1e-12)
+
+
+def test_the_differentiable_primitives_without_a_batching_rule():
+    """After the seventh batch 51 differentiable primitives have no batching rule (docs/vmap.md lists why):
+    most build or read vmap's own loop over the examples or grad's containers. The count only goes down."""
+    from astjax.rules.batching import generic_rule
+    from astjax.rules.registry import PRIMITIVES
+    looping = sorted(n for n, p in PRIMITIVES.items() if generic_rule(p) is None and p.differentiable)
+    assert len(looping) <= 51, looping
