@@ -11,6 +11,7 @@ import pytest
 import astjax
 import astjax.numpy as jnp
 from astjax import lax
+from astjax.lax import internal as LI
 from astjax.nn import one_hot
 from astjax.rules.batching_seventh import CASTS, EDITS
 from astjax.scipy.linalg import convolution_matrix, polar, qr, svd
@@ -33,6 +34,11 @@ def _i(*shape):
 def _lstsq_all(a, b):
     x, residuals, rank, s = jnp.linalg.lstsq(a, b)
     return jnp.concatenate([jnp.ravel(x), residuals, jnp.astype(rank, x.dtype)[None], s])
+
+
+def _lexsort_pair(a, b):
+    keys = (a, b)
+    return LI.lexsort_order(keys, 0)
 
 
 def _svd_parts(a):
@@ -116,6 +122,8 @@ ROWS = [
     ("count_nonzero", lambda a: jnp.count_nonzero(a, axis=0, keepdims=True), [_i(2, 3, B) // 4], -1),
     ("one_hot", lambda x: one_hot(x, 4), [np.abs(_i(B, 2)) % 4], 0),
     ("one_hot", lambda x: one_hot(x, 3, axis=0), [np.abs(_i(2, B)) % 4], 1),
+    ("lax_lexsort_order", lambda a, b: LI.lexsort_order((a, b), -1), [_i(B, 5) // 3, _i(B, 5) // 3], 0),
+    ("lax_lexsort_order", _lexsort_pair, [_i(2, 3, B) // 3, _i(B, 2, 3) // 3], (2, 0)),
     ("lexsort", lambda a, b: jnp.lexsort([a, b]), [_i(B, 5) // 3, _i(5) // 3], (0, None)),
     ("lexsort", lambda a, b: jnp.lexsort((a, b), axis=0), [_i(4, 2, B) // 3, _i(B, 4, 2) // 3], (2, 0)),
 ]
@@ -252,3 +260,45 @@ def test_the_differentiable_primitives_without_a_batching_rule():
     from astjax.rules.registry import PRIMITIVES
     looping = sorted(n for n, p in PRIMITIVES.items() if generic_rule(p) is None and p.differentiable)
     assert len(looping) <= 51, looping
+
+
+def _sorted_loss(w, x):
+    m = jnp.reshape(x * w, (2, 2))
+    return jnp.sum(lax.sort(x * w) * jnp.arange(4.0)) + jnp.sum(lax.sort(m, dimension=0) * _M[:2, :2])
+
+
+def _sorted_pair_loss(w, x):
+    a, b = lax.sort((x * w, jnp.sin(x)), num_keys=1)
+    return jnp.sum(a * jnp.arange(4.0)) + jnp.sum(b ** 2)
+
+
+def _sorted_squares(y):
+    return lax.sort(y * y)
+
+
+def _batched_lines(source, name):
+    """The lines of the generated function `name` in vmap's source."""
+    start = source.index(f"def {name}(")
+    end = source.find("\n\n\ndef ", start)
+    return source[start:end if end >= 0 else None]
+
+
+def test_per_example_gradients_and_tangents_through_lax_sort_of_an_array_run_batched():
+    """lax.sort's derivative (lax_sort_adjoint, lax_sort_tangent) of one array: the order by one argsort along
+    the dimension shifted when it runs, one scatter (gather) back; the tuple branch, in functions of its own,
+    does not run. A tuple of operands still matches a loop of grads."""
+    w, xs = _x(4), _x(B, 4)
+    for loss in (_sorted_loss, _sorted_pair_loss):
+        g = astjax.grad(loss)
+        v = astjax.vmap(g, in_axes=(None, 0))
+        np.testing.assert_allclose(v(w, xs), np.stack([g(w, x) for x in xs]), rtol=1e-12, atol=1e-12)
+    source = astjax.source(astjax.vmap(astjax.grad(_sorted_loss), in_axes=(None, 0)))
+    assert "_results" not in _batched_lines(source, "vmap_grad__sorted_loss")
+    adjoint = _batched_lines(source, "vmap_lax_sort_adjoint")
+    assert "vmap runs" not in adjoint and "lax.internal.scatter_along(g, order, _axis" in adjoint, adjoint
+    assert "jnp.argsort(operand, axis=batch_axis(dimension" in _batched_lines(source, "vmap__sort_order")
+    jvp = lambda x, t: astjax.jvp(_sorted_squares, (x,), (t,))[1]   # noqa: E731
+    ts = _x(B, 4)
+    v = astjax.vmap(jvp)
+    np.testing.assert_allclose(v(xs, ts), np.stack([jvp(x, t) for x, t in zip(xs, ts)]), rtol=1e-12)
+    assert "vmap runs" not in _batched_lines(astjax.source(v), "vmap_lax_sort_tangent")

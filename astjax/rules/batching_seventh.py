@@ -404,6 +404,60 @@ AXES = {
 }
 
 
+
+# ---------------------------------------------------------------- argsort along an axis computed when it runs
+def _argsort_axis_when_it_runs_rule(bt, target, app):
+    """argsort(a, axis) of a batched a along an axis held in an unbatched name (lax.sort's derivative passes
+    its dimension so): one branch on the axis when it runs, None sorting each example flattened, else the
+    axis shifted past the batch axis (`batch_axis`)."""
+    from .batching import batch_axis
+    b = app.bound
+    a, axis = b.get("a"), b.get("axis")
+    if not _batched_array(bt, a) or not isinstance(axis, gast.Name) or not _others_unbatched(bt, app, "a"):
+        return None
+    flat = bt.fresh(f"{a.id}_flat")
+    whole = [bt.assign(flat, _call("jnp.reshape", copy.deepcopy(a), _tuple(bt.B, _const(-1)))),
+             bt.assign(target, _rebuilt(bt, app, {"a": _name(flat), "axis": _const(1)}))]
+    along = [bt.assign(target, _rebuilt(bt, app, {"axis": _call(bt.helper(batch_axis), copy.deepcopy(axis), _call(
+        "jnp.ndim", copy.deepcopy(a)))}))]
+    test = gast.Compare(left=copy.deepcopy(axis), ops=[gast.Is()], comparators=[_const(None)])
+    return [gast.If(test=test, body=whole, orelse=along)]
+
+
+def _argsort_result(earlier):
+    """The earlier declaration for a literal axis; for an axis held in a name, a vector's rank (1 either way),
+    else unknown (None flattens)."""
+    def result(batching, bound):
+        axis = bound.get("axis", _const(-1))
+        if isinstance(axis, gast.Name):
+            return ARRAY, 1 if _rank_of(batching, bound, "a") == 1 else None
+        return earlier(batching, bound)
+    return result
+
+
+def _lexsort_order_rule(bt, target, app):
+    """lax.sort's lexsort_order(keys, dimension) of a batched tuple or list of keys (every item carries the
+    batch on axis 0; a tuple of known length, or a list written in the call): the same call with the dimension
+    shifted past the batch axis when it runs (`batch_axis` on the first key's rank). An array of keys (its
+    rows read as the keys) loops."""
+    from .batching import batch_axis
+    b = app.bound
+    keys, dimension = b.get("keys"), b.get("dimension")
+    written = _items(keys)
+    if written is not None:
+        if not _arrays_of_known_rank(bt, written) or not all(bt.is_batched(n) for n in written):
+            return None
+        first = written[0]
+    elif isinstance(keys, gast.Name) and bt.is_batched(keys) and isinstance(bt.kind(keys), tuple) and bt.kind(keys):
+        first = _item(keys, 0)
+    else:
+        return None
+    if dimension is None or bt.is_batched(dimension):
+        return None
+    shifted = _call(bt.helper(batch_axis), copy.deepcopy(dimension), _call("jnp.ndim", first))
+    return [bt.assign(target, _rebuilt(bt, app, {"dimension": shifted}))]
+
+
 EDITS = {
     "lstsq": (_lstsq_rule, _lstsq_result),
     "searchsorted": (_same_call_in("v", "a"), _keep("v")),
@@ -415,6 +469,7 @@ EDITS = {
     "scipy_qr": (_stacked_matrix_rule("mode", "pivoting"), _scipy_qr_result),
     "polar": (_stacked_matrix_rule("side", "method"), lambda batching, bound: ((2, 2), None)),
     "convolution_matrix": (_convolution_matrix_rule, lambda batching, bound: (ARRAY, 2)),
+    "lax_lexsort_order": (_lexsort_order_rule, lambda batching, bound: (ARRAY, None)),
 }
 EDITS.update({name: (elementwise_rule, _broadcast_result(PRIMITIVES[name])) for name in ELEMENTWISE})
 EDITS.update({name: (shift.rule, shift.result) for name, shift in AXES.items()})
@@ -430,6 +485,10 @@ def _register():
     for name, rule in EXTENDED.items():
         earlier = PRIMITIVES[name].batch
         defbatch(PRIMITIVES[name], _declared(_first_of(earlier, rule), earlier.result))
+    PRIMITIVES["lax_lexsort_order"].batch.reads_tuples = ("keys",)     # a tuple of keys is read by the rule
+    earlier = PRIMITIVES["argsort"].batch
+    defbatch(PRIMITIVES["argsort"], _declared(_first_of(earlier, _argsort_axis_when_it_runs_rule),
+                                              _argsort_result(earlier.result)))
 
 
 _register()
