@@ -325,6 +325,81 @@ def _convolution_matrix_rule(bt, target, app):
     return out
 
 
+def _fiedler_companion_rule(bt, target, app):
+    """fiedler_companion(a) of a batched a whose examples are polynomials (per-example rank at least 1): the
+    same call, which builds one matrix per leading index (a stack of polynomials)."""
+    a = app.bound.get("a")
+    if not _batched_array(bt, a) or bt.rank(a) is None or bt.rank(a) < 1 or not _others_unbatched(bt, app, "a"):
+        return None
+    return [bt.assign(target, _rebuilt(bt, app, {}))]
+
+
+def _spectral_direction_rule(bt, target, app):
+    """spectral_direction(x) (u v^T of the top singular pair: the derivative of the spectral norm) of a batched
+    matrix: one stacked SVD, each example's first column of u times its first row of v^T, in the helper's
+    float dtype."""
+    from .batching_sixth import batch_float_result
+    x = app.bound.get("x")
+    if not _batched_array(bt, x) or bt.rank(x) != 2 or not _others_unbatched(bt, app, "x"):
+        return None
+    out = []
+    factors = _assign(bt, out, "_svd", _call("jnp.linalg.svd", copy.deepcopy(x)))
+    every = gast.Slice(lower=None, upper=None, step=None)
+    left = gast.Subscript(value=_item(factors, 0), slice=_tuple(every, copy.deepcopy(every), _const(0)), ctx=gast.Load())
+    right = gast.Subscript(value=_item(factors, 2), slice=_tuple(every, _const(0), copy.deepcopy(every)),
+                           ctx=gast.Load())
+    product = gast.BinOp(left=_call("jnp.expand_dims", left, _const(2)), op=gast.Mult(),
+                         right=_call("jnp.expand_dims", right, _const(1)))
+    out.append(bt.assign(target, _call("jnp.astype", product, _call(bt.helper(batch_float_result),
+                                                                    copy.deepcopy(x)))))
+    return out
+
+
+def _einsum_ellipsis_adjoint_rule(bt, target, app):
+    """einsum_ellipsis_adjoint(g, k, subscripts, *operands) (the adjoint of operand k of an einsum with `...`)
+    of a batched g: every operand with the batch first (an unbatched one repeated), a label of its own in
+    front of each operand's subscripts and of the output written out (NumPy's implicit output: `...` first,
+    then the labels used once), so the same helper computes each example's adjoint with the batch kept."""
+    from .batching_axes import _callee
+    b = app.bound
+    g, k, subscripts, operands = b.get("g"), b.get("k"), b.get("subscripts"), _items(b.get("operands"))
+    if not _batched_array(bt, g) or _static_int(k) is None or not (isinstance(subscripts, gast.Constant) and isinstance(
+            subscripts.value, str)) or not operands or any(not isinstance(n, gast.Name) or bt.kind(n) != ARRAY
+                                                          for n in operands):
+        return None
+    found = _explicit(subscripts.value)
+    if found is None or len(found[0]) != len(operands):
+        return None
+    label = next((c for c in "BNZbnzABCDEFGHIJKLMOPQRSTUVWXYacdefghijklmopqrstuvwxy" if c not in subscripts.value),
+                 None)
+    if label is None:
+        return None
+    inputs, output = found
+    written = ",".join(label + spec for spec in inputs) + "->" + label + output
+    out = []
+    batched = [bt.batched(n, out) for n in operands]
+    out.append(bt.assign(target, gast.Call(func=_callee(bt, app), args=[copy.deepcopy(g), copy.deepcopy(k), _const(
+        written)] + batched, keywords=[])))
+    return out
+
+
+def _einsum_ellipsis_adjoint_result(batching, bound):
+    operands, k = _items(bound.get("operands")), _static_int(bound.get("k"))
+    if operands is None or k is None or not -len(operands) <= k < len(operands):
+        return ARRAY, None
+    return ARRAY, batching.rank(operands[k])
+
+
+def _tree_item_adjoint_rule(bt, target, app):
+    """tree_item_adjoint(i, g) (the adjoint of item i of a list: a tree holding g at i) of a batched array g
+    and an unbatched i: the same call, a tree whose item carries the batch on axis 0, as every batched
+    adjoint tree's items do."""
+    b = app.bound
+    if not _batched_array(bt, b.get("g")) or not _others_unbatched(bt, app, "g"):
+        return None
+    return [bt.assign(target, _rebuilt(bt, app, {}))]
+
+
 # ---------------------------------------------------------------- non-differentiable primitives users vmap
 # elementwise: the batch axis passes through (batching.py's elementwise rule: lower ranks get unit axes)
 ELEMENTWISE = ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "gcd", "lcm", "isclose",
@@ -470,6 +545,11 @@ EDITS = {
     "polar": (_stacked_matrix_rule("side", "method"), lambda batching, bound: ((2, 2), None)),
     "convolution_matrix": (_convolution_matrix_rule, lambda batching, bound: (ARRAY, 2)),
     "lax_lexsort_order": (_lexsort_order_rule, lambda batching, bound: (ARRAY, None)),
+    "fiedler_companion": (_fiedler_companion_rule, lambda batching, bound: (
+        ARRAY, None if _rank_of(batching, bound, "a") is None else _rank_of(batching, bound, "a") + 1)),
+    "spectral_direction": (_spectral_direction_rule, lambda batching, bound: (ARRAY, 2)),
+    "einsum_ellipsis_adjoint": (_einsum_ellipsis_adjoint_rule, _einsum_ellipsis_adjoint_result),
+    "tree_item_adjoint": (_tree_item_adjoint_rule, lambda batching, bound: ("tree", None)),
 }
 EDITS.update({name: (elementwise_rule, _broadcast_result(PRIMITIVES[name])) for name in ELEMENTWISE})
 EDITS.update({name: (shift.rule, shift.result) for name, shift in AXES.items()})
