@@ -17,6 +17,7 @@ from astjax.rules.batching_seventh import CASTS, EDITS
 from astjax.rules import helpers as H
 from astjax.scipy.linalg import convolution_matrix, fiedler_companion, polar, qr, svd
 from astjax.scipy.special import gammasgn
+from astjax.scipy.stats import rankdata
 
 from batch_loops import assert_rule_batches_without_a_loop, loop_over_batch
 
@@ -37,6 +38,11 @@ def _lstsq_all(a, b):
     return jnp.concatenate([jnp.ravel(x), residuals, jnp.astype(rank, x.dtype)[None], s])
 
 
+def _unravelled(i):
+    rows, columns = jnp.unravel_index(i, (3, 4))
+    return rows * 10 + columns
+
+
 def _lexsort_pair(a, b):
     keys = (a, b)
     return LI.lexsort_order(keys, 0)
@@ -47,6 +53,7 @@ def _svd_parts(a):
     return jnp.sum(jnp.abs(u), axis=0) * s + jnp.abs(vh) @ s
 
 
+_ONES = np.ones((2, 3))
 _A = _x(5, 3)
 _M = _x(3, 4)
 _N = _x(4, 2)
@@ -131,6 +138,17 @@ ROWS = [
     ("count_nonzero", lambda a: jnp.count_nonzero(a, axis=0, keepdims=True), [_i(2, 3, B) // 4], -1),
     ("one_hot", lambda x: one_hot(x, 4), [np.abs(_i(B, 2)) % 4], 0),
     ("one_hot", lambda x: one_hot(x, 3, axis=0), [np.abs(_i(2, B)) % 4], 1),
+    ("matrix_rank", lambda m: jnp.linalg.matrix_rank(m), [np.stack([_x(3, 3), np.ones((3, 3)), np.zeros((3, 3))])], 0),
+    ("matrix_rank", lambda m: jnp.linalg.matrix_rank(m, tol=0.5), [_x(3, 2, B)], -1),
+    ("allclose", lambda a, b: jnp.allclose(a, b, atol=0.3), [_x(B, 2, 3) * 0.1, _x(3) * 0.1], (0, None)),
+    ("allclose", lambda a, b: jnp.allclose(a, b), [np.stack([_ONES, _ONES + 1e-9, _ONES + 1]), _ONES], (0, None)),
+    ("unravel_index", _unravelled, [np.abs(_i(2, B)) % 12], 1),
+    ("packbits", lambda a: jnp.packbits(a), [np.abs(_i(B, 2, 5)) % 2], 0),
+    ("packbits", lambda a: jnp.packbits(a, axis=-1, bitorder="little"), [np.abs(_i(3, B, 9)) % 2], 1),
+    ("unpackbits", lambda a: jnp.unpackbits(a, axis=0, count=5), [(np.abs(_i(2, B)) * 20).astype(np.uint8)], 1),
+    ("unpackbits", lambda a: jnp.unpackbits(a), [(np.abs(_i(B, 2)) * 20).astype(np.uint8)], 0),
+    ("rankdata", lambda a: rankdata(a), [_i(B, 2, 3) // 3], 0),
+    ("rankdata", lambda a: rankdata(a, "min", axis=0), [_i(4, 2, B) // 3], -1),
     ("lax_lexsort_order", lambda a, b: LI.lexsort_order((a, b), -1), [_i(B, 5) // 3, _i(B, 5) // 3], 0),
     ("lax_lexsort_order", _lexsort_pair, [_i(2, 3, B) // 3, _i(B, 2, 3) // 3], (2, 0)),
     ("lexsort", lambda a, b: jnp.lexsort([a, b]), [_i(B, 5) // 3, _i(5) // 3], (0, None)),

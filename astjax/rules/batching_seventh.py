@@ -471,11 +471,23 @@ def _lexsort_result(batching, bound):
     return ARRAY, ranks.pop() if len(ranks) == 1 else None
 
 
+def _flat_or_kept(operand):
+    """packbits/unpackbits/rankdata: a vector for axis=None (each example flattened), else the operand's rank."""
+    def result(batching, bound):
+        if _is_const(bound.get("axis", _const(None)), None):
+            return ARRAY, 1
+        return ARRAY, _rank_of(batching, bound, operand)
+    return result
+
+
 AXES = {
     "argpartition": AxisShift("a", none="flatten", result=_flattened_or_kept("a")),
     "nanargmax": AxisShift("a", none="flatten", result=_reduced("a"), defaults_only=("out", "keepdims")),
     "nanargmin": AxisShift("a", none="flatten", result=_reduced("a"), defaults_only=("out", "keepdims")),
     "count_nonzero": AxisShift("a", none="all", result=_reduced("a")),
+    "packbits": AxisShift("a", none="flatten", result=_flat_or_kept("a")),
+    "unpackbits": AxisShift("a", none="flatten", result=_flat_or_kept("a")),
+    "rankdata": AxisShift("a", none="flatten", result=_flat_or_kept("a")),
 }
 
 
@@ -533,6 +545,47 @@ def _lexsort_order_rule(bt, target, app):
     return [bt.assign(target, _rebuilt(bt, app, {"dimension": shifted}))]
 
 
+def _matrix_rank_rule(bt, target, app):
+    """matrix_rank(M, rtol, tol) of a batched matrix (per-example rank 2; a vector's rank means another
+    computation): the same call, which NumPy maps over leading stack axes."""
+    m = app.bound.get("M")
+    if not _batched_array(bt, m) or bt.rank(m) != 2 or not _others_unbatched(bt, app, "M"):
+        return None
+    return [bt.assign(target, _rebuilt(bt, app, {}))]
+
+
+def _allclose_rule(bt, target, app):
+    """allclose(a, b, ...) of operands of known per-example ranks, every batched one of the highest (an
+    unbatched one broadcasts against each example's trailing axes): isclose on the batch, then all over each
+    example's axes, a bool per example as each example's 0-d result."""
+    b = app.bound
+    a, other = b.get("a"), b.get("b")
+    if not _arrays_of_known_rank(bt, [a, other]) or not _others_unbatched(bt, app, "a", "b"):
+        return None
+    top = max(bt.rank(a), bt.rank(other))
+    if any(bt.is_batched(n) and bt.rank(n) != top for n in (a, other)):
+        return None
+    close = _call("jnp.isclose", *[copy.deepcopy(n) for n in (a, other)], **{
+        k: copy.deepcopy(n) for k, n in b.items() if k not in ("a", "b")})
+    return [bt.assign(target, _call("jnp.all", close, axis=_tuple(*[_const(k) for k in range(1, top + 1)])))]
+
+
+def _unravel_index_rule(bt, target, app):
+    """unravel_index(indices, shape) of batched indices and an unbatched shape: the same call (each index is
+    unravelled alone), a tuple of arrays shaped like the indices."""
+    if not _batched_array(bt, app.bound.get("indices")) or not _others_unbatched(bt, app, "indices"):
+        return None
+    return [bt.assign(target, _rebuilt(bt, app, {}))]
+
+
+def _unravel_index_result(batching, bound):
+    shape = bound.get("shape")
+    rank = _rank_of(batching, bound, "indices")
+    if not isinstance(shape, (gast.Tuple, gast.List)):
+        return None, None
+    return tuple([rank if rank is not None else ARRAY] * len(shape.elts)), None
+
+
 EDITS = {
     "lstsq": (_lstsq_rule, _lstsq_result),
     "searchsorted": (_same_call_in("v", "a"), _keep("v")),
@@ -550,6 +603,9 @@ EDITS = {
     "spectral_direction": (_spectral_direction_rule, lambda batching, bound: (ARRAY, 2)),
     "einsum_ellipsis_adjoint": (_einsum_ellipsis_adjoint_rule, _einsum_ellipsis_adjoint_result),
     "tree_item_adjoint": (_tree_item_adjoint_rule, lambda batching, bound: ("tree", None)),
+    "matrix_rank": (_matrix_rank_rule, lambda batching, bound: (ARRAY, 0)),
+    "allclose": (_allclose_rule, lambda batching, bound: (ARRAY, 0)),
+    "unravel_index": (_unravel_index_rule, _unravel_index_result),
 }
 EDITS.update({name: (elementwise_rule, _broadcast_result(PRIMITIVES[name])) for name in ELEMENTWISE})
 EDITS.update({name: (shift.rule, shift.result) for name, shift in AXES.items()})
