@@ -243,6 +243,10 @@ DTYPES = [
     (lambda x: one_hot(x, 3), [np.abs(_i(B, 2)) % 3], 0),
     (lambda a: convolution_matrix(a, 3), [_x(B, 2).astype(np.float32)], 0),
     (lambda a: polar(a)[1], [_i(B, 2, 2)], 0),
+    (lambda a, b: jnp.allclose(a, b), [_x(B, 2), _x(2)], (0, None)),
+    (lambda a: rankdata(a), [_i(B, 3)], 0),
+    (lambda a: jnp.packbits(a, axis=0), [np.abs(_i(B, 9, 2)) % 2], 0),
+    (lambda a: jnp.linalg.matrix_rank(a), [_x(B, 2, 2)], 0),
 ]
 
 
