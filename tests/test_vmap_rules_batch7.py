@@ -129,6 +129,9 @@ ROWS = [
     ("digitize", lambda x: jnp.digitize(x, _BINS, right=True), [_x(3, B)], -1),
     ("isin", lambda e: jnp.isin(e, _TABLE), [_i(B, 4)], 0),
     ("isin", lambda e, t: jnp.isin(e, t, invert=True), [_i(2, B), _TABLE], (1, None)),
+    ("isin", lambda e, t: jnp.isin(e, t), [_i(B, 2, 3), _i(B, 4)], 0),
+    ("isin", lambda e, t: jnp.isin(e, t, invert=True), [np.array([1.0, np.nan, 2.0]), np.array([
+        [1.0, np.nan], [np.nan, 3.0], [2.0, 2.0]])], (None, 0)),
     ("argpartition", lambda a: jnp.argpartition(a, 2), [_x(B, 2, 5)], 0),
     ("argpartition", lambda a: jnp.argpartition(a, 1, axis=0), [_x(4, B, 3)], 1),
     ("argpartition", lambda a: jnp.argpartition(a, 3, axis=None), [_x(B, 2, 3)], 0),

@@ -586,11 +586,34 @@ def _unravel_index_result(batching, bound):
     return tuple([rank if rank is not None else ARRAY] * len(shape.elts)), None
 
 
+def _isin_rule(bt, target, app):
+    """isin(element, test_elements, assume_unique, invert): against an unbatched table the same call; against
+    a batched one, each example's elements compared with each of its table's entries (`==`, as NumPy's
+    membership: a NaN is in nothing) and any taken, negated for invert."""
+    b = app.bound
+    element, table = b.get("element"), b.get("test_elements")
+    if not bt.is_batched(table):
+        return _same_call_in("element", "test_elements")(bt, target, app)
+    if not all(isinstance(n, gast.Name) and bt.kind(n) == ARRAY for n in (element, table)) or not _others_unbatched(
+            bt, app, "element", "test_elements") or not isinstance(b.get("invert", _const(False)), gast.Constant):
+        return None
+    out = []
+    values = bt.batched(element, out)
+    column = _call("jnp.reshape", copy.deepcopy(values), _tuple(bt.B, _const(-1), _const(1)))
+    row = _call("jnp.reshape", copy.deepcopy(table), _tuple(bt.B, _const(1), _const(-1)))
+    found = _assign(bt, out, "_found", _call("jnp.any", gast.Compare(left=column, ops=[gast.Eq()], comparators=[row]),
+                                             axis=_const(2)))
+    if _is_const(b.get("invert", _const(False)), True):
+        found = _assign(bt, out, "_not_found", _call("jnp.logical_not", found))
+    out.append(bt.assign(target, _call("jnp.reshape", found, _call("jnp.shape", copy.deepcopy(values)))))
+    return out
+
+
 EDITS = {
     "lstsq": (_lstsq_rule, _lstsq_result),
     "searchsorted": (_same_call_in("v", "a"), _keep("v")),
     "digitize": (_same_call_in("x", "bins"), _keep("x")),
-    "isin": (_same_call_in("element", "test_elements"), _keep("element")),
+    "isin": (_isin_rule, _keep("element")),
     "one_hot": (_one_hot_rule, _one_hot_result),
     "lexsort": (_lexsort_rule, _lexsort_result),
     "scipy_svd": (_stacked_matrix_rule("full_matrices", "compute_uv"), _scipy_svd_result),
