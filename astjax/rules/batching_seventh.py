@@ -5,11 +5,15 @@
 - `multi_dot` of four or five arrays (NumPy's chain order, found from one example's shapes, chooses one of
   the parenthesizations written out) and `einsum` of three or more operands (NumPy's contraction path,
   found from one example's shapes, given to the batched call as `optimize`);
+- SciPy's `svd`, `qr`, `polar` over a stack, `convolution_matrix` and `fiedler_companion` of batched vectors;
+- derivative helpers: `spectral_direction`, `einsum_ellipsis_adjoint`, `tree_item_adjoint`, and lax.sort's
+  (`argsort` along an axis held in a name, `lexsort_order` of a batched tuple of keys);
 - non-differentiable primitives users vmap: the elementwise ones (bit operations, `gcd`/`lcm`, `signbit`,
   `isposinf`/`isneginf`, `isreal`/`iscomplex`, `rint`/`fix`/`spacing`, `isclose`, `gammasgn`, lax's
   `round`, integer and bool casts), the axis-shifting ones (`argpartition`, `nanargmax`/`nanargmin`,
-  `count_nonzero`, `one_hot`), and `searchsorted`/`digitize`/`isin` against unbatched tables, `lexsort`
-  of keys written in the call.
+  `count_nonzero`, `one_hot`, `packbits`/`unpackbits`, `rankdata`), `searchsorted`/`digitize` against
+  unbatched tables, `isin`, `lexsort` of keys written in the call, `matrix_rank`, `allclose`,
+  `unravel_index`.
 
 Each rule writes primitives on the whole batch (so `grad(vmap(f))` and `vmap(vmap(f))` transform its output
 again); the runtime helpers compute shapes, orders and counts from one example's shape (the same for every
@@ -17,7 +21,6 @@ example) or refuse what examples disagree on. Anything else keeps the loop over 
 right. tests/test_vmap_rules_batch7.py checks each against a Python loop over the batch.
 """
 import copy
-import itertools
 
 import gast
 import numpy as np
@@ -161,7 +164,8 @@ def _lstsq_rule(bt, target, app):
     s = _assign(bt, out, "_s", _call("jnp.linalg.svdvals", a_c))
     kept = gast.Compare(left=s, ops=[gast.Gt()], comparators=[gast.BinOp(left=rcond, op=gast.Mult(), right=_columns(
         s, _const(1)))])
-    rank = _assign(bt, out, "_rank", _call("jnp.astype", _call("jnp.sum", kept, axis=_const(1)), _call("jnp.int32").func))
+    int32 = _call("jnp.int32").func
+    rank = _assign(bt, out, "_rank", _call("jnp.astype", _call("jnp.sum", kept, axis=_const(1)), int32))
     error = _assign(bt, out, "_error", gast.BinOp(left=_matmul(a_c, solution), op=gast.Sub(), right=column))
     squares = _assign(bt, out, "_squares", _call("jnp.sum", gast.BinOp(
         left=_call("jnp.abs", error), op=gast.Pow(), right=_const(2)), axis=_const(1)))
@@ -255,8 +259,8 @@ def _einsum_many_rule(bt, target, app):
     path = _assign(bt, out, "_path", _call(bt.helper(batch_einsum_path), _const(subscripts.value), *shapes))
     keywords = [gast.keyword(arg=k, value=copy.deepcopy(n)) for k, n in b.items() if k not in (
         "subscripts", "operands", "optimize")] + [gast.keyword(arg="optimize", value=path)]
-    out.append(bt.assign(target, gast.Call(func=_call("jnp.einsum").func, args=[_const(f"{written}->{label}{output}")] + [
-        copy.deepcopy(n) for n in operands], keywords=keywords)))
+    arguments = [_const(f"{written}->{label}{output}")] + [copy.deepcopy(n) for n in operands]
+    out.append(bt.assign(target, gast.Call(func=_call("jnp.einsum").func, args=arguments, keywords=keywords)))
     return out
 
 
@@ -345,7 +349,8 @@ def _spectral_direction_rule(bt, target, app):
     out = []
     factors = _assign(bt, out, "_svd", _call("jnp.linalg.svd", copy.deepcopy(x)))
     every = gast.Slice(lower=None, upper=None, step=None)
-    left = gast.Subscript(value=_item(factors, 0), slice=_tuple(every, copy.deepcopy(every), _const(0)), ctx=gast.Load())
+    left = gast.Subscript(value=_item(factors, 0), slice=_tuple(every, copy.deepcopy(every), _const(0)),
+                          ctx=gast.Load())
     right = gast.Subscript(value=_item(factors, 2), slice=_tuple(every, _const(0), copy.deepcopy(every)),
                            ctx=gast.Load())
     product = gast.BinOp(left=_call("jnp.expand_dims", left, _const(2)), op=gast.Mult(),
