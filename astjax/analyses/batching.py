@@ -110,6 +110,8 @@ class Batching:
     def _result_batched(self, value, app):
         if app.kind == "primitive" and app.primitive is not None and app.primitive.name in SHAPE_QUERIES:
             return False
+        if isinstance(value, gast.Call) and self._container_test(value):
+            return False
         if app.kind == "primitive" and app.primitive is not None and _of_shapes_only(app.primitive):
             return False        # `leading(g, 1)`, `polyint_factors(p)`: the same for every example
         if app.kind == "primitive" and app.primitive is not None and app.primitive.name == "unique_index":
@@ -162,9 +164,22 @@ class Batching:
             from ..rules.registry import lookup_callable
             target = self.resolver.static_value(node.func)
             prim = lookup_callable(target) if target is not NOT_STATIC else None
-            if prim is not None and prim.name in SHAPE_QUERIES:
+            if prim is not None and prim.name in SHAPE_QUERIES or self._container_test(node):
                 return False
         return any(self.expression_batched(child) for child in gast.iter_child_nodes(node))
+
+    def _container_test(self, call):
+        """`isinstance(v, (tuple, list))` (normalized to checked_isinstance) with only container types: the same
+        answer for every example (an example of a batched array is an array, of a batched container a
+        container), so not batched. Any other type (`float`) may answer differently per example."""
+        from ..frontend.resolve import NOT_STATIC
+        from ..rules.registry import lookup_callable
+        target = self.resolver.static_value(call.func)
+        prim = lookup_callable(target) if target is not NOT_STATIC else None
+        if prim is None or prim.name != "checked_isinstance" or len(call.args) != 2 or call.keywords:
+            return False
+        types = call.args[1].elts if isinstance(call.args[1], gast.Tuple) else [call.args[1]]
+        return bool(types) and all(self.resolver.static_value(t) in (tuple, list, dict) for t in types)
 
     def _batched_control(self, node):
         if isinstance(node, (gast.If, gast.While, gast.Assert)):

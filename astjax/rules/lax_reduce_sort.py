@@ -23,10 +23,16 @@ def _sort_order(operand, dimension, num_keys):
 
 def lax_sort_adjoint(g, operand, dimension, num_keys):
     """operand's adjoint from y = lax.sort(operand): g scattered back along the sorting permutation (for a tuple,
-    a TreeAdjoint of the items that got one)."""
+    a TreeAdjoint of the items that got one, built in a function of its own: vmap batches this one without a
+    container)."""
     order = _sort_order(operand, dimension, num_keys)
     if not isinstance(operand, (tuple, list)):
         return lax.internal.scatter_along(g, order, dimension, jnp.shape(operand))
+    return _sort_items_adjoint(g, operand, order, dimension)
+
+
+def _sort_items_adjoint(g, operand, order, dimension):
+    """The adjoint of a tuple sorted by lax.sort: each item's g scattered back along the common order."""
     total = 0.0
     for i in range(len(operand)):
         gi = item_adjoint(g, i)
@@ -37,17 +43,24 @@ def lax_sort_adjoint(g, operand, dimension, num_keys):
 
 
 def lax_sort_tangent(t, operand, y, dimension, num_keys):
-    """The tangent of lax.sort: t gathered along the sorting permutation (each item of a tuple's)."""
+    """The tangent of lax.sort: t gathered along the sorting permutation (each item of a tuple's, in a function
+    of its own: vmap batches this one without a container)."""
     order = _sort_order(operand, dimension, num_keys)
     if not isinstance(operand, (tuple, list)):
         return lax.internal.gather_along(t, order, dimension)
+    return _sort_items_tangent(t, operand, y, order, dimension)
+
+
+def _sort_items_tangent(t, operand, y, order, dimension):
+    """The tangent of a tuple sorted by lax.sort: each item's tangent gathered along the common order."""
     items = []
     for i in range(len(operand)):
         items.append(lax.internal.gather_along(t[i] + 0.0 * operand[i], order, dimension))
     return with_fields(y, items)
 
 
-COMPOSITES.update({f.__name__: f for f in (_sort_order, lax_sort_adjoint, lax_sort_tangent)})
+COMPOSITES.update({f.__name__: f for f in (_sort_order, lax_sort_adjoint, _sort_items_adjoint, lax_sort_tangent,
+                                                 _sort_items_tangent)})
 
 nondifferentiable("lax_computation_kind", helpers.computation_kind, INTEGER)
 nondifferentiable("lax_reduce_starts_at_identity", helpers.reduce_starts_at_identity, INTEGER)

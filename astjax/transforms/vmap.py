@@ -35,7 +35,7 @@ from ..codegen.node_walk import walk, NodeTransformer
 # Helpers whose result is always an adjoint tree (index_adjoint, tree_leaves_adjoint and sum_adjoint of a
 # container only).
 _TREE_MAKERS = frozenset({"stack_adjoint", "concatenate_adjoint", "index_adjoint", "tree_leaves_adjoint",
-                          "sum_adjoint"})
+                          "sum_adjoint", "tree_item_adjoint"})
 
 __all__ = ["BatchMode", "ParamSpec"]
 
