@@ -1,0 +1,806 @@
+"""An attacker's corpus, tenth round: the derivative side. grad, value_and_grad, jvp, jacfwd, jacrev and
+hessian of ordinary-looking scientific and ML code: bound methods, classmethod and staticmethod helpers,
+records and nested containers as parameters, recursion (with accumulators, mutual), generators consumed by
+sum, early returns in nested loops, while/else and for/else, try/finally, helpers from another module of the
+user, functools.partial/reduce, map/filter, sorted(key=...), zip(strict=True), star-unpacking; derivatives
+at kinks and ties against JAX's numbers (abs, maximum, clip, sort, max, argmax, where with NaN in the branch
+not taken, sqrt at 0, powers with integer exponents and negative bases, floor/round/sign, mod/fmod, hypot,
+arctan2, logaddexp with -inf); dtypes (float32 with Python constants, bool masks, np.float32 scalars, 0-d
+arguments, argnums tuples, has_aux with pytrees, allow_int); and second derivatives of loops, index
+updates, cumulative operations, sort and small linear algebra against second differences."""
+import functools
+import itertools
+import math
+import operator
+from collections import namedtuple
+from typing import NamedTuple
+
+import numpy as np
+
+import astjax
+import astjax.numpy as jnp
+from astjax import lax
+
+from . import _attacks10_helpers as helpers
+from ._attacks10_helpers import Scaler, accumulate, cube, layer, norm2, softplus
+from .case import case, vec, mat, pos, spd, scalar
+
+
+def _x(*values):
+    return np.array(values, dtype=np.float64)
+
+
+# ============================================================ methods, classes and records
+class Model:
+    def __init__(self, w):
+        self.w = w
+        self.bias = 0.25
+
+    def loss(self, x):
+        return jnp.sum(jnp.tanh(self.w * x) + self.bias * x ** 2)
+
+    def predict(self, x):
+        return self._hidden(x) @ self.w
+
+    def _hidden(self, x):
+        return jnp.sin(x) * self.bias
+
+    @staticmethod
+    def penalty(x):
+        return jnp.sum(x ** 4)
+
+    @classmethod
+    def scale(cls, x):
+        return x * cls.FACTOR
+
+    FACTOR = 3.0
+
+    def total(self, x):
+        return self.predict(x) + Model.penalty(x) + jnp.sum(self.scale(x))
+
+
+_MODEL = Model(np.array([0.5, -1.0, 2.0]))
+bound_loss = _MODEL.loss
+case(bound_loss, lambda r: (vec(r, 3),), "works", name="bound_method_as_f")
+case(_MODEL.total, lambda r: (vec(r, 3),), "either", name="bound_method_calling_static_and_classmethod",
+     note="refused today: `self.predict(x)` inside a bound method handed to grad has no rule (the line is named)")
+
+
+def method_of_module_object(x):
+    return _MODEL.predict(x) * 2.0 + Model.penalty(x)
+
+
+case(method_of_module_object, lambda r: (vec(r, 3),), "works")
+
+
+def classmethod_through_class(x):
+    return jnp.sum(Model.scale(x) ** 2)
+
+
+case(classmethod_through_class, lambda r: (vec(r, 3),), "works")
+
+
+class Quadratic:
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+
+    def __call__(self, x):
+        return self.a * x ** 2 + self.b * x
+
+    def grad_at(self, x):
+        return 2.0 * self.a * x + self.b
+
+
+def object_built_inside(x):
+    q = Quadratic(x[0], 2.0)
+    return jnp.sum(q(x)) + q.grad_at(x[1])
+
+
+case(object_built_inside, lambda r: (vec(r, 3),), "works")
+
+
+class Params(NamedTuple):
+    w: np.ndarray
+    b: np.ndarray
+
+
+def namedtuple_params(p, x):
+    return jnp.sum(jnp.tanh(x @ p.w + p.b) ** 2)
+
+
+case(namedtuple_params, lambda r: (Params(mat(r, 3, 2), vec(r, 2)), mat(r, 4, 3)), "works")
+
+
+def namedtuple_params_unpacked(p, x):
+    w, b = p
+    return jnp.sum((x @ w + b) ** 2)
+
+
+case(namedtuple_params_unpacked, lambda r: (Params(mat(r, 3, 2), vec(r, 2)), mat(r, 4, 3)), "works")
+
+Pair = namedtuple("Pair", "left right")
+
+
+def namedtuple_replace_inside(x):
+    p = Pair(x[0], x[1])
+    q = p._replace(right=p.right * 3.0)
+    return q.left * q.right + jnp.sum(x)
+
+
+case(namedtuple_replace_inside, lambda r: (vec(r, 3),), "either")
+
+
+def dict_with_nested_lists(params, x):
+    h = x
+    for w, b in zip(params["ws"], params["bs"]):
+        h = jnp.tanh(h @ w + b)
+    return jnp.sum(h ** 2) + params["scale"][0] * jnp.sum(x)
+
+
+case(dict_with_nested_lists, lambda r: ({"ws": [mat(r, 3, 3), mat(r, 3, 2)], "bs": [vec(r, 3), vec(r, 2)],
+                                         "scale": [scalar(r)]}, mat(r, 2, 3)), "works")
+
+
+def list_of_dicts_params(layers, x):
+    h = x
+    for lay in layers:
+        h = jnp.sin(h * lay["a"]) + lay["c"]
+    return jnp.sum(h)
+
+
+case(list_of_dicts_params, lambda r: ([{"a": vec(r, 3), "c": scalar(r)}, {"a": vec(r, 3), "c": scalar(r)}],
+                                      vec(r, 3)), "works")
+
+
+def dict_params_order_dependent(d):
+    # the loop's result depends on the order: JAX flattens dicts with sorted keys, Python keeps insertion order
+    acc = 1.0
+    for k, v in d.items():
+        acc = jnp.sin(acc) * v
+    return acc
+
+
+def _dict_in_sorted_order(d):
+    return dict_params_order_dependent({k: d[k] for k in sorted(d)})
+
+
+case(dict_params_order_dependent, lambda r: ({"b": scalar(r), "a": scalar(r)},), "works",
+     reference=_dict_in_sorted_order, note="JAX flattens a dict argument with its keys sorted (docs/semantics.md)")
+
+# ============================================================ recursion, generators, control flow
+def _power_rec(x, n, acc):
+    if n == 0:
+        return acc
+    return _power_rec(x, n - 1, acc * x)
+
+
+def recursion_with_accumulator(x):
+    return jnp.sum(_power_rec(x, 4, 1.0))
+
+
+case(recursion_with_accumulator, lambda r: (vec(r, 3),), "works")
+
+
+def _is_even_sum(x, n):
+    if n == 0:
+        return x
+    return _is_odd_sum(jnp.sin(x), n - 1)
+
+
+def _is_odd_sum(x, n):
+    if n == 0:
+        return -x
+    return _is_even_sum(x * 1.5, n - 1)
+
+
+def mutual_recursion(x):
+    return jnp.sum(_is_even_sum(x, 5))
+
+
+case(mutual_recursion, lambda r: (vec(r, 3),), "works")
+
+
+def _fib_like(x, n):
+    if n <= 1:
+        return x
+    return _fib_like(x, n - 1) * 0.5 + jnp.cos(_fib_like(x, n - 2))
+
+
+def tree_recursion(x):
+    return jnp.sum(_fib_like(x, 5))
+
+
+case(tree_recursion, lambda r: (vec(r, 3),), "works")
+
+
+def recursion_on_data(x):
+    # recursion depth decided by the data
+    if jnp.sum(x ** 2) < 0.1:
+        return jnp.sum(x)
+    return recursion_on_data(x * 0.5) + 1.0
+
+
+case(recursion_on_data, lambda r: (vec(r, 3),), "works")
+
+
+def generator_expression_sum(x):
+    return sum(jnp.sin(v) * k for k, v in enumerate(x))
+
+
+case(generator_expression_sum, lambda r: (vec(r, 4),), "works")
+
+
+def _squares(x):
+    for v in x:
+        yield v * v
+
+
+def user_generator_sum(x):
+    return sum(_squares(x)) + sum(v for v in _squares(x) if v > 0.1)
+
+
+case(user_generator_sum, lambda r: (vec(r, 4),), "works")
+
+
+def _pairs(x):
+    for i in range(len(x) - 1):
+        yield x[i], x[i + 1]
+
+
+def generator_of_tuples(x):
+    return sum(a * jnp.exp(b) for a, b in _pairs(x))
+
+
+case(generator_of_tuples, lambda r: (vec(r, 4),), "works")
+
+
+def early_return_nested_loops(x):
+    for i in range(3):
+        for j in range(3):
+            if x[i] * x[j] > 0.5:
+                return x[i] * x[j] + i
+    return jnp.sum(x ** 2)
+
+
+case(early_return_nested_loops, lambda r: (vec(r, 3, 0.2, 1.0),), "works")
+case(early_return_nested_loops, lambda r: (vec(r, 3, -0.6, 0.6),), "works", name="early_return_nested_loops_falls_off")
+
+
+def while_break_else(x):
+    s = x[0]
+    k = 0
+    while k < 5:
+        s = s * 1.2 + x[1]
+        if s > 3.0:
+            break
+        k += 1
+    else:
+        s = s - 10.0 * x[2]
+    return s
+
+
+case(while_break_else, lambda r: (_x(0.5, 0.3, 0.2),), "works")
+case(while_break_else, lambda r: (_x(0.1, -0.2, 0.2),), "works", name="while_else_runs")
+
+
+def for_else_search(x):
+    for i in range(len(x)):
+        if x[i] > 0.8:
+            found = x[i] * i
+            break
+    else:
+        found = jnp.sum(x) * 0.1
+    return found + x[0]
+
+
+case(for_else_search, lambda r: (_x(0.1, 0.9, 0.3),), "works")
+case(for_else_search, lambda r: (_x(0.1, 0.2, 0.3),), "works", name="for_else_not_found")
+
+
+def try_finally_returns(x):
+    total = x[0]
+    try:
+        total = total * jnp.exp(x[1])
+        return total
+    finally:
+        total = 0.0
+
+
+case(try_finally_returns, lambda r: (vec(r, 3),), "works")
+
+
+def nested_loops_continue(x):
+    acc = 0.0
+    for i in range(3):
+        for j in range(3):
+            if j == i:
+                continue
+            acc = acc + x[i] * jnp.cos(x[j])
+    return acc
+
+
+case(nested_loops_continue, lambda r: (vec(r, 3),), "works")
+
+
+def helper_defined_after_use(x):
+    return jnp.sum(_later_helper(x) ** 2)
+
+
+def _later_helper(x):
+    return jnp.tanh(x) + x
+
+
+case(helper_defined_after_use, lambda r: (vec(r, 3),), "works")
+
+
+def imported_helpers(x, w):
+    h = layer(w, x)
+    return jnp.sum(softplus(h)) + accumulate(h, cube) + norm2(x)
+
+
+case(imported_helpers, lambda r: (vec(r, 3), mat(r, 3, 3)), "works")
+case(imported_helpers, lambda r: (vec(r, 3), mat(r, 3, 3)), "works", argnums=1, name="imported_helpers_wrt_w")
+
+
+def module_attribute_helpers(x):
+    return jnp.sum(helpers.softplus(x * helpers.SCALE)) + helpers.cube(x[0])
+
+
+case(module_attribute_helpers, lambda r: (vec(r, 3),), "works")
+
+
+def imported_callable_object(x):
+    s = Scaler(x[0])
+    return jnp.sum(s(x) ** 2)
+
+
+case(imported_callable_object, lambda r: (vec(r, 3),), "either")
+
+
+def partial_of_helper(x):
+    f = functools.partial(_power_rec, n=3, acc=1.0)
+    return jnp.sum(f(x))
+
+
+case(partial_of_helper, lambda r: (vec(r, 3),), "works")
+
+
+def reduce_with_lambda(x):
+    return functools.reduce(lambda a, b: a * jnp.cos(b) + b, x, 1.0)
+
+
+case(reduce_with_lambda, lambda r: (vec(r, 4),), "works")
+
+
+def reduce_operator_mul(x):
+    return functools.reduce(operator.mul, [x[0], x[1], x[2] + 1.0])
+
+
+case(reduce_operator_mul, lambda r: (vec(r, 3),), "works")
+
+
+def map_and_filter(x):
+    ys = list(map(lambda v: v * v, x))
+    zs = list(filter(lambda v: v > 0.1, ys))
+    return sum(zs) + len(zs) * x[0]
+
+
+case(map_and_filter, lambda r: (vec(r, 5),), "either")
+
+
+def map_two_sequences(x):
+    return sum(map(lambda a, b: a * b, x, x[::-1]))
+
+
+case(map_two_sequences, lambda r: (vec(r, 4),), "works")
+
+
+def sorted_by_key(x):
+    items = [(x[i] ** 2, x[i]) for i in range(len(x))]
+    ordered = sorted(items, key=lambda t: t[0])
+    return sum(k * t[1] for k, t in enumerate(ordered))
+
+
+case(sorted_by_key, lambda r: (vec(r, 4),), "works")
+
+
+def sorted_reverse_with_abs(x):
+    vs = sorted(list(x), key=abs, reverse=True)
+    return vs[0] * 3.0 + vs[-1]
+
+
+case(sorted_reverse_with_abs, lambda r: (vec(r, 4),), "works")
+
+
+def enumerate_start(x):
+    return sum(k * v ** 2 for k, v in enumerate(x, start=2))
+
+
+case(enumerate_start, lambda r: (vec(r, 4),), "works")
+
+
+def zip_strict(x):
+    return sum(a * b for a, b in zip(x, jnp.sin(x), strict=True))
+
+
+case(zip_strict, lambda r: (vec(r, 4),), "works")
+
+
+def star_unpack_assign(x):
+    first, *middle, last = x
+    return first * last + sum(middle) * 2.0
+
+
+case(star_unpack_assign, lambda r: (vec(r, 5),), "works")
+
+
+def _three(a, b, c):
+    return a * b - c
+
+
+def star_unpack_call(x):
+    parts = (x[0], x[1], x[2])
+    return _three(*parts) + _three(*x[1:4])
+
+
+case(star_unpack_call, lambda r: (vec(r, 4),), "works")
+
+
+def star_in_list_display(x):
+    ys = [*x[:2], x[3] * 2.0, *x[2:3]]
+    return ys[0] * ys[1] + ys[2] * ys[3]
+
+
+case(star_in_list_display, lambda r: (vec(r, 4),), "either", note="refused today: a starred item in a list display")
+
+
+def kwargs_dict_to_helper(x):
+    opts = {"n": 2, "acc": x[0]}
+    return jnp.sum(_power_rec(x, **opts))
+
+
+case(kwargs_dict_to_helper, lambda r: (vec(r, 3),), "works")
+
+
+def itertools_product_pairs(x):
+    return sum(x[i] * x[j] for i, j in itertools.product(range(3), repeat=2) if i < j)
+
+
+case(itertools_product_pairs, lambda r: (vec(r, 3),), "works")
+
+
+def math_functions_on_items(x):
+    return math.exp(0.5) * x[0] + math.pi * x[1] ** 2
+
+
+case(math_functions_on_items, lambda r: (vec(r, 3),), "works")
+
+
+def math_sqrt_of_item(x):
+    # math.sqrt of a differentiated value
+    return math.sqrt(x[0] ** 2 + 1.0) * x[1]
+
+
+case(math_sqrt_of_item, lambda r: (vec(r, 3),), "either")
+
+
+def conditional_expression_chain(x):
+    a = x[0]
+    y = a * 2.0 if a > 0.5 else (a ** 2 if a > -0.5 else -a)
+    return y + x[1]
+
+
+case(conditional_expression_chain, lambda r: (_x(0.2, 0.1),), "works")
+case(conditional_expression_chain, lambda r: (_x(-0.8, 0.1),), "works", name="conditional_expression_chain_neg")
+
+
+def walrus_in_while(x):
+    s = x[0]
+    n = 0
+    while (t := s * s) < 4.0 and n < 10:
+        s = s + t * 0.1 + x[1]
+        n += 1
+    return s
+
+
+case(walrus_in_while, lambda r: (_x(0.5, 0.2),), "works")
+
+
+def lax_fori_inside_helper(x):
+    return lax.fori_loop(0, 3, lambda i, c: c * jnp.cos(c) + x[i], x[3])
+
+
+case(lax_fori_inside_helper, lambda r: (vec(r, 4),), "works")
+
+
+def lax_while_newton(a):
+    def cond(c):
+        return jnp.abs(c[0] * c[0] - a) > 1e-12
+
+    def body(c):
+        return (0.5 * (c[0] + a / c[0]), c[1] + 1)
+    root, _ = lax.while_loop(cond, body, (a, 0))
+    return root
+
+
+case(lax_while_newton, lambda r: (scalar(r, 1.5, 3.0),), "works", rtol=1e-4)
+
+
+def lax_scan_cumulative(x):
+    def step(c, v):
+        c = c * 0.9 + jnp.sin(v)
+        return c, c * v
+    final, ys = lax.scan(step, 0.0, x)
+    return final + jnp.sum(ys)
+
+
+case(lax_scan_cumulative, lambda r: (vec(r, 5),), "works")
+
+
+def lax_cond_branches(x):
+    return lax.cond(x[0] > 0, lambda v: jnp.sum(v ** 2), lambda v: jnp.sum(jnp.sin(v)), x)
+
+
+case(lax_cond_branches, lambda r: (vec(r, 3),), "works")
+
+
+# ============================================================ kinks and ties: JAX's numbers
+_NAN = float("nan")
+
+
+def _grad_at(point, expected, expected_jvp):
+    """A check: grad, and jvp along ones, at `point` give JAX's numbers (JAX 0.10.2, x64): JAX's reverse mode
+    gives nan where the branch a `where` does not take has an infinite slope, its forward mode does not."""
+    def check(fn, args):
+        x = np.array(point, dtype=np.float64)
+        g = astjax.grad(fn)(x.copy())
+        _, t = astjax.jvp(fn, (x.copy(),), (np.ones_like(x),))
+        return [(np.isnan(g), np.isnan(expected), "grad is nan where JAX's is"),
+                (np.nan_to_num(g), np.nan_to_num(expected), "grad vs JAX at the kink"),
+                (np.isnan(t), np.isnan(expected_jvp), "jvp is nan where JAX's is"),
+                (np.nan_to_num(t), np.nan_to_num(expected_jvp), "jvp along ones vs JAX")]
+    return check
+
+
+def _kink(fn, point, expected, expected_jvp, name=None, outcome="works"):
+    case(fn, lambda r: (np.array(point, dtype=np.float64),), outcome, mode="custom",
+         check=_grad_at(point, expected, expected_jvp), name=name or fn.__name__ + "_at_kink")
+
+
+def abs_at_zero(x):
+    return jnp.sum(jnp.abs(x) * _x(1.0, 2.0, 3.0))
+
+
+_kink(abs_at_zero, [0.0, -1.0, 2.0], [1.0, -2.0, 3.0], 2.0)
+
+
+def maximum_tie(x):
+    return jnp.sum(jnp.maximum(x, x[::-1]))
+
+
+_kink(maximum_tie, [1.0, 0.5, 1.0], [1.0, 1.0, 1.0], 3.0)
+
+
+def minimum_tie_constant(x):
+    return jnp.sum(jnp.minimum(x, 0.5) * _x(1.0, 2.0, 3.0))
+
+
+_kink(minimum_tie_constant, [0.5, 0.2, 0.9], [0.5, 2.0, 0.0], 2.5)
+
+
+def clip_at_bounds(x):
+    return jnp.sum(jnp.clip(x, 0.0, 1.0) * _x(1.0, 2.0, 3.0))
+
+
+_kink(clip_at_bounds, [0.0, 1.0, 0.5], [0.5, 1.0, 3.0], 4.5)
+
+
+def max_reduce_tie(x):
+    return jnp.max(x * _x(1.0, 1.0, 2.0))
+
+
+_kink(max_reduce_tie, [1.0, 1.0, 0.5], [0.333333, 0.333333, 0.666667], 1.333333)
+
+
+def min_axis_tie(x):
+    return jnp.sum(jnp.min(jnp.stack([x, x[::-1]]), axis=0))
+
+
+_kink(min_axis_tie, [1.0, 2.0, 1.0], [1.0, 1.0, 1.0], 3.0)
+
+
+def sort_with_ties(x):
+    return jnp.sum(jnp.sort(x) * _x(1.0, 2.0, 3.0))
+
+
+_kink(sort_with_ties, [1.0, 0.5, 1.0], [2.0, 1.0, 3.0], 6.0)
+
+
+def argmax_tie_picks_first(x):
+    return x[jnp.argmax(x)] * 3.0 + jnp.sum(x)
+
+
+_kink(argmax_tie_picks_first, [1.0, 0.5, 1.0], [4.0, 1.0, 1.0], 6.0)
+
+
+def where_log_nan_in_untaken_branch(x):
+    return jnp.sum(jnp.where(x > 0, jnp.log(x), 0.0))
+
+
+_kink(where_log_nan_in_untaken_branch, [-1.0, 0.0, 2.0], [-0.0, _NAN, 0.5], 0.5)
+
+
+def where_sqrt_untaken_at_zero(x):
+    return jnp.sum(jnp.where(x > 0, jnp.sqrt(x), x))
+
+
+_kink(where_sqrt_untaken_at_zero, [0.0, -1.0, 4.0], [_NAN, _NAN, 0.25], 2.25, outcome="either")
+
+
+def relu_at_zero(x):
+    return jnp.sum(astjax.nn.relu(x) + jnp.maximum(x, 0.0))
+
+
+_kink(relu_at_zero, [0.0, -1.0, 2.0], [0.5, 0.0, 2.0], 2.5)
+
+
+def integer_power_of_negative(x):
+    return jnp.sum(x ** 3.0 + jnp.power(x, 2.0) + x ** 2)
+
+
+_kink(integer_power_of_negative, [-2.0, -1.5, 0.0], [4.0, 0.75, 0.0], 4.75)
+
+
+def power_by_int_array(x):
+    return jnp.sum(x ** jnp.array([1, 2, 3]))
+
+
+_kink(power_by_int_array, [-2.0, -1.5, 0.0], [1.0, -3.0, 0.0], -2.0)
+
+
+def zero_to_the_x(x):
+    return jnp.sum(jnp.zeros(3) ** x)
+
+
+_kink(zero_to_the_x, [0.5, 1.0, 2.0], [0.0, 0.0, 0.0], 0.0)
+
+
+def floor_round_sign_kill(x):
+    return jnp.sum(jnp.floor(x) * x + jnp.round(x) + jnp.sign(x) * x + jnp.trunc(x) + jnp.ceil(x))
+
+
+_kink(floor_round_sign_kill, [-1.5, 0.0, 2.3], [-3.0, 0.0, 3.0], 0.0)
+
+
+def mod_fmod_remainder(x):
+    return jnp.sum(jnp.mod(x, 0.7) + jnp.fmod(x, 0.7) + jnp.remainder(x * 3, x + 2.0))
+
+
+_kink(mod_fmod_remainder, [-1.0, 0.1, 2.0], [8.0, 5.0, 4.0], 17.0)
+
+
+def floor_divide_times_x(x):
+    return jnp.sum(jnp.floor_divide(x, 0.3) * x + x // 0.7)
+
+
+_kink(floor_divide_times_x, [-1.0, 0.1, 2.0], [-4.0, 0.0, 6.0], 2.0)
+
+
+def hypot_with_zero(x):
+    return jnp.sum(jnp.hypot(x, x[::-1]))
+
+
+_kink(hypot_with_zero, [3.0, 0.5, 4.0], [1.2, 1.414214, 1.6], 4.214214)
+
+
+def arctan2_quadrants(x):
+    return jnp.sum(jnp.arctan2(x, x[::-1] * _x(1.0, -1.0, -1.0)))
+
+
+_kink(arctan2_quadrants, [-1.0, 2.0, 1.0], [1.0, 0.0, 1.0], 2.0)
+
+
+def logaddexp_minus_inf(x):
+    return jnp.sum(jnp.logaddexp(x, -jnp.inf) + jnp.logaddexp(x, x))
+
+
+_kink(logaddexp_minus_inf, [-1.0, 0.0, 2.0], [2.0, 2.0, 2.0], 6.0)
+
+
+def logsumexp_with_minus_inf_entries(x):
+    return astjax.scipy.special.logsumexp(jnp.where(x > 0, x, -jnp.inf))
+
+
+_kink(logsumexp_with_minus_inf_entries, [-1.0, 0.0, 2.0], [0.0, 0.0, 1.0], 1.0)
+
+
+def softmax_masked_minus_inf(x):
+    return jnp.sum(astjax.nn.softmax(jnp.where(x > 0, x, -jnp.inf)) * _x(1.0, 2.0, 3.0))
+
+
+_kink(softmax_masked_minus_inf, [-1.0, 0.5, 2.0], [0.0, -0.149146, 0.149146], 0.0, name="softmax_masked_minus_inf")
+
+
+def sqrt_of_sum_of_squares_at_zero(x):
+    return jnp.sqrt(jnp.sum(x ** 2))
+
+
+_kink(sqrt_of_sum_of_squares_at_zero, [0.0, 0.0, 0.0], [_NAN, _NAN, _NAN], _NAN, outcome="either")
+
+
+def norm_at_zero(x):
+    return jnp.linalg.norm(x)
+
+
+_kink(norm_at_zero, [0.0, 0.0, 0.0], [_NAN, _NAN, _NAN], _NAN, outcome="either")
+
+
+def median_even_count(x):
+    return jnp.median(jnp.concatenate([x, _x(0.0)]))
+
+
+_kink(median_even_count, [-1.0, 0.5, 2.0], [0.0, 0.5, 0.0], 0.5)
+
+
+def std_of_constant(x):
+    return jnp.std(x * 0.0 + 1.0) + jnp.sum(x)
+
+
+_kink(std_of_constant, [1.0, 2.0, 3.0], [_NAN, _NAN, _NAN], _NAN, outcome="either")
+
+
+def prod_with_one_zero(x):
+    return jnp.prod(x) + jnp.sum(jnp.cumprod(x))
+
+
+_kink(prod_with_one_zero, [2.0, 0.0, 3.0], [1.0, 14.0, 0.0], 15.0)
+
+
+def prod_with_two_zeros(x):
+    return jnp.prod(x)
+
+
+_kink(prod_with_two_zeros, [0.0, 0.0, 3.0], [0.0, 0.0, 0.0], 0.0)
+
+
+def heaviside_and_copysign(x):
+    return jnp.sum(jnp.heaviside(x, 0.5) * x + jnp.copysign(x, -x[::-1]))
+
+
+_kink(heaviside_and_copysign, [-1.0, 0.5, 2.0], [1.0, 0.0, 2.0], 3.0)
+
+
+def fmax_with_nan(x):
+    return jnp.sum(jnp.fmax(x, jnp.where(x > 0, jnp.nan, 0.5)))
+
+
+_kink(fmax_with_nan, [-1.0, 0.5, 2.0], [0.0, 1.0, 1.0], 2.0, outcome="either")
+
+
+def nanmax_of_masked(x):
+    return jnp.nanmax(jnp.where(x > 0, x, jnp.nan)) + jnp.nansum(jnp.where(x > 0, x, jnp.nan) * x)
+
+
+_kink(nanmax_of_masked, [-1.0, 0.5, 2.0], [_NAN, 1.0, 5.0], 6.0)
+
+
+def cbrt_and_abs_power(x):
+    return jnp.sum(jnp.abs(x) ** 3 + jnp.abs(x) ** 2 + jnp.sqrt(x ** 2))
+
+
+_kink(cbrt_and_abs_power, [-1.0, 0.5, 2.0], [-6.0, 2.75, 17.0], 13.75)
+
+
+def builtin_max_tie_first(x):
+    return max(x[0], x[2]) * 2.0 + min(x[1], x[2])
+
+
+_kink(builtin_max_tie_first, [1.0, 0.5, 1.0], [2.0, 1.0, 0.0], 3.0)
+
+
+def leaky_relu_at_zero(x):
+    return jnp.sum(astjax.nn.leaky_relu(x, 0.1) + astjax.nn.relu6(x * 6.0))
+
+
+_kink(leaky_relu_at_zero, [0.0, 1.0, -1.0], [1.0, 1.0, 0.1], 2.1)
