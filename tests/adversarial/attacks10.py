@@ -804,3 +804,238 @@ def leaky_relu_at_zero(x):
 
 
 _kink(leaky_relu_at_zero, [0.0, 1.0, -1.0], [1.0, 1.0, 0.1], 2.1)
+
+
+# ============================================================ dtypes under derivatives
+def _f32(*values):
+    return np.array(values, dtype=np.float32)
+
+
+def _dtype_check(point):
+    """A check: value_and_grad and jvp of float32 inputs stay float32 (JAX's rule: Python scalars are weak),
+    and their numbers agree with the float64 program's (value, finite differences) to float32 precision."""
+    def check(fn, args):
+        from .harness import fd_grad
+        x32 = np.array(point, dtype=np.float32)
+        x64 = x32.astype(np.float64)
+        v, g = astjax.value_and_grad(fn)(x32.copy())
+        _, t = astjax.jvp(fn, (x32.copy(),), (np.ones_like(x32),))
+        fd = fd_grad(fn, (x64,), 0)[0]
+        return [(np.asarray(v).dtype, np.dtype(np.float32), "value dtype"),
+                (np.asarray(g).dtype, np.dtype(np.float32), "gradient dtype"),
+                (np.asarray(t).dtype, np.dtype(np.float32), "tangent dtype"),
+                (np.float64(v), np.float64(fn(x64.copy())), "value vs the float64 program"),
+                (np.asarray(g, np.float64), fd, "gradient vs finite differences"),
+                (np.float64(t), fd.sum(), "jvp vs finite differences")]
+    return check
+
+
+def _dtype_case(fn, point, outcome="works", name=None):
+    case(fn, lambda r: (np.array(point, dtype=np.float64),), outcome, mode="custom", check=_dtype_check(point), rtol=2e-3, name=name or fn.__name__ + "_float32")
+
+
+def float32_with_python_constants(x):
+    return jnp.sum(0.5 * x ** 2 + 3.0 * jnp.sin(x) - 1e-3 / (x + 2.0))
+
+
+_dtype_case(float32_with_python_constants, [0.3, -0.7, 1.1])
+
+
+def float32_with_math_constants(x):
+    return jnp.sum(jnp.exp(-x * math.pi) * math.e) + math.sqrt(2.0) * x[0]
+
+
+_dtype_case(float32_with_math_constants, [0.3, -0.7, 1.1])
+
+
+def float32_times_float64_numpy_scalar(x):
+    # np.float64 is a strong type: NumPy and JAX's x64 mode give a float64 value; the gradient has x's dtype
+    return jnp.sum(x * np.float64(2.5))
+
+
+def _strong_scalar_check(fn, args):
+    x32 = np.array([0.3, -0.7, 1.1], dtype=np.float32)
+    v, g = astjax.value_and_grad(fn)(x32)
+    return [(np.asarray(v).dtype, np.dtype(np.float64), "value dtype (NumPy, JAX x64)"),
+            (np.asarray(g).dtype, np.dtype(np.float32), "gradient dtype (x's)"), (g, np.full(3, 2.5), "gradient")]
+
+
+case(float32_times_float64_numpy_scalar, lambda r: (vec(r, 3),), "works", mode="custom", check=_strong_scalar_check)
+
+
+def float32_with_bool_mask(x):
+    m = x > 0
+    return jnp.sum(x * m + (1 - m) * x ** 2) + jnp.sum(m * 1.0)
+
+
+_dtype_case(float32_with_bool_mask, [0.3, -0.7, 1.1])
+
+
+def float32_with_int_array(x):
+    k = jnp.arange(3)
+    return jnp.sum(x * k + x ** k)
+
+
+_dtype_case(float32_with_int_array, [0.3, -0.7, 1.1])
+
+
+def float32_mean_and_var(x):
+    return jnp.mean(x) * jnp.var(x) + jnp.std(x)
+
+
+_dtype_case(float32_mean_and_var, [0.3, -0.7, 1.1])
+
+
+def float32_through_astype_float(x):
+    # astype(float) of float32 data is float32 (docs/semantics.md: a float64 NumPy array stays float64)
+    return jnp.sum(x.astype(float) ** 2)
+
+
+_dtype_case(float32_through_astype_float, [0.3, -0.7, 1.1], outcome="either")
+
+
+def float32_with_float32_scalar(x):
+    return jnp.sum(x * np.float32(1.5) + np.float32(0.25))
+
+
+_dtype_case(float32_with_float32_scalar, [0.3, -0.7, 1.1])
+
+
+def float32_softmax_xent(x):
+    p = astjax.nn.softmax(x)
+    return -jnp.log(p[1] + 1e-7)
+
+
+_dtype_case(float32_softmax_xent, [0.3, -0.7, 1.1])
+
+
+def float32_linalg(x):
+    a = jnp.eye(3) * 2.0 + jnp.outer(x, x) * 0.1
+    return jnp.linalg.slogdet(a)[1] + jnp.sum(jnp.linalg.solve(a, x))
+
+
+_dtype_case(float32_linalg, [0.3, -0.7, 1.1])
+
+
+def int_input_cast_inside(x, n):
+    return jnp.sum(x * n.astype(jnp.float64) + x ** 2 * (n > 1))
+
+
+case(int_input_cast_inside, lambda r: (vec(r, 4), np.array([0, 1, 2, 3])), "works")
+
+
+def int_counts_as_weights(x, counts):
+    return jnp.sum(counts * jnp.log1p(x ** 2)) / jnp.sum(counts)
+
+
+case(int_counts_as_weights, lambda r: (vec(r, 4), np.array([1, 3, 0, 2])), "works")
+
+
+def bool_mask_argument(x, m):
+    return jnp.sum(jnp.where(m, x ** 2, -x)) + jnp.sum(x * m)
+
+
+case(bool_mask_argument, lambda r: (vec(r, 4), np.array([True, False, True, False])), "works")
+
+
+def zero_d_argument(x):
+    return jnp.sin(x) * x ** 2
+
+
+case(zero_d_argument, lambda r: (scalar(r),), "works")
+
+
+def _argnums_check(fn, args):
+    from .harness import fd_grad
+    a, b, c = args
+    v, (ga, gc) = astjax.value_and_grad(fn, argnums=(0, 2))(a.copy(), b, c.copy())
+    gb = astjax.grad(fn, argnums=1)(a.copy(), b, c.copy())
+    jac = astjax.jacrev(fn, argnums=(2, 0))(a.copy(), b, c.copy())
+    jf = astjax.jacfwd(fn, argnums=(2, 0))(a.copy(), b, c.copy())
+    return [(v, fn(a, b, c), "value"), (ga, fd_grad(fn, args, 0)[0], "d/da"), (gc, fd_grad(fn, args, 2)[0], "d/dc"),
+            (gb, fd_grad(fn, args, 1)[0], "d/db"), (jac[0], fd_grad(fn, args, 2)[0], "jacrev d/dc"),
+            (jac[1], fd_grad(fn, args, 0)[0], "jacrev d/da"), (jf[0], fd_grad(fn, args, 2)[0], "jacfwd d/dc"),
+            (jf[1], fd_grad(fn, args, 0)[0], "jacfwd d/da")]
+
+
+def three_arguments(a, b, c):
+    return jnp.sum(a * b) + jnp.sum(jnp.tanh(c) * a[0]) + b[0] * c[1]
+
+
+case(three_arguments, lambda r: (vec(r, 3), vec(r, 3), vec(r, 2)), "works", mode="custom", check=_argnums_check,
+     name="argnums_tuples_in_any_order")
+
+
+def _aux_check(fn, args):
+    from .harness import fd_grad
+    x, = args
+    (v, aux), g = astjax.value_and_grad(fn, has_aux=True)(x.copy())
+    g2, aux2 = astjax.grad(fn, has_aux=True)(x.copy())
+    primal, vjp_fn, aux3 = astjax.vjp(fn, x.copy(), has_aux=True)
+    (gv,) = vjp_fn(np.float64(1.0))
+    jr, aux4 = astjax.jacrev(fn, has_aux=True)(x.copy())
+    jf, aux5 = astjax.jacfwd(fn, has_aux=True)(x.copy())
+    want_v, want_aux = fn(x.copy())
+    fd = fd_grad(lambda t: fn(t)[0], (x,), 0)[0]
+    out = [(v, want_v, "value"), (g, fd, "grad"), (g2, fd, "grad(has_aux)"), (gv, fd, "vjp(has_aux)"),
+           (jr, fd, "jacrev(has_aux)"), (jf, fd, "jacfwd(has_aux)")]
+    for a in (aux, aux2, aux3, aux4, aux5):
+        out += [(a["stats"][0], want_aux["stats"][0], "aux list item"), (a["stats"][1], want_aux["stats"][1], "aux"),
+                (a["n"], want_aux["n"], "aux int"), (a["nested"]["h"], want_aux["nested"]["h"], "aux nested")]
+    return out
+
+
+def loss_with_pytree_aux(x):
+    h = jnp.tanh(x)
+    loss = jnp.sum(h ** 2)
+    return loss, {"stats": [jnp.mean(h), jnp.max(h)], "n": 3, "nested": {"h": h * 2.0}}
+
+
+case(loss_with_pytree_aux, lambda r: (vec(r, 4),), "works", mode="custom", check=_aux_check)
+
+
+def _allow_int_check(fn, args):
+    x, n = args
+    gx, gn = astjax.grad(fn, argnums=(0, 1), allow_int=True)(x.copy(), n)
+    from .harness import fd_grad
+    return [(gx, fd_grad(fn, args, 0)[0], "float argument"), (np.asarray(gn).dtype.names is not None or
+            str(np.asarray(gn).dtype) == "[('float0', 'V')]", True, "float0 for the int argument"),
+            (np.shape(gn), np.shape(n), "float0 shape")]
+
+
+def int_argument_allowed(x, n):
+    return jnp.sum(x ** n)
+
+
+case(int_argument_allowed, lambda r: (vec(r, 3), np.array([1, 2, 3])), "works", mode="custom",
+     check=_allow_int_check)
+
+
+def int_argument_without_allow_int(x, n):
+    return jnp.sum(x ** n)
+
+
+case(int_argument_without_allow_int, lambda r: (vec(r, 3), np.array([1, 2, 3])), "refuse", argnums=1,
+     errors=(TypeError,), error_match="integer|int")
+
+
+def complex_holomorphic(z):
+    return jnp.sum(z * z)
+
+
+case(complex_holomorphic, lambda r: (vec(r, 3) + 1j * vec(r, 3),), "refuse", errors=(TypeError,),
+     error_match="complex|holomorphic")
+
+
+def _python_float_check(fn, args):
+    g = astjax.grad(fn)(0.7)
+    gi = astjax.grad(fn, argnums=1)(0.7, 2.0)
+    return [(g, np.cos(0.7) * 2.0 + 2 * 0.7, "grad at a Python float"), (np.asarray(g).dtype, np.dtype(np.float32),
+            "a differentiated Python float is float32"), (gi, np.sin(0.7), "d/dk at Python floats")]
+
+
+def python_float_argument(x, k=2.0):
+    return jnp.sin(x) * k + x ** 2
+
+
+case(python_float_argument, lambda r: (scalar(r),), "works", mode="custom", check=_python_float_check, rtol=1e-5)
