@@ -1039,3 +1039,347 @@ def python_float_argument(x, k=2.0):
 
 
 case(python_float_argument, lambda r: (scalar(r),), "works", mode="custom", check=_python_float_check, rtol=1e-5)
+
+
+# ============================================================ second derivatives against second differences
+def _hess_check(fn, args):
+    """hessian, jacfwd(jacrev), jacrev(jacfwd), jacrev(grad) and jvp(grad) against second differences."""
+    from .harness import fd_hessian
+    x = args[0]
+    H = fd_hessian(fn, args)
+    rest = tuple(args[1:])
+    v = np.linspace(-1.0, 1.0, x.size).reshape(x.shape)
+    return [(astjax.hessian(fn)(x.copy(), *rest), H, "hessian"),
+            (astjax.jacfwd(astjax.jacrev(fn))(x.copy(), *rest), H, "jacfwd(jacrev)"),
+            (astjax.jacrev(astjax.jacfwd(fn))(x.copy(), *rest), H, "jacrev(jacfwd)"),
+            (astjax.jacrev(astjax.grad(fn))(x.copy(), *rest), H, "jacrev(grad)"),
+            (astjax.jvp(astjax.grad(fn), (x.copy(),) + rest, (v,) + tuple(np.zeros_like(a) for a in rest))[1],
+             np.tensordot(H, v, axes=v.ndim), "jvp(grad)")]
+
+
+def _hess(fn, make_args, outcome="works", name=None, rtol=1e-4):
+    case(fn, make_args, outcome, mode="custom", check=_hess_check, rtol=rtol, name=name or fn.__name__ + "_hess")
+
+
+def loop_with_helper(x):
+    h = x
+    for k in range(3):
+        h = jnp.tanh(h * (k + 1.0)) + _later_helper(h) * 0.1
+    return jnp.sum(h ** 2)
+
+
+_hess(loop_with_helper, lambda r: (vec(r, 3),))
+
+
+def loop_break_on_data(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s = s + jnp.exp(x[i]) * x[i - 1]
+        if s > 2.0:
+            break
+    return s
+
+
+_hess(loop_break_on_data, lambda r: (_x(0.2, 0.9, 1.1, 0.4),))
+
+
+def while_fixed_point(x):
+    y = x
+    k = 0
+    while k < 4:
+        y = 0.5 * jnp.cos(y) + 0.3 * x
+        k += 1
+    return jnp.sum(y * x)
+
+
+_hess(while_fixed_point, lambda r: (vec(r, 3),))
+
+
+def at_set_then_use(x):
+    y = jnp.zeros(4, dtype=jnp.float64).at[1:3].set(x[:2] ** 2).at[0].add(x[2] * x[0])
+    return jnp.sum(y * jnp.sin(y)) + y[1] * x[2]
+
+
+_hess(at_set_then_use, lambda r: (vec(r, 3),))
+
+
+def at_mul_and_min_max(x):
+    y = jnp.asarray(x).at[0].multiply(x[1]).at[2].min(x[0]).at[1].max(0.1)
+    return jnp.sum(y ** 3)
+
+
+_hess(at_mul_and_min_max, lambda r: (_x(0.7, 0.4, 1.3),))
+
+
+def at_add_repeated_indices(x):
+    y = jnp.zeros(3, dtype=jnp.float64).at[jnp.array([0, 0, 2])].add(x * x)
+    return jnp.sum(jnp.exp(y) * jnp.arange(1.0, 4.0))
+
+
+_hess(at_add_repeated_indices, lambda r: (vec(r, 3),))
+
+
+def numpy_setitem_in_loop(x):
+    y = np.zeros(3)
+    for i in range(3):
+        y[i] = x[i] * x[(i + 1) % 3]
+    return np.sum(y ** 2)
+
+
+_hess(numpy_setitem_in_loop, lambda r: (vec(r, 3),))
+
+
+def cumsum_cumprod(x):
+    return jnp.sum(jnp.cumsum(x) ** 2) + jnp.sum(jnp.cumprod(x))
+
+
+_hess(cumsum_cumprod, lambda r: (vec(r, 4),))
+
+
+def sort_then_weights(x):
+    return jnp.sum(jnp.sort(x) ** 2 * jnp.arange(4.0)) + jnp.sum(jnp.sort(x ** 3))
+
+
+_hess(sort_then_weights, lambda r: (_x(0.3, -0.8, 1.1, 0.5),))
+
+
+def take_along_axis_argsort(x):
+    m = x.reshape(2, 3)
+    idx = jnp.argsort(m, axis=1)
+    s = jnp.take_along_axis(m, idx, axis=1)
+    return jnp.sum(s[:, 0] * s[:, 2] ** 2)
+
+
+_hess(take_along_axis_argsort, lambda r: (_x(0.3, -0.8, 1.1, 0.5, 0.2, -0.4),))
+
+
+def logsumexp_softmax(x):
+    return astjax.scipy.special.logsumexp(x) + jnp.sum(astjax.nn.softmax(x) ** 2)
+
+
+_hess(logsumexp_softmax, lambda r: (vec(r, 4),))
+
+
+def linalg_solve(x):
+    a = jnp.array([[3.0, 0.5, 0.1], [0.2, 2.0, 0.3], [0.1, 0.4, 4.0]]) + jnp.diag(x)
+    return jnp.sum(jnp.linalg.solve(a, x))
+
+
+_hess(linalg_solve, lambda r: (vec(r, 3),))
+
+
+def linalg_inv_det(x):
+    a = jnp.eye(3) * 2.0 + jnp.outer(x, x[::-1]) * 0.3
+    return jnp.sum(jnp.linalg.inv(a)) + jnp.linalg.det(a)
+
+
+_hess(linalg_inv_det, lambda r: (vec(r, 3),))
+
+
+def linalg_slogdet(x):
+    a = x.reshape(2, 2) + 3.0 * jnp.eye(2)
+    sign, logdet = jnp.linalg.slogdet(a)
+    return sign * logdet
+
+
+_hess(linalg_slogdet, lambda r: (vec(r, 4),))
+
+
+def linalg_cholesky(x):
+    a = jnp.outer(x, x) + 2.0 * jnp.eye(3)
+    c = jnp.linalg.cholesky(a)
+    return jnp.sum(c * jnp.arange(9.0).reshape(3, 3))
+
+
+_hess(linalg_cholesky, lambda r: (vec(r, 3),))
+
+
+def linalg_eigh(x):
+    a = jnp.array([[2.0, 0.3, 0.0], [0.3, 1.0, 0.2], [0.0, 0.2, -1.0]]) + jnp.diag(x)
+    w, v = jnp.linalg.eigh(a)
+    return w[0] * w[2] + jnp.sum(v[:, 1] ** 4)
+
+
+_hess(linalg_eigh, lambda r: (vec(r, 3, -0.2, 0.2),))
+
+
+def linalg_svd_values(x):
+    a = x.reshape(2, 3)
+    s = jnp.linalg.svd(a, compute_uv=False)
+    return jnp.sum(s ** 3)
+
+
+_hess(linalg_svd_values, lambda r: (_x(1.0, 0.2, -0.3, 0.1, 0.8, 0.5),))
+
+
+def linalg_qr(x):
+    a = x.reshape(3, 2)
+    q, rr = jnp.linalg.qr(a)
+    return jnp.sum(rr ** 2) + jnp.sum(jnp.abs(jnp.diag(rr)))
+
+
+_hess(linalg_qr, lambda r: (_x(1.0, 0.2, -0.3, 0.1, 0.8, 0.5),))
+
+
+def linalg_norms(x):
+    a = x.reshape(2, 2)
+    return jnp.linalg.norm(x) + jnp.linalg.norm(a) + jnp.linalg.norm(a, "fro") + jnp.linalg.norm(x, 2)
+
+
+_hess(linalg_norms, lambda r: (vec(r, 4),))
+
+
+def linalg_norm_ord1_and_inf(x):
+    return jnp.linalg.norm(x, 1) + jnp.linalg.norm(x, jnp.inf) + jnp.linalg.norm(x.reshape(2, 2), 1)
+
+
+_hess(linalg_norm_ord1_and_inf, lambda r: (_x(0.3, -0.8, 1.1, 0.5),), outcome="either")
+
+
+def linalg_matrix_power_and_trace(x):
+    a = x.reshape(2, 2)
+    return jnp.trace(jnp.linalg.matrix_power(a, 3)) + jnp.sum(a @ a.T)
+
+
+_hess(linalg_matrix_power_and_trace, lambda r: (vec(r, 4),))
+
+
+def recursion_hess(x):
+    return jnp.sum(_fib_like(x, 4))
+
+
+_hess(recursion_hess, lambda r: (vec(r, 3),))
+
+
+def generator_sum_hess(x):
+    return sum(a * jnp.exp(b) for a, b in _pairs(x))
+
+
+_hess(generator_sum_hess, lambda r: (vec(r, 4),))
+
+
+def imported_helpers_hess(x):
+    return jnp.sum(softplus(x * 2.0)) + accumulate(x, cube) + norm2(x)
+
+
+_hess(imported_helpers_hess, lambda r: (vec(r, 3),))
+
+
+def sorted_key_hess(x):
+    ordered = sorted([x[0], x[1] * 2.0, x[2] - 0.5], key=lambda t: t)
+    return ordered[0] * ordered[2] ** 2
+
+
+_hess(sorted_key_hess, lambda r: (_x(0.3, -0.8, 1.1),))
+
+
+def reduce_hess(x):
+    return functools.reduce(lambda a, b: a * jnp.cos(b) + b * b, x, 1.0)
+
+
+_hess(reduce_hess, lambda r: (vec(r, 3),))
+
+
+def maximum_smooth_region_hess(x):
+    return jnp.sum(jnp.maximum(x, 0.0) ** 3 + jnp.abs(x) ** 3 + jnp.clip(x, -0.5, 0.5) ** 2)
+
+
+_hess(maximum_smooth_region_hess, lambda r: (_x(0.3, -0.8, 1.1),))
+
+
+def where_branches_hess(x):
+    return jnp.sum(jnp.where(x > 0, jnp.sqrt(jnp.abs(x) + 1.0) * x, x ** 3))
+
+
+_hess(where_branches_hess, lambda r: (_x(0.3, -0.8, 1.1),))
+
+
+def power_xy_hess(x):
+    return jnp.sum(x ** x) + jnp.sum(jnp.power(x, 2.5)) + jnp.sum(x ** -1.5)
+
+
+_hess(power_xy_hess, lambda r: (pos(r, 3),))
+
+
+def hypot_arctan2_hess(x):
+    return jnp.sum(jnp.hypot(x, x[::-1]) + jnp.arctan2(x, x[::-1] + 2.0))
+
+
+_hess(hypot_arctan2_hess, lambda r: (_x(0.3, -0.8, 1.1),))
+
+
+def scan_hess(x):
+    def step(c, v):
+        return c * jnp.sin(v) + v ** 2, c
+    c, ys = lax.scan(step, 1.0, x)
+    return c + jnp.sum(ys ** 2)
+
+
+_hess(scan_hess, lambda r: (vec(r, 4),))
+
+
+def mlp_params_hess(w):
+    x = jnp.array([[0.5, -0.3], [0.1, 0.9], [-0.7, 0.2]])
+    h = jnp.tanh(x @ w.reshape(2, 2))
+    return jnp.mean(jnp.sum(h, axis=1) ** 2)
+
+
+_hess(mlp_params_hess, lambda r: (vec(r, 4),))
+
+
+def matrix_argument_hess(a):
+    return jnp.sum(jnp.tanh(a @ a.T)) + jnp.trace(a) ** 2
+
+
+_hess(matrix_argument_hess, lambda r: (mat(r, 2, 2),))
+
+
+def two_args_hess(x, y):
+    return jnp.sum(jnp.sin(x) * y) + jnp.sum(x ** 2) * jnp.sum(y ** 2)
+
+
+_hess(two_args_hess, lambda r: (vec(r, 3), vec(r, 3)))
+
+
+def method_hess(x):
+    return _MODEL.loss(x) + _MODEL.predict(x) ** 2
+
+
+_hess(method_hess, lambda r: (vec(r, 3),))
+
+
+def while_break_else_hess(x):
+    return while_break_else(x) * x[0]
+
+
+_hess(while_break_else_hess, lambda r: (_x(0.5, 0.3, 0.2),))
+
+
+def try_finally_hess(x):
+    return try_finally_returns(x) ** 2
+
+
+_hess(try_finally_hess, lambda r: (vec(r, 3),))
+
+
+def float_power_and_reciprocal_hess(x):
+    return jnp.sum(jnp.float_power(x, 3) + jnp.reciprocal(x) + jnp.cbrt(x) + jnp.log10(x) + jnp.exp2(x))
+
+
+_hess(float_power_and_reciprocal_hess, lambda r: (pos(r, 3),))
+
+
+def special_functions_hess(x):
+    sp = astjax.scipy.special
+    return jnp.sum(sp.erf(x) + sp.gammaln(x + 2.0) + sp.xlogy(x, x) + sp.expit(x) + sp.log_ndtr(x))
+
+
+_hess(special_functions_hess, lambda r: (pos(r, 3),))
+
+
+def nn_activations_hess(x):
+    nn = astjax.nn
+    return jnp.sum(nn.gelu(x) + nn.silu(x) + nn.softplus(x) + nn.elu(x) + nn.log_sigmoid(x) + nn.swish(x))
+
+
+_hess(nn_activations_hess, lambda r: (vec(r, 3),))

@@ -112,6 +112,12 @@ class AdjointSweep:
             out += [gast.Expr(value=call("push", name(self.adjoint(tape.id)), name(self.adjoint(target)))),
                     self._restore_marker(stmt), self._reset(target)]
             return [copy_location(s, stmt) for s in out]
+        if self.starts_bare(target) and _reads_a_shaped_adjoint(app):
+            # nothing may have reached target's adjoint on this path (it started as a bare 0.0): shape it
+            # before a rule that indexes, reshapes or moves axes of it (`bxm = unbroadcast(bxm, xm)`)
+            shaped = name(target)
+            shaped.shape_only = True
+            out.append(assign(self.adjoint(target), call("unbroadcast", name(self.adjoint(target)), shaped)))
         contributions, prelude = self.contributions(stmt, target, app)
         self._check_every_path_has_a_rule(stmt, app, contributions)
         # A call's derivative reads its arguments: when the call overwrote one of them, restore it first.
@@ -157,6 +163,13 @@ class AdjointSweep:
         if self.needs_shaped_zero(variable):
             return call("zero_like", name(variable))
         return gast.Constant(value=_ZERO, kind=None)
+
+    def starts_bare(self, variable):
+        """Whether the sweep starts `variable`'s adjoint as a bare 0.0 though a rule needs it shaped: the
+        variable is defined only inside a branch or a loop, where there may be no value to shape a zero by
+        when the adjoints are initialized."""
+        return (self.needs_shaped_zero(variable) and variable not in self.plan.params
+                and not self.plan.defined_at_top_level(variable))
 
     def needs_shaped_zero(self, variable):
         if variable not in self._shaped:
@@ -324,6 +337,12 @@ class AdjointSweep:
             out.append(augassign(self.adjoint(value.id), call("item_adjoint", name(self.adjoint(items.id)),
                                                             call("len", name(items.id)))))
         return [copy_location(s, stmt) for s in out]
+
+
+def _reads_a_shaped_adjoint(app):
+    """Whether the rules of this statement need its result's adjoint shaped (a bare 0.0 cannot be moved,
+    reshaped or handed to a generated vjp): a primitive that is not zero-safe, a user or custom_vjp function."""
+    return app.kind in ("function", "custom_vjp") or app.kind == "primitive" and not app.primitive.zero_safe
 
 
 def _sum(terms):

@@ -133,10 +133,9 @@ class ReverseMode:
                 continue
             if variable in self.tape_variables:
                 zero = call("Tape")
-            elif self.sweep.needs_shaped_zero(variable) and (
-                    variable in self.params or self.plan.defined_at_top_level(variable)):
+            elif self.sweep.needs_shaped_zero(variable) and not self.sweep.starts_bare(variable):
                 zero = call("zero_like", name(variable))
-            else:      # defined only inside a branch or a loop: it may have no value to shape a zero
+            else:      # defined only inside a branch or a loop: shaped where its rule reads it (starts_bare)
                 zero = gast.Constant(value=_ZERO, kind=None)
             out.append(assign(self.namer.adjoint(variable), zero))
         if output is not None and output in self.activity.active:
