@@ -71,6 +71,7 @@ class ReverseMode:
         self.plan = TapePlan(self.function, primal, self.params)
         self.sweep = AdjointSweep(self.context, self.activity, ShapeClasses(self.function, self.context.resolver),
                                   self.plan, counters, self.callee_vjp, self.bind_name)
+        self.sweep.outputs = set(outputs)
 
         self.tape_variables = {n.targets[0].id for n in walk(self.function)
                                if isinstance(n, gast.Assign) and _call_name(n.value) == "Tape"}
