@@ -1383,3 +1383,277 @@ def nn_activations_hess(x):
 
 
 _hess(nn_activations_hess, lambda r: (vec(r, 3),))
+
+
+# ============================================================ an adjoint nothing reached on the path taken (fixed here)
+# A variable defined only in a branch or a loop starts with a bare 0.0 adjoint; where nothing on the path
+# taken reaches it (a floor, a sign, a branch that ignores it), the rule of its definition moved or reshaped
+# that bare 0.0 and crashed (AxisError, ValueError) instead of giving zeros.
+def moved_axes_then_sign_on_one_branch(x, k):
+    if k == 0:
+        return jnp.sum(x ** 2)
+    xm = jnp.moveaxis(x, (0, 1), (-2, -1))
+    if k == 1:
+        gm = jnp.sign(xm) * 2.0
+    else:
+        gm = jnp.sin(xm)
+    return jnp.sum(gm * jnp.array([[1.0, 2.0], [3.0, 4.0]]))
+
+
+case(moved_axes_then_sign_on_one_branch, lambda r: (mat(r, 2, 2), 1), "works",
+     name="moved_axes_then_sign_on_one_branch_k1")
+case(moved_axes_then_sign_on_one_branch, lambda r: (mat(r, 2, 2), 2), "works",
+     name="moved_axes_then_sign_on_one_branch_k2")
+
+
+def swapped_in_loop_used_on_some_passes(x, k):
+    s = 0.0
+    for i in range(2):
+        xm = jnp.swapaxes(x, 0, 1)
+        if i < k:
+            s = s + jnp.sum(jnp.sin(xm) * i)
+    return s + jnp.sum(x)
+
+
+case(swapped_in_loop_used_on_some_passes, lambda r: (mat(r, 2, 2), 1), "works")
+
+
+def reshaped_in_branch_then_floored(x, k):
+    if k > 0:
+        y = jnp.reshape(x, (4,))
+        z = y * 2.0
+        if k > 1:
+            return jnp.sum(z)
+        return jnp.sum(jnp.floor(z)) + x[0, 0]
+    return jnp.sum(x)
+
+
+case(reshaped_in_branch_then_floored, lambda r: (mat(r, 2, 2), 1), "works")
+
+
+def _row_energy(v):
+    return jnp.sum(v[0] ** 2)
+
+
+def helper_result_in_branch_unused(x, k):
+    if k > 0:
+        e = _row_energy(x.T)
+        if k > 1:
+            return e
+        return jnp.round(e) + jnp.sum(x)
+    return jnp.sum(x)
+
+
+case(helper_result_in_branch_unused, lambda r: (mat(r, 2, 2), 1), "works")
+
+
+def transposed_in_branch_by_data(x):
+    if x[0, 0] > 0:
+        t = x.T.reshape(-1)
+        out = jnp.sum(jnp.floor(t * 3.0))
+    else:
+        out = 0.0
+    return out + jnp.sum(x ** 2)
+
+
+case(transposed_in_branch_by_data, lambda r: (np.array([[0.4, 0.2], [0.3, -0.1]]),), "works")
+
+
+def matrix_norm_ord1_inf_second_order(x):
+    a = x.reshape(2, 2)
+    return jnp.linalg.norm(a, 1) + jnp.linalg.norm(a, jnp.inf) + jnp.linalg.norm(a, 2) ** 2
+
+
+_hess(matrix_norm_ord1_inf_second_order, lambda r: (_x(0.3, -0.8, 1.1, 0.5),))
+
+
+# ============================================================ transformations composed over ordinary code
+def _vector_program(x):
+    h = jnp.tanh(x[:3] * x[1:])
+    return jnp.concatenate([h, jnp.cumsum(h)[1:]])
+
+
+case(_vector_program, lambda r: (vec(r, 4),), "works", mode="jac", name="jacobian_concat_cumsum")
+
+
+def jac_of_loop_with_setitem(x):
+    y = np.zeros(3)
+    for i in range(3):
+        y[i] = jnp.sin(x[i]) * x[(i + 1) % 3]
+    return y
+
+
+case(jac_of_loop_with_setitem, lambda r: (vec(r, 3),), "works", mode="jac")
+
+
+def jac_of_sorted_key(x):
+    return jnp.stack(sorted([x[0] * 2.0, x[1] - 0.3, x[2] ** 2], key=lambda t: -t))
+
+
+case(jac_of_sorted_key, lambda r: (_x(0.3, 0.8, -0.6),), "works", mode="jac")
+
+
+def jac_of_linalg_solve(x):
+    a = jnp.array([[3.0, 0.5, 0.1], [0.2, 2.0, 0.3], [0.1, 0.4, 4.0]]) + jnp.outer(x, x) * 0.1
+    return jnp.linalg.solve(a, jnp.sin(x))
+
+
+case(jac_of_linalg_solve, lambda r: (vec(r, 3),), "works", mode="jac")
+
+
+def jac_of_eigh_values(x):
+    a = jnp.array([[2.0, 0.3, 0.0], [0.3, 1.0, 0.2], [0.0, 0.2, -1.0]]) + jnp.diag(x)
+    return jnp.linalg.eigh(a)[0]
+
+
+case(jac_of_eigh_values, lambda r: (vec(r, 3, -0.2, 0.2),), "works", mode="jac")
+
+
+def jac_of_take_along_axis(x):
+    m = x.reshape(2, 3)
+    return jnp.take_along_axis(m, jnp.argsort(m, axis=1), axis=1).ravel() * jnp.arange(6.0)
+
+
+case(jac_of_take_along_axis, lambda r: (_x(0.3, -0.8, 1.1, 0.5, 0.2, -0.4),), "works", mode="jac")
+
+
+def jac_of_at_updates(x):
+    y = jnp.asarray(x).at[1].set(x[0] * x[2]).at[0].add(x[1])
+    return y.at[2].multiply(y[1])
+
+
+case(jac_of_at_updates, lambda r: (vec(r, 3),), "works", mode="jac")
+
+
+def jac_of_tuple_output(x):
+    return jnp.sin(x) * x[0], jnp.sum(x ** 2)
+
+
+case(jac_of_tuple_output, lambda r: (vec(r, 3),), "works", mode="jac")
+
+
+def _vjp_check(fn, args):
+    from .harness import fd_jacobian
+    x, = args
+    out, pullback = astjax.vjp(fn, x.copy())
+    J = fd_jacobian(fn, args, 0)[0]
+    ct = np.linspace(-1.0, 1.0, np.size(out)).reshape(np.shape(out))
+    (g,) = pullback(ct)
+    _, t = astjax.jvp(fn, (x.copy(),), (np.ones_like(x),))
+    return [(out, fn(x.copy()), "vjp's value"), (g, np.tensordot(ct, J, axes=ct.ndim), "vjp vs finite differences"),
+            (t, J @ np.ones_like(x), "jvp vs finite differences")]
+
+
+def vjp_of_recursive_program(x):
+    return _fib_like(x, 4) * jnp.cos(x)
+
+
+case(vjp_of_recursive_program, lambda r: (vec(r, 3),), "works", mode="custom", check=_vjp_check)
+
+
+def vjp_of_generator_program(x):
+    return jnp.stack([a * jnp.exp(b) for a, b in _pairs(x)])
+
+
+case(vjp_of_generator_program, lambda r: (vec(r, 4),), "works", mode="custom", check=_vjp_check)
+
+
+def vjp_of_method_program(x):
+    return _MODEL._hidden(x) * _MODEL.w
+
+
+case(vjp_of_method_program, lambda r: (vec(r, 3),), "works", mode="custom", check=_vjp_check)
+
+
+def _inner_grad(x):
+    return astjax.grad(lambda t: jnp.sum(jnp.sin(t) * t))(x)
+
+
+def grad_of_function_calling_grad(x):
+    return jnp.sum(_inner_grad(x) ** 2)
+
+
+case(grad_of_function_calling_grad, lambda r: (vec(r, 3),), "either")
+
+
+def _energy(x):
+    return jnp.sum(jnp.sin(x) * x ** 2)
+
+
+def grad_of_function_calling_grad_of_module_function(x):
+    return jnp.sum(astjax.grad(_energy)(x) ** 2)
+
+
+case(grad_of_function_calling_grad_of_module_function, lambda r: (vec(r, 3),), "works")
+
+
+def grad_of_function_calling_hessian(x):
+    return jnp.trace(astjax.hessian(_energy)(x)) + jnp.sum(x)
+
+
+case(grad_of_function_calling_hessian, lambda r: (vec(r, 3),), "works")
+
+
+def grad_of_function_calling_jacfwd(x):
+    return jnp.sum(astjax.jacfwd(_vector_program)(x) ** 2)
+
+
+case(grad_of_function_calling_jacfwd, lambda r: (vec(r, 4),), "works")
+
+
+def _hess_tree_check(fn, args):
+    from .harness import fd_hessian
+    p, = args
+    H = astjax.hessian(fn)(p)
+    flat = np.concatenate([p["a"], p["b"]])
+
+    def flat_fn(v):
+        return fn({"a": v[:2], "b": v[2:]})
+    Hf = fd_hessian(flat_fn, (flat,))
+    return [(H["a"]["a"], Hf[:2, :2], "d2/da2"), (H["a"]["b"], Hf[:2, 2:], "d2/da db"),
+            (H["b"]["a"], Hf[2:, :2], "d2/db da"), (H["b"]["b"], Hf[2:, 2:], "d2/db2")]
+
+
+def dict_params_hessian(p):
+    return jnp.sum(jnp.tanh(p["a"]) * p["b"][0]) + jnp.sum(p["b"] ** 3) * p["a"][1]
+
+
+case(dict_params_hessian, lambda r: ({"a": vec(r, 2), "b": vec(r, 3)},), "works", mode="custom",
+     check=_hess_tree_check, rtol=1e-4)
+
+
+def _hess_argnums_check(fn, args):
+    from .harness import fd_hessian
+    x, y = args
+    Hy = astjax.hessian(fn, argnums=1)(x.copy(), y.copy())
+    Hxy = astjax.hessian(fn, argnums=(0, 1))(x.copy(), y.copy())
+    both = np.concatenate([x, y])
+    Hf = fd_hessian(lambda v: fn(v[:3], v[3:]), (both,))
+    return [(Hy, Hf[3:, 3:], "hessian argnums=1"), (Hxy[0][0], Hf[:3, :3], "H[0][0]"), (Hxy[0][1], Hf[:3, 3:], "H[0][1]"),
+            (Hxy[1][0], Hf[3:, :3], "H[1][0]"), (Hxy[1][1], Hf[3:, 3:], "H[1][1]")]
+
+
+def two_args_for_argnums_hessian(x, y):
+    return jnp.sum(jnp.sin(x) * y) + jnp.sum(x ** 2) * jnp.sum(y ** 2)
+
+
+case(two_args_for_argnums_hessian, lambda r: (vec(r, 3), vec(r, 3)), "works", mode="custom",
+     check=_hess_argnums_check, rtol=1e-4)
+
+
+def _jvp_tree_check(fn, args):
+    from .harness import fd_directional
+    p, x = args
+    tp = {"w": np.ones_like(p["w"]), "b": np.full_like(p["b"], 0.5)}
+    tx = np.zeros_like(x)
+    primal, tangent = astjax.jvp(fn, (p, x), (tp, tx))
+    [want] = fd_directional(fn, args, (tp, tx), (0,))
+    return [(primal, fn(p, x), "primal"), (tangent, want, "jvp with a dict tangent")]
+
+
+def dict_params_jvp(p, x):
+    return jnp.sum(jnp.tanh(x @ p["w"] + p["b"]))
+
+
+case(dict_params_jvp, lambda r: ({"w": mat(r, 3, 2), "b": vec(r, 2)}, mat(r, 4, 3)), "works", mode="custom",
+     check=_jvp_tree_check)
