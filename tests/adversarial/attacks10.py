@@ -23,7 +23,7 @@ from astjax import lax
 
 from . import _attacks10_helpers as helpers
 from ._attacks10_helpers import Scaler, accumulate, cube, layer, norm2, softplus
-from .case import case, vec, mat, pos, spd, scalar
+from .case import CASES, case, vec, mat, pos, spd, scalar
 
 
 def _x(*values):
@@ -1657,3 +1657,20 @@ def dict_params_jvp(p, x):
 
 case(dict_params_jvp, lambda r: ({"w": mat(r, 3, 2), "b": vec(r, 2)}, mat(r, 4, 3)), "works", mode="custom",
      check=_jvp_tree_check)
+
+
+# Default profile (the suite's time budget): the cases of the mechanism fixed here, then every third other case
+# and the first of each kind of check; ASTJAX_LONG_PROPERTIES=1 runs them all.
+from .case import long_only  # noqa: E402
+
+_FIXED_HERE = {"moved_axes_then_sign_on_one_branch_k1", "swapped_in_loop_used_on_some_passes",
+               "reshaped_in_branch_then_floored", "helper_result_in_branch_unused", "transposed_in_branch_by_data"}
+# The second-derivative batteries (a few hundred ms to 2 s each) run in the long profile, but for the first
+# (tests/test_attacks10.py checks the norms' second derivatives fixed here); of the other cases every second
+# of long_only's default sample runs.
+_BATTERIES = {c.name for c in CASES if c.category == "attacks10" and c.name.endswith("_hess")}
+_KEPT_BATTERIES = {"attacks10.loop_with_helper_hess"}
+LONG_ONLY = (long_only("attacks10", _FIXED_HERE, batteries=("_hess",)) | _BATTERIES) - _KEPT_BATTERIES
+LONG_ONLY |= {c.name for k, c in enumerate(c for c in CASES if c.category == "attacks10"
+                                              and c.name not in LONG_ONLY and not c.name.endswith("_hess")
+                                              and c.name.split(".", 1)[1] not in _FIXED_HERE) if k % 2}
