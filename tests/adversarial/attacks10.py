@@ -1659,6 +1659,162 @@ case(dict_params_jvp, lambda r: ({"w": mat(r, 3, 2), "b": vec(r, 2)}, mat(r, 4, 
      check=_jvp_tree_check)
 
 
+
+# ============================================================ casts and Python numbers inside derivatives
+def float_of_an_item(x):
+    # float() of a 0-d value keeps the number: its derivative flows (or the cast is refused)
+    return float(x[0]) * x[1] + x[2]
+
+
+case(float_of_an_item, lambda r: (vec(r, 3),), "either")
+
+
+def astype_int_kills_the_derivative(x):
+    return jnp.sum(x * (x * 10.0).astype(jnp.int32))
+
+
+case(astype_int_kills_the_derivative, lambda r: (_x(0.33, -0.47, 0.81),), "works")
+
+
+def int_of_an_item_as_an_index(x):
+    i = int(abs(x[0]) * 2.0)
+    return x[i] ** 2 + x[2]
+
+
+case(int_of_an_item_as_an_index, lambda r: (_x(0.7, 0.2, 0.4),), "either",
+     note="refused today: int() of a differentiated value has no rule (JAX raises a concretization error)")
+
+
+def python_round_of_an_item(x):
+    return round(float(x[0]) * 3.0) * x[1] + x[0]
+
+
+case(python_round_of_an_item, lambda r: (_x(0.7, 0.2, 0.4),), "either")
+
+
+def bool_of_comparison_times_value(x):
+    return (x[0] > 0.5) * x[1] + (x[1] < 0.0) * x[0] ** 2
+
+
+case(bool_of_comparison_times_value, lambda r: (_x(0.7, 0.2, 0.4),), "works")
+
+
+def numpy_float64_scalar_arithmetic(x):
+    s = np.float64(0.5) * x[0] + np.sqrt(np.float64(2.0)) * x[1]
+    return s * np.exp(x[2])
+
+
+case(numpy_float64_scalar_arithmetic, lambda r: (vec(r, 3),), "works")
+
+
+def where_with_python_scalars(x):
+    return jnp.sum(jnp.where(x > 0.0, x, 0.1 * x) ** 2)
+
+
+case(where_with_python_scalars, lambda r: (_x(0.7, -0.2, 0.4),), "works")
+
+
+def sum_with_dtype_and_initial(x):
+    return jnp.sum(x ** 2, initial=1.5) + jnp.prod(x, where=x > 0) + jnp.max(x, initial=-5.0)
+
+
+case(sum_with_dtype_and_initial, lambda r: (_x(0.7, -0.2, 0.4),), "either",
+     note="refused today: jnp.prod with where= has no rule")
+
+
+def mean_with_where(x):
+    return jnp.mean(x ** 2, where=x > 0) + jnp.var(x, ddof=1)
+
+
+case(mean_with_where, lambda r: (_x(0.7, -0.2, 0.4, 0.9),), "works")
+
+
+def norm_keepdims_axis(x):
+    a = x.reshape(2, 2)
+    n = jnp.linalg.norm(a, axis=1, keepdims=True)
+    return jnp.sum(a / n * jnp.array([[1.0, 2.0], [3.0, 4.0]]))
+
+
+case(norm_keepdims_axis, lambda r: (vec(r, 4),), "works")
+
+
+def cumprod_reverse_and_diff(x):
+    return jnp.sum(jnp.diff(jnp.cumprod(x[::-1])) ** 2) + jnp.sum(jnp.diff(x, n=2) * x[1:-1])
+
+
+case(cumprod_reverse_and_diff, lambda r: (vec(r, 5),), "works")
+
+
+def outer_trace_kron(x):
+    return jnp.trace(jnp.outer(x, x[::-1])) + jnp.sum(jnp.kron(x[:2], x[1:3]) ** 2)
+
+
+case(outer_trace_kron, lambda r: (vec(r, 3),), "works")
+
+
+def polyval_and_interp(x):
+    return jnp.polyval(x, 0.7) + jnp.sum(jnp.interp(jnp.array([0.25, 0.5]), jnp.array([0.0, 0.4, 1.0]), x))
+
+
+case(polyval_and_interp, lambda r: (vec(r, 3),), "works")
+
+
+def einsum_batch_contract(x):
+    a = x.reshape(2, 2, 2)
+    return jnp.sum(jnp.einsum("bij,bjk->bik", a, a) ** 2) + jnp.einsum("iij->", a)
+
+
+case(einsum_batch_contract, lambda r: (vec(r, 8),), "works")
+
+
+def matmul_chain_with_transpose(x):
+    a = x.reshape(2, 3)
+    return jnp.sum((a @ a.T) @ a * 0.5) + jnp.linalg.multi_dot([a, a.T, a]).sum()
+
+
+case(matmul_chain_with_transpose, lambda r: (vec(r, 6),), "works")
+
+
+def segment_like_with_at(x):
+    ids = jnp.array([0, 1, 0, 2, 1])
+    s = jnp.zeros(3, dtype=jnp.float64).at[ids].add(x)
+    m = jnp.full(3, -jnp.inf, dtype=jnp.float64).at[ids].max(x)
+    return jnp.sum(s ** 2) + jnp.sum(m * jnp.arange(1.0, 4.0))
+
+
+case(segment_like_with_at, lambda r: (_x(0.1, 0.5, -0.3, 0.8, 0.2),), "either",
+     note="refused today: .at[ids].max with a repeated index (JAX splits the adjoint)")
+
+
+def gather_with_negative_and_fancy(x):
+    return jnp.sum(x[jnp.array([-1, 0, -2, 0])] ** 2) + x[-1] * x[::2].sum()
+
+
+case(gather_with_negative_and_fancy, lambda r: (vec(r, 4),), "works")
+
+
+def boolean_mask_sum(x):
+    return jnp.sum(x[x > 0] ** 2) + jnp.sum(jnp.where(x > 0, 0.0, x))
+
+
+case(boolean_mask_sum, lambda r: (_x(0.1, 0.5, -0.3, 0.8, -0.2),), "works")
+
+
+def stack_split_concat(x):
+    a, b = jnp.split(x, 2)
+    return jnp.sum(jnp.stack([a * b, a + b]) ** 2) + jnp.sum(jnp.concatenate([b, a]) * jnp.arange(4.0))
+
+
+case(stack_split_concat, lambda r: (vec(r, 4),), "works")
+
+
+def roll_flip_tile(x):
+    return jnp.sum(jnp.roll(x, 1) * x) + jnp.sum(jnp.tile(x, 2) * jnp.arange(6.0)) + jnp.sum(jnp.flip(x) * x ** 2)
+
+
+case(roll_flip_tile, lambda r: (vec(r, 3),), "works")
+
+
 # Default profile (the suite's time budget): the cases of the mechanism fixed here, then every third other case
 # and the first of each kind of check; ASTJAX_LONG_PROPERTIES=1 runs them all.
 from .case import long_only  # noqa: E402
