@@ -1815,6 +1815,139 @@ def roll_flip_tile(x):
 case(roll_flip_tile, lambda r: (vec(r, 3),), "works")
 
 
+
+# ============================================================ library calls a scientist reaches for
+def quantiles_and_median(x):
+    return jnp.percentile(x, 30.0) + jnp.quantile(x, 0.75) + jnp.median(x) * 2.0
+
+
+case(quantiles_and_median, lambda r: (_x(0.1, 0.5, -0.3, 0.8, 0.2, 1.3),), "works")
+
+
+def nanquantile_and_nanmean(x):
+    y = jnp.where(x > 0.0, x, jnp.nan)
+    return jnp.nanmean(y) * jnp.nanstd(y) + jnp.nanmedian(y)
+
+
+case(nanquantile_and_nanmean, lambda r: (_x(0.1, 0.5, -0.3, 0.8, 0.2, 1.3),), "works")
+
+
+def sort_descending_along_axis(x):
+    m = x.reshape(2, 3)
+    s = -jnp.sort(-m, axis=0)
+    return jnp.sum(s * jnp.arange(6.0).reshape(2, 3)) + jnp.sum(jnp.sort(m, axis=-1)[:, -1] ** 2)
+
+
+case(sort_descending_along_axis, lambda r: (_x(0.1, 0.5, -0.3, 0.8, 0.2, 1.3),), "works")
+
+
+def searchsorted_bins(x):
+    edges = jnp.array([0.0, 0.25, 0.5, 0.75])
+    k = jnp.searchsorted(edges, x)
+    return jnp.sum(x * k) + jnp.sum(x[jnp.argsort(k)] * jnp.arange(4.0))
+
+
+case(searchsorted_bins, lambda r: (_x(0.1, 0.6, 0.3, 0.8),), "works")
+
+
+def clip_with_array_bounds(x, lo):
+    return jnp.sum(jnp.clip(x, lo, lo + 1.0) ** 2)
+
+
+case(clip_with_array_bounds, lambda r: (_x(0.1, 0.6, 1.3, -0.8), _x(0.0, 0.0, 0.1, -0.5)), "works", argnums=(0, 1))
+
+
+def stop_gradient_in_target(x):
+    target = astjax.lax.stop_gradient(jnp.tanh(x))
+    return jnp.sum((x - target) ** 2) + jnp.sum(astjax.lax.stop_gradient(x) * x)
+
+
+def _stop_gradient_reference(x):
+    return jnp.sum((x - jnp.tanh(x.copy())) ** 2)
+
+
+def _stop_gradient_check(fn, args):
+    x, = args
+    g = astjax.grad(fn)(x.copy())
+    _, t = astjax.jvp(fn, (x.copy(),), (np.ones_like(x),))
+    want = 2.0 * (x - np.tanh(x)) + x
+    return [(fn(x.copy()), np.sum((x - np.tanh(x)) ** 2) + np.sum(x * x), "value"),
+            (g, want, "grad treats the stopped values as constants"), (t, want.sum(), "jvp likewise")]
+
+
+case(stop_gradient_in_target, lambda r: (vec(r, 3),), "works", mode="custom", check=_stop_gradient_check)
+
+
+def one_hot_cross_entropy(logits):
+    labels = jnp.array([2, 0])
+    lp = astjax.nn.log_softmax(logits.reshape(2, 3), axis=-1)
+    return -jnp.mean(jnp.sum(astjax.nn.one_hot(labels, 3) * lp, axis=-1))
+
+
+case(one_hot_cross_entropy, lambda r: (vec(r, 6),), "works")
+
+
+def logsumexp_with_weights_and_sign(x):
+    lse, sign = astjax.scipy.special.logsumexp(x, b=jnp.array([1.0, -0.5, 2.0]), return_sign=True)
+    return lse * sign + astjax.scipy.special.logsumexp(x.reshape(1, 3), axis=1, keepdims=True).sum()
+
+
+case(logsumexp_with_weights_and_sign, lambda r: (vec(r, 3),), "either",
+     note="refused today: logsumexp with return_sign=True under a derivative")
+
+
+def cumsum_reverse_and_cummax(x):
+    rc = jnp.flip(jnp.cumsum(jnp.flip(x)))
+    return jnp.sum(rc * x) + jnp.sum(astjax.lax.cummax(x) * jnp.arange(4.0))
+
+
+case(cumsum_reverse_and_cummax, lambda r: (_x(0.1, 0.6, 0.3, 0.8),), "works")
+
+
+def triangular_solve_and_cho(x):
+    a = jnp.outer(x, x) + 2.0 * jnp.eye(3)
+    c = jnp.linalg.cholesky(a)
+    y = astjax.scipy.linalg.solve_triangular(c, x, lower=True)
+    z = astjax.scipy.linalg.cho_solve((c, True), x)
+    return jnp.sum(y ** 2) + jnp.sum(z * x)
+
+
+case(triangular_solve_and_cho, lambda r: (vec(r, 3),), "works")
+
+
+def pinv_lstsq_matrix_rank(x):
+    a = x.reshape(3, 2)
+    sol = jnp.linalg.lstsq(a, jnp.array([1.0, 2.0, 0.5]))[0]
+    return jnp.sum(jnp.linalg.pinv(a) ** 2) + jnp.sum(sol ** 2) + jnp.linalg.matrix_rank(a) * 0.0
+
+
+case(pinv_lstsq_matrix_rank, lambda r: (_x(1.0, 0.2, -0.3, 0.9, 0.4, 0.5),), "works")
+
+
+def expm_and_logdet(x):
+    a = x.reshape(2, 2) * 0.3
+    return jnp.sum(astjax.scipy.linalg.expm(a)) + jnp.linalg.slogdet(a + 2.0 * jnp.eye(2))[1]
+
+
+case(expm_and_logdet, lambda r: (vec(r, 4),), "works")
+
+
+def fft_power_spectrum(x):
+    spec = jnp.fft.rfft(x)
+    return jnp.sum(jnp.abs(spec) ** 2) + jnp.sum(jnp.real(jnp.fft.ifft(jnp.fft.fft(x) * 2.0)))
+
+
+case(fft_power_spectrum, lambda r: (vec(r, 6),), "works")
+
+
+def convolve_and_correlate(x):
+    k = jnp.array([0.25, 0.5, 0.25])
+    return jnp.sum(jnp.convolve(x, k, mode="same") ** 2) + jnp.sum(jnp.correlate(x, x[:2], mode="valid"))
+
+
+case(convolve_and_correlate, lambda r: (vec(r, 5),), "works")
+
+
 # Default profile (the suite's time budget): the cases of the mechanism fixed here, then every third other case
 # and the first of each kind of check; ASTJAX_LONG_PROPERTIES=1 runs them all.
 from .case import long_only  # noqa: E402
