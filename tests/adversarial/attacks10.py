@@ -1948,6 +1948,209 @@ def convolve_and_correlate(x):
 case(convolve_and_correlate, lambda r: (vec(r, 5),), "works")
 
 
+
+# ============================================================ structure under second derivatives
+def _sum_list_of_powers(xs, k=2):
+    return sum(v ** k for v in xs)
+
+
+def defaults_and_keywords_hess(x):
+    return _sum_list_of_powers(x, k=3) + _sum_list_of_powers([x[0], x[1] * x[2]])
+
+
+_hess(defaults_and_keywords_hess, lambda r: (vec(r, 3),))
+
+
+def list_accumulate_then_stack_hess(x):
+    out = []
+    h = x[0]
+    for i in range(1, 3):
+        h = jnp.sin(h) * x[i] + h
+        out.append(h)
+    return jnp.sum(jnp.stack(out) ** 2)
+
+
+_hess(list_accumulate_then_stack_hess, lambda r: (vec(r, 3),))
+
+
+def dict_built_in_loop_hess(x):
+    d = {}
+    for i, name in enumerate(["a", "b", "c"]):
+        d[name] = x[i] ** (i + 1)
+    return d["a"] * d["b"] + jnp.sin(d["c"])
+
+
+_hess(dict_built_in_loop_hess, lambda r: (vec(r, 3),))
+
+
+def while_with_data_bound_hess(x):
+    s = x[0]
+    n = 0
+    while s < 2.0 and n < 20:
+        s = s * 1.3 + x[1] ** 2
+        n += 1
+    return s * x[2]
+
+
+_hess(while_with_data_bound_hess, lambda r: (_x(0.4, 0.3, 0.7),))
+
+
+def nested_function_closure_hess(x):
+    scale = x[0] ** 2
+
+    def inner(v):
+        return jnp.tanh(v * scale)
+    return jnp.sum(inner(x) * inner(x[::-1]))
+
+
+_hess(nested_function_closure_hess, lambda r: (vec(r, 3),))
+
+
+def early_return_in_loop_hess(x):
+    acc = 0.0
+    for i in range(3):
+        acc = acc + x[i] ** 3
+        if acc > 0.5:
+            return acc * x[0]
+    return acc
+
+
+_hess(early_return_in_loop_hess, lambda r: (_x(0.5, 0.6, 0.7),))
+
+
+def numpy_inplace_ops_hess(x):
+    y = x.copy()
+    y *= 2.0
+    y[1] += x[0] ** 2
+    y -= y.mean()
+    return np.sum(y ** 3)
+
+
+_hess(numpy_inplace_ops_hess, lambda r: (vec(r, 3),))
+
+
+def star_unpack_and_zip_hess(x):
+    a, *rest = x
+    return a * sum(u * v for u, v in zip(rest, rest[::-1]))
+
+
+_hess(star_unpack_and_zip_hess, lambda r: (vec(r, 4),), outcome="either")
+
+
+def comprehension_with_condition_hess(x):
+    return sum(v ** 2 * w for v, w in zip(x, x[1:]) if w > 0)
+
+
+_hess(comprehension_with_condition_hess, lambda r: (_x(0.5, -0.6, 0.7, 0.2),))
+
+
+def matrix_loop_rows_hess(a):
+    total = 0.0
+    for row in a:
+        total = total + jnp.dot(row, row) * row[0]
+    return total
+
+
+_hess(matrix_loop_rows_hess, lambda r: (mat(r, 2, 2),))
+
+
+def softmax_attention_hess(x):
+    q = x.reshape(2, 2)
+    w = astjax.nn.softmax(q @ q.T / jnp.sqrt(2.0), axis=-1)
+    return jnp.sum(w @ q)
+
+
+_hess(softmax_attention_hess, lambda r: (vec(r, 4),))
+
+
+def layer_norm_hess(x):
+    mu = jnp.mean(x)
+    var = jnp.mean((x - mu) ** 2)
+    return jnp.sum(((x - mu) / jnp.sqrt(var + 1e-5)) * jnp.arange(1.0, 5.0))
+
+
+_hess(layer_norm_hess, lambda r: (vec(r, 4),))
+
+
+
+# ============================================================ values shared between names, under derivatives
+def alias_then_numpy_write(x):
+    y = x.copy()
+    z = y
+    z[0] = x[1] * 3.0
+    return np.sum(y * x)
+
+
+case(alias_then_numpy_write, lambda r: (vec(r, 3),), "either")
+
+
+def list_alias_append(x):
+    a = [x[0]]
+    b = a
+    b.append(x[1] ** 2)
+    return sum(a) * x[2]
+
+
+case(list_alias_append, lambda r: (vec(r, 3),), "either")
+
+
+def rebinding_inside_loop_reads_old(x):
+    y = x
+    for _ in range(2):
+        y_old = y
+        y = jnp.sin(y) + y_old * x
+    return jnp.sum(y)
+
+
+case(rebinding_inside_loop_reads_old, lambda r: (vec(r, 3),), "works")
+
+
+def swap_in_loop(x):
+    a, b = x[0], x[1]
+    for _ in range(3):
+        a, b = b, a * b + x[2]
+    return a + 2.0 * b
+
+
+case(swap_in_loop, lambda r: (vec(r, 3),), "works")
+
+
+def row_view_written_then_read(x):
+    m = np.array(x).reshape(2, 2)
+    r = m[0]
+    r *= 2.0
+    return np.sum(m ** 2)
+
+
+case(row_view_written_then_read, lambda r: (vec(r, 4),), "either")
+
+
+def closure_late_binding_in_loop(x):
+    fs = [lambda t, k=k: t * x[k] for k in range(3)]
+    return sum(f(x[0]) for f in fs)
+
+
+case(closure_late_binding_in_loop, lambda r: (vec(r, 3),), "either")
+
+
+_CALLS = []
+
+
+def global_list_not_changed(x):
+    scale = len(_CALLS) + 2.0
+    return jnp.sum(x ** 2) * scale
+
+
+case(global_list_not_changed, lambda r: (vec(r, 3),), "works")
+
+
+def default_array_argument(x, w=np.array([1.0, 2.0, 3.0])):
+    return jnp.sum(x * w) + jnp.sum(w ** 2) * x[0]
+
+
+case(default_array_argument, lambda r: (vec(r, 3),), "works")
+
+
 # Default profile (the suite's time budget): the cases of the mechanism fixed here, then every third other case
 # and the first of each kind of check; ASTJAX_LONG_PROPERTIES=1 runs them all.
 from .case import long_only  # noqa: E402
