@@ -64,6 +64,11 @@ from adversarial.attacks9 import LONG_ONLY as _ATTACKS9_LONG_ONLY  # noqa: E402
 if not LONG:
     SAMPLED_OUT |= _ATTACKS9_LONG_ONLY
 
+# attacks10.py: likewise.
+from adversarial.attacks10 import LONG_ONLY as _ATTACKS10_LONG_ONLY  # noqa: E402
+if not LONG:
+    SAMPLED_OUT |= _ATTACKS10_LONG_ONLY
+
 
 def _params():
     params = []

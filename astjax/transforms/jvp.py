@@ -171,9 +171,11 @@ class ForwardMode:
                 zero = call("zero_like", name(target))
             elif isinstance(stmt.value, gast.Subscript):     # an item may be a record or a list: zeros leaf by leaf
                 zero = call("zero_tangent", name(target))
-            elif isinstance(stmt.value, (gast.Dict, gast.Tuple)) or _call_name(stmt.value) in _RECORDS:
-                # a namedtuple, dict or tuple of constants (a loop's initial carry): zeros field by field, since
-                # zeros_like would read it as one array and the loop's `.a` of that tangent would fail
+            elif (isinstance(stmt.value, (gast.Dict, gast.Tuple)) or _call_name(stmt.value) in _RECORDS
+                  or isinstance(stmt.value, gast.Name) and stmt.value.id in self.containers):
+                # a namedtuple, dict or tuple of constants (a loop's initial carry, or a name bound to one, as
+                # lax.scan's `c = init`): zeros field by field, since zeros_like would read it as one array and
+                # the loop's `.a` (`c["m"]`) of that tangent would fail
                 zero = call("zero_tangent", name(target))
             else:
                 zero = call("jnp.zeros_like", name(target))

@@ -45,6 +45,8 @@ class AdjointSweep:
         self.bind_name = bind_name
         self.restores = {}      # marker id -> statement it restores
         self._shaped = {}       # variable -> whether its zero adjoint must have its shape
+        self._after = []        # per block being reversed: the statements after the one being reversed
+        self.outputs = set()    # the output variables: their adjoints are the seed (the driver sets them)
         self._comment = LineComments(context.source)
 
     def adjoint(self, variable):
@@ -55,8 +57,10 @@ class AdjointSweep:
 
     def reverse_block(self, stmts):
         out = []
-        for stmt in reversed(stmts):
-            out.extend(self.reverse_statement(stmt))
+        for k in range(len(stmts) - 1, -1, -1):
+            self._after.append(stmts[k + 1:])
+            out.extend(self.reverse_statement(stmts[k]))
+            self._after.pop()
         return out
 
     def reverse_statement(self, stmt):
@@ -68,10 +72,12 @@ class AdjointSweep:
                 return []
             return [copy_location(gast.If(test=copy.deepcopy(stmt.test), body=body or [gast.Pass()], orelse=orelse),
                                   stmt)]
-        if isinstance(stmt, gast.For):
-            return reverse_for(self, stmt)
-        if isinstance(stmt, gast.While):
-            return reverse_while(self, stmt)
+        if isinstance(stmt, (gast.For, gast.While)):
+            self._after.append(None)     # a loop body's values are read after the loop only on its last pass
+            try:
+                return reverse_for(self, stmt) if isinstance(stmt, gast.For) else reverse_while(self, stmt)
+            finally:
+                self._after.pop()
         if isinstance(stmt, gast.Expr) and _is_append(stmt.value):
             return self.reverse_append(stmt)
         if isinstance(stmt, gast.Expr) and _call_name(stmt.value) == "push":
@@ -112,6 +118,12 @@ class AdjointSweep:
             out += [gast.Expr(value=call("push", name(self.adjoint(tape.id)), name(self.adjoint(target)))),
                     self._restore_marker(stmt), self._reset(target)]
             return [copy_location(s, stmt) for s in out]
+        if self.starts_bare(target) and _reads_a_shaped_adjoint(app) and not self._surely_reached(target):
+            # nothing may have reached target's adjoint on this path (it started as a bare 0.0): shape it
+            # before a rule that indexes, reshapes or moves axes of it (`bxm = unbroadcast(bxm, xm)`)
+            shaped = name(target)
+            shaped.shape_only = True
+            out.append(assign(self.adjoint(target), call("unbroadcast", name(self.adjoint(target)), shaped)))
         contributions, prelude = self.contributions(stmt, target, app)
         self._check_every_path_has_a_rule(stmt, app, contributions)
         # A call's derivative reads its arguments: when the call overwrote one of them, restore it first.
@@ -157,6 +169,47 @@ class AdjointSweep:
         if self.needs_shaped_zero(variable):
             return call("zero_like", name(variable))
         return gast.Constant(value=_ZERO, kind=None)
+
+    def starts_bare(self, variable):
+        """Whether the sweep starts `variable`'s adjoint as a bare 0.0 though a rule needs it shaped: the
+        variable is defined only inside a branch or a loop, where there may be no value to shape a zero by
+        when the adjoints are initialized."""
+        return (self.needs_shaped_zero(variable) and variable not in self.plan.params
+                and not self.plan.defined_at_top_level(variable))
+
+    def _surely_reached(self, variable):
+        """Whether variable's adjoint is surely shaped where its definition is reversed: it is an output (its
+        adjoint is the seed), or the statements after it in its block, then after the branch holding that
+        block and so on out to the innermost loop, surely reach it (`_reached`)."""
+        if variable in self.outputs:
+            return True
+        for after in reversed(self._after):
+            if after is None:
+                return False
+            found = self._reached(variable, after)
+            if found is not None:
+                return found
+        return False
+
+    def _reached(self, variable, after):
+        """Whether a statement of `after` (the rest of variable's block, reversed before its definition)
+        surely adds a shaped adjoint to variable's: an active assignment reading it whose rule reads a shaped
+        adjoint, or whose own target is an output or surely reached in turn (True); False where the variable
+        is assigned again first; None where neither (branches and loops in `after` may not run)."""
+        for k, stmt in enumerate(after):
+            if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+                target = stmt.targets[0].id
+                app = classify(getattr(stmt, "custom_call", stmt.value), self.context.resolver)
+                if (target in self.activity.active and app.differentiable and variable in app.operand_names()
+                        and (_reads_a_shaped_adjoint(app) or target in self.outputs
+                             or self._reached(target, after[k + 1:]))):
+                    return True
+                if target == variable:
+                    return False
+            elif any(isinstance(n, gast.Name) and n.id == variable and isinstance(n.ctx, gast.Store)
+                     for n in walk(stmt)):
+                return False
+        return None         # not decided in this block: the statements after its branch may reach it
 
     def needs_shaped_zero(self, variable):
         if variable not in self._shaped:
@@ -324,6 +377,12 @@ class AdjointSweep:
             out.append(augassign(self.adjoint(value.id), call("item_adjoint", name(self.adjoint(items.id)),
                                                             call("len", name(items.id)))))
         return [copy_location(s, stmt) for s in out]
+
+
+def _reads_a_shaped_adjoint(app):
+    """Whether the rules of this statement need its result's adjoint shaped (a bare 0.0 cannot be moved,
+    reshaped or handed to a generated vjp): a primitive that is not zero-safe, a user or custom_vjp function."""
+    return app.kind in ("function", "custom_vjp") or app.kind == "primitive" and not app.primitive.zero_safe
 
 
 def _sum(terms):

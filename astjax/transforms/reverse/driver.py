@@ -71,6 +71,7 @@ class ReverseMode:
         self.plan = TapePlan(self.function, primal, self.params)
         self.sweep = AdjointSweep(self.context, self.activity, ShapeClasses(self.function, self.context.resolver),
                                   self.plan, counters, self.callee_vjp, self.bind_name)
+        self.sweep.outputs = set(outputs)
 
         self.tape_variables = {n.targets[0].id for n in walk(self.function)
                                if isinstance(n, gast.Assign) and _call_name(n.value) == "Tape"}
@@ -133,10 +134,9 @@ class ReverseMode:
                 continue
             if variable in self.tape_variables:
                 zero = call("Tape")
-            elif self.sweep.needs_shaped_zero(variable) and (
-                    variable in self.params or self.plan.defined_at_top_level(variable)):
+            elif self.sweep.needs_shaped_zero(variable) and not self.sweep.starts_bare(variable):
                 zero = call("zero_like", name(variable))
-            else:      # defined only inside a branch or a loop: it may have no value to shape a zero
+            else:      # defined only inside a branch or a loop: shaped where its rule reads it (starts_bare)
                 zero = gast.Constant(value=_ZERO, kind=None)
             out.append(assign(self.namer.adjoint(variable), zero))
         if output is not None and output in self.activity.active:
