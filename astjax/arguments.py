@@ -9,6 +9,7 @@ import functools
 import inspect
 import numbers
 import os
+import types
 
 import numpy as np
 
@@ -21,28 +22,54 @@ __all__ = ["split_callable", "differentiable_input", "refuse_complex", "is_float
 FLOAT0 = float0      # JAX's dtype for the "gradient" of an integer
 
 
-def split_callable(fun):
+def split_callable(fun, bind_objects=True):
     """(a function with source, leading arguments, keywords) for what a user may pass.
 
-    A bound method is its function with `self` first; a `functools.partial`
-    adds its arguments; an object with `__call__` is that method bound to it.
+    A bound method of a user class is its function with `self` bound to the object (`bind_objects`; else,
+    and for other methods, its function with `self` first); a `functools.partial` adds its arguments; an
+    object with `__call__` is that method bound to it.
     """
     bound = getattr(fun, "__astjax_bound__", None)      # jit of a bound method or partial (jit/api.py)
     if bound is not None:
         inner, leading, keywords = bound
         return inner, tuple(leading), dict(keywords)
     if inspect.ismethod(fun):
-        inner, leading, keywords = split_callable(fun.__func__)
+        special = _bound_to_its_object(fun) if bind_objects else None
+        if special is not None:
+            return special, (), {}
+        inner, leading, keywords = split_callable(fun.__func__, bind_objects)
         return inner, leading + (fun.__self__,), keywords
     if isinstance(fun, functools.partial):
-        inner, leading, keywords = split_callable(fun.func)
+        inner, leading, keywords = split_callable(fun.func, bind_objects)
         return inner, leading + tuple(fun.args), {**keywords, **(fun.keywords or {})}
     if _is_library_function(fun):
         return library_trampoline(fun), (), {}
     if (not inspect.isfunction(fun) and not hasattr(fun, "__astjax_transform__") and not _is_custom(fun)
             and inspect.isfunction(getattr(type(fun), "__call__", None))):
-        return type(fun).__call__, (fun,), {}
+        special = _bound_to_its_object(types.MethodType(type(fun).__call__, fun)) if bind_objects else None
+        return (special, (), {}) if special is not None else (type(fun).__call__, (fun,), {})
     return wrapper_trampoline(fun) or fun, (), {}
+
+
+def _bound_to_its_object(method):
+    """A user method bound to an object (`model.loss`) whose code names a method of the object's class
+    (`self.predict(w)`): its function with `self` bound to that object, as a call `model.loss(w)` inside a
+    transformed function is (frontend/normalize/function_arguments.py), so that `self.predict` is known when
+    transforming (`self.scale` is still read when it runs). Else None: the function with `self` as its
+    first argument, one derivation for every object of the class (a bound function is built per object)."""
+    from .frontend.normalize.function_arguments import _bound_to_receiver, _user_bound_method
+    if not _user_bound_method(method) or not _names_a_method(method.__func__.__code__, method.__self__):
+        return None
+    return _bound_to_receiver(method.__func__, method.__self__)
+
+
+def _names_a_method(code, obj):
+    """Whether `code` (or a function or comprehension inside it) names a function attribute of obj's class."""
+    owner = obj if isinstance(obj, type) else type(obj)
+    if any(isinstance(inspect.getattr_static(owner, n, None), (types.FunctionType, staticmethod, classmethod))
+           for n in code.co_names):
+        return True
+    return any(_names_a_method(c, obj) for c in code.co_consts if inspect.iscode(c))
 
 
 _WRAPPER_TRAMPOLINES = {}

@@ -72,7 +72,7 @@ def _bound_parts(fun):
     if not (inspect.ismethod(fun) or isinstance(fun, functools.partial)) or hasattr(fun, "__astjax_transform__"):
         return fun, (), {}
     from ..arguments import split_callable
-    inner, leading, keywords = split_callable(fun)
+    inner, leading, keywords = split_callable(fun, bind_objects=False)   # the object is an argument of the call
     if not inspect.isfunction(inner) or hasattr(inner, "__astjax_transform__"):
         return fun, (), {}
     return inner, tuple(leading), dict(keywords)
