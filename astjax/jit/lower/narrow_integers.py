@@ -1,0 +1,76 @@
+"""Operations on integers narrower than 64 bits wrap as in NumPy and JAX.
+
+Numba computes `int8`, `int16`, `int32` (and unsigned) scalars in int64, and fuses an expression on
+such arrays into one loop that does the same (jit/narrow_integers.py). Where the first call observed
+that an operator's result has a narrow integer dtype, the operator is wrapped so that compiled code
+keeps that dtype between operations:
+
+    out = (a * b + np.int32(3)) // np.int32(2)
+ -> out = wrap_narrow(wrap_narrow(wrap_narrow(a * b, np.int32) + np.int32(3), np.int32) // np.int32(2), np.int32)
+
+and `acc += e` on a narrow integer becomes `acc = wrap_narrow(acc + e, np.int32)`. `/` (a float result),
+comparisons and operations on Python numbers are left alone.
+"""
+import gast
+
+from ..narrow_integers import NARROW_INTEGERS
+from .dtypes import DtypeReader
+from ...codegen.node_walk import NodeTransformer
+
+__all__ = ["wrap_narrow_integers"]
+
+_WRAPPED = (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod, gast.Pow, gast.LShift, gast.RShift,
+            gast.BitAnd, gast.BitOr, gast.BitXor)
+
+
+def wrap_narrow_integers(node, context):
+    _NarrowIntegers(context, node).visit(node)
+
+
+def _load(name):
+    return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+class _NarrowIntegers(NodeTransformer):
+    def __init__(self, context, function):
+        reader = DtypeReader(context, function)
+        self.dtype, self.weak = reader.dtype, reader.weak
+
+    def narrow(self, operands):
+        """The narrow integer dtype the operation on `operands` has, or None."""
+        if all(self.weak(o) for o in operands):
+            return None                 # Python numbers: lower/python_numbers.py keeps Python's meaning
+        dtypes = {self.dtype(o) for o in operands if not self.weak(o)}
+        if len(dtypes) != 1:
+            return None
+        dtype = dtypes.pop()
+        return dtype if dtype in NARROW_INTEGERS else None
+
+    def wrap(self, expr, dtype, like):
+        cast = gast.Attribute(value=_load("np"), attr=dtype, ctx=gast.Load())
+        return gast.copy_location(gast.Call(func=_load("wrap_narrow"), args=[expr, cast], keywords=[]), like)
+
+    def visit_BinOp(self, node):
+        dtype = self.narrow([node.left, node.right]) if isinstance(node.op, _WRAPPED) else None
+        self.generic_visit(node)
+        return self.wrap(node, dtype, node) if dtype else node
+
+    def visit_UnaryOp(self, node):
+        dtype = self.narrow([node.operand]) if isinstance(node.op, (gast.USub, gast.Invert)) else None
+        self.generic_visit(node)
+        return self.wrap(node, dtype, node) if dtype else node
+
+    def visit_Call(self, node):
+        is_power = isinstance(node.func, gast.Name) and node.func.id == "np_int_pow" and len(node.args) == 2
+        dtype = self.narrow(node.args) if is_power else None
+        self.generic_visit(node)
+        return self.wrap(node, dtype, node) if dtype else node
+
+    def visit_AugAssign(self, node):
+        dtype = (self.narrow([node.target, node.value])
+                 if isinstance(node.target, gast.Name) and isinstance(node.op, _WRAPPED) else None)
+        self.generic_visit(node)
+        if not dtype:
+            return node
+        value = self.wrap(gast.BinOp(left=_load(node.target.id), op=node.op, right=node.value), dtype, node)
+        return gast.copy_location(gast.Assign(targets=[node.target], value=value, type_comment=None), node)

@@ -1,0 +1,37 @@
+"""`wrap_narrow(x, np.int32)`: a value of a narrow integer dtype, wrapped as NumPy wraps it.
+
+Numba computes on integer scalars narrower than 64 bits in int64 (`int32 * int32` is an int64), and
+its array-expression rewrite fuses `(a * b + 3) // 2` on int32 arrays into one loop that does the
+same, storing only the final result as int32. `+ - *` wrap the same either way, but `//`, `%`, `>>`,
+a comparison or a float conversion of the unwrapped intermediate do not: 50000 * 50000 // 2 is
+1250000000 in int64 and -897483648 in NumPy's (and JAX's) int32. lower/narrow_integers.py wraps each
+narrow integer operation in this helper: a scalar is cast back to its dtype, an array is returned as
+it is (the call ends the array expression there, so the operation before it is stored, and wrapped,
+in its own dtype).
+"""
+import numpy as np
+from numba import types
+from numba.extending import overload
+
+__all__ = ["wrap_narrow", "NARROW_INTEGERS"]
+
+NARROW_INTEGERS = ("int8", "int16", "int32", "uint8", "uint16", "uint32")
+
+_CASTS = {name: getattr(np, name) for name in NARROW_INTEGERS}
+
+
+def wrap_narrow(x, dtype):
+    raise NotImplementedError("wrap_narrow runs only in compiled code")
+
+
+@overload(wrap_narrow, jit_options={"error_model": "numpy"})
+def _wrap_narrow(x, dtype):
+    target = getattr(dtype, "instance_type", None)
+    if isinstance(x, types.Array):
+        if x.dtype == target:
+            return lambda x, dtype: x
+        return lambda x, dtype: x.astype(dtype)
+    cast = _CASTS.get(str(target))
+    if cast is None or not isinstance(x, (types.Integer, types.Boolean)):
+        return lambda x, dtype: x
+    return lambda x, dtype: cast(x)
