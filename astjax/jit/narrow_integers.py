@@ -13,9 +13,9 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-__all__ = ["wrap_narrow", "NARROW_INTEGERS"]
+from .lower.narrow_integers import NARROW_INTEGERS
 
-NARROW_INTEGERS = ("int8", "int16", "int32", "uint8", "uint16", "uint32")
+__all__ = ["wrap_narrow"]
 
 _CASTS = {name: getattr(np, name) for name in NARROW_INTEGERS}
 

@@ -2,7 +2,8 @@
 
     by * 2 * x ** (2 - 1)               ->   by * 2 * x
     x ** jnp.where(2 == 0.0, 1.0, 2 - 1) ->   x
-    1.0 * e, e * 1.0, e ** 1            ->   e
+    1.0 * e, e * 1.0, e ** 1            ->   e    (not for a boolean e: `(x > 0) * 1.0` is a float 0 or 1,
+                                                  and `b1 * 1.0 + b2 * 1.0` adds where `b1 + b2` is `or`)
     -(-e), -(-a * b / c)                ->   e, a * b / c
     -(1.0 / b)                          ->   -1.0 / b
     broadcast_like(dt, *(a, b))         ->   broadcast_like(dt, a, b)
@@ -20,7 +21,50 @@ _COMPARISONS = {gast.Eq: operator.eq, gast.NotEq: operator.ne, gast.Lt: operator
 
 
 def fold_constants(function_node):
-    return _Fold().visit(function_node)
+    return _Fold(_boolean_names(function_node)).visit(function_node)
+
+
+# Calls whose result is boolean whatever their operands (jnp.isnan(x), jnp.logical_and(a, b)).
+_BOOLEAN_CALLS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and",
+                  "logical_or", "logical_xor", "logical_not", "isnan", "isinf", "isfinite", "isclose", "signbit",
+                  "isneginf", "isposinf", "isreal", "iscomplex", "bool_", "bool"}
+
+
+def _boolean(expr, names):
+    """Whether `expr` may hold a boolean (a comparison, `and`/`or`/`not`, a boolean call, a name holding one)."""
+    if isinstance(expr, (gast.Compare, gast.BoolOp)):
+        return True
+    if isinstance(expr, gast.Constant):
+        return isinstance(expr.value, bool)
+    if isinstance(expr, gast.UnaryOp):
+        return isinstance(expr.op, gast.Not) or _boolean(expr.operand, names)
+    if isinstance(expr, gast.Name):
+        return expr.id in names
+    if isinstance(expr, gast.BinOp) and isinstance(expr.op, (gast.BitAnd, gast.BitOr, gast.BitXor)):
+        return _boolean(expr.left, names) or _boolean(expr.right, names)
+    if isinstance(expr, gast.IfExp):
+        return _boolean(expr.body, names) or _boolean(expr.orelse, names)
+    if isinstance(expr, gast.Call):
+        func = expr.func
+        name = func.attr if isinstance(func, gast.Attribute) else getattr(func, "id", None)
+        if name in _BOOLEAN_CALLS or (name == "where" and len(expr.args) == 3
+                                      and any(_boolean(a, names) for a in expr.args[1:])):
+            return True
+        if name == "astype" and expr.args and _boolean(expr.args[0], names | {"bool"}):
+            return True
+    return False
+
+
+def _boolean_names(function_node):
+    """The names some assignment gives a value that may be boolean (to a fixed point through copies)."""
+    assigns = [n for n in gast.walk(function_node) if isinstance(n, gast.Assign) and len(n.targets) == 1
+               and isinstance(n.targets[0], gast.Name)]
+    names = set()
+    while True:
+        more = {a.targets[0].id for a in assigns if a.targets[0].id not in names and _boolean(a.value, names)}
+        if not more:
+            return names
+        names |= more
 
 
 def _const(node, value=None):
@@ -41,6 +85,9 @@ def _without_leading_negation(node):
 
 
 class _Fold(NodeTransformer):
+    def __init__(self, boolean_names):
+        self.boolean_names = boolean_names
+
     def visit_BinOp(self, node):
         self.generic_visit(node)
         op = type(node.op)
@@ -51,13 +98,14 @@ class _Fold(NodeTransformer):
                 return node
             if isinstance(value, (int, float)) and abs(value) < 1e15:
                 return gast.Constant(value=value, kind=None)
-        if op is gast.Pow and _const(node.right, 1):
+        keeps_dtype = not _boolean(node.left if _const(node.right) else node.right, self.boolean_names)
+        if op is gast.Pow and _const(node.right, 1) and keeps_dtype:
             return node.left
-        if op is gast.Mult and _const(node.right, 1):
+        if op is gast.Mult and _const(node.right, 1) and keeps_dtype:
             return node.left
-        if op is gast.Mult and _const(node.left, 1):
+        if op is gast.Mult and _const(node.left, 1) and keeps_dtype:
             return node.right
-        if op is gast.Div and _const(node.right, 1):
+        if op is gast.Div and _const(node.right, 1) and keeps_dtype:
             return node.left
         return node
 

@@ -13,11 +13,12 @@ comparisons and operations on Python numbers are left alone.
 """
 import gast
 
-from ..narrow_integers import NARROW_INTEGERS
 from .dtypes import DtypeReader
 from ...codegen.node_walk import NodeTransformer
 
-__all__ = ["wrap_narrow_integers"]
+__all__ = ["wrap_narrow_integers", "NARROW_INTEGERS"]
+
+NARROW_INTEGERS = ("int8", "int16", "int32", "uint8", "uint16", "uint32")
 
 _WRAPPED = (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod, gast.Pow, gast.LShift, gast.RShift,
             gast.BitAnd, gast.BitOr, gast.BitXor)
