@@ -1,0 +1,116 @@
+"""Red team 11: jit's compile cache and Numba's integer semantics, and cleanup's folds under vmap, jit and grad.
+
+Each attack compares a transformed program with running the program itself (or a loop over the batch):
+
+- jit of narrow integer arithmetic (int8, int16, int32 and unsigned): the first call, with small values,
+  passes jit's check; a later call through the compiled code with values that overflow must wrap between
+  operations as NumPy and JAX do. Numba computed `(a * b + 3) // 2` in int64 and stored only the end result
+  in int32 (jit/lower/narrow_integers.py now wraps each operation).
+- `(x > 0) * 1.0` is a float indicator: cleanup folded `e * 1.0` to `e`, so the sum of two indicators
+  became `bool + bool` (logical or) under vmap, jit and grad.
+
+The default profile runs one program of each kind (one Numba compile); ASTJAX_LONG_PROPERTIES=1 runs the
+other dtypes and shapes (docs/testing.md).
+"""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+
+from sampling import LONG
+
+numba = pytest.importorskip("numba")
+
+
+def product_halved(a, b):
+    return (a * b + 3) // 2
+
+
+def first_product_halved(a, b):
+    return (a[0] * b[0] + 3) // 2
+
+
+def squares_accumulated(a):
+    acc = a[0]
+    for i in range(1, a.shape[0]):
+        acc += a[i] * a[i]
+    return acc // 2
+
+
+def negated_third(a):
+    return -a[0] // 3
+
+
+def doubled_shifted(a):
+    return (a + a) >> 1
+
+
+def sign_of_product(a, b):
+    return jnp.where(a * b > 0, 1.0, -1.0)
+
+
+def _pair(dtype, small, big):
+    return [tuple(np.array(v, dtype) for v in small), tuple(np.array(v, dtype) for v in big)]
+
+
+# (program, argument tuples: the first small, the later ones overflow the dtype), all through one jit.
+NARROW = [
+    (product_halved, _pair(np.int32, ([1, 2], [2, 3]), ([50000, 2], [50000, 3]))),
+    (product_halved, _pair(np.int8, ([1, 2], [2, 3]), ([100, 120], [2, 3]))),
+    (product_halved, _pair(np.int16, ([3], [3]), ([300], [300]))),
+    (product_halved, _pair(np.uint32, ([1], [2]), ([70000], [70000]))),
+    (product_halved, _pair(np.int32, (1, 2), (50000, 50000))),                  # 0-d: scalars in compiled code
+    (first_product_halved, _pair(np.int32, ([1], [2]), ([50000], [50000]))),
+    (squares_accumulated, [(np.array([1, 2, 3], np.int32),), (np.array([1, 50000, 50000], np.int32),)]),
+    (negated_third, [(np.array([5], np.int8),), (np.array([-128], np.int8),)]),
+    (doubled_shifted, [(np.array([3], np.int8),), (np.array([100], np.int8),)]),
+    (sign_of_product, _pair(np.int8, ([1, 2], [2, 3]), ([100, 120], [2, 3]))),
+]
+NARROW_RUN = NARROW if LONG else NARROW[:1]
+
+
+@pytest.mark.parametrize("program, argsets", NARROW_RUN,
+                         ids=[f"{p.__name__}-{a[0][0].dtype}-{a[0][0].ndim}d" for p, a in NARROW_RUN])
+def test_jit_narrow_integers_wrap_between_operations(program, argsets):
+    jitted = astjax.jit(program)
+    for args in argsets:
+        with np.errstate(over="ignore"):
+            want = np.asarray(program(*args))
+        got = np.asarray(jitted(*args))
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got.astype(want.dtype), want)
+
+
+def indicator_sum(x):
+    return (x > 0) * 1.0 + (x > 1) * 1.0
+
+
+def indicator_and(x):
+    return (x > 0 and x < 2) * 1.0
+
+
+def weighted_by_indicators(w):
+    return jnp.sum(w * ((w > 0) * 1.0 + (w > 1) * 1.0))
+
+
+INDICATORS = np.array([-1.0, 1.0, 3.0])
+
+
+@pytest.mark.parametrize("program", [indicator_sum, indicator_and])
+def test_vmap_of_a_float_indicator_is_a_float(program):
+    want = np.array([np.asarray(program(jnp.asarray(x))) for x in INDICATORS])
+    got = np.asarray(astjax.vmap(program)(INDICATORS))
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def test_grad_through_a_sum_of_indicators():
+    got = np.asarray(astjax.grad(weighted_by_indicators)(INDICATORS))
+    np.testing.assert_array_equal(got, [0.0, 1.0, 2.0])        # d/dw of w * (count of thresholds below w)
+
+
+@pytest.mark.skipif(not LONG, reason="a Numba compile: long profile (ASTJAX_LONG_PROPERTIES=1)")
+def test_jit_of_a_sum_of_indicators():
+    got = np.asarray(astjax.jit(indicator_sum)(INDICATORS))
+    np.testing.assert_array_equal(got, indicator_sum(INDICATORS))
