@@ -7,7 +7,8 @@ Each attack compares a transformed program with running the program itself (or a
   operations as NumPy and JAX do. Numba computed `(a * b + 3) // 2` in int64 and stored only the end result
   in int32 (jit/lower/narrow_integers.py now wraps each operation).
 - `(x > 0) * 1.0` is a float indicator: cleanup folded `e * 1.0` to `e`, so the sum of two indicators
-  became `bool + bool` (logical or) under vmap, jit and grad.
+  became `bool + bool` (logical or) under vmap, jit and grad; `img * 1.0 - ref * 1.0` on uint8 images
+  wrapped (246 for 10 - 20).
 
 The default profile runs one program of each kind (one Numba compile); ASTJAX_LONG_PROPERTIES=1 runs the
 other dtypes and shapes (docs/testing.md).
@@ -97,12 +98,30 @@ def weighted_by_indicators(w):
 INDICATORS = np.array([-1.0, 1.0, 3.0])
 
 
-@pytest.mark.parametrize("program", [indicator_sum, indicator_and])
-def test_vmap_of_a_float_indicator_is_a_float(program):
-    want = np.array([np.asarray(program(jnp.asarray(x))) for x in INDICATORS])
-    got = np.asarray(astjax.vmap(program)(INDICATORS))
+def image_difference(a, b):
+    return a * 1.0 - b * 1.0
+
+
+def pixel_error(w, a, b):
+    return jnp.sum(w * (a / 1 - b / 1))
+
+
+IMAGES = (np.array([[10, 200], [0, 5]], np.uint8), np.array([[20, 100], [1, 5]], np.uint8))
+
+
+@pytest.mark.parametrize("program, args", [(indicator_sum, (INDICATORS,)), (indicator_and, (INDICATORS,)),
+                                           (image_difference, IMAGES)],
+                         ids=["indicator_sum", "indicator_and", "image_difference"])
+def test_vmap_of_a_float_conversion_by_one_is_a_float(program, args):
+    want = np.array([np.asarray(program(*(jnp.asarray(a) for a in example))) for example in zip(*args)])
+    got = np.asarray(astjax.vmap(program)(*args))
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
+
+
+def test_grad_through_a_difference_of_uint8_pixels():
+    got = np.asarray(astjax.grad(pixel_error)(np.ones(2), IMAGES[0][0], IMAGES[1][0]))
+    np.testing.assert_array_equal(got, [-10.0, 100.0])
 
 
 def test_grad_through_a_sum_of_indicators():
@@ -111,6 +130,6 @@ def test_grad_through_a_sum_of_indicators():
 
 
 @pytest.mark.skipif(not LONG, reason="a Numba compile: long profile (ASTJAX_LONG_PROPERTIES=1)")
-def test_jit_of_a_sum_of_indicators():
-    got = np.asarray(astjax.jit(indicator_sum)(INDICATORS))
-    np.testing.assert_array_equal(got, indicator_sum(INDICATORS))
+def test_jit_of_float_conversions_by_one():
+    np.testing.assert_array_equal(astjax.jit(indicator_sum)(INDICATORS), indicator_sum(INDICATORS))
+    np.testing.assert_array_equal(astjax.jit(image_difference)(*IMAGES), image_difference(*IMAGES))
