@@ -6,6 +6,8 @@ Each attack compares a transformed program with running the program itself (or a
   passes jit's check; a later call through the compiled code with values that overflow must wrap between
   operations as NumPy and JAX do. Numba computed `(a * b + 3) // 2` in int64 and stored only the end result
   in int32 (jit/lower/narrow_integers.py now wraps each operation).
+- a Python int argument meeting an int8 array: `a * k` with k = 300 raises OverflowError in NumPy; the
+  compiled code's cast wrapped it to 44 after a first call with k = 3.
 - `(x > 0) * 1.0` is a float indicator: cleanup folded `e * 1.0` to `e`, so the sum of two indicators
   became `bool + bool` (logical or) under vmap, jit and grad; `img * 1.0 - ref * 1.0` on uint8 images
   wrapped (246 for 10 - 20).
@@ -81,6 +83,23 @@ def test_jit_narrow_integers_wrap_between_operations(program, argsets):
         got = np.asarray(jitted(*args))
         assert got.shape == want.shape
         np.testing.assert_array_equal(got.astype(want.dtype), want)
+
+
+def scaled(a, k):
+    return a * k
+
+
+@pytest.mark.parametrize("dtype, k", [(np.int8, 300), (np.uint8, -1), (np.int32, 2 ** 31)][:None if LONG else 1])
+def test_jit_python_int_out_of_the_arrays_range_raises(dtype, k):
+    """NumPy (and the reference backend) raise OverflowError for `int8_array * 300`; compiled code wrapped
+    the later call's 300 to 44 (`weak_int` now checks the range)."""
+    jitted = astjax.jit(scaled)
+    a = np.array([1, 2], dtype)
+    np.testing.assert_array_equal(jitted(a, 3), a * 3)
+    with pytest.raises(OverflowError):
+        scaled(a, k)
+    with pytest.raises(OverflowError):
+        jitted(a, k)
 
 
 def indicator_sum(x):
