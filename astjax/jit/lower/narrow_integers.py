@@ -6,7 +6,11 @@ that an operator's result has a narrow integer dtype, the operator is wrapped so
 keeps that dtype between operations:
 
     out = (a * b + np.int32(3)) // np.int32(2)
- -> out = wrap_narrow(wrap_narrow(wrap_narrow(a * b, np.int32) + np.int32(3), np.int32) // np.int32(2), np.int32)
+ -> out = wrap_narrow(wrap_narrow(a * b + np.int32(3), np.int32) // np.int32(2), np.int32)
+
+`+ - * & | ^ <<` and unary `-`, `~` give the same bits whether their operands were wrapped or not (they
+are exact modulo 2 ** bits), so a chain of them is wrapped once, where its value meets anything else
+(`//`, `%`, `>>`, `**`, a comparison, a call): on arrays it stays one fused loop.
 
 and `acc += e` on a narrow integer becomes `acc = wrap_narrow(acc + e, np.int32)`. `/` (a float result),
 comparisons and operations on Python numbers are left alone.
@@ -22,6 +26,8 @@ NARROW_INTEGERS = ("int8", "int16", "int32", "uint8", "uint16", "uint32")
 
 _WRAPPED = (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod, gast.Pow, gast.LShift, gast.RShift,
             gast.BitAnd, gast.BitOr, gast.BitXor)
+# Exact modulo 2 ** bits: wrapping their operands first changes no bit of their result.
+_RING = (gast.Add, gast.Sub, gast.Mult, gast.LShift, gast.BitAnd, gast.BitOr, gast.BitXor, gast.USub, gast.Invert)
 
 
 def wrap_narrow_integers(node, context):
@@ -49,16 +55,26 @@ class _NarrowIntegers(NodeTransformer):
 
     def wrap(self, expr, dtype, like):
         cast = gast.Attribute(value=_load("np"), attr=dtype, ctx=gast.Load())
-        return gast.copy_location(gast.Call(func=_load("wrap_narrow"), args=[expr, cast], keywords=[]), like)
+        call = gast.copy_location(gast.Call(func=_load("wrap_narrow"), args=[expr, cast], keywords=[]), like)
+        call.ring_dtype = dtype if isinstance(getattr(expr, "op", None), _RING) else None
+        return call
+
+    def unwrapped(self, operand, dtype):
+        """`operand` without the wrap of a ring operation of `dtype` (the ring operation reading it wraps)."""
+        return operand.args[0] if getattr(operand, "ring_dtype", None) == dtype else operand
 
     def visit_BinOp(self, node):
         dtype = self.narrow([node.left, node.right]) if isinstance(node.op, _WRAPPED) else None
         self.generic_visit(node)
+        if dtype and isinstance(node.op, _RING):
+            node.left, node.right = self.unwrapped(node.left, dtype), self.unwrapped(node.right, dtype)
         return self.wrap(node, dtype, node) if dtype else node
 
     def visit_UnaryOp(self, node):
         dtype = self.narrow([node.operand]) if isinstance(node.op, (gast.USub, gast.Invert)) else None
         self.generic_visit(node)
+        if dtype:
+            node.operand = self.unwrapped(node.operand, dtype)
         return self.wrap(node, dtype, node) if dtype else node
 
     def visit_Call(self, node):
