@@ -5,7 +5,7 @@ Each attack compares a transformed program with running the program itself (or a
 - jit of narrow integer arithmetic (int8, int16, int32 and unsigned): the first call, with small values,
   passes jit's check; a later call through the compiled code with values that overflow must wrap between
   operations as NumPy and JAX do. Numba computed `(a * b + 3) // 2` in int64 and stored only the end result
-  in int32 (jit/lower/narrow_integers.py now wraps each operation).
+  in int32 (jit/lower/narrow_integers.py now wraps), and `(a + b) * 3` of booleans as ints (6, not 3).
 - a Python int argument meeting an int8 array: `a * k` with k = 300 raises OverflowError in NumPy; the
   compiled code's cast wrapped it to 44 after a first call with k = 3.
 - `(x > 0) * 1.0` is a float indicator: cleanup folded `e * 1.0` to `e`, so the sum of two indicators
@@ -53,6 +53,14 @@ def sign_of_product(a, b):
     return jnp.where(a * b > 0, 1.0, -1.0)
 
 
+def either_tripled(a, b):
+    return (a + b) * 3
+
+
+def first_either_tripled(a, b):
+    return (a[0] + b[0]) * 3
+
+
 def _pair(dtype, small, big):
     return [tuple(np.array(v, dtype) for v in small), tuple(np.array(v, dtype) for v in big)]
 
@@ -69,8 +77,11 @@ NARROW = [
     (negated_third, [(np.array([5], np.int8),), (np.array([-128], np.int8),)]),
     (doubled_shifted, [(np.array([3], np.int8),), (np.array([100], np.int8),)]),
     (sign_of_product, _pair(np.int8, ([1, 2], [2, 3]), ([100, 120], [2, 3]))),
+    # NumPy's True + True is True (or): Numba's 2 gave (a + b) * 3 == 6 once both were True
+    (either_tripled, _pair(bool, ([True, False], [False, False]), ([True, True], [True, False]))),
+    (first_either_tripled, _pair(bool, ([True], [False]), ([True], [True]))),
 ]
-NARROW_RUN = NARROW if LONG else NARROW[:1]
+NARROW_RUN = NARROW if LONG else [NARROW[0], NARROW[-2]]
 
 
 @pytest.mark.parametrize("program, argsets", NARROW_RUN,

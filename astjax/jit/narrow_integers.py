@@ -34,6 +34,8 @@ def _wrap_narrow(x, dtype):
         if x.dtype == target:
             return lambda x, dtype: x
         return lambda x, dtype: x.astype(dtype)
+    if isinstance(target, types.Boolean) and isinstance(x, (types.Integer, types.Boolean)):
+        return lambda x, dtype: x != 0          # NumPy's True + True is True (or), Numba's 2
     cast = _CASTS.get(str(target))
     if cast is None or not isinstance(x, (types.Integer, types.Boolean)):
         return lambda x, dtype: x

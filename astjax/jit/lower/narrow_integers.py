@@ -8,6 +8,9 @@ keeps that dtype between operations:
     out = (a * b + np.int32(3)) // np.int32(2)
  -> out = wrap_narrow(wrap_narrow(a * b + np.int32(3), np.int32) // np.int32(2), np.int32)
 
+Booleans too: NumPy's `a + b` of two bool arrays is `a or b` and `a * b` is `a and b`, where Numba
+adds them as ints (`(a + b) * 3` gave 6 for True, True); such a sum or product is wrapped to bool.
+
 `+ - * & | ^ <<` and unary `-`, `~` give the same bits whether their operands were wrapped or not (they
 are exact modulo 2 ** bits), so a chain of them is wrapped once, where its value meets anything else
 (`//`, `%`, `>>`, `**`, a comparison, a call): on arrays it stays one fused loop.
@@ -28,6 +31,10 @@ _WRAPPED = (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod, gast.Pow, ga
             gast.BitAnd, gast.BitOr, gast.BitXor)
 # Exact modulo 2 ** bits: wrapping their operands first changes no bit of their result.
 _RING = (gast.Add, gast.Sub, gast.Mult, gast.LShift, gast.BitAnd, gast.BitOr, gast.BitXor, gast.USub, gast.Invert)
+# On booleans (NumPy: `+` is or, `*` is and, `& | ^` are logical): the operators whose result is a bool; a
+# chain of `+` and `*` on non-negative ints is nonzero exactly when the or/and chain is True.
+_BOOLEAN_WRAPPED = (gast.Add, gast.Mult, gast.BitAnd, gast.BitOr, gast.BitXor)
+_BOOLEAN_RING = (gast.Add, gast.Mult)
 
 
 def wrap_narrow_integers(node, context):
@@ -51,13 +58,17 @@ class _NarrowIntegers(NodeTransformer):
         if len(dtypes) != 1:
             return None
         dtype = dtypes.pop()
-        return dtype if dtype in NARROW_INTEGERS else None
+        return dtype if dtype in NARROW_INTEGERS or dtype == "bool" else None
 
     def wrap(self, expr, dtype, like):
-        cast = gast.Attribute(value=_load("np"), attr=dtype, ctx=gast.Load())
+        cast = gast.Attribute(value=_load("np"), attr="bool_" if dtype == "bool" else dtype, ctx=gast.Load())
         call = gast.copy_location(gast.Call(func=_load("wrap_narrow"), args=[expr, cast], keywords=[]), like)
-        call.ring_dtype = dtype if isinstance(getattr(expr, "op", None), _RING) else None
+        call.ring_dtype = dtype if isinstance(getattr(expr, "op", None), self.ring(dtype)) else None
         return call
+
+    @staticmethod
+    def ring(dtype):
+        return _BOOLEAN_RING if dtype == "bool" else _RING
 
     def unwrapped(self, operand, dtype):
         """`operand` without the wrap of a ring operation of `dtype` (the ring operation reading it wraps)."""
@@ -65,13 +76,16 @@ class _NarrowIntegers(NodeTransformer):
 
     def visit_BinOp(self, node):
         dtype = self.narrow([node.left, node.right]) if isinstance(node.op, _WRAPPED) else None
+        if dtype == "bool" and not isinstance(node.op, _BOOLEAN_WRAPPED):
+            dtype = None                # `//`, `%`, `**` of booleans are NumPy int8: Numba's int is right
         self.generic_visit(node)
-        if dtype and isinstance(node.op, _RING):
+        if dtype and isinstance(node.op, self.ring(dtype)):
             node.left, node.right = self.unwrapped(node.left, dtype), self.unwrapped(node.right, dtype)
         return self.wrap(node, dtype, node) if dtype else node
 
     def visit_UnaryOp(self, node):
         dtype = self.narrow([node.operand]) if isinstance(node.op, (gast.USub, gast.Invert)) else None
+        dtype = None if dtype == "bool" else dtype          # `-` raises for booleans; `~` is not
         self.generic_visit(node)
         if dtype:
             node.operand = self.unwrapped(node.operand, dtype)
@@ -80,12 +94,15 @@ class _NarrowIntegers(NodeTransformer):
     def visit_Call(self, node):
         is_power = isinstance(node.func, gast.Name) and node.func.id == "np_int_pow" and len(node.args) == 2
         dtype = self.narrow(node.args) if is_power else None
+        dtype = None if dtype == "bool" else dtype
         self.generic_visit(node)
         return self.wrap(node, dtype, node) if dtype else node
 
     def visit_AugAssign(self, node):
         dtype = (self.narrow([node.target, node.value])
                  if isinstance(node.target, gast.Name) and isinstance(node.op, _WRAPPED) else None)
+        if dtype == "bool" and not isinstance(node.op, _BOOLEAN_WRAPPED):
+            dtype = None
         self.generic_visit(node)
         if not dtype:
             return node
