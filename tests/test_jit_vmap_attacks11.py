@@ -61,6 +61,13 @@ def first_either_tripled(a, b):
     return (a[0] + b[0]) * 3
 
 
+def any_above_five(x):
+    found = x[0] > 5.0
+    for i in range(1, x.shape[0]):
+        found = found + (x[i] > 5.0)
+    return found * 2
+
+
 def _pair(dtype, small, big):
     return [tuple(np.array(v, dtype) for v in small), tuple(np.array(v, dtype) for v in big)]
 
@@ -80,8 +87,9 @@ NARROW = [
     # NumPy's True + True is True (or): Numba's 2 gave (a + b) * 3 == 6 once both were True
     (either_tripled, _pair(bool, ([True, False], [False, False]), ([True, True], [True, False]))),
     (first_either_tripled, _pair(bool, ([True], [False]), ([True], [True]))),
+    (any_above_five, [(np.array([1.0, 9.0, 1.0]),), (np.array([9.0, 9.0, 9.0]),)]),
 ]
-NARROW_RUN = NARROW if LONG else [NARROW[0], NARROW[-2]]
+NARROW_RUN = NARROW if LONG else [NARROW[0], NARROW[-3]]
 
 
 @pytest.mark.parametrize("program, argsets", NARROW_RUN,

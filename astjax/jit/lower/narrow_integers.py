@@ -20,6 +20,7 @@ comparisons and operations on Python numbers are left alone.
 """
 import gast
 
+from ..observe import WEAK_FLOAT
 from .dtypes import DtypeReader
 from ...codegen.node_walk import NodeTransformer
 
@@ -52,9 +53,12 @@ class _NarrowIntegers(NodeTransformer):
 
     def narrow(self, operands):
         """The narrow integer dtype the operation on `operands` has, or None."""
-        if all(self.weak(o) for o in operands):
+        kinds = [self.weak(o) for o in operands]
+        if all(kinds):
             return None                 # Python numbers: lower/python_numbers.py keeps Python's meaning
-        dtypes = {self.dtype(o) for o in operands if not self.weak(o)}
+        if WEAK_FLOAT in kinds:
+            return None                 # `(x > 0) * 1.0`: a float
+        dtypes = {"bool" if isinstance(o, gast.Compare) else self.dtype(o) for o in operands if not self.weak(o)}
         if len(dtypes) != 1:
             return None
         dtype = dtypes.pop()
