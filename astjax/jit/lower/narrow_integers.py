@@ -62,7 +62,9 @@ class _NarrowIntegers(NodeTransformer):
         if len(dtypes) != 1:
             return None
         dtype = dtypes.pop()
-        return dtype if dtype in NARROW_INTEGERS or dtype == "bool" else None
+        if dtype == "bool":
+            return None if any(kinds) else dtype        # `(x > 0) + 1` is an int
+        return dtype if dtype in NARROW_INTEGERS else None
 
     def wrap(self, expr, dtype, like):
         cast = gast.Attribute(value=_load("np"), attr="bool_" if dtype == "bool" else dtype, ctx=gast.Load())
