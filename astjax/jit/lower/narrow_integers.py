@@ -8,8 +8,10 @@ keeps that dtype between operations:
     out = (a * b + np.int32(3)) // np.int32(2)
  -> out = wrap_narrow(wrap_narrow(a * b + np.int32(3), np.int32) // np.int32(2), np.int32)
 
-Booleans too: NumPy's `a + b` of two bool arrays is `a or b` and `a * b` is `a and b`, where Numba
-adds them as ints (`(a + b) * 3` gave 6 for True, True); such a sum or product is wrapped to bool.
+Boolean arrays too: NumPy's `a + b` of two bool arrays is `a or b` and `a * b` is `a and b`, where
+Numba's array expressions add them as ints (`(a + b) * 3` gave 6 for True, True); such a sum or product
+is wrapped to bool. Boolean scalars are left alone: the first call's types do not tell a Python bool
+(`True + True` is 2) from NumPy's (True).
 
 `+ - * & | ^ <<` and unary `-`, `~` give the same bits whether their operands were wrapped or not (they
 are exact modulo 2 ** bits), so a chain of them is wrapped once, where its value meets anything else
@@ -48,6 +50,7 @@ def _load(name):
 
 class _NarrowIntegers(NodeTransformer):
     def __init__(self, context, function):
+        self.context = context
         reader = DtypeReader(context, function)
         self.dtype, self.weak = reader.dtype, reader.weak
 
@@ -62,9 +65,22 @@ class _NarrowIntegers(NodeTransformer):
         if len(dtypes) != 1:
             return None
         dtype = dtypes.pop()
-        if dtype == "bool":
-            return None if any(kinds) else dtype        # `(x > 0) + 1` is an int
+        if dtype == "bool":             # `(x > 0) + 1` is an int; a bool scalar may be Python's (True + True is 2)
+            return None if any(kinds) or not any(self.array(o) for o in operands) else dtype
         return dtype if dtype in NARROW_INTEGERS else None
+
+    def array(self, expr):
+        """Whether the first call saw `expr` hold an array (of one or more dimensions)."""
+        if isinstance(expr, gast.Name):
+            types = self.context.types_of(expr.id)
+            return bool(types) and all(t[0] == "array" for t in types)
+        if isinstance(expr, gast.Compare):
+            return any(self.array(o) for o in [expr.left, *expr.comparators])
+        if isinstance(expr, gast.BinOp):
+            return self.array(expr.left) or self.array(expr.right)
+        if isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name) and expr.func.id == "wrap_narrow":
+            return self.array(expr.args[0])
+        return False
 
     def wrap(self, expr, dtype, like):
         cast = gast.Attribute(value=_load("np"), attr="bool_" if dtype == "bool" else dtype, ctx=gast.Load())
