@@ -35,7 +35,7 @@ def fold_ones_factors(function_node, changed=False):
             if isinstance(block, list) and block and isinstance(block[0], gast.stmt):
                 _seeds(block)
     _Inline().visit(function_node)
-    fold_constants(function_node)
+    fold_constants(function_node, ones_of_any_dtype=True)
     return gast.dump(function_node) != before if changed else function_node
 
 

@@ -141,12 +141,12 @@ def _specialize(node, namespace, observed):
     fold_scalar_unbroadcasts(node, arguments)
     _take_constant_branches(node)     # `if 0 != 0: raise ...` (a rank check) goes
     remove_dead_code(node)            # a folded `t_shape = (3,)` nobody reads must not be shared by cleanup
-    cleanup(node)
+    cleanup(node, ones_of_any_dtype=True)
     drop_unread_saves(node, namespace, arguments)
     move_loop_saves(node, namespace, arguments)
     drop_idle_saves(node)
     fold_while_tests(node)
-    return sum_accumulations(inline_seed_constants(cleanup(node)))
+    return sum_accumulations(inline_seed_constants(cleanup(node, ones_of_any_dtype=True)))
 
 
 def _finish(functions, observed):
@@ -166,15 +166,16 @@ def _finish(functions, observed):
         drop_dead_loops(node)
         temporaries = _temporaries(node.name, namespaces)
         items = split_tuple_items(node) | returned_names(node, namespaces)
-        sum_accumulations(cleanup(node, temporaries=_branch_flags(node, temporaries) | items))
+        sum_accumulations(cleanup(node, temporaries=_branch_flags(node, temporaries) | items,
+                                  ones_of_any_dtype=True))
         if fold_ones_factors(node, changed=True):     # fills that cleanup has just written into marked nodes
-            cleanup(node, temporaries=_branch_flags(node, temporaries) | items)
+            cleanup(node, temporaries=_branch_flags(node, temporaries) | items, ones_of_any_dtype=True)
         substitute_header_temporaries(node, temporaries)
         substitute_cheap_temporaries(node, temporaries)
         renamed = name_loop_indices(node) or renamed
         if renamed and node.name in observed.entries and namespaces.get(node.name) is not None:
             move_loop_saves(node, namespaces[node.name], observed.entries[node.name][0])   # with the user's index
-            cleanup(node, temporaries=_branch_flags(node, temporaries))
+            cleanup(node, temporaries=_branch_flags(node, temporaries), ones_of_any_dtype=True)
             substitute_cheap_temporaries(node, temporaries)
         name_straight_line_saves(node)
         recompute_flags(node)

@@ -15,6 +15,7 @@ first call observed (jit/observe.py), and rewrites one concern:
     shape_only_values    an array of which only the shape is ever read is computed as its shape (a tuple)
     weak_scalars         a Python number meeting an array takes the array's dtype (JAX's weak types)
     python_numbers       an operator on two Python numbers keeps Python's meaning (no int64 wrap, x / 0 raises)
+    narrow_integers      an operator on int8/int16/int32 (and unsigned) values wraps in its dtype, as NumPy's
     masked_while_loops   vmap's masked `while any(m)` over elementwise statements becomes a while loop per element
     fuse_elementwise     a tree of elementwise operations on arrays becomes one loop
                          (merge_sibling_loops: a fused sum and an elementwise loop over the same arrays, one pass)
@@ -34,6 +35,7 @@ from .fuse_elementwise import fuse_elementwise
 from .inline_callees import inline_callees
 from .known_ranks import prune_known_ranks
 from .masked_while_loops import run_masked_loops_per_element
+from .narrow_integers import wrap_narrow_integers
 from .numba_calls import lower_calls
 from .python_numbers import keep_python_arithmetic
 from .recompute_windows import recompute_windows
@@ -131,6 +133,7 @@ def _lower(context, keep_other_ranks):
     compute_shapes_only(node, context)
     cast_weak_scalars(node, context)
     keep_python_arithmetic(node, context)
+    wrap_narrow_integers(node, context)
     run_masked_loops_per_element(node, context)
     fuse_elementwise(node, context)
     interchange_stencils(node, context)

@@ -131,7 +131,8 @@ def is_cast(call):
     """`np.float32(...)` and the like, which the lowering passes write."""
     func = call.func
     return (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id == "np"
-            and func.attr in ("float32", "float64", "int32", "int64", "bool_"))
+            and func.attr in ("float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                              "uint64", "bool_"))
 
 
 def static_value(func, namespace):

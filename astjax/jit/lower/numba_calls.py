@@ -45,7 +45,7 @@ _LIST_METHODS = {"append", "pop"}
 # Helpers the lowering passes write (jit/numba_support.py, jit/python_numbers.py).
 _WRITTEN_BY_LOWERING = {"shape_of", "weak_like", "pad_edge_or_zeros", "zeros_shaped", "stack_list", "py_add",
                         "py_sub", "py_mul", "py_div", "py_floordiv", "py_mod", "py_pow", "py_lshift", "py_rshift", "py_neg", "py_math1", "py_math2", "np_int_pow", "wide_sum", "wide_mean",
-                        "py_int", "broadcast_shape", "window_shape", "mask_select"}
+                        "py_int", "broadcast_shape", "window_shape", "mask_select", "wrap_narrow", "weak_int"}
 
 
 def lower_calls(node, context):

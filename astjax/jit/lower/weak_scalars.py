@@ -9,6 +9,11 @@ is cast to the dtype JAX would give it:
 
     out = scale * _t5          ->   out = np.float32(scale) * _t5
     _t1 = x > 0.1              ->   _t1 = x > np.float32(0.1)
+    out = a * k                ->   out = a * weak_int(k, np.int8)     (a an int8 array, k a Python int)
+
+An int that is not a literal is range-checked (`weak_int`, jit/narrow_integers.py): NumPy raises
+OverflowError for `int8_array * 300`, where the cast alone would wrap 300 to 44 (a literal is checked by
+the first call, which runs the reference).
 
 A weak float alone in a primitive call is a float32, JAX's default (not in a call of
 Python's `math` module, which computes in float64 as Python does).
@@ -40,6 +45,8 @@ class _Caster(NodeTransformer):
     def cast(self, weak_expr, kind, partner):
         dtype = self.strong_dtype(partner)
         target = _weak_result(kind, dtype) if dtype is not None else None
+        if target is not None and target.startswith(("int", "uint")) and not isinstance(weak_expr, gast.Constant):
+            return _call("weak_int", weak_expr, gast.parse(f"np.{target}").body[0].value)   # range-checked
         if target is not None:
             return _call(f"np.{target}", weak_expr)
         if isinstance(partner, gast.Name):
