@@ -10,8 +10,8 @@ keeps that dtype between operations:
 
 Boolean arrays too: NumPy's `a + b` of two bool arrays is `a or b` and `a * b` is `a and b`, where
 Numba's array expressions add them as ints (`(a + b) * 3` gave 6 for True, True); such a sum or product
-is wrapped to bool. Boolean scalars are left alone: the first call's types do not tell a Python bool
-(`True + True` is 2) from NumPy's (True).
+is wrapped to bool. `+ - *` of two boolean scalars the function computed is refused: the first call's
+types do not tell a Python bool (`True + True` is 2) from NumPy's (True).
 
 `+ - * & | ^ <<` and unary `-`, `~` give the same bits whether their operands were wrapped or not (they
 are exact modulo 2 ** bits), so a chain of them is wrapped once, where its value meets anything else
@@ -38,6 +38,8 @@ _RING = (gast.Add, gast.Sub, gast.Mult, gast.LShift, gast.BitAnd, gast.BitOr, ga
 # chain of `+` and `*` on non-negative ints is nonzero exactly when the or/and chain is True.
 _BOOLEAN_WRAPPED = (gast.Add, gast.Mult, gast.BitAnd, gast.BitOr, gast.BitXor)
 _BOOLEAN_RING = (gast.Add, gast.Mult)
+# On two boolean scalars: NumPy's meaning (or, and; `-` raises) differs from Python's (ints).
+_AMBIGUOUS_ON_BOOLEANS = (gast.Add, gast.Sub, gast.Mult)
 
 
 def wrap_narrow_integers(node, context):
@@ -96,7 +98,22 @@ class _NarrowIntegers(NodeTransformer):
         """`operand` without the wrap of a ring operation of `dtype` (the ring operation reading it wraps)."""
         return operand.args[0] if getattr(operand, "ring_dtype", None) == dtype else operand
 
+    def refuse_boolean_scalars(self, operands, op, node):
+        """`+`, `-`, `*` of two boolean scalars computed in the function (`(x[0] > 0) + (x[1] > 0)`): NumPy's
+        bools give `or` and `and` (`np.True_ + np.True_` is True), Python's give ints (2), and the first call's
+        types do not tell them apart, so compiled code could take the other meaning on a later call."""
+        if not isinstance(op, _AMBIGUOUS_ON_BOOLEANS) or any(self.weak(o) for o in operands):
+            return
+        if all(("bool" if isinstance(o, gast.Compare) else self.dtype(o)) == "bool" and not self.array(o)
+               for o in operands):
+            symbol = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*"}[type(op)]
+            raise self.context.error(
+                f"jit cannot tell whether the booleans meeting at `{symbol}` here are NumPy's (`+` is or, `*` is "
+                "and) or Python's (`True + True` is 2): the first call's types look the same", node,
+                "write what you mean: `a | b` or `a & b` for NumPy's meaning, `int(a) + int(b)` for a count")
+
     def visit_BinOp(self, node):
+        self.refuse_boolean_scalars([node.left, node.right], node.op, node)
         dtype = self.narrow([node.left, node.right]) if isinstance(node.op, _WRAPPED) else None
         if dtype == "bool" and not isinstance(node.op, _BOOLEAN_WRAPPED):
             dtype = None                # `//`, `%`, `**` of booleans are NumPy int8: Numba's int is right
@@ -121,6 +138,8 @@ class _NarrowIntegers(NodeTransformer):
         return self.wrap(node, dtype, node) if dtype else node
 
     def visit_AugAssign(self, node):
+        if isinstance(node.target, gast.Name):
+            self.refuse_boolean_scalars([node.target, node.value], node.op, node)
         dtype = (self.narrow([node.target, node.value])
                  if isinstance(node.target, gast.Name) and isinstance(node.op, _WRAPPED) else None)
         if dtype == "bool" and not isinstance(node.op, _BOOLEAN_WRAPPED):
