@@ -55,6 +55,7 @@ class _NarrowIntegers(NodeTransformer):
         self.context = context
         reader = DtypeReader(context, function)
         self.dtype, self.weak = reader.dtype, reader.weak
+        self.parameters = {a.id for a in function.args.args}
 
     def narrow(self, operands):
         """The narrow integer dtype the operation on `operands` has, or None."""
@@ -101,8 +102,11 @@ class _NarrowIntegers(NodeTransformer):
     def refuse_boolean_scalars(self, operands, op, node):
         """`+`, `-`, `*` of two boolean scalars computed in the function (`(x[0] > 0) + (x[1] > 0)`): NumPy's
         bools give `or` and `and` (`np.True_ + np.True_` is True), Python's give ints (2), and the first call's
-        types do not tell them apart, so compiled code could take the other meaning on a later call."""
+        types do not tell them apart, so compiled code could take the other meaning on a later call. (A bool
+        argument is unambiguous: a Python bool and a NumPy bool are different signatures.)"""
         if not isinstance(op, _AMBIGUOUS_ON_BOOLEANS) or any(self.weak(o) for o in operands):
+            return
+        if all(isinstance(o, gast.Name) and o.id in self.parameters for o in operands):
             return
         if all(("bool" if isinstance(o, gast.Compare) else self.dtype(o)) == "bool" and not self.array(o)
                for o in operands):
