@@ -18,7 +18,7 @@ code specialized to arguments they have seen and run it again to compare, fold e
 import operator
 
 import gast
-from ..codegen.node_walk import NodeTransformer
+from ..codegen.node_walk import NodeTransformer, nodes
 
 __all__ = ["fold_constants"]
 
@@ -28,9 +28,7 @@ _COMPARISONS = {gast.Eq: operator.eq, gast.NotEq: operator.ne, gast.Lt: operator
 
 
 def fold_constants(function_node, ones_of_any_dtype=False):
-    if ones_of_any_dtype:
-        return _Fold(set(), None).visit(function_node)
-    return _Fold(_boolean_names(function_node), _float_names(function_node)).visit(function_node)
+    return _Fold(function_node, ones_of_any_dtype).visit(function_node)
 
 
 # Calls whose result is boolean whatever their operands (jnp.isnan(x), jnp.logical_and(a, b)).
@@ -66,7 +64,7 @@ def _boolean(expr, names):
 
 def _boolean_names(function_node):
     """The names some assignment gives a value that may be boolean (to a fixed point through copies)."""
-    assigns = [n for n in gast.walk(function_node) if isinstance(n, gast.Assign) and len(n.targets) == 1
+    assigns = [n for n in nodes(function_node) if isinstance(n, gast.Assign) and len(n.targets) == 1
                and isinstance(n.targets[0], gast.Name)]
     names = set()
     while True:
@@ -123,12 +121,13 @@ def _surely_float(expr, names):
 def _float_names(function_node):
     """The names (not parameters) every assignment of which gives a float: to a fixed point."""
     values = {}
-    for n in gast.walk(function_node):
+    every = list(nodes(function_node))
+    for n in every:
         if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name):
             values.setdefault(n.targets[0].id, []).append(n.value)
         elif isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param, gast.Del)):
             values.setdefault(n.id, []).append(None)        # a parameter, a loop target, a tuple item: unknown
-    for n in gast.walk(function_node):
+    for n in every:
         if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name):
             values[n.targets[0].id].remove(None)            # the plain assignment's own Store
     names = set()
@@ -141,9 +140,10 @@ def _float_names(function_node):
 
 
 class _Fold(NodeTransformer):
-    def __init__(self, boolean_names, float_names):
-        self.boolean_names = boolean_names
-        self.float_names = float_names
+    def __init__(self, function_node, ones_of_any_dtype):
+        self.function_node = function_node
+        self.ones_of_any_dtype = ones_of_any_dtype
+        self._names = None        # (boolean names, float names), found when a factor 1 first asks for them
 
     def visit_BinOp(self, node):
         self.generic_visit(node)
@@ -167,11 +167,14 @@ class _Fold(NodeTransformer):
 
     def keeps_dtype(self, kept, one):
         """Whether `kept` has the dtype of `kept * one` (or `kept ** one`) for the constant `one`."""
-        if self.float_names is None:        # the teaching views: any dtype
+        if self.ones_of_any_dtype:          # the teaching views: any dtype
             return True
+        if self._names is None:
+            self._names = (_boolean_names(self.function_node), _float_names(self.function_node))
+        boolean_names, float_names = self._names
         if isinstance(one.value, float):
-            return _surely_float(kept, self.float_names)
-        return not _boolean(kept, self.boolean_names)
+            return _surely_float(kept, float_names)
+        return not _boolean(kept, boolean_names)
 
     def visit_UnaryOp(self, node):
         self.generic_visit(node)
