@@ -15,6 +15,7 @@ ASTJAX_LONG_PROPERTIES=1 runs all.
 """
 import numpy as np
 import pytest
+from finite_differences import central_difference
 from sampling import LONG
 
 import astjax
@@ -22,21 +23,6 @@ import astjax.numpy as jnp
 from astjax import lax
 
 long_only = pytest.mark.skipif(not LONG, reason="Numba compiles of several seconds: ASTJAX_LONG_PROPERTIES=1")
-
-
-def _central_difference(f, args, argnum, eps=1e-6):
-    """d f / d args[argnum] by central differences, one coordinate at a time."""
-    x = np.array(args[argnum], dtype=np.float64)
-    out = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        up, down = x.copy(), x.copy()
-        up[i] += eps
-        down[i] -= eps
-        hi = list(args)
-        lo = list(args)
-        hi[argnum], lo[argnum] = up, down
-        out[i] = (float(f(*hi)) - float(f(*lo))) / (2 * eps)
-    return out
 
 
 # ------------------------------------------------------------------ 1. reverse of scan, map, while_loop
@@ -83,7 +69,7 @@ def test_jit_of_grad_through_a_lax_loop_agrees(f, args):
         want = astjax.grad(f, argnums=(0, 1))(*call)
         for g, r, k in zip(got, want, (0, 1)):
             np.testing.assert_allclose(g, r, rtol=1e-10, atol=1e-12)
-            np.testing.assert_allclose(g, _central_difference(f, call, k), rtol=1e-5, atol=1e-7)
+            np.testing.assert_allclose(g, central_difference(f, call, k), rtol=1e-5, atol=1e-7)
 
 
 # ------------------------------------------------------------------ 2. vmap of forward-mode Jacobians
@@ -99,8 +85,8 @@ def test_jit_of_vmap_of_jacfwd_and_hessian_agree():
     for k, x in enumerate(xs):
         np.testing.assert_allclose(jac[k], astjax.jacfwd(cubic)(x), rtol=1e-12)
         np.testing.assert_allclose(hess[k], astjax.hessian(cubic)(x), rtol=1e-12)
-        np.testing.assert_allclose(jac[k], _central_difference(cubic, (x,), 0), rtol=1e-6, atol=1e-8)
-        rows = [_central_difference(lambda y, i=i: astjax.grad(cubic)(y)[i], (x,), 0) for i in range(3)]
+        np.testing.assert_allclose(jac[k], central_difference(cubic, (x,), 0), rtol=1e-6, atol=1e-8)
+        rows = [central_difference(lambda y, i=i: astjax.grad(cubic)(y)[i], (x,), 0) for i in range(3)]
         np.testing.assert_allclose(hess[k], np.array(rows), rtol=1e-5, atol=1e-6)
 
 
@@ -128,7 +114,7 @@ def test_jit_of_grad_over_a_list_of_layers_agrees():
             np.testing.assert_allclose(gw, rw, rtol=1e-10, atol=1e-12)
             np.testing.assert_allclose(gb, rb, rtol=1e-10, atol=1e-12)
     w0, b0 = params[0]
-    numeric = _central_difference(lambda w: loss([(w, b0), params[1]], x), (w0,), 0)
+    numeric = central_difference(lambda w: loss([(w, b0), params[1]], x), (w0,), 0)
     np.testing.assert_allclose(got[0][0], numeric, rtol=1e-5, atol=1e-7)
 
 

@@ -17,6 +17,7 @@ slices; ASTJAX_LONG_PROPERTIES=1 runs all.
 """
 import numpy as np
 import pytest
+from finite_differences import central_difference
 from sampling import LONG
 
 import astjax
@@ -28,28 +29,13 @@ from astjax.errors import RuntimeRefusal
 long_only = pytest.mark.skipif(not LONG, reason="Numba compiles of several seconds: ASTJAX_LONG_PROPERTIES=1")
 
 
-def _central_difference(f, args, argnum, eps=1e-6):
-    """d f / d args[argnum] by central differences, one coordinate at a time."""
-    x = np.array(args[argnum], dtype=np.float64)
-    out = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        up, down = x.copy(), x.copy()
-        up[i] += eps
-        down[i] -= eps
-        hi = list(args)
-        lo = list(args)
-        hi[argnum], lo[argnum] = up, down
-        out[i] = (float(f(*hi)) - float(f(*lo))) / (2 * eps)
-    return out
-
-
 def _agrees_with_reference_and_differences(f, calls, argnum=0):
     """jit(grad(f)) on each call (the second runs the compiled code alone) against grad(f) and differences."""
     compiled = astjax.jit(astjax.grad(f, argnums=argnum))
     for call in calls:
         got = compiled(*call)
         np.testing.assert_allclose(got, astjax.grad(f, argnums=argnum)(*call), rtol=1e-10, atol=1e-12)
-        np.testing.assert_allclose(got, _central_difference(f, call, argnum), rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(got, central_difference(f, call, argnum), rtol=1e-5, atol=1e-7)
 
 
 # ------------------------------------------------------------------ 1. a loop's carry that starts as a float
@@ -109,7 +95,7 @@ def test_jit_of_vmap_of_grad_through_lax_scan_agrees():
             want = astjax.grad(scanned, argnums=(0, 1))(ws[k] * scale, xss[k])
             for g, r, argnum in zip(got, want, (0, 1)):
                 np.testing.assert_allclose(g[k], r, rtol=1e-10, atol=1e-12)
-                np.testing.assert_allclose(g[k], _central_difference(scanned, (ws[k] * scale, xss[k]), argnum),
+                np.testing.assert_allclose(g[k], central_difference(scanned, (ws[k] * scale, xss[k]), argnum),
                                            rtol=1e-5, atol=1e-7)
 
 
@@ -126,7 +112,7 @@ def test_jit_of_vmap_of_hessian_of_prod_agrees_and_refuses_two_zeros():
         got = compiled(xs * scale)
         for k, x in enumerate(xs * scale):
             np.testing.assert_allclose(got[k], astjax.hessian(product)(x), rtol=1e-12, atol=1e-12)
-            rows = [_central_difference(lambda y, i=i: astjax.grad(product)(y)[i], (x,), 0) for i in range(3)]
+            rows = [central_difference(lambda y, i=i: astjax.grad(product)(y)[i], (x,), 0) for i in range(3)]
             np.testing.assert_allclose(got[k], np.array(rows), rtol=1e-5, atol=1e-6)
     two_zeros = xs.copy()
     two_zeros[0, :2] = 0.0

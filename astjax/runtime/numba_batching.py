@@ -25,7 +25,7 @@ import gast
 import numpy as np
 
 from ..rules import batching as _batching
-from ..codegen.node_walk import NodeTransformer
+from .signature_folds import SignatureFold
 
 __all__ = ["fold_batch_shapes"]
 
@@ -42,42 +42,17 @@ def fold_batch_shapes(node, context):
     return node
 
 
-class _Fold(NodeTransformer):
-    def __init__(self, helpers, context):
-        self.helpers = helpers
-        self.context = context
-
-    def visit_Call(self, node):
-        self.generic_visit(node)
-        fn = self.helpers.get(node.func.id) if isinstance(node.func, gast.Name) else None
-        if fn is None or node.keywords:
-            return node
+class _Fold(SignatureFold):
+    def fold(self, fn, node):
         if fn is _batching.batch_shape:
-            return self._batch_shape(node) or node
+            return self._batch_shape(node)
         if fn is _batching.batch_part_rank:
-            return self._part_rank(node) or node
+            return self._part_rank(node)
         if fn is _batching.batch_axis:
-            return self._batch_axis(node) or node
-        return self._batch_index(node) or node
+            return self._batch_axis(node)
+        return self._batch_index(node)
 
     # -------------------------------------------------------------- static facts of this signature
-    def _type(self, expr):
-        if isinstance(expr, gast.Name):
-            return self.context.lowered_type(expr.id)
-        return None
-
-    def _ndim(self, expr):
-        if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, (gast.USub, gast.UAdd)):
-            return self._ndim(expr.operand)          # `jnp.ndim(-dx)`: the rank of dx
-        t = self._type(expr)
-        if t is None:
-            return None
-        if t[0] == "array":
-            return t[2]
-        if t[0] in ("scalar", "weak", "bool"):
-            return 0
-        return None
-
     def _shape_length(self, expr):
         """The length of a shape expression: `jnp.shape(a)` with a's rank known, or a tuple variable."""
         if _is_call(expr, "shape") and len(expr.args) == 1:

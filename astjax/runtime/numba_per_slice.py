@@ -21,7 +21,7 @@ import gast
 import numpy as np
 
 from ..rules import per_slice as _per_slice
-from ..codegen.node_walk import NodeTransformer
+from .signature_folds import SignatureFold
 
 __all__ = ["fold_per_slice_helpers"]
 
@@ -37,34 +37,14 @@ def fold_per_slice_helpers(node, context):
     return node
 
 
-class _Fold(NodeTransformer):
-    def __init__(self, helpers, context):
-        self.helpers = helpers
-        self.context = context
-
-    def visit_Call(self, node):
-        self.generic_visit(node)
-        fn = self.helpers.get(node.func.id) if isinstance(node.func, gast.Name) else None
-        if fn is None or node.keywords:
-            return node
-        folded = None
+class _Fold(SignatureFold):
+    def fold(self, fn, node):
         if fn is _per_slice.piecewise_dtype or fn is _per_slice.piecewise_pieces_dtype:
-            folded = self._dtype(fn, node.args)
-        elif fn is _per_slice.along_axis_shape:
-            folded = self._along_axis_shape(node.args)
-        elif len(node.args) in (2, 3):
-            folded = self._axes(fn, node.args)
-        return gast.copy_location(folded, node) if folded is not None else node
-
-    def _type(self, expr):
-        return self.context.lowered_type(expr.id) if isinstance(expr, gast.Name) else None
-
-    def _ndim(self, expr):
-        t = self._type(expr)
-        if t is not None and t[0] == "array":
-            return t[2]
-        if t is not None and t[0] == "scalar":
-            return 0
+            return self._dtype(fn, node.args)
+        if fn is _per_slice.along_axis_shape:
+            return self._along_axis_shape(node.args)
+        if len(node.args) in (2, 3):
+            return self._axes(fn, node.args)
         return None
 
     def _dtype(self, fn, args):

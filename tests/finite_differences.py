@@ -1,0 +1,17 @@
+"""Central differences for tests that check a derivative numerically."""
+import numpy as np
+
+
+def central_difference(f, args, argnum, eps=1e-6):
+    """d f / d args[argnum] of the scalar f(*args) by central differences, one coordinate at a time."""
+    x = np.array(args[argnum], dtype=np.float64)
+    out = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        up, down = x.copy(), x.copy()
+        up[i] += eps
+        down[i] -= eps
+        hi = list(args)
+        lo = list(args)
+        hi[argnum], lo[argnum] = up, down
+        out[i] = (float(f(*hi)) - float(f(*lo))) / (2 * eps)
+    return out
