@@ -69,6 +69,9 @@ class Case:
         return tuple(self.make_args(rng))
 
 
+_NAMES = set()      # the names in CASES (a linear scan per case was 2 s of every worker's collection)
+
+
 def case(fn, make_args, outcome, *, name=None, argnums=0, mode="grad", jvp=True, check=None,
          errors=(), error_match=None, fd_step=1e-6, rtol=1e-5, note="", category=None,
          reference=None):
@@ -80,7 +83,8 @@ def case(fn, make_args, outcome, *, name=None, argnums=0, mode="grad", jvp=True,
     assert mode != "custom" or check is not None
     category = category or caller["__name__"].rsplit(".", 1)[-1]
     name = f"{category}.{name or fn.__name__}"
-    assert all(c.name != name for c in CASES), f"duplicate case name {name}"
+    assert name not in _NAMES, f"duplicate case name {name}"
+    _NAMES.add(name)
     CASES.append(Case(name=name, fn=fn, make_args=make_args, outcome=outcome, category=category,
                       argnums=argnums, mode=mode, jvp=jvp, check=check, errors=tuple(errors),
                       error_match=error_match, fd_step=fd_step, rtol=rtol, note=note, reference=reference,
