@@ -28,7 +28,7 @@ from .transforms.forward_over_reverse import forward_over_reverse
 
 __all__ = ["grad", "value_and_grad", "vjp", "source", "ReverseTransform"]
 
-_REVERSE = weakref.WeakKeyDictionary()     # function -> {(mode, wrt, has_aux): Derivation}
+_REVERSE = weakref.WeakKeyDictionary()     # function -> {(mode, wrt, has_aux, allow_int): Derivation}
 
 
 def derivation_cache_key(fun):
@@ -101,7 +101,7 @@ class ReverseTransform:
         fun = self.fun
         if self.packing is not None:
             wrt, fun = self.packed_wrt(), self.packing.source
-        key = (mode, tuple(wrt), self.has_aux)
+        key = (mode, tuple(wrt), self.has_aux, self.allow_int)
         try:
             table = _REVERSE.setdefault(derivation_cache_key(fun), {})
         except TypeError:        # not weak-referenceable: no cache beyond this transform
@@ -114,8 +114,10 @@ class ReverseTransform:
                 checked = mode == _COMPOSED_GRAD
                 composed = mode in (_COMPOSED_GRAD, _COMPOSED_VALUE_AND_GRAD)
                 base = {_COMPOSED_GRAD: "grad", _COMPOSED_VALUE_AND_GRAD: "value_and_grad"}.get(mode, mode)
+                # grad refuses integer differentiated arguments (unless allow_int) before its code runs
+                float_wrt = base in ("grad", "value_and_grad") and not self.allow_int and self.packing is None
                 derivation.reverse(fun, wrt, mode=base, has_aux=self.has_aux, check_output=checked,
-                                   shape_gradients=composed)
+                                   shape_gradients=composed, float_wrt=float_wrt)
             table[key] = derivation
         self._built[mode] = table[key]
         return self._built[mode]

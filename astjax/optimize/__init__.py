@@ -19,14 +19,15 @@ from .zero_accumulation import fold_zero_accumulation
 __all__ = ["cleanup"]
 
 
-def cleanup(function_node, keep=(), temporaries=(), ones_of_any_dtype=False):
+def cleanup(function_node, keep=(), temporaries=(), ones_of_any_dtype=False, float_params=()):
     """Simplify `function_node` in place until nothing changes; return it. `temporaries`: names an
     earlier transformation gave its temporaries (codegen/readable_names.py), substituted like `_t3`.
-    `ones_of_any_dtype`: drop every factor 1.0 (constant_folding.py; for code printed, not run)."""
+    `ones_of_any_dtype`: drop every factor 1.0 (constant_folding.py; for code printed, not run).
+    `float_params`: parameters that hold floats whenever the function runs (grad's differentiated ones)."""
     after = _fingerprint(function_node)
     for _ in range(8):
         before = after                  # a round starts from the tree the last round ended with
-        fold_constants(function_node, ones_of_any_dtype)
+        fold_constants(function_node, ones_of_any_dtype, float_params)
         fold_adjacent_push_pop(function_node)
         fold_zero_accumulation(function_node)
         fold_loop_accumulators(function_node)

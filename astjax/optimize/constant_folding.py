@@ -8,7 +8,8 @@
 
 A fold that changes a value's dtype changes its arithmetic (`b1 + b2` of booleans is `or`), so a factor
 1.0 is dropped only from an expression that is a float whatever the arguments' dtypes: float arithmetic,
-a transcendental function, a name every assignment gives such a value. The teaching views, which print
+a transcendental function, an item of a float, a name every assignment gives such a value, a parameter
+grad differentiates (it refuses integer ones: `cleanup(float_params=...)`). The teaching views, which print
 code specialized to arguments they have seen and run it again to compare, fold every factor 1
 (`ones_of_any_dtype`).
     -(-e), -(-a * b / c)                ->   e, a * b / c
@@ -27,8 +28,10 @@ _COMPARISONS = {gast.Eq: operator.eq, gast.NotEq: operator.ne, gast.Lt: operator
                 gast.Gt: operator.gt, gast.GtE: operator.ge}
 
 
-def fold_constants(function_node, ones_of_any_dtype=False):
-    return _Fold(function_node, ones_of_any_dtype).visit(function_node)
+def fold_constants(function_node, ones_of_any_dtype=False, float_params=()):
+    """`float_params`: parameters that hold floats (or containers of floats) whenever the function runs,
+    as grad's differentiated ones do (grad refuses an integer one before running its code)."""
+    return _Fold(function_node, ones_of_any_dtype, float_params).visit(function_node)
 
 
 # Calls whose result is boolean whatever their operands (jnp.isnan(x), jnp.logical_and(a, b)).
@@ -92,6 +95,8 @@ def _without_leading_negation(node):
 
 
 # Calls whose result is a float whatever their operands' dtypes (an int or bool argument gives float32).
+_FLOAT = gast.Constant(value=1.0, kind=None)     # stands for a value known to be a float (a float parameter)
+
 _FLOAT_CALLS = {"exp", "log", "sin", "cos", "tan", "tanh", "sinh", "cosh", "sqrt", "log1p", "expm1", "log2",
                 "log10", "arcsin", "arccos", "arctan", "arctan2", "sigmoid", "exp2", "cbrt", "erf", "erfc",
                 "divide", "true_divide", "mean", "var", "std", "float32", "float64"}
@@ -103,6 +108,8 @@ def _surely_float(expr, names):
         return isinstance(expr.value, (float, complex))
     if isinstance(expr, gast.Name):
         return expr.id in names
+    if isinstance(expr, gast.Subscript):          # an item or a slice of floats: floats
+        return _surely_float(expr.value, names)
     if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, (gast.USub, gast.UAdd)):
         return _surely_float(expr.operand, names)
     if isinstance(expr, gast.BinOp):
@@ -118,13 +125,16 @@ def _surely_float(expr, names):
     return False
 
 
-def _float_names(function_node):
-    """The names (not parameters) every assignment of which gives a float: to a fixed point."""
+def _float_names(function_node, float_params=()):
+    """The names every assignment of which gives a float (a parameter only if in `float_params`): to a
+    fixed point."""
     values = {}
     every = list(nodes(function_node))
     for n in every:
         if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name):
             values.setdefault(n.targets[0].id, []).append(n.value)
+        elif isinstance(n, gast.Name) and isinstance(n.ctx, gast.Param) and n.id in float_params:
+            values.setdefault(n.id, []).append(_FLOAT)
         elif isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param, gast.Del)):
             values.setdefault(n.id, []).append(None)        # a parameter, a loop target, a tuple item: unknown
     for n in every:
@@ -140,9 +150,10 @@ def _float_names(function_node):
 
 
 class _Fold(NodeTransformer):
-    def __init__(self, function_node, ones_of_any_dtype):
+    def __init__(self, function_node, ones_of_any_dtype, float_params):
         self.function_node = function_node
         self.ones_of_any_dtype = ones_of_any_dtype
+        self.float_params = float_params
         self._names = None        # (boolean names, float names), found when a factor 1 first asks for them
 
     def visit_BinOp(self, node):
@@ -170,7 +181,7 @@ class _Fold(NodeTransformer):
         if self.ones_of_any_dtype:          # the teaching views: any dtype
             return True
         if self._names is None:
-            self._names = (_boolean_names(self.function_node), _float_names(self.function_node))
+            self._names = (_boolean_names(self.function_node), _float_names(self.function_node, self.float_params))
         boolean_names, float_names = self._names
         if isinstance(one.value, float):
             return _surely_float(kept, float_names)

@@ -43,14 +43,17 @@ class Derivation:
         still holds the same object (else the caller builds it again)."""
         return self.bindings.current()
 
-    def reverse(self, fn, wrt, mode="grad", has_aux=False, name=None, check_output=False, shape_gradients=False):
-        """Generate, clean up and compile the reverse-mode function of `fn`."""
+    def reverse(self, fn, wrt, mode="grad", has_aux=False, name=None, check_output=False, shape_gradients=False,
+                float_wrt=False):
+        """Generate, clean up and compile the reverse-mode function of `fn`. `float_wrt`: the differentiated
+        parameters hold floats whenever the generated function runs (grad refuses integer ones first),
+        so cleanup may drop a factor 1.0 from them and their items."""
         def make(context, node, names, namespace, label):
             return ReverseMode(context, node, names, mode=mode, has_aux=has_aux, name=label, check_output=check_output,
                                shape_gradients=shape_gradients,
                                callee_vjp=self._callee_hook(namespace, context, "vjp"),
                                bind_name=lambda obj, base: self._bind(namespace, obj, base, context.namer.taken))
-        return self._generate(fn, wrt, make, name, prefix=mode)
+        return self._generate(fn, wrt, make, name, prefix=mode, float_wrt=float_wrt)
 
     def forward(self, fn, wrt, name=None):
         """Generate, clean up and compile the forward-mode function of `fn`: (args, tangents) -> (out, tangent)."""
@@ -94,7 +97,7 @@ class Derivation:
         return self._generate(fn, (), make, name, prefix="jit")
 
     @pausing_collection
-    def _generate(self, fn, wrt, make_transform, name, prefix):
+    def _generate(self, fn, wrt, make_transform, name, prefix, float_wrt=False):
         """Normalize `fn`, run the transformation `make_transform` builds, clean up, compile.
 
         An exception other than astjax's own while transforming is a construct astjax does not
@@ -103,7 +106,7 @@ class Derivation:
         source = function_source(_callable_with_source(fn))
         context = FunctionContext(source)
         try:
-            return self._generate_from(source, context, wrt, make_transform, name, prefix)
+            return self._generate_from(source, context, wrt, make_transform, name, prefix, float_wrt)
         except Exception as exc:
             from ..errors import AstjaxError
             if isinstance(exc, AstjaxError):
@@ -114,7 +117,7 @@ class Derivation:
                 hint="rewrite the function with simpler constructs (plain loops, named temporaries), and please "
                      "report this with the function's source.") from exc
 
-    def _generate_from(self, source, context, wrt, make_transform, name, prefix):
+    def _generate_from(self, source, context, wrt, make_transform, name, prefix, float_wrt=False):
         _check_params(source.node, context)
         node = normalize(source.node, context)
         for arg in node.args.args + node.args.kwonlyargs:
@@ -141,7 +144,9 @@ class Derivation:
         generated = self._own_vjp_wrapper(source, transform, generated, params) or generated
         protected = names_in(source.node)
         named = name_temporaries(generated, protected=protected, numbered=False)
-        generated = cleanup(generated, temporaries=set(named.values()) | set(getattr(source, "temporaries", ())))
+        float_params = {params[i] for i in wrt} & {a.id for a in generated.args.args} if float_wrt else ()
+        generated = cleanup(generated, temporaries=set(named.values()) | set(getattr(source, "temporaries", ())),
+                            float_params=float_params)
         renames = {**named, **name_temporaries(generated, protected=protected)}
         if label in self.functions:       # a callee built meanwhile took the name: the main one must not shadow it
             n = 2
