@@ -172,32 +172,58 @@ def _slices_only(x, idx):
 # The adjoints of an `.at[idx]` update (`y[1:] += y[:-1]`) for an array x and an index of slices. g may be a
 # placeholder's zeros of shape (1, ..., 1) or a scalar standing for a zero adjoint: it is read broadcast to
 # x's shape, as the reference broadcasts a scalar.
+def _ints_only(x, idx):
+    """An index of one to x.ndim integers into the array x (`y.at[i].add(v)`, `A.at[i, j].set(v)`)."""
+    kinds = _index_parts(idx, _ndim(x)) if is_array(x) else None
+    return kinds is not None and 0 < len(kinds) <= x.ndim and all(k == "int" for k in kinds)
+
+
+def _int_count(idx):
+    return len(idx.types) if isinstance(idx, types.BaseTuple) else 1
+
+
 @lowers("part_at", ("g", "x", "idx"), reference=helpers.part_at)
 def _part_at(g, x, idx):
-    """part_at: the part of g (broadcast to x's shape) at the slices idx."""
-    if not (_value(g) and _slices_only(x, idx)) or _ndim(g) > x.ndim:
+    """part_at: the part of g (broadcast to x's shape) at the slices idx, or at the integers idx (zeros
+    where they are out of range: JAX dropped that update, so its value gets no adjoint)."""
+    if not _value(g) or _ndim(g) > _ndim(x):
         return None
-    return _impl(("g", "x", "idx"), ["return np.ascontiguousarray(np.broadcast_to(g, x.shape)[idx])"])
+    if _slices_only(x, idx):
+        return _impl(("g", "x", "idx"), ["return np.ascontiguousarray(np.broadcast_to(g, x.shape)[idx])"])
+    if not _ints_only(x, idx):
+        return None
+    dtype = dtype_of(g).type
+    count = _int_count(idx)
+    if count == x.ndim:                  # one element
+        return _impl(("g", "x", "idx"), ["out = dtype(0)"] + _in_range_check(idx, "x")
+                     + ["return dtype(np.broadcast_to(g, x.shape)[idx])"], dtype=dtype)
+    return _impl(("g", "x", "idx"), [f"out = np.zeros(x.shape[{count}:], dtype)"] + _in_range_check(idx, "x")
+                 + ["return np.ascontiguousarray(np.broadcast_to(g, x.shape)[idx])"], dtype=dtype)
 
 
 @lowers("placed_at", ("p", "x", "idx"), reference=helpers.placed_at)
 def _placed_at(p, x, idx):
     """placed_at: p added at the slices idx into zeros shaped like x (x's float dtype takes part)."""
-    if not (_value(p) and _slices_only(x, idx)):
+    if not (_value(p) and (_slices_only(x, idx) or _ints_only(x, idx))):
         return None
     primal = dtype_of(x)          # helpers._adjoint_dtype: x's float dtype takes part
     dtype = (np.result_type(primal, dtype_of(p)) if primal.kind in "fc" else np.result_type(dtype_of(p), np.float32)).type
     cast = "p.astype(dtype)" if is_array(p) else "dtype(p)"
-    return _impl(("p", "x", "idx"), ["out = np.zeros(x.shape, dtype)", "part = out[idx]", f"part += {cast}",
-                                     "return out"], dtype=dtype)
+    if _ints_only(x, idx) and _int_count(idx) == x.ndim:      # one element; out of range: dropped
+        return _impl(("p", "x", "idx"), ["out = np.zeros(x.shape, dtype)"] + _in_range_check(idx, "out")
+                     + [f"out[idx] += {cast}", "return out"], dtype=dtype)
+    return _impl(("p", "x", "idx"), ["out = np.zeros(x.shape, dtype)"] + _in_range_check(idx, "out")
+                 + ["part = out[idx]", f"part += {cast}", "return out"], dtype=dtype)
 
 
 @lowers("cleared_at", ("g", "x", "idx"), reference=helpers.cleared_at)
 def _cleared_at(g, x, idx):
-    """cleared_at: g (broadcast to x's shape) with zeros at the slices idx."""
-    if not (_value(g) and _slices_only(x, idx)) or _ndim(g) > x.ndim:
+    """cleared_at: g (broadcast to x's shape) with zeros at the slices or integers idx (integers out of
+    range clear nothing: JAX dropped that update)."""
+    if not (_value(g) and (_slices_only(x, idx) or _ints_only(x, idx))) or _ndim(g) > x.ndim:
         return None
-    return _impl(("g", "x", "idx"), ["out = np.broadcast_to(g, x.shape).copy()", "out[idx] = 0", "return out"])
+    return _impl(("g", "x", "idx"), ["out = np.broadcast_to(g, x.shape).copy()"] + _in_range_check(idx, "out")
+                 + ["out[idx] = 0", "return out"])
 
 
 @lowers("index_adjoint_part", ("g", "x", "idx"), reference=helpers.index_adjoint_part)
