@@ -181,7 +181,7 @@ class CompiledFunction(PerSignature):
                 self.entries[key] = entry
                 self._remember_quick_key(args, entry)
                 return got
-        expected, observed = observe(self.generated, args, {}, _is_generated)
+        expected, observed = _observe_reference(self.generated, args)
         observed.argument_keys = _dict_argument_keys(self.parameters, args)   # the signature's (lower/dict_key_loops.py)
         scalar = _scalarized(self.generated, args, dynamic, expected)
         if scalar is not None:       # a derivative with respect to containers: one variable per leaf
@@ -516,6 +516,18 @@ def _scalarized(generated, args, dynamic, expected):
         return None
     all_layouts = [layouts[n] if n in layouts else layout_of(a) for n, a, keep in zip(names, args, dynamic) if keep]
     return _ScalarEntry(rewrite, all_layouts, expected_flat)
+
+
+def _observe_reference(generated, args):
+    """Run `generated` on the reference backend, observing its types. A batched function that vmap calls at run
+    time (a derivative's primal sweep of jnp.piecewise) runs as itself there, not as its own compiled function:
+    compiled code calls it as a callee (lower/vmap_calls.py), typed by this run."""
+    from .api import _ACTIVE
+    token = _ACTIVE.set(None)
+    try:
+        return observe(generated, args, {}, _is_generated)
+    finally:
+        _ACTIVE.reset(token)
 
 
 def _dict_argument_keys(parameters, args):

@@ -360,6 +360,8 @@ class _CallLowering(NodeTransformer):
                 return _UNKNOWN
             if expr.id in self.context.namespace:
                 return self.context.namespace[expr.id]
+            if expr.id in self.context.bindings:      # bound by an earlier pass (lower/vmap_calls.py)
+                return self.context.bindings[expr.id]
             if expr.id == "np":                 # written by the lowering passes themselves
                 import numpy
                 return numpy
