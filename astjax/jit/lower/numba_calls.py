@@ -495,9 +495,9 @@ def _composite_lowering(obj):
     return getattr(numba_cpu, "COMPOSITES", {}).get(name)
 
 
-# astjax modules written as plain astjax code (the distributions, the nn activations): jit compiles them as it
-# compiles the user's
-_PLAIN_ASTJAX_CODE = ("astjax.scipy.stats.", "astjax.nn.")
+# astjax modules written as plain astjax code (the distributions, the nn activations, apply_along_axis's
+# along_axis_result that a derivative's primal sweep calls): jit compiles them as it compiles the user's
+_PLAIN_ASTJAX_CODE = ("astjax.scipy.stats.", "astjax.nn.", "astjax.rules.per_slice.")
 
 
 def _is_user_function(obj):
