@@ -154,7 +154,7 @@ class _CallLowering(NodeTransformer):
                                      "call the function by its global name")
         if isinstance(func, gast.Attribute) and func.attr == "__call__":
             raise self.context.error("jit cannot compile this call", node, None)
-        if isinstance(func, gast.Name) and (func.id in _WRITTEN_BY_LOWERING or func.id.startswith(("_fused_", "_stencil_", "_while_", "_rank_guard"))
+        if isinstance(func, gast.Name) and (func.id in _WRITTEN_BY_LOWERING or func.id.startswith(("_fused_", "_stencil_", "_while_", "_rank_guard", "_number_carry"))
                                             and func.id in self.context.bindings):
             return node                               # written by the lowering passes themselves
         target = self._static(func)
