@@ -161,3 +161,27 @@ def test_a_float_carry_that_becomes_an_array_in_a_branch_stays_refused_at_its_li
     with pytest.raises(JitError, match="starts as the number 0.0 and later holds an array") as info:
         astjax.jit(in_a_branch)(np.array([[0.5, -1.0], [0.1, 1.5]]))
     assert "test_jit_composed9.py" in str(info.value)
+
+
+# ------------------------------------------------------------------ 4. Python's builtin sum of a list
+def squares_listed(w, X):
+    errs = [(jnp.tanh(X[i] @ w) - 0.5) ** 2 for i in range(X.shape[0])]
+    return sum(errs) / len(errs)
+
+
+def sines_listed(X):
+    parts = [jnp.sin(X[i]) for i in range(X.shape[0])]
+    return jnp.sum(sum(parts, 1) * 2.0)
+
+
+@long_only
+def test_jit_of_the_builtin_sum_of_a_list_agrees():
+    """Python's left fold over a list of floats or float arrays, and its adjoint held as one stacked array;
+    an empty list sums to its start, a number: the reference backend computes that call."""
+    X = np.array([[0.5, -1.0, 2.0], [0.1, 1.5, -0.3]])
+    w = np.array([0.3, -0.2, 0.1])
+    _agrees(squares_listed, [(w, X), (w * -2.0, np.ones((4, 3)))])
+    _agrees(sines_listed, [(X,), (X * 0.3,)])
+    compiled = astjax.jit(sines_listed)
+    for rows in (X, X[:0]):
+        np.testing.assert_allclose(compiled(rows), sines_listed(rows), rtol=1e-12)
