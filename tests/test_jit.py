@@ -139,10 +139,14 @@ def test_a_variable_that_is_a_number_on_one_path_and_an_array_on_another_is_refu
         astjax.jit(P.branch_changes_type)(np.ones(3), 1)
 
 
-def test_a_product_started_as_a_number_and_grown_into_an_array_is_refused_not_reshaped():
+def test_a_product_started_as_a_number_and_grown_into_an_array_keeps_the_number_where_the_loop_never_runs():
+    """`y = 1.0; for _ in range(n): y = y * x` compiles with y an array from the start (lower/number_carries.py);
+    n = 0 returns the number 1.0, as without jit (the reference backend computes that call), never a (1,) array."""
     f = astjax.jit(P.product_loop_over_array)
-    with pytest.raises(JitError, match="starts as the number"):
-        f(np.ones(3), 2)
+    x = np.array([0.5, -2.0, 3.0])
+    np.testing.assert_array_equal(f(x, 2), x * x)
+    none = f(x, 0)
+    assert np.ndim(none) == 0 and float(none) == 1.0
 
 
 def test_an_index_past_the_end_raises_as_in_numpy():

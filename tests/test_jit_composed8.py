@@ -69,11 +69,16 @@ def test_jit_of_grad_through_a_loop_whose_carry_starts_as_a_python_float(f):
     _agrees_with_reference_and_differences(f, [(np.float64(0.7),), (np.float64(-1.3),)])
 
 
-def test_a_python_float_carry_that_becomes_an_array_stays_refused_at_its_line():
-    """The carry `c = 1.0` becomes a vector: its (1,) stand-in would change the result's shape where the loop
-    runs no iteration, so jit refuses it, naming the line (start it as an array instead)."""
+def test_a_python_float_carry_that_becomes_an_array_in_a_branch_stays_refused_at_its_line():
+    """The carry `c = 1.0` becomes a vector inside an `if`: after a loop that ran, it may still be the number,
+    and its (1,) stand-in would change the result's shape, so jit refuses it, naming the line (start it as an
+    array instead). Updated elementwise in the loop's body it compiles (tests/test_jit_composed9.py)."""
     def total(x):
-        return jnp.sum(python_while_from_float(x))
+        c = 1.0
+        for i in range(3):
+            if i > 0:
+                c = c * jnp.sin(x) + 0.5
+        return jnp.sum(c)
     with pytest.raises(JitError, match="starts as the number 1.0 and later holds an array") as info:
         astjax.jit(astjax.grad(total))(np.array([0.7, -0.2]))
     assert "test_jit_composed8.py" in str(info.value)

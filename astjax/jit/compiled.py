@@ -8,6 +8,7 @@ arguments and compares the two results. They must agree in structure, shape
 and dtype, and in value to rounding: otherwise jit raises rather than return
 a number it cannot vouch for. Later calls go straight to the compiled code.
 """
+import copy
 import inspect
 
 import numpy as np
@@ -181,7 +182,7 @@ class CompiledFunction(PerSignature):
                 self.entries[key] = entry
                 self._remember_quick_key(args, entry)
                 return got
-        expected, observed = observe(self.generated, args, {}, _is_generated)
+        expected, observed = _observe_reference(self.generated, args)
         observed.argument_keys = _dict_argument_keys(self.parameters, args)   # the signature's (lower/dict_key_loops.py)
         scalar = _scalarized(self.generated, args, dynamic, expected)
         if scalar is not None:       # a derivative with respect to containers: one variable per leaf
@@ -508,7 +509,8 @@ def _scalarized(generated, args, dynamic, expected):
         layouts = {n: layout_of(a) for n, a in containers.items()}
     except JitError:
         return None
-    rewrite = scalarize(source.node, layouts, {n: layouts[n].leaves(a) for n, a in containers.items()}, abstract)
+    node = _dict_key_loops_unrolled(generated, source.node, names, args)
+    rewrite = scalarize(node, layouts, {n: layouts[n].leaves(a) for n, a in containers.items()}, abstract)
     if rewrite is None:
         return None
     expected_flat = expected_leaves(rewrite.recipe, expected)
@@ -516,6 +518,32 @@ def _scalarized(generated, args, dynamic, expected):
         return None
     all_layouts = [layouts[n] if n in layouts else layout_of(a) for n, a, keep in zip(names, args, dynamic) if keep]
     return _ScalarEntry(rewrite, all_layouts, expected_flat)
+
+
+def _dict_key_loops_unrolled(generated, node, names, args):
+    """`node`, or a copy whose loops over a dict argument's keys are written out once per key (the keys are the
+    signature's, lower/dict_key_loops.py): a derivative's sweeps then read the dict, and add into its adjoint,
+    by constant keys in top-level statements, which container_arguments.py rewrites leaf by leaf."""
+    keys = _dict_argument_keys(names, args)
+    if not keys:
+        return node
+    from .lower import LoweringContext
+    from .lower.dict_key_loops import unroll_dict_key_loops
+    context = LoweringContext(generated, {}, None)
+    context.argument_keys = keys
+    return unroll_dict_key_loops(copy.deepcopy(node), context)
+
+
+def _observe_reference(generated, args):
+    """Run `generated` on the reference backend, observing its types. A batched function that vmap calls at run
+    time (a derivative's primal sweep of jnp.piecewise) runs as itself there, not as its own compiled function:
+    compiled code calls it as a callee (lower/vmap_calls.py), typed by this run."""
+    from .api import _ACTIVE
+    token = _ACTIVE.set(None)
+    try:
+        return observe(generated, args, {}, _is_generated)
+    finally:
+        _ACTIVE.reset(token)
 
 
 def _dict_argument_keys(parameters, args):

@@ -78,6 +78,7 @@ class _Rewrite:
                     self.leaf_types[self.leaf_name[(param, path)]] = {abstract(next(leaves))}
         self.trees = {p: (p, ()) for p in layouts}      # name -> (param, path) of a container it holds
         self.adjoints = {}       # name -> {(param, path): variable name} of the leaf adjoints reached
+        self.zeros = set()       # names set to a zero adjoint `bd = 0.0` that a loop written out adds into
         self.recipe = None
 
     def _fresh(self, base):
@@ -135,11 +136,17 @@ class _Rewrite:
             if sparse is not None:
                 self.adjoints[name] = {}
                 return self._add_into(name, sparse)
+            self.zeros.discard(name)
+            if isinstance(value, gast.Constant) and type(value.value) in (int, float) and value.value == 0:
+                self.zeros.add(name)     # `bd = 0.0; bd += index_adjoint(d, 'a', e); ...` (lower/dict_key_loops.py)
         elif isinstance(statement, gast.AugAssign) and isinstance(statement.op, gast.Add) \
-                and isinstance(statement.target, gast.Name) and statement.target.id in self.adjoints:
+                and isinstance(statement.target, gast.Name) and statement.target.id in self.adjoints.keys() | self.zeros:
             sparse = self._adjoint(statement.value)
             if sparse is None:
                 raise _GiveUp
+            if statement.target.id not in self.adjoints:
+                self.zeros.discard(statement.target.id)
+                self.adjoints[statement.target.id] = {}
             return self._add_into(statement.target.id, sparse)
         elif isinstance(statement, gast.Return) and statement.value is not None:
             return [self._return(statement)]

@@ -58,6 +58,8 @@ def _weak_like(c, partner):
         return None
     if isinstance(partner, (types.NumberClass, types.DType)):     # a dtype argument (`astype(0.5, xt)`): no
         return lambda c, partner: c                                # value to meet; the call casts the number
+    if isinstance(partner, (types.List, types.ListType, types.UniTuple)):   # `sum_adjoint(bout, errs)`: a list
+        return lambda c, partner: c                                # meets no value; the reference passes it as is
     target = _weak_dtype(c, partner)
     if target is None:
         return None

@@ -10,7 +10,7 @@ import numpy as np
 from ..array import wrap
 from .nondifferentiable import BOOLEAN, INTEGER, nondifferentiable
 from .linalg import COMPOSITES
-from .registry import defjvp, defvjp, primitive
+from .registry import deflowering, defjvp, defvjp, primitive
 
 __all__ = ["scalar_cast", "dtype_adjoint"]
 
@@ -57,5 +57,6 @@ def _as_dtype(dtype):
 
 COMPOSITES["dtype_adjoint"] = dtype_adjoint           # generated code calls it by name
 _dtype_adjoint = primitive("dtype_adjoint", dtype_adjoint, operands=("g",))
+deflowering(_dtype_adjoint, numba="astjax.runtime.numba_cpu:dtype_adjoint")   # runtime/numba_adjoints.py
 defvjp(_dtype_adjoint, "bg += dtype_adjoint(by, dtype)")
 defjvp(_dtype_adjoint, "dy = dtype_adjoint(dg, dtype)")

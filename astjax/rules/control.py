@@ -75,6 +75,8 @@ builtin_sum.sequence_vjp = parse_expression("item_adjoint(sum_adjoint(by, iterab
 sum_adjoint = primitive("sum_adjoint", helpers.sum_adjoint, operands=("g",))
 defvjp(sum_adjoint, "bg += sum_items(by, g, iterable)")
 defjvp(sum_adjoint, "dy = sum_adjoint(dg, iterable)")
+for _summing in (builtin_sum, sum_adjoint):       # a list of floats or float arrays (runtime/numba_builtin_sums.py)
+    deflowering(_summing, numba=f"astjax.runtime.numba_cpu:{_summing.name}")
 sum_items = primitive("sum_items", helpers.sum_items, operands=("t",))
 defvjp(sum_items, "bt += sum_adjoint(by, iterable)")
 defjvp(sum_items, "dy = sum_items(dt, like, iterable)")

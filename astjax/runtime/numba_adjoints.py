@@ -169,9 +169,10 @@ def _slices_only(x, idx):
     return kinds is not None and 0 < len(kinds) <= x.ndim and all(k == "slice" for k in kinds)
 
 
-# The adjoints of an `.at[idx]` update (`y[1:] += y[:-1]`) for an array x and an index of slices. g may be a
-# placeholder's zeros of shape (1, ..., 1) or a scalar standing for a zero adjoint: it is read broadcast to
-# x's shape, as the reference broadcasts a scalar.
+_MASK_SHAPE = ["if idx.shape != x.shape:", "    raise IndexError('boolean index did not match indexed array')",
+               "idx = np.ascontiguousarray(idx)"]
+
+
 def _ints_only(x, idx):
     """An index of one to x.ndim integers into the array x (`y.at[i].add(v)`, `A.at[i, j].set(v)`)."""
     kinds = _index_parts(idx, _ndim(x)) if is_array(x) else None
@@ -182,10 +183,17 @@ def _int_count(idx):
     return len(idx.types) if isinstance(idx, types.BaseTuple) else 1
 
 
+# The adjoints of an `.at[idx]` update (`y[1:] += y[:-1]`) for an array x and an index of slices (or a boolean
+# mask of x's rank: piecewise's pieces, read and cleared in the mask's C order). g may be a
+# placeholder's zeros of shape (1, ..., 1) or a scalar standing for a zero adjoint: it is read broadcast to
+# x's shape, as the reference broadcasts a scalar.
 @lowers("part_at", ("g", "x", "idx"), reference=helpers.part_at)
 def _part_at(g, x, idx):
-    """part_at: the part of g (broadcast to x's shape) at the slices idx, or at the integers idx (zeros
-    where they are out of range: JAX dropped that update, so its value gets no adjoint)."""
+    """part_at: the part of g (broadcast to x's shape) at the slices idx, at the integers idx (zeros where
+    they are out of range: JAX dropped that update, so its value gets no adjoint), or at a boolean mask."""
+    if _value(g) and is_array(x) and _is_mask(idx, x) and _ndim(g) <= x.ndim:    # piecewise: the mask's C order
+        return _impl(("g", "x", "idx"), _MASK_SHAPE + [
+            "return np.ascontiguousarray(np.broadcast_to(g, x.shape)).reshape(x.size)[idx.reshape(idx.size)]"])
     if not _value(g) or _ndim(g) > _ndim(x):
         return None
     if _slices_only(x, idx):
@@ -218,8 +226,14 @@ def _placed_at(p, x, idx):
 
 @lowers("cleared_at", ("g", "x", "idx"), reference=helpers.cleared_at)
 def _cleared_at(g, x, idx):
-    """cleared_at: g (broadcast to x's shape) with zeros at the slices or integers idx (integers out of
-    range clear nothing: JAX dropped that update)."""
+    """cleared_at: g (broadcast to x's shape) with zeros at the slices idx, at the integers idx (out of range
+    they clear nothing: JAX dropped that update), or at a boolean mask."""
+    if _value(g) and is_array(x) and _is_mask(idx, x) and _ndim(g) <= x.ndim:
+        return _impl(("g", "x", "idx"), _MASK_SHAPE + [
+            "out = np.ascontiguousarray(np.broadcast_to(g, x.shape)).copy()",
+            "flat = out.reshape(out.size)",
+            "flat[idx.reshape(idx.size)] = 0",
+            "return out"])
     if not (_value(g) and (_slices_only(x, idx) or _ints_only(x, idx))) or _ndim(g) > x.ndim:
         return None
     return _impl(("g", "x", "idx"), ["out = np.broadcast_to(g, x.shape).copy()"] + _in_range_check(idx, "out")
@@ -256,7 +270,9 @@ def _distinct_index(x, idx, where):
 
 @lowers("unique_index", ("idx", "x"), reference=helpers.unique_index)
 def _unique_index(idx, x):
-    """unique_index: a basic index never names a position twice."""
+    """unique_index: a basic index (or a boolean mask of x's rank) never names a position twice."""
+    if _value(x) and _is_mask(idx, x):
+        return _impl(("idx", "x"), ["return idx"])
     if _index_parts(idx) is None:
         return None
     return _impl(("idx", "x"), ["return idx"])
@@ -749,6 +765,29 @@ def _cast_adjoint(g, like):
     if is_array(g):
         return _impl(("g", "like"), ["return np.zeros(g.shape, dtype)"], dtype=dtype)
     return _impl(("g", "like"), ["return dtype(0)"], dtype=dtype)
+
+
+def _dtype_adjoint_reference(g, dtype):
+    from ..rules.casts import dtype_adjoint
+    return dtype_adjoint(g, dtype)
+
+
+@lowers("dtype_adjoint", ("g", "dtype"), reference=_dtype_adjoint_reference)
+def _dtype_adjoint(g, dtype):
+    """dtype_adjoint: g when `dtype` (a NumPy scalar type, or None) is a float, zeros (g's float dtype) when it
+    names an integer or boolean type (astype(x, dtype)'s adjoint; jit folds piecewise's dtypes to `np.<dtype>`)."""
+    if not _value(g):
+        return None
+    if is_none(dtype):
+        return _impl(("g", "dtype"), ["return g"])
+    if not isinstance(dtype, types.NumberClass) or dtype_of(dtype.instance_type) is None:
+        return None
+    if dtype_of(dtype.instance_type).kind in "fc":
+        return _impl(("g", "dtype"), ["return g"])
+    zero = _float_of(dtype_of(g))
+    if is_array(g):
+        return _impl(("g", "dtype"), ["return np.zeros(g.shape, zero)"], zero=zero)
+    return _impl(("g", "dtype"), ["return zero(0)"], zero=zero)
 
 
 @lowers("broadcast_like", ("t", "operands"), reference=lambda t, operands: helpers.broadcast_like(t, *operands))

@@ -8,6 +8,7 @@ first call observed (jit/observe.py), and rewrites one concern:
     (runtime/numba_batching: vmap's shape helpers `batch_shape(...)` folded for this signature)
     known_ranks          what static_ranks left: branches decided by observed ranks (`if a.ndim == 0`) in callees,
                          which inline_callees then writes into their caller (a guard recompiles other ranks)
+    vmap_calls           `vmap(f)(x)` left in a derivative's primal sweep calls the batched f the first call ran
     inline_callees       a straight-line generated callee (or user function) is written into its caller
     typed_placeholders   `v = None` and zero adjoints `bv = 0.0` get the type v holds later
     tape_stacks          the one heterogeneous tape becomes one typed stack per saved variable
@@ -45,6 +46,7 @@ from .static_ranks import fold_static_ranks
 from .stencil_loops import interchange_stencils
 from .tape_stacks import split_tape
 from .typed_placeholders import type_placeholders
+from .vmap_calls import call_batched_functions
 from .weak_scalars import cast_weak_scalars
 
 __all__ = ["lower_function", "LoweringContext"]
@@ -126,6 +128,7 @@ def _lower(context, keep_other_ranks):
     from ...runtime.numba_per_slice import fold_per_slice_helpers
     fold_per_slice_helpers(node, context)     # piecewise's and apply_along_axis's dtypes and axes, likewise
     prune_known_ranks(node, context)
+    call_batched_functions(node, context)     # vmap(f)(x) of a derivative's primal sweep: the batched f it ran
     inline_callees(node, context)
     type_placeholders(node, context)
     split_tape(node, context)

@@ -49,8 +49,16 @@ def unroll_dict_key_loops(node, context):
                 and _length_of(stmt.value) in lists and _stores(node, stmt.targets[0].id) == 1):
             lengths[stmt.targets[0].id] = _length_of(stmt.value)
     if lists:
-        _Unroll(lists, lengths).visit(node)
+        _Unroll(lists, lengths, {v: _stores(node, v) for v in {n.id for n in walk(node) if isinstance(n, gast.Name)}},
+                _placeholders(node)).visit(node)
     return node
+
+
+def _placeholders(node):
+    """The names the function's top level sets to None (a derivative's `k = None` before its loops)."""
+    return {stmt.targets[0].id for stmt in node.body
+            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
+            and isinstance(stmt.value, gast.Constant) and stmt.value.value is None}
 
 
 def _length_of(expr):
@@ -67,17 +75,21 @@ def _stores(node, variable):
 
 
 class _Unroll(NodeTransformer):
-    def __init__(self, lists, lengths):
+    def __init__(self, lists, lengths, stores, placeholders):
         self.lists = lists
         self.lengths = lengths
+        self.stores = stores                # name -> how many times the function sets it
+        self.placeholders = placeholders
+        self.unrolled = {}                  # key variable of a loop written out -> its key list
 
     def visit_For(self, node):
         self.generic_visit(node)
         found = self._loop(node)
         if found is None:
-            return node
+            return self._taped_keys(node) or node
         keys, order, at = found
         index, name = node.target.id, node.body[at].targets[0].id
+        self.unrolled[name] = node.body[at].value.value.id
         out = []
         for position in order:
             for k, stmt in enumerate(node.body):
@@ -85,8 +97,53 @@ class _Unroll(NodeTransformer):
                     stmt = gast.Assign(targets=[copy.deepcopy(stmt.targets[0])],
                                        value=gast.Constant(value=keys[position], kind=None), type_comment=None)
                     out.append(gast.copy_location(stmt, node.body[at]))
+                elif k < at:         # the key variable still holds the previous key (a derivative saves it): read it
+                    out.append(_Constants({index: position}).visit(copy.deepcopy(stmt)))
                 else:
                     out.append(_Constants({name: keys[position], index: position}).visit(copy.deepcopy(stmt)))
+        return out or [gast.Pass()]
+
+    def _taped_keys(self, node):
+        """A derivative's reverse sweep of a loop written out above, which restores its key from the tape:
+
+            for _i1 in reversed(range(_t1)):            (the loop above saved k before setting it)
+                ...d_k = pop(_tape)...
+                bd += index_adjoint(d, k, bd_k)     ->  bd += index_adjoint(d, 'b', bd_k); ...
+                k = pop(_tape)                          k = pop(_tape)      (the previous key, or None)
+
+        In the copy for position p the key holds keys[p] until its pop (the forward copy p set it last, or
+        the pop of copy p + 1 restored what forward copy p + 1 saved), and the pop's own value after it:
+        exact when the function sets the key only in the loop above, in this pop and in a `k = None` placeholder."""
+        if node.orelse or not isinstance(node.target, gast.Name) or not node.body:
+            return None
+        count, backwards = _range_count(node.iter)
+        listed = _length_of(count) if count is not None else None
+        if listed is None and isinstance(count, gast.Name):
+            listed = self.lengths.get(count.id)
+        if not backwards or listed not in self.lists:
+            return None
+        pops = [(j, stmt.targets[0].id) for j, stmt in enumerate(node.body)
+                if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
+                and self.unrolled.get(stmt.targets[0].id) == listed and _is_pop(stmt.value)]
+        if len(pops) != 1:
+            return None
+        at, name = pops[0]
+        index = node.target.id
+        if self.stores.get(name, 0) != 2 + (name in self.placeholders):
+            return None
+        for inner in walk(gast.Module(body=node.body, type_ignores=[])):
+            if isinstance(inner, (gast.Break, gast.Continue, gast.Return, gast.FunctionDef, gast.Lambda)):
+                return None
+            if isinstance(inner, gast.Name) and inner.id in (index, listed) and not isinstance(inner.ctx, gast.Load):
+                return None
+        keys = self.lists[listed]
+        if not all(isinstance(k, str) for k in keys):
+            return None
+        out = []
+        for position in reversed(range(len(keys))):
+            for k, stmt in enumerate(node.body):
+                values = {index: position} if k >= at else {name: keys[position], index: position}
+                out.append(_Constants(values).visit(copy.deepcopy(stmt)))
         return out or [gast.Pass()]
 
     def _loop(self, node):
@@ -111,9 +168,6 @@ class _Unroll(NodeTransformer):
                 return None
             if isinstance(inner, gast.Name) and inner.id in (index, name, listed) and not isinstance(inner.ctx, gast.Load):
                 return None
-        before = walk(gast.Module(body=node.body[:at], type_ignores=[]))
-        if any(isinstance(n, gast.Name) and n.id == name for n in before):
-            return None                          # the previous key read before this one is set
         if not all(isinstance(k, str) for k in keys):
             return None
         order = list(range(len(keys)))
@@ -124,6 +178,11 @@ class _Unroll(NodeTransformer):
                 and isinstance(stmt.value, gast.Subscript) and isinstance(stmt.value.value, gast.Name)
                 and stmt.value.value.id in self.lists and isinstance(stmt.value.slice, gast.Name)
                 and stmt.value.slice.id == index)
+
+
+def _is_pop(expr):
+    return (isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name) and expr.func.id == "pop"
+            and len(expr.args) == 1 and not expr.keywords)
 
 
 def _range_count(iterator):

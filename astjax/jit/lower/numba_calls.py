@@ -154,7 +154,7 @@ class _CallLowering(NodeTransformer):
                                      "call the function by its global name")
         if isinstance(func, gast.Attribute) and func.attr == "__call__":
             raise self.context.error("jit cannot compile this call", node, None)
-        if isinstance(func, gast.Name) and (func.id in _WRITTEN_BY_LOWERING or func.id.startswith(("_fused_", "_stencil_", "_while_", "_rank_guard"))
+        if isinstance(func, gast.Name) and (func.id in _WRITTEN_BY_LOWERING or func.id.startswith(("_fused_", "_stencil_", "_while_", "_rank_guard", "_number_carry"))
                                             and func.id in self.context.bindings):
             return node                               # written by the lowering passes themselves
         target = self._static(func)
@@ -360,6 +360,8 @@ class _CallLowering(NodeTransformer):
                 return _UNKNOWN
             if expr.id in self.context.namespace:
                 return self.context.namespace[expr.id]
+            if expr.id in self.context.bindings:      # bound by an earlier pass (lower/vmap_calls.py)
+                return self.context.bindings[expr.id]
             if expr.id == "np":                 # written by the lowering passes themselves
                 import numpy
                 return numpy
@@ -493,9 +495,9 @@ def _composite_lowering(obj):
     return getattr(numba_cpu, "COMPOSITES", {}).get(name)
 
 
-# astjax modules written as plain astjax code (the distributions, the nn activations): jit compiles them as it
-# compiles the user's
-_PLAIN_ASTJAX_CODE = ("astjax.scipy.stats.", "astjax.nn.")
+# astjax modules written as plain astjax code (the distributions, the nn activations, apply_along_axis's
+# along_axis_result that a derivative's primal sweep calls): jit compiles them as it compiles the user's
+_PLAIN_ASTJAX_CODE = ("astjax.scipy.stats.", "astjax.nn.", "astjax.rules.per_slice.")
 
 
 def _is_user_function(obj):

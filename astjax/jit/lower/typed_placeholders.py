@@ -13,9 +13,10 @@ value of that type:
 A zero adjoint or tangent standing for an array has shape (1, ..., 1): it
 broadcasts against whatever it meets exactly as the scalar did, and the
 transformation's wrapper gives the result its argument's shape. A user's
-variable that starts as a number and becomes an array is refused instead: the
-(1, ..., 1) stand-in would change the shape of a result that returns it
-unchanged (a loop that ran zero times). A `None` placeholder is
+variable that starts as a number and becomes an array is lowered only as a loop
+carry updated elementwise (lower/number_carries.py, which guards the loop that
+runs zero times); elsewhere it is refused: the (1, ..., 1) stand-in would change
+the shape of a result that returns it unchanged. A `None` placeholder is
 only ever pushed on the tape and popped back unread, so its value is free.
 """
 import re
@@ -23,6 +24,7 @@ import re
 import gast
 
 from ..observe import WEAK_FLOAT, WEAK_INT
+from .number_carries import carry_from_number
 from .weak_kinds import WEAK_KINDS
 from ...codegen.node_walk import walk
 
@@ -32,6 +34,7 @@ _RETURNED_VALUE = re.compile(r"_ret\d*")
 
 
 def type_placeholders(node, context):
+    carries = []
     for stmt in walk(node):
         if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
                 and isinstance(stmt.value, gast.Constant)):
@@ -62,14 +65,19 @@ def type_placeholders(node, context):
                     f"gives a result one type, and an array standing for the number would change the result's shape",
                     stmt, "return an array here too (for example `jnp.ones_like(x)` or `jnp.full(shape, "
                     f"{value!r})`), or run without jit")
-            raise context.error(
-                f"`{name}` starts as the number {value!r} and later holds an array; compiled code gives a variable "
-                f"one type, and an array standing for the number would change the result's shape where the "
-                f"number is returned as it is", stmt,
-                f"start `{name}` as an array (for example `jnp.ones_like(x)` or `jnp.zeros(shape)`), or run without jit")
+            carries.append((stmt, name, value, target))
+            continue
         replacement = placeholder(target, 0 if value is None else 1, value or 0)
         if replacement is not None:
             stmt.value = replacement
+    for stmt, name, value, target in carries:      # a loop carry that becomes an array (lower/number_carries.py)
+        if not carry_from_number(node, stmt, name, value, target, context):
+            raise context.error(
+                f"`{name}` starts as the number {value!r} and later holds an array; compiled code gives a variable "
+                f"one type, and an array standing for the number would change the result's shape where the "
+                f"number is returned as it is (jit lowers only a carry that one top-level loop updates elementwise "
+                f"in its body, `{name} = {name} + row`, not inside an `if`)", stmt,
+                f"start `{name}` as an array (for example `jnp.ones_like(x)` or `jnp.zeros(shape)`), or run without jit")
 
 
 def _array_of_zero_rank_too(types):
