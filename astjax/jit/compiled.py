@@ -584,7 +584,10 @@ def to_numba(value, _ndarray=np.ndarray):
 
 
 def from_numba(value, spec):
-    """A compiled result as the reference backend gives it (Arrays of the same dtype, 0-d included)."""
+    """A compiled result as the reference backend gives it (Arrays of the same dtype, 0-d included). None is
+    None whatever the first call returned there (`w = None; if flag: w = ...; return w`), never an array's nan."""
+    if value is None:
+        return None
     if isinstance(value, tuple):
         items = spec[1] if spec and spec[0] == "tuple" and len(spec[1]) == len(value) else [None] * len(value)
         return tuple(from_numba(v, s) for v, s in zip(value, items))

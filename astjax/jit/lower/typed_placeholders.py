@@ -9,6 +9,7 @@ value of that type:
     window = None      ->   window = np.zeros((0, 0), np.float32)
     bkernel = 0.0      ->   bkernel = np.zeros((1, 1), np.float32)
     y = 1.0            ->   y = np.float32(1.0)
+    i_plus_1 = None    ->   i_plus_1 = 0          (a saved Python int: Numba's int64)
 
 A zero adjoint or tangent standing for an array has shape (1, ..., 1): it
 broadcasts against whatever it meets exactly as the scalar did, and the
@@ -17,7 +18,8 @@ variable that starts as a number and becomes an array is lowered only as a loop
 carry updated elementwise (lower/number_carries.py, which guards the loop that
 runs zero times); elsewhere it is refused: the (1, ..., 1) stand-in would change
 the shape of a result that returns it unchanged. A `None` placeholder is
-only ever pushed on the tape and popped back unread, so its value is free.
+only ever pushed on the tape and popped back unread, so its value is free; a user's `w = None` that the
+function tests (`if w is None:`) stays None.
 """
 import re
 
@@ -35,6 +37,7 @@ _RETURNED_VALUE = re.compile(r"_ret\d*")
 
 def type_placeholders(node, context):
     carries = []
+    none_tested = _names_tested_for_none(node)
     for stmt in walk(node):
         if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
                 and isinstance(stmt.value, gast.Constant)):
@@ -43,6 +46,8 @@ def type_placeholders(node, context):
         if not (value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))):
             continue
         name = stmt.targets[0].id
+        if value is None and name in none_tested:     # `if w is None:` reads the None itself: it stays None
+            continue
         target = context.lowered_type(name)
         derivatives = getattr(context.generated, "__astjax_derivative_names__", frozenset())
         if target is None and name in derivatives:
@@ -55,6 +60,9 @@ def type_placeholders(node, context):
                                   keywords=[])           # a list (a tuple in compiled code): its zeros
             if zeros is not None:               # the zero adjoint of a tuple: one zero per item
                 stmt.value = zeros
+            continue
+        if value is None and target in WEAK_KINDS:     # a saved loop counter (`i_plus_1 = None`): its number's type
+            stmt.value = gast.Constant(value=0 if target == WEAK_INT else 0.0, kind=None)
             continue
         if target is None or target in WEAK_KINDS:
             continue
@@ -78,6 +86,37 @@ def type_placeholders(node, context):
                 f"number is returned as it is (jit lowers only a carry that one top-level loop updates elementwise "
                 f"in its body, `{name} = {name} + row`, not inside an `if`)", stmt,
                 f"start `{name}` as an array (for example `jnp.ones_like(x)` or `jnp.zeros(shape)`), or run without jit")
+
+
+def _names_tested_for_none(node):
+    """Names the function compares with None (`w is None`, `best is not None`, `k == None`), tests for
+    truth (`if w:`, `not w`, `w or x`), asks the type of, or returns as they are: a user's own `w = None`
+    read as None, never a placeholder's free value (its None must stay None)."""
+    tested = set()
+
+    def names(expr):
+        return {expr.id} if isinstance(expr, gast.Name) else set()
+
+    for n in walk(node):
+        if isinstance(n, gast.Compare):
+            operands = [n.left] + list(n.comparators)
+            if any(isinstance(o, gast.Constant) and o.value is None for o in operands):
+                for o in operands:
+                    tested |= names(o)
+        elif isinstance(n, (gast.If, gast.While, gast.IfExp, gast.Assert)):
+            tested |= names(n.test)
+        elif isinstance(n, gast.BoolOp):
+            for v in n.values:
+                tested |= names(v)
+        elif isinstance(n, gast.UnaryOp) and isinstance(n.op, gast.Not):
+            tested |= names(n.operand)
+        elif isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in ("isinstance", "type", "bool"):
+            for a in n.args[:1]:
+                tested |= names(a)
+        elif isinstance(n, gast.Return) and n.value is not None:       # `return w`, `return total, w`
+            for v in (n.value.elts if isinstance(n.value, (gast.Tuple, gast.List)) else [n.value]):
+                tested |= names(v)
+    return tested
 
 
 def _array_of_zero_rank_too(types):
