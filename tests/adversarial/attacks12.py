@@ -919,6 +919,291 @@ def einsum_bilinear_and_kron(x):
 case(einsum_bilinear_and_kron, lambda r: (vec(r, 6),), "works")
 
 
+# ============================================================ second round: the same styles, written otherwise
+def pairwise_forces_accumulated_in_place(pos_flat):
+    """The newcomer's force loop: f accumulated into forces[i] and forces[j] with += and -=."""
+    p = pos_flat.reshape(4, 2)
+    forces = np.zeros_like(p)
+    for i in range(4):
+        for j in range(i + 1, 4):
+            d = p[i] - p[j]
+            r2 = np.dot(d, d)
+            f = d / r2 ** 2
+            forces[i] += f
+            forces[j] -= f
+    return np.sum(forces * np.array([[1.0, 2.0], [-1.0, 0.5], [0.3, -0.7], [1.5, 0.2]]))
+
+
+case(pairwise_forces_accumulated_in_place, _lj_positions, "works")
+
+
+def forces_with_add_at(pos_flat):
+    p = pos_flat.reshape(4, 2)
+    i, j = np.triu_indices(4, 1)
+    d = p[i] - p[j]
+    f = d / np.sum(d ** 2, axis=1, keepdims=True) ** 1.5
+    forces = np.zeros_like(p)
+    np.add.at(forces, i, f)
+    np.add.at(forces, j, -f)
+    return np.sum(forces ** 2)
+
+
+case(forces_with_add_at, _lj_positions, "either")
+
+
+def symmetric_matrix_filled_in_loops(x):
+    n = 3
+    K = np.zeros((n, n))
+    for i in range(n):
+        for j in range(i + 1):
+            K[i, j] = np.exp(-(x[i] - x[j]) ** 2)
+    K = K + K.T - np.diag(np.diag(K))
+    return np.sum(K @ x) + np.linalg.det(K + np.eye(n))
+
+
+case(symmetric_matrix_filled_in_loops, lambda r: (vec(r, 3),), "works")
+
+
+class AdamState(NamedTuple):
+    m: np.ndarray
+    v: np.ndarray
+    t: int
+
+
+def _adam_update(state, g, lr=0.05):
+    t = state.t + 1
+    m = 0.9 * state.m + 0.1 * g
+    v = 0.99 * state.v + 0.01 * g ** 2
+    step = lr * (m / (1 - 0.9 ** t)) / (jnp.sqrt(v / (1 - 0.99 ** t)) + 1e-8)
+    return state._replace(m=m, v=v, t=t), step
+
+
+def adam_namedtuple_state_unrolled(w0):
+    state = AdamState(np.zeros(3), np.zeros(3), 0)
+    w = w0
+    for _ in range(3):
+        g = 4 * (w - 1.0) ** 3 + jnp.cos(w)
+        state, step = _adam_update(state, g)
+        w = w - step
+    return jnp.sum(w ** 2) + state.t
+
+
+case(adam_namedtuple_state_unrolled, lambda r: (vec(r, 3),), "works")
+
+
+class Optimizer:
+    def __init__(self, lr):
+        self.lr = lr
+        self.state = {}
+
+    def step(self, name, w, g):
+        v = self.state.get(name, 0.0)
+        v = 0.5 * v + g
+        self.state[name] = v
+        return w - self.lr * v
+
+
+def stateful_optimizer_object(w0):
+    opt = Optimizer(0.1)
+    w = w0
+    for _ in range(3):
+        w = opt.step("w", w, 2 * w + jnp.sin(w))
+    return jnp.sum(w ** 2) + jnp.sum(opt.state["w"])
+
+
+case(stateful_optimizer_object, lambda r: (vec(r, 3),), "either")
+
+
+class Counter:
+    calls = 0
+
+    def __call__(self, x):
+        Counter.calls += 1
+        return x * Counter.calls
+
+
+_COUNTER = Counter()
+
+
+def object_with_class_counter(x):
+    return jnp.sum(_COUNTER(x) + _COUNTER(x))
+
+
+case(object_with_class_counter, lambda r: (vec(r, 2),), "either")
+
+
+def black_scholes_put_with_norm_cdf(params):
+    from_stats = astjax.scipy.stats.norm
+    s, k, t, r, sigma = params[0], params[1], params[2], params[3], params[4]
+    d1 = (jnp.log(s / k) + (r + sigma ** 2 / 2) * t) / (sigma * jnp.sqrt(t))
+    d2 = d1 - sigma * jnp.sqrt(t)
+    return k * jnp.exp(-r * t) * from_stats.cdf(-d2) - s * from_stats.cdf(-d1)
+
+
+case(black_scholes_put_with_norm_cdf, lambda r: (_x(100.0, 105.0, 1.0, 0.02, 0.3),), "works", fd_step=1e-5,
+     rtol=1e-4)
+
+
+def black_scholes_math_erf_scalar(sigma):
+    s, k, t = 1.0, 1.1, 0.75
+    d1 = (math.log(s / k) + 0.5 * sigma ** 2 * t) / (sigma * math.sqrt(t))
+    d2 = d1 - sigma * math.sqrt(t)
+    return s * 0.5 * (1 + math.erf(d1 / math.sqrt(2))) - k * 0.5 * (1 + math.erf(d2 / math.sqrt(2)))
+
+
+case(black_scholes_math_erf_scalar, lambda r: (np.float64(0.3),), "either")
+
+
+def monte_carlo_fold_in_keys(params):
+    key = astjax.random.PRNGKey(3)
+    total = 0.0
+    for i in range(4):
+        z = astjax.random.normal(astjax.random.fold_in(key, i), (32,))
+        total = total + jnp.mean(jnp.exp(params[0] + params[1] * z))
+    return total
+
+
+case(monte_carlo_fold_in_keys, lambda r: (_x(0.1, 0.2),), "works")
+
+
+def gp_solve_triangular(log_ell):
+    from_linalg = astjax.scipy.linalg
+    d = _GP_X[:, None] - _GP_X[None, :]
+    K = jnp.exp(-0.5 * d ** 2 / jnp.exp(2 * log_ell[0])) + 0.05 * jnp.eye(6)
+    L = jnp.linalg.cholesky(K)
+    z = from_linalg.solve_triangular(L, _GP_Y, lower=True)
+    return 0.5 * jnp.sum(z ** 2) + jnp.sum(jnp.log(jnp.diagonal(L)))
+
+
+case(gp_solve_triangular, lambda r: (_x(-0.4),), "works")
+
+
+def attention_einsum_heads(x):
+    h = x.reshape(2, 3, 2)                 # heads, tokens, dim
+    scores = jnp.einsum("hqd,hkd->hqk", h, h * 0.5)
+    w = astjax.nn.softmax(scores, axis=-1)
+    out = jnp.einsum("hqk,hkd->qhd", w, h).reshape(3, 4)
+    return jnp.sum(out * jnp.arange(12.0).reshape(3, 4))
+
+
+case(attention_einsum_heads, lambda r: (vec(r, 12),), "works")
+
+
+def conv1d_numpy_convolve(x):
+    y = np.convolve(x, _KERNEL, mode="valid")
+    z = np.correlate(x, _KERNEL, mode="same")
+    return np.sum(y ** 2) + np.sum(np.tanh(z))
+
+
+case(conv1d_numpy_convolve, lambda r: (vec(r, 7),), "works")
+
+
+def conv2d_loops_on_image(x):
+    img = x.reshape(4, 4)
+    k = np.array([[1.0, -1.0], [0.5, 0.25]])
+    out = np.zeros((3, 3))
+    for i in range(3):
+        for j in range(3):
+            out[i, j] = np.sum(img[i:i + 2, j:j + 2] * k)
+    return np.sum(np.maximum(out, 0.0) ** 2) + np.sum(out)
+
+
+case(conv2d_loops_on_image, lambda r: (vec(r, 16),), "works")
+
+
+def meta_learning_scan_over_tasks(theta):
+    tasks = np.array([[0.5, 1.0], [1.5, -0.5], [-1.0, 0.3]])
+
+    def per_task(carry, task):
+        a, b = task
+        p = theta
+        for _ in range(2):
+            grad_p = jnp.stack([2 * (p[0] * a + p[1] - b) * a, 2 * (p[0] * a + p[1] - b)])
+            p = p - 0.2 * grad_p
+        loss = (p[0] * a + p[1] - b) ** 2
+        return carry + loss, loss
+    total, losses = lax.scan(per_task, 0.0, tasks)
+    return total + 0.1 * jnp.max(losses)
+
+
+case(meta_learning_scan_over_tasks, lambda r: (vec(r, 2),), "either")
+
+
+def recursion_with_accumulating_list(x, depth=3, acc=None):
+    acc = [] if acc is None else acc
+    if depth == 0:
+        return sum(jnp.sum(a) for a in acc)
+    acc.append(jnp.sin(x * depth))
+    return recursion_with_accumulating_list(x * 0.9, depth - 1, acc)
+
+
+case(recursion_with_accumulating_list, lambda r: (vec(r, 3),), "works")
+
+
+def mutual_recursion_even(x, n):
+    if n == 0:
+        return x
+    return mutual_recursion_odd(jnp.sin(x), n - 1)
+
+
+def mutual_recursion_odd(x, n):
+    if n == 0:
+        return x * 2.0
+    return mutual_recursion_even(x * x + 0.1, n - 1)
+
+
+def mutual_recursion_entry(x):
+    return jnp.sum(mutual_recursion_even(x, 5))
+
+
+case(mutual_recursion_entry, lambda r: (vec(r, 3),), "works")
+
+
+def properties_and_methods_chain(x):
+    m = Model2(x)
+    return m.energy() + m.scaled.sum()
+
+
+class Model2:
+    def __init__(self, w):
+        self._w = w
+
+    @property
+    def scaled(self):
+        return self._w * self.factor()
+
+    def factor(self):
+        return 1.5
+
+    def energy(self):
+        return jnp.sum(jnp.tanh(self.scaled) ** 2)
+
+
+case(properties_and_methods_chain, lambda r: (vec(r, 3),), "works")
+
+
+def dict_params_updated_in_loop(x):
+    params = {"w": x[:2], "b": x[2]}
+    for _ in range(3):
+        params["w"] = params["w"] * 0.9 + params["b"]
+        params["b"] = params["b"] - 0.1 * jnp.sum(params["w"])
+    return jnp.sum(params["w"] ** 2) + params["b"] ** 2
+
+
+case(dict_params_updated_in_loop, lambda r: (vec(r, 3),), "works")
+
+
+def list_of_arrays_mutated_by_index(x):
+    layers = [x[:2], x[2:4], x[4:]]
+    for i in range(len(layers)):
+        layers[i] = jnp.tanh(layers[i] + (layers[i - 1] if i else 0.0))
+    layers.reverse()
+    return sum(jnp.sum(l * (k + 1)) for k, l in enumerate(layers))
+
+
+case(list_of_arrays_mutated_by_index, lambda r: (vec(r, 6),), "works")
+
+
 # Default profile (the suite's time budget): the cases of the mechanisms fixed here, then every third other case
 # and the first of each kind of check; ASTJAX_LONG_PROPERTIES=1 runs them all.
 from .case import long_only  # noqa: E402
