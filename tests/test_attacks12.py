@@ -3,6 +3,7 @@ was 0.0 (the power rule took 0 ** x2's slope in the exponent as 0 everywhere; it
 and the math say nan); grad of a function taking an unregistered object (a dataclass of arrays) crashed
 with NumPy's "Cannot interpret ... as a data type" instead of naming the object and what to pass."""
 import dataclasses
+import math
 
 import numpy as np
 import pytest
@@ -73,3 +74,17 @@ def test_unread_reduction_returned_by_a_helper():
     np.testing.assert_allclose(np.asarray(astjax.grad(reads_only_the_mean)(x)), expected, rtol=1e-12)
     np.testing.assert_allclose(np.asarray(astjax.hessian(reads_only_the_mean)(x)),
                                np.tile(np.eye(4), (3, 3)) * 2 / 9, rtol=1e-12, atol=1e-15)
+
+
+def math_module_specials(x):
+    return math.erf(x) + math.erfc(x * 0.5) + math.lgamma(x + 2.0) + math.gamma(x + 1.5)
+
+
+def test_math_module_special_functions_have_rules():
+    """math.erf, erfc, lgamma and gamma on a scalar are the special functions' primitives (they were
+    refused as calls without a rule: Black-Scholes written with math.erf)."""
+    x, h = 0.4, 1e-6
+    expected = (math_module_specials(x + h) - math_module_specials(x - h)) / (2 * h)
+    value, slope = astjax.value_and_grad(math_module_specials)(np.float64(x))
+    assert float(value) == pytest.approx(math_module_specials(x), rel=1e-12)
+    assert float(slope) == pytest.approx(expected, rel=1e-7)
