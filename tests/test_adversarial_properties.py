@@ -20,6 +20,10 @@ function's; the gradient equals forward mode (astjax.jvp along each basis
 vector) and central finite differences. Conditions only test integers (loop
 indices, counters), so finite differences never cross a branch boundary.
 
+A second generator (ARRAY_FAMILIES, `g(x)`) writes whole-array programs and lax control flow over
+tuple and dict carries, closures over loop variables and helpers returning tuples or dicts; its
+"hessian" family also checks hessian against jacfwd(jacrev), jacrev(jacfwd) and differences of grad.
+
 Default profile: few examples (the file runs in well under 30 s).
 ASTJAX_LONG_PROPERTIES=1 runs the long profile (hundreds of examples per
 family). Families that fail today are in XFAIL (strict: a fix shows up as XPASS).
