@@ -1366,9 +1366,45 @@ def complex_roundtrip_real_loss(x):
 case(complex_roundtrip_real_loss, lambda r: (vec(r, 2),), "either")
 
 
+# ============================================================ second derivatives of the programs above
+def _hessian_battery(fn, args):
+    """hessian against jacfwd(jacrev), jacrev(jacfwd) and central differences of grad (float64)."""
+    x = np.asarray(args[0], dtype=np.float64)
+    h = np.asarray(astjax.hessian(fn)(x.copy()))
+    grad = astjax.grad(fn)
+    step = 1e-5 * max(1.0, float(np.abs(x).max()))
+    cols = []
+    for i in range(x.size):
+        up, down = x.copy(), x.copy()
+        up.flat[i] += step
+        down.flat[i] -= step
+        cols.append((np.asarray(grad(up)) - np.asarray(grad(down))).ravel() / (2 * step))
+    fd = np.stack(cols, axis=-1).reshape(h.shape)
+    return [(h, fd, "hessian vs differences of grad"),
+            (np.asarray(astjax.jacfwd(astjax.jacrev(fn))(x.copy())), h, "jacfwd(jacrev) vs hessian"),
+            (np.asarray(astjax.jacrev(astjax.jacfwd(fn))(x.copy())), h, "jacrev(jacfwd) vs hessian")]
+
+
+for _fn, _make in ((rk4_lotka_volterra, lambda r: (pos(r, 4, 0.4, 1.2),)),
+                   (gp_marginal_likelihood, lambda r: (_x(-0.3, 0.1, -1.0),)),
+                   (black_scholes_call, lambda r: (_x(1.0, 0.95, 0.5, 0.03, 0.25),)),
+                   (pairwise_lennard_jones, _lj_positions),
+                   (conv1d_loops, lambda r: (vec(r, 7),)),
+                   (mlp_object_loss, lambda r: (vec(r, 3),)),
+                   (leapfrog_hmc_energy, lambda r: (vec(r, 2),)),
+                   (lax_fori_euler, lambda r: (pos(r, 2),)),
+                   (scan_integrator_dict_carry, lambda r: (pos(r, 2),)),
+                   (cond_on_data_with_dict, lambda r: (_x(0.5, 0.3, -0.7),)),
+                   (helper_returning_dict_of_tuples, lambda r: (_x(0.3, -0.5, 0.9, 0.1),)),
+                   (recursive_divide_and_conquer, lambda r: (vec(r, 5),))):
+    case(_fn, _make, "works", mode="custom", check=_hessian_battery, name=f"{_fn.__name__}_hess")
+
+
 # Default profile (the suite's time budget): the cases of the mechanisms fixed here, then every third other case
 # and the first of each kind of check; ASTJAX_LONG_PROPERTIES=1 runs them all.
 from .case import long_only  # noqa: E402
 
 _FIXED_HERE = {"self_power_nan_at_zero", "dataclass_params_loss", "black_scholes_math_erf_scalar"}
-LONG_ONLY = long_only("attacks12", _FIXED_HERE)
+# The second-derivative batteries run in the long profile, but for one.
+_BATTERIES = {c.name for c in CASES if c.category == "attacks12" and c.name.endswith("_hess")}
+LONG_ONLY = (long_only("attacks12", _FIXED_HERE, batteries=("_hess",)) | _BATTERIES) - {"attacks12.lax_fori_euler_hess"}
