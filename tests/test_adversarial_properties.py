@@ -364,6 +364,10 @@ ARRAY_FAMILIES = {
 _SHAPES = {"M": "(3, 4)", "R": "(4,)", "C": "(3,)"}
 
 ARRAY_HELPERS = '''
+def jax_logsumexp(a):
+    top = jnp.max(a, axis=1, keepdims=True)
+    return top + jnp.log(jnp.sum(jnp.exp(a - top), axis=1, keepdims=True))
+
 def pair(a, b):
     return jnp.tanh(a) * b, a - 0.5 * jnp.sin(b)
 
@@ -421,6 +425,20 @@ class _ArrayWriter:
             ("C", f"jnp.sum({m} * {m2}, axis=1, keepdims=True)[:, 0] * 0.2"),
             ("C", f"{m}[:, {j}] * {c}"),
             ("C", f"jnp.sin({c}[::-1]) + {m}[1:, ::2].sum() * 0.1"),
+            ("M", f"jnp.roll({m}, {self.pick([1, -1, 2])}, axis={self.pick([0, 1])}) * {c}[:, None]"),
+            ("M", f"jnp.take({m}, jnp.array([{j}, {(j + 1) % 4}, {j}, 0]), axis=1) + 0.2 * {m2}"),
+            ("M", f"jnp.sort({m}, axis={self.pick([0, 1])}) * 0.7"),
+            ("M", f"jnp.flip({m}, axis=0) * jnp.expand_dims({r}, 0)"),
+            ("M", f"jnp.tile({r}, (3, 1)) * jnp.squeeze({m}[:, :1], 1)[:, None]"),
+            ("M", f"jnp.stack([{m}[{i}], {m2}[{(i + 1) % 3}], {r}]) * 0.5"),
+            ("M", f"{m} - jax_logsumexp({m})"),
+            ("M", f"jnp.einsum('ij,kj->ik', {m}, {m2}) @ {m} * 0.1"),
+            ("R", f"jnp.linalg.norm({m} + 0.1, axis=0) * 0.5"),
+            ("R", f"jnp.prod(1.0 + 0.3 * {m}, axis=0)"),
+            ("R", f"jnp.var({m}, axis=0) + jnp.diff(jnp.concatenate([{r}, {c}[:1]]))"),
+            ("C", f"jnp.linalg.solve(jnp.eye(3) * 3.0 + {m}[:, :3] * 0.3, {c})"),
+            ("C", f"{m}[jnp.argsort({c}), {j}] * {c}"),
+            ("C", f"jnp.repeat({c}[:1], 3) * 0.5 + {m}.max(axis=1) * 0.1"),
         ])
         self.define(kind, expression)
 

@@ -1366,6 +1366,98 @@ def complex_roundtrip_real_loss(x):
 case(complex_roundtrip_real_loss, lambda r: (vec(r, 2),), "either")
 
 
+# ============================================================ lax over records and nested carries
+class Particle(NamedTuple):
+    q: np.ndarray
+    p: np.ndarray
+
+
+def fori_namedtuple_carry(x):
+    def body(i, state):
+        p = state.p - 0.1 * jnp.sin(state.q)
+        return Particle(state.q + 0.1 * p, p)
+    out = lax.fori_loop(0, 4, body, Particle(x[:2], x[2:]))
+    return jnp.sum(out.q ** 2) + jnp.sum(out.p)
+
+
+case(fori_namedtuple_carry, lambda r: (vec(r, 4),), "either")
+
+
+def scan_dict_of_lists_carry(x):
+    def step(carry, u):
+        a, b = carry["pair"]
+        a = a * 0.9 + u
+        b = b + jnp.sin(a)
+        return {"pair": [a, b], "n": carry["n"] + 1}, a * b
+    carry, ys = lax.scan(step, {"pair": [x[0], x[1]], "n": 0}, x[2:])
+    return jnp.sum(ys) + carry["pair"][1] * carry["n"]
+
+
+case(scan_dict_of_lists_carry, lambda r: (vec(r, 5),), "either")
+
+
+def cond_namedtuple_operand(x):
+    out = lax.cond(x[0] > 0, lambda s: Particle(s.q * 2.0, jnp.cos(s.p)), lambda s: Particle(-s.q, s.p ** 2),
+                   Particle(x[1:3], x[3:]))
+    return jnp.sum(out.q * out.p)
+
+
+case(cond_namedtuple_operand, lambda r: (_x(0.4, 0.3, -0.2, 0.5, 0.7),), "either")
+
+
+def nested_fori_in_scan(x):
+    def inner(j, c):
+        return c * 0.9 + jnp.sin(c * (j + 1))
+
+    def step(c, u):
+        c = lax.fori_loop(0, 3, inner, c + u)
+        return c, c ** 2
+    c, ys = lax.scan(step, x[0], x[1:])
+    return c + jnp.sum(ys)
+
+
+case(nested_fori_in_scan, lambda r: (vec(r, 4),), "either",
+     note="refused today: a local function read by another local function (named at its line)")
+
+
+def while_loop_data_dependent_trip(x):
+    def cond(c):
+        return c[1] < 2.0
+
+    def body(c):
+        return (c[0] * 1.1 + 0.05, c[1] + c[0] ** 2)
+    v, acc = lax.while_loop(cond, body, (x[0], x[1]))
+    return v * acc
+
+
+case(while_loop_data_dependent_trip, lambda r: (_x(0.7, 0.2),), "either")
+
+
+def scan_reverse_and_unroll(x):
+    def step(c, u):
+        return c * u + 1.0, c
+    c, ys = lax.scan(step, 0.5, x, reverse=True)
+    return c + jnp.sum(ys * jnp.arange(1.0, 5.0))
+
+
+case(scan_reverse_and_unroll, lambda r: (vec(r, 4),), "works")
+
+
+def switch_index_from_data(x):
+    k = jnp.argmax(x[:3])
+    return lax.switch(k, [lambda v: jnp.sum(v ** 2), lambda v: jnp.sum(jnp.sin(v)), lambda v: jnp.prod(v)], x[3:])
+
+
+case(switch_index_from_data, lambda r: (_x(0.1, 0.9, 0.3, 0.5, -0.4),), "works")
+
+
+def map_over_rows(x):
+    return jnp.sum(lax.map(lambda row: jnp.tanh(row) @ row, x.reshape(3, 2)))
+
+
+case(map_over_rows, lambda r: (vec(r, 6),), "works")
+
+
 # ============================================================ second derivatives of the programs above
 def _hessian_battery(fn, args):
     """hessian against jacfwd(jacrev), jacrev(jacfwd) and central differences of grad (float64)."""
