@@ -1488,7 +1488,8 @@ for _fn, _make in ((rk4_lotka_volterra, lambda r: (pos(r, 4, 0.4, 1.2),)),
                    (scan_integrator_dict_carry, lambda r: (pos(r, 2),)),
                    (cond_on_data_with_dict, lambda r: (_x(0.5, 0.3, -0.7),)),
                    (helper_returning_dict_of_tuples, lambda r: (_x(0.3, -0.5, 0.9, 0.1),)),
-                   (recursive_divide_and_conquer, lambda r: (vec(r, 5),))):
+                   (recursive_divide_and_conquer, lambda r: (vec(r, 5),)),
+                   (power_exponent_from_data, lambda r: (pos(r, 4),))):
     case(_fn, _make, "works", mode="custom", check=_hessian_battery, name=f"{_fn.__name__}_hess")
 
 
@@ -1500,7 +1501,7 @@ _FIXED_HERE = {"self_power_nan_at_zero", "dataclass_params_loss", "black_scholes
 # The second-derivative batteries run in the long profile, but for one.
 _BATTERIES = {c.name for c in CASES if c.category == "attacks12" and c.name.endswith("_hess")}
 LONG_ONLY = (long_only("attacks12", _FIXED_HERE, batteries=("_hess",)) | _BATTERIES) - {
-    "attacks12.recursive_divide_and_conquer_hess"}
+    "attacks12.power_exponent_from_data_hess"}
 # of the other cases, every second of long_only's default sample runs
 LONG_ONLY |= {c.name for k, c in enumerate(c for c in CASES if c.category == "attacks12" and c.name not in LONG_ONLY
                                               and c.name.split(".", 1)[1] not in _FIXED_HERE
