@@ -1458,6 +1458,62 @@ def map_over_rows(x):
 case(map_over_rows, lambda r: (vec(r, 6),), "works")
 
 
+# ============================================================ objects as people write them
+class _Net:
+    def __init__(self):
+        self.w = np.array([0.5, -0.3, 0.8])
+        self.scale = 2.0
+
+    def act(self, z):
+        return jnp.tanh(z) * self.scale
+
+    def __call__(self, x):
+        return jnp.sum(self.act(x * self.w))
+
+
+class _ResidualNet(_Net):
+    def act(self, z):
+        return super().act(z) + z ** 2
+
+
+_RESIDUAL = _ResidualNet()
+
+
+def subclass_calling_super(x):
+    return _RESIDUAL(x)
+
+
+case(subclass_calling_super, lambda r: (vec(r, 3),), "either", note="refused today: super() in a method")
+
+
+class _Accumulator:
+    def __init__(self):
+        self.total = 0.0
+
+    def add(self, v):
+        self.total = self.total + v
+        return self
+
+
+def user_object_method_named_add(x):
+    acc = _Accumulator()
+    for v in x:
+        acc.add(v ** 2)
+    return acc.total
+
+
+case(user_object_method_named_add, lambda r: (vec(r, 3),), "either",
+     note="refused today, with a hint about list mutation (`.add()` read as a container's method)")
+
+
+def list_of_zip_pairs(x):
+    pairs = list(zip(x[:-1], x[1:]))
+    return sum(a * b for a, b in pairs)
+
+
+case(list_of_zip_pairs, lambda r: (vec(r, 4),), "either", note="refused today: list(zip(...)) (named at its line)")
+
+
 # ============================================================ second derivatives of the programs above
 def _hessian_battery(fn, args):
     """hessian against jacfwd(jacrev), jacrev(jacfwd) and central differences of grad (float64)."""
