@@ -185,7 +185,7 @@ def differentiable_input(leaf, kind):
         return leaf
     if is_complex(leaf):
         raise TypeError(_COMPLEX.format(kind=kind))
-    dtype = np.result_type(leaf) if not isinstance(leaf, numbers.Number) else None
+    dtype = None if isinstance(leaf, numbers.Number) else _leaf_dtype(leaf, kind)
     if isinstance(leaf, bool) or isinstance(leaf, numbers.Integral) or (
             dtype is not None and not np.issubdtype(dtype, np.inexact)):
         shown = "int" if dtype is None else dtype.name
@@ -200,6 +200,19 @@ def differentiable_input(leaf, kind):
     if isinstance(leaf, np.ndarray) and type(leaf) is not Array:
         return wrap(leaf)
     return leaf
+
+
+def _leaf_dtype(leaf, kind):
+    """The dtype of an argument's leaf; an object that is neither a number, an array nor a registered pytree
+    (a dataclass, a plain class holding arrays) is refused as JAX refuses it, not with NumPy's own TypeError."""
+    try:
+        return np.result_type(leaf)
+    except TypeError:
+        raise TypeError(
+            f"{kind}: an argument holds a {type(leaf).__name__}, which is not an array, a number or a "
+            f"registered pytree, so astjax cannot find the arrays inside it to differentiate. Pass its arrays "
+            f"(a tuple, list or dict of them, or a NamedTuple), or register {type(leaf).__name__} with "
+            f"astjax.tree_util.register_pytree_node(_class).") from None
 
 
 _COMPLEX = ("{kind} requires real-valued inputs (a float dtype), but got a complex value: astjax's derivative "

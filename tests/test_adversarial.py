@@ -69,6 +69,11 @@ from adversarial.attacks10 import LONG_ONLY as _ATTACKS10_LONG_ONLY  # noqa: E40
 if not LONG:
     SAMPLED_OUT |= _ATTACKS10_LONG_ONLY
 
+# attacks12.py: likewise.
+from adversarial.attacks12 import LONG_ONLY as _ATTACKS12_LONG_ONLY  # noqa: E402
+if not LONG:
+    SAMPLED_OUT |= _ATTACKS12_LONG_ONLY
+
 
 def _params():
     params = []

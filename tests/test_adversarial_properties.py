@@ -20,6 +20,10 @@ function's; the gradient equals forward mode (astjax.jvp along each basis
 vector) and central finite differences. Conditions only test integers (loop
 indices, counters), so finite differences never cross a branch boundary.
 
+A second generator (ARRAY_FAMILIES, `g(x)`) writes whole-array programs and lax control flow over
+tuple and dict carries, closures over loop variables and helpers returning tuples or dicts; its
+"hessian" family also checks hessian against jacfwd(jacrev), jacrev(jacfwd) and differences of grad.
+
 Default profile: few examples (the file runs in well under 30 s).
 ASTJAX_LONG_PROPERTIES=1 runs the long profile (hundreds of examples per
 family). Families that fail today are in XFAIL (strict: a fix shows up as XPASS).
@@ -341,3 +345,226 @@ def test_generator_covers_every_feature():
     assert "while" in seen["while_break_continue"]
     assert "list_append" in seen["lists"] and "list_consume" in seen["lists"]
     assert "helper_call" in seen["helpers"]
+
+
+# ----------------------------------------------------------------- array and lax programs
+# A second kind of program: g(x) with x a float64 vector of 12, read as matrices (3, 4), rows (4,) and
+# columns (3,). Families (ARRAY_FAMILIES): whole-array NumPy code (slicing, .at[] updates, broadcasting,
+# reductions over an axis, where/maximum away from ties, matmul, reshape/transpose, cumsum, concatenate);
+# lax control flow (cond, switch, fori_loop, scan, while_loop) over tuple and dict carries, closures over loop
+# variables and helpers returning tuples or dicts; both mixed. Oracles: the value equals the Python run;
+# grad matches central differences and jvp along random directions; for the "hessian" family, hessian
+# equals jacfwd(jacrev) and jacrev(jacfwd) and central differences of grad.
+ARRAY_FAMILIES = {
+    "arrays": {"array"},
+    "lax_carries": {"lax"},
+    "arrays_and_lax": {"array", "lax"},
+    "hessian": {"array", "lax", "hessian"},
+}
+_SHAPES = {"M": "(3, 4)", "R": "(4,)", "C": "(3,)"}
+
+ARRAY_HELPERS = '''
+def jax_logsumexp(a):
+    top = jnp.max(a, axis=1, keepdims=True)
+    return top + jnp.log(jnp.sum(jnp.exp(a - top), axis=1, keepdims=True))
+
+def pair(a, b):
+    return jnp.tanh(a) * b, a - 0.5 * jnp.sin(b)
+
+
+def stats(a):
+    return {"mean": jnp.mean(a, axis=0), "scale": jnp.sum(a ** 2, axis=1) * 0.1}
+'''
+
+
+class _ArrayWriter:
+    """Writes g's body: each statement defines a fresh variable of a known kind (M, R or C) from earlier
+    ones, so every program runs and every value stays bounded (tanh, sin, small factors)."""
+
+    def __init__(self, draw, features):
+        self.draw = draw
+        self.features = features
+        self.lines = ["    a0 = jnp.asarray(x).reshape(3, 4)", "    r0 = x[4:8] * 0.5", "    c0 = x[::4]"]
+        self.vars = {"M": ["a0"], "R": ["r0"], "C": ["c0"]}
+        self.fresh = itertools.count(1)
+
+    def pick(self, options):
+        return self.draw(st.sampled_from(options))
+
+    def var(self, kind):
+        return self.pick(self.vars[kind])
+
+    def define(self, kind, expression):
+        name = f"{kind.lower()}{next(self.fresh)}"
+        self.lines.append(f"    {name} = {expression}")
+        self.vars[kind].append(name)
+
+    def array_statement(self):
+        m, m2, r, c = self.var("M"), self.var("M"), self.var("R"), self.var("C")
+        i, j = self.pick([0, 1, 2]), self.pick([0, 1, 2, 3])
+        kind, expression = self.pick([
+            ("M", f"jnp.tanh({m} * 1.3 + {r})"),
+            ("M", f"jnp.sin({m}) * {c}[:, None] - 0.5 * {m2}"),
+            ("M", f"{m}.at[{i}, {j}].set(jnp.cos({m2}[{(i + 1) % 3}, {j}]))"),
+            ("M", f"{m}.at[:, {j}].add({c} * 0.5)"),
+            ("M", f"{m}.at[{i}].multiply(jnp.tanh({r}))"),
+            ("M", f"jnp.where({m} > 0.15, {m}, 0.3 * {m2})"),
+            ("M", f"jnp.maximum({m}, -0.2) * 0.9"),
+            ("M", f"jnp.tanh(jnp.cumsum({m}, axis={self.pick([0, 1])}) * 0.5)"),
+            ("M", f"jnp.concatenate([{m}[:, :{j or 1}], {m2}[:, {j or 1}:]], axis=1)"),
+            ("M", f"jnp.concatenate([{m}[{i}:], {m2}[:{i}]], axis=0)"),
+            ("M", f"{m}.reshape(4, 3).T * 0.8"),
+            ("M", f"jnp.tanh({m} @ ({m2}.T @ {m}) * 0.2)"),
+            ("M", f"{m}[::-1] + {m2}[:, ::-1] * 0.3"),
+            ("M", f"jnp.outer({c}, {r}) * 0.5 + {m}"),
+            ("R", f"jnp.sum({m}, axis=0) * 0.3"),
+            ("R", f"{m}.mean(axis=0) + {m2}[{i}] * {r}"),
+            ("R", f"jnp.tanh({c} @ {m})"),
+            ("R", f"jnp.cumsum({r}) * 0.25"),
+            ("C", f"jnp.tanh({m} @ {r})"),
+            ("C", f"jnp.sum({m} * {m2}, axis=1, keepdims=True)[:, 0] * 0.2"),
+            ("C", f"{m}[:, {j}] * {c}"),
+            ("C", f"jnp.sin({c}[::-1]) + {m}[1:, ::2].sum() * 0.1"),
+            ("M", f"jnp.roll({m}, {self.pick([1, -1, 2])}, axis={self.pick([0, 1])}) * {c}[:, None]"),
+            ("M", f"jnp.take({m}, jnp.array([{j}, {(j + 1) % 4}, {j}, 0]), axis=1) + 0.2 * {m2}"),
+            ("M", f"jnp.sort({m}, axis={self.pick([0, 1])}) * 0.7"),
+            ("M", f"jnp.flip({m}, axis=0) * jnp.expand_dims({r}, 0)"),
+            ("M", f"jnp.tile({r}, (3, 1)) * jnp.squeeze({m}[:, :1], 1)[:, None]"),
+            ("M", f"jnp.stack([{m}[{i}], {m2}[{(i + 1) % 3}], {r}]) * 0.5"),
+            ("M", f"{m} - jax_logsumexp({m})"),
+            ("M", f"jnp.einsum('ij,kj->ik', {m}, {m2}) @ {m} * 0.1"),
+            ("R", f"jnp.linalg.norm({m} + 0.1, axis=0) * 0.5"),
+            ("R", f"jnp.prod(1.0 + 0.3 * {m}, axis=0)"),
+            ("R", f"jnp.var({m}, axis=0) + jnp.diff(jnp.concatenate([{r}, {c}[:1]]))"),
+            ("C", f"jnp.linalg.solve(jnp.eye(3) * 3.0 + {m}[:, :3] * 0.3, {c})"),
+            ("C", f"{m}[jnp.argsort({c}), {j}] * {c}"),
+            ("C", f"jnp.repeat({c}[:1], 3) * 0.5 + {m}.max(axis=1) * 0.1"),
+        ])
+        self.define(kind, expression)
+
+    def lax_statement(self):
+        m, r, c = self.var("M"), self.var("R"), self.var("C")
+        n = self.pick([2, 3])
+        form = self.pick(["fori_tuple", "fori_dict", "scan", "cond", "switch", "while", "closures", "helpers"])
+        out_r, out_c = f"r{next(self.fresh)}", f"c{next(self.fresh)}"
+        lines = {
+            "fori_tuple": [f"def body{out_r}(i, carry):",
+                           "    u, w = carry",
+                           f"    return (jnp.tanh(u * 0.9 + w[i % 3]), w * 0.8 + jnp.sin(u[i % 4]))",
+                           f"{out_r}, {out_c} = lax.fori_loop(0, {n}, body{out_r}, ({r}, {c}))"],
+            "fori_dict": [f"def body{out_r}(i, carry):",
+                          "    return {'u': carry['u'] + 0.3 * jnp.sin(carry['w'][i]), 'w': carry['w'] * 0.7}",
+                          f"out{out_r} = lax.fori_loop(0, {n}, body{out_r}, {{'u': {r}, 'w': {c}}})",
+                          f"{out_r}, {out_c} = out{out_r}['u'], out{out_r}['w']"],
+            "scan": [f"def step{out_r}(carry, row):",
+                     "    carry = jnp.tanh(carry * 0.8 + row)",
+                     "    return carry, jnp.sum(carry * row)",
+                     f"{out_r}, {out_c} = lax.scan(step{out_r}, {r}, {m})"],
+            "cond": [f"{out_r}, {out_c} = lax.cond({c}[0] > 0.1, lambda p: (p[0] * 2.0, jnp.sin(p[1])),"
+                     f" lambda p: (jnp.cos(p[0]), p[1] * 0.5), ({r}, {c}))"],
+            "switch": [f"{out_r}, {out_c} = lax.switch({self.pick([0, 1, 2])},"
+                       f" [lambda p: (p[0] * 2.0, jnp.sin(p[1])), lambda p: (jnp.tanh(p[0]), p[1] ** 2),"
+                       f" lambda p: (p[0] - p[1][0], p[1] * 0.5)], ({r}, {c}))"],
+            "while": [f"def cond{out_r}(carry):",
+                      "    return carry[0] < 3",
+                      f"def body{out_r}(carry):",
+                      "    k, u, w = carry",
+                      "    return (k + 1, jnp.sin(u) + w[k], w * 0.9)",
+                      f"_, {out_r}, {out_c} = lax.while_loop(cond{out_r}, body{out_r}, (0, {r}, {c}))"],
+            "closures": [f"fs{out_r} = [lambda z, k=k: jnp.sin(z * (k + 1)) for k in range({n})]",
+                         f"gs{out_r} = [lambda z: z * k for k in range({n})]",
+                         f"{out_r} = sum(f({r}) for f in fs{out_r}) * 0.3 + sum(h({r}) for h in gs{out_r}) * 0.1",
+                         f"{out_c} = {c}",
+                         f"for k in range({n}):",
+                         f"    {out_c} = {out_c} * 0.9 + jnp.tanh({m}[:, k] * k)"],
+            "helpers": [f"{out_r}, t{out_r} = pair({r}, {m}[{self.pick([0, 1, 2])}])",
+                        f"s{out_r} = stats({m} * {out_r})",
+                        f"{out_c} = s{out_r}['scale'] + {c} * 0.5",
+                        f"{out_r} = {out_r} + s{out_r}['mean'] * t{out_r}"],
+        }[form]
+        self.lines += ["    " + line for line in lines]
+        self.vars["R"].append(out_r)
+        self.vars["C"].append(out_c)
+
+    def body(self, count):
+        kinds = (["array"] if "array" in self.features else []) + (["lax"] if "lax" in self.features else [])
+        for k in range(count):
+            kind = kinds[k % len(kinds)] if k < len(kinds) else self.pick(kinds)
+            (self.array_statement if kind == "array" else self.lax_statement)()
+        result = " + ".join(f"jnp.sum(jnp.sin({v}) * {w})" for v, w in
+                            zip(self.vars["M"][-2:] + self.vars["R"][-2:] + self.vars["C"][-2:],
+                                ("1.0", "0.7", "0.5", "1.3", "0.9", "-0.4")))
+        return "\n".join(self.lines + [f"    return {result}"])
+
+
+@st.composite
+def array_programs(draw, family):
+    w = _ArrayWriter(draw, ARRAY_FAMILIES[family])
+    return w.body(draw(st.integers(3, 3 if family == "hessian" else 6)))
+
+
+def _load_array_program(tmp_path, body):
+    name = f"adv_arr_{os.getpid()}_{next(_modules)}"
+    source = ("import numpy as np\nimport astjax.numpy as jnp\nfrom astjax import lax\n" + ARRAY_HELPERS
+              + "\n\ndef g(x):\n" + body + "\n")
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.g, source
+
+
+def _central(fn, x, step=1e-6):
+    """Central differences of fn (scalar or array valued) along each coordinate of x."""
+    cols = []
+    for i in range(x.size):
+        up, down = x.copy(), x.copy()
+        up[i] += step
+        down[i] -= step
+        cols.append((np.asarray(fn(up), dtype=np.float64) - np.asarray(fn(down), dtype=np.float64)) / (2 * step))
+    return np.stack(cols, axis=-1)
+
+
+def check_array_program(g, source, hessian=False):
+    x = np.random.default_rng(len(source)).uniform(-1.0, 1.0, 12)
+    where = f"\n--- program ---\n{source}"
+    expected = float(g(x.copy()))
+    value, grad = astjax.value_and_grad(g)(x.copy())
+    grad = np.asarray(grad, dtype=np.float64)
+    np.testing.assert_allclose(float(value), expected, rtol=RTOL, atol=ATOL, err_msg="value" + where)
+    fd = _central(lambda z: float(g(z)), x)
+    scale = max(1.0, np.abs(fd).max())
+    np.testing.assert_allclose(grad, fd, rtol=RTOL, atol=ATOL * scale, err_msg="grad vs finite differences" + where)
+    for d in np.random.default_rng(len(source) + 1).normal(size=(2, 12)):
+        primal, tangent = astjax.jvp(g, (x.copy(),), (d,))
+        np.testing.assert_allclose(float(primal), expected, rtol=RTOL, atol=ATOL, err_msg="jvp primal" + where)
+        np.testing.assert_allclose(float(tangent), grad @ d, rtol=RTOL, atol=ATOL * scale * 4,
+                                   err_msg="jvp vs grad" + where)
+    if hessian:
+        h = np.asarray(astjax.hessian(g)(x.copy()), dtype=np.float64)
+        fd2 = _central(lambda z: np.asarray(astjax.grad(g)(z), dtype=np.float64), x, step=1e-5)
+        hscale = max(1.0, np.abs(fd2).max())
+        np.testing.assert_allclose(h, fd2, rtol=1e-4, atol=1e-5 * hscale, err_msg="hessian vs differences of grad" + where)
+        for label, other in (("jacfwd(jacrev)", astjax.jacfwd(astjax.jacrev(g))),
+                             ("jacrev(jacfwd)", astjax.jacrev(astjax.jacfwd(g)))):
+            np.testing.assert_allclose(np.asarray(other(x.copy()), dtype=np.float64), h, rtol=1e-9, atol=1e-10 * hscale,
+                                       err_msg=f"{label} vs hessian" + where)
+
+
+# Default profile: one program per family, and the hessian family (three second derivatives and 24 gradients
+# per program, seconds each) only in the long profile.
+ARRAY_SETTINGS = settings(SETTINGS, max_examples=100 if LONG else 1)
+HESSIAN_SETTINGS = settings(SETTINGS, max_examples=30)
+
+
+@pytest.mark.parametrize("family", sorted(ARRAY_FAMILIES))
+def test_random_array_programs(family, tmp_path):
+    if family == "hessian" and not LONG:
+        pytest.skip("second derivatives of generated programs run in the long profile (ASTJAX_LONG_PROPERTIES=1)")
+    @(HESSIAN_SETTINGS if family == "hessian" else ARRAY_SETTINGS)
+    @given(array_programs(family))
+    def run(body):
+        g, source = _load_array_program(tmp_path, body)
+        check_array_program(g, source, hessian=family == "hessian")
+    run()

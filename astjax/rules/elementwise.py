@@ -58,12 +58,15 @@ binary("multiply", numpy=np.multiply, operator=gast.Mult,
 binary("divide", numpy=np.divide, operator=gast.Div, aliases=(np.true_divide, jnp.true_divide),
        vjp=["bx1 += by / x2", "bx2 += -by * y / x2"],
        jvp=["dx1 -> dx1 / x2", "dx2 -> -dx2 / x2 * y"])
-# As in JAX: 0 ** 0 has slope 0 in x1, and a zero base has slope 0 in the exponent (not 0 * log 0 = nan).
+# 0 ** x2 has slope 0 in x1 at x2 == 0 (x1 ** 0 is constant); a zero base has slope 0 in a positive exponent
+# (0 ** x2 is 0 around it: not 0 * log 0 = nan), as in JAX; but 0 ** x2 falls at x2 == 0 (inf, 1, 0), so its
+# slope in the exponent there is log 0 = -inf: x ** x at 0 is -inf (x^x (log x + 1); JAX: nan), not 0; a
+# tangent of exactly 0 in the exponent still moves nothing (jvp along x alone at 0 ** 0 is 0).
 binary("power", numpy=np.power, operator=gast.Pow, aliases=(math.pow, pow),
        vjp=["bx1 += by * x2 * x1 ** jnp.where(x2 == 0.0, 1.0, x2 - 1)",
-            "bx2 += by * y * jnp.log(jnp.where(x1 == 0.0, 1.0, x1))"],
+            "bx2 += by * y * jnp.log(jnp.where(x1 == 0.0, jnp.where(x2 == 0.0, 0.0, 1.0), x1))"],
        jvp=["dy = dx1 * x2 * x1 ** jnp.where(x2 == 0.0, 1.0, x2 - 1)"
-            " + dx2 * y * jnp.log(jnp.where(x1 == 0.0, 1.0, x1))"])
+            " + dx2 * y * jnp.log(jnp.where(x1 == 0.0, jnp.where(x2 == 0.0, jnp.where(dx2 == 0.0, 1.0, 0.0), 1.0), x1))"])
 # A tie shares the gradient equally, as in JAX (and as central differences see it).
 binary("maximum", numpy=np.maximum,
        vjp=["bx1 += by * (x1 >= x2) * jnp.where(x1 == x2, 0.5, 1.0)",
@@ -281,9 +284,9 @@ binary("fmod", numpy=np.fmod, aliases=(math.fmod,), lowered=False,
        jvp=["dy = dx1 + dx2 * -jnp.trunc(x1 / x2)"])
 binary("float_power", numpy=np.float_power, lowered=False,
        vjp=["bx1 += by * x2 * x1 ** jnp.where(x2 == 0.0, 1.0, x2 - 1)",
-            "bx2 += by * y * jnp.log(jnp.where(x1 == 0.0, 1.0, x1))"],
+            "bx2 += by * y * jnp.log(jnp.where(x1 == 0.0, jnp.where(x2 == 0.0, 0.0, 1.0), x1))"],
        jvp=["dy = dx1 * x2 * x1 ** jnp.where(x2 == 0.0, 1.0, x2 - 1)"
-            " + dx2 * y * jnp.log(jnp.where(x1 == 0.0, 1.0, x1))"])
+            " + dx2 * y * jnp.log(jnp.where(x1 == 0.0, jnp.where(x2 == 0.0, jnp.where(dx2 == 0.0, 1.0, 0.0), 1.0), x1))"])
 # ldexp(x1, x2) = x1 * 2 ** x2 for an integer x2: linear in x1.
 ldexp = primitive("ldexp", jnp.ldexp, operands=("x1",), unbroadcast=True, aliases=(np.ldexp, math.ldexp),
                   broadcasts_with=("x2",))

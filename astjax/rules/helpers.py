@@ -101,11 +101,13 @@ def unbroadcast_to(g, shape):
 def unreduce(g, x, axis=None, keepdims=False, where=None):
     """Broadcast the result `g` of a reduction of `x` back to the shape of `x` (zero outside `where`).
 
-    A Python float `g` (the seed `bout = 1.0`) is weakly typed, as in JAX: it takes x's float dtype.
+    A Python float `g` (the seed `bout = 1.0`) is weakly typed, as in JAX: it takes x's float dtype. A 0-d
+    `g` broadcasts as it is: a reduction over an axis gives it only as a bare 0.0, where nothing reached
+    the result (an item of a helper's returned tuple the caller does not read).
     """
     g = weak_array(g, x)
     shape = np.shape(x)
-    if axis is not None and not keepdims:
+    if axis is not None and not keepdims and np.ndim(g):
         axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
         axes = tuple(a % len(shape) for a in axes)
         g = np.expand_dims(g, axes)

@@ -9,6 +9,8 @@ operands without a rule (not static parameters), so a derivative that reaches
 one is an error at the user's line ("has no derivative with respect to its
 argument"), never a zero.
 """
+import math
+
 from .. import nn
 from ..scipy import special as sp
 from .nondifferentiable import PIECEWISE, nondifferentiable
@@ -29,10 +31,12 @@ def _elementwise(name, impl, operands, vjp, jvp, aliases=(), signature=None):
     return prim
 
 
-def unary(name, vjp, jvp, fn_name=None):
-    """A one-operand elementwise special function `x -> y`, also reached as scipy.special.<fn_name>."""
+def unary(name, vjp, jvp, fn_name=None, math_fn=None):
+    """A one-operand elementwise special function `x -> y`, also reached as scipy.special.<fn_name> (and as
+    the `math` module's function of the same meaning: math.erf on a scalar is erf, not an unknown call)."""
     fn_name = fn_name or name
-    return _elementwise(name, getattr(sp, fn_name), ("x",), [vjp], [jvp], aliases=(f"scipy.special.{fn_name}",))
+    aliases = (f"scipy.special.{fn_name}",) + ((math_fn,) if math_fn is not None else ())
+    return _elementwise(name, getattr(sp, fn_name), ("x",), [vjp], [jvp], aliases=aliases)
 
 
 def binary(name, vjp, jvp, operands=("x1", "x2")):
@@ -43,8 +47,10 @@ def binary(name, vjp, jvp, operands=("x1", "x2")):
 unary("expit", "bx += by * y * (1.0 - y)", "dy = dx * y * (1.0 - y)")
 unary("log_expit", "bx += by * jsp_special.expit(-x)", "dy = dx * jsp_special.expit(-x)")
 unary("logit", "bx += by / (x * (1.0 - x))", "dy = dx / (x * (1.0 - x))")
-unary("erf", f"bx += by * {TWO_OVER_SQRT_PI} * jnp.exp(-x * x)", f"dy = dx * {TWO_OVER_SQRT_PI} * jnp.exp(-x * x)")
-unary("erfc", f"bx += -by * {TWO_OVER_SQRT_PI} * jnp.exp(-x * x)", f"dy = -dx * {TWO_OVER_SQRT_PI} * jnp.exp(-x * x)")
+unary("erf", f"bx += by * {TWO_OVER_SQRT_PI} * jnp.exp(-x * x)", f"dy = dx * {TWO_OVER_SQRT_PI} * jnp.exp(-x * x)",
+      math_fn=math.erf)
+unary("erfc", f"bx += -by * {TWO_OVER_SQRT_PI} * jnp.exp(-x * x)", f"dy = -dx * {TWO_OVER_SQRT_PI} * jnp.exp(-x * x)",
+      math_fn=math.erfc)
 unary("erfinv", f"bx += by * {SQRT_PI_OVER_2} * jnp.exp(y * y)", f"dy = dx * {SQRT_PI_OVER_2} * jnp.exp(y * y)")
 unary("ndtr", f"bx += by * {INV_SQRT_2PI} * jnp.exp(-0.5 * x * x)", f"dy = dx * {INV_SQRT_2PI} * jnp.exp(-0.5 * x * x)")
 _elementwise("ndtri", sp.ndtri, ("p",), [f"bp += by * {SQRT_2PI} * jnp.exp(0.5 * y * y)"],
@@ -54,8 +60,8 @@ unary("log_ndtr", f"bx += by * {INV_SQRT_2PI} * jnp.exp(-0.5 * x * x - y)",
       f"dy = dx * {INV_SQRT_2PI} * jnp.exp(-0.5 * x * x - y)")
 
 # ------------------------------------------------------------ gamma family
-unary("gammaln", "bx += by * jsp_special.digamma(x)", "dy = dx * jsp_special.digamma(x)")
-unary("gamma", "bx += by * y * jsp_special.digamma(x)", "dy = dx * y * jsp_special.digamma(x)")
+unary("gammaln", "bx += by * jsp_special.digamma(x)", "dy = dx * jsp_special.digamma(x)", math_fn=math.lgamma)
+unary("gamma", "bx += by * y * jsp_special.digamma(x)", "dy = dx * y * jsp_special.digamma(x)", math_fn=math.gamma)
 unary("digamma", "bx += by * jsp_special.polygamma(1, x)", "dy = dx * jsp_special.polygamma(1, x)")
 _elementwise("polygamma", sp.polygamma, ("n", "x"), ["bx += by * jsp_special.polygamma(n + 1, x)"],
              ["dy = dx * jsp_special.polygamma(n + 1, x)"], aliases=("scipy.special.polygamma",))
