@@ -21,6 +21,7 @@ first call observed (jit/observe.py), and rewrites one concern:
     fuse_elementwise     a tree of elementwise operations on arrays becomes one loop
                          (merge_sibling_loops: a fused sum and an elementwise loop over the same arrays, one pass)
     stencil_loops        a loop nest accumulating one fused loop into an array becomes one kernel, rows outermost
+    literal_rows         a list of values read only as a row of `jnp.array([...])` becomes a tuple (Numba's type)
     numba_calls          each primitive call becomes its Numba lowering; `+=` becomes `b = b + e`
     share_kernels        generated loops identical but for their names are compiled once
 
@@ -35,6 +36,7 @@ from .dict_key_loops import unroll_dict_key_loops
 from .fuse_elementwise import fuse_elementwise
 from .inline_callees import inline_callees
 from .known_ranks import prune_known_ranks
+from .literal_rows import rows_as_tuples
 from .masked_while_loops import run_masked_loops_per_element
 from .narrow_integers import wrap_narrow_integers
 from .numba_calls import lower_calls
@@ -140,6 +142,7 @@ def _lower(context, keep_other_ranks):
     run_masked_loops_per_element(node, context)
     fuse_elementwise(node, context)
     interchange_stencils(node, context)
+    rows_as_tuples(node, context)             # `_l1 = [c, -s]` read only as a row of jnp.array([...]): a tuple
     lower_calls(node, context)
     share_identical_kernels(node, context)
     return node

@@ -89,17 +89,27 @@ class _CallLowering(NodeTransformer):
 
     def visit_BinOp(self, node):
         """`b + e` of tuple adjoints adds item by item. `a @ b` with an operand of rank 3 or more (vmap's batched products): Numba's `@` takes 1-d and
-        2-d operands only, so it goes to matmul's lowering (one BLAS call for a batch times a matrix)."""
+        2-d operands only, so it goes to matmul's lowering (one BLAS call for a batch times a matrix); so does one
+        of two dtypes (float32 @ float64)."""
         self.generic_visit(node)
         if isinstance(node.op, gast.Add) and any(
                 isinstance(a, gast.Name) and self._may_be_tuple_adjoint(a.id, b)
                 for a, b in ((node.left, node.right), (node.right, node.left))):
             return gast.copy_location(self._adjoint_sum(node.left, node.right), node)   # `b = b + e` of adjoints
-        if not isinstance(node.op, gast.MatMult) or all(self._rank(o) in (1, 2) for o in (node.left, node.right)):
+        if not isinstance(node.op, gast.MatMult):
+            return node
+        if all(self._rank(o) in (1, 2) for o in (node.left, node.right)) and self._one_dtype(node.left, node.right):
             return node
         from ... import numpy as anp
         call = gast.copy_location(gast.Call(func=_name("matmul"), args=[node.left, node.right], keywords=[]), node)
         return self._primitive(call, lookup_callable(anp.matmul))
+
+    def _one_dtype(self, left, right):
+        """Both operands observed with one dtype: Numba's `@` refuses float32 @ float64, which matmul's lowering
+        computes in their result type as the reference does."""
+        reader = DtypeReader(self.context)
+        dtypes = {reader.dtype(v) for v in (left, right)}
+        return len(dtypes) == 1 and None not in dtypes
 
     def _rank(self, expr):
         kind = self.context.lowered_type(expr.id) if isinstance(expr, gast.Name) else None

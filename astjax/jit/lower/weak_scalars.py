@@ -96,11 +96,20 @@ class _Caster(NodeTransformer):
         strong = [a for a, k in zip(args, kinds) if not k and isinstance(a, gast.Name)]
         bound = prim.bind(args, {k.arg: k.value for k in node.keywords}) or {}
         operands = {id(bound[name]) for name in prim.operands if name in bound}
+        if not strong:        # `clip(x @ w, 0.0, 1.0)`: the weak number meets that expression's dtype
+            strong = [a for a, k in zip(args, kinds) if not k and id(a) in operands and not isinstance(a, gast.Constant)]
+        # `unreduce(bout, rows @ rows_T)`: a helper whose dtype is that of an argument other than its operands
+        others = [a for a, k in zip(args, kinds) if not k and id(a) not in operands and not isinstance(a, gast.Constant)]
+        other_dtypes = {self.strong_dtype(a) for a in others}
         for i, (arg, kind) in enumerate(zip(args, kinds)):
             if not kind or id(arg) not in operands:
                 continue
             if strong:
                 args[i] = self.cast(arg, kind, strong[0])
+            elif kind == WEAK_FLOAT and len(other_dtypes) == 1 and str(next(iter(other_dtypes))).startswith("float"):
+                args[i] = _call(f"np.{next(iter(other_dtypes))}", arg)
+            elif kind == WEAK_FLOAT and any(not str(d).startswith(("float", "int", "uint", "bool")) for d in other_dtypes):
+                continue         # its dtype is not known here: Numba's float64, cast to the reference's at the boundary
             elif kind == WEAK_FLOAT:
                 args[i] = _call("np.float32", arg)
         node.args = args
