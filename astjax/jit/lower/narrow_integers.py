@@ -17,8 +17,11 @@ types do not tell a Python bool (`True + True` is 2) from NumPy's (True).
 are exact modulo 2 ** bits), so a chain of them is wrapped once, where its value meets anything else
 (`//`, `%`, `>>`, `**`, a comparison, a call): on arrays it stays one fused loop.
 
-and `acc += e` on a narrow integer becomes `acc = wrap_narrow(acc + e, np.int32)`. `/` (a float result),
-comparisons and operations on Python numbers are left alone.
+and `acc += e` on a narrow integer becomes `acc = wrap_narrow(acc + e, np.int32)`. `/` of integer (or
+boolean) operands becomes `integer_true_divide(a, b)`, which divides arrays in float64 as NumPy does
+(Numba's `/` of two int16 arrays is float32), and `a // b` of int64 operands becomes
+`jnp.floor_divide(a, b)` (of arrays; `int64_floor_divide(a, b)` of scalars), whose lowering gives NumPy's wrapped `iinfo(int64).min // -1` (LLVM's division
+there is undefined: Numba gave 0). Comparisons and operations on Python numbers are left alone.
 """
 import gast
 
@@ -116,7 +119,35 @@ class _NarrowIntegers(NodeTransformer):
                 "and) or Python's (`True + True` is 2): the first call's types look the same", node,
                 "write what you mean: `a | b` or `a & b` for NumPy's meaning, `int(a) + int(b)` for a count")
 
+    def integer_division(self, node):
+        """Whether `a / b` may divide integer or boolean arrays: an operand is known to be an integer or a
+        boolean and none is known to be a float (integer_true_divide reads the operand types again when
+        Numba compiles it; two scalars divide as before)."""
+        if not isinstance(node.op, gast.Div) or WEAK_FLOAT in (self.weak(node.left), self.weak(node.right)):
+            return False
+        dtypes = {"bool" if isinstance(o, gast.Compare) else self.dtype(o) for o in (node.left, node.right)
+                  if not self.weak(o)}
+        integral = {d for d in dtypes if d is not None and d.startswith(("int", "uint", "bool"))}
+        return bool(integral) and integral == dtypes - {None}
+
+    def int64_floor_division(self, node):
+        """Whether `a // b` divides int64 operands (Numba's `//` gives 0 for iinfo(int64).min // -1)."""
+        if not isinstance(node.op, gast.FloorDiv) or all(self.weak(o) for o in (node.left, node.right)):
+            return False
+        return {self.dtype(o) for o in (node.left, node.right) if not self.weak(o)} - {None} == {"int64"}
+
     def visit_BinOp(self, node):
+        if self.int64_floor_division(node):
+            self.generic_visit(node)
+            if any(self.array(o) for o in (node.left, node.right)):
+                function = gast.Attribute(value=_load("jnp"), attr="floor_divide", ctx=gast.Load())
+            else:
+                function = _load("int64_floor_divide")
+            return gast.copy_location(gast.Call(func=function, args=[node.left, node.right], keywords=[]), node)
+        if self.integer_division(node):
+            self.generic_visit(node)
+            call = gast.Call(func=_load("integer_true_divide"), args=[node.left, node.right], keywords=[])
+            return gast.copy_location(call, node)
         self.refuse_boolean_scalars([node.left, node.right], node.op, node)
         dtype = self.narrow([node.left, node.right]) if isinstance(node.op, _WRAPPED) else None
         if dtype == "bool" and not isinstance(node.op, _BOOLEAN_WRAPPED):
