@@ -181,7 +181,13 @@ class CompiledFunction(PerSignature):
                 self.entries[key] = entry
                 self._remember_quick_key(args, entry)
                 return got
-        expected, observed = observe(self.generated, args, {}, _is_generated)
+        try:
+            expected, observed = observe(self.generated, args, {}, _is_generated)
+        except AttributeError as exc:
+            refusal = _numpy_at_refusal(exc)
+            if refusal is None:
+                raise
+            raise refusal from None
         observed.argument_keys = _dict_argument_keys(self.parameters, args)   # the signature's (lower/dict_key_loops.py)
         scalar = _scalarized(self.generated, args, dynamic, expected)
         if scalar is not None:       # a derivative with respect to containers: one variable per leaf
@@ -667,6 +673,21 @@ def _location(generated):
         if location is not None:
             return location
     return None
+
+
+def _numpy_at_refusal(exc):
+    """`x.at[i].set(v)` on a NumPy array the function was given: NumPy arrays have no `.at` (calling the
+    function itself raises the same AttributeError), so jit refuses at the user's line with what to write."""
+    if "'numpy.ndarray' object has no attribute 'at'" not in str(exc):
+        return None
+    location, tb = None, exc.__traceback__
+    while tb is not None:
+        if _is_generated(tb.tb_frame.f_code.co_filename):
+            location = trace_to_user(tb.tb_frame.f_code.co_filename, tb.tb_lineno) or location
+        tb = tb.tb_next
+    return JitError("`x.at[...]` of a NumPy array: NumPy arrays have no `.at` (the function raises the same "
+                    "AttributeError without jit)", location,
+                    "pass an astjax array (`jnp.asarray(x)`), or write `jnp.asarray(x).at[...]` in the function")
 
 
 def _is_generated(filename):
