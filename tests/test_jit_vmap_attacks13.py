@@ -81,6 +81,14 @@ def test_jit_floor_division_and_remainder_by_zero_and_minus_one(dtype):
         assert scalar == a[0] // b[0] and np.asarray(scalar).dtype == dtype
 
 
+@pytest.mark.skipif(not LONG, reason="a Numba compile: long profile (ASTJAX_LONG_PROPERTIES=1)")
+def test_jit_floor_division_of_int64_by_a_narrower_int():
+    quotient = astjax.jit(lambda a, b: a // b)
+    quotient(np.array([7, 9], np.int64), np.array([2, 2], np.int32))
+    a, b = np.array([_EDGE_INT, 7], np.int64), np.array([-1, -2], np.int32)
+    _same(quotient(a, b), a // b)
+
+
 def clipped(x, y):
     return jnp.clip(x, y, None), jnp.clip(x, None, y)
 

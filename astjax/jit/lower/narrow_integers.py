@@ -131,10 +131,12 @@ class _NarrowIntegers(NodeTransformer):
         return bool(integral) and integral == dtypes - {None}
 
     def int64_floor_division(self, node):
-        """Whether `a // b` divides int64 operands (Numba's `//` gives 0 for iinfo(int64).min // -1)."""
+        """Whether `a // b` divides in int64 (Numba's `//` gives 0 for iinfo(int64).min // -1): an operand is
+        int64 and the other a signed integer or a Python int (with uint64 NumPy divides in float64)."""
         if not isinstance(node.op, gast.FloorDiv) or all(self.weak(o) for o in (node.left, node.right)):
             return False
-        return {self.dtype(o) for o in (node.left, node.right) if not self.weak(o)} - {None} == {"int64"}
+        dtypes = {self.dtype(o) for o in (node.left, node.right) if not self.weak(o)} - {None}
+        return "int64" in dtypes and dtypes <= {"int8", "int16", "int32", "int64"}
 
     def visit_BinOp(self, node):
         if self.int64_floor_division(node):
