@@ -9,9 +9,10 @@ narrow integer operation in this helper: a scalar is cast back to its dtype, an 
 it is (the call ends the array expression there, so the operation before it is stored, and wrapped,
 in its own dtype).
 
-`integer_true_divide(a, b)`: `a / b` of integer (or bool) operands, one of them an array, in float64 as
-NumPy divides them; Numba's array `/` takes the first loop the operands cast to safely, float32 for int16
-(`int16 / int16` lost half the digits of 7 / 3).
+`integer_true_divide(a, b, dtype)`: `a / b` of integer (or bool) operands, one of them an array, computed
+in `dtype` (float64, NumPy's; float32 where the reference divided astjax int32 arrays, JAX's); Numba's
+array `/` takes the first loop the operands cast to safely, float32 for int16 (`int16 / int16` lost half
+the digits of 7 / 3 that NumPy's float64 keeps).
 
 `int64_floor_divide(a, b)`: `a // b` of int64 scalars, with NumPy's `iinfo(int64).min // -1` (which wraps
 to itself; LLVM's division is undefined there, and Numba gave 0).
@@ -79,7 +80,7 @@ def _weak_int(value, dtype):
     return check
 
 
-def integer_true_divide(a, b):
+def integer_true_divide(a, b, dtype):
     raise NotImplementedError("integer_true_divide runs only in compiled code")
 
 
@@ -88,16 +89,16 @@ def _integral(t):
 
 
 @overload(integer_true_divide, jit_options={"error_model": "numpy"})
-def _integer_true_divide(a, b):
+def _integer_true_divide(a, b, dtype):
     if not (_integral(a) and _integral(b)):
-        return lambda a, b: a / b               # a float operand: Numba's loop is NumPy's
+        return lambda a, b, dtype: a / b        # a float operand: Numba's loop is NumPy's
     if isinstance(a, types.Array) and isinstance(b, types.Array):
-        return lambda a, b: a.astype(np.float64) / b.astype(np.float64)
+        return lambda a, b, dtype: a.astype(dtype) / b.astype(dtype)
     if isinstance(a, types.Array):
-        return lambda a, b: a.astype(np.float64) / np.float64(b)
+        return lambda a, b, dtype: a.astype(dtype) / dtype(b)
     if isinstance(b, types.Array):
-        return lambda a, b: np.float64(a) / b.astype(np.float64)
-    return lambda a, b: a / b                   # two scalars: Numba divides them in float64
+        return lambda a, b, dtype: dtype(a) / b.astype(dtype)
+    return lambda a, b, dtype: a / b            # two scalars: Numba divides them in float64, as before
 
 
 def int64_floor_divide(a, b):
