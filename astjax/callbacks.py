@@ -156,10 +156,9 @@ def _user_frame(depth, frame=None):
     if frame is None:
         frame = sys._getframe(depth + 1)
     filename = frame.f_code.co_filename
-    library = (os.path.dirname(os.path.abspath(__file__)), os.path.dirname(np.__file__))
-    if filename.startswith("<astjax:") or not (filename.startswith("<") or filename.startswith(library)):
-        return filename, frame.f_lineno
-    return None
+    library = (os.path.dirname(os.path.abspath(__file__)), os.path.dirname(np.__file__),
+               os.path.dirname(os.__file__), "<frozen ", "<lowering ")    # astjax, NumPy, the standard library
+    return None if filename.startswith(library) else (filename, frame.f_lineno)
 
 
 class _reading_values:
