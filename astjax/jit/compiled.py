@@ -676,8 +676,8 @@ def _location(generated):
 
 
 def _numpy_at_refusal(exc):
-    """`x.at[i].set(v)` on a NumPy array the function was given: NumPy arrays have no `.at` (calling the
-    function itself raises the same AttributeError), so jit refuses at the user's line with what to write."""
+    """`x.at[i].set(v)` on a NumPy array the function was given: NumPy arrays have no `.at`, and calling the
+    function itself raises AttributeError; jit raises it too, naming the user's line and what to write."""
     if "'numpy.ndarray' object has no attribute 'at'" not in str(exc):
         return None
     location, tb = None, exc.__traceback__
@@ -685,9 +685,10 @@ def _numpy_at_refusal(exc):
         if _is_generated(tb.tb_frame.f_code.co_filename):
             location = trace_to_user(tb.tb_frame.f_code.co_filename, tb.tb_lineno) or location
         tb = tb.tb_next
-    return JitError("`x.at[...]` of a NumPy array: NumPy arrays have no `.at` (the function raises the same "
-                    "AttributeError without jit)", location,
-                    "pass an astjax array (`jnp.asarray(x)`), or write `jnp.asarray(x).at[...]` in the function")
+    text = str(JitError("`x.at[...]` of a NumPy array: NumPy arrays have no `.at` (the function raises this "
+                        "AttributeError without jit too)", location,
+                        "pass an astjax array (`jnp.asarray(x)`), or write `jnp.asarray(x).at[...]` in the function"))
+    return AttributeError(text)     # Python's exception type, as the function itself raises, with the user's line
 
 
 def _is_generated(filename):
