@@ -6,7 +6,10 @@ astjax computes eagerly and has no abstract values, so:
   array of its shape and dtype, filled with random positive values (twice), the same values negated and
   zeros (STAND_INS). The results' shapes and dtypes, as ShapeDtypeStructs, are returned when the runs
   agree; where they differ the shape depends on the values, which JAX's eval_shape refuses too, and astjax
-  raises. (fun runs up to four times: side effects happen that often.)
+  raises. Reading values in a way that can choose a shape (`int(x[0])`, a branch on an array's truth,
+  a boolean mask index, jnp.nonzero or jnp.unique without size=) is refused outright, where the user's
+  code does it, as JAX refuses it: the runs may all agree on a shape a real input would change
+  (`x[x > 3.0]`). (fun runs up to four times: side effects happen that often.)
 * `pure_callback(callback, result_shape_dtypes, *args)` calls `callback` on NumPy arrays and checks that
   its results have the declared shapes (dtypes are cast to the declared ones, as JAX does). A derivative
   that reaches it is refused, as JAX refuses it ("Pure callbacks do not support JVP"); write a
@@ -16,6 +19,9 @@ astjax computes eagerly and has no abstract values, so:
 
 This module is library code (classify._LIBRARIES): the transformations call it, never transform it.
 """
+import os
+import sys
+
 import numpy as np
 
 from . import tree_util
@@ -108,12 +114,16 @@ def eval_shape(fun, *args, **kwargs):
     for k, (fill, seed) in enumerate(STAND_INS):
         rng = np.random.default_rng(seed)
         stand_args, stand_kwargs = tree_util.tree_map(lambda leaf: _stand_in(leaf, rng, fill), (args, kwargs))
+        reads = []
         try:
-            result = fun(*stand_args, **stand_kwargs)
+            with _reading_values(reads):
+                result = fun(*stand_args, **stand_kwargs)
         except Exception:
             if k < 2:
                 raise
             continue
+        if reads:
+            raise _value_read_refusal(fun, reads[0])
         described.append(tree_util.tree_map(_describe, result))
         fills.append(fill)
     first = tree_util.tree_flatten(described[0])
@@ -127,6 +137,97 @@ def eval_shape(fun, *args, **kwargs):
                 "a function too. Instead: make the result's shape depend only on the arguments' shapes "
                 "(jnp.where instead of boolean indexing, size= for jnp.nonzero and jnp.unique).")
     return described[0]
+
+
+# What the function may do with an array's values that can choose a shape: convert one to a Python number or
+# bool (`int(x[0])`, `if jnp.sum(x) > 0:`, `x[: n]` with n an array), select by a boolean mask, or ask which
+# entries are nonzero or distinct without JAX's `size=`. JAX's eval_shape refuses each (its values are
+# abstract); the stand-in runs cannot see every shape they may choose (`x[x > 3.0]` is empty on all four), so
+# astjax refuses them too, where the user's own code (or code generated from it) does them.
+_CONVERSIONS = ("__bool__", "__int__", "__index__", "__float__", "__complex__", "item", "tolist")
+_SIZED_BY_VALUES = ("nonzero", "flatnonzero", "argwhere", "unique", "unique_values", "unique_counts",
+                    "unique_inverse", "unique_all", "compress", "extract", "setdiff1d", "union1d", "intersect1d",
+                    "setxor1d", "trim_zeros")
+
+
+def _user_frame(depth, frame=None):
+    """The (file, line) of the frame `depth` levels up (or of `frame`) when it is the user's code (or
+    code generated from it)."""
+    if frame is None:
+        frame = sys._getframe(depth + 1)
+    filename = frame.f_code.co_filename
+    library = (os.path.dirname(os.path.abspath(__file__)), os.path.dirname(np.__file__),
+               os.path.dirname(os.__file__), "<frozen ", "<lowering ")    # astjax, NumPy, the standard library
+    return None if filename.startswith(library) else (filename, frame.f_lineno)
+
+
+class _reading_values:
+    """While a stand-in run lasts: record in `reads` each (what, file, line) where the user's code reads an
+    array's values in a way that can choose a shape (see _CONVERSIONS, _SIZED_BY_VALUES)."""
+
+    def __init__(self, reads):
+        self.reads = reads
+        self.saved = []
+
+    def __enter__(self):
+        from .array import Array
+        from . import numpy as jnp
+        for name in _CONVERSIONS + ("__getitem__",):
+            self._patch(Array, name, self._watched_method(Array, name))
+        # the functions are watched by their code objects (replacing them would hide them from the rule table)
+        self.codes = {getattr(jnp, name).__code__: name for name in _SIZED_BY_VALUES + ("where",)
+                      if hasattr(getattr(jnp, name, None), "__code__")}
+        self.previous = sys.getprofile()
+        sys.setprofile(self._on_call)
+        return self
+
+    def __exit__(self, *exc):
+        sys.setprofile(self.previous)
+        for owner, name, value in reversed(self.saved):
+            setattr(owner, name, value)
+        self.saved.clear()
+        return False
+
+    def _on_call(self, frame, event, arg):
+        if event != "call" or frame.f_code not in self.codes:
+            return
+        name, local = self.codes[frame.f_code], frame.f_locals
+        if local.get("size") is not None or (name == "where" and local.get("x") is not None):
+            return
+        where = _user_frame(0, frame.f_back)
+        if where is not None:
+            self.reads.append((f"jnp.{name} without size=",) + where)
+
+    def _patch(self, owner, name, replacement):
+        self.saved.append((owner, name, getattr(owner, name)))
+        setattr(owner, name, replacement)
+
+    def _watched_method(self, cls, name):
+        original, reads = getattr(cls, name), self.reads
+
+        def method(array, *args):
+            masked = name == "__getitem__" and _has_mask(args[0])
+            if name != "__getitem__" or masked:
+                where = _user_frame(1)
+                if where is not None:
+                    reads.append(("a boolean mask index" if masked else f"`{name}` of an array",) + where)
+            return original(array, *args)
+        return method
+
+
+def _has_mask(index):
+    items = index if isinstance(index, tuple) else (index,)
+    return any(isinstance(i, np.ndarray) and i.dtype == np.bool_ and i.ndim > 0 for i in items)
+
+
+def _value_read_refusal(fun, read):
+    what, filename, line = read
+    return ValueError(
+        f"astjax.eval_shape: the shapes of {getattr(fun, '__name__', 'the function')}'s results may depend on the "
+        f"values of its arguments: {what} at File \"{filename}\", line {line} reads values, which JAX's eval_shape "
+        "refuses too (its values are abstract), and runs on stand-in values cannot show every shape it may "
+        "choose. Instead: make the result's shape depend only on the arguments' shapes (jnp.where instead of "
+        "boolean indexing or branches on values, size= for jnp.nonzero and jnp.unique).")
 
 
 # ---------------------------------------------------------------- pure_callback

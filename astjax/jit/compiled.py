@@ -182,7 +182,13 @@ class CompiledFunction(PerSignature):
                 self.entries[key] = entry
                 self._remember_quick_key(args, entry)
                 return got
-        expected, observed = _observe_reference(self.generated, args)
+        try:
+            expected, observed = _observe_reference(self.generated, args)
+        except AttributeError as exc:
+            refusal = _numpy_at_refusal(exc)
+            if refusal is None:
+                raise
+            raise refusal from None
         observed.argument_keys = _dict_argument_keys(self.parameters, args)   # the signature's (lower/dict_key_loops.py)
         scalar = _scalarized(self.generated, args, dynamic, expected)
         if scalar is not None:       # a derivative with respect to containers: one variable per leaf
@@ -698,6 +704,22 @@ def _location(generated):
         if location is not None:
             return location
     return None
+
+
+def _numpy_at_refusal(exc):
+    """`x.at[i].set(v)` on a NumPy array the function was given: NumPy arrays have no `.at`, and calling the
+    function itself raises AttributeError; jit raises it too, naming the user's line and what to write."""
+    if "'numpy.ndarray' object has no attribute 'at'" not in str(exc):
+        return None
+    location, tb = None, exc.__traceback__
+    while tb is not None:
+        if _is_generated(tb.tb_frame.f_code.co_filename):
+            location = trace_to_user(tb.tb_frame.f_code.co_filename, tb.tb_lineno) or location
+        tb = tb.tb_next
+    text = str(JitError("`x.at[...]` of a NumPy array: NumPy arrays have no `.at` (the function raises this "
+                        "AttributeError without jit too)", location,
+                        "pass an astjax array (`jnp.asarray(x)`), or write `jnp.asarray(x).at[...]` in the function"))
+    return AttributeError(text)     # Python's exception type, as the function itself raises, with the user's line
 
 
 def _is_generated(filename):

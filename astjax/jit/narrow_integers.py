@@ -9,6 +9,14 @@ narrow integer operation in this helper: a scalar is cast back to its dtype, an 
 it is (the call ends the array expression there, so the operation before it is stored, and wrapped,
 in its own dtype).
 
+`integer_true_divide(a, b, dtype)`: `a / b` of integer (or bool) operands, one of them an array, computed
+in `dtype` (float64, NumPy's; float32 where the reference divided astjax int32 arrays, JAX's); Numba's
+array `/` takes the first loop the operands cast to safely, float32 for int16 (`int16 / int16` lost half
+the digits of 7 / 3 that NumPy's float64 keeps).
+
+`int64_floor_divide(a, b)`: `a // b` of int64 scalars, with NumPy's `iinfo(int64).min // -1` (which wraps
+to itself; LLVM's division is undefined there, and Numba gave 0).
+
 `weak_int(k, np.int8)`: a Python int meeting an int8 array, which must fit int8: NumPy (and the reference
 backend) raise OverflowError for `int8_array * 300`; a plain cast would wrap 300 to 44.
 """
@@ -18,7 +26,7 @@ from numba.extending import overload
 
 from .lower.narrow_integers import NARROW_INTEGERS
 
-__all__ = ["wrap_narrow", "weak_int"]
+__all__ = ["wrap_narrow", "weak_int", "integer_true_divide", "int64_floor_divide"]
 
 _CASTS = {name: getattr(np, name) for name in NARROW_INTEGERS}
 
@@ -70,3 +78,40 @@ def _weak_int(value, dtype):
             raise OverflowError(message)
         return cast(value)
     return check
+
+
+def integer_true_divide(a, b, dtype):
+    raise NotImplementedError("integer_true_divide runs only in compiled code")
+
+
+def _integral(t):
+    return isinstance(t.dtype if isinstance(t, types.Array) else t, (types.Integer, types.Boolean))
+
+
+@overload(integer_true_divide, jit_options={"error_model": "numpy"})
+def _integer_true_divide(a, b, dtype):
+    if not (_integral(a) and _integral(b)):
+        return lambda a, b, dtype: a / b        # a float operand: Numba's loop is NumPy's
+    if isinstance(a, types.Array) and isinstance(b, types.Array):
+        return lambda a, b, dtype: a.astype(dtype) / b.astype(dtype)
+    if isinstance(a, types.Array):
+        return lambda a, b, dtype: a.astype(dtype) / dtype(b)
+    if isinstance(b, types.Array):
+        return lambda a, b, dtype: dtype(a) / b.astype(dtype)
+    return lambda a, b, dtype: a / b            # two scalars: Numba divides them in float64, as before
+
+
+def int64_floor_divide(a, b):
+    raise NotImplementedError("int64_floor_divide runs only in compiled code")
+
+
+@overload(int64_floor_divide, jit_options={"error_model": "numpy"})
+def _int64_floor_divide(a, b):
+    if not (isinstance(a, types.Integer) and isinstance(b, types.Integer)):
+        return lambda a, b: a // b
+
+    def floor_divide(a, b):
+        if b == -1:
+            return -a                           # wraps for the most negative a, as NumPy's
+        return a // b
+    return floor_divide

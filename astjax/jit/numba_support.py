@@ -315,7 +315,8 @@ SUPPORT = {"shape_of": shape_of, "weak_like": weak_like, "np": np, "fast_exp": f
            "stack_list": stack_list, "mask_select": mask_select, "wide_sum": wide_sum, "wide_mean": wide_mean}
 from .python_numbers import PYTHON_NUMBER_HELPERS  # noqa: E402 (lower/python_numbers.py writes their calls)
 SUPPORT.update(PYTHON_NUMBER_HELPERS)
-from .narrow_integers import weak_int, wrap_narrow  # noqa: E402 (lower/narrow_integers.py, weak_scalars.py)
-SUPPORT.update(wrap_narrow=wrap_narrow, weak_int=weak_int)
+from .narrow_integers import int64_floor_divide, integer_true_divide, weak_int, wrap_narrow  # noqa: E402 (lower/narrow_integers.py, weak_scalars.py)
+SUPPORT.update(wrap_narrow=wrap_narrow, weak_int=weak_int, integer_true_divide=integer_true_divide,
+               int64_floor_divide=int64_floor_divide)
 from ..runtime.numba_allocate import ALLOCATION_HELPERS  # noqa: E402 (fused loops allocate with them)
 SUPPORT.update(ALLOCATION_HELPERS)

@@ -16,7 +16,7 @@ from . import signal_helpers as _h
 from .helpers import take_adjoint
 from .linalg import COMPOSITES
 from .nondifferentiable import BOOLEAN, INTEGER, SHAPES, nondifferentiable
-from .registry import defjvp, defvjp, primitive
+from .registry import defjvp, deflowering, defvjp, primitive
 
 
 def _rules(name, impl, operands, vjp, jvp, **kwargs):
@@ -165,8 +165,9 @@ def trapezoid_points_tangent(t, samples, points, axis):
 
 
 # ------------------------------------------------------------ differences
-_rules("diff", jnp.diff, ("a",), "ba += diff_adjoint(by, a, n, axis, prepend, append)",
-       "dy = jnp.diff(jnp.pad(da, diff_pad(da, axis, prepend, append)), n, axis)", aliases=(np.diff,))
+_diff = _rules("diff", jnp.diff, ("a",), "ba += diff_adjoint(by, a, n, axis, prepend, append)",
+               "dy = jnp.diff(jnp.pad(da, diff_pad(da, axis, prepend, append)), n, axis)", aliases=(np.diff,))
+deflowering(_diff, numba="astjax.runtime.numba_cpu:diff")     # and diff_adjoint: runtime/numba_differences.py
 _rules("ediff1d", jnp.ediff1d, ("ary",),
        "bary += jnp.reshape(diff_adjoint(by[ediff1d_span(ary, to_begin)], zeroed(jnp.ravel(ary), by), 1, 0, None, None), "
        "jnp.shape(ary))",

@@ -51,10 +51,19 @@ def _float_floor_divide(a, b):
 
 
 def _int_floor_divide(a, b):
+    """NumPy's integer floor division: 0 for b == 0, and a // -1 is -a, which wraps for the most negative a
+    (LLVM's sdiv of iinfo.min by -1 is undefined: Numba gave 0)."""
     if b == 0:
         return a - a
-    q = a // b
-    return q
+    if b == -1:
+        return -a
+    return a // b
+
+
+def _uint_floor_divide(a, b):
+    if b == 0:
+        return a - a
+    return a // b
 
 
 def _int_mod(a, b):
@@ -77,11 +86,13 @@ def _int_power(a, b):
 
 
 def _float_maximum(a, b):
-    return a if (a >= b or a != a) else b
+    """np.maximum: a nan on either side wins; of equal operands b (maximum(-0.0, 0.0) is 0.0, as NumPy)."""
+    return a if (a > b or a != a) else b
 
 
 def _float_minimum(a, b):
-    return a if (a <= b or a != a) else b
+    """np.minimum: a nan on either side wins; of equal operands b (minimum(0.0, -0.0) is -0.0, as NumPy)."""
+    return a if (a < b or a != a) else b
 
 
 def _float_sign(x):
@@ -98,13 +109,16 @@ def _int_sign(x):
     return (x > 0) - (x < 0)
 
 
-def _define(name, float_fn=None, int_fn=None, bool_fn=None):
-    """Compile `name`'s kernels: float_fn for floats, int_fn for ints (bool_fn for bools, default int_fn)."""
+def _define(name, float_fn=None, int_fn=None, bool_fn=None, uint_fn=None):
+    """Compile `name`'s kernels: float_fn for floats, int_fn for ints (uint_fn for unsigned ones, default
+    int_fn; bool_fn for bools)."""
     table = {}
     if float_fn is not None:
         table["f"] = kernel(float_fn)
     if int_fn is not None:
         table["i"] = table["u"] = kernel(int_fn)
+    if uint_fn is not None:
+        table["u"] = kernel(uint_fn)
     if bool_fn is not None:
         table["b"] = kernel(bool_fn)
     KERNELS[name] = table
@@ -123,7 +137,7 @@ _define("maximum", _float_maximum, lambda a, b: max(a, b), lambda a, b: a or b)
 _define("minimum", _float_minimum, lambda a, b: min(a, b), lambda a, b: a and b)
 _define("arctan2", lambda a, b: np.arctan2(a, b))
 _define("mod", _float_mod, _int_mod)
-_define("floor_divide", _float_floor_divide, _int_floor_divide)
+_define("floor_divide", _float_floor_divide, _int_floor_divide, uint_fn=_uint_floor_divide)
 for _name, _op in (("equal", "=="), ("not_equal", "!="), ("less", "<"), ("less_equal", "<="),
                    ("greater", ">"), ("greater_equal", ">=")):
     _fn = eval(f"lambda a, b: a {_op} b")
@@ -381,7 +395,7 @@ def _clip_mask(a, a_min, a_max, min, max):
 lowers("clip_mask", ("a", "a_min", "a_max", "min", "max"), reference=helpers.clip_mask)(_clip_mask)
 
 
-_larger = kernel(lambda u, v: u if u >= v or u != u else v)     # np.maximum of two scalars (nan wins)
+_larger = kernel(lambda u, v: u if u > v or u != u else v)     # np.maximum of two scalars (nan wins, ties give v)
 _tie_share = kernel(lambda u, v: 1.0 if u > v else (0.5 if u == v else 0.0))     # d max(u, v) / du, as JAX
 
 

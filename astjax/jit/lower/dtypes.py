@@ -110,6 +110,8 @@ class DtypeReader:
             prim = lookup_callable(static_value(expr.func, self.context.namespace))
             if prim is None or prim.name in BOOLEAN:
                 return None
+            if prim.name == "astype":
+                return _static_dtype(expr.args[1], self.context.namespace) if len(expr.args) > 1 else None
             if prim.name in DTYPE_OF_ARGUMENT:
                 positions = DTYPE_OF_ARGUMENT[prim.name]
                 if any(p >= len(expr.args) for p in positions):
@@ -133,6 +135,16 @@ def is_cast(call):
     return (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) and func.value.id == "np"
             and func.attr in ("float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                               "uint64", "bool_"))
+
+
+def _static_dtype(expr, namespace):
+    """The dtype name `astype(x, jnp.int32)` names (a dtype, a scalar type or its name), or None."""
+    import numpy as np
+    value = expr.value if isinstance(expr, gast.Constant) else static_value(expr, namespace)
+    try:
+        return np.dtype(value).name if value is not None else None
+    except TypeError:
+        return None
 
 
 def static_value(func, namespace):

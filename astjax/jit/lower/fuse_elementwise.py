@@ -51,7 +51,7 @@ SCALAR_FORMS = {
     "exp": "np.exp(a)", "log": "np.log(a)", "tanh": "np.tanh(a)", "sin": "np.sin(a)", "cos": "np.cos(a)",
     "sqrt": "np.sqrt(a)", "abs": "np.abs(a)", "negative": "-a", "log1p": "np.log1p(a)", "expm1": "np.expm1(a)",
     "square": "a * a", "where": "(b if a else c)",
-    "maximum": "(a if (a >= b or a != a) else b)", "minimum": "(a if (a <= b or a != a) else b)",
+    "maximum": "(a if (a > b or a != a) else b)", "minimum": "(a if (a < b or a != a) else b)",   # ties: b, as NumPy
 }
 # primitives whose vectorizable form (jit/fast_math.py) replaces Numba's scalar libm call
 FAST_FORMS = {"exp": "fast_exp(a)", "tanh": "fast_tanh(a)"}

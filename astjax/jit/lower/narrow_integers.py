@@ -17,14 +17,18 @@ types do not tell a Python bool (`True + True` is 2) from NumPy's (True).
 are exact modulo 2 ** bits), so a chain of them is wrapped once, where its value meets anything else
 (`//`, `%`, `>>`, `**`, a comparison, a call): on arrays it stays one fused loop.
 
-and `acc += e` on a narrow integer becomes `acc = wrap_narrow(acc + e, np.int32)`. `/` (a float result),
-comparisons and operations on Python numbers are left alone.
+and `acc += e` on a narrow integer becomes `acc = wrap_narrow(acc + e, np.int32)`. `/` of integer (or
+boolean) operands becomes `integer_true_divide(a, b, np.float64)`, which divides arrays in that dtype:
+NumPy's float64 (Numba's `/` of two int16 arrays is float32), or the float32 the first call saw the
+assigned name hold (astjax arrays of int32 divide as JAX's), and `a // b` of int64 operands becomes
+`jnp.floor_divide(a, b)` (of arrays; `int64_floor_divide(a, b)` of scalars), whose lowering gives NumPy's wrapped `iinfo(int64).min // -1` (LLVM's division
+there is undefined: Numba gave 0). Comparisons and operations on Python numbers are left alone.
 """
 import gast
 
 from ..observe import WEAK_FLOAT
 from .dtypes import DtypeReader
-from ...codegen.node_walk import NodeTransformer
+from ...codegen.node_walk import NodeTransformer, walk
 
 __all__ = ["wrap_narrow_integers", "NARROW_INTEGERS"]
 
@@ -116,7 +120,39 @@ class _NarrowIntegers(NodeTransformer):
                 "and) or Python's (`True + True` is 2): the first call's types look the same", node,
                 "write what you mean: `a | b` or `a & b` for NumPy's meaning, `int(a) + int(b)` for a count")
 
+    def integer_division(self, node):
+        """Whether `a / b` may divide integer or boolean arrays: an operand is known to be an integer or a
+        boolean and none is known to be a float (integer_true_divide reads the operand types again when
+        Numba compiles it; two scalars divide as before)."""
+        if not isinstance(node.op, gast.Div) or WEAK_FLOAT in (self.weak(node.left), self.weak(node.right)):
+            return False
+        dtypes = {"bool" if isinstance(o, gast.Compare) else self.dtype(o) for o in (node.left, node.right)
+                  if not self.weak(o)}
+        integral = {d for d in dtypes if d is not None and d.startswith(("int", "uint", "bool"))}
+        return bool(integral) and integral == dtypes - {None}
+
+    def int64_floor_division(self, node):
+        """Whether `a // b` divides in int64 (Numba's `//` gives 0 for iinfo(int64).min // -1): an operand is
+        int64 and the other a signed integer or a Python int (with uint64 NumPy divides in float64)."""
+        if not isinstance(node.op, gast.FloorDiv) or all(self.weak(o) for o in (node.left, node.right)):
+            return False
+        dtypes = {self.dtype(o) for o in (node.left, node.right) if not self.weak(o)} - {None}
+        return "int64" in dtypes and dtypes <= {"int8", "int16", "int32", "int64"}
+
     def visit_BinOp(self, node):
+        if self.int64_floor_division(node):
+            self.generic_visit(node)
+            if any(self.array(o) for o in (node.left, node.right)):
+                function = gast.Attribute(value=_load("jnp"), attr="floor_divide", ctx=gast.Load())
+            else:
+                function = _load("int64_floor_divide")
+            return gast.copy_location(gast.Call(func=function, args=[node.left, node.right], keywords=[]), node)
+        if self.integer_division(node):
+            self.generic_visit(node)
+            dtype = getattr(node, "observed_float", None) or "float64"
+            cast = gast.Attribute(value=_load("np"), attr=dtype, ctx=gast.Load())
+            call = gast.Call(func=_load("integer_true_divide"), args=[node.left, node.right, cast], keywords=[])
+            return gast.copy_location(call, node)
         self.refuse_boolean_scalars([node.left, node.right], node.op, node)
         dtype = self.narrow([node.left, node.right]) if isinstance(node.op, _WRAPPED) else None
         if dtype == "bool" and not isinstance(node.op, _BOOLEAN_WRAPPED):
@@ -125,6 +161,19 @@ class _NarrowIntegers(NodeTransformer):
         if dtype and isinstance(node.op, self.ring(dtype)):
             node.left, node.right = self.unwrapped(node.left, dtype), self.unwrapped(node.right, dtype)
         return self.wrap(node, dtype, node) if dtype else node
+
+    def visit_Assign(self, node):
+        """`out = ... a / b ...`: the float dtype the first call saw `out` hold is the one a division in its
+        value gives (float32 where the operands were astjax arrays of int32, JAX's rule, so `s = s + i / n`
+        keeps s float32; float64 for NumPy's, which nothing narrows again)."""
+        if len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
+            kind = self.context.lowered_type(node.targets[0].id)
+            if kind is not None and kind[0] in ("array", "scalar") and kind[1] in ("float32", "float64"):
+                for n in walk(node.value):
+                    if isinstance(n, gast.BinOp) and isinstance(n.op, gast.Div):
+                        n.observed_float = kind[1]
+        self.generic_visit(node)
+        return node
 
     def visit_UnaryOp(self, node):
         dtype = self.narrow([node.operand]) if isinstance(node.op, (gast.USub, gast.Invert)) else None

@@ -45,7 +45,8 @@ _LIST_METHODS = {"append", "pop"}
 # Helpers the lowering passes write (jit/numba_support.py, jit/python_numbers.py).
 _WRITTEN_BY_LOWERING = {"shape_of", "weak_like", "pad_edge_or_zeros", "zeros_shaped", "stack_list", "py_add",
                         "py_sub", "py_mul", "py_div", "py_floordiv", "py_mod", "py_pow", "py_lshift", "py_rshift", "py_neg", "py_math1", "py_math2", "np_int_pow", "wide_sum", "wide_mean",
-                        "py_int", "broadcast_shape", "window_shape", "mask_select", "wrap_narrow", "weak_int"}
+                        "py_int", "broadcast_shape", "window_shape", "mask_select", "wrap_narrow", "weak_int",
+                        "integer_true_divide", "int64_floor_divide"}
 
 
 def lower_calls(node, context):
@@ -388,8 +389,8 @@ NATIVE = {name: (f"np.{name}", 1) for name in (
     "exp", "log", "tanh", "sin", "cos", "tan", "sqrt", "expm1", "log1p", "arcsin", "arccos", "arctan", "sinh",
     "cosh", "negative", "abs", "floor", "ceil", "sum", "max", "min", "mean", "prod", "zeros_like", "ones_like",
     "transpose")}
-NATIVE.update({name: (f"np.{name}", 2) for name in ("add", "subtract", "multiply", "divide", "maximum", "minimum",
-                                                     "power", "dot")})
+# (not maximum/minimum: Numba's np.maximum(-0.0, 0.0) is -0.0, NumPy's 0.0; their kernels follow NumPy)
+NATIVE.update({name: (f"np.{name}", 2) for name in ("add", "subtract", "multiply", "divide", "power", "dot")})
 NATIVE["matmul"] = ("np.dot", 2)
 _WIDE = {"sum": "wide_sum", "mean": "wide_mean"}      # float32 sums accumulated in float64 (numba_support.py)
 NATIVE["where"] = ("np.where", 3)

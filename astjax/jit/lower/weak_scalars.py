@@ -97,7 +97,8 @@ class _Caster(NodeTransformer):
         bound = prim.bind(args, {k.arg: k.value for k in node.keywords}) or {}
         operands = {id(bound[name]) for name in prim.operands if name in bound}
         if not strong:        # `clip(x @ w, 0.0, 1.0)`: the weak number meets that expression's dtype
-            strong = [a for a, k in zip(args, kinds) if not k and id(a) in operands and not isinstance(a, gast.Constant)]
+            strong = [a for a, k in zip(args, kinds) if not k and id(a) in operands and not isinstance(a, gast.Constant)
+                      and self.strong_dtype(a) is not None]
         # `unreduce(bout, rows @ rows_T)`: a helper whose dtype is that of an argument other than its operands
         others = [a for a, k in zip(args, kinds) if not k and id(a) not in operands and not isinstance(a, gast.Constant)]
         other_dtypes = {self.strong_dtype(a) for a in others}
