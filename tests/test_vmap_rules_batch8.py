@@ -4,6 +4,11 @@ argument combination (batched or not, batch axis not at 0, negative in_axes): th
 loop over the batch calling the unbatched function, and the generated source has no loop over the batch left;
 then dtypes, gradients through the new rules against a loop of grads, NumPy's chain order, and the count of
 differentiable primitives that still loop. Reference backend only; small shapes."""
+import builtins
+import contextlib
+import os
+import sys
+
 import numpy as np
 import pytest
 
@@ -14,6 +19,7 @@ from astjax.rules.batching_eighth import EDITS
 from batch_loops import assert_rule_batches_without_a_loop, loop_over_batch
 
 RNG = np.random.default_rng(8)
+LONG = bool(os.environ.get("ASTJAX_LONG_PROPERTIES"))
 B = 3
 
 
@@ -81,7 +87,7 @@ def test_the_rule_matches_a_loop_and_leaves_no_loop(row):
 
 
 def test_every_declared_primitive_has_a_row():
-    assert set(EDITS) | {"multi_dot"} <= {r[0] for r in ROWS}
+    assert set(EDITS) | {"multi_dot"} <= {r[0] for r in ROWS} | {"batch_item_adjoint"}   # its tests below
 
 
 # the dtypes of each example's call: integers read as the float multi_dot gives, float32 kept, int32 indices
@@ -112,10 +118,12 @@ def _unstack_loss(w, x):
     return jnp.sum(jnp.sin(a) * b) + w[1] * jnp.sum(a)
 
 
-@pytest.mark.parametrize("loss", [_chain_loss, _unstack_loss])
+@pytest.mark.parametrize("loss", [pytest.param(_chain_loss, marks=pytest.mark.skipif(
+    not LONG, reason="about 2 CPU-s (grad of the chain's branches): runs with ASTJAX_LONG_PROPERTIES=1")), _unstack_loss])
 def test_gradients_through_the_rules_match_a_loop_of_grads(loss):
     """grad of the batched function (its source, with the chain's branches, differentiated) and per-example
-    gradients (vmap of grad) against a loop of grads."""
+    gradients (vmap of grad) against a loop of grads. (Per-example gradients through chains of seven arrays
+    run by default below.)"""
     w, xs = _x(2), _x(B, 6 if loss is _unstack_loss else 5)
     g = astjax.grad(loss, argnums=1)
     np.testing.assert_allclose(astjax.vmap(g, in_axes=(None, 0))(w, xs), np.stack([g(w, x) for x in xs]),
@@ -123,6 +131,73 @@ def test_gradients_through_the_rules_match_a_loop_of_grads(loss):
     total = astjax.grad(lambda w, xs: jnp.sum(astjax.vmap(loss, in_axes=(None, 0))(w, xs)))
     want = sum(astjax.grad(loss)(w, x) for x in xs)
     np.testing.assert_allclose(total(w, xs), want, rtol=1e-9, atol=1e-12)
+
+
+@contextlib.contextmanager
+def _batch_loops_run(size):
+    """The names of the generated functions that ran a loop over the batch (`range(size)` called from generated
+    source) while the block ran: the source keeps loops in branches on ranks that may not run."""
+    real, seen = builtins.range, []
+
+    def counting(*args):
+        code = sys._getframe(1).f_code
+        if code.co_filename.startswith("<astjax:") and args == (size,):
+            seen.append(code.co_name)
+        return real(*args)
+    builtins.range = counting
+    try:
+        yield seen
+    finally:
+        builtins.range = real
+
+
+_A = _x(5, 3)
+_N = _x(4, 2)
+
+
+def _fits(w, x):
+    solution, residuals, rank, s = jnp.linalg.lstsq(_A + jnp.outer(x, w), x)
+    return jnp.sum(solution ** 2) + jnp.sum(residuals) + jnp.sum(s)
+
+
+def _chains(w, x):
+    return (jnp.linalg.multi_dot([x[:3], _M @ _N.T, _N * w[0], jnp.tanh(_N.T)]) @ x[1:5]
+            + jnp.sum(jnp.linalg.multi_dot([x[:2], _M.T, _M, _M.T, _M, _M.T * w[1], x[2:5]])))
+
+
+@pytest.mark.parametrize("loss", [_fits, _chains])
+def test_per_example_gradients_through_lstsq_and_multi_dot_run_without_a_loop(loss):
+    """lstsq's result tuple passed to its adjoints (callees built for the tuple's kind) and their item_adjoint of
+    the adjoint tree (batch_item_adjoint), lstsq and multi_dot of operands of unknown rank (globals: one branch
+    per rank when it runs): vmap of grad matches a loop of grads and runs no loop over the batch."""
+    w, xs = _x(3), _x(B, 5)
+    g = astjax.grad(loss, argnums=(0, 1))
+    v = astjax.vmap(g, in_axes=(None, 0))
+    v(w, xs)
+    with _batch_loops_run(B) as looped:
+        got = v(w, xs)
+    assert looped == [], looped
+    for k in range(2):
+        np.testing.assert_allclose(got[k], np.stack([g(w, x)[k] for x in xs]), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.skipif(not LONG, reason="about 10 CPU-s: runs with ASTJAX_LONG_PROPERTIES=1")
+def test_derivatives_and_vmap_of_per_example_gradients_through_lstsq():
+    """batch_item_adjoint's own rules: grad and jvp of vmap(grad) (its adjoint a tree holding the cotangent, its
+    tangent the tangent tree's item shaped like the primal's) and vmap of vmap(grad) (the batch sizes in
+    front), against loops."""
+    w, xs, t = _x(3), _x(B, 5), _x(3)
+    g = astjax.grad(_fits, argnums=1)
+    per_example = astjax.vmap(g, in_axes=(None, 0))
+    second = astjax.grad(lambda w, xs: jnp.sum(per_example(w, xs)))
+    want = sum(astjax.grad(lambda w, x: jnp.sum(g(w, x)))(w, x) for x in xs)
+    np.testing.assert_allclose(second(w, xs), want, rtol=1e-9, atol=1e-12)
+    tangent = astjax.jvp(lambda w: per_example(w, xs), (w,), (t,))[1]
+    want = np.stack([astjax.jvp(lambda w: g(w, x), (w,), (t,))[1] for x in xs])
+    np.testing.assert_allclose(tangent, want, rtol=1e-9, atol=1e-12)
+    xss = _x(2, B, 5)
+    twice = astjax.vmap(per_example, in_axes=(None, 0))(w, xss)
+    np.testing.assert_allclose(twice, np.stack([[g(w, x) for x in row] for row in xss]), rtol=1e-9, atol=1e-12)
 
 
 def test_chain_merges_make_numpys_tree():

@@ -13,6 +13,7 @@ else keeps the loop over the batch, which is always right. tests/test_vmap_rules
 a Python loop over the batch.
 """
 import copy
+import itertools
 
 import gast
 
@@ -21,11 +22,11 @@ from .batching import _call, _const, _name, _static_int, _tuple
 from .batching_axes import _declared, _rebuilt
 from .batching_fourth import _batched_array, _others_unbatched
 from .batching_seventh import _assign, _example_shape, _first_of, _matmul, numpy_chain_tree
-from .batching_sixth import _arrays_of_known_rank, _cast, _items, batch_float_dtype
+from .batching_sixth import _cast, _items, batch_float_dtype
 from .nondifferentiable import SHAPES
-from .registry import PRIMITIVES, defbatch, primitive
+from .registry import PRIMITIVES, defbatch, defjvp, defvjp, primitive
 
-__all__ = ["EDITS", "batch_chain_merges"]
+__all__ = ["EDITS", "NAMES", "batch_chain_merges", "batch_item_adjoint"]
 
 
 # ---------------------------------------------------------------- multi_dot of six or more arrays
@@ -72,19 +73,54 @@ def _merge_steps(bt, names, merges):
     return out
 
 
+def _end_rank(bt, node):
+    """The per-example rank of a first or last operand of multi_dot where the chain rule may read it: a batched
+    array's, or an unbatched value's (a global's rank is checked when it runs), else None."""
+    if not isinstance(node, gast.Name) or (bt.is_batched(node) and bt.kind(node) != ARRAY):
+        return None
+    return bt.rank(node)
+
+
 def _multi_dot_long_chain_rule(bt, target, app):
-    """multi_dot of six or more arrays, the first and last of known per-example ranks (a vector or a matrix;
-    the inner ones matrices, checked when it runs with NumPy's error): each cast to the common float dtype,
-    the first vector a row and the last a column, multiplied as stacks in the order NumPy's chain-order
-    search picks from one example's shapes (`batch_chain_merges`: n - 1 adjacent products, each step one
-    branch per position), so every example's products are NumPy's; the unit axes squeezed."""
+    """multi_dot of six or more arrays (four or more where the first or last rank is unknown), the inner ones
+    matrices (checked when it runs with NumPy's error): each cast to the common float dtype, the first vector
+    a row and the last a column, multiplied as stacks in the order NumPy's chain-order search picks from one
+    example's shapes (`batch_chain_merges`: n - 1 adjacent products, each step one branch per position), so
+    every example's products are NumPy's; the unit axes squeezed. A first or last operand of unknown rank
+    (a global, or the source batched before the arguments are seen, as in vmap(grad(f))) gets one branch per
+    rank, vector or matrix, chosen on `jnp.ndim` when it runs, else the loop."""
     items = _items(app.bound.get("arrays"))
-    if items is None or len(items) < 6 or not _arrays_of_known_rank(bt, [items[0], items[-1]]) or any(
-            not isinstance(n, gast.Name) or (bt.is_batched(n) and bt.kind(n) != ARRAY) for n in items) or not any(
+    if items is None or len(items) < 4 or any(not isinstance(n, gast.Name) or (
+            bt.is_batched(n) and bt.kind(n) != ARRAY) for n in items) or not any(
             bt.is_batched(n) for n in items) or not _others_unbatched(bt, app, "arrays"):
         return None
-    first, last = bt.rank(items[0]), bt.rank(items[-1])
-    if first not in (1, 2) or last not in (1, 2) or any(bt.rank(n) not in (None, 2) for n in items[1:-1]):
+    if any(bt.rank(n) not in (None, 2) for n in items[1:-1]):
+        return None
+    ends = list(dict.fromkeys(n.id for n in (items[0], items[-1])))
+    unknown = [name for name in ends if bt.rank(_name(name)) is None]
+    if not unknown:
+        return _chain_code(bt, target, items) if len(items) >= 6 else None
+    branches = []
+    for ranks in itertools.product((1, 2), repeat=len(unknown)):
+        earlier = dict(bt._rank_override)
+        bt._rank_override = {**earlier, **dict(zip(unknown, ranks))}
+        try:
+            body = _chain_code(bt, target, items)
+        finally:
+            bt._rank_override = earlier
+        tests = [gast.Compare(left=_call("jnp.ndim", _name(name)), ops=[gast.Eq()], comparators=[
+            _const(rank + (1 if bt.is_batched(_name(name)) else 0))]) for name, rank in zip(unknown, ranks)]
+        branches.append((tests[0] if len(tests) == 1 else gast.BoolOp(op=gast.And(), values=tests), body))
+    out = bt.loop_statement(None, target, app.node)
+    for test, body in reversed(branches):
+        out = [gast.If(test=test, body=body, orelse=out)]
+    return out
+
+
+def _chain_code(bt, target, items):
+    """The statements of the chain rule for operands whose first and last per-example ranks are known."""
+    first, last = _end_rank(bt, items[0]), _end_rank(bt, items[-1])
+    if first not in (1, 2) or last not in (1, 2):
         return None
     out = []
     dtype = bt.fresh("_dtype")
@@ -217,14 +253,71 @@ def _sized_result(batching, bound, name):
     return ARRAY, 1 if name == "flatnonzero" else 2
 
 
+# ---------------------------------------------------------------- item_adjoint of a tree a callee receives
+def batch_item_adjoint(adjoint, i, sizes, like=None):
+    """Item i of a batched list adjoint whose leading axes are the batch axes of `sizes` (an int, or a tuple under
+    vmap of vmap), item_adjoint's cases with those axes kept: a tree's item, or where nothing reached it each
+    example's 0.0 (zeros of the batch shape, as a loop stacks them); a batched array's row i of each example; a
+    batched tuple's item. A batched scalar adjoint is each example's zero (item_adjoint's error where not).
+    `like` (the tangent rule's primal item): zeros shaped like it where nothing reached the item, so that
+    each example's zero keeps the item's shape (zeros of the batch shape would broadcast against its axes)."""
+    import numpy as np
+    from .helpers import TreeAdjoint, wrap
+    sizes = (int(sizes),) if np.ndim(sizes) == 0 else tuple(int(n) for n in sizes)
+    zeros = np.zeros(sizes) if like is None else np.zeros(np.shape(like), np.result_type(like, float))
+    if isinstance(adjoint, dict) or adjoint is None:
+        adjoint = TreeAdjoint.of(adjoint)
+    if isinstance(adjoint, TreeAdjoint):
+        item = adjoint.items.get(i)
+        return zeros if item is None else item
+    if isinstance(adjoint, (tuple, list)):
+        return TreeAdjoint.of(adjoint[i])
+    if np.ndim(adjoint) <= len(sizes):
+        if np.any(adjoint):
+            raise TypeError(f"astjax: a list's adjoint is the scalar {adjoint!r}; it cannot be split into items")
+        return zeros
+    return wrap(np.asarray(adjoint)[(slice(None),) * len(sizes) + (i,)])
+
+
+_BATCH_ITEM = primitive("batch_item_adjoint", batch_item_adjoint, operands=("adjoint",))
+defvjp(_BATCH_ITEM, "badjoint += tree_item_adjoint(i, by)")     # as item_adjoint's: the batched tree's item i
+defjvp(_BATCH_ITEM, "dy = broadcast_like(batch_item_adjoint(dadjoint, i, sizes, y), y)")
+
+
+NAMES = {"batch_item_adjoint": batch_item_adjoint}     # codegen/namespace.py: its derivatives' templates call it
+
+
+def _batch_item_adjoint_rule(bt, target, app):
+    """batch_item_adjoint under another vmap: the same call with the new batch size in front of `sizes`."""
+    b = app.bound
+    if not isinstance(b.get("adjoint"), gast.Name) or not _others_unbatched(bt, app, "adjoint"):
+        return None
+    sizes = gast.BinOp(left=_tuple(bt.B), op=gast.Add(), right=_call("tuple", _call(
+        "jnp.reshape", copy.deepcopy(b["sizes"]), _const(-1))))
+    return [bt.assign(target, _rebuilt(bt, app, {"sizes": sizes}))]
+
+
+def _item_adjoint_of_a_tree_rule(bt, target, app):
+    """item_adjoint(tree, i) of a batched adjoint tree of unknown makers (a callee's parameter: lstsq_b_adjoint's
+    g) and a literal i: `batch_item_adjoint`, the item with the batch first, zeros of the batch where nothing
+    reached it (each example's 0.0)."""
+    b = app.bound
+    tree, i = b.get("adjoint"), b.get("i")
+    if not isinstance(tree, gast.Name) or not bt.is_batched(tree) or bt.kind(tree) not in ("tree", None) or \
+            _static_int(i) is None or not _others_unbatched(bt, app, "adjoint"):
+        return None
+    return [bt.assign(target, _call("batch_item_adjoint", copy.deepcopy(tree), copy.deepcopy(i), bt.B))]
+
+
 EDITS = {
     "unstack": (_unstack_rule, _unstack_result),
+    "batch_item_adjoint": (_batch_item_adjoint_rule, lambda batching, bound: (ARRAY, None)),
     "flatnonzero": (_sized_nonzero_rule, lambda batching, bound: _sized_result(batching, bound, "flatnonzero")),
     "argwhere": (_sized_nonzero_rule, lambda batching, bound: _sized_result(batching, bound, "argwhere")),
     "nonzero": (_sized_nonzero_rule, lambda batching, bound: _sized_result(batching, bound, "nonzero")),
 }
 # rules earlier batches gave, extended to more operands
-EXTENDED = {"multi_dot": _multi_dot_long_chain_rule}
+EXTENDED = {"multi_dot": _multi_dot_long_chain_rule, "item_adjoint": _item_adjoint_of_a_tree_rule}
 
 
 def _register():
@@ -234,6 +327,9 @@ def _register():
     for name, rule in EXTENDED.items():
         earlier = PRIMITIVES[name].batch
         defbatch(PRIMITIVES[name], _declared(_first_of(earlier, rule), earlier.result))
+        PRIMITIVES[name].batch.reads_tuples = getattr(earlier, "reads_tuples", ())
+    # index_adjoint(t, i, g) of a tuple t reads only its structure (a tree holding g at i; batching.py's rule)
+    PRIMITIVES["index_adjoint"].batch.reads_tuples += ("x",)
 
 
 _register()
