@@ -167,7 +167,7 @@ def _unstack_result(batching, bound):
     rank, count = batching.rank(bound.get("x")), _unpacked_length(batching, bound)
     if count is None or rank is None or rank < 1:
         return None, None
-    return (rank - 1 if rank > 1 else 0,) * count, None
+    return (rank - 1,) * count, None
 
 
 def _unstack_rule(bt, target, app):
