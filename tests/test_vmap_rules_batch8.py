@@ -1,5 +1,6 @@
 """vmap's batching rules of the eighth batch (astjax/rules/batching_eighth.py): multi_dot of six or more arrays,
-unstack unpacked into names, and flatnonzero/nonzero/argwhere with a literal size. One row per primitive and
+unstack unpacked into names, flatnonzero/nonzero/argwhere with a literal size, array_equal, ravel_multi_index,
+and per-example gradients through lstsq and multi_dot. One row per primitive and
 argument combination (batched or not, batch axis not at 0, negative in_axes): the batched call equals a Python
 loop over the batch calling the unbatched function, and the generated source has no loop over the batch left;
 then dtypes, gradients through the new rules against a loop of grads, NumPy's chain order, and the count of
@@ -59,9 +60,31 @@ def _coordinates(a):
     return rows * 10 + columns
 
 
+def _reassigned(x):
+    t = jnp.unstack(x)
+    u = t[2]
+    t = (x[0], x[1])
+    a, b = t
+    return a + b + u
+
+
+def _raveled(r, c):
+    return jnp.ravel_multi_index((r, c), (3, 4))
+
+
+def _round_trip(i):
+    coordinates = jnp.unravel_index(i, (3, 4))
+    return jnp.ravel_multi_index(coordinates, (3, 4), order="F")
+
+
 _ZEROS_IN_ONE = _i(B, 2, 3)
 _ZEROS_IN_ONE[1] = 0
 _M = _x(3, 2)
+_BITS = np.abs(_i(B, 2, 3)).astype(float)
+_OTHER_BITS = _BITS.copy()
+_OTHER_BITS[1, 0, 0] += 1
+_NANS = _BITS.copy()
+_NANS[0, 1, 1] = np.nan
 
 ROWS = [
     ("multi_dot", _six, [_x(B, 2, 3), _x(3, 2), _x(2, 2), _x(2, 3), _x(3, 1), _x(1, 2)], (0,) + (None,) * 5),
@@ -78,6 +101,14 @@ ROWS = [
     ("nonzero", lambda a: jnp.nonzero(a, size=2)[0], [_i(4, B) > 0], -1),
     ("argwhere", lambda a: jnp.argwhere(a, size=8), [_ZEROS_IN_ONE], 0),
     ("argwhere", lambda a: jnp.argwhere(a, size=2, fill_value=5), [np.moveaxis(_ZEROS_IN_ONE, 0, 2)], 2),
+    ("array_equal", lambda a, b: jnp.array_equal(a, b), [_BITS, _OTHER_BITS], 0),
+    ("array_equal", lambda a, b: jnp.array_equal(a, b), [np.moveaxis(_BITS, 0, -1), _BITS[0].T], (-1, None)),
+    ("array_equal", lambda a, b: jnp.array_equal(a, b, equal_nan=True), [_NANS, _NANS.copy()], 0),
+    ("array_equal", lambda a, b: jnp.array_equal(a, b), [_NANS, _NANS.copy()], 0),
+    ("array_equal", lambda a, b: jnp.array_equal(a, b), [_BITS, _BITS[:, :, :2]], 0),
+    ("array_equal", lambda a, b: jnp.array_equal(a, b), [_BITS, _BITS[:, 0]], 0),
+    ("ravel_multi_index", _raveled, [RNG.integers(0, 3, size=(B, 4)), RNG.integers(0, 4, size=4)], (0, None)),
+    ("ravel_multi_index", _round_trip, [RNG.integers(0, 12, size=(2, B))], 1),
 ]
 
 
@@ -97,6 +128,8 @@ DTYPES = [
     (_six, [_x(B, 2, 2).astype(np.float32)] + [_x(2, 2).astype(np.float32)] * 5, (0,) + (None,) * 5),
     (_pair_product, [RNG.integers(0, 5, size=(B, 3, 2)).astype(np.int32)], 0),
     (lambda a: jnp.nonzero(a, size=3)[1], [_i(B, 2, 2)], 0),
+    (lambda a, b: jnp.array_equal(a, b), [_BITS, _BITS[0]], (0, None)),
+    (_raveled, [RNG.integers(0, 3, size=(B, 2)).astype(np.int8), RNG.integers(0, 4, size=2)], (0, None)),
 ]
 
 
@@ -225,6 +258,7 @@ def test_chain_merges_make_numpys_tree():
 LOOPED = [
     (lambda x: jnp.unstack(x)[1], [_x(B, 2, 3)], 0),          # not unpacked: an item count the analysis cannot know
     (lambda a: jnp.flatnonzero(a), [np.array([[1, 0, 2], [0, 3, 4]])], 0),    # no size: a length per example
+    (_reassigned, [_x(B, 3, 2)], 0),        # the name unpacked holds another tuple too: not read as unstack's length
 ]
 
 

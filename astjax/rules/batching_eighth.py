@@ -150,8 +150,8 @@ def _unpacked_length(batching, bound):
     x = bound.get("x")
     targets = [t for t, value, app in batching.assignments if app is not None and app.bound is not None and any(
         n is x for n in app.bound.values())]
-    if len(targets) != 1:
-        return None
+    if len(targets) != 1 or sum(t == targets[0] for t, _, _ in batching.assignments) != 1:
+        return None         # the name holds other values too: the length checked may be another's
     for node in batching.compound:
         test = node.test if isinstance(node, gast.Assert) else None
         if (isinstance(test, gast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], gast.Eq)
@@ -253,6 +253,76 @@ def _sized_result(batching, bound, name):
     return ARRAY, 1 if name == "flatnonzero" else 2
 
 
+# ---------------------------------------------------------------- array_equal, ravel_multi_index
+def batch_same_shape(shape1, shape2):
+    """Whether two examples' shapes are one shape (array_equal's first test; the same for every example)."""
+    return tuple(int(n) for n in shape1) == tuple(int(n) for n in shape2)
+
+
+primitive("batch_same_shape", batch_same_shape, operands=(), differentiable=False, reason=SHAPES)
+
+
+def _array_equal_rule(bt, target, app):
+    """array_equal(a1, a2, equal_nan) of operands of known per-example rank and a literal equal_nan: where one
+    example's shapes differ every example's answer is False (the same shapes in each), else `==` on the batch
+    (or both NaN, for equal_nan) and all over each example's axes: a bool per example."""
+    b = app.bound
+    a1, a2, equal_nan = b.get("a1"), b.get("a2"), b.get("equal_nan", _const(False))
+    if not all(isinstance(n, gast.Name) and bt.kind(n) == ARRAY and bt.rank(n) is not None for n in (a1, a2)) or \
+            not isinstance(equal_nan, gast.Constant) or not _others_unbatched(bt, app, "a1", "a2"):
+        return None
+    if bt.rank(a1) != bt.rank(a2):
+        return [bt.assign(target, _call("jnp.zeros", _tuple(bt.B), _call("jnp.bool_").func))]
+    out = []
+    first, second = bt.batched(a1, out), bt.batched(a2, out)
+    same = _assign(bt, out, "_same_shape", _call(bt.helper(batch_same_shape), _example_shape(bt, a1, a1),
+                                                 _example_shape(bt, a2, a2)))
+    equal = gast.Compare(left=copy.deepcopy(first), ops=[gast.Eq()], comparators=[copy.deepcopy(second)])
+    if equal_nan.value:
+        equal = _call("jnp.logical_or", equal, _call("jnp.logical_and", _call("jnp.isnan", copy.deepcopy(first)),
+                                                     _call("jnp.isnan", copy.deepcopy(second))))
+    axes = _tuple(*[_const(k) for k in range(1, bt.rank(a1) + 1)])
+    out.append(gast.If(test=same, body=[bt.assign(target, _call("jnp.all", equal, axis=axes))], orelse=[
+        bt.assign(target, _call("jnp.zeros", _tuple(bt.B), _call("jnp.bool_").func))]))
+    return out
+
+
+def _ravel_multi_index_rule(bt, target, app):
+    """ravel_multi_index(multi_index, dims, mode, order) of coordinates written in the call (arrays of one known
+    per-example rank) or a batched tuple of them, against unbatched dims: the same call, each coordinate with
+    the batch first (an unbatched one repeated); each element is raveled alone (mode 'raise' checks every
+    example's coordinates)."""
+    b = app.bound
+    index = b.get("multi_index")
+    written = _items(index)
+    if not _others_unbatched(bt, app, "multi_index"):
+        return None
+    if written is not None:
+        if not written or not all(isinstance(n, gast.Name) and bt.kind(n) == ARRAY for n in written) or len(
+                {bt.rank(n) for n in written}) != 1 or bt.rank(written[0]) is None:
+            return None
+        out = []
+        items = [bt.batched(n, out) for n in written]
+        out.append(bt.assign(target, _rebuilt(bt, app, {"multi_index": _tuple(*items)})))
+        return out
+    kind = bt.kind(index) if isinstance(index, gast.Name) else None
+    if not isinstance(kind, tuple) or not kind or len(set(kind)) != 1 or not isinstance(kind[0], int):
+        return None     # a batched tuple of arrays of one known rank: its items carry the batch
+    return [bt.assign(target, _rebuilt(bt, app, {}))]
+
+
+def _ravel_multi_index_result(batching, bound):
+    index = bound.get("multi_index")
+    written = _items(index)
+    if written:
+        ranks = {batching.rank(n) for n in written}
+    else:
+        kind = batching.kind(index) if isinstance(index, gast.Name) else None
+        ranks = set(kind) if isinstance(kind, tuple) else {None}
+    rank = ranks.pop() if len(ranks) == 1 else None
+    return ARRAY, rank if isinstance(rank, int) else None
+
+
 # ---------------------------------------------------------------- item_adjoint of a tree a callee receives
 def batch_item_adjoint(adjoint, i, sizes, like=None):
     """Item i of a batched list adjoint whose leading axes are the batch axes of `sizes` (an int, or a tuple under
@@ -312,6 +382,8 @@ def _item_adjoint_of_a_tree_rule(bt, target, app):
 EDITS = {
     "unstack": (_unstack_rule, _unstack_result),
     "batch_item_adjoint": (_batch_item_adjoint_rule, lambda batching, bound: (ARRAY, None)),
+    "array_equal": (_array_equal_rule, lambda batching, bound: (ARRAY, 0)),
+    "ravel_multi_index": (_ravel_multi_index_rule, _ravel_multi_index_result),
     "flatnonzero": (_sized_nonzero_rule, lambda batching, bound: _sized_result(batching, bound, "flatnonzero")),
     "argwhere": (_sized_nonzero_rule, lambda batching, bound: _sized_result(batching, bound, "argwhere")),
     "nonzero": (_sized_nonzero_rule, lambda batching, bound: _sized_result(batching, bound, "nonzero")),
@@ -330,6 +402,7 @@ def _register():
         PRIMITIVES[name].batch.reads_tuples = getattr(earlier, "reads_tuples", ())
     # index_adjoint(t, i, g) of a tuple t reads only its structure (a tree holding g at i; batching.py's rule)
     PRIMITIVES["index_adjoint"].batch.reads_tuples += ("x",)
+    PRIMITIVES["ravel_multi_index"].batch.reads_tuples = ("multi_index",)    # its items are read by the rule
 
 
 _register()
