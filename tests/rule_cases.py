@@ -20,6 +20,7 @@ import numpy as np
 
 import astjax.numpy as jnp
 from astjax import lax
+from astjax.rules.batching_eighth import batch_item_adjoint     # vmap's item_adjoint of a batched tree
 from astjax.rules.helpers import (array_adjoint, array_items, jacobian_input, attribute_adjoint, broadcast_like, cumsum_adjoint, trace_adjoint, unbroadcast_to, take_adjoint, sum_adjoint, sum_items,
                                   concatenate_adjoint, concatenate_items, concatenate_part,
                                   concatenate_part_adjoint, dynamic_slice_adjoint, field_of_adjoint,
@@ -1412,8 +1413,13 @@ def field_round_trip(g, point, w):
     return jnp.sum(w * field_of_adjoint(attribute_adjoint(point, "v", g), point, "v"))
 
 
+def batched_item_round_trip(g, w):
+    return jnp.sum(w * batch_item_adjoint(tree_item_adjoint(1, g), 1, 3))
+
+
 for _name in ("item_adjoint", "tree_item_adjoint"):
     case(_name, "round_trip", item_round_trip, normal(3))
+case("batch_item_adjoint", "round_trip", batched_item_round_trip, normal(3))
 for _name in ("stack_adjoint", "stack_items"):
     case(_name, "round_trip", stack_round_trip, normal(2, 3))
 for _name in ("concatenate_adjoint", "concatenate_items"):

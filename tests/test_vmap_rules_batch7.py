@@ -174,12 +174,12 @@ def _tree_item(g, a):
 
 def test_tree_item_adjoint_builds_a_batched_tree():
     """tree_item_adjoint of a batched g is the same call (a tree maker: the function no longer loops whole);
-    reading the tree back with item_adjoint still goes example by example, with each example's answer."""
+    reading the tree back with item_adjoint is batched too since the eighth batch (batch_item_adjoint)."""
     args = [_x(B, 3), _x(3)]
     batched = astjax.vmap(_tree_item, in_axes=(0, None))
     np.testing.assert_allclose(batched(*args), loop_over_batch(_tree_item, args, (0, None)), rtol=1e-12)
     source = astjax.source(batched)
-    assert "vmap runs" not in source and "= H.tree_item_adjoint(1, g)" in source, source
+    assert "vmap runs" not in source and "H.tree_item_adjoint(1, g)" in source and "range(_B" not in source, source
 
 
 
@@ -228,8 +228,8 @@ def test_per_example_gradients_through_einsum_with_an_ellipsis_match_a_loop_and_
 
 @pytest.mark.parametrize("loss", [_fits, _chains])
 def test_per_example_gradients_through_lstsq_and_multi_dot_match_a_loop(loss):
-    """Their adjoints read lstsq's tuple result whole (lstsq_a_adjoint) or the list of operands
-    (multi_dot_adjoint): the gradient still loops there (docs/vmap.md), with each example's answer."""
+    """Their adjoints read lstsq's tuple result (lstsq_a_adjoint) or the list of operands (multi_dot_adjoint):
+    batched without a loop since the eighth batch (tests/test_vmap_rules_batch8.py checks that none runs)."""
     _per_example_gradients(loss)
 
 

@@ -10,6 +10,7 @@ import builtins
 from .. import lax
 from .. import numpy as jnp
 from ..rules import helpers
+from ..rules.batching_eighth import NAMES as _BATCHED_ADJOINT_HELPERS
 from ..rules.batching_examples import NAMES as _EXAMPLE_HELPERS
 from ..rules.control import Tape, pop, push
 from ..rules.custom_jvp_transpose import NAMES as _CUSTOM_JVP_HELPERS
@@ -23,6 +24,7 @@ GENERATED_NAMESPACE = {"jnp": jnp, "lax": lax, "Tape": Tape, "push": push, "pop"
 GENERATED_NAMESPACE.update({n: getattr(helpers, n) for n in helpers.__all__})
 GENERATED_NAMESPACE.update(COMPOSITES)
 GENERATED_NAMESPACE.update(_EXAMPLE_HELPERS)      # derivatives of vmap's loop over examples
+GENERATED_NAMESPACE.update(_BATCHED_ADJOINT_HELPERS)   # batched items of adjoint trees, and their derivatives
 GENERATED_NAMESPACE.update(_RECORD_HELPERS)       # namedtuples built in the function
 GENERATED_NAMESPACE.update(_CUSTOM_JVP_HELPERS)   # second derivatives through a custom_jvp function
 GENERATED_NAMESPACE["jsp_special"] = jsp_special     # special functions in rules (rules/special.py)

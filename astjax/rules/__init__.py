@@ -29,6 +29,7 @@ from . import per_slice  # noqa: F401 (registration: apply_along_axis's and piec
 from . import stats_functions  # noqa: F401 (registration: jax.scipy.stats.rankdata and mode)
 from . import batching_sixth  # noqa: F401 (registration: batching rules of the sixth batch; after the families they batch)
 from . import batching_seventh  # noqa: F401 (registration: batching rules of the seventh batch; after the sixth, whose rules it extends)
+from . import batching_eighth  # noqa: F401 (registration: batching rules of the eighth batch; after the seventh, whose rules it extends)
 
 __all__ = ["PRIMITIVES", "Classification", "classification", "Primitive", "all_primitives", "lookup_callable", "lookup_operator",
            "elementwise", "reductions", "linalg", "structural", "creation", "nondifferentiable", "control",

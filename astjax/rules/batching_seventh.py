@@ -53,8 +53,15 @@ def _chain_trees(n, first=0):
 def batch_chain_order(*shapes):
     """For multi_dot of four or more matrices of these per-example 2-D shapes (a vector already a row or a
     column): the index in `_chain_trees(n)` of the parenthesization NumPy's `_multi_dot_matrix_chain_order`
-    picks (the cheapest count of scalar products; on a tie the first split point, as NumPy's strict `<`).
-    An array that is not 2-D there gets NumPy's error (multi_dot's inner arrays are matrices)."""
+    picks (`numpy_chain_tree`)."""
+    return _chain_trees(len(shapes)).index(numpy_chain_tree(shapes))
+
+
+def numpy_chain_tree(shapes):
+    """The parenthesization NumPy's `_multi_dot_matrix_chain_order` picks for matrices of these 2-D shapes (the
+    cheapest count of scalar products; on a tie the first split point, as NumPy's strict `<`), as a tree: an
+    int is one array, a pair (left, right) their product. An array that is not 2-D there gets NumPy's error
+    (multi_dot's inner arrays are matrices)."""
     for shape in shapes:
         if len(shape) != 2:
             raise ValueError(f"{len(shape)}-dimensional array given. Array must be two-dimensional")
@@ -74,7 +81,7 @@ def batch_chain_order(*shapes):
     def tree(i, j):
         return i if i == j else (tree(i, split[i][j]), tree(split[i][j] + 1, j))
 
-    return _chain_trees(n).index(tree(0, n - 1))
+    return tree(0, n - 1)
 
 
 def batch_einsum_path(subscripts, *shapes):

@@ -332,7 +332,8 @@ class BatchMode:
 
     def _plain_tuple(self, name):
         """Whether `name` is a tuple every statement can batch: each assignment gives it a tuple of known
-        items (a literal, a callee's tuple result) and it is only read item by item (`t[0]`), measured (`len(t)`) or returned."""
+        items (a literal, a callee's tuple result) and it is only read item by item (`t[0]`), measured (`len(t)`),
+        passed to a callee (built for the tuple's kind: `lstsq_b_adjoint(g, a, b, y)`) or returned."""
         for target, value, _ in self.batching.assignments:
             if target == name and (isinstance(value, gast.Dict) or not isinstance(self.kind(value), tuple)
                                    and not isinstance(value, gast.Call)):
@@ -349,6 +350,8 @@ class BatchMode:
             elif isinstance(node, gast.Return) and node.value is not None:
                 allowed.update(id(e) for e in ([node.value] + list(getattr(node.value, "elts", []))))
         for _, _, app in self.batching.assignments:      # `lu_solve(lu_and_piv, b)`: a rule that reads the pair
+            if app is not None and app.kind == "function":   # a callee: built for the tuple's kind, items batched
+                allowed.update(id(a) for a in app.args if isinstance(a, gast.Name))
             prim = app.primitive if app is not None and app.kind == "primitive" else None
             for param in getattr(getattr(prim, "batch", None), "reads_tuples", ()):
                 if isinstance((app.bound or {}).get(param), gast.Name):
@@ -948,7 +951,7 @@ def batch_size_parameter(function_node):
     return name
 
 
-_RANK_DISPATCH = frozenset({"matmul", "dot", "inner", "solve", "solve_triangular", "scipy_solve"})
+_RANK_DISPATCH = frozenset({"matmul", "dot", "inner", "solve", "solve_triangular", "scipy_solve", "lstsq"})
 # Elementwise primitives that never raise (NumPy gives nan or inf instead): safe to run for every example.
 _SELECT_SAFE = frozenset({
     "add", "subtract", "multiply", "divide", "negative", "positive", "square", "sqrt", "abs", "exp", "expm1", "log",
