@@ -147,9 +147,11 @@ structural("dynamic_slice_adjoint", helpers.dynamic_slice_adjoint, "g",
            "dy = dynamic_slice_adjoint(dg, operand, start_indices)")
 
 # The helpers that rules themselves call are primitives too, so derivatives of derivatives work.
-structural("unbroadcast", helpers.unbroadcast, "g", "bg += jnp.broadcast_to(by, jnp.shape(g))",
+# Their transpose broadcasts back to g's shape; g an adjoint of a container (a TreeAdjoint, which they pass
+# through as it is) gets `by` as it is: broadcast_like does both (jnp.broadcast_to made an object array of it).
+structural("unbroadcast", helpers.unbroadcast, "g", "bg += broadcast_like(by, g)",
            "dy = unbroadcast(dg, x)")
-structural("unbroadcast_to", helpers.unbroadcast_to, "g", "bg += jnp.broadcast_to(by, jnp.shape(g))",
+structural("unbroadcast_to", helpers.unbroadcast_to, "g", "bg += broadcast_like(by, g)",
            "dy = unbroadcast_to(dg, shape)")
 structural("unreduce", helpers.unreduce, "g", "bg += jnp.sum(by, axis, keepdims=keepdims, where=where)",
            "dy = unreduce(dg, x, axis, keepdims, where)")
