@@ -21,8 +21,8 @@ from ..analyses.batching import ARRAY
 from .batching import _call, _const, _name, _static_int, _tuple
 from .batching_axes import _declared, _rebuilt
 from .batching_fourth import _batched_array, _others_unbatched
-from .batching_seventh import _assign, _example_shape, _first_of, _matmul, numpy_chain_tree
-from .batching_sixth import _cast, _items, batch_float_dtype
+from .batching_seventh import _assign, _example_shape, _first_of, _matmul, chain_operands, numpy_chain_tree
+from .batching_sixth import _items
 from .nondifferentiable import SHAPES
 from .registry import PRIMITIVES, defbatch, defjvp, defvjp, primitive
 
@@ -123,14 +123,7 @@ def _chain_code(bt, target, items):
     if first not in (1, 2) or last not in (1, 2):
         return None
     out = []
-    dtype = bt.fresh("_dtype")
-    out.append(bt.assign(dtype, _call(bt.helper(batch_float_dtype), *[copy.deepcopy(n) for n in items])))
-    operands = [_cast(bt, out, n, dtype) for n in items]
-    row, column = first == 1, last == 1
-    if row:
-        operands[0] = _assign(bt, out, f"{operands[0].id}_2d", _call("jnp.expand_dims", operands[0], _const(-2)))
-    if column:
-        operands[-1] = _assign(bt, out, f"{operands[-1].id}_2d", _call("jnp.expand_dims", operands[-1], _const(-1)))
+    operands, row, column = chain_operands(bt, out, items, first, last)
     merges = _assign(bt, out, "_merges", _call(bt.helper(batch_chain_merges), *[
         _example_shape(bt, node, item) for node, item in zip(operands, items)]))
     names = [bt.fresh("_chain") for _ in operands]

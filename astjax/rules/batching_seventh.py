@@ -139,6 +139,20 @@ def _arrays_of_known_rank(bt, nodes):
                                for n in nodes)
 
 
+def chain_operands(bt, out, items, first, last):
+    """The operands of a batched chain of products, in their common float dtype, a vector first (last) item
+    made a row (column): (operands, row, column); the statements that make them are appended to `out`."""
+    dtype = bt.fresh("_dtype")
+    out.append(bt.assign(dtype, _call(bt.helper(batch_float_dtype), *[copy.deepcopy(n) for n in items])))
+    operands = [_cast(bt, out, n, dtype) for n in items]
+    row, column = first == 1, last == 1
+    if row:
+        operands[0] = _assign(bt, out, f"{operands[0].id}_2d", _call("jnp.expand_dims", operands[0], _const(-2)))
+    if column:
+        operands[-1] = _assign(bt, out, f"{operands[-1].id}_2d", _call("jnp.expand_dims", operands[-1], _const(-1)))
+    return operands, row, column
+
+
 def _assign(bt, out, stem, value):
     """`stem_k = value` appended to `out`; the fresh name."""
     fresh = bt.fresh(stem)
@@ -209,14 +223,7 @@ def _multi_dot_chain_rule(bt, target, app):
     if first not in (1, 2) or last not in (1, 2) or any(bt.rank(n) not in (None, 2) for n in items[1:-1]):
         return None
     out = []
-    dtype = bt.fresh("_dtype")
-    out.append(bt.assign(dtype, _call(bt.helper(batch_float_dtype), *[copy.deepcopy(n) for n in items])))
-    operands = [_cast(bt, out, n, dtype) for n in items]
-    row, column = first == 1, last == 1
-    if row:
-        operands[0] = _assign(bt, out, f"{operands[0].id}_2d", _call("jnp.expand_dims", operands[0], _const(-2)))
-    if column:
-        operands[-1] = _assign(bt, out, f"{operands[-1].id}_2d", _call("jnp.expand_dims", operands[-1], _const(-1)))
+    operands, row, column = chain_operands(bt, out, items, first, last)
     order = _assign(bt, out, "_order", _call(bt.helper(batch_chain_order), *[
         _example_shape(bt, node, item) for node, item in zip(operands, items)]))
     product = bt.fresh("_product")
