@@ -1234,6 +1234,32 @@ def _declared(rule, result):
     return batch
 
 
+def _first_of(*rules):
+    """The first of `rules` that covers the statement (an earlier family's rule first, then a later one)."""
+    def rule(bt, target, app):
+        for r in rules:
+            found = r(bt, target, app)
+            if found is not None:
+                return found
+        return None
+    rule.__name__ = rules[-1].__name__
+    rule.__doc__ = rules[-1].__doc__
+    return rule
+
+
+def register_family(edits, extended=()):
+    """Register a family of batching rules: `edits` ({name: (rule, result)}) for the primitives that have no
+    rule yet; `extended` ({name: rule}) tried after a primitive's earlier rule, which keeps its result's kind
+    and the tuple parameters it reads."""
+    for name, (rule, result) in edits.items():
+        if name in PRIMITIVES and PRIMITIVES[name].batch is None:
+            defbatch(PRIMITIVES[name], _declared(rule, result))
+    for name, rule in dict(extended).items():
+        earlier = PRIMITIVES[name].batch
+        defbatch(PRIMITIVES[name], _declared(_first_of(earlier, rule), earlier.result))
+        PRIMITIVES[name].batch.reads_tuples = getattr(earlier, "reads_tuples", ())
+
+
 def _register():
     table = {}
     for name, result in STACKED_TUPLES.items():

@@ -19,12 +19,12 @@ import gast
 
 from ..analyses.batching import ARRAY
 from .batching import _call, _const, _name, _static_int, _tuple
-from .batching_axes import _declared, _rebuilt
+from .batching_axes import _rebuilt, register_family
 from .batching_fourth import _batched_array, _others_unbatched
-from .batching_seventh import _assign, _example_shape, _first_of, _matmul, chain_operands, numpy_chain_tree
+from .batching_seventh import _assign, _example_shape, _matmul, chain_operands, numpy_chain_tree
 from .batching_sixth import _items
 from .nondifferentiable import SHAPES
-from .registry import PRIMITIVES, defbatch, defjvp, defvjp, primitive
+from .registry import PRIMITIVES, defjvp, defvjp, primitive
 
 __all__ = ["EDITS", "NAMES", "batch_chain_merges", "batch_item_adjoint"]
 
@@ -386,13 +386,7 @@ EXTENDED = {"multi_dot": _multi_dot_long_chain_rule, "item_adjoint": _item_adjoi
 
 
 def _register():
-    for name, (rule, result) in EDITS.items():
-        if name in PRIMITIVES and PRIMITIVES[name].batch is None:
-            defbatch(PRIMITIVES[name], _declared(rule, result))
-    for name, rule in EXTENDED.items():
-        earlier = PRIMITIVES[name].batch
-        defbatch(PRIMITIVES[name], _declared(_first_of(earlier, rule), earlier.result))
-        PRIMITIVES[name].batch.reads_tuples = getattr(earlier, "reads_tuples", ())
+    register_family(EDITS, EXTENDED)
     # index_adjoint(t, i, g) of a tuple t reads only its structure (a tree holding g at i; batching.py's rule)
     PRIMITIVES["index_adjoint"].batch.reads_tuples += ("x",)
     PRIMITIVES["ravel_multi_index"].batch.reads_tuples = ("multi_index",)    # its items are read by the rule

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..analyses.batching import ARRAY, _array_params
 from .batching import _call, _const, _is_const, _name, _static_int, _tuple, elementwise_rule
-from .batching_axes import AxisShift, _declared, _flattened_or_kept, _keep, _rank_of, _rebuilt, _reduced
+from .batching_axes import AxisShift, _declared, _first_of, _flattened_or_kept, _keep, _rank_of, _rebuilt, _reduced, register_family
 from .batching_fourth import _batched_array, _others_unbatched
 from .batching_sixth import _cast, _explicit, _items, batch_float_dtype
 from .nondifferentiable import SHAPES
@@ -276,19 +276,6 @@ def _einsum_many_rule(bt, target, app):
     arguments = [_const(f"{written}->{label}{output}")] + [copy.deepcopy(n) for n in operands]
     out.append(bt.assign(target, gast.Call(func=_call("jnp.einsum").func, args=arguments, keywords=keywords)))
     return out
-
-
-def _first_of(*rules):
-    """The first of `rules` that covers the statement (the sixth batch's rule first, then this one)."""
-    def rule(bt, target, app):
-        for r in rules:
-            found = r(bt, target, app)
-            if found is not None:
-                return found
-        return None
-    rule.__name__ = rules[-1].__name__
-    rule.__doc__ = rules[-1].__doc__
-    return rule
 
 
 # ---------------------------------------------------------------- SciPy's matrix functions over a stack
@@ -657,12 +644,7 @@ EXTENDED = {"multi_dot": _multi_dot_chain_rule, "einsum": _einsum_many_rule}
 
 
 def _register():
-    for name, (rule, result) in EDITS.items():
-        if name in PRIMITIVES and PRIMITIVES[name].batch is None:
-            defbatch(PRIMITIVES[name], _declared(rule, result))
-    for name, rule in EXTENDED.items():
-        earlier = PRIMITIVES[name].batch
-        defbatch(PRIMITIVES[name], _declared(_first_of(earlier, rule), earlier.result))
+    register_family(EDITS, EXTENDED)
     PRIMITIVES["lax_lexsort_order"].batch.reads_tuples = ("keys",)     # a tuple of keys is read by the rule
     earlier = PRIMITIVES["argsort"].batch
     defbatch(PRIMITIVES["argsort"], _declared(_first_of(earlier, _argsort_axis_when_it_runs_rule),

@@ -18,10 +18,10 @@ import numpy as np
 
 from ..analyses.batching import ARRAY
 from .batching import _call, _const, _is_const, _name, _static_int, _tuple, batch_prepend
-from .batching_axes import _declared, _keep, _lifted_to, _rank_of, _rebuilt, _shifted
+from .batching_axes import _keep, register_family, _lifted_to, _rank_of, _rebuilt, _shifted
 from .batching_fourth import _batched_array, _others_unbatched
 from .nondifferentiable import SHAPES
-from .registry import PRIMITIVES, defbatch, primitive
+from .registry import PRIMITIVES, primitive
 
 __all__ = ["EDITS", "batch_float_dtype", "batch_result_dtype", "batch_multi_dot_left_first", "batch_kaiser_root",
            "batch_put_plan", "batch_place_plan", "batch_leslie_size", "batch_companion_ones", "batch_block_layout",
@@ -918,9 +918,7 @@ EDITS = {
 
 
 def _register():
-    for name, (rule, result) in EDITS.items():
-        if name in PRIMITIVES and PRIMITIVES[name].batch is None:
-            defbatch(PRIMITIVES[name], _declared(rule, result))
+    register_family(EDITS)
     PRIMITIVES["item_adjoint"].batch.reads_tuples = ("adjoint",)     # the tree's item is read by the rule
     PRIMITIVES["builtin_sum"].batch.reads_tuples = ("iterable",)     # so is each item of a tuple name
     PRIMITIVES["gradient_adjoint"].batch.reads_tuples = ("g",)       # a tree of one adjoint per axis
