@@ -15,6 +15,14 @@ import pytest
 # runs the whole suite as users compile.
 os.environ.setdefault("NUMBA_OPT", "0")
 
+# Numba emits each compiled callee's machine code once and the callers call it there, instead of emitting a
+# copy inside every caller (tests/numba_linking.py: nothing is inlined at NUMBA_OPT=0, and a jitted loss
+# calling 35 helpers compiled in 14.6 CPU-s instead of 23.5). Numba's machine-code cache, whose object code
+# must hold its callees, is off except in the tests of that cache, which switch it on (and link as Numba does).
+os.environ.setdefault("ASTJAX_NUMBA_CACHE", "0")
+import numba_linking  # noqa: E402
+numba_linking.leave_callees_to_the_engine()
+
 # Every run starts with an empty jit disk cache of its own, shared by its workers (they inherit the variable
 # from the process that starts them) and removed at the end: a test run neither reads nor fills the user's
 # ~/.cache/astjax, and passes cold.
