@@ -22,6 +22,7 @@ from .batching import _call, _const, _is_const, _name
 from .batching_axes import _rebuilt, register_family
 from .batching_fourth import _others_unbatched
 from .batching_sixth import batch_float_dtype
+from .registry import PRIMITIVES
 
 __all__ = ["EDITS", "SYLVESTER_SYSTEM_LIMIT"]
 
@@ -142,9 +143,37 @@ def _eigh_tridiagonal_rule(bt, target, app):
     return out + _guarded(bt, target, app, _ranks_test(operands, 1), body)
 
 
+# ---------------------------------------------------------------- custom_jvp_transpose
+def _custom_jvp_transpose_rule(bt, target, app):
+    """custom_jvp_transpose(f, g, primals) (reverse mode of a custom_jvp f, in vmap(grad(...))) with a batched
+    tuple of arrays `primals` (a tuple vmap builds carries the batch in every item): the same call of the
+    custom_jvp built for the batch (custom_jvp_batching.py), which transposes f's rule once per entry of one
+    example, each rule call over the whole batch, g repeated along the batch where it is not batched."""
+    from ..custom_derivatives import custom_jvp
+    from ..custom_jvp_batching import batched_custom_jvp
+    b = app.bound
+    custom, primals = bt.static(b.get("custom")), b.get("primals")
+    kind = bt.kind(primals) if isinstance(primals, gast.Name) else None
+    if not isinstance(custom, custom_jvp) or custom.jvp is None or custom.nondiff_argnums or not isinstance(
+            kind, tuple) or not kind or not all(k == ARRAY or isinstance(k, int) for k in kind) or \
+            not bt.is_batched(primals) or bt.is_batched(b.get("custom")) or b.get("g") is None:
+        return None
+    out = []
+    g = bt.batched(b["g"], out)
+    label = bt.helper(batched_custom_jvp(custom, (0,) * len(kind)))
+    return out + [bt.assign(target, _rebuilt(bt, app, {"custom": label, "g": g}))]
+
+
+def _custom_jvp_transpose_result(batching, bound):
+    """One cotangent per primal, of its rank."""
+    kind = batching.kind(bound.get("primals"))
+    return (kind, None) if isinstance(kind, tuple) else (None, None)
+
+
 EDITS = {
     "expm_frechet_pair": (_expm_frechet_rule, _expm_frechet_result),
     "solve_sylvester": (_solve_sylvester_rule, lambda batching, bound: (ARRAY, 2)),
+    "custom_jvp_transpose": (_custom_jvp_transpose_rule, _custom_jvp_transpose_result),
     "eigh_tridiagonal": (_eigh_tridiagonal_rule, lambda batching, bound: (
         (ARRAY, 1) if _is_const(bound.get("eigvals_only", _const(False)), True) else (None, None))),
 }
@@ -152,6 +181,7 @@ EDITS = {
 
 def _register():
     register_family(EDITS)
+    PRIMITIVES["custom_jvp_transpose"].batch.reads_tuples = ("primals",)     # read by the rule, item by item
 
 
 _register()
