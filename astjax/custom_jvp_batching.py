@@ -50,10 +50,27 @@ class _BatchedCustomJvp(custom_jvp):
 
     def __init__(self, custom, axes):
         from .vmap_api import vmap
-        super().__init__(vmap(custom.fun, in_axes=axes))
+        batched = vmap(custom.fun, in_axes=axes)
+
+        def fun(*args):
+            """custom's function over the batch; example by example where vmap refuses it when it runs (a
+            statement giving the examples results of different shapes, which plain Python computes alone)."""
+            from .errors import RuntimeRefusal
+            try:
+                return batched(*args)
+            except RuntimeRefusal:
+                return _stacked([custom(*self._example(args, b)) for b in range(self._size(args))])
+        fun.__name__ = getattr(custom.fun, "__name__", "f")
+        super().__init__(fun)
         self.__name__ = getattr(custom, "__name__", "f")
         self.custom, self.axes = custom, axes
-        self.jvp = vmap(custom.jvp, in_axes=(axes, axes))
+        self.jvp = _batched_rule(custom, axes)
+
+    def _size(self, args):
+        return next(np.shape(a)[0] for a, axis in zip(args, self.axes) if axis == 0)
+
+    def _example(self, args, b):
+        return [a[b] if axis == 0 else a for a, axis in zip(args, self.axes)]
 
     def repeated_calls(self):
         return self.custom.repeated_calls()
@@ -61,7 +78,26 @@ class _BatchedCustomJvp(custom_jvp):
     def transposed_jvp(self, g, *primals):
         """J^T g per example: for each entry j of one example's float arguments, the batched rule at the unit
         tangent e_j in every example, paired with each example's g (an unbatched argument's pairing summed over
-        the batch)."""
+        the batch); custom's own transpose example by example where vmap refuses the rule when it runs."""
+        from .errors import RuntimeRefusal
+        try:
+            return self._batched_transpose(g, *primals)
+        except RuntimeRefusal as exc:
+            if "once per input entry" in str(exc):
+                raise
+        if any(isinstance(p, (dict, list, tuple)) for p in primals) or isinstance(g, (dict, list, tuple)):
+            return super().transposed_jvp(g, *primals)
+        size = self._size(primals)
+        gg = np.asarray(g)
+        examples = [self.custom.transposed_jvp(gg[b] if gg.ndim else gg, *self._example(primals, b))
+                    for b in range(size)]
+        out = []
+        for i, axis in enumerate(self.axes):
+            items = [np.asarray(e[i]) for e in examples]
+            out.append(_wrapped(np.stack(items) if axis == 0 else np.sum(items, axis=0)))
+        return tuple(out)
+
+    def _batched_transpose(self, g, *primals):
         from .errors import RuntimeRefusal
         from .tree_util import tree_leaves
         if any(isinstance(p, (dict, list, tuple)) for p in primals) or isinstance(g, (dict, list, tuple)) or \
@@ -103,3 +139,33 @@ class _BatchedCustomJvp(custom_jvp):
 def _wrapped(x):
     from .array import wrap
     return wrap(x)
+
+
+def _stacked(results):
+    """The examples' results (arrays or tuples of them) stacked on a new axis 0."""
+    from . import numpy as jnp
+    from .tree_util import tree_map
+    return tree_map(lambda *leaves: jnp.stack(leaves), *results)
+
+
+def _batched_rule(custom, axes):
+    """`rule(primals, tangents)`: custom's rule vmapped over the batched arguments and their tangents, as
+    generated functions with source (so grad and jvp transform it again, as a second derivative through
+    custom_jvp_rule_gradient does): a rule of flat arguments vmapped with one axis per argument, called by
+    a rule of the two tuples."""
+    import gast
+
+    from .backends.python import compile_function
+    from .vmap_api import vmap
+    name = getattr(custom, "__name__", "f")
+    name = name if name.isidentifier() else "f"
+    n = len(axes)
+    primals, tangents = [f"p{i}" for i in range(n)], [f"t{i}" for i in range(n)]
+    flat_text = (f"def {name}_rule_flat({', '.join(primals + tangents)}):\n"
+                 f"    return _rule(({''.join(p + ', ' for p in primals)}), ({''.join(t + ', ' for t in tangents)}))\n")
+    flat, _ = compile_function(gast.parse(flat_text).body[0], {"_rule": custom.jvp}, label=f"{name}_rule_flat")
+    batched = vmap(flat, in_axes=tuple(axes) + tuple(axes))
+    text = (f"def {name}_batched_rule(primals, tangents):\n"
+            f"    return _flat({', '.join([f'primals[{i}]' for i in range(n)] + [f'tangents[{i}]' for i in range(n)])})\n")
+    rule, _ = compile_function(gast.parse(text).body[0], {"_flat": batched}, label=f"{name}_batched_rule")
+    return rule

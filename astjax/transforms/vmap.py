@@ -29,6 +29,7 @@ from ..analyses.classify import classify
 from ..codegen.templates import LineComments, comment, is_marker, rename_loads
 from ..rules.batching import HELPERS, generic_rule
 from ..rules.collectives import COLLECTIVES, axis_names_of, batched_result, collective_rule
+from ..errors import AstjaxError
 from ..rules.registry import PRIMITIVES
 from ..codegen.node_walk import walk, NodeTransformer
 
@@ -868,7 +869,11 @@ class BatchMode:
             if not batchable(app.callee, app.node):
                 return None, None
             app = copy.copy(app)
-            app.callee = app.callee.fun
+            app.kind, app.callee = "function", app.callee.fun
+            try:
+                return self._callee_result(app, analysis)
+            except AstjaxError:     # a function vmap cannot transform: its calls loop (`_custom_jvp_call`)
+                return None, None
         if not any(analysis.is_batched(a) for a in app.args) or any(
                 analysis.is_batched(k.value) for k in app.node.keywords) or any(
                 not isinstance(a, (gast.Name, gast.Constant)) and analysis.is_batched(a) for a in app.args):
@@ -879,10 +884,11 @@ class BatchMode:
     def _custom_jvp_call(self, target, app):
         """`y = f(x, w)` for a custom_jvp f with a rule, its arguments positional names or constants: the call of
         the custom_jvp built for the batch (custom_jvp_batching.py: f's function and rule vmapped), so later
-        derivatives use f's rule. Anything else (nondiff_argnums, keywords, a batched expression) loops."""
+        derivatives use f's rule. Anything else (nondiff_argnums, keywords, a batched expression, a function
+        vmap cannot transform or whose result's kind the analysis does not know) loops."""
         from ..custom_jvp_batching import batchable, batched_custom_jvp
         custom, call = app.callee, app.node
-        if not batchable(custom, call) or any(
+        if not batchable(custom, call) or self.batching.kinds.get(target) is None or any(
                 not isinstance(a, (gast.Name, gast.Constant)) for a in call.args) or any(
                 self.is_batched(a) and self.kind(a) != ARRAY for a in call.args):
             return None
