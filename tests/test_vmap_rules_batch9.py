@@ -354,6 +354,43 @@ def test_derivatives_of_a_batched_custom_jvp_call_use_its_rule():
                                rtol=1e-12)
 
 
+@astjax.custom_jvp
+def _positive_sum(x):
+    return jnp.sum(x[x > 0])
+
+
+@_positive_sum.defjvp
+def _positive_sum_jvp(primals, tangents):
+    x, = primals
+    t, = tangents
+    return _positive_sum(x), jnp.sum(jnp.where(x > 0, t, 0.0))
+
+
+def _ragged_inside(x):
+    return 2.0 * _positive_sum(x)
+
+
+def test_a_custom_jvp_function_vmap_refuses_runs_example_by_example():
+    """`x[x > 0]` in the custom function's body selects a different number of elements in each example: vmap
+    refuses its batched source when it runs, and the batched custom_jvp calls it example by example (as the
+    loop did before the ninth batch); its rule batches."""
+    xs = np.array([[1.0, -2.0, 3.0], [-1.0, -1.0, 0.5], [2.0, 2.0, 2.0]])
+    np.testing.assert_allclose(astjax.vmap(_ragged_inside)(xs), loop_over_batch(_ragged_inside, [xs], 0))
+    g = astjax.grad(_ragged_inside)
+    np.testing.assert_allclose(astjax.vmap(g)(xs), loop_over_batch(g, [xs], 0))
+
+
+@pytest.mark.skipif(not LONG, reason="about 2 CPU-s: runs with ASTJAX_LONG_PROPERTIES=1")
+def test_second_derivatives_of_a_batched_custom_jvp_call():
+    """hessian(vmap) differentiates the batched rule again (generated source over flat arguments)."""
+    def h(x):
+        return jnp.sum(_softplus(x) ** 2)
+    ys = _x(B, 2)
+    H = astjax.hessian(lambda ys: jnp.sum(astjax.vmap(h)(ys)))(ys)
+    for b in range(B):
+        np.testing.assert_allclose(H[b, :, b, :], astjax.hessian(h)(ys[b]), rtol=1e-10)
+
+
 def test_the_differentiable_primitives_without_a_batching_rule():
     """After the ninth batch 42 differentiable primitives have no batching rule (docs/vmap.md lists why):
     most build or read vmap's own loop over the examples or grad's containers. The count only goes down."""
