@@ -30,10 +30,6 @@ KNOWN_FAILURE_TIMEOUT_S = 5
 EXPECTED_REFUSALS = {
     "edges.boolean_mask_rows_and_columns": "M[M > 0.2] selects a different number of elements in each example: "
                                            "no batched array holds the results (JAX refuses it too)",
-    "attacks9.piecewise_overlapping_conditions_later_wins": "piecewise's rewrite calls each piece on x[cond], a "
-                                           "different number of elements in each example: refused at the user's "
-                                           "line (JAX's piecewise batches; a rewrite with jnp.where under vmap "
-                                           "would too)",
 }
 
 # Cases that still fail (strict xfail: a fix shows up as XPASS, then delete the entry). Never a WRONG.

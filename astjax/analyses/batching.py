@@ -301,7 +301,7 @@ class Batching:
             if base == ARRAY:
                 return ARRAY, _index_rank(self.rank(value.value), value.slice, self)
             return None, None
-        if app.kind == "function":
+        if app.kind in ("function", "custom_jvp"):     # a custom_jvp's function (transforms/vmap.py batches its call)
             return self.callee_kind(app, self)
         if app.kind != "primitive" or app.primitive is None:
             return None, None

@@ -42,6 +42,8 @@ def elementwise(name, impl, operands, vjp, jvp, **kwargs):
 # stop_gradient passes its value and stops its derivative: rules that say the derivative is zero (`zero_like`
 # is 0.0 for a container, so a pytree operand gets no adjoint either).
 rules("lax_stop_gradient", lax.stop_gradient, ("x",), "bx += zero_like(x)", "dx -> zero_like(dx)")
+# jit runs it as the value itself (jnp.piecewise's rewrite stops the derivative of the element it fills with)
+deflowering(PRIMITIVES["lax_stop_gradient"], numba="astjax.runtime.numba_cpu:positive")
 nondifferentiable("lax_round", lax.round, PIECEWISE)
 # As lax: the operand's slope is 1 strictly inside (min, max); min's where it is above x (and below max);
 # max's where it is below x.

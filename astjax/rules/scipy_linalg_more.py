@@ -147,10 +147,13 @@ def eigh_tridiagonal_adjoint(g, d, e, y, eigvals_only, diagonal):
     if eigvals_only and jnp.ndim(g) == 0:        # nothing read the eigenvalues (a bare zero adjoint)
         return 0.0 * (d if diagonal else e)
     full = tridiagonal(d, e)
-    if eigvals_only:
-        sym = eigvalsh_adjoint(g, full)
-    else:
-        sym = eigh_adjoint(present_items(g, y), full, y, True)
+    if eigvals_only:        # each branch reads its own adjoint (one name of two kinds makes vmap loop)
+        return _on_the_diagonal(eigvalsh_adjoint(g, full), diagonal)
+    return _on_the_diagonal(eigh_adjoint(present_items(g, y), full, y, True), diagonal)
+
+
+def _on_the_diagonal(sym, diagonal):
+    """The adjoint of the tridiagonal matrix's diagonal (diagonal=True) or off-diagonal, from the dense one's."""
     if diagonal:
         return jnp.diagonal(sym)
     return 2.0 * jnp.diagonal(sym, 1)
@@ -385,7 +388,7 @@ def solve_sylvester_tangent(t, A, B, y, operand):
 
 COMPOSITES.update({f.__name__: f for f in (
     present_items, scipy_svd_adjoint, scipy_cholesky_adjoint, scipy_cholesky_tangent, _qr_needs, scipy_qr_adjoint, scipy_qr_tangent, polar_adjoint,
-    polar_tangent, tridiagonal, eigh_tridiagonal_adjoint, eigh_tridiagonal_tangent, frechet_block,
+    polar_tangent, tridiagonal, eigh_tridiagonal_adjoint, _on_the_diagonal, eigh_tridiagonal_tangent, frechet_block,
     expm_frechet_adjoint, expm_frechet_tangent, structured_scatter, _flip_tail, toeplitz_c_adjoint,
     toeplitz_r_adjoint, toeplitz_c_tangent, hankel_c_adjoint, hankel_r_adjoint, hankel_c_tangent, circulant_adjoint, toeplitz_r_tangent,
     hankel_r_tangent, circulant_tangent,

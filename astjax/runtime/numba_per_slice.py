@@ -48,8 +48,13 @@ class _Fold(SignatureFold):
         return None
 
     def _dtype(self, fn, args):
-        """`np.<dtype>` of x's observed array or NumPy-scalar type (a Python number is left alone)."""
-        t = self._type(args[0]) if len(args) == 1 else None
+        """`np.<dtype>` of x's observed array or NumPy-scalar type (a Python number is left alone; vmap's `x[0]`
+        of a batch x reads x's)."""
+        x = args[0] if len(args) == 1 else None
+        if (isinstance(x, gast.Subscript) and isinstance(x.slice, gast.Constant) and type(x.slice.value) is int
+                and x.slice.value == 0):
+            x = x.value     # vmap asks one example, `x[0]`, of the batch x: the same dtype
+        t = self._type(x) if x is not None else None
         if t is None or t[0] not in ("array", "scalar"):
             return None
         dtype = fn(np.zeros((), dtype=t[1]))

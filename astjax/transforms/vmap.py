@@ -29,6 +29,7 @@ from ..analyses.classify import classify
 from ..codegen.templates import LineComments, comment, is_marker, rename_loads
 from ..rules.batching import HELPERS, generic_rule
 from ..rules.collectives import COLLECTIVES, axis_names_of, batched_result, collective_rule
+from ..errors import AstjaxError
 from ..rules.registry import PRIMITIVES
 from ..codegen.node_walk import walk, NodeTransformer
 
@@ -683,6 +684,10 @@ class BatchMode:
             app.bound = {"x1": value.left, "x2": value.comparators[0]}
         if app.kind == "function":
             return self._callee(stmt, target, app)
+        if app.kind == "custom_jvp":
+            new = self._custom_jvp_call(target, app)
+            if new is not None:
+                return new
         declared = getattr(self.static(value.func), "__astjax_vmap_call__", None) if app.kind == "opaque" else None
         if declared is not None:        # a library call that says how it batches (astjax.pure_callback)
             new = declared(self, target, value)
@@ -857,13 +862,39 @@ class BatchMode:
         return Pick().visit(copy.deepcopy(value))
 
     def _callee_result(self, app, analysis):
-        """(kind, rank) of what a batched call of a user function returns (its callee is built now)."""
+        """(kind, rank) of what a batched call of a user function returns (its callee is built now); of a
+        custom_jvp function, its function's."""
+        if app.kind == "custom_jvp":
+            from ..custom_jvp_batching import batchable
+            if not batchable(app.callee, app.node):
+                return None, None
+            app = copy.copy(app)
+            app.kind, app.callee = "function", app.callee.fun
+            try:
+                return self._callee_result(app, analysis)
+            except AstjaxError:     # a function vmap cannot transform: its calls loop (`_custom_jvp_call`)
+                return None, None
         if not any(analysis.is_batched(a) for a in app.args) or any(
                 analysis.is_batched(k.value) for k in app.node.keywords) or any(
                 not isinstance(a, (gast.Name, gast.Constant)) and analysis.is_batched(a) for a in app.args):
             return None, None
         spec = tuple(ParamSpec(analysis.is_batched(a), _argument_kind(analysis, a), analysis.rank(a)) for a in app.args)
         return self.result_of(self.callee_vmap(app.callee, spec, app.node))
+
+    def _custom_jvp_call(self, target, app):
+        """`y = f(x, w)` for a custom_jvp f with a rule, its arguments positional names or constants: the call of
+        the custom_jvp built for the batch (custom_jvp_batching.py: f's function and rule vmapped), so later
+        derivatives use f's rule. Anything else (nondiff_argnums, keywords, a batched expression, a function
+        vmap cannot transform or whose result's kind the analysis does not know) loops."""
+        from ..custom_jvp_batching import batchable, batched_custom_jvp
+        custom, call = app.callee, app.node
+        if not batchable(custom, call) or self.batching.kinds.get(target) is None or any(
+                not isinstance(a, (gast.Name, gast.Constant)) for a in call.args) or any(
+                self.is_batched(a) and self.kind(a) != ARRAY for a in call.args):
+            return None
+        axes = tuple(0 if self.is_batched(a) else None for a in call.args)
+        label = self.bind_name(batched_custom_jvp(custom, axes), f"{custom.__name__}_batched")
+        return [self.assign(target, gast.Call(func=_name(label), args=copy.deepcopy(call.args), keywords=[]))]
 
     def _callee(self, stmt, target, app):
         call = app.node

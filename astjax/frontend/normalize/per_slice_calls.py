@@ -4,18 +4,24 @@
  -> y = along_axis_result(vmap(g, in_axes=(0, None))(jnp.reshape(jnp.moveaxis(x, 1, -1), (-1, n)), w), x, 1)
        (n = jnp.shape(x)[1]; along_axis_result, rules/per_slice.py, puts the slices' results back in place)
 
-    y = jnp.piecewise(x, [x < 0, x > 1], [f, g, 0.5])
- -> y = jnp.full(jnp.shape(x), 0.5, piecewise_dtype(x)).at[x < 0].set(jnp.astype(vmap(f)(x[x < 0]), xt))
-                                                       .at[x > 1].set(jnp.astype(vmap(g)(x[x > 1]), xt))
+    y = np.piecewise(x, [x < 0, x > 1], [f, g, 0.5])
+ -> y = jnp.full(jnp.shape(x), 0.5, piecewise_dtype(x)).at[x < 0].set(jnp.astype(f(x[x < 0]), xt))
+                                                       .at[x > 1].set(jnp.astype(g(x[x > 1]), xt))
        (xt = piecewise_pieces_dtype(x), x's dtype: NumPy and JAX write each piece into an array of x's
        dtype, so an integer x truncates a piece's 0.5 to 0 before astjax's result becomes float32)
+
+    y = jnp.piecewise(x, [x < 0], [f, 0.5])
+ -> y = jnp.where(x < 0, vmap(f) of every element, the others replaced by one f owns, ...)
+       (`_write_per_element`: elementwise code of x's shape, so vmap batches it with each example's masks)
 
 `g` runs on every 1-d slice (vmap over the rows of the moved, flattened array: JAX's own apply_along_axis
 is vmap too), so its derivative is the user's function's, transformed as any callee. piecewise writes
 each piece, in order, only where its condition holds (a later condition wins, as NumPy and JAX), and the
 pieces' functions are called only on the elements they own: jnp.piecewise calls them per element (vmap,
-as JAX's switch per element), np.piecewise on the 1-d array of those elements (NumPy's meaning). An
-element no condition selects gets the extra default piece, or 0. Since a function never sees the
+as JAX's switch per element, on x's shape with the elements it does not own replaced by one it owns),
+np.piecewise on the 1-d array of those elements (NumPy's meaning; a different number of elements in each
+example, which vmap refuses when the conditions are batched). An element no condition selects gets the
+extra default piece, or 0. Since a function never sees the
 elements of another piece, `piecewise(x, [x > 0], [jnp.log, 0.0])` has no NaN in its gradient.
 
 Rewritten only when each function is known now (a module-level function or astjax's; a lambda or local
@@ -159,8 +165,11 @@ class PerSliceCalls(Pass):
         return gast.Call(func=jnp_("logical_not"), args=[anyone], keywords=[])
 
     def _write(self, result, cond, piece, x, extra, per_element):
-        """`result.at[cond].set(value of the piece on x[cond])`."""
+        """`result.at[cond].set(value of the piece on x[cond])` (np.piecewise); jnp.piecewise's per element
+        (`_write_per_element`)."""
         kind, f = piece
+        if per_element:
+            return self._write_per_element(result, cond, piece, x, extra)
         if kind == "constant":
             value = copy.deepcopy(f)
         else:
@@ -175,3 +184,37 @@ class PerSliceCalls(Pass):
         at = gast.Subscript(value=gast.Attribute(value=result, attr="at", ctx=gast.Load()),
                             slice=copy.deepcopy(cond), ctx=gast.Load())
         return gast.Call(func=gast.Attribute(value=at, attr="set", ctx=gast.Load()), args=[value], keywords=[])
+
+    def _write_per_element(self, result, cond, piece, x, extra):
+        """jnp.piecewise's piece as elementwise code, the same for one example and for a batch of them:
+
+            s = lax.stop_gradient(jnp.max(jnp.where(cond, x, jnp.min(x))))     # an element the piece owns
+            v = jnp.reshape(vmap(f)(jnp.ravel(jnp.where(cond, x, s))), jnp.shape(x))
+            result = jnp.where(cond, jnp.astype(jnp.astype(v, xt), dtype), result)
+
+        f sees only elements it owns (the others replaced by s, the largest it owns; x's smallest where it
+        owns none, whose value is then never used), so a value, gradient or tangent of another piece's element
+        never reaches it (`piecewise(x, [x > 0], [jnp.log, 0.0])` has no NaN): the outer where writes the
+        owned elements and its adjoint selects their cotangents (a NaN of f's derivative at a replaced
+        element stays there and is dropped by the inner where's adjoint; s carries no derivative). Unlike
+        `x[cond]` (a different number of elements in each example), every value keeps x's shape, so vmap
+        batches it with each example's own masks."""
+        from ... import lax
+        from ...rules import per_slice
+        kind, f = piece
+        jnp_ = lambda attr: gast.Attribute(value=name("jnp"), attr=attr, ctx=gast.Load())  # noqa: E731
+        call = lambda func, *args: gast.Call(func=func, args=list(args), keywords=[])  # noqa: E731
+        x_ = lambda: copy.deepcopy(x)  # noqa: E731
+        if kind == "constant":
+            value = copy.deepcopy(f)
+        else:
+            largest = call(jnp_("max"), call(jnp_("where"), copy.deepcopy(cond), x_(), call(jnp_("min"), x_())))
+            safe = call(self._label("stop_gradient", lax.stop_gradient), largest)
+            kept = call(jnp_("ravel"), call(jnp_("where"), copy.deepcopy(cond), x_(), safe))
+            value = gast.Call(func=self._vmap(f, extra), args=[kept] + [copy.deepcopy(a) for a in extra],
+                              keywords=[])
+            value = call(jnp_("reshape"), value, call(jnp_("shape"), x_()))
+        pieces_dtype = call(self._label("piecewise_pieces_dtype", per_slice.piecewise_pieces_dtype), x_())
+        dtype = call(self._label("piecewise_dtype", per_slice.piecewise_dtype), x_())
+        value = call(jnp_("astype"), call(jnp_("astype"), value, pieces_dtype), dtype)  # x's dtype first, as NumPy
+        return call(jnp_("where"), copy.deepcopy(cond), value, result)
