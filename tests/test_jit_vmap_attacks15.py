@@ -8,6 +8,10 @@ batch):
   number (or crashed in Numba) with `flag <= 0`, where Python raises TypeError; a loop that ran zero times
   returned an empty array. Only the reverse driver's tape declarations are placeholders now (marked where
   they are generated); a user's None stays None and the path raises TypeError as Python does.
+- `a / b + a * b` of int16 (int8, uint8, int32) operands: jit/lower/dtypes.py read `a / b` as the
+  operands' integer dtype, so narrow_integers.py wrapped the whole float sum to int16 ([714., 166.] where
+  NumPy gives [714.29, 166.67]) and left `a * b` unwrapped for int8 scalars. A later call, after a first
+  call whose values are whole numbers, returned it silently. `/` of integers reads as a float now.
 - vmap of `return {"a": x * 2, "b": jnp.sum(x)}` looped over the batch (a dict was never a plain
   container), and jit(vmap(f)) then refused with Numba's "Poison type". A dict literal of constant keys,
   and a tuple held in one, is batched item by item now.
@@ -85,6 +89,30 @@ def test_a_users_none_read_as_a_number_raises_as_python_does(fn, taken, not_take
         compiled(x, not_taken)
 
 
+# ---------------------------------------------------------------- a division meeting a narrow integer
+
+def divided_plus_product(a, b):
+    return a / b + a * b
+
+
+NARROW_CASES = [np.int16] + ([np.int8, np.uint8, np.int32] if LONG else [])
+
+
+@pytest.mark.parametrize("dtype", NARROW_CASES, ids=lambda d: d.__name__)
+def test_a_division_beside_a_narrow_product_stays_a_float(dtype):
+    compiled = astjax.jit(divided_plus_product)
+    ones = np.array([1, 2], dtype)
+    _assert_tree_close(compiled(ones, ones), divided_plus_product(ones, ones))     # whole numbers: the check passes
+    a, b = np.array([100, 50], dtype), np.array([7, 3], dtype)
+    # before: the whole float sum was wrapped to the operands' dtype ([714., 166.] for int16, where NumPy
+    # gives [714.29, 166.67]; int8 also lost the wrap of a * b)
+    _assert_tree_close(compiled(a, b), _python(divided_plus_product, a, b))
+    if LONG:
+        compiled = astjax.jit(divided_plus_product)
+        compiled(dtype(10), dtype(5))
+        _assert_tree_close(compiled(dtype(100), dtype(7)), _python(divided_plus_product, dtype(100), dtype(7)))
+
+
 # ---------------------------------------------------------------- dict results under vmap
 
 def dict_result(x):
@@ -115,9 +143,10 @@ def test_vmap_batches_a_dict_result_item_by_item(fn, args, in_axes):
     assert "once per example" not in astjax.source(batched)     # before: the whole function looped
 
 
-def test_jit_of_vmap_compiles_a_dict_result():
-    expected = _stacked([nested_result(DICT_X[b]) for b in range(2)])
-    _assert_tree_close(astjax.jit(astjax.vmap(nested_result))(DICT_X), expected)   # before: Numba's Poison type
+@pytest.mark.parametrize("fn", [dict_result] + ([nested_result] if LONG else []), ids=lambda f: f.__name__)
+def test_jit_of_vmap_compiles_a_dict_result(fn):
+    expected = _stacked([fn(DICT_X[b]) for b in range(2)])
+    _assert_tree_close(astjax.jit(astjax.vmap(fn))(DICT_X), expected)     # before: Numba's Poison type
 
 
 # ---------------------------------------------------------------- the battery (long profile)
