@@ -165,6 +165,10 @@ class Derivation:
         inherited = getattr(getattr(source, "fn", None), "__astjax_derivative_names__", frozenset())
         fn_out.__astjax_derivative_names__ = frozenset(
             renames.get(n, n) for n in set(context.namer.derived.values()) | set(inherited))
+        # the reverse driver's tape declarations `v = None`: the only Nones jit may type (lower/typed_placeholders.py)
+        fn_out.__astjax_tape_placeholders__ = frozenset(
+            renames.get(n, n) for n in getattr(transform, "tape_placeholders", ())) | frozenset(
+            getattr(getattr(source, "fn", None), "__astjax_tape_placeholders__", frozenset()))
         if context.renamed_params:
             fn_out.__astjax_param_renames__ = dict(context.renamed_params)
         self.functions[label] = fn_out

@@ -331,17 +331,31 @@ class BatchMode:
             return kind is not None and kind != ARRAY and not isinstance(kind, int)
         return True
 
-    def _plain_tuple(self, name):
-        """Whether `name` is a tuple every statement can batch: each assignment gives it a tuple of known
-        items (a literal, a callee's tuple result) and it is only read item by item (`t[0]`), measured (`len(t)`),
-        passed to a callee (built for the tuple's kind: `lstsq_b_adjoint(g, a, b, y)`) or returned."""
-        for target, value, _ in self.batching.assignments:
-            if target == name and (isinstance(value, gast.Dict) or not isinstance(self.kind(value), tuple)
-                                   and not isinstance(value, gast.Call)):
+    def _plain_tuple(self, name, seen=frozenset()):
+        """Whether `name` is a tuple or dict every statement can batch: each assignment gives it a tuple of
+        known items (a literal, a callee's tuple result), or each a dict literal of constant keys, and it is
+        only read item by item (`t[0]`), measured (`len(t)`), passed to a callee (built for the tuple's kind:
+        `lstsq_b_adjoint(g, a, b, y)`), returned, or held as an item of a tuple or dict literal that is itself
+        plain (`return {"a": x * 2, "b": (s, 3.0)}`): assignment() batches a literal item by item."""
+        values = [value for target, value, _ in self.batching.assignments if target == name]
+        if values and all(isinstance(v, gast.Dict) for v in values):
+            if any(not isinstance(k, gast.Constant) or k.value is None for v in values for k in v.keys):
                 return False
-        if not isinstance(self.batching.kinds.get(name), tuple):
-            return False
+        else:
+            if any(isinstance(v, gast.Dict) or not isinstance(self.kind(v), tuple) and not isinstance(v, gast.Call)
+                   for v in values):
+                return False
+            if not isinstance(self.batching.kinds.get(name), tuple):
+                return False
+        seen = seen | {name}
         allowed = set()
+        for target, value, _ in self.batching.assignments:     # an item of a plain tuple or dict literal
+            items = value.values if isinstance(value, gast.Dict) else getattr(value, "elts", None) \
+                if isinstance(value, (gast.Tuple, gast.List)) else None
+            if items and any(isinstance(i, gast.Name) and i.id == name for i in items) and (
+                    target not in seen and target in self.batching.containers
+                    and self._plain_tuple(target, seen)):
+                allowed.update(id(i) for i in items)
         for node in walk(self.function):
             if (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
                     and isinstance(node.slice, gast.Constant) and type(node.slice.value) is int):

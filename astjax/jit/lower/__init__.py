@@ -69,6 +69,9 @@ class LoweringContext:
         self.kernels = []                        # (name, function node) of fused loops it calls
         self.entry = False                       # the function jit was called on (its parameters: the signature)
         self.same_shape = {}                     # name a pass introduced -> a name that always has its shape
+        # the reverse driver's tape declarations `v = None` (inline_callees adds a callee's, renamed): the
+        # only Nones typed_placeholders may give the type v holds later
+        self.tape_placeholders = set(getattr(generated, "__astjax_tape_placeholders__", ()))
 
     def static_object(self, expr):
         """The object an expression of names and attributes (`np.exp`, `fast_exp`) names in the function's

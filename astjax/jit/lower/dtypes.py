@@ -126,7 +126,13 @@ class DtypeReader:
                 dtype = dtypes.pop() if len(dtypes) == 1 else None
                 return dtype if dtype is None or dtype.startswith("float") else "float32"
         dtypes = {self.dtype(o) for o in operands if not self.weak(o)}
-        return dtypes.pop() if len(dtypes) == 1 else None
+        dtype = dtypes.pop() if len(dtypes) == 1 else None
+        if isinstance(expr, gast.BinOp) and isinstance(expr.op, gast.Div) and dtype is not None \
+                and not dtype.startswith(("float", "complex")):
+            # `a / b` of integers (or booleans) is a float (narrow_integers.py divides in the float the first
+            # call saw, else NumPy's float64): read as the operands' int16, `a / b + a * b` was wrapped whole
+            return getattr(expr, "observed_float", None) or "float64"
+        return dtype
 
 
 def is_cast(call):

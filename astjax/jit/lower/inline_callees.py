@@ -129,6 +129,8 @@ def _inline(stmt, context, observed, taken, caller):
     for name, new in renamed.items():
         if name not in passed:
             context.types[new] = set(types[name])
+    context.tape_placeholders |= {renamed[n] for n in getattr(callee, "__astjax_tape_placeholders__", ())
+                                  if n in renamed}     # the callee's tape declarations stay marked
 
     class Rename(NodeTransformer):
         def visit_Name(self, n):

@@ -18,8 +18,11 @@ variable that starts as a number and becomes an array is lowered only as a loop
 carry updated elementwise (lower/number_carries.py, which guards the loop that
 runs zero times); elsewhere it is refused: the (1, ..., 1) stand-in would change
 the shape of a result that returns it unchanged. A `None` placeholder is
-only ever pushed on the tape and popped back unread, so its value is free; a user's `w = None` that the
-function tests (`if w is None:`) stays None.
+only ever pushed on the tape and popped back unread, so its value is free. Only the reverse driver's own
+declarations are such placeholders (transforms/reverse/driver.py marks them, derivation.py records them
+on the generated function, inline_callees carries them through a callee's renaming): a user's `w = None`
+stays None, Numba's optional type, so a path that reads it as a number raises TypeError as Python does
+instead of computing with a stand-in.
 """
 import re
 
@@ -38,6 +41,7 @@ _RETURNED_VALUE = re.compile(r"_ret\d*")
 def type_placeholders(node, context):
     carries = []
     none_tested = _names_tested_for_none(node)
+    tape_placeholders = getattr(context, "tape_placeholders", frozenset())
     for stmt in walk(node):
         if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
                 and isinstance(stmt.value, gast.Constant)):
@@ -46,8 +50,8 @@ def type_placeholders(node, context):
         if not (value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))):
             continue
         name = stmt.targets[0].id
-        if value is None and name in none_tested:     # `if w is None:` reads the None itself: it stays None
-            continue
+        if value is None and (name in none_tested or name not in tape_placeholders):
+            continue       # a user's None (or one `if w is None:` reads) stays None: Numba's optional type
         target = context.lowered_type(name)
         derivatives = getattr(context.generated, "__astjax_derivative_names__", frozenset())
         if target is None and name in derivatives:

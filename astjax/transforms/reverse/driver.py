@@ -83,9 +83,12 @@ class ReverseMode:
         adjoint = tape.resolve_restores(tape.read_saved_shapes(adjoint))
 
         new_body = []
+        # the tape's own `v = None` declarations: jit may give them the type v holds later (a user's None
+        # keeps its meaning); derivation.py marks them on the generated function
+        self.tape_placeholders = self.plan.declarations() if tape.pushed else []
         if tape.pushed:
             new_body.append(assign(tape.tape, call("Tape")))
-            new_body += [assign(v, gast.Constant(value=None, kind=None)) for v in self.plan.declarations()]
+            new_body += [assign(v, gast.Constant(value=None, kind=None)) for v in self.tape_placeholders]
         new_body += forward
         if self.check_output:
             new_body.append(self._scalar_output_check())
