@@ -45,8 +45,8 @@ import copy
 import gast
 import numpy as np
 
-from ...analyses.aliasing import (ALLOCATING, ALLOCATING_METHODS, COPYING_BUILTINS, IN_PLACE_METHODS, ITEM_BUILTINS,
-                                  LAZY_BUILTINS, LIST_MUTATORS, METADATA, MUTATING_FUNCTIONS, NUMBER_BUILTINS, VIEWS,
+from ...analyses.aliasing import (ALLOCATING, ALLOCATING_METHODS, COPYING_BUILTINS, DICT_MUTATORS, IN_PLACE_METHODS,
+                                  ITEM_BUILTINS, LAZY_BUILTINS, LIST_MUTATORS, METADATA, MUTATING_FUNCTIONS, NUMBER_BUILTINS, VIEWS,
                                   State, Tag, base_name, closure_reads_of, integral, module_of, mutable, reads,
                                   root_name, text)
 from ..resolve import NOT_STATIC
@@ -429,14 +429,22 @@ class Aliasing(Pass):
         receiver = func.value
         if not isinstance(receiver, gast.Name):
             base = base_name(receiver)
-            if func.attr in LIST_MUTATORS and base is not None:      # pair[0].append(v): the list pair[0] is
+            if func.attr in LIST_MUTATORS | DICT_MUTATORS and base is not None:   # pair[0].append(v): the list
                 self.list_mutator(base, call, state, after, stmt, holder=self.value(receiver, state, after, stmt))
                 # the derivative passes follow a list's changes by its name only: the items added to a list
                 # reached through a container would get no derivative (a silently wrong gradient)
-                raise self.error(f"`{text(call)}` changes a list held inside `{base}`, which astjax's "
+                raise self.error(f"`{text(call)}` changes a list or dict held inside `{base}`, which astjax's "
                                  "derivatives cannot follow", call,
-                                 hint="build the inner list completely (under its own name) before putting it into "
-                                      f"`{base}`.")
+                                 hint="build the inner list or dict completely (under its own name) before putting "
+                                      f"it into `{base}`.")
+            if func.attr in LIST_MUTATORS | DICT_MUTATORS:
+                # `d.setdefault(k, []).append(v)`, `helper(d).append(v)`: the list changed is the result of a call,
+                # which may be held by a container the function reads afterwards (the derivative passes, following
+                # a list's changes by its name, would give the items added no derivative)
+                raise self.error(f"`{text(call)}` changes the list or dict that `{text(receiver)}` returns, which "
+                                 "astjax's derivatives cannot follow", call,
+                                 hint="build the list or dict under its own name (`xs = [...]`, `xs.append(v)`) and "
+                                      "put it into its container afterwards.")
             if func.attr in IN_PLACE_METHODS:
                 raise self.error(f"`{text(call)}` changes part of an array in place, which astjax cannot follow",
                                  call, hint="compute the new array and assign it to the name (`y = y.at[i].set(v)`, `y = jnp.sort(y)`).")
@@ -444,7 +452,7 @@ class Aliasing(Pass):
         y = receiver.id
         # a list's in-place sort is a list mutation too: through another name (`ys = xs; ys.sort()`) it
         # reorders xs, which the derivative passes (following xs by name) would not see
-        if func.attr in LIST_MUTATORS or (func.attr == "sort" and state.kind.get(y) == "list"):
+        if func.attr in LIST_MUTATORS | DICT_MUTATORS or (func.attr == "sort" and state.kind.get(y) == "list"):
             self.list_mutator(y, call, state, after, stmt)
             return
         if func.attr not in IN_PLACE_METHODS or state.kind.get(y) == "list":
@@ -471,10 +479,13 @@ class Aliasing(Pass):
         holder = self.lookup(y, state) if holder is None else holder
         self.check_unshared(y, stmt, state, after, f"`{text(call)}`", holder)
         args = [self.value(a, state, after, stmt) for a in call.args]
-        if call.func.attr in ("append", "insert") and args:
+        if call.func.attr in ("append", "insert", "setdefault") and args:
             state.add_items(holder, args[-1])
-        elif call.func.attr == "extend" and args:
+        elif call.func.attr in ("extend", "update") and args:
             state.add_items(holder, state.items_of(args[0]))
+        if call.func.attr == "update":      # d.update(k=v)
+            for k in call.keywords:
+                state.add_items(holder, self.value(k.value, state, after, stmt))
 
     def out_argument(self, stmt, call, out, state, after):
         if not isinstance(out.value, gast.Name):
@@ -807,7 +818,7 @@ class Aliasing(Pass):
         static = self.context.resolver.static_value(func)
         statement_call = isinstance(stmt, gast.Expr) and stmt.value is node
         if not statement_call and isinstance(func, gast.Attribute) and static is NOT_STATIC and (
-                func.attr in IN_PLACE_METHODS or func.attr in LIST_MUTATORS):
+                func.attr in IN_PLACE_METHODS or func.attr in LIST_MUTATORS | {"setdefault", "popitem"}):
             if func.attr in IN_PLACE_METHODS:
                 raise self.error(f"`{text(node)}` changes `{text(func.value)}` in place inside an expression",
                                  node, hint="call it on its own line, or compute a new array (jnp.sort(y)).")
