@@ -477,7 +477,9 @@ class Aliasing(Pass):
         """`xs.append(v)` (and extend, insert, pop, remove, ...) changes the list object only: it conflicts
         with the names that may reach that list, not with those holding its items."""
         holder = self.lookup(y, state) if holder is None else holder
-        self.check_unshared(y, stmt, state, after, f"`{text(call)}`", holder)
+        hint = (f"copy the dict first (`{y} = dict({y})` before this line), or build a new one (`{y} = {{**{y}, "
+                f"key: value}}`)." if call.func.attr in DICT_MUTATORS else None)
+        self.check_unshared(y, stmt, state, after, f"`{text(call)}`", holder, hint=hint)
         args = [self.value(a, state, after, stmt) for a in call.args]
         if call.func.attr in ("append", "insert", "setdefault") and args:
             state.add_items(holder, args[-1])

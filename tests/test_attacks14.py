@@ -1,0 +1,95 @@
+"""Regressions for what attacks14 found (tests/adversarial/attacks14.py has the corpus): a list or dict changed
+through what a call returns (`d.setdefault(k, []).append(v)`, `d.get(k).append(v)`, `helper(d).append(v)`) or a
+dict changed by `update`/`setdefault`/`popitem` through another name (`e = d`, `inner = d["a"]`,
+`d["a"].update(...)`) kept its value but lost its derivative under grad (a silently wrong gradient): refused at
+the line; grad with a negative argnum of a function with a defaulted parameter differentiated the signature's last
+parameter (silently wrong): refused, and counted from the parameters where each must be passed."""
+import numpy as np
+import pytest
+
+import astjax
+import astjax.numpy as jnp
+from astjax.errors import AstjaxError
+
+X = np.array([0.3, -0.7, 1.1, 0.5])
+
+
+def _list_of(d):
+    return d["k"]
+
+
+def helper_result_append(x):
+    d = {"k": [x[2]]}
+    _list_of(d).append(x[0])
+    return sum(d["k"]) ** 2
+
+
+def setdefault_append(x):
+    d = {}
+    d.setdefault("k", []).append(x[0])
+    return sum(d["k"]) ** 2
+
+
+def update_through_alias(x):
+    d = {"b": x[0]}
+    e = d
+    e.update({"b": x[1] * 4.0})
+    return d["b"] ** 2
+
+
+def inner_update_keyword(x):
+    d = {"a": {"b": x[0]}}
+    d["a"].update(b=x[1] * 4.0)
+    return d["a"]["b"] ** 2
+
+
+@pytest.mark.parametrize("fn, line, words", [
+    (helper_result_append, "_list_of(d).append(x[0])", "that `_list_of(d)` returns"),
+    (setdefault_append, "d.setdefault(\"k\", []).append(x[0])", "returns"),
+    (update_through_alias, "e.update({\"b\": x[1] * 4.0})", "`e = dict(e)`"),
+    (inner_update_keyword, "d[\"a\"].update(b=x[1] * 4.0)", "held inside `d`"),
+], ids=lambda v: getattr(v, "__name__", "")[:20])
+def test_mutation_through_a_call_result_or_another_name_is_refused(fn, line, words):
+    """grad gave the gradient of the function without the change (the value was right)."""
+    with pytest.raises(AstjaxError) as info:
+        astjax.grad(fn)(X.copy())
+    message = str(info.value)
+    assert __file__ in message and line in message and words in message, message
+    assert "Instead" in message
+
+
+def config_update_then_scale(x):
+    cfg = {"lr": 0.1}
+    cfg.update(lr=0.25)
+    out = []
+    out.append(x * cfg["lr"])
+    return jnp.sum(out[0] ** 2)
+
+
+def test_a_dict_update_and_an_append_no_other_name_sees_still_work():
+    np.testing.assert_allclose(np.asarray(astjax.grad(config_update_then_scale)(X.copy())), 2 * 0.25 ** 2 * X,
+                               rtol=1e-12)
+
+
+def scaled(a, b, scale=1.0):
+    return jnp.sum(a ** 2 * b) * scale
+
+
+def plain(a, b):
+    return jnp.sum(a ** 2 * jnp.sin(b))
+
+
+def test_negative_argnums():
+    """-1 is the last positional argument (JAX); with a defaulted parameter its position depends on the call,
+    which grad does not know when it builds the derivative: refused (it differentiated `scale`)."""
+    a, b = X[:3], X[1:]
+    with pytest.raises(TypeError, match="pass non-negative argnums"):
+        astjax.grad(scaled, argnums=-1)(a, b)
+    with pytest.raises(TypeError, match="out of range"):
+        astjax.grad(plain, argnums=-3)
+    np.testing.assert_allclose(np.asarray(astjax.grad(plain, argnums=-1)(a, b)), a ** 2 * np.cos(b), rtol=1e-12)
+    ga, gb = astjax.value_and_grad(plain, argnums=(-2, -1))(a, b)[1]
+    np.testing.assert_allclose(np.asarray(ga), 2 * a * np.sin(b), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(astjax.hessian(plain, argnums=-1)(a, b)), np.diag(-a ** 2 * np.sin(b)),
+                               rtol=1e-12, atol=1e-15)
+    assert float(astjax.grad(jnp.arctan2, argnums=-1)(0.3, 0.5)) == pytest.approx(-0.3 / 0.34, rel=1e-6)
