@@ -424,6 +424,8 @@ class Aliasing(Pass):
             raise self.error(f"`{text(call)}` writes into its first argument in place, which astjax cannot "
                              "differentiate", call,
                              hint="build the new array with a function instead (np.where, y.at[i].set(v)).")
+        if isinstance(func, gast.Attribute) and func.attr in LIST_MUTATORS | DICT_MUTATORS | IN_PLACE_METHODS:
+            self.global_container_mutator(call, func)
         if not isinstance(func, gast.Attribute) or static is not NOT_STATIC:
             return
         receiver = func.value
@@ -472,6 +474,19 @@ class Aliasing(Pass):
                              hint=f"assign a new array to `{y}` instead (`{y} = ...`).")
         self.rewrites[id(stmt)] = [copy_location(gast.Assign(targets=[store(y)], value=new, type_comment=None),
                                                  stmt)]
+
+    def global_container_mutator(self, call, func):
+        """`_G.extend(v)`, `CACHE.update(k=v)`, `_A.sort()` on a module-level (or closure) list, dict or array: the
+        derivative passes read that value as a constant, taken when transforming (its change and the derivative of
+        what it holds are lost: a silently wrong gradient), and Python keeps the change for later calls."""
+        receiver = self.context.resolver.static_value(func.value)
+        if receiver is NOT_STATIC or not mutable(receiver) or not isinstance(receiver, (list, dict, np.ndarray)):
+            return
+        raise self.error(f"`{text(call)}` changes `{text(func.value)}`, a {type(receiver).__name__} defined outside "
+                         "the function, in place: astjax reads it as a constant (the change and its derivative would "
+                         "be lost), and Python would keep the change for later calls", call,
+                         hint=f"build the values in a local {type(receiver).__name__} and return them (or pass "
+                              f"`{text(func.value)}` in as an argument and return its new value).")
 
     def list_mutator(self, y, call, state, after, stmt, holder=None):
         """`xs.append(v)` (and extend, insert, pop, remove, ...) changes the list object only: it conflicts
@@ -819,6 +834,8 @@ class Aliasing(Pass):
         func = node.func
         static = self.context.resolver.static_value(func)
         statement_call = isinstance(stmt, gast.Expr) and stmt.value is node
+        if isinstance(func, gast.Attribute) and func.attr in LIST_MUTATORS | DICT_MUTATORS | IN_PLACE_METHODS:
+            self.global_container_mutator(node, func)       # `v = _G.pop()`
         if not statement_call and isinstance(func, gast.Attribute) and static is NOT_STATIC and (
                 func.attr in IN_PLACE_METHODS or func.attr in LIST_MUTATORS | {"setdefault", "popitem"}):
             if func.attr in IN_PLACE_METHODS:
