@@ -3,7 +3,8 @@ through what a call returns (`d.setdefault(k, []).append(v)`, `d.get(k).append(v
 dict changed by `update`/`setdefault`/`popitem` through another name (`e = d`, `inner = d["a"]`,
 `d["a"].update(...)`) kept its value but lost its derivative under grad (a silently wrong gradient): refused at
 the line; grad with a negative argnum of a function with a defaulted parameter differentiated the signature's last
-parameter (silently wrong): refused, and counted from the parameters where each must be passed."""
+parameter (silently wrong): refused, and counted from the parameters where each must be passed; a module-level
+list or dict changed in place was read as a constant (grad and jvp gave 0): refused."""
 import numpy as np
 import pytest
 
@@ -56,6 +57,105 @@ def test_mutation_through_a_call_result_or_another_name_is_refused(fn, line, wor
     message = str(info.value)
     assert __file__ in message and line in message and words in message, message
     assert "Instead" in message
+
+
+_HISTORY = []
+_SETTINGS = {"a": 0.0}
+
+
+def global_list_refilled(x):
+    _HISTORY.clear()
+    _HISTORY.extend([x[0], x[1] * 3.0])
+    return sum(_HISTORY) ** 2
+
+
+def global_dict_updated(x):
+    _SETTINGS.update(a=x[0] * 3.0)
+    return _SETTINGS["a"] ** 2
+
+
+def global_value_popped(x):
+    v = _HISTORY.pop()
+    return x[0] * v
+
+
+@pytest.mark.parametrize("fn, line", [(global_list_refilled, "_HISTORY.clear()"),
+                                      (global_dict_updated, "_SETTINGS.update(a=x[0] * 3.0)"),
+                                      (global_value_popped, "v = _HISTORY.pop()")],
+                         ids=lambda v: getattr(v, "__name__", "")[:20])
+def test_a_module_level_list_or_dict_changed_in_place_is_refused(fn, line):
+    """Read as a constant when transforming: grad and jvp gave 0 (jvp of `_G.append` crashed)."""
+    _HISTORY[:] = [1.0]
+    for transform in (astjax.grad(fn), lambda v: astjax.jvp(fn, (v,), (np.ones(4),))):
+        with pytest.raises(AstjaxError) as info:
+            transform(X.copy())
+        message = str(info.value)
+        assert __file__ in message and line in message and "defined outside the function" in message, message
+
+
+def special_method_iadd(x):
+    y = x * 1.0
+    z = y
+    z.__iadd__(1.0)
+    return jnp.sum(y * x)
+
+
+def through_the_class(x):
+    d = {"a": x[0]}
+    dict.update(d, a=x[1] * 3.0)
+    return d["a"] ** 2
+
+
+def positional_out(x):
+    y = x * 1.0
+    z = y
+    np.add(z, 1.0, z)
+    return jnp.sum(y * x)
+
+
+@pytest.mark.parametrize("fn, words", [(special_method_iadd, "special method `__iadd__`"),
+                                       (through_the_class, "through its class `dict`"),
+                                       (positional_out, "writes into positionally")],
+                         ids=lambda v: getattr(v, "__name__", "")[:20])
+def test_in_place_changes_spelled_another_way_are_refused(fn, words):
+    """The value itself was wrong for `z.__iadd__(1.0)` (2.04 against 3.24) and `np.add(z, 1.0, z)`."""
+    with pytest.raises(AstjaxError, match=words):
+        astjax.value_and_grad(fn)(X.copy())
+
+
+def write_into_copy(x, idx):
+    y = x * 1.0
+    y[idx][0] = 100.0
+    return jnp.sum(y ** 2)
+
+
+def test_a_write_into_the_copy_advanced_indexing_makes_is_refused():
+    """NumPy leaves y unchanged; astjax wrote 100.0 into y (value 10001.95 against 2.04). An integer index writes
+    through the row, as NumPy does."""
+    with pytest.raises(AstjaxError, match="is a copy") as info:
+        astjax.value_and_grad(write_into_copy)(X.copy(), np.array([0, 1]))
+    assert "y[idx][0] = 100.0" in str(info.value)
+    np.testing.assert_allclose(np.asarray(astjax.grad(write_into_copy)(X.reshape(2, 2).copy(), 1)),
+                               2 * np.where(np.arange(4).reshape(2, 2) == 2, 0.0, X.reshape(2, 2)), rtol=1e-12)
+
+
+_CALLS = []
+
+
+def counts_its_calls(x):
+    _CALLS.append(1)          # changed with a constant, never read: no derivative reaches it (allowed, as before)
+    return jnp.sum(x ** 2)
+
+
+def logs_a_computed_value(x):
+    _CALLS.append(x[0] * 2.0)     # JAX: a leaked tracer; astjax's jvp crashed (NameError in generated code)
+    return jnp.sum(x ** 2)
+
+
+def test_a_module_level_log_of_constants_works_and_of_values_is_refused():
+    np.testing.assert_allclose(np.asarray(astjax.grad(counts_its_calls)(X.copy())), 2 * X, rtol=1e-12)
+    with pytest.raises(AstjaxError, match="defined outside the function"):
+        astjax.jvp(logs_a_computed_value, (X.copy(),), (np.ones(4),))
 
 
 def config_update_then_scale(x):

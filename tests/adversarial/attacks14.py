@@ -4,7 +4,14 @@ argument conventions.
 Mutation through what a call returns (`d.setdefault(k, []).append(v)`, `d.get(k).append(v)`,
 `helper(d).append(v)`) and dict mutators through another name (`e = d; e.update(...)`, `inner = d["a"]`,
 `d["a"].update(b=v)`, a loop's `d.update(...)` over a list of dicts): grad dropped the change (the value was
-right, the gradient silently wrong); now refused at the line. A negative argnum of a function with a defaulted
+right, the gradient silently wrong); now refused at the line. A module-level list or dict changed in place
+(`_G.clear(); _G.extend(...)`, `CFG.update(...)`): read as a constant, grad and jvp gave 0 (jvp of `_G.append`
+crashed); now refused. In-place changes spelled another way: `m.__setitem__(0, v)`, `z.__iadd__(1.0)`,
+`dict.update(d, ...)`, `list.append(l, v)`, a ufunc's output passed positionally (`np.add(z, 1.0, z)`): grad
+dropped the change, or computed another value (wrong values as well as wrong gradients); now refused. A write
+into the copy that advanced indexing makes (`y[[0, 1]][0] = v`, `y[mask][0] += v`, `y[idx][0] = v` with idx an
+array): NumPy leaves y unchanged, astjax changed it (wrong values); now refused (when the function runs for an
+index of unknown kind). A negative argnum of a function with a defaulted
 parameter: grad differentiated the signature's last parameter and shaped that gradient like the last argument
 passed; now counted from the function's parameters when each must be passed, refused otherwise (JAX counts it
 from the call's arguments). The rest: `and`/`or` returning operands, chained comparisons calling helpers,
@@ -122,6 +129,117 @@ def dict_popitem_inner(x):
 
 
 case(dict_popitem_inner, _X4, "either")
+
+
+# ============================================================ a module-level list or dict changed in place
+_HISTORY = []
+_SETTINGS = {"a": 0.0}
+
+
+def global_list_refilled(x):
+    _HISTORY.clear()
+    _HISTORY.extend([x[0], x[1] * 3.0])
+    return sum(_HISTORY) ** 2
+
+
+case(global_list_refilled, _X4, "either")
+
+
+def global_dict_updated(x):
+    _SETTINGS.update(a=x[0] * 3.0)
+    return _SETTINGS["a"] ** 2
+
+
+case(global_dict_updated, _X4, "either")
+
+
+def global_list_appended(x):
+    _HISTORY.clear()
+    _HISTORY.append(x[0] * 3.0)
+    return sum(_HISTORY) ** 2
+
+
+case(global_list_appended, _X4, "either")
+
+
+# ============================================================ in-place changes spelled another way
+def special_method_setitem(x):
+    items = [x[0]]
+    alias = items
+    alias.__setitem__(0, x[1] * 3.0)
+    return items[0] ** 2
+
+
+case(special_method_setitem, _X4, "either")
+
+
+def special_method_iadd_on_array(x):
+    y = x * 1.0
+    z = y
+    z.__iadd__(1.0)
+    return jnp.sum(y * x)
+
+
+case(special_method_iadd_on_array, _X4, "either")
+
+
+def method_called_through_its_class(x):
+    d = {"a": x[0]}
+    dict.update(d, a=x[1] * 3.0)
+    items = [x[0]]
+    list.append(items, x[1] * 3.0)
+    return d["a"] ** 2 + sum(items) ** 2
+
+
+case(method_called_through_its_class, _X4, "either")
+
+
+def ufunc_output_passed_positionally(x):
+    y = x * 1.0
+    z = y
+    np.add(z, 1.0, z)
+    return jnp.sum(y * x)
+
+
+case(ufunc_output_passed_positionally, _X4, "either")
+
+
+# ============================================================ writes into a copy made by advanced indexing
+def write_into_fancy_index_copy(x):
+    y = x * 1.0
+    y[[0, 1]][0] = x[1] * 3.0          # NumPy writes into a copy: y is unchanged
+    return jnp.sum(y ** 2)
+
+
+case(write_into_fancy_index_copy, _X4, "either")
+
+
+def add_into_mask_copy(x):
+    y = x * 1.0
+    m = y > -5.0
+    y[m][0] += 100.0                    # a copy too
+    return jnp.sum(y ** 2)
+
+
+case(add_into_mask_copy, _X4, "either")
+
+
+def write_into_copy_by_parameter(x, idx):
+    y = x * 1.0
+    y[idx][0] = 100.0                   # idx an integer array: a copy (checked when the function runs)
+    return jnp.sum(y ** 2)
+
+
+case(write_into_copy_by_parameter, lambda r: (_x(0.3, -0.7, 1.1, 0.5), np.array([0, 1])), "either")
+
+
+def write_through_a_row(x, i):
+    y = x.reshape(2, 2) * 1.0
+    y[i][0] = x[3] * 3.0                # i an integer: y[i] is a row NumPy writes through
+    return jnp.sum(y ** 2)
+
+
+case(write_through_a_row, lambda r: (_x(0.3, -0.7, 1.1, 0.5), 1), "works")
 
 
 # ============================================================ negative argnums
@@ -436,5 +554,8 @@ case(_boundary_numbers, lambda r: (), "works", mode="custom", check=_boundary_nu
 from .case import long_only  # noqa: E402
 
 _FIXED_HERE = {"helper_returned_list_append", "setdefault_append", "dict_update_through_alias",
-               "inner_dict_update_keyword", "negative_argnum_with_default"}
+               "inner_dict_update_keyword", "negative_argnum_with_default", "global_list_refilled",
+               "global_dict_updated", "special_method_iadd_on_array", "method_called_through_its_class",
+               "ufunc_output_passed_positionally", "write_into_fancy_index_copy", "add_into_mask_copy",
+               "write_into_copy_by_parameter", "write_through_a_row"}
 LONG_ONLY = long_only("attacks14", _FIXED_HERE)

@@ -56,6 +56,11 @@ from ...codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["Aliasing"]
 
+# special methods that change their object (`y.__setitem__(i, v)` is `y[i] = v`, `y.__iadd__(v)` is `y += v`)
+_IN_PLACE_SPECIAL_METHODS = {"__setitem__", "__delitem__", "__iadd__", "__isub__",
+                             "__imul__", "__itruediv__", "__ifloordiv__", "__imod__", "__ipow__", "__imatmul__",
+                             "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__"}
+
 
 class Aliasing(Pass):
     """Check every in-place operation against the names that may see its memory; lower in-place calls."""
@@ -65,6 +70,7 @@ class Aliasing(Pass):
         if getattr(source, "generated", False) and not getattr(source, "user_code", False):
             return node     # astjax's own output: every update in it is already functional
         self.rewrites = {}        # id(statement) -> replacement statements
+        self.function = node
         self.known_tags = {}
         self.written_parameters = set()     # parameters this function writes into (its callers must know)
         self.local_writes = {}              # local function -> (its parameters, those it writes into)
@@ -218,6 +224,7 @@ class Aliasing(Pass):
         inner.local_writes = {}
         inner.returned = set()
         inner.jumps = []
+        inner.function = self.function         # a global it changes may be read anywhere in the outer function
         inner.closure_reads = self.closure_reads
         inner.dict_names = dict_names(fdef)
         inner_state = State()
@@ -309,6 +316,18 @@ class Aliasing(Pass):
         root = root_name(target)
         if root is None:
             return
+        if isinstance(target.value, gast.Subscript) and self.index_to_check(target.value.slice, state):
+            # `y[idx][0] = v` with idx a parameter or another value of unknown kind: checked when it runs
+            guard = gast.Expr(value=gast.Call(func=name("basic_index"), args=[copy.deepcopy(target.value.slice)],
+                                              keywords=[]))
+            self.rewrites.setdefault(id(stmt), [copy_location(guard, stmt), stmt])    # once, though loops run again
+        if isinstance(target.value, gast.Subscript) and self.copying_index(target.value.slice, state):
+            inner = text(target.value)
+            raise self.error(f"`{text(stmt)}` writes into the copy that `{inner}` makes (an index that is a list, "
+                             f"an array or a mask copies): NumPy leaves `{text(target.value.value)}` unchanged, and "
+                             "astjax would change it", stmt,
+                             hint=f"index once (`{text(target.value.value)}[idx[k]] = v`), or name the copy "
+                                  f"(`part = {inner}`) and write into that.")
         holder = self.value(target.value, state, after, stmt)
         changed = holder | state.items_of(holder) if augmented else holder
         hint = None
@@ -475,18 +494,90 @@ class Aliasing(Pass):
         self.rewrites[id(stmt)] = [copy_location(gast.Assign(targets=[store(y)], value=new, type_comment=None),
                                                  stmt)]
 
+    def copying_index(self, index, state):
+        """Whether the index `index` surely makes a copy (NumPy's advanced indexing): a list, a comparison (a mask),
+        an array made by a call, or a name bound to an integer or boolean array."""
+        parts = index.elts if isinstance(index, gast.Tuple) else [index]
+        for part in parts:
+            if isinstance(part, (gast.List, gast.ListComp, gast.Compare, gast.BoolOp)):
+                return True
+            if isinstance(part, gast.UnaryOp) and isinstance(part.op, (gast.Not, gast.Invert)):
+                return True
+            if isinstance(part, gast.Call) and not (isinstance(part.func, gast.Name) and part.func.id == "slice"):
+                return self.kind_of(part, state) in ("int_array", "array")
+            if isinstance(part, gast.Name) and state.kind.get(part.id) in ("int_array", "mask"):
+                return True
+        return False
+
+    def index_to_check(self, index, state):
+        """Whether an index written through (`y[index][b] = v`) holds a name whose kind is unknown (a parameter, a
+        helper's result): it may be an array, which makes `y[index]` a copy."""
+        parts = index.elts if isinstance(index, gast.Tuple) else [index]
+        return any(isinstance(p, gast.Name) and not self.is_int(p, state)
+                   and state.kind.get(p.id) not in ("int", "int_array", "mask") for p in parts)
+
+    def refuse_hidden_mutation(self, call):
+        """In-place changes spelled so that the checks above, which read `y.append(v)`, `y[i] = v`, `y += v` and
+        `out=y`, do not see them: a special method called by name (`m.__setitem__(0, v)`, `m.__iadd__(v)`), a
+        method called through its class (`list.append(l, v)`, `dict.update(d, ...)`), a ufunc's output passed
+        positionally (`np.add(z, 1.0, z)`). grad dropped the change (and with it the derivative), or computed
+        another value."""
+        func = call.func
+        if isinstance(func, gast.Attribute) and func.attr in _IN_PLACE_SPECIAL_METHODS:
+            raise self.error(f"`{text(call)}` changes `{text(func.value)}` in place through its special method "
+                             f"`{func.attr}`, which astjax does not follow", call,
+                             hint="write the statement it stands for (`y[i] = v`, `y += v`), or compute a new value.")
+        static = self.context.resolver.static_value(func)
+        if static is NOT_STATIC:
+            return
+        owner = getattr(static, "__objclass__", None)
+        name = getattr(static, "__name__", "")
+        if owner in (list, dict, set, bytearray, np.ndarray) and call.args and (
+                name in LIST_MUTATORS | DICT_MUTATORS | IN_PLACE_METHODS | _IN_PLACE_SPECIAL_METHODS
+                or name in ("add", "discard")):
+            raise self.error(f"`{text(call)}` calls the method `{name}` through its class `{owner.__name__}`, which "
+                             "changes its first argument in place; astjax follows such a change only when called on "
+                             "the object", call, hint=f"write `{text(call.args[0])}.{name}(...)`.")
+        if isinstance(static, np.ufunc) and len(call.args) > static.nin:
+            raise self.error(f"`{text(call)}` passes the array `{static.__name__}` writes into positionally", call,
+                             hint=f"assign the new array instead (`y = np.{static.__name__}(...)`).")
+
     def global_container_mutator(self, call, func):
         """`_G.extend(v)`, `CACHE.update(k=v)`, `_A.sort()` on a module-level (or closure) list, dict or array: the
         derivative passes read that value as a constant, taken when transforming (its change and the derivative of
-        what it holds are lost: a silently wrong gradient), and Python keeps the change for later calls."""
+        what it holds are lost: a silently wrong gradient), and Python keeps the change for later calls. A value
+        computed in the function and put there (`_LOG.append(y)`) would be an intermediate of the derivative
+        (JAX: a leaked tracer; astjax's jvp crashed)."""
         receiver = self.context.resolver.static_value(func.value)
         if receiver is NOT_STATIC or not mutable(receiver) or not isinstance(receiver, (list, dict, np.ndarray)):
             return
+        if not self.reads_outside_its_changes(func.value) and not any(
+                reads(a) for a in call.args + [k.value for k in call.keywords]):
+            return      # only changed with constants, never read (`_CALLS.append(1)`): no derivative reaches it
         raise self.error(f"`{text(call)}` changes `{text(func.value)}`, a {type(receiver).__name__} defined outside "
                          "the function, in place: astjax reads it as a constant (the change and its derivative would "
                          "be lost), and Python would keep the change for later calls", call,
                          hint=f"build the values in a local {type(receiver).__name__} and return them (or pass "
                               f"`{text(func.value)}` in as an argument and return its new value).")
+
+    def reads_outside_its_changes(self, receiver):
+        """Whether the function reads the name `receiver` starts from other than as the receiver of a statement
+        changing it (`_G.append(v)` on its own line), or uses such a change's result (`v = _G.pop()`)."""
+        root = receiver
+        while isinstance(root, (gast.Attribute, gast.Subscript)):
+            root = root.value
+        if not isinstance(root, gast.Name):
+            return True
+        changing = set()
+        for stmt in walk(self.function):
+            call = stmt.value if isinstance(stmt, gast.Expr) else None
+            if isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute):
+                inner = call.func.value
+                while isinstance(inner, (gast.Attribute, gast.Subscript)):
+                    inner = inner.value
+                changing.add(id(inner))
+        return any(isinstance(n, gast.Name) and n.id == root.id and isinstance(n.ctx, gast.Load)
+                   and id(n) not in changing for n in walk(self.function))
 
     def list_mutator(self, y, call, state, after, stmt, holder=None):
         """`xs.append(v)` (and extend, insert, pop, remove, ...) changes the list object only: it conflicts
@@ -825,6 +916,7 @@ class Aliasing(Pass):
         return made
 
     def call(self, node, state, after, stmt):
+        self.refuse_hidden_mutation(node)
         fresh = frozenset([self.tag("fresh", node)])
         args = frozenset().union(*(self.value(a, state, after, stmt) for a in node.args),
                                  *(self.value(k.value, state, after, stmt) for k in node.keywords))
@@ -905,6 +997,9 @@ class Aliasing(Pass):
             return state.kind.get(value.id)
         if isinstance(value, (gast.List, gast.ListComp)):
             return "list"
+        if isinstance(value, (gast.Compare, gast.BoolOp)) or (
+                isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.Not)):
+            return "mask"           # a bool or a boolean array: as an index, NumPy's advanced indexing (a copy)
         if isinstance(value, (gast.BinOp, gast.UnaryOp)) and not any(
                 self.is_container(o, state) for o in gast.iter_child_nodes(value) if isinstance(o, gast.expr)):
             return "array"
