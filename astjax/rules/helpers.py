@@ -894,13 +894,12 @@ def not_a_row(y, b):
 
 
 def basic_index(index):
-    """Before `y[a][b] = v` where `a` may be an array: refuse an advanced index (an integer or boolean array, a
-    list, a bool), with which `y[a]` is a copy NumPy writes into, leaving `y` unchanged (astjax would change `y`)."""
+    """Before `y[a][b] = v` where `a` may be an array: refuse an advanced index (an integer or boolean array, 0-d
+    too, a list, a bool), with which `y[a]` is a copy NumPy writes into, leaving `y` unchanged (astjax would change
+    `y`). A NumPy integer (`np.int64(1)`) is an integer: `y[a]` is a view."""
     parts = index if isinstance(index, tuple) else (index,)
     for part in parts:
-        advanced = isinstance(part, (list, bool, np.bool_)) or (
-            isinstance(part, np.ndarray) and (part.ndim > 0 or part.dtype == np.bool_))
-        if advanced:
+        if isinstance(part, (list, bool, np.bool_, np.ndarray)):
             from ..errors import RuntimeRefusal
             raise RuntimeRefusal("`y[a][b] = v` with `a` an array, a list or a mask: `y[a]` is a copy, which NumPy "
                                  "writes into, leaving `y` unchanged, and astjax refuses it. Instead: index once "

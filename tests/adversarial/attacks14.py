@@ -233,6 +233,31 @@ def write_into_copy_by_parameter(x, idx):
 case(write_into_copy_by_parameter, lambda r: (_x(0.3, -0.7, 1.1, 0.5), np.array([0, 1])), "either")
 
 
+def write_into_copy_by_true_or_0d_array(x):
+    y = x * 1.0
+    flag = True
+    y[flag][0] = 100.0                  # y[True] is a copy with a new axis
+    m = x.reshape(2, 2) * 1.0
+    k = np.array(1)
+    m[k][0] = 100.0                     # a 0-d integer array indexes as an array: a copy
+    return jnp.sum(y ** 2) + jnp.sum(m ** 2)
+
+
+case(write_into_copy_by_true_or_0d_array, _X4, "either")
+
+
+def rows_written_by_loop_indices(x):
+    m = x.reshape(2, 2) * 1.0
+    for i in np.arange(2):
+        m[i][0] = x[i] * 3.0            # integers: rows NumPy writes through
+    k = np.argmax(x[:2])
+    m[k][1] = x[2] * 3.0
+    return jnp.sum(m ** 2)
+
+
+case(rows_written_by_loop_indices, _X4, "works")
+
+
 def write_through_a_row(x, i):
     y = x.reshape(2, 2) * 1.0
     y[i][0] = x[3] * 3.0                # i an integer: y[i] is a row NumPy writes through

@@ -499,7 +499,8 @@ class Aliasing(Pass):
         an array made by a call, or a name bound to an integer or boolean array."""
         parts = index.elts if isinstance(index, gast.Tuple) else [index]
         for part in parts:
-            if isinstance(part, (gast.List, gast.ListComp, gast.Compare, gast.BoolOp)):
+            if isinstance(part, (gast.List, gast.ListComp, gast.Compare, gast.BoolOp)) or (
+                    isinstance(part, gast.Constant) and isinstance(part.value, bool)):
                 return True
             if isinstance(part, gast.UnaryOp) and isinstance(part.op, (gast.Not, gast.Invert)):
                 return True
@@ -991,6 +992,8 @@ class Aliasing(Pass):
     # ------------------------------------------------------------ kinds
     def kind_of(self, value, state):
         """"int_array", "int", "list" or None (unknown) for a bound value."""
+        if isinstance(value, gast.Constant) and isinstance(value.value, bool):
+            return "mask"           # as an index, `y[True]` is advanced indexing (a copy), not an integer
         if self.is_int(value, state):
             return "int"
         if isinstance(value, gast.Name):
