@@ -139,6 +139,18 @@ def test_a_write_into_the_copy_advanced_indexing_makes_is_refused():
                                2 * np.where(np.arange(4).reshape(2, 2) == 2, 0.0, X.reshape(2, 2)), rtol=1e-12)
 
 
+def write_into_what_get_returns(x):
+    d = {"k": [x[0], x[1]]}
+    d.get("k")[0] = x[2] * 3.0
+    return sum(d["k"]) ** 2
+
+
+def test_a_write_into_what_a_method_returns_is_refused():
+    """astjax gave the value 0.16 (NumPy 6.76) and a wrong gradient: the write went to a copy."""
+    with pytest.raises(AstjaxError, match="writes into what `d.get"):
+        astjax.value_and_grad(write_into_what_get_returns)(X.copy())
+
+
 _CALLS = []
 
 

@@ -267,6 +267,16 @@ def write_through_a_row(x, i):
 case(write_through_a_row, lambda r: (_x(0.3, -0.7, 1.1, 0.5), 1), "works")
 
 
+def write_into_what_get_returns(x):
+    d = {"k": [x[0], x[1]], "a": x * 1.0}
+    d.get("k")[0] = x[2] * 3.0          # the list d holds: d["k"][0] changes
+    d.get("a")[0] = x[3] * 3.0          # the array d holds
+    return sum(d["k"]) ** 2 + jnp.sum(d["a"] ** 2)
+
+
+case(write_into_what_get_returns, _X4, "either")
+
+
 # ============================================================ negative argnums
 def scaled_product(a, b, scale=1.0):
     return jnp.sum(a ** 2 * b) * scale
@@ -582,5 +592,5 @@ _FIXED_HERE = {"helper_returned_list_append", "setdefault_append", "dict_update_
                "inner_dict_update_keyword", "negative_argnum_with_default", "global_list_refilled",
                "global_dict_updated", "special_method_iadd_on_array", "method_called_through_its_class",
                "ufunc_output_passed_positionally", "write_into_fancy_index_copy", "add_into_mask_copy",
-               "write_into_copy_by_parameter", "write_through_a_row"}
+               "write_into_copy_by_parameter", "write_through_a_row", "write_into_what_get_returns"}
 LONG_ONLY = long_only("attacks14", _FIXED_HERE)

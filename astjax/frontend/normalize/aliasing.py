@@ -314,6 +314,15 @@ class Aliasing(Pass):
         """`y[i] = v` / `y[i] op= v` changes the object `y` is (an array's memory, a list, a dict); an
         augmented one may also change the item in place (`xs[0] += 1` on a list of arrays)."""
         root = root_name(target)
+        base = target.value
+        while isinstance(base, (gast.Subscript, gast.Attribute)):
+            base = base.value
+        if isinstance(base, gast.Call) and self.context.resolver.static_value(base.func) is NOT_STATIC:
+            # `d.get("k")[0] = v`: the list or array a call returns, which a container may hold (astjax wrote
+            # into a copy of it, and gave its reader the old value: wrong values and gradients)
+            raise self.error(f"`{text(stmt)}` writes into what `{text(base)}` returns, which astjax cannot follow",
+                             stmt, hint=f"write into the container itself (`d[k][i] = v`), or name the value first "
+                                        f"(`part = {text(base)}`) and write into that.")
         if root is None:
             return
         if isinstance(target.value, gast.Subscript) and self.index_to_check(target.value.slice, state):
@@ -552,9 +561,12 @@ class Aliasing(Pass):
         receiver = self.context.resolver.static_value(func.value)
         if receiver is NOT_STATIC or not mutable(receiver) or not isinstance(receiver, (list, dict, np.ndarray)):
             return
-        if not self.reads_outside_its_changes(func.value) and not any(
-                reads(a) for a in call.args + [k.value for k in call.keywords]):
-            return      # only changed with constants, never read (`_CALLS.append(1)`): no derivative reaches it
+        if not self.reads_outside_its_changes(func.value) and all(
+                not reads(a) or (isinstance(a, gast.Call) and self.context.resolver.static_value(a.func)
+                                 in NUMBER_BUILTINS) for a in call.args + [k.value for k in call.keywords]):
+            # only changed with constants or Python numbers (`_CALLS.append(float(x[0]))`), never read: no
+            # derivative reaches it
+            return
         raise self.error(f"`{text(call)}` changes `{text(func.value)}`, a {type(receiver).__name__} defined outside "
                          "the function, in place: astjax reads it as a constant (the change and its derivative would "
                          "be lost), and Python would keep the change for later calls", call,
