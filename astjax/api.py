@@ -76,6 +76,30 @@ class ReverseTransform:
             if any(a < 0 for a in self.argnums):
                 raise TypeError(f"{kind} of {name_of(self.fun)}, which has *args: pass non-negative argnums.")
             self.packing = Packing(self.fun)
+        elif any(a < 0 for a in self.argnums):
+            self.argnums = self._counted_from_the_start(self.argnums)
+
+    def _counted_from_the_start(self, argnums):
+        """Negative argnums as positions. JAX counts them from the end of the call's positional arguments: that
+        is the function's own count of positional parameters when each must be passed (none has a default, none
+        is bound by a partial's keyword), the only case where the position does not depend on the call (the
+        derivation is built once per position: a position read wrongly differentiated another argument)."""
+        try:
+            params = list(inspect.signature(self.fun).parameters.values())
+        except (TypeError, ValueError):
+            params = None
+        positional = None if params is None else [
+            p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][len(self.leading):]
+        if positional is None or self.keywords or any(p.default is not p.empty for p in positional):
+            raise TypeError(f"{self.kind} of {name_of(self.fun)} with argnums={self.argnums}: a negative argnum "
+                            f"counts from the end of the call's positional arguments, which astjax knows only when "
+                            f"every positional parameter must be passed (none has a default or is bound by a "
+                            f"partial); pass non-negative argnums.")
+        count = len(positional)
+        if any(a < -count for a in argnums):
+            raise TypeError(f"{self.kind} of {name_of(self.fun)}: argnums={self.argnums} is out of range for a "
+                            f"function of {count} positional parameters")
+        return tuple(a + count if a < 0 else a for a in argnums)
 
     def call(self, mode, args, kwargs, before=(), generated=None):
         """Run the generated function of `mode` (or `generated`, one built earlier) on the user's arguments

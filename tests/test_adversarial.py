@@ -74,6 +74,11 @@ from adversarial.attacks12 import LONG_ONLY as _ATTACKS12_LONG_ONLY  # noqa: E40
 if not LONG:
     SAMPLED_OUT |= _ATTACKS12_LONG_ONLY
 
+# attacks14.py: likewise.
+from adversarial.attacks14 import LONG_ONLY as _ATTACKS14_LONG_ONLY  # noqa: E402
+if not LONG:
+    SAMPLED_OUT |= _ATTACKS14_LONG_ONLY
+
 
 def _params():
     params = []

@@ -25,7 +25,7 @@ import gast
 import numpy as np
 from ..codegen.node_walk import walk
 
-__all__ = ["Tag", "State", "ALLOCATING", "VIEWS", "ALLOCATING_METHODS", "IN_PLACE_METHODS", "LIST_MUTATORS",
+__all__ = ["Tag", "State", "ALLOCATING", "VIEWS", "ALLOCATING_METHODS", "IN_PLACE_METHODS", "LIST_MUTATORS", "DICT_MUTATORS",
            "MUTATING_FUNCTIONS", "METADATA", "NUMBER_BUILTINS", "COPYING_BUILTINS", "LAZY_BUILTINS",
            "ITEM_BUILTINS", "text", "root_name", "base_name", "reads", "closure_reads_of", "module_of", "mutable",
            "integral"]
@@ -55,6 +55,9 @@ ALLOCATING_METHODS = ALLOCATING | {"copy", "astype", "tolist", "flatten", "item"
 # array methods and functions that write into their first argument
 IN_PLACE_METHODS = {"sort", "fill", "resize", "put", "partition", "itemset", "setfield", "byteswap", "setflags"}
 LIST_MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "reverse"}
+# dict methods that change the dict (`pop` and `clear` are in LIST_MUTATORS): through another name that holds
+# the dict (`e = d; e.update(...)`, `inner = d["a"]`) they change what that name reads too
+DICT_MUTATORS = {"update", "setdefault", "popitem"}
 MUTATING_FUNCTIONS = {"copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis", "shuffle"}
 METADATA = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes"}
 NUMBER_BUILTINS = {float, int, len, bool, abs, round, complex, isinstance, hash, ord, id}

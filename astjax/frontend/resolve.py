@@ -86,7 +86,7 @@ def _unresolved_loads(function_node, resolved):
 # `x.sum()` -> `jnp.sum(x)`), for files that never imported them.
 _INTRODUCED = {name: getattr(helpers, name) for name in ("at_set", "at_add", "at_multiply", "unique_index",
                                                          "distinct_index", "dict_keys", "sorted_keys", "key_order", "key_extremum", "zip_star_length", "list_items", "iterated", "sequence_part",
-                                                         "unshared_item", "not_a_view", "has_key", "array_holder", "not_a_row",
+                                                         "unshared_item", "not_a_view", "has_key", "array_holder", "not_a_row", "basic_index",
                                                          "tree_leaves_of", "leaves_like", "tree_rebuilt")}
 _INTRODUCED["jnp"] = importlib.import_module("astjax.numpy")
 _INTRODUCED["jsp_special"] = importlib.import_module("astjax.scipy.special")   # normalize/scipy_calls.py

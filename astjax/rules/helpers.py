@@ -17,7 +17,7 @@ __all__ = ["batch_broadcast", "inexact_zero", "well_conditioned", "square_unless
            "zero_like", "zeros_shaped", "diagonal_adjoint", "repeat_adjoint", "linspace_weights", "meshgrid_axes", "meshgrid_list",
            "tree_leaves_of", "tree_leaves_adjoint", "adjoint_leaves", "leaves_adjoint", "shaped_gradient", "leaves_like", "tree_rebuilt", "cotangent_like", "unique_index", "adjugate",
            "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "key_order", "key_extremum", "zip_star_length", "list_items", "tuple_items", "iterated", "sequence_part", "unshared_item", "not_a_view", "has_key",
-           "array_holder", "not_a_row", "checked_isinstance", "checked_isscalar", "checked_hasattr", "checked_memory_attribute", "checked_type", "inplace_result", "pad_tangent"]
+           "array_holder", "not_a_row", "basic_index", "checked_isinstance", "checked_isscalar", "checked_hasattr", "checked_memory_attribute", "checked_type", "inplace_result", "pad_tangent"]
 
 
 def batch_broadcast(value, size, likes):
@@ -891,6 +891,19 @@ def not_a_row(y, b):
     raise RuntimeRefusal("`y = b[i]` is an array that `b` holds (a row of it, or an item of a list), and "
                          "`y op= e` changes it in place: NumPy would change `b` too, and astjax refuses it. "
                          "Instead: write `y = y - e` (a new array), or copy it first (`y = b[i].copy()`).")
+
+
+def basic_index(index):
+    """Before `y[a][b] = v` where `a` may be an array: refuse an advanced index (an integer or boolean array, 0-d
+    too, a list, a bool), with which `y[a]` is a copy NumPy writes into, leaving `y` unchanged (astjax would change
+    `y`). A NumPy integer (`np.int64(1)`) is an integer: `y[a]` is a view."""
+    parts = index if isinstance(index, tuple) else (index,)
+    for part in parts:
+        if isinstance(part, (list, bool, np.bool_, np.ndarray)):
+            from ..errors import RuntimeRefusal
+            raise RuntimeRefusal("`y[a][b] = v` with `a` an array, a list or a mask: `y[a]` is a copy, which NumPy "
+                                 "writes into, leaving `y` unchanged, and astjax refuses it. Instead: index once "
+                                 "(`y[a[b]] = v`), or name the copy (`part = y[a]`) and write into that.")
 
 
 def not_a_view(value, target):

@@ -99,6 +99,10 @@ nondifferentiable("not_a_row", helpers.not_a_row, NOTHING,
                   effect="checks that an item updated in place is a number, not a row of the array it came from",
                   guard=True)
 deflowering(PRIMITIVES["not_a_row"], numba="astjax.runtime.numba_cpu:not_a_row")
+nondifferentiable("basic_index", helpers.basic_index, NOTHING,
+                  effect="checks that an index written through is not an advanced one (whose result is a copy)",
+                  guard=True)
+deflowering(PRIMITIVES["basic_index"], numba="astjax.runtime.numba_cpu:basic_index")
 nondifferentiable("not_a_view", helpers.not_a_view, NOTHING,
                   effect="checks that a value is not a view of the array it is written into", guard=True)
 for _helper, _reason in (("reduced_size", SHAPES), ("invert_permutation", INTEGER), ("clip_mask", BOOLEAN),

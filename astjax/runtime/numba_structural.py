@@ -686,6 +686,15 @@ def _not_a_row(y, b):
     return None
 
 
+@lowers("basic_index", ("index",), reference=helpers.basic_index)
+def _basic_index(index):
+    """basic_index: an integer, a slice or a tuple of them passes; anything else (an array, a bool) is not lowered."""
+    parts = list(index.types) if isinstance(index, types.BaseTuple) else [index]
+    if all(isinstance(p, (types.Integer, types.SliceType, types.NoneType)) for p in parts):
+        return _impl(("index",), ["return None"])
+    return None
+
+
 @lowers("diag", ("v", "k"), reference=jnp.diag, prefer_literal=True)
 def _diag(v, k):
     """diag: a vector laid on the k-th diagonal of a square matrix, or a matrix's k-th diagonal."""

@@ -45,8 +45,8 @@ import copy
 import gast
 import numpy as np
 
-from ...analyses.aliasing import (ALLOCATING, ALLOCATING_METHODS, COPYING_BUILTINS, IN_PLACE_METHODS, ITEM_BUILTINS,
-                                  LAZY_BUILTINS, LIST_MUTATORS, METADATA, MUTATING_FUNCTIONS, NUMBER_BUILTINS, VIEWS,
+from ...analyses.aliasing import (ALLOCATING, ALLOCATING_METHODS, COPYING_BUILTINS, DICT_MUTATORS, IN_PLACE_METHODS,
+                                  ITEM_BUILTINS, LAZY_BUILTINS, LIST_MUTATORS, METADATA, MUTATING_FUNCTIONS, NUMBER_BUILTINS, VIEWS,
                                   State, Tag, base_name, closure_reads_of, integral, module_of, mutable, reads,
                                   root_name, text)
 from ..resolve import NOT_STATIC
@@ -55,6 +55,11 @@ from .container_idioms import dict_names
 from ...codegen.node_walk import walk, NodeTransformer
 
 __all__ = ["Aliasing"]
+
+# special methods that change their object (`y.__setitem__(i, v)` is `y[i] = v`, `y.__iadd__(v)` is `y += v`)
+_IN_PLACE_SPECIAL_METHODS = {"__setitem__", "__delitem__", "__iadd__", "__isub__",
+                             "__imul__", "__itruediv__", "__ifloordiv__", "__imod__", "__ipow__", "__imatmul__",
+                             "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__"}
 
 
 class Aliasing(Pass):
@@ -65,6 +70,7 @@ class Aliasing(Pass):
         if getattr(source, "generated", False) and not getattr(source, "user_code", False):
             return node     # astjax's own output: every update in it is already functional
         self.rewrites = {}        # id(statement) -> replacement statements
+        self.function = node
         self.known_tags = {}
         self.written_parameters = set()     # parameters this function writes into (its callers must know)
         self.local_writes = {}              # local function -> (its parameters, those it writes into)
@@ -218,6 +224,7 @@ class Aliasing(Pass):
         inner.local_writes = {}
         inner.returned = set()
         inner.jumps = []
+        inner.function = self.function         # a global it changes may be read anywhere in the outer function
         inner.closure_reads = self.closure_reads
         inner.dict_names = dict_names(fdef)
         inner_state = State()
@@ -307,8 +314,29 @@ class Aliasing(Pass):
         """`y[i] = v` / `y[i] op= v` changes the object `y` is (an array's memory, a list, a dict); an
         augmented one may also change the item in place (`xs[0] += 1` on a list of arrays)."""
         root = root_name(target)
+        base = target.value
+        while isinstance(base, (gast.Subscript, gast.Attribute)):
+            base = base.value
+        if isinstance(base, gast.Call) and self.context.resolver.static_value(base.func) is NOT_STATIC:
+            # `d.get("k")[0] = v`: the list or array a call returns, which a container may hold (astjax wrote
+            # into a copy of it, and gave its reader the old value: wrong values and gradients)
+            raise self.error(f"`{text(stmt)}` writes into what `{text(base)}` returns, which astjax cannot follow",
+                             stmt, hint=f"write into the container itself (`d[k][i] = v`), or name the value first "
+                                        f"(`part = {text(base)}`) and write into that.")
         if root is None:
             return
+        if isinstance(target.value, gast.Subscript) and self.index_to_check(target.value.slice, state):
+            # `y[idx][0] = v` with idx a parameter or another value of unknown kind: checked when it runs
+            guard = gast.Expr(value=gast.Call(func=name("basic_index"), args=[copy.deepcopy(target.value.slice)],
+                                              keywords=[]))
+            self.rewrites.setdefault(id(stmt), [copy_location(guard, stmt), stmt])    # once, though loops run again
+        if isinstance(target.value, gast.Subscript) and self.copying_index(target.value.slice, state):
+            inner = text(target.value)
+            raise self.error(f"`{text(stmt)}` writes into the copy that `{inner}` makes (an index that is a list, "
+                             f"an array or a mask copies): NumPy leaves `{text(target.value.value)}` unchanged, and "
+                             "astjax would change it", stmt,
+                             hint=f"index once (`{text(target.value.value)}[idx[k]] = v`), or name the copy "
+                                  f"(`part = {inner}`) and write into that.")
         holder = self.value(target.value, state, after, stmt)
         changed = holder | state.items_of(holder) if augmented else holder
         hint = None
@@ -424,19 +452,29 @@ class Aliasing(Pass):
             raise self.error(f"`{text(call)}` writes into its first argument in place, which astjax cannot "
                              "differentiate", call,
                              hint="build the new array with a function instead (np.where, y.at[i].set(v)).")
+        if isinstance(func, gast.Attribute) and func.attr in LIST_MUTATORS | DICT_MUTATORS | IN_PLACE_METHODS:
+            self.global_container_mutator(call, func)
         if not isinstance(func, gast.Attribute) or static is not NOT_STATIC:
             return
         receiver = func.value
         if not isinstance(receiver, gast.Name):
             base = base_name(receiver)
-            if func.attr in LIST_MUTATORS and base is not None:      # pair[0].append(v): the list pair[0] is
+            if func.attr in LIST_MUTATORS | DICT_MUTATORS and base is not None:   # pair[0].append(v): the list
                 self.list_mutator(base, call, state, after, stmt, holder=self.value(receiver, state, after, stmt))
                 # the derivative passes follow a list's changes by its name only: the items added to a list
                 # reached through a container would get no derivative (a silently wrong gradient)
-                raise self.error(f"`{text(call)}` changes a list held inside `{base}`, which astjax's "
+                raise self.error(f"`{text(call)}` changes a list or dict held inside `{base}`, which astjax's "
                                  "derivatives cannot follow", call,
-                                 hint="build the inner list completely (under its own name) before putting it into "
-                                      f"`{base}`.")
+                                 hint="build the inner list or dict completely (under its own name) before putting "
+                                      f"it into `{base}`.")
+            if func.attr in LIST_MUTATORS | DICT_MUTATORS:
+                # `d.setdefault(k, []).append(v)`, `helper(d).append(v)`: the list changed is the result of a call,
+                # which may be held by a container the function reads afterwards (the derivative passes, following
+                # a list's changes by its name, would give the items added no derivative)
+                raise self.error(f"`{text(call)}` changes the list or dict that `{text(receiver)}` returns, which "
+                                 "astjax's derivatives cannot follow", call,
+                                 hint="build the list or dict under its own name (`xs = [...]`, `xs.append(v)`) and "
+                                      "put it into its container afterwards.")
             if func.attr in IN_PLACE_METHODS:
                 raise self.error(f"`{text(call)}` changes part of an array in place, which astjax cannot follow",
                                  call, hint="compute the new array and assign it to the name (`y = y.at[i].set(v)`, `y = jnp.sort(y)`).")
@@ -444,7 +482,7 @@ class Aliasing(Pass):
         y = receiver.id
         # a list's in-place sort is a list mutation too: through another name (`ys = xs; ys.sort()`) it
         # reorders xs, which the derivative passes (following xs by name) would not see
-        if func.attr in LIST_MUTATORS or (func.attr == "sort" and state.kind.get(y) == "list"):
+        if func.attr in LIST_MUTATORS | DICT_MUTATORS or (func.attr == "sort" and state.kind.get(y) == "list"):
             self.list_mutator(y, call, state, after, stmt)
             return
         if func.attr not in IN_PLACE_METHODS or state.kind.get(y) == "list":
@@ -465,16 +503,110 @@ class Aliasing(Pass):
         self.rewrites[id(stmt)] = [copy_location(gast.Assign(targets=[store(y)], value=new, type_comment=None),
                                                  stmt)]
 
+    def copying_index(self, index, state):
+        """Whether the index `index` surely makes a copy (NumPy's advanced indexing): a list, a comparison (a mask),
+        an array made by a call, or a name bound to an integer or boolean array."""
+        parts = index.elts if isinstance(index, gast.Tuple) else [index]
+        for part in parts:
+            if isinstance(part, (gast.List, gast.ListComp, gast.Compare, gast.BoolOp)) or (
+                    isinstance(part, gast.Constant) and isinstance(part.value, bool)):
+                return True
+            if isinstance(part, gast.UnaryOp) and isinstance(part.op, (gast.Not, gast.Invert)):
+                return True
+            if isinstance(part, gast.Call) and not (isinstance(part.func, gast.Name) and part.func.id == "slice"):
+                return self.kind_of(part, state) in ("int_array", "array")
+            if isinstance(part, gast.Name) and state.kind.get(part.id) in ("int_array", "mask"):
+                return True
+        return False
+
+    def index_to_check(self, index, state):
+        """Whether an index written through (`y[index][b] = v`) holds a name whose kind is unknown (a parameter, a
+        helper's result): it may be an array, which makes `y[index]` a copy."""
+        parts = index.elts if isinstance(index, gast.Tuple) else [index]
+        return any(isinstance(p, gast.Name) and not self.is_int(p, state)
+                   and state.kind.get(p.id) not in ("int", "int_array", "mask") for p in parts)
+
+    def refuse_hidden_mutation(self, call):
+        """In-place changes spelled so that the checks above, which read `y.append(v)`, `y[i] = v`, `y += v` and
+        `out=y`, do not see them: a special method called by name (`m.__setitem__(0, v)`, `m.__iadd__(v)`), a
+        method called through its class (`list.append(l, v)`, `dict.update(d, ...)`), a ufunc's output passed
+        positionally (`np.add(z, 1.0, z)`). grad dropped the change (and with it the derivative), or computed
+        another value."""
+        func = call.func
+        if isinstance(func, gast.Attribute) and func.attr in _IN_PLACE_SPECIAL_METHODS:
+            raise self.error(f"`{text(call)}` changes `{text(func.value)}` in place through its special method "
+                             f"`{func.attr}`, which astjax does not follow", call,
+                             hint="write the statement it stands for (`y[i] = v`, `y += v`), or compute a new value.")
+        static = self.context.resolver.static_value(func)
+        if static is NOT_STATIC:
+            return
+        owner = getattr(static, "__objclass__", None)
+        name = getattr(static, "__name__", "")
+        if owner in (list, dict, set, bytearray, np.ndarray) and call.args and (
+                name in LIST_MUTATORS | DICT_MUTATORS | IN_PLACE_METHODS | _IN_PLACE_SPECIAL_METHODS
+                or name in ("add", "discard")):
+            raise self.error(f"`{text(call)}` calls the method `{name}` through its class `{owner.__name__}`, which "
+                             "changes its first argument in place; astjax follows such a change only when called on "
+                             "the object", call, hint=f"write `{text(call.args[0])}.{name}(...)`.")
+        if isinstance(static, np.ufunc) and len(call.args) > static.nin:
+            raise self.error(f"`{text(call)}` passes the array `{static.__name__}` writes into positionally", call,
+                             hint=f"assign the new array instead (`y = np.{static.__name__}(...)`).")
+
+    def global_container_mutator(self, call, func):
+        """`_G.extend(v)`, `CACHE.update(k=v)`, `_A.sort()` on a module-level (or closure) list, dict or array: the
+        derivative passes read that value as a constant, taken when transforming (its change and the derivative of
+        what it holds are lost: a silently wrong gradient), and Python keeps the change for later calls. A value
+        computed in the function and put there (`_LOG.append(y)`) would be an intermediate of the derivative
+        (JAX: a leaked tracer; astjax's jvp crashed)."""
+        receiver = self.context.resolver.static_value(func.value)
+        if receiver is NOT_STATIC or not mutable(receiver) or not isinstance(receiver, (list, dict, np.ndarray)):
+            return
+        if not self.reads_outside_its_changes(func.value) and all(
+                not reads(a) or (isinstance(a, gast.Call) and self.context.resolver.static_value(a.func)
+                                 in NUMBER_BUILTINS) for a in call.args + [k.value for k in call.keywords]):
+            # only changed with constants or Python numbers (`_CALLS.append(float(x[0]))`), never read: no
+            # derivative reaches it
+            return
+        raise self.error(f"`{text(call)}` changes `{text(func.value)}`, a {type(receiver).__name__} defined outside "
+                         "the function, in place: astjax reads it as a constant (the change and its derivative would "
+                         "be lost), and Python would keep the change for later calls", call,
+                         hint=f"build the values in a local {type(receiver).__name__} and return them (or pass "
+                              f"`{text(func.value)}` in as an argument and return its new value).")
+
+    def reads_outside_its_changes(self, receiver):
+        """Whether the function reads the name `receiver` starts from other than as the receiver of a statement
+        changing it (`_G.append(v)` on its own line), or uses such a change's result (`v = _G.pop()`)."""
+        root = receiver
+        while isinstance(root, (gast.Attribute, gast.Subscript)):
+            root = root.value
+        if not isinstance(root, gast.Name):
+            return True
+        changing = set()
+        for stmt in walk(self.function):
+            call = stmt.value if isinstance(stmt, gast.Expr) else None
+            if isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute):
+                inner = call.func.value
+                while isinstance(inner, (gast.Attribute, gast.Subscript)):
+                    inner = inner.value
+                changing.add(id(inner))
+        return any(isinstance(n, gast.Name) and n.id == root.id and isinstance(n.ctx, gast.Load)
+                   and id(n) not in changing for n in walk(self.function))
+
     def list_mutator(self, y, call, state, after, stmt, holder=None):
         """`xs.append(v)` (and extend, insert, pop, remove, ...) changes the list object only: it conflicts
         with the names that may reach that list, not with those holding its items."""
         holder = self.lookup(y, state) if holder is None else holder
-        self.check_unshared(y, stmt, state, after, f"`{text(call)}`", holder)
+        hint = (f"copy the dict first (`{y} = dict({y})` before this line), or build a new one (`{y} = {{**{y}, "
+                f"key: value}}`)." if call.func.attr in DICT_MUTATORS else None)
+        self.check_unshared(y, stmt, state, after, f"`{text(call)}`", holder, hint=hint)
         args = [self.value(a, state, after, stmt) for a in call.args]
-        if call.func.attr in ("append", "insert") and args:
+        if call.func.attr in ("append", "insert", "setdefault") and args:
             state.add_items(holder, args[-1])
-        elif call.func.attr == "extend" and args:
+        elif call.func.attr in ("extend", "update") and args:
             state.add_items(holder, state.items_of(args[0]))
+        if call.func.attr == "update":      # d.update(k=v)
+            for k in call.keywords:
+                state.add_items(holder, self.value(k.value, state, after, stmt))
 
     def out_argument(self, stmt, call, out, state, after):
         if not isinstance(out.value, gast.Name):
@@ -797,6 +929,7 @@ class Aliasing(Pass):
         return made
 
     def call(self, node, state, after, stmt):
+        self.refuse_hidden_mutation(node)
         fresh = frozenset([self.tag("fresh", node)])
         args = frozenset().union(*(self.value(a, state, after, stmt) for a in node.args),
                                  *(self.value(k.value, state, after, stmt) for k in node.keywords))
@@ -806,8 +939,10 @@ class Aliasing(Pass):
         func = node.func
         static = self.context.resolver.static_value(func)
         statement_call = isinstance(stmt, gast.Expr) and stmt.value is node
+        if isinstance(func, gast.Attribute) and func.attr in LIST_MUTATORS | DICT_MUTATORS | IN_PLACE_METHODS:
+            self.global_container_mutator(node, func)       # `v = _G.pop()`
         if not statement_call and isinstance(func, gast.Attribute) and static is NOT_STATIC and (
-                func.attr in IN_PLACE_METHODS or func.attr in LIST_MUTATORS):
+                func.attr in IN_PLACE_METHODS or func.attr in LIST_MUTATORS | {"setdefault", "popitem"}):
             if func.attr in IN_PLACE_METHODS:
                 raise self.error(f"`{text(node)}` changes `{text(func.value)}` in place inside an expression",
                                  node, hint="call it on its own line, or compute a new array (jnp.sort(y)).")
@@ -869,12 +1004,17 @@ class Aliasing(Pass):
     # ------------------------------------------------------------ kinds
     def kind_of(self, value, state):
         """"int_array", "int", "list" or None (unknown) for a bound value."""
+        if isinstance(value, gast.Constant) and isinstance(value.value, bool):
+            return "mask"           # as an index, `y[True]` is advanced indexing (a copy), not an integer
         if self.is_int(value, state):
             return "int"
         if isinstance(value, gast.Name):
             return state.kind.get(value.id)
         if isinstance(value, (gast.List, gast.ListComp)):
             return "list"
+        if isinstance(value, (gast.Compare, gast.BoolOp)) or (
+                isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.Not)):
+            return "mask"           # a bool or a boolean array: as an index, NumPy's advanced indexing (a copy)
         if isinstance(value, (gast.BinOp, gast.UnaryOp)) and not any(
                 self.is_container(o, state) for o in gast.iter_child_nodes(value) if isinstance(o, gast.expr)):
             return "array"
