@@ -14,6 +14,7 @@ no lowering, and any construct Numba would have to guess at, is refused at
 the user's line.
 """
 import builtins
+import copy
 import inspect
 import weakref
 
@@ -408,20 +409,38 @@ _PRODUCT_ADJOINTS = {"dot_lhs_adjoint": _DOT_LHS, "dot_rhs_adjoint": _DOT_RHS,
 
 
 def _functional_update(node):
-    """`x.at[idx].set(v)` (and add, multiply), which derivative rules write, as `at_set(x, idx, v)`;
-    None for anything else or an index with a slice in it."""
+    """`x.at[idx].set(v)` (and add, multiply), which derivative rules write, as `at_set(x, idx, v)`; a slice in
+    the index (`x.at[0, 1:3]`, `x.at[i, :]`) is passed as `slice(1, 3, None)`, which Numba builds. None for
+    anything else."""
     func = node.func
     if not (isinstance(func, gast.Attribute) and func.attr in ("set", "add", "multiply") and len(node.args) == 1
             and not node.keywords and isinstance(func.value, gast.Subscript)
             and isinstance(func.value.value, gast.Attribute) and func.value.value.attr == "at"):
         return None
-    index = func.value.slice
-    if any(isinstance(n, gast.Slice) for n in walk(index)):
+    index = _slices_as_calls(func.value.slice)
+    if index is None:
         return None
     name = {"set": "at_set", "add": "at_add", "multiply": "at_multiply"}[func.attr]
     call = gast.Call(func=gast.Attribute(value=_name("_astjax_helpers"), attr=name, ctx=gast.Load()),
                      args=[func.value.value.value, index, node.args[0]], keywords=[])
     return gast.copy_location(call, node)
+
+
+def _slices_as_calls(index):
+    """The index `0, 1:3` as the expression `(0, slice(1, 3, None))`; None where a slice is nested deeper."""
+    parts = index.elts if isinstance(index, gast.Tuple) else None
+    if parts is None:
+        return _slice_call(index) if isinstance(index, gast.Slice) else index
+    parts = [_slice_call(p) if isinstance(p, gast.Slice) else p for p in parts]
+    if any(isinstance(n, gast.Slice) for p in parts for n in walk(p)):
+        return None
+    return gast.Tuple(elts=parts, ctx=gast.Load())
+
+
+def _slice_call(part):
+    none = gast.Constant(value=None, kind=None)
+    bounds = [copy.deepcopy(b) if b is not None else none for b in (part.lower, part.upper, part.step)]
+    return gast.Call(func=_name("slice"), args=bounds, keywords=[])
 
 
 def _is_integer(expr, context):
