@@ -623,6 +623,8 @@ def _linspace_weights(y, num, endpoint, axis):
 @lowers("array", ("object", "dtype"), reference=jnp.array, prefer_literal=True)
 def _array(object, dtype):
     """array: an array copied (or a tuple of values stacked) in the reference's dtype."""
+    if isinstance(object, types.List):
+        return _array_of_list(object, dtype)
     found = result_shape_dtype(lambda o, d: jnp.array(list(o) if isinstance(o, tuple) else o, d), object, dtype)
     if found is None:
         return None
@@ -637,6 +639,31 @@ def _array(object, dtype):
     if is_array(object):
         return _impl(("object", "dtype"), ["return object.astype(out_dtype)"], out_dtype=out)
     return _impl(("object", "dtype"), ["return out_dtype(object)"], out_dtype=out)
+
+
+def _array_of_list(object, dtype):
+    """array of a list variable (`rows = [...]`, a list comprehension) of arrays or numbers of one type: its
+    items stacked along a new first axis in the reference's dtype. Items of different shapes raise NumPy's
+    ValueError; an empty list runs on the reference backend (compiled code cannot tell its items' shape)."""
+    from ..errors import RuntimeRefusal
+    item = object.dtype
+    if not _value(item):
+        return None
+    found = result_shape_dtype(lambda o, d: jnp.array([o], d), item, dtype)
+    if found is None:
+        return None
+    shape = "object[0].shape" if is_array(item) else "()"
+    return _impl(("object", "dtype"), [
+        "if len(object) == 0:",
+        "    raise RuntimeRefusal('astjax: jnp.array of an empty list runs on the reference backend')",
+        f"first = {shape}",
+        "out = np.empty((len(object),) + first, out_dtype)",
+        "for k in range(len(object)):",
+        *(["    if object[k].shape != first:",
+           "        raise ValueError('setting an array element with a sequence: the items differ in shape')"]
+          if is_array(item) else []),
+        "    out[k] = object[k]",
+        "return out"], out_dtype=found[1].type, RuntimeRefusal=RuntimeRefusal)
 
 
 def _nested_stack(t, path):
