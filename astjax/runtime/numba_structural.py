@@ -713,6 +713,45 @@ def _not_a_row(y, b):
     return None
 
 
+def _byte_range_reference(a):
+    a = np.asarray(a)
+    low = high = a.ctypes.data
+    for n, stride in zip(a.shape, a.strides):
+        low, high = low + min(0, (n - 1) * stride), high + max(0, (n - 1) * stride)
+    return low, high + a.itemsize
+
+
+@lowers("byte_range", ("a",), reference=_byte_range_reference)
+def _byte_range(a):
+    """(first byte, one past the last byte) of the memory a non-empty array spans."""
+    if not is_array(a):
+        return None
+    return _impl(("a",), ["low = a.ctypes.data", "high = a.ctypes.data",
+                          "for d in range(a.ndim):",
+                          "    step = (a.shape[d] - 1) * a.strides[d]",
+                          "    low += min(0, step)",
+                          "    high += max(0, step)",
+                          "return low, high + a.itemsize"])
+
+
+@lowers("not_a_view", ("value", "target"), reference=helpers.not_a_view)
+def _not_a_view(value, target):
+    """not_a_view (before `a[i], a[j] = a[j], a[i]`): a number passes; an array value whose memory may overlap
+    the array target's (a row of it: Numba's rows are views too; Numba has no np.shares_memory, so the byte
+    ranges are compared, as np.may_share_memory does) raises a RuntimeRefusal, and the call runs on the
+    reference backend, which refuses it at the user's line where the two share memory and runs it otherwise."""
+    from ..errors import RuntimeRefusal
+    if is_array(value) and is_array(target):
+        return _impl(("value", "target"), [
+            "if value.size and target.size and L.byte_range(value)[0] < L.byte_range(target)[1] \\",
+            "        and L.byte_range(target)[0] < L.byte_range(value)[1]:",
+            "    raise RuntimeRefusal('astjax: a value assigned by a tuple assignment may be a view of its target')",
+            "return None"], RuntimeRefusal=RuntimeRefusal, L=_L)
+    if isinstance(value, (types.Number, types.Boolean)) or is_none(value) or is_array(value) or is_array(target):
+        return _impl(("value", "target"), ["return None"])
+    return None
+
+
 @lowers("diag", ("v", "k"), reference=jnp.diag, prefer_literal=True)
 def _diag(v, k):
     """diag: a vector laid on the k-th diagonal of a square matrix, or a matrix's k-th diagonal."""
