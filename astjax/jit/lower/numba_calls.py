@@ -131,12 +131,31 @@ class _CallLowering(NodeTransformer):
 
     def visit_Subscript(self, node):
         """`x[mask]` with a boolean mask of rank 2 or more: Numba indexes with it as with an integer array (a
-        wrong shape), so jit/numba_support.py's mask_select selects in C order, as NumPy does."""
+        wrong shape), so jit/numba_support.py's mask_select selects in C order, as NumPy does. vmap's
+        `x[jnp.arange(B), batch_take_index(i)]` (two index arrays, which Numba does not take) reads row i[b]
+        of example b through runtime/numba_batch_indices.py's batch_take_rows."""
+        rows = self._batch_take_rows(node)
+        if rows is not None:
+            return rows
         self.generic_visit(node)
         if isinstance(node.ctx, gast.Load) and _boolean_mask_rank(node.slice, self.context) >= 2:
             return gast.copy_location(gast.Call(func=_name("mask_select"), args=[node.value, node.slice],
                                                 keywords=[]), node)
         return node
+
+    def _batch_take_rows(self, node):
+        from ...rules.batching import batch_take_index
+        index = node.slice
+        if not (isinstance(node.ctx, gast.Load) and isinstance(index, gast.Tuple) and len(index.elts) == 2
+                and all(isinstance(e, gast.Call) and len(e.args) == 1 and not e.keywords for e in index.elts)):
+            return None
+        arange = lookup_callable(self._static(index.elts[0].func))
+        if arange is None or arange.name != "arange" or self._static(index.elts[1].func) is not batch_take_index:
+            return None
+        from ...runtime.numba_batch_indices import STUBS
+        call = gast.Call(func=_name(self.context.bind("batch_take_rows", STUBS["batch_take_rows"], self.locals)),
+                         args=[self.visit(node.value), self.visit(index.elts[1].args[0])], keywords=[])
+        return gast.copy_location(call, node)
 
     def visit_Call(self, node):
         functional = _functional_update(node)
