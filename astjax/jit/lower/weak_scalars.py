@@ -101,7 +101,9 @@ class _Caster(NodeTransformer):
                       and self.strong_dtype(a) is not None]
         # `unreduce(bout, rows @ rows_T)`: a helper whose dtype is that of an argument other than its operands
         others = [a for a, k in zip(args, kinds) if not k and id(a) not in operands and not isinstance(a, gast.Constant)]
-        other_dtypes = {self.strong_dtype(a) for a in others}
+        # a comparison is a bool (`where(z == 0.0, 0.5, 1.0)`, maximum's derivative: float32 as in JAX, where
+        # Numba's float64 made the MLP's whole adjoint float64 and its float32 matmul refuse to type)
+        other_dtypes = {"bool" if isinstance(a, gast.Compare) else self.strong_dtype(a) for a in others}
         for i, (arg, kind) in enumerate(zip(args, kinds)):
             if not kind or id(arg) not in operands:
                 continue
