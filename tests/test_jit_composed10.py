@@ -3,7 +3,7 @@ the reference backend (no jit) and, for derivatives, with central finite differe
 compiled code alone.
 
 1. Runtime helpers that had no Numba lowering: cumprod_adjoint and cumprod_tangent (jit(grad), jit(jacfwd)
-   of jnp.cumprod), np.maximum.accumulate / lax.cummin and their derivatives (cumulative_argext,
+   of jnp.cumprod), jnp.nancumsum and jnp.nancumprod, np.maximum.accumulate / lax.cummin and their derivatives (cumulative_argext,
    scatter_along, gather_along; a tie runs the reference, which refuses it), array_adjoint (jit(grad) of
    jnp.copy and of jnp.array of a list variable), not_a_view (`a[i], a[j] = a[j], a[i]`), and vmap's
    batch_take_index (vmap of `x[i]` with a batched index), batch_pad_width, axis_pad and diff_kept;
@@ -109,6 +109,26 @@ def test_jit_of_grad_and_jacfwd_of_cumprod_agrees():
     forward = astjax.jit(astjax.jacfwd(running_products))
     for x in (zeros, zeros * 1.3):
         np.testing.assert_allclose(forward(x), astjax.jacfwd(running_products)(x), rtol=1e-12, atol=1e-14)
+
+
+def skipping_nan_sums(x):
+    return jnp.sum(jnp.nancumsum(x, axis=0) ** 2)
+
+
+def skipping_nan_products(x):
+    return jnp.sum(jnp.sin(jnp.nancumprod(x, axis=1)))
+
+
+@long_only
+def test_jit_of_nan_skipping_running_sums_and_products_and_their_gradients_agrees():
+    with_nans = np.array([[0.5, np.nan, 2.0, 0.7], [0.1, 1.5, 0.2, -0.3], [np.nan, 0.4, 0.9, 1.3]])
+    for f in (skipping_nan_sums, skipping_nan_products):
+        compiled = astjax.jit(astjax.grad(f))
+        for x in (with_nans, with_nans * -0.5):
+            np.testing.assert_allclose(compiled(x), astjax.grad(f)(x), rtol=1e-12, atol=1e-14)
+        filled = np.nan_to_num(with_nans, nan=0.3)
+        np.testing.assert_allclose(compiled(filled), central_difference(f, (filled,), 0), rtol=1e-5, atol=1e-7)
+    _same_values(lambda x: jnp.nancumprod(x), [(with_nans,), (with_nans.astype(np.float32),)])
 
 
 # ------------------------------------------------------------------ 1. running extrema

@@ -17,6 +17,7 @@ import numba
 import numpy as np
 
 from .. import lax
+from .. import numpy as jnp
 from ..lax import internal
 from ..rules.creation import cumprod_adjoint, cumprod_tangent
 from .numba_build import L, build, lowers
@@ -303,3 +304,28 @@ def _scatter_along(g, indices, axis, shape):
         f"return np.transpose(out.reshape({moved_shape}), {inverse!r})"]
     return build("def impl(g, indices, axis, shape):\n" + "".join(f"    {line}\n" for line in lines),
                  {"np": np, "rows_fn": _scatter_rows, "dtype": dtype.type})
+
+
+# ------------------------------------------------------------------ NaN-skipping running sums and products
+def _nan_running(name, reference, running, neutral, params):
+    """`name(a, axis, ...)`: the running `running` (cumsum, cumprod) of a with its NaNs read as `neutral`
+    (0 for a sum, 1 for a product), in the reference's dtype (a literal axis or None, as cumsum's lowering)."""
+    def typer(a, axis, *rest):
+        if not (is_array(a) and dtype_of(a) is not None and dtype_of(a).kind == "f"):
+            return None
+        if any(literal_value(t, _NOT_STATIC) is not None for t in rest):
+            return None                                       # dtype=, out=
+        if _axis_value(axis, a.ndim) is _NOT_STATIC:
+            return None
+        shape_dtype = result_shape_dtype(reference, a, axis, *rest)
+        if shape_dtype is None or shape_dtype[1] != dtype_of(a):
+            return None
+        extra = ", None, None" if running == "cumsum" else ""
+        source = (f"def impl({', '.join(params)}):\n"
+                  f"    return L.{running}(np.where(np.isnan(a), a.dtype.type({neutral}), a), axis{extra})\n")
+        return build(source, {"np": np, "L": L})
+    lowers(name, params, reference=reference, prefer_literal=True)(typer)
+
+
+_nan_running("nancumsum", jnp.nancumsum, "cumsum", 0, ("a", "axis", "dtype", "out"))
+_nan_running("nancumprod", jnp.nancumprod, "cumprod", 1, ("a", "axis", "dtype", "out"))
