@@ -3,15 +3,17 @@ the reference backend (no jit) and, for derivatives, with central finite differe
 compiled code alone.
 
 1. Runtime helpers that had no Numba lowering: cumprod_adjoint and cumprod_tangent (jit(grad), jit(jacfwd)
-   of jnp.cumprod), jnp.nancumsum and jnp.nancumprod, np.maximum.accumulate / lax.cummin and their derivatives (cumulative_argext,
-   scatter_along, gather_along; a tie runs the reference, which refuses it), array_adjoint (jit(grad) of
+   of jnp.cumprod), jnp.nancumsum and jnp.nancumprod, np.maximum.accumulate / lax.cummin and their
+   derivatives (cumulative_argext, scatter_along, gather_along; a tie runs the reference, which refuses it),
+   array_adjoint (jit(grad) of
    jnp.copy and of jnp.array of a list variable), not_a_view (`a[i], a[j] = a[j], a[i]`), and vmap's
    batch_take_index (vmap of `x[i]` with a batched index), batch_pad_width, axis_pad and diff_kept;
 2. `.at[]` updates with an index of integers and slices (`x.at[0, 1:3].set(v)`, `x.at[i, :].add(v)`) under
-   jit and jit(grad), an integer out of range dropped or raised exactly where the reference drops or raises.
+   jit and jit(grad), an integer out of range dropped or raised exactly where the reference drops or raises;
+3. `where(c, 0.1, 0.2)` of Python floats: float64 for NumPy's where, float32 for astjax's, as without jit.
 
 Shapes are small and float64 throughout; each compiled function is built once. Numba's compiles cost seconds
-each, so the default profile runs the mixed index; ASTJAX_LONG_PROPERTIES=1 runs all.
+each, so the default profile runs the mixed index and where; ASTJAX_LONG_PROPERTIES=1 runs all.
 """
 import numpy as np
 import pytest
@@ -210,3 +212,22 @@ def test_jit_of_vmap_of_batched_indices_pads_and_diff_gradients_agrees():
             np.testing.assert_allclose(compiled(*call), f(*call), rtol=1e-12, atol=1e-14)
     with pytest.raises(IndexError):
         astjax.jit(astjax.vmap(doubled_row))(cube, np.array([0, 3]))
+
+
+# ------------------------------------------------------------------ weak floats in where
+def numpy_where(x):
+    return np.where(x > 0, 0.1, 0.2) * x
+
+
+def astjax_where(x):
+    c = x > 0
+    return jnp.where(c, 0.1, 0.2) * x
+
+
+def test_jit_of_where_of_python_floats_keeps_numpy_float64_and_jax_float32():
+    """NumPy's where makes 0.1 a float64 and astjax's (JAX's) a float32: compiled code had rounded NumPy's to
+    float32 (relative 1.5e-8, inside the first call's 1e-7 check: silently)."""
+    x = np.array([1.0, -2.0, 3.0])
+    for f in (numpy_where, astjax_where):
+        np.testing.assert_array_equal(astjax.jit(f)(x), f(x))
+    assert np.asarray(numpy_where(x))[0] == 0.1 and np.asarray(astjax_where(x))[0] == np.float32(0.1)
