@@ -273,6 +273,7 @@ defjvp(_batch_broadcast, "dy = batch_broadcast(dvalue, size, likes)")
 deflowering(_batch_broadcast, numba="astjax.runtime.numba_cpu:batch_broadcast")
 deflowering(PRIMITIVES["batch_prepend"], numba="astjax.runtime.numba_cpu:batch_prepend")
 primitive("batch_take_index", batch_take_index, operands=(), differentiable=False, reason=INTEGER)
+deflowering(PRIMITIVES["batch_take_index"], numba="astjax.runtime.numba_cpu:batch_take_index")
 # example_of, stack_examples and broadcast_batch carry values (not only shapes) and have no derivative
 # rules: they count as library code, so a transformation that meets them refuses at that line instead of
 # transforming their source (grad of a vmap that looped over the batch of tuples).

@@ -28,7 +28,7 @@ from ..analyses.batching import ARRAY
 from .batching import (_call, _const, _is_const, _name, _static_int, _tuple, batch_axis, batch_permutation,
                        batch_prepend, batch_shape, elementwise_rule)
 from .nondifferentiable import SHAPES
-from .registry import PRIMITIVES, defbatch, primitive
+from .registry import PRIMITIVES, defbatch, deflowering, primitive
 
 __all__ = ["STACKED_TUPLES", "AXIS_SHIFTS", "STRUCTURAL", "batch_pad_width", "batch_padding_config",
            "batch_dimensions", "batch_dot_general", "batch_kron_shapes"]
@@ -99,6 +99,7 @@ def batch_weights_shape(weights_shape, shape):
 
 for _fn in (batch_weights_shape, batch_pad_width, batch_padding_config, batch_dimensions, batch_dot_general, batch_kron_shapes):
     primitive(_fn.__name__, _fn, operands=(), differentiable=False, reason=SHAPES)
+deflowering(PRIMITIVES["batch_pad_width"], numba="astjax.runtime.numba_cpu:batch_pad_width")  # numba_batch_indices
 
 
 # ---------------------------------------------------------------- shared pieces

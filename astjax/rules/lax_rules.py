@@ -285,5 +285,10 @@ for _helper, _reason in (
         ("window_hits", INTEGER), ("window_ties", INTEGER)):
     nondifferentiable(f"lax_{_helper}", getattr(internal, _helper), _reason)
 
+# Running extrema and what their derivatives call compile under jit (runtime/numba_running.py).
+for _name in ("lax_cummax", "lax_cummin", "maximum_accumulate", "minimum_accumulate", "lax_cumulative_argext",
+              "lax_scatter_along", "lax_gather_along"):
+    deflowering(PRIMITIVES[_name], numba=f"astjax.runtime.numba_cpu:{_name}")
+
 # lax's own names for what astjax.numpy already computes need no entry: they are the same functions.
 __all__ = ["rules", "elementwise"]

@@ -105,6 +105,7 @@ nondifferentiable("basic_index", helpers.basic_index, NOTHING,
 deflowering(PRIMITIVES["basic_index"], numba="astjax.runtime.numba_cpu:basic_index")
 nondifferentiable("not_a_view", helpers.not_a_view, NOTHING,
                   effect="checks that a value is not a view of the array it is written into", guard=True)
+deflowering(PRIMITIVES["not_a_view"], numba="astjax.runtime.numba_cpu:not_a_view")
 for _helper, _reason in (("reduced_size", SHAPES), ("invert_permutation", INTEGER), ("clip_mask", BOOLEAN),
                          ("clip_lower_weight", BOOLEAN), ("clip_upper_weight", BOOLEAN), ("extremum_mask", BOOLEAN), ("linspace_weights", SHAPES), ("meshgrid_axes", SHAPES),
                          ("inexact_zero", SHAPES),

@@ -9,7 +9,7 @@ import numpy as np
 from .. import numpy as jnp
 from . import helpers
 from .nondifferentiable import PIECEWISE
-from .registry import deflowering, defjvp, defvjp, primitive
+from .registry import PRIMITIVES, deflowering, defjvp, defvjp, primitive
 
 NUMBA_CPU = "astjax.runtime.numba_cpu:"
 
@@ -158,6 +158,8 @@ _rules(primitive("nancumprod", jnp.nancumprod, operands=("a",), aliases=(np.nanc
                  signature=lambda a, axis=None, dtype=None, out=None: None),
        f"ba += jnp.where(jnp.isnan(a), 0.0, cumprod_adjoint(by, {_ONES}, axis))",
        f"dy = cumprod_tangent(jnp.where(jnp.isnan(a), 0.0, da), {_ONES}, axis)", scalar_zero=False)
+for _name in ("nancumsum", "nancumprod"):           # runtime/numba_running.py
+    deflowering(PRIMITIVES[_name], numba=NUMBA_CPU + _name)
 
 # ptp = max - min: each extreme's ties share its derivative equally.
 _MAX_MASK = "extremum_mask(a, jnp.max(a, axis, keepdims=keepdims), axis, keepdims)"

@@ -16,7 +16,7 @@ from . import signal_helpers as _h
 from .helpers import take_adjoint
 from .linalg import COMPOSITES
 from .nondifferentiable import BOOLEAN, INTEGER, SHAPES, nondifferentiable
-from .registry import defjvp, deflowering, defvjp, primitive
+from .registry import PRIMITIVES, defjvp, deflowering, defvjp, primitive
 
 
 def _rules(name, impl, operands, vjp, jvp, **kwargs):
@@ -44,6 +44,8 @@ for _name, _reason in (("axis_pad", SHAPES), ("diff_pad", SHAPES), ("diff_kept",
                        ("interp_above", BOOLEAN), ("polyder_factors", SHAPES), ("polyint_factors", SHAPES),
                        ("leading", SHAPES), ("poly_tail_span", SHAPES), ("poly_lead", SHAPES)):
     nondifferentiable(_name, getattr(_h, _name), _reason)
+for _name in ("axis_pad", "diff_kept"):             # runtime/numba_batch_indices.py
+    deflowering(PRIMITIVES[_name], numba=f"astjax.runtime.numba_cpu:{_name}")
 
 
 # ------------------------------------------------------------ composites (adjoints)

@@ -219,7 +219,7 @@ for _name in ("reshape", "ravel", "expand_dims", "squeeze", "transpose", "swapax
               "stack_part_adjoint", "concatenate_part", "concatenate_part_adjoint", "getitem", "at_set", "at_add",
               "at_multiply", "index_adjoint", "index_adjoint_part", "dynamic_slice", "dynamic_slice_adjoint", "unbroadcast",
               "unbroadcast_to", "unreduce", "broadcast_like", "take", "take_adjoint", "array",
-              "stack_adjoint", "item_adjoint"):
+              "stack_adjoint", "item_adjoint", "array_adjoint"):
     deflowering(PRIMITIVES[_name], numba=f"astjax.runtime.numba_cpu:{_name}")
 
 

@@ -6,6 +6,8 @@ all-integer index out of range drops the update, as JAX's scatter does.
 Sums in the adjoint helpers (unbroadcast, pad_adjoint's edges) run in loop
 order, which may differ from NumPy's pairwise order in the last bits.
 """
+import sys
+
 import numpy as np
 from numba import types
 
@@ -65,13 +67,22 @@ def _getitem(x, idx):
 
 
 def _in_range_check(idx_type, x_name):
-    """Source lines returning the unchanged copy when an all-integer index is out of range (JAX drops it)."""
+    """Source lines returning the unchanged copy when an integer index is out of range, as the reference's
+    `.at[]` drops it (JAX's scatter): an index of integers after only full slices (`i`, `i, j`, `:, i`).
+    Any other index with an integer out of range is NumPy's IndexError there, as Numba's bounds check
+    raises it. Numba holds a full slice `:` as start 0, stop sys.maxsize, step 1."""
     parts = idx_type.types if isinstance(idx_type, types.BaseTuple) else (idx_type,)
-    if not all(isinstance(types.unliteral(p), types.Integer) for p in parts):
+    is_int = [isinstance(types.unliteral(p), types.Integer) for p in parts]
+    lead = is_int.index(True) if True in is_int else len(parts)
+    if lead == len(parts) or not all(is_int[lead:]) or not all(isinstance(p, types.SliceType)
+                                                             for p in parts[:lead]):
         return []
     reads = [f"idx[{k}]" for k in range(len(parts))] if isinstance(idx_type, types.BaseTuple) else ["idx"]
-    checks = " or ".join(f"not (-{x_name}.shape[{k}] <= {r} < {x_name}.shape[{k}])" for k, r in enumerate(reads))
-    return [f"if {checks}:", "    return out"]
+    checks = " or ".join(f"not (-{x_name}.shape[{k}] <= {reads[k]} < {x_name}.shape[{k}])"
+                         for k in range(lead, len(parts)))
+    full = "".join(f" and {reads[k]}.start == 0 and {reads[k]}.stop == {sys.maxsize} and {reads[k]}.step == 1"
+                   for k in range(lead))
+    return [f"if ({checks}){full}:", "    return out"]
 
 
 def _is_mask(idx, x):
@@ -163,12 +174,6 @@ def _index_adjoint(x, idx, g):
     return _impl(("x", "idx", "g"), body, dtype=dtype)
 
 
-def _slices_only(x, idx):
-    """An index of slices only into the array x (never out of bounds: nothing for JAX to drop)."""
-    kinds = _index_parts(idx, _ndim(x)) if is_array(x) else None
-    return kinds is not None and 0 < len(kinds) <= x.ndim and all(k == "slice" for k in kinds)
-
-
 _MASK_SHAPE = ["if idx.shape != x.shape:", "    raise IndexError('boolean index did not match indexed array')",
                "idx = np.ascontiguousarray(idx)"]
 
@@ -177,6 +182,12 @@ def _ints_only(x, idx):
     """An index of one to x.ndim integers into the array x (`y.at[i].add(v)`, `A.at[i, j].set(v)`)."""
     kinds = _index_parts(idx, _ndim(x)) if is_array(x) else None
     return kinds is not None and 0 < len(kinds) <= x.ndim and all(k == "int" for k in kinds)
+
+
+def _basic(x, idx):
+    """An index of one to x.ndim integers and slices into the array x (`x.at[0, 1:3]`, `x.at[i, :]`)."""
+    kinds = _index_parts(idx, _ndim(x)) if is_array(x) else None
+    return kinds is not None and 0 < len(kinds) <= x.ndim and "none" not in kinds
 
 
 def _int_count(idx):
@@ -196,7 +207,7 @@ def _part_at(g, x, idx):
             "return np.ascontiguousarray(np.broadcast_to(g, x.shape)).reshape(x.size)[idx.reshape(idx.size)]"])
     if not _value(g) or _ndim(g) > _ndim(x):
         return None
-    if _slices_only(x, idx):
+    if _basic(x, idx) and not _ints_only(x, idx):     # slices, or integers and slices: NumPy's g[idx]
         return _impl(("g", "x", "idx"), ["return np.ascontiguousarray(np.broadcast_to(g, x.shape)[idx])"])
     if not _ints_only(x, idx):
         return None
@@ -211,8 +222,8 @@ def _part_at(g, x, idx):
 
 @lowers("placed_at", ("p", "x", "idx"), reference=helpers.placed_at)
 def _placed_at(p, x, idx):
-    """placed_at: p added at the slices idx into zeros shaped like x (x's float dtype takes part)."""
-    if not (_value(p) and (_slices_only(x, idx) or _ints_only(x, idx))):
+    """placed_at: p added at the integers and slices idx into zeros shaped like x (x's float dtype takes part)."""
+    if not (_value(p) and _basic(x, idx)):
         return None
     primal = dtype_of(x)          # helpers._adjoint_dtype: x's float dtype takes part
     dtype = (np.result_type(primal, dtype_of(p)) if primal.kind in "fc" else np.result_type(dtype_of(p), np.float32)).type
@@ -226,15 +237,15 @@ def _placed_at(p, x, idx):
 
 @lowers("cleared_at", ("g", "x", "idx"), reference=helpers.cleared_at)
 def _cleared_at(g, x, idx):
-    """cleared_at: g (broadcast to x's shape) with zeros at the slices idx, at the integers idx (out of range
-    they clear nothing: JAX dropped that update), or at a boolean mask."""
+    """cleared_at: g (broadcast to x's shape) with zeros at the integers and slices idx (out of range after
+    full slices only, they clear nothing: JAX dropped that update), or at a boolean mask."""
     if _value(g) and is_array(x) and _is_mask(idx, x) and _ndim(g) <= x.ndim:
         return _impl(("g", "x", "idx"), _MASK_SHAPE + [
             "out = np.ascontiguousarray(np.broadcast_to(g, x.shape)).copy()",
             "flat = out.reshape(out.size)",
             "flat[idx.reshape(idx.size)] = 0",
             "return out"])
-    if not (_value(g) and (_slices_only(x, idx) or _ints_only(x, idx))) or _ndim(g) > x.ndim:
+    if not (_value(g) and _basic(x, idx)) or _ndim(g) > x.ndim:
         return None
     return _impl(("g", "x", "idx"), ["out = np.broadcast_to(g, x.shape).copy()"] + _in_range_check(idx, "out")
                  + ["out[idx] = 0", "return out"])
@@ -270,11 +281,16 @@ def _distinct_index(x, idx, where):
 
 @lowers("unique_index", ("idx", "x"), reference=helpers.unique_index)
 def _unique_index(idx, x):
-    """unique_index: a basic index (or a boolean mask of x's rank) never names a position twice."""
+    """unique_index: a basic index (or a boolean mask of x's rank) never names a position twice. An index of
+    integers and slices is read once, bounds-checked: the reference's check reads x at it, and raises NumPy's
+    IndexError for an integer out of range there (only an all-integer index is dropped, as JAX drops it)."""
     if _value(x) and _is_mask(idx, x):
         return _impl(("idx", "x"), ["return idx"])
-    if _index_parts(idx) is None:
+    kinds = _index_parts(idx)
+    if kinds is None:
         return None
+    if is_array(x) and "int" in kinds and "slice" in kinds and "none" not in kinds and len(kinds) <= x.ndim:
+        return _impl(("idx", "x"), ["x[idx]", "return idx"])
     return _impl(("idx", "x"), ["return idx"])
 
 

@@ -28,6 +28,8 @@ from . import numba_adjoints, numba_elementwise, numba_reductions, numba_structu
 from . import numba_special  # noqa: F401 (registers the special functions' lowerings)
 from . import numba_rearranging, numba_norms, numba_quantiles  # noqa: F401 (roll, sort; norm; median)
 from . import numba_differences  # noqa: F401 (diff and its adjoint)
+from . import numba_running  # noqa: F401 (cumprod's derivatives; running extrema and their derivatives)
+from . import numba_batch_indices  # noqa: F401 (vmap's batch_take_index; axis_pad)
 from . import numba_list_adjoints  # noqa: F401 (stack_adjoint, item_adjoint: a scanned list's adjoint)
 from . import numba_builtin_sums  # noqa: F401 (Python's sum of a list, and its adjoint)
 from . import numba_examples  # noqa: F401 (vmap's example_of)

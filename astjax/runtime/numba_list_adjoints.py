@@ -175,3 +175,15 @@ def adjoint_sum(a, b):
         items = ", ".join(f"L.adjoint_sum(a[{k}], b[{k}])" for k in range(len(a.types)))
         return _impl(("a", "b"), [f"return ({items},)"])
     return None
+
+
+@lowers("array_adjoint", ("g", "object"), reference=helpers.array_adjoint)
+def _array_adjoint(g, object):
+    """array_adjoint (the adjoint of `jnp.array(object)`, `jnp.copy`): g itself for an array or a number; for a
+    list or tuple of arrays or numbers, the list adjoint held as the array g, item k its row k (stack_adjoint
+    along axis 0)."""
+    if _value(object) and _value(g):
+        return _impl(("g", "object"), ["return g"])
+    if isinstance(object, (types.BaseTuple, types.List)) and is_array(g) and g.ndim > 0:
+        return _impl(("g", "object"), ["return g"])
+    return None

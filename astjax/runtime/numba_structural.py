@@ -623,6 +623,8 @@ def _linspace_weights(y, num, endpoint, axis):
 @lowers("array", ("object", "dtype"), reference=jnp.array, prefer_literal=True)
 def _array(object, dtype):
     """array: an array copied (or a tuple of values stacked) in the reference's dtype."""
+    if isinstance(object, types.List):
+        return _array_of_list(object, dtype)
     found = result_shape_dtype(lambda o, d: jnp.array(list(o) if isinstance(o, tuple) else o, d), object, dtype)
     if found is None:
         return None
@@ -637,6 +639,31 @@ def _array(object, dtype):
     if is_array(object):
         return _impl(("object", "dtype"), ["return object.astype(out_dtype)"], out_dtype=out)
     return _impl(("object", "dtype"), ["return out_dtype(object)"], out_dtype=out)
+
+
+def _array_of_list(object, dtype):
+    """array of a list variable (`rows = [...]`, a list comprehension) of arrays or numbers of one type: its
+    items stacked along a new first axis in the reference's dtype. Items of different shapes raise NumPy's
+    ValueError; an empty list runs on the reference backend (compiled code cannot tell its items' shape)."""
+    from ..errors import RuntimeRefusal
+    item = object.dtype
+    if not _value(item):
+        return None
+    found = result_shape_dtype(lambda o, d: jnp.array([o], d), item, dtype)
+    if found is None:
+        return None
+    shape = "object[0].shape" if is_array(item) else "()"
+    return _impl(("object", "dtype"), [
+        "if len(object) == 0:",
+        "    raise RuntimeRefusal('astjax: jnp.array of an empty list runs on the reference backend')",
+        f"first = {shape}",
+        "out = np.empty((len(object),) + first, out_dtype)",
+        "for k in range(len(object)):",
+        *(["    if object[k].shape != first:",
+           "        raise ValueError('setting an array element with a sequence: the items differ in shape')"]
+          if is_array(item) else []),
+        "    out[k] = object[k]",
+        "return out"], out_dtype=found[1].type, RuntimeRefusal=RuntimeRefusal)
 
 
 def _nested_stack(t, path):
@@ -692,6 +719,45 @@ def _basic_index(index):
     parts = list(index.types) if isinstance(index, types.BaseTuple) else [index]
     if all(isinstance(p, (types.Integer, types.SliceType, types.NoneType)) for p in parts):
         return _impl(("index",), ["return None"])
+    return None
+
+
+def _byte_range_reference(a):
+    a = np.asarray(a)
+    low = high = a.ctypes.data
+    for n, stride in zip(a.shape, a.strides):
+        low, high = low + min(0, (n - 1) * stride), high + max(0, (n - 1) * stride)
+    return low, high + a.itemsize
+
+
+@lowers("byte_range", ("a",), reference=_byte_range_reference)
+def _byte_range(a):
+    """(first byte, one past the last byte) of the memory a non-empty array spans."""
+    if not is_array(a):
+        return None
+    return _impl(("a",), ["low = a.ctypes.data", "high = a.ctypes.data",
+                          "for d in range(a.ndim):",
+                          "    step = (a.shape[d] - 1) * a.strides[d]",
+                          "    low += min(0, step)",
+                          "    high += max(0, step)",
+                          "return low, high + a.itemsize"])
+
+
+@lowers("not_a_view", ("value", "target"), reference=helpers.not_a_view)
+def _not_a_view(value, target):
+    """not_a_view (before `a[i], a[j] = a[j], a[i]`): a number passes; an array value whose memory may overlap
+    the array target's (a row of it: Numba's rows are views too; Numba has no np.shares_memory, so the byte
+    ranges are compared, as np.may_share_memory does) raises a RuntimeRefusal, and the call runs on the
+    reference backend, which refuses it at the user's line where the two share memory and runs it otherwise."""
+    from ..errors import RuntimeRefusal
+    if is_array(value) and is_array(target):
+        return _impl(("value", "target"), [
+            "if value.size and target.size and L.byte_range(value)[0] < L.byte_range(target)[1] \\",
+            "        and L.byte_range(target)[0] < L.byte_range(value)[1]:",
+            "    raise RuntimeRefusal('astjax: a value assigned by a tuple assignment may be a view of its target')",
+            "return None"], RuntimeRefusal=RuntimeRefusal, L=_L)
+    if isinstance(value, (types.Number, types.Boolean)) or is_none(value) or is_array(value) or is_array(target):
+        return _impl(("value", "target"), ["return None"])
     return None
 
 

@@ -14,6 +14,7 @@ no lowering, and any construct Numba would have to guess at, is refused at
 the user's line.
 """
 import builtins
+import copy
 import inspect
 import weakref
 
@@ -130,12 +131,31 @@ class _CallLowering(NodeTransformer):
 
     def visit_Subscript(self, node):
         """`x[mask]` with a boolean mask of rank 2 or more: Numba indexes with it as with an integer array (a
-        wrong shape), so jit/numba_support.py's mask_select selects in C order, as NumPy does."""
+        wrong shape), so jit/numba_support.py's mask_select selects in C order, as NumPy does. vmap's
+        `x[jnp.arange(B), batch_take_index(i)]` (two index arrays, which Numba does not take) reads row i[b]
+        of example b through runtime/numba_batch_indices.py's batch_take_rows."""
+        rows = self._batch_take_rows(node)
+        if rows is not None:
+            return rows
         self.generic_visit(node)
         if isinstance(node.ctx, gast.Load) and _boolean_mask_rank(node.slice, self.context) >= 2:
             return gast.copy_location(gast.Call(func=_name("mask_select"), args=[node.value, node.slice],
                                                 keywords=[]), node)
         return node
+
+    def _batch_take_rows(self, node):
+        from ...rules.batching import batch_take_index
+        index = node.slice
+        if not (isinstance(node.ctx, gast.Load) and isinstance(index, gast.Tuple) and len(index.elts) == 2
+                and all(isinstance(e, gast.Call) and len(e.args) == 1 and not e.keywords for e in index.elts)):
+            return None
+        arange = lookup_callable(self._static(index.elts[0].func))
+        if arange is None or arange.name != "arange" or self._static(index.elts[1].func) is not batch_take_index:
+            return None
+        from ...runtime.numba_batch_indices import STUBS
+        call = gast.Call(func=_name(self.context.bind("batch_take_rows", STUBS["batch_take_rows"], self.locals)),
+                         args=[self.visit(node.value), self.visit(index.elts[1].args[0])], keywords=[])
+        return gast.copy_location(call, node)
 
     def visit_Call(self, node):
         functional = _functional_update(node)
@@ -408,20 +428,38 @@ _PRODUCT_ADJOINTS = {"dot_lhs_adjoint": _DOT_LHS, "dot_rhs_adjoint": _DOT_RHS,
 
 
 def _functional_update(node):
-    """`x.at[idx].set(v)` (and add, multiply), which derivative rules write, as `at_set(x, idx, v)`;
-    None for anything else or an index with a slice in it."""
+    """`x.at[idx].set(v)` (and add, multiply), which derivative rules write, as `at_set(x, idx, v)`; a slice in
+    the index (`x.at[0, 1:3]`, `x.at[i, :]`) is passed as `slice(1, 3, None)`, which Numba builds. None for
+    anything else."""
     func = node.func
     if not (isinstance(func, gast.Attribute) and func.attr in ("set", "add", "multiply") and len(node.args) == 1
             and not node.keywords and isinstance(func.value, gast.Subscript)
             and isinstance(func.value.value, gast.Attribute) and func.value.value.attr == "at"):
         return None
-    index = func.value.slice
-    if any(isinstance(n, gast.Slice) for n in walk(index)):
+    index = _slices_as_calls(func.value.slice)
+    if index is None:
         return None
     name = {"set": "at_set", "add": "at_add", "multiply": "at_multiply"}[func.attr]
     call = gast.Call(func=gast.Attribute(value=_name("_astjax_helpers"), attr=name, ctx=gast.Load()),
                      args=[func.value.value.value, index, node.args[0]], keywords=[])
     return gast.copy_location(call, node)
+
+
+def _slices_as_calls(index):
+    """The index `0, 1:3` as the expression `(0, slice(1, 3, None))`; None where a slice is nested deeper."""
+    parts = index.elts if isinstance(index, gast.Tuple) else None
+    if parts is None:
+        return _slice_call(index) if isinstance(index, gast.Slice) else index
+    parts = [_slice_call(p) if isinstance(p, gast.Slice) else p for p in parts]
+    if any(isinstance(n, gast.Slice) for p in parts for n in walk(p)):
+        return None
+    return gast.Tuple(elts=parts, ctx=gast.Load())
+
+
+def _slice_call(part):
+    none = gast.Constant(value=None, kind=None)
+    bounds = [copy.deepcopy(b) if b is not None else none for b in (part.lower, part.upper, part.step)]
+    return gast.Call(func=_name("slice"), args=bounds, keywords=[])
 
 
 def _is_integer(expr, context):

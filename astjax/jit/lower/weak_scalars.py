@@ -101,17 +101,22 @@ class _Caster(NodeTransformer):
                       and self.strong_dtype(a) is not None]
         # `unreduce(bout, rows @ rows_T)`: a helper whose dtype is that of an argument other than its operands
         others = [a for a, k in zip(args, kinds) if not k and id(a) not in operands and not isinstance(a, gast.Constant)]
-        other_dtypes = {self.strong_dtype(a) for a in others}
+        # a comparison is a bool (`where(z == 0.0, 0.5, 1.0)`, maximum's derivative: float32 as in JAX, where
+        # Numba's float64 made the MLP's whole adjoint float64 and its float32 matmul refuse to type)
+        other_dtypes = {"bool" if isinstance(a, gast.Compare) else self.strong_dtype(a) for a in others}
+        numpy_own = _numpy_own(target)
         for i, (arg, kind) in enumerate(zip(args, kinds)):
             if not kind or id(arg) not in operands:
                 continue
+            if strong and numpy_own and not str(self.strong_dtype(strong[0])).startswith(("float", "int", "uint")):
+                continue         # NumPy's `np.where(c, 0.1, 0.2)` of a bool c: a float64 (int64), as Numba computes
             if strong:
                 args[i] = self.cast(arg, kind, strong[0])
             elif kind == WEAK_FLOAT and len(other_dtypes) == 1 and str(next(iter(other_dtypes))).startswith("float"):
                 args[i] = _call(f"np.{next(iter(other_dtypes))}", arg)
             elif kind == WEAK_FLOAT and any(not str(d).startswith(("float", "int", "uint", "bool")) for d in other_dtypes):
                 continue         # its dtype is not known here: Numba's float64, cast to the reference's at the boundary
-            elif kind == WEAK_FLOAT:
+            elif kind == WEAK_FLOAT and not _numpy_own(target):
                 args[i] = _call("np.float32", arg)
         node.args = args
         return node
@@ -191,6 +196,14 @@ def _replace(tree, old, new):
     for parent in walk(tree):
         if isinstance(parent, (gast.Tuple, gast.List)):
             parent.elts = [new if elt is old else elt for elt in parent.elts]
+
+
+def _numpy_own(target):
+    """NumPy's own function (`np.where(c, 0.1, 0.2)`): a Python float there is a float64, as NumPy makes it (the
+    float32 cast, JAX's weak float, gave 0.1 rounded to float32 in a float64 result: within the first call's
+    relative 1e-7, so silently)."""
+    import numpy as np
+    return isinstance(target, np.ufunc) or (getattr(target, "__module__", None) or "").split(".")[0] == "numpy"
 
 
 def _is_python_math(target):
