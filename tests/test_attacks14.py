@@ -12,50 +12,25 @@ import astjax
 import astjax.numpy as jnp
 from astjax.errors import AstjaxError
 
+# the corpus's programs (tests/adversarial/attacks14.py runs them as "either" cases): their refusal, its line and
+# its advice are pinned here
+from adversarial import attacks14 as corpus
+
 X = np.array([0.3, -0.7, 1.1, 0.5])
 
 
-def _list_of(d):
-    return d["k"]
-
-
-def helper_result_append(x):
-    d = {"k": [x[2]]}
-    _list_of(d).append(x[0])
-    return sum(d["k"]) ** 2
-
-
-def setdefault_append(x):
-    d = {}
-    d.setdefault("k", []).append(x[0])
-    return sum(d["k"]) ** 2
-
-
-def update_through_alias(x):
-    d = {"b": x[0]}
-    e = d
-    e.update({"b": x[1] * 4.0})
-    return d["b"] ** 2
-
-
-def inner_update_keyword(x):
-    d = {"a": {"b": x[0]}}
-    d["a"].update(b=x[1] * 4.0)
-    return d["a"]["b"] ** 2
-
-
 @pytest.mark.parametrize("fn, line, words", [
-    (helper_result_append, "_list_of(d).append(x[0])", "that `_list_of(d)` returns"),
-    (setdefault_append, "d.setdefault(\"k\", []).append(x[0])", "returns"),
-    (update_through_alias, "e.update({\"b\": x[1] * 4.0})", "`e = dict(e)`"),
-    (inner_update_keyword, "d[\"a\"].update(b=x[1] * 4.0)", "held inside `d`"),
+    (corpus.helper_returned_list_append, "_list_of(d).append(x[0])", "that `_list_of(d)` returns"),
+    (corpus.setdefault_append, "d.setdefault(\"k\", []).append(x[0])", "returns"),
+    (corpus.dict_update_through_alias, "e.update({\"b\": x[1] * 4.0})", "`e = dict(e)`"),
+    (corpus.inner_dict_update_keyword, "d[\"a\"].update(b=x[1] * 4.0)", "held inside `d`"),
 ], ids=lambda v: getattr(v, "__name__", "")[:20])
 def test_mutation_through_a_call_result_or_another_name_is_refused(fn, line, words):
     """grad gave the gradient of the function without the change (the value was right)."""
     with pytest.raises(AstjaxError) as info:
         astjax.grad(fn)(X.copy())
     message = str(info.value)
-    assert __file__ in message and line in message and words in message, message
+    assert corpus.__file__ in message and line in message and words in message, message
     assert "Instead" in message
 
 

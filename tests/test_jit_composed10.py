@@ -17,7 +17,7 @@ each, so the default profile runs the mixed index and where; ASTJAX_LONG_PROPERT
 """
 import numpy as np
 import pytest
-from finite_differences import central_difference
+from finite_differences import central_difference, jit_gradient_agrees
 from sampling import LONG
 
 import astjax
@@ -28,15 +28,6 @@ from astjax.errors import RuntimeRefusal
 long_only = pytest.mark.skipif(not LONG, reason="Numba compiles of several seconds: ASTJAX_LONG_PROPERTIES=1")
 
 
-def _agrees(f, calls, argnum=0):
-    """jit(grad(f)) on each call (the second runs the compiled code alone) against grad(f) and differences;
-    returns the jitted gradient."""
-    compiled = astjax.jit(astjax.grad(f, argnums=argnum))
-    for call in calls:
-        got = compiled(*call)
-        np.testing.assert_allclose(got, astjax.grad(f, argnums=argnum)(*call), rtol=1e-10, atol=1e-12)
-        np.testing.assert_allclose(got, central_difference(f, call, argnum), rtol=1e-5, atol=1e-7)
-    return compiled
 
 
 def _same_values(f, calls):
@@ -70,7 +61,7 @@ def column_set(x, v, i):
 def test_jit_of_grad_of_at_with_integers_and_slices_agrees():
     """A row `x.at[i, :]` (i out of range raises IndexError with and without jit: NumPy's index there)."""
     v = np.array([1.0, -2.0, 0.5, 3.0])
-    compiled = _agrees(row_added, [(X, v, 2), (X * 0.5, v, -1)])
+    compiled = jit_gradient_agrees(row_added, [(X, v, 2), (X * 0.5, v, -1)])
     for bad in (3, -4):
         with pytest.raises(IndexError):
             astjax.grad(row_added)(X, v, bad)
@@ -82,8 +73,8 @@ def test_jit_of_grad_of_at_with_integers_and_slices_agrees():
 def test_jit_of_at_with_integers_and_slices_agrees():
     """`x.at[0, 1:3]` with respect to both operands, and `x.at[:, i]` whose i out of range is dropped, as the
     reference (and JAX) drop it."""
-    _agrees(middle_set, [(X, np.array([1.0, 2.0])), (X * -1.5, np.array([0.3, -0.4]))])
-    _agrees(middle_set, [(X, np.array([1.0, 2.0]))], argnum=1)
+    jit_gradient_agrees(middle_set, [(X, np.array([1.0, 2.0])), (X * -1.5, np.array([0.3, -0.4]))])
+    jit_gradient_agrees(middle_set, [(X, np.array([1.0, 2.0]))], argnum=1)
     column = np.array([9.0, 8.0, 7.0])
     _same_values(middle_set, [(X, np.array([1.0, 2.0]))])
     _same_values(column_set, [(X, column, 1), (X, column, -1), (X, column, 4), (X, column, -5)])
@@ -106,8 +97,8 @@ def running_products(x):
 def test_jit_of_grad_and_jacfwd_of_cumprod_agrees():
     """Exact at zeros, as the reference's products that skip one factor are."""
     zeros = np.array([[0.5, -1.2, 2.0, 0.7], [0.0, 1.5, 0.0, -0.3], [1.1, 0.0, 0.9, 1.3]])
-    _agrees(products_along_rows, [(zeros,), (zeros * -0.7,), (np.ones((2, 5)),)])
-    _agrees(products_flat, [(zeros,), (zeros[:2] * 0.3,)])
+    jit_gradient_agrees(products_along_rows, [(zeros,), (zeros * -0.7,), (np.ones((2, 5)),)])
+    jit_gradient_agrees(products_flat, [(zeros,), (zeros[:2] * 0.3,)])
     forward = astjax.jit(astjax.jacfwd(running_products))
     for x in (zeros, zeros * 1.3):
         np.testing.assert_allclose(forward(x), astjax.jacfwd(running_products)(x), rtol=1e-12, atol=1e-14)
@@ -153,10 +144,10 @@ def test_jit_of_running_extrema_and_their_gradients_agrees():
     _same_values(running_max, [(np.asarray(X),), (np.array([1.0, np.nan, 3.0, 0.5]),)])
     _same_values(running_max, [(np.array([1, 5, 3, 7], np.int32),)])
     x = np.array([0.5, -1.2, 2.0, 0.7, 3.0])
-    compiled = _agrees(running_max_loss, [(x,), (x * -0.7,)])
+    compiled = jit_gradient_agrees(running_max_loss, [(x,), (x * -0.7,)])
     with pytest.raises(RuntimeRefusal, match="tie"):
         compiled(np.array([1.0, 2.0, 2.0, 0.5, 0.1]))
-    _agrees(running_min_loss, [(np.asarray(X),), (np.asarray(X) * -2.0,)])
+    jit_gradient_agrees(running_min_loss, [(np.asarray(X),), (np.asarray(X) * -2.0,)])
 
 
 # ------------------------------------------------------------------ 1. array_adjoint, not_a_view
@@ -179,8 +170,8 @@ def swapped(x, k):
 @long_only
 def test_jit_of_array_adjoint_and_tuple_assignment_agrees():
     x = np.array([0.5, -1.2, 2.0])
-    _agrees(copied, [(x,), (x * 2.0,)])
-    _agrees(rows_of_a_list, [(x, 3), (x * -0.5, 2)])
+    jit_gradient_agrees(copied, [(x,), (x * 2.0,)])
+    jit_gradient_agrees(rows_of_a_list, [(x, 3), (x * -0.5, 2)])
     compiled = _same_values(swapped, [(np.asarray(X), -1)])
     with pytest.raises(RuntimeRefusal, match="view"):     # rows of `a` itself: the reference refuses them
         compiled(np.asarray(X), 1)

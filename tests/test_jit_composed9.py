@@ -16,7 +16,7 @@ each, so the default profile runs the carry and the dict; ASTJAX_LONG_PROPERTIES
 """
 import numpy as np
 import pytest
-from finite_differences import central_difference
+from finite_differences import central_difference, jit_gradient_agrees
 from sampling import LONG
 
 import astjax
@@ -26,15 +26,6 @@ from astjax.backends.numba_cpu import JitError
 long_only = pytest.mark.skipif(not LONG, reason="Numba compiles of several seconds: ASTJAX_LONG_PROPERTIES=1")
 
 
-def _agrees(f, calls, argnum=0):
-    """jit(grad(f)) on each call (the second runs the compiled code alone) against grad(f) and differences;
-    returns the jitted gradient."""
-    compiled = astjax.jit(astjax.grad(f, argnums=argnum))
-    for call in calls:
-        got = compiled(*call)
-        np.testing.assert_allclose(got, astjax.grad(f, argnums=argnum)(*call), rtol=1e-10, atol=1e-12)
-        np.testing.assert_allclose(got, central_difference(f, call, argnum), rtol=1e-5, atol=1e-7)
-    return compiled
 
 
 # ------------------------------------------------------------------ 1. piecewise and apply_along_axis
@@ -66,10 +57,10 @@ def along_middle(x):
 def test_jit_of_grad_of_piecewise_and_apply_along_axis_agrees():
     x = np.array([[0.5, -1.0, 2.0], [0.1, 1.5, -0.3]])
     cube = np.arange(24.0).reshape(2, 3, 4) / 10 - 1.0
-    _agrees(pieces, [(x,), (x * -2.0,)])             # -2x: other elements in each piece, some pieces empty
-    _agrees(along_rows, [(x, np.array([0.3, 0.2, 0.1])), (x * 0.5, np.array([1.0, -1.0, 2.0]))])
-    _agrees(along_rows, [(x, np.array([0.3, 0.2, 0.1]))], argnum=1)
-    _agrees(along_middle, [(cube,), (cube * 0.3,)])
+    jit_gradient_agrees(pieces, [(x,), (x * -2.0,)])             # -2x: other elements in each piece, some pieces empty
+    jit_gradient_agrees(along_rows, [(x, np.array([0.3, 0.2, 0.1])), (x * 0.5, np.array([1.0, -1.0, 2.0]))])
+    jit_gradient_agrees(along_rows, [(x, np.array([0.3, 0.2, 0.1]))], argnum=1)
+    jit_gradient_agrees(along_middle, [(cube,), (cube * 0.3,)])
 
 
 # ------------------------------------------------------------------ 2. a dict read in a loop over its keys
@@ -144,7 +135,7 @@ def test_jit_of_a_float_carry_that_becomes_an_array_agrees():
 @long_only
 def test_jit_of_grad_through_a_float_carry_that_becomes_an_array_agrees():
     X = np.array([[0.5, -1.0, 2.0], [0.1, 1.5, -0.3]])
-    compiled = _agrees(rows_loss, [(X,), (X * -0.7,), (np.ones((3, 3)),), (X[:1],)])
+    compiled = jit_gradient_agrees(rows_loss, [(X,), (X * -0.7,), (np.ones((3, 3)),), (X[:1],)])
     empty = compiled(np.zeros((0, 3)))          # no iteration: the reference backend's gradient
     assert empty.shape == (0, 3)
 
@@ -180,8 +171,8 @@ def test_jit_of_the_builtin_sum_of_a_list_agrees():
     an empty list sums to its start, a number: the reference backend computes that call."""
     X = np.array([[0.5, -1.0, 2.0], [0.1, 1.5, -0.3]])
     w = np.array([0.3, -0.2, 0.1])
-    _agrees(squares_listed, [(w, X), (w * -2.0, np.ones((4, 3)))])
-    _agrees(sines_listed, [(X,), (X * 0.3,)])
+    jit_gradient_agrees(squares_listed, [(w, X), (w * -2.0, np.ones((4, 3)))])
+    jit_gradient_agrees(sines_listed, [(X,), (X * 0.3,)])
     compiled = astjax.jit(sines_listed)
     for rows in (X, X[:0]):
         np.testing.assert_allclose(compiled(rows), sines_listed(rows), rtol=1e-12)
