@@ -1,7 +1,11 @@
 """The reference a batching rule is checked against: the function called on each example in turn."""
+import builtins
+import contextlib
+import sys
+
 import numpy as np
 
-__all__ = ["loop_over_batch"]
+__all__ = ["loop_over_batch", "assert_rule_batches_without_a_loop", "batch_loops_run"]
 
 
 def loop_over_batch(f, args, in_axes):
@@ -25,3 +29,21 @@ def assert_rule_batches_without_a_loop(name, f, args, in_axes, rtol):
                                equal_nan=True)
     source = astjax.source(batched)
     assert "_results" not in source and "range(_B" not in source, source
+
+
+@contextlib.contextmanager
+def batch_loops_run(size):
+    """The names of the generated functions that ran a loop over the batch (`range(size)` called from generated
+    source) while the block ran: a rule's source may keep the loop in a branch (on ranks) that does not run."""
+    real, seen = builtins.range, []
+
+    def counting(*args):
+        code = sys._getframe(1).f_code
+        if code.co_filename.startswith("<astjax:") and args == (size,):
+            seen.append(code.co_name)
+        return real(*args)
+    builtins.range = counting
+    try:
+        yield seen
+    finally:
+        builtins.range = real

@@ -5,10 +5,7 @@ argument combination (batched or not, batch axis not at 0, negative in_axes): th
 loop over the batch calling the unbatched function, and the generated source has no loop over the batch left;
 then dtypes, gradients through the new rules against a loop of grads, NumPy's chain order, and the count of
 differentiable primitives that still loop. Reference backend only; small shapes."""
-import builtins
-import contextlib
 import os
-import sys
 
 import numpy as np
 import pytest
@@ -17,7 +14,7 @@ import astjax
 import astjax.numpy as jnp
 from astjax.rules.batching_eighth import EDITS
 
-from batch_loops import assert_rule_batches_without_a_loop, loop_over_batch
+from batch_loops import assert_rule_batches_without_a_loop, batch_loops_run, loop_over_batch
 
 RNG = np.random.default_rng(8)
 LONG = bool(os.environ.get("ASTJAX_LONG_PROPERTIES"))
@@ -166,24 +163,6 @@ def test_gradients_through_the_rules_match_a_loop_of_grads(loss):
     np.testing.assert_allclose(total(w, xs), want, rtol=1e-9, atol=1e-12)
 
 
-@contextlib.contextmanager
-def _batch_loops_run(size):
-    """The names of the generated functions that ran a loop over the batch (`range(size)` called from generated
-    source) while the block ran: the source keeps loops in branches on ranks that may not run."""
-    real, seen = builtins.range, []
-
-    def counting(*args):
-        code = sys._getframe(1).f_code
-        if code.co_filename.startswith("<astjax:") and args == (size,):
-            seen.append(code.co_name)
-        return real(*args)
-    builtins.range = counting
-    try:
-        yield seen
-    finally:
-        builtins.range = real
-
-
 _A = _x(5, 3)
 _N = _x(4, 2)
 
@@ -207,7 +186,7 @@ def test_per_example_gradients_through_lstsq_and_multi_dot_run_without_a_loop(lo
     g = astjax.grad(loss, argnums=(0, 1))
     v = astjax.vmap(g, in_axes=(None, 0))
     v(w, xs)
-    with _batch_loops_run(B) as looped:
+    with batch_loops_run(B) as looped:
         got = v(w, xs)
     assert looped == [], looped
     for k in range(2):

@@ -4,10 +4,7 @@ rules of astjax/rules/batching_ninth.py (expm_frechet, solve_sylvester, eigh_tri
 the batched call equals a Python loop over the batch (batch axis not first, negative in_axes), and no loop over
 the batch runs; then dtypes, per-example gradients against a loop of grads, the cases that keep the loop, and
 the count of differentiable primitives that still loop. Reference backend only; small shapes."""
-import builtins
-import contextlib
 import os
-import sys
 
 import numpy as np
 import pytest
@@ -18,7 +15,7 @@ import astjax.scipy.linalg as sla
 from astjax.errors import AstjaxError
 from astjax.rules.batching_ninth import EDITS, SYLVESTER_SYSTEM_LIMIT
 
-from batch_loops import loop_over_batch
+from batch_loops import batch_loops_run, loop_over_batch
 
 RNG = np.random.default_rng(9)
 LONG = bool(os.environ.get("ASTJAX_LONG_PROPERTIES"))
@@ -27,24 +24,6 @@ B = 3
 
 def _x(*shape):
     return RNG.normal(size=shape)
-
-
-@contextlib.contextmanager
-def _batch_loops_run(size):
-    """The generated functions that ran a loop over the batch (`range(size)` called from generated source)
-    while the block ran: the rules keep the loop in a branch taken only where ranks differ."""
-    real, seen = builtins.range, []
-
-    def counting(*args):
-        code = sys._getframe(1).f_code
-        if code.co_filename.startswith("<astjax:") and args == (size,):
-            seen.append(code.co_name)
-        return real(*args)
-    builtins.range = counting
-    try:
-        yield seen
-    finally:
-        builtins.range = real
 
 
 def _loop(f, args, in_axes):
@@ -62,7 +41,7 @@ def _assert_batches_without_a_loop(f, args, in_axes, rtol=1e-10, out_axes=0):
     size = next(np.shape(a)[ax] for a, ax in zip(args, in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(
         args)) if ax is not None)
     batched(*args)                  # transformed before range is counted
-    with _batch_loops_run(size) as seen:
+    with batch_loops_run(size) as seen:
         got = batched(*args)
     assert not seen, seen
     want = _loop(f, args, in_axes)
@@ -256,7 +235,7 @@ def test_per_example_gradients_through_the_rules_match_a_loop_of_grads(loss):
     g = astjax.grad(loss, argnums=1)
     batched = astjax.vmap(g, in_axes=(None, 0))
     batched(w, xs)
-    with _batch_loops_run(B) as seen:
+    with batch_loops_run(B) as seen:
         got = batched(w, xs)
     np.testing.assert_allclose(got, np.stack([g(w, x) for x in xs]), rtol=1e-8, atol=1e-12)
     assert loss is _frechet_loss or not seen, seen
@@ -274,7 +253,7 @@ def test_what_keeps_the_loop_still_matches_it():
     args = [_x(2, m, m), _x(m, m) + 2 * m * np.eye(m), _x(m, m)]
     batched = astjax.vmap(_sylvester, in_axes=(0, None, None))
     batched(*args)
-    with _batch_loops_run(2) as seen:
+    with batch_loops_run(2) as seen:
         got = batched(*args)
     assert seen
     np.testing.assert_allclose(got, _loop(_sylvester, args, (0, None, None)), rtol=1e-12)
@@ -325,7 +304,7 @@ def test_custom_jvp_calls_batch_with_their_rules_and_run_no_loop():
     g = astjax.grad(_custom_loss, argnums=(0, 1))
     batched = astjax.vmap(g, in_axes=(None, 0))
     batched(w, xs)
-    with _batch_loops_run(B) as seen:
+    with batch_loops_run(B) as seen:
         got_w, got_x = batched(w, xs)
     assert not seen, seen
     want = [g(w, x) for x in xs]
