@@ -14,7 +14,7 @@ import weakref
 import numpy as np
 
 from . import tree_util
-from .arguments import (FLOAT0, Packing, check_callable, differentiable_input, is_float_leaf, name_of,
+from .arguments import (FLOAT0, argnums_as_ints, Packing, check_callable, differentiable_input, is_float_leaf, name_of,
                         refuse_complex, split_callable)
 from .array import Array, wrap
 from .codegen.namespace import renamed_keywords
@@ -59,6 +59,7 @@ class ReverseTransform:
         self.allow_int = allow_int
         self.user_fun = fun
         self.fun, self.leading, self.keywords = split_callable(fun)
+        argnums = argnums_as_ints(argnums)
         self.single = isinstance(argnums, int)
         self.argnums = (argnums,) if self.single else tuple(argnums)    # positions in the user's call
         if not self.argnums or not all(isinstance(a, int) for a in self.argnums):

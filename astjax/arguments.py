@@ -16,7 +16,7 @@ import numpy as np
 from .array import Array, wrap
 from .dtypes import float0
 
-__all__ = ["split_callable", "differentiable_input", "refuse_complex", "is_float_leaf", "check_callable", "name_of", "FLOAT0",
+__all__ = ["argnums_as_ints", "split_callable", "differentiable_input", "refuse_complex", "is_float_leaf", "check_callable", "name_of", "FLOAT0",
            "Packing", "library_trampoline"]
 
 FLOAT0 = float0      # JAX's dtype for the "gradient" of an integer
@@ -237,6 +237,16 @@ def refuse_complex(args, kind):
             leaves = tree_util.tree_leaves(arg)
         if any(is_complex(leaf) for leaf in leaves):
             raise TypeError(_COMPLEX.format(kind=kind))
+
+
+def argnums_as_ints(argnums):
+    """`argnums` with each position a Python int (a NumPy integer counts, as `operator.index` reads it in JAX);
+    anything else (a bool, a float, a string) is left as given, for the caller's TypeError."""
+    def position(a):
+        return int(a) if isinstance(a, np.integer) else a
+    if isinstance(argnums, (tuple, list)):
+        return tuple(position(a) for a in argnums)
+    return position(argnums)
 
 
 def check_callable(fun, kind):

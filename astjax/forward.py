@@ -13,7 +13,7 @@ import numpy as np
 
 from . import tree_util
 from .api import as_seed, derivation_cache_key, grad
-from .arguments import FLOAT0, Packing, check_callable, differentiable_input, is_float_leaf, refuse_complex, split_callable
+from .arguments import FLOAT0, Packing, argnums_as_ints, check_callable, differentiable_input, is_float_leaf, refuse_complex, split_callable
 from .array import wrap
 from .errors import api_boundary
 from .rules.helpers import materialize
@@ -248,6 +248,7 @@ def jacfwd(fun, argnums=0, has_aux=False):
     With has_aux=True `fun` returns `(output, aux)` and the result is `(jacobian, aux)`.
     """
     check_callable(fun, "jacfwd")
+    argnums = argnums_as_ints(argnums)
     single = isinstance(argnums, int)
     nums = argnums_given = (argnums,) if single else tuple(argnums)
 
@@ -314,6 +315,7 @@ def jacrev(fun, argnums=0, has_aux=False):
     Shapes and pytrees as in `jacfwd`; with has_aux=True the result is `(jacobian, aux)`.
     """
     check_callable(fun, "jacrev")
+    argnums = argnums_as_ints(argnums)
     single = isinstance(argnums, int)
     nums = (argnums,) if single else tuple(argnums)
 

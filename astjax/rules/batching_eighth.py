@@ -23,6 +23,7 @@ from .batching_axes import _rebuilt, register_family
 from .batching_fourth import _batched_array, _others_unbatched
 from .batching_seventh import _assign, _example_shape, _matmul, chain_operands, numpy_chain_tree
 from .batching_sixth import _items
+from . import helpers
 from .nondifferentiable import SHAPES
 from .registry import PRIMITIVES, defjvp, defvjp, primitive
 
@@ -337,7 +338,7 @@ def batch_item_adjoint(adjoint, i, sizes, like=None):
         return TreeAdjoint.of(adjoint[i])
     if np.ndim(adjoint) <= len(sizes):
         if np.any(adjoint):
-            raise TypeError(f"astjax: a list's adjoint is the scalar {adjoint!r}; it cannot be split into items")
+            raise TypeError(helpers.container_seed_message("list", adjoint))
         return zeros
     return wrap(np.asarray(adjoint)[(slice(None),) * len(sizes) + (i,)])
 

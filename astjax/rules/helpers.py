@@ -428,7 +428,7 @@ def item_adjoint(adjoint, i):
         return TreeAdjoint.of(adjoint[i])
     if np.ndim(adjoint) == 0:
         if np.any(adjoint):
-            raise TypeError(f"astjax: a list's adjoint is the scalar {adjoint!r}; it cannot be split into items")
+            raise TypeError(container_seed_message("list", adjoint))
         return 0.0
     return wrap(np.asarray(adjoint)[i])
 
@@ -1074,11 +1074,20 @@ def cleared_at(g, x, idx):
     return wrap(g).at[idx].set(0.0)
 
 
+def container_seed_message(kind, adjoint):
+    """The error of a list's or dict's adjoint that is a nonzero scalar: grad's seed 1.0 met an output that is a
+    container (a name holding it: a literal is refused where it is returned)."""
+    return (f"astjax: a {kind}'s adjoint is the scalar {adjoint!r}, which cannot be split into its items. "
+            f"Gradient only defined for scalar-output functions: where the differentiated function returns a list "
+            f"or a dict, return one float scalar (`jnp.sum(...)` of the items), or use astjax.vjp / astjax.jacrev "
+            f"for a container of outputs.")
+
+
 def _zero_dict_adjoint(g):
     """A dict's adjoint that is not a TreeAdjoint must be the bare 0.0 nothing reached yet."""
     if np.ndim(g) == 0 and not np.any(g):
         return g
-    raise TypeError(f"astjax: a dict's adjoint is {g!r}; it cannot be split into items")
+    raise TypeError(container_seed_message("dict", g))
 
 
 def zero_tangent(x):
