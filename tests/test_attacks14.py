@@ -35,18 +35,6 @@ def test_mutation_through_a_call_result_or_another_name_is_refused(fn, line, wor
 
 
 _HISTORY = []
-_SETTINGS = {"a": 0.0}
-
-
-def global_list_refilled(x):
-    _HISTORY.clear()
-    _HISTORY.extend([x[0], x[1] * 3.0])
-    return sum(_HISTORY) ** 2
-
-
-def global_dict_updated(x):
-    _SETTINGS.update(a=x[0] * 3.0)
-    return _SETTINGS["a"] ** 2
 
 
 def global_value_popped(x):
@@ -54,8 +42,8 @@ def global_value_popped(x):
     return x[0] * v
 
 
-@pytest.mark.parametrize("fn, line", [(global_list_refilled, "_HISTORY.clear()"),
-                                      (global_dict_updated, "_SETTINGS.update(a=x[0] * 3.0)"),
+@pytest.mark.parametrize("fn, line", [(corpus.global_list_refilled, "_HISTORY.clear()"),
+                                      (corpus.global_dict_updated, "_SETTINGS.update(a=x[0] * 3.0)"),
                                       (global_value_popped, "v = _HISTORY.pop()")],
                          ids=lambda v: getattr(v, "__name__", "")[:20])
 def test_a_module_level_list_or_dict_changed_in_place_is_refused(fn, line):
@@ -65,7 +53,8 @@ def test_a_module_level_list_or_dict_changed_in_place_is_refused(fn, line):
         with pytest.raises(AstjaxError) as info:
             transform(X.copy())
         message = str(info.value)
-        assert __file__ in message and line in message and "defined outside the function" in message, message
+        assert fn.__code__.co_filename in message and line in message and "defined outside the function" in message, \
+            message
 
 
 def special_method_iadd(x):
