@@ -5,7 +5,7 @@ import sys
 
 import numpy as np
 
-__all__ = ["loop_over_batch", "assert_rule_batches_without_a_loop", "batch_loops_run"]
+__all__ = ["loop_over_batch", "assert_vmap_matches_the_loop", "assert_rule_batches_without_a_loop", "batch_loops_run"]
 
 
 def loop_over_batch(f, args, in_axes):
@@ -15,6 +15,13 @@ def loop_over_batch(f, args, in_axes):
     size = next(np.shape(a)[ax] for a, ax in zip(args, axes) if ax is not None)
     return np.stack([np.asarray(f(*[a if ax is None else np.take(a, b, axis=ax) for a, ax in zip(args, axes)]))
                      for b in range(size)])
+
+
+def assert_vmap_matches_the_loop(f, args, in_axes):
+    """`vmap(f)` gives what the loop over the batch gives (a combination a rule leaves to vmap's loop)."""
+    import astjax
+    np.testing.assert_allclose(astjax.vmap(f, in_axes=in_axes)(*args), loop_over_batch(f, args, in_axes),
+                               rtol=1e-12, atol=1e-12)
 
 
 def assert_rule_batches_without_a_loop(name, f, args, in_axes, rtol):

@@ -14,7 +14,7 @@ import astjax
 import astjax.numpy as jnp
 from astjax.rules.batching_eighth import EDITS
 
-from batch_loops import assert_rule_batches_without_a_loop, batch_loops_run, loop_over_batch
+from batch_loops import assert_rule_batches_without_a_loop, assert_vmap_matches_the_loop, batch_loops_run, loop_over_batch
 
 RNG = np.random.default_rng(8)
 LONG = bool(os.environ.get("ASTJAX_LONG_PROPERTIES"))
@@ -243,15 +243,5 @@ LOOPED = [
 
 @pytest.mark.parametrize("case", range(len(LOOPED)))
 def test_uncovered_combinations_loop_and_match(case):
-    f, args, in_axes = LOOPED[case]
-    np.testing.assert_allclose(astjax.vmap(f, in_axes=in_axes)(*args), loop_over_batch(f, args, in_axes),
-                               rtol=1e-12, atol=1e-12)
+    assert_vmap_matches_the_loop(*LOOPED[case])
 
-
-def test_the_differentiable_primitives_without_a_batching_rule():
-    """After the eighth batch 46 differentiable primitives have no batching rule (docs/vmap.md lists why):
-    most build or read vmap's own loop over the examples or grad's containers. The count only goes down."""
-    from astjax.rules.batching import generic_rule
-    from astjax.rules.registry import PRIMITIVES
-    looping = sorted(n for n, p in PRIMITIVES.items() if generic_rule(p) is None and p.differentiable)
-    assert len(looping) <= 46, looping
