@@ -22,7 +22,7 @@ from .errors import api_boundary
 from .teaching.display import add_notebook_display
 from .jit.api import _ACTIVE as _ACTIVE_JIT, compiled_version
 from .jit.grad_value_check import gradient_without_value
-from .rules.helpers import materialize
+from .rules.helpers import ContainerSeedError, materialize
 from .transforms.derivation import Derivation
 from .transforms.forward_over_reverse import forward_over_reverse
 
@@ -105,6 +105,14 @@ class ReverseTransform:
     def call(self, mode, args, kwargs, before=(), generated=None):
         """Run the generated function of `mode` (or `generated`, one built earlier) on the user's arguments
         (after `before`, e.g. a cotangent)."""
+        try:
+            return self._call(mode, args, kwargs, before, generated)
+        except ContainerSeedError as exc:
+            if mode not in ("grad", "value_and_grad"):
+                raise
+            raise _container_output_error(self.user_fun, exc) from None
+
+    def _call(self, mode, args, kwargs, before=(), generated=None):
         generated = compiled_version(generated or self.generated(mode), self.user_fun)
         if self.packing is not None:
             return generated(*before, *self.packing.pack(args, kwargs))
@@ -231,6 +239,33 @@ def _bind_leading(generated, fun, leading, keywords):
                  **{f"_keyword_{k}": v for k, v in renamed_keywords(generated, keywords).items()}}
     fn, _ = compile_function(gast.parse(text).body[0], namespace, label=generated.__name__)
     return fn.__astjax_function_source__
+
+
+def _container_output_error(fun, exc):
+    """grad's seed met a returned list or dict (raised deep in the generated sweep): the same TypeError, at the
+    function's return line (one returning a literal list or dict, else the last one)."""
+    import gast
+    from .errors import OutputTypeError
+    from .frontend.parse import function_source
+    try:
+        source = function_source(split_callable(fun)[0])
+    except Exception:        # no source of its own (a partial of a library function): the message as it was
+        return exc
+    returns = []
+
+    def visit(node):
+        for child in gast.iter_child_nodes(node):
+            if isinstance(child, gast.Return):
+                returns.append(child)
+            if not isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
+                visit(child)
+    visit(source.node)
+    literal = [r for r in returns if isinstance(r.value, (gast.List, gast.Dict, gast.ListComp, gast.DictComp))]
+    node = (literal or returns or [None])[-1]
+    return OutputTypeError(f"Gradient only defined for scalar-output functions: {name_of(fun)} returns a list or a "
+                           "dict, and grad needs one float scalar.", node=node, origin=source,
+                           hint="return one float scalar (`jnp.sum(...)` of the items), or use astjax.vjp / "
+                                "astjax.jacrev for a container of outputs.")
 
 
 def _check_scalar_output(value, fun):

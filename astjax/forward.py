@@ -97,6 +97,7 @@ def _jvp(fun, primals, tangents, has_aux=False, held=frozenset(), primal_only=Fa
             if np.shape(leaf_p) != np.shape(leaf_t):
                 raise ValueError(f"jvp called with different primal and tangent shapes: primal {i} has shape "
                                  f"{np.shape(leaf_p)}, its tangent {np.shape(leaf_t)}.")
+            _check_tangent_dtype(i, leaf_p, leaf_t)
         primals[i] = tree_util.tree_map(lambda leaf: differentiable_input(leaf, "jvp"), p)
         tangents[i] = tree_util.tree_map(lambda leaf, like: wrap(np.asarray(leaf, dtype=np.result_type(like))),
                                          t, primals[i])
@@ -118,6 +119,25 @@ def _jvp(fun, primals, tangents, has_aux=False, held=frozenset(), primal_only=Fa
         (value, aux), (tangent, _) = (value, tangent)
         return _as_output(value), _tangent_like(tangent, value), aux
     return _as_output(value), _tangent_like(tangent, value)
+
+
+def _check_tangent_dtype(i, primal, tangent):
+    """A float primal takes a float tangent: an integer or boolean one is a TypeError, as in JAX (astjax cast it
+    to the primal's dtype and went on). A float of another width is cast to the primal's dtype, as JAX does
+    in its default mode (float64 read as float32): a program JAX runs in both of its modes runs here."""
+    if tangent is None or _is_python_float(tangent):
+        return
+    tangent_dtype = np.result_type(tangent)
+    if tangent_dtype.kind in "biuV":
+        described = "a Python float" if _is_python_float(primal) else f"dtype {np.result_type(primal)}"
+        raise TypeError(f"primal and tangent arguments to jvp do not match; dtypes must be equal, or in case of "
+                        f"int/bool primal dtype the tangent dtype must be float0. Got primal {i} ({described}), "
+                        f"but its tangent has dtype {tangent_dtype}. Pass a float tangent "
+                        f"(`np.asarray(t, dtype=float)`, 1.0 rather than 1).")
+
+
+def _is_python_float(value):
+    return isinstance(value, float) and not isinstance(value, np.generic)      # np.float64 is a float too
 
 
 def _check_constant_primal(i, primal, leaves, tangent):
@@ -290,6 +310,7 @@ def jacfwd(fun, argnums=0, has_aux=False):
             value = fun(*args)
             out, aux = (value[0], value[1]) if has_aux else (value, None)
         out_leaves, out_tree = tree_util.tree_flatten(out)
+        _refuse_integer_outputs("jacfwd", fun, out_leaves, booleans_only=True)
         jacobians = []
         for j, out_leaf in enumerate(out_leaves):
             out_shape = np.shape(out_leaf)
@@ -332,6 +353,7 @@ def jacrev(fun, argnums=0, has_aux=False):
         cotangents_of = _pullback_for(function, leading, keywords, positions, args, has_aux)
         out, aux = primal_output(fun, args, has_aux)
         out_leaves, out_tree = tree_util.tree_flatten(out)
+        _refuse_integer_outputs("jacrev", fun, out_leaves)
         jacobians = []
         for j, out_leaf in enumerate(out_leaves):
             out_arr = np.asarray(out_leaf)
@@ -389,6 +411,20 @@ def _pullback_for(function, leading, keywords, positions, args, has_aux):
         grads = grads if len(positions) > 1 else (grads,)
         return [materialize(g, args[i]) for g, i in zip(grads, positions)]
     return cotangents_of
+
+
+def _refuse_integer_outputs(kind, fun, out_leaves, booleans_only=False):
+    """jacrev of a function with an integer or boolean output, as JAX: a TypeError (its pullback would seed
+    an integer output, and the Jacobian read zeros that no derivative gave). jacfwd keeps JAX's integer
+    zeros for an integer output (its tangent is zero) and refuses a boolean one (JAX fails there)."""
+    kinds = "b" if booleans_only else "biu"
+    for leaf in out_leaves:
+        dtype = np.result_type(leaf)
+        if dtype.kind in kinds:
+            raise TypeError(f"{kind} requires real-valued outputs (a floating dtype), but "
+                            f"{getattr(fun, '__name__', 'the function')} returns {dtype}. Return a float "
+                            "(`x.astype(float)`), or for an integer output's zero derivative use astjax.vjp "
+                            "directly.")
 
 
 def _check_argnums(kind, fun, nums, args):
