@@ -242,30 +242,14 @@ def _bind_leading(generated, fun, leading, keywords):
 
 
 def _container_output_error(fun, exc):
-    """grad's seed met a returned list or dict (raised deep in the generated sweep): the same TypeError, at the
-    function's return line (one returning a literal list or dict, else the last one)."""
-    import gast
+    """grad's seed met a returned list or dict (raised deep in the generated sweep): a TypeError, as JAX's, at the
+    function's return line."""
     from .errors import OutputTypeError
-    from .frontend.parse import function_source
-    try:
-        source = function_source(split_callable(fun)[0])
-    except Exception:        # no source of its own (a partial of a library function): the message as it was
-        return exc
-    returns = []
-
-    def visit(node):
-        for child in gast.iter_child_nodes(node):
-            if isinstance(child, gast.Return):
-                returns.append(child)
-            if not isinstance(child, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
-                visit(child)
-    visit(source.node)
-    literal = [r for r in returns if isinstance(r.value, (gast.List, gast.Dict, gast.ListComp, gast.DictComp))]
-    node = (literal or returns or [None])[-1]
-    return OutputTypeError(f"Gradient only defined for scalar-output functions: {name_of(fun)} returns a list or a "
-                           "dict, and grad needs one float scalar.", node=node, origin=source,
-                           hint="return one float scalar (`jnp.sum(...)` of the items), or use astjax.vjp / "
-                                "astjax.jacrev for a container of outputs.")
+    from .frontend.return_lines import error_at_return
+    return error_at_return(fun, f"Gradient only defined for scalar-output functions: {name_of(fun)} returns a list "
+                                "or a dict, and grad needs one float scalar.",
+                           "return one float scalar (`jnp.sum(...)` of the items), or use astjax.vjp / astjax.jacrev "
+                           "for a container of outputs.", OutputTypeError) or exc
 
 
 def _check_scalar_output(value, fun):
