@@ -402,6 +402,9 @@ def _cotangent_like(cotangent, output, fun):
         if np.shape(c) != np.shape(o):
             raise ValueError(f"the cotangent passed to the vjp pullback has shape {np.shape(c)}, "
                              f"but the output of {name_of(fun)} has shape {np.shape(o)}; they must match.")
+        if np.result_type(o).kind in "fc" and np.result_type(c).kind in "biu":     # JAX: a ValueError too
+            raise ValueError(f"the cotangent passed to the vjp pullback has dtype {np.result_type(c)}, but the output "
+                             f"of {name_of(fun)} is {np.result_type(o)}: pass a float cotangent (1.0, not 1).")
     return as_seed(tree_util.tree_unflatten(
         out_tree, [wrap(np.asarray(c, dtype=np.result_type(o))) for c, o in zip(ct_leaves, out_leaves)]))
 
