@@ -374,7 +374,7 @@ def vjp(fun, *primals, has_aux=False):
     args = transform.prepare(primals) if primals else []
     pinned = transform.generated("vjp")     # the pullback belongs to the function as it is now, as in JAX
     from .forward import primal_output
-    output, aux = primal_output(fun, args, has_aux)
+    output, aux = primal_output(fun, args, has_aux, given=primals)
     output = tree_util.tree_map(lambda v: wrap(v) if isinstance(v, (np.ndarray, numbers.Number)) else v, output)
 
     @api_boundary

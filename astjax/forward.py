@@ -171,14 +171,29 @@ def _is_integral(leaf):
     return isinstance(dtype, np.dtype) and dtype.kind in "biu"
 
 
-def primal_output(fun, args, has_aux=False):
+def primal_output(fun, args, has_aux=False, given=None):
     """`(output, aux)` of `fun(*args)` as the transformed program computes it: the forward-mode function with no
     argument differentiated, which keeps NumPy's semantics (item assignment, aliases, NumPy scalars) or refuses.
     Running `fun` itself on astjax Arrays follows JAX's instead (immutable arrays, 0-d arrays for items): an
-    output computed so could differ from the program's, silently (vjp's primal output, jacrev's aux)."""
+    output computed so could differ from the program's, silently (vjp's primal output, jacrev's aux).
+
+    `given`: the arguments as the caller passed them. A NumPy array among them is passed on as a NumPy array
+    (a copy), not as the Array `args` holds: with nothing differentiated, the user functions it calls run as
+    written, and one that tests `type(v) is np.ndarray` or writes `y[0] = v` into a copy must see what the
+    program gives it (vjp's output came from the other branch, silently)."""
+    if given is not None:
+        args = [tree_util.tree_map(_as_given, g, a) if tree_util.tree_structure(g) == tree_util.tree_structure(a)
+                else a for g, a in zip(given, args)]
     value = _jvp(fun, list(args), list(args), has_aux, held=frozenset(range(len(args))), primal_only=True)
     output, aux = (value[0], value[1]) if has_aux else (value, None)
     return tree_util.tree_map(lambda v: wrap(v) if isinstance(v, (np.ndarray, numbers.Number)) else v, output), aux
+
+
+def _as_given(given, prepared):
+    """The caller's NumPy array (a copy) where the prepared argument is that array as an Array of its dtype."""
+    if type(given) is np.ndarray and np.result_type(prepared) == given.dtype:
+        return given.copy()
+    return prepared
 
 
 def _remaining_arguments(function, given, keywords):
@@ -346,12 +361,13 @@ def jacrev(fun, argnums=0, has_aux=False):
         if kwargs:          # keyword arguments are passed through, not differentiated (as in JAX)
             return jacrev(functools.partial(fun, **kwargs), argnums, has_aux)(*args)
         _check_argnums("jacrev", fun, nums, args)
+        given = args
         positions = tuple(i % len(args) for i in nums)
         args = [tree_util.tree_map(lambda leaf: differentiable_input(leaf, "jacrev"), a) if i in positions else a
                 for i, a in enumerate(args)]
         function, leading, keywords = split_callable(fun)
         cotangents_of = _pullback_for(function, leading, keywords, positions, args, has_aux)
-        out, aux = primal_output(fun, args, has_aux)
+        out, aux = primal_output(fun, args, has_aux, given=given)
         out_leaves, out_tree = tree_util.tree_flatten(out)
         _refuse_integer_outputs("jacrev", fun, out_leaves)
         jacobians = []

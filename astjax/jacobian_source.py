@@ -69,8 +69,7 @@ def jacobian_source(kind, fun, leading, keywords, nums, generated_for):
                             f"only {len(params)} parameters")
     nums = tuple(i % len(params) for i in nums)
     from .rules.helpers import broadcast_like, jacobian_input
-    primal = _primal_function(fun, leading, params, keywords) if kind == "jacrev" else None
-    namespace = {"_f": primal or fun, "jacobian_input": jacobian_input, "broadcast_like": broadcast_like}
+    namespace = {"_f": fun, "jacobian_input": jacobian_input, "broadcast_like": broadcast_like}
     bound = [f"_bound{i}" for i in range(len(leading))]
     namespace.update(zip(bound, leading))
     keyword_text = [f"{k}=_keyword_{k}" for k in keywords]
@@ -82,8 +81,7 @@ def jacobian_source(kind, fun, leading, keywords, nums, generated_for):
         namespace[generated] = generated_for(i)
         build = _forward_lines if kind == "jacfwd" else _reverse_lines
         result = f"_jacobian{n}"
-        lines += build(params, i, generated, bound, keyword_text, result, suffix=str(n),
-                       **({"primal_item": primal is not None} if kind == "jacrev" else {}))
+        lines += build(params, i, generated, bound, keyword_text, result, suffix=str(n))
         results.append(result)
     returned = results[0] if len(results) == 1 else "(" + ", ".join(results) + ",)"
     name = f"{kind}_{_chain_name(fun)}"
@@ -116,21 +114,18 @@ def _forward_lines(params, i, generated, bound, keyword_text, result, suffix):
     ]
 
 
-def _reverse_lines(params, i, generated, bound, keyword_text, result, suffix, primal_item=False):
+def _reverse_lines(params, i, generated, bound, keyword_text, result, suffix):
     """The rows written into one array (the first row's pullback gives its shape and dtype), as the
-    columns of _forward_lines. The output's shape comes from `_f`: with primal_item, the generated forward
-    function with nothing differentiated (its `[0]`), which keeps NumPy's semantics as every generated function
-    does (the user's function itself, run on immutable Arrays, failed at `y[1] = v` in jacrev(jacrev(f)))."""
+    columns of _forward_lines."""
     x = params[i]
     out = f"_out{suffix}"
-    primal_call = f"_f({', '.join(bound + params + keyword_text)})" + ("[0]" if primal_item else "")
 
     def call(k):
         return ", ".join([f"jnp.reshape(_basis{suffix}[{k}], jnp.shape({out}))"] + bound + params + keyword_text)
     rows = f"_rows{suffix}"
     return [
         f"{x} = jacobian_input({x})",
-        f"{out} = jacobian_input({primal_call})",
+        f"{out} = jacobian_input(_f({', '.join(bound + params + keyword_text)}))",
         f"_basis{suffix} = jnp.eye(jnp.size({out}), dtype={out}.dtype)",
         f"_row{suffix} = broadcast_like({generated}({call(0)}), {x})",
         f"{rows} = jnp.zeros((jnp.size({out}),) + jnp.shape(_row{suffix}), dtype=_row{suffix}.dtype)",
@@ -139,17 +134,6 @@ def _reverse_lines(params, i, generated, bound, keyword_text, result, suffix, pr
         f"    {rows} = {rows}.at[_k{suffix}].set(broadcast_like({generated}({call(f'_k{suffix}')}), {x}))",
         f"{result} = jnp.reshape({rows}, jnp.shape({out}) + jnp.shape({x}))",
     ]
-
-
-def _primal_function(fun, leading, params, keywords):
-    """The generated forward-mode function of `fun` with no argument differentiated (it returns `(output,
-    tangent)`), or None where its signature would differ from the call the rows make (bound keywords, *args)."""
-    from .arguments import Packing
-    from .forward import forward_function
-    if keywords or Packing.needed(fun):
-        return None
-    generated, _ = forward_function(fun, (False,) * (len(leading) + len(params)))
-    return generated
 
 
 def _parameters(fun, leading, keywords):

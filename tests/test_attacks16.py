@@ -134,3 +134,44 @@ def test_a_user_module_named_like_a_standard_module_is_the_users_code(tmp_path, 
     numeric = [(module.loss(u0 + eps * e, target, 3) - module.loss(u0 - eps * e, target, 3)) / (2 * eps)
                for e in np.eye(6)]
     np.testing.assert_allclose(gradient, numeric, rtol=1e-6, atol=1e-9)
+
+
+def _fill_first(c):
+    y = c.copy()
+    y[0] = 5.0
+    return y
+
+
+def _scaled_by_type(v):
+    return v * 2.0 if type(v) is np.ndarray else v * 3.0
+
+
+def with_a_helper_writing_a_copy(x, c):
+    return np.sum(x * _fill_first(c))
+
+
+def with_a_helper_testing_the_type(x, c):
+    return np.sum(x * _scaled_by_type(c))
+
+
+@pytest.mark.parametrize("fn", [with_a_helper_writing_a_copy, with_a_helper_testing_the_type],
+                         ids=lambda f: f.__name__)
+def test_vjp_and_jacrev_compute_the_output_as_the_program_does(fn):
+    """vjp's output (and jacrev's) came from running the helpers on astjax Arrays (JAX's semantics): a write into
+    a copy crashed, `type(v) is np.ndarray` took the other branch (vjp's output was silently wrong)."""
+    x, c = np.array([0.3, -0.7]), np.array([1.0, 2.0])
+    expected = fn(x, c.copy())
+    np.testing.assert_allclose(astjax.vjp(fn, x, c)[0], expected, rtol=1e-12)
+    np.testing.assert_allclose(astjax.jacrev(fn)(x, c), astjax.grad(fn)(x, c), rtol=1e-12)
+
+
+def power_zero_by_numpy(a):
+    return np.sum(np.linalg.matrix_power(a, 0) * a) + np.sum(np.linalg.matrix_power(a, 2))
+
+
+def test_numpy_matrix_power_zero_runs_under_grad():
+    """NumPy's matrix_power(a, 0) writes into an `empty_like` of its argument: under grad it crashed ("astjax
+    arrays are immutable"); it is astjax.numpy's now, as np.gradient and np.roll are."""
+    a = np.array([[1.0, 0.3], [0.2, 0.5]])
+    np.testing.assert_allclose(astjax.grad(power_zero_by_numpy)(a), np.eye(2) + (a.sum(0)[None, :] + a.sum(1)[:, None]).T,
+                               rtol=1e-12)
