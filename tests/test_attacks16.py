@@ -175,3 +175,33 @@ def test_numpy_matrix_power_zero_runs_under_grad():
     a = np.array([[1.0, 0.3], [0.2, 0.5]])
     np.testing.assert_allclose(astjax.grad(power_zero_by_numpy)(a), np.eye(2) + (a.sum(0)[None, :] + a.sum(1)[:, None]).T,
                                rtol=1e-12)
+
+
+def _count_clipped(v):
+    y = v.copy()
+    y[y < 0] = 0.0
+    return int(np.count_nonzero(y))
+
+
+def _factor_by_type(v):
+    return 2.0 if type(v) is np.ndarray else 3.0
+
+
+def scaled_by_a_count(x):
+    return np.sum(x ** 2) * _count_clipped(x)
+
+
+def scaled_by_a_type_test(x):
+    return np.sum(x ** 2) * _factor_by_type(x)
+
+
+def test_the_primal_sweep_runs_user_functions_as_normalized():
+    """grad's primal sweep called helpers as written, on astjax Arrays: a write into a copy crashed, and a
+    `type(v) is np.ndarray` test took the other branch (value 5.37 and gradient 3 * 2x, where the program gives
+    3.58 and 2 * 2x: silently wrong). Now the helpers' normalized versions run: NumPy's semantics, or a refusal."""
+    x = np.array([0.3, -0.7, 1.1])
+    value, gradient = astjax.value_and_grad(scaled_by_a_count)(x)
+    np.testing.assert_allclose(value, scaled_by_a_count(x), rtol=1e-12)
+    np.testing.assert_allclose(gradient, 2.0 * 2.0 * x, rtol=1e-12)
+    with pytest.raises(AstjaxError, match=r"`type\(v\)`"):
+        astjax.value_and_grad(scaled_by_a_type_test)(x)
