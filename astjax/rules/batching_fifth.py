@@ -26,7 +26,7 @@ import inspect
 import gast
 import numpy as np
 
-from ..analyses.batching import ARRAY, is_container
+from ..analyses.batching import ARRAY
 from ..array import wrap
 from .batching import _call, _const, _is_const, _name, _static_int, _tuple
 from .batching_axes import _callee, _declared, _keep, _rank_of, _rebuilt, _shifted, _unknown_array
@@ -625,14 +625,7 @@ def broadcast_like_of_examples(t, operands, batched):
 
 
 def _broadcast_like_result(batching, bound):
-    """An array of the operands' rank; a container's adjoint t is returned as it is (a composed gradient of a
-    dict parameter: its kind, so that `g["w"]` after it reads an item, not the array's batch axis)."""
     operands = bound.get("operands")
-    items = [bound.get("t")] + (list(operands.elts) if isinstance(operands, gast.Tuple) else [])
-    if is_container(batching.kind(items[0])):
-        return batching.kind(items[0]), None
-    if any(is_container(batching.kind(n)) for n in items[1:]):
-        return None, None
     ranks = [batching.rank(n) if isinstance(n, gast.Name) else 0 for n in (
         [bound.get("t")] + (list(operands.elts) if isinstance(operands, gast.Tuple) else [None]))]
     return ARRAY, None if None in ranks else max(ranks)
