@@ -22,7 +22,7 @@ from .errors import api_boundary
 from .teaching.display import add_notebook_display
 from .jit.api import _ACTIVE as _ACTIVE_JIT, compiled_version
 from .jit.grad_value_check import gradient_without_value
-from .rules.helpers import materialize
+from .rules.helpers import ContainerSeedError, materialize
 from .transforms.derivation import Derivation
 from .transforms.forward_over_reverse import forward_over_reverse
 
@@ -105,6 +105,14 @@ class ReverseTransform:
     def call(self, mode, args, kwargs, before=(), generated=None):
         """Run the generated function of `mode` (or `generated`, one built earlier) on the user's arguments
         (after `before`, e.g. a cotangent)."""
+        try:
+            return self._call(mode, args, kwargs, before, generated)
+        except ContainerSeedError as exc:
+            if mode not in ("grad", "value_and_grad"):
+                raise
+            raise _container_output_error(self.user_fun, exc) from None
+
+    def _call(self, mode, args, kwargs, before=(), generated=None):
         generated = compiled_version(generated or self.generated(mode), self.user_fun)
         if self.packing is not None:
             return generated(*before, *self.packing.pack(args, kwargs))
@@ -233,6 +241,17 @@ def _bind_leading(generated, fun, leading, keywords):
     return fn.__astjax_function_source__
 
 
+def _container_output_error(fun, exc):
+    """grad's seed met a returned list or dict (raised deep in the generated sweep): a TypeError, as JAX's, at the
+    function's return line."""
+    from .errors import OutputTypeError
+    from .frontend.return_lines import error_at_return
+    return error_at_return(fun, f"Gradient only defined for scalar-output functions: {name_of(fun)} returns a list "
+                                "or a dict, and grad needs one float scalar.",
+                           "return one float scalar (`jnp.sum(...)` of the items), or use astjax.vjp / astjax.jacrev "
+                           "for a container of outputs.", OutputTypeError) or exc
+
+
 def _check_scalar_output(value, fun):
     """grad needs one float scalar: anything else raises TypeError, with JAX's wording first."""
     if type(value) is Array and value.ndim == 0 and value.dtype.kind == "f":
@@ -355,7 +374,7 @@ def vjp(fun, *primals, has_aux=False):
     args = transform.prepare(primals) if primals else []
     pinned = transform.generated("vjp")     # the pullback belongs to the function as it is now, as in JAX
     from .forward import primal_output
-    output, aux = primal_output(fun, args, has_aux)
+    output, aux = primal_output(fun, args, has_aux, given=primals)
     output = tree_util.tree_map(lambda v: wrap(v) if isinstance(v, (np.ndarray, numbers.Number)) else v, output)
 
     @api_boundary
@@ -383,6 +402,9 @@ def _cotangent_like(cotangent, output, fun):
         if np.shape(c) != np.shape(o):
             raise ValueError(f"the cotangent passed to the vjp pullback has shape {np.shape(c)}, "
                              f"but the output of {name_of(fun)} has shape {np.shape(o)}; they must match.")
+        if np.result_type(o).kind in "fc" and np.result_type(c).kind in "biu":     # JAX: a ValueError too
+            raise ValueError(f"the cotangent passed to the vjp pullback has dtype {np.result_type(c)}, but the output "
+                             f"of {name_of(fun)} is {np.result_type(o)}: pass a float cotangent (1.0, not 1).")
     return as_seed(tree_util.tree_unflatten(
         out_tree, [wrap(np.asarray(c, dtype=np.result_type(o))) for c, o in zip(ct_leaves, out_leaves)]))
 

@@ -1,7 +1,7 @@
 """Errors that point at the user's code: file, line, the line itself with a caret, and a fix."""
 import linecache
 
-__all__ = ["AstjaxError", "TransformError", "RuntimeRefusal", "SourceUnavailableError", "location_of"]
+__all__ = ["AstjaxError", "TransformError", "OutputTypeError", "RuntimeRefusal", "SourceUnavailableError", "location_of"]
 
 
 class AstjaxError(Exception):
@@ -50,6 +50,11 @@ def _user_line_behind(filename, lineno):
     user_file, user_line = origin
     return [f'derived from your line, File "{user_file}", line {user_line}:',
             "    " + linecache.getline(user_file, user_line).strip()]
+
+
+class OutputTypeError(TransformError, TypeError):
+    """The differentiated function's output is not what the transformation takes (grad of a function
+    returning a list or a dict): a TypeError, as in JAX, that names the user's return line."""
 
 
 class RuntimeRefusal(AstjaxError, ValueError):

@@ -97,6 +97,7 @@ def _jvp(fun, primals, tangents, has_aux=False, held=frozenset(), primal_only=Fa
             if np.shape(leaf_p) != np.shape(leaf_t):
                 raise ValueError(f"jvp called with different primal and tangent shapes: primal {i} has shape "
                                  f"{np.shape(leaf_p)}, its tangent {np.shape(leaf_t)}.")
+            _check_tangent_dtype(i, leaf_p, leaf_t)
         primals[i] = tree_util.tree_map(lambda leaf: differentiable_input(leaf, "jvp"), p)
         tangents[i] = tree_util.tree_map(lambda leaf, like: wrap(np.asarray(leaf, dtype=np.result_type(like))),
                                          t, primals[i])
@@ -118,6 +119,25 @@ def _jvp(fun, primals, tangents, has_aux=False, held=frozenset(), primal_only=Fa
         (value, aux), (tangent, _) = (value, tangent)
         return _as_output(value), _tangent_like(tangent, value), aux
     return _as_output(value), _tangent_like(tangent, value)
+
+
+def _check_tangent_dtype(i, primal, tangent):
+    """A float primal takes a float tangent: an integer or boolean one is a TypeError, as in JAX (astjax cast it
+    to the primal's dtype and went on). A float of another width is cast to the primal's dtype, as JAX does
+    in its default mode (float64 read as float32): a program JAX runs in both of its modes runs here."""
+    if tangent is None or _is_python_float(tangent):
+        return
+    tangent_dtype = np.result_type(tangent)
+    if tangent_dtype.kind in "biuV":
+        described = "a Python float" if _is_python_float(primal) else f"dtype {np.result_type(primal)}"
+        raise TypeError(f"primal and tangent arguments to jvp do not match; dtypes must be equal, or in case of "
+                        f"int/bool primal dtype the tangent dtype must be float0. Got primal {i} ({described}), "
+                        f"but its tangent has dtype {tangent_dtype}. Pass a float tangent "
+                        f"(`np.asarray(t, dtype=float)`, 1.0 rather than 1).")
+
+
+def _is_python_float(value):
+    return isinstance(value, float) and not isinstance(value, np.generic)      # np.float64 is a float too
 
 
 def _check_constant_primal(i, primal, leaves, tangent):
@@ -151,14 +171,29 @@ def _is_integral(leaf):
     return isinstance(dtype, np.dtype) and dtype.kind in "biu"
 
 
-def primal_output(fun, args, has_aux=False):
+def primal_output(fun, args, has_aux=False, given=None):
     """`(output, aux)` of `fun(*args)` as the transformed program computes it: the forward-mode function with no
     argument differentiated, which keeps NumPy's semantics (item assignment, aliases, NumPy scalars) or refuses.
     Running `fun` itself on astjax Arrays follows JAX's instead (immutable arrays, 0-d arrays for items): an
-    output computed so could differ from the program's, silently (vjp's primal output, jacrev's aux)."""
+    output computed so could differ from the program's, silently (vjp's primal output, jacrev's aux).
+
+    `given`: the arguments as the caller passed them. A NumPy array among them is passed on as a NumPy array
+    (a copy), not as the Array `args` holds: with nothing differentiated, the user functions it calls run as
+    written, and one that tests `type(v) is np.ndarray` or writes `y[0] = v` into a copy must see what the
+    program gives it (vjp's output came from the other branch, silently)."""
+    if given is not None:
+        args = [tree_util.tree_map(_as_given, g, a) if tree_util.tree_structure(g) == tree_util.tree_structure(a)
+                else a for g, a in zip(given, args)]
     value = _jvp(fun, list(args), list(args), has_aux, held=frozenset(range(len(args))), primal_only=True)
     output, aux = (value[0], value[1]) if has_aux else (value, None)
     return tree_util.tree_map(lambda v: wrap(v) if isinstance(v, (np.ndarray, numbers.Number)) else v, output), aux
+
+
+def _as_given(given, prepared):
+    """The caller's NumPy array (a copy) where the prepared argument is that array as an Array of its dtype."""
+    if type(given) is np.ndarray and np.result_type(prepared) == given.dtype:
+        return given.copy()
+    return prepared
 
 
 def _remaining_arguments(function, given, keywords):
@@ -290,6 +325,7 @@ def jacfwd(fun, argnums=0, has_aux=False):
             value = fun(*args)
             out, aux = (value[0], value[1]) if has_aux else (value, None)
         out_leaves, out_tree = tree_util.tree_flatten(out)
+        _refuse_integer_outputs("jacfwd", fun, out_leaves, booleans_only=True)
         jacobians = []
         for j, out_leaf in enumerate(out_leaves):
             out_shape = np.shape(out_leaf)
@@ -325,13 +361,15 @@ def jacrev(fun, argnums=0, has_aux=False):
         if kwargs:          # keyword arguments are passed through, not differentiated (as in JAX)
             return jacrev(functools.partial(fun, **kwargs), argnums, has_aux)(*args)
         _check_argnums("jacrev", fun, nums, args)
+        given = args
         positions = tuple(i % len(args) for i in nums)
         args = [tree_util.tree_map(lambda leaf: differentiable_input(leaf, "jacrev"), a) if i in positions else a
                 for i, a in enumerate(args)]
         function, leading, keywords = split_callable(fun)
         cotangents_of = _pullback_for(function, leading, keywords, positions, args, has_aux)
-        out, aux = primal_output(fun, args, has_aux)
+        out, aux = primal_output(fun, args, has_aux, given=given)
         out_leaves, out_tree = tree_util.tree_flatten(out)
+        _refuse_integer_outputs("jacrev", fun, out_leaves)
         jacobians = []
         for j, out_leaf in enumerate(out_leaves):
             out_arr = np.asarray(out_leaf)
@@ -389,6 +427,20 @@ def _pullback_for(function, leading, keywords, positions, args, has_aux):
         grads = grads if len(positions) > 1 else (grads,)
         return [materialize(g, args[i]) for g, i in zip(grads, positions)]
     return cotangents_of
+
+
+def _refuse_integer_outputs(kind, fun, out_leaves, booleans_only=False):
+    """jacrev of a function with an integer or boolean output, as JAX: a TypeError (its pullback would seed
+    an integer output, and the Jacobian read zeros that no derivative gave). jacfwd keeps JAX's integer
+    zeros for an integer output (its tangent is zero) and refuses a boolean one (JAX fails there)."""
+    kinds = "b" if booleans_only else "biu"
+    for leaf in out_leaves:
+        dtype = np.result_type(leaf)
+        if dtype.kind in kinds:
+            raise TypeError(f"{kind} requires real-valued outputs (a floating dtype), but "
+                            f"{getattr(fun, '__name__', 'the function')} returns {dtype}. Return a float "
+                            "(`x.astype(float)`), or for an integer output's zero derivative use astjax.vjp "
+                            "directly.")
 
 
 def _check_argnums(kind, fun, nums, args):

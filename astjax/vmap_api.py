@@ -110,6 +110,7 @@ class VmapTransform:
         generated = self.generated(spec, out_none)
         result = compiled_version(generated)(*self.leading, *prepared, **self.keywords)
         result = _materialize_gradients(self.fun, result, prepared, spec[len(self.leading):], size, count)
+        _refuse_adjoint_trees(self.fun, result)
         if _nested_none(self.out_axes):
             result = _unmapped_leaves(result, self.out_axes)
         return _place_outputs(result, self.out_axes, size)
@@ -331,6 +332,29 @@ def _check_differentiated_inputs(fun, args):
 
 
 # ---------------------------------------------------------------- outputs
+def _refuse_adjoint_trees(fun, result):
+    """A gradient of a dict or tuple that grad computed inside the function and returned (`return
+    astjax.grad(loss)(params, x)`) reaches vmap as an adjoint tree: only grad's own wrapper rebuilds its
+    structure (zero items included) from the differentiated argument, which is not at hand here. Refused at
+    the function's return line rather than handed out half-built (vmap(grad(f)) itself is rebuilt above)."""
+    from .errors import OutputTypeError
+    from .frontend.return_lines import error_at_return
+    from .rules.helpers import TreeAdjoint
+
+    def holds(value):
+        if isinstance(value, TreeAdjoint):
+            return True
+        if isinstance(value, dict):
+            return any(holds(v) for v in value.values())
+        return isinstance(value, (tuple, list)) and any(holds(v) for v in value)
+    if holds(result):
+        message = (f"vmap of {name_of(fun)}, which returns a gradient of a dict or tuple that grad computes inside "
+                   "it: astjax cannot rebuild that gradient's structure inside vmap")
+        hint = ("return its items (`g = grad(loss)(p, x); return g['w'], g['b']`), or vmap the gradient itself "
+                "(`vmap(grad(loss), in_axes=(None, 0))`).")
+        raise error_at_return(fun, message, hint, OutputTypeError) or TypeError(f"{message}; {hint}")
+
+
 def _materialize_gradients(fun, result, args, spec, size, count):
     """vmap(grad(f)) runs grad's generated source, whose gradients of tuples and dicts are adjoint
     trees (rules/helpers.TreeAdjoint) and whose zero gradients may be bare 0.0: rebuilt here, as grad's

@@ -79,6 +79,11 @@ from adversarial.attacks14 import LONG_ONLY as _ATTACKS14_LONG_ONLY  # noqa: E40
 if not LONG:
     SAMPLED_OUT |= _ATTACKS14_LONG_ONLY
 
+# attacks16.py: likewise.
+from adversarial.attacks16 import LONG_ONLY as _ATTACKS16_LONG_ONLY  # noqa: E402
+if not LONG:
+    SAMPLED_OUT |= _ATTACKS16_LONG_ONLY
+
 
 def _params():
     params = []

@@ -393,9 +393,8 @@ def _standard_library(module):
     """A Python function of the standard library (`heapq.nsmallest`, `statistics.mean`): not the user's
     code, so it is not transformed as theirs (its refusals named a line of heapq.py, not the user's): a call
     a derivative reaches is refused at the user's line, as any call without a rule."""
-    import sys
-    root = module.split(".", 1)[0]
-    return bool(root) and root in sys.stdlib_module_names and root not in ("__main__", "builtins")
+    from ..frontend.standard_library import is_standard_library
+    return is_standard_library(module)
 
 
 def _primitive(prim, node, bound):

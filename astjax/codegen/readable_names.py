@@ -172,6 +172,8 @@ def _describe(expr, named):
         return str(int(expr.value)) if float(expr.value).is_integer() and expr.value >= 0 else None
     if isinstance(expr, gast.Call) and expr.args and not any(isinstance(a, gast.Starred) for a in expr.args):
         function = expr.func.attr if isinstance(expr.func, gast.Attribute) else getattr(expr.func, "id", None)
+        if function and function.startswith("primal_"):        # a user function's normalized version
+            function = function[len("primal_"):]              # (transforms/primal_calls.py): its own name
         argument = _describe(expr.args[0], named)
         if function == "transpose" and len(expr.args) == 1 and argument:
             return f"{argument}_T"

@@ -21,6 +21,7 @@ import types
 import gast
 
 from .resolve import NOT_STATIC
+from .standard_library import is_standard_library
 from ..codegen.node_walk import walk
 
 __all__ = ["Bindings"]
@@ -136,7 +137,7 @@ class Bindings:
 def _is_library(module):
     """astjax, NumPy and the standard library: their attributes are not rebound under a derivative."""
     root = module.__name__.partition(".")[0]
-    return root in ("astjax", "numpy", "math", "builtins", "functools", "operator") or root in sys.stdlib_module_names
+    return root in ("astjax", "numpy", "math", "builtins", "functools", "operator") or is_standard_library(root)
 
 
 def _is_library_class(cls):

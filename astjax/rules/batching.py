@@ -756,7 +756,9 @@ def _batch_index_call(bt, idx):
 def _getitem_rule(bt, target, app):
     x, idx = app.bound["x"], app.bound["idx"]
     kind = bt.kind(x)
-    if kind is not None and kind != ARRAY:          # a tuple, list, dict or tape: its items carry the batch
+    if (kind is not None and kind != ARRAY) or (_names_a_key(idx) and not bt.is_batched(idx)):
+        # a tuple, list, dict or tape: its items carry the batch (`g['w']` of a gradient grad computed inside
+        # the function, an adjoint tree the analysis took for an array: `g[:, 'w']` crashed)
         if bt.is_batched(idx):
             return None
         return [bt.assign(target, copy.deepcopy(app.node))]

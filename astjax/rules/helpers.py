@@ -428,7 +428,7 @@ def item_adjoint(adjoint, i):
         return TreeAdjoint.of(adjoint[i])
     if np.ndim(adjoint) == 0:
         if np.any(adjoint):
-            raise TypeError(container_seed_message("list", adjoint))
+            raise ContainerSeedError(container_seed_message("list", adjoint))
         return 0.0
     return wrap(np.asarray(adjoint)[i])
 
@@ -1074,6 +1074,10 @@ def cleared_at(g, x, idx):
     return wrap(g).at[idx].set(0.0)
 
 
+class ContainerSeedError(TypeError):
+    """grad's seed met an output that is a list or a dict (api.py names the function's return line)."""
+
+
 def container_seed_message(kind, adjoint):
     """The error of a list's or dict's adjoint that is a nonzero scalar: grad's seed 1.0 met an output that is a
     container (a name holding it: a literal is refused where it is returned)."""
@@ -1087,7 +1091,7 @@ def _zero_dict_adjoint(g):
     """A dict's adjoint that is not a TreeAdjoint must be the bare 0.0 nothing reached yet."""
     if np.ndim(g) == 0 and not np.any(g):
         return g
-    raise TypeError(container_seed_message("dict", g))
+    raise ContainerSeedError(container_seed_message("dict", g))
 
 
 def zero_tangent(x):

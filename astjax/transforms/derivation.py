@@ -52,6 +52,7 @@ class Derivation:
             return ReverseMode(context, node, names, mode=mode, has_aux=has_aux, name=label, check_output=check_output,
                                shape_gradients=shape_gradients,
                                callee_vjp=self._callee_hook(namespace, context, "vjp"),
+                               callee_primal=self._callee_hook(namespace, context, "primal"),
                                bind_name=lambda obj, base: self._bind(namespace, obj, base, context.namer.taken))
         return self._generate(fn, wrt, make, name, prefix=mode, float_wrt=float_wrt)
 
@@ -89,10 +90,11 @@ class Derivation:
             self.vmap_results[fn_out.__name__] = (made[-1].result_kind, made[-1].result_rank)
         return fn_out
 
-    def primal(self, fn, name=None):
-        """Normalize and clean up `fn` without differentiating it: the source jit compiles."""
+    def primal(self, fn, name=None, callee_kind="jit"):
+        """Normalize and clean up `fn` without differentiating it: the source jit compiles (and a derivative's
+        primal sweep calls: transforms/primal_calls.py), its calls of user functions made `callee_kind`."""
         def make(context, node, names, namespace, label):
-            return _Unchanged(node, label, context, self._callee_hook(namespace, context, "jit"),
+            return _Unchanged(node, label, context, self._callee_hook(namespace, context, callee_kind),
                               lambda obj, base: self._bind(namespace, obj, base, context.namer.taken))
         return self._generate(fn, (), make, name, prefix="jit")
 
@@ -252,8 +254,9 @@ class Derivation:
             try:
                 if kind == "vjp":
                     self.reverse(callee, wrt, mode="vjp", name=label)
-                elif kind in ("jit", "example"):     # an example: what vmap's whole-batch loop calls
-                    self.primal(callee, name=label)
+                elif kind in ("jit", "example", "primal"):     # an example: what vmap's whole-batch loop calls;
+                    # a primal: what a derivative's primal sweep calls (primal_calls.py)
+                    self.primal(callee, name=label, callee_kind="primal" if kind == "primal" else "jit")
                 elif kind == "vmap":
                     self.vmap(callee, mask, name=label, as_callee=True)
                 else:

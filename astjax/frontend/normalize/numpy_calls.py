@@ -19,8 +19,9 @@ from .base import Pass, copy_location, name
 __all__ = ["NumpyCalls"]
 
 # NumPy functions that write into arrays made like their argument (found by calling them on astjax arrays)
+# (a dotted name for a submodule's); not np.polydiv, whose remainder astjax.numpy pads as JAX does
 WRITE_INTO_THEIR_OWN_ALLOCATIONS = ("gradient", "roll", "piecewise", "apply_along_axis", "i0", "linspace", "logspace",
-                                    "geomspace")
+                                    "geomspace", "ediff1d", "nanmedian", "linalg.matrix_power")
 
 
 class NumpyCalls(Pass):
@@ -32,8 +33,17 @@ class NumpyCalls(Pass):
         if target is NOT_STATIC:
             return node
         for function in WRITE_INTO_THEIR_OWN_ALLOCATIONS:
-            if target is getattr(np, function, None):
-                node.func = copy_location(gast.Attribute(value=name("jnp"), attr=function, ctx=gast.Load()),
-                                          node.func)
+            if target is _numpy_function(function):
+                func = name("jnp")
+                for attr in function.split("."):
+                    func = gast.Attribute(value=func, attr=attr, ctx=gast.Load())
+                node.func = copy_location(func, node.func)
                 break
         return node
+
+
+def _numpy_function(dotted):
+    value = np
+    for attr in dotted.split("."):
+        value = getattr(value, attr, None)
+    return value

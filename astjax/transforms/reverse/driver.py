@@ -21,6 +21,7 @@ from .adjoint import AdjointSweep
 from .custom_calls import split_custom_vjp_calls
 from .loops import count_iterations
 from .tape_writer import TapeWriter
+from ..primal_calls import redirect_user_calls
 from ...codegen.node_walk import walk
 
 __all__ = ["ReverseMode"]
@@ -44,7 +45,7 @@ class ReverseMode:
     """
 
     def __init__(self, context, function_node, wrt, mode="grad", has_aux=False, callee_vjp=None, name=None,
-                 bind_name=None, check_output=False, shape_gradients=False):
+                 bind_name=None, check_output=False, shape_gradients=False, callee_primal=None):
         self.context = context
         self.namer = context.namer
         self.function = function_node
@@ -55,6 +56,7 @@ class ReverseMode:
         self.shape_gradients = shape_gradients
         self.has_aux = has_aux
         self.callee_vjp = callee_vjp
+        self.callee_primal = callee_primal
         self.bind_name = bind_name
         self.name = name or f"{mode}_{function_node.name.strip('_') or 'f'}"
 
@@ -80,6 +82,8 @@ class ReverseMode:
         shape_names = {v: self.namer.unique(f"{v}_shape") for v in sorted(self.plan.shape_saved)}
         tape = TapeWriter(self.plan, self.sweep.restores, shape_names, self.namer.unique("_tape"), self.namer.adjoint)
         forward = tape.forward_block(primal)
+        if self.callee_primal is not None:
+            redirect_user_calls(forward, self.context, self.callee_primal)
         adjoint = tape.resolve_restores(tape.read_saved_shapes(adjoint))
 
         new_body = []

@@ -1,0 +1,71 @@
+"""The user functions a derivative's primal sweep calls run as astjax normalized them where that differs.
+
+The generated code holds astjax Arrays where the original program may hold NumPy arrays. A user function
+called as written receives them and follows JAX's semantics, not NumPy's: `y[0] = v` into a copy fails
+("astjax arrays are immutable"), and `type(v) is np.ndarray` takes the other branch, so the value the sweep
+carries on (and the gradient computed from it) silently differs from the program's. Its normalized version
+(Derivation.primal: NumPy's item assignment written as functional updates, `type(v)` checked at run time) keeps
+the program's semantics or refuses, as the derivative of the same call does.
+
+    y = helper(x)        ->   y = primal_helper(x)
+"""
+import gast
+
+from ..analyses.classify import classify
+from ..codegen.node_walk import walk
+
+__all__ = ["redirect_user_calls"]
+
+
+def redirect_user_calls(stmts, context, callee_primal):
+    """Point each call of a module-level user function in `stmts` at its normalized version (in place)."""
+    from .derivation import _gradient_transform
+    for node in [n for stmt in stmts for n in walk(stmt) if isinstance(n, gast.Call)]:
+        if isinstance(node.func, gast.Name) and context.resolver.is_local(node.func.id):
+            continue
+        app = classify(node, context.resolver)
+        callee = app.callee if app.kind == "function" else None
+        if (callee is None or getattr(callee, "__astjax_function_source__", None) is not None
+                or getattr(callee, "__astjax_transform__", None) is not None or _gradient_transform(callee) is not None
+                or getattr(callee, "__astjax_static_call__", False)
+                or (getattr(callee, "__module__", None) or "").partition(".")[0] == "astjax"):
+            continue      # generated code (normalized already), a transformation (its own wrapper), astjax's own
+        if not _reads_differently_on_arrays(callee, set()):
+            continue      # as written it computes what its normalized version does: the readable call stays
+        label = callee_primal(callee, (), node)
+        node.func = gast.Name(id=label, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+_TRANSFORMS = frozenset({"grad", "value_and_grad", "jacfwd", "jacrev", "hessian", "jvp", "vjp", "vmap", "jit",
+                         "linearize"})
+
+
+def _reads_differently_on_arrays(fn, seen):
+    """Whether `fn` (or a module-level function it calls) holds what runs otherwise on an astjax Array than on a
+    NumPy array: a write into an item (`y[0] = v`, `y[i] += v`), an in-place operator, or a test of a value's
+    type (`type(v)`, `isinstance(v, ...)`). One that calls a transformation (`grad(loss)(p)`) stays as written
+    (the transformation's wrapper shapes its result)."""
+    if fn in seen or len(seen) > 20:
+        return False
+    seen.add(fn)
+    try:
+        from ..frontend.parse import function_source
+        node = function_source(fn).node
+    except Exception:
+        return False
+    names = getattr(fn, "__globals__", {})
+    called = []
+    for n in walk(node):
+        if isinstance(n, (gast.Name, gast.Attribute)) and (getattr(n, "id", None) or getattr(n, "attr", None)) \
+                in _TRANSFORMS:
+            return False
+        if isinstance(n, gast.AugAssign) or (isinstance(n, gast.Assign) and any(
+                isinstance(t, gast.Subscript) for t in n.targets)):
+            return True
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Name):
+            if n.func.id in ("type", "isinstance"):
+                return True
+            target = names.get(n.func.id)
+            if callable(target) and hasattr(target, "__code__"):
+                called.append(target)
+    return any(_reads_differently_on_arrays(c, seen) for c in called)
