@@ -40,8 +40,8 @@ _RETURNED_VALUE = re.compile(r"_ret\d*")
 
 def type_placeholders(node, context):
     carries = []
-    none_tested = _names_tested_for_none(node)
     tape_placeholders = getattr(context, "tape_placeholders", frozenset())
+    none_tested = _names_tested_for_none(node) - _declared_none_once(node, tape_placeholders)
     for stmt in walk(node):
         if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
                 and isinstance(stmt.value, gast.Constant)):
@@ -90,6 +90,18 @@ def type_placeholders(node, context):
                 f"number is returned as it is (jit lowers only a carry that one top-level loop updates elementwise "
                 f"in its body, `{name} = {name} + row`, not inside an `if`)", stmt,
                 f"start `{name}` as an array (for example `jnp.ones_like(x)` or `jnp.zeros(shape)`), or run without jit")
+
+
+def _declared_none_once(node, tape_placeholders):
+    """The tape placeholders whose one `v = None` is the reverse driver's declaration: the user's code never
+    sets them to None, so a test of one (the saved condition of an `if`, `if x_i_gt_0:` in the reverse
+    sweep) reads a value the forward sweep assigned, never the declaration's free None."""
+    nones = {}
+    for stmt in walk(node):
+        if (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
+                and isinstance(stmt.value, gast.Constant) and stmt.value.value is None):
+            nones[stmt.targets[0].id] = nones.get(stmt.targets[0].id, 0) + 1
+    return {name for name in tape_placeholders if nones.get(name) == 1}
 
 
 def _names_tested_for_none(node):
