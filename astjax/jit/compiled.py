@@ -235,6 +235,8 @@ class CompiledFunction(PerSignature):
                 if trees_in or any(isinstance(a, (tuple, list)) for a in args):
                     error = _container_adjoint_refusal(error, str(exc))
                 raise error from None
+            if isinstance(exc, TypeError) and str(exc).endswith("got None"):
+                raise _unobserved_branch(self.generated) from exc
             # The reference backend ran these arguments without an error: the compiled code must too.
             raise _disagree(self.generated, f"it raised {type(exc).__name__}: {exc}") from exc
         _check_agrees(got, expected, self.generated)
@@ -681,6 +683,16 @@ def _container_adjoint_refusal(error, message):
 def _disagree(generated, what):
     return JitError(f"the compiled code of `{generated.__name__}` does not agree with the reference backend: {what}",
                     _location(generated), "run this function without jit, and please report it")
+
+
+def _unobserved_branch(generated):
+    """Numba's `expected float32, got None`: a value the derivative saves on a branch (an `elif`) that the
+    first call never took kept its `None` declaration, so compiled code holds no type for it."""
+    return JitError(f"jit types each variable of `{generated.__name__}` by the value the first call of a signature "
+                    "saw it hold, and this call never set some of them (on a branch it did not take, an `if`/`elif` in a "
+                    "loop): compiled code holds them as None, where the generated code needs a number", _location(generated),
+                    "call the jitted function first with arguments that run every branch (later calls reuse that "
+                    "compile), or run it without jit")
 
 
 def _at_call_site(exc, error, site):
