@@ -11,6 +11,8 @@ central differences, or a Python loop over the batch):
   from the one expression that sets it (`_t1 = x[i]`: an item of an observed array; elementwise arithmetic
   and calls of one dtype on such values). The placeholder's value is never read: a wrong type can only be a
   refusal, never a number. Nested loops over an `if`/`elif` (a first call that never ran the `elif`) too.
+- float16 arguments: compiled code raised Numba's NotImplementedError and jit asked the user to report a
+  disagreement; it now says Numba has no float16 arithmetic and to cast to float32.
 - a first call that never ran a branch whose values are not that plain (`t = jnp.where(...)` there) is still
   refused, now saying why and what to do (call it first with arguments that run every branch), where it
   asked the user to report a disagreement.
@@ -95,6 +97,18 @@ def test_a_branch_the_first_call_never_ran_is_refused_with_what_to_do():
     with pytest.raises(JitError, match="never set some of them") as info:
         compiled(np.array([0.5, 1.5]))                 # the else never runs, and `t` is a where
     assert "run every branch" in str(info.value) and "please report" not in str(info.value)
+
+
+def cubic_of_halves(x):
+    return (x * x + 1.0) * x - x / 3.0
+
+
+@long_only
+def test_float16_arithmetic_is_refused_saying_so():
+    # before: "does not agree with the reference backend: it raised NotImplementedError: float16 ... please report it"
+    with pytest.raises(JitError, match="Numba has no float16 arithmetic") as info:
+        astjax.jit(cubic_of_halves)(np.array([1.0, 2.0], np.float16))
+    assert "astype(np.float32)" in str(info.value) and "please report" not in str(info.value)
 
 
 # ---------------------------------------------------------------- a battery that agreed already (long profile)

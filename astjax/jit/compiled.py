@@ -237,6 +237,11 @@ class CompiledFunction(PerSignature):
                 raise error from None
             if isinstance(exc, TypeError) and str(exc).endswith("got None"):
                 raise _unobserved_branch(self.generated) from exc
+            if isinstance(exc, NotImplementedError) and "float16" in str(exc):
+                raise JitError("Numba has no float16 arithmetic: compiled code cannot compute with a float16 value "
+                               f"(`{self.generated.__name__}` received or made one)", _location(self.generated),
+                               "cast to float32 before the jitted call (`x.astype(np.float32)`), or run it "
+                               "without jit") from exc
             # The reference backend ran these arguments without an error: the compiled code must too.
             raise _disagree(self.generated, f"it raised {type(exc).__name__}: {exc}") from exc
         _check_agrees(got, expected, self.generated)
