@@ -11,6 +11,8 @@ central differences, or a Python loop over the batch):
   from the one expression that sets it (`_t1 = x[i]`: an item of an observed array; elementwise arithmetic
   and calls of one dtype on such values). The placeholder's value is never read: a wrong type can only be a
   refusal, never a number. Nested loops over an `if`/`elif` (a first call that never ran the `elif`) too.
+- `jnp.linalg.cholesky` (upper, symmetrize_input) had no Numba lowering: jit and jit(grad) refused it. It
+  has one now, and its adjoint (runtime/numba_cholesky.py), each against the reference and central differences.
 - float16 arguments: compiled code raised Numba's NotImplementedError and jit asked the user to report a
   disagreement; it now says Numba has no float16 arithmetic and to cast to float32.
 - a first call that never ran a branch whose values are not that plain (`t = jnp.where(...)` there) is still
@@ -18,7 +20,7 @@ central differences, or a Python loop over the batch):
   asked the user to report a disagreement.
 
 The default profile compiles one derivative; ASTJAX_LONG_PROPERTIES=1 adds the other branch first, the
-`elif`, the refusal, and a battery of jit/vmap programs that agreed already (numbers at edges, `.at` under
+`elif`, the refusals, cholesky, and a battery of jit/vmap programs that agreed already (numbers at edges, `.at` under
 jit, in_axes and out_axes on non-contiguous inputs, vmap(jit), jit(vmap(grad)) through lax control flow)
 (docs/testing.md).
 """
@@ -257,3 +259,52 @@ def test_jit_vmap_grad_through_lax_control_flow_matches_the_loop(fn):
         np.testing.assert_allclose(np.asarray(compiled(ws, x)), expected, rtol=1e-10, atol=1e-12)
         steps = np.array([(fn(v + 1e-6, x) - fn(v - 1e-6, x)) / 2e-6 for v in ws])
         np.testing.assert_allclose(expected, steps, rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------- jnp.linalg.cholesky under jit and jit(grad)
+
+def whitened_norm(a, b):
+    factor = jnp.linalg.cholesky(a)
+    z = jnp.linalg.solve(factor, b)
+    return jnp.sum(z * z) + jnp.sum(jnp.log(jnp.diagonal(factor)))
+
+
+def upper_factor_sines(a):
+    return jnp.sum(jnp.sin(jnp.linalg.cholesky(a, upper=True)))
+
+
+def lower_triangle_read(a):
+    factor = jnp.linalg.cholesky(a, symmetrize_input=False)
+    return jnp.sum(factor * factor * jnp.arange(3.0))
+
+
+def upper_triangle_read(a):
+    return jnp.sum(jnp.cos(jnp.linalg.cholesky(a, upper=True, symmetrize_input=False)))
+
+
+_M = _RNG.standard_normal((3, 3))
+_SPD = _M @ _M.T + 3.0 * np.eye(3)
+_NOT_SYMMETRIC = _SPD + 0.3 * _RNG.standard_normal((3, 3))      # the flags choose what is factored
+CHOLESKY_CASES = [(whitened_norm, (_SPD, _RNG.standard_normal(3))), (upper_factor_sines, (_SPD,)),
+                  (lower_triangle_read, (_NOT_SYMMETRIC,)), (upper_triangle_read, (_NOT_SYMMETRIC,))]
+
+
+@long_only          # 5-6 CPU seconds each: Numba types LAPACK's solve and cholesky
+@pytest.mark.parametrize("fn, args", CHOLESKY_CASES, ids=[c[0].__name__ for c in CHOLESKY_CASES])
+def test_jit_and_jit_grad_of_cholesky(fn, args):
+    # before: "jit has no Numba lowering for `cholesky` yet" (runtime/numba_cholesky.py)
+    later = (args[0] * 2.0,) + args[1:]
+    compiled = astjax.jit(fn)
+    for call in (args, later):
+        np.testing.assert_allclose(np.asarray(compiled(*call)), fn(*call), rtol=1e-12)
+    jit_gradient_agrees(fn, [args, later])
+
+
+@long_only
+def test_cholesky_of_a_matrix_not_positive_definite_raises_under_jit_too():
+    compiled = astjax.jit(upper_factor_sines)
+    compiled(_SPD)
+    with pytest.raises(np.linalg.LinAlgError):
+        upper_factor_sines(-_SPD)
+    with pytest.raises(np.linalg.LinAlgError):       # the later call runs compiled code alone
+        compiled(-_SPD)
