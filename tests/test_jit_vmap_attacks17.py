@@ -13,6 +13,9 @@ central differences, or a Python loop over the batch):
   refusal, never a number. Nested loops over an `if`/`elif` (a first call that never ran the `elif`) too.
 - `jnp.linalg.cholesky` (upper, symmetrize_input) had no Numba lowering: jit and jit(grad) refused it. It
   has one now, and its adjoint (runtime/numba_cholesky.py), each against the reference and central differences.
+- a Python int argument past 64 bits: Numba's "non-precise type pyobject" on a first call, a bare "int too
+  big to convert" from the dispatcher on a later one (past int64 there). Now an OverflowError naming the
+  argument and what to do (JAX refuses such an int too).
 - float16 arguments: compiled code raised Numba's NotImplementedError and jit asked the user to report a
   disagreement; it now says Numba has no float16 arithmetic and to cast to float32.
 - a first call that never ran a branch whose values are not that plain (`t = jnp.where(...)` there) is still
@@ -111,6 +114,26 @@ def test_float16_arithmetic_is_refused_saying_so():
     with pytest.raises(JitError, match="Numba has no float16 arithmetic") as info:
         astjax.jit(cubic_of_halves)(np.array([1.0, 2.0], np.float16))
     assert "astype(np.float32)" in str(info.value) and "please report" not in str(info.value)
+
+
+def scaled_by(x, k):
+    return x * k
+
+
+def test_a_python_int_past_64_bits_is_refused_naming_the_argument():
+    # before: Numba's "non-precise type pyobject" (a first call) or a bare "int too big to convert" from the
+    # dispatcher (a later one); JAX refuses such an int too. 2 ** 63 still works as a first call (uint64).
+    with pytest.raises(OverflowError, match="passed as `k` does not fit in 64 bits"):
+        astjax.jit(scaled_by)(np.arange(3.0), 2 ** 70)
+
+
+@long_only
+def test_a_later_python_int_past_int64_is_refused_naming_the_argument():
+    compiled = astjax.jit(scaled_by)
+    compiled(np.arange(3.0), 2)
+    with pytest.raises(OverflowError, match="passed as `k` does not fit in int64"):
+        compiled(np.arange(3.0), 2 ** 63)
+    np.testing.assert_allclose(astjax.jit(scaled_by)(np.arange(3.0), 2 ** 63), np.arange(3.0) * 2.0 ** 63)
 
 
 # ---------------------------------------------------------------- a battery that agreed already (long profile)
