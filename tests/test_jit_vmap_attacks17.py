@@ -23,9 +23,9 @@ central differences, or a Python loop over the batch):
   asked the user to report a disagreement.
 
 The default profile compiles one derivative; ASTJAX_LONG_PROPERTIES=1 adds the other branch first, the
-`elif`, the refusals, cholesky, and a battery of jit/vmap programs that agreed already (numbers at edges, `.at` under
-jit, in_axes and out_axes on non-contiguous inputs, vmap(jit), jit(vmap(grad)) through lax control flow)
-(docs/testing.md).
+`elif`, the refusals, cholesky, and a battery of jit/vmap programs that agreed already (numbers at edges,
+`.at` under jit, in_axes and out_axes on non-contiguous inputs, vmap(jit), jit(vmap(grad)) through lax
+control flow) (docs/testing.md).
 """
 import warnings
 

@@ -710,19 +710,20 @@ def _python_int_overflow(generated, parameters, args, kwargs, top=2 ** 64):
     for name, value in named:
         if type(value) is int and not -2 ** 63 <= value < top:
             width = "64 bits" if top == 2 ** 64 else "int64, as the first call of this signature compiled it"
-            return ArgumentOverflow(f"jit of `{generated.__name__}`: the Python int {value} passed as `{name}` does not "
-                                 f"fit in {width}, and compiled code holds a Python int in 64 bits (JAX refuses "
-                                 "one past its integer width too); pass it as a float (`float(k)`) or mark it "
-                                 "static (static_argnames)")
+            return ArgumentOverflow(
+                f"jit of `{generated.__name__}`: the Python int {value} passed as `{name}` does not fit in {width}, "
+                "and compiled code holds a Python int in 64 bits (JAX refuses one past its integer width too); pass "
+                "it as a float (`float(k)`) or mark it static (static_argnames)")
     return None
 
 
 def _unobserved_branch(generated):
     """Numba's `expected float32, got None`: a value the derivative saves on a branch (an `elif`) that the
     first call never took kept its `None` declaration, so compiled code holds no type for it."""
-    return JitError(f"jit types each variable of `{generated.__name__}` by the value the first call of a signature "
-                    "saw it hold, and this call never set some of them (on a branch it did not take, an `if`/`elif` in a "
-                    "loop): compiled code holds them as None, where the generated code needs a number", _location(generated),
+    return JitError(f"jit types each variable of `{generated.__name__}` by the value the first call of a "
+                    "signature saw it hold, and this call never set some of them (on a branch it did not take, an "
+                    "`if`/`elif` in a loop): compiled code holds them as None, where the generated code needs a "
+                    "number", _location(generated),
                     "call the jitted function first with arguments that run every branch (later calls reuse that "
                     "compile), or run it without jit")
 
