@@ -78,6 +78,11 @@ class CompiledFunction(PerSignature):
             if not GUARDED or pruning_disabled():
                 raise
             return self._call_unpruned(args, kwargs)
+        except OverflowError as exc:    # Numba's "int too big to convert": a Python int argument past int64
+            error = _python_int_overflow(self.generated, self.parameters, args, kwargs, top=2 ** 63)
+            if error is None or isinstance(exc, ArgumentOverflow):
+                raise
+            raise error from exc
 
     def _call_unpruned(self, args, kwargs):
         """Compile this signature again with every branch kept (as without known_ranks), and run it."""
@@ -147,6 +152,9 @@ class CompiledFunction(PerSignature):
     @pausing_collection
     def _first_call(self, key, args):
         load_numba()                              # before anything imports Numba (jit/numba_import.py)
+        overflow = _python_int_overflow(self.generated, self.parameters, args, {})
+        if overflow is not None:                  # Numba would type it as a Python object
+            raise overflow
         quiet = _quiet_numba()
         del GUARDED[:]
         try:
@@ -235,6 +243,13 @@ class CompiledFunction(PerSignature):
                 if trees_in or any(isinstance(a, (tuple, list)) for a in args):
                     error = _container_adjoint_refusal(error, str(exc))
                 raise error from None
+            if isinstance(exc, TypeError) and str(exc).endswith("got None"):
+                raise _unobserved_branch(self.generated) from exc
+            if isinstance(exc, NotImplementedError) and "float16" in str(exc):
+                raise JitError("Numba has no float16 arithmetic: compiled code cannot compute with a float16 value "
+                               f"(`{self.generated.__name__}` received or made one)", _location(self.generated),
+                               "cast to float32 before the jitted call (`x.astype(np.float32)`), or run it "
+                               "without jit") from exc
             # The reference backend ran these arguments without an error: the compiled code must too.
             raise _disagree(self.generated, f"it raised {type(exc).__name__}: {exc}") from exc
         _check_agrees(got, expected, self.generated)
@@ -681,6 +696,36 @@ def _container_adjoint_refusal(error, message):
 def _disagree(generated, what):
     return JitError(f"the compiled code of `{generated.__name__}` does not agree with the reference backend: {what}",
                     _location(generated), "run this function without jit, and please report it")
+
+
+class ArgumentOverflow(OverflowError):
+    """A Python int argument compiled code cannot hold (`_python_int_overflow`)."""
+
+
+def _python_int_overflow(generated, parameters, args, kwargs, top=2 ** 64):
+    """An OverflowError naming the Python int argument compiled code cannot take (it holds a Python int in
+    64 bits, as JAX refuses one past its integer width; a later call of a signature compiled for int64 takes
+    no int from 2 ** 63 on, top=2 ** 63), or None when no argument is such an int."""
+    named = list(zip(parameters, args)) + list(kwargs.items())
+    for name, value in named:
+        if type(value) is int and not -2 ** 63 <= value < top:
+            width = "64 bits" if top == 2 ** 64 else "int64, as the first call of this signature compiled it"
+            return ArgumentOverflow(
+                f"jit of `{generated.__name__}`: the Python int {value} passed as `{name}` does not fit in {width}, "
+                "and compiled code holds a Python int in 64 bits (JAX refuses one past its integer width too); pass "
+                "it as a float (`float(k)`) or mark it static (static_argnames)")
+    return None
+
+
+def _unobserved_branch(generated):
+    """Numba's `expected float32, got None`: a value the derivative saves on a branch (an `elif`) that the
+    first call never took kept its `None` declaration, so compiled code holds no type for it."""
+    return JitError(f"jit types each variable of `{generated.__name__}` by the value the first call of a "
+                    "signature saw it hold, and this call never set some of them (on a branch it did not take, an "
+                    "`if`/`elif` in a loop): compiled code holds them as None, where the generated code needs a "
+                    "number", _location(generated),
+                    "call the jitted function first with arguments that run every branch (later calls reuse that "
+                    "compile), or run it without jit")
 
 
 def _at_call_site(exc, error, site):

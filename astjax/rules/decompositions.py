@@ -21,7 +21,7 @@ from ..errors import RuntimeRefusal
 from ..numpy import linalg as jnp_linalg
 from .helpers import item_adjoint, square_unless_reduced
 from .linalg import COMPOSITES
-from .registry import defjvp, defvjp, primitive
+from .registry import defjvp, deflowering, defvjp, primitive
 
 
 # ------------------------------------------------------------- small helpers (primitives)
@@ -683,8 +683,9 @@ _rules("qr", jnp_linalg.qr, "ba += qr_adjoint(by, a, y, mode)", "dy = qr_tangent
        aliases=(np.linalg.qr,),
        check=lambda b: _static_literal(b, "mode", ("reduced", "complete", "r"), "jnp.linalg.qr",
                                        "use mode='reduced' (the default)."))
-_rules("cholesky", jnp_linalg.cholesky, "ba += cholesky_adjoint(by, a, y, upper, symmetrize_input)",
-       "dy = cholesky_tangent(da, a, y, upper, symmetrize_input)")
+_cholesky = _rules("cholesky", jnp_linalg.cholesky, "ba += cholesky_adjoint(by, a, y, upper, symmetrize_input)",
+                   "dy = cholesky_tangent(da, a, y, upper, symmetrize_input)")
+deflowering(_cholesky, numba="astjax.runtime.numba_cpu:cholesky")        # runtime/numba_cholesky.py
 _rules("slogdet", jnp_linalg.slogdet, "ba += slogdet_adjoint(by, a, y)", "dy = slogdet_tangent(da, a, y)",
        aliases=(np.linalg.slogdet,))
 _rules("pinv", jnp_linalg.pinv, "ba += pinv_adjoint(by, a, y)", "dy = pinv_tangent(da, a, y)",

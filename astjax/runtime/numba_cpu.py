@@ -34,6 +34,7 @@ from . import numba_list_adjoints  # noqa: F401 (stack_adjoint, item_adjoint: a 
 from . import numba_builtin_sums  # noqa: F401 (Python's sum of a list, and its adjoint)
 from . import numba_examples  # noqa: F401 (vmap's example_of)
 from . import numba_example_stacks  # noqa: F401 (vmap's stack_examples, stack_adjoint_examples)
+from . import numba_cholesky  # noqa: F401 (jnp.linalg.cholesky and its adjoint)
 from .numba_build import STUBS
 from .numba_linalg import COMPOSITES  # noqa: F401 (exported)
 

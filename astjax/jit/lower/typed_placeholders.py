@@ -42,6 +42,7 @@ def type_placeholders(node, context):
     carries = []
     none_tested = _names_tested_for_none(node)
     tape_placeholders = getattr(context, "tape_placeholders", frozenset())
+    unobserved = _UnobservedTypes(node, context)      # read before any placeholder below is replaced
     for stmt in walk(node):
         if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
                 and isinstance(stmt.value, gast.Constant)):
@@ -53,6 +54,8 @@ def type_placeholders(node, context):
         if value is None and (name in none_tested or name not in tape_placeholders):
             continue       # a user's None (or one `if w is None:` reads) stays None: Numba's optional type
         target = context.lowered_type(name)
+        if target is None and value is None and not context.types_of(name) - {("none",)}:
+            target = unobserved.of_name(name)     # set only on a branch the first call did not take
         derivatives = getattr(context.generated, "__astjax_derivative_names__", frozenset())
         if target is None and name in derivatives:
             target = _array_of_zero_rank_too(context.types_of(name))
@@ -90,6 +93,92 @@ def type_placeholders(node, context):
                 f"number is returned as it is (jit lowers only a carry that one top-level loop updates elementwise "
                 f"in its body, `{name} = {name} + row`, not inside an `if`)", stmt,
                 f"start `{name}` as an array (for example `jnp.ones_like(x)` or `jnp.zeros(shape)`), or run without jit")
+
+
+class _UnobservedTypes:
+    """The type of a tape placeholder the first call never saw set (`_t1 = x[i]` in an `else` it did not take),
+    read from the one expression the function assigns it: an item of an observed array at integer
+    positions, and elementwise arithmetic or calls of one dtype on such values. None where that is not
+    plain. The placeholder's value is never read, so a wrong guess can only make Numba's typing fail (a
+    refusal), never change a number; the first call's check still compares every result."""
+
+    def __init__(self, function, context):
+        self.context, self.reading = context, set()
+        self.values = {}
+        for n in walk(function):
+            if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name) \
+                    and not (isinstance(n.value, gast.Constant) and n.value.value is None) \
+                    and not _is_pop(n.value):
+                self.values.setdefault(n.targets[0].id, []).append(n.value)
+            elif isinstance(n, (gast.AugAssign, gast.For, gast.AnnAssign, gast.NamedExpr)) or \
+                    (isinstance(n, gast.Assign) and not all(isinstance(t, gast.Name) for t in n.targets)):
+                for t in walk(n.target if hasattr(n, "target") else gast.Tuple(elts=n.targets, ctx=gast.Store())):
+                    if isinstance(t, gast.Name):
+                        self.values.setdefault(t.id, []).append(None)     # not one plain expression
+
+    def of_name(self, name):
+        observed = self.context.lowered_type(name)
+        if observed is not None:
+            return observed if observed[0] in ("array", "scalar") or observed in WEAK_KINDS else None
+        values = self.values.get(name, [])
+        if len(values) != 1 or values[0] is None or name in self.reading:
+            return None
+        self.reading.add(name)
+        try:
+            return self.of(values[0])
+        finally:
+            self.reading.discard(name)
+
+    def of(self, expr):
+        if isinstance(expr, gast.Constant):
+            return WEAK_FLOAT if type(expr.value) is float else WEAK_INT if type(expr.value) is int else None
+        if isinstance(expr, gast.Name):
+            return self.of_name(expr.id)
+        if isinstance(expr, gast.Subscript):
+            base = self.of(expr.value)
+            positions = expr.slice.elts if isinstance(expr.slice, gast.Tuple) else [expr.slice]
+            if base is None or base[0] != "array" or len(positions) > base[2] or \
+                    any(self._index_kind(p) is None for p in positions):
+                return None
+            rank = base[2] - len(positions)
+            return ("array", base[1], rank) if rank else ("scalar", base[1])
+        if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, (gast.USub, gast.UAdd)):
+            return self.of(expr.operand)
+        if isinstance(expr, gast.BinOp) and isinstance(expr.op, (gast.Add, gast.Sub, gast.Mult, gast.Pow)):
+            return self._elementwise([expr.left, expr.right], floating=False)
+        if isinstance(expr, gast.Call) and not expr.keywords:
+            from ...rules import lookup_callable
+            from .dtypes import FLOATING, static_value
+            prim = lookup_callable(static_value(expr.func, self.context.namespace))
+            if prim is not None and prim.elementwise and prim.name not in ("where",):
+                return self._elementwise(expr.args, floating=prim.name in FLOATING)
+        return None
+
+    def _index_kind(self, position):
+        kind = self.of(position)
+        if kind == WEAK_INT or (kind is not None and kind[0] == "scalar" and kind[1].startswith(("int", "uint"))):
+            return kind
+        return None
+
+    def _elementwise(self, operands, floating):
+        kinds = [self.of(o) for o in operands]
+        if any(k is None for k in kinds):
+            return None
+        strong = [k for k in kinds if k not in WEAK_KINDS]
+        dtypes = {k[1] for k in strong}
+        if len(dtypes) != 1:
+            return None
+        dtype = dtypes.pop()
+        if floating and not dtype.startswith("float"):
+            return None
+        rank = max(k[2] if k[0] == "array" else 0 for k in strong)
+        return ("array", dtype, rank) if rank else ("scalar", dtype)
+
+
+def _is_pop(value):
+    """`pop(_tape)`: the reverse sweep restoring a saved value (of the type the forward sweep gave it)."""
+    return isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and value.func.id == "pop" \
+        and len(value.args) == 1 and not value.keywords
 
 
 def _names_tested_for_none(node):
