@@ -165,12 +165,24 @@ def _py_mul(a, b, where):
 @overload(py_div, prefer_literal=True)
 def _py_div(a, b, where):
     if _number(a) and _number(b):
+        if _seen(where):            # raised here: no _zero_division helper for Numba to compile as well
+            def div_seen(a, b, where):
+                if b == 0:
+                    raise ZeroDivisionError("division by zero")
+                return a / b
+            return div_seen
+
         def div(a, b, where):
             if b == 0:
                 _zero_division("division by zero", where)
             return a / b
         return div
     return _plain(operator.truediv)
+
+
+def _seen(where):
+    """Whether `where` is a string constant for a line whose operand types the first call saw (not "?")."""
+    return isinstance(where, types.StringLiteral) and not where.literal_value.startswith("?")
 
 
 @overload(py_floordiv, prefer_literal=True)
