@@ -12,6 +12,7 @@ import numpy as np
 from numba import types
 from numba.extending import intrinsic, overload
 
+from ..runtime.numba_build import WITHOUT_WRAPPERS
 from ..runtime.numba_allocate import zeros_array
 from ..runtime.numba_cpu import STUBS as _LOWERINGS
 from .lower.known_ranks import RankGuardError
@@ -29,7 +30,7 @@ def weak_like(c, partner):
     return c
 
 
-@overload(shape_of)
+@overload(shape_of, jit_options=WITHOUT_WRAPPERS)
 def _shape_of(x):
     if isinstance(x, types.Array):
         return lambda x: x.shape
@@ -52,7 +53,7 @@ def _weak_dtype(c, partner):
     return None
 
 
-@overload(weak_like)
+@overload(weak_like, jit_options=WITHOUT_WRAPPERS)
 def _weak_like(c, partner):
     if not isinstance(c, (types.Integer, types.Float)):
         return None
@@ -77,7 +78,7 @@ def pad_edge_or_zeros(x, widths, edge):
     raise NotImplementedError
 
 
-@overload(pad_edge_or_zeros)
+@overload(pad_edge_or_zeros, jit_options=WITHOUT_WRAPPERS)
 def _pad_edge_or_zeros(x, widths, edge):
     if not isinstance(x, types.Array) or x.ndim not in (1, 2):
         return None
@@ -126,7 +127,7 @@ def zeros_shaped(shape, like):
     raise NotImplementedError
 
 
-@overload(zeros_shaped)
+@overload(zeros_shaped, jit_options=WITHOUT_WRAPPERS)
 def _zeros_shaped(shape, like):
     dtype = like.dtype if isinstance(like, types.Array) else like
     if not isinstance(dtype, types.Float):
@@ -144,7 +145,7 @@ def stack_list(items):
     raise NotImplementedError
 
 
-@overload(stack_list)
+@overload(stack_list, jit_options=WITHOUT_WRAPPERS)
 def _stack_list(items):
     if not isinstance(items, types.List):
         return None
@@ -178,7 +179,7 @@ def mask_select(x, mask):
     raise NotImplementedError
 
 
-@overload(mask_select)
+@overload(mask_select, jit_options=WITHOUT_WRAPPERS)
 def _mask_select(x, mask):
     if not (isinstance(x, types.Array) and isinstance(mask, types.Array) and isinstance(mask.dtype, types.Boolean)
             and mask.ndim == x.ndim):
@@ -202,7 +203,7 @@ def wide_mean(x):
     raise NotImplementedError
 
 
-@overload(wide_sum)
+@overload(wide_sum, jit_options=WITHOUT_WRAPPERS)
 def _wide_sum(x):
     if isinstance(x, types.Array) and x.dtype == types.float32:
         def wide(x):
@@ -214,7 +215,7 @@ def _wide_sum(x):
     return lambda x: np.sum(x)
 
 
-@overload(wide_mean)
+@overload(wide_mean, jit_options=WITHOUT_WRAPPERS)
 def _wide_mean(x):
     if isinstance(x, types.Array) and x.dtype == types.float32:
         def wide(x):
@@ -248,7 +249,7 @@ def _matches(t, abstract):
     return False
 
 
-@overload(observed_type)
+@overload(observed_type, jit_options=WITHOUT_WRAPPERS)
 def _observed_type(x, code):
     if not isinstance(code, types.StringLiteral):
         return None
