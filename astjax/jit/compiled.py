@@ -25,7 +25,7 @@ from .build_plan import BuildRecorder, plan_key, replay
 from .boundary_trees import entry_source, layout_of, needs_boundary, tree_signature
 from .dense_adjoints import dense_adjoints_out, without_zero_items
 from .fast_dispatch import MAX_ENTRIES, MISS, always_miss, dispatch_function, guard_pattern
-from .numba_import import load_numba
+from .numba_import import blas_extensions_placed, load_numba
 from .observe import Observed, abstract, observe
 from .python_number_error import PythonNumberError
 
@@ -158,7 +158,8 @@ class CompiledFunction(PerSignature):
         quiet = _quiet_numba()
         del GUARDED[:]
         try:
-            got = self._compile_and_run(key, args)
+            with blas_extensions_placed():        # Numba's gemm lookup without scipy.linalg (jit/numba_import.py)
+                got = self._compile_and_run(key, args)
             del GUARDED[:]                        # kept only when this build failed (see __call__)
             return got
         except JitError as exc:

@@ -24,6 +24,7 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
+from ..runtime.numba_build import WITHOUT_WRAPPERS
 from .lower.narrow_integers import NARROW_INTEGERS
 
 __all__ = ["wrap_narrow", "weak_int", "integer_true_divide", "int64_floor_divide"]
@@ -35,7 +36,7 @@ def wrap_narrow(x, dtype):
     raise NotImplementedError("wrap_narrow runs only in compiled code")
 
 
-@overload(wrap_narrow, jit_options={"error_model": "numpy"})
+@overload(wrap_narrow, jit_options={"error_model": "numpy", **WITHOUT_WRAPPERS})
 def _wrap_narrow(x, dtype):
     target = getattr(dtype, "instance_type", None)
     if isinstance(x, types.Array):
@@ -54,7 +55,7 @@ def weak_int(value, dtype):
     raise NotImplementedError("weak_int runs only in compiled code")
 
 
-@overload(weak_int, jit_options={"error_model": "numpy"})
+@overload(weak_int, jit_options={"error_model": "numpy", **WITHOUT_WRAPPERS})
 def _weak_int(value, dtype):
     target = getattr(dtype, "instance_type", None)
     name = str(target)
@@ -88,7 +89,7 @@ def _integral(t):
     return isinstance(t.dtype if isinstance(t, types.Array) else t, (types.Integer, types.Boolean))
 
 
-@overload(integer_true_divide, jit_options={"error_model": "numpy"})
+@overload(integer_true_divide, jit_options={"error_model": "numpy", **WITHOUT_WRAPPERS})
 def _integer_true_divide(a, b, dtype):
     if not (_integral(a) and _integral(b)):
         return lambda a, b, dtype: a / b        # a float operand: Numba's loop is NumPy's
@@ -105,7 +106,7 @@ def int64_floor_divide(a, b):
     raise NotImplementedError("int64_floor_divide runs only in compiled code")
 
 
-@overload(int64_floor_divide, jit_options={"error_model": "numpy"})
+@overload(int64_floor_divide, jit_options={"error_model": "numpy", **WITHOUT_WRAPPERS})
 def _int64_floor_divide(a, b):
     if not (isinstance(a, types.Integer) and isinstance(b, types.Integer)):
         return lambda a, b: a // b

@@ -13,15 +13,24 @@ through the ordinary path when it runs (Numba's helpers do, at the first matrix 
 then imports as usual, and the extension modules, which load once per process, are the same objects.
 Where anything differs (no SciPy, the files not found, Numba's array functions or scipy.linalg already
 imported) it does nothing and Numba imports as it always did.
+
+The first matrix product of a process would import scipy.linalg all the same (0.15 s of CPU, more than a
+warm first call's budget has to spare): Numba's C helper that finds BLAS's gemm (`numba_xxgemm`) looks it
+up once per routine with `PyImport_ImportModule("scipy.linalg.cython_blas")`, which takes the module from
+sys.modules when it is there. `blas_extensions_placed()` puts the same two extension modules back in
+sys.modules around jit's first call of a signature (compiling it, and its first run, where the helper
+looks gemm up) and takes them out after, so the package `__init__` runs only when something else imports
+scipy.linalg. A routine first reached by a later call imports scipy.linalg then, as before.
 """
 import importlib.machinery
 import importlib.util
 import os
 import sys
 
-__all__ = ["load_numba"]
+__all__ = ["load_numba", "blas_extensions_placed"]
 
 _DONE = []
+_LOADED = {}        # the extension modules placed for Numba's import, to place again around first calls
 _EXTENSIONS = ("cython_blas", "cython_lapack")
 
 
@@ -33,12 +42,34 @@ def load_numba():
     try:
         if "numba.np.arraymath" not in sys.modules and "scipy.linalg" not in sys.modules:
             placed = _place_extensions()
+            _LOADED.update(placed)
         import numba.np.arraymath  # noqa: F401 -- its BLAS check finds the placed modules
     finally:
         for name, module in placed.items():
             if sys.modules.get(name) is module:
                 del sys.modules[name]
     _DONE.append(True)
+
+
+class blas_extensions_placed:
+    """Within it, the BLAS and LAPACK extension modules loaded by load_numba are in sys.modules (where
+    scipy.linalg is not imported yet), so Numba's gemm lookup does not import the package."""
+
+    def __enter__(self):
+        self.placed = {}
+        if _LOADED and "scipy.linalg" not in sys.modules:
+            for name, module in _LOADED.items():
+                if name not in sys.modules:
+                    sys.modules[name] = self.placed[name] = module
+        return self
+
+    def __exit__(self, *exc):
+        if "scipy.linalg" in sys.modules:       # something imported the package meanwhile: it keeps them
+            return False
+        for name, module in self.placed.items():
+            if sys.modules.get(name) is module:
+                del sys.modules[name]
+        return False
 
 
 def _place_extensions():

@@ -10,8 +10,9 @@ wide_sum, wide_mean  np.sum and np.mean of a float32 array, accumulated in float
 """
 import numpy as np
 from numba import types
-from numba.extending import overload
+from numba.extending import intrinsic, overload
 
+from ..runtime.numba_build import WITHOUT_WRAPPERS
 from ..runtime.numba_allocate import zeros_array
 from ..runtime.numba_cpu import STUBS as _LOWERINGS
 from .lower.known_ranks import RankGuardError
@@ -29,7 +30,7 @@ def weak_like(c, partner):
     return c
 
 
-@overload(shape_of)
+@overload(shape_of, jit_options=WITHOUT_WRAPPERS)
 def _shape_of(x):
     if isinstance(x, types.Array):
         return lambda x: x.shape
@@ -52,7 +53,7 @@ def _weak_dtype(c, partner):
     return None
 
 
-@overload(weak_like)
+@overload(weak_like, jit_options=WITHOUT_WRAPPERS)
 def _weak_like(c, partner):
     if not isinstance(c, (types.Integer, types.Float)):
         return None
@@ -77,7 +78,7 @@ def pad_edge_or_zeros(x, widths, edge):
     raise NotImplementedError
 
 
-@overload(pad_edge_or_zeros)
+@overload(pad_edge_or_zeros, jit_options=WITHOUT_WRAPPERS)
 def _pad_edge_or_zeros(x, widths, edge):
     if not isinstance(x, types.Array) or x.ndim not in (1, 2):
         return None
@@ -126,7 +127,7 @@ def zeros_shaped(shape, like):
     raise NotImplementedError
 
 
-@overload(zeros_shaped)
+@overload(zeros_shaped, jit_options=WITHOUT_WRAPPERS)
 def _zeros_shaped(shape, like):
     dtype = like.dtype if isinstance(like, types.Array) else like
     if not isinstance(dtype, types.Float):
@@ -144,7 +145,7 @@ def stack_list(items):
     raise NotImplementedError
 
 
-@overload(stack_list)
+@overload(stack_list, jit_options=WITHOUT_WRAPPERS)
 def _stack_list(items):
     if not isinstance(items, types.List):
         return None
@@ -178,7 +179,7 @@ def mask_select(x, mask):
     raise NotImplementedError
 
 
-@overload(mask_select)
+@overload(mask_select, jit_options=WITHOUT_WRAPPERS)
 def _mask_select(x, mask):
     if not (isinstance(x, types.Array) and isinstance(mask, types.Array) and isinstance(mask.dtype, types.Boolean)
             and mask.ndim == x.ndim):
@@ -202,7 +203,7 @@ def wide_mean(x):
     raise NotImplementedError
 
 
-@overload(wide_sum)
+@overload(wide_sum, jit_options=WITHOUT_WRAPPERS)
 def _wide_sum(x):
     if isinstance(x, types.Array) and x.dtype == types.float32:
         def wide(x):
@@ -214,7 +215,7 @@ def _wide_sum(x):
     return lambda x: np.sum(x)
 
 
-@overload(wide_mean)
+@overload(wide_mean, jit_options=WITHOUT_WRAPPERS)
 def _wide_mean(x):
     if isinstance(x, types.Array) and x.dtype == types.float32:
         def wide(x):
@@ -248,7 +249,7 @@ def _matches(t, abstract):
     return False
 
 
-@overload(observed_type)
+@overload(observed_type, jit_options=WITHOUT_WRAPPERS)
 def _observed_type(x, code):
     if not isinstance(code, types.StringLiteral):
         return None
@@ -257,24 +258,26 @@ def _observed_type(x, code):
     return lambda x, code: result
 
 
-def checked_shape(shape, holds):
+@intrinsic
+def checked_shape(typingctx, shape, holds):
     """`shape`, where the shape test `holds` (lower/observed_shapes.py); else a RankGuardError, upon which
-    jit compiles the signature again with the unfused branch kept."""
-    if not holds:
-        raise RankGuardError(_SHAPE_GUARD)
-    return shape
+    jit compiles the signature again with the unfused branch kept.
+
+    An intrinsic, emitted inline where the fused call is: as an `@overload` it was one more function for
+    Numba to type, lower and optimize in every process (0.03 s of a cold compile)."""
+    if not (isinstance(holds, types.Boolean) and isinstance(shape, types.BaseTuple)
+            and all(isinstance(t, types.Integer) for t in shape)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        test = context.cast(builder, args[1], holds, types.boolean)
+        with builder.if_then(builder.not_(test), likely=False):
+            context.call_conv.return_user_exc(builder, RankGuardError, (_SHAPE_GUARD,))
+        return args[0]
+    return shape(shape, holds), codegen
 
 
 _SHAPE_GUARD = "a fused loop met operand shapes other than the first call's"
-
-
-@overload(checked_shape)
-def _checked_shape(shape, holds):
-    def impl(shape, holds):
-        if not holds:
-            raise RankGuardError(_SHAPE_GUARD)
-        return shape
-    return impl
 
 
 def _constant_slice_error():

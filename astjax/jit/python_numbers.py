@@ -23,6 +23,7 @@ import operator
 from numba import njit, types
 from numba.extending import overload
 
+from ..runtime.numba_build import WITHOUT_WRAPPERS
 from .python_number_error import PythonNumberError
 
 __all__ = ["PythonNumberError", "PYTHON_NUMBER_HELPERS"]
@@ -88,7 +89,7 @@ INT64_MAX = 2 ** 63 - 1
 _SAFE_PRODUCT = 9.2e18      # a float64 product below this is within 2 ** -53 of an exact one below 2 ** 63
 
 
-@overload(py_add)
+@overload(py_add, jit_options=WITHOUT_WRAPPERS)
 def _py_add(a, b, where):
     if _ints(a, b):
         def add(a, b, where):
@@ -99,7 +100,7 @@ def _py_add(a, b, where):
     return _plain(operator.add)
 
 
-@overload(py_sub)
+@overload(py_sub, jit_options=WITHOUT_WRAPPERS)
 def _py_sub(a, b, where):
     if _ints(a, b):
         def sub(a, b, where):
@@ -123,7 +124,7 @@ def _zero_division(message, where):
     raise NotImplementedError("_zero_division runs only in compiled code")
 
 
-@overload(_zero_division, prefer_literal=True)
+@overload(_zero_division, prefer_literal=True, jit_options=WITHOUT_WRAPPERS)
 def _zero_division_raise(message, where):
     """Python's ZeroDivisionError; a refusal where the first call did not see the operands' types (a `where`
     starting with "?"): NumPy's scalars give inf or nan there, Python's numbers raise, and jit cannot tell.
@@ -154,7 +155,7 @@ _UNSEEN_DIVISION = ("a division by zero: Python numbers raise ZeroDivisionError,
                     "and the first call did not run this line to tell which these are")
 
 
-@overload(py_mul)
+@overload(py_mul, jit_options=WITHOUT_WRAPPERS)
 def _py_mul(a, b, where):
     if _ints(a, b):
         checked = _CHECKED_MUL
@@ -162,9 +163,16 @@ def _py_mul(a, b, where):
     return _plain(operator.mul)
 
 
-@overload(py_div, prefer_literal=True)
+@overload(py_div, prefer_literal=True, jit_options=WITHOUT_WRAPPERS)
 def _py_div(a, b, where):
     if _number(a) and _number(b):
+        if _seen(where):            # raised here: no _zero_division helper for Numba to compile as well
+            def div_seen(a, b, where):
+                if b == 0:
+                    raise ZeroDivisionError("division by zero")
+                return a / b
+            return div_seen
+
         def div(a, b, where):
             if b == 0:
                 _zero_division("division by zero", where)
@@ -173,7 +181,12 @@ def _py_div(a, b, where):
     return _plain(operator.truediv)
 
 
-@overload(py_floordiv, prefer_literal=True)
+def _seen(where):
+    """Whether `where` is a string constant for a line whose operand types the first call saw (not "?")."""
+    return isinstance(where, types.StringLiteral) and not where.literal_value.startswith("?")
+
+
+@overload(py_floordiv, prefer_literal=True, jit_options=WITHOUT_WRAPPERS)
 def _py_floordiv(a, b, where):
     if _ints(a, b):
         def floordiv(a, b, where):
@@ -192,7 +205,7 @@ def _py_floordiv(a, b, where):
     return _plain(operator.floordiv)
 
 
-@overload(py_mod, prefer_literal=True)
+@overload(py_mod, prefer_literal=True, jit_options=WITHOUT_WRAPPERS)
 def _py_mod(a, b, where):
     if _ints(a, b):
         def mod(a, b, where):
@@ -211,7 +224,7 @@ def _py_mod(a, b, where):
     return _plain(operator.mod)
 
 
-@overload(py_pow, prefer_literal=True)
+@overload(py_pow, prefer_literal=True, jit_options=WITHOUT_WRAPPERS)
 def _py_pow(a, b, where):
     if _ints(a, b):
         checked = _CHECKED_MUL
@@ -246,7 +259,7 @@ def _py_pow(a, b, where):
     return _plain(operator.pow)
 
 
-@overload(py_lshift)
+@overload(py_lshift, jit_options=WITHOUT_WRAPPERS)
 def _py_lshift(a, b, where):
     if _ints(a, b):
         def lshift(a, b, where):
@@ -261,7 +274,7 @@ def _py_lshift(a, b, where):
     return _plain(operator.lshift)
 
 
-@overload(py_rshift)
+@overload(py_rshift, jit_options=WITHOUT_WRAPPERS)
 def _py_rshift(a, b, where):
     if _ints(a, b):
         def rshift(a, b, where):
@@ -274,7 +287,7 @@ def _py_rshift(a, b, where):
     return _plain(operator.rshift)
 
 
-@overload(py_neg)
+@overload(py_neg, jit_options=WITHOUT_WRAPPERS)
 def _py_neg(a, where):
     if _int64(a):
         def neg(a, where):
@@ -285,7 +298,7 @@ def _py_neg(a, where):
     return lambda a, where: -a
 
 
-@overload(py_int)
+@overload(py_int, jit_options=WITHOUT_WRAPPERS)
 def _py_int(a, where):
     if isinstance(a, types.Float):
 
@@ -315,7 +328,7 @@ def _float(t):
     return isinstance(t, (types.Float, types.Integer)) and not isinstance(t, types.Boolean)
 
 
-@overload(py_math1)
+@overload(py_math1, jit_options=WITHOUT_WRAPPERS)
 def _py_math1(result, a, where):
     if _float(result) and _float(a):
         def check1(result, a, where):
@@ -325,7 +338,7 @@ def _py_math1(result, a, where):
     return lambda result, a, where: result
 
 
-@overload(py_math2)
+@overload(py_math2, jit_options=WITHOUT_WRAPPERS)
 def _py_math2(result, a, b, where):
     if _float(result) and _float(a) and _float(b):
         def check2(result, a, b, where):
@@ -341,7 +354,7 @@ def _integer(t):
     return isinstance(t, types.Integer)
 
 
-@overload(np_int_pow)
+@overload(np_int_pow, jit_options=WITHOUT_WRAPPERS)
 def _np_int_pow(a, b):
     """NumPy's integer power: a negative exponent raises ValueError (Numba would give 0 or 1)."""
     if not (_integer(a) and _integer(b)):

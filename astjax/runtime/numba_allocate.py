@@ -9,14 +9,16 @@ compiled `np.empty` and a fill function again inside itself: seven such compilat
 the MLP gradient's cold compile.
 
 These are intrinsics: they are typed from the argument types alone and their code is emitted inline
-in whichever function calls them, with Numba's own allocator (`_empty_nd_impl`: the same memory, the
-same layout, the same "negative dimensions" and "array is too big" errors as `np.empty`), so nothing
+in whichever function calls them, with Numba's own allocator (`_empty_nd_impl`'s code for C order: the
+same memory, the same layout, the same "negative dimensions" and "array is too big" errors as
+`np.empty`), so nothing
 is compiled per dtype, shape type or caller. `zeros_*` clear the new buffer with one memset (all-zero
 bits are 0 and 0.0 for every dtype they accept). Outside compiled code they are NumPy's functions.
 """
+from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
-from numba.np.arrayobj import _empty_nd_impl, _parse_shape, make_array
+from numba.np.arrayobj import _parse_shape, get_itemsize, make_array, populate_array
 
 __all__ = ["empty_array", "zeros_array", "zeros_like_array", "ALLOCATION_HELPERS"]
 
@@ -43,11 +45,45 @@ def _ndim_of(shape):
 
 
 def _allocate(context, builder, arrtype, shapes, zero):
-    ary = _empty_nd_impl(context, builder, arrtype, shapes)
+    ary = _empty_c_array(context, builder, arrtype, shapes)
     if zero:
         nbytes = builder.mul(ary.itemsize, ary.nitems)
         cgutils.memset(builder, ary.data, nbytes, 0)
     return ary._getvalue()
+
+
+def _empty_c_array(context, builder, arrtype, shapes):
+    """Numba's `_empty_nd_impl` for a C-ordered array, its allocation called directly: Numba's goes through
+    `compile_internal` of `arrtype._allocate`, an `@overload_classmethod` whose implementation is one more
+    function to compile in every process (0.03 s of a cold compile), only to make this same call
+    (numba/np/arrayobj.py `intrin_alloc`: `meminfo_alloc_aligned(size, alignment)`)."""
+    ary = make_array(arrtype)(context, builder)
+    itemsize = context.get_constant(types.intp, get_itemsize(context, arrtype))
+    length = context.get_constant(types.intp, 1)
+    overflow = ir.Constant(ir.IntType(1), 0)
+    for s in shapes:
+        product = builder.smul_with_overflow(length, s)
+        length = builder.extract_value(product, 0)
+        overflow = builder.or_(overflow, builder.extract_value(product, 1))
+    strides = [itemsize]
+    for size in reversed(shapes[1:]):
+        strides.append(builder.mul(strides[-1], size))
+    strides = tuple(reversed(strides)) if arrtype.ndim else ()
+    product = builder.smul_with_overflow(length, itemsize)
+    nbytes = builder.extract_value(product, 0)
+    overflow = builder.or_(overflow, builder.extract_value(product, 1))
+    with builder.if_then(overflow, likely=False):
+        context.call_conv.return_user_exc(
+            builder, ValueError,
+            ("array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.",))
+    align = context.get_constant(types.uint32, context.get_preferred_array_alignment(arrtype.dtype))
+    meminfo = context.nrt.meminfo_alloc_aligned(builder, nbytes, align)
+    data = context.nrt.meminfo_data(builder, meminfo)
+    intp = context.get_value_type(types.intp)
+    populate_array(ary, data=builder.bitcast(data, context.get_data_type(arrtype.dtype).as_pointer()),
+                   shape=cgutils.pack_array(builder, shapes, ty=intp),
+                   strides=cgutils.pack_array(builder, strides, ty=intp), itemsize=itemsize, meminfo=meminfo)
+    return ary
 
 
 def _shaped(zero):

@@ -12,7 +12,10 @@ from numba.extending import overload
 
 # error_model="numpy": 1.0 / 0.0 is inf (as NumPy gives), not a ZeroDivisionError;
 # boundscheck: an index out of range is an IndexError, as NumPy raises, never a read past the end.
-JIT_OPTIONS = {"error_model": "numpy", "boundscheck": True}
+# Every implementation here is called from compiled code only, never from Python: Numba builds it no
+# CPython or C wrapper (each was typed, lowered and optimized in every process's cold compile).
+WITHOUT_WRAPPERS = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+JIT_OPTIONS = {"error_model": "numpy", "boundscheck": True, **WITHOUT_WRAPPERS}
 
 STUBS = {}
 # The stubs as a module's attributes: an implementation that calls another lowering writes `L.sum(...)`

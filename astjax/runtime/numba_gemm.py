@@ -15,7 +15,7 @@ accepted: the lowering passes (jit/lower/numba_calls.py) call it only for those.
 import numpy as np
 from numba.core import types
 from numba.core.errors import TypingError
-from numba.extending import overload
+from numba.extending import intrinsic, overload
 
 from .numba_allocate import empty_array
 from .numba_build import JIT_OPTIONS
@@ -32,7 +32,7 @@ def matrix_product(a, b, transpose_a, transpose_b):
 
 @overload(matrix_product, jit_options=JIT_OPTIONS)
 def _matrix_product(a, b, transpose_a, transpose_b):
-    from numba.np.linalg import _BLAS, _dummy_liveness_func, ensure_blas, get_blas_kind
+    from numba.np.linalg import _BLAS, ensure_blas, get_blas_kind
     if not (isinstance(a, types.Array) and isinstance(b, types.Array) and a.ndim == 2 and b.ndim == 2
             and a.dtype == b.dtype and a.dtype in (types.float32, types.float64)):
         raise TypingError("matrix_product takes two 2-d arrays of one float dtype")
@@ -64,6 +64,16 @@ def _matrix_product(a, b, transpose_a, transpose_b):
                       zero.ctypes, out.ctypes, n)
         if status != 0:
             raise RuntimeError("BLAS gemm failed")
-        _dummy_liveness_func([left.size, right.size, out.size, one.size, zero.size])
+        _alive_until_here(left, right, out, one, zero)
         return out
     return impl
+
+
+@intrinsic
+def _alive_until_here(typingctx, left, right, out, one, zero):
+    """A use of the five arrays after the gemm call, so Numba releases none of them before it (gemm reads
+    and writes them through raw pointers). Emits no code; Numba's linalg writes
+    `_dummy_liveness_func([a.size, ...])` instead, a function of a list compiled in every process (0.05 s)."""
+    def codegen(context, builder, signature, args):
+        return context.get_dummy_value()
+    return types.none(left, right, out, one, zero), codegen

@@ -10,6 +10,8 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
+from .numba_build import WITHOUT_WRAPPERS
+
 __all__ = ["broadcast_shape", "window_shape"]
 
 
@@ -27,7 +29,7 @@ def _length(t):
     return len(t.types) if isinstance(t, types.BaseTuple) else None
 
 
-@overload(broadcast_shape)
+@overload(broadcast_shape, jit_options=WITHOUT_WRAPPERS)
 def _broadcast_shape(a, b):
     na, nb = _length(a), _length(b)
     if na is None or nb is None:
@@ -47,7 +49,7 @@ def _broadcast_shape(a, b):
     return scope["impl"]
 
 
-@overload(window_shape)
+@overload(window_shape, jit_options=WITHOUT_WRAPPERS)
 def _window_shape(shape, sizes):
     n, m = _length(shape), _length(sizes)
     if n is None or m is None:
