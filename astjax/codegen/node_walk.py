@@ -189,6 +189,24 @@ def _visit_method(visitor_class, node_class):
         return method
 
 
+# Node classes without fields (`Load`, `Store`, `Add`, ...): visiting one that a visitor has no method for
+# does nothing, so generic visits skip them (a `ctx` of every name, an operator of every operation).
+_LEAF_CLASSES = frozenset(c for c in vars(gast).values()
+                          if isinstance(c, type) and issubclass(c, _AST) and not c._fields)
+
+
+def _skipped_leaves(visitor_class):
+    """The field-less node classes `visitor_class` has no `visit_` method for (kept on the class, as the
+    method table is); none for a visitor that overrides `visit` itself (it may act on every node)."""
+    owner, skipped = visitor_class.__dict__.get("_skipped_leaf_table", (None, None))
+    if owner is not visitor_class:
+        own_visit = visitor_class.visit not in (NodeVisitor.visit, NodeTransformer.visit)
+        skipped = frozenset() if own_visit else frozenset(
+            c for c in _LEAF_CLASSES if _visit_method(visitor_class, c) is None)
+        visitor_class._skipped_leaf_table = (visitor_class, skipped)
+    return skipped
+
+
 class NodeVisitor(gast.NodeVisitor):
     """`gast.NodeVisitor` with a cached method lookup and a direct walk over the fields."""
 
@@ -202,13 +220,14 @@ class NodeVisitor(gast.NodeVisitor):
 
     def generic_visit(self, node):
         visit = self.visit
+        skipped = _skipped_leaves(self.__class__)
         for field in node._fields:
             value = getattr(node, field, None)
             if isinstance(value, list):
                 for item in value:
-                    if isinstance(item, _AST):
+                    if isinstance(item, _AST) and item.__class__ not in skipped:
                         visit(item)
-            elif isinstance(value, _AST):
+            elif isinstance(value, _AST) and value.__class__ not in skipped:
                 visit(value)
 
 
@@ -226,6 +245,7 @@ class NodeTransformer(gast.NodeTransformer):
 
     def generic_visit(self, node):
         visit = self.visit
+        skipped = _skipped_leaves(self.__class__)
         for field in node._fields:
             try:
                 old = getattr(node, field)
@@ -234,7 +254,7 @@ class NodeTransformer(gast.NodeTransformer):
             if isinstance(old, list):
                 kept = []
                 for item in old:
-                    if isinstance(item, _AST):
+                    if isinstance(item, _AST) and item.__class__ not in skipped:
                         item = visit(item)
                         if item is None:
                             continue
@@ -243,7 +263,7 @@ class NodeTransformer(gast.NodeTransformer):
                             continue
                     kept.append(item)
                 old[:] = kept
-            elif isinstance(old, _AST):
+            elif isinstance(old, _AST) and old.__class__ not in skipped:
                 new = visit(old)
                 if new is None:
                     delattr(node, field)

@@ -38,10 +38,17 @@ class CallSignatures(Pass):
     """Expand `*seq`, `**mapping` and `zip` of known lengths; call plain copies of *args/**kwargs callees."""
 
     def run(self, node):
-        self.stores, self.assigned, self.unsafe = _uses(node)
+        # what is known about names is read only for `*seq`, `**mapping` and `zip(...)`: a function with
+        # none of them is spared the analysis
+        self.stores, self.assigned, self.unsafe = _uses(node) if self._expands_anything(node) else ({}, {}, set())
         self.lengths = dict(getattr(self.context.source, "static_lengths", {}))
         self.keys = dict(getattr(self.context.source, "static_keys", {}))
         return self.visit(node)
+
+    def _expands_anything(self, node):
+        static_value = self.context.resolver.static_value
+        return any(isinstance(n, gast.Starred) or (isinstance(n, gast.keyword) and n.arg is None)
+                   or (isinstance(n, gast.Call) and static_value(n.func) is zip) for n in walk(node))
 
     # --- what is known about a name or item
 

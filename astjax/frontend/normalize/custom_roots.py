@@ -27,7 +27,7 @@ from ... import lax
 from ..parse import function_source
 from ..resolve import _INTRODUCED, NOT_STATIC, release
 from .base import Pass, copy_location, name
-from ...codegen.node_walk import NodeTransformer
+from ...codegen.node_walk import NodeTransformer, walk
 
 __all__ = ["CustomRoots"]
 
@@ -58,10 +58,17 @@ def free_names(definition):
     return free
 
 
+def _is_solver(value):
+    return value is lax.custom_root or value is lax.custom_linear_solve
+
+
 class CustomRoots(Pass):
     """Rewrite each `lax.custom_root(...)` call of the function's own body (see the module docstring)."""
 
     def run(self, node):
+        if not any(isinstance(n, gast.Call) and _is_solver(self.context.resolver.static_value(n.func))
+                   for n in walk(node)):
+            return node             # nothing to rewrite: the analyses below need not run
         self.function = node
         # the enclosing function's own variables, read from its source here: what f, solve and tangent_solve
         # read of these becomes an argument (never a name looked up where the generated code runs)

@@ -61,6 +61,8 @@ class LaxControlFlow(BlockPass):
         self.function = node
         if not hasattr(node, "local_functions"):
             node.local_functions = {}
+        if not any(self._combinator(n) is not None for n in walk(node)):
+            return node             # no lax combinator call: nothing to rewrite
         # `branches = [f, g]; lax.switch(i, branches, x)`: the list read in place of the name
         self.branch_lists = resolvable_branch_lists(
             node, self.context.resolver, lambda call: self._combinator(call) is lax.switch)

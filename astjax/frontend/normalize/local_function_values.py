@@ -39,7 +39,7 @@ import copy
 import gast
 
 from .base import Pass, copy_location, name, store
-from ...codegen.node_walk import NodeTransformer
+from ...codegen.node_walk import NodeTransformer, walk
 
 __all__ = ["LocalFunctionValues"]
 
@@ -51,6 +51,9 @@ class LocalFunctionValues(Pass):
     """Hoist local functions defined in blocks or by conditional expressions; number them where needed."""
 
     def run(self, node):
+        if not any(isinstance(n, gast.Lambda) or (isinstance(n, gast.FunctionDef) and n is not node)
+                   for n in walk(node)):
+            return node             # no local function: nothing to hoist
         hoisted = []
         node.body = [self._immediate_lambdas(s, hoisted) for s in node.body]
         sites = {}                 # name -> [(block, index, statement, its definitions, at top level?)]

@@ -80,6 +80,8 @@ class LocalFunctions(Pass):
         from ...analyses.classify import is_library
         from ..resolve import NOT_STATIC
         names = set(current.values())
+        if not names:
+            return
         # (vmap of `jnp.vectorize(g)` or `jnp.fromfunction(g, ...)` met a NameError here before: g's def is gone)
         for stmt in body:
             for call in (n for n in walk(stmt) if isinstance(n, gast.Call)):

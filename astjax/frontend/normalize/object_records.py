@@ -29,6 +29,8 @@ class ObjectRecords(Pass):
         self.record_of = lambda call: (record_class(resolver.static_value(call.func))
                                        if isinstance(call, gast.Call) else None)
         body = gast.Module(body=node.body, type_ignores=[])
+        if not any(isinstance(n, gast.Call) and self.record_of(n) is not None for n in walk(body)):
+            return node             # no construction of a qualifying class: nothing to rewrite
         stores, parents = {}, {}
         for n in walk(body):
             for child in gast.iter_child_nodes(n):

@@ -14,10 +14,12 @@ imported as astjax.numpy, the builtin `len`) stay as they are. A renamed
 parameter still takes its keyword: the generated function carries the renames
 (`__astjax_param_renames__`) and callers translate keywords through them.
 """
+import builtins
+
 import gast
 
 from ...codegen.namespace import RESERVED, expected_value
-from ..resolve import NOT_STATIC
+from ..resolve import _INTRODUCED, NOT_STATIC
 from .base import Pass, Renamer
 from ...codegen.node_walk import walk
 
@@ -47,10 +49,7 @@ class ReservedNames(Pass):
             resolver.locals.discard(old)       # from here on `old` means what generated code means by it
             if expected_value(old) is not None:
                 resolver.closure[old] = expected_value(old)
-        for name in RESERVED - used:      # passes write these later (`range`, `len` of a loop over a list)
-            meaning = expected_value(name)
-            if meaning is not None and not resolver.is_local(name) and resolver.lookup(name) is not meaning:
-                resolver.closure[name] = meaning          # a module-level `range` does not capture them
+        _pin_meanings(resolver, used)
         if renames:
             params = {a.id for a in node.args.args}
             self.context.renamed_params.update({old: new for old, new in renames.items() if old in params})
@@ -73,3 +72,23 @@ class ReservedNames(Pass):
             node.name = self.renames[node.name]
         self.generic_visit(node)
         return node
+
+
+_MEANINGS = {name: expected_value(name) for name in RESERVED if expected_value(name) is not None}
+# Names that resolve to nothing outside the user's module (no astjax-introduced value, no builtin): unless the
+# function or its module binds one, generated code must be given its meaning. Most reserved names are these.
+_UNBOUND_OUTSIDE = frozenset(n for n in _MEANINGS if n not in _INTRODUCED and not hasattr(builtins, n))
+
+
+def _pin_meanings(resolver, used):
+    """Give the closure every reserved name's meaning that the function does not use but passes may write
+    later (`range`, `len` of a loop over a list), where the name resolves to something else (a module-level
+    `range` must not capture them) or to nothing. Names bound nowhere are pinned by set operations; the
+    rest (bound in the module, introduced by astjax, builtins a user may rebind) are looked up."""
+    scoped = resolver.introduced.keys() | resolver.closure.keys() | resolver.globals.keys() | resolver.locals
+    unbound = _UNBOUND_OUTSIDE - used - scoped
+    resolver.closure.update((name, _MEANINGS[name]) for name in unbound)
+    for name in _MEANINGS.keys() - unbound - used:
+        meaning = _MEANINGS[name]
+        if not resolver.is_local(name) and resolver.lookup(name) is not meaning:
+            resolver.closure[name] = meaning
