@@ -122,6 +122,15 @@ def test_the_default_sample_keeps_every_category_and_every_kind_of_check():
     assert not missing, sorted(missing)
 
 
+def test_the_forward_mode_sample_keeps_every_category():
+    """The jvp checks of grad cases run for half of the cases by default (harness.forward_mode_sampled): every
+    category whose default cases check jvp at all keeps some."""
+    from adversarial.harness import forward_mode_sampled
+    kept = [c for c in CASES if c.name not in SAMPLED_OUT and c.mode == "grad" and c.jvp and c.outcome != "refuse"]
+    missing = {c.category for c in kept} - {c.category for c in kept if forward_mode_sampled(c)}
+    assert not missing, sorted(missing)
+
+
 def test_known_failures_name_existing_cases():
     names = {c.name for c in CASES}
     stale = sorted(set(KNOWN_FAILURES) - names)
