@@ -225,7 +225,7 @@ def _prepare(arg, axis, name, sizes):
         raise ValueError(f"vmap in_axes specification must be a tree prefix of the corresponding value, got "
                          f"specification {axis} for value tree {treedef} (argument {name}).")
     moved = []
-    for leaf, a in zip(leaves, axis_leaves):
+    for leaf, a, leaf_name in zip(leaves, axis_leaves, _leaf_names(arg, name, len(leaves))):
         if a is None:
             moved.append(leaf)
             continue
@@ -233,8 +233,8 @@ def _prepare(arg, axis, name, sizes):
         if not -array.ndim <= a < array.ndim or array.ndim == 0:
             raise ValueError(f"vmap was requested to map its argument along axis {a}, which implies that its rank "
                              f"should be at least {(a if a >= 0 else -a - 1) + 1}, but is only {array.ndim} (its "
-                             f"shape is {array.shape}) (argument {name}).")
-        sizes.append((array.shape[a], a, name, array))
+                             f"shape is {array.shape}) (argument {leaf_name}).")
+        sizes.append((array.shape[a], a, leaf_name, array))
         moved.append(wrap(np.moveaxis(array, a, 0)) if a not in (0, -array.ndim) else wrap(array))
     if not any(a is not None for a in axis_leaves):
         return arg, _unmapped_spec(arg)
@@ -246,6 +246,28 @@ def _prepare(arg, axis, name, sizes):
               for m, a in zip(moved, axis_leaves)]
     value = tree_util.tree_unflatten(treedef, leaves)
     return value, ParamSpec(True, _kind(value, batched=True), None)
+
+
+def _leaf_names(arg, name, count):
+    """Each leaf's name as JAX's errors print it (`p['w']`, `p[0]`), in tree_flatten's order; the argument's
+    name for every leaf of a tree holding other nodes (a namedtuple, a registered class)."""
+    names = []
+
+    def walk(x, path):
+        if isinstance(x, dict):
+            for key in sorted(x):
+                walk(x[key], f"{path}[{key!r}]")
+        elif type(x) in (tuple, list):
+            for i, item in enumerate(x):
+                walk(item, f"{path}[{i}]")
+        elif x is not None:
+            names.append(path)
+
+    try:
+        walk(arg, name)
+    except TypeError:            # keys that do not sort
+        names = []
+    return names if len(names) == count else [name] * count
 
 
 def _unmapped_spec(arg):
@@ -297,7 +319,7 @@ def _batch_size(sizes, axis_size):
     if distinct:
         return distinct[0]
     if axis_size is None:
-        raise ValueError("vmap must have at least one non-None value in in_axes")
+        raise ValueError("vmap must have at least one non-None value in in_axes or axis_size must be specified")
     return axis_size
 
 
