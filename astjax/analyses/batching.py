@@ -85,6 +85,18 @@ _READS_VALUES = {
 }
 
 
+# Index helpers that read only an operand's shape (INTEGER results, not shape helpers): with only those operands
+# batched, every example gets the same indices, computed once for example 0 (no loop over the batch).
+_READS_SHAPES = {"tril_indices_from": ("arr",), "triu_indices_from": ("arr",), "diag_indices_from": ("arr",)}
+
+
+def reads_only_batched_shapes(app, is_batched):
+    """Whether an index helper's batched operands are all ones it reads only the shape of."""
+    shapes = _READS_SHAPES.get(app.primitive.name)
+    return shapes is not None and not any(is_batched(node) for key, node in (app.bound or {}).items()
+                                          if key not in shapes)
+
+
 def reads_batched_values(app, is_batched):
     """Whether a shape helper's call passes a batched value where it reads values, not shapes."""
     bound = app.bound or {}
@@ -138,6 +150,8 @@ class Batching:
         if app.kind == "primitive" and app.primitive is not None and _of_shapes_only(app.primitive) and not \
                 reads_batched_values(app, self.is_batched):
             return False        # `leading(g, 1)`, `polyint_factors(p)`: the same for every example
+        if app.kind == "primitive" and app.primitive is not None and reads_only_batched_shapes(app, self.is_batched):
+            return False        # `jnp.tril_indices_from(x)`: the same for every example
         if app.kind == "primitive" and app.primitive is not None and app.primitive.name == "unique_index":
             return self.is_batched(app.bound["idx"])     # it returns its index, checked against x's shape
         if app.kind == "opaque" and getattr(app.callee, "__name__", None) in _TYPE_QUERIES and getattr(
