@@ -198,10 +198,15 @@ class VmapTransform:
 
 
 # ---------------------------------------------------------------- arguments
+class AxesSpecError(TypeError, ValueError):
+    """An in_axes/out_axes leaf that is not an int or None: JAX raises a TypeError; astjax's earlier
+    releases a ValueError, which code may still catch."""
+
+
 def _check_axes_spec(spec, what):
     for leaf in tree_util.tree_leaves(spec, is_leaf=lambda x: x is None):
         if leaf is not None and (not isinstance(leaf, int) or isinstance(leaf, bool)):
-            raise ValueError(f"vmap {what} must be an int, None, or (nested) container with those types as leaves, "
+            raise AxesSpecError(f"vmap {what} must be an int, None, or (nested) container with those types as leaves, "
                              f"but got {spec}.")
 
 

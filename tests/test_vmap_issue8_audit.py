@@ -201,6 +201,8 @@ def test_inconsistent_sizes_name_the_leaf_as_jax_does():
         vmap(summed)({"a": np.float64(1.0)}, np.ones(4))
     with pytest.raises(ValueError, match="at least one non-None value in in_axes or axis_size must be specified"):
         vmap(summed, in_axes=None)({"a": np.ones(3)}, np.ones(3))
+    with pytest.raises(TypeError, match="in_axes must be an int, None"):     # JAX's class; a ValueError too
+        vmap(summed, in_axes="a")
 
 
 # ------------------------------------------------------------------ collectives
