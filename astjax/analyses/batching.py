@@ -78,7 +78,7 @@ _READS_VALUES = {
     "bartlett": ("M",), "blackman": ("M",), "hamming": ("M",), "hanning": ("M",),
     "broadcast_shapes": ("shapes",), "pivots_to_permutation": ("piv", "n"), "fiedler_companion_selection": ("n",),
     "triangle_mask": ("k",), "leading": ("m",), "polyder_factors": ("m",), "polyint_factors": ("m",),
-    "linspace_weights": ("num",), "axis_pad": ("before", "after"),
+    "linspace_weights": ("num",), "axis_pad": ("before", "after"), "tile_axes": ("reps",), "tile_blocks": ("reps",),
     **{name: ("n",) for name in ("dft", "hadamard", "helmert", "hilbert", "invhilbert", "pascal", "invpascal",
                                  "scipy_dft", "scipy_hadamard", "scipy_helmert", "scipy_hilbert", "scipy_invhilbert",
                                  "scipy_pascal", "scipy_invpascal")},
