@@ -206,8 +206,8 @@ class AxesSpecError(TypeError, ValueError):
 def _check_axes_spec(spec, what):
     for leaf in tree_util.tree_leaves(spec, is_leaf=lambda x: x is None):
         if leaf is not None and (not isinstance(leaf, int) or isinstance(leaf, bool)):
-            raise AxesSpecError(f"vmap {what} must be an int, None, or (nested) container with those types as leaves, "
-                             f"but got {spec}.")
+            raise AxesSpecError(f"vmap {what} must be an int, None, or (nested) container with those types as "
+                                f"leaves, but got {spec}.")
 
 
 def _parameter_names(fun, skip, count):
@@ -260,6 +260,8 @@ def _leaf_names(arg, name, count):
 
     def walk(x, path):
         if isinstance(x, dict):
+            if type(x) is not dict:          # an OrderedDict flattens in insertion order: not named here
+                raise TypeError(type(x))
             for key in sorted(x):
                 walk(x[key], f"{path}[{key!r}]")
         elif type(x) in (tuple, list):
