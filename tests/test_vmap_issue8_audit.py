@@ -215,3 +215,21 @@ def test_every_collective_in_one_function_against_numpy():
     x = RNG.normal(size=(5, 3))
     expected = x - x.mean(0) + x.sum(0) + x.max(0) + x[0] + np.arange(5)[:, None]
     np.testing.assert_allclose(vmap(every_collective, axis_name="i")(x), expected, rtol=1e-12)
+
+
+# ------------------------------------------------------------------ axis_size inside another transformation
+def doubled(y):
+    return y * 2.0
+
+
+def repeated_three_times(x):
+    return vmap(doubled, in_axes=None, axis_size=3, out_axes=1)(x)
+
+
+def test_axis_size_without_mapped_arguments_inside_vmap_and_grad():
+    """vmap(f, in_axes=None, axis_size=3) called in a vmapped or differentiated function: its source is f called
+    once and repeated (it raised NameError: `_B1` was never defined)."""
+    x = RNG.normal(size=(4, 5))
+    np.testing.assert_allclose(vmap(repeated_three_times)(x), loop_of(repeated_three_times, x))
+    total = lambda w: jnp.sum(repeated_three_times(w) ** 2)     # noqa: E731
+    np.testing.assert_allclose(grad(total)(x[0]), 3 * 8 * x[0], rtol=1e-12)
