@@ -177,6 +177,8 @@ class VmapTransform:
         """The source the next transformation reads: the generated function, behind a one-line
         function that moves in_axes and out_axes when they are not 0."""
         axes, spec = self._static_spec()
+        if all(a is None for a in axes):
+            return self._unmapped_source()
         generated = self.generated(spec, _out_none(self.out_axes))
         simple = all(a in (0, None) for a in axes) and self.out_axes in (0, None) and not self.leading \
             and not self.keywords
@@ -185,6 +187,19 @@ class VmapTransform:
         if self._composable is None or self._composable[0] is not generated:
             self._composable = (generated, _moving_source(generated, self.fun, self.leading, self.keywords,
                                                           axes, self.out_axes))
+        return self._composable[1]
+
+    def _unmapped_source(self):
+        """No argument is mapped (in_axes None, axis_size given): the function called once, each mapped output
+        repeated axis_size times, as `_unmapped` computes it, written as source for the next transformation."""
+        if self.axis_size is None:
+            raise ValueError("vmap must have at least one non-None value in in_axes or axis_size must be specified")
+        if self.leading or self.keywords or not (self.out_axes is None or isinstance(self.out_axes, int) or (
+                isinstance(self.out_axes, tuple) and all(a is None or isinstance(a, int) for a in self.out_axes))):
+            raise NotImplementedError("transforming vmap(f, in_axes=None, axis_size=...) again is supported for a "
+                                      "plain function with int, None or a tuple of them as out_axes")
+        if self._composable is None or self._composable[0] is not self.user_fun:
+            self._composable = (self.user_fun, _repeating_source(self.user_fun, self.out_axes, self.axis_size))
         return self._composable[1]
 
     def source_text(self):
@@ -199,11 +214,16 @@ class VmapTransform:
 
 
 # ---------------------------------------------------------------- arguments
+class AxesSpecError(TypeError, ValueError):
+    """An in_axes/out_axes leaf that is not an int or None: JAX raises a TypeError; astjax's earlier
+    releases a ValueError, which code may still catch."""
+
+
 def _check_axes_spec(spec, what):
     for leaf in tree_util.tree_leaves(spec, is_leaf=lambda x: x is None):
         if leaf is not None and (not isinstance(leaf, int) or isinstance(leaf, bool)):
-            raise ValueError(f"vmap {what} must be an int, None, or (nested) container with those types as leaves, "
-                             f"but got {spec}.")
+            raise AxesSpecError(f"vmap {what} must be an int, None, or (nested) container with those types as "
+                                f"leaves, but got {spec}.")
 
 
 def _parameter_names(fun, skip, count):
@@ -226,7 +246,7 @@ def _prepare(arg, axis, name, sizes):
         raise ValueError(f"vmap in_axes specification must be a tree prefix of the corresponding value, got "
                          f"specification {axis} for value tree {treedef} (argument {name}).")
     moved = []
-    for leaf, a in zip(leaves, axis_leaves):
+    for leaf, a, leaf_name in zip(leaves, axis_leaves, _leaf_names(arg, name, len(leaves))):
         if a is None:
             moved.append(leaf)
             continue
@@ -234,8 +254,8 @@ def _prepare(arg, axis, name, sizes):
         if not -array.ndim <= a < array.ndim or array.ndim == 0:
             raise ValueError(f"vmap was requested to map its argument along axis {a}, which implies that its rank "
                              f"should be at least {(a if a >= 0 else -a - 1) + 1}, but is only {array.ndim} (its "
-                             f"shape is {array.shape}) (argument {name}).")
-        sizes.append((array.shape[a], a, name, array))
+                             f"shape is {array.shape}) (argument {leaf_name}).")
+        sizes.append((array.shape[a], a, leaf_name, array))
         moved.append(wrap(np.moveaxis(array, a, 0)) if a not in (0, -array.ndim) else wrap(array))
     if not any(a is not None for a in axis_leaves):
         return arg, _unmapped_spec(arg)
@@ -247,6 +267,30 @@ def _prepare(arg, axis, name, sizes):
               for m, a in zip(moved, axis_leaves)]
     value = tree_util.tree_unflatten(treedef, leaves)
     return value, ParamSpec(True, _kind(value, batched=True), None)
+
+
+def _leaf_names(arg, name, count):
+    """Each leaf's name as JAX's errors print it (`p['w']`, `p[0]`), in tree_flatten's order; the argument's
+    name for every leaf of a tree holding other nodes (a namedtuple, a registered class)."""
+    names = []
+
+    def walk(x, path):
+        if isinstance(x, dict):
+            if type(x) is not dict:          # an OrderedDict flattens in insertion order: not named here
+                raise TypeError(type(x))
+            for key in sorted(x):
+                walk(x[key], f"{path}[{key!r}]")
+        elif type(x) in (tuple, list):
+            for i, item in enumerate(x):
+                walk(item, f"{path}[{i}]")
+        elif x is not None:
+            names.append(path)
+
+    try:
+        walk(arg, name)
+    except TypeError:            # keys that do not sort
+        names = []
+    return names if len(names) == count else [name] * count
 
 
 def _unmapped_spec(arg):
@@ -298,7 +342,7 @@ def _batch_size(sizes, axis_size):
     if distinct:
         return distinct[0]
     if axis_size is None:
-        raise ValueError("vmap must have at least one non-None value in in_axes")
+        raise ValueError("vmap must have at least one non-None value in in_axes or axis_size must be specified")
     return axis_size
 
 
@@ -521,6 +565,38 @@ def _broadcast_outputs(result, out_axes, size):
     except (ValueError, TypeError, KeyError) as exc:
         raise ValueError(f"vmap out_axes specification must be a tree prefix of the corresponding value, got "
                          f"specification {out_axes} for value tree {tree_util.tree_structure(result)}.") from exc
+
+
+_CONTAINER_OUTPUT = ("transforming vmap(f, in_axes=None, axis_size=...) again where f returns a container: give "
+                     "out_axes one entry per output (a tuple), or map an argument")
+
+
+def _repeating_source(fun, out_axes, size):
+    """FunctionSource of `def f(x): out = fun(x); return moveaxis(broadcast_to(out, (size,) + shape(out)), 0, k)`
+    for each output whose out_axes is not None (vmap with no mapped argument and axis_size=size)."""
+    import gast
+
+    from .backends.python import compile_function
+    params = list(inspect.signature(fun).parameters)
+
+    def repeated(item, axis):
+        if axis is None:
+            return item
+        grown = f"jnp.broadcast_to({item}, ({int(size)},) + jnp.shape({item}))"
+        return grown if axis == 0 else f"jnp.moveaxis({grown}, 0, {int(axis)})"
+
+    lines = [f"    out = _fun({', '.join(params)})"]
+    if isinstance(out_axes, tuple):
+        lines.append(f"    out = ({', '.join(repeated(f'out[{i}]', a) for i, a in enumerate(out_axes))},)")
+    elif out_axes is not None:      # one int for every output: written for one array (a container is refused)
+        lines += ["    if isinstance(out, (tuple, list, dict)):",
+                  f"        raise NotImplementedError({_CONTAINER_OUTPUT!r})",
+                  f"    out = {repeated('out', out_axes)}"]
+    name = f"vmap_{getattr(fun, '__name__', 'f')}"
+    text = f"def {name}({', '.join(params)}):\n" + "\n".join(lines) + "\n    return out\n"
+    from . import numpy as jnp
+    compiled, _ = compile_function(gast.parse(text).body[0], {"_fun": fun, "jnp": jnp}, label=name)
+    return compiled.__astjax_function_source__
 
 
 def _moving_source(generated, fun, leading, keywords, axes, out_axes):

@@ -146,6 +146,23 @@ def per_example_grads_numpy(w, xs, ys):
     return np.einsum("bi,bo->bio", xs, g)
 
 
+def mlp_example_loss(w1, w2, w3, x, y):
+    """The MLP's loss on one example (vmap(grad) of it: issue 8's per-example gradients of the MLP loss)."""
+    h1 = jnp.tanh(jnp.dot(x, w1))
+    h2 = jnp.tanh(jnp.dot(h1, w2))
+    return jnp.sum((jnp.dot(h2, w3) - y) ** 2)
+
+
+def mlp_per_example_grads_numpy(w1, w2, w3, xs, ys):
+    h1 = np.tanh(xs @ w1)
+    h2 = np.tanh(h1 @ w2)
+    g_out = 2.0 * (h2 @ w3 - ys)
+    g_h2 = (g_out @ w3.T) * (1 - h2 * h2)
+    g_h1 = (g_h2 @ w2.T) * (1 - h1 * h1)
+    return (np.einsum("bi,bo->bio", xs, g_h1), np.einsum("bi,bo->bio", h1, g_h2),
+            np.einsum("bi,bo->bio", h2, g_out))
+
+
 def numpy_dsigmoid(x):
     s = 1.0 / (1.0 + np.exp(-x))
     return s * (1.0 - s)
@@ -181,6 +198,10 @@ def jax_versions():
     def layer_loss_jax(w, x, y):
         return jjnp.sum((jjnp.tanh(jjnp.dot(x, w)) - y) ** 2)
 
+    def mlp_example_loss_jax(w1, w2, w3, x, y):
+        h2 = jjnp.tanh(jjnp.dot(jjnp.tanh(jjnp.dot(x, w1)), w2))
+        return jjnp.sum((jjnp.dot(h2, w3) - y) ** 2)
+
     def power_loop_jax(x, n):
         return jax.lax.fori_loop(0, n, lambda i, y: y * x, jjnp.ones_like(x))
 
@@ -203,6 +224,8 @@ def jax_versions():
         "mlp": jax.jit(jax.grad(mlp_loss_jax, argnums=(0, 1, 2))),
         "mat_vec": jax.jit(jax.vmap(jjnp.dot, in_axes=(None, 0))),
         "per_example": jax.jit(jax.vmap(jax.grad(layer_loss_jax), in_axes=(None, 0, 0))),
+        "mlp_per_example": jax.jit(jax.vmap(jax.grad(mlp_example_loss_jax, argnums=(0, 1, 2)),
+                                            in_axes=(None, None, None, 0, 0))),
         "power_loop": jax.jit(jax.grad(power_loop_jax), static_argnums=1),
         "newton": jax.jit(jax.vmap(newton_jax)),
         "blur": jax.jit(blur_jax),
@@ -246,6 +269,9 @@ def workloads(quick):
     per_example = astjax.vmap(astjax.grad(layer_loss), in_axes=(None, 0, 0))
     rows.append((f"vmap(grad) per-example, {sizes[0]}-64, batch {batch}", per_example, astjax.jit(per_example),
                  per_example_grads_numpy, jx.get("per_example"), (w_l, x, ys)))
+    mlp_per_example = astjax.vmap(astjax.grad(mlp_example_loss, argnums=(0, 1, 2)), in_axes=(None, None, None, 0, 0))
+    rows.append((f"vmap(grad) per-example MLP {'-'.join(map(str, sizes))}, batch {batch}", mlp_per_example,
+                 astjax.jit(mlp_per_example), mlp_per_example_grads_numpy, jx.get("mlp_per_example"), (*ws, x, y)))
     h, w = (120, 180) if quick else (473, 716)
     image = rng.uniform(size=(h, w)).astype(np.float32)
     kernel = rng.uniform(size=(9, 9)).astype(np.float32)

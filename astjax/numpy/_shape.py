@@ -138,9 +138,11 @@ def _join(numpy_fn, name, arrays, axis, dtype, same_shape):
             from ..errors import RuntimeRefusal      # a ValueError too, as JAX raises
             raise RuntimeRefusal(message + " Under vmap, a statement astjax computes example by example gave the "
                                  "examples results of different shapes (a boolean mask, or nonzero, selects a "
-                                 "different number of elements in each), which no batched array holds: vmap "
-                                 "refuses it, as JAX does. Instead: keep the shape fixed (jnp.where(mask, x, 0.0) "
-                                 "rather than x[mask]).") from e
+                                 "different number of elements in each; a size read from a batched value, as "
+                                 "jnp.arange(n) or jnp.zeros(n), asks for a different length), which no batched "
+                                 "array holds: vmap refuses it, as JAX does. Instead: keep the shape fixed "
+                                 "(jnp.where(mask, x, 0.0) rather than x[mask]; a size from an unbatched argument "
+                                 "or a shape).") from e
         raise ValueError(message) from e
 
 

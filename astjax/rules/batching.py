@@ -190,7 +190,13 @@ def stack_examples(results):
         return type(first)(*items) if hasattr(first, "_fields") else type(first)(items)
     if _same_for_every_example(first) and all(type(r) is type(first) and r == first for r in results):
         return first
-    return wrap(np.stack([np.asarray(r) for r in results]))
+    arrays = [np.asarray(r) for r in results]
+    try:
+        return wrap(np.stack(arrays))
+    except ValueError:
+        from ..numpy import stack
+        stack(arrays)        # raises the refusal that says why the examples' shapes differ
+        raise
 
 
 def stack_adjoint_examples(results):
