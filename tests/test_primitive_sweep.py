@@ -61,7 +61,7 @@ FLOAT64_VALUES = {
                                "float64 (the plain call's dtype)",
 }
 
-GRAD_SAMPLE = 10         # vmap(grad) for every GRAD_SAMPLE-th case (and every case in VMAP_GRAD_EXTRA)
+GRAD_SAMPLE = 1 if LONG else 20   # vmap(grad) for every GRAD_SAMPLE-th case (and every case in VMAP_GRAD_EXTRA)
 # The cases where vmap(grad) went wrong before its fix (kept whatever the sample): adjoint trees of
 # namedtuples and tuple results, shape-only helpers (`leading`, `polyint_factors`), out-of-bounds updates,
 # reductions of lists, diff's (-1.0) ** n.

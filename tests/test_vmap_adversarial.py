@@ -6,7 +6,7 @@ arguments are float arrays, three scaled copies of the inputs are stacked on a n
 None elsewhere) must give what a loop over the three examples gives: the values and the gradients.
 The prime rule holds for vmap as for grad: the right numbers, or a clear astjax error. A refusal
 passes only for the cases of EXPECTED_REFUSALS (with the reason); anything else still failing is a
-strict xfail in KNOWN_FAILURES. Every sixth case runs by default (the suite's time budget), every
+strict xfail in KNOWN_FAILURES. Every twelfth case runs by default (the suite's time budget), every
 case under ASTJAX_LONG_PROPERTIES=1.
 """
 import os
@@ -22,7 +22,7 @@ from adversarial.harness import CaseTimeout, fresh, time_limit
 from adversarial.known_failures import KNOWN_FAILURES as GRAD_KNOWN_FAILURES
 
 SCALES = (1.0, 0.9, 1.1)
-EVERY = 1 if os.environ.get("ASTJAX_LONG_PROPERTIES") else 6
+EVERY = 1 if os.environ.get("ASTJAX_LONG_PROPERTIES") else 12
 TIMEOUT_S = 30
 KNOWN_FAILURE_TIMEOUT_S = 5
 
