@@ -298,7 +298,7 @@ def einsum_jvp_rule(subscripts, k, count):
 primitive("einsum_ellipsis_adjoint", helpers.einsum_ellipsis_adjoint, operands=("g", "operands"),
           sequence_operand="operands", signature=lambda g, k, subscripts, *operands: None)
 einsum = primitive("einsum", jnp.einsum, operands=("operands",), sequence_operand="operands",
-                   aliases=(np.einsum,), signature=lambda subscripts, *operands: None)
+                   aliases=(np.einsum,), signature=lambda subscripts, *operands, optimize="auto": None)
 einsum.sequence_rule_builders = {"vjp": einsum_vjp_rule, "jvp": einsum_jvp_rule,
                                  "static": "subscripts",
                                  "unsupported": ("astjax differentiates einsum for literal subscripts only",

@@ -59,5 +59,4 @@ KNOWN_FAILURES = {
     'edges.int_list_array_iadd_float': 'REFUSED (conservative): `a[0] += 0.7` on an int array of constants (truncation of a constant needs no derivative)',
     'edges.int_list_array_iadd_float_hess': 'REFUSED (conservative): `a[0] += 0.7` on an int array of constants',
     'edges.einsum_ellipsis_and_diag_hess': "REFUSED (documented): a second derivative of einsum with `...`; jacrev(grad(f)) refuses naming only generated code (AttributeError: 'NoneType' object has no attribute '_fields')",
-    'compositions.einsum_bilinear_vmap': "REFUSED: grad(sum(vmap(f))) of a three-operand einsum: the batched call passes the example's contraction path (`optimize=`), which einsum's derivative rule does not take (no derivative rule for `einsum`, at the user's line)",
 }
