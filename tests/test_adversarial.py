@@ -6,6 +6,7 @@ else is skipped. See tests/adversarial/harness.py for how a case is judged.
 """
 import collections
 import os
+import zlib
 
 import pytest
 
@@ -85,6 +86,18 @@ if not LONG:
     SAMPLED_OUT |= _ATTACKS16_LONG_ONLY
 
 
+# The grad cases that should work or may be refused (about 2,000 programs, their value, gradient, finite differences
+# and jvp each): by default half of them (a hash of the name, so a new case moves no other), the first of each
+# category and the known failures; every one in the long profile. Refusals all run (they are cheap).
+_GRAD_CASES = [c for c in CASES if c.mode == "grad" and c.outcome != "refuse"]
+_FIRST_OF_CATEGORY = {}
+for _c in _GRAD_CASES:
+    _FIRST_OF_CATEGORY.setdefault(_c.category, _c.name)
+if not LONG:
+    SAMPLED_OUT |= {c.name for c in _GRAD_CASES if zlib.crc32(c.name.encode()) % 2
+                    and c.name not in _FIRST_OF_CATEGORY.values() and c.name not in KNOWN_FAILURES}
+
+
 def _params():
     params = []
     for c in CASES:
@@ -122,13 +135,10 @@ def test_the_default_sample_keeps_every_category_and_every_kind_of_check():
     assert not missing, sorted(missing)
 
 
-def test_the_forward_mode_sample_keeps_every_category():
-    """The jvp checks of grad cases run for half of the cases by default (harness.forward_mode_sampled): every
-    category whose default cases check jvp at all keeps some."""
-    from adversarial.harness import forward_mode_sampled
-    kept = [c for c in CASES if c.name not in SAMPLED_OUT and c.mode == "grad" and c.jvp and c.outcome != "refuse"]
-    missing = {c.category for c in kept} - {c.category for c in kept if forward_mode_sampled(c)}
-    assert not missing, sorted(missing)
+def test_the_grad_case_sample_keeps_every_category():
+    """Half of the grad cases that should work run by default (GRAD_SAMPLED_OUT): every category keeps one."""
+    grad = [c for c in CASES if c.mode == "grad" and c.outcome != "refuse" and c.name not in SAMPLED_OUT]
+    assert {c.category for c in CASES if c.mode == "grad" and c.outcome != "refuse"} <= {c.category for c in grad}
 
 
 def test_known_failures_name_existing_cases():

@@ -18,14 +18,12 @@ import re
 import signal
 import sys
 import traceback
-import zlib
 
 import numpy as np
 
 import astjax
 from astjax.errors import AstjaxError
 from closeness import assert_scaled_close
-from sampling import LONG
 
 __all__ = ["run_case", "CaseTimeout", "TIMEOUT_S", "fresh", "leaves", "fd_grad", "fd_jacobian",
            "fd_directional", "fd_hessian", "names_a_line_of", "assert_close", "assert_clear_refusal"]
@@ -297,7 +295,7 @@ def _check_grad(case):
             for k, (a, e) in enumerate(zip(actual, expected)):
                 assert_close(a, e, f"{case.name}: d/d(argument {i}, leaf {k}) vs finite differences", case.rtol)
             grads_by_arg[i] = actual
-    if not case.jvp or not forward_mode_sampled(case):
+    if not case.jvp:
         return
     tangents = _tangents(case, args)
     got = _attempt(case, lambda: astjax.jvp(fn, tuple(fresh(args)), tuple(tangents)), primary=False)
@@ -311,26 +309,6 @@ def _check_grad(case):
         dot = sum(float(np.vdot(g, np.asarray(t, dtype=np.float64)))
                   for i in case.argnums_tuple for g, t in zip(grads_by_arg[i], leaves(tangents[i])))
         assert_close(tangent, dot, f"{case.name}: jvp vs grad . tangent", case.rtol)
-
-
-def forward_mode_sampled(case):
-    """Whether a grad case's jvp check runs: every case's in the long profile; by default (the suite's time
-    budget, docs/testing.md) half of them, chosen by a hash of the name, and the first of each category,
-    since forward mode is about two fifths of a case's derivation time. Every case's value and reverse-mode
-    gradient run in both."""
-    return LONG or zlib.crc32(case.name.encode()) % 2 == 0 or case.name in _first_of_each_category()
-
-
-def _first_of_each_category():
-    if not _FIRST_GRAD_CASES:
-        from . import CASES
-        for c in CASES:
-            if c.mode == "grad" and c.jvp and c.outcome != "refuse":
-                _FIRST_GRAD_CASES.setdefault(c.category, c.name)
-    return set(_FIRST_GRAD_CASES.values())
-
-
-_FIRST_GRAD_CASES = {}
 
 
 def _check_jac(case):
