@@ -22,7 +22,7 @@ READS_SHAPES_OF = {
     "finfo": ("dtype",), "iinfo": ("int_type",), "promote_types": ("a", "b"), "result_type": ("args",),
     "issubdtype": ("arg1", "arg2"), "can_cast": ("from_", "to"), "common_type": ("arrays",),
     "iscomplexobj": ("x",), "isrealobj": ("x",), "isscalar": ("element",), "iterable": ("y",),
-    "checked_type": ("obj",), "checked_memory_attribute": ("obj",), "sequence_part": ("part",),
+    "checked_type": ("obj",), "sequence_part": ("part",),
     "piecewise_dtype": ("x",), "piecewise_pieces_dtype": ("x",), "batch_float_dtype": ("arrays",),
     "batch_float_result": ("x",), "batch_result_dtype": ("arrays",), "batch_kaiser_root": ("beta",),
     # zeros and stand-ins shaped like an array, in an array's dtype
@@ -38,6 +38,8 @@ READS_SHAPES_OF = {
     "polyint_factors": ("p",), "poly_lead": ("g", "a"), "poly_tail_span": ("g", "a"),
     "lax_permuted_shape": ("x",), "lax_rows_shape": ("x",), "lax_spatial_shape": ("x",),
     "einsum_path": ("operands",), "batch_lstsq_cutoff": ("a",), "batch_size_of": ("tree",),
+    # not declared, so read by value: checked_memory_attribute's `obj` (`v.base` of one example is storage, which
+    # the examples need not share), batch_place_plan's mask, batch_put_plan's indices, batch_same_flag's flags.
     # index helpers (integer results) that read only an operand's shape
     "tril_indices_from": ("arr",), "triu_indices_from": ("arr",), "diag_indices_from": ("arr",),
 }
