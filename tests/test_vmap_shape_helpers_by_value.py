@@ -123,9 +123,11 @@ def test_declarations_name_shape_helpers_whose_result_ignores_the_declared_value
         "triangle_mask": lambda: dict(x=draw(3, 4), k=1), "linspace_weights": lambda: dict(y=draw(2, 5), num=5),
         "polyder_factors": lambda: dict(p=draw(5), m=2), "polyint_factors": lambda: dict(p=draw(5), m=2),
         "leading": lambda: dict(p=draw(5), m=1), "kron_blocks": lambda: dict(a=draw(2, 3), b=draw(3)),
-        "tile_blocks": lambda: dict(A=draw(2, 3), reps=(2, 1)), "conv_pad": lambda: dict(a=draw(6), v=draw(3), mode="same"),
+        "tile_blocks": lambda: dict(A=draw(2, 3), reps=(2, 1)),
+        "conv_pad": lambda: dict(a=draw(6), v=draw(3), mode="same"),
         "diff_pad": lambda: dict(x=draw(3, 4), axis=1, prepend=draw(3, 2), append=draw(3, 1)),
-        "zeros_like_shape": lambda: dict(x=draw(2, 3), like=draw(4)), "inexact_zero": lambda: dict(operands=(draw(2, 3), draw(3))),
+        "zeros_like_shape": lambda: dict(x=draw(2, 3), like=draw(4)),
+        "inexact_zero": lambda: dict(operands=(draw(2, 3), draw(3))),
         "batch_lstsq_cutoff": lambda: dict(a=draw(2, 3, 4)), "batch_kaiser_root": lambda: dict(M=5, beta=draw()),
         "meshgrid_axes": lambda: dict(k=0, y=[draw(2), draw(3), draw(4)], indexing="xy"),
     }
