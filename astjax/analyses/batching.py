@@ -68,39 +68,25 @@ def _of_shapes_only(prim):
     return prim.reason == SHAPES and prim.batch is None and not is_elementwise(prim) and not prim.differentiable
 
 
-# The parameters of shape helpers that are read for their *values*: a shape, a size, an order, pivots. Batched,
-# each example may ask for another result (`jnp.zeros(n)`, `jnp.eye(n)` with n batched: JAX refuses them), so
-# the result is batched and computed example by example (stacked when every example's shape agrees, refused
-# at the user's line when they differ), never example 0's answer for all.
-_READS_VALUES = {
-    "zeros": ("shape",), "ones": ("shape",), "empty": ("shape",), "zeros_shaped": ("shape",),
-    "eye": ("N", "M", "k"), "tri": ("N", "M", "k"), "identity": ("n",),
-    "bartlett": ("M",), "blackman": ("M",), "hamming": ("M",), "hanning": ("M",),
-    "broadcast_shapes": ("shapes",), "pivots_to_permutation": ("piv", "n"), "fiedler_companion_selection": ("n",),
-    "triangle_mask": ("k",), "leading": ("m",), "polyder_factors": ("m",), "polyint_factors": ("m",),
-    "linspace_weights": ("num",), "axis_pad": ("before", "after"), "tile_axes": ("reps",), "tile_blocks": ("reps",),
-    **{name: ("n",) for name in ("dft", "hadamard", "helmert", "hilbert", "invhilbert", "pascal", "invpascal",
-                                 "scipy_dft", "scipy_hadamard", "scipy_helmert", "scipy_hilbert", "scipy_invhilbert",
-                                 "scipy_pascal", "scipy_invpascal")},
-}
-
-
-# Index helpers that read only an operand's shape (INTEGER results, not shape helpers): with only those operands
-# batched, every example gets the same indices, computed once for example 0 (no loop over the batch).
-_READS_SHAPES = {"tril_indices_from": ("arr",), "triu_indices_from": ("arr",), "diag_indices_from": ("arr",)}
-
-
 def reads_only_batched_shapes(app, is_batched):
-    """Whether an index helper's batched operands are all ones it reads only the shape of."""
-    shapes = _READS_SHAPES.get(app.primitive.name)
-    return shapes is not None and not any(is_batched(node) for key, node in (app.bound or {}).items()
-                                          if key not in shapes)
+    """Whether every batched argument of the call lands where the primitive reads only shapes, ndims, dtypes
+    or types (its declared `reads_shapes_of`, rules/shape_only_parameters.py): each example then gets the same
+    answer. An index helper (`jnp.tril_indices_from(x)`) with such a call is computed once, for example 0."""
+    shapes = app.primitive.reads_shapes_of
+    return bool(shapes) and not any(is_batched(node) for key, node in (app.bound or {}).items() if key not in shapes)
 
 
 def reads_batched_values(app, is_batched):
-    """Whether a shape helper's call passes a batched value where it reads values, not shapes."""
-    bound = app.bound or {}
-    return any(is_batched(bound.get(p)) for p in _READS_VALUES.get(app.primitive.name, ()))
+    """Whether a shape helper's call passes a batched value where it reads values, not only shapes.
+
+    Refuse by default: any parameter not declared in `reads_shapes_of` is read by value (`jnp.zeros(n)`,
+    `jnp.eye(3, k=k)`, tile's reps, pivots), so a batched argument there makes the result batched, computed
+    example by example (stacked when every example's shape agrees, refused at the user's line when they
+    differ), never example 0's answer for all. A call the signature does not bind reads values too."""
+    if app.bound is None:
+        return True
+    shapes = app.primitive.reads_shapes_of
+    return any(is_batched(node) for key, node in app.bound.items() if key not in shapes)
 
 
 def is_elementwise(prim):

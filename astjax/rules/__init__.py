@@ -31,6 +31,7 @@ from . import batching_sixth  # noqa: F401 (registration: batching rules of the 
 from . import batching_seventh  # noqa: F401 (registration: batching rules of the seventh batch; after the sixth, whose rules it extends)
 from . import batching_eighth  # noqa: F401 (registration: batching rules of the eighth batch; after the seventh, whose rules it extends)
 from . import batching_ninth  # noqa: F401 (registration: batching rules of the ninth batch: expm_frechet, solve_sylvester, eigh_tridiagonal)
+from . import shape_only_parameters  # noqa: F401 (the shape helpers' parameters read only for shapes; after every family)
 
 __all__ = ["PRIMITIVES", "Classification", "classification", "Primitive", "all_primitives", "lookup_callable", "lookup_operator",
            "elementwise", "reductions", "linalg", "structural", "creation", "nondifferentiable", "control",

@@ -48,6 +48,9 @@ class Primitive:
     result_shape_of: the parameter whose shape the result has (`zeros_like(a)`), if any.
     broadcasts_with: non-operand parameters whose shape takes part in the result's
         broadcast shape (`where`'s condition).
+    reads_shapes_of: parameters read only for their shape, ndim, dtype or type, never their
+        values (rules/shape_only_parameters.py): vmap runs a shape helper once when only these
+        carry the batch, and per example when any other parameter does.
     identity: the identity its rules apply, in one line a teacher writes on the board
         (`d det(A) = det(A) tr(inv(A) dA)`), or None: reverse mode prints it as a comment
         above the adjoint lines of each call.
@@ -67,6 +70,7 @@ class Primitive:
         self.index_params = tuple(index_params)
         self.result_shape_of = result_shape_of
         self.broadcasts_with = tuple(broadcasts_with)
+        self.reads_shapes_of = frozenset()
         self.unbroadcast = unbroadcast
         self.sequence_operand = sequence_operand
         self._vjp = {}
