@@ -233,3 +233,16 @@ def test_axis_size_without_mapped_arguments_inside_vmap_and_grad():
     np.testing.assert_allclose(vmap(repeated_three_times)(x), loop_of(repeated_three_times, x))
     total = lambda w: jnp.sum(repeated_three_times(w) ** 2)     # noqa: E731
     np.testing.assert_allclose(grad(total)(x[0]), 3 * 8 * x[0], rtol=1e-12)
+
+
+# ------------------------------------------------ vmap(grad) of the adversarial corpus's crashes (batchfix)
+def unpack_into_own_name(x):
+    x, w = x
+    return x * w + x ** 2
+
+
+def test_vmap_of_grad_where_the_body_rebinds_the_parameter():
+    """`x, w = x`: the batched gradient is shaped like the x passed in, not the row the body left in x."""
+    X = RNG.normal(size=(3, 2))
+    np.testing.assert_allclose(vmap(grad(unpack_into_own_name))(X), loop_of(grad(unpack_into_own_name), X),
+                               rtol=1e-12)
