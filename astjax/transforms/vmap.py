@@ -38,25 +38,10 @@ from ..codegen.node_walk import walk, NodeTransformer
 _TREE_MAKERS = frozenset({"stack_adjoint", "concatenate_adjoint", "index_adjoint", "tree_leaves_adjoint",
                           "sum_adjoint", "tree_item_adjoint"})
 
-# NumPy's reductions that return a NumPy scalar (not a 0-d array) when they reduce to rank 0.
-NUMPY_SCALAR_REDUCTIONS = frozenset({"sum", "mean", "prod", "max", "min", "var", "std", "all", "any", "argmax",
-                                     "argmin", "nansum", "nanmean", "nanprod", "nanmax", "nanmin", "nanvar", "nanstd",
-                                     "ptp", "median", "nanmedian", "count_nonzero"})
+# NumPy's reductions whose result is an integer, a NumPy scalar (not a 0-d array) when they reduce to rank 0.
+NUMPY_INTEGER_REDUCTIONS = frozenset({"argmax", "argmin", "nanargmax", "nanargmin", "count_nonzero"})
 
 __all__ = ["BatchMode", "ParamSpec"]
-
-
-class _NumpyScalarExamples(NodeTransformer):
-    """`k[_b]` as `k[_b].item()` for the names in `names`: the example as the scalar NumPy gave (an int or a
-    bool, which basic_index tells apart as np.int64 and np.bool_), not a 0-d array."""
-
-    def __init__(self, names):
-        self.names = names
-
-    def visit_Subscript(self, node):
-        if isinstance(node.value, gast.Name) and node.value.id in self.names:
-            return _call(gast.Attribute(value=node, attr="item", ctx=gast.Load()))
-        return self.generic_visit(node)
 
 
 class ParamSpec(tuple):
@@ -674,31 +659,32 @@ class BatchMode:
     def _guard_per_example(self, stmt):
         """`array_holder(x)` on a batched x: checked once per example (`for _b in range(_B): array_holder(x[_b])`),
         as running the function on each example would check it."""
+        if _func_name(stmt.value) == "basic_index" and len(stmt.value.args) == 1 and isinstance(
+                stmt.value.args[0], gast.Name) and stmt.value.args[0].id in self._numpy_integer_names():
+            return []       # each example's index is a NumPy integer, which basic_index passes
         b = self.fresh("_b")
-        value = self._per_example(stmt.value, _name(b))
-        if _func_name(stmt.value) == "basic_index":
-            value = _NumpyScalarExamples(self._numpy_scalar_names()).visit(value)
-        check = gast.copy_location(gast.Expr(value=value), stmt)
+        check = gast.copy_location(gast.Expr(value=self._per_example(stmt.value, _name(b))), stmt)
         return [gast.copy_location(gast.For(target=gast.Name(id=b, ctx=gast.Store(), annotation=None,
                                                               type_comment=None),
                                             iter=_call("range", self.B), body=[check], orelse=[],
                                             type_comment=None), stmt)]
 
-    def _numpy_scalar_names(self):
-        """Batched names every assignment gives a NumPy reduction of a whole array (`k = np.argmax(x)`): each
-        example held a NumPy scalar (np.int64, an integer `y[k]` writes through), which the batched array's
-        element `k[_b]` (a 0-d array) no longer shows to basic_index."""
+    def _numpy_integer_names(self):
+        """Batched names every assignment gives a NumPy integer reduction of a whole array (`k = np.argmax(x)`):
+        each example held a NumPy integer (np.int64, an index `m[k][1] = v` writes through), which the batched
+        array's element `k[_b]` (a 0-d array) no longer shows to basic_index."""
         names, other = set(), set()
         for target, value, app in self.batching.assignments:
             func = self.static(value.func) if isinstance(value, gast.Call) else None
-            keepdims = [k.value for k in value.keywords if k.arg == "keepdims"] if isinstance(value, gast.Call) else []
-            reduction = (app is not None and app.kind == "primitive" and app.primitive is not None
-                         and app.primitive.name in NUMPY_SCALAR_REDUCTIONS and func is not None
-                         and (getattr(func, "__module__", None) or "").startswith("numpy")
-                         and getattr(func, "__name__", None) == app.primitive.name
-                         and all(isinstance(k, gast.Constant) and k.value is False for k in keepdims)
-                         and not any(k.arg == "out" for k in value.keywords))
-            (names if reduction else other).add(target)
+            keywords = {k.arg: k.value for k in value.keywords} if isinstance(value, gast.Call) else {}
+            integer = (app is not None and app.kind == "primitive" and app.primitive is not None
+                       and app.primitive.name in NUMPY_INTEGER_REDUCTIONS and func is not None
+                       and (getattr(func, "__module__", None) or "").startswith("numpy")
+                       and getattr(func, "__name__", None) == app.primitive.name and len(value.args) <= 2
+                       and "out" not in keywords
+                       and (isinstance(keywords.get("keepdims"), gast.Constant) and keywords["keepdims"].value is False
+                            or "keepdims" not in keywords))
+            (names if integer else other).add(target)
         return {n for n in names - other if n in self.batching.batched and self.batching.ranks.get(n) == 0}
 
     def assignment(self, stmt, target, value):
