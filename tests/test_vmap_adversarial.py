@@ -35,14 +35,7 @@ EXPECTED_REFUSALS = {
 }
 
 # Cases that still fail (strict xfail: a fix shows up as XPASS, then delete the entry). Never a WRONG.
-KNOWN_FAILURES = {
-    "calls.method_with_loop_over_attribute": "vmap(grad) of a method reading a list attribute in a loop stacks the "
-                                             "examples' adjoint trees with jnp.stack (a TypeError at the user's line)",
-    "scoping.unpack_array_into_self": "vmap(grad) of `x, w = x` (unpacking an array into itself) raises a "
-                                      "broadcasting ValueError at the user's line",
-    "attacks14.rows_written_by_loop_indices": "vmap refuses `m[k][1] = v` with k a loop index as if k were an "
-                                              "array (basic_index of the batched index), at the user's line",
-}
+KNOWN_FAILURES = {}
 
 
 def _batchable(c):

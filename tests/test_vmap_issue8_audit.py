@@ -233,3 +233,62 @@ def test_axis_size_without_mapped_arguments_inside_vmap_and_grad():
     np.testing.assert_allclose(vmap(repeated_three_times)(x), loop_of(repeated_three_times, x))
     total = lambda w: jnp.sum(repeated_three_times(w) ** 2)     # noqa: E731
     np.testing.assert_allclose(grad(total)(x[0]), 3 * 8 * x[0], rtol=1e-12)
+
+
+# ------------------------------------------------ vmap(grad) of the adversarial corpus's crashes (batchfix)
+def unpack_into_own_name(x):
+    x, w = x
+    return x * w + x ** 2
+
+
+def test_vmap_of_grad_where_the_body_rebinds_the_parameter():
+    """`x, w = x`: the batched gradient is shaped like the x passed in, not the row the body left in x."""
+    X = RNG.normal(size=(3, 2))
+    np.testing.assert_allclose(vmap(grad(unpack_into_own_name))(X), loop_of(grad(unpack_into_own_name), X),
+                               rtol=1e-12)
+
+
+class TwoLayers:
+    def __init__(self, weights):
+        self.weights = weights
+
+    def loss(self, x):
+        h = x
+        for w in self.weights:
+            h = jnp.tanh(w * h)
+        return jnp.sum(h ** 2)
+
+
+def two_layer_loss(w0, w1, x):
+    return TwoLayers([w0, w1]).loss(x)
+
+
+def test_vmap_of_grad_through_a_list_attribute():
+    """The adjoint of `self.weights` (a list) is a tree in each example: stacked leaf by leaf, not by jnp.stack."""
+    W0, W1, X = RNG.normal(size=(3, 2, 3))
+    batched = vmap(grad(two_layer_loss, argnums=(0, 1)))(W0, W1, X)
+    for k in range(2):
+        np.testing.assert_allclose(batched[k], loop_of(lambda *a: grad(two_layer_loss, argnums=(0, 1))(*a)[k],
+                                                       W0, W1, X), rtol=1e-12)
+
+
+def rows_written_at_an_argmax(x):
+    m = x.reshape(2, 2) * 1.0
+    k = np.argmax(x[:2])                # a NumPy integer in each example: m[k] is a row NumPy writes through
+    m[k][1] = x[2] * 3.0
+    return jnp.sum(m ** 2)
+
+
+def rows_written_at_a_0d_array(x):
+    m = x.reshape(2, 2) * 1.0
+    k = jnp.argmax(x[:2])               # a 0-d array: m[k] is a copy, refused with or without vmap
+    m[k][1] = x[2] * 3.0
+    return jnp.sum(m ** 2)
+
+
+def test_write_through_a_row_at_a_batched_numpy_integer():
+    X = np.array([[0.3, -0.7, 1.1, 0.5], [-0.3, 0.7, 1.1, 0.5]])
+    for fun in (rows_written_at_an_argmax, grad(rows_written_at_an_argmax)):    # NumPy examples: m is writable
+        np.testing.assert_allclose(vmap(fun)(X), np.stack([np.asarray(fun(x)) for x in X]), rtol=1e-12)
+    with pytest.raises(astjax.errors.AstjaxError, match="is a copy"):
+        vmap(rows_written_at_a_0d_array)(X)

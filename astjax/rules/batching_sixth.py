@@ -872,8 +872,12 @@ def _item_adjoint_rule(bt, target, app):
 
 def _item_adjoint_result(batching, bound):
     """Item i has the rank of item i of the list every sum_adjoint that made the tree summed to (unbroadcast
-    to each item's shape), else unknown."""
-    tree, i = bound.get("adjoint"), _static_int(bound.get("i"))
+    to each item's shape), else unknown. Item 'w' (a string: an attribute's or a dict entry's adjoint) may be a
+    list's adjoint tree (`self.weights = [w0, w1]`): of unknown kind, stacked example by example."""
+    key = bound.get("i")
+    if isinstance(key, gast.Constant) and isinstance(key.value, str):
+        return None, None
+    tree, i = bound.get("adjoint"), _static_int(key)
     ranks = set()
     for name, _, found in batching.assignments:
         if not isinstance(tree, gast.Name) or name != tree.id:

@@ -38,6 +38,9 @@ from ..codegen.node_walk import walk, NodeTransformer
 _TREE_MAKERS = frozenset({"stack_adjoint", "concatenate_adjoint", "index_adjoint", "tree_leaves_adjoint",
                           "sum_adjoint", "tree_item_adjoint"})
 
+# NumPy's reductions whose result is an integer, a NumPy scalar (not a 0-d array) when they reduce to rank 0.
+NUMPY_INTEGER_REDUCTIONS = frozenset({"argmax", "argmin", "nanargmax", "nanargmin", "count_nonzero"})
+
 __all__ = ["BatchMode", "ParamSpec"]
 
 
@@ -656,12 +659,33 @@ class BatchMode:
     def _guard_per_example(self, stmt):
         """`array_holder(x)` on a batched x: checked once per example (`for _b in range(_B): array_holder(x[_b])`),
         as running the function on each example would check it."""
+        if _func_name(stmt.value) == "basic_index" and len(stmt.value.args) == 1 and isinstance(
+                stmt.value.args[0], gast.Name) and stmt.value.args[0].id in self._numpy_integer_names():
+            return []       # each example's index is a NumPy integer, which basic_index passes
         b = self.fresh("_b")
         check = gast.copy_location(gast.Expr(value=self._per_example(stmt.value, _name(b))), stmt)
         return [gast.copy_location(gast.For(target=gast.Name(id=b, ctx=gast.Store(), annotation=None,
                                                               type_comment=None),
                                             iter=_call("range", self.B), body=[check], orelse=[],
                                             type_comment=None), stmt)]
+
+    def _numpy_integer_names(self):
+        """Batched names every assignment gives a NumPy integer reduction of a whole array (`k = np.argmax(x)`):
+        each example held a NumPy integer (np.int64, an index `m[k][1] = v` writes through), which the batched
+        array's element `k[_b]` (a 0-d array) no longer shows to basic_index."""
+        names, other = set(), set()
+        for target, value, app in self.batching.assignments:
+            func = self.static(value.func) if isinstance(value, gast.Call) else None
+            keywords = {k.arg: k.value for k in value.keywords} if isinstance(value, gast.Call) else {}
+            integer = (app is not None and app.kind == "primitive" and app.primitive is not None
+                       and app.primitive.name in NUMPY_INTEGER_REDUCTIONS and func is not None
+                       and (getattr(func, "__module__", None) or "").startswith("numpy")
+                       and getattr(func, "__name__", None) == app.primitive.name and len(value.args) <= 2
+                       and "out" not in keywords
+                       and (isinstance(keywords.get("keepdims"), gast.Constant) and keywords["keepdims"].value is False
+                            or "keepdims" not in keywords))
+            (names if integer else other).add(target)
+        return {n for n in names - other if n in self.batching.batched and self.batching.ranks.get(n) == 0}
 
     def assignment(self, stmt, target, value):
         target_batched = target in self.batching.batched

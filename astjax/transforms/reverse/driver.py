@@ -86,7 +86,7 @@ class ReverseMode:
             redirect_user_calls(forward, self.context, self.callee_primal)
         adjoint = tape.resolve_restores(tape.read_saved_shapes(adjoint))
 
-        new_body = []
+        new_body = self._kept_parameters(primal)
         # the tape's own `v = None` declarations: jit may give them the type v holds later (a user's None
         # keeps its meaning); derivation.py marks them on the generated function
         self.tape_placeholders = self.plan.declarations() if tape.pushed else []
@@ -114,6 +114,16 @@ class ReverseMode:
         fn = gast.FunctionDef(name=self.name, args=args, body=new_body, decorator_list=[], returns=None,
                               type_comment=None, type_params=[])
         return copy_location(fn, self.function)
+
+    def _kept_parameters(self, primal):
+        """`x_param = x` for each parameter the body rebinds (`x, w = x`), when the returned gradients are shaped
+        like their parameters: the shaping reads the value passed in, not the one the body left in `x`."""
+        self.kept = {}
+        if not self.shape_gradients:
+            return []
+        rebound = {n.id for s in primal for n in walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        self.kept = {p: self.namer.unique(f"{p}_param") for p in self.wrt if p in rebound}
+        return [assign(kept, name(p)) for p, kept in self.kept.items()]
 
     def _outputs(self, ret):
         value = ret.value
@@ -176,7 +186,7 @@ class ReverseMode:
         grads = [name(self.namer.adjoint(p)) if p in self.activity.active else gast.Constant(value=_ZERO, kind=None)
                  for p in self.wrt]
         if self.shape_gradients:
-            grads = [call("broadcast_like", g, name(p)) for g, p in zip(grads, self.wrt)]
+            grads = [call("broadcast_like", g, name(self.kept.get(p, p))) for g, p in zip(grads, self.wrt)]
         grad = grads[0] if len(grads) == 1 else gast.Tuple(elts=grads, ctx=gast.Load())
         value = name(self.value_name) if getattr(self, "value_name", None) else copy.deepcopy(self.output)
         if self.has_aux:
