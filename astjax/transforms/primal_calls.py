@@ -13,6 +13,7 @@ import gast
 
 from ..analyses.classify import classify
 from ..codegen.node_walk import walk
+from ..rules.helpers import MEMORY_ATTRIBUTES
 
 __all__ = ["redirect_user_calls"]
 
@@ -42,11 +43,14 @@ _TRANSFORMS = frozenset({"grad", "value_and_grad", "jacfwd", "jacrev", "hessian"
 
 def _reads_differently_on_arrays(fn, seen):
     """Whether `fn` (or a module-level function it calls) holds what runs otherwise on an astjax Array than on a
-    NumPy array: a write into an item (`y[0] = v`, `y[i] += v`), an in-place operator, or a test of a value's
-    type (`type(v)`, `isinstance(v, ...)`). One that calls a transformation (`grad(loss)(p)`) stays as written
+    NumPy array: a write into an item (`y[0] = v`, `y[i] += v`), an in-place operator, a test of a value's
+    type (`type(v)`, `isinstance(v, ...)`, `hasattr`, `v.__class__`), of its storage (`v.flags`, `v.base`, `np.isscalar`)
+    or of its identity (`np.asarray(v) is v`, `id(v)`). One that calls a transformation (`grad(loss)(p)`) stays as written
     (the transformation's wrapper shapes its result)."""
-    if fn in seen or len(seen) > 20:
-        return False
+    if fn in seen:
+        return False      # recursion: its body is read once
+    if len(seen) > 20:
+        return True       # more functions than the look reaches: the normalized version (it looks at its own calls)
     seen.add(fn)
     try:
         from ..frontend.parse import function_source
@@ -62,10 +66,23 @@ def _reads_differently_on_arrays(fn, seen):
         if isinstance(n, gast.AugAssign) or (isinstance(n, gast.Assign) and any(
                 isinstance(t, gast.Subscript) for t in n.targets)):
             return True
+        if _tests_identity_or_storage(n):
+            return True
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Name):
-            if n.func.id in ("type", "isinstance"):
+            if n.func.id in ("type", "isinstance", "hasattr", "id"):
                 return True
             target = names.get(n.func.id)
             if callable(target) and hasattr(target, "__code__"):
                 called.append(target)
     return any(_reads_differently_on_arrays(c, seen) for c in called)
+
+
+def _tests_identity_or_storage(node):
+    """`a is b` between two values (not `v is None`), `v.__class__`, `v.flags`/`v.base`, or `np.isscalar(v)`:
+    each answers by which object v is, and astjax's objects are not the program's (type_inspection.py)."""
+    if isinstance(node, gast.Compare):
+        return any(isinstance(op, (gast.Is, gast.IsNot)) for op in node.ops) and not any(
+            isinstance(side, gast.Constant) for side in [node.left, *node.comparators])
+    if isinstance(node, gast.Attribute):
+        return node.attr == "__class__" or node.attr in MEMORY_ATTRIBUTES or node.attr == "isscalar"
+    return False
