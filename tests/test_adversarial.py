@@ -84,6 +84,11 @@ from adversarial.attacks16 import LONG_ONLY as _ATTACKS16_LONG_ONLY  # noqa: E40
 if not LONG:
     SAMPLED_OUT |= _ATTACKS16_LONG_ONLY
 
+# attacks18.py: likewise.
+from adversarial.attacks18 import LONG_ONLY as _ATTACKS18_LONG_ONLY  # noqa: E402
+if not LONG:
+    SAMPLED_OUT |= _ATTACKS18_LONG_ONLY
+
 
 def _params():
     params = []
