@@ -4,7 +4,9 @@
 other branch (a silently wrong value and derivative); `y = x * 1.0; y is x` took the first branch under grad (the
 derivative's code held x itself); a helper testing identity, `id`, `.base`, `.__class__` or `hasattr` on a value no
 tangent goes into was called as written by forward mode (silently wrong under jvp); grad of a chain of 24 helpers
-ending in an item write crashed ("astjax arrays are immutable", naming no line of the user's)."""
+ending in an item write crashed ("astjax arrays are immutable", naming no line of the user's); such a helper
+called through a local name (`f = helper; f(v)`) or a list ran as written; `repr(v)` read "Array(" where the
+program's array reads "array("."""
 import numpy as np
 import pytest
 
@@ -51,8 +53,18 @@ def helper_reads_class_of_a_constant(x):
     return np.sum(x ** 2) * _by_class(np.floor(x))
 
 
+def helper_through_a_local_name(x):
+    f = _by_class
+    return np.sum(x ** 2) * f(np.floor(x))
+
+
+def repr_of_an_array(x):
+    return np.sum(x ** 2) * (2.0 if repr(np.floor(x)).startswith("array") else 3.0)
+
+
 _IDENTITY_PROGRAMS = [asarray_is_the_argument, product_by_one_is_new, helper_is_on_a_constant_of_x,
-                      helper_compares_ids, helper_reads_class_of_a_constant]
+                      helper_compares_ids, helper_reads_class_of_a_constant, helper_through_a_local_name,
+                      repr_of_an_array]
 
 
 @pytest.mark.parametrize("fn", _IDENTITY_PROGRAMS, ids=lambda f: f.__name__)
@@ -74,8 +86,19 @@ def none_default_and_a_list(x, scale=None, names=("a", "b")):
     return np.sum(x ** 2) * scale * (1.0 if order is not names else 5.0)
 
 
+def _square(v):
+    return v * v
+
+
+def plain_helper_through_a_local_name(x):
+    f = _square
+    return np.sum(x * f(np.floor(x)))
+
+
 def test_is_none_and_is_between_non_arrays_stay_as_written():
-    """`v is None` and `a is b` where one side is no array answer as Python does (not refused)."""
+    """`v is None` and `a is b` where one side is no array answer as Python does (not refused); a helper without
+    item writes or type tests called through a local name runs as before."""
+    np.testing.assert_allclose(astjax.grad(plain_helper_through_a_local_name)(X.copy()), np.floor(X) ** 2)
     value, g = astjax.value_and_grad(none_default_and_a_list)(X.copy())
     np.testing.assert_allclose(value, none_default_and_a_list(X.copy()))
     np.testing.assert_allclose(g, 4.0 * X)

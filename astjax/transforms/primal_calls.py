@@ -8,6 +8,9 @@ carries on (and the gradient computed from it) silently differs from the program
 the program's semantics or refuses, as the derivative of the same call does.
 
     y = helper(x)        ->   y = primal_helper(x)
+    y = f(x)             ->   y = checked_callee(f)(x)      (f a local name or `fs[0]`: known when it runs)
+
+`checked_callee` refuses, when the call runs, a user function that would read differently on Arrays.
 """
 import gast
 
@@ -15,14 +18,19 @@ from ..analyses.classify import classify
 from ..codegen.node_walk import walk
 from ..rules.helpers import MEMORY_ATTRIBUTES
 
-__all__ = ["redirect_user_calls"]
+__all__ = ["redirect_user_calls", "reads_differently_on_arrays"]
 
 
 def redirect_user_calls(stmts, context, callee_primal):
     """Point each call of a module-level user function in `stmts` at its normalized version (in place)."""
     from .derivation import _gradient_transform
     for node in [n for stmt in stmts for n in walk(stmt) if isinstance(n, gast.Call)]:
-        if isinstance(node.func, gast.Name) and context.resolver.is_local(node.func.id):
+        if (isinstance(node.func, gast.Name) and context.resolver.is_local(node.func.id)) \
+                or isinstance(node.func, gast.Subscript):
+            # `f = helper; f(v)`, `helpers[0](v)`: which function runs is known when it runs
+            node.func = gast.copy_location(gast.Call(func=gast.Name(id="checked_callee", ctx=gast.Load(),
+                                                                    annotation=None, type_comment=None),
+                                                     args=[node.func], keywords=[]), node.func)
             continue
         app = classify(node, context.resolver)
         callee = app.callee if app.kind == "function" else None
@@ -69,7 +77,7 @@ def _reads_differently_on_arrays(fn, seen):
         if _tests_identity_or_storage(n):
             return True
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Name):
-            if n.func.id in ("type", "isinstance", "hasattr", "id"):
+            if n.func.id in ("type", "isinstance", "hasattr", "id", "repr"):
                 return True
             target = names.get(n.func.id)
             if callable(target) and hasattr(target, "__code__"):
@@ -86,3 +94,8 @@ def _tests_identity_or_storage(node):
     if isinstance(node, gast.Attribute):
         return node.attr == "__class__" or node.attr in MEMORY_ATTRIBUTES or node.attr == "isscalar"
     return False
+
+
+def reads_differently_on_arrays(fn):
+    """`_reads_differently_on_arrays` for a function known when the generated code runs (rules/helpers.py)."""
+    return _reads_differently_on_arrays(fn, set())

@@ -2,8 +2,8 @@
 
 astjax's generated code holds astjax Arrays (an ndarray subclass) where the program holds NumPy arrays, and may hold
 one object where the program computes two. Helpers that read `.flags`/`.base`, `np.shares_memory`, `x.__class__`,
-`hasattr(x, "at")`, `np.asarray(x) is x`, `id(x)`, `setflags`, in-place ufuncs with `out=`, helpers reached through a
-dict or `getattr` on a module, a chain of 24 helpers (deeper than primal_calls.py looks), recursion, a global
+`hasattr(x, "at")`, `np.asarray(x) is x`, `id(x)`, `repr(x)`, `setflags`, in-place ufuncs with `out=`, helpers reached through a
+dict, `getattr` on a module, a local name, a loop over a list or a method, a chain of 24 helpers (deeper than primal_calls.py looks), recursion, a global
 array written by a helper, and the same helpers called with values no tangent goes into (forward mode calls them
 too). Each must give NumPy's number or a clear refusal at the user's line.
 """
@@ -265,6 +265,60 @@ def recursion_down_to_a_write(x):
 case(recursion_down_to_a_write, _X4, "either")
 
 
+# ============================================================ helpers reached through a local name, a list, a method
+def _class_of(y):
+    return 2.0 if type(y) is np.ndarray else 3.0
+
+
+_HELPERS = [_class_of]
+
+
+def helper_through_a_local_name(x):
+    """`f = helper; f(v)` on a value no tangent goes into: called as written on an astjax Array (silently wrong)."""
+    f = _class_of
+    return np.sum(x ** 2) * f(np.floor(x))
+
+
+case(helper_through_a_local_name, _X4, "either")
+
+
+def helper_from_a_loop_over_a_list(x):
+    total = 0.0
+    for f in _HELPERS:
+        total = total + f(np.floor(x))
+    return np.sum(x ** 2) * total
+
+
+case(helper_from_a_loop_over_a_list, _X4, "either")
+
+
+def helper_local_name_writes_an_item(x):
+    g = _first_set
+    return np.sum(x * g(np.floor(x)))
+
+
+case(helper_local_name_writes_an_item, _X4, "either")
+
+
+class _Scaler:
+    def scale(self, y):
+        return 2.0 if type(y) is np.ndarray else 3.0
+
+
+def helper_as_a_method(x):
+    return np.sum(x ** 2) * _Scaler().scale(np.floor(x))
+
+
+case(helper_as_a_method, _X4, "either")
+
+
+def repr_of_an_array(x):
+    return np.sum(x ** 2) * (2.0 if repr(np.floor(x)).startswith("array") else 3.0)
+
+
+case(repr_of_an_array, _X4, "either")
+
+
 # ============================================================ a chain of 24 helpers ending in an item write
 def _deep0(y):
     z = y.copy()
@@ -374,5 +428,5 @@ case(helpers_24_deep, _X4, "works")
 
 # the cases of the mechanisms fixed with this round (tests/test_attacks18.py pins them as well)
 _FIXED_HERE = ("asarray_is_the_argument", "product_by_one_is_new", "helper_is_on_a_constant_of_x",
-               "helpers_24_deep")
+               "helpers_24_deep", "helper_through_a_local_name")
 LONG_ONLY = long_only("attacks18", _FIXED_HERE)

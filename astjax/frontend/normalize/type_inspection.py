@@ -8,6 +8,7 @@
     if y.base is None: ...             ->   if checked_memory_attribute(y, "base") is None: ...
     if np.asarray(x) is x: ...         ->   if checked_identity(np.asarray(x), x): ...
     key = id(v)                        ->   key = checked_id(v)
+    text = repr(v)                     ->   text = checked_repr(v)
 
 Where the original program holds a NumPy array, a NumPy scalar (`x[0]` of a
 float64 array is an `np.float64`, a subclass of `float`) or a Python float
@@ -24,7 +25,7 @@ astjax Array is a new NumPy array (of an ndarray, the array itself), and the
 generated code may share a value the program computes twice (`y = x * 1.0`).
 `checked_identity` answers where one side is no array or number (`v is None`
 stays as written) and refuses where both are; `checked_id` refuses `id(v)` of
-an astjax Array.
+an astjax Array, and `checked_repr` its `repr` ("Array(...)", not "array(...)").
 """
 import builtins
 
@@ -39,12 +40,12 @@ __all__ = ["TypeInspection"]
 
 _CHECKED = {builtins.isinstance: ("checked_isinstance", 2), builtins.type: ("checked_type", 1),
             np.isscalar: ("checked_isscalar", 1), builtins.hasattr: ("checked_hasattr", 2),
-            builtins.id: ("checked_id", 1)}
+            builtins.id: ("checked_id", 1), builtins.repr: ("checked_repr", 1)}
 
 
 class TypeInspection(Pass):
     """Rewrite the builtins `isinstance(v, C)`, one-argument `type(v)`, `hasattr(v, a)`, the attributes
-    `v.__class__`, `v.base`, `v.flags` (how an array is stored), NumPy's `np.isscalar(v)`, `id(v)` and identity
+    `v.__class__`, `v.base`, `v.flags` (how an array is stored), NumPy's `np.isscalar(v)`, `id(v)`, `repr(v)` and identity
     tests between two values (`a is b`) into their checked versions."""
 
     def visit_Attribute(self, node):
