@@ -52,9 +52,9 @@ _TRANSFORMS = frozenset({"grad", "value_and_grad", "jacfwd", "jacrev", "hessian"
 def _reads_differently_on_arrays(fn, seen):
     """Whether `fn` (or a module-level function it calls) holds what runs otherwise on an astjax Array than on a
     NumPy array: a write into an item (`y[0] = v`, `y[i] += v`), an in-place operator, a test of a value's
-    type (`type(v)`, `isinstance(v, ...)`, `hasattr`, `v.__class__`), of its storage (`v.flags`, `v.base`, `np.isscalar`)
-    or of its identity (`np.asarray(v) is v`, `id(v)`). One that calls a transformation (`grad(loss)(p)`) stays as written
-    (the transformation's wrapper shapes its result)."""
+    type (`type(v)`, `isinstance(v, ...)`, `hasattr`, `v.__class__`), of its storage (`v.flags`, `v.base`,
+    `np.isscalar`) or of its identity (`np.asarray(v) is v`, `id(v)`, `repr(v)`). One that calls a
+    transformation (`grad(loss)(p)`) stays as written (the transformation's wrapper shapes its result)."""
     if fn in seen:
         return False      # recursion: its body is read once
     if len(seen) > 20:

@@ -1,11 +1,12 @@
 """An attacker's corpus, eighteenth round: user helpers that answer by which object a value is.
 
 astjax's generated code holds astjax Arrays (an ndarray subclass) where the program holds NumPy arrays, and may hold
-one object where the program computes two. Helpers that read `.flags`/`.base`, `np.shares_memory`, `x.__class__`,
-`hasattr(x, "at")`, `np.asarray(x) is x`, `id(x)`, `repr(x)`, `setflags`, in-place ufuncs with `out=`, helpers reached through a
-dict, `getattr` on a module, a local name, a loop over a list or a method, a chain of 24 helpers (deeper than primal_calls.py looks), recursion, a global
-array written by a helper, and the same helpers called with values no tangent goes into (forward mode calls them
-too). Each must give NumPy's number or a clear refusal at the user's line.
+one object where the program computes two. Helpers that read `.flags`/`.base`, `np.shares_memory`,
+`x.__class__`, `hasattr(x, "at")`, `np.asarray(x) is x`, `id(x)`, `repr(x)`, `setflags`, in-place ufuncs with
+`out=`, helpers reached through a dict, `getattr` on a module, a local name, a loop over a list or a method, a
+chain of 24 helpers (deeper than primal_calls.py looked), recursion, a global array written by a helper, and
+the same helpers called with values no tangent goes into (forward mode calls them too). Each must give NumPy's
+number or a clear refusal at the user's line.
 """
 import types
 

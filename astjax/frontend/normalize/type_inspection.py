@@ -45,8 +45,8 @@ _CHECKED = {builtins.isinstance: ("checked_isinstance", 2), builtins.type: ("che
 
 class TypeInspection(Pass):
     """Rewrite the builtins `isinstance(v, C)`, one-argument `type(v)`, `hasattr(v, a)`, the attributes
-    `v.__class__`, `v.base`, `v.flags` (how an array is stored), NumPy's `np.isscalar(v)`, `id(v)`, `repr(v)` and identity
-    tests between two values (`a is b`) into their checked versions."""
+    `v.__class__`, `v.base`, `v.flags` (how an array is stored), NumPy's `np.isscalar(v)`, `id(v)`, `repr(v)`
+    and identity tests between two values (`a is b`) into their checked versions."""
 
     def visit_Attribute(self, node):
         self.generic_visit(node)
