@@ -85,6 +85,11 @@ from adversarial.attacks16 import LONG_ONLY as _ATTACKS16_LONG_ONLY  # noqa: E40
 if not LONG:
     SAMPLED_OUT |= _ATTACKS16_LONG_ONLY
 
+# attacks18.py: likewise.
+from adversarial.attacks18 import LONG_ONLY as _ATTACKS18_LONG_ONLY  # noqa: E402
+if not LONG:
+    SAMPLED_OUT |= _ATTACKS18_LONG_ONLY
+
 
 # The grad cases that should work or may be refused (about 2,000 programs, their value, gradient, finite differences
 # and jvp each): by default half of them (a hash of the name, so a new case moves no other), the first of each

@@ -17,7 +17,7 @@ __all__ = ["batch_broadcast", "inexact_zero", "well_conditioned", "square_unless
            "zero_like", "zeros_shaped", "diagonal_adjoint", "repeat_adjoint", "linspace_weights", "meshgrid_axes", "meshgrid_list",
            "tree_leaves_of", "tree_leaves_adjoint", "adjoint_leaves", "leaves_adjoint", "shaped_gradient", "leaves_like", "tree_rebuilt", "cotangent_like", "unique_index", "adjugate",
            "spectral_direction", "no_higher_derivative", "cast_adjoint", "dict_keys", "sorted_keys", "key_order", "key_extremum", "zip_star_length", "list_items", "tuple_items", "iterated", "sequence_part", "unshared_item", "not_a_view", "has_key",
-           "array_holder", "not_a_row", "basic_index", "checked_isinstance", "checked_isscalar", "checked_hasattr", "checked_memory_attribute", "checked_type", "inplace_result", "pad_tangent"]
+           "array_holder", "not_a_row", "basic_index", "checked_isinstance", "checked_isscalar", "checked_hasattr", "checked_memory_attribute", "checked_type", "checked_identity", "checked_id", "checked_repr", "checked_callee", "inplace_result", "pad_tangent"]
 
 
 def batch_broadcast(value, size, likes):
@@ -797,6 +797,70 @@ def checked_type(obj):
             "program holds a NumPy array, a NumPy scalar or a Python number there, of another type. Instead: test "
             "the shape or dtype (`jnp.ndim(v)`, `v.dtype`), or decide outside the function.")
     return type(obj)
+
+
+def checked_identity(a, b):
+    """`a is b`, refused where both are arrays or numbers and one is a value astjax holds as an array: the program
+    holds other objects there (`np.asarray(x) is x` is True for its ndarray x, False for an astjax Array; the
+    generated code may hold one object where the program computes two equal ones)."""
+    numeric = (np.ndarray, np.generic, int, float, complex)
+    if (isinstance(a, Array) or isinstance(b, Array)) and isinstance(a, numeric) and isinstance(b, numeric):
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(
+            "`a is b` between arrays, one a value astjax holds as an array (shape "
+            f"{np.shape(a if isinstance(a, Array) else b)}): which object each is differs between the original "
+            "program and astjax's (`np.asarray(x) is x` holds for a NumPy array, not for astjax's). Instead: "
+            "compare values (`jnp.array_equal(a, b)`), or pass a flag that says which case holds.")
+    return a is b
+
+
+def checked_id(obj):
+    """`id(obj)`, refused for a value astjax holds as an array: the program holds another object there (a cache
+    keyed by it, or `id(a) == id(b)`, would answer otherwise)."""
+    if isinstance(obj, Array):
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(
+            f"`id(v)` of a value astjax holds as an array (shape {np.shape(obj)}): the original program holds another "
+            "object there. Instead: key a cache by something the program computes (a name, an index), or compare "
+            "values (`jnp.array_equal(a, b)`).")
+    return id(obj)
+
+
+def checked_repr(obj):
+    """`repr(obj)`, refused for a value astjax holds as an array: "Array([...], dtype=...)" where the program's
+    NumPy array reads "array([...])" (a test of the text would take the other branch)."""
+    if isinstance(obj, Array):
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(
+            f"`repr(v)` of a value astjax holds as an array (shape {np.shape(obj)}): it reads 'Array(...)' where the "
+            "original program's NumPy array reads 'array(...)'. Instead: `str(v)` (the same text for both), or "
+            "test the shape or dtype.")
+    return repr(obj)
+
+
+_CHECKED_CALLEES = {}
+
+
+def checked_callee(fn):
+    """`fn` itself, refused where it is a user function the primal code would call as written on astjax Arrays
+    although it reads differently on them than on NumPy arrays (an item write, a type, storage or identity test:
+    transforms/primal_calls.py): reached through a local name or a list, it is known only when it runs."""
+    import types
+    code = fn.__func__ if isinstance(fn, types.MethodType) else fn
+    if not isinstance(code, types.FunctionType) or (code.__module__ or "").partition(".")[0] == "astjax" \
+            or getattr(code, "__astjax_function_source__", None) is not None:
+        return fn
+    if code not in _CHECKED_CALLEES:
+        from ..transforms.primal_calls import reads_differently_on_arrays
+        _CHECKED_CALLEES[code] = reads_differently_on_arrays(code)
+    if _CHECKED_CALLEES[code]:
+        from ..errors import RuntimeRefusal
+        raise RuntimeRefusal(
+            f"`{code.__name__}` is called through a local name or a container, on values astjax holds as arrays: "
+            "it writes into an item, or tests a value's type, storage or identity, which answers otherwise on "
+            "astjax's arrays than on the program's NumPy arrays. Instead: call it by its module-level name "
+            f"(`{code.__name__}(...)`), which astjax rewrites to keep NumPy's semantics.")
+    return fn
 
 
 def jacobian_input(x):

@@ -85,6 +85,10 @@ nondifferentiable("checked_isscalar", helpers.checked_isscalar, BOOLEAN)
 nondifferentiable("checked_hasattr", helpers.checked_hasattr, BOOLEAN)
 nondifferentiable("checked_memory_attribute", helpers.checked_memory_attribute, SHAPES)    # base, flags: storage
 nondifferentiable("checked_type", helpers.checked_type, SHAPES)     # a type: never a value
+nondifferentiable("checked_identity", helpers.checked_identity, BOOLEAN)    # `a is b`: which object each is
+nondifferentiable("checked_id", helpers.checked_id, INTEGER)      # `id(v)`: which object v is
+nondifferentiable("checked_repr", helpers.checked_repr, "its result is text")
+nondifferentiable("checked_callee", helpers.checked_callee, "its result is the function it is given")  # primal_calls.py
 nondifferentiable("iterated", helpers.iterated, NOTHING, guard=True,
                   effect="checks that a loop iterates a sequence, not a dict")
 deflowering(PRIMITIVES["iterated"], numba="astjax.runtime.numba_cpu:iterated")

@@ -61,6 +61,7 @@ class Derivation:
         def make(context, node, names, namespace, label):
             return ForwardMode(context, node, names, name=label,
                                callee_jvp=self._callee_hook(namespace, context, "jvp"),
+                               callee_primal=self._callee_hook(namespace, context, "primal"),
                                bind_name=lambda obj, base: self._bind(namespace, obj, base, context.namer.taken))
         return self._generate(fn, wrt, make, name, prefix="jvp")
 

@@ -18,6 +18,7 @@ from ..codegen.templates import LineComments, assign, call, expand, index_expres
 from ..frontend.normalize.base import copy_location
 from ..frontend.parse import defaults_after
 from .dtype_guard import dtype_guarded
+from .primal_calls import redirect_user_calls
 from ..codegen.node_walk import walk
 
 __all__ = ["ForwardMode"]
@@ -29,15 +30,18 @@ class ForwardMode:
     The generated function takes the original parameters, then one tangent per
     parameter in `wrt`, and returns `(output, output_tangent)`.
     callee_jvp(fn, mask, node) -> name of the generated jvp of a called user function.
+    callee_primal(fn, mask, node) -> name of its normalized version, called where no tangent goes in
+    (primal_calls.py).
     """
 
-    def __init__(self, context, function_node, wrt, callee_jvp=None, name=None, bind_name=None):
+    def __init__(self, context, function_node, wrt, callee_jvp=None, name=None, bind_name=None, callee_primal=None):
         self.context = context
         self.namer = context.namer
         self.function = function_node
         self.params = [a.id for a in function_node.args.args]
         self.wrt = list(wrt)
         self.callee_jvp = callee_jvp
+        self.callee_primal = callee_primal
         self.bind_name = bind_name
         self.name = name or f"jvp_{function_node.name.strip('_') or 'f'}"
         self._comment = LineComments(context.source)
@@ -60,6 +64,8 @@ class ForwardMode:
         self.shapes = ShapeClasses(self.function, self.context.resolver)
         new_body = self._zero_tangents_of_parameters_varied_later() + self.block(body[:-1])
         new_body.append(self._return(ret))
+        if self.callee_primal is not None:
+            redirect_user_calls(new_body, self.context, self.callee_primal)    # helpers no tangent goes into
         args = copy.deepcopy(self.function.args)
         args.defaults = []      # tangents follow the primals: callers pass every primal (defaults_after)
         args.args += [gast.Name(id=self.tangent(p), ctx=gast.Param(), annotation=None, type_comment=None)

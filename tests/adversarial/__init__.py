@@ -14,7 +14,7 @@ CATEGORIES = ("loops", "calls", "containers", "library", "identity", "scoping", 
               "realistic", "sweep", "semantics", "calls_more",
               "attacks", "spectral", "api_coverage", "vmap_collectives", "api_fill", "compositions", "edges",
               "lifted", "programs", "higher_order", "implicit", "vmap_axis_rules", "windows", "attacks5", "attacks6", "attacks7", "attacks8",
-              "attacks9", "attacks10", "attacks12", "attacks14", "attacks16",
+              "attacks9", "attacks10", "attacks12", "attacks14", "attacks16", "attacks18",
               "scilinalg")
 
 for _name in CATEGORIES:
