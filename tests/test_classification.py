@@ -20,10 +20,10 @@ import astjax.numpy as jnp
 from astjax.analyses.classify import method_classification
 from astjax.errors import AstjaxError
 from astjax.rules import PRIMITIVES, classification
-from astjax.rules.nondifferentiable import BOOLEAN, INTEGER, KEYS, NOTHING, PIECEWISE, SHAPES
+from astjax.rules.nondifferentiable import BOOLEAN, FUNCTION, INTEGER, KEYS, NOTHING, PIECEWISE, SHAPES, TEXT
 
 KINDS = ("rules", "nondifferentiable", "refused")
-REASONS = {BOOLEAN, INTEGER, PIECEWISE, SHAPES, NOTHING, KEYS, PRIMITIVES["Tape"].reason}
+REASONS = {BOOLEAN, INTEGER, PIECEWISE, SHAPES, NOTHING, KEYS, TEXT, FUNCTION, PRIMITIVES["Tape"].reason}
 
 
 def _public_callables(module):
@@ -154,7 +154,9 @@ _UNSAMPLED = {"Tape": "builds an empty tape (no input)", "builtin_isinstance": "
               "checked_hasattr": "its second argument is an attribute's name",
               "select_mask": "its second argument is the position of a condition in a list",
               "clip_upper_weight": "it needs clip's upper bound, its third argument (the lower bound's weight, "
-                                   "clip_lower_weight, is sampled)"}
+                                   "clip_lower_weight, is sampled)",
+              "checked_id": "its result tells which object its argument is: another one for each input",
+              "checked_repr": "its result is text", "checked_callee": "its argument is a function"}
 
 
 @pytest.mark.parametrize("prim", [p for p in PRIMITIVES.values() if not p.differentiable and p.name not in _UNSAMPLED],

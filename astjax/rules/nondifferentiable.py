@@ -21,6 +21,8 @@ INTEGER = "its result is an integer (an index, a count or a size)"
 PIECEWISE = "its result is piecewise constant (rounding): the derivative is zero almost everywhere"
 SHAPES = "its result depends only on shapes and dtypes, not on values"
 NOTHING = "it returns nothing (printing)"
+TEXT = "its result is text"
+FUNCTION = "its result is a function, not a number"
 
 
 def nondifferentiable(name, impl, reason, aliases=(), operator=None, signature=None, effect=None,
@@ -87,8 +89,8 @@ nondifferentiable("checked_memory_attribute", helpers.checked_memory_attribute, 
 nondifferentiable("checked_type", helpers.checked_type, SHAPES)     # a type: never a value
 nondifferentiable("checked_identity", helpers.checked_identity, BOOLEAN)    # `a is b`: which object each is
 nondifferentiable("checked_id", helpers.checked_id, INTEGER)      # `id(v)`: which object v is
-nondifferentiable("checked_repr", helpers.checked_repr, "its result is text")
-nondifferentiable("checked_callee", helpers.checked_callee, "its result is the function it is given")  # primal_calls.py
+nondifferentiable("checked_repr", helpers.checked_repr, TEXT)
+nondifferentiable("checked_callee", helpers.checked_callee, FUNCTION)   # the function it is given (primal_calls.py)
 nondifferentiable("iterated", helpers.iterated, NOTHING, guard=True,
                   effect="checks that a loop iterates a sequence, not a dict")
 deflowering(PRIMITIVES["iterated"], numba="astjax.runtime.numba_cpu:iterated")
