@@ -13,6 +13,8 @@ import pytest
 import astjax
 from astjax.errors import AstjaxError
 
+from adversarial.attacks18 import helpers_24_deep
+
 X = np.array([0.3, -0.7, 1.1, 0.5])
 
 
@@ -106,111 +108,9 @@ def test_is_none_and_is_between_non_arrays_stay_as_written():
     np.testing.assert_allclose(tangent, 4.0 * X.sum())
 
 
-def _deep0(y):
-    z = y.copy()
-    z[0] = 5.0
-    return z
-
-
-def _deep1(y):
-    return _deep0(y)
-
-
-def _deep2(y):
-    return _deep1(y)
-
-
-def _deep3(y):
-    return _deep2(y)
-
-
-def _deep4(y):
-    return _deep3(y)
-
-
-def _deep5(y):
-    return _deep4(y)
-
-
-def _deep6(y):
-    return _deep5(y)
-
-
-def _deep7(y):
-    return _deep6(y)
-
-
-def _deep8(y):
-    return _deep7(y)
-
-
-def _deep9(y):
-    return _deep8(y)
-
-
-def _deep10(y):
-    return _deep9(y)
-
-
-def _deep11(y):
-    return _deep10(y)
-
-
-def _deep12(y):
-    return _deep11(y)
-
-
-def _deep13(y):
-    return _deep12(y)
-
-
-def _deep14(y):
-    return _deep13(y)
-
-
-def _deep15(y):
-    return _deep14(y)
-
-
-def _deep16(y):
-    return _deep15(y)
-
-
-def _deep17(y):
-    return _deep16(y)
-
-
-def _deep18(y):
-    return _deep17(y)
-
-
-def _deep19(y):
-    return _deep18(y)
-
-
-def _deep20(y):
-    return _deep19(y)
-
-
-def _deep21(y):
-    return _deep20(y)
-
-
-def _deep22(y):
-    return _deep21(y)
-
-
-def _deep23(y):
-    return _deep22(y)
-
-
-def helpers_24_deep(x):
-    return np.sum(_deep23(x) ** 2)
-
-
 def test_a_chain_of_24_helpers_ending_in_an_item_write():
     """grad crashed ("astjax arrays are immutable"): primal_calls.py looked 20 functions deep and called the
-    rest as written on astjax Arrays."""
+    rest as written on astjax Arrays (the corpus's program, tests/adversarial/attacks18.py)."""
     value, g = astjax.value_and_grad(helpers_24_deep)(X.copy())
     np.testing.assert_allclose(value, helpers_24_deep(X.copy()))
     np.testing.assert_allclose(g, np.array([0.0, *(2 * X[1:])]))
