@@ -248,23 +248,10 @@ def test_vmap_of_grad_where_the_body_rebinds_the_parameter():
                                rtol=1e-12)
 
 
-class TwoLayers:
-    def __init__(self, weights):
-        self.weights = weights
-
-    def loss(self, x):
-        h = x
-        for w in self.weights:
-            h = jnp.tanh(w * h)
-        return jnp.sum(h ** 2)
-
-
-def two_layer_loss(w0, w1, x):
-    return TwoLayers([w0, w1]).loss(x)
-
-
 def test_vmap_of_grad_through_a_list_attribute():
-    """The adjoint of `self.weights` (a list) is a tree in each example: stacked leaf by leaf, not by jnp.stack."""
+    """The adjoint of `self.weights` (a list) is a tree in each example: stacked leaf by leaf, not by jnp.stack
+    (the corpus's program, tests/adversarial/calls.py)."""
+    from adversarial.calls import method_with_loop_over_attribute as two_layer_loss
     W0, W1, X = RNG.normal(size=(3, 2, 3))
     batched = vmap(grad(two_layer_loss, argnums=(0, 1)))(W0, W1, X)
     for k in range(2):
